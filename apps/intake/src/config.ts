@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { baseServiceEnv, env } from '@bedrequest/config';
+
+export const IntakeConfig = z.object({
+  ...baseServiceEnv,
+  HOST: z.string().default('127.0.0.1'),
+  INTAKE_PORT: env.port(8082),
+  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
+  /** The PostgreSQL schema this service owns; no other service reads it. */
+  INTAKE_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('intake'),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+});
+export type IntakeConfig = z.infer<typeof IntakeConfig>;

@@ -1,0 +1,3 @@
+export { loadConfig, ConfigError } from './load-config';
+export * as env from './env-schemas';
+export { baseServiceEnv, type BaseServiceConfig } from './base-service';

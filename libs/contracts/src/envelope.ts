@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Every message on the broker is one envelope. `type` and `version` name the payload schema; a
+ * consumer parses the envelope, then the payload with the schema the catalog gives for them.
+ * Versions are additive: a changed payload is a new version published beside the old one until
+ * every consumer reads it (see docs/architecture.md, "Changing a message").
+ */
+export const Envelope = z.object({
+  id: z.uuid(),
+  type: z.string().min(1),
+  version: z.number().int().positive(),
+  correlationId: z.string().min(1).max(128),
+  occurredAt: z.iso.datetime({ offset: true }),
+  payload: z.unknown(),
+});
+export type Envelope = z.infer<typeof Envelope>;
+
+export interface MessageDefinition<P extends z.ZodType = z.ZodType> {
+  readonly type: string;
+  readonly version: number;
+  /** `<type>.v<version>`: the routing key and the catalog key. */
+  readonly routingKey: string;
+  readonly payload: P;
+}
+
+export type PayloadOf<D extends MessageDefinition> = z.infer<D['payload']>;
+
+export interface TypedEnvelope<D extends MessageDefinition> extends Omit<Envelope, 'payload'> {
+  payload: PayloadOf<D>;
+}
+
+export function defineMessage<P extends z.ZodType>(type: string, version: number, payload: P): MessageDefinition<P> {
+  return { type, version, routingKey: `${type}.v${version}`, payload };
+}
+
+export function createEnvelope<D extends MessageDefinition>(
+  definition: D,
+  payload: PayloadOf<D>,
+  meta: { correlationId: string; id?: string; occurredAt?: Date },
+): TypedEnvelope<D> {
+  return {
+    id: meta.id ?? randomUUID(),
+    type: definition.type,
+    version: definition.version,
+    correlationId: meta.correlationId,
+    occurredAt: (meta.occurredAt ?? new Date()).toISOString(),
+    payload: definition.payload.parse(payload) as PayloadOf<D>,
+  };
+}

@@ -1,0 +1,41 @@
+import { AdmissionBundleSubmittedV1 } from './messages/admission-bundle-submitted';
+import { AdmissionResponseV1 } from './messages/admission-response';
+
+/**
+ * The one place that declares the broker's exchanges and queues. Every service asserts the whole
+ * topology at start-up (assertions are idempotent), so start order does not matter and no message
+ * published before its consumer first started is dropped for want of a queue.
+ */
+export interface QueueDeclaration {
+  readonly name: string;
+  /** Routing keys bound to the events exchange. */
+  readonly bindings: readonly string[];
+}
+
+export interface Topology {
+  readonly eventsExchange: string;
+  readonly deadLetterExchange: string;
+  readonly queues: Readonly<Record<QueueKey, QueueDeclaration>>;
+}
+
+export type QueueKey = 'intake' | 'notifier';
+
+export function declareTopology(namespace: string): Topology {
+  const queue = (key: QueueKey, bindings: readonly string[]): QueueDeclaration => ({
+    name: `${namespace}.${key}`,
+    bindings,
+  });
+  return {
+    eventsExchange: `${namespace}.events`,
+    deadLetterExchange: `${namespace}.dead-letter`,
+    queues: {
+      intake: queue('intake', [AdmissionBundleSubmittedV1.routingKey]),
+      notifier: queue('notifier', [AdmissionResponseV1.routingKey]),
+    },
+  };
+}
+
+/** Name of the queue that holds what `queueName` dead-lettered. */
+export function deadLetterQueueName(queueName: string): string {
+  return `${queueName}.dead-letter`;
+}

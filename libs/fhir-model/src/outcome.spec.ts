@@ -1,0 +1,23 @@
+import { badRequest, conflict, forbidden, getStatus, outcome, throttled, unavailable } from './outcome';
+
+describe('OperationOutcome builders', () => {
+  it('carry severity, code, diagnostics and the FHIRPath expression', () => {
+    expect(badRequest('value is required', 'Bundle.entry[0].resource.status')).toEqual({
+      resourceType: 'OperationOutcome',
+      issue: [
+        { severity: 'error', code: 'invalid', diagnostics: 'value is required', expression: ['Bundle.entry[0].resource.status'] },
+      ],
+    });
+  });
+
+  it.each([
+    [badRequest('x'), 400],
+    [forbidden('x'), 403],
+    [conflict('x'), 409],
+    [throttled(), 429],
+    [unavailable('x'), 503],
+    [outcome([{ code: 'not-found', diagnostics: 'x' }]), 404],
+  ])('map to the HTTP status of their first issue (%#)', (result, status) => {
+    expect(getStatus(result)).toBe(status);
+  });
+});

@@ -1,0 +1,90 @@
+import type { Server } from 'node:http';
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { CORRELATION_HEADER, correlationIdFrom } from './correlation';
+
+/** A named check of one dependency: true when its connection is up. */
+export type Readiness = Record<string, () => boolean | Promise<boolean>>;
+
+export interface ServiceHttpOptions {
+  logger: Logger;
+  registry: Registry;
+  readiness: Readiness;
+}
+
+/**
+ * The HTTP app every service starts from: correlation ids, access logs without bodies, request
+ * metrics, `GET /health/live`, `GET /health/ready` and `GET /metrics`. Services add their routes.
+ */
+export function createServiceHttpApp({ logger, registry, readiness }: ServiceHttpOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests, by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration, by method and route',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+
+  app.use((req, res, next) => {
+    const correlationId = correlationIdFrom(req.headers[CORRELATION_HEADER]);
+    req.headers[CORRELATION_HEADER] = correlationId;
+    res.setHeader(CORRELATION_HEADER, correlationId);
+    const stop = duration.startTimer();
+    res.on('finish', () => {
+      // The matched route pattern, not the URL: ids in paths would explode the label set.
+      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      stop({ method: req.method, route });
+    });
+    next();
+  });
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => String(req.headers[CORRELATION_HEADER]),
+      customAttributeKeys: { reqId: 'correlationId' },
+      // Health probes and scrapes every few seconds would drown the useful lines.
+      autoLogging: { ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics' },
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+
+  app.get('/health/live', (_req, res) => {
+    res.json({ status: 'up' });
+  });
+  app.get('/health/ready', async (_req, res) => {
+    const checks: Record<string, 'up' | 'down'> = {};
+    for (const [name, check] of Object.entries(readiness)) {
+      checks[name] = (await Promise.resolve(check()).catch(() => false)) ? 'up' : 'down';
+    }
+    const ready = Object.values(checks).every((state) => state === 'up');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'up' : 'down', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
+  });
+  return app;
+}
+
+/** Starts listening and resolves with the server once the port is bound. */
+export function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,5 @@
+export { createLogger, type Logger } from './logger';
+export { createMetricsRegistry } from './metrics';
+export { createServiceHttpApp, listen, type Readiness, type ServiceHttpOptions } from './http';
+export { correlationIdFrom, CORRELATION_HEADER } from './correlation';
+export { Lifecycle, closeServer } from './lifecycle';

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export interface Migration {
+  /** Folder name, e.g. `0001_init`; migrations run in this order. */
+  readonly name: string;
+  readonly sql: string;
+  readonly checksum: string;
+}
+
+export interface MigrationResult {
+  readonly applied: string[];
+  readonly alreadyApplied: number;
+}
+
+/** Reads `<dir>/<name>/migration.sql` (Prisma's layout), sorted by name. */
+export function readMigrations(migrationsDir: string): Migration[] {
+  if (!existsSync(migrationsDir)) return [];
+  return readdirSync(migrationsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8');
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+/**
+ * Applies the service's pending migrations to its own PostgreSQL schema.
+ *
+ * `prisma migrate deploy` needs Prisma's native schema engine, which cannot be downloaded on our
+ * build machines, so the versioned SQL files Prisma's layout uses are applied here instead: under a
+ * session advisory lock (several replicas may start at once), each migration in its own transaction
+ * together with its row in `_migrations`, so a failed migration leaves nothing half-applied. An
+ * applied migration whose file changed since is an error: migrations are append-only.
+ */
+export async function applyMigrations(options: {
+  databaseUrl: string;
+  schema: string;
+  migrations: readonly Migration[];
+}): Promise<MigrationResult> {
+  const { schema, migrations } = options;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`unusable schema name "${schema}"`);
+  const client = new Client({ connectionString: options.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`bedrequest-migrations:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${schema}"."_migrations" (
+         name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ name: string; checksum: string }>(
+      `SELECT name, checksum FROM "${schema}"."_migrations"`,
+    );
+    const applied = new Map(rows.map((row) => [row.name, row.checksum]));
+    const newlyApplied: string[] = [];
+    for (const migration of migrations) {
+      const checksum = applied.get(migration.name);
+      if (checksum !== undefined) {
+        if (checksum !== migration.checksum) {
+          throw new Error(`migration ${migration.name} of schema ${schema} was changed after it was applied`);
+        }
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL search_path TO "${schema}"`);
+        await client.query(migration.sql);
+        await client.query(`INSERT INTO "${schema}"."_migrations" (name, checksum) VALUES ($1, $2)`, [
+          migration.name,
+          migration.checksum,
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${migration.name} of schema ${schema} failed: ${(error as Error).message}`);
+      }
+      newlyApplied.push(migration.name);
+    }
+    return { applied: newlyApplied, alreadyApplied: migrations.length - newlyApplied.length };
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`bedrequest-migrations:${schema}`]).catch(() => undefined);
+    await client.end();
+  }
+}

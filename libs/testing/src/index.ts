@@ -1,0 +1,7 @@
+export { testEnvironment, uniqueName } from './environment';
+export { waitFor } from './wait-for';
+export { captureLogger, silentLogger, type CapturedLogger } from './loggers';
+export { TcpProxy } from './tcp-proxy';
+export { deleteBrokerTopology } from './broker';
+export { compareSchemaWithMigrations } from './schema-drift';
+export { bundleScript } from './bundle-script';
