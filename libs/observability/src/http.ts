@@ -54,7 +54,7 @@ export function createServiceHttpApp({ logger, registry, readiness }: ServiceHtt
     pinoHttp({
       logger,
       genReqId: (req) => String(req.headers[CORRELATION_HEADER]),
-      customAttributeKeys: { reqId: 'correlationId' },
+      customProps: (req) => ({ correlationId: String(req.headers[CORRELATION_HEADER]) }),
       // Health probes and scrapes every few seconds would drown the useful lines.
       autoLogging: { ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics' },
       serializers: {

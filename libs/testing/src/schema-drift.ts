@@ -82,7 +82,7 @@ export async function compareSchemaWithMigrations(prismaDir: string, adminDataba
     );
     const indexes = await client.query<{ table_name: string; is_unique: boolean; is_primary: boolean; columns: string[] }>(
       `SELECT t.relname AS table_name, i.indisunique AS is_unique, i.indisprimary AS is_primary,
-              array_agg(a.attname ORDER BY k.ord) AS columns
+              array_agg(a.attname::text ORDER BY k.ord) AS columns
          FROM pg_index i
          JOIN pg_class t ON t.oid = i.indrelid
          JOIN pg_namespace n ON n.oid = t.relnamespace

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { baseServiceEnv } from './base-service';
+import { loadConfig, ConfigError } from './load-config';
+import * as env from './env-schemas';
+
+const Schema = z.object({ ...baseServiceEnv, PORT: env.port(8080), FLAG: env.bool(false) });
+
+describe('loadConfig', () => {
+  it('defaults every variable to the local services', () => {
+    expect(loadConfig(Schema, {})).toMatchObject({
+      AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      AMQP_NAMESPACE: 'bedrequest',
+      PORT: 8080,
+      FLAG: false,
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('parses numbers and booleans from their string form', () => {
+    expect(loadConfig(Schema, { PORT: '9000', FLAG: 'true', AMQP_PREFETCH: '4' })).toMatchObject({
+      PORT: 9000,
+      FLAG: true,
+      AMQP_PREFETCH: 4,
+    });
+  });
+
+  it('refuses bad values with one line per variable naming it', () => {
+    const attempt = () => loadConfig(Schema, { PORT: 'eighty', AMQP_URL: 'http://broker', LOG_LEVEL: 'loud' });
+    expect(attempt).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        attempt();
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message.split('\n').slice(1).map((line) => line.trim().split(':')[0]).sort()).toEqual(['AMQP_URL', 'LOG_LEVEL', 'PORT']);
+    expect(message).toContain('amqp: or amqps:');
+  });
+});
