@@ -25,7 +25,16 @@ export interface ConsumedMessage {
   /** How often the broker delivered this message before (0 on the first delivery). */
   readonly previousDeliveries: number;
   readonly logger: Logger;
+  /**
+   * Answers a request published with `publishAndAwaitReply`; a no-op for other messages. Best
+   * effort: the requester may have given up or gone, and then the reply is dropped.
+   */
+  reply<D extends MessageDefinition>(definition: D, payload: PayloadOf<D>): Promise<void>;
 }
+
+/** RabbitMQ's direct reply-to pseudo-queue: replies go straight to the requesting channel. */
+const DIRECT_REPLY_QUEUE = 'amq.rabbitmq.reply-to';
+const IN_REPLY_TO = 'x-in-reply-to';
 
 export type MessageHandler = (message: ConsumedMessage) => Promise<HandlerOutcome>;
 
@@ -59,6 +68,11 @@ interface Connected {
   returnedMessageIds: Set<string>;
 }
 
+interface PendingReply {
+  resolve(reply: Envelope | undefined): void;
+  timer: NodeJS.Timeout;
+}
+
 /**
  * The only owner of amqplib in the code base. It declares the topology on every (re)connection,
  * publishes with publisher confirms, consumes with manual acks and a bounded prefetch, reconnects
@@ -70,6 +84,7 @@ export class Broker {
   private connected?: Connected;
   private readonly consumers: Consumer[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly pendingReplies = new Map<string, PendingReply>();
   private stopping = false;
   private readonly published: Counter<'routing_key' | 'result'>;
   private readonly consumed: Counter<'queue' | 'routing_key' | 'outcome'>;
@@ -106,6 +121,8 @@ export class Broker {
     });
     this.recovering.on('disconnect', (error: Error) => {
       this.connected = undefined;
+      // Replies travel on the channel that just died: no pending reply can arrive any more.
+      for (const id of [...this.pendingReplies.keys()]) this.settleReply(id, undefined);
       if (!this.stopping) this.options.logger.warn({ err: error.message }, 'broker connection lost; reconnecting');
     });
     this.recovering.on('reconnect-scheduled', ({ attempt, delay, error }) => {
@@ -134,7 +151,67 @@ export class Broker {
     return envelope;
   }
 
-  private async publishEnvelope(routingKey: string, envelope: Envelope, headers?: Record<string, string>) {
+  /**
+   * Publishes a request (confirmed like `publish`) and waits up to `replyTimeoutMs` for the
+   * consumer's reply. `reply` is undefined when none came in time: the request is still safely on
+   * its queue and will be processed; only the synchronous answer was not available.
+   */
+  async publishAndAwaitReply<D extends MessageDefinition>(
+    definition: D,
+    payload: PayloadOf<D>,
+    meta: { correlationId: string; id?: string },
+    replyTimeoutMs: number,
+  ): Promise<{ envelope: TypedEnvelope<D>; reply?: Envelope }> {
+    const envelope = createEnvelope(definition, payload, meta);
+    const reply = new Promise<Envelope | undefined>((resolve) => {
+      const timer = setTimeout(() => this.settleReply(envelope.id, undefined), replyTimeoutMs);
+      this.pendingReplies.set(envelope.id, { resolve, timer });
+    });
+    try {
+      await this.publishEnvelope(definition.routingKey, envelope, undefined, DIRECT_REPLY_QUEUE);
+    } catch (error) {
+      this.settleReply(envelope.id, undefined);
+      throw error;
+    }
+    return { envelope, reply: await reply };
+  }
+
+  private settleReply(requestId: string, reply: Envelope | undefined): void {
+    const pending = this.pendingReplies.get(requestId);
+    if (!pending) return;
+    this.pendingReplies.delete(requestId);
+    clearTimeout(pending.timer);
+    pending.resolve(reply);
+  }
+
+  private onReply(delivery: ConsumeMessage | null): void {
+    const requestId = delivery?.properties.headers?.[IN_REPLY_TO];
+    if (!delivery || typeof requestId !== 'string') return;
+    const parsed = this.parse(delivery);
+    if ('problem' in parsed) {
+      this.options.logger.error({ problem: parsed.problem }, 'unreadable reply ignored');
+      return;
+    }
+    this.settleReply(requestId, parsed.envelope);
+  }
+
+  private async sendReply(replyTo: string, requestId: string, definition: MessageDefinition, payload: unknown, correlationId: string) {
+    const connection = this.connected;
+    if (!connection) return;
+    const envelope = createEnvelope(definition, payload, { correlationId });
+    await new Promise<void>((resolve) => {
+      connection.publishChannel.publish(
+        '',
+        replyTo,
+        Buffer.from(JSON.stringify(envelope)),
+        { messageId: envelope.id, correlationId, contentType: 'application/json', headers: { [IN_REPLY_TO]: requestId } },
+        () => resolve(),
+      );
+    });
+  }
+
+  /** Publishes an envelope created earlier (e.g. stored in an outbox), with the same guarantees as `publish`. */
+  async publishEnvelope(routingKey: string, envelope: Envelope, headers?: Record<string, string>, replyTo?: string): Promise<void> {
     const connection = this.connected;
     if (!connection || this.stopping) {
       this.published.inc({ routing_key: routingKey, result: 'unavailable' });
@@ -160,6 +237,7 @@ export class Broker {
             contentType: 'application/json',
             timestamp: Math.floor(Date.now() / 1000),
             headers,
+            replyTo,
           },
           (error: unknown) => {
             clearTimeout(timer);
@@ -218,6 +296,7 @@ export class Broker {
     const consumeChannel = await model.createChannel();
     await assertTopology(publishChannel, this.options.topology, this.options.deliveryLimit);
     await consumeChannel.prefetch(this.options.prefetch);
+    await publishChannel.consume(DIRECT_REPLY_QUEUE, (delivery) => this.onReply(delivery), { noAck: true });
     const returnedMessageIds = new Set<string>();
     publishChannel.on('return', (message: ConsumeMessage) => {
       if (message.properties.messageId) returnedMessageIds.add(String(message.properties.messageId));
@@ -258,8 +337,16 @@ export class Broker {
         messageId: parsed.envelope.id,
         messageType: routingKey,
       });
+      const { replyTo } = delivery.properties;
+      const requestId = parsed.envelope.id;
+      const reply = async <D extends MessageDefinition>(definition: D, payload: PayloadOf<D>) => {
+        if (!replyTo) return;
+        await this.sendReply(String(replyTo), requestId, definition, payload, parsed.envelope.correlationId).catch((error: unknown) =>
+          logger.warn({ err: String(error) }, 'reply could not be sent'),
+        );
+      };
       try {
-        outcome = await consumer.handler({ ...parsed, previousDeliveries, logger });
+        outcome = await consumer.handler({ ...parsed, previousDeliveries, logger, reply });
       } catch (error) {
         logger.error({ err: error instanceof Error ? error.message : String(error), previousDeliveries }, 'handler failed; message will be retried');
         outcome = 'retry';

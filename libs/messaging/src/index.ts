@@ -1,3 +1,4 @@
 export { Broker, type BrokerOptions, type ConsumedMessage, type HandlerOutcome, type MessageHandler } from './broker';
 export { BrokerUnavailableError, PublishRejectedError } from './errors';
+export { OutboxRelay, outboxRecord, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
 export { assertTopology, type BrokerTopology } from './topology';

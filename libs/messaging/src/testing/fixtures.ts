@@ -3,11 +3,17 @@ import { z } from 'zod';
 import { defineMessage, type MessageDefinition } from '@bedrequest/contracts';
 import type { BrokerTopology } from '../topology';
 import type { MessageHandler } from '../broker';
+import { TestJobDoneV1 } from './reply';
 
 /** A message and topology of the messaging tests' own, in a namespace unique to the test. */
 export const TestJobV1 = defineMessage('test.job', 1, z.object({ n: z.number().int() }));
 
-export const testCatalog: ReadonlyMap<string, MessageDefinition> = new Map([[TestJobV1.routingKey, TestJobV1]]);
+export { TestJobDoneV1 };
+
+export const testCatalog: ReadonlyMap<string, MessageDefinition> = new Map([
+  [TestJobV1.routingKey, TestJobV1],
+  [TestJobDoneV1.routingKey, TestJobDoneV1],
+]);
 
 export function testTopology(namespace: string): BrokerTopology & { queues: { work: { name: string; bindings: string[] } } } {
   return {

@@ -1,0 +1,115 @@
+import { connect, type ChannelModel } from 'amqplib';
+import { Pool } from 'pg';
+import { TcpProxy, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { Broker } from './broker';
+import { OUTBOX_TABLE_SQL, OutboxRelay, outboxRecord } from './outbox';
+import { TestJobDoneV1, TestJobV1, testCatalog, testTopology } from './testing/fixtures';
+
+const env = testEnvironment();
+
+describe('request/reply and the outbox against the real RabbitMQ and PostgreSQL', () => {
+  const namespace = uniqueName('outbox');
+  const topology = testTopology(namespace);
+  const schema = uniqueName('outbox');
+  let pool: Pool;
+  let inspector: ChannelModel;
+  const brokers: Broker[] = [];
+
+  const newBroker = (url = env.amqpUrl) => {
+    const broker = new Broker({
+      url,
+      topology,
+      catalog: testCatalog,
+      logger: silentLogger(),
+      prefetch: 8,
+      deliveryLimit: 3,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+    });
+    brokers.push(broker);
+    return broker;
+  };
+
+  const drainQueue = async () => {
+    const channel = await inspector.createChannel();
+    const payloads: number[] = [];
+    for (;;) {
+      const message = await channel.get(topology.queues.work.name, { noAck: true });
+      if (!message) break;
+      payloads.push((JSON.parse(message.content.toString()) as { payload: { n: number } }).payload.n);
+    }
+    await channel.close();
+    return payloads;
+  };
+
+  beforeAll(async () => {
+    pool = new Pool({ connectionString: env.databaseUrl });
+    await pool.query(`CREATE SCHEMA "${schema}"`);
+    await pool.query(`SET search_path TO "${schema}"; ${OUTBOX_TABLE_SQL}`);
+    inspector = await connect(env.amqpUrl);
+  });
+
+  afterAll(async () => {
+    await Promise.all(brokers.map((broker) => broker.stop(2_000)));
+    await deleteBrokerTopology(env.amqpUrl, topology);
+    await inspector.close();
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('answers a request with the reply of its consumer', async () => {
+    const requester = newBroker();
+    const responder = newBroker();
+    await Promise.all([requester.start(), responder.start()]);
+    await responder.consume(topology.queues.work.name, async (message) => {
+      await message.reply(TestJobDoneV1, { doubled: (message.envelope.payload as { n: number }).n * 2 });
+      return 'ack';
+    });
+
+    const { reply } = await requester.publishAndAwaitReply(TestJobV1, { n: 21 }, { correlationId: 'rpc' }, 5_000);
+
+    expect(reply).toMatchObject({ type: 'test.job-done', correlationId: 'rpc', payload: { doubled: 42 } });
+    await responder.stop();
+  });
+
+  it('resolves without a reply when no consumer answers in time, and the request stays queued', async () => {
+    const requester = newBroker();
+    await requester.start();
+    const { reply } = await requester.publishAndAwaitReply(TestJobV1, { n: 1 }, { correlationId: 'late' }, 200);
+    expect(reply).toBeUndefined();
+    expect(await drainQueue()).toEqual([1]);
+  });
+
+  it('publishes committed messages in order, and keeps them while the broker is away', async () => {
+    const proxy = new TcpProxy({ host: new URL(env.amqpUrl).hostname, port: Number(new URL(env.amqpUrl).port || 5672) });
+    const url = new URL(env.amqpUrl);
+    url.port = String(await proxy.start());
+    const broker = newBroker(url.toString());
+    await broker.start();
+    const relay = new OutboxRelay({ pool, schema, broker, logger: silentLogger(), pollIntervalMs: 50, batchSize: 7 });
+    const insert = async (from: number, to: number) => {
+      for (let n = from; n < to; n++) {
+        const record = outboxRecord(TestJobV1, { n }, { correlationId: 'outbox' });
+        await pool.query(`INSERT INTO "${schema}".outbox_message (routing_key, envelope) VALUES ($1, $2)`, [record.routingKey, record.envelope]);
+      }
+    };
+    const pending = async () => Number((await pool.query(`SELECT count(*) FROM "${schema}".outbox_message`)).rows[0].count);
+
+    try {
+      proxy.cut();
+      await waitFor(() => !broker.isReady(), { what: 'the lost connection' });
+      await insert(0, 20);
+      relay.start();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await pending()).toBe(20);
+
+      proxy.restore();
+      await insert(20, 30);
+      await waitFor(async () => (await pending()) === 0, { what: 'the outbox to drain' });
+      expect(await drainQueue()).toEqual(Array.from({ length: 30 }, (_, n) => n));
+    } finally {
+      await relay.stop();
+      await broker.stop(1_000);
+      await proxy.stop();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+import type { Logger } from 'pino';
+import type { Pool } from 'pg';
+import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import type { Broker } from './broker';
+
+/** A message written in the same transaction as the state change that caused it. */
+export interface OutboxRecord {
+  routingKey: string;
+  envelope: Envelope;
+}
+
+export function outboxRecord<D extends MessageDefinition>(
+  definition: D,
+  payload: PayloadOf<D>,
+  meta: { correlationId: string },
+): OutboxRecord {
+  return { routingKey: definition.routingKey, envelope: createEnvelope(definition, payload, meta) };
+}
+
+/** DDL of the outbox table, for a service's migration (`outbox_message` in its own schema). */
+export const OUTBOX_TABLE_SQL = `CREATE TABLE outbox_message (
+  id          bigserial PRIMARY KEY,
+  routing_key text NOT NULL,
+  envelope    jsonb NOT NULL,
+  created_at  timestamptz(3) NOT NULL DEFAULT now()
+);`;
+
+/**
+ * The transactional outbox's relay. A service commits its state change and the messages it causes
+ * in one transaction (table `outbox_message`); the relay publishes them with publisher confirms,
+ * in commit order, and deletes each once the broker confirmed it. A crash between commit and
+ * publish therefore loses nothing: the next run publishes it (maybe twice; consumers deduplicate by
+ * message id). One relay per schema is active at a time (a transaction-scoped advisory lock), which
+ * keeps the order even with several replicas.
+ */
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly options: {
+      pool: Pool;
+      schema: string;
+      broker: Broker;
+      logger: Logger;
+      /** Safety net for messages whose immediate publish failed (broker down, crash). */
+      pollIntervalMs?: number;
+      batchSize?: number;
+    },
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs ?? 1_000);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  /** Publishes pending messages now (coalesced with a run already under way). */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((error: unknown) => this.options.logger.warn({ err: String(error) }, 'outbox relay run failed; will retry'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    const batchSize = this.options.batchSize ?? 200;
+    while (this.options.broker.isReady() && (await this.publishBatch(batchSize)) === batchSize);
+  }
+
+  /** Returns how many messages it published. */
+  private async publishBatch(batchSize: number): Promise<number> {
+    const { pool, schema, broker } = this.options;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows: lock } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
+        `bedrequest-outbox:${schema}`,
+      ]);
+      if (!lock[0]?.locked) {
+        await client.query('ROLLBACK');
+        return 0;
+      }
+      const { rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope }>(
+        `SELECT id, routing_key, envelope FROM "${schema}".outbox_message ORDER BY id LIMIT $1`,
+        [batchSize],
+      );
+      // Published concurrently on one channel, so the broker still receives them in order.
+      const results = await Promise.allSettled(rows.map((row) => broker.publishEnvelope(row.routing_key, row.envelope)));
+      const confirmed = results.findIndex((result) => result.status === 'rejected');
+      const done = rows.slice(0, confirmed === -1 ? rows.length : confirmed).map((row) => row.id);
+      if (done.length) await client.query(`DELETE FROM "${schema}".outbox_message WHERE id = ANY($1::bigint[])`, [done]);
+      await client.query('COMMIT');
+      return confirmed === -1 ? done.length : 0;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
