@@ -10,7 +10,7 @@ export const TestJobV1 = defineMessage('test.job', 1, z.object({ n: z.number().i
 
 export { TestJobDoneV1 };
 
-export const testCatalog: ReadonlyMap<string, MessageDefinition> = new Map([
+export const testCatalog: ReadonlyMap<string, MessageDefinition> = new Map<string, MessageDefinition>([
   [TestJobV1.routingKey, TestJobV1],
   [TestJobDoneV1.routingKey, TestJobDoneV1],
 ]);
