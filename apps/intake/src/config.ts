@@ -9,5 +9,9 @@ export const IntakeConfig = z.object({
   /** The PostgreSQL schema this service owns; no other service reads it. */
   INTAKE_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('intake'),
   DATABASE_POOL_SIZE: env.positiveInt(10),
+  /** `{profile_base}` of the service's code systems and profiles (decisions.md). */
+  PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
+  /** How often the outbox relay looks for messages whose immediate publish failed. */
+  OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
 });
 export type IntakeConfig = z.infer<typeof IntakeConfig>;

@@ -1,13 +1,23 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
 import { messageCatalog, declareTopology } from '@bedrequest/contracts';
-import { Broker } from '@bedrequest/messaging';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { Broker, OutboxRelay } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import type { IntakeConfig } from './config';
+import { internalRouter } from './http/internal.router';
+import { intakeHandler } from './messages/intake.consumer';
 import { openIntakeDatabase } from './persistence/database';
+import { AdmissionRequestRepository } from './requests/admission-request.repository';
+import { IntakeService } from './requests/intake.service';
+import { TaskReadService } from './tasks/task-read.service';
 
 export interface RunningIntake {
   readonly server: Server;
+  /** The bound address (INTAKE_PORT=0 picks a free port). */
+  readonly url: string;
   stop(): Promise<void>;
 }
 
@@ -15,6 +25,7 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
   const logger = createLogger('intake', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger);
   const registry = createMetricsRegistry('intake');
+  const systems = fhirSystems(config.PROFILE_BASE);
 
   const prisma = await openIntakeDatabase({
     databaseUrl: config.DATABASE_URL,
@@ -22,10 +33,13 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
     poolSize: config.DATABASE_POOL_SIZE,
   });
   lifecycle.onStop('database', () => prisma.$disconnect());
+  const outboxPool = new Pool({ connectionString: config.DATABASE_URL, max: 2 });
+  lifecycle.onStop('outbox pool', () => outboxPool.end());
 
+  const topology = declareTopology(config.AMQP_NAMESPACE);
   const broker = new Broker({
     url: config.AMQP_URL,
-    topology: declareTopology(config.AMQP_NAMESPACE),
+    topology,
     catalog: messageCatalog,
     logger,
     prefetch: config.AMQP_PREFETCH,
@@ -35,6 +49,13 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
   await broker.start();
   lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
+  const relay = new OutboxRelay({ pool: outboxPool, schema: config.INTAKE_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
+  relay.start();
+  lifecycle.onStop('outbox relay', () => relay.stop());
+
+  const service = new IntakeService(new AdmissionRequestRepository(prisma), systems);
+  await broker.consume(topology.queues.intake.name, intakeHandler(service, relay));
+
   const app = createServiceHttpApp({
     logger,
     registry,
@@ -43,8 +64,10 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
       database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`),
     },
   });
+  app.use(internalRouter(new TaskReadService(prisma, systems), logger));
   const server = await listen(app, config.INTAKE_PORT, config.HOST);
   lifecycle.onStop('http', () => closeServer(server));
-  logger.info({ port: config.INTAKE_PORT }, 'intake listening');
-  return { server, stop: () => lifecycle.stop() };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  logger.info({ url }, 'intake listening');
+  return { server, url, stop: () => lifecycle.stop() };
 }

@@ -1,10 +1,21 @@
 import type { MessageDefinition } from './envelope';
 import { AdmissionBundleSubmittedV1 } from './messages/admission-bundle-submitted';
 import { AdmissionResponseV1 } from './messages/admission-response';
+import { ClinicAnswerSubmittedV1 } from './messages/clinic-answer-submitted';
+import { DocumentBundleSubmittedV1 } from './messages/document-bundle-submitted';
+import { IntakeVerdictV1 } from './messages/intake-verdict';
+import { RequestDispatchedV1 } from './messages/request-dispatched';
 
 /** Every message the services exchange, by routing key. Publish and consume both check against it. */
-export const messageCatalog: ReadonlyMap<string, MessageDefinition> = new Map(
-  [AdmissionBundleSubmittedV1, AdmissionResponseV1].map((definition) => [definition.routingKey, definition]),
+export const messageCatalog: ReadonlyMap<string, MessageDefinition> = new Map<string, MessageDefinition>(
+  [
+    AdmissionBundleSubmittedV1,
+    DocumentBundleSubmittedV1,
+    ClinicAnswerSubmittedV1,
+    IntakeVerdictV1,
+    RequestDispatchedV1,
+    AdmissionResponseV1,
+  ].map((definition) => [definition.routingKey, definition]),
 );
 
 export function findMessageDefinition(type: string, version: number): MessageDefinition | undefined {

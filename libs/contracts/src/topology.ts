@@ -1,5 +1,8 @@
 import { AdmissionBundleSubmittedV1 } from './messages/admission-bundle-submitted';
 import { AdmissionResponseV1 } from './messages/admission-response';
+import { ClinicAnswerSubmittedV1 } from './messages/clinic-answer-submitted';
+import { DocumentBundleSubmittedV1 } from './messages/document-bundle-submitted';
+import { RequestDispatchedV1 } from './messages/request-dispatched';
 
 /**
  * The one place that declares the broker's exchanges and queues. Every service asserts the whole
@@ -18,7 +21,7 @@ export interface Topology {
   readonly queues: Readonly<Record<QueueKey, QueueDeclaration>>;
 }
 
-export type QueueKey = 'intake' | 'notifier';
+export type QueueKey = 'intake' | 'routing' | 'notifier';
 
 export function declareTopology(namespace: string): Topology {
   const queue = (key: QueueKey, bindings: readonly string[]): QueueDeclaration => ({
@@ -29,7 +32,12 @@ export function declareTopology(namespace: string): Topology {
     eventsExchange: `${namespace}.events`,
     deadLetterExchange: `${namespace}.dead-letter`,
     queues: {
-      intake: queue('intake', [AdmissionBundleSubmittedV1.routingKey]),
+      intake: queue('intake', [
+        AdmissionBundleSubmittedV1.routingKey,
+        DocumentBundleSubmittedV1.routingKey,
+        ClinicAnswerSubmittedV1.routingKey,
+      ]),
+      routing: queue('routing', [RequestDispatchedV1.routingKey]),
       notifier: queue('notifier', [AdmissionResponseV1.routingKey]),
     },
   };

@@ -1,1 +1,11 @@
 export * from './outcome';
+export * from './systems';
+export * from './codes';
+export * from './specialties';
+export * from './patient-data';
+export * from './bundle-kind';
+export * from './admission-request-bundle';
+export * from './document-bundle';
+export { INCOMPLETE_PATIENT_AT_SELECTION } from './validation/request-rules';
+export { MAX_NESTING_DEPTH, MAX_STRING_LENGTH } from './validation/json-guard';
+export { MAX_ISSUES, type ValidationOptions, type ValidationResult } from './validation/result';

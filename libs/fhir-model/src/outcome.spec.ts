@@ -17,6 +17,7 @@ describe('OperationOutcome builders', () => {
     [throttled(), 429],
     [unavailable('x'), 503],
     [outcome([{ code: 'not-found', diagnostics: 'x' }]), 404],
+    [outcome([{ code: 'too-long', diagnostics: 'x' }]), 400],
   ])('map to the HTTP status of their first issue (%#)', (result, status) => {
     expect(getStatus(result)).toBe(status);
   });

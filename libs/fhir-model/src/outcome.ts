@@ -21,6 +21,7 @@ const statusByIssueCode: Partial<Record<IssueCode, number>> = {
   required: 400,
   value: 400,
   'code-invalid': 400,
+  'too-long': 400,
   login: 401,
   security: 401,
   forbidden: 403,

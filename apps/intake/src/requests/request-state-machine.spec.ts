@@ -1,0 +1,233 @@
+import { answerTask, decide, type RequestState, type Submission, type TaskState } from './request-state-machine';
+
+const A = '510000001';
+const B = '510000002';
+const C = '510000003';
+
+const submission = (overrides: Partial<Submission> = {}): Submission => ({
+  hash: 'new-hash',
+  status: 'active',
+  intent: 'proposal',
+  orderDetail: undefined,
+  performerIks: [A, B],
+  patient: 'masked',
+  ...overrides,
+});
+
+const task = (clinicIk: string, overrides: Partial<TaskState> = {}): TaskState => ({
+  id: `task-${clinicIk}`,
+  clinicIk,
+  status: 'requested',
+  businessStatus: null,
+  ...overrides,
+});
+
+const proposal = (tasks: TaskState[] = [task(A), task(B)]): RequestState => ({
+  status: 'active',
+  intent: 'proposal',
+  selectedClinicIk: null,
+  latestHash: 'old-hash',
+  tasks,
+});
+
+const ordered = (): RequestState => ({
+  status: 'active',
+  intent: 'order',
+  selectedClinicIk: A,
+  latestHash: 'old-hash',
+  tasks: [task(A, { status: 'in-progress', businessStatus: 'accepted' }), task(B, { status: 'cancelled', businessStatus: 'accepted' })],
+});
+
+const selection = (clinicIk = A) =>
+  submission({ intent: 'order', orderDetail: 'selected-provider', performerIks: [clinicIk], patient: 'complete' });
+const withdrawal = (clinicIk = A) =>
+  submission({ intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [clinicIk], patient: 'complete' });
+
+describe('decide: a new identifier', () => {
+  it('creates an active proposal with one requested Task per requested clinic', () => {
+    expect(decide(undefined, submission())).toEqual({
+      kind: 'apply',
+      change: 'created',
+      next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
+      tasks: [
+        { clinicIk: A, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' },
+        { clinicIk: B, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' },
+      ],
+    });
+  });
+
+  it('creates one Task for a clinic named twice', () => {
+    const decision = decide(undefined, submission({ performerIks: [A, A] }));
+    expect(decision.kind === 'apply' && decision.tasks).toHaveLength(1);
+  });
+
+  it.each([
+    ['a revocation', submission({ status: 'revoked' })],
+    ['a selection', selection()],
+    ['a withdrawal', withdrawal()],
+  ])('rejects %s of an unknown request with 409', (_name, incoming) => {
+    expect(decide(undefined, incoming)).toMatchObject({ kind: 'reject', status: 409, code: 'conflict' });
+  });
+});
+
+describe('decide: supplemented data (active/proposal)', () => {
+  it('sends every open Task back to requested, keeping its last businessStatus', () => {
+    const current = proposal([task(A, { status: 'on-hold', businessStatus: 'query' }), task(B, { status: 'accepted', businessStatus: 'accepted' })]);
+    expect(decide(current, submission())).toMatchObject({
+      kind: 'apply',
+      change: 'supplemented',
+      next: { status: 'active', intent: 'proposal' },
+      tasks: [
+        { clinicIk: A, taskId: 'task-510000001', status: 'requested', clearBusinessStatus: false, send: true },
+        { clinicIk: B, taskId: 'task-510000002', status: 'requested', clearBusinessStatus: false, send: true },
+      ],
+    });
+  });
+
+  it('reopens a cancelled Task named again without its businessStatus', () => {
+    const current = proposal([task(A, { status: 'cancelled', businessStatus: 'accepted' }), task(B)]);
+    const decision = decide(current, submission());
+    expect(decision.kind === 'apply' && decision.tasks[0]).toEqual({
+      clinicIk: A,
+      taskId: 'task-510000001',
+      status: 'requested',
+      clearBusinessStatus: true,
+      send: true,
+      action: 'answer-requested',
+    });
+  });
+
+  it('adds a Task for a newly named clinic and cancels the open Task of a clinic no longer named', () => {
+    const decision = decide(proposal(), submission({ performerIks: [A, C] }));
+    expect(decision.kind === 'apply' && decision.tasks).toEqual([
+      { clinicIk: A, taskId: 'task-510000001', status: 'requested', clearBusinessStatus: false, send: true, action: 'answer-requested' },
+      { clinicIk: C, taskId: undefined, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' },
+      { clinicIk: B, taskId: 'task-510000002', status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' },
+    ]);
+  });
+
+  it('treats a bundle identical to the latest version as a retry: nothing changes', () => {
+    expect(decide(proposal(), submission({ hash: 'old-hash' }))).toEqual({ kind: 'unchanged' });
+  });
+
+  it('rejects intent order without an orderDetail code with 400', () => {
+    expect(decide(proposal(), submission({ intent: 'order' }))).toMatchObject({ kind: 'reject', status: 400 });
+  });
+
+  it('rejects supplemented data while a clinic is selected with 409', () => {
+    expect(decide(ordered(), submission({ performerIks: [A] }))).toMatchObject({ kind: 'reject', status: 409 });
+  });
+});
+
+describe('decide: selecting a provider', () => {
+  const accepted = () => proposal([task(A, { status: 'accepted', businessStatus: 'accepted' }), task(B, { status: 'on-hold', businessStatus: 'query' })]);
+
+  it('moves to active/order, puts the selected Task in progress and cancels the others', () => {
+    expect(decide(accepted(), selection())).toEqual({
+      kind: 'apply',
+      change: 'selected',
+      next: { status: 'active', intent: 'order', selectedClinicIk: A },
+      tasks: [
+        { clinicIk: A, taskId: 'task-510000001', status: 'in-progress', clearBusinessStatus: false, send: true, action: 'selected' },
+        { clinicIk: B, taskId: 'task-510000002', status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' },
+      ],
+    });
+  });
+
+  it.each([
+    ['whose latest answer is a query', B],
+    ['that was never asked', C],
+  ])('rejects a clinic %s with 409', (_name, clinicIk) => {
+    expect(decide(accepted(), selection(clinicIk))).toMatchObject({ kind: 'reject', status: 409 });
+  });
+
+  it('rejects a clinic whose accepted Task was cancelled with 409', () => {
+    const current = proposal([task(A, { status: 'cancelled', businessStatus: 'accepted' })]);
+    expect(decide(current, selection())).toMatchObject({ kind: 'reject', status: 409 });
+  });
+
+  it('rejects a selection with a masked patient with 400', () => {
+    expect(decide(accepted(), { ...selection(), patient: 'masked' })).toMatchObject({ kind: 'reject', status: 400, code: 'required' });
+  });
+
+  it('rejects a selection naming two clinics with 400', () => {
+    expect(decide(accepted(), { ...selection(), performerIks: [A, B] })).toMatchObject({ kind: 'reject', status: 400 });
+  });
+
+  it('rejects selected-provider with intent proposal with 400', () => {
+    expect(decide(accepted(), { ...selection(), intent: 'proposal' })).toMatchObject({ kind: 'reject', status: 400 });
+  });
+
+  it('rejects a second selection while one exists with 409', () => {
+    expect(decide(ordered(), selection(B))).toMatchObject({ kind: 'reject', status: 409 });
+  });
+});
+
+describe('decide: withdrawing the selection', () => {
+  it('returns to active/proposal and cancels the selected Task; the others stay cancelled', () => {
+    expect(decide(ordered(), withdrawal())).toEqual({
+      kind: 'apply',
+      change: 'selection-withdrawn',
+      next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
+      tasks: [{ clinicIk: A, taskId: 'task-510000001', status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' }],
+    });
+  });
+
+  it('rejects a withdrawal without a selection with 409', () => {
+    expect(decide(proposal(), withdrawal())).toMatchObject({ kind: 'reject', status: 409 });
+  });
+
+  it('rejects a withdrawal naming another clinic with 409', () => {
+    expect(decide(ordered(), withdrawal(B))).toMatchObject({ kind: 'reject', status: 409 });
+  });
+});
+
+describe('decide: revocation', () => {
+  it.each([
+    ['an active proposal', proposal()],
+    ['an active order', ordered()],
+  ])('revokes %s and cancels every Task not yet cancelled', (_name, current) => {
+    const decision = decide(current, submission({ status: 'revoked' }));
+    expect(decision).toMatchObject({ kind: 'apply', change: 'revoked', next: { status: 'revoked', selectedClinicIk: null } });
+    const open = current.tasks.filter((candidate) => candidate.status !== 'cancelled');
+    expect(decision.kind === 'apply' && decision.tasks).toEqual(
+      open.map((candidate) => ({ clinicIk: candidate.clinicIk, taskId: candidate.id, status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' })),
+    );
+  });
+
+  it('takes precedence over every other field', () => {
+    const revokingSelection = { ...selection(C), status: 'revoked' as const };
+    expect(decide(proposal(), revokingSelection)).toMatchObject({ kind: 'apply', change: 'revoked' });
+  });
+
+  it('rejects every further bundle for a revoked request with 409, even an identical one', () => {
+    const revoked: RequestState = { ...proposal(), status: 'revoked' };
+    expect(decide(revoked, submission())).toMatchObject({ kind: 'reject', status: 409 });
+    expect(decide(revoked, submission({ hash: 'old-hash', status: 'revoked' }))).toMatchObject({ kind: 'reject', status: 409 });
+  });
+});
+
+describe('answerTask', () => {
+  const request = { status: 'active' as const, intent: 'proposal' as const, selectedClinicIk: null };
+
+  it.each([
+    ['accepted', 'accepted'],
+    ['declined', 'rejected'],
+    ['query', 'on-hold'],
+    ['more-data-required', 'on-hold'],
+  ] as const)('maps the answer %s to Task.status %s', (businessStatus, status) => {
+    expect(answerTask(request, task(A), businessStatus)).toEqual({ kind: 'apply', status });
+  });
+
+  it('keeps the selected clinic in progress while the request is an order', () => {
+    expect(answerTask({ status: 'active', intent: 'order', selectedClinicIk: A }, task(A, { status: 'in-progress' }), 'query')).toEqual({
+      kind: 'apply',
+      status: 'in-progress',
+    });
+  });
+
+  it('refuses an answer to a cancelled Task or a revoked request', () => {
+    expect(answerTask(request, task(A, { status: 'cancelled' }), 'accepted').kind).toBe('reject');
+    expect(answerTask({ ...request, status: 'revoked' }, task(A), 'accepted').kind).toBe('reject');
+  });
+});

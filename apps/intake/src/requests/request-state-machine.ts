@@ -1,0 +1,220 @@
+/**
+ * The request state machine of the spec ("States and transitions") with the choices of
+ * decisions.md ("Requests", "Tasks"). Pure: it decides, the service applies.
+ */
+
+export type RequestStatus = 'active' | 'revoked';
+export type RequestIntent = 'proposal' | 'order';
+export type TaskStatus = 'requested' | 'accepted' | 'rejected' | 'on-hold' | 'cancelled' | 'in-progress';
+export type BusinessStatus = 'accepted' | 'declined' | 'query' | 'more-data-required';
+export type RequestChange = 'created' | 'supplemented' | 'selected' | 'selection-withdrawn' | 'revoked';
+
+export interface TaskState {
+  id: string;
+  clinicIk: string;
+  status: TaskStatus;
+  businessStatus: BusinessStatus | null;
+}
+
+export interface RequestState {
+  status: RequestStatus;
+  intent: RequestIntent;
+  selectedClinicIk: string | null;
+  latestHash: string;
+  tasks: readonly TaskState[];
+}
+
+/** What the state machine needs to know of a valid incoming AdmissionRequestBundle. */
+export interface Submission {
+  hash: string;
+  status: RequestStatus;
+  intent: RequestIntent;
+  orderDetail: 'selected-provider' | 'selected-provider-cancelled' | undefined;
+  performerIks: readonly string[];
+  patient: 'masked' | 'complete';
+}
+
+/**
+ * What happens to one clinic's Task. `taskId` is absent for a Task to create. `send` means the
+ * clinic is sent the new version (it may then read it); `action` is what routing tells the clinic.
+ */
+export interface TaskChange {
+  clinicIk: string;
+  taskId?: string;
+  status: TaskStatus;
+  clearBusinessStatus: boolean;
+  send: boolean;
+  action: 'answer-requested' | 'selected' | 'cancelled';
+}
+
+export type Decision =
+  | { kind: 'reject'; status: 400 | 409; code: 'conflict' | 'required' | 'invalid'; diagnostics: string }
+  | { kind: 'unchanged' }
+  | {
+      kind: 'apply';
+      change: RequestChange;
+      next: { status: RequestStatus; intent: RequestIntent; selectedClinicIk: string | null };
+      tasks: TaskChange[];
+    };
+
+const conflict = (diagnostics: string): Decision => ({ kind: 'reject', status: 409, code: 'conflict', diagnostics });
+
+export function decide(current: RequestState | undefined, submission: Submission): Decision {
+  if (!current) return decideNew(submission);
+  // decisions.md: "further bundles for a revoked identifier are rejected with 409".
+  if (current.status === 'revoked') return conflict('the request was revoked; no further bundles are accepted for it');
+  // decisions.md: an identical bundle is a retry of the same transmission.
+  if (submission.hash === current.latestHash) return { kind: 'unchanged' };
+  // Spec: "revoked takes precedence over every other field: the bundle is always treated as cancellation."
+  if (submission.status === 'revoked') return revoke(current);
+  if (submission.orderDetail === 'selected-provider-cancelled') return withdrawSelection(current, submission);
+  if (submission.orderDetail === 'selected-provider') return selectProvider(current, submission);
+  if (submission.intent === 'order') {
+    return { kind: 'reject', status: 400, code: 'invalid', diagnostics: 'intent "order" needs an orderDetail code (selected-provider or selected-provider-cancelled)' };
+  }
+  return supplement(current, submission);
+}
+
+function decideNew(submission: Submission): Decision {
+  if (submission.status === 'revoked') return conflict('there is no request with this identifier to revoke');
+  if (submission.intent === 'order' || submission.orderDetail) {
+    return conflict('there is no request with this identifier: a new request starts with intent "proposal"');
+  }
+  return {
+    kind: 'apply',
+    change: 'created',
+    next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
+    tasks: unique(submission.performerIks).map((clinicIk) => ({
+      clinicIk,
+      status: 'requested',
+      clearBusinessStatus: true,
+      send: true,
+      action: 'answer-requested',
+    })),
+  };
+}
+
+/** Every Task that is not cancelled yet is cancelled, and its clinic is told so. */
+function revoke(current: RequestState): Decision {
+  return {
+    kind: 'apply',
+    change: 'revoked',
+    next: { status: 'revoked', intent: current.intent, selectedClinicIk: null },
+    tasks: current.tasks
+      .filter((task) => task.status !== 'cancelled')
+      .map((task) => ({ clinicIk: task.clinicIk, taskId: task.id, status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' })),
+  };
+}
+
+/**
+ * Selection (spec: active/proposal → active/order): only a clinic whose latest answer is
+ * `accepted`, with complete patient data; the other clinics' Tasks are cancelled.
+ */
+function selectProvider(current: RequestState, submission: Submission): Decision {
+  if (submission.intent !== 'order') {
+    return { kind: 'reject', status: 400, code: 'invalid', diagnostics: 'orderDetail "selected-provider" needs intent "order"' };
+  }
+  if (current.intent === 'order') {
+    return conflict(`clinic ${current.selectedClinicIk} is already selected; withdraw that selection first`);
+  }
+  if (submission.performerIks.length !== 1) {
+    return { kind: 'reject', status: 400, code: 'invalid', diagnostics: 'a selection names exactly one performer: the selected clinic' };
+  }
+  if (submission.patient !== 'complete') {
+    return { kind: 'reject', status: 400, code: 'required', diagnostics: 'complete patient data (name.family, not masked) are required to select a clinic' };
+  }
+  const selected = submission.performerIks[0]!;
+  const task = current.tasks.find((candidate) => candidate.clinicIk === selected);
+  if (!task || task.status === 'cancelled' || task.businessStatus !== 'accepted') {
+    return conflict(`clinic ${selected} cannot be selected: its latest answer is not "accepted"`);
+  }
+  return {
+    kind: 'apply',
+    change: 'selected',
+    next: { status: 'active', intent: 'order', selectedClinicIk: selected },
+    tasks: current.tasks
+      .filter((other) => other.status !== 'cancelled')
+      .map((other) =>
+        other.clinicIk === selected
+          ? { clinicIk: selected, taskId: other.id, status: 'in-progress', clearBusinessStatus: false, send: true, action: 'selected' }
+          : { clinicIk: other.clinicIk, taskId: other.id, status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' },
+      ),
+  };
+}
+
+/**
+ * Withdrawal (decisions.md): the request is active/proposal again and the formerly selected
+ * clinic's Task is cancelled; the others stay cancelled until a later bundle names them again.
+ */
+function withdrawSelection(current: RequestState, submission: Submission): Decision {
+  if (current.intent !== 'order' || !current.selectedClinicIk) return conflict('there is no selection to withdraw');
+  if (submission.performerIks.length !== 1 || submission.performerIks[0] !== current.selectedClinicIk) {
+    return conflict(`a withdrawal names the selected clinic ${current.selectedClinicIk} as the only performer`);
+  }
+  const selectedTask = current.tasks.find((task) => task.clinicIk === current.selectedClinicIk);
+  return {
+    kind: 'apply',
+    change: 'selection-withdrawn',
+    next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
+    tasks: selectedTask
+      ? [{ clinicIk: selectedTask.clinicIk, taskId: selectedTask.id, status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' }]
+      : [],
+  };
+}
+
+/**
+ * Supplemented data (spec: active/proposal → active/proposal). decisions.md: every Task that is
+ * not cancelled goes back to `requested` and keeps its businessStatus until the new answer; a
+ * cancelled Task named again is reopened without businessStatus; a new performer gets a new Task.
+ * Our choice where the spec is silent: a clinic no longer named is no longer asked, so its open
+ * Task is cancelled.
+ */
+function supplement(current: RequestState, submission: Submission): Decision {
+  if (current.intent === 'order') {
+    return conflict(`clinic ${current.selectedClinicIk} is selected; withdraw the selection before sending supplemented data`);
+  }
+  const named = unique(submission.performerIks);
+  const changes: TaskChange[] = named.map((clinicIk) => {
+    const task = current.tasks.find((candidate) => candidate.clinicIk === clinicIk);
+    return {
+      clinicIk,
+      taskId: task?.id,
+      status: 'requested',
+      clearBusinessStatus: !task || task.status === 'cancelled',
+      send: true,
+      action: 'answer-requested',
+    };
+  });
+  for (const task of current.tasks) {
+    if (!named.includes(task.clinicIk) && task.status !== 'cancelled') {
+      changes.push({ clinicIk: task.clinicIk, taskId: task.id, status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' });
+    }
+  }
+  return { kind: 'apply', change: 'supplemented', next: { status: 'active', intent: 'proposal', selectedClinicIk: null }, tasks: changes };
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+/**
+ * A clinic's answer to its Task (decisions.md, "Clinics answer" and "Tasks"): the FHIR task status
+ * follows the business status, except for the selected clinic, whose Task stays `in-progress` while
+ * the request is `order`.
+ */
+export function answerTask(
+  request: { status: RequestStatus; intent: RequestIntent; selectedClinicIk: string | null },
+  task: TaskState,
+  businessStatus: BusinessStatus,
+): { kind: 'reject'; diagnostics: string } | { kind: 'apply'; status: TaskStatus } {
+  if (request.status === 'revoked') return { kind: 'reject', diagnostics: 'the request was revoked' };
+  if (task.status === 'cancelled') return { kind: 'reject', diagnostics: 'this Task is cancelled' };
+  if (request.intent === 'order' && request.selectedClinicIk === task.clinicIk) return { kind: 'apply', status: 'in-progress' };
+  const status: Record<BusinessStatus, TaskStatus> = {
+    accepted: 'accepted',
+    declined: 'rejected',
+    query: 'on-hold',
+    'more-data-required': 'on-hold',
+  };
+  return { kind: 'apply', status: status[businessStatus] };
+}

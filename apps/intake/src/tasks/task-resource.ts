@@ -1,0 +1,52 @@
+import type { Task } from '@medplum/fhirtypes';
+import { ADMISSION_RESPONSE_STATUSES, IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM, type FhirSystems } from '@bedrequest/fhir-model';
+import type { BusinessStatus, TaskStatus } from '../requests/request-state-machine';
+
+export interface TaskNote {
+  text: string;
+  time: string;
+}
+
+/** A clinic_task row with what the FHIR Task needs of its request. */
+export interface ClinicTaskView {
+  id: string;
+  clinicIk: string;
+  status: TaskStatus;
+  businessStatus: BusinessStatus | null;
+  notes: TaskNote[];
+  authoredOn: Date;
+  lastModified: Date;
+  requestIdentifier: string;
+  referrerIk: string;
+}
+
+/** The FHIR Task of decisions.md ("Tasks: the state of each (request, clinic) pair"). */
+export function toFhirTask(task: ClinicTaskView, systems: FhirSystems): Task {
+  const lastModified = task.lastModified.toISOString();
+  return {
+    resourceType: 'Task',
+    id: task.id,
+    meta: { lastUpdated: lastModified },
+    status: task.status,
+    intent: 'order',
+    basedOn: [{ identifier: { system: URI_IDENTIFIER_SYSTEM, value: task.requestIdentifier } }],
+    owner: { identifier: { system: IK_NUMBER_SYSTEM, value: task.clinicIk } },
+    requester: { identifier: { system: IK_NUMBER_SYSTEM, value: task.referrerIk } },
+    authoredOn: task.authoredOn.toISOString(),
+    lastModified,
+    ...(task.businessStatus
+      ? {
+          businessStatus: {
+            coding: [
+              {
+                system: systems.admissionResponseStatusSystem,
+                code: task.businessStatus,
+                display: ADMISSION_RESPONSE_STATUSES[task.businessStatus],
+              },
+            ],
+          },
+        }
+      : {}),
+    ...(task.notes.length ? { note: task.notes.map((note) => ({ text: note.text, time: note.time })) } : {}),
+  };
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { defineMessage } from '../envelope';
+
+export const BusinessStatusCode = z.enum(['accepted', 'declined', 'query', 'more-data-required']);
+export type BusinessStatusCode = z.infer<typeof BusinessStatusCode>;
+
+/**
+ * A clinic's answer to its Task: from the clinic API (gateway → intake, request/reply) or made by
+ * the service on the clinic's behalf (routing → intake: automatic decline or bed-count answer).
+ */
+export const ClinicAnswerSubmittedV1 = defineMessage(
+  'clinic.answer.submitted',
+  1,
+  z.object({
+    taskId: z.uuid(),
+    /** The IK of the answering clinic; intake refuses an answer to another clinic's Task. */
+    clinicIk: z.string().regex(/^\d{9}$/),
+    businessStatus: BusinessStatusCode,
+    note: z.string().max(4000).optional(),
+    source: z.enum(['clinic', 'automatic']),
+    /** For automatic answers: the request version answered, so a stale answer is ignored. */
+    answersVersion: z.number().int().positive().optional(),
+  }),
+);
+export type ClinicAnswerSubmittedV1 = z.infer<typeof ClinicAnswerSubmittedV1.payload>;

@@ -1,0 +1,25 @@
+import { MASKED_NULL_FLAVOR, NULL_FLAVOR_EXTENSION } from './systems';
+import { arrayField, field, stringField } from './validation/raw';
+
+/**
+ * How much of the patient's master data a bundle carries (spec, Patient, "Data level by stage"):
+ * `masked` (pseudonymized: the family name left out with the nullFlavor extension `MSK`) or
+ * `complete` (every name has its family name, none is masked; decisions.md, "Requests").
+ */
+export type PatientDataLevel = 'masked' | 'complete';
+
+/** True when a HumanName carries `_family.extension[]` with the nullFlavor `MSK`. */
+export function isMaskedName(name: unknown): boolean {
+  return arrayField(field(name, '_family'), 'extension').some(
+    (extension) =>
+      stringField(extension, 'url') === NULL_FLAVOR_EXTENSION && stringField(extension, 'valueCode') === MASKED_NULL_FLAVOR,
+  );
+}
+
+/** The data level of a Patient resource, or undefined when it has no usable name at all. */
+export function patientDataLevel(patient: unknown): PatientDataLevel | undefined {
+  const names = arrayField(patient, 'name');
+  if (names.some(isMaskedName)) return 'masked';
+  const complete = names.length > 0 && names.every((name) => (stringField(name, 'family') ?? '').length > 0);
+  return complete ? 'complete' : undefined;
+}

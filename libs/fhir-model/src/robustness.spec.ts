@@ -1,0 +1,176 @@
+import { validateAdmissionRequestBundle } from './admission-request-bundle';
+import { bundleKind } from './bundle-kind';
+import { validateDocumentBundle } from './document-bundle';
+import type { Issue } from './outcome';
+import { DEFAULT_PROFILE_BASE } from './systems';
+import { admissionRequestBundle, documentBundle, setAt } from './testing';
+import { MAX_NESTING_DEPTH, MAX_STRING_LENGTH } from './validation/json-guard';
+import { MAX_ISSUES } from './validation/result';
+
+/** Hostile and broken input becomes issues: never an exception, never prototype pollution. */
+
+const options = { profileBase: DEFAULT_PROFILE_BASE };
+const validators = [
+  ['validateAdmissionRequestBundle', (input: unknown) => validateAdmissionRequestBundle(input, options)],
+  ['validateDocumentBundle', (input: unknown) => validateDocumentBundle(input, options)],
+] as const;
+const issuesOf = (input: unknown): Issue[] => {
+  const result = validateAdmissionRequestBundle(input, options);
+  return result.ok ? [] : result.issues;
+};
+const fixture = () => JSON.parse(JSON.stringify(admissionRequestBundle())) as Record<string, unknown>;
+
+describe('robustness of the validators', () => {
+  describe.each(validators)('%s', (_, validate) => {
+    it.each([null, undefined, 42, 'Bundle', true, [], [{ resourceType: 'Bundle' }], () => ({})])(
+      'answers a non-object input (%p) with one structure issue at Bundle',
+      (input) => {
+        expect(validate(input)).toEqual({ ok: false, issues: [expect.objectContaining({ code: 'structure', expression: 'Bundle' })] });
+      },
+    );
+
+    it('answers an input whose properties throw with an issue instead of throwing', () => {
+      const input = Object.defineProperty({ resourceType: 'Bundle' }, 'entry', {
+        enumerable: true,
+        get: () => {
+          throw new Error('boom');
+        },
+      });
+      expect(validate(input)).toEqual({ ok: false, issues: [expect.objectContaining({ code: 'exception' })] });
+    });
+  });
+
+  it.each([
+    ['meta', 'meta', 'Bundle.meta'],
+    ['an entry', 'entry[0]', 'Bundle.entry[0]'],
+    ['a resource', 'entry[0].resource', 'Bundle.entry[0].resource'],
+    ['a reference', 'entry[0].resource.subject', 'Bundle.entry[0].resource.subject'],
+    ['a name', 'entry[1].resource.name[0]', 'Bundle.entry[1].resource.name[0]'],
+    ['a coding', 'entry[0].resource.code.coding[0]', 'Bundle.entry[0].resource.code.coding[0]'],
+  ])('reports an array in place of %s as a structure issue there', (_, at, expression) => {
+    expect(issuesOf(setAt(fixture(), at, [[]]))).toContainEqual(expect.objectContaining({ code: 'structure', expression }));
+  });
+
+  describe('prototype keys', () => {
+    it.each([
+      ['{"__proto__": {"polluted": true}}', 'Bundle.__proto__'],
+      ['{"constructor": {"prototype": {"polluted": true}}}', 'Bundle.constructor'],
+      ['{"prototype": 1}', 'Bundle.prototype'],
+    ])('refuses %s on the Bundle', (json, expression) => {
+      const input: unknown = JSON.parse(`{${json.slice(1, -1)},${JSON.stringify(fixture()).slice(1)}`);
+      expect(issuesOf(input)).toEqual([expect.objectContaining({ code: 'invalid', expression })]);
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    });
+
+    it('refuses __proto__ deep inside a resource, at its FHIRPath', () => {
+      const json = JSON.stringify(fixture()).replace('"postalCode"', '"__proto__":{"polluted":true},"postalCode"');
+      expect(issuesOf(JSON.parse(json))).toEqual([
+        expect.objectContaining({ code: 'invalid', expression: 'Bundle.entry[1].resource.address[0].__proto__' }),
+      ]);
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    });
+  });
+
+  describe('nesting', () => {
+    const nested = (depth: number) => {
+      let value: unknown = 'bottom';
+      for (let level = 0; level < depth; level++) value = { deeper: value };
+      return value;
+    };
+
+    it(`accepts extensions nested up to ${MAX_NESTING_DEPTH} levels in all`, () => {
+      // Bundle is level 1, entry 2, entry[0] 3, resource 4: the extension's outermost object is level 5.
+      expect(issuesOf(setAt(fixture(), 'entry[0].resource.extension', nested(MAX_NESTING_DEPTH - 4)))).toEqual([]);
+    });
+
+    it('reports the first level too deep once, without recursing further', () => {
+      const issues = issuesOf(setAt(fixture(), 'entry[0].resource.extension', nested(100_000)));
+      expect(issues).toEqual([expect.objectContaining({ code: 'structure', expression: expect.stringMatching(/^Bundle\.entry\[0\]\.resource\.extension(\.deeper)+$/) })]);
+    });
+
+    it('reports a cyclic structure instead of looping', () => {
+      const input = fixture();
+      const resource = (input['entry'] as { resource: Record<string, unknown> }[])[0]!.resource;
+      resource['contained'] = [resource];
+      expect(issuesOf(input)).toContainEqual(expect.objectContaining({ code: 'structure' }));
+    });
+  });
+
+  describe('strings', () => {
+    it(`accepts a note of ${MAX_STRING_LENGTH} characters`, () => {
+      expect(issuesOf(setAt(fixture(), 'entry[0].resource.note[0].text', 'x'.repeat(MAX_STRING_LENGTH)))).toEqual([]);
+    });
+
+    it('reports a longer note as too-long', () => {
+      expect(issuesOf(setAt(fixture(), 'entry[0].resource.note[0].text', 'x'.repeat(MAX_STRING_LENGTH + 1)))).toEqual([
+        expect.objectContaining({ code: 'too-long', expression: 'Bundle.entry[0].resource.note[0].text' }),
+      ]);
+    });
+
+    it('reports a 5 MB string in an unknown property', () => {
+      expect(issuesOf(setAt(fixture(), 'entry[3].resource.text', { div: 'x'.repeat(5_000_000) }))).toEqual([
+        expect.objectContaining({ code: 'too-long', expression: 'Bundle.entry[3].resource.text.div' }),
+      ]);
+    });
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a bigint', BigInt(1)],
+    ['a symbol', Symbol('x')],
+    ['a function', () => 1],
+  ])('reports %s, which JSON cannot carry, as a structure issue', (_, value) => {
+    expect(issuesOf(setAt(fixture(), 'entry[7].resource.extension', [value]))).toEqual([
+      expect.objectContaining({ code: 'structure', expression: 'Bundle.entry[7].resource.extension[0]' }),
+    ]);
+  });
+
+  it(`lists at most ${MAX_ISSUES} issues and says how many more there are`, () => {
+    const garbage = Array.from({ length: 1000 }, () => JSON.parse('{"__proto__": 0}') as unknown);
+    const issues = issuesOf(setAt(fixture(), 'entry[0].resource.extension', garbage));
+    expect(issues).toHaveLength(MAX_ISSUES + 1);
+    expect(issues.at(-1)).toEqual(expect.objectContaining({ code: 'informational', diagnostics: '900 further issues are not listed' }));
+  });
+
+  it('never throws for randomly damaged bundles', () => {
+    const random = seededRandom(20261121);
+    const replacements: unknown[] = [null, 0, -1, 1.5, '', 'x', true, [], {}, [null], { reference: 'urn:uuid:x' }, '2026-13-45'];
+    for (let round = 0; round < 300; round++) {
+      const input = round % 2 === 0 ? fixture() : (JSON.parse(JSON.stringify(documentBundle())) as Record<string, unknown>);
+      for (let damage = 0; damage < 1 + Math.floor(random() * 4); damage++) damageRandomNode(input, random, replacements);
+      for (const [, validate] of validators) {
+        const result = validate(input);
+        expect(result.ok || result.issues.length > 0).toBe(true);
+      }
+      expect(['admission-request', 'document', 'unknown']).toContain(bundleKind(input, DEFAULT_PROFILE_BASE));
+    }
+  });
+});
+
+/** A small deterministic PRNG (mulberry32), so a failing round can be replayed. */
+function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function damageRandomNode(root: Record<string, unknown>, random: () => number, replacements: readonly unknown[]): void {
+  let node: Record<string | number, unknown> = root;
+  for (;;) {
+    const keys: (string | number)[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
+    const key = keys[Math.floor(random() * keys.length)];
+    if (key === undefined) return;
+    const child = node[key];
+    if (typeof child === 'object' && child !== null && random() < 0.75) {
+      node = child as Record<string | number, unknown>;
+      continue;
+    }
+    node[key] = replacements[Math.floor(random() * replacements.length)];
+    return;
+  }
+}

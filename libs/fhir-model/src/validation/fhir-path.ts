@@ -1,0 +1,31 @@
+/**
+ * FHIRPath expressions for validation issues (decisions.md, "Errors": validation issues carry the
+ * FHIRPath of the offending element, e.g. `Bundle.entry[0].resource.identifier[0].value`).
+ */
+
+export type PathSegment = string | number;
+
+const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** `_family` in FHIR JSON carries the id and extensions of the primitive `family`; FHIRPath calls both `family`. */
+const PRIMITIVE_EXTENSION_KEY = /^_[A-Za-z]/;
+
+export function fhirPath(segments: readonly PropertyKey[], root = 'Bundle'): string {
+  return segments.reduce<string>((path, segment) => path + step(segment), root);
+}
+
+function step(segment: PropertyKey): string {
+  if (typeof segment === 'number') return `[${segment}]`;
+  const name = typeof segment === 'string' ? segment : String(segment);
+  const element = PRIMITIVE_EXTENSION_KEY.test(name) ? name.slice(1) : name;
+  // Keys that are not FHIRPath identifiers are written as delimited identifiers.
+  return PLAIN_IDENTIFIER.test(element) ? `.${element}` : `.\`${element.replace(/[`\\]/g, (c) => `\\${c}`)}\``;
+}
+
+/** The name of the element a path ends in, for diagnostics ("status is required"). */
+export function elementName(segments: readonly PropertyKey[], root = 'Bundle'): string {
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const segment = segments[i];
+    if (typeof segment === 'string') return segment;
+  }
+  return root;
+}
