@@ -17,7 +17,7 @@ module.exports = {
     ],
   },
   // ESM-only packages jest must compile to CommonJS (Node itself loads them with require(esm)).
-  transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error|jose)/)'],
   moduleNameMapper,
   globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
   globalTeardown: '<rootDir>/tools/jest/global-teardown.cjs',

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { baseServiceEnv, env } from '@bedrequest/config';
 
+const databaseEnv = {
+  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
+  /** The PostgreSQL schema this service owns; no other service reads it. */
+  AUTH_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('auth'),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+};
+
+/** Optional variables: unset and empty both mean "not configured". */
+const optional = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value : undefined));
+
 export const AuthConfig = z.object({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
@@ -8,5 +21,41 @@ export const AuthConfig = z.object({
   REDIS_URL: env.url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
   /** Prefix of every Redis key, so that test runs and stacks can share one Redis. */
   REDIS_KEY_PREFIX: z.string().default('bedrequest:'),
+  ...databaseEnv,
+
+  /** `iss` and `aud` of access tokens; the gateway expects the same values. */
+  AUTH_ISSUER: z.string().min(1).default('urn:bedrequest:auth'),
+  AUTH_AUDIENCE: z.string().min(1).default('urn:bedrequest:api'),
+  /**
+   * The Ed25519 signing key: a private JWK (JSON) or a PKCS#8 PEM. Unset outside production: a
+   * development key is generated once and kept in the auth schema. Required in production.
+   */
+  AUTH_SIGNING_KEY: optional,
+  /** `kid` of AUTH_SIGNING_KEY when the key itself carries none (PEM); default: its JWK thumbprint. */
+  AUTH_SIGNING_KEY_ID: optional,
+  /**
+   * Public keys that still verify after a rotation: a JWKS (`{"keys":[...]}`) or a JSON array of
+   * public JWKs, typically the previous key's entry copied from GET /internal/jwks.
+   */
+  AUTH_PREVIOUS_PUBLIC_KEYS: optional,
+  /** Lifetime of a refresh token; each refresh issues a new one with the full lifetime (30 days). */
+  AUTH_REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
+  /** Failed logins per username within the window before 429 (brute force on one account). */
+  AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(5),
+  /** Failed logins per client address within the window before 429 (password spraying). */
+  AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: env.positiveInt(20),
+  AUTH_LOGIN_FAILURE_WINDOW_SECONDS: env.positiveInt(15 * 60),
+  /**
+   * Take the client address for throttling from X-Forwarded-For (set by the gateway). Auth is
+   * reachable only through the gateway on the internal network; set false if it is exposed directly.
+   */
+  AUTH_TRUST_FORWARDED_FOR: env.bool(true),
 });
 export type AuthConfig = z.infer<typeof AuthConfig>;
+
+/** What `npm run admin -- user ...` needs: the running stack's database and routing's clinic API. */
+export const AuthCliConfig = z.object({
+  ...databaseEnv,
+  ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
+});
+export type AuthCliConfig = z.infer<typeof AuthCliConfig>;

@@ -1,34 +1,100 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
+import { databaseIsReachable } from '@bedrequest/persistence';
 import type { AuthConfig } from './config';
-import { tokenStatusRouter } from './token/token-status.router';
+import { errorHandler } from './http/error-handler';
+import { jwksRouter } from './keys/jwks.router';
+import { SigningKeyRepository } from './keys/signing-key.repository';
+import { loadSigningKeys } from './keys/signing-keys';
+import { PasswordHasher } from './passwords/password-hasher';
+import { openAuthDatabase } from './persistence/database';
+import { AccessTokenIssuer, type Clock } from './token/access-token.service';
+import { LoginThrottle } from './token/login-throttle';
+import { RefreshTokenRepository } from './token/refresh-token.repository';
+import { tokenRouter } from './token/token.router';
+import { TokenService } from './token/token.service';
+import { UserRepository } from './users/user.repository';
 
 export interface RunningAuth {
   readonly server: Server;
+  /** The bound address, e.g. http://127.0.0.1:8081 (AUTH_PORT=0 picks a free port). */
+  readonly url: string;
   stop(): Promise<void>;
 }
 
-export async function startAuth(config: AuthConfig): Promise<RunningAuth> {
+export interface AuthDependencies {
+  /** The clock tokens are issued by; tests move it. */
+  readonly now?: Clock;
+}
+
+export async function startAuth(config: AuthConfig, dependencies: AuthDependencies = {}): Promise<RunningAuth> {
+  const now = dependencies.now ?? Date.now;
   const logger = createLogger('auth', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger);
   const registry = createMetricsRegistry('auth');
 
-  const redis = new Redis(config.REDIS_URL, {
-    keyPrefix: config.REDIS_KEY_PREFIX,
-    // Commands fail fast while Redis is down instead of queueing without bound; the caller answers 503.
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
-  });
-  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis unavailable'));
-  lifecycle.onStop('redis', () => redis.quit().catch(() => redis.disconnect()));
+  try {
+    const prisma = await openAuthDatabase({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.AUTH_DB_SCHEMA,
+      poolSize: config.DATABASE_POOL_SIZE,
+    });
+    lifecycle.onStop('database', () => prisma.$disconnect());
 
-  const app = createServiceHttpApp({ logger, registry, readiness: { redis: () => redis.status === 'ready' } });
-  app.use('/api/v1/token', tokenStatusRouter());
+    const keys = await loadSigningKeys({
+      signingKey: config.AUTH_SIGNING_KEY,
+      signingKeyId: config.AUTH_SIGNING_KEY_ID,
+      previousPublicKeys: config.AUTH_PREVIOUS_PUBLIC_KEYS,
+      nodeEnv: config.NODE_ENV,
+      developmentKeys: new SigningKeyRepository(prisma),
+    });
+    if (!config.AUTH_SIGNING_KEY) logger.warn({ kid: keys.current.kid }, 'signing with the development key (AUTH_SIGNING_KEY not set)');
 
-  const server = await listen(app, config.AUTH_PORT, config.HOST);
-  lifecycle.onStop('http', () => closeServer(server));
-  logger.info({ port: config.AUTH_PORT }, 'auth listening');
-  return { server, stop: () => lifecycle.stop() };
+    const redis = new Redis(config.REDIS_URL, {
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      // Commands fail fast while Redis is down instead of queueing without bound; the caller answers 503.
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+    });
+    redis.on('error', (error) => logger.warn({ err: error.message }, 'redis unavailable'));
+    lifecycle.onStop('redis', () => redis.quit().catch(() => redis.disconnect()));
+
+    const tokens = new TokenService({
+      users: new UserRepository(prisma),
+      passwords: await PasswordHasher.create(),
+      throttle: new LoginThrottle(redis, {
+        failuresPerUsername: config.AUTH_LOGIN_MAX_FAILURES_PER_USERNAME,
+        failuresPerAddress: config.AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS,
+        windowSeconds: config.AUTH_LOGIN_FAILURE_WINDOW_SECONDS,
+      }),
+      accessTokens: new AccessTokenIssuer({ keys, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now }),
+      refreshTokens: new RefreshTokenRepository(redis, config.AUTH_REFRESH_TOKEN_TTL_SECONDS),
+      logger,
+    });
+
+    const app = createServiceHttpApp({
+      logger,
+      registry,
+      readiness: {
+        redis: () => redis.status === 'ready',
+        database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`),
+      },
+    });
+    app.use('/api/v1/token', tokenRouter(tokens, { trustForwardedFor: config.AUTH_TRUST_FORWARDED_FOR }));
+    app.use('/internal', jwksRouter(keys.jwks));
+    app.use(errorHandler(logger));
+
+    const server = await listen(app, config.AUTH_PORT, config.HOST);
+    lifecycle.onStop('http', () => closeServer(server));
+    const { port } = server.address() as AddressInfo;
+    logger.info({ port }, 'auth listening');
+    return { server, url: `http://${config.HOST}:${port}`, stop: () => lifecycle.stop() };
+  } catch (error) {
+    // A start that fails half-way closes what it opened, so a test or a restart loop leaks nothing.
+    await lifecycle.stop();
+    throw error;
+  }
 }

@@ -7,5 +7,28 @@ export const GatewayConfig = z.object({
   /** The public port: `{base_url}` is http://127.0.0.1:8080 by default (decisions.md). */
   PORT: env.port(8080),
   AUTH_URL: env.url('http://127.0.0.1:8081', ['http:', 'https:']),
+  /** Where the access tokens' public keys are fetched from; default: AUTH_URL + /internal/jwks. */
+  AUTH_JWKS_URL: z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim() : undefined))
+    .refine((value) => value === undefined || /^https?:\/\/[^/]/.test(value), 'must be an http(s) URL'),
+  /** The `iss` and `aud` every access token must carry: the same values as the auth service's. */
+  AUTH_ISSUER: z.string().min(1).default('urn:bedrequest:auth'),
+  AUTH_AUDIENCE: z.string().min(1).default('urn:bedrequest:api'),
+  /** Routing's internal clinic API, behind GET /api/v1/kliniken and the performer check. */
+  ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
+  /** Intake's internal read API (Tasks, bundles for clinics). */
+  INTAKE_URL: env.url('http://127.0.0.1:8082', ['http:', 'https:']),
+  /** `{profile_base}` of the profiles and code systems (decisions.md). */
+  PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
+  /** How long a POST waits for intake's verdict before answering 202 for a queued message. */
+  INTAKE_VERDICT_TIMEOUT_MS: env.positiveInt(5_000),
+  /** Requests per second per authenticated party and gateway process, then 429. */
+  RATE_LIMIT_PER_SECOND: env.positiveInt(200),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+export function authJwksUrl(config: Pick<GatewayConfig, 'AUTH_URL' | 'AUTH_JWKS_URL'>): URL {
+  return new URL(config.AUTH_JWKS_URL ?? '/internal/jwks', config.AUTH_URL);
+}

@@ -1,13 +1,30 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import helmet from 'helmet';
 import { messageCatalog, declareTopology } from '@bedrequest/contracts';
+import { notFound, serverError } from '@bedrequest/fhir-model';
 import { Broker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
-import type { GatewayConfig } from './config';
+import type { NextFunction, Request, Response } from 'express';
+import { ANY_ROLE, createAccessTokenVerifier, remoteSigningKeys, requireAccessToken } from './auth';
+import { clinicApiRouter } from './clinic-api/clinic-api.router';
+import { ClinicDirectoryClient } from './clinics/clinic-directory.client';
+import { klinikenRouter } from './clinics/kliniken.router';
+import { authJwksUrl, type GatewayConfig } from './config';
+import { bundleRoute } from './fhir/bundle.router';
+import { sendOutcome } from './fhir/fhir-response';
+import { IntakeClient } from './fhir/intake.client';
+import { ParticipatingClinics } from './fhir/participating-clinics';
+import { taskRouter } from './fhir/task.router';
+import { openApiDocument } from './openapi/openapi-document';
+import { rateLimitPerParty } from './rate-limit';
 import { tokenProxyRouter } from './token/token-proxy.router';
 
 export interface RunningGateway {
   readonly server: Server;
   readonly broker: Broker;
+  /** The bound address (PORT=0 picks a free port). */
+  readonly url: string;
   stop(): Promise<void>;
 }
 
@@ -28,11 +45,52 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   await broker.start();
   lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
+  const verifier = createAccessTokenVerifier({
+    keys: remoteSigningKeys(authJwksUrl(config)),
+    issuer: config.AUTH_ISSUER,
+    audience: config.AUTH_AUDIENCE,
+  });
+  const referrers = [requireAccessToken({ verifier, roles: ['referrer'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
+  const clinics = [requireAccessToken({ verifier, roles: ['clinic'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
+  const anyone = [requireAccessToken({ verifier, roles: ANY_ROLE }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
+  const clinicDirectory = new ClinicDirectoryClient(config.ROUTING_URL);
+  const intake = new IntakeClient(config.INTAKE_URL);
+
   const app = createServiceHttpApp({ logger, registry, readiness: { broker: () => broker.isReady() } });
+  app.use(helmet());
+  app.get('/api/openapi.json', (req, res) => {
+    res.json(openApiDocument({ serverUrl: `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.PORT}`}` }));
+  });
   app.use('/api/v1/token', tokenProxyRouter(config.AUTH_URL, logger));
+  app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
+  app.use(
+    '/api/v1/clinic',
+    ...clinics,
+    clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }),
+  );
+  app.post(
+    '/api/v2/fhir/Bundle',
+    ...referrers,
+    ...bundleRoute({
+      broker,
+      clinics: new ParticipatingClinics(clinicDirectory),
+      profileBase: config.PROFILE_BASE,
+      verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
+      logger,
+    }),
+  );
+  app.use('/api/v2/fhir', ...anyone, taskRouter(intake, logger));
+  app.use('/api/v2/fhir', (_req: Request, res: Response) => sendOutcome(res, notFound('no such FHIR endpoint')));
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+    if (req.originalUrl.startsWith('/api/v2/fhir')) return sendOutcome(res, serverError());
+    res.status(500).json({ error: 'internal_error', message: 'internal error' });
+  });
 
   const server = await listen(app, config.PORT, config.HOST);
   lifecycle.onStop('http', () => closeServer(server));
-  logger.info({ port: config.PORT }, 'gateway listening');
-  return { server, broker, stop: () => lifecycle.stop() };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  logger.info({ url }, 'gateway listening');
+  return { server, broker, url, stop: () => lifecycle.stop() };
 }

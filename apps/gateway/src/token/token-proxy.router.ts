@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 
@@ -18,7 +18,8 @@ export function tokenProxyRouter(authUrl: string, logger: Logger): Router {
           [CORRELATION_HEADER]: String(req.headers[CORRELATION_HEADER]),
           'x-forwarded-for': req.socket.remoteAddress ?? '',
         },
-        body: req.method === 'GET' ? undefined : JSON.stringify(req.body ?? {}),
+        // Forwarded as received: the auth service parses it and answers malformed JSON itself.
+        body: req.method === 'GET' || !Buffer.isBuffer(req.body) ? undefined : req.body,
         signal: AbortSignal.timeout(10_000),
       });
       for (const header of ['content-type', 'retry-after', 'www-authenticate']) {
@@ -32,6 +33,10 @@ export function tokenProxyRouter(authUrl: string, logger: Logger): Router {
     }
   };
   router.get('/status', forward);
-  router.post(['/login', '/refresh'], express.json({ limit: '16kb' }), forward);
+  router.post(['/login', '/refresh'], express.raw({ type: () => true, limit: '16kb' }), forward);
+  router.use((error: { status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
+    res.status(status).json({ error: status === 413 ? 'too_large' : 'invalid_request', message: error.message ?? 'unreadable body' });
+  });
   return router;
 }

@@ -1,0 +1,138 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { run } from './cli';
+import type { AuthCliConfig } from './config';
+import { PasswordHasher } from './passwords/password-hasher';
+import { openAuthDatabase, type AuthDatabase } from './persistence/database';
+
+/**
+ * `npm run admin -- user ...` in-process against the real PostgreSQL. Routing's internal clinic API
+ * is played by a small HTTP server answering as routing does (200 for a registered IK, 404
+ * otherwise); the real API is tested in apps/routing.
+ */
+describe('npm run admin -- user ...', () => {
+  const registeredClinics = new Set(['510000001', '510000002']);
+  let routing: Server;
+  let config: AuthCliConfig;
+  let prisma: AuthDatabase;
+
+  beforeAll(async () => {
+    routing = createServer((req, res) => {
+      const ik = /^\/internal\/clinics\/(\d+)$/.exec(req.url ?? '')?.[1];
+      if (ik && registeredClinics.has(ik)) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ik }));
+      else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found' }));
+    });
+    await new Promise<void>((resolve) => routing.listen(0, '127.0.0.1', resolve));
+    config = {
+      DATABASE_URL: testEnvironment().databaseUrl,
+      AUTH_DB_SCHEMA: uniqueName('auth_cli'),
+      DATABASE_POOL_SIZE: 2,
+      ROUTING_URL: `http://127.0.0.1:${(routing.address() as AddressInfo).port}`,
+    };
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => routing.close(resolve));
+    await prisma?.$disconnect();
+  });
+
+  const admin = async (argv: string[], overrides: Partial<AuthCliConfig> = {}) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await run(argv, { config: { ...config, ...overrides }, out: (line) => out.push(line), err: (line) => err.push(line) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+  const stored = async (username: string) => {
+    prisma ??= await openAuthDatabase({ databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA, poolSize: 1 });
+    return prisma.userAccount.findUnique({ where: { username } });
+  };
+
+  const referrerArgs = ['--role', 'referrer', '--username', 'Demo-Referrer', '--password', 'referrer-password', '--ik', '260000001,260000002', '--fhir-base', 'https://demo-hospital.example/fhir'];
+
+  it('creates a referrer with several IK numbers, its FHIR base and an Argon2id hash of the password', async () => {
+    const result = await admin(['user', 'create', ...referrerArgs]);
+
+    expect(result).toEqual({ code: 0, out: expect.stringMatching(/^created referrer user demo-referrer \(id [0-9a-f-]{36}\) ik 260000001,260000002/), err: '' });
+    const user = await stored('demo-referrer');
+    expect(user).toMatchObject({ role: 'referrer', ikNumbers: ['260000001', '260000002'], fhirBase: 'https://demo-hospital.example/fhir', disabledAt: null });
+    expect(user!.passwordHash).toMatch(/^\$argon2id\$/);
+    await expect((await PasswordHasher.create()).verify(user!.passwordHash, 'referrer-password')).resolves.toBe(true);
+  });
+
+  it('creates a clinic user for a registered clinic', async () => {
+    const result = await admin(['user', 'create', '--role', 'clinic', '--username', 'waldsee', '--password', 'clinic-password', '--ik', '510000001']);
+
+    expect(result.code).toBe(0);
+    expect(await stored('waldsee')).toMatchObject({ role: 'clinic', ikNumbers: ['510000001'], fhirBase: null });
+  });
+
+  it('lists users without password hashes', async () => {
+    const result = await admin(['user', 'list']);
+
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('referrer user demo-referrer');
+    expect(result.out).toContain('clinic user waldsee');
+    expect(result.out).not.toContain('argon2');
+  });
+
+  it('disables a user, and says so again without failing', async () => {
+    await admin(['user', 'create', '--role', 'clinic', '--username', 'bergblick', '--password', 'clinic-password', '--ik', '510000002']);
+
+    expect(await admin(['user', 'disable', '--username', 'Bergblick'])).toEqual({ code: 0, out: 'disabled user bergblick', err: '' });
+    expect((await stored('bergblick'))!.disabledAt).toBeInstanceOf(Date);
+    expect((await admin(['user', 'disable', '--username', 'bergblick'])).out).toBe('user bergblick was already disabled');
+    expect((await admin(['user', 'list'])).out).toMatch(/clinic user bergblick .* disabled since /);
+  });
+
+  it('upsert resets the password of an existing user and enables it again', async () => {
+    const result = await admin(['user', 'upsert', '--role', 'clinic', '--username', 'bergblick', '--password', 'new-clinic-password', '--ik', '510000002']);
+
+    expect(result.out).toMatch(/^updated clinic user bergblick/);
+    const user = await stored('bergblick');
+    expect(user!.disabledAt).toBeNull();
+    await expect((await PasswordHasher.create()).verify(user!.passwordHash, 'new-clinic-password')).resolves.toBe(true);
+  });
+
+  const clinicArgs = (ik: string) => ['user', 'create', '--role', 'clinic', '--username', `clinic-${ik}`, '--password', 'clinic-password', '--ik', ik];
+
+  it.each([
+    ['a duplicate username', ['user', 'create', ...referrerArgs], 'a user named "demo-referrer" already exists'],
+    ['an unknown clinic IK', clinicArgs('519999999'), 'unknown clinic IK 519999999: register the clinic first'],
+    ['a malformed IK', clinicArgs('51000001'), 'malformed IK number "51000001": an IK number is 9 digits'],
+    ['a malformed IK among several', ['user', 'create', ...referrerArgs.slice(0, 6), '--ik', '260000001,26000000x', '--fhir-base', 'https://x.example/fhir'], 'malformed IK number "26000000x"'],
+    ['two IK numbers for a clinic user', ['user', 'create', '--role', 'clinic', '--username', 'two', '--password', 'clinic-password', '--ik', '510000001,510000002'], 'exactly one IK number'],
+    ['a referrer without FHIR base', ['user', 'create', ...referrerArgs.slice(0, 8)], 'missing option --fhir-base'],
+    ['a bad FHIR base URL', ['user', 'create', ...referrerArgs.slice(0, 8), '--fhir-base', 'demo-hospital/fhir'], 'bad URL "demo-hospital/fhir"'],
+    ['a non-http FHIR base URL', ['user', 'create', ...referrerArgs.slice(0, 8), '--fhir-base', 'ftp://demo.example/fhir'], 'bad URL'],
+    ['a FHIR base for a clinic user', [...clinicArgs('510000001'), '--fhir-base', 'https://x.example/fhir'], '--fhir-base applies to referrers only'],
+    ['an unknown role', ['user', 'create', '--role', 'admin', '--username', 'root', '--password', 'root-password', '--ik', '260000001'], 'unknown role "admin"'],
+    ['a missing password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--ik', '510000001'], 'missing option --password'],
+    ['a too short password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--password', 'short', '--ik', '510000001'], 'the password must have 8 to 256 characters'],
+    ['a malformed username', ['user', 'create', '--role', 'clinic', '--username', 'a b', '--password', 'clinic-password', '--ik', '510000001'], 'malformed username'],
+    ['an unknown option', [...clinicArgs('510000001'), '--admin'], "Unknown option '--admin'"],
+    ['disabling an unknown user', ['user', 'disable', '--username', 'ghost'], 'no user named "ghost"'],
+    ['an unknown command', ['user', 'delete'], 'unknown command "user delete"'],
+    ['no command', [], 'missing command'],
+  ])('refuses %s with exit code 1 and a one-line reason', async (_case, argv, reason) => {
+    const result = await admin(argv);
+
+    expect(result.code).toBe(1);
+    expect(result.out).toBe('');
+    expect(result.err).toContain(reason);
+    expect(result.err).not.toContain('\n');
+  });
+
+  it('tells to start the stack when routing cannot be reached to check a clinic IK', async () => {
+    const result = await admin(clinicArgs('510000001'), { ROUTING_URL: 'http://127.0.0.1:1' });
+
+    expect(result.code).toBe(1);
+    expect(result.err).toBe('error: cannot reach the routing service at http://127.0.0.1:1 to check clinic IK 510000001: start the stack first (npm start)');
+    expect(await stored('clinic-510000001')).toBeNull();
+  });
+
+  it('never prints the password', async () => {
+    const results = [await admin(['user', 'create', ...referrerArgs]), await admin(['user', 'list'])];
+
+    for (const result of results) expect(result.out + result.err).not.toContain('referrer-password');
+  });
+});

@@ -1,0 +1,249 @@
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { TcpProxy, testEnvironment, waitFor } from '@bedrequest/testing';
+import { clinicUser, login, postJson, referrer, refresh, startTestAuth, type TestAuth } from '../testing/auth-harness';
+
+
+describe('token endpoints of the auth service, against the real PostgreSQL and Redis', () => {
+  let sut: TestAuth;
+
+  beforeAll(async () => {
+    sut = await startTestAuth({ AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: '3', AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: '6' });
+    await sut.addUser(referrer('hospital'));
+    await sut.addUser(clinicUser('waldsee'));
+  });
+  afterAll(() => sut.stop());
+
+  const jwks = async () => (await (await fetch(`${sut.url}/internal/jwks`)).json()) as JSONWebKeySet;
+  let address = 0;
+  /** A client address of its own per test, so that the per-address limit of one test does not leak into the next. */
+  const from = () => ({ 'x-forwarded-for': `192.0.2.${(address += 1)}` });
+
+  describe('login', () => {
+    it('answers a referrer with the token response and an access token naming the party', async () => {
+      const response = await login(sut.url, 'hospital', 'referrer-password-1', from());
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.body).toEqual({
+        tokenType: 'Bearer',
+        accessToken: expect.any(String),
+        expiresIn: 3600,
+        refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      });
+      const accessToken = response.body.accessToken as string;
+      expect(decodeProtectedHeader(accessToken)).toMatchObject({ alg: 'EdDSA', typ: 'at+jwt', kid: expect.any(String) });
+      const { payload } = await jwtVerify(accessToken, createLocalJWKSet(await jwks()), {
+        issuer: 'urn:bedrequest:auth',
+        audience: 'urn:bedrequest:api',
+      });
+      expect(payload).toEqual({
+        sub: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        role: 'referrer',
+        ik: ['260000001', '260000002'],
+        fhirBase: 'https://demo-hospital.example/fhir',
+        jti: expect.any(String),
+        iss: 'urn:bedrequest:auth',
+        aud: 'urn:bedrequest:api',
+        iat: expect.any(Number),
+        exp: payload.iat! + 3600,
+      });
+    });
+
+    it('gives a clinic user a token with its one IK number and no FHIR base', async () => {
+      const response = await login(sut.url, 'waldsee', 'clinic-password-1', from());
+
+      const { payload } = await jwtVerify(response.body.accessToken as string, createLocalJWKSet(await jwks()));
+      expect(payload).toMatchObject({ role: 'clinic', ik: ['510000001'] });
+      expect(payload).not.toHaveProperty('fhirBase');
+    });
+
+    it('treats usernames case-insensitively', async () => {
+      expect((await login(sut.url, 'Hospital', 'referrer-password-1', from())).status).toBe(200);
+    });
+
+    it('answers an unknown user and a wrong password with the same 401', async () => {
+      const unknown = await login(sut.url, 'nobody', 'referrer-password-1', from());
+      const wrong = await login(sut.url, 'hospital', 'wrong-password', from());
+
+      expect(unknown.status).toBe(401);
+      expect(wrong.status).toBe(401);
+      expect(unknown.body).toEqual({ error: 'invalid_credentials', message: 'username or password is wrong' });
+      expect(wrong.body).toEqual(unknown.body);
+      expect([...wrong.headers.keys()].filter((name) => name !== 'date' && name !== 'x-correlation-id')).toEqual(
+        [...unknown.headers.keys()].filter((name) => name !== 'date' && name !== 'x-correlation-id'),
+      );
+    });
+
+    it.each([
+      ['no password', { username: 'hospital' }],
+      ['a number as password', { username: 'hospital', password: 42 }],
+      ['an empty username', { username: '', password: 'x' }],
+      ['not JSON at all', '{"username": '],
+    ])('answers 400 for a body with %s', async (_case, body) => {
+      const response = await postJson(`${sut.url}/api/v1/token/login`, body, from());
+
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ error: 'invalid_request', message: expect.any(String) });
+    });
+
+    it('refuses a disabled user like a wrong password', async () => {
+      await sut.addUser(referrer('retired', 'retired-password'));
+      await sut.prisma.userAccount.update({ where: { username: 'retired' }, data: { disabledAt: new Date() } });
+
+      const response = await login(sut.url, 'retired', 'retired-password', from());
+
+      expect(response.status).toBe(401);
+      expect(response.body).toMatchObject({ error: 'invalid_credentials' });
+    });
+  });
+
+  describe('refresh', () => {
+    const loggedIn = async () => (await login(sut.url, 'hospital', 'referrer-password-1', from())).body.refreshToken as string;
+
+    it('returns a fresh pair, and the used refresh token no longer works', async () => {
+      const first = await loggedIn();
+
+      const renewed = await refresh(sut.url, first);
+
+      expect(renewed.status).toBe(200);
+      expect(renewed.body).toEqual({ tokenType: 'Bearer', accessToken: expect.any(String), expiresIn: 3600, refreshToken: expect.any(String) });
+      expect(renewed.body.refreshToken).not.toBe(first);
+      expect((await refresh(sut.url, renewed.body.refreshToken)).status).toBe(200);
+    });
+
+    it('revokes the whole family when a used refresh token comes back', async () => {
+      const first = await loggedIn();
+      const second = (await refresh(sut.url, first)).body.refreshToken as string;
+
+      const replay = await refresh(sut.url, first);
+
+      expect(replay.status).toBe(401);
+      expect(replay.body).toMatchObject({ error: 'invalid_refresh_token' });
+      expect((await refresh(sut.url, second)).status).toBe(401);
+    });
+
+    it('lets exactly one of several concurrent refreshes with the same token succeed', async () => {
+      const token = await loggedIn();
+
+      const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(sut.url, token)));
+
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401, 401, 401, 401, 401, 401, 401]);
+    });
+
+    it('answers 401 for an unknown token and 400 for a missing one', async () => {
+      expect((await refresh(sut.url, 'A'.repeat(43))).status).toBe(401);
+      expect((await postJson(`${sut.url}/api/v1/token/refresh`, {})).status).toBe(400);
+    });
+
+    it('refuses to refresh for a user who was disabled after logging in', async () => {
+      await sut.addUser(referrer('leaving', 'leaving-password'));
+      const token = (await login(sut.url, 'leaving', 'leaving-password', from())).body.refreshToken as string;
+      await sut.prisma.userAccount.update({ where: { username: 'leaving' }, data: { disabledAt: new Date() } });
+
+      expect((await refresh(sut.url, token)).status).toBe(401);
+    });
+
+    it('answers 401 once the refresh token has expired', async () => {
+      const shortLived = await startTestAuth({ AUTH_REFRESH_TOKEN_TTL_SECONDS: '1' });
+      try {
+        await shortLived.addUser(referrer('brief', 'brief-password'));
+        const token = (await login(shortLived.url, 'brief', 'brief-password')).body.refreshToken as string;
+
+        await new Promise((resolve) => setTimeout(resolve, 2_100));
+
+        expect((await refresh(shortLived.url, token)).status).toBe(401);
+      } finally {
+        await shortLived.stop();
+      }
+    });
+  });
+
+  describe('throttling', () => {
+    it('answers 429 with Retry-After after repeated failures for one username, even for the right password', async () => {
+      await sut.addUser(referrer('target', 'target-password'));
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        expect((await login(sut.url, 'target', 'guess', from())).status).toBe(401);
+      }
+
+      const locked = await login(sut.url, 'target', 'target-password', from());
+
+      expect(locked.status).toBe(429);
+      expect(locked.body).toMatchObject({ error: 'too_many_requests' });
+      const retryAfter = Number(locked.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+      expect((await login(sut.url, 'hospital', 'referrer-password-1', from())).status).toBe(200);
+    });
+
+    it('answers 429 after repeated failures from one address, whatever the usernames', async () => {
+      const sprayer = from();
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        expect((await login(sut.url, `user-${attempt}`, 'password', sprayer)).status).toBe(401);
+      }
+
+      const locked = await login(sut.url, 'hospital', 'referrer-password-1', sprayer);
+
+      expect(locked.status).toBe(429);
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await login(sut.url, 'hospital', 'referrer-password-1', from())).status).toBe(200);
+    });
+
+    it('forgets a username\'s failures after a successful login', async () => {
+      await sut.addUser(referrer('forgetful', 'forgetful-password'));
+      for (let round = 0; round < 2; round += 1) {
+        for (let attempt = 0; attempt < 2; attempt += 1) await login(sut.url, 'forgetful', 'typo', from());
+        expect((await login(sut.url, 'forgetful', 'forgetful-password', from())).status).toBe(200);
+      }
+    });
+  });
+
+  it('answers the status endpoint without authentication', async () => {
+    const response = await fetch(`${sut.url}/api/v1/token/status`);
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('publishes only public key material in the JWKS', async () => {
+    const { keys } = await jwks();
+
+    expect(keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: expect.any(String), alg: 'EdDSA', use: 'sig' }]);
+  });
+});
+
+describe('the auth service while Redis is down', () => {
+  const redis = new URL(testEnvironment().redisUrl);
+  const proxy = new TcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+  let sut: TestAuth;
+
+  beforeAll(async () => {
+    const port = await proxy.start();
+    redis.port = String(port);
+    sut = await startTestAuth({ REDIS_URL: redis.toString() });
+    await sut.addUser(referrer('hospital'));
+  });
+  afterAll(async () => {
+    await sut.stop();
+    await proxy.stop();
+  });
+
+  it('answers login and refresh with 503 and Retry-After, and recovers when Redis is back', async () => {
+    await waitFor(async () => (await fetch(`${sut.url}/health/ready`)).status === 200, { what: 'auth ready' });
+    const token = (await login(sut.url, 'hospital', 'referrer-password-1')).body.refreshToken as string;
+
+    proxy.cut();
+    await waitFor(async () => (await fetch(`${sut.url}/health/ready`)).status === 503, { what: 'redis seen as down' });
+    const refused = await login(sut.url, 'hospital', 'referrer-password-1');
+    const refreshRefused = await refresh(sut.url, token);
+
+    for (const response of [refused, refreshRefused]) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(response.body).toEqual({ error: 'unavailable', message: 'the authentication service is temporarily unavailable' });
+    }
+
+    proxy.restore();
+    await waitFor(async () => (await login(sut.url, 'hospital', 'referrer-password-1')).status === 200, { what: 'login after recovery' });
+    expect((await refresh(sut.url, token)).status).toBe(200);
+  });
+});

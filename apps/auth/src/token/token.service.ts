@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { InvalidCredentialsError, InvalidRefreshTokenError, StoreUnavailableError } from '../errors';
+import type { PasswordHasher } from '../passwords/password-hasher';
+import type { UserAccount } from '../users/user';
+import { normalizeUsername } from '../users/user-admin.service';
+import type { UserRepository } from '../users/user.repository';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, type AccessTokenIssuer } from './access-token.service';
+import type { LoginThrottle } from './login-throttle';
+import type { RefreshTokenRepository } from './refresh-token.repository';
+
+/** Spec, "Token response (login and refresh)". */
+export interface TokenResponse {
+  readonly tokenType: 'Bearer';
+  readonly accessToken: string;
+  readonly expiresIn: number;
+  readonly refreshToken: string;
+}
+
+export interface TokenServiceDeps {
+  readonly users: UserRepository;
+  readonly passwords: PasswordHasher;
+  readonly throttle: LoginThrottle;
+  readonly accessTokens: AccessTokenIssuer;
+  readonly refreshTokens: RefreshTokenRepository;
+  readonly logger: Logger;
+}
+
+/** Login and refresh (spec, "Authentication" 3-7). */
+export class TokenService {
+  constructor(private readonly deps: TokenServiceDeps) {}
+
+  async login(credentials: { username: string; password: string; clientAddress: string }): Promise<TokenResponse> {
+    const username = normalizeUsername(credentials.username);
+    await this.deps.throttle.assertAllowed(username, credentials.clientAddress);
+    const user = await this.findUser(() => this.deps.users.findByUsername(username));
+    // Unknown user, wrong password and disabled user cost the same Argon2 verification and get the
+    // same answer, so neither timing nor body tells which usernames exist.
+    const passwordMatches = user
+      ? await this.deps.passwords.verify(user.passwordHash, credentials.password)
+      : await this.deps.passwords.verifyUnknownUser(credentials.password);
+    if (!user || !passwordMatches || user.disabledAt) {
+      await this.deps.throttle.recordFailure(username, credentials.clientAddress);
+      this.deps.logger.info({ reason: !user ? 'unknown-user' : !passwordMatches ? 'wrong-password' : 'disabled' }, 'login refused');
+      throw new InvalidCredentialsError();
+    }
+    await this.deps.throttle.recordSuccess(username);
+    const refreshToken = newRefreshToken();
+    await this.deps.refreshTokens.startFamily(refreshToken, user.id);
+    this.deps.logger.info({ userId: user.id, role: user.role }, 'login');
+    return this.respond(user, refreshToken);
+  }
+
+  async refresh(presented: string): Promise<TokenResponse> {
+    const record = await this.deps.refreshTokens.find(presented);
+    if (!record) throw new InvalidRefreshTokenError();
+    const user = await this.findUser(() => this.deps.users.findById(record.userId));
+    if (!user || user.disabledAt) {
+      await this.deps.refreshTokens.revokeFamily(record.familyId);
+      throw new InvalidRefreshTokenError();
+    }
+    const successor = newRefreshToken();
+    const outcome = await this.deps.refreshTokens.rotate(presented, successor, record);
+    if (outcome === 'reused') {
+      // OAuth 2.0 Security BCP 4.14.2: a used refresh token came back, so it may be stolen; every
+      // token of its family (including the legitimate client's newest) is now revoked.
+      this.deps.logger.warn({ userId: record.userId, familyId: record.familyId }, 'refresh token reused; token family revoked');
+    }
+    if (outcome !== 'rotated') throw new InvalidRefreshTokenError();
+    return this.respond(user, successor);
+  }
+
+  private async respond(user: UserAccount, refreshToken: string): Promise<TokenResponse> {
+    return {
+      tokenType: 'Bearer',
+      accessToken: await this.deps.accessTokens.issue(user),
+      expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS,
+      refreshToken,
+    };
+  }
+
+  private async findUser(query: () => Promise<UserAccount | undefined>): Promise<UserAccount | undefined> {
+    try {
+      return await query();
+    } catch (error) {
+      throw new StoreUnavailableError('database', error);
+    }
+  }
+}
+
+/** 32 random bytes, base64url: opaque to the client, unguessable (256 bits). */
+function newRefreshToken(): string {
+  return randomBytes(32).toString('base64url');
+}

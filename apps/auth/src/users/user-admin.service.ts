@@ -1,0 +1,119 @@
+import type { PasswordHasher } from '../passwords/password-hasher';
+import { ROLES, type Role, type UserAccount } from './user';
+import type { NewUser, UserRepository } from './user.repository';
+
+/** Input the admin command line refuses, with a one-line reason. */
+export class InvalidUserError extends Error {
+  override name = 'InvalidUserError';
+}
+
+/** Is this IK number a participating clinic? Routing owns the registry; auth asks its internal API. */
+export interface ClinicDirectory {
+  isParticipatingClinic(ik: string): Promise<boolean>;
+}
+
+export interface UserInput {
+  readonly role: string;
+  readonly username: string;
+  readonly password: string;
+  /** As given on the command line: `260000001` or `260000001,260000002`. */
+  readonly ik: string;
+  readonly fhirBase?: string;
+}
+
+/** decisions.md, "Parties and credentials": an IK number is 9 digits. */
+const IK_PATTERN = /^[0-9]{9}$/;
+const USERNAME_PATTERN = /^[a-z0-9][a-z0-9._@+-]{0,127}$/;
+/**
+ * Passwords are issued out of band by an administrator; the floor is NIST SP 800-63B's minimum of 8
+ * characters. The upper bound keeps Argon2 inputs small.
+ */
+const PASSWORD_LENGTH = { min: 8, max: 256 };
+
+/** Usernames are case-insensitive: stored and looked up in lower case. */
+export function normalizeUsername(username: string): string {
+  return username.trim().toLowerCase();
+}
+
+/** Creates, lists and disables the users that log in (the `user` commands of `npm run admin`). */
+export class UserAdministration {
+  constructor(
+    private readonly deps: { users: UserRepository; passwords: PasswordHasher; clinics: ClinicDirectory; now: () => number },
+  ) {}
+
+  async create(input: UserInput): Promise<UserAccount> {
+    return this.deps.users.create(await this.prepare(input));
+  }
+
+  /** Like create, but an existing user of that name gets the new password and attributes and is enabled. */
+  async upsert(input: UserInput): Promise<{ user: UserAccount; created: boolean }> {
+    return this.deps.users.upsert(await this.prepare(input));
+  }
+
+  async disable(username: string): Promise<'disabled' | 'already-disabled'> {
+    const result = await this.deps.users.disable(normalizeUsername(username), new Date(this.deps.now()));
+    if (result === 'unknown') throw new InvalidUserError(`no user named "${normalizeUsername(username)}"`);
+    return result;
+  }
+
+  list(): Promise<UserAccount[]> {
+    return this.deps.users.list();
+  }
+
+  private async prepare(input: UserInput): Promise<NewUser> {
+    const role = parseRole(input.role);
+    const username = normalizeUsername(input.username);
+    if (!USERNAME_PATTERN.test(username)) {
+      throw new InvalidUserError(`malformed username "${input.username}": 1-128 letters, digits, ".", "_", "@", "+" or "-"`);
+    }
+    if (input.password.length < PASSWORD_LENGTH.min || input.password.length > PASSWORD_LENGTH.max) {
+      throw new InvalidUserError(`the password must have ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`);
+    }
+    const ikNumbers = parseIkNumbers(input.ik);
+    let fhirBase: string | undefined;
+    if (role === 'referrer') {
+      if (input.fhirBase === undefined) throw new InvalidUserError('missing option --fhir-base (the referrer\'s registered FHIR base URL)');
+      fhirBase = parseFhirBase(input.fhirBase);
+    } else {
+      if (input.fhirBase !== undefined) throw new InvalidUserError('--fhir-base applies to referrers only');
+      if (ikNumbers.length !== 1) throw new InvalidUserError('a clinic user is bound to exactly one IK number');
+      const [ik] = ikNumbers as [string];
+      if (!(await this.deps.clinics.isParticipatingClinic(ik))) {
+        throw new InvalidUserError(`unknown clinic IK ${ik}: register the clinic first (npm run admin -- clinic upsert --ik ${ik} ...)`);
+      }
+    }
+    return { username, role, ikNumbers, fhirBase, passwordHash: await this.deps.passwords.hash(input.password) };
+  }
+}
+
+function parseRole(value: string): Role {
+  if (!(ROLES as readonly string[]).includes(value)) throw new InvalidUserError(`unknown role "${value}" (expected "referrer" or "clinic")`);
+  return value as Role;
+}
+
+function parseIkNumbers(value: string): string[] {
+  const ikNumbers = [...new Set(value.split(',').map((ik) => ik.trim()).filter((ik) => ik !== ''))];
+  if (ikNumbers.length === 0) throw new InvalidUserError('at least one IK number is required');
+  for (const ik of ikNumbers) {
+    if (!IK_PATTERN.test(ik)) throw new InvalidUserError(`malformed IK number "${ik}": an IK number is 9 digits`);
+  }
+  return ikNumbers;
+}
+
+/**
+ * The referrer's FHIR base URL: every ServiceRequest.identifier it sends must begin with it
+ * (spec, Authentication 10). Stored as given, since it is compared as a prefix.
+ */
+function parseFhirBase(value: string): string {
+  const fhirBase = value.trim();
+  let url: URL;
+  try {
+    url = new URL(fhirBase);
+  } catch {
+    throw new InvalidUserError(`bad URL "${value}" for --fhir-base: an absolute http(s) URL is required`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
+    throw new InvalidUserError(`bad URL "${value}" for --fhir-base: an absolute http(s) URL without query, fragment or credentials is required`);
+  }
+  return fhirBase;
+}

@@ -1,0 +1,151 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  InvalidAccessTokenError,
+  SigningKeysUnavailableError,
+  createAccessTokenVerifier,
+  remoteSigningKeys,
+  type AccessTokenVerifier,
+} from './access-token-verifier';
+import { AUDIENCE, HOUR, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey, referrerClaims, type TestSigningKey } from './testing/token-factory';
+
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+
+describe('access token verification in the gateway', () => {
+  let key: TestSigningKey;
+  let clock: number;
+  let verifier: AccessTokenVerifier;
+
+  beforeEach(async () => {
+    key = await newSigningKey();
+    clock = Date.now();
+    verifier = createAccessTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, now: () => clock });
+  });
+
+  it('turns a valid referrer token into its principal', async () => {
+    const token = await accessToken(key, { sub: 'user-1' });
+
+    await expect(verifier.verify(token)).resolves.toEqual({
+      partyId: 'user-1',
+      role: 'referrer',
+      ikNumbers: ['260000001', '260000002'],
+      fhirBase: 'https://demo-hospital.example/fhir',
+    });
+  });
+
+  it('turns a valid clinic token into its principal, without a FHIR base', async () => {
+    const token = await accessToken(key, { sub: 'user-2', claims: clinicClaims });
+
+    await expect(verifier.verify(token)).resolves.toEqual({ partyId: 'user-2', role: 'clinic', ikNumbers: ['510000001'] });
+  });
+
+  it('accepts a token until its 3600 s are over and refuses it afterwards', async () => {
+    const token = await accessToken(key, { issuedAt: Math.floor(clock / 1000) });
+
+    clock += (HOUR - 1) * 1000;
+    await expect(verifier.verify(token)).resolves.toMatchObject({ role: 'referrer' });
+    clock += 2_000;
+    const refusal = verifier.verify(token);
+    await expect(refusal).rejects.toBeInstanceOf(InvalidAccessTokenError);
+    await expect(refusal).rejects.toThrow('the access token has expired');
+  });
+
+  it('refuses a token whose payload was changed after signing', async () => {
+    const [header, , signature] = (await accessToken(key, { claims: clinicClaims })).split('.');
+    const forged = base64url(JSON.stringify({ ...clinicClaims, role: 'referrer', fhirBase: 'https://evil.example', sub: 'x' }));
+
+    await expect(verifier.verify(`${header}.${forged}.${signature}`)).rejects.toBeInstanceOf(InvalidAccessTokenError);
+  });
+
+  it('refuses a token signed by a key the auth service does not publish', async () => {
+    const stranger = await newSigningKey(key.kid);
+
+    await expect(verifier.verify(await accessToken(stranger))).rejects.toBeInstanceOf(InvalidAccessTokenError);
+  });
+
+  it('refuses an unsigned token (alg none)', async () => {
+    const now = Math.floor(clock / 1000);
+    const header = base64url(JSON.stringify({ alg: 'none', typ: 'at+jwt' }));
+    const payload = base64url(JSON.stringify({ ...referrerClaims, sub: 'x', jti: 'j', iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + HOUR }));
+
+    await expect(verifier.verify(`${header}.${payload}.`)).rejects.toBeInstanceOf(InvalidAccessTokenError);
+  });
+
+  it('refuses an HS256 token keyed with the public key (algorithm confusion)', async () => {
+    const now = Math.floor(clock / 1000);
+    const header = base64url(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: key.kid }));
+    const payload = base64url(JSON.stringify({ ...referrerClaims, sub: 'x', jti: 'j', iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + HOUR }));
+    for (const secret of [JSON.stringify(key.publicJwk), Buffer.from(key.publicJwk.x!, 'base64url')]) {
+      const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
+      await expect(verifier.verify(`${header}.${payload}.${signature}`)).rejects.toBeInstanceOf(InvalidAccessTokenError);
+    }
+  });
+
+  it.each([
+    ['another issuer', { issuer: 'urn:someone-else' }],
+    ['another audience', { audience: 'urn:another-api' }],
+    ['another token type', { typ: 'JWT' }],
+    ['no party claims', { claims: {} }],
+    ['a clinic with two IK numbers', { claims: { role: 'clinic', ik: ['510000001', '510000002'] } }],
+    ['a referrer without FHIR base', { claims: { role: 'referrer', ik: ['260000001'] } }],
+    ['an unknown role', { claims: { role: 'admin', ik: ['260000001'] } }],
+  ])('refuses a token with %s', async (_case, options) => {
+    await expect(verifier.verify(await accessToken(key, options))).rejects.toBeInstanceOf(InvalidAccessTokenError);
+  });
+
+  it('refuses what is not a JWT at all', async () => {
+    await expect(verifier.verify('not-a-token')).rejects.toBeInstanceOf(InvalidAccessTokenError);
+  });
+
+  it('after a key rotation accepts tokens of the current and of the previous key', async () => {
+    const next = await newSigningKey();
+    const rotated = createAccessTokenVerifier({ keys: localKeys(next, key), issuer: ISSUER, audience: AUDIENCE });
+
+    await expect(rotated.verify(await accessToken(key))).resolves.toMatchObject({ role: 'referrer' });
+    await expect(rotated.verify(await accessToken(next))).resolves.toMatchObject({ role: 'referrer' });
+  });
+
+  describe('with the keys fetched from the auth service', () => {
+    let jwksServer: Server;
+    let jwksUrl: URL;
+    let fetches: number;
+    let answer: { status: number; body: string };
+
+    beforeEach(async () => {
+      fetches = 0;
+      answer = { status: 200, body: JSON.stringify({ keys: [key.publicJwk] }) };
+      jwksServer = createServer((_req, res) => {
+        fetches += 1;
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+      });
+      await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+      jwksUrl = new URL(`http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/internal/jwks`);
+    });
+    afterEach(() => new Promise((resolve) => jwksServer.close(resolve)));
+
+    it('fetches the JWKS once and verifies further tokens from its cache', async () => {
+      const remote = createAccessTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
+
+      for (let i = 0; i < 3; i += 1) await expect(remote.verify(await accessToken(key))).resolves.toMatchObject({ role: 'referrer' });
+      expect(fetches).toBe(1);
+    });
+
+    it('answers "unavailable", not "invalid token", when the JWKS cannot be fetched', async () => {
+      answer = { status: 500, body: 'oops' };
+      const remote = createAccessTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
+
+      await expect(remote.verify(await accessToken(key))).rejects.toBeInstanceOf(SigningKeysUnavailableError);
+    });
+
+    it('answers "unavailable" when the auth service does not answer at all', async () => {
+      await new Promise((resolve) => jwksServer.close(resolve));
+      const remote = createAccessTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
+
+      await expect(remote.verify(await accessToken(key))).rejects.toBeInstanceOf(SigningKeysUnavailableError);
+      jwksServer = createServer();
+      await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import express from 'express';
+import request from 'supertest';
+import { createAccessTokenVerifier, remoteSigningKeys, type AccessTokenVerifier } from './access-token-verifier';
+import type { Role } from './principal';
+import { principalOf, requireAccessToken } from './require-access-token';
+import { AUDIENCE, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey, type TestSigningKey } from './testing/token-factory';
+
+
+/** A gateway-like app: a referrer route on /api/v1 and /api/v2/fhir, a clinic route, an any-role route. */
+function appWith(verifier: AccessTokenVerifier) {
+  const app = express();
+  const route = (roles: Role[]) => [requireAccessToken({ verifier, roles }), (_req: express.Request, res: express.Response) => {
+    res.json(principalOf(res));
+  }];
+  app.get('/api/v1/subscriptions', ...route(['referrer']));
+  app.post('/api/v2/fhir/Bundle', ...route(['referrer']));
+  app.get('/api/v1/clinic/tasks', ...route(['clinic']));
+  app.get('/api/v1/kliniken', ...route(['referrer', 'clinic']));
+  return app;
+}
+
+describe('requireAccessToken', () => {
+  let key: TestSigningKey;
+  let app: express.Express;
+
+  beforeAll(async () => {
+    key = await newSigningKey();
+    app = appWith(createAccessTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE }));
+  });
+
+  it('lets a token of an allowed role through and hands the route its principal', async () => {
+    const token = await accessToken(key, { sub: 'referrer-1' });
+
+    const response = await request(app).get('/api/v1/subscriptions').set('Authorization', `Bearer ${token}`);
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      partyId: 'referrer-1',
+      role: 'referrer',
+      ikNumbers: ['260000001', '260000002'],
+      fhirBase: 'https://demo-hospital.example/fhir',
+    });
+  });
+
+  it('lets both roles read the clinic list', async () => {
+    for (const claims of [undefined, clinicClaims]) {
+      const token = await accessToken(key, { claims });
+      expect((await request(app).get('/api/v1/kliniken').set('Authorization', `Bearer ${token}`)).status).toBe(200);
+    }
+  });
+
+  it('answers 401 with WWW-Authenticate and an error body when the header is missing', async () => {
+    const response = await request(app).get('/api/v1/kliniken');
+
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="bedrequest"');
+    expect(response.body).toEqual({ error: 'unauthorized', message: 'a bearer access token is required' });
+  });
+
+  it.each(['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer not a token'])('answers 401 for the header "%s"', async (header) => {
+    const response = await request(app).get('/api/v1/kliniken').set('Authorization', header);
+
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer /);
+  });
+
+  it('answers 401 with error="invalid_token" for a token that fails verification', async () => {
+    const stranger = await newSigningKey(key.kid);
+
+    const response = await request(app).get('/api/v1/kliniken').set('Authorization', `Bearer ${await accessToken(stranger)}`);
+
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect(response.body).toEqual({ error: 'unauthorized', message: 'the access token is invalid' });
+  });
+
+  it('answers a FHIR path with an OperationOutcome for 401', async () => {
+    const response = await request(app).post('/api/v2/fhir/Bundle');
+
+    expect(response.status).toBe(401);
+    expect(response.headers['content-type']).toMatch(/^application\/fhir\+json/);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="bedrequest"');
+    expect(JSON.parse(response.text)).toEqual({
+      resourceType: 'OperationOutcome',
+      issue: [{ severity: 'error', code: 'login', diagnostics: 'a bearer access token is required' }],
+    });
+  });
+
+  it('answers 403 with an OperationOutcome when a clinic token posts a bundle', async () => {
+    const token = await accessToken(key, { claims: clinicClaims });
+
+    const response = await request(app).post('/api/v2/fhir/Bundle').set('Authorization', `Bearer ${token}`);
+
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.text)).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'forbidden' }] });
+  });
+
+  it('answers 403 with an error body when a clinic token manages subscriptions', async () => {
+    const token = await accessToken(key, { claims: clinicClaims });
+
+    const response = await request(app).get('/api/v1/subscriptions').set('Authorization', `Bearer ${token}`);
+
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({ error: 'forbidden', message: 'a clinic token may not use this endpoint' });
+  });
+
+  it('answers 403 when a referrer token uses the clinic API', async () => {
+    const token = await accessToken(key);
+
+    const response = await request(app).get('/api/v1/clinic/tasks').set('Authorization', `Bearer ${token}`);
+
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ error: 'forbidden' });
+  });
+
+  it('answers 503 with Retry-After when the signing keys cannot be fetched', async () => {
+    const unreachable = createAccessTokenVerifier({
+      keys: remoteSigningKeys(new URL('http://127.0.0.1:1/internal/jwks')),
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    });
+
+    const response = await request(appWith(unreachable)).get('/api/v1/kliniken').set('Authorization', `Bearer ${await accessToken(key)}`);
+
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+    expect(response.body).toMatchObject({ error: 'unavailable' });
+  });
+});

@@ -1,0 +1,81 @@
+import express, { Router, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { BusinessStatusCode, ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
+import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
+import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { principalOf } from '../auth';
+import { FHIR_JSON } from '../fhir/fhir-response';
+import type { IntakeClient } from '../fhir/intake.client';
+import { publicBaseOf } from '../fhir/task.router';
+
+/** decisions.md, "Clinics answer": the answer body; a note of at most 4000 characters. */
+const ClinicAnswer = z.object({
+  businessStatus: BusinessStatusCode,
+  note: z.string().max(4000, 'note: at most 4000 characters').optional(),
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const apiError = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+
+/**
+ * The clinic API of decisions.md (clinic tokens only, errors as `{"error", "message"}`): read the
+ * bundle a Task's clinic was sent, its documents, and answer the Task.
+ */
+export function clinicApiRouter(options: {
+  intake: IntakeClient;
+  broker: Pick<Broker, 'publishAndAwaitReply'>;
+  answerTimeoutMs: number;
+  logger: Logger;
+}): Router {
+  const router = Router();
+  const read = (suffix: '/bundle' | '/documents') => async (req: Request, res: Response) => {
+    const taskId = String(req.params.taskId);
+    if (!UUID.test(taskId)) return apiError(res, 404, 'not_found', 'no such Task');
+    try {
+      const answer = await options.intake.get(`/internal/tasks/${taskId}${suffix}`, principalOf(res), {
+        correlationId: String(req.headers[CORRELATION_HEADER]),
+        publicBase: publicBaseOf(req),
+      });
+      if (answer.status === 404) return apiError(res, 404, 'not_found', 'no such Task');
+      if (answer.status !== 200) return apiError(res, 502, 'upstream_error', 'the Task store answered unexpectedly');
+      return suffix === '/bundle' ? res.status(200).type(FHIR_JSON).send(JSON.stringify(answer.body)) : res.status(200).json(answer.body);
+    } catch (error) {
+      options.logger.warn({ err: (error as Error).message }, 'intake unavailable for a clinic read');
+      res.setHeader('Retry-After', '5');
+      return apiError(res, 503, 'unavailable', 'the Task store is unavailable; please retry');
+    }
+  };
+  router.get('/tasks/:taskId/bundle', read('/bundle'));
+  router.get('/tasks/:taskId/documents', read('/documents'));
+
+  router.post('/tasks/:taskId/answer', express.json({ limit: '64kb' }), async (req, res) => {
+    const taskId = String(req.params.taskId);
+    if (!UUID.test(taskId)) return apiError(res, 404, 'not_found', 'no such Task');
+    const body = ClinicAnswer.safeParse(req.body);
+    if (!body.success) {
+      const issue = body.error.issues[0];
+      const message = issue?.path[0] === 'businessStatus' ? `businessStatus must be one of ${BusinessStatusCode.options.join(', ')}` : (issue?.message ?? 'invalid body');
+      return apiError(res, 400, 'invalid_request', message);
+    }
+    const principal = principalOf(res);
+    const payload = { taskId, clinicIk: principal.ikNumbers[0]!, businessStatus: body.data.businessStatus, source: 'clinic' as const, ...(body.data.note ? { note: body.data.note } : {}) };
+    let reply;
+    try {
+      ({ reply } = await options.broker.publishAndAwaitReply(ClinicAnswerSubmittedV1, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.answerTimeoutMs));
+    } catch (error) {
+      if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) {
+        res.setHeader('Retry-After', '5');
+        return apiError(res, 503, 'unavailable', 'the answer could not be stored; please retry');
+      }
+      throw error;
+    }
+    const verdict = reply && IntakeVerdictV1.payload.safeParse(reply.payload);
+    if (!verdict?.success) return res.status(202).json({ status: 'queued', message: 'the answer is queued; the Task shows it shortly' });
+    const { status, task, issues } = verdict.data;
+    if (status === 200 && task) return res.status(200).type(FHIR_JSON).send(JSON.stringify(task));
+    const message = issues[0]?.diagnostics ?? 'refused';
+    return apiError(res, status, status === 404 ? 'not_found' : status === 409 ? 'conflict' : 'invalid_request', message);
+  });
+  return router;
+}

@@ -1,0 +1,129 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import {
+  AdmissionBundleSubmittedV1,
+  DocumentBundleSubmittedV1,
+  IntakeVerdictV1,
+  type MessageDefinition,
+  type Submitter,
+} from '@bedrequest/contracts';
+import {
+  bundleKind,
+  forbidden,
+  outcome,
+  unavailable,
+  validateAdmissionRequestBundle,
+  validateDocumentBundle,
+  type AdmissionRequestBundle,
+  type Issue,
+} from '@bedrequest/fhir-model';
+import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
+import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { principalOf, type Principal } from '../auth';
+import { fhirJsonBody } from './fhir-body';
+import { sendFhir, sendOutcome } from './fhir-response';
+import type { ParticipatingClinics } from './participating-clinics';
+
+export interface BundleRouteOptions {
+  broker: Pick<Broker, 'publishAndAwaitReply'>;
+  clinics: Pick<ParticipatingClinics, 'iks'>;
+  profileBase: string;
+  /** How long the caller waits for intake's verdict before getting 202 for a queued bundle. */
+  verdictTimeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * `POST /api/v2/fhir/Bundle` (spec, Endpoints): validate, check the referrer's rights, publish
+ * durably, and answer with intake's verdict. The caller learns a refused transition synchronously
+ * (409/400/404/403 with an OperationOutcome); only when intake does not answer in time (it is down
+ * or busy) is the answer 202 for a bundle that is safely queued and will be processed.
+ */
+export function bundleRoute(options: BundleRouteOptions): RequestHandler[] {
+  const handle: RequestHandler = async (req, res) => {
+    const principal = principalOf(res);
+    const kind = bundleKind(req.body, options.profileBase);
+    if (kind === 'unknown') {
+      return sendOutcome(res, outcome([{ code: 'invalid', diagnostics: 'meta.profile names neither the AdmissionRequestBundle nor the DocumentBundle profile', expression: 'Bundle.meta.profile' }]));
+    }
+    if (kind === 'admission-request') {
+      const result = validateAdmissionRequestBundle(req.body, { profileBase: options.profileBase });
+      if (!result.ok) return sendOutcome(res, outcome(result.issues), 400);
+      const refusal = referrerRefusal(principal, result.bundle.requestIdentifier, result.bundle.requesterIk);
+      if (refusal) return sendOutcome(res, forbidden(refusal));
+      const unknownPerformers = await performersNotParticipating(result.bundle, options.clinics).catch(() => undefined);
+      if (!unknownPerformers) return unavailableAnswer(res, 'the clinic registry is unavailable');
+      if (unknownPerformers.length) return sendOutcome(res, outcome(unknownPerformers), 400);
+      return submit(req, res, AdmissionBundleSubmittedV1, principal, result.bundle.requestIdentifier, options);
+    }
+    const result = validateDocumentBundle(req.body, { profileBase: options.profileBase });
+    if (!result.ok) return sendOutcome(res, outcome(result.issues), 400);
+    const refusal = referrerRefusal(principal, result.bundle.requestIdentifier);
+    if (refusal) return sendOutcome(res, forbidden(refusal));
+    return submit(req, res, DocumentBundleSubmittedV1, principal, result.bundle.requestIdentifier, options);
+  };
+  return [...fhirJsonBody(), handle];
+}
+
+/** decisions.md, "Parties and credentials": the requester must be one of the referrer's IKs and the identifier must begin with its FHIR base. */
+function referrerRefusal(principal: Principal, requestIdentifier: string, requesterIk?: string): string | undefined {
+  if (!principal.fhirBase || !requestIdentifier.startsWith(principal.fhirBase)) {
+    return 'the ServiceRequest identifier must begin with the FHIR base URL registered for the referrer';
+  }
+  if (requesterIk !== undefined && !principal.ikNumbers.includes(requesterIk)) {
+    return `the requester IK ${requesterIk} is not one the referrer may send for`;
+  }
+  return undefined;
+}
+
+/** decisions.md, "Clinics answer": a performer whose IK is not a participating clinic makes the bundle invalid (400). */
+async function performersNotParticipating(bundle: AdmissionRequestBundle, clinics: Pick<ParticipatingClinics, 'iks'>): Promise<Issue[]> {
+  const participating = await clinics.iks();
+  const entries = (bundle.bundle.entry ?? []) as { resource?: { resourceType?: string } }[];
+  const serviceRequestIndex = entries.findIndex((entry) => entry.resource?.resourceType === 'ServiceRequest');
+  return bundle.performerIks.flatMap((ik, index) =>
+    participating.has(ik)
+      ? []
+      : [{ code: 'invalid' as const, diagnostics: `the performer with IK ${ik} is not a participating clinic`, expression: `Bundle.entry[${serviceRequestIndex}].resource.performer[${index}]` }],
+  );
+}
+
+async function submit(
+  req: Request,
+  res: Response,
+  definition: MessageDefinition,
+  principal: Principal,
+  requestIdentifier: string,
+  options: BundleRouteOptions,
+) {
+  const submitter: Submitter = { partyId: principal.partyId, ikNumbers: [...principal.ikNumbers], fhirBase: principal.fhirBase ?? '' };
+  const payload = { submitter, receivedAt: new Date().toISOString(), bundle: req.body as Record<string, unknown> };
+  let reply;
+  try {
+    ({ reply } = await options.broker.publishAndAwaitReply(definition, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.verdictTimeoutMs));
+  } catch (error) {
+    if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) {
+      options.logger.warn({ err: error.message }, 'bundle not accepted: broker unavailable');
+      return unavailableAnswer(res, 'the bundle could not be stored; please retry');
+    }
+    throw error;
+  }
+  const taskSearch = `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}`;
+  const verdict = reply && IntakeVerdictV1.payload.safeParse(reply.payload);
+  if (verdict?.success && verdict.data.status !== 202) {
+    return sendOutcome(res, outcome(verdict.data.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] }))), verdict.data.status);
+  }
+  res.setHeader('Location', taskSearch);
+  res.setHeader('Content-Location', taskSearch);
+  const diagnostics = !verdict?.success
+    ? 'accepted: the bundle is queued for processing; its state follows at the Location'
+    : verdict.data.outcome === 'unchanged'
+      ? 'accepted: identical to the latest version of this request; nothing changed'
+      : 'accepted; the clinics answer asynchronously';
+  return sendFhir(res, 202, outcome([{ severity: 'information', code: 'informational', diagnostics }]));
+}
+
+function unavailableAnswer(res: Response, diagnostics: string) {
+  res.setHeader('Retry-After', '5');
+  return sendOutcome(res, unavailable(diagnostics), 503);
+}

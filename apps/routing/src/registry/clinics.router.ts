@@ -1,0 +1,29 @@
+import { Router, type ErrorRequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { ClinicRegistry } from './clinic-registry.service';
+
+/**
+ * Routing's internal clinic API, for the gateway (`GET /api/v1/kliniken`) and the auth service's
+ * admin command line (is this IK a registered clinic?). Other services ask here instead of reading
+ * the routing schema. Not exposed by the gateway; reachable on the internal network only.
+ */
+export function clinicsRouter(registry: ClinicRegistry, logger: Logger): Router {
+  const router = Router();
+  router.get('/', async (_req, res) => {
+    res.json({ items: await registry.list() });
+  });
+  router.get('/:ik', async (req, res) => {
+    const clinic = await registry.find(req.params.ik);
+    if (!clinic) {
+      res.status(404).json({ error: 'not_found', message: `no participating clinic with IK ${req.params.ik}` });
+      return;
+    }
+    res.json(clinic);
+  });
+  const onError: ErrorRequestHandler = (error: Error, _req, res, _next) => {
+    logger.error({ err: error.message }, 'clinic registry request failed');
+    res.status(500).json({ error: 'internal', message: 'the clinic registry failed to answer' });
+  };
+  router.use(onError);
+  return router;
+}
