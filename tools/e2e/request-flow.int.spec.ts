@@ -147,6 +147,15 @@ describe('an admission request through HTTP, end to end', () => {
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.resourceType).toBe('OperationOutcome');
     expect((await call<OperationOutcome>('GET', '/api/v2/fhir/Task?color=blue', referrerToken)).status).toBe(400);
+
+    // Hostile shapes are client errors, never server errors.
+    const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
+    const prototypeKey = JSON.stringify(valid).replace('"resourceType":"Bundle"', '"resourceType":"Bundle","__proto__":{"polluted":true}');
+    for (const body of [deep, prototypeKey, '[]', '"Bundle"', JSON.stringify({ ...valid, entry: 'many' })]) {
+      const response = await call<OperationOutcome>('POST', '/api/v2/fhir/Bundle', referrerToken, body);
+      expect({ body: body.slice(0, 40), status: response.status }).toEqual({ body: body.slice(0, 40), status: 400 });
+      expect(response.body.resourceType).toBe('OperationOutcome');
+    }
   });
 
   it('never writes patient data into the logs', async () => {
