@@ -1,9 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import helmet from 'helmet';
-import { messageCatalog, declareTopology } from '@bedrequest/contracts';
 import { notFound, serverError } from '@bedrequest/fhir-model';
-import { Broker } from '@bedrequest/messaging';
+import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import type { NextFunction, Request, Response } from 'express';
 import { ANY_ROLE, createAccessTokenVerifier, remoteSigningKeys, requireAccessToken } from './auth';
@@ -33,16 +32,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const lifecycle = new Lifecycle(logger);
   const registry = createMetricsRegistry('gateway');
 
-  const broker = new Broker({
-    url: config.AMQP_URL,
-    topology: declareTopology(config.AMQP_NAMESPACE),
-    catalog: messageCatalog,
-    logger,
-    prefetch: config.AMQP_PREFETCH,
-    deliveryLimit: config.AMQP_DELIVERY_LIMIT,
-    metrics: registry,
-  });
-  await broker.start();
+  const broker = await connectServiceBroker(config, { logger, metrics: registry });
   lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
   const verifier = createAccessTokenVerifier({

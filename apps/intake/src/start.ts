@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
-import { messageCatalog, declareTopology } from '@bedrequest/contracts';
+import { declareTopology } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
-import { Broker, OutboxRelay } from '@bedrequest/messaging';
+import { OutboxRelay, connectServiceBroker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import type { IntakeConfig } from './config';
@@ -37,16 +37,7 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
   lifecycle.onStop('outbox pool', () => outboxPool.end());
 
   const topology = declareTopology(config.AMQP_NAMESPACE);
-  const broker = new Broker({
-    url: config.AMQP_URL,
-    topology,
-    catalog: messageCatalog,
-    logger,
-    prefetch: config.AMQP_PREFETCH,
-    deliveryLimit: config.AMQP_DELIVERY_LIMIT,
-    metrics: registry,
-  });
-  await broker.start();
+  const broker = await connectServiceBroker(config, { logger, metrics: registry });
   lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
   const relay = new OutboxRelay({ pool: outboxPool, schema: config.INTAKE_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });

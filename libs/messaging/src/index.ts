@@ -2,3 +2,4 @@ export { Broker, type BrokerOptions, type ConsumedMessage, type HandlerOutcome, 
 export { BrokerUnavailableError, PublishRejectedError } from './errors';
 export { OutboxRelay, outboxRecord, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
 export { assertTopology, type BrokerTopology } from './topology';
+export { connectServiceBroker } from './service-broker';

@@ -1,0 +1,26 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { BaseServiceConfig } from '@bedrequest/config';
+import { declareTopology, messageCatalog } from '@bedrequest/contracts';
+import { Broker } from './broker';
+
+/**
+ * The broker connection of a service, configured from the variables every service reads
+ * (libs/config `baseServiceEnv`), with the whole topology and message catalog of libs/contracts.
+ */
+export async function connectServiceBroker(
+  config: Pick<BaseServiceConfig, 'AMQP_URL' | 'AMQP_NAMESPACE' | 'AMQP_PREFETCH' | 'AMQP_DELIVERY_LIMIT'>,
+  dependencies: { logger: Logger; metrics: Registry },
+): Promise<Broker> {
+  const broker = new Broker({
+    url: config.AMQP_URL,
+    topology: declareTopology(config.AMQP_NAMESPACE),
+    catalog: messageCatalog,
+    logger: dependencies.logger,
+    prefetch: config.AMQP_PREFETCH,
+    deliveryLimit: config.AMQP_DELIVERY_LIMIT,
+    metrics: dependencies.metrics,
+  });
+  await broker.start();
+  return broker;
+}
