@@ -17,7 +17,8 @@ export interface MigrationResult {
 
 /** Reads `<dir>/<name>/migration.sql` (Prisma's layout), sorted by name. */
 export function readMigrations(migrationsDir: string): Migration[] {
-  if (!existsSync(migrationsDir)) return [];
+  // A missing folder is a packaging error, not "nothing to migrate": the service would run on no tables.
+  if (!existsSync(migrationsDir)) throw new Error(`no migrations folder at ${migrationsDir}`);
   return readdirSync(migrationsDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)

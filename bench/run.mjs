@@ -1,0 +1,25 @@
+// `npm run bench`: bundles the benchmark (bench/src, TypeScript using the workspace's libraries)
+// with esbuild into tmp/bench and runs it under this Node. See bench/README.md.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'tmp', 'bench');
+mkdirSync(outdir, { recursive: true });
+buildSync({
+  entryPoints: { main: join(root, 'bench', 'src', 'main.ts'), 'baseline-server': join(root, 'bench', 'src', 'baseline-server.ts') },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node24',
+  packages: 'external',
+  tsconfig: join(root, 'tsconfig.base.json'),
+  logLevel: 'error',
+});
+const result = spawnSync(process.execPath, [join(outdir, 'main.cjs'), ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+process.exit(result.status ?? 1);

@@ -1,0 +1,84 @@
+import { Agent, request } from 'undici';
+import { bundleFactory } from './bundles';
+import { openLoop, percentile } from './load';
+import type { WebhookReceiver } from './receiver';
+
+interface RateResult {
+  ratePerSecond: number;
+  seconds: number;
+  sent: number;
+  accepted: number;
+  arrived: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** POSTs new requests at a fixed rate and times each from sending to its first webhook arriving. */
+async function atRate(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; ratePerSecond: number; seconds: number; graceMs: number }): Promise<RateResult> {
+  const bundles = bundleFactory(options.performerIks);
+  const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
+  const sentAt = new Map<string, number>();
+  let accepted = 0;
+  options.receiver.reset();
+  const { sent } = await openLoop({
+    ratePerSecond: options.ratePerSecond,
+    durationSeconds: options.seconds,
+    send: async () => {
+      const { identifier, body } = bundles.next();
+      sentAt.set(identifier, performance.now());
+      const response = await request(`${options.gatewayUrl}/api/v2/fhir/Bundle`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/fhir+json', authorization: `Bearer ${options.token}` },
+        body,
+      });
+      await response.body.dump();
+      if (response.statusCode === 202) accepted++;
+    },
+  });
+  const deadline = performance.now() + options.graceMs;
+  while (options.receiver.firstArrival.size < accepted && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  await agent.close();
+  const latencies = [...sentAt].flatMap(([identifier, started]) => {
+    const arrived = options.receiver.firstArrival.get(identifier);
+    return arrived === undefined ? [] : [arrived - started];
+  });
+  const round = (value: number) => Math.round(value * 10) / 10;
+  return {
+    ratePerSecond: options.ratePerSecond,
+    seconds: options.seconds,
+    sent,
+    accepted,
+    arrived: latencies.length,
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    maxMs: round(Math.max(...latencies)),
+  };
+}
+
+/**
+ * Figure 2: POST to webhook for requests routing answers automatically (a clinic that does not
+ * offer the department: automatic decline), at 200 requests/s for 60 s; then rising rates until
+ * p99 passes 1 s.
+ */
+export async function endToEndFigure(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; runs: number; seconds: number; stepSeconds: number; rates: number[] }) {
+  const fixed: RateResult[] = [];
+  for (let run = 0; run < options.runs; run++) {
+    fixed.push(await atRate({ ...options, ratePerSecond: 200, seconds: options.seconds, graceMs: 60_000 }));
+  }
+  const steps: RateResult[] = [];
+  for (const rate of options.rates) {
+    const step = await atRate({ ...options, ratePerSecond: rate, seconds: options.stepSeconds, graceMs: 30_000 });
+    steps.push(step);
+    if (step.p99Ms >= 1_000 || step.arrived < step.accepted) break;
+  }
+  const passing = steps.filter((step) => step.p99Ms < 1_000 && step.arrived === step.accepted);
+  return {
+    at200PerSecond: fixed,
+    allArrived: fixed.every((run) => run.arrived === run.accepted && run.accepted === run.sent),
+    targetP99Ms: 50,
+    steps,
+    highestRateWithP99Under1s: passing.length ? Math.max(...passing.map((step) => step.ratePerSecond)) : null,
+  };
+}

@@ -1,0 +1,79 @@
+import { Client } from 'pg';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { createPrismaAdapter } from '@bedrequest/persistence';
+import { PrismaClient } from '../../apps/intake/src/generated/prisma/client';
+import { TaskReadService } from '../../apps/intake/src/tasks/task-read.service';
+import { FHIR_BASE, REFERRER_IK } from './bundles';
+import { closedLoop, summarize } from './load';
+
+const seededIdentifier = (n: number) => `${FHIR_BASE}/ServiceRequest/seed-${n}`;
+
+/** Stores `count` requests with two Tasks each straight into intake's schema (fast: one statement each). */
+export async function seedRequests(options: { databaseUrl: string; schema: string; partyId: string; count: number; clinicIks: [string, string] }) {
+  const client = new Client({ connectionString: options.databaseUrl });
+  await client.connect();
+  try {
+    const s = `"${options.schema}"`;
+    await client.query(
+      `INSERT INTO ${s}.admission_request (id, identifier, referrer_party_id, referrer_ik, status, intent, current_version, updated_at)
+       SELECT gen_random_uuid(), $1 || g, $2, $3, 'active', 'proposal', 1, now() FROM generate_series(1, $4) g`,
+      [`${FHIR_BASE}/ServiceRequest/seed-`, options.partyId, REFERRER_IK, options.count],
+    );
+    await client.query(
+      `INSERT INTO ${s}.clinic_task (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified)
+       SELECT gen_random_uuid(), r.id, c.ik, 'requested', 1, now(), now()
+         FROM ${s}.admission_request r CROSS JOIN (VALUES ($1), ($2)) AS c(ik)
+        WHERE r.identifier LIKE $3`,
+      [options.clinicIks[0], options.clinicIks[1], `${FHIR_BASE}/ServiceRequest/seed-%`],
+    );
+    await client.query(`ANALYZE ${s}.admission_request; ANALYZE ${s}.clinic_task`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The SQL Prisma runs for `GET /api/v2/fhir/Task?based-on=...` (captured from its query log) and
+ * PostgreSQL's plan for each statement, to show the search uses indexes.
+ */
+async function searchPlans(options: { databaseUrl: string; schema: string; partyId: string; profileBase: string }): Promise<string[]> {
+  const prisma = new PrismaClient({ adapter: createPrismaAdapter({ databaseUrl: options.databaseUrl, schema: options.schema, poolSize: 1 }), log: [{ emit: 'event', level: 'query' }] });
+  const statements: { query: string; params: unknown[] }[] = [];
+  prisma.$on('query', (event) => statements.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
+  await new TaskReadService(prisma, fhirSystems(options.profileBase)).search({ 'based-on': seededIdentifier(4242) }, { role: 'referrer', partyId: options.partyId }, { base: '', path: '/api/v2/fhir/Task' });
+  await prisma.$disconnect();
+  const client = new Client({ connectionString: options.databaseUrl });
+  await client.connect();
+  try {
+    const plans: string[] = [];
+    for (const statement of statements) {
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ANALYZE ${statement.query}`, statement.params);
+      plans.push(`${statement.query}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}`);
+    }
+    return plans;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Figure 4: Task polling by `based-on` with `count` stored requests. */
+export async function pollingFigure(options: { gatewayUrl: string; token: string; databaseUrl: string; schema: string; partyId: string; profileBase: string; count: number; runs: number; seconds: number; connections: number }) {
+  const plans = await searchPlans(options);
+  const rates: number[] = [];
+  const p99: number[] = [];
+  let non2xx = 0;
+  for (let run = 0; run < options.runs; run++) {
+    const result = await closedLoop({
+      url: options.gatewayUrl,
+      headers: { authorization: `Bearer ${options.token}` },
+      path: () => `/api/v2/fhir/Task?based-on=${encodeURIComponent(seededIdentifier(1 + Math.floor(Math.random() * options.count)))}`,
+      connections: options.connections,
+      durationSeconds: options.seconds,
+    });
+    rates.push(result.requestsPerSecond);
+    p99.push(result.latencyP99Ms);
+    non2xx += result.non2xx;
+  }
+  const usesIndex = plans.every((plan) => !/Seq Scan on (admission_request|clinic_task)/.test(plan));
+  return { storedRequests: options.count, requestsPerSecond: summarize(rates), latencyP99Ms: summarize(p99), non2xx, usesIndex, plans };
+}

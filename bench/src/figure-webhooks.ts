@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { AdmissionResponseV1 } from '@bedrequest/contracts';
+import type { Broker } from '@bedrequest/messaging';
+import { summarize } from './load';
+import type { WebhookReceiver } from './receiver';
+import type { BenchStack } from './stack';
+
+/** Publishes `count` AdmissionResponse events for the referrer and times until all were delivered. */
+async function deliver(options: { broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number }): Promise<number> {
+  options.receiver.reset();
+  const task = { resourceType: 'Task', status: 'rejected', intent: 'order' };
+  const started = performance.now();
+  const publishes: Promise<unknown>[] = [];
+  for (let n = 0; n < options.count; n++) {
+    const requestIdentifier = `https://bench-hospital.example/fhir/ServiceRequest/webhook-${n % options.requests}`;
+    publishes.push(
+      options.broker.publish(
+        AdmissionResponseV1,
+        { eventId: randomUUID(), referrerPartyId: options.referrerPartyId, requestIdentifier, task: { ...task, basedOn: [{ identifier: { value: requestIdentifier } }] } },
+        { correlationId: 'bench-webhooks' },
+      ),
+    );
+    if (publishes.length >= 256) await Promise.all(publishes.splice(0));
+  }
+  await Promise.all(publishes);
+  const deadline = performance.now() + 300_000;
+  while (options.receiver.eventIds.size < options.count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (options.receiver.eventIds.size < options.count) throw new Error(`only ${options.receiver.eventIds.size} of ${options.count} webhooks arrived`);
+  return options.count / ((performance.now() - started) / 1000);
+}
+
+/** Figure 3: webhook deliveries per second to a local receiver with one notifier process, then two. */
+export async function webhookFigure(options: { stack: BenchStack; broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number; runs: number }) {
+  const one: number[] = [];
+  const two: number[] = [];
+  for (let run = 0; run < options.runs; run++) one.push(await deliver(options));
+  await options.stack.startService('notifier-2', 'notifier');
+  try {
+    for (let run = 0; run < options.runs; run++) two.push(await deliver(options));
+  } finally {
+    await options.stack.stopService('notifier-2');
+  }
+  return {
+    eventsPerRun: options.count,
+    distinctRequests: options.requests,
+    oneNotifierPerSecond: summarize(one),
+    twoNotifiersPerSecond: summarize(two),
+    target: 3000,
+  };
+}

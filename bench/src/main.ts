@@ -1,0 +1,152 @@
+// `npm run bench [-- --quick] [-- --only=intake,end-to-end,webhooks,polling,persistence]`
+// Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
+// `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
+// and writes bench/results/latest.json and latest.md. See bench/README.md.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { Client } from 'pg';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { declareTopology } from '@bedrequest/contracts';
+import { connectServiceBroker } from '@bedrequest/messaging';
+import { deleteBrokerTopology } from '@bedrequest/testing';
+import { FHIR_BASE, REFERRER_IK } from './bundles';
+import { endToEndFigure } from './figure-end-to-end';
+import { intakeFigure } from './figure-intake';
+import { persistenceFigure } from './figure-persistence';
+import { pollingFigure, seedRequests } from './figure-polling';
+import { webhookFigure } from './figure-webhooks';
+import { admin, login } from './parties';
+import { WebhookReceiver } from './receiver';
+import { writeReport } from './report';
+import { BenchStack, buildServices } from './stack';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const wanted = (figure: string) => !only || only.includes(figure);
+
+const CLINIC_ACCEPTING = '512200001';
+const CLINIC_ACCEPTING_2 = '512200002';
+const CLINIC_DECLINING = '512200003';
+const PROFILE_BASE = 'https://bedrequest.example.org';
+
+async function recreateDatabase(url: string, name: string, drop = false) {
+  const adminUrl = new URL(url);
+  adminUrl.pathname = '/postgres';
+  const client = new Client({ connectionString: adminUrl.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  if (!drop) await client.query(`CREATE DATABASE "${name}"`);
+  await client.end();
+}
+
+function machine() {
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+    date: new Date().toISOString(),
+  };
+}
+
+async function main() {
+  const base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bedrequest';
+  const databaseUrl = new URL(base);
+  databaseUrl.pathname = '/bedrequest_bench';
+  const runId = randomBytes(3).toString('hex');
+  const namespace = `bench-${runId}`;
+  const env = {
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl.toString(),
+    AMQP_NAMESPACE: namespace,
+    REDIS_KEY_PREFIX: `bench:${runId}:`,
+    RATE_LIMIT_PER_SECOND: '1000000',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  };
+  console.log(`[bench] building, then starting the stack (namespace ${namespace}, database bedrequest_bench)`);
+  buildServices();
+  await recreateDatabase(base, 'bedrequest_bench');
+  const stack = await BenchStack.start(env);
+  const receiver = new WebhookReceiver();
+  const results: Record<string, unknown> = { machine: machine(), quick };
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const idleMemory = stack.residentMemory();
+
+    const stackEnv = stack.env;
+    await admin(stackEnv, 'clinic', 'upsert', '--ik', CLINIC_ACCEPTING, '--name', 'Bench Rehaklinik A', '--departments', '2300');
+    await admin(stackEnv, 'clinic', 'upsert', '--ik', CLINIC_ACCEPTING_2, '--name', 'Bench Rehaklinik B', '--departments', '2300');
+    await admin(stackEnv, 'clinic', 'upsert', '--ik', CLINIC_DECLINING, '--name', 'Bench Rehaklinik C (no orthopaedics)', '--departments', '0300');
+    await admin(stackEnv, 'user', 'upsert', '--role', 'referrer', '--username', 'bench-referrer', '--password', 'bench-referrer-password', '--ik', REFERRER_IK, '--fhir-base', FHIR_BASE);
+    const referrer = await login(stack.gatewayUrl, 'bench-referrer', 'bench-referrer-password');
+    const callbackUrl = await receiver.start();
+    const subscription = await fetch(`${stack.gatewayUrl}/api/v1/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${referrer.token}` },
+      body: JSON.stringify({ eventType: 'AdmissionResponse', callbackUrl }),
+    });
+    if (!subscription.ok) console.warn(`[bench] subscription failed: ${subscription.status}`);
+
+    const measure = async (name: string, figure: () => Promise<unknown>) => {
+      try {
+        results[name] = await figure();
+      } catch (error) {
+        console.error(`[bench] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+        results[name] = { failed: error instanceof Error ? error.message : String(error) };
+      }
+    };
+    if (wanted('intake')) {
+      console.log('[bench] 1/5 intake vs baseline');
+      await measure('intake', () => intakeFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, seconds: quick ? 3 : 10, connections: 16 }));
+    }
+    if (wanted('end-to-end')) {
+      console.log('[bench] 2/5 end to end at 200 requests/s');
+      await measure('endToEnd', () => endToEndFigure({
+        gatewayUrl: stack.gatewayUrl,
+        token: referrer.token,
+        performerIks: [CLINIC_DECLINING],
+        receiver,
+        runs: quick ? 1 : 3,
+        seconds: quick ? 5 : 60,
+        stepSeconds: quick ? 3 : 15,
+        rates: quick ? [300] : [300, 400, 600, 800, 1000, 1500, 2000],
+      }));
+    }
+    if (wanted('webhooks')) {
+      console.log('[bench] 3/5 webhook deliveries');
+      const broker = await connectServiceBroker({ AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', AMQP_NAMESPACE: namespace, AMQP_PREFETCH: 32, AMQP_DELIVERY_LIMIT: 5 }, { logger: pino({ level: 'warn' }), metrics: new Registry() });
+      try {
+        await measure('webhooks', () => webhookFigure({ stack, broker, receiver, referrerPartyId: referrer.partyId, count: quick ? 2_000 : 20_000, requests: 500, runs: 3 }));
+      } finally {
+        await broker.stop();
+      }
+    }
+    if (wanted('polling')) {
+      console.log('[bench] 4/5 Task polling with 100,000 stored requests');
+      const count = quick ? 10_000 : 100_000;
+      await seedRequests({ databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, count, clinicIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2] });
+      await measure('polling', () => pollingFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, profileBase: PROFILE_BASE, count, runs: 3, seconds: quick ? 3 : 10, connections: 16 }));
+    }
+    if (wanted('persistence')) {
+      console.log('[bench] 5/5 persistence: Prisma against raw pg');
+      await measure('persistence', () => persistenceFigure({ databaseUrl: databaseUrl.toString(), profileBase: PROFILE_BASE, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, count: quick ? 300 : 2_000, concurrency: 8 }));
+    }
+    results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
+  } finally {
+    await receiver.stop();
+    await stack.stop();
+    await recreateDatabase(base, 'bedrequest_bench', true).catch(() => undefined);
+    await deleteBrokerTopology(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', declareTopology(namespace)).catch(() => undefined);
+  }
+  const files = writeReport(results);
+  console.log(`[bench] wrote ${files.join(' and ')}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

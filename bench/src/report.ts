@@ -1,0 +1,114 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root } from './stack';
+
+type Summary = { median: number; min: number; max: number; runs: number[] };
+const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const spread = (summary: Summary | undefined, digits = 0) => (summary ? `${fmt(summary.median, digits)} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})` : 'n/a');
+const verdict = (met: boolean) => (met ? 'met' : '**missed**');
+
+/** Writes bench/results/latest.json (everything) and latest.md (the figures, readable). */
+export function writeReport(results: Record<string, unknown>): string[] {
+  const dir = join(root, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, 'latest.json');
+  writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
+  const md = join(dir, 'latest.md');
+  writeFileSync(md, markdown(results));
+  return ['bench/results/latest.json', 'bench/results/latest.md'];
+}
+
+function markdown(results: Record<string, unknown>): string {
+  const r = results as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const m = r.machine;
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}; ${m.date}.${r.quick ? ' **Quick run (short durations): not for comparison.**' : ''}`,
+    'Every figure: median (min–max) over the runs noted. Load from a second process on loopback; all services, PostgreSQL, Redis and RabbitMQ on the same machine.',
+    '',
+  ];
+  if (r.intake?.failed) lines.push('## 1. Intake: `POST /api/v2/fhir/Bundle`', '', `**Failed:** ${r.intake.failed}`, '');
+  else if (r.intake) {
+    const i = r.intake;
+    lines.push(
+      '## 1. Intake: `POST /api/v2/fhir/Bundle`',
+      '',
+      `${i.bundleBytes} byte bundle (ServiceRequest, Patient, Coverage, Encounter, 3 Conditions, 2 Observations, 3 Organizations), ${i.connections} connections, ${i.secondsPerRun} s per run, 3 runs interleaved.`,
+      '',
+      '| | requests/s | p50 ms | p99 ms |',
+      '|---|---|---|---|',
+      `| intake (auth, validation, confirmed publish, intake's verdict) | ${spread(i.intake.acceptedPerSecond)} | ${spread(i.intake.latencyP50Ms, 1)} | ${spread(i.intake.latencyP99Ms, 1)} |`,
+      `| bare express route parsing the same body | ${spread(i.expressBaseline.perSecond)} | | ${spread(i.expressBaseline.latencyP99Ms, 1)} |`,
+      `| node:http hello world | ${spread(i.httpHelloWorld.perSecond)} | | |`,
+      '',
+      `Ratio intake/baseline: ${spread(i.ratioIntakeToBaseline, 3)}; target ≥ ${i.target}: ${verdict(i.ratioIntakeToBaseline.median >= i.target)}. Non-2xx answers: ${i.intake.non2xx}, errors: ${i.intake.errors}.`,
+      '',
+    );
+  }
+  if (r.endToEnd?.failed) lines.push('## 2. End to end: POST to webhook (automatic decline by routing)', '', `**Failed:** ${r.endToEnd.failed}`, '');
+  else if (r.endToEnd) {
+    const e = r.endToEnd;
+    lines.push(
+      '## 2. End to end: POST to webhook (automatic decline by routing)',
+      '',
+      '| rate/s | seconds | sent | 202 | webhooks arrived | p50 ms | p99 ms | max ms |',
+      '|---|---|---|---|---|---|---|---|',
+      ...[...e.at200PerSecond, ...e.steps].map((s: any) => `| ${s.ratePerSecond} | ${s.seconds} | ${s.sent} | ${s.accepted} | ${s.arrived} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(s.maxMs, 1)} |`), // eslint-disable-line @typescript-eslint/no-explicit-any
+      '',
+      `At 200/s: all arrived: ${e.allArrived ? 'yes' : '**no**'}; p99 target < ${e.targetP99Ms} ms: ${verdict(e.at200PerSecond.every((s: { p99Ms: number }) => s.p99Ms < e.targetP99Ms))}. Highest rate with p99 < 1 s: ${e.highestRateWithP99Under1s ?? 'none of those tried'}.`,
+      '',
+    );
+  }
+  if (r.webhooks?.failed) lines.push('## 3. Webhook delivery', '', `**Failed:** ${r.webhooks.failed}`, '');
+  else if (r.webhooks) {
+    const w = r.webhooks;
+    lines.push(
+      '## 3. Webhook delivery',
+      '',
+      `${w.eventsPerRun} events over ${w.distinctRequests} requests per run, to a local receiver.`,
+      '',
+      `| notifier processes | deliveries/s |`,
+      '|---|---|',
+      `| 1 | ${spread(w.oneNotifierPerSecond)} |`,
+      `| 2 | ${spread(w.twoNotifiersPerSecond)} |`,
+      '',
+      `Target ${w.target}/s with one: ${verdict(w.oneNotifierPerSecond.median >= w.target)}.`,
+      '',
+    );
+  }
+  if (r.polling?.failed) lines.push('## 4. Task polling: `GET /api/v2/fhir/Task?based-on=...`', '', `**Failed:** ${r.polling.failed}`, '');
+  else if (r.polling) {
+    const p = r.polling;
+    lines.push(
+      '## 4. Task polling: `GET /api/v2/fhir/Task?based-on=...`',
+      '',
+      `${p.storedRequests.toLocaleString('en-US')} stored requests (two Tasks each): ${spread(p.requestsPerSecond)} requests/s, p99 ${spread(p.latencyP99Ms, 1)} ms, non-2xx ${p.non2xx}. Uses indexes only: ${p.usesIndex ? 'yes' : '**no**'}.`,
+      '',
+      'Plans of the statements Prisma runs for one search:',
+      '',
+      '```',
+      ...p.plans,
+      '```',
+      '',
+    );
+  }
+  if (r.persistence?.failed) lines.push('## 5. Persistence: Prisma against raw pg', '', `**Failed:** ${r.persistence.failed}`, '');
+  else if (r.persistence) {
+    const p = r.persistence;
+    lines.push(
+      '## 5. Persistence: Prisma against raw pg',
+      '',
+      `A new request (validation, inbox, lock, request, version, Tasks, outbox, verdict in one transaction), ${p.bundlesPerRun} per run, ${p.concurrency} concurrent.`,
+      '',
+      `Prisma ${spread(p.prismaPerSecond)} bundles/s; raw pg ${spread(p.rawPgPerSecond)} bundles/s; ratio ${spread(p.ratioPrismaToPg, 2)}; target ${p.target}: ${verdict(p.ratioPrismaToPg.median >= p.target)}.`,
+      '',
+    );
+  }
+  if (r.memoryMiB) {
+    const names = Object.keys(r.memoryMiB.idle);
+    lines.push('## 6. Memory (resident, MiB)', '', `| | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
+    lines.push(`| idle | ${names.map((name) => r.memoryMiB.idle[name]).join(' | ')} |`, `| after load | ${names.map((name) => r.memoryMiB.afterLoad[name] ?? '').join(' | ')} |`, '');
+  }
+  return `${lines.join('\n')}\n`;
+}
