@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { spawnStack, type SpawnedStack } from './spawned-stack';
 
@@ -155,6 +159,51 @@ describe('an admission request through HTTP, end to end', () => {
       const response = await call<OperationOutcome>('POST', '/api/v2/fhir/Bundle', referrerToken, body);
       expect({ body: body.slice(0, 40), status: response.status }).toEqual({ body: body.slice(0, 40), status: 400 });
       expect(response.body.resourceType).toBe('OperationOutcome');
+    }
+  });
+
+  it('pushes each clinic answer to the referrer as a signed webhook, numbered for gap recovery', async () => {
+    const received: { id: string; sequence: number; data: { status: string }; verified: boolean }[] = [];
+    let secret = '';
+    const receiver: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        let verified = true;
+        try {
+          new Webhook(secret).verify(body, req.headers as Record<string, string>);
+        } catch {
+          verified = false;
+        }
+        received.push({ ...(JSON.parse(body) as { id: string; sequence: number; data: { status: string } }), verified });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const subscription = await call<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', referrerToken, { eventType: 'AdmissionResponse', callbackUrl });
+      expect([200, 201]).toContain(subscription.status);
+      secret = subscription.body.secret;
+
+      const identifier = `${FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+      await post(admissionRequestBundle({ fhirBase: FHIR_BASE, requestIdentifier: identifier, requesterIk: REFERRER_IK, performerIks: [A, B] }));
+      const tasks = await tasksOf(identifier);
+      await answer(A, tasks[A]!.id, 'declined', 'Keine Kapazität');
+      await answer(B, tasks[B]!.id, 'accepted');
+
+      await waitFor(() => received.length >= 2, { timeoutMs: 15_000, what: 'two webhooks' });
+      expect(received.every((event) => event.verified)).toBe(true);
+      expect(received.map((event) => event.data.status).sort()).toEqual(['accepted', 'rejected']);
+      const [first, second] = received.map((event) => event.sequence).sort((x, y) => x - y);
+      expect(second).toBe(first! + 1);
+
+      // A receiver that missed events fetches them by sequence number.
+      const missed = await call<{ items: { id: string }[] }>('GET', `/api/v1/subscriptions/${subscription.body.id}/events?since=${first! - 1}`, referrerToken);
+      expect(missed.body.items.map((event) => event.id)).toEqual(expect.arrayContaining(received.map((event) => event.id)));
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
     }
   });
 

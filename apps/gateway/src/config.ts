@@ -18,6 +18,8 @@ export const GatewayConfig = z.object({
   AUTH_AUDIENCE: z.string().min(1).default('urn:bedrequest:api'),
   /** Routing's internal clinic API, behind GET /api/v1/kliniken and the performer check. */
   ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
+  /** The notifier's internal subscription API, behind /api/v1/subscriptions. */
+  NOTIFIER_URL: env.url('http://127.0.0.1:8084', ['http:', 'https:']),
   /** Intake's internal read API (Tasks, bundles for clinics). */
   INTAKE_URL: env.url('http://127.0.0.1:8082', ['http:', 'https:']),
   /** `{profile_base}` of the profiles and code systems (decisions.md). */

@@ -17,6 +17,7 @@ import { ParticipatingClinics } from './fhir/participating-clinics';
 import { taskRouter } from './fhir/task.router';
 import { openApiDocument } from './openapi/openapi-document';
 import { rateLimitPerParty } from './rate-limit';
+import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 import { tokenProxyRouter } from './token/token-proxy.router';
 
 export interface RunningGateway {
@@ -53,6 +54,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   });
   app.use('/api/v1/token', tokenProxyRouter(config.AUTH_URL, logger));
   app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
+  app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifierUrl: config.NOTIFIER_URL, logger }));
   app.use(
     '/api/v1/clinic',
     ...clinics,

@@ -1,9 +1,72 @@
 import { z } from 'zod';
 import { baseServiceEnv, env } from '@bedrequest/config';
+import { parseDuration, parseDurationList } from './delivery/durations';
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, context) => {
+      try {
+        return parseDuration(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
+const durationList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, context) => {
+      try {
+        return parseDurationList(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
+/** Unset: decided by NODE_ENV (see allowsPrivateCallbacks). */
+const optionalBool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .optional()
+  .transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
 
 export const NotifierConfig = z.object({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   NOTIFIER_PORT: env.port(8084),
+  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
+  /** The PostgreSQL schema this service owns; no other service reads it. */
+  NOTIFIER_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('notifier'),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+  /**
+   * Delays before the 2nd, 3rd, ... attempt (decisions.md, "Subscriptions and webhooks"), each
+   * with ±10 % jitter: 5 s + 30 s + 2 min + 10 min + 30 min + 1 h + 2 h + 4 h + 8 h + 8 h ≈ 24 h
+   * over 11 attempts. Comma-separated durations (`ms`, `s`, `m`, `h`, `d`); empty: one attempt only.
+   */
+  WEBHOOK_RETRY_SCHEDULE: durationList('5s,30s,2m,10m,30m,1h,2h,4h,8h,8h'),
+  /** An attempt without a complete answer head within this time failed (decisions.md: 10 s). */
+  WEBHOOK_TIMEOUT: duration('10s'),
+  /**
+   * Callback URLs on loopback, private, link-local or otherwise reserved addresses are refused
+   * unless this is true. Default: true in development and test, false in production.
+   */
+  WEBHOOK_ALLOW_PRIVATE: optionalBool,
+  /** A subscription whose attempts have all failed for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER: duration('5d'),
+  /** Delivered and failed events stay readable (`/events?since=`, delivery log) this long. */
+  WEBHOOK_EVENT_RETENTION: duration('7d'),
+  /** Attempts one notifier process makes at the same time. */
+  WEBHOOK_CONCURRENCY: env.positiveInt(16),
+  /** How often a worker looks for due deliveries besides being woken by a new event. */
+  WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(200),
 });
 export type NotifierConfig = z.infer<typeof NotifierConfig>;
+
+/** decisions.md: private callback addresses only when WEBHOOK_ALLOW_PRIVATE=true, the default in development and tests. */
+export function allowsPrivateCallbacks(config: Pick<NotifierConfig, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE'>): boolean {
+  return config.WEBHOOK_ALLOW_PRIVATE ?? config.NODE_ENV !== 'production';
+}

@@ -1,34 +1,109 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { messageCatalog, declareTopology } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
-import type { NotifierConfig } from './config';
+import { databaseIsReachable } from '@bedrequest/persistence';
+import { allowsPrivateCallbacks, type NotifierConfig } from './config';
+import type { Resolve } from './delivery/address-guard';
+import { deliveryMetrics } from './delivery/delivery-metrics';
+import { DeliveryRepository } from './delivery/delivery.repository';
+import { DeliveryWorker } from './delivery/delivery-worker';
+import { RetentionCleanup } from './delivery/retention-cleanup';
+import { RetryPolicy } from './delivery/retry-policy';
+import { WebhookSender } from './delivery/webhook-sender';
+import { admissionResponseHandler } from './events/admission-response.consumer';
+import { EventRepository } from './events/event.repository';
+import { notifierTables, openNotifierDatabase } from './persistence/database';
+import { SubscriptionRepository } from './subscriptions/subscription.repository';
+import { SubscriptionService } from './subscriptions/subscription.service';
+import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 
 export interface RunningNotifier {
   readonly server: Server;
+  /** The bound address (NOTIFIER_PORT=0 picks a free port). */
+  readonly url: string;
   stop(): Promise<void>;
 }
 
-export async function startNotifier(config: NotifierConfig): Promise<RunningNotifier> {
+export interface NotifierOverrides {
+  /** Where the SQL migrations are, for a bundled test process (default: beside the code). */
+  migrationsDir?: string;
+  /** DNS resolution for the address guard (tests). */
+  resolve?: Resolve;
+}
+
+export async function startNotifier(config: NotifierConfig, overrides: NotifierOverrides = {}): Promise<RunningNotifier> {
   const logger = createLogger('notifier', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger);
   const registry = createMetricsRegistry('notifier');
+  const allowPrivate = allowsPrivateCallbacks(config);
 
-  const broker = new Broker({
-    url: config.AMQP_URL,
-    topology: declareTopology(config.AMQP_NAMESPACE),
-    catalog: messageCatalog,
-    logger,
-    prefetch: config.AMQP_PREFETCH,
-    deliveryLimit: config.AMQP_DELIVERY_LIMIT,
-    metrics: registry,
-  });
-  await broker.start();
-  lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+  try {
+    const prisma = await openNotifierDatabase({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.NOTIFIER_DB_SCHEMA,
+      poolSize: config.DATABASE_POOL_SIZE,
+      ...(overrides.migrationsDir ? { migrationsDir: overrides.migrationsDir } : {}),
+    });
+    lifecycle.onStop('database', () => prisma.$disconnect());
+    const tables = notifierTables(config.NOTIFIER_DB_SCHEMA);
 
-  const app = createServiceHttpApp({ logger, registry, readiness: { broker: () => broker.isReady() } });
-  const server = await listen(app, config.NOTIFIER_PORT, config.HOST);
-  lifecycle.onStop('http', () => closeServer(server));
-  logger.info({ port: config.NOTIFIER_PORT }, 'notifier listening');
-  return { server, stop: () => lifecycle.stop() };
+    const deliveries = new DeliveryRepository(prisma, tables);
+    const worker = new DeliveryWorker({
+      repository: deliveries,
+      sender: new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT, allowPrivate, ...(overrides.resolve ? { resolve: overrides.resolve } : {}) }),
+      policy: new RetryPolicy(config.WEBHOOK_RETRY_SCHEDULE),
+      metrics: deliveryMetrics(registry),
+      logger,
+      timeoutMs: config.WEBHOOK_TIMEOUT,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
+    });
+    worker.start();
+    lifecycle.onStop('delivery worker', () => worker.stop());
+    const cleanup = new RetentionCleanup(deliveries, config.WEBHOOK_EVENT_RETENTION, logger);
+    cleanup.start();
+    lifecycle.onStop('retention cleanup', () => cleanup.stop());
+
+    const topology = declareTopology(config.AMQP_NAMESPACE);
+    const broker = new Broker({
+      url: config.AMQP_URL,
+      topology,
+      catalog: messageCatalog,
+      logger,
+      prefetch: config.AMQP_PREFETCH,
+      deliveryLimit: config.AMQP_DELIVERY_LIMIT,
+      metrics: registry,
+    });
+    await broker.start();
+    // Stopped before the worker: no new events are taken in while the last attempts finish.
+    lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables), worker));
+
+    const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables), {
+      allowPrivate,
+      ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
+      onDeliveriesDue: () => worker.wake(),
+    });
+    const app = createServiceHttpApp({
+      logger,
+      registry,
+      readiness: {
+        broker: () => broker.isReady(),
+        database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`),
+      },
+    });
+    app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, logger));
+    const server = await listen(app, config.NOTIFIER_PORT, config.HOST);
+    lifecycle.onStop('http', () => closeServer(server));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    logger.info({ url, allowPrivateCallbacks: allowPrivate }, 'notifier listening');
+    return { server, url, stop: () => lifecycle.stop() };
+  } catch (error) {
+    // Whatever started before the failure is stopped again, so a failed start leaves nothing running.
+    await lifecycle.stop();
+    throw error;
+  }
 }

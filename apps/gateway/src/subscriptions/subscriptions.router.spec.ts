@@ -1,0 +1,111 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import request from 'supertest';
+import { silentLogger } from '@bedrequest/testing';
+import type { Principal } from '../auth';
+import { subscriptionsRouter } from './subscriptions.router';
+
+const referrer: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: ['260000001'], fhirBase: 'https://hospital.example/fhir' };
+const clinic: Principal = { partyId: 'clinic-1', role: 'clinic', ikNumbers: ['510000001'] };
+
+/**
+ * What the gateway adds and passes on, against a stand-in for the notifier's internal API (the rules
+ * themselves are tested against the real notifier in subscriptions.router.int.spec.ts).
+ */
+describe('subscriptionsRouter', () => {
+  let notifier: Server;
+  let notifierUrl: string;
+  let calls: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[];
+  let answer: { status: number; body?: string };
+
+  beforeAll(async () => {
+    notifier = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        calls.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => notifier.listen(0, '127.0.0.1', resolve));
+    notifierUrl = `http://127.0.0.1:${(notifier.address() as AddressInfo).port}`;
+  });
+  beforeEach(() => {
+    calls = [];
+    answer = { status: 200, body: '{"items":[]}' };
+  });
+  afterAll(() => new Promise((resolve) => notifier.close(resolve)));
+
+  const gateway = (principal: Principal, url = notifierUrl) =>
+    express()
+      .use((_req, res, next) => {
+        res.locals.principal = principal;
+        next();
+      })
+      .use('/api/v1/subscriptions', subscriptionsRouter({ notifierUrl: url, logger: silentLogger(), timeoutMs: 2_000 }));
+
+  it('passes the call on with the caller\'s party and correlation id, and the answer back', async () => {
+    answer = { status: 201, body: '{"id":"s1"}' };
+
+    const response = await request(gateway(referrer))
+      .post('/api/v1/subscriptions')
+      .set('x-correlation-id', 'corr-1')
+      .send({ eventType: 'AdmissionResponse', callbackUrl: 'https://receiver.example.org/' });
+
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({ id: 's1' });
+    expect(calls).toEqual([
+      {
+        method: 'POST',
+        url: '/internal/subscriptions',
+        headers: expect.objectContaining({ 'x-viewer-party': 'referrer-1', 'x-correlation-id': 'corr-1', 'content-type': 'application/json' }),
+        body: '{"eventType":"AdmissionResponse","callbackUrl":"https://receiver.example.org/"}',
+      },
+    ]);
+  });
+
+  it('forwards only the query parameters the notifier knows, and encodes path segments', async () => {
+    await request(gateway(referrer)).get('/api/v1/subscriptions/a%2Fb/events?since=3&limit=10&x-viewer-party=evil');
+
+    expect(calls[0]?.url).toBe('/internal/subscriptions/a%2Fb/events?since=3&limit=10');
+    expect(calls[0]?.headers['x-viewer-party']).toBe('referrer-1');
+  });
+
+  it('answers 204 without a body for a deletion', async () => {
+    answer = { status: 204 };
+
+    const response = await request(gateway(referrer)).delete('/api/v1/subscriptions/s1');
+
+    expect(response.status).toBe(204);
+    expect(calls[0]).toMatchObject({ method: 'DELETE', url: '/internal/subscriptions/s1' });
+  });
+
+  it('answers 400 for a body that is not JSON, without calling the notifier', async () => {
+    const response = await request(gateway(referrer)).post('/api/v1/subscriptions').set('content-type', 'application/json').send('{"eventType":');
+
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'invalid_request', message: 'the body is not valid JSON' });
+    expect(calls).toEqual([]);
+  });
+
+  it('answers 403 to a clinic, without calling the notifier', async () => {
+    const response = await request(gateway(clinic)).get('/api/v1/subscriptions');
+
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({ error: 'forbidden', message: 'subscriptions are for referring parties' });
+    expect(calls).toEqual([]);
+  });
+
+  it('answers 503 with Retry-After when the notifier fails or is not reachable', async () => {
+    answer = { status: 500, body: '{"error":"internal","message":"boom"}' };
+    const failing = await request(gateway(referrer)).get('/api/v1/subscriptions');
+    const unreachable = await request(gateway(referrer, 'http://127.0.0.1:1')).get('/api/v1/subscriptions');
+
+    for (const response of [failing, unreachable]) {
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body).toEqual({ error: 'unavailable', message: 'subscriptions are temporarily unavailable; please retry' });
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { loadConfig } from '@bedrequest/config';
+import { NotifierConfig, allowsPrivateCallbacks } from './config';
+import { parseDuration } from './delivery/durations';
+
+describe('NotifierConfig', () => {
+  it('defaults to the retry schedule of decisions.md, a 10 s timeout, disabling after 5 days and 7 days of retention', () => {
+    const config = loadConfig(NotifierConfig, {});
+    expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_800, 28_800].map((s) => s * 1000));
+    expect(config.WEBHOOK_TIMEOUT).toBe(10_000);
+    expect(config.WEBHOOK_DISABLE_AFTER).toBe(5 * 86_400_000);
+    expect(config.WEBHOOK_EVENT_RETENTION).toBe(7 * 86_400_000);
+    expect(config.NOTIFIER_DB_SCHEMA).toBe('notifier');
+  });
+
+  it('reads a retry schedule of comma-separated durations; empty means a single attempt', () => {
+    expect(loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '250ms, 2s,1.5m' }).WEBHOOK_RETRY_SCHEDULE).toEqual([250, 2_000, 90_000]);
+    expect(loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '' }).WEBHOOK_RETRY_SCHEDULE).toEqual([]);
+  });
+
+  it('refuses a schedule that is not a list of durations, naming the variable', () => {
+    expect(() => loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '5s,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE: "soon" is not a duration/);
+    expect(() => loadConfig(NotifierConfig, { WEBHOOK_TIMEOUT: '10' })).toThrow(/WEBHOOK_TIMEOUT/);
+  });
+
+  it.each([
+    [{ NODE_ENV: 'production' }, false],
+    [{ NODE_ENV: 'development' }, true],
+    [{ NODE_ENV: 'test' }, true],
+    [{ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true' }, true],
+    [{ NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }, false],
+  ])('allows private callback addresses for %j: %s', (environment, allowed) => {
+    expect(allowsPrivateCallbacks(loadConfig(NotifierConfig, environment))).toBe(allowed);
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['500ms', 500],
+    ['5s', 5_000],
+    ['2m', 120_000],
+    ['1h', 3_600_000],
+    ['7d', 604_800_000],
+  ])('reads %s', (text, value) => {
+    expect(parseDuration(text)).toBe(value);
+  });
+});

@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import { declareTopology, messageCatalog } from '@bedrequest/contracts';
+import { Broker } from '@bedrequest/messaging';
+import { silentLogger, uniqueName, waitFor } from '@bedrequest/testing';
+import { startNotifier, type RunningNotifier } from './start';
+import { SubscriptionsApi, notifierConfig, notifierEnvironment, publishResponse, removeTopology, requestIdentifier } from './testing/notifier-test-kit';
+import { WebhookReceiver, requestOf } from './testing/webhook-receiver';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Short retry delays (≈300 ms each, ±10 %) so that a failing receiver is retried within the test.
+const RETRY_MS = 300;
+
+describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiver', () => {
+  const namespace = uniqueName('notifier');
+  const topology = declareTopology(namespace);
+  let notifier: RunningNotifier;
+  let api: SubscriptionsApi;
+  let client: Broker;
+  let receiver: WebhookReceiver;
+  let callbackUrl: string;
+
+  beforeAll(async () => {
+    const environment = notifierEnvironment({
+      namespace,
+      schema: uniqueName('notifier'),
+      settings: { WEBHOOK_RETRY_SCHEDULE: Array(6).fill(`${RETRY_MS}ms`).join(',') },
+    });
+    notifier = await startNotifier(notifierConfig(environment));
+    api = new SubscriptionsApi(notifier.url);
+    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
+    await client.start();
+  });
+
+  afterAll(async () => {
+    await client.stop();
+    await notifier.stop();
+    await removeTopology(topology);
+  });
+
+  beforeEach(async () => {
+    receiver = new WebhookReceiver();
+    callbackUrl = await receiver.start();
+  });
+  afterEach(() => receiver.stop());
+
+  /** A fresh referring party with an AdmissionResponse subscription to this test's receiver. */
+  const subscribedParty = async () => {
+    const party = `referrer-${randomUUID()}`;
+    const subscription = await api.subscribe(party, callbackUrl);
+    receiver.secret = subscription.secret;
+    return { party, subscription };
+  };
+
+  it('delivers a signed AdmissionResponse with the event id, a sequence number and the Task', async () => {
+    const { party } = await subscribedParty();
+    const identifier = requestIdentifier();
+    const occurredAt = new Date();
+
+    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: identifier, occurredAt });
+    const [webhook] = await waitFor(() => receiver.accepted().length === 1 && receiver.accepted(), { what: 'the webhook' });
+
+    expect(webhook!.verified).toBe(true);
+    expect(webhook!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': eventId });
+    expect(Math.abs(Number(webhook!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+    expect(webhook!.body).toEqual({
+      id: eventId,
+      type: 'AdmissionResponse',
+      timestamp: occurredAt.toISOString(),
+      sequence: 1,
+      data: expect.objectContaining({ resourceType: 'Task', basedOn: [{ identifier: { system: 'urn:ietf:rfc:3986', value: identifier } }] }),
+    });
+  });
+
+  it('delivers nothing for a party without a subscription, and only the owner\'s events to a subscription', async () => {
+    const { party } = await subscribedParty();
+    await publishResponse(client, { partyId: `stranger-${randomUUID()}`, requestIdentifier: requestIdentifier() });
+    const own = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+
+    await waitFor(() => receiver.accepted().length === 1, { what: 'the own event' });
+    await sleep(300);
+    expect(receiver.received.map((webhook) => webhook.id)).toEqual([own]);
+  });
+
+  it('keeps retrying a failing receiver with the same webhook-id and logs every attempt', async () => {
+    const { party, subscription } = await subscribedParty();
+    receiver.answer = (webhook) => (webhook.attempt <= 3 ? { status: 503 } : { status: 204 });
+
+    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await waitFor(() => receiver.accepted().length === 1, { what: 'the successful attempt' });
+
+    const attempts = receiver.attemptsOf(eventId);
+    expect(attempts.map((webhook) => [webhook.headers['webhook-id'], webhook.body.id, webhook.verified])).toEqual(Array(4).fill([eventId, eventId, true]));
+    // Each retry waited about the scheduled delay (300 ms ±10 %).
+    for (let n = 1; n < attempts.length; n += 1) expect(attempts[n]!.receivedAt - attempts[n - 1]!.receivedAt).toBeGreaterThanOrEqual(RETRY_MS * 0.9 - 20);
+
+    const [entry] = await waitFor(async () => {
+      const log = await api.deliveries(party, subscription.id);
+      return log[0]?.status === 'delivered' && log;
+    });
+    expect(entry).toMatchObject({ eventId, sequence: 1, type: 'AdmissionResponse', status: 'delivered', nextAttemptAt: null });
+    expect(entry!.attempts.map(({ statusCode, error }) => ({ statusCode, error }))).toEqual([
+      { statusCode: 503, error: 'the receiver answered HTTP 503' },
+      { statusCode: 503, error: 'the receiver answered HTTP 503' },
+      { statusCode: 503, error: 'the receiver answered HTTP 503' },
+      { statusCode: 204, error: null },
+    ]);
+    expect(entry!.attempts.every((attempt) => attempt.durationMs >= 0 && Date.parse(attempt.attemptedAt) > 0)).toBe(true);
+
+    const metrics = await (await fetch(`${notifier.url}/metrics`)).text();
+    expect(metrics).toMatch(/webhook_deliveries_failed_total\{reason="status",service="notifier"\} [1-9]/);
+    expect(metrics).toMatch(/webhook_deliveries_succeeded_total\{service="notifier"\} [1-9]/);
+  });
+
+  it('redelivers an event on request, even one already delivered, with the same id', async () => {
+    const { party, subscription } = await subscribedParty();
+    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await waitFor(() => receiver.accepted().length === 1);
+
+    const retry = await api.call(party, 'POST', `/${subscription.id}/deliveries/${eventId}/retry`);
+
+    expect(retry.status).toBe(202);
+    await waitFor(() => receiver.accepted().length === 2, { what: 'the redelivery' });
+    expect(receiver.accepted().map((webhook) => webhook.id)).toEqual([eventId, eventId]);
+    expect((await api.call(`someone-else`, 'POST', `/${subscription.id}/deliveries/${eventId}/retry`)).status).toBe(404);
+    expect((await api.call(party, 'POST', `/${subscription.id}/deliveries/${randomUUID()}/retry`)).status).toBe(404);
+  });
+
+  it('sends nothing more to a deleted subscription and discards its undelivered events', async () => {
+    const { party, subscription } = await subscribedParty();
+    receiver.answer = () => ({ status: 500 });
+    await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await waitFor(() => receiver.received.length >= 1, { what: 'the first attempt' });
+
+    expect((await api.call(party, 'DELETE', `/${subscription.id}`)).status).toBe(204);
+    await sleep(100); // an attempt already under way may still arrive
+    const seen = receiver.received.length;
+    await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await sleep(RETRY_MS * 3);
+
+    expect(receiver.received).toHaveLength(seen);
+    expect((await api.call(party, 'GET', `/${subscription.id}/deliveries`)).status).toBe(404);
+  });
+
+  it('sends the pending events to the new address after an address change, with their ids', async () => {
+    const { party, subscription } = await subscribedParty();
+    receiver.answer = () => ({ status: 503 });
+    const first = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    const second = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await waitFor(() => receiver.received.length >= 2, { what: 'the failing attempts' });
+
+    const newReceiver = new WebhookReceiver();
+    newReceiver.secret = subscription.secret;
+    const newUrl = await newReceiver.start();
+    try {
+      const changed = await api.call<{ id: string; callbackUrl: string; secret: string }>(party, 'PUT', `/${subscription.id}`, { callbackUrl: newUrl });
+      expect(changed).toMatchObject({ status: 200, body: { id: subscription.id, callbackUrl: newUrl, secret: subscription.secret } });
+
+      await waitFor(() => newReceiver.accepted().length === 2, { what: 'the events at the new address' });
+      expect(newReceiver.accepted().map((webhook) => webhook.id).sort()).toEqual([first, second].sort());
+      expect(newReceiver.accepted().every((webhook) => webhook.verified)).toBe(true);
+      const oldCount = receiver.received.length;
+      await sleep(RETRY_MS * 2);
+      expect(receiver.received).toHaveLength(oldCount);
+    } finally {
+      await newReceiver.stop();
+    }
+  });
+
+  it('delivers the events of one request in order, holding a later one back while an earlier one is retried', async () => {
+    const { party } = await subscribedParty();
+    const slow = requestIdentifier();
+    const other = requestIdentifier();
+    const start = Date.now();
+    receiver.answer = (webhook) => (requestOf(webhook.body) === slow && webhook.body.sequence === 1 && webhook.attempt <= 2 ? { status: 503 } : { status: 200 });
+
+    const slow1 = await publishResponse(client, { partyId: party, requestIdentifier: slow, occurredAt: new Date(start) });
+    const slow2 = await publishResponse(client, { partyId: party, requestIdentifier: slow, occurredAt: new Date(start + 1) });
+    const other1 = await publishResponse(client, { partyId: party, requestIdentifier: other, occurredAt: new Date(start + 2) });
+    await waitFor(() => receiver.accepted().length === 3, { what: 'all three events' });
+
+    const accepted = receiver.accepted().map((webhook) => webhook.id);
+    // The other request did not wait for the slow one; the slow request's second event did.
+    expect(accepted).toEqual([other1, slow1, slow2]);
+    expect(receiver.attemptsOf(slow2)).toHaveLength(1);
+    expect(receiver.attemptsOf(slow2)[0]!.receivedAt).toBeGreaterThanOrEqual(receiver.attemptsOf(slow1)[2]!.receivedAt);
+  });
+
+  it('disables the subscription on 410 Gone, keeps its events, and a PUT re-enables it', async () => {
+    const { party, subscription } = await subscribedParty();
+    const identifier = requestIdentifier();
+    receiver.answer = () => ({ status: 410 });
+    const gone = await publishResponse(client, { partyId: party, requestIdentifier: identifier });
+
+    const disabled = await waitFor(async () => {
+      const current = await api.get(party, subscription.id);
+      return current.status === 'disabled' && current;
+    });
+    expect(disabled).toMatchObject({ id: subscription.id, status: 'disabled', disabledReason: 'the receiver answered 410 Gone' });
+    const later = await publishResponse(client, { partyId: party, requestIdentifier: identifier });
+    await sleep(RETRY_MS * 2);
+    expect(receiver.received.map((webhook) => webhook.id)).toEqual([gone]);
+
+    receiver.answer = () => ({ status: 204 });
+    const enabled = await api.call(party, 'PUT', `/${subscription.id}`, { callbackUrl });
+    expect(enabled).toMatchObject({ status: 200, body: { status: 'active', disabledReason: null, secret: subscription.secret } });
+    await waitFor(() => receiver.accepted().length === 2, { what: 'the kept events' });
+    expect(receiver.accepted().map((webhook) => [webhook.id, webhook.body.sequence])).toEqual([
+      [gone, 1],
+      [later, 2],
+    ]);
+  });
+
+  it('waits as long as a 429 Retry-After asks before the next attempt', async () => {
+    const { party } = await subscribedParty();
+    receiver.answer = (webhook) => (webhook.attempt === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 });
+
+    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await waitFor(() => receiver.accepted().length === 1, { what: 'the second attempt' });
+
+    const [first, second] = receiver.attemptsOf(eventId);
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(1_000 - 20);
+  });
+
+  it('returns exactly the events after a sequence number for gap recovery, in the webhook body shape', async () => {
+    const { party, subscription } = await subscribedParty();
+    const identifier = requestIdentifier();
+    const ids: string[] = [];
+    for (let n = 0; n < 5; n += 1) ids.push(await publishResponse(client, { partyId: party, requestIdentifier: identifier }));
+    await waitFor(() => receiver.accepted().length === 5, { what: 'five events' });
+    const delivered = new Map(receiver.accepted().map((webhook) => [webhook.body.sequence, webhook.body]));
+
+    const missed = await api.eventsSince(party, subscription.id, 2);
+
+    expect(missed.status).toBe(200);
+    expect(missed.body.items).toEqual([delivered.get(3), delivered.get(4), delivered.get(5)]);
+    expect(missed.body.items.map((event) => event.id)).toEqual(ids.slice(2));
+    expect((await api.eventsSince(party, subscription.id, 5)).body.items).toEqual([]);
+    expect((await api.eventsSince(party, subscription.id, 0)).body.items.map((event) => event.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect((await api.eventsSince(party, subscription.id, 'two')).status).toBe(400);
+    expect((await api.eventsSince('someone-else', subscription.id, 0)).status).toBe(404);
+  });
+});
+
+describe('a notifier whose subscription keeps failing', () => {
+  const namespace = uniqueName('notifier');
+  const topology = declareTopology(namespace);
+  let notifier: RunningNotifier;
+  let client: Broker;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    const environment = notifierEnvironment({
+      namespace,
+      schema: uniqueName('notifier'),
+      settings: { WEBHOOK_RETRY_SCHEDULE: Array(20).fill('150ms').join(','), WEBHOOK_DISABLE_AFTER: '1s' },
+    });
+    notifier = await startNotifier(notifierConfig(environment));
+    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
+    await client.start();
+  });
+
+  afterAll(async () => {
+    await client.stop();
+    await notifier.stop();
+    await receiver.stop();
+    await removeTopology(topology);
+  });
+
+  it('is disabled once its deliveries have failed for WEBHOOK_DISABLE_AFTER in a row', async () => {
+    const api = new SubscriptionsApi(notifier.url);
+    const party = `referrer-${randomUUID()}`;
+    const { id } = await api.subscribe(party, await receiver.start());
+    receiver.answer = () => ({ status: 500 });
+    await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+
+    const disabled = await waitFor(
+      async () => {
+        const subscription = await api.get(party, id);
+        return subscription.status === 'disabled' && subscription;
+      },
+      { timeoutMs: 5_000, what: 'the subscription to be disabled' },
+    );
+    expect(disabled.disabledReason).toBe('every delivery attempt has failed for 1 second');
+    // Failing for a second with a 150 ms schedule: about seven attempts, then no more.
+    const attempts = receiver.received.length;
+    expect(attempts).toBeGreaterThanOrEqual(5);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(receiver.received.length).toBe(attempts);
+  });
+});

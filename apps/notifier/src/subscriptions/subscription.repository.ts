@@ -1,0 +1,123 @@
+import type { NotifierDatabase, NotifierTables } from '../persistence/database';
+
+export type SubscriptionStatus = 'active' | 'disabled';
+
+export interface StoredSubscription {
+  id: string;
+  partyId: string;
+  eventType: string;
+  callbackUrl: string;
+  secret: string;
+  status: SubscriptionStatus;
+  disabledReason: string | null;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryLogEntry {
+  eventId: string;
+  sequence: number;
+  eventType: string;
+  status: DeliveryStatus;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  nextAttemptAt: Date | null;
+  attempts: { attemptedAt: Date; statusCode: number | null; error: string | null; durationMs: number }[];
+}
+
+export interface StoredEvent {
+  eventId: string;
+  eventType: string;
+  sequence: number;
+  occurredAt: Date;
+  data: unknown;
+}
+
+const subscriptionFields = { id: true, partyId: true, eventType: true, callbackUrl: true, secret: true, status: true, disabledReason: true } as const;
+
+/** The notifier's SQL about subscriptions and what a subscriber may read of its deliveries. */
+export class SubscriptionRepository {
+  constructor(
+    private readonly prisma: NotifierDatabase,
+    private readonly tables: NotifierTables,
+  ) {}
+
+  /** Creates the subscription unless the party has one for that event type (then: undefined). */
+  async createIfAbsent(subscription: Omit<StoredSubscription, 'status' | 'disabledReason'>): Promise<StoredSubscription | undefined> {
+    const { count } = await this.prisma.subscription.createMany({ data: [{ ...subscription, status: 'active' }], skipDuplicates: true });
+    if (count === 0) return undefined;
+    return this.find(subscription.partyId, subscription.id);
+  }
+
+  /**
+   * Sets a new address and re-enables the subscription. Its pending events become due at once,
+   * with a fresh retry schedule: the new (or repaired) receiver gets them now.
+   */
+  async changeAddress(where: { partyId: string } & ({ id: string } | { eventType: string }), callbackUrl: string): Promise<StoredSubscription | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.subscription.updateMany({
+        where,
+        data: { callbackUrl, status: 'active', disabledReason: null, failingSince: null, updatedAt: new Date() },
+      });
+      if (count === 0) return undefined;
+      const subscription = await tx.subscription.findFirst({ where, select: subscriptionFields });
+      if (!subscription) return undefined;
+      await tx.$executeRaw`
+        UPDATE ${this.tables.delivery} SET next_attempt_at = now(), attempt_count = 0
+         WHERE subscription_id = ${subscription.id}::uuid AND status = 'pending'`;
+      return subscription as StoredSubscription;
+    });
+  }
+
+  async list(partyId: string): Promise<StoredSubscription[]> {
+    return (await this.prisma.subscription.findMany({ where: { partyId }, orderBy: { createdAt: 'asc' }, select: subscriptionFields })) as StoredSubscription[];
+  }
+
+  async find(partyId: string, id: string): Promise<StoredSubscription | undefined> {
+    return ((await this.prisma.subscription.findFirst({ where: { id, partyId }, select: subscriptionFields })) as StoredSubscription | null) ?? undefined;
+  }
+
+  /** Deletes the subscription; its events and their attempts go with it (ON DELETE CASCADE). */
+  async delete(partyId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.subscription.deleteMany({ where: { id, partyId } });
+    return count === 1;
+  }
+
+  /** The newest `limit` deliveries with all their attempts. */
+  async deliveries(subscriptionId: string, limit: number): Promise<DeliveryLogEntry[]> {
+    const rows = await this.prisma.delivery.findMany({
+      where: { subscriptionId },
+      orderBy: { sequence: 'desc' },
+      take: limit,
+      select: {
+        eventId: true,
+        sequence: true,
+        eventType: true,
+        status: true,
+        createdAt: true,
+        deliveredAt: true,
+        nextAttemptAt: true,
+        attempts: { orderBy: { attemptedAt: 'asc' }, select: { attemptedAt: true, statusCode: true, error: true, durationMs: true } },
+      },
+    });
+    return rows.map((row) => ({ ...row, status: row.status as DeliveryStatus, nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt : null }));
+  }
+
+  /** Events with a sequence number above `since`, oldest first. */
+  async eventsSince(subscriptionId: string, since: number, limit: number): Promise<StoredEvent[]> {
+    return this.prisma.delivery.findMany({
+      where: { subscriptionId, sequence: { gt: since } },
+      orderBy: { sequence: 'asc' },
+      take: limit,
+      select: { eventId: true, eventType: true, sequence: true, occurredAt: true, data: true },
+    });
+  }
+
+  /** Makes one event of the subscription due now, whatever its state, with a fresh schedule. */
+  async redeliverNow(subscriptionId: string, eventId: string): Promise<boolean> {
+    const count = await this.prisma.$executeRaw`
+      UPDATE ${this.tables.delivery} SET status = 'pending', next_attempt_at = now(), attempt_count = 0, delivered_at = NULL
+       WHERE event_id = ${eventId}::uuid AND subscription_id = ${subscriptionId}::uuid`;
+    return count === 1;
+  }
+}

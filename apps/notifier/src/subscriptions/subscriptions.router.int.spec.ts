@@ -1,0 +1,188 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import type { Resolve } from '../delivery/address-guard';
+import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
+import { SubscriptionsApi } from '../testing/notifier-test-kit';
+import { SubscriptionRepository } from './subscription.repository';
+import { SubscriptionService, type SubscriptionView } from './subscription.service';
+import { subscriptionsRouter } from './subscriptions.router';
+
+const env = testEnvironment();
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Public names resolve to a documentation-free public address; these to internal ones. */
+const fakeDns: Resolve = async (hostname) => {
+  const table: Record<string, string> = { 'hooks.example.org': '93.184.215.14', 'intranet.example.org': '10.20.30.40', 'metadata.example.org': '169.254.169.254' };
+  const address = table[hostname];
+  if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  return [{ address, family: 4 }];
+};
+
+describe('the notifier\'s internal subscription API against the real PostgreSQL', () => {
+  let prisma: NotifierDatabase;
+  const servers: Server[] = [];
+  let api: SubscriptionsApi;
+  let productionApi: SubscriptionsApi;
+
+  const serve = async (allowPrivate: boolean) => {
+    const repository = new SubscriptionRepository(prisma, notifierTables(schema));
+    const service = new SubscriptionService(repository, { allowPrivate, resolve: fakeDns });
+    const app = express().use('/internal/subscriptions', subscriptionsRouter(service, silentLogger()));
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    servers.push(server);
+    return new SubscriptionsApi(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  };
+  const schema = uniqueName('notifier');
+
+  beforeAll(async () => {
+    prisma = await openNotifierDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+    api = await serve(true);
+    productionApi = await serve(false);
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await prisma.$disconnect();
+  });
+
+  const post = (party: string, body: unknown, target = api) => target.call<SubscriptionView & { error?: string; message?: string }>(party, 'POST', '', body);
+
+  it('creates a subscription with a new id and a whsec_ secret of at least 24 random bytes: 201', async () => {
+    const created = await post('party-create', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/bedrequest' });
+
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.stringMatching(UUID),
+      eventType: 'AdmissionResponse',
+      callbackUrl: 'https://hooks.example.org/bedrequest',
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+      status: 'active',
+      disabledReason: null,
+    });
+    expect(Buffer.from(created.body.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
+  });
+
+  it('a second POST for the same eventType updates the address and keeps id and secret: 200', async () => {
+    const first = await post('party-twice', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/one' });
+    const second = await post('party-twice', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/two' });
+
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({ ...first.body, callbackUrl: 'https://hooks.example.org/two' });
+    expect((await api.call('party-twice', 'GET', '')).body).toEqual({ items: [second.body] });
+  });
+
+  it('lists only the caller\'s own subscriptions', async () => {
+    const own = await post('party-list', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/a' });
+    await post('party-other', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/b' });
+
+    expect(await api.call('party-list', 'GET', '')).toEqual({ status: 200, body: { items: [own.body] } });
+    expect(await api.call('party-nobody', 'GET', '')).toEqual({ status: 200, body: { items: [] } });
+  });
+
+  it('reads one subscription; another party\'s or an unknown id is 404', async () => {
+    const { body } = await post('party-read', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/r' });
+
+    expect(await api.call('party-read', 'GET', `/${body.id}`)).toEqual({ status: 200, body });
+    for (const [party, id] of [
+      ['party-thief', body.id],
+      ['party-read', '00000000-0000-4000-8000-000000000000'],
+      ['party-read', 'not-a-uuid'],
+    ]) {
+      expect(await api.call(party!, 'GET', `/${id}`)).toEqual({ status: 404, body: { error: 'not_found', message: 'no such subscription' } });
+    }
+  });
+
+  it('changes the address with PUT: 200 with the subscription, same id and secret; 404 for another party', async () => {
+    const { body } = await post('party-put', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/old' });
+
+    const changed = await api.call('party-put', 'PUT', `/${body.id}`, { callbackUrl: 'http://hooks.example.org/new' });
+
+    expect(changed).toEqual({ status: 200, body: { ...body, callbackUrl: 'http://hooks.example.org/new' } });
+    expect((await api.call('party-thief', 'PUT', `/${body.id}`, { callbackUrl: 'http://evil.example/' })).status).toBe(404);
+    expect((await api.call('party-put', 'PUT', `/${body.id}`, { callbackUrl: 'not a url' })).status).toBe(400);
+    expect((await api.get('party-put', body.id)).callbackUrl).toBe('http://hooks.example.org/new');
+  });
+
+  it('deletes with 204; afterwards, and for another party, 404', async () => {
+    const { body } = await post('party-delete', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/d' });
+
+    expect((await api.call('party-thief', 'DELETE', `/${body.id}`)).status).toBe(404);
+    expect(await api.call('party-delete', 'DELETE', `/${body.id}`)).toEqual({ status: 204, body: undefined });
+    expect((await api.call('party-delete', 'DELETE', `/${body.id}`)).status).toBe(404);
+    expect((await api.call('party-delete', 'GET', `/${body.id}`)).status).toBe(404);
+    // A new subscription after the deletion is a new one: new id, new secret.
+    const again = await post('party-delete', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/d' });
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(body.id);
+    expect(again.body.secret).not.toBe(body.secret);
+  });
+
+  it.each([
+    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType must be one of: AdmissionResponse'],
+    [{ callbackUrl: 'https://hooks.example.org/' }, 'eventType must be one of: AdmissionResponse'],
+    [{ eventType: 'AdmissionResponse' }, 'callbackUrl is required'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: '/relative/path' }, 'callbackUrl must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'hooks.example.org/x' }, 'callbackUrl must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'ftp://hooks.example.org/x' }, 'callbackUrl must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'javascript:alert(1)' }, 'callbackUrl must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 42 }, 'callbackUrl is required'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://user:pw@hooks.example.org/' }, 'callbackUrl must not contain credentials'],
+    [['AdmissionResponse'], 'the body must be a JSON object'],
+  ])('refuses %j with 400', async (body, message) => {
+    expect(await post('party-invalid', body)).toEqual({ status: 400, body: { error: 'invalid_request', message } });
+  });
+
+  it('refuses a body that is not JSON with 400', async () => {
+    const response = await fetch(`${api.baseUrl}/internal/subscriptions`, {
+      method: 'POST',
+      headers: { 'x-viewer-party': 'party-invalid', 'content-type': 'application/json' },
+      body: '{"eventType": ',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: 'invalid_request', message: 'the body is not valid JSON' });
+  });
+
+  it('refuses a call without the viewer header', async () => {
+    const response = await fetch(`${api.baseUrl}/internal/subscriptions`);
+    expect(response.status).toBe(400);
+  });
+
+  it('refuses a delivery log page size out of range', async () => {
+    const { body } = await post('party-limit', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/l' });
+    expect((await api.call('party-limit', 'GET', `/${body.id}/deliveries?limit=0`)).status).toBe(400);
+    expect(await api.call('party-limit', 'GET', `/${body.id}/deliveries?limit=5`)).toEqual({ status: 200, body: { items: [] } });
+  });
+
+  describe('in production mode (WEBHOOK_ALLOW_PRIVATE not set)', () => {
+    it.each([
+      ['http://127.0.0.1:8080/hook', 'loopback'],
+      ['http://localhost.:8080/hook', 'cannot be resolved'],
+      ['http://[::1]/hook', 'loopback'],
+      ['http://[::ffff:169.254.169.254]/latest/meta-data', 'link-local'],
+      ['http://10.0.0.5/hook', 'private'],
+      ['http://2130706433/hook', 'loopback'],
+      ['https://intranet.example.org/hook', 'private'],
+      ['https://metadata.example.org/', 'link-local'],
+      ['http://100.64.1.1/hook', 'CGNAT'],
+    ])('refuses the callback URL %s (%s) with 400', async (callbackUrl, reason) => {
+      const refused = await post('party-prod', { eventType: 'AdmissionResponse', callbackUrl }, productionApi);
+
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toContain(reason);
+    });
+
+    it('refuses a private address on PUT too', async () => {
+      const { body } = await post('party-prod-put', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/p' }, productionApi);
+      const refused = await productionApi.call('party-prod-put', 'PUT', `/${body.id}`, { callbackUrl: 'http://192.168.0.10/' });
+      expect(refused.status).toBe(400);
+    });
+
+    it('accepts a public address', async () => {
+      expect((await post('party-prod-ok', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/ok' }, productionApi)).status).toBe(201);
+    });
+  });
+});

@@ -1,0 +1,19 @@
+// A real notifier process for tests: started with bundleScript from @bedrequest/testing by tests that
+// kill it (SIGKILL) or that reach the notifier from another app's tests. Configured by the
+// environment like main.ts; NOTIFIER_TEST_MIGRATIONS_DIR says where the migrations are, since the
+// bundle does not live beside them. Reports its address to the parent over the IPC channel.
+import { loadConfig } from '@bedrequest/config';
+import { NotifierConfig } from '../config';
+import { startNotifier } from '../start';
+
+async function main(): Promise<void> {
+  const migrationsDir = process.env.NOTIFIER_TEST_MIGRATIONS_DIR;
+  const service = await startNotifier(loadConfig(NotifierConfig), migrationsDir ? { migrationsDir } : {});
+  process.send?.({ url: service.url });
+  process.once('SIGTERM', () => void service.stop().then(() => process.exit(0)));
+}
+
+main().catch((error: unknown) => {
+  console.error(`notifier test process: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

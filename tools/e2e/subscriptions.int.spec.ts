@@ -1,0 +1,155 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import express from 'express';
+import request from 'supertest';
+import { declareTopology } from '@bedrequest/contracts';
+import { bundleScript, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { createAccessTokenVerifier, requireAccessToken } from '../../apps/gateway/src/auth';
+import { AUDIENCE, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey } from '../../apps/gateway/src/auth/testing/token-factory';
+import { subscriptionsRouter } from '../../apps/gateway/src/subscriptions/subscriptions.router';
+
+const env = testEnvironment();
+// The gateway's subscription routes against the real notifier, started as its own process from its
+// test entry point (end-to-end tests live outside the apps, so no app depends on another).
+const NOTIFIER = join(__dirname, '..', '..', 'apps', 'notifier');
+
+/**
+ * `/api/v1/subscriptions` as the gateway serves it: real access tokens checked by requireAccessToken
+ * (referrer role only), this router, and a real notifier process on the run's PostgreSQL and RabbitMQ.
+ */
+describe('/api/v1/subscriptions through the gateway router and a real notifier', () => {
+  const namespace = uniqueName('gwsubs');
+  let notifier: ChildProcess;
+  let app: express.Express;
+  let tokens: { alice: string; bob: string; clinic: string };
+
+  beforeAll(async () => {
+    const script = bundleScript(join(NOTIFIER, 'src', 'testing', 'notifier-process.ts'));
+    notifier = spawn(process.execPath, [script], {
+      env: {
+        ...process.env,
+        NOTIFIER_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: env.databaseUrl,
+        AMQP_URL: env.amqpUrl,
+        AMQP_NAMESPACE: namespace,
+        NOTIFIER_DB_SCHEMA: uniqueName('notifier'),
+        NOTIFIER_TEST_MIGRATIONS_DIR: join(NOTIFIER, 'prisma', 'migrations'),
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const notifierUrl = await new Promise<string>((resolve, reject) => {
+      notifier.once('message', (message: { url: string }) => resolve(message.url));
+      notifier.once('exit', (code) => reject(new Error(`the notifier exited with ${code}`)));
+    });
+
+    const key = await newSigningKey();
+    const verifier = createAccessTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
+    tokens = {
+      alice: await accessToken(key, { sub: 'referrer-alice' }),
+      bob: await accessToken(key, { sub: 'referrer-bob' }),
+      clinic: await accessToken(key, { sub: 'clinic-user', claims: clinicClaims }),
+    };
+    app = express().use(
+      '/api/v1/subscriptions',
+      requireAccessToken({ verifier, roles: ['referrer'] }),
+      subscriptionsRouter({ notifierUrl, logger: silentLogger() }),
+    );
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => {
+      notifier.once('exit', resolve);
+      notifier.kill('SIGTERM');
+    });
+    await deleteBrokerTopology(env.amqpUrl, declareTopology(namespace));
+  });
+
+  const as = (who: keyof typeof tokens) => ({
+    post: (body: unknown) => request(app).post('/api/v1/subscriptions').set('Authorization', `Bearer ${tokens[who]}`).send(body as object),
+    get: (path = '') => request(app).get(`/api/v1/subscriptions${path}`).set('Authorization', `Bearer ${tokens[who]}`),
+    put: (path: string, body: unknown) => request(app).put(`/api/v1/subscriptions${path}`).set('Authorization', `Bearer ${tokens[who]}`).send(body as object),
+    delete: (path: string) => request(app).delete(`/api/v1/subscriptions${path}`).set('Authorization', `Bearer ${tokens[who]}`),
+  });
+
+  it('creates (201), updates by a second POST (200, same id and secret), reads, changes (PUT 200) and deletes (204)', async () => {
+    const created = await as('alice').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/first' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      eventType: 'AdmissionResponse',
+      callbackUrl: 'http://127.0.0.1:9/first',
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/),
+      status: 'active',
+      disabledReason: null,
+    });
+    const { id, secret } = created.body as { id: string; secret: string };
+
+    const again = await as('alice').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/second' });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id, secret, callbackUrl: 'http://127.0.0.1:9/second' });
+
+    expect((await as('alice').get()).body).toEqual({ items: [again.body] });
+    expect((await as('alice').get(`/${id}`)).body).toEqual(again.body);
+
+    const changed = await as('alice').put(`/${id}`, { callbackUrl: 'https://receiver.example.org/hook' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ ...again.body, callbackUrl: 'https://receiver.example.org/hook' });
+
+    expect((await as('alice').delete(`/${id}`)).status).toBe(204);
+    expect((await as('alice').get(`/${id}`)).status).toBe(404);
+    expect((await as('alice').get()).body).toEqual({ items: [] });
+  });
+
+  it('hides one referrer\'s subscription from another: 404 on GET, PUT and DELETE, absent from the list', async () => {
+    const { body } = await as('alice').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/alice' });
+    const id = (body as { id: string }).id;
+
+    for (const response of [await as('bob').get(`/${id}`), await as('bob').put(`/${id}`, { callbackUrl: 'http://127.0.0.1:9/bob' }), await as('bob').delete(`/${id}`)]) {
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'not_found', message: 'no such subscription' });
+    }
+    expect((await as('bob').get()).body).toEqual({ items: [] });
+    expect((await as('alice').get(`/${id}`)).body).toMatchObject({ callbackUrl: 'http://127.0.0.1:9/alice' });
+    expect((await as('alice').get('/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await as('alice').get('/..%2F..%2Fhealth')).status).toBe(404);
+  });
+
+  it.each([
+    [{ eventType: 'SomethingElse', callbackUrl: 'https://receiver.example.org/' }],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'receiver.example.org/hook' }],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'ftp://receiver.example.org/hook' }],
+    [{ eventType: 'AdmissionResponse' }],
+  ])('answers 400 with {error, message} for %j', async (body) => {
+    const response = await as('alice').post(body);
+
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+  });
+
+  it('answers 400 for a PUT without an absolute http(s) callbackUrl', async () => {
+    const { body } = await as('bob').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/bob' });
+    expect((await as('bob').put(`/${(body as { id: string }).id}`, { callbackUrl: '/relative' })).status).toBe(400);
+  });
+
+  it('passes the delivery log, the events since a sequence number and the retry call through', async () => {
+    const { body } = await as('bob').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/bob' });
+    const id = (body as { id: string }).id;
+
+    expect(await as('bob').get(`/${id}/deliveries`)).toMatchObject({ status: 200, body: { items: [] } });
+    expect(await as('bob').get(`/${id}/events?since=0`)).toMatchObject({ status: 200, body: { items: [] } });
+    expect((await as('bob').get(`/${id}/events?since=minus-one`)).status).toBe(400);
+    expect((await as('alice').get(`/${id}/events?since=0`)).status).toBe(404);
+    const retry = await request(app).post(`/api/v1/subscriptions/${id}/deliveries/00000000-0000-4000-8000-000000000000/retry`).set('Authorization', `Bearer ${tokens.bob}`);
+    expect(retry.status).toBe(404);
+  });
+
+  it('refuses clinic tokens with 403 and missing tokens with 401', async () => {
+    expect((await as('clinic').get()).status).toBe(403);
+    expect((await as('clinic').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/' })).body).toEqual({
+      error: 'forbidden',
+      message: 'a clinic token may not use this endpoint',
+    });
+    expect((await request(app).get('/api/v1/subscriptions')).status).toBe(401);
+  });
+});
