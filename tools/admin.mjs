@@ -23,6 +23,10 @@ if (!service) {
   const usage = [
     'usage: npm run admin -- clinic upsert --ik <IK> --name "<name>" --departments 2300,0300',
     '       npm run admin -- clinic list',
+    '       npm run admin -- clinic auto-answer --ik <IK> --enabled true|false',
+    '       npm run admin -- clinic beds --ik <IK> --department <key> --date YYYY-MM-DD --free <n>',
+    '       npm run admin -- clinic beds --ik <IK> [--from YYYY-MM-DD] [--to YYYY-MM-DD]',
+    '       npm run admin -- clinic notifications --ik <IK> [--limit <n>]',
     '       npm run admin -- user create --role referrer --username <u> --password <p> --ik <IK>[,<IK>...] --fhir-base <url>',
     '       npm run admin -- user create --role clinic --username <u> --password <p> --ik <IK>',
     '       npm run admin -- user upsert <options of user create>',

@@ -6,6 +6,8 @@ import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import type { NextFunction, Request, Response } from 'express';
 import { ANY_ROLE, createAccessTokenVerifier, remoteSigningKeys, requireAccessToken } from './auth';
+import { ClinicCapacityClient } from './capacity/capacity.client';
+import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
 import { ClinicDirectoryClient } from './clinics/clinic-directory.client';
 import { klinikenRouter } from './clinics/kliniken.router';
@@ -55,6 +57,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   app.use('/api/v1/token', tokenProxyRouter(config.AUTH_URL, logger));
   app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
   app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifierUrl: config.NOTIFIER_URL, logger }));
+  app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity: new ClinicCapacityClient(config.ROUTING_URL), logger }));
   app.use(
     '/api/v1/clinic',
     ...clinics,

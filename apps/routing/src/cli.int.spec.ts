@@ -68,4 +68,56 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
     expect(err).toEqual([expect.stringMatching(/^error: cannot open the database at 127\.0\.0\.1:1\/bedrequest: /)]);
     expect(err.join('')).not.toContain('s3cret');
   });
+
+  it('switches automatic answers on and off, keeping them across a later upsert', async () => {
+    await admin('clinic', 'upsert', '--ik', '510000021', '--name', 'Fachklinik Bergblick', '--departments', '3100');
+
+    expect(await admin('clinic', 'auto-answer', '--ik', '510000021', '--enabled', 'true')).toEqual({ code: 0, out: 'clinic 510000021: automatic answers enabled', err: '' });
+    await admin('clinic', 'upsert', '--ik', '510000021', '--name', 'Fachklinik Bergblick', '--departments', '3100,8501');
+    expect((await admin('clinic', 'list')).out).toContain('510000021  Fachklinik Bergblick  [3100, 8501]  automatic answers');
+
+    expect((await admin('clinic', 'auto-answer', '--ik', '510000021', '--enabled', 'false')).out).toBe('clinic 510000021: automatic answers disabled');
+    expect((await admin('clinic', 'list')).out).not.toContain('automatic answers');
+  });
+
+  it('sets a bed count, replaces it on a second call, and lists the counts by date', async () => {
+    await admin('clinic', 'upsert', '--ik', '510000022', '--name', 'Rehazentrum Seeufer', '--departments', '2300,0200');
+
+    const first = await admin('clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', '3');
+    expect(first).toEqual({ code: 0, out: 'clinic 510000022: 2026-12-01 department 2300 (orthopedics): 3 free, 0 held, 0 reserved, 3 available', err: '' });
+    await admin('clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', '2');
+    await admin('clinic', 'beds', '--ik', '510000022', '--department', '0200', '--date', '2026-11-30', '--free', '0');
+
+    expect((await admin('clinic', 'beds', '--ik', '510000022')).out.split('\n')).toEqual([
+      '2026-11-30 department 0200 (geriatrics): 0 free, 0 held, 0 reserved, 0 available',
+      '2026-12-01 department 2300 (orthopedics): 2 free, 0 held, 0 reserved, 2 available',
+    ]);
+    expect((await admin('clinic', 'beds', '--ik', '510000022', '--from', '2026-12-01')).out).not.toContain('2026-11-30');
+  });
+
+  it.each([
+    [['--ik', '510000022', '--department', '3100', '--date', '2026-12-01', '--free', '1'], 'department must be a department key the clinic offers (2300, 0200)'],
+    [['--ik', '510000022', '--department', '2300', '--date', '2026-02-30', '--free', '1'], 'date must be a calendar date YYYY-MM-DD'],
+    [['--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', 'many'], 'freeBeds must be a whole number from 0 to 10000'],
+    [['--ik', '510000022', '--department', '2300', '--date', '2026-12-01'], 'missing option --free'],
+    [['--ik', '599999999', '--department', '2300', '--date', '2026-12-01', '--free', '1'], 'no participating clinic with IK 599999999'],
+  ])('refuses the bed count %j with a one-line reason', async (...args) => {
+    const [options, reason] = args;
+    await admin('clinic', 'upsert', '--ik', '510000022', '--name', 'Rehazentrum Seeufer', '--departments', '2300,0200');
+
+    const result = await admin('clinic', 'beds', ...options);
+
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(reason);
+  });
+
+  it('refuses automatic answers for an unknown clinic or without a clear true or false', async () => {
+    expect((await admin('clinic', 'auto-answer', '--ik', '599999999', '--enabled', 'true')).err).toBe('error: no participating clinic with IK 599999999');
+    expect((await admin('clinic', 'auto-answer', '--ik', '510000021', '--enabled', 'yes')).err).toBe('error: --enabled must be true or false, got "yes"');
+  });
+
+  it('shows a clinic\'s notification log (empty for a clinic not yet sent anything)', async () => {
+    expect(await admin('clinic', 'notifications', '--ik', '510000022')).toEqual({ code: 0, out: '', err: '' });
+    expect((await admin('clinic', 'notifications', '--ik', '510000022', '--limit', '0')).code).toBe(1);
+  });
 });

@@ -13,6 +13,11 @@ export const RoutingConfig = z.object({
   HOST: z.string().default('127.0.0.1'),
   ROUTING_PORT: env.port(8083),
   ...databaseEnv,
+  /**
+   * How often the outbox relay looks for automatic answers whose immediate publish failed. Each
+   * commit wakes the relay at once, so this does not delay answers (decisions.md, "Timing").
+   */
+  OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
 });
 export type RoutingConfig = z.infer<typeof RoutingConfig>;
 

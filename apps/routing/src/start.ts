@@ -1,10 +1,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageCatalog, declareTopology } from '@bedrequest/contracts';
-import { Broker } from '@bedrequest/messaging';
+import { Pool } from 'pg';
+import { declareTopology } from '@bedrequest/contracts';
+import { OutboxRelay, connectServiceBroker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
+import { BedCapacityRepository } from './beds/bed-capacity.repository';
+import { BedCountService } from './beds/bed-count.service';
+import { capacityRouter } from './beds/capacity.router';
 import type { RoutingConfig } from './config';
+import { ClinicDispatchService } from './dispatch/clinic-dispatch.service';
+import { DispatchRepository } from './dispatch/dispatch.repository';
+import { notificationsRouter } from './dispatch/notifications.router';
+import { requestDispatchedHandler } from './dispatch/request-dispatched.consumer';
 import { openRoutingDatabase } from './persistence/database';
 import { ClinicRegistry } from './registry/clinic-registry.service';
 import { ClinicRepository } from './registry/clinic.repository';
@@ -28,18 +36,21 @@ export async function startRouting(config: RoutingConfig): Promise<RunningRoutin
     poolSize: config.DATABASE_POOL_SIZE,
   });
   lifecycle.onStop('database', () => prisma.$disconnect());
+  const outboxPool = new Pool({ connectionString: config.DATABASE_URL, max: 2 });
+  lifecycle.onStop('outbox pool', () => outboxPool.end());
 
-  const broker = new Broker({
-    url: config.AMQP_URL,
-    topology: declareTopology(config.AMQP_NAMESPACE),
-    catalog: messageCatalog,
-    logger,
-    prefetch: config.AMQP_PREFETCH,
-    deliveryLimit: config.AMQP_DELIVERY_LIMIT,
-    metrics: registry,
-  });
-  await broker.start();
+  const topology = declareTopology(config.AMQP_NAMESPACE);
+  const broker = await connectServiceBroker(config, { logger, metrics: registry });
   lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+
+  const relay = new OutboxRelay({ pool: outboxPool, schema: config.ROUTING_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
+  relay.start();
+  lifecycle.onStop('outbox relay', () => relay.stop());
+
+  const clinics = new ClinicRegistry(new ClinicRepository(prisma));
+  const beds = new BedCapacityRepository(prisma, config.ROUTING_DB_SCHEMA);
+  const dispatches = new DispatchRepository(prisma);
+  await broker.consume(topology.queues.routing.name, requestDispatchedHandler(new ClinicDispatchService(dispatches, beds), relay));
 
   const app = createServiceHttpApp({
     logger,
@@ -49,7 +60,9 @@ export async function startRouting(config: RoutingConfig): Promise<RunningRoutin
       database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`),
     },
   });
-  app.use('/internal/clinics', clinicsRouter(new ClinicRegistry(new ClinicRepository(prisma)), logger));
+  app.use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(clinics, beds), logger));
+  app.use('/internal/clinics/:ik/notifications', notificationsRouter(dispatches, logger));
+  app.use('/internal/clinics', clinicsRouter(clinics, logger));
 
   const server = await listen(app, config.ROUTING_PORT, config.HOST);
   lifecycle.onStop('http', () => closeServer(server));

@@ -6,6 +6,7 @@ describe('OpenAPI document', () => {
   it('describes every public endpoint of the spec and decisions.md', () => {
     expect(Object.keys(document.paths ?? {}).sort()).toEqual(
       [
+        '/api/v1/clinic/capacity',
         '/api/v1/clinic/tasks/{taskId}/answer',
         '/api/v1/clinic/tasks/{taskId}/bundle',
         '/api/v1/clinic/tasks/{taskId}/documents',

@@ -192,6 +192,33 @@ export function openApiDocument(options: { serverUrl: string }) {
     responses: { 200: { description: 'Updated Task', content: fhir(Task) }, 400: apiError('Unknown code or note too long'), 404: apiError('Not this clinic’s Task'), 409: apiError('Task cancelled or request revoked') },
   });
 
+  const BedCount = registry.register(
+    'BedCount',
+    z.object({ department: z.string().regex(/^\d{4}$/), date: z.string().describe('YYYY-MM-DD'), freeBeds: z.number().int().min(0) }).describe(
+      'Admissions the clinic offers through the service for a department on a day (docs/parties.md, "Clinics and routing")',
+    ),
+  );
+  const BedCountView = registry.register(
+    'BedCountView',
+    BedCount.extend({ specialty: z.string(), held: z.number().int(), reserved: z.number().int(), available: z.number().int().describe('freeBeds − held − reserved') }),
+  );
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/clinic/capacity',
+    summary: 'Publish the free beds of the calling clinic for a department and day (used by automatic answers)',
+    security: secured,
+    request: { body: { content: json(BedCount) } },
+    responses: { 200: { description: 'Stored', content: json(BedCountView) }, 400: apiError('Invalid body or department not offered'), 403: apiError('Not a clinic token') },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/capacity',
+    summary: 'The bed counts of the calling clinic',
+    security: secured,
+    request: { query: z.object({ from: z.string().optional(), to: z.string().optional() }) },
+    responses: { 200: { description: 'Bed counts with held and reserved beds', content: json(z.object({ items: z.array(BedCountView) })) } },
+  });
+
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Bed Occupancy Request Service', version: '1.0.0', description: 'See docs/api.md for the rules behind each endpoint.' },

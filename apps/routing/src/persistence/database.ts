@@ -1,29 +1,12 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { applyMigrations, createPrismaAdapter, ensureDatabase, readMigrations } from '@bedrequest/persistence';
+import { findMigrationsDir, openServiceDatabase } from '@bedrequest/persistence';
 import { PrismaClient } from '../generated/prisma/client';
 
 /** apps/routing/prisma/migrations: beside the bundle in dist (copied as an asset), or in the source tree. */
-export const ROUTING_MIGRATIONS_DIR =
-  [join(__dirname, 'prisma', 'migrations'), join(__dirname, '..', '..', 'prisma', 'migrations')].find((dir) => existsSync(dir)) ??
-  join(__dirname, 'prisma', 'migrations');
+export const ROUTING_MIGRATIONS_DIR = findMigrationsDir(__dirname);
 
 export type RoutingDatabase = PrismaClient;
 
 /** Creates the database if needed, migrates the routing schema, and connects the Prisma client. */
-export async function openRoutingDatabase(options: {
-  databaseUrl: string;
-  schema: string;
-  poolSize: number;
-  migrationsDir?: string;
-}): Promise<RoutingDatabase> {
-  await ensureDatabase(options.databaseUrl);
-  await applyMigrations({
-    databaseUrl: options.databaseUrl,
-    schema: options.schema,
-    migrations: readMigrations(options.migrationsDir ?? ROUTING_MIGRATIONS_DIR),
-  });
-  const prisma = new PrismaClient({ adapter: createPrismaAdapter(options) });
-  await prisma.$connect();
-  return prisma;
+export function openRoutingDatabase(options: { databaseUrl: string; schema: string; poolSize: number; migrationsDir?: string }): Promise<RoutingDatabase> {
+  return openServiceDatabase({ ...options, migrationsDir: options.migrationsDir ?? ROUTING_MIGRATIONS_DIR }, (adapter) => new PrismaClient({ adapter }));
 }

@@ -1,5 +1,6 @@
+import { SPECIALTIES } from '@bedrequest/fhir-model';
 import { InvalidClinicError, parseDepartments, parseIk } from './clinic-registry.service';
-import { DEPARTMENTS, SPECIALTIES } from './specialties';
+import { DEPARTMENTS } from './departments';
 
 describe('clinic registry input rules', () => {
   it('accepts a 9-digit IK number and refuses anything else', () => {
@@ -22,8 +23,8 @@ describe('clinic registry input rules', () => {
   });
 
   it('lists every department key of the specification once, 2800 under neurology', () => {
-    expect(DEPARTMENTS.size).toBe(new Set(SPECIALTIES.map((specialty) => specialty.departmentKey)).size);
+    expect(DEPARTMENTS.size).toBe(new Set(SPECIALTIES.map((specialty) => specialty.department)).size);
     expect(DEPARTMENTS.get('2800')?.code).toBe('neurology');
-    expect(DEPARTMENTS.get('2300')).toEqual({ code: 'orthopedics', display: 'orthopaedics', departmentKey: '2300' });
+    expect(DEPARTMENTS.get('2300')).toEqual({ code: 'orthopedics', display: 'orthopaedics', department: '2300' });
   });
 });

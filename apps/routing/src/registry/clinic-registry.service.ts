@@ -1,5 +1,5 @@
-import { DEPARTMENTS } from './specialties';
 import type { ClinicRecord, ClinicRepository } from './clinic.repository';
+import { DEPARTMENTS } from './departments';
 
 /** Input the registry refuses, with a one-line reason for the admin command line. */
 export class InvalidClinicError extends Error {
@@ -17,6 +17,8 @@ export interface Clinic {
   readonly ik: string;
   readonly name: string;
   readonly departments: readonly ClinicDepartment[];
+  /** Routing answers for the clinic from its published bed counts (docs/parties.md, "Clinics and routing"). */
+  readonly automaticAnswers: boolean;
 }
 
 /** decisions.md, "Parties and credentials": an IK number is 9 digits. */
@@ -47,9 +49,15 @@ export class ClinicRegistry {
   async register(input: { ik: string; name: string; departments: readonly string[] }): Promise<{ clinic: Clinic; created: boolean }> {
     const name = input.name.trim();
     if (name === '') throw new InvalidClinicError('the clinic name must not be empty');
-    const record: ClinicRecord = { ik: parseIk(input.ik), name, departments: parseDepartments(input.departments) };
-    const { created } = await this.clinics.upsert(record);
+    const { record, created } = await this.clinics.upsert({ ik: parseIk(input.ik), name, departments: parseDepartments(input.departments) });
     return { clinic: describe(record), created };
+  }
+
+  /** Switches automatic answers on or off; refuses an unknown clinic. */
+  async setAutomaticAnswers(ik: string, enabled: boolean): Promise<Clinic> {
+    const record = await this.clinics.setAutomaticAnswers(parseIk(ik), enabled);
+    if (!record) throw new InvalidClinicError(`no participating clinic with IK ${ik}`);
+    return describe(record);
   }
 
   async list(): Promise<Clinic[]> {
@@ -68,6 +76,7 @@ function describe(record: ClinicRecord): Clinic {
   return {
     ik: record.ik,
     name: record.name,
+    automaticAnswers: record.automaticAnswers,
     departments: record.departments.map((code) => {
       // A key stored by an older table version is still listed, with the key as its display.
       const specialty = DEPARTMENTS.get(code);

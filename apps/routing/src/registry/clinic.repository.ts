@@ -1,36 +1,45 @@
 import type { RoutingDatabase } from '../persistence/database';
 
-/** A clinic as stored: its IK number, name and the department keys it offers. */
+/** A clinic as stored: its IK number, name, the department keys it offers, and whether routing answers for it. */
 export interface ClinicRecord {
   readonly ik: string;
   readonly name: string;
   readonly departments: readonly string[];
+  readonly automaticAnswers: boolean;
 }
+
+const columns = { ik: true, name: true, departments: true, autoAnswer: true } as const;
 
 export class ClinicRepository {
   constructor(private readonly prisma: RoutingDatabase) {}
 
   async list(): Promise<ClinicRecord[]> {
-    const rows = await this.prisma.clinic.findMany({ orderBy: { ik: 'asc' } });
+    const rows = await this.prisma.clinic.findMany({ orderBy: { ik: 'asc' }, select: columns });
     return rows.map(toRecord);
   }
 
   async find(ik: string): Promise<ClinicRecord | undefined> {
-    const row = await this.prisma.clinic.findUnique({ where: { ik } });
+    const row = await this.prisma.clinic.findUnique({ where: { ik }, select: columns });
     return row ? toRecord(row) : undefined;
   }
 
-  /** Inserts or replaces name and departments; tells whether the clinic was new. */
-  async upsert(clinic: ClinicRecord): Promise<{ created: boolean }> {
+  /** Inserts or replaces name and departments (automatic answers stay as they were); tells whether the clinic was new. */
+  async upsert(clinic: { ik: string; name: string; departments: readonly string[] }): Promise<{ record: ClinicRecord; created: boolean }> {
     return this.prisma.$transaction(async (tx) => {
       const existing = await tx.clinic.findUnique({ where: { ik: clinic.ik }, select: { ik: true } });
       const data = { name: clinic.name, departments: [...clinic.departments] };
-      await tx.clinic.upsert({ where: { ik: clinic.ik }, create: { ik: clinic.ik, ...data }, update: data });
-      return { created: !existing };
+      const row = await tx.clinic.upsert({ where: { ik: clinic.ik }, create: { ik: clinic.ik, ...data }, update: data, select: columns });
+      return { record: toRecord(row), created: !existing };
     });
+  }
+
+  /** Undefined when there is no clinic with this IK. */
+  async setAutomaticAnswers(ik: string, enabled: boolean): Promise<ClinicRecord | undefined> {
+    const { count } = await this.prisma.clinic.updateMany({ where: { ik }, data: { autoAnswer: enabled } });
+    return count === 1 ? this.find(ik) : undefined;
   }
 }
 
-function toRecord(row: { ik: string; name: string; departments: string[] }): ClinicRecord {
-  return { ik: row.ik, name: row.name, departments: row.departments };
+function toRecord(row: { ik: string; name: string; departments: string[]; autoAnswer: boolean }): ClinicRecord {
+  return { ik: row.ik, name: row.name, departments: row.departments, automaticAnswers: row.autoAnswer };
 }

@@ -1,6 +1,6 @@
 import { Router, type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { ClinicRegistry } from './clinic-registry.service';
+import type { Clinic, ClinicRegistry } from './clinic-registry.service';
 
 /**
  * Routing's internal clinic API, for the gateway (`GET /api/v1/kliniken`) and the auth service's
@@ -10,7 +10,7 @@ import type { ClinicRegistry } from './clinic-registry.service';
 export function clinicsRouter(registry: ClinicRegistry, logger: Logger): Router {
   const router = Router();
   router.get('/', async (_req, res) => {
-    res.json({ items: await registry.list() });
+    res.json({ items: (await registry.list()).map(clinicRecord) });
   });
   router.get('/:ik', async (req, res) => {
     const clinic = await registry.find(req.params.ik);
@@ -18,7 +18,7 @@ export function clinicsRouter(registry: ClinicRegistry, logger: Logger): Router 
       res.status(404).json({ error: 'not_found', message: `no participating clinic with IK ${req.params.ik}` });
       return;
     }
-    res.json(clinic);
+    res.json(clinicRecord(clinic));
   });
   const onError: ErrorRequestHandler = (error: Error, _req, res, _next) => {
     logger.error({ err: error.message }, 'clinic registry request failed');
@@ -26,4 +26,9 @@ export function clinicsRouter(registry: ClinicRegistry, logger: Logger): Router 
   };
   router.use(onError);
   return router;
+}
+
+/** The clinic record of decisions.md: `{ik, name, departments: [{code, specialty, display}]}`. */
+function clinicRecord({ ik, name, departments }: Clinic) {
+  return { ik, name, departments };
 }

@@ -1,0 +1,131 @@
+import type { RequestDispatchedV1 } from '@bedrequest/contracts';
+import { DEPARTMENTS } from '../registry/departments';
+import { sameBed, type BedKey, type HeldBed } from '../beds/bed-count';
+
+/**
+ * What routing does for one clinic when a request changes (request.dispatched.v1): the spec's
+ * internal step "clinics are notified", the automatic decline of decisions.md ("Clinics answer")
+ * and, for clinics that chose it, automatic answers from their bed counts. Pure: it decides, the
+ * service applies (docs/parties.md, "Clinics and routing").
+ */
+
+export type DispatchedRequest = Pick<RequestDispatchedV1, 'requestIdentifier' | 'version' | 'change' | 'departmentCode' | 'specialty' | 'occurrenceDate'>;
+export type DispatchedTask = RequestDispatchedV1['tasks'][number];
+
+/** The registry's view of the clinic; undefined when its IK is no longer registered. */
+export interface RegisteredClinic {
+  readonly ik: string;
+  readonly departments: readonly string[];
+  readonly automaticAnswers: boolean;
+}
+
+/** What routing did for one clinic, as the notification log records it. */
+export type NotificationOutcome =
+  /** The clinic was notified and answers itself (automatic answers off). */
+  | 'forwarded'
+  /** Automatic answers on, but the request names no admission date: the clinic answers itself. */
+  | 'forwarded-no-date'
+  /** Automatic answers on, but the clinic published no bed count for that department and date. */
+  | 'forwarded-no-bed-count'
+  | 'declined-not-participating'
+  | 'declined-department-not-offered'
+  | 'declined-no-free-bed'
+  | 'accepted-bed-held'
+  /** Supplemented data for a request the clinic already holds the bed for: accepted again, same bed. */
+  | 'accepted-bed-kept'
+  | 'selected-bed-reserved'
+  /** Selected without a held bed (the clinic answered itself): its beds are its own business. */
+  | 'selected'
+  | 'cancelled-bed-released'
+  | 'cancelled'
+  /** A dispatch of an older request version than one already applied to this Task. */
+  | 'ignored-outdated';
+
+export type AutomaticAnswer = 'accepted' | 'declined';
+
+export type TaskPlan =
+  /** Only record the notification. */
+  | { kind: 'notify'; outcome: NotificationOutcome; releaseBed: boolean }
+  /** Answer on the clinic's behalf without booking a bed. */
+  | { kind: 'answer'; outcome: NotificationOutcome; answer: AutomaticAnswer; note: string; releaseBed: boolean }
+  /** Try to hold this bed, then answer by the result (`afterHoldAttempt`). */
+  | { kind: 'hold'; bed: BedKey; releaseBed: boolean }
+  /** The Task's held bed becomes reserved. */
+  | { kind: 'reserve'; outcome: 'selected-bed-reserved' };
+
+export function planTask(request: DispatchedRequest, task: DispatchedTask, clinic: RegisteredClinic | undefined, heldBed: HeldBed | undefined): TaskPlan {
+  switch (task.action) {
+    case 'cancelled':
+      // Revocation, selection of another clinic, withdrawal of this one, or no longer named.
+      return heldBed ? { kind: 'notify', outcome: 'cancelled-bed-released', releaseBed: true } : { kind: 'notify', outcome: 'cancelled', releaseBed: false };
+    case 'selected':
+      if (heldBed?.state === 'held') return { kind: 'reserve', outcome: 'selected-bed-reserved' };
+      return { kind: 'notify', outcome: heldBed ? 'selected-bed-reserved' : 'selected', releaseBed: false };
+    case 'answer-requested':
+      return planAnswer(request, task, clinic, heldBed);
+  }
+}
+
+/**
+ * A new or supplemented request. The bed a Task already holds is kept only while the request still
+ * asks for exactly that bed (same department and admission date); otherwise it is given back first.
+ */
+function planAnswer(request: DispatchedRequest, task: DispatchedTask, clinic: RegisteredClinic | undefined, heldBed: HeldBed | undefined): TaskPlan {
+  const wanted: BedKey | undefined =
+    request.departmentCode && request.occurrenceDate
+      ? { clinicIk: task.clinicIk, departmentCode: request.departmentCode, admissionDate: request.occurrenceDate }
+      : undefined;
+  const keepsBed = heldBed !== undefined && wanted !== undefined && sameBed(heldBed, wanted);
+  const releaseBed = heldBed !== undefined && !keepsBed;
+  const decline = (outcome: NotificationOutcome, note: string): TaskPlan => ({ kind: 'answer', outcome, answer: 'declined', note, releaseBed });
+
+  if (!clinic) return decline('declined-not-participating', notes.notParticipating(task.clinicIk));
+  // decisions.md: a clinic that does not offer the resolved department is declined automatically.
+  if (request.departmentCode && !clinic.departments.includes(request.departmentCode)) {
+    return decline('declined-department-not-offered', notes.departmentNotOffered(clinic.ik, departmentLabel(request)));
+  }
+  if (!clinic.automaticAnswers || !request.departmentCode) return { kind: 'notify', outcome: 'forwarded', releaseBed };
+  if (!wanted) return { kind: 'notify', outcome: 'forwarded-no-date', releaseBed };
+  if (keepsBed) return { kind: 'answer', outcome: 'accepted-bed-kept', answer: 'accepted', note: notes.bedHeld(clinic.ik, departmentLabel(request), wanted.admissionDate), releaseBed };
+  return { kind: 'hold', bed: wanted, releaseBed };
+}
+
+/** A plan with nothing left to try. */
+export type SettledPlan = Exclude<TaskPlan, { kind: 'hold' }>;
+
+/** The answer once the attempt to hold `bed` is known. */
+export function afterHoldAttempt(request: DispatchedRequest, bed: BedKey, result: 'held' | 'no-free-bed' | 'no-bed-count'): SettledPlan {
+  const label = departmentLabel(request);
+  switch (result) {
+    case 'held':
+      return { kind: 'answer', outcome: 'accepted-bed-held', answer: 'accepted', note: notes.bedHeld(bed.clinicIk, label, bed.admissionDate), releaseBed: false };
+    case 'no-free-bed':
+      return { kind: 'answer', outcome: 'declined-no-free-bed', answer: 'declined', note: notes.noFreeBed(bed.clinicIk, label, bed.admissionDate), releaseBed: false };
+    case 'no-bed-count':
+      return { kind: 'notify', outcome: 'forwarded-no-bed-count', releaseBed: false };
+  }
+}
+
+/**
+ * "2300 (orthopedics)": the department key with the specialty asked for, or the one it is listed
+ * under in the registry when the request gave the department key alone.
+ */
+export function departmentLabel(request: Pick<DispatchedRequest, 'departmentCode' | 'specialty'>): string {
+  const code = request.departmentCode ?? 'unbekannt';
+  const specialty = request.specialty ?? DEPARTMENTS.get(code)?.code;
+  return specialty ? `${code} (${specialty})` : code;
+}
+
+/**
+ * The notes of automatic answers, in German like the referrers' and clinics' own notes (the people
+ * reading them work in German hospitals). Each names the clinic and the codes it is about, never
+ * patient data.
+ */
+export const notes = {
+  notParticipating: (ik: string) => `Automatische Antwort: Die Klinik ${ik} ist keine teilnehmende Klinik.`,
+  departmentNotOffered: (ik: string, department: string) => `Automatische Antwort: Die Klinik ${ik} bietet die Fachabteilung ${department} nicht an.`,
+  noFreeBed: (ik: string, department: string, date: string) =>
+    `Automatische Antwort: Die Klinik ${ik} hat in der Fachabteilung ${department} am ${date} kein freies Bett.`,
+  bedHeld: (ik: string, department: string, date: string) =>
+    `Automatische Antwort: Die Klinik ${ik} hält in der Fachabteilung ${department} für die Aufnahme am ${date} ein Bett für diese Anfrage frei.`,
+};

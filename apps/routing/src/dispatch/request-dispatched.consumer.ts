@@ -1,0 +1,33 @@
+import { RequestDispatchedV1 } from '@bedrequest/contracts';
+import type { MessageHandler, OutboxRelay } from '@bedrequest/messaging';
+import type { ClinicDispatchService } from './clinic-dispatch.service';
+
+/**
+ * The routing queue's handler: fans the request out (one transaction), then wakes the outbox relay
+ * so automatic answers leave at once, then acks. A thrown error (database unavailable, deadlock)
+ * means retry, bounded by the queue's delivery limit.
+ */
+export function requestDispatchedHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>): MessageHandler {
+  return async (message) => {
+    const { envelope, definition, logger } = message;
+    if (definition.routingKey !== RequestDispatchedV1.routingKey) {
+      logger.error('message type not handled by routing');
+      return 'dead-letter';
+    }
+    const result = await service.dispatch(envelope.payload as RequestDispatchedV1, {
+      messageId: envelope.id,
+      messageType: definition.routingKey,
+      correlationId: envelope.correlationId,
+    });
+    if (result.duplicate) {
+      logger.info('dispatch already processed; acknowledged again');
+      return 'ack';
+    }
+    relay.nudge();
+    // The notification log, also on stdout: ids, IKs and codes only, never patient data.
+    for (const { taskId, clinicIk, requestVersion, change, action, departmentCode, outcome, answer } of result.notifications) {
+      logger.info({ taskId, clinicIk, requestVersion, change, action, departmentCode, outcome, answer }, 'clinic notified');
+    }
+    return 'ack';
+  };
+}
