@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageCatalog, declareTopology } from '@bedrequest/contracts';
-import { Broker } from '@bedrequest/messaging';
+import { declareTopology } from '@bedrequest/contracts';
+import { connectServiceBroker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { allowsPrivateCallbacks, type NotifierConfig } from './config';
@@ -68,16 +68,7 @@ export async function startNotifier(config: NotifierConfig, overrides: NotifierO
     lifecycle.onStop('retention cleanup', () => cleanup.stop());
 
     const topology = declareTopology(config.AMQP_NAMESPACE);
-    const broker = new Broker({
-      url: config.AMQP_URL,
-      topology,
-      catalog: messageCatalog,
-      logger,
-      prefetch: config.AMQP_PREFETCH,
-      deliveryLimit: config.AMQP_DELIVERY_LIMIT,
-      metrics: registry,
-    });
-    await broker.start();
+    const broker = await connectServiceBroker(config, { logger, metrics: registry });
     // Stopped before the worker: no new events are taken in while the last attempts finish.
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
     await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables), worker));

@@ -1,32 +1,14 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { applyMigrations, createPrismaAdapter, ensureDatabase, readMigrations } from '@bedrequest/persistence';
+import { findMigrationsDir, openServiceDatabase } from '@bedrequest/persistence';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 
-/** apps/notifier/prisma/migrations: beside the bundle in dist (copied as an asset), or in the source tree. */
-export const NOTIFIER_MIGRATIONS_DIR =
-  [join(__dirname, 'prisma', 'migrations'), join(__dirname, '..', '..', 'prisma', 'migrations')].find((dir) => existsSync(dir)) ??
-  join(__dirname, 'prisma', 'migrations');
+export const NOTIFIER_MIGRATIONS_DIR = findMigrationsDir(__dirname);
 
 export type NotifierDatabase = PrismaClient;
 export type Tx = Prisma.TransactionClient;
 
 /** Creates the database if needed, migrates the notifier schema, and connects the Prisma client. */
-export async function openNotifierDatabase(options: {
-  databaseUrl: string;
-  schema: string;
-  poolSize: number;
-  migrationsDir?: string;
-}): Promise<NotifierDatabase> {
-  await ensureDatabase(options.databaseUrl);
-  await applyMigrations({
-    databaseUrl: options.databaseUrl,
-    schema: options.schema,
-    migrations: readMigrations(options.migrationsDir ?? NOTIFIER_MIGRATIONS_DIR),
-  });
-  const prisma = new PrismaClient({ adapter: createPrismaAdapter(options) });
-  await prisma.$connect();
-  return prisma;
+export function openNotifierDatabase(options: { databaseUrl: string; schema: string; poolSize: number; migrationsDir?: string }): Promise<NotifierDatabase> {
+  return openServiceDatabase({ ...options, migrationsDir: options.migrationsDir ?? NOTIFIER_MIGRATIONS_DIR }, (adapter) => new PrismaClient({ adapter }));
 }
 
 /**
