@@ -192,6 +192,20 @@ describe('routing and the clinic side, through the gateway', () => {
     expect(await bedCount(SONNENHANG)).toMatchObject({ freeBeds: 1, held: 0, reserved: 0, available: 1 });
   });
 
+  it('releases the held bed when the clinic declines by hand after the automatic acceptance', async () => {
+    // The previous test left Sonnenhang with automatic answers and one free bed on DATE.
+    const identifier = newIdentifier();
+    expect((await post({ requestIdentifier: identifier, performerIks: [SONNENHANG], occurrenceDate: DATE })).status).toBe(202);
+    const task = await answeredTask(identifier, SONNENHANG);
+    expect(businessStatusOf(task)).toBe('accepted');
+    expect(await bedCount(SONNENHANG)).toMatchObject({ held: 1, available: 0 });
+
+    const declined = await stack.api('POST', `/api/v1/clinic/tasks/${task.id}/answer`, { token: clinicToken[SONNENHANG], body: { businessStatus: 'declined', note: 'Bett doch belegt' } });
+    expect(declined.status).toBe(200);
+    await waitFor(async () => (await bedCount(SONNENHANG))?.held === 0, { what: 'the held bed released' });
+    expect(await bedCount(SONNENHANG)).toMatchObject({ held: 0, reserved: 0, available: 1 });
+  });
+
   it('lets a clinic publish and read the bed counts of its own IK only, and checks what it sends', async () => {
     const own = await capacity('PUT', WALDSEE, { department: '0300', date: '2026-12-24', freeBeds: 2 });
     expect(own).toMatchObject({ status: 200, body: { department: '0300', specialty: 'cardiology', freeBeds: 2, available: 2 } });

@@ -37,7 +37,8 @@ export function declareTopology(namespace: string): Topology {
         DocumentBundleSubmittedV1.routingKey,
         ClinicAnswerSubmittedV1.routingKey,
       ]),
-      routing: queue('routing', [RequestDispatchedV1.routingKey]),
+      // Routing also hears every answer: a clinic's own decline releases the bed held for it.
+      routing: queue('routing', [RequestDispatchedV1.routingKey, AdmissionResponseV1.routingKey]),
       notifier: queue('notifier', [AdmissionResponseV1.routingKey]),
     },
   };

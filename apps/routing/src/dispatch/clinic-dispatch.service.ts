@@ -1,4 +1,4 @@
-import { ClinicAnswerSubmittedV1, type RequestDispatchedV1 } from '@bedrequest/contracts';
+import { ClinicAnswerSubmittedV1, type AdmissionResponseV1, type RequestDispatchedV1 } from '@bedrequest/contracts';
 import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
 import type { BedCapacityRepository } from '../beds/bed-capacity.repository';
 import { afterHoldAttempt, planTask, type DispatchedTask } from './dispatch-rules';
@@ -57,6 +57,21 @@ export class ClinicDispatchService {
       await this.dispatches.recordNotifications(tx, notifications);
       await this.dispatches.addToOutbox(tx, answers);
       return { duplicate: false, notifications };
+    });
+  }
+
+  /**
+   * Every answer a Task received (admission.response.v1): a decline releases the bed held for that
+   * Task, so a clinic that declines by hand after an automatic acceptance frees its bed at once.
+   */
+  recordAnswer(event: AdmissionResponseV1, meta: MessageMeta): Promise<{ duplicate: boolean; released: boolean }> {
+    return this.dispatches.transaction(async (tx) => {
+      if (!(await this.dispatches.claimMessage(tx, meta.messageId, meta.messageType))) return { duplicate: true, released: false };
+      const task = event.task as { id?: unknown; businessStatus?: { coding?: { code?: unknown }[] } };
+      const declined = task.businessStatus?.coding?.[0]?.code === 'declined';
+      if (!declined || typeof task.id !== 'string') return { duplicate: false, released: false };
+      await this.dispatches.lockRequest(tx, event.requestIdentifier);
+      return { duplicate: false, released: await this.beds.release(tx, task.id) };
     });
   }
 
