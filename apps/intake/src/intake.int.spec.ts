@@ -161,6 +161,9 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
       (r) => r.json() as Promise<{ items: unknown[] }>,
     );
     expect(documents.items).toHaveLength(1);
+
+    await submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], status: 'revoked' }));
+    expect(await document(identifier)).toMatchObject({ status: 409 });
   });
 
   it('shows a clinic only its own Tasks', async () => {

@@ -104,6 +104,8 @@ export class IntakeService {
       // decisions.md: "a document for an unknown or foreign request is 404/403".
       if (!request) return rejected(404, 'not-found', 'there is no request with this identifier');
       if (request.referrerPartyId !== payload.submitter.partyId) return rejected(403, 'forbidden', 'the request belongs to another referrer');
+      // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
+      if (request.status === 'revoked') return rejected(409, 'conflict', 'the request was revoked; no further bundles are accepted for it');
       await this.repository.addDocument(tx, { requestId: request.id, bundle: payload.bundle, messageId: meta.messageId, now: this.now() });
       return verdict(202, 'accepted', [], { requestIdentifier: identifier });
     });
