@@ -152,6 +152,13 @@ describe('an admission request through HTTP, end to end', () => {
     expect(tooLarge.body.resourceType).toBe('OperationOutcome');
     expect((await call<OperationOutcome>('GET', '/api/v2/fhir/Task?color=blue', referrerToken)).status).toBe(400);
 
+    // Unknown endpoints and unreadable bodies: 4xx in the format of their path.
+    expect(await call('GET', '/api/v1/nothing-here', referrerToken)).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    expect(await call('GET', '/api/v2/fhir/Patient', referrerToken)).toMatchObject({ status: 404, body: { resourceType: 'OperationOutcome' } });
+    const taskId = randomUUID();
+    expect(await call('POST', `/api/v1/clinic/tasks/${taskId}/answer`, clinicToken[A], '{"businessStatus": ', 'application/json')).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect((await call('POST', `/api/v1/clinic/tasks/${taskId}/answer`, clinicToken[A], { businessStatus: 'accepted', note: 'x'.repeat(4001) })).status).toBe(400);
+
     // Hostile shapes are client errors, never server errors.
     const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
     const prototypeKey = JSON.stringify(valid).replace('"resourceType":"Bundle"', '"resourceType":"Bundle","__proto__":{"polluted":true}');

@@ -107,7 +107,7 @@ describe('npm run admin -- user ...', () => {
     ['a FHIR base for a clinic user', [...clinicArgs('510000001'), '--fhir-base', 'https://x.example/fhir'], '--fhir-base applies to referrers only'],
     ['an unknown role', ['user', 'create', '--role', 'admin', '--username', 'root', '--password', 'root-password', '--ik', '260000001'], 'unknown role "admin"'],
     ['a missing password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--ik', '510000001'], 'missing option --password'],
-    ['a too short password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--password', 'short', '--ik', '510000001'], 'the password must have 8 to 256 characters'],
+    ['an empty password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--password', '', '--ik', '510000001'], 'missing option --password'],
     ['a malformed username', ['user', 'create', '--role', 'clinic', '--username', 'a b', '--password', 'clinic-password', '--ik', '510000001'], 'malformed username'],
     ['an unknown option', [...clinicArgs('510000001'), '--admin'], "Unknown option '--admin'"],
     ['disabling an unknown user', ['user', 'disable', '--username', 'ghost'], 'no user named "ghost"'],

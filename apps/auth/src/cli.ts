@@ -4,7 +4,7 @@ import type { AuthCliConfig } from './config';
 import { PasswordHasher } from './passwords/password-hasher';
 import { openAuthDatabase } from './persistence/database';
 import type { UserAccount } from './users/user';
-import { UserAdministration, normalizeUsername, type ClinicDirectory, type UserInput } from './users/user-admin.service';
+import { RECOMMENDED_PASSWORD_LENGTH, UserAdministration, normalizeUsername, type ClinicDirectory, type UserInput } from './users/user-admin.service';
 import { UserRepository } from './users/user.repository';
 
 /**
@@ -79,6 +79,9 @@ async function createUser(command: 'create' | 'upsert', args: readonly string[],
   return withAdministration(deps, async (users) => {
     const { user, created } = command === 'create' ? { user: await users.create(input), created: true } : await users.upsert(input);
     deps.out(`${created ? 'created' : 'updated'} ${describe(user)}`);
+    if (input.password.length < RECOMMENDED_PASSWORD_LENGTH) {
+      deps.err(`warning: the password has fewer than ${RECOMMENDED_PASSWORD_LENGTH} characters; prefer a longer one`);
+    }
     return 0;
   });
 }

@@ -41,9 +41,9 @@ export const AuthConfig = z.object({
   /** Lifetime of a refresh token; each refresh issues a new one with the full lifetime (30 days). */
   AUTH_REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
   /** Failed logins per username within the window before 429 (brute force on one account). */
-  AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(5),
+  AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(10),
   /** Failed logins per client address within the window before 429 (password spraying). */
-  AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: env.positiveInt(20),
+  AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: env.positiveInt(100),
   AUTH_LOGIN_FAILURE_WINDOW_SECONDS: env.positiveInt(15 * 60),
   /**
    * Take the client address for throttling from X-Forwarded-For (set by the gateway). Auth is

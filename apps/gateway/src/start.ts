@@ -1,10 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import helmet from 'helmet';
-import { notFound, serverError } from '@bedrequest/fhir-model';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
-import type { NextFunction, Request, Response } from 'express';
 import { ANY_ROLE, createAccessTokenVerifier, remoteSigningKeys, requireAccessToken } from './auth';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
@@ -13,11 +11,11 @@ import { ClinicDirectoryClient } from './clinics/clinic-directory.client';
 import { klinikenRouter } from './clinics/kliniken.router';
 import { authJwksUrl, type GatewayConfig } from './config';
 import { bundleRoute } from './fhir/bundle.router';
-import { sendOutcome } from './fhir/fhir-response';
 import { IntakeClient } from './fhir/intake.client';
 import { ParticipatingClinics } from './fhir/participating-clinics';
 import { taskRouter } from './fhir/task.router';
 import { openApiDocument } from './openapi/openapi-document';
+import { errorHandler, unknownPath } from './http-errors';
 import { rateLimitPerParty } from './rate-limit';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 import { tokenProxyRouter } from './token/token-proxy.router';
@@ -75,13 +73,8 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     }),
   );
   app.use('/api/v2/fhir', ...anyone, taskRouter(intake, logger));
-  app.use('/api/v2/fhir', (_req: Request, res: Response) => sendOutcome(res, notFound('no such FHIR endpoint')));
-  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(error);
-    logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
-    if (req.originalUrl.startsWith('/api/v2/fhir')) return sendOutcome(res, serverError());
-    res.status(500).json({ error: 'internal_error', message: 'internal error' });
-  });
+  app.use('/api', unknownPath);
+  app.use(errorHandler(logger));
 
   const server = await listen(app, config.PORT, config.HOST);
   lifecycle.onStop('http', () => closeServer(server));

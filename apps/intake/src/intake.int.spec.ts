@@ -110,6 +110,11 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     tasks = await tasksOf(identifier);
     expect(Object.values(tasks).map((task) => task.status)).toEqual(['cancelled', 'cancelled']);
     expect(await submit(bundle())).toMatchObject({ status: 409 });
+    // A cancelled clinic reads the version it was sent before, never the revocation (decisions.md).
+    const serviceRequestOf = (b: FetchedBundle) => b.entry.find((e) => e.resource.resourceType === 'ServiceRequest')!.resource as { status?: string };
+    expect(serviceRequestOf(await readAs(A)).status).toBe('active');
+    // The same revocation sent again is a retry: 202, nothing changes.
+    expect(await submit(bundle({ status: 'revoked', performerIks: [A] }))).toMatchObject({ status: 202, outcome: 'unchanged' });
   });
 
   it('answers an identical retransmission with 202 without storing a new version', async () => {

@@ -28,7 +28,10 @@ const USERNAME_PATTERN = /^[a-z0-9][a-z0-9._@+-]{0,127}$/;
  * Passwords are issued out of band by an administrator; the floor is NIST SP 800-63B's minimum of 8
  * characters. The upper bound keeps Argon2 inputs small.
  */
-const PASSWORD_LENGTH = { min: 8, max: 256 };
+// Credentials are issued by an administrator (decisions.md), whose tooling may use any password;
+// the CLI warns below RECOMMENDED_PASSWORD_LENGTH rather than refusing (docs/parties.md).
+const PASSWORD_LENGTH = { min: 1, max: 256 };
+export const RECOMMENDED_PASSWORD_LENGTH = 12;
 
 /** Usernames are case-insensitive: stored and looked up in lower case. */
 export function normalizeUsername(username: string): string {

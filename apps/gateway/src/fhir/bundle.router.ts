@@ -26,7 +26,7 @@ import type { ParticipatingClinics } from './participating-clinics';
 
 export interface BundleRouteOptions {
   broker: Pick<Broker, 'publishAndAwaitReply'>;
-  clinics: Pick<ParticipatingClinics, 'iks'>;
+  clinics: Pick<ParticipatingClinics, 'unknown'>;
   profileBase: string;
   /** How long the caller waits for intake's verdict before getting 202 for a queued bundle. */
   verdictTimeoutMs: number;
@@ -77,12 +77,12 @@ function referrerRefusal(principal: Principal, requestIdentifier: string, reques
 }
 
 /** decisions.md, "Clinics answer": a performer whose IK is not a participating clinic makes the bundle invalid (400). */
-async function performersNotParticipating(bundle: AdmissionRequestBundle, clinics: Pick<ParticipatingClinics, 'iks'>): Promise<Issue[]> {
-  const participating = await clinics.iks();
+async function performersNotParticipating(bundle: AdmissionRequestBundle, clinics: Pick<ParticipatingClinics, 'unknown'>): Promise<Issue[]> {
+  const unknown = await clinics.unknown(bundle.performerIks);
   const entries = (bundle.bundle.entry ?? []) as { resource?: { resourceType?: string } }[];
   const serviceRequestIndex = entries.findIndex((entry) => entry.resource?.resourceType === 'ServiceRequest');
   return bundle.performerIks.flatMap((ik, index) =>
-    participating.has(ik)
+    !unknown.includes(ik)
       ? []
       : [{ code: 'invalid' as const, diagnostics: `the performer with IK ${ik} is not a participating clinic`, expression: `Bundle.entry[${serviceRequestIndex}].resource.performer[${index}]` }],
   );

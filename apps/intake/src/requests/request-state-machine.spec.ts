@@ -97,13 +97,18 @@ describe('decide: supplemented data (active/proposal)', () => {
     });
   });
 
-  it('adds a Task for a newly named clinic and cancels the open Task of a clinic no longer named', () => {
+  it('adds a Task for a newly named clinic and sends every open Task back to requested, named or not', () => {
     const decision = decide(proposal(), submission({ performerIks: [A, C] }));
     expect(decision.kind === 'apply' && decision.tasks).toEqual([
       { clinicIk: A, taskId: 'task-510000001', status: 'requested', clearBusinessStatus: false, send: true, action: 'answer-requested' },
-      { clinicIk: C, taskId: undefined, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' },
-      { clinicIk: B, taskId: 'task-510000002', status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' },
+      { clinicIk: B, taskId: 'task-510000002', status: 'requested', clearBusinessStatus: false, send: true, action: 'answer-requested' },
+      { clinicIk: C, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' },
     ]);
+  });
+
+  it('leaves a cancelled Task that is not named again cancelled', () => {
+    const decision = decide(proposal([task(A), task(B, { status: 'cancelled', businessStatus: 'accepted' })]), submission({ performerIks: [A] }));
+    expect(decision.kind === 'apply' && decision.tasks.map((change) => change.clinicIk)).toEqual([A]);
   });
 
   it('treats a bundle identical to the latest version as a retry: nothing changes', () => {
@@ -169,7 +174,7 @@ describe('decide: withdrawing the selection', () => {
       kind: 'apply',
       change: 'selection-withdrawn',
       next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
-      tasks: [{ clinicIk: A, taskId: 'task-510000001', status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' }],
+      tasks: [{ clinicIk: A, taskId: 'task-510000001', status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' }],
     });
   });
 
@@ -191,7 +196,7 @@ describe('decide: revocation', () => {
     expect(decision).toMatchObject({ kind: 'apply', change: 'revoked', next: { status: 'revoked', selectedClinicIk: null } });
     const open = current.tasks.filter((candidate) => candidate.status !== 'cancelled');
     expect(decision.kind === 'apply' && decision.tasks).toEqual(
-      open.map((candidate) => ({ clinicIk: candidate.clinicIk, taskId: candidate.id, status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' })),
+      open.map((candidate) => ({ clinicIk: candidate.clinicIk, taskId: candidate.id, status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' })),
     );
   });
 
@@ -200,10 +205,15 @@ describe('decide: revocation', () => {
     expect(decide(proposal(), revokingSelection)).toMatchObject({ kind: 'apply', change: 'revoked' });
   });
 
-  it('rejects every further bundle for a revoked request with 409, even an identical one', () => {
+  it('rejects every further bundle for a revoked request with 409', () => {
     const revoked: RequestState = { ...proposal(), status: 'revoked' };
     expect(decide(revoked, submission())).toMatchObject({ kind: 'reject', status: 409 });
-    expect(decide(revoked, submission({ hash: 'old-hash', status: 'revoked' }))).toMatchObject({ kind: 'reject', status: 409 });
+    expect(decide(revoked, submission({ status: 'revoked' }))).toMatchObject({ kind: 'reject', status: 409 });
+  });
+
+  it('answers a retransmission of the revocation itself as a retry: nothing changes', () => {
+    const revoked: RequestState = { ...proposal(), status: 'revoked' };
+    expect(decide(revoked, submission({ hash: 'old-hash', status: 'revoked' }))).toEqual({ kind: 'unchanged' });
   });
 });
 

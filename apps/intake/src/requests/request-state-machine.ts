@@ -61,10 +61,10 @@ const conflict = (diagnostics: string): Decision => ({ kind: 'reject', status: 4
 
 export function decide(current: RequestState | undefined, submission: Submission): Decision {
   if (!current) return decideNew(submission);
+  // decisions.md: an identical bundle is a retry of the same transmission, a repeated revocation too.
+  if (submission.hash === current.latestHash) return { kind: 'unchanged' };
   // decisions.md: "further bundles for a revoked identifier are rejected with 409".
   if (current.status === 'revoked') return conflict('the request was revoked; no further bundles are accepted for it');
-  // decisions.md: an identical bundle is a retry of the same transmission.
-  if (submission.hash === current.latestHash) return { kind: 'unchanged' };
   // Spec: "revoked takes precedence over every other field: the bundle is always treated as cancellation."
   if (submission.status === 'revoked') return revoke(current);
   if (submission.orderDetail === 'selected-provider-cancelled') return withdrawSelection(current, submission);
@@ -94,7 +94,11 @@ function decideNew(submission: Submission): Decision {
   };
 }
 
-/** Every Task that is not cancelled yet is cancelled, and its clinic is told so. */
+/**
+ * Every Task that is not cancelled yet is cancelled, and routing tells its clinic. The clinic keeps
+ * reading the version it was sent before (decisions.md: "never a later one"); the revocation bundle
+ * itself may carry complete patient data it never received.
+ */
 function revoke(current: RequestState): Decision {
   return {
     kind: 'apply',
@@ -102,7 +106,7 @@ function revoke(current: RequestState): Decision {
     next: { status: 'revoked', intent: current.intent, selectedClinicIk: null },
     tasks: current.tasks
       .filter((task) => task.status !== 'cancelled')
-      .map((task) => ({ clinicIk: task.clinicIk, taskId: task.id, status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' })),
+      .map((task) => ({ clinicIk: task.clinicIk, taskId: task.id, status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' })),
   };
 }
 
@@ -157,37 +161,35 @@ function withdrawSelection(current: RequestState, submission: Submission): Decis
     change: 'selection-withdrawn',
     next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
     tasks: selectedTask
-      ? [{ clinicIk: selectedTask.clinicIk, taskId: selectedTask.id, status: 'cancelled', clearBusinessStatus: false, send: true, action: 'cancelled' }]
+      ? [{ clinicIk: selectedTask.clinicIk, taskId: selectedTask.id, status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' }]
       : [],
   };
 }
 
 /**
  * Supplemented data (spec: active/proposal → active/proposal). decisions.md: every Task that is
- * not cancelled goes back to `requested` and keeps its businessStatus until the new answer; a
- * cancelled Task named again is reopened without businessStatus; a new performer gets a new Task.
- * Our choice where the spec is silent: a clinic no longer named is no longer asked, so its open
- * Task is cancelled.
+ * not cancelled goes back to `requested` and keeps its businessStatus until the new answer (whether
+ * or not this bundle names its clinic); a cancelled Task named again is reopened without
+ * businessStatus; a newly named clinic gets a new Task.
  */
 function supplement(current: RequestState, submission: Submission): Decision {
   if (current.intent === 'order') {
     return conflict(`clinic ${current.selectedClinicIk} is selected; withdraw the selection before sending supplemented data`);
   }
   const named = unique(submission.performerIks);
-  const changes: TaskChange[] = named.map((clinicIk) => {
-    const task = current.tasks.find((candidate) => candidate.clinicIk === clinicIk);
-    return {
-      clinicIk,
-      taskId: task?.id,
+  const changes: TaskChange[] = current.tasks
+    .filter((task) => task.status !== 'cancelled' || named.includes(task.clinicIk))
+    .map((task) => ({
+      clinicIk: task.clinicIk,
+      taskId: task.id,
       status: 'requested',
-      clearBusinessStatus: !task || task.status === 'cancelled',
+      clearBusinessStatus: task.status === 'cancelled',
       send: true,
       action: 'answer-requested',
-    };
-  });
-  for (const task of current.tasks) {
-    if (!named.includes(task.clinicIk) && task.status !== 'cancelled') {
-      changes.push({ clinicIk: task.clinicIk, taskId: task.id, status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' });
+    }));
+  for (const clinicIk of named) {
+    if (!current.tasks.some((task) => task.clinicIk === clinicIk)) {
+      changes.push({ clinicIk, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' });
     }
   }
   return { kind: 'apply', change: 'supplemented', next: { status: 'active', intent: 'proposal', selectedClinicIk: null }, tasks: changes };
