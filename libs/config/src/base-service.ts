@@ -15,6 +15,8 @@ export const baseServiceEnv = {
   AMQP_PREFETCH: env.positiveInt(32),
   /** Deliveries of one message before it is dead-lettered (quorum queue `x-delivery-limit`). */
   AMQP_DELIVERY_LIMIT: env.positiveInt(5),
+  /** In-process tries again of a failing handler per delivery, with exponential backoff (≈16–31 s for 6). */
+  AMQP_HANDLER_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
   /** How long shutdown waits for in-flight messages before closing anyway. */
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
 };

@@ -26,6 +26,7 @@ describe('Broker against the real RabbitMQ', () => {
       prefetch: 8,
       deliveryLimit: DELIVERY_LIMIT,
       retryBackoffMs: 10,
+      handlerRetry: { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10 },
       ...overrides,
     });
     brokers.push(broker);
@@ -154,6 +155,23 @@ describe('Broker against the real RabbitMQ', () => {
     expect(attempts).toHaveLength(DELIVERY_LIMIT + 1);
     expect(healthy.sort()).toEqual([0, 1, 2, 3, 4]);
     expect(await messagesIn(topology.queues.work.name)).toBe(0);
+  });
+
+  it('tries a failing handler again in-process, so a short outage uses up no delivery', async () => {
+    const broker = newBroker({ handlerRetry: { retries: 4, minTimeoutMs: 20, maxTimeoutMs: 50 } });
+    await broker.start();
+    const calls: number[] = [];
+    await broker.consume(topology.queues.work.name, async ({ previousDeliveries }) => {
+      calls.push(previousDeliveries);
+      if (calls.length < 4) throw new Error('database restarting');
+      return 'ack';
+    });
+    await broker.publish(TestJobV1, { n: 5 }, { correlationId: 'outage' });
+    await waitFor(() => calls.length === 4, { what: 'the fourth try' });
+    // One delivery, four tries of the handler; nothing went back to the queue or to the dead letters.
+    expect(calls).toEqual([0, 0, 0, 0]);
+    await waitFor(async () => (await messagesIn(topology.queues.work.name)) === 0, { what: 'an empty queue' });
+    expect(await messagesIn(deadLetterQueueName(topology.queues.work.name))).toBe(0);
   });
 
   it('dead-letters an unreadable message at once', async () => {

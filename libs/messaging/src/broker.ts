@@ -8,6 +8,7 @@ import {
   type PayloadOf,
   type TypedEnvelope,
 } from '@bedrequest/contracts';
+import pRetry from 'p-retry';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
 import { assertTopology, type BrokerTopology } from './topology';
 
@@ -52,6 +53,13 @@ export interface BrokerOptions {
   reconnect?: { initialDelayMs: number; maxDelayMs: number };
   /** Pause before a 'retry' outcome is returned to the queue, times the delivery count. */
   retryBackoffMs?: number;
+  /**
+   * A handler that throws is tried again in-process, with exponential backoff, before the message
+   * goes back to the queue. A dependency that is down for a while (a database restart) thus does not
+   * use up the queue's delivery limit in a second and dead-letter messages that would succeed.
+   * Default: 6 retries from 250 ms, doubling, at most 15 s apart (about 16–31 s per delivery).
+   */
+  handlerRetry?: { retries: number; minTimeoutMs: number; maxTimeoutMs: number };
 }
 
 interface Consumer {
@@ -345,10 +353,21 @@ export class Broker {
           logger.warn({ err: String(error) }, 'reply could not be sent'),
         );
       };
+      const { retries, minTimeoutMs, maxTimeoutMs } = this.options.handlerRetry ?? { retries: 6, minTimeoutMs: 250, maxTimeoutMs: 15_000 };
       try {
-        outcome = await consumer.handler({ ...parsed, previousDeliveries, logger, reply });
+        outcome = await pRetry(() => consumer.handler({ ...parsed, previousDeliveries, logger, reply }), {
+          retries,
+          minTimeout: minTimeoutMs,
+          maxTimeout: maxTimeoutMs,
+          randomize: true,
+          // Stopping: a failure is not tried again (the message returns to the queue); a success still counts.
+          shouldRetry: () => !this.stopping,
+          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+            if (retriesLeft > 0) logger.warn({ err: error.message, attemptNumber, retriesLeft }, 'handler failed; trying again');
+          },
+        });
       } catch (error) {
-        logger.error({ err: error instanceof Error ? error.message : String(error), previousDeliveries }, 'handler failed; message will be retried');
+        logger.error({ err: error instanceof Error ? error.message : String(error), previousDeliveries }, 'handler failed; message goes back to the queue');
         outcome = 'retry';
       }
     }

@@ -9,7 +9,7 @@ import { Broker } from './broker';
  * (libs/config `baseServiceEnv`), with the whole topology and message catalog of libs/contracts.
  */
 export async function connectServiceBroker(
-  config: Pick<BaseServiceConfig, 'AMQP_URL' | 'AMQP_NAMESPACE' | 'AMQP_PREFETCH' | 'AMQP_DELIVERY_LIMIT'>,
+  config: Pick<BaseServiceConfig, 'AMQP_URL' | 'AMQP_NAMESPACE' | 'AMQP_PREFETCH' | 'AMQP_DELIVERY_LIMIT'> & Partial<Pick<BaseServiceConfig, 'AMQP_HANDLER_RETRIES'>>,
   dependencies: { logger: Logger; metrics: Registry },
 ): Promise<Broker> {
   const broker = new Broker({
@@ -20,6 +20,7 @@ export async function connectServiceBroker(
     prefetch: config.AMQP_PREFETCH,
     deliveryLimit: config.AMQP_DELIVERY_LIMIT,
     metrics: dependencies.metrics,
+    ...(config.AMQP_HANDLER_RETRIES === undefined ? {} : { handlerRetry: { retries: config.AMQP_HANDLER_RETRIES, minTimeoutMs: 250, maxTimeoutMs: 15_000 } }),
   });
   await broker.start();
   return broker;
