@@ -166,9 +166,24 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
       (r) => r.json() as Promise<{ items: unknown[] }>,
     );
     expect(documents.items).toHaveLength(1);
+    // The same document again is a retry: stored once.
+    expect(await document(identifier)).toMatchObject({ status: 202, outcome: 'unchanged' });
 
     await submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], status: 'revoked' }));
     expect(await document(identifier)).toMatchObject({ status: 409 });
+  });
+
+  it('offers a cancelled clinic no document received after its cancellation', async () => {
+    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
+    await submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B] }));
+    const tasks = await tasksOf(identifier);
+    await answer(tasks[B]!.id, B, 'accepted');
+    expect(await submit(admissionRequestBundle({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [B] }))).toMatchObject({ status: 202 });
+    await send(DocumentBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown> });
+    const documentsOf = (clinicIk: string) =>
+      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/documents`, { headers: { 'x-viewer-role': 'clinic', 'x-viewer-iks': clinicIk } }).then((r) => r.json() as Promise<{ items: unknown[] }>);
+    expect((await documentsOf(B)).items).toHaveLength(1);
+    expect((await documentsOf(A)).items).toHaveLength(0);
   });
 
   it('shows a clinic only its own Tasks', async () => {

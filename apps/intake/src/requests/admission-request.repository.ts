@@ -110,6 +110,7 @@ export class AdmissionRequestRepository {
       const data = {
         status: task.status,
         lastModified: now,
+        cancelledAt: task.status === 'cancelled' ? now : null,
         ...(task.clearBusinessStatus ? { businessStatus: null } : {}),
         ...(task.send ? { sentVersion: version } : {}),
       };
@@ -144,10 +145,22 @@ export class AdmissionRequestRepository {
     });
   }
 
-  async addDocument(tx: Tx, document: { requestId: string; bundle: unknown; messageId: string; now: Date }): Promise<void> {
-    await tx.requestDocument.create({
-      data: { id: randomUUID(), requestId: document.requestId, bundle: document.bundle as Prisma.InputJsonValue, messageId: document.messageId, receivedAt: document.now },
+  /** Stores a DocumentBundle; false when the same one (same canonical hash) is already stored. */
+  async addDocument(tx: Tx, document: { requestId: string; bundle: unknown; canonicalHash: string; messageId: string; now: Date }): Promise<boolean> {
+    const { count } = await tx.requestDocument.createMany({
+      data: [
+        {
+          id: randomUUID(),
+          requestId: document.requestId,
+          bundle: document.bundle as Prisma.InputJsonValue,
+          canonicalHash: document.canonicalHash,
+          messageId: document.messageId,
+          receivedAt: document.now,
+        },
+      ],
+      skipDuplicates: true,
     });
+    return count === 1;
   }
 
   async addToOutbox(tx: Tx, records: readonly OutboxRecord[]): Promise<void> {

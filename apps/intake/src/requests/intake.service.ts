@@ -106,8 +106,14 @@ export class IntakeService {
       if (request.referrerPartyId !== payload.submitter.partyId) return rejected(403, 'forbidden', 'the request belongs to another referrer');
       // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
       if (request.status === 'revoked') return rejected(409, 'conflict', 'the request was revoked; no further bundles are accepted for it');
-      await this.repository.addDocument(tx, { requestId: request.id, bundle: payload.bundle, messageId: meta.messageId, now: this.now() });
-      return verdict(202, 'accepted', [], { requestIdentifier: identifier });
+      const stored = await this.repository.addDocument(tx, {
+        requestId: request.id,
+        bundle: payload.bundle,
+        canonicalHash: canonicalHash(payload.bundle),
+        messageId: meta.messageId,
+        now: this.now(),
+      });
+      return verdict(202, stored ? 'accepted' : 'unchanged', [], { requestIdentifier: identifier });
     });
   }
 

@@ -75,12 +75,19 @@ export class TaskReadService {
     return version?.bundle;
   }
 
-  /** The DocumentBundles sent for the request of a Task the clinic may see, oldest first. */
+  /**
+   * The DocumentBundles sent for the request of a Task the clinic may see, oldest first; for a
+   * cancelled Task only those received before the cancellation (like the bundle versions).
+   */
   async documentsForClinic(taskId: string, viewer: Viewer): Promise<unknown[] | undefined> {
     if (viewer.role !== 'clinic') return undefined;
     const row = await this.findVisible(taskId, viewer);
     if (!row) return undefined;
-    const documents = await this.prisma.requestDocument.findMany({ where: { requestId: row.requestId }, orderBy: { receivedAt: 'asc' }, select: { bundle: true } });
+    const documents = await this.prisma.requestDocument.findMany({
+      where: { requestId: row.requestId, ...(row.cancelledAt ? { receivedAt: { lte: row.cancelledAt } } : {}) },
+      orderBy: { receivedAt: 'asc' },
+      select: { bundle: true },
+    });
     return documents.map((document) => document.bundle);
   }
 
