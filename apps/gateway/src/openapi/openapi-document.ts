@@ -189,7 +189,13 @@ export function openApiDocument(options: { serverUrl: string }) {
     summary: 'Answer a Task; emits one AdmissionResponse event to the referrer',
     security: secured,
     request: { params: taskId, body: { content: json(z.object({ businessStatus: z.enum(['accepted', 'declined', 'query', 'more-data-required']), note: z.string().max(4000).optional() })) } },
-    responses: { 200: { description: 'Updated Task', content: fhir(Task) }, 400: apiError('Unknown code or note too long'), 404: apiError('Not this clinic’s Task'), 409: apiError('Task cancelled or request revoked') },
+    responses: {
+      200: { description: 'Updated Task', content: fhir(Task) },
+      202: { description: 'Queued: intake did not answer in time; the Task shows the answer shortly', content: json(z.object({ status: z.literal('queued'), message: z.string() })) },
+      400: apiError('Unknown code or note too long'),
+      404: apiError('Not this clinic’s Task'),
+      409: apiError('Task cancelled or request revoked'),
+    },
   });
 
   const BedCount = registry.register(
