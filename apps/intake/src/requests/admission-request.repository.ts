@@ -106,6 +106,7 @@ export class AdmissionRequestRepository {
       },
     });
     const taskIds = new Map<string, string>();
+    const created: Prisma.ClinicTaskCreateManyInput[] = [];
     for (const task of change.tasks) {
       const data = {
         status: task.status,
@@ -119,10 +120,12 @@ export class AdmissionRequestRepository {
         taskIds.set(task.clinicIk, task.taskId);
       } else {
         const id = randomUUID();
-        await tx.clinicTask.create({ data: { id, requestId, clinicIk: task.clinicIk, authoredOn: now, sentVersion: version, ...data } });
+        created.push({ id, requestId, clinicIk: task.clinicIk, authoredOn: now, sentVersion: version, ...data });
         taskIds.set(task.clinicIk, id);
       }
     }
+    // New Tasks in one statement: every statement is a round trip inside the transaction.
+    if (created.length) await tx.clinicTask.createMany({ data: created });
     return { requestId, version, taskIds };
   }
 
