@@ -10,6 +10,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
   testMatch: ['**/*.spec.ts'],
+  // The fault-injection suite stops shared services: only `npm run test:faults` runs it.
+  testPathIgnorePatterns: ['/node_modules/', '\\.faults\\.spec\\.ts$'],
   transform: {
     '^.+\\.[cm]?[tj]s$': [
       '@swc/jest',

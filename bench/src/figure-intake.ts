@@ -1,8 +1,8 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
+import { freePort } from '../../tools/e2e/process-stack';
 import { bundleFactory } from './bundles';
 import { closedLoop, summarize, type LoadResult } from './load';
-import { freePort } from './stack';
 
 async function startBaseline(mode: 'express' | 'http') {
   const port = await freePort();

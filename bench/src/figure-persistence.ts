@@ -10,9 +10,9 @@ import { AdmissionRequestRepository } from '../../apps/intake/src/requests/admis
 import { canonicalHash } from '../../apps/intake/src/requests/canonical-json';
 import { IntakeService } from '../../apps/intake/src/requests/intake.service';
 import { decide } from '../../apps/intake/src/requests/request-state-machine';
+import { root } from '../../tools/e2e/process-stack';
 import { bundleFactory, FHIR_BASE, REFERRER_IK } from './bundles';
 import { summarize } from './load';
-import { root } from './stack';
 
 type Submit = (bundle: Record<string, unknown>) => Promise<unknown>;
 
@@ -48,13 +48,17 @@ function rawPgSubmit(pool: Pool, schema: string, profileBase: string): Submit {
         [requestId, bundle.requestIdentifier, submitter.partyId, bundle.requesterIk, decision.next.status, decision.next.intent, now],
       );
       await client.query(`INSERT INTO ${s}.request_version (request_id, version, bundle, canonical_hash, message_id, received_at) VALUES ($1, 1, $2, $3, $4, $5)`, [requestId, input, hash, messageId, now]);
-      const tasks = [];
-      for (const task of decision.tasks) {
-        const taskId = randomUUID();
-        tasks.push({ taskId, clinicIk: task.clinicIk, action: task.action });
-        await client.query(`INSERT INTO ${s}.clinic_task (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified) VALUES ($1, $2, $3, $4, 1, $5, $5)`, [taskId, requestId, task.clinicIk, task.status, now]);
-      }
-      const record = outboxRecord(RequestDispatchedV1, { requestIdentifier: bundle.requestIdentifier, referrerPartyId: submitter.partyId, version: 1, change: 'created', departmentCode: bundle.departmentCode, tasks }, { correlationId: 'bench' });
+      const tasks = decision.tasks.map((task) => ({ taskId: randomUUID(), clinicIk: task.clinicIk, action: task.action, status: task.status }));
+      const rows = tasks.map((_, index) => `($${index * 4 + 1}, $${index * 4 + 2}, $${index * 4 + 3}, $${index * 4 + 4}, 1, now(), now())`);
+      await client.query(
+        `INSERT INTO ${s}.clinic_task (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified) VALUES ${rows.join(', ')}`,
+        tasks.flatMap((task) => [task.taskId, requestId, task.clinicIk, task.status]),
+      );
+      const record = outboxRecord(
+        RequestDispatchedV1,
+        { requestIdentifier: bundle.requestIdentifier, referrerPartyId: submitter.partyId, version: 1, change: 'created', departmentCode: bundle.departmentCode, tasks: tasks.map(({ taskId, clinicIk, action }) => ({ taskId, clinicIk, action })) },
+        { correlationId: 'bench' },
+      );
       await client.query(`INSERT INTO ${s}.outbox_message (routing_key, envelope) VALUES ($1, $2)`, [record.routingKey, record.envelope]);
       await client.query(`UPDATE ${s}.inbox_message SET verdict = $2 WHERE message_id = $1`, [messageId, { status: 202, outcome: 'accepted', issues: [] }]);
       await client.query('COMMIT');

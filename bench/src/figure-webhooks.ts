@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionResponseV1 } from '@bedrequest/contracts';
 import type { Broker } from '@bedrequest/messaging';
+import type { ProcessStack } from '../../tools/e2e/process-stack';
 import { summarize } from './load';
 import type { WebhookReceiver } from './receiver';
-import type { BenchStack } from './stack';
 
 /** Publishes `count` AdmissionResponse events for the referrer and times until all were delivered. */
 async function deliver(options: { broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number }): Promise<number> {
@@ -30,7 +30,7 @@ async function deliver(options: { broker: Broker; receiver: WebhookReceiver; ref
 }
 
 /** Figure 3: webhook deliveries per second to a local receiver with one notifier process, then two. */
-export async function webhookFigure(options: { stack: BenchStack; broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number; runs: number }) {
+export async function webhookFigure(options: { stack: ProcessStack; broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number; runs: number }) {
   const one: number[] = [];
   const two: number[] = [];
   for (let run = 0; run < options.runs; run++) one.push(await deliver(options));

@@ -10,6 +10,7 @@ import { Registry } from 'prom-client';
 import { declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker } from '@bedrequest/messaging';
 import { deleteBrokerTopology } from '@bedrequest/testing';
+import { ProcessStack, buildServices } from '../../tools/e2e/process-stack';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
 import { endToEndFigure } from './figure-end-to-end';
 import { intakeFigure } from './figure-intake';
@@ -19,7 +20,6 @@ import { webhookFigure } from './figure-webhooks';
 import { admin, login } from './parties';
 import { WebhookReceiver } from './receiver';
 import { writeReport } from './report';
-import { BenchStack, buildServices } from './stack';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -70,7 +70,7 @@ async function main() {
   console.log(`[bench] building, then starting the stack (namespace ${namespace}, database bedrequest_bench)`);
   buildServices();
   await recreateDatabase(base, 'bedrequest_bench');
-  const stack = await BenchStack.start(env);
+  const stack = await ProcessStack.start(env);
   const receiver = new WebhookReceiver();
   const results: Record<string, unknown> = { machine: machine(), quick };
   try {

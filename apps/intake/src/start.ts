@@ -34,6 +34,8 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
   });
   lifecycle.onStop('database', () => prisma.$disconnect());
   const outboxPool = new Pool({ connectionString: config.DATABASE_URL, max: 2 });
+  // An idle connection cut by a database restart must not crash the process; the pool reconnects.
+  outboxPool.on('error', (error) => logger.warn({ err: error.message }, 'outbox database connection lost'));
   lifecycle.onStop('outbox pool', () => outboxPool.end());
 
   const topology = declareTopology(config.AMQP_NAMESPACE);

@@ -174,3 +174,26 @@ function damageRandomNode(root: Record<string, unknown>, random: () => number, r
     return;
   }
 }
+
+describe('text PostgreSQL could never store', () => {
+  it.each([
+    ['U+0000', 'Einzel\u0000zimmer'],
+    ['a lone high surrogate', 'Einzel\uD83Dzimmer'],
+    ['a lone low surrogate', 'Einzel\uDE00zimmer'],
+  ])('is refused where it appears (%s)', (_name, text) => {
+    const bundle = setAt(fixture(), 'entry[0].resource.note[0].text', text);
+    expect(issuesOf(bundle)).toEqual([expect.objectContaining({ code: 'value', expression: 'Bundle.entry[0].resource.note[0].text' })]);
+  });
+
+  it('lets a complete surrogate pair (an emoji) through', () => {
+    expect(issuesOf(setAt(fixture(), 'entry[0].resource.note[0].text', 'Einzelzimmer \uD83D\uDE00'))).toEqual([]);
+  });
+
+  it('refuses a request identifier longer than 2048 characters or not ASCII', () => {
+    const long = `https://referrer.example/fhir/ServiceRequest/${'x'.repeat(2048)}`;
+    expect(issuesOf(setAt(fixture(), 'entry[0].resource.identifier[0].value', long))).toEqual([
+      expect.objectContaining({ expression: 'Bundle.entry[0].resource.identifier[0].value' }),
+    ]);
+    expect(issuesOf(setAt(fixture(), 'entry[0].resource.identifier[0].value', 'https://referrer.example/fhir/ServiceRequest/straße'))).toHaveLength(1);
+  });
+});

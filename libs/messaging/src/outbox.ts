@@ -90,6 +90,11 @@ export class OutboxRelay {
   private async publishBatch(batchSize: number): Promise<number> {
     const { pool, schema, broker } = this.options;
     const client = await pool.connect();
+    // A connection cut while it is checked out (database restart) emits 'error': handled here, the
+    // query in progress fails and the run is retried later.
+    const onError = (error: Error) => this.options.logger.warn({ err: error.message }, 'outbox database connection lost');
+    client.on('error', onError);
+    let failure: Error | undefined;
     try {
       await client.query('BEGIN');
       const { rows: lock } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
@@ -111,10 +116,13 @@ export class OutboxRelay {
       await client.query('COMMIT');
       return confirmed === -1 ? done.length : 0;
     } catch (error) {
+      failure = error as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A connection that failed is destroyed rather than returned to the pool.
+      client.release(failure);
     }
   }
 }

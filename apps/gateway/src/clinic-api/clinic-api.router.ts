@@ -2,6 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { BusinessStatusCode, ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
+import { UNSTORABLE_TEXT } from '@bedrequest/fhir-model';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf } from '../auth';
@@ -12,7 +13,11 @@ import { publicBaseOf } from '../fhir/task.router';
 /** decisions.md, "Clinics answer": the answer body; a note of at most 4000 characters. */
 const ClinicAnswer = z.object({
   businessStatus: BusinessStatusCode,
-  note: z.string().max(4000, 'note: at most 4000 characters').optional(),
+  note: z
+    .string()
+    .max(4000, 'note: at most 4000 characters')
+    .refine((note) => !UNSTORABLE_TEXT.test(note), 'note: must not contain U+0000 or unpaired surrogates')
+    .optional(),
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

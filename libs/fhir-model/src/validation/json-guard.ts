@@ -33,6 +33,9 @@ export interface JsonInspection {
   omitted: number;
 }
 
+/** U+0000, or a UTF-16 surrogate without its partner. */
+export const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export function inspectJson(input: unknown, options: JsonGuardOptions = {}): JsonInspection {
   const inspection: JsonInspection = { issues: [], omitted: 0 };
   // One path stack for the whole walk, copied only when something is reported.
@@ -47,6 +50,8 @@ export function inspectJson(input: unknown, options: JsonGuardOptions = {}): Jso
       if (value.length > MAX_STRING_LENGTH && !options.allowsLongString?.(path)) {
         report('too-long', `string of ${value.length} characters exceeds the limit of ${MAX_STRING_LENGTH}`);
       }
+      // PostgreSQL cannot store U+0000 or half of a surrogate pair: such a bundle could never be kept.
+      if (UNSTORABLE_TEXT.test(value)) report('value', 'the string contains U+0000 or an unpaired surrogate');
     } else if (typeof value === 'number') {
       if (!Number.isFinite(value)) report('structure', `${String(value)} is not a JSON number`);
     } else if (value === null || typeof value === 'boolean') {

@@ -15,7 +15,11 @@ export function serviceRequestSchema(systems: FhirSystems) {
   return z.object({
     resourceType: z.literal('ServiceRequest'),
     id: uuid,
-    identifier: z.array(z.object({ system: z.literal(URI_IDENTIFIER_SYSTEM), value: absoluteUri })).length(1),
+    // At most 2048 printable ASCII characters (RFC 3986 URIs are ASCII): the identifier is a unique
+    // database key and goes into the Location header of the 202.
+    identifier: z
+      .array(z.object({ system: z.literal(URI_IDENTIFIER_SYSTEM), value: absoluteUri.pipe(z.string().max(2048).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII (RFC 3986)')) }))
+      .length(1),
     status: z.enum(SERVICE_REQUEST_STATUSES),
     intent: z.enum(SERVICE_REQUEST_INTENTS),
     code: codedWith(systems.serviceTypeSystem, { codes: SERVICE_TYPE_CODES, label: 'service type', atMostOne: true }),

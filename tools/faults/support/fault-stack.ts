@@ -1,0 +1,251 @@
+// One fault's own stack: the five services as processes from dist (ProcessStack), in database
+// schemas, a broker namespace and a Redis key prefix of its own (like tools/e2e/spawned-stack.ts),
+// with a referrer and a clinic registered through the admin command line. Every service process
+// runs with the loopback firewall preloaded (support/loopback-firewall.cjs).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connect as connectAmqp, type GetMessage } from 'amqplib';
+import { Pool } from 'pg';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { declareTopology, deadLetterQueueName, type QueueKey } from '@bedrequest/contracts';
+import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
+import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { ProcessStack, root } from '../../e2e/process-stack';
+import type { PostRecord, Referrer } from './load';
+
+const execute = promisify(execFile);
+
+export const FIREWALL = join(__dirname, 'loopback-firewall.cjs');
+/** The referrer and clinic every fault stack has: the clinic offers orthopaedics (2300), what the bundles ask for. */
+export const REFERRER = { username: 'faults-referrer', password: 'faults-referrer-password', ik: '269900001', fhirBase: 'https://faults-hospital.example/fhir' };
+export const CLINIC = { username: 'faults-clinic', password: 'faults-clinic-password', ik: '519900001', name: 'Rehaklinik Fehlerfall', departments: '2300' };
+
+export interface Tokens {
+  token: string;
+  refreshToken: string;
+  partyId: string;
+}
+
+export interface StoredCounts {
+  /** Identifiers with exactly one request and one version. */
+  storedOnce: number;
+  /** Identifiers stored with more than one request row or version. */
+  duplicated: string[];
+  /** Identifiers not stored at all. */
+  missing: string[];
+}
+
+export class FaultStack {
+  readonly pool: Pool;
+  referrer!: Referrer;
+  private client?: Broker;
+
+  private constructor(
+    readonly stack: ProcessStack,
+    readonly namespace: string,
+    readonly firewallLog: string,
+  ) {
+    this.pool = new Pool({ connectionString: testEnvironment().databaseUrl, max: 3 });
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Starts the stack; `settings` add to or override the environment of every service. */
+  static async start(label: string, settings: Record<string, string> = {}): Promise<FaultStack> {
+    const run = testEnvironment();
+    const namespace = uniqueName(label);
+    const firewallLog = join(root, 'tmp', 'faults', `${namespace}.firewall.jsonl`);
+    mkdirSync(join(firewallLog, '..'), { recursive: true });
+    rmSync(firewallLog, { force: true });
+    const stack = await ProcessStack.start(
+      {
+        LOG_LEVEL: 'error',
+        AMQP_NAMESPACE: namespace,
+        AUTH_DB_SCHEMA: `${namespace}_auth`,
+        INTAKE_DB_SCHEMA: `${namespace}_intake`,
+        ROUTING_DB_SCHEMA: `${namespace}_routing`,
+        NOTIFIER_DB_SCHEMA: `${namespace}_notifier`,
+        REDIS_KEY_PREFIX: `${run.redisKeyPrefix}${namespace}:`,
+        // The faults measure resilience, not the per-party limit of 200/s.
+        RATE_LIMIT_PER_SECOND: '1000000',
+        SHUTDOWN_TIMEOUT_MS: '5000',
+        FAULTS_FIREWALL_LOG: firewallLog,
+        ...settings,
+      },
+      { nodeArgs: ['--require', FIREWALL], captureOutput: true },
+    );
+    const faults = new FaultStack(stack, namespace, firewallLog);
+    try {
+      await faults.admin('clinic', 'upsert', '--ik', CLINIC.ik, '--name', CLINIC.name, '--departments', CLINIC.departments);
+      await faults.admin('user', 'create', '--role', 'referrer', '--username', REFERRER.username, '--password', REFERRER.password, '--ik', REFERRER.ik, '--fhir-base', REFERRER.fhirBase);
+      await faults.admin('user', 'create', '--role', 'clinic', '--username', CLINIC.username, '--password', CLINIC.password, '--ik', CLINIC.ik);
+      const { token, partyId } = await faults.login(REFERRER.username, REFERRER.password);
+      faults.referrer = { fhirBase: REFERRER.fhirBase, ik: REFERRER.ik, token, partyId };
+    } catch (error) {
+      await faults.stop();
+      throw error;
+    }
+    return faults;
+  }
+
+  get gatewayUrl(): string {
+    return this.stack.gatewayUrl;
+  }
+
+  schema(service: 'auth' | 'intake' | 'routing' | 'notifier'): string {
+    return `${this.namespace}_${service}`;
+  }
+
+  queue(key: QueueKey): string {
+    return declareTopology(this.namespace).queues[key].name;
+  }
+
+  /** `npm run admin -- ...args` against this stack; rejects with the command's one-line error. */
+  async admin(...args: string[]): Promise<string> {
+    try {
+      return (await execute(process.execPath, [join(root, 'tools', 'admin.mjs'), ...args], { cwd: root, env: this.stack.env })).stdout;
+    } catch (error) {
+      const failure = error as { stderr?: string; code?: number };
+      throw new Error(`npm run admin -- ${args.slice(0, 2).join(' ')} exited ${failure.code}: ${failure.stderr?.trim()}`);
+    }
+  }
+
+  async login(username: string, password: string): Promise<Tokens> {
+    const response = await fetch(`${this.gatewayUrl}/api/v1/token/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+    if (!response.ok) throw new Error(`login of ${username} answered ${response.status}`);
+    const { accessToken, refreshToken } = (await response.json()) as { accessToken: string; refreshToken: string };
+    const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as { sub: string };
+    return { token: accessToken, refreshToken, partyId: claims.sub };
+  }
+
+  /** A broker client of the test in this stack's namespace (publishes like a service would). */
+  async broker(): Promise<Broker> {
+    this.client ??= await connectServiceBroker(
+      { AMQP_URL: testEnvironment().amqpUrl, AMQP_NAMESPACE: this.namespace, AMQP_PREFETCH: 32, AMQP_DELIVERY_LIMIT: Number(this.stack.env.AMQP_DELIVERY_LIMIT ?? 5) },
+      { logger: pino({ level: 'silent' }), metrics: new Registry() },
+    );
+    return this.client;
+  }
+
+  /** Ready messages in a queue and in its dead-letter queue. */
+  async queueDepth(key: QueueKey): Promise<{ ready: number; deadLettered: number }> {
+    const connection = await connectAmqp(testEnvironment().amqpUrl);
+    try {
+      const channel = await connection.createChannel();
+      const ready = (await channel.checkQueue(this.queue(key))).messageCount;
+      const deadLettered = (await channel.checkQueue(deadLetterQueueName(this.queue(key)))).messageCount;
+      return { ready, deadLettered };
+    } finally {
+      await connection.close();
+    }
+  }
+
+  /**
+   * Takes the message with `messageId` out of a queue's dead-letter queue, if it is there; other
+   * dead letters are put back. Returns its AMQP headers (x-death and the like).
+   */
+  async takeDeadLettered(key: QueueKey, messageId: string): Promise<Record<string, unknown> | undefined> {
+    const connection = await connectAmqp(testEnvironment().amqpUrl);
+    try {
+      const channel = await connection.createChannel();
+      const others: GetMessage[] = [];
+      let found: Record<string, unknown> | undefined;
+      for (;;) {
+        const message = await channel.get(deadLetterQueueName(this.queue(key)), { noAck: false });
+        if (!message) break;
+        if (message.properties.messageId === messageId) {
+          found = message.properties.headers ?? {};
+          channel.ack(message);
+          break;
+        }
+        others.push(message);
+      }
+      for (const message of others) channel.nack(message, false, true);
+      await channel.close();
+      return found;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  /** How often each identifier is stored in intake's schema: requests and versions. */
+  async storedCounts(identifiers: readonly string[]): Promise<StoredCounts> {
+    const schema = this.schema('intake');
+    const { rows } = await this.pool.query<{ identifier: string; requests: number; versions: number }>(
+      `SELECT r.identifier, count(DISTINCT r.id)::int AS requests, count(v.version)::int AS versions
+         FROM "${schema}".admission_request r LEFT JOIN "${schema}".request_version v ON v.request_id = r.id
+        WHERE r.identifier = ANY($1) GROUP BY r.identifier`,
+      [identifiers],
+    );
+    const found = new Map(rows.map((row) => [row.identifier, row]));
+    const duplicated = rows.filter((row) => row.requests !== 1 || row.versions !== 1).map((row) => row.identifier);
+    const missing = identifiers.filter((identifier) => !found.has(identifier));
+    return { storedOnce: rows.length - duplicated.length, duplicated, missing };
+  }
+
+  /**
+   * Waits until every bundle answered 202 is stored (or `timeoutMs` passed) and intake's queue and
+   * outbox are drained, then counts once more: a late duplicate would show in that count.
+   */
+  async settleAccepted(posts: readonly PostRecord[], timeoutMs = 90_000): Promise<StoredCounts & { accepted: number; settledMs: number }> {
+    const identifiers = posts.filter((post) => post.status === 202).map((post) => post.identifier);
+    const started = Date.now();
+    await waitFor(async () => (await this.storedCounts(identifiers)).missing.length === 0, { timeoutMs, intervalMs: 500, what: 'every accepted bundle to be stored' }).catch(() => undefined);
+    await this.drained(Math.max(5_000, timeoutMs - (Date.now() - started))).catch(() => undefined);
+    const counts = await this.storedCounts(identifiers);
+    return { ...counts, accepted: identifiers.length, settledMs: Date.now() - started };
+  }
+
+  /** Intake's and routing's queues empty and intake's outbox published. */
+  async drained(timeoutMs = 60_000): Promise<void> {
+    await waitFor(
+      async () => {
+        const [intake, routing] = [await this.queueDepth('intake'), await this.queueDepth('routing')];
+        const outbox = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${this.schema('intake')}".outbox_message`);
+        return intake.ready === 0 && routing.ready === 0 && outbox.rows[0]!.n === 0;
+      },
+      { timeoutMs, intervalMs: 500, what: 'the queues to drain' },
+    );
+  }
+
+  /** Every service process still running and answering /health/ready with 200. */
+  async health(): Promise<Record<string, number | 'exited'>> {
+    const entries = await Promise.all(
+      [...this.stack.services.values()].map(async (service) => {
+        if (!this.stack.isRunning(service.name)) return [service.name, 'exited'] as const;
+        const status = await fetch(`${service.url}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
+        return [service.name, status] as const;
+      }),
+    );
+    return Object.fromEntries(entries);
+  }
+
+  /** Connections the services tried to open to anything but loopback (refused by the firewall). */
+  blockedConnections(): { address: string; port: number }[] {
+    if (!existsSync(this.firewallLog)) return [];
+    return readFileSync(this.firewallLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { action: string; address: string; port: number })
+      .filter((entry) => entry.action === 'blocked');
+  }
+
+  /**
+   * Stops the services and removes the stack's schemas and broker objects. Fails if any service
+   * tried to open a connection beyond loopback meanwhile (the firewall refused it).
+   */
+  async stop(): Promise<void> {
+    await this.client?.stop(2_000).catch(() => undefined);
+    await this.stack.stop();
+    await deleteBrokerTopology(testEnvironment().amqpUrl, declareTopology(this.namespace)).catch(() => undefined);
+    for (const service of ['auth', 'intake', 'routing', 'notifier'] as const) {
+      await this.pool.query(`DROP SCHEMA IF EXISTS "${this.schema(service)}" CASCADE`).catch(() => undefined);
+    }
+    await this.pool.end();
+    const blocked = this.blockedConnections();
+    rmSync(this.firewallLog, { force: true });
+    if (blocked.length) throw new Error(`services of ${this.namespace} tried to connect beyond loopback: ${JSON.stringify(blocked)}`);
+  }
+}

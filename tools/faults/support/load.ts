@@ -1,0 +1,115 @@
+// POSTs of admission requests through the gateway, every answer recorded with its timing, for the
+// faults that need traffic while something breaks.
+import { randomUUID } from 'node:crypto';
+import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
+
+export interface Referrer {
+  fhirBase: string;
+  ik: string;
+  token: string;
+  partyId: string;
+}
+
+/** Stands for the request's UUID in `bundleSource(...).template`. */
+export const PLACEHOLDER = '00000000-0000-4000-8000-00000000fa17';
+
+/**
+ * A valid AdmissionRequestBundle of the referrer as a JSON template (the fixture of
+ * @bedrequest/fhir-model/testing); `next()` gives it a new request identifier, so every POST
+ * creates a new request.
+ */
+export function bundleSource(referrer: Pick<Referrer, 'fhirBase' | 'ik'>, performerIks: readonly string[]) {
+  const template = JSON.stringify(
+    admissionRequestBundle({ fhirBase: referrer.fhirBase, requesterIk: referrer.ik, performerIks, requestIdentifier: `${referrer.fhirBase}/ServiceRequest/${PLACEHOLDER}` }),
+  );
+  return {
+    template,
+    next(): { identifier: string; body: string } {
+      const id = randomUUID();
+      return { identifier: `${referrer.fhirBase}/ServiceRequest/${id}`, body: template.replaceAll(PLACEHOLDER, id) };
+    },
+  };
+}
+export type BundleSource = ReturnType<typeof bundleSource>;
+
+export interface PostRecord {
+  identifier: string;
+  sentAt: number;
+  answeredAt: number;
+  /** 0: no HTTP answer (connection refused or reset). */
+  status: number;
+  retryAfter: string | null;
+  /**
+   * For a 202: `processed` when intake's verdict came back in time, `queued` when the gateway
+   * answered for a bundle it had only put on the queue (intake down or slow).
+   */
+  accepted?: 'processed' | 'queued';
+  error?: string;
+}
+
+/** One POST of a bundle, its answer recorded (never throws). */
+export async function postBundle(gatewayUrl: string, token: string, bundle: { identifier: string; body: string }): Promise<PostRecord> {
+  const sentAt = Date.now();
+  try {
+    const response = await fetch(`${gatewayUrl}/api/v2/fhir/Bundle`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json' },
+      body: bundle.body,
+    });
+    const text = await response.text();
+    const record: PostRecord = { identifier: bundle.identifier, sentAt, answeredAt: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after') };
+    if (response.status === 202) record.accepted = text.includes('queued for processing') ? 'queued' : 'processed';
+    return record;
+  } catch (error) {
+    return { identifier: bundle.identifier, sentAt, answeredAt: Date.now(), status: 0, retryAfter: null, error: String((error as Error).cause ?? error) };
+  }
+}
+
+/**
+ * `concurrency` workers POSTing new bundles back to back until `count` were sent or `stop()` is
+ * called. `minIntervalMs` spaces each worker's POSTs, so that fast failures (503 while the broker
+ * is down) do not turn into a flood.
+ */
+export class BundleLoad {
+  readonly posts: PostRecord[] = [];
+  private sent = 0;
+  private stopped = false;
+  private readonly workers: Promise<void>[] = [];
+
+  constructor(
+    private readonly options: { gatewayUrl: string; token: string; bundles: BundleSource; concurrency: number; count?: number; minIntervalMs?: number },
+  ) {}
+
+  start(): this {
+    for (let worker = 0; worker < this.options.concurrency; worker++) this.workers.push(this.work());
+    return this;
+  }
+
+  get answered(): number {
+    return this.posts.length;
+  }
+
+  /** Resolves once every POST was answered (after `count`, or after `stop()`). */
+  async finished(): Promise<PostRecord[]> {
+    await Promise.all(this.workers);
+    return this.posts;
+  }
+
+  async stop(): Promise<PostRecord[]> {
+    this.stopped = true;
+    return this.finished();
+  }
+
+  private async work(): Promise<void> {
+    const { count = Number.POSITIVE_INFINITY, minIntervalMs = 0 } = this.options;
+    while (!this.stopped && this.sent < count) {
+      this.sent++;
+      const started = Date.now();
+      this.posts.push(await postBundle(this.options.gatewayUrl, this.options.token, this.options.bundles.next()));
+      const rest = minIntervalMs - (Date.now() - started);
+      if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+    }
+  }
+}
+
+export const accepted = (posts: readonly PostRecord[]) => posts.filter((post) => post.status === 202);
