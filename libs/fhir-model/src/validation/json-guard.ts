@@ -34,6 +34,7 @@ export interface JsonInspection {
 }
 
 /** U+0000, or a UTF-16 surrogate without its partner. */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this pattern is for
 export const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function inspectJson(input: unknown, options: JsonGuardOptions = {}): JsonInspection {
