@@ -59,26 +59,30 @@ async function atRate(options: { gatewayUrl: string; token: string; performerIks
 
 /**
  * Figure 2: POST to webhook for requests routing answers automatically (a clinic that does not
- * offer the department: automatic decline), at 200 requests/s for 60 s; then rising rates until
- * p99 passes 1 s.
+ * offer the department: automatic decline), at 200 requests/s for 60 s.
  */
-export async function endToEndFigure(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; runs: number; seconds: number; stepSeconds: number; rates: number[] }) {
+export async function endToEndFigure(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; runs: number; seconds: number }) {
   const fixed: RateResult[] = [];
   for (let run = 0; run < options.runs; run++) {
     fixed.push(await atRate({ ...options, ratePerSecond: 200, seconds: options.seconds, graceMs: 60_000 }));
   }
+  return {
+    at200PerSecond: fixed,
+    allArrived: fixed.every((run) => run.arrived === run.accepted && run.accepted === run.sent),
+    targetP99Ms: 50,
+  };
+}
+
+/** Figure 2b: rising offered rates, from low, until p99 passes 1 s; the last rate below is the answer. */
+export async function highestRateFigure(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; stepSeconds: number; rates: number[] }) {
   const steps: RateResult[] = [];
   for (const rate of options.rates) {
     const step = await atRate({ ...options, ratePerSecond: rate, seconds: options.stepSeconds, graceMs: 30_000 });
     steps.push(step);
     if (step.p99Ms >= 1_000 || step.arrived < step.accepted) break;
+    // Let the queues run empty before the next rate.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
   }
   const passing = steps.filter((step) => step.p99Ms < 1_000 && step.arrived === step.accepted);
-  return {
-    at200PerSecond: fixed,
-    allArrived: fixed.every((run) => run.arrived === run.accepted && run.accepted === run.sent),
-    targetP99Ms: 50,
-    steps,
-    highestRateWithP99Under1s: passing.length ? Math.max(...passing.map((step) => step.ratePerSecond)) : null,
-  };
+  return { steps, highestRateWithP99Under1s: passing.length ? Math.max(...passing.map((step) => step.ratePerSecond)) : null };
 }

@@ -1,9 +1,11 @@
-// `npm run bench [-- --quick] [-- --only=intake,end-to-end,webhooks,polling,persistence]`
+// `npm run bench [-- --quick] [-- --only=intake,end-to-end,rates,webhooks,polling,persistence]`
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
 // and writes bench/results/latest.json and latest.md. See bench/README.md.
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -12,7 +14,7 @@ import { connectServiceBroker } from '@bedrequest/messaging';
 import { deleteBrokerTopology } from '@bedrequest/testing';
 import { ProcessStack, buildServices } from '../../tools/e2e/process-stack';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
-import { endToEndFigure } from './figure-end-to-end';
+import { endToEndFigure, highestRateFigure } from './figure-end-to-end';
 import { intakeFigure } from './figure-intake';
 import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
@@ -30,6 +32,7 @@ const CLINIC_ACCEPTING = '512200001';
 const CLINIC_ACCEPTING_2 = '512200002';
 const CLINIC_DECLINING = '512200003';
 const PROFILE_BASE = 'https://bedrequest.example.org';
+const LATEST_JSON = join(__dirname, '..', '..', 'bench', 'results', 'latest.json');
 
 async function recreateDatabase(url: string, name: string, drop = false) {
   const adminUrl = new URL(url);
@@ -72,7 +75,9 @@ async function main() {
   await recreateDatabase(base, 'bedrequest_bench');
   const stack = await ProcessStack.start(env);
   const receiver = new WebhookReceiver();
-  const results: Record<string, unknown> = { machine: machine(), quick };
+  // With --only, the other figures of the previous run are kept (each carries its measuredAt).
+  const previous = only && existsSync(LATEST_JSON) ? (JSON.parse(readFileSync(LATEST_JSON, 'utf8')) as Record<string, unknown>) : {};
+  const results: Record<string, unknown> = { ...previous, machine: machine(), quick };
   try {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const idleMemory = stack.residentMemory();
@@ -93,11 +98,13 @@ async function main() {
 
     const measure = async (name: string, figure: () => Promise<unknown>) => {
       try {
-        results[name] = await figure();
+        results[name] = { ...(await figure() as object), measuredAt: new Date().toISOString() };
       } catch (error) {
         console.error(`[bench] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
         results[name] = { failed: error instanceof Error ? error.message : String(error) };
       }
+      // Written after every figure, so an interrupted run keeps what it measured.
+      writeReport(results);
     };
     if (wanted('intake')) {
       console.log('[bench] 1/5 intake vs baseline');
@@ -112,15 +119,17 @@ async function main() {
         receiver,
         runs: quick ? 1 : 3,
         seconds: quick ? 5 : 60,
-        stepSeconds: quick ? 3 : 15,
-        rates: quick ? [300] : [300, 400, 600, 800, 1000, 1500, 2000],
       }));
+    }
+    if (wanted('rates')) {
+      console.log('[bench] 2b/5 highest rate with end-to-end p99 under 1 s');
+      await measure('endToEndRates', () => highestRateFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_DECLINING], receiver, stepSeconds: quick ? 3 : 15, rates: [10, 25, 50, 75, 100, 150, 200] }));
     }
     if (wanted('webhooks')) {
       console.log('[bench] 3/5 webhook deliveries');
       const broker = await connectServiceBroker({ AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', AMQP_NAMESPACE: namespace, AMQP_PREFETCH: 32, AMQP_DELIVERY_LIMIT: 5 }, { logger: pino({ level: 'warn' }), metrics: new Registry() });
       try {
-        await measure('webhooks', () => webhookFigure({ stack, broker, receiver, referrerPartyId: referrer.partyId, count: quick ? 2_000 : 20_000, requests: 500, runs: 3 }));
+        await measure('webhooks', () => webhookFigure({ stack, broker, receiver, referrerPartyId: referrer.partyId, count: quick ? 500 : 2_000, requests: 200, runs: 3 }));
       } finally {
         await broker.stop();
       }
