@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { ZodObject, ZodRawShape } from 'zod';
+import type { ZodObject, ZodRawShape, ZodType } from 'zod';
 // The one place outside an app that reads the apps' config schemas: this test keeps the compose file
 // in step with what the services actually read.
 import { AuthConfig } from '../apps/auth/src/config';
@@ -38,7 +38,7 @@ describe('docker-compose.yml', () => {
   it.each(Object.keys(configs))('points every *_URL that %s reads at a container, not at 127.0.0.1', (name) => {
     // The ones whose default is a local address; optional ones derived from another are exempt.
     const shape = configs[name]!.shape;
-    const urls = Object.keys(shape).filter((variable) => variable.endsWith('_URL') && /127\.0\.0\.1|localhost/.test(String(shape[variable]!.safeParse(undefined).data)));
+    const urls = Object.keys(shape).filter((variable) => variable.endsWith('_URL') && /127\.0\.0\.1|localhost/.test(String((shape[variable] as unknown as ZodType).safeParse(undefined).data)));
     const environment = compose.services[name]?.environment ?? {};
     for (const variable of urls) {
       expect({ variable, value: environment[variable] }).toEqual({ variable, value: expect.stringMatching(/^[a-z]+:\/\/(?!127\.0\.0\.1|localhost)/) });

@@ -1,20 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { declareTopology } from '@bedrequest/contracts';
-import { deleteBrokerTopology, testEnvironment, waitFor } from '@bedrequest/testing';
-
-/** A free TCP port on loopback (bound and released; the race with other processes is acceptable here). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
+import { deleteBrokerTopology, testEnvironment, waitFor, freePort } from '@bedrequest/testing';
 
 describe('npm start', () => {
   let stack: ChildProcess | undefined;

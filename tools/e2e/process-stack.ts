@@ -3,8 +3,10 @@
 // (`npm run test:faults`: kill -9, restart on the same port). Nothing here knows about tests.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@bedrequest/testing';
+
+export { freePort };
 
 /** The repository root: this file lives two levels down, and so does the bench bundle (tmp/bench). */
 export const root = join(__dirname, '..', '..');
@@ -20,17 +22,6 @@ const PORT_VARIABLE: Record<ServiceName, string> = {
   routing: 'ROUTING_PORT',
   notifier: 'NOTIFIER_PORT',
 };
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 /** `nx run-many -t build` (cached by Nx: a second call without changes takes about a second). */
 export function buildServices(): void {

@@ -2,11 +2,10 @@
 // with the admin command line (`tools/admin.mjs`, what `npm run admin` runs) as further processes.
 // Everything the services log is collected, to check what reaches the logs.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { declareTopology } from '@bedrequest/contracts';
-import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor, freePort } from '@bedrequest/testing';
 
 const root = join(__dirname, '..', '..');
 
@@ -19,17 +18,6 @@ export interface SpawnedStack {
   admin(...args: string[]): Promise<string>;
   /** Ctrl-C: resolves with the start script's exit code. */
   stop(): Promise<number | null>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
 }
 
 export async function spawnStack(extraEnv: Record<string, string> = {}): Promise<SpawnedStack> {

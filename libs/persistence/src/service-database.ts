@@ -7,11 +7,17 @@ import { createPrismaAdapter } from './prisma-adapter';
 
 /**
  * A service's `prisma/migrations` folder, found from the module that asks: beside the bundle in
- * dist (the build copies it there as an asset), or two levels up in the source tree
- * (`apps/<service>/src/persistence` → `apps/<service>/prisma/migrations`).
+ * dist (the build copies it there as an asset), two levels up in the source tree
+ * (`apps/<service>/src/persistence` → `apps/<service>/prisma/migrations`), or, for a bundle in the
+ * repository's `dist/apps/<service>`, in the source tree itself (the asset copy of parallel Nx builds
+ * has been seen to go missing; the source is the same files).
  */
-export function findMigrationsDir(moduleDir: string): string {
-  const candidates = [join(moduleDir, 'prisma', 'migrations'), join(moduleDir, '..', '..', 'prisma', 'migrations')];
+export function findMigrationsDir(moduleDir: string, service: string): string {
+  const candidates = [
+    join(moduleDir, 'prisma', 'migrations'),
+    join(moduleDir, '..', '..', 'prisma', 'migrations'),
+    join(moduleDir, '..', '..', '..', 'apps', service, 'prisma', 'migrations'),
+  ];
   return candidates.find((dir) => existsSync(dir)) ?? candidates[0]!;
 }
 

@@ -5,3 +5,4 @@ export { TcpProxy } from './tcp-proxy';
 export { deleteBrokerTopology } from './broker';
 export { compareSchemaWithMigrations } from './schema-drift';
 export { bundleScript } from './bundle-script';
+export { freePort } from './free-port';

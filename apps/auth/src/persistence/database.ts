@@ -1,7 +1,7 @@
 import { findMigrationsDir, openServiceDatabase } from '@bedrequest/persistence';
 import { PrismaClient } from '../generated/prisma/client';
 
-export const AUTH_MIGRATIONS_DIR = findMigrationsDir(__dirname);
+export const AUTH_MIGRATIONS_DIR = findMigrationsDir(__dirname, 'auth');
 
 export type AuthDatabase = PrismaClient;
 

@@ -1,7 +1,7 @@
 import { findMigrationsDir, openServiceDatabase } from '@bedrequest/persistence';
 import { PrismaClient } from '../generated/prisma/client';
 
-export const INTAKE_MIGRATIONS_DIR = findMigrationsDir(__dirname);
+export const INTAKE_MIGRATIONS_DIR = findMigrationsDir(__dirname, 'intake');
 
 export type IntakeDatabase = PrismaClient;
 

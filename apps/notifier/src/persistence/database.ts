@@ -1,7 +1,7 @@
 import { findMigrationsDir, openServiceDatabase } from '@bedrequest/persistence';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 
-export const NOTIFIER_MIGRATIONS_DIR = findMigrationsDir(__dirname);
+export const NOTIFIER_MIGRATIONS_DIR = findMigrationsDir(__dirname, 'notifier');
 
 export type NotifierDatabase = PrismaClient;
 export type Tx = Prisma.TransactionClient;

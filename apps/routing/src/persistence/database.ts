@@ -2,7 +2,7 @@ import { findMigrationsDir, openServiceDatabase } from '@bedrequest/persistence'
 import { PrismaClient } from '../generated/prisma/client';
 
 /** apps/routing/prisma/migrations: beside the bundle in dist (copied as an asset), or in the source tree. */
-export const ROUTING_MIGRATIONS_DIR = findMigrationsDir(__dirname);
+export const ROUTING_MIGRATIONS_DIR = findMigrationsDir(__dirname, 'routing');
 
 export type RoutingDatabase = PrismaClient;
 
