@@ -1,9 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Pool } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
-import { OutboxRelay, connectServiceBroker } from '@bedrequest/messaging';
+import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import type { IntakeConfig } from './config';
@@ -33,18 +32,13 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
     poolSize: config.DATABASE_POOL_SIZE,
   });
   lifecycle.onStop('database', () => prisma.$disconnect());
-  const outboxPool = new Pool({ connectionString: config.DATABASE_URL, max: 2 });
-  // An idle connection cut by a database restart must not crash the process; the pool reconnects.
-  outboxPool.on('error', (error) => logger.warn({ err: error.message }, 'outbox database connection lost'));
-  lifecycle.onStop('outbox pool', () => outboxPool.end());
 
   const topology = declareTopology(config.AMQP_NAMESPACE);
   const broker = await connectServiceBroker(config, { logger, metrics: registry });
   lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
-  const relay = new OutboxRelay({ pool: outboxPool, schema: config.INTAKE_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
-  relay.start();
-  lifecycle.onStop('outbox relay', () => relay.stop());
+  const { relay, stop: stopRelay } = startOutboxRelay({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
+  lifecycle.onStop('outbox relay', stopRelay);
 
   const service = new IntakeService(new AdmissionRequestRepository(prisma), systems);
   await broker.consume(topology.queues.intake.name, intakeHandler(service, relay));

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Pool } from 'pg';
+import { Pool } from 'pg';
 import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
 import type { Broker } from './broker';
 
@@ -125,4 +125,26 @@ export class OutboxRelay {
       client.release(failure);
     }
   }
+}
+
+/**
+ * The outbox relay of a service with its own small connection pool, started. `stop` stops the
+ * relay, then closes the pool.
+ */
+export function startOutboxRelay(options: { databaseUrl: string; schema: string; broker: Broker; logger: Logger; pollIntervalMs: number }): {
+  relay: OutboxRelay;
+  stop(): Promise<void>;
+} {
+  const pool = new Pool({ connectionString: options.databaseUrl, max: 2 });
+  // An idle connection cut by a database restart must not crash the process; the pool reconnects.
+  pool.on('error', (error) => options.logger.warn({ err: error.message }, 'outbox database connection lost'));
+  const relay = new OutboxRelay({ pool, schema: options.schema, broker: options.broker, logger: options.logger, pollIntervalMs: options.pollIntervalMs });
+  relay.start();
+  return {
+    relay,
+    stop: async () => {
+      await relay.stop();
+      await pool.end();
+    },
+  };
 }
