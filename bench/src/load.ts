@@ -6,6 +6,8 @@ export interface LoadResult {
   latencyP99Ms: number;
   non2xx: number;
   errors: number;
+  /** Requests answered 2xx in the whole run. */
+  ok: number;
 }
 
 /** A closed-loop load (autocannon) of `durationSeconds`; `body()` is called for every request. */
@@ -40,6 +42,7 @@ export async function closedLoop(options: {
     latencyP99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    ok: result['2xx'],
   };
 }
 

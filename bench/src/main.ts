@@ -14,6 +14,7 @@ import { connectServiceBroker } from '@bedrequest/messaging';
 import { deleteBrokerTopology } from '@bedrequest/testing';
 import { ProcessStack, buildServices } from '../../tools/e2e/process-stack';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
+import { cpuFigure } from './figure-cpu';
 import { endToEndFigure, highestRateFigure } from './figure-end-to-end';
 import { intakeFigure } from './figure-intake';
 import { persistenceFigure } from './figure-persistence';
@@ -27,6 +28,8 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const wanted = (figure: string) => !only || only.includes(figure);
+/** `--profile=<dir>`: every service runs with `--cpu-prof` and writes its profile there on exit. */
+const profileDir = args.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 
 const CLINIC_ACCEPTING = '512200001';
 const CLINIC_ACCEPTING_2 = '512200002';
@@ -73,7 +76,7 @@ async function main() {
   console.log(`[bench] building, then starting the stack (namespace ${namespace}, database bedrequest_bench)`);
   buildServices();
   await recreateDatabase(base, 'bedrequest_bench');
-  const stack = await ProcessStack.start(env);
+  const stack = await ProcessStack.start(env, profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {});
   const receiver = new WebhookReceiver();
   // With --only, the other figures of the previous run are kept (each carries its measuredAt).
   const previous = only && existsSync(LATEST_JSON) ? (JSON.parse(readFileSync(LATEST_JSON, 'utf8')) as Record<string, unknown>) : {};
@@ -106,6 +109,10 @@ async function main() {
       // Written after every figure, so an interrupted run keeps what it measured.
       writeReport(results);
     };
+    if (wanted('cpu')) {
+      console.log('[bench] 0 CPU per accepted bundle, every process of the stack');
+      await measure('cpu', () => cpuFigure({ stack, databaseUrl: databaseUrl.toString(), gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], seconds: quick ? 5 : 15, connections: 16 }));
+    }
     if (wanted('intake')) {
       console.log('[bench] 1/5 intake vs baseline');
       await measure('intake', () => intakeFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, seconds: quick ? 3 : 10, connections: 16 }));

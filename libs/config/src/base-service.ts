@@ -11,8 +11,13 @@ export const baseServiceEnv = {
   AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672', ['amqp:', 'amqps:']),
   /** Prefix of every exchange and queue, so that test runs and stacks can share one broker. */
   AMQP_NAMESPACE: env.namespace('bedrequest'),
-  /** Unacknowledged deliveries a consumer holds at once. */
-  AMQP_PREFETCH: env.positiveInt(32),
+  /**
+   * Unacknowledged deliveries a consumer holds at once: the batch being handled (at most half of
+   * this) and the next one collecting meanwhile.
+   */
+  AMQP_PREFETCH: env.positiveInt(64),
+  /** How long the first message of an idle consumer waits for others to form a batch with it. */
+  AMQP_BATCH_WINDOW_MS: z.coerce.number().int().min(0).max(1_000).default(2),
   /** Deliveries of one message before it is dead-lettered (quorum queue `x-delivery-limit`). */
   AMQP_DELIVERY_LIMIT: env.positiveInt(5),
   /** In-process tries again of a failing handler per delivery, with exponential backoff (≈16–31 s for 6). */

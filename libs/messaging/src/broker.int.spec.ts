@@ -4,7 +4,8 @@ import { connect, type ChannelModel } from 'amqplib';
 import { Pool } from 'pg';
 import { deadLetterQueueName } from '@bedrequest/contracts';
 import { TcpProxy, bundleScript, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
-import { Broker, type BrokerOptions, type ConsumedMessage } from './broker';
+import { Broker, type BrokerOptions } from './broker';
+import type { ConsumedMessage, HandlerOutcome } from './consumed-message';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
 import { TestJobV1, createEffectTables, recordEffectOnce, testCatalog, testTopology } from './testing/fixtures';
 
@@ -54,13 +55,15 @@ describe('Broker against the real RabbitMQ', () => {
     await inspector.close();
   });
 
+  const payloadOf = (message: ConsumedMessage) => (message.envelope.payload as { n: number }).n;
+
   it('delivers a published message once to the consumer, which acks it', async () => {
     const broker = newBroker();
     await broker.start();
     const received: ConsumedMessage[] = [];
-    await broker.consume(topology.queues.work.name, async (message) => {
-      received.push(message);
-      return 'ack';
+    await broker.consume(topology.queues.work.name, async (messages) => {
+      received.push(...messages);
+      return messages.map(() => 'ack' as const);
     });
 
     const sent = await broker.publish(TestJobV1, { n: 7 }, { correlationId: 'corr-1' });
@@ -84,9 +87,49 @@ describe('Broker against the real RabbitMQ', () => {
     await expect(broker.publish(unbound, { n: 1 }, { correlationId: 'c' })).rejects.toBeInstanceOf(PublishRejectedError);
   });
 
-  describe('a consumer that dies before acking', () => {
+  it('hands what the broker delivered to the handler as batches, in queue order, and acks them all', async () => {
+    const publisher = newBroker();
+    await publisher.start();
+    for (let n = 0; n < 40; n++) await publisher.publish(TestJobV1, { n }, { correlationId: 'backlog' });
+
+    const broker = newBroker({ prefetch: 32, batch: { maxBatch: 16, windowMs: 50 } });
+    await broker.start();
+    const batches: number[][] = [];
+    await broker.consume(topology.queues.work.name, async (messages) => {
+      batches.push(messages.map(payloadOf));
+      return messages.map(() => 'ack' as const);
+    });
+
+    await waitFor(() => batches.flat().length === 40, { what: 'every message' });
+    expect(batches.flat()).toEqual(Array.from({ length: 40 }, (_, n) => n));
+    expect(batches.length).toBeLessThan(40);
+    expect(Math.max(...batches.map((batch) => batch.length))).toBe(16);
+    await waitFor(async () => (await messagesIn(topology.queues.work.name)) === 0, { what: 'an empty queue' });
+  });
+
+  it('acks the rest of a batch without acking a message of it that goes back to the queue', async () => {
+    const broker = newBroker({ prefetch: 16, batch: { maxBatch: 8, windowMs: 50 } });
+    await broker.start();
+    const seen: { n: number; previousDeliveries: number }[] = [];
+    await broker.consume(topology.queues.work.name, async (messages) => {
+      seen.push(...messages.map((message) => ({ n: payloadOf(message), previousDeliveries: message.previousDeliveries })));
+      // The first message asks to be delivered again once; the later ones are acked (a multiple
+      // ack up to the last of them would take the first one with it).
+      return messages.map((message): HandlerOutcome => (payloadOf(message) === 0 && message.previousDeliveries === 0 ? 'retry' : 'ack'));
+    });
+    await Promise.all([0, 1, 2].map((n) => broker.publish(TestJobV1, { n }, { correlationId: 'mixed' })));
+
+    await waitFor(() => seen.filter((entry) => entry.n === 0).length === 2, { what: 'the redelivery of message 0' });
+    expect(seen.filter((entry) => entry.n === 0).map((entry) => entry.previousDeliveries)).toEqual([0, 1]);
+    expect(seen.filter((entry) => entry.n !== 0)).toHaveLength(2);
+    await waitFor(async () => (await messagesIn(topology.queues.work.name)) === 0, { what: 'an empty queue' });
+  });
+
+  describe('with effects in PostgreSQL', () => {
     const schema = uniqueName('effects');
     let pool: Pool;
+    const effects = async (ids: string[]) =>
+      (await pool.query<{ message_id: string; n: number }>(`SELECT message_id, n FROM "${schema}".effect WHERE message_id = ANY($1::uuid[]) ORDER BY n`, [ids])).rows;
 
     beforeAll(async () => {
       pool = new Pool({ connectionString: env.databaseUrl });
@@ -97,12 +140,14 @@ describe('Broker against the real RabbitMQ', () => {
       await pool.end();
     });
 
-    it('gets the message redelivered, and it is processed once', async () => {
+    it('a consumer killed between commit and ack: the batch is redelivered and changes nothing the second time', async () => {
       const publisher = newBroker();
       await publisher.start();
-      const sent = await publisher.publish(TestJobV1, { n: 42 }, { correlationId: 'dies' });
+      const sent = [];
+      for (let n = 0; n < 10; n++) sent.push(await publisher.publish(TestJobV1, { n }, { correlationId: 'dies' }));
+      const ids = sent.map((envelope) => envelope.id);
 
-      // A real process commits the effect, then is killed with SIGKILL before it acks.
+      // A real process commits its first batch, then is killed with SIGKILL before it acks.
       const script = bundleScript(join(__dirname, 'testing', 'dying-consumer.ts'));
       const child = spawn(process.execPath, [script], {
         env: { ...process.env, TEST_NAMESPACE: namespace, TEST_SCHEMA: schema, TEST_DELIVERY_LIMIT: String(DELIVERY_LIMIT) },
@@ -110,61 +155,60 @@ describe('Broker against the real RabbitMQ', () => {
       });
       const exit = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
       expect(exit).toBe('SIGKILL');
-      const effects = () => pool.query(`SELECT n FROM "${schema}".effect WHERE message_id = $1`, [sent.id]);
-      expect((await effects()).rowCount).toBe(1);
+      const committedBeforeDeath = (await effects(ids)).length;
+      expect(committedBeforeDeath).toBeGreaterThan(1);
 
-      // The broker still holds the unacked message and hands it to the next consumer.
+      // The broker still holds the unacked messages and hands them to the next consumer.
       const redeliveries: number[] = [];
       const survivor = newBroker();
       await survivor.start();
       const recordOnce = recordEffectOnce(pool, schema);
-      await survivor.consume(topology.queues.work.name, async (message) => {
-        redeliveries.push(message.previousDeliveries);
-        return recordOnce(message);
+      await survivor.consume(topology.queues.work.name, async (messages) => {
+        redeliveries.push(...messages.map((message) => message.previousDeliveries));
+        return recordOnce(messages);
       });
 
-      await waitFor(() => redeliveries.length === 1, { what: 'the redelivery' });
-      expect(redeliveries[0]).toBeGreaterThanOrEqual(1);
-      await waitFor(async () => (await messagesIn(topology.queues.work.name)) === 0, { what: 'an empty queue' });
-      expect((await effects()).rows).toEqual([{ n: 42 }]);
+      await waitFor(async () => (await messagesIn(topology.queues.work.name)) === 0 && redeliveries.length === 10, { what: 'an empty queue' });
+      expect(redeliveries.filter((count) => count >= 1)).toHaveLength(committedBeforeDeath);
+      expect((await effects(ids)).map((row) => row.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
+
+    it('dead-letters a poison message alone after exactly the delivery limit while its neighbours commit once', async () => {
+      const broker = newBroker({ prefetch: 16, batch: { maxBatch: 8, windowMs: 20 } });
+      await broker.start();
+      const poisonDeliveries: number[] = [];
+      const recordOnce = recordEffectOnce(pool, schema);
+      await broker.consume(topology.queues.work.name, async (messages) => {
+        const poison = messages.find((message) => payloadOf(message) === 13);
+        if (poison) {
+          poisonDeliveries.push(poison.previousDeliveries);
+          throw new Error('always fails');
+        }
+        return recordOnce(messages);
+      });
+
+      const sent = await Promise.all([10, 11, 12, 13, 14, 15].map((n) => broker.publish(TestJobV1, { n }, { correlationId: 'poison' })));
+      const healthy = sent.filter((envelope) => envelope.payload.n !== 13).map((envelope) => envelope.id);
+
+      const deadLetters = deadLetterQueueName(topology.queues.work.name);
+      await waitFor(async () => (await messagesIn(deadLetters)) === 1, { what: 'the dead-lettered message' });
+      // RabbitMQ 3.10 dead-letters once a message was returned more than `x-delivery-limit` times:
+      // the first delivery plus DELIVERY_LIMIT redeliveries. (It may be tried more than once per
+      // delivery: in its batch, then alone.)
+      expect([...new Set(poisonDeliveries)]).toEqual(Array.from({ length: DELIVERY_LIMIT + 1 }, (_, index) => index));
+      expect((await effects(healthy)).map((row) => row.n)).toEqual([10, 11, 12, 14, 15]);
+      expect(await messagesIn(topology.queues.work.name)).toBe(0);
     });
   });
 
-  it('dead-letters a message that always fails after exactly the delivery limit', async () => {
-    const broker = newBroker();
-    await broker.start();
-    const attempts: number[] = [];
-    const healthy: number[] = [];
-    await broker.consume(topology.queues.work.name, async ({ envelope, previousDeliveries }) => {
-      const { n } = envelope.payload as { n: number };
-      if (n === 13) {
-        attempts.push(previousDeliveries);
-        throw new Error('always fails');
-      }
-      healthy.push(n);
-      return 'ack';
-    });
-
-    await broker.publish(TestJobV1, { n: 13 }, { correlationId: 'poison' });
-    for (let n = 0; n < 5; n++) await broker.publish(TestJobV1, { n }, { correlationId: 'ok' });
-
-    const deadLetters = deadLetterQueueName(topology.queues.work.name);
-    await waitFor(async () => (await messagesIn(deadLetters)) === 1, { what: 'the dead-lettered message' });
-    // RabbitMQ 3.10 dead-letters once a message was returned more than `x-delivery-limit` times:
-    // the first delivery plus DELIVERY_LIMIT redeliveries.
-    expect(attempts).toHaveLength(DELIVERY_LIMIT + 1);
-    expect(healthy.sort()).toEqual([0, 1, 2, 3, 4]);
-    expect(await messagesIn(topology.queues.work.name)).toBe(0);
-  });
-
-  it('tries a failing handler again in-process, so a short outage uses up no delivery', async () => {
+  it('tries a failing handler again in-process when every message fails, so a short outage uses up no delivery', async () => {
     const broker = newBroker({ handlerRetry: { retries: 4, minTimeoutMs: 20, maxTimeoutMs: 50 } });
     await broker.start();
     const calls: number[] = [];
-    await broker.consume(topology.queues.work.name, async ({ previousDeliveries }) => {
-      calls.push(previousDeliveries);
+    await broker.consume(topology.queues.work.name, async (messages) => {
+      calls.push(...messages.map((message) => message.previousDeliveries));
       if (calls.length < 4) throw new Error('database restarting');
-      return 'ack';
+      return messages.map(() => 'ack' as const);
     });
     await broker.publish(TestJobV1, { n: 5 }, { correlationId: 'outage' });
     await waitFor(() => calls.length === 4, { what: 'the fourth try' });
@@ -178,9 +222,9 @@ describe('Broker against the real RabbitMQ', () => {
     const broker = newBroker();
     await broker.start();
     let handled = 0;
-    await broker.consume(topology.queues.work.name, async () => {
-      handled++;
-      return 'ack';
+    await broker.consume(topology.queues.work.name, async (messages) => {
+      handled += messages.length;
+      return messages.map(() => 'ack' as const);
     });
     const channel = await inspector.createChannel();
     channel.publish(topology.eventsExchange, TestJobV1.routingKey, Buffer.from('{"not": "an envelope"'));
@@ -222,11 +266,11 @@ describe('Broker against the real RabbitMQ', () => {
     await broker.start();
     let started = false;
     let finished = false;
-    await broker.consume(topology.queues.work.name, async () => {
+    await broker.consume(topology.queues.work.name, async (messages) => {
       started = true;
       await new Promise((resolve) => setTimeout(resolve, 500));
       finished = true;
-      return 'ack';
+      return messages.map(() => 'ack' as const);
     });
     await broker.publish(TestJobV1, { n: 1 }, { correlationId: 'drain' });
     await waitFor(() => started, { what: 'the handler to start' });

@@ -1,43 +1,16 @@
 import { connect, type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type RecoveringChannelModel } from 'amqplib';
 import type { Logger } from 'pino';
-import { Counter, type Registry } from 'prom-client';
-import {
-  Envelope,
-  createEnvelope,
-  type MessageDefinition,
-  type PayloadOf,
-  type TypedEnvelope,
-} from '@bedrequest/contracts';
-import pRetry from 'p-retry';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf, type TypedEnvelope } from '@bedrequest/contracts';
+import { BatchConsumer, type BatchHandler, type BatchSettings } from './batch-consumer';
+import { coalesceWrites } from './coalesce-writes';
+import { readDelivery, type ConsumedMessage } from './consumed-message';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
 import { assertTopology, type BrokerTopology } from './topology';
-
-export type HandlerOutcome =
-  /** The work is committed: remove the message. */
-  | 'ack'
-  /** A transient failure: deliver again (counts toward the queue's delivery limit). */
-  | 'retry'
-  /** The message can never succeed: move it to the dead-letter queue now. */
-  | 'dead-letter';
-
-export interface ConsumedMessage {
-  readonly envelope: Envelope;
-  readonly definition: MessageDefinition;
-  /** How often the broker delivered this message before (0 on the first delivery). */
-  readonly previousDeliveries: number;
-  readonly logger: Logger;
-  /**
-   * Answers a request published with `publishAndAwaitReply`; a no-op for other messages. Best
-   * effort: the requester may have given up or gone, and then the reply is dropped.
-   */
-  reply<D extends MessageDefinition>(definition: D, payload: PayloadOf<D>): Promise<void>;
-}
 
 /** RabbitMQ's direct reply-to pseudo-queue: replies go straight to the requesting channel. */
 const DIRECT_REPLY_QUEUE = 'amq.rabbitmq.reply-to';
 const IN_REPLY_TO = 'x-in-reply-to';
-
-export type MessageHandler = (message: ConsumedMessage) => Promise<HandlerOutcome>;
 
 export interface BrokerOptions {
   url: string;
@@ -45,6 +18,7 @@ export interface BrokerOptions {
   /** Routing key → schema of every message this service may publish or consume. */
   catalog: ReadonlyMap<string, MessageDefinition>;
   logger: Logger;
+  /** Unacknowledged deliveries per consumer: the batch being handled plus the ones collecting. */
   prefetch: number;
   deliveryLimit: number;
   metrics?: Registry;
@@ -54,19 +28,29 @@ export interface BrokerOptions {
   /** Pause before a 'retry' outcome is returned to the queue, times the delivery count. */
   retryBackoffMs?: number;
   /**
-   * A handler that throws is tried again in-process, with exponential backoff, before the message
-   * goes back to the queue. A dependency that is down for a while (a database restart) thus does not
-   * use up the queue's delivery limit in a second and dead-letter messages that would succeed.
-   * Default: 6 retries from 250 ms, doubling, at most 15 s apart (about 16–31 s per delivery).
+   * A message that fails alone while its dependencies are down is tried again in-process, with
+   * exponential backoff, before it goes back to the queue: a database restart does not use up the
+   * delivery limit in a second. Default: 6 retries from 250 ms, doubling, at most 15 s apart
+   * (about 16–31 s per delivery).
    */
   handlerRetry?: { retries: number; minTimeoutMs: number; maxTimeoutMs: number };
+  /** Batching of consumers (see BatchConsumer). Default: up to half the prefetch, 2 ms window. */
+  batch?: { maxBatch?: number; windowMs?: number };
 }
 
 interface Consumer {
   queue: string;
-  handler: MessageHandler;
+  handler: BatchHandler;
   tag?: string;
   channel?: Channel;
+  batches?: BatchConsumer;
+}
+
+interface Subscription {
+  routingKeys: readonly string[];
+  handler: (message: { envelope: Envelope; definition: MessageDefinition }) => void;
+  /** Called after every (re)subscription: what was published while unsubscribed is not delivered. */
+  onSubscribed?: () => void;
 }
 
 interface Connected {
@@ -83,19 +67,21 @@ interface PendingReply {
 
 /**
  * The only owner of amqplib in the code base. It declares the topology on every (re)connection,
- * publishes with publisher confirms, consumes with manual acks and a bounded prefetch, reconnects
- * with exponential backoff (amqplib's own recovery), and stops gracefully: consumers are cancelled,
- * in-flight handlers awaited, then channels and connection closed, in that order.
+ * publishes with publisher confirms, consumes in batches with manual acks and a bounded prefetch
+ * (BatchConsumer), reconnects with exponential backoff (amqplib's own recovery), and stops
+ * gracefully: consumers are cancelled, what they took is handled, then channels and connection
+ * close, in that order.
  */
 export class Broker {
   private recovering?: RecoveringChannelModel;
   private connected?: Connected;
   private readonly consumers: Consumer[] = [];
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly subscriptions: Subscription[] = [];
   private readonly pendingReplies = new Map<string, PendingReply>();
   private stopping = false;
   private readonly published: Counter<'routing_key' | 'result'>;
   private readonly consumed: Counter<'queue' | 'routing_key' | 'outcome'>;
+  private readonly batchSizes: Histogram<'queue'>;
 
   constructor(private readonly options: BrokerOptions) {
     const registers = options.metrics ? [options.metrics] : [];
@@ -109,6 +95,13 @@ export class Broker {
       name: 'messages_consumed_total',
       help: 'Messages consumed, by queue, routing key and handler outcome',
       labelNames: ['queue', 'routing_key', 'outcome'],
+      registers,
+    });
+    this.batchSizes = new Histogram({
+      name: 'message_batch_size',
+      help: 'Messages handled as one unit of work, by queue',
+      labelNames: ['queue'],
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers,
     });
   }
@@ -195,7 +188,7 @@ export class Broker {
   private onReply(delivery: ConsumeMessage | null): void {
     const requestId = delivery?.properties.headers?.[IN_REPLY_TO];
     if (!delivery || typeof requestId !== 'string') return;
-    const parsed = this.parse(delivery);
+    const parsed = readDelivery(delivery, this.options.catalog);
     if ('problem' in parsed) {
       this.options.logger.error({ problem: parsed.problem }, 'unreadable reply ignored');
       return;
@@ -203,18 +196,16 @@ export class Broker {
     this.settleReply(requestId, parsed.envelope);
   }
 
-  private async sendReply(replyTo: string, requestId: string, definition: MessageDefinition, payload: unknown, correlationId: string) {
+  /** Sends a reply without waiting for anything: direct reply-to is not confirmed, and is best effort. */
+  private sendReply(replyTo: string, requestId: string, definition: MessageDefinition, payload: unknown, correlationId: string): void {
     const connection = this.connected;
     if (!connection) return;
     const envelope = createEnvelope(definition, payload, { correlationId });
-    await new Promise<void>((resolve) => {
-      connection.publishChannel.publish(
-        '',
-        replyTo,
-        Buffer.from(JSON.stringify(envelope)),
-        { messageId: envelope.id, correlationId, contentType: 'application/json', headers: { [IN_REPLY_TO]: requestId } },
-        () => resolve(),
-      );
+    connection.publishChannel.publish('', replyTo, Buffer.from(JSON.stringify(envelope)), {
+      messageId: envelope.id,
+      correlationId,
+      contentType: 'application/json',
+      headers: { [IN_REPLY_TO]: requestId },
     });
   }
 
@@ -263,17 +254,31 @@ export class Broker {
     }
   }
 
-  /** Registers a consumer; it starts now if connected, and again after every reconnection. */
-  async consume(queue: string, handler: MessageHandler): Promise<void> {
+  /**
+   * Registers the batch consumer of a durable queue; it starts now if connected, and again after
+   * every reconnection. See BatchConsumer for batching, ordering, splitting and settling.
+   */
+  async consume(queue: string, handler: BatchHandler): Promise<void> {
     const consumer: Consumer = { queue, handler };
     this.consumers.push(consumer);
     if (this.connected) await this.startConsumer(this.connected.consumeChannel, consumer);
   }
 
   /**
-   * Graceful stop: no new deliveries, in-flight handlers finish and ack, then the channels and
-   * the connection close. Handlers still running after `timeoutMs` are abandoned; their messages
-   * were not acked and the broker delivers them again.
+   * A broadcast to every process that listens (e.g. "the clinic registry changed"): an exclusive,
+   * server-named queue of this connection bound to `routingKeys`, without acks. Nothing is kept
+   * while the process is disconnected, so `onSubscribed` runs after every (re)subscription for the
+   * subscriber to catch up another way (reload what it caches).
+   */
+  async subscribe(subscription: Subscription): Promise<void> {
+    this.subscriptions.push(subscription);
+    if (this.connected) await this.startSubscription(this.connected.consumeChannel, subscription);
+  }
+
+  /**
+   * Graceful stop: no new deliveries, what was delivered is handled and acked, then the channels
+   * and the connection close. Work still running after `timeoutMs` is abandoned; its messages were
+   * not acked and the broker delivers them again.
    */
   async stop(timeoutMs = 10_000): Promise<void> {
     if (this.stopping) return;
@@ -286,7 +291,10 @@ export class Broker {
         }
       }
     }
-    await waitForAll([...this.inFlight], timeoutMs);
+    await waitForAll(
+      this.consumers.flatMap((consumer) => (consumer.batches ? [consumer.batches.drain()] : [])),
+      timeoutMs,
+    );
     this.connected = undefined;
     if (connection) {
       // Closing each channel waits for the broker's close-ok, which it sends only after processing
@@ -300,6 +308,7 @@ export class Broker {
 
   private async onConnect(model: ChannelModel): Promise<void> {
     model.on('error', (error: Error) => this.options.logger.error({ err: error.message }, 'broker connection error'));
+    if (!coalesceWrites(model)) this.options.logger.warn('amqplib internals changed: frames are written one by one');
     const publishChannel = await model.createConfirmChannel();
     const consumeChannel = await model.createChannel();
     await assertTopology(publishChannel, this.options.topology, this.options.deliveryLimit);
@@ -314,108 +323,90 @@ export class Broker {
     }
     this.connected = { model, publishChannel, consumeChannel, returnedMessageIds };
     for (const consumer of this.consumers) await this.startConsumer(consumeChannel, consumer);
+    for (const subscription of this.subscriptions) await this.startSubscription(consumeChannel, subscription);
     this.options.logger.info({ consumers: this.consumers.map((c) => c.queue) }, 'broker connected');
   }
 
+  private batchSettings(): BatchSettings {
+    const { prefetch, batch, handlerRetry, retryBackoffMs } = this.options;
+    return {
+      maxBatch: batch?.maxBatch ?? Math.max(1, Math.floor(prefetch / 2)),
+      windowMs: batch?.windowMs ?? 2,
+      handlerRetry: handlerRetry ?? { retries: 6, minTimeoutMs: 250, maxTimeoutMs: 15_000 },
+      retryBackoffMs: retryBackoffMs ?? 100,
+    };
+  }
+
   private async startConsumer(channel: Channel, consumer: Consumer): Promise<void> {
+    const batches = new BatchConsumer({
+      queue: consumer.queue,
+      channel,
+      handler: consumer.handler,
+      settings: this.batchSettings(),
+      logger: this.options.logger,
+      isCurrentChannel: () => this.connected?.consumeChannel === channel || this.stopping,
+      isStopping: () => this.stopping,
+      onSettled: (outcome, { routingKey }) => this.consumed.inc({ queue: consumer.queue, routing_key: routingKey, outcome }),
+      onBatch: (size) => this.batchSizes.observe({ queue: consumer.queue }, size),
+    });
     const reply = await channel.consume(
       consumer.queue,
       (delivery) => {
         if (!delivery) return; // the broker cancelled the consumer (queue deleted)
-        const work = this.handleDelivery(channel, consumer, delivery).finally(() => this.inFlight.delete(work));
-        this.inFlight.add(work);
+        batches.accept(this.toConsumed(delivery));
       },
       { noAck: false },
     );
     consumer.tag = reply.consumerTag;
     consumer.channel = channel;
+    consumer.batches = batches;
   }
 
-  private async handleDelivery(channel: Channel, consumer: Consumer, delivery: ConsumeMessage): Promise<void> {
-    const routingKey = delivery.fields.routingKey;
-    const previousDeliveries = Number(delivery.properties.headers?.['x-delivery-count'] ?? 0);
-    const parsed = this.parse(delivery);
-    let outcome: HandlerOutcome;
-    if ('problem' in parsed) {
-      this.options.logger.error({ queue: consumer.queue, routingKey, problem: parsed.problem }, 'unreadable message dead-lettered');
-      outcome = 'dead-letter';
-    } else {
-      const logger = this.options.logger.child({
-        correlationId: parsed.envelope.correlationId,
-        messageId: parsed.envelope.id,
-        messageType: routingKey,
-      });
-      const { replyTo } = delivery.properties;
-      const requestId = parsed.envelope.id;
-      const reply = async <D extends MessageDefinition>(definition: D, payload: PayloadOf<D>) => {
+  private async startSubscription(channel: Channel, subscription: Subscription): Promise<void> {
+    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+    for (const routingKey of subscription.routingKeys) await channel.bindQueue(queue, this.options.topology.eventsExchange, routingKey);
+    await channel.consume(
+      queue,
+      (delivery) => {
+        if (!delivery) return;
+        const parsed = readDelivery(delivery, this.options.catalog);
+        if ('problem' in parsed) {
+          this.options.logger.error({ problem: parsed.problem }, 'unreadable broadcast ignored');
+          return;
+        }
+        try {
+          subscription.handler(parsed);
+        } catch (error) {
+          this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'broadcast handler failed');
+        }
+      },
+      { noAck: true },
+    );
+    subscription.onSubscribed?.();
+  }
+
+  /** The delivery as its handler sees it, or the problem that makes it unreadable. */
+  private toConsumed(delivery: ConsumeMessage) {
+    const parsed = readDelivery(delivery, this.options.catalog);
+    if ('problem' in parsed) return { delivery, problem: parsed.problem };
+    const { envelope, definition } = parsed;
+    const logger = this.options.logger.child({ correlationId: envelope.correlationId, messageId: envelope.id, messageType: definition.routingKey });
+    const { replyTo } = delivery.properties;
+    const message: ConsumedMessage = {
+      envelope,
+      definition,
+      previousDeliveries: Number(delivery.properties.headers?.['x-delivery-count'] ?? 0),
+      logger,
+      reply: async (replyDefinition, payload) => {
         if (!replyTo) return;
-        await this.sendReply(String(replyTo), requestId, definition, payload, parsed.envelope.correlationId).catch((error: unknown) =>
-          logger.warn({ err: String(error) }, 'reply could not be sent'),
-        );
-      };
-      const { retries, minTimeoutMs, maxTimeoutMs } = this.options.handlerRetry ?? { retries: 6, minTimeoutMs: 250, maxTimeoutMs: 15_000 };
-      try {
-        outcome = await pRetry(() => consumer.handler({ ...parsed, previousDeliveries, logger, reply }), {
-          retries,
-          minTimeout: minTimeoutMs,
-          maxTimeout: maxTimeoutMs,
-          randomize: true,
-          // Stopping: a failure is not tried again (the message returns to the queue); a success still counts.
-          shouldRetry: () => !this.stopping,
-          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-            if (retriesLeft > 0) logger.warn({ err: error.message, attemptNumber, retriesLeft }, 'handler failed; trying again');
-          },
-        });
-      } catch (error) {
-        logger.error({ err: error instanceof Error ? error.message : String(error), previousDeliveries }, 'handler failed; message goes back to the queue');
-        outcome = 'retry';
-      }
-    }
-    this.consumed.inc({ queue: consumer.queue, routing_key: routingKey, outcome });
-    this.settle(channel, delivery, outcome, previousDeliveries);
-  }
-
-  private parse(delivery: ConsumeMessage): { envelope: Envelope; definition: MessageDefinition } | { problem: string } {
-    let json: unknown;
-    try {
-      json = JSON.parse(delivery.content.toString('utf8'));
-    } catch {
-      return { problem: 'content is not JSON' };
-    }
-    const envelope = Envelope.safeParse(json);
-    if (!envelope.success) return { problem: `not an envelope: ${envelope.error.issues[0]?.message}` };
-    const definition = this.options.catalog.get(`${envelope.data.type}.v${envelope.data.version}`);
-    if (!definition) return { problem: `unknown message ${envelope.data.type} v${envelope.data.version}` };
-    const payload = definition.payload.safeParse(envelope.data.payload);
-    if (!payload.success) {
-      const issue = payload.error.issues[0];
-      return { problem: `payload invalid at ${issue?.path.join('.')}: ${issue?.message}` };
-    }
-    return { envelope: { ...envelope.data, payload: payload.data }, definition };
-  }
-
-  private settle(channel: Channel, delivery: ConsumeMessage, outcome: HandlerOutcome, previousDeliveries: number) {
-    // A delivery tag belongs to its channel. After a reconnection the old channel is gone and the
-    // broker has already put the message back; acking it on the new channel would be an error.
-    if (this.connected?.consumeChannel !== channel && !this.stopping) return;
-    try {
-      if (outcome === 'ack') channel.ack(delivery);
-      else if (outcome === 'dead-letter') channel.nack(delivery, false, false);
-      else {
-        // Back off a little so that a failing dependency (database restarting) is not hammered.
-        const backoff = Math.min((this.options.retryBackoffMs ?? 100) * (previousDeliveries + 1), 5_000);
-        const timer = setTimeout(() => {
-          try {
-            channel.nack(delivery, false, true);
-          } catch {
-            // channel closed meanwhile: the broker redelivers the unacked message anyway
-          }
-        }, backoff);
-        timer.unref();
-      }
-    } catch (error) {
-      this.options.logger.warn({ err: String(error) }, 'could not settle message; the broker will redeliver it');
-    }
+        try {
+          this.sendReply(String(replyTo), envelope.id, replyDefinition, payload, envelope.correlationId);
+        } catch (error) {
+          logger.warn({ err: String(error) }, 'reply could not be sent');
+        }
+      },
+    };
+    return { delivery, message };
   }
 }
 

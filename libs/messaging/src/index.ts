@@ -1,4 +1,6 @@
-export { Broker, type BrokerOptions, type ConsumedMessage, type HandlerOutcome, type MessageHandler } from './broker';
+export { Broker, type BrokerOptions } from './broker';
+export { type BatchHandler } from './batch-consumer';
+export { type ConsumedMessage, type HandlerOutcome } from './consumed-message';
 export { BrokerUnavailableError, PublishRejectedError } from './errors';
 export { OutboxRelay, outboxRecord, startOutboxRelay, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
 export { assertTopology, type BrokerTopology } from './topology';

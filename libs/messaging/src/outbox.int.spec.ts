@@ -60,9 +60,9 @@ describe('request/reply and the outbox against the real RabbitMQ and PostgreSQL'
     const requester = newBroker();
     const responder = newBroker();
     await Promise.all([requester.start(), responder.start()]);
-    await responder.consume(topology.queues.work.name, async (message) => {
-      await message.reply(TestJobDoneV1, { doubled: (message.envelope.payload as { n: number }).n * 2 });
-      return 'ack';
+    await responder.consume(topology.queues.work.name, async (messages) => {
+      for (const message of messages) await message.reply(TestJobDoneV1, { doubled: (message.envelope.payload as { n: number }).n * 2 });
+      return messages.map(() => 'ack' as const);
     });
 
     const { reply } = await requester.publishAndAwaitReply(TestJobV1, { n: 21 }, { correlationId: 'rpc' }, 5_000);

@@ -28,10 +28,11 @@ export const OUTBOX_TABLE_SQL = `CREATE TABLE outbox_message (
 /**
  * The transactional outbox's relay. A service commits its state change and the messages it causes
  * in one transaction (table `outbox_message`); the relay publishes them with publisher confirms,
- * in commit order, and deletes each once the broker confirmed it. A crash between commit and
- * publish therefore loses nothing: the next run publishes it (maybe twice; consumers deduplicate by
- * message id). One relay per schema is active at a time (a transaction-scoped advisory lock), which
- * keeps the order even with several replicas.
+ * in commit order, in batches, and deletes them once the broker confirmed them. A crash between
+ * commit and publish therefore loses nothing: the next run publishes them (maybe twice; consumers
+ * deduplicate by message id). One relay per schema is active at a time (a transaction-scoped
+ * advisory lock), which keeps the order even with several replicas. It runs when the service
+ * nudges it after a commit; polling is only the safety net for runs that failed.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
@@ -86,7 +87,13 @@ export class OutboxRelay {
     while (this.options.broker.isReady() && (await this.publishBatch(batchSize)) === batchSize);
   }
 
-  /** Returns how many messages it published. */
+  /**
+   * Publishes up to `batchSize` messages in commit order and returns how many. The rows are deleted
+   * in the same transaction, which commits only once the broker confirmed every one of them; when
+   * any publish fails, the transaction rolls back and all of them are published again later
+   * (consumers deduplicate by message id). Three statements per run: BEGIN, the DELETE (which also
+   * takes the relay's lock), COMMIT.
+   */
   private async publishBatch(batchSize: number): Promise<number> {
     const { pool, schema, broker } = this.options;
     const client = await pool.connect();
@@ -97,24 +104,22 @@ export class OutboxRelay {
     let failure: Error | undefined;
     try {
       await client.query('BEGIN');
-      const { rows: lock } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
-        `bedrequest-outbox:${schema}`,
-      ]);
-      if (!lock[0]?.locked) {
-        await client.query('ROLLBACK');
-        return 0;
-      }
+      // One relay per schema at a time (the lock is the transaction's): commit order is kept even
+      // with several replicas. Without the lock the DELETE takes nothing.
       const { rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope }>(
-        `SELECT id, routing_key, envelope FROM "${schema}".outbox_message ORDER BY id LIMIT $1`,
-        [batchSize],
+        `WITH relay AS (SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked)
+         DELETE FROM "${schema}".outbox_message
+          WHERE id IN (SELECT id FROM "${schema}".outbox_message WHERE (SELECT locked FROM relay) ORDER BY id LIMIT $2)
+         RETURNING id, routing_key, envelope`,
+        [`bedrequest-outbox:${schema}`, batchSize],
       );
+      rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
       // Published concurrently on one channel, so the broker still receives them in order.
       const results = await Promise.allSettled(rows.map((row) => broker.publishEnvelope(row.routing_key, row.envelope)));
-      const confirmed = results.findIndex((result) => result.status === 'rejected');
-      const done = rows.slice(0, confirmed === -1 ? rows.length : confirmed).map((row) => row.id);
-      if (done.length) await client.query(`DELETE FROM "${schema}".outbox_message WHERE id = ANY($1::bigint[])`, [done]);
+      const rejected = results.find((result) => result.status === 'rejected');
+      if (rejected) throw (rejected as PromiseRejectedResult).reason;
       await client.query('COMMIT');
-      return confirmed === -1 ? done.length : 0;
+      return rows.length;
     } catch (error) {
       failure = error as Error;
       await client.query('ROLLBACK').catch(() => undefined);

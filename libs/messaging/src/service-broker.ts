@@ -9,7 +9,8 @@ import { Broker } from './broker';
  * (libs/config `baseServiceEnv`), with the whole topology and message catalog of libs/contracts.
  */
 export async function connectServiceBroker(
-  config: Pick<BaseServiceConfig, 'AMQP_URL' | 'AMQP_NAMESPACE' | 'AMQP_PREFETCH' | 'AMQP_DELIVERY_LIMIT'> & Partial<Pick<BaseServiceConfig, 'AMQP_HANDLER_RETRIES'>>,
+  config: Pick<BaseServiceConfig, 'AMQP_URL' | 'AMQP_NAMESPACE' | 'AMQP_PREFETCH' | 'AMQP_DELIVERY_LIMIT'> &
+    Partial<Pick<BaseServiceConfig, 'AMQP_HANDLER_RETRIES' | 'AMQP_BATCH_WINDOW_MS'>>,
   dependencies: { logger: Logger; metrics: Registry },
 ): Promise<Broker> {
   const broker = new Broker({
@@ -21,6 +22,7 @@ export async function connectServiceBroker(
     deliveryLimit: config.AMQP_DELIVERY_LIMIT,
     metrics: dependencies.metrics,
     ...(config.AMQP_HANDLER_RETRIES === undefined ? {} : { handlerRetry: { retries: config.AMQP_HANDLER_RETRIES, minTimeoutMs: 250, maxTimeoutMs: 15_000 } }),
+    ...(config.AMQP_BATCH_WINDOW_MS === undefined ? {} : { batch: { windowMs: config.AMQP_BATCH_WINDOW_MS } }),
   });
   await broker.start();
   return broker;

@@ -5,15 +5,15 @@ import {
   IntakeVerdictV1,
   type IntakeVerdictV1 as Verdict,
 } from '@bedrequest/contracts';
-import type { MessageHandler, OutboxRelay } from '@bedrequest/messaging';
+import type { BatchHandler, ConsumedMessage, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
 import type { IntakeService, MessageMeta } from '../requests/intake.service';
 
 /**
  * The intake queue's handler: runs the use case, then (after its commit) replies with the verdict
  * and wakes the outbox relay, then acks. A thrown error (database unavailable) means retry.
  */
-export function intakeHandler(service: IntakeService, relay: OutboxRelay): MessageHandler {
-  return async (message) => {
+export function intakeHandler(service: IntakeService, relay: OutboxRelay): BatchHandler {
+  const handleOne = async (message: ConsumedMessage): Promise<HandlerOutcome> => {
     const { envelope, definition } = message;
     const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
     let verdict: Verdict;
@@ -35,5 +35,10 @@ export function intakeHandler(service: IntakeService, relay: OutboxRelay): Messa
     message.logger.info({ status: verdict.status, outcome: verdict.outcome }, 'processed');
     await message.reply(IntakeVerdictV1, verdict);
     return 'ack';
+  };
+  return async (messages) => {
+    const outcomes: HandlerOutcome[] = [];
+    for (const message of messages) outcomes.push(await handleOne(message));
+    return outcomes;
   };
 }

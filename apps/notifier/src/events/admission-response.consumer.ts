@@ -1,5 +1,5 @@
 import { AdmissionResponseV1 } from '@bedrequest/contracts';
-import type { MessageHandler } from '@bedrequest/messaging';
+import type { BatchHandler, ConsumedMessage, HandlerOutcome } from '@bedrequest/messaging';
 import type { EventRepository } from './event.repository';
 import { KeyedSerialQueue } from './keyed-serial-queue';
 
@@ -14,9 +14,9 @@ export const ADMISSION_RESPONSE_EVENT = 'AdmissionResponse';
  * Events of one referrer are stored in the order this consumer received them, so that their
  * sequence numbers follow the queue's order.
  */
-export function admissionResponseHandler(events: EventRepository, deliveries: { wake(): void }): MessageHandler {
+export function admissionResponseHandler(events: EventRepository, deliveries: { wake(): void }): BatchHandler {
   const arrivalOrder = new KeyedSerialQueue();
-  return async (message) => {
+  const handleOne = async (message: ConsumedMessage): Promise<HandlerOutcome> => {
     if (message.definition.routingKey !== AdmissionResponseV1.routingKey) {
       message.logger.error('message type not handled by the notifier');
       return 'dead-letter';
@@ -43,5 +43,10 @@ export function admissionResponseHandler(events: EventRepository, deliveries: { 
       message.logger.info({ eventId: payload.eventId }, 'event already stored');
     }
     return 'ack';
+  };
+  return async (messages) => {
+    const outcomes: HandlerOutcome[] = [];
+    for (const message of messages) outcomes.push(await handleOne(message));
+    return outcomes;
   };
 }

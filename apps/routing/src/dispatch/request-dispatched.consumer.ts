@@ -1,5 +1,5 @@
 import { AdmissionResponseV1, RequestDispatchedV1 } from '@bedrequest/contracts';
-import type { MessageHandler, OutboxRelay } from '@bedrequest/messaging';
+import type { BatchHandler, ConsumedMessage, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
 import type { ClinicDispatchService } from './clinic-dispatch.service';
 
 /**
@@ -8,8 +8,8 @@ import type { ClinicDispatchService } from './clinic-dispatch.service';
  * means retry, bounded by the queue's delivery limit.
  */
 // admission.response.v1: releases the bed of a Task its clinic declined.
-export function requestDispatchedHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>): MessageHandler {
-  return async (message) => {
+export function requestDispatchedHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>): BatchHandler {
+  const handleOne = async (message: ConsumedMessage): Promise<HandlerOutcome> => {
     const { envelope, definition, logger } = message;
     const meta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
     if (definition.routingKey === AdmissionResponseV1.routingKey) {
@@ -32,5 +32,10 @@ export function requestDispatchedHandler(service: ClinicDispatchService, relay: 
       logger.info({ taskId, clinicIk, requestVersion, change, action, departmentCode, outcome, answer }, 'clinic notified');
     }
     return 'ack';
+  };
+  return async (messages) => {
+    const outcomes: HandlerOutcome[] = [];
+    for (const message of messages) outcomes.push(await handleOne(message));
+    return outcomes;
   };
 }

@@ -52,9 +52,9 @@ describe('routing fans requests out to clinics', () => {
     beds = new BedCapacityRepository(prisma, schema);
     client = new Broker({ url: env.amqpUrl, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 32, deliveryLimit: 5 });
     await client.start();
-    await client.consume(topology.queues.intake.name, async (message) => {
-      if (message.definition.routingKey === ClinicAnswerSubmittedV1.routingKey) answers.push(message.envelope);
-      return 'ack';
+    await client.consume(topology.queues.intake.name, async (messages) => {
+      for (const message of messages) if (message.definition.routingKey === ClinicAnswerSubmittedV1.routingKey) answers.push(message.envelope);
+      return messages.map(() => 'ack' as const);
     });
   });
 

@@ -1,5 +1,5 @@
-// A consumer process that commits its work and then dies (SIGKILL) before it can ack: run by
-// broker.int.spec.ts to prove that such a message is redelivered and processed once.
+// A consumer process that commits its first batch and then dies (SIGKILL) before it can ack: run by
+// broker.int.spec.ts to prove that such a batch is redelivered and changes nothing the second time.
 import { Pool } from 'pg';
 import pino from 'pino';
 import { Broker } from '../broker';
@@ -21,7 +21,9 @@ async function main() {
     topology,
     catalog: testCatalog,
     logger: pino({ level: 'silent' }),
-    prefetch: 1,
+    prefetch: 16,
+    // A long window: the whole backlog waiting in the queue forms the first batch.
+    batch: { maxBatch: 16, windowMs: 200 },
     deliveryLimit: Number(TEST_DELIVERY_LIMIT),
   });
   await broker.start();

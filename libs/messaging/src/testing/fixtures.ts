@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { z } from 'zod';
 import { defineMessage, type MessageDefinition } from '@bedrequest/contracts';
 import type { BrokerTopology } from '../topology';
-import type { MessageHandler } from '../broker';
+import type { BatchHandler } from '../batch-consumer';
 import { TestJobDoneV1 } from './reply';
 
 /** A message and topology of the messaging tests' own, in a namespace unique to the test. */
@@ -30,19 +30,26 @@ export async function createEffectTables(pool: Pool, schema: string): Promise<vo
 }
 
 /**
- * The inbox pattern: the effect and the message id commit in one transaction, so a redelivered
- * message (its consumer died after the commit, before the ack) is recognised and only acked.
+ * The inbox pattern, for a batch: the effects and the message ids commit in one transaction, so a
+ * redelivered message (its consumer died after the commit, before the ack) is recognised and only
+ * acked. One inbox insert for the whole batch (`ON CONFLICT DO NOTHING RETURNING`) tells which
+ * messages are new; only theirs take effect.
  */
-export function recordEffectOnce(pool: Pool, schema: string, afterCommit: () => void = () => undefined): MessageHandler {
-  return async ({ envelope }) => {
+export function recordEffectOnce(pool: Pool, schema: string, afterCommit: () => void = () => undefined): BatchHandler {
+  return async (messages) => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      const fresh = await client.query(`INSERT INTO "${schema}".inbox (message_id) VALUES ($1) ON CONFLICT DO NOTHING`, [envelope.id]);
-      if (fresh.rowCount === 1) {
-        const { n } = envelope.payload as { n: number };
-        await client.query(`INSERT INTO "${schema}".effect (message_id, n) VALUES ($1, $2)`, [envelope.id, n]);
-      }
+      const { rows } = await client.query<{ message_id: string }>(
+        `INSERT INTO "${schema}".inbox (message_id) SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING RETURNING message_id`,
+        [messages.map((message) => message.envelope.id)],
+      );
+      const fresh = new Set(rows.map((row) => row.message_id));
+      const effects = messages.filter((message) => fresh.has(message.envelope.id));
+      await client.query(`INSERT INTO "${schema}".effect (message_id, n) SELECT * FROM unnest($1::uuid[], $2::integer[])`, [
+        effects.map((message) => message.envelope.id),
+        effects.map((message) => (message.envelope.payload as { n: number }).n),
+      ]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK');
@@ -51,6 +58,6 @@ export function recordEffectOnce(pool: Pool, schema: string, afterCommit: () => 
       client.release();
     }
     afterCommit();
-    return 'ack';
+    return messages.map(() => 'ack' as const);
   };
 }

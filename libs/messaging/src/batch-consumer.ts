@@ -1,0 +1,278 @@
+import type { Channel, ConsumeMessage } from 'amqplib';
+import type { Logger } from 'pino';
+import pRetry from 'p-retry';
+import type { ConsumedMessage, HandlerOutcome } from './consumed-message';
+
+/**
+ * A queue's handler: it gets what the broker has delivered as one unit of work (one transaction,
+ * set-based statements, one commit) and returns one outcome per message, in the same order.
+ * Messages of one batch arrive in queue order; a handler that has several messages about the same
+ * thing (one request) applies them in that order.
+ */
+export type BatchHandler = (messages: readonly ConsumedMessage[]) => Promise<readonly HandlerOutcome[]>;
+
+export interface BatchSettings {
+  /** Most messages one unit of work takes; the rest wait for the next. */
+  maxBatch: number;
+  /**
+   * How long the first message of an idle consumer waits for others to join it (ms). Under load
+   * batches form by themselves: what arrives while one runs is the next. 0: only what arrived in
+   * the same turn of the event loop.
+   */
+  windowMs: number;
+  /** In-process tries again of a message that fails alone (see `runAlone`). */
+  handlerRetry: { retries: number; minTimeoutMs: number; maxTimeoutMs: number };
+  /** Pause before a 'retry' outcome returns to the queue, times the delivery count (at most 5 s). */
+  retryBackoffMs: number;
+}
+
+/** A delivery and what was read from it; `problem` when it is unreadable. */
+export type ParsedDelivery = { delivery: ConsumeMessage; message: ConsumedMessage } | { delivery: ConsumeMessage; problem: string };
+
+interface Pending {
+  delivery: ConsumeMessage;
+  message: ConsumedMessage;
+}
+
+export interface BatchConsumerDependencies {
+  queue: string;
+  channel: Channel;
+  handler: BatchHandler;
+  settings: BatchSettings;
+  logger: Logger;
+  /** False once the channel is gone (reconnection): its delivery tags cannot be settled any more. */
+  isCurrentChannel(): boolean;
+  /** True while the service stops: failures are not tried again in-process. */
+  isStopping(): boolean;
+  onSettled(outcome: HandlerOutcome, message: { routingKey: string }): void;
+  onBatch(size: number): void;
+}
+
+/**
+ * The consumer of one queue on one channel. Deliveries are collected into batches (up to
+ * `maxBatch`, waiting at most `windowMs` for the first one's company); one batch runs at a time, so
+ * the messages of a queue are handled in the order the broker delivered them, and work on one
+ * request stays serialised. After the batch's commit its messages are settled, acks coalesced into
+ * one multiple-ack where no earlier delivery is still open.
+ *
+ * A batch whose handler throws is split: each message runs alone, in order, so that a message
+ * that cannot succeed never takes its neighbours down with it (they commit, it goes back to the
+ * queue and eventually to the dead-letter queue). A message that fails alone while others of its
+ * batch succeeded is a poison candidate and returns to the queue at once (the delivery limit
+ * counts it); when every message fails, a dependency is down, and each is tried again in-process
+ * with backoff, so a database restart does not use up the delivery limit of good messages.
+ */
+export class BatchConsumer {
+  private readonly waiting: Pending[] = [];
+  /** Delivery tags delivered and not settled yet. */
+  private readonly open = new Set<number>();
+  private running?: Promise<void>;
+  private timer?: NodeJS.Timeout | NodeJS.Immediate;
+
+  constructor(private readonly deps: BatchConsumerDependencies) {}
+
+  /** Takes one delivery from the channel. */
+  accept(parsed: ParsedDelivery): void {
+    const { delivery } = parsed;
+    this.open.add(delivery.fields.deliveryTag);
+    if ('problem' in parsed) {
+      this.deps.logger.error({ queue: this.deps.queue, routingKey: delivery.fields.routingKey, problem: parsed.problem }, 'unreadable message dead-lettered');
+      this.settle(delivery, 'dead-letter');
+      return;
+    }
+    this.waiting.push({ delivery, message: parsed.message });
+    this.schedule();
+  }
+
+  /** Resolves once every delivery taken so far has been handled (used when stopping). */
+  async drain(): Promise<void> {
+    this.clearTimer();
+    while (this.running || this.waiting.length > 0) {
+      if (!this.running) this.startBatch();
+      await this.running;
+    }
+  }
+
+  private schedule(): void {
+    if (this.running) return; // taken up when the running batch ends
+    if (this.waiting.length >= this.deps.settings.maxBatch) {
+      this.clearTimer();
+      this.startBatch();
+      return;
+    }
+    if (this.timer) return;
+    const start = () => {
+      this.timer = undefined;
+      this.startBatch();
+    };
+    const { windowMs } = this.deps.settings;
+    this.timer = windowMs > 0 ? setTimeout(start, windowMs) : setImmediate(start);
+  }
+
+  private clearTimer(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer as NodeJS.Timeout);
+    clearImmediate(this.timer as NodeJS.Immediate);
+    this.timer = undefined;
+  }
+
+  private startBatch(): void {
+    if (this.running || this.waiting.length === 0) return;
+    const batch = this.waiting.splice(0, this.deps.settings.maxBatch);
+    this.deps.onBatch(batch.length);
+    this.running = this.run(batch).finally(() => {
+      this.running = undefined;
+      // What arrived meanwhile has waited long enough.
+      if (this.waiting.length > 0) this.startBatch();
+    });
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    if (batch.length > 1) {
+      const outcomes = await this.tryBatch(batch);
+      if (outcomes) {
+        this.settleAll(batch, outcomes);
+        return;
+      }
+    }
+    await this.runEachAlone(batch);
+  }
+
+  /** The whole batch as one unit of work; undefined when the handler failed. */
+  private async tryBatch(batch: Pending[]): Promise<readonly HandlerOutcome[] | undefined> {
+    try {
+      const outcomes = await this.deps.handler(batch.map((pending) => pending.message));
+      if (outcomes.length !== batch.length) throw new Error(`the handler returned ${outcomes.length} outcomes for ${batch.length} messages`);
+      return outcomes;
+    } catch (error) {
+      this.deps.logger.warn({ queue: this.deps.queue, size: batch.length, err: errorText(error) }, 'batch failed; each of its messages is tried alone');
+      return undefined;
+    }
+  }
+
+  private async runEachAlone(batch: Pending[]): Promise<void> {
+    const failed: Pending[] = [];
+    let succeeded = 0;
+    for (const pending of batch) {
+      try {
+        this.settle(pending.delivery, await this.handleAlone(pending));
+        succeeded++;
+      } catch (error) {
+        pending.message.logger.warn({ err: errorText(error) }, 'handler failed');
+        failed.push(pending);
+      }
+    }
+    for (const pending of failed) {
+      // Others of the batch went through, so the dependencies are up: this one is likely poison.
+      const outcome = succeeded > 0 ? this.giveBack(pending, 'failed while the rest of its batch succeeded') : await this.retryAlone(pending);
+      this.settle(pending.delivery, outcome);
+    }
+  }
+
+  private async handleAlone(pending: Pending): Promise<HandlerOutcome> {
+    const [outcome] = await this.deps.handler([pending.message]);
+    if (!outcome) throw new Error('the handler returned no outcome');
+    return outcome;
+  }
+
+  /** Tries a message alone again with backoff; 'retry' (back to the queue) when it keeps failing. */
+  private async retryAlone(pending: Pending): Promise<HandlerOutcome> {
+    const { retries, minTimeoutMs, maxTimeoutMs } = this.deps.settings.handlerRetry;
+    const { logger } = pending.message;
+    try {
+      return await pRetry(() => this.handleAlone(pending), {
+        retries,
+        minTimeout: minTimeoutMs,
+        maxTimeout: maxTimeoutMs,
+        randomize: true,
+        // Stopping: a failure is not tried again (the message returns to the queue); a success still counts.
+        shouldRetry: () => !this.deps.isStopping(),
+        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft > 0) logger.warn({ err: error.message, attemptNumber, retriesLeft }, 'handler failed; trying again');
+        },
+      });
+    } catch (error) {
+      return this.giveBack(pending, errorText(error));
+    }
+  }
+
+  /** Logs the failed delivery (one error line per delivery, with its count) and returns 'retry'. */
+  private giveBack(pending: Pending, reason: string): HandlerOutcome {
+    pending.message.logger.error({ err: reason, previousDeliveries: pending.message.previousDeliveries }, 'handler failed; message goes back to the queue');
+    return 'retry';
+  }
+
+  private settleAll(batch: Pending[], outcomes: readonly HandlerOutcome[]): void {
+    const acks: ConsumeMessage[] = [];
+    batch.forEach((pending, index) => {
+      const outcome = outcomes[index] ?? 'retry';
+      if (outcome === 'ack') {
+        acks.push(pending.delivery);
+        this.deps.onSettled('ack', { routingKey: pending.delivery.fields.routingKey });
+      } else this.settle(pending.delivery, outcome);
+    });
+    this.ackTogether(acks);
+  }
+
+  /**
+   * One `basic.ack` with `multiple` for the highest tag when every open delivery up to it is among
+   * `acks` (the usual case); otherwise one ack each.
+   */
+  private ackTogether(acks: ConsumeMessage[]): void {
+    if (acks.length === 0 || !this.channelUsable()) return;
+    const tags = new Set(acks.map((delivery) => delivery.fields.deliveryTag));
+    const highest = acks.reduce((top, delivery) => (delivery.fields.deliveryTag > top.fields.deliveryTag ? delivery : top));
+    const coversOthers = [...this.open].some((tag) => tag <= highest.fields.deliveryTag && !tags.has(tag));
+    try {
+      if (coversOthers) for (const delivery of acks) this.deps.channel.ack(delivery);
+      else this.deps.channel.ack(highest, true);
+    } catch (error) {
+      this.deps.logger.warn({ err: errorText(error) }, 'could not acknowledge; the broker will redeliver');
+    }
+    for (const tag of tags) this.open.delete(tag);
+  }
+
+  private settle(delivery: ConsumeMessage, outcome: HandlerOutcome): void {
+    if (outcome === 'ack') {
+      this.deps.onSettled('ack', { routingKey: delivery.fields.routingKey });
+      this.ackTogether([delivery]);
+      return;
+    }
+    this.deps.onSettled(outcome, { routingKey: delivery.fields.routingKey });
+    if (!this.channelUsable()) return;
+    const tag = delivery.fields.deliveryTag;
+    try {
+      if (outcome === 'dead-letter') {
+        this.deps.channel.nack(delivery, false, false);
+        this.open.delete(tag);
+        return;
+      }
+      // Back off a little so that a failing dependency is not hammered; the tag stays open meanwhile.
+      const previous = Number(delivery.properties.headers?.['x-delivery-count'] ?? 0);
+      const backoff = Math.min(this.deps.settings.retryBackoffMs * (previous + 1), 5_000);
+      const timer = setTimeout(() => {
+        this.open.delete(tag);
+        try {
+          if (this.channelUsable()) this.deps.channel.nack(delivery, false, true);
+        } catch {
+          // channel closed meanwhile: the broker redelivers the unacked message anyway
+        }
+      }, backoff);
+      timer.unref();
+    } catch (error) {
+      this.deps.logger.warn({ err: errorText(error) }, 'could not settle message; the broker will redeliver it');
+    }
+  }
+
+  /**
+   * A delivery tag belongs to its channel. After a reconnection the old channel is gone and the
+   * broker has already put the message back; settling it on the new channel would be an error.
+   */
+  private channelUsable(): boolean {
+    return this.deps.isCurrentChannel();
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

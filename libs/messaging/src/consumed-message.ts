@@ -1,0 +1,51 @@
+import type { ConsumeMessage } from 'amqplib';
+import type { Logger } from 'pino';
+import { Envelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+
+export type HandlerOutcome =
+  /** The work is committed: remove the message. */
+  | 'ack'
+  /** A transient failure: deliver again (counts toward the queue's delivery limit). */
+  | 'retry'
+  /** The message can never succeed: move it to the dead-letter queue now. */
+  | 'dead-letter';
+
+export interface ConsumedMessage {
+  readonly envelope: Envelope;
+  readonly definition: MessageDefinition;
+  /** How often the broker delivered this message before (0 on the first delivery). */
+  readonly previousDeliveries: number;
+  /** Bound to the message's correlation id, id and type. */
+  readonly logger: Logger;
+  /**
+   * Answers a request published with `publishAndAwaitReply`; a no-op for other messages. Best
+   * effort: the requester may have given up or gone, and then the reply is dropped.
+   */
+  reply<D extends MessageDefinition>(definition: D, payload: PayloadOf<D>): Promise<void>;
+}
+
+/**
+ * Reads a delivery: JSON, an envelope, a type and version the catalog knows, a payload its schema
+ * accepts. Anything else is a `problem` (the message is dead-lettered at once).
+ */
+export function readDelivery(
+  delivery: ConsumeMessage,
+  catalog: ReadonlyMap<string, MessageDefinition>,
+): { envelope: Envelope; definition: MessageDefinition } | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(delivery.content.toString('utf8'));
+  } catch {
+    return { problem: 'content is not JSON' };
+  }
+  const envelope = Envelope.safeParse(json);
+  if (!envelope.success) return { problem: `not an envelope: ${envelope.error.issues[0]?.message}` };
+  const definition = catalog.get(`${envelope.data.type}.v${envelope.data.version}`);
+  if (!definition) return { problem: `unknown message ${envelope.data.type} v${envelope.data.version}` };
+  const payload = definition.payload.safeParse(envelope.data.payload);
+  if (!payload.success) {
+    const issue = payload.error.issues[0];
+    return { problem: `payload invalid at ${issue?.path.join('.')}: ${issue?.message}` };
+  }
+  return { envelope: { ...envelope.data, payload: payload.data }, definition };
+}
