@@ -1,31 +1,21 @@
 import type { Bundle, Task } from '@medplum/fhirtypes';
 import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
-import type { PrismaClient } from '../generated/prisma/client';
-import { taskViewOf } from '../requests/admission-request.repository';
+import type { StoredTask, TaskReadRepository } from './task-read.repository';
 import { toFhirTask } from './task-resource';
 import { parseTaskSearch, type Viewer } from './task-search';
 
 /** Reads for the gateway: Task search and read, and what a clinic may read of its Task's request. */
 export class TaskReadService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly tasks: TaskReadRepository,
     private readonly systems: FhirSystems,
   ) {}
 
   async search(query: Record<string, unknown>, viewer: Viewer, links: { base: string; path: string }): Promise<{ ok: true; bundle: Bundle } | { ok: false; issues: Issue[] }> {
     const parsed = parseTaskSearch(query, viewer);
     if (!parsed.ok) return parsed;
-    const { where, count, offset } = parsed.query;
-    const [total, rows] = await Promise.all([
-      this.prisma.clinicTask.count({ where }),
-      this.prisma.clinicTask.findMany({
-        where,
-        include: { request: { select: { identifier: true, referrerIk: true } } },
-        orderBy: [{ lastModified: 'asc' }, { id: 'asc' }],
-        skip: offset,
-        take: count,
-      }),
-    ]);
+    const { count, offset } = parsed.search;
+    const { total, tasks } = await this.tasks.search(parsed.search);
     const pageUrl = (pageOffset: number) => {
       const params = new URLSearchParams();
       for (const [name, value] of Object.entries(query)) {
@@ -44,11 +34,11 @@ export class TaskReadService {
         total,
         link: [
           { relation: 'self', url: pageUrl(offset) },
-          ...(offset + rows.length < total ? [{ relation: 'next', url: pageUrl(offset + count) }] : []),
+          ...(offset + tasks.length < total ? [{ relation: 'next', url: pageUrl(offset + count) }] : []),
         ],
-        entry: rows.map((row) => ({
-          fullUrl: `${links.base}${links.path}/${row.id}`,
-          resource: toFhirTask(taskViewOf(row, row.request), this.systems),
+        entry: tasks.map((task) => ({
+          fullUrl: `${links.base}${links.path}/${task.id}`,
+          resource: toFhirTask(task, this.systems),
           search: { mode: 'match' },
         })),
       },
@@ -56,8 +46,8 @@ export class TaskReadService {
   }
 
   async read(taskId: string, viewer: Viewer): Promise<Task | undefined> {
-    const row = await this.findVisible(taskId, viewer);
-    return row && toFhirTask(taskViewOf(row, row.request), this.systems);
+    const task = await this.findVisible(taskId, viewer);
+    return task && toFhirTask(task, this.systems);
   }
 
   /**
@@ -66,13 +56,8 @@ export class TaskReadService {
    */
   async bundleForClinic(taskId: string, viewer: Viewer): Promise<unknown> {
     if (viewer.role !== 'clinic') return undefined;
-    const row = await this.findVisible(taskId, viewer);
-    if (!row) return undefined;
-    const version = await this.prisma.requestVersion.findUnique({
-      where: { requestId_version: { requestId: row.requestId, version: row.sentVersion } },
-      select: { bundle: true },
-    });
-    return version?.bundle;
+    const task = await this.findVisible(taskId, viewer);
+    return task && this.tasks.findBundle(task.requestId, task.sentVersion);
   }
 
   /**
@@ -81,24 +66,15 @@ export class TaskReadService {
    */
   async documentsForClinic(taskId: string, viewer: Viewer): Promise<unknown[] | undefined> {
     if (viewer.role !== 'clinic') return undefined;
-    const row = await this.findVisible(taskId, viewer);
-    if (!row) return undefined;
-    const documents = await this.prisma.requestDocument.findMany({
-      where: { requestId: row.requestId, ...(row.cancelledAt ? { receivedAt: { lte: row.cancelledAt } } : {}) },
-      orderBy: { receivedAt: 'asc' },
-      select: { bundle: true },
-    });
-    return documents.map((document) => document.bundle);
+    const task = await this.findVisible(taskId, viewer);
+    return task && this.tasks.findDocuments(task.requestId, task.cancelledAt);
   }
 
-  private async findVisible(taskId: string, viewer: Viewer) {
+  private async findVisible(taskId: string, viewer: Viewer): Promise<StoredTask | undefined> {
     if (!/^[0-9a-f-]{36}$/i.test(taskId)) return undefined;
-    const row = await this.prisma.clinicTask.findUnique({
-      where: { id: taskId },
-      include: { request: { select: { identifier: true, referrerIk: true, referrerPartyId: true } } },
-    });
-    if (!row) return undefined;
-    const visible = viewer.role === 'referrer' ? row.request.referrerPartyId === viewer.partyId : viewer.ikNumbers.includes(row.clinicIk);
-    return visible ? row : undefined;
+    const task = await this.tasks.findTask(taskId);
+    if (!task) return undefined;
+    const visible = viewer.role === 'referrer' ? task.referrerPartyId === viewer.partyId : viewer.ikNumbers.includes(task.clinicIk);
+    return visible ? task : undefined;
   }
 }

@@ -1,11 +1,25 @@
 import { IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM, type Issue } from '@bedrequest/fhir-model';
-import type { Prisma } from '../generated/prisma/client';
 
 /** Who asks: referrers see their own requests' Tasks, clinics the Tasks addressed to them (decisions.md). */
 export type Viewer = { role: 'referrer'; partyId: string } | { role: 'clinic'; ikNumbers: readonly string[] };
 
-export interface TaskQuery {
-  where: Prisma.ClinicTaskWhereInput;
+/** A FHIR date prefix of `_lastUpdated` (docs/api.md, "Tasks"). */
+export type DateComparator = 'eq' | 'gt' | 'ge' | 'lt' | 'le';
+
+/**
+ * A parsed Task search: every condition given must hold (the parameters are ANDed); a list of codes
+ * matches any of them. The viewer's visibility rule always applies on top.
+ */
+export interface TaskSearch {
+  viewer: Viewer;
+  /** `based-on` and `based-on:identifier`: the ServiceRequest identifiers the Task must be based on. */
+  requestIdentifiers: string[];
+  /** `owner`: the clinic IK the Task must be addressed to. */
+  ownerIk?: string;
+  /** `business-status`: absent when not searched; a Task without business status never matches. */
+  businessStatuses?: string[];
+  statuses?: string[];
+  lastModified: { comparator: DateComparator; instant: Date }[];
   count: number;
   offset: number;
 }
@@ -15,7 +29,6 @@ export const MAX_PAGE_SIZE = 500;
 
 const TASK_STATUSES = ['requested', 'accepted', 'rejected', 'on-hold', 'cancelled', 'in-progress'];
 const BUSINESS_STATUSES = ['accepted', 'declined', 'query', 'more-data-required'];
-const DATE_PREFIXES = { eq: 'equals', gt: 'gt', ge: 'gte', lt: 'lt', le: 'lte' } as const;
 
 /**
  * Parses the Task search of decisions.md: `based-on` (URI, or `based-on:identifier=system|value`),
@@ -23,13 +36,11 @@ const DATE_PREFIXES = { eq: 'equals', gt: 'gt', ge: 'gte', lt: 'lt', le: 'lte' }
  * repeatable), `_count`, and `_offset` for the `next` links this service writes. Any other
  * parameter is an error (400), as decisions.md asks.
  */
-export function parseTaskSearch(query: Record<string, unknown>, viewer: Viewer): { ok: true; query: TaskQuery } | { ok: false; issues: Issue[] } {
+export function parseTaskSearch(query: Record<string, unknown>, viewer: Viewer): { ok: true; search: TaskSearch } | { ok: false; issues: Issue[] } {
   const issues: Issue[] = [];
-  const filters: Prisma.ClinicTaskWhereInput[] = [visibility(viewer)];
+  const search: TaskSearch = { viewer, requestIdentifiers: [], lastModified: [], count: DEFAULT_PAGE_SIZE, offset: 0 };
   const invalid = (parameter: string, diagnostics: string) =>
     issues.push({ code: 'invalid', diagnostics: `${parameter}: ${diagnostics}`, expression: parameter });
-  let count = DEFAULT_PAGE_SIZE;
-  let offset = 0;
 
   for (const [parameter, raw] of Object.entries(query)) {
     const values = (Array.isArray(raw) ? raw : [raw]).map(String);
@@ -39,61 +50,58 @@ export function parseTaskSearch(query: Record<string, unknown>, viewer: Viewer):
     };
     switch (parameter) {
       case 'based-on':
-        filters.push({ request: { identifier: single() } });
+        search.requestIdentifiers.push(single());
         break;
       case 'based-on:identifier': {
         const [system, value] = splitToken(single());
         if (system !== URI_IDENTIFIER_SYSTEM || !value) invalid(parameter, `expected ${URI_IDENTIFIER_SYSTEM}|<ServiceRequest identifier>`);
-        filters.push({ request: { identifier: value ?? '' } });
+        search.requestIdentifiers.push(value ?? '');
         break;
       }
       case 'owner': {
         const [system, value] = splitToken(single());
         if ((system !== undefined && system !== IK_NUMBER_SYSTEM) || !/^\d{9}$/.test(value ?? '')) invalid(parameter, 'expected an IK number (9 digits)');
-        filters.push({ clinicIk: value ?? '' });
+        search.ownerIk = value ?? '';
         break;
       }
       case 'business-status': {
         const codes = single().split(',').map((token) => splitToken(token)[1] ?? '');
         if (codes.some((code) => !BUSINESS_STATUSES.includes(code))) invalid(parameter, `expected one of ${BUSINESS_STATUSES.join(', ')}`);
-        filters.push({ businessStatus: { in: codes } });
+        search.businessStatuses = codes;
         break;
       }
       case 'status': {
         const codes = single().split(',');
         if (codes.some((code) => !TASK_STATUSES.includes(code))) invalid(parameter, `expected one of ${TASK_STATUSES.join(', ')}`);
-        filters.push({ status: { in: codes } });
+        search.statuses = codes;
         break;
       }
       case '_lastUpdated':
         for (const value of values) {
           const match = /^(eq|gt|ge|lt|le)?(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?)$/.exec(value);
-          const instant = match ? new Date(match[2]!) : undefined;
+          const instant = match ? new Date(match[2] ?? '') : undefined;
           if (!match || !instant || Number.isNaN(instant.getTime())) {
             invalid(parameter, 'expected [eq|gt|ge|lt|le]<ISO date or dateTime with offset>');
             continue;
           }
-          filters.push({ lastModified: { [DATE_PREFIXES[(match[1] ?? 'eq') as keyof typeof DATE_PREFIXES]]: instant } });
+          search.lastModified.push({ comparator: (match[1] ?? 'eq') as DateComparator, instant });
         }
         break;
       case '_count':
-        count = Number(single());
-        if (!Number.isInteger(count) || count < 1 || count > MAX_PAGE_SIZE) invalid(parameter, `expected an integer from 1 to ${MAX_PAGE_SIZE}`);
+        search.count = Number(single());
+        if (!Number.isInteger(search.count) || search.count < 1 || search.count > MAX_PAGE_SIZE) invalid(parameter, `expected an integer from 1 to ${MAX_PAGE_SIZE}`);
         break;
       case '_offset':
-        offset = Number(single());
-        if (!Number.isInteger(offset) || offset < 0) invalid(parameter, 'expected a non-negative integer');
+        search.offset = Number(single());
+        // A safe integer: it goes to PostgreSQL's OFFSET as a bigint.
+        if (!Number.isSafeInteger(search.offset) || search.offset < 0) invalid(parameter, 'expected a non-negative integer');
         break;
       default:
         invalid(parameter, 'unknown search parameter');
     }
   }
   if (issues.length) return { ok: false, issues };
-  return { ok: true, query: { where: { AND: filters }, count, offset } };
-}
-
-function visibility(viewer: Viewer): Prisma.ClinicTaskWhereInput {
-  return viewer.role === 'referrer' ? { request: { referrerPartyId: viewer.partyId } } : { clinicIk: { in: [...viewer.ikNumbers] } };
+  return { ok: true, search };
 }
 
 /** `system|value` → [system, value]; a bare `value` → [undefined, value]. */

@@ -1,0 +1,131 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import request from 'supertest';
+import { silentLogger } from '@bedrequest/testing';
+import type { Principal } from '../auth';
+import { IntakeClient } from './intake.client';
+import { taskRouter } from './task.router';
+
+const principal: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: ['260000001', '260000002'] };
+
+/**
+ * The gateway side of the Task reads against a stand-in for intake's internal API (the real API is
+ * tested in apps/intake/src/http/internal.router.int.spec.ts).
+ */
+describe('GET /api/v2/fhir/Task through the intake client', () => {
+  let intake: Server;
+  let intakeUrl: string;
+  let answer: (res: ServerResponse) => void;
+  const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
+  let connections = 0;
+  const clients: IntakeClient[] = [];
+
+  beforeAll(async () => {
+    intake = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      answer(res);
+    });
+    intake.on('connection', () => connections++);
+    await new Promise<void>((resolve) => intake.listen(0, '127.0.0.1', resolve));
+    intakeUrl = `http://127.0.0.1:${(intake.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    intake.closeAllConnections();
+    await new Promise((resolve) => intake.close(resolve));
+  });
+
+  const gateway = (client: IntakeClient) => {
+    clients.push(client);
+    return express()
+      .use((_req, res, next) => {
+        res.locals.principal = principal;
+        next();
+      })
+      .use('/api/v2/fhir', taskRouter(client, silentLogger()));
+  };
+  const fhirJson = (status: number, body: string) => (res: ServerResponse) => res.writeHead(status, { 'content-type': 'application/fhir+json; charset=utf-8' }).end(body);
+
+  it('passes intake\'s answer through unchanged and tells intake who asks, for what, under which base', async () => {
+    // Key order and spacing as intake wrote them: the gateway does not parse and re-serialise.
+    const body = '{"resourceType":"Bundle", "type":"searchset","total":0,"entry":[]}';
+    answer = fhirJson(200, body);
+
+    const response = await request(gateway(new IntakeClient(intakeUrl)))
+      .get('/api/v2/fhir/Task?based-on=https%3A%2F%2Fhospital.example%2Ffhir%2FServiceRequest%2F1&_count=5')
+      .set('host', 'api.example')
+      .set('x-correlation-id', 'poll-1');
+
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('application/fhir+json; charset=utf-8');
+    expect(response.text).toBe(body);
+    expect(seen.at(-1)).toMatchObject({
+      url: '/internal/tasks?based-on=https%3A%2F%2Fhospital.example%2Ffhir%2FServiceRequest%2F1&_count=5',
+      headers: { 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1', 'x-viewer-iks': '260000001,260000002', 'x-public-base': 'http://api.example' },
+    });
+  });
+
+  it('passes intake\'s refusals through with their status', async () => {
+    const body = JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found', diagnostics: 'no such Task' }] });
+    answer = fhirJson(404, body);
+
+    const response = await request(gateway(new IntakeClient(intakeUrl))).get('/api/v2/fhir/Task/5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11');
+
+    expect(response.status).toBe(404);
+    expect(response.text).toBe(body);
+    expect(seen.at(-1)!.url).toBe('/internal/tasks/5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11');
+  });
+
+  it('keeps its connections to intake open between polls', async () => {
+    answer = fhirJson(200, '{"resourceType":"Bundle"}');
+    const app = gateway(new IntakeClient(intakeUrl));
+    const before = connections;
+
+    for (let poll = 0; poll < 5; poll++) expect((await request(app).get('/api/v2/fhir/Task')).status).toBe(200);
+
+    expect(connections - before).toBe(1);
+  });
+
+  it('answers 503 with Retry-After when intake is not reachable', async () => {
+    const response = await request(gateway(new IntakeClient('http://127.0.0.1:1'))).get('/api/v2/fhir/Task');
+
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+    expect(response.body).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'transient' }] });
+  });
+
+  it('answers 503 when what answers is not intake\'s JSON (a proxy\'s error page)', async () => {
+    answer = (res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad Gateway</html>');
+
+    const response = await request(gateway(new IntakeClient(intakeUrl))).get('/api/v2/fhir/Task');
+
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+  });
+
+  it.each([
+    ['nothing', () => undefined],
+    ['the headers and part of the body', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/fhir+json' }).write('{"resourceType":')],
+  ])('answers 503 when intake sends %s within the deadline', async (_what, partial) => {
+    answer = partial;
+    const started = Date.now();
+
+    const response = await request(gateway(new IntakeClient(intakeUrl, 200))).get('/api/v2/fhir/Task');
+
+    expect(response.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('parses the body for callers that look into it', async () => {
+    answer = fhirJson(200, '{"items":[{"a":1}]}');
+
+    const client = new IntakeClient(intakeUrl);
+    clients.push(client);
+
+    expect(await client.get('/internal/tasks/x/documents', principal, { correlationId: 'c', publicBase: 'http://api.example' })).toEqual({
+      status: 200,
+      body: { items: [{ a: 1 }] },
+    });
+  });
+});

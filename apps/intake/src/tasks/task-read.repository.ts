@@ -1,0 +1,166 @@
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { taskViewOf } from '../requests/admission-request.repository';
+import type { BusinessStatus, TaskStatus } from '../requests/request-state-machine';
+import type { ClinicTaskView, TaskNote } from './task-resource';
+import type { DateComparator, TaskSearch, Viewer } from './task-search';
+
+/** A Task with what only intake needs to decide what its clinic may read. */
+export interface StoredTask extends ClinicTaskView {
+  requestId: string;
+  referrerPartyId: string;
+  sentVersion: number;
+  cancelledAt: Date | null;
+}
+
+interface TaskRow {
+  id: string;
+  clinic_ik: string;
+  status: string;
+  business_status: string | null;
+  notes: unknown;
+  authored_on: Date;
+  last_modified: Date;
+  identifier: string;
+  referrer_ik: string;
+}
+
+const TASK_COLUMNS = Prisma.raw(
+  't.id, t.clinic_ik, t.status, t.business_status, t.notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik',
+);
+
+const COMPARISON: Record<DateComparator, Prisma.Sql> = {
+  eq: Prisma.raw('='),
+  gt: Prisma.raw('>'),
+  ge: Prisma.raw('>='),
+  lt: Prisma.raw('<'),
+  le: Prisma.raw('<='),
+};
+
+/** All of intake's SQL for reading Tasks (the gateway's Task search and read, the clinic API). */
+export class TaskReadRepository {
+  private readonly tasks: Prisma.Sql;
+  private readonly requests: Prisma.Sql;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    schema: string,
+  ) {
+    this.tasks = intakeTable(schema, 'clinic_task');
+    this.requests = intakeTable(schema, 'admission_request');
+  }
+
+  /**
+   * One page of a Task search and the number of all matching Tasks, in one statement (one round
+   * trip), the viewer's visibility rule applied in SQL with the search's conditions (docs/api.md,
+   * "Tasks": ordered by lastModified, then id).
+   */
+  async search(search: TaskSearch): Promise<{ total: number; tasks: ClinicTaskView[] }> {
+    const matching = Prisma.join(this.conditions(search), ' AND ');
+    return search.requestIdentifiers.length ? this.searchOneRequest(search, matching) : this.searchPage(search, matching);
+  }
+
+  /**
+   * `based-on` names one request (the identifier is unique), so at most its few Tasks (one per
+   * clinic it ever named) match: they are read whole, two index lookups (admission_request
+   * identifier, then clinic_task (request_id, clinic_ik)), and counted and paged here. The
+   * cheapest statement for the hot path of polling (nothing to plan twice, no window to compute).
+   */
+  private async searchOneRequest(search: TaskSearch, matching: Prisma.Sql): Promise<{ total: number; tasks: ClinicTaskView[] }> {
+    const rows = await this.prisma.$queryRaw<TaskRow[]>`
+      SELECT ${TASK_COLUMNS}
+        FROM ${this.tasks} t JOIN ${this.requests} r ON r.id = t.request_id
+       WHERE ${matching}
+       ORDER BY t.last_modified, t.id`;
+    return { total: rows.length, tasks: rows.slice(search.offset, search.offset + search.count).map(toTaskView) };
+  }
+
+  /**
+   * Any other search can match millions of Tasks (a clinic's whole list): the page stops after
+   * `count` rows of the index order, and the total is a scalar subquery over the same conditions,
+   * so it is right on every page, also past the last one (then the only row carries no Task).
+   */
+  private async searchPage(search: TaskSearch, matching: Prisma.Sql): Promise<{ total: number; tasks: ClinicTaskView[] }> {
+    const from = Prisma.sql`${this.tasks} t JOIN ${this.requests} r ON r.id = t.request_id`;
+    const rows = await this.prisma.$queryRaw<(Partial<TaskRow> & { total: number })[]>`
+      WITH page AS (
+        SELECT ${TASK_COLUMNS}
+          FROM ${from}
+         WHERE ${matching}
+         ORDER BY t.last_modified, t.id
+         LIMIT ${search.count}::int OFFSET ${search.offset}::bigint
+      )
+      SELECT matched.total, page.*
+        FROM (SELECT count(*)::int AS total FROM ${from} WHERE ${matching}) matched
+        LEFT JOIN page ON true
+       -- A join promises no order: the page (at most _count rows) is sorted again.
+       ORDER BY page.last_modified, page.id`;
+    return { total: rows[0]?.total ?? 0, tasks: rows.filter((row): row is TaskRow & { total: number } => row.id != null).map(toTaskView) };
+  }
+
+  async findTask(taskId: string): Promise<StoredTask | undefined> {
+    const row = await this.prisma.clinicTask.findUnique({
+      where: { id: taskId },
+      include: { request: { select: { identifier: true, referrerIk: true, referrerPartyId: true } } },
+    });
+    return row
+      ? { ...taskViewOf(row, row.request), requestId: row.requestId, referrerPartyId: row.request.referrerPartyId, sentVersion: row.sentVersion, cancelledAt: row.cancelledAt }
+      : undefined;
+  }
+
+  async findBundle(requestId: string, version: number): Promise<unknown> {
+    const row = await this.prisma.requestVersion.findUnique({ where: { requestId_version: { requestId, version } }, select: { bundle: true } });
+    return row?.bundle;
+  }
+
+  /** The request's DocumentBundles, oldest first; with `receivedUpTo`, only those received until then. */
+  async findDocuments(requestId: string, receivedUpTo: Date | null): Promise<unknown[]> {
+    const documents = await this.prisma.requestDocument.findMany({
+      where: { requestId, ...(receivedUpTo ? { receivedAt: { lte: receivedUpTo } } : {}) },
+      orderBy: { receivedAt: 'asc' },
+      select: { bundle: true },
+    });
+    return documents.map((document) => document.bundle);
+  }
+
+  /** The search's conditions, ANDed, the viewer's visibility rule first (decisions.md). */
+  private conditions(search: TaskSearch): Prisma.Sql[] {
+    return [
+      visibleTo(search.viewer),
+      ...search.requestIdentifiers.map((identifier) => Prisma.sql`r.identifier = ${identifier}`),
+      ...(search.ownerIk === undefined ? [] : [Prisma.sql`t.clinic_ik = ${search.ownerIk}`]),
+      ...(search.businessStatuses ? [Prisma.sql`t.business_status IN (${Prisma.join(search.businessStatuses)})`] : []),
+      ...(search.statuses ? [Prisma.sql`t.status IN (${Prisma.join(search.statuses)})`] : []),
+      ...search.lastModified.map(({ comparator, instant }) => Prisma.sql`t.last_modified ${COMPARISON[comparator]} ${instant.toISOString()}::timestamptz`),
+    ];
+  }
+}
+
+/** A referrer sees the Tasks of its own requests, a clinic the Tasks addressed to it (decisions.md). */
+function visibleTo(viewer: Viewer): Prisma.Sql {
+  if (viewer.role === 'referrer') return Prisma.sql`r.referrer_party_id = ${viewer.partyId}`;
+  return viewer.ikNumbers.length ? Prisma.sql`t.clinic_ik IN (${Prisma.join(viewer.ikNumbers)})` : Prisma.sql`false`;
+}
+
+/**
+ * A table of the intake schema for raw SQL. Prisma qualifies its own queries with the adapter's
+ * schema, but raw queries run on the connection's search_path, so they name the schema themselves.
+ * The schema name is safe to splice: config.ts admits only `[a-z_][a-z0-9_]*`, checked again here.
+ */
+function intakeTable(schema: string, table: string): Prisma.Sql {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
+  return Prisma.raw(`"${schema}"."${table}"`);
+}
+
+function toTaskView(row: TaskRow): ClinicTaskView {
+  return {
+    id: row.id,
+    clinicIk: row.clinic_ik,
+    status: row.status as TaskStatus,
+    businessStatus: row.business_status as BusinessStatus | null,
+    notes: (row.notes as TaskNote[] | null) ?? [],
+    authoredOn: row.authored_on,
+    lastModified: row.last_modified,
+    requestIdentifier: row.identifier,
+    referrerIk: row.referrer_ik,
+  };
+}
