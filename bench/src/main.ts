@@ -142,14 +142,15 @@ async function main() {
       }
     }
     if (wanted('polling')) {
-      console.log('[bench] 4/5 Task polling with 100,000 stored requests');
-      const count = quick ? 10_000 : 100_000;
-      await seedRequests({ databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, count, clinicIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2] });
+      console.log('[bench] 4/5 Task polling with 1,000,000 stored requests');
+      const count = quick ? 10_000 : 1_000_000;
+      const seeded = await seedRequests({ databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, count, clinicIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2] });
+      console.log(`[bench] seeded ${seeded.requests} requests with ${seeded.tasks} Tasks in ${seeded.seconds} s`);
       await measure('polling', () => pollingFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, profileBase: PROFILE_BASE, count, runs: 3, seconds: quick ? 3 : 10, connections: 16 }));
     }
     if (wanted('persistence')) {
       console.log('[bench] 5/5 persistence: Prisma against raw pg');
-      await measure('persistence', () => persistenceFigure({ databaseUrl: databaseUrl.toString(), profileBase: PROFILE_BASE, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, count: quick ? 300 : 2_000, concurrency: 8 }));
+      await measure('persistence', () => persistenceFigure({ databaseUrl: databaseUrl.toString(), profileBase: PROFILE_BASE, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, count: quick ? 320 : 3_200, concurrency: 4, batchSize: 16 }));
     }
     results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
   } finally {

@@ -24,8 +24,12 @@ export const GatewayConfig = z.object({
   INTAKE_URL: env.url('http://127.0.0.1:8082', ['http:', 'https:']),
   /** `{profile_base}` of the profiles and code systems (decisions.md). */
   PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
-  /** How long a POST waits for intake's verdict before answering 202 for a queued message. */
-  INTAKE_VERDICT_TIMEOUT_MS: env.positiveInt(5_000),
+  /**
+   * How long a POST waits for intake's verdict before answering 202 for a queued message. Intake
+   * answers within milliseconds when it keeps up; a short bound keeps a backlog at intake from
+   * holding callers (and their connections) for long.
+   */
+  INTAKE_VERDICT_TIMEOUT_MS: env.positiveInt(1_000),
   /** Requests per second per authenticated party and gateway process, then 429. */
   RATE_LIMIT_PER_SECOND: env.positiveInt(200),
 });

@@ -1,18 +1,17 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import helmet from 'helmet';
+import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import { ANY_ROLE, createAccessTokenVerifier, remoteSigningKeys, requireAccessToken } from './auth';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
-import { ClinicDirectoryClient } from './clinics/clinic-directory.client';
 import { klinikenRouter } from './clinics/kliniken.router';
 import { authJwksUrl, type GatewayConfig } from './config';
 import { bundleRoute } from './fhir/bundle.router';
 import { IntakeClient } from './fhir/intake.client';
-import { ParticipatingClinics } from './fhir/participating-clinics';
 import { taskRouter } from './fhir/task.router';
 import { openApiDocument } from './openapi/openapi-document';
 import { errorHandler, unknownPath } from './http-errors';
@@ -44,8 +43,13 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const referrers = [requireAccessToken({ verifier, roles: ['referrer'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
   const clinics = [requireAccessToken({ verifier, roles: ['clinic'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
   const anyone = [requireAccessToken({ verifier, roles: ANY_ROLE }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
-  const clinicDirectory = new ClinicDirectoryClient(config.ROUTING_URL);
+  // The registry in memory (routing owns it and broadcasts its changes): every bundle's performers
+  // are checked against it without asking routing per request.
+  const clinicDirectory = new ClinicDirectory({ load: loadClinicsFrom(config.ROUTING_URL), logger });
+  await clinicDirectory.start(broker);
+  lifecycle.onStop('clinic directory', async () => clinicDirectory.stop());
   const intake = new IntakeClient(config.INTAKE_URL);
+  lifecycle.onStop('intake client', () => intake.close());
 
   const app = createServiceHttpApp({ logger, registry, readiness: { broker: () => broker.isReady() } });
   app.use(helmet());
@@ -66,7 +70,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     ...referrers,
     ...bundleRoute({
       broker,
-      clinics: new ParticipatingClinics(clinicDirectory),
+      clinics: clinicDirectory,
       profileBase: config.PROFILE_BASE,
       verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
       logger,

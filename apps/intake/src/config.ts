@@ -11,6 +11,8 @@ export const IntakeConfig = z.object({
   DATABASE_POOL_SIZE: env.positiveInt(10),
   /** `{profile_base}` of the service's code systems and profiles (decisions.md). */
   PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
+  /** Routing's internal API: the clinic registry, kept in memory (declines for clinics without the department). */
+  ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
   /** How often the outbox relay looks for messages whose immediate publish failed. */
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
 });

@@ -12,7 +12,7 @@ import {
 } from '@bedrequest/contracts';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { Broker } from '@bedrequest/messaging';
-import { deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { deleteBrokerTopology, serveClinicRegistry, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { IntakeConfig } from './config';
 import { startIntake, type RunningIntake } from './start';
 
@@ -28,10 +28,24 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
   let intake: RunningIntake;
   let client: Broker;
   let inspector: ChannelModel;
+  let registry: Awaited<ReturnType<typeof serveClinicRegistry>>;
 
   beforeAll(async () => {
+    // Routing's clinic list: both clinics offer orthopaedics, what the fixture bundles ask for.
+    registry = await serveClinicRegistry([
+      { ik: A, departments: ['2300'] },
+      { ik: B, departments: ['2300'] },
+    ]);
     intake = await startIntake(
-      IntakeConfig.parse({ INTAKE_PORT: '0', AMQP_NAMESPACE: namespace, INTAKE_DB_SCHEMA: uniqueName('intake'), LOG_LEVEL: 'silent', DATABASE_URL: env.databaseUrl, AMQP_URL: env.amqpUrl }),
+      IntakeConfig.parse({
+        INTAKE_PORT: '0',
+        AMQP_NAMESPACE: namespace,
+        INTAKE_DB_SCHEMA: uniqueName('intake'),
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: env.databaseUrl,
+        AMQP_URL: env.amqpUrl,
+        ROUTING_URL: registry.url,
+      }),
     );
     client = new Broker({ url: env.amqpUrl, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
     await client.start();
@@ -42,6 +56,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     await client.stop();
     await intake.stop();
     await inspector.close();
+    await registry.stop();
     await deleteBrokerTopology(env.amqpUrl, topology);
   });
 

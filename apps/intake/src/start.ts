@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { declareTopology } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
@@ -9,8 +10,10 @@ import type { IntakeConfig } from './config';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
 import { openIntakeDatabase } from './persistence/database';
+import { prismaTransactor } from './persistence/sql-runner';
 import { AdmissionRequestRepository } from './requests/admission-request.repository';
 import { IntakeService } from './requests/intake.service';
+import { TaskReadRepository } from './tasks/task-read.repository';
 import { TaskReadService } from './tasks/task-read.service';
 
 export interface RunningIntake {
@@ -40,8 +43,14 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
   const { relay, stop: stopRelay } = startOutboxRelay({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
   lifecycle.onStop('outbox relay', stopRelay);
 
-  const service = new IntakeService(new AdmissionRequestRepository(prisma), systems);
-  await broker.consume(topology.queues.intake.name, intakeHandler(service, relay));
+  // The registry in memory (routing owns it): declining for clinics without the requested
+  // department needs it for every request.
+  const clinics = new ClinicDirectory({ load: loadClinicsFrom(config.ROUTING_URL), logger });
+  await clinics.start(broker);
+  lifecycle.onStop('clinic directory', async () => clinics.stop());
+
+  const service = new IntakeService(new AdmissionRequestRepository(prismaTransactor(prisma), config.INTAKE_DB_SCHEMA), clinics, systems);
+  await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
   const app = createServiceHttpApp({
     logger,
@@ -51,7 +60,7 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
       database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`),
     },
   });
-  app.use(internalRouter(new TaskReadService(prisma, systems), logger));
+  app.use(internalRouter(new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA), systems), logger));
   const server = await listen(app, config.INTAKE_PORT, config.HOST);
   lifecycle.onStop('http', () => closeServer(server));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -164,7 +164,7 @@ async function withServices(deps: RoutingCliDeps, work: (services: RoutingServic
     return await work({
       registry,
       bedCounts: new BedCountService(registry, new BedCapacityRepository(prisma, deps.config.ROUTING_DB_SCHEMA)),
-      dispatches: new DispatchRepository(prisma),
+      dispatches: new DispatchRepository(prisma, deps.config.ROUTING_DB_SCHEMA),
     });
   } finally {
     await prisma.$disconnect();

@@ -2,6 +2,7 @@ import type { MessageDefinition } from './envelope';
 import { AdmissionBundleSubmittedV1 } from './messages/admission-bundle-submitted';
 import { AdmissionResponseV1 } from './messages/admission-response';
 import { ClinicAnswerSubmittedV1 } from './messages/clinic-answer-submitted';
+import { ClinicRegistryChangedV1 } from './messages/clinic-registry-changed';
 import { DocumentBundleSubmittedV1 } from './messages/document-bundle-submitted';
 import { IntakeVerdictV1 } from './messages/intake-verdict';
 import { RequestDispatchedV1 } from './messages/request-dispatched';
@@ -15,6 +16,7 @@ export const messageCatalog: ReadonlyMap<string, MessageDefinition> = new Map<st
     IntakeVerdictV1,
     RequestDispatchedV1,
     AdmissionResponseV1,
+    ClinicRegistryChangedV1,
   ].map((definition) => [definition.routingKey, definition]),
 );
 

@@ -23,6 +23,11 @@ export interface MessageDefinition<P extends z.ZodType = z.ZodType> {
   /** `<type>.v<version>`: the routing key and the catalog key. */
   readonly routingKey: string;
   readonly payload: P;
+  /**
+   * Sent to whoever listens at the moment (an exclusive queue per process), not to a durable
+   * queue: publishing it when nobody listens is not an error.
+   */
+  readonly broadcast?: boolean;
 }
 
 export type PayloadOf<D extends MessageDefinition> = z.infer<D['payload']>;
@@ -31,8 +36,8 @@ export interface TypedEnvelope<D extends MessageDefinition> extends Omit<Envelop
   payload: PayloadOf<D>;
 }
 
-export function defineMessage<P extends z.ZodType>(type: string, version: number, payload: P): MessageDefinition<P> {
-  return { type, version, routingKey: `${type}.v${version}`, payload };
+export function defineMessage<P extends z.ZodType>(type: string, version: number, payload: P, options: { broadcast?: boolean } = {}): MessageDefinition<P> {
+  return { type, version, routingKey: `${type}.v${version}`, payload, ...(options.broadcast ? { broadcast: true } : {}) };
 }
 
 export function createEnvelope<D extends MessageDefinition>(

@@ -1,6 +1,7 @@
 export * from './envelope';
 export * from './catalog';
 export * from './topology';
+export * from './messages/ik-number';
 export * from './messages/submitter';
 export * from './messages/admission-bundle-submitted';
 export * from './messages/document-bundle-submitted';
@@ -8,3 +9,4 @@ export * from './messages/clinic-answer-submitted';
 export * from './messages/intake-verdict';
 export * from './messages/request-dispatched';
 export * from './messages/admission-response';
+export * from './messages/clinic-registry-changed';

@@ -7,7 +7,7 @@ import { TcpProxy, bundleScript, deleteBrokerTopology, silentLogger, testEnviron
 import { Broker, type BrokerOptions } from './broker';
 import type { ConsumedMessage, HandlerOutcome } from './consumed-message';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
-import { TestJobV1, createEffectTables, recordEffectOnce, testCatalog, testTopology } from './testing/fixtures';
+import { TestJobV1, TestNewsV1, createEffectTables, recordEffectOnce, testCatalog, testTopology } from './testing/fixtures';
 
 const env = testEnvironment();
 const DELIVERY_LIMIT = 3;
@@ -85,6 +85,29 @@ describe('Broker against the real RabbitMQ', () => {
     await broker.start();
     const unbound = { ...TestJobV1, routingKey: 'test.nobody-listens.v1' };
     await expect(broker.publish(unbound, { n: 1 }, { correlationId: 'c' })).rejects.toBeInstanceOf(PublishRejectedError);
+  });
+
+  it('delivers a broadcast to every subscribed process, and publishing one nobody hears is no error', async () => {
+    const publisher = newBroker();
+    await publisher.start();
+    await publisher.publish(TestNewsV1, { text: 'nobody listens yet' }, { correlationId: 'news' });
+
+    const heard: string[][] = [[], []];
+    const subscribed = [0, 0];
+    for (const index of [0, 1]) {
+      const listener = newBroker();
+      await listener.start();
+      await listener.subscribe({
+        routingKeys: [TestNewsV1.routingKey],
+        handler: ({ envelope }) => heard[index]!.push((envelope.payload as { text: string }).text),
+        onSubscribed: () => subscribed[index]!++,
+      });
+    }
+    await publisher.publish(TestNewsV1, { text: 'registry changed' }, { correlationId: 'news' });
+
+    await waitFor(() => heard.every((texts) => texts.length === 1), { what: 'the broadcast at both listeners' });
+    expect(heard).toEqual([['registry changed'], ['registry changed']]);
+    expect(subscribed).toEqual([1, 1]);
   });
 
   it('hands what the broker delivered to the handler as batches, in queue order, and acks them all', async () => {

@@ -209,7 +209,10 @@ export class Broker {
     });
   }
 
-  /** Publishes an envelope created earlier (e.g. stored in an outbox), with the same guarantees as `publish`. */
+  /**
+   * Publishes an envelope created earlier (e.g. stored in an outbox), with the same guarantees as
+   * `publish`. A broadcast (see MessageDefinition) that no process listens to is confirmed all the same.
+   */
   async publishEnvelope(routingKey: string, envelope: Envelope, headers?: Record<string, string>, replyTo?: string): Promise<void> {
     const connection = this.connected;
     if (!connection || this.stopping) {
@@ -229,7 +232,7 @@ export class Broker {
             persistent: true,
             // mandatory: an unroutable message comes back (basic.return before the ack) instead of
             // being confirmed and silently dropped.
-            mandatory: true,
+            mandatory: !this.options.catalog.get(routingKey)?.broadcast,
             messageId: envelope.id,
             correlationId: envelope.correlationId,
             type: routingKey,

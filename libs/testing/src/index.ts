@@ -6,3 +6,4 @@ export { deleteBrokerTopology } from './broker';
 export { compareSchemaWithMigrations } from './schema-drift';
 export { bundleScript } from './bundle-script';
 export { freePort } from './free-port';
+export { serveClinicRegistry } from './clinic-registry-stub';

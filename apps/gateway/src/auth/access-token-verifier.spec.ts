@@ -52,6 +52,38 @@ describe('access token verification in the gateway', () => {
     await expect(refusal).rejects.toThrow('the access token has expired');
   });
 
+  it('checks a token once and answers it from memory until it expires, then refuses it', async () => {
+    let keyLookups = 0;
+    const keys = localKeys(key);
+    const counting = createAccessTokenVerifier({
+      keys: (header, token) => {
+        keyLookups++;
+        return keys(header, token);
+      },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      now: () => clock,
+    });
+    const token = await accessToken(key, { issuedAt: Math.floor(clock / 1000) });
+
+    for (let n = 0; n < 5; n++) await expect(counting.verify(token)).resolves.toMatchObject({ role: 'referrer' });
+    expect(keyLookups).toBe(1);
+    clock += (HOUR + 1) * 1000;
+    await expect(counting.verify(token)).rejects.toThrow('the access token has expired');
+    expect(keyLookups).toBe(2);
+  });
+
+  it('keeps at most its cache size of verified tokens, the newest', async () => {
+    let keyLookups = 0;
+    const keys = localKeys(key);
+    const small = createAccessTokenVerifier({ keys: (header, token) => (keyLookups++, keys(header, token)), issuer: ISSUER, audience: AUDIENCE, now: () => clock, cacheSize: 2 });
+    const [first, second, third] = await Promise.all(['a', 'b', 'c'].map((sub) => accessToken(key, { sub })));
+    for (const token of [first!, second!, third!]) await small.verify(token);
+    await small.verify(third!);
+    await small.verify(first!);
+    expect(keyLookups).toBe(4);
+  });
+
   it('refuses a token whose payload was changed after signing', async () => {
     const [header, , signature] = (await accessToken(key, { claims: clinicClaims })).split('.');
     const forged = base64url(JSON.stringify({ ...clinicClaims, role: 'referrer', fhirBase: 'https://evil.example', sub: 'x' }));

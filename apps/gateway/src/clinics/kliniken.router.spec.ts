@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { silentLogger } from '@bedrequest/testing';
-import { ClinicDirectoryClient } from './clinic-directory.client';
+import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { klinikenRouter } from './kliniken.router';
 
 /**
- * The gateway side of GET /api/v1/kliniken against a stand-in for routing's internal API (the real
- * API is tested in apps/routing/src/registry/clinics.router.int.spec.ts).
+ * The gateway side of GET /api/v1/kliniken, read through a ClinicDirectory from a stand-in for
+ * routing's internal API (the real API is tested in apps/routing/src/registry/clinics.router.int.spec.ts).
  */
 describe('GET /api/v1/kliniken', () => {
   let routing: Server;
@@ -26,7 +26,8 @@ describe('GET /api/v1/kliniken', () => {
   });
   afterAll(() => new Promise((resolve) => routing.close(resolve)));
 
-  const gateway = (url: string) => express().use('/api/v1/kliniken', klinikenRouter(new ClinicDirectoryClient(url), silentLogger()));
+  const gateway = (url: string) =>
+    express().use('/api/v1/kliniken', klinikenRouter(new ClinicDirectory({ load: loadClinicsFrom(url), logger: silentLogger() }), silentLogger()));
 
   it('answers with routing\'s clinic list in the documented shape', async () => {
     const clinic = { ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] };

@@ -1,14 +1,16 @@
 import { Router } from 'express';
 import type { Logger } from 'pino';
-import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { ClinicDirectoryUnavailableError, type ClinicDirectoryClient } from './clinic-directory.client';
+import { ClinicDirectoryUnavailableError, type ClinicDirectory } from '@bedrequest/clinic-directory';
 
-/** `GET /api/v1/kliniken`: the participating clinics and their departments, for any logged-in party. */
-export function klinikenRouter(directory: ClinicDirectoryClient, logger: Logger): Router {
+/**
+ * `GET /api/v1/kliniken`: the participating clinics and their departments, for any logged-in party,
+ * from the registry the gateway keeps in memory (routing owns it and broadcasts its changes).
+ */
+export function klinikenRouter(directory: Pick<ClinicDirectory, 'list'>, logger: Logger): Router {
   const router = Router();
-  router.get('/', async (req, res) => {
+  router.get('/', async (_req, res) => {
     try {
-      res.json(await directory.list(String(req.headers[CORRELATION_HEADER])));
+      res.json({ items: await directory.list() });
     } catch (error) {
       if (!(error instanceof ClinicDirectoryUnavailableError)) throw error;
       logger.warn({ err: error.message, cause: (error.cause as Error | undefined)?.message }, 'clinic registry unavailable');

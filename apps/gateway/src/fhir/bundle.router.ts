@@ -7,7 +7,9 @@ import {
   type MessageDefinition,
   type Submitter,
 } from '@bedrequest/contracts';
+import { ClinicDirectoryUnavailableError, type ClinicDirectory } from '@bedrequest/clinic-directory';
 import {
+  admissionRequestSummary,
   bundleKind,
   forbidden,
   outcome,
@@ -22,11 +24,11 @@ import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf, type Principal } from '../auth';
 import { fhirJsonBody } from './fhir-body';
 import { sendFhir, sendOutcome } from './fhir-response';
-import type { ParticipatingClinics } from './participating-clinics';
 
 export interface BundleRouteOptions {
   broker: Pick<Broker, 'publishAndAwaitReply'>;
-  clinics: Pick<ParticipatingClinics, 'unknown'>;
+  /** The registry in memory: every performer must be a participating clinic. */
+  clinics: Pick<ClinicDirectory, 'lookup'>;
   profileBase: string;
   /** How long the caller waits for intake's verdict before getting 202 for a queued bundle. */
   verdictTimeoutMs: number;
@@ -51,16 +53,23 @@ export function bundleRoute(options: BundleRouteOptions): RequestHandler[] {
       if (!result.ok) return sendOutcome(res, outcome(result.issues), 400);
       const refusal = referrerRefusal(principal, result.bundle.requestIdentifier, result.bundle.requesterIk);
       if (refusal) return sendOutcome(res, forbidden(refusal));
-      const unknownPerformers = await performersNotParticipating(result.bundle, options.clinics).catch(() => undefined);
-      if (!unknownPerformers) return unavailableAnswer(res, 'the clinic registry is unavailable');
+      let unknownPerformers: Issue[];
+      try {
+        unknownPerformers = await performersNotParticipating(result.bundle, options.clinics);
+      } catch (error) {
+        if (error instanceof ClinicDirectoryUnavailableError) return unavailableAnswer(res, 'the clinic registry is unavailable');
+        throw error;
+      }
       if (unknownPerformers.length) return sendOutcome(res, outcome(unknownPerformers), 400);
-      return submit(req, res, AdmissionBundleSubmittedV1, principal, result.bundle.requestIdentifier, options);
+      // Validated once, here: intake gets what it needs of the bundle and never walks it again.
+      return submit(req, res, AdmissionBundleSubmittedV1, { request: admissionRequestSummary(result.bundle) }, principal, result.bundle.requestIdentifier, options);
     }
     const result = validateDocumentBundle(req.body, { profileBase: options.profileBase });
     if (!result.ok) return sendOutcome(res, outcome(result.issues), 400);
     const refusal = referrerRefusal(principal, result.bundle.requestIdentifier);
     if (refusal) return sendOutcome(res, forbidden(refusal));
-    return submit(req, res, DocumentBundleSubmittedV1, principal, result.bundle.requestIdentifier, options);
+    const { requestIdentifier } = result.bundle;
+    return submit(req, res, DocumentBundleSubmittedV1, { requestIdentifier }, principal, requestIdentifier, options);
   };
   return [...fhirJsonBody(), handle];
 }
@@ -77,8 +86,9 @@ function referrerRefusal(principal: Principal, requestIdentifier: string, reques
 }
 
 /** decisions.md, "Clinics answer": a performer whose IK is not a participating clinic makes the bundle invalid (400). */
-async function performersNotParticipating(bundle: AdmissionRequestBundle, clinics: Pick<ParticipatingClinics, 'unknown'>): Promise<Issue[]> {
-  const unknown = await clinics.unknown(bundle.performerIks);
+async function performersNotParticipating(bundle: AdmissionRequestBundle, clinics: Pick<ClinicDirectory, 'lookup'>): Promise<Issue[]> {
+  const registered = await clinics.lookup(bundle.performerIks);
+  const unknown = bundle.performerIks.filter((ik) => !registered.has(ik));
   const entries = (bundle.bundle.entry ?? []) as { resource?: { resourceType?: string } }[];
   const serviceRequestIndex = entries.findIndex((entry) => entry.resource?.resourceType === 'ServiceRequest');
   return bundle.performerIks.flatMap((ik, index) =>
@@ -92,12 +102,13 @@ async function submit(
   req: Request,
   res: Response,
   definition: MessageDefinition,
+  read: Record<string, unknown>,
   principal: Principal,
   requestIdentifier: string,
   options: BundleRouteOptions,
 ) {
   const submitter: Submitter = { partyId: principal.partyId, ikNumbers: [...principal.ikNumbers], fhirBase: principal.fhirBase ?? '' };
-  const payload = { submitter, receivedAt: new Date().toISOString(), bundle: req.body as Record<string, unknown> };
+  const payload = { submitter, receivedAt: new Date().toISOString(), bundle: req.body as Record<string, unknown>, ...read };
   let reply;
   try {
     ({ reply } = await options.broker.publishAndAwaitReply(definition, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.verdictTimeoutMs));

@@ -1,44 +1,40 @@
-import {
-  AdmissionBundleSubmittedV1,
-  ClinicAnswerSubmittedV1,
-  DocumentBundleSubmittedV1,
-  IntakeVerdictV1,
-  type IntakeVerdictV1 as Verdict,
-} from '@bedrequest/contracts';
-import type { BatchHandler, ConsumedMessage, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
-import type { IntakeService, MessageMeta } from '../requests/intake.service';
+import { IntakeVerdictV1 } from '@bedrequest/contracts';
+import type { BatchHandler, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
+import type { Logger } from 'pino';
+import type { IntakeCommand, IntakeService } from '../requests/intake.service';
 
 /**
- * The intake queue's handler: runs the use case, then (after its commit) replies with the verdict
- * and wakes the outbox relay, then acks. A thrown error (database unavailable) means retry.
+ * The intake queue's handler: runs a batch through the use cases (one transaction), then, after
+ * the commit, wakes the outbox relay, replies to each message with its verdict and acks them. A
+ * thrown error (database unavailable, a message the database refuses) fails the batch, which the
+ * broker then splits (libs/messaging BatchConsumer).
  */
-export function intakeHandler(service: IntakeService, relay: OutboxRelay): BatchHandler {
-  const handleOne = async (message: ConsumedMessage): Promise<HandlerOutcome> => {
-    const { envelope, definition } = message;
-    const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
-    let verdict: Verdict;
-    switch (definition.routingKey) {
-      case AdmissionBundleSubmittedV1.routingKey:
-        verdict = await service.submitAdmissionRequest(envelope.payload as AdmissionBundleSubmittedV1, meta);
-        break;
-      case DocumentBundleSubmittedV1.routingKey:
-        verdict = await service.submitDocument(envelope.payload as DocumentBundleSubmittedV1, meta);
-        break;
-      case ClinicAnswerSubmittedV1.routingKey:
-        verdict = await service.answer(envelope.payload as ClinicAnswerSubmittedV1, meta);
-        break;
-      default:
+export function intakeHandler(service: IntakeService, relay: Pick<OutboxRelay, 'nudge'>, logger: Logger): BatchHandler {
+  return async (messages) => {
+    const commands: IntakeCommand[] = [];
+    const outcomes: HandlerOutcome[] = messages.map((message) => {
+      const command = service.prepare(message);
+      if (!command) {
         message.logger.error('message type not handled by intake');
         return 'dead-letter';
-    }
+      }
+      commands.push(command);
+      return 'ack';
+    });
+    if (commands.length === 0) return outcomes;
+    const verdicts = await service.handle(commands);
     relay.nudge();
-    message.logger.info({ status: verdict.status, outcome: verdict.outcome }, 'processed');
-    await message.reply(IntakeVerdictV1, verdict);
-    return 'ack';
-  };
-  return async (messages) => {
-    const outcomes: HandlerOutcome[] = [];
-    for (const message of messages) outcomes.push(await handleOne(message));
+    const verdictOf = new Map(commands.map((command, index) => [command.meta.messageId, verdicts[index]!]));
+    const counts: Record<string, number> = {};
+    for (const message of messages) {
+      const verdict = verdictOf.get(message.envelope.id);
+      if (!verdict) continue;
+      counts[verdict.status] = (counts[verdict.status] ?? 0) + 1;
+      message.logger.debug({ status: verdict.status, outcome: verdict.outcome }, 'processed');
+      await message.reply(IntakeVerdictV1, verdict);
+    }
+    // One line per batch: ids and status counts, never bundle content.
+    logger.info({ messages: messages.length, statuses: counts, messageIds: messages.map((message) => message.envelope.id) }, 'batch processed');
     return outcomes;
   };
 }

@@ -1,176 +1,231 @@
-import { randomUUID } from 'node:crypto';
-import type { OutboxRecord } from '@bedrequest/messaging';
 import type { IntakeVerdictV1 } from '@bedrequest/contracts';
-import type { Prisma, PrismaClient } from '../generated/prisma/client';
-import type { TaskNote, ClinicTaskView } from '../tasks/task-resource';
-import type { BusinessStatus, RequestIntent, RequestState, RequestStatus, TaskChange, TaskStatus } from './request-state-machine';
+import { Prisma } from '../generated/prisma/client';
+import type { SqlRunner, Transactor } from '../persistence/sql-runner';
+import type { ClinicTaskView, TaskNote } from '../tasks/task-resource';
+import type { BatchChanges, StoredRequest, StoredTask } from './request-batch';
+import type { BusinessStatus, RequestIntent, RequestStatus, TaskStatus } from './request-state-machine';
 
-export type Tx = Prisma.TransactionClient;
-
-export interface StoredRequest extends RequestState {
-  id: string;
-  identifier: string;
-  referrerPartyId: string;
-  referrerIk: string;
-  currentVersion: number;
-  tasks: (RequestState['tasks'][number] & { sentVersion: number })[];
+/** What a batch must know before it decides: its requests (locked), their Tasks, what was seen before. */
+export interface LoadedState {
+  requests: StoredRequest[];
+  tasks: StoredTask[];
+  /** Verdicts of messages processed before (redeliveries), by message id. */
+  verdicts: Map<string, IntakeVerdictV1 | null>;
+  /** `documentKey`s of documents already stored. */
+  documentKeys: string[];
 }
 
-/** All of intake's SQL about requests, versions, Tasks, documents, the inbox and the outbox. */
-export class AdmissionRequestRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+interface RequestRow {
+  id: string;
+  identifier: string;
+  referrer_party_id: string;
+  referrer_ik: string;
+  status: string;
+  intent: string;
+  selected_clinic_ik: string | null;
+  current_version: number;
+  latest_hash: string;
+  created_at: Date;
+  updated_at: Date;
+}
 
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(work, { timeout: 15_000, maxWait: 10_000 });
+interface TaskJson {
+  id: string;
+  request_id: string;
+  clinic_ik: string;
+  status: string;
+  business_status: string | null;
+  notes: TaskNote[];
+  sent_version: number;
+  authored_on: string;
+  last_modified: string;
+  cancelled_at: string | null;
+}
+
+/**
+ * All of intake's SQL about requests, versions, Tasks, documents, the inbox and the outbox. A batch
+ * of messages costs five round trips whatever its size: BEGIN, `lock` (the requests' rows, FOR
+ * UPDATE), `load` (their Tasks, earlier verdicts, stored documents), `write` (every change in one
+ * statement of data-modifying CTEs), COMMIT. Raw SQL through Prisma: the model API would cost a
+ * round trip per row. Table names carry the schema (raw SQL runs on the connection's search_path).
+ */
+export class AdmissionRequestRepository {
+  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox', Prisma.Sql>;
+
+  constructor(
+    /** Prisma in the service (prismaTransactor); plain pg in the benchmark's comparison. */
+    readonly transaction: Transactor,
+    schema: string,
+  ) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
+    const table = (name: string) => Prisma.raw(`"${schema}"."${name}"`);
+    this.t = {
+      request: table('admission_request'),
+      version: table('request_version'),
+      task: table('clinic_task'),
+      document: table('request_document'),
+      inbox: table('inbox_message'),
+      outbox: table('outbox_message'),
+    };
   }
 
   /**
-   * Serialises all work on one request identifier (also its creation, when no row exists yet to
-   * lock) until the transaction ends: concurrent bundles for one request never lose an update.
+   * Locks the rows of the requests the batch touches (by identifier, or by the id of one of their
+   * Tasks) until the transaction ends, in id order so that two batches never deadlock, and returns
+   * them as they are now: a concurrent change committed while we waited is seen. A request that
+   * does not exist yet has no row to lock; two transactions creating the same identifier meet at its
+   * unique index, and the second fails and is tried again (its batch is split).
    */
-  async lockIdentifier(tx: Tx, identifier: string): Promise<void> {
-    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`request:${identifier}`}))`;
-  }
-
-  /** Records the message as processed; returns the stored verdict when it was processed before. */
-  async claimMessage(tx: Tx, messageId: string, messageType: string): Promise<{ first: true } | { first: false; verdict: IntakeVerdictV1 | null }> {
-    const { count } = await tx.inboxMessage.createMany({ data: [{ messageId, messageType }], skipDuplicates: true });
-    if (count === 1) return { first: true };
-    const row = await tx.inboxMessage.findUnique({ where: { messageId } });
-    return { first: false, verdict: (row?.verdict as IntakeVerdictV1 | null) ?? null };
-  }
-
-  async recordVerdict(tx: Tx, messageId: string, verdict: IntakeVerdictV1): Promise<void> {
-    await tx.inboxMessage.update({ where: { messageId }, data: { verdict: verdict as Prisma.InputJsonValue } });
-  }
-
-  async findByIdentifier(tx: Tx, identifier: string): Promise<StoredRequest | undefined> {
-    const row = await tx.admissionRequest.findUnique({ where: { identifier }, include: { tasks: { orderBy: { authoredOn: 'asc' } } } });
-    if (!row) return undefined;
-    const latest = await tx.requestVersion.findUnique({
-      where: { requestId_version: { requestId: row.id, version: row.currentVersion } },
-      select: { canonicalHash: true },
-    });
-    return {
+  async lock(run: SqlRunner, keys: { identifiers: string[]; taskIds: string[] }): Promise<StoredRequest[]> {
+    const t = this.t;
+    const rows = await run.rows<RequestRow>(Prisma.sql`
+      SELECT id::text, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
+        FROM ${t.request}
+       WHERE identifier = ANY(${keys.identifiers}::text[])
+          OR id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[]))
+       ORDER BY id
+         FOR UPDATE OF admission_request`);
+    return rows.map((row) => ({
       id: row.id,
       identifier: row.identifier,
-      referrerPartyId: row.referrerPartyId,
-      referrerIk: row.referrerIk,
+      referrerPartyId: row.referrer_party_id,
+      referrerIk: row.referrer_ik,
       status: row.status as RequestStatus,
       intent: row.intent as RequestIntent,
-      selectedClinicIk: row.selectedClinicIk,
-      currentVersion: row.currentVersion,
-      latestHash: latest?.canonicalHash ?? '',
+      selectedClinicIk: row.selected_clinic_ik,
+      currentVersion: row.current_version,
+      latestHash: row.latest_hash,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
+  }
+
+  /** Everything else the batch needs, in one statement (after `lock`, so it reads the latest state). */
+  async load(run: SqlRunner, keys: { requestIds: string[]; messageIds: string[]; documentHashes: string[] }): Promise<Omit<LoadedState, 'requests'>> {
+    const t = this.t;
+    const [row] = await run.rows<{ tasks: TaskJson[]; inbox: { message_id: string; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
+      SELECT
+        (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
+           FROM (SELECT id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at
+                   FROM ${t.task} WHERE request_id = ANY(${keys.requestIds}::uuid[])) x) AS tasks,
+        (SELECT coalesce(json_agg(x), '[]')
+           FROM (SELECT message_id, verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
+        (SELECT coalesce(json_agg(x), '[]')
+           FROM (SELECT request_id, canonical_hash FROM ${t.document}
+                  WHERE request_id = ANY(${keys.requestIds}::uuid[]) AND canonical_hash = ANY(${keys.documentHashes}::text[])) x) AS documents`);
+    if (!row) throw new Error('the state query returned no row');
+    return {
       tasks: row.tasks.map((task) => ({
         id: task.id,
-        clinicIk: task.clinicIk,
+        requestId: task.request_id,
+        clinicIk: task.clinic_ik,
         status: task.status as TaskStatus,
-        businessStatus: task.businessStatus as BusinessStatus | null,
-        sentVersion: task.sentVersion,
+        businessStatus: task.business_status as BusinessStatus | null,
+        notes: task.notes ?? [],
+        sentVersion: task.sent_version,
+        authoredOn: new Date(task.authored_on),
+        lastModified: new Date(task.last_modified),
+        cancelledAt: task.cancelled_at ? new Date(task.cancelled_at) : null,
       })),
+      verdicts: new Map(row.inbox.map((entry) => [entry.message_id, entry.verdict])),
+      documentKeys: row.documents.map((document) => `${document.request_id} ${document.canonical_hash}`),
     };
   }
 
-  /** Stores the request's new state, the new version and the Task changes; returns the Task ids by clinic. */
-  async applyChange(
-    tx: Tx,
-    change: {
-      existing: StoredRequest | undefined;
-      identifier: string;
-      referrerPartyId: string;
-      referrerIk: string;
-      next: { status: RequestStatus; intent: RequestIntent; selectedClinicIk: string | null };
-      version: { bundle: unknown; canonicalHash: string; messageId: string };
-      tasks: readonly TaskChange[];
-      now: Date;
-    },
-  ): Promise<{ requestId: string; version: number; taskIds: Map<string, string> }> {
-    const { existing, now } = change;
-    const requestId = existing?.id ?? randomUUID();
-    const version = (existing?.currentVersion ?? 0) + 1;
-    const state = { ...change.next, currentVersion: version, updatedAt: now };
-    if (existing) await tx.admissionRequest.update({ where: { id: requestId }, data: state });
-    else {
-      await tx.admissionRequest.create({
-        data: { id: requestId, identifier: change.identifier, referrerPartyId: change.referrerPartyId, referrerIk: change.referrerIk, createdAt: now, ...state },
-      });
-    }
-    await tx.requestVersion.create({
-      data: {
-        requestId,
-        version,
-        bundle: change.version.bundle as Prisma.InputJsonValue,
-        canonicalHash: change.version.canonicalHash,
-        messageId: change.version.messageId,
-        receivedAt: now,
-      },
+  /**
+   * Writes every change of a batch in one statement. The inbox rows are plain INSERTs: a message
+   * that another process committed meanwhile makes the statement fail, and the batch is tried again
+   * (it then finds the verdict). New requests likewise meet a concurrent creation at the unique
+   * identifier. Outbox rows are inserted in the order the messages were caused.
+   */
+  async write(run: SqlRunner, changes: BatchChanges): Promise<void> {
+    const t = this.t;
+    const requestRow = (request: StoredRequest) => ({
+      id: request.id,
+      identifier: request.identifier,
+      referrer_party_id: request.referrerPartyId,
+      referrer_ik: request.referrerIk,
+      status: request.status,
+      intent: request.intent,
+      selected_clinic_ik: request.selectedClinicIk,
+      current_version: request.currentVersion,
+      latest_hash: request.latestHash,
+      created_at: request.createdAt,
+      updated_at: request.updatedAt,
     });
-    const taskIds = new Map<string, string>();
-    const created: Prisma.ClinicTaskCreateManyInput[] = [];
-    for (const task of change.tasks) {
-      const data = {
+    const payload = JSON.stringify({
+      inbox: changes.inbox.map((entry) => ({ message_id: entry.messageId, message_type: entry.messageType, verdict: entry.verdict })),
+      created: changes.createdRequests.map(requestRow),
+      changed: changes.changedRequests.map(requestRow),
+      versions: changes.versions.map((version) => ({
+        request_id: version.requestId,
+        version: version.version,
+        bundle: version.bundle,
+        canonical_hash: version.canonicalHash,
+        message_id: version.messageId,
+        received_at: version.receivedAt,
+      })),
+      tasks: changes.tasks.map((task) => ({
+        id: task.id,
+        request_id: task.requestId,
+        clinic_ik: task.clinicIk,
         status: task.status,
-        lastModified: now,
-        cancelledAt: task.status === 'cancelled' ? now : null,
-        ...(task.clearBusinessStatus ? { businessStatus: null } : {}),
-        ...(task.send ? { sentVersion: version } : {}),
-      };
-      if (task.taskId) {
-        await tx.clinicTask.update({ where: { id: task.taskId }, data });
-        taskIds.set(task.clinicIk, task.taskId);
-      } else {
-        const id = randomUUID();
-        created.push({ id, requestId, clinicIk: task.clinicIk, authoredOn: now, sentVersion: version, ...data });
-        taskIds.set(task.clinicIk, id);
-      }
-    }
-    // New Tasks in one statement: every statement is a round trip inside the transaction.
-    if (created.length) await tx.clinicTask.createMany({ data: created });
-    return { requestId, version, taskIds };
-  }
-
-  async findTaskView(tx: Tx | PrismaClient, taskId: string): Promise<(ClinicTaskView & { sentVersion: number; requestId: string; referrerPartyId: string; request: Pick<StoredRequest, 'status' | 'intent' | 'selectedClinicIk'> }) | undefined> {
-    const row = await tx.clinicTask.findUnique({ where: { id: taskId }, include: { request: true } });
-    if (!row) return undefined;
-    return {
-      ...taskViewOf(row, row.request),
-      sentVersion: row.sentVersion,
-      requestId: row.requestId,
-      referrerPartyId: row.request.referrerPartyId,
-      request: { status: row.request.status as RequestStatus, intent: row.request.intent as RequestIntent, selectedClinicIk: row.request.selectedClinicIk },
-    };
-  }
-
-  async recordAnswer(tx: Tx, taskId: string, answer: { status: TaskStatus; businessStatus: BusinessStatus; notes: TaskNote[]; now: Date }): Promise<void> {
-    await tx.clinicTask.update({
-      where: { id: taskId },
-      data: { status: answer.status, businessStatus: answer.businessStatus, notes: answer.notes as unknown as Prisma.InputJsonValue, lastModified: answer.now },
+        business_status: task.businessStatus,
+        notes: task.notes,
+        sent_version: task.sentVersion,
+        authored_on: task.authoredOn,
+        last_modified: task.lastModified,
+        cancelled_at: task.cancelledAt,
+      })),
+      documents: changes.documents.map((document) => ({
+        id: document.id,
+        request_id: document.requestId,
+        bundle: document.bundle,
+        canonical_hash: document.canonicalHash,
+        message_id: document.messageId,
+        received_at: document.receivedAt,
+      })),
+      outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
     });
-  }
-
-  /** Stores a DocumentBundle; false when the same one (same canonical hash) is already stored. */
-  async addDocument(tx: Tx, document: { requestId: string; bundle: unknown; canonicalHash: string; messageId: string; now: Date }): Promise<boolean> {
-    const { count } = await tx.requestDocument.createMany({
-      data: [
-        {
-          id: randomUUID(),
-          requestId: document.requestId,
-          bundle: document.bundle as Prisma.InputJsonValue,
-          canonicalHash: document.canonicalHash,
-          messageId: document.messageId,
-          receivedAt: document.now,
-        },
-      ],
-      skipDuplicates: true,
-    });
-    return count === 1;
-  }
-
-  async addToOutbox(tx: Tx, records: readonly OutboxRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    await tx.outboxMessage.createMany({
-      data: records.map((record) => ({ routingKey: record.routingKey, envelope: record.envelope as unknown as Prisma.InputJsonValue })),
-    });
+    await run.rows(Prisma.sql`
+      WITH changes AS (SELECT ${payload}::jsonb AS c),
+      inbox AS (
+        INSERT INTO ${t.inbox} (message_id, message_type, verdict)
+        SELECT x.message_id, x.message_type, x.verdict
+          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, verdict jsonb)),
+      created AS (
+        INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at)
+        SELECT x.id, x.identifier, x.referrer_party_id, x.referrer_ik, x.status, x.intent, x.selected_clinic_ik, x.current_version, x.latest_hash, x.created_at, x.updated_at
+          FROM changes, jsonb_to_recordset(c -> 'created') AS x(id uuid, identifier text, referrer_party_id text, referrer_ik text, status text, intent text,
+               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz)),
+      changed AS (
+        UPDATE ${t.request} AS r
+           SET status = x.status, intent = x.intent, selected_clinic_ik = x.selected_clinic_ik, current_version = x.current_version,
+               latest_hash = x.latest_hash, updated_at = x.updated_at
+          FROM changes, jsonb_to_recordset(c -> 'changed') AS x(id uuid, status text, intent text, selected_clinic_ik text, current_version integer,
+               latest_hash text, updated_at timestamptz)
+         WHERE r.id = x.id),
+      versions AS (
+        INSERT INTO ${t.version} (request_id, version, bundle, canonical_hash, message_id, received_at)
+        SELECT x.request_id, x.version, x.bundle, x.canonical_hash, x.message_id, x.received_at
+          FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz)),
+      tasks AS (
+        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at)
+        SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, x.notes, x.sent_version, x.authored_on, x.last_modified, x.cancelled_at
+          FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, notes jsonb,
+               sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz)
+        ON CONFLICT (id) DO UPDATE
+           SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, notes = EXCLUDED.notes, sent_version = EXCLUDED.sent_version,
+               last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at),
+      documents AS (
+        INSERT INTO ${t.document} (id, request_id, bundle, canonical_hash, message_id, received_at)
+        SELECT x.id, x.request_id, x.bundle, x.canonical_hash, x.message_id, x.received_at
+          FROM changes, jsonb_to_recordset(c -> 'documents') AS x(id uuid, request_id uuid, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz)
+        ON CONFLICT (request_id, canonical_hash) DO NOTHING)
+      INSERT INTO ${t.outbox} (routing_key, envelope)
+      SELECT x.routing_key, x.envelope
+        FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
+       ORDER BY x.n`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { IK_PATTERN, type ClinicRegistry } from '../registry/clinic-registry.service';
-import { DEPARTMENTS } from '../registry/departments';
+import { DEPARTMENTS } from '@bedrequest/clinic-directory';
 import type { BedCapacityRepository } from './bed-capacity.repository';
 import { InvalidBedCountError, availableBeds, parseAdmissionDate, parseFreeBeds, type BedCount } from './bed-count';
 

@@ -1,5 +1,5 @@
 import type { HeldBed } from '../beds/bed-count';
-import { afterHoldAttempt, departmentLabel, planTask, type DispatchedRequest, type DispatchedTask, type RegisteredClinic } from './dispatch-rules';
+import { afterHoldAttempt, planTask, type DispatchedRequest, type DispatchedTask, type RegisteredClinic } from './dispatch-rules';
 
 const TASK_ID = '7c1c3d8e-5b8a-4f62-9d0f-2a1e6f3b9c10';
 const request = (overrides: Partial<DispatchedRequest> = {}): DispatchedRequest => ({
@@ -41,6 +41,20 @@ describe('what routing does for a clinic asked to answer', () => {
   it('names the specialty the department key is listed under when the request gave the key alone', () => {
     const plan = planTask(request({ departmentCode: '2800', specialty: undefined }), task(), clinic(), undefined);
     expect(plan).toMatchObject({ note: expect.stringContaining('Fachabteilung 2800 (neurology) nicht an') });
+  });
+
+  it('records a decline intake already made, releasing a held bed and answering nothing itself', () => {
+    const declined = { ...task(), declined: 'department-not-offered' as const };
+    expect(planTask(request({ version: 2 }), declined, clinic({ automaticAnswers: true }), held())).toEqual({
+      kind: 'declined-by-intake',
+      outcome: 'declined-department-not-offered',
+      releaseBed: true,
+    });
+    expect(planTask(request(), { ...task(), declined: 'not-participating' as const }, undefined, undefined)).toEqual({
+      kind: 'declined-by-intake',
+      outcome: 'declined-not-participating',
+      releaseBed: false,
+    });
   });
 
   it('declines for an IK that is no longer a registered clinic', () => {
@@ -128,11 +142,5 @@ describe('beds on selection and cancellation', () => {
 
   it('only notifies a cancelled Task without a bed', () => {
     expect(planTask(request({ change: 'revoked' }), task('cancelled'), clinic(), undefined)).toEqual({ kind: 'notify', outcome: 'cancelled', releaseBed: false });
-  });
-});
-
-describe('departmentLabel', () => {
-  it('shows a department key outside the specialty table alone', () => {
-    expect(departmentLabel({ departmentCode: '9999' })).toBe('9999');
   });
 });

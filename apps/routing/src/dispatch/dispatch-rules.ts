@@ -1,5 +1,5 @@
+import { automaticAnswerNotes as notes, declineNote, declineReason, departmentLabel, type DeclineReason } from '@bedrequest/clinic-directory';
 import type { RequestDispatchedV1 } from '@bedrequest/contracts';
-import { DEPARTMENTS } from '../registry/departments';
 import { sameBed, type BedKey, type HeldBed } from '../beds/bed-count';
 
 /**
@@ -46,6 +46,8 @@ export type AutomaticAnswer = 'accepted' | 'declined';
 export type TaskPlan =
   /** Only record the notification. */
   | { kind: 'notify'; outcome: NotificationOutcome; releaseBed: boolean }
+  /** Intake already declined for the clinic (the dispatch says so): record it, book nothing, answer nothing. */
+  | { kind: 'declined-by-intake'; outcome: NotificationOutcome; releaseBed: boolean }
   /** Answer on the clinic's behalf without booking a bed. */
   | { kind: 'answer'; outcome: NotificationOutcome; answer: AutomaticAnswer; note: string; releaseBed: boolean }
   /** Try to hold this bed, then answer by the result (`afterHoldAttempt`). */
@@ -77,12 +79,14 @@ function planAnswer(request: DispatchedRequest, task: DispatchedTask, clinic: Re
       : undefined;
   const keepsBed = heldBed !== undefined && wanted !== undefined && sameBed(heldBed, wanted);
   const releaseBed = heldBed !== undefined && !keepsBed;
-  const decline = (outcome: NotificationOutcome, note: string): TaskPlan => ({ kind: 'answer', outcome, answer: 'declined', note, releaseBed });
 
-  if (!clinic) return decline('declined-not-participating', notes.notParticipating(task.clinicIk));
-  // decisions.md: a clinic that does not offer the resolved department is declined automatically.
-  if (request.departmentCode && !clinic.departments.includes(request.departmentCode)) {
-    return decline('declined-department-not-offered', notes.departmentNotOffered(clinic.ik, departmentLabel(request)));
+  // Intake applies the decline rule when the request reaches the clinic and says so in the dispatch;
+  // a dispatch from an intake older than that carries no verdict, and routing declines itself.
+  if (task.declined) return { kind: 'declined-by-intake', outcome: DECLINED[task.declined], releaseBed: heldBed !== undefined };
+  const reason = declineReason(clinic, request.departmentCode);
+  if (reason || !clinic) {
+    const why = reason ?? 'not-participating';
+    return { kind: 'answer', outcome: DECLINED[why], answer: 'declined', note: declineNote(why, task.clinicIk, request), releaseBed };
   }
   if (!clinic.automaticAnswers || !request.departmentCode) return { kind: 'notify', outcome: 'forwarded', releaseBed };
   if (!wanted) return { kind: 'notify', outcome: 'forwarded-no-date', releaseBed };
@@ -106,26 +110,7 @@ export function afterHoldAttempt(request: DispatchedRequest, bed: BedKey, result
   }
 }
 
-/**
- * "2300 (orthopedics)": the department key with the specialty asked for, or the one it is listed
- * under in the registry when the request gave the department key alone.
- */
-export function departmentLabel(request: Pick<DispatchedRequest, 'departmentCode' | 'specialty'>): string {
-  const code = request.departmentCode ?? 'unbekannt';
-  const specialty = request.specialty ?? DEPARTMENTS.get(code)?.code;
-  return specialty ? `${code} (${specialty})` : code;
-}
-
-/**
- * The notes of automatic answers, in German like the referrers' and clinics' own notes (the people
- * reading them work in German hospitals). Each names the clinic and the codes it is about, never
- * patient data.
- */
-export const notes = {
-  notParticipating: (ik: string) => `Automatische Antwort: Die Klinik ${ik} ist keine teilnehmende Klinik.`,
-  departmentNotOffered: (ik: string, department: string) => `Automatische Antwort: Die Klinik ${ik} bietet die Fachabteilung ${department} nicht an.`,
-  noFreeBed: (ik: string, department: string, date: string) =>
-    `Automatische Antwort: Die Klinik ${ik} hat in der Fachabteilung ${department} am ${date} kein freies Bett.`,
-  bedHeld: (ik: string, department: string, date: string) =>
-    `Automatische Antwort: Die Klinik ${ik} hält in der Fachabteilung ${department} für die Aufnahme am ${date} ein Bett für diese Anfrage frei.`,
+const DECLINED: Record<DeclineReason, NotificationOutcome> = {
+  'not-participating': 'declined-not-participating',
+  'department-not-offered': 'declined-department-not-offered',
 };

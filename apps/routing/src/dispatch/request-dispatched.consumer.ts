@@ -1,41 +1,35 @@
-import { AdmissionResponseV1, RequestDispatchedV1 } from '@bedrequest/contracts';
-import type { BatchHandler, ConsumedMessage, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
-import type { ClinicDispatchService } from './clinic-dispatch.service';
+import type { BatchHandler, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
+import type { Logger } from 'pino';
+import type { ClinicDispatchService, RoutingCommand } from './clinic-dispatch.service';
 
 /**
- * The routing queue's handler. request.dispatched.v1: fans the request out (one transaction), then wakes the outbox relay
- * so automatic answers leave at once, then acks. A thrown error (database unavailable, deadlock)
- * means retry, bounded by the queue's delivery limit.
+ * The routing queue's handler: request.dispatched.v1 fans a request out to its clinics,
+ * admission.response.v1 gives back the bed of a declined Task; a batch in one transaction, then the
+ * outbox relay is woken so that automatic answers leave at once, then the messages are acked. A
+ * thrown error (database unavailable, deadlock) fails the batch, which the broker then splits.
  */
-// admission.response.v1: releases the bed of a Task its clinic declined.
-export function requestDispatchedHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>): BatchHandler {
-  const handleOne = async (message: ConsumedMessage): Promise<HandlerOutcome> => {
-    const { envelope, definition, logger } = message;
-    const meta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
-    if (definition.routingKey === AdmissionResponseV1.routingKey) {
-      const answer = await service.recordAnswer(envelope.payload as AdmissionResponseV1, meta);
-      if (answer.released) logger.info({ taskId: (envelope.payload as AdmissionResponseV1).task['id'] }, 'bed released: the clinic declined');
-      return 'ack';
-    }
-    if (definition.routingKey !== RequestDispatchedV1.routingKey) {
-      logger.error('message type not handled by routing');
-      return 'dead-letter';
-    }
-    const result = await service.dispatch(envelope.payload as RequestDispatchedV1, meta);
-    if (result.duplicate) {
-      logger.info('dispatch already processed; acknowledged again');
-      return 'ack';
-    }
-    relay.nudge();
-    // The notification log, also on stdout: ids, IKs and codes only, never patient data.
-    for (const { taskId, clinicIk, requestVersion, change, action, departmentCode, outcome, answer } of result.notifications) {
-      logger.info({ taskId, clinicIk, requestVersion, change, action, departmentCode, outcome, answer }, 'clinic notified');
-    }
-    return 'ack';
-  };
+export function routingHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>, logger: Logger): BatchHandler {
   return async (messages) => {
-    const outcomes: HandlerOutcome[] = [];
-    for (const message of messages) outcomes.push(await handleOne(message));
+    const commands: RoutingCommand[] = [];
+    const outcomes: HandlerOutcome[] = messages.map((message) => {
+      const command = service.prepare(message);
+      if (!command) {
+        message.logger.error('message type not handled by routing');
+        return 'dead-letter';
+      }
+      commands.push(command);
+      return 'ack';
+    });
+    const result = await service.handle(commands);
+    if (result.answers > 0) relay.nudge();
+    // The notification log is in the database (clinic_notification); here one line per batch, with
+    // ids, IKs and codes only, never patient data.
+    if (result.notifications.length > 0 || result.released.length > 0 || result.duplicates > 0) {
+      const outcomesByKind: Record<string, number> = {};
+      for (const entry of result.notifications) outcomesByKind[entry.outcome] = (outcomesByKind[entry.outcome] ?? 0) + 1;
+      logger.info({ messages: messages.length, notified: result.notifications.length, outcomes: outcomesByKind, bedsReleased: result.released, duplicates: result.duplicates }, 'batch routed');
+    }
+    for (const entry of result.notifications) logger.debug({ taskId: entry.taskId, clinicIk: entry.clinicIk, requestVersion: entry.requestVersion, change: entry.change, action: entry.action, outcome: entry.outcome, answer: entry.answer }, 'clinic notified');
     return outcomes;
   };
 }

@@ -1,6 +1,6 @@
 import { SPECIALTIES } from '@bedrequest/fhir-model';
 import { InvalidClinicError, parseDepartments, parseIk } from './clinic-registry.service';
-import { DEPARTMENTS } from './departments';
+import { DEPARTMENTS } from '@bedrequest/clinic-directory';
 
 describe('clinic registry input rules', () => {
   it('accepts a 9-digit IK number and refuses anything else', () => {

@@ -1,5 +1,7 @@
+import { ClinicRegistryChangedV1, type ClinicRecord as ClinicRecordMessage } from '@bedrequest/contracts';
+import { outboxRecord } from '@bedrequest/messaging';
 import type { ClinicRecord, ClinicRepository } from './clinic.repository';
-import { DEPARTMENTS } from './departments';
+import { DEPARTMENTS } from '@bedrequest/clinic-directory';
 
 /** Input the registry refuses, with a one-line reason for the admin command line. */
 export class InvalidClinicError extends Error {
@@ -49,7 +51,10 @@ export class ClinicRegistry {
   async register(input: { ik: string; name: string; departments: readonly string[] }): Promise<{ clinic: Clinic; created: boolean }> {
     const name = input.name.trim();
     if (name === '') throw new InvalidClinicError('the clinic name must not be empty');
-    const { record, created } = await this.clinics.upsert({ ik: parseIk(input.ik), name, departments: parseDepartments(input.departments) });
+    const clinic = { ik: parseIk(input.ik), name, departments: parseDepartments(input.departments) };
+    // Every process that keeps the registry in memory hears of the change (gateway, intake).
+    const announcement = outboxRecord(ClinicRegistryChangedV1, { clinic: clinicRecord(describe({ ...clinic, automaticAnswers: false })) }, { correlationId: `clinic-registry:${clinic.ik}` });
+    const { record, created } = await this.clinics.upsert(clinic, announcement);
     return { clinic: describe(record), created };
   }
 
@@ -70,6 +75,11 @@ export class ClinicRegistry {
     const record = await this.clinics.find(ik);
     return record ? describe(record) : undefined;
   }
+}
+
+/** The clinic record of decisions.md: `{ik, name, departments: [{code, specialty, display}]}`. */
+export function clinicRecord({ ik, name, departments }: Clinic): ClinicRecordMessage {
+  return { ik, name, departments: departments.map(({ code, specialty, display }) => ({ code, specialty, display })) };
 }
 
 function describe(record: ClinicRecord): Clinic {

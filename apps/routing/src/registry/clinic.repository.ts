@@ -1,3 +1,5 @@
+import type { OutboxRecord } from '@bedrequest/messaging';
+import type { Prisma } from '../generated/prisma/client';
 import type { RoutingDatabase } from '../persistence/database';
 
 /** A clinic as stored: its IK number, name, the department keys it offers, and whether routing answers for it. */
@@ -23,12 +25,17 @@ export class ClinicRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  /** Inserts or replaces name and departments (automatic answers stay as they were); tells whether the clinic was new. */
-  async upsert(clinic: { ik: string; name: string; departments: readonly string[] }): Promise<{ record: ClinicRecord; created: boolean }> {
+  /**
+   * Inserts or replaces name and departments (automatic answers stay as they were) and, in the same
+   * transaction, puts `announcement` into the outbox (the registry's change broadcast); tells
+   * whether the clinic was new.
+   */
+  async upsert(clinic: { ik: string; name: string; departments: readonly string[] }, announcement: OutboxRecord): Promise<{ record: ClinicRecord; created: boolean }> {
     return this.prisma.$transaction(async (tx) => {
       const existing = await tx.clinic.findUnique({ where: { ik: clinic.ik }, select: { ik: true } });
       const data = { name: clinic.name, departments: [...clinic.departments] };
       const row = await tx.clinic.upsert({ where: { ik: clinic.ik }, create: { ik: clinic.ik, ...data }, update: data, select: columns });
+      await tx.outboxMessage.create({ data: { routingKey: announcement.routingKey, envelope: announcement.envelope as unknown as Prisma.InputJsonValue } });
       return { record: toRecord(row), created: !existing };
     });
   }

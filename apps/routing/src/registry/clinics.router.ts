@@ -1,6 +1,6 @@
 import { Router, type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Clinic, ClinicRegistry } from './clinic-registry.service';
+import { clinicRecord, type ClinicRegistry } from './clinic-registry.service';
 
 /**
  * Routing's internal clinic API, for the gateway (`GET /api/v1/kliniken`) and the auth service's
@@ -26,9 +26,4 @@ export function clinicsRouter(registry: ClinicRegistry, logger: Logger): Router 
   };
   router.use(onError);
   return router;
-}
-
-/** The clinic record of decisions.md: `{ik, name, departments: [{code, specialty, display}]}`. */
-function clinicRecord({ ik, name, departments }: Clinic) {
-  return { ik, name, departments };
 }

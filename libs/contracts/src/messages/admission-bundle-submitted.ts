@@ -1,8 +1,32 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
+import { IkNumber } from './ik-number';
 import { Submitter } from './submitter';
 
-/** Gateway → intake (request/reply): an AdmissionRequestBundle a referrer POSTed, schema-valid. */
+/**
+ * What the gateway read from a valid AdmissionRequestBundle when it validated it: everything the
+ * request state machine needs, so that intake checks the message contract and the state rules but
+ * never walks the FHIR bundle again.
+ */
+export const AdmissionRequestSummary = z.object({
+  /** `ServiceRequest.identifier[0].value`: the request's stable key (spec, "Matching rules"). */
+  identifier: z.string().min(1).max(2048),
+  requesterIk: IkNumber,
+  status: z.enum(['active', 'revoked']),
+  intent: z.enum(['proposal', 'order']),
+  orderDetail: z.enum(['selected-provider', 'selected-provider-cancelled']).optional(),
+  /** The requested clinics in `ServiceRequest.performer` order. */
+  performerIks: z.array(IkNumber).min(1),
+  patient: z.enum(['masked', 'complete']),
+  /** Resolved from performerType (specialty first, then department key). */
+  departmentCode: z.string().regex(/^\d{4}$/),
+  specialty: z.string().optional(),
+  /** Desired admission date (YYYY-MM-DD) when given. */
+  occurrenceDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+});
+export type AdmissionRequestSummary = z.infer<typeof AdmissionRequestSummary>;
+
+/** Gateway → intake (request/reply): an AdmissionRequestBundle a referrer POSTed, validated. */
 export const AdmissionBundleSubmittedV1 = defineMessage(
   'admission.bundle.submitted',
   1,
@@ -11,6 +35,11 @@ export const AdmissionBundleSubmittedV1 = defineMessage(
     receivedAt: z.iso.datetime({ offset: true }),
     /** The bundle exactly as received (validated by the gateway against libs/fhir-model). */
     bundle: z.record(z.string(), z.unknown()),
+    /**
+     * Added after version 1 was first published (optional, so both sides can be deployed in any
+     * order): a gateway that sends it has validated the bundle; without it intake validates.
+     */
+    request: AdmissionRequestSummary.optional(),
   }),
 );
 export type AdmissionBundleSubmittedV1 = z.infer<typeof AdmissionBundleSubmittedV1.payload>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
+import { IkNumber } from './ik-number';
 
 export const BusinessStatusCode = z.enum(['accepted', 'declined', 'query', 'more-data-required']);
 export type BusinessStatusCode = z.infer<typeof BusinessStatusCode>;
@@ -14,7 +15,7 @@ export const ClinicAnswerSubmittedV1 = defineMessage(
   z.object({
     taskId: z.uuid(),
     /** The IK of the answering clinic; intake refuses an answer to another clinic's Task. */
-    clinicIk: z.string().regex(/^\d{9}$/),
+    clinicIk: IkNumber,
     businessStatus: BusinessStatusCode,
     note: z.string().max(4000).optional(),
     source: z.enum(['clinic', 'automatic']),

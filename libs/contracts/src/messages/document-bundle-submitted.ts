@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineMessage } from '../envelope';
 import { Submitter } from './submitter';
 
-/** Gateway → intake (request/reply): a DocumentBundle a referrer POSTed, schema-valid. */
+/** Gateway → intake (request/reply): a DocumentBundle a referrer POSTed, validated. */
 export const DocumentBundleSubmittedV1 = defineMessage(
   'document.bundle.submitted',
   1,
@@ -10,6 +10,11 @@ export const DocumentBundleSubmittedV1 = defineMessage(
     submitter: Submitter,
     receivedAt: z.iso.datetime({ offset: true }),
     bundle: z.record(z.string(), z.unknown()),
+    /**
+     * The ServiceRequest identifier the documents name, read by the gateway when it validated the
+     * bundle (added after version 1 was first published; without it intake validates).
+     */
+    requestIdentifier: z.string().min(1).max(2048).optional(),
   }),
 );
 export type DocumentBundleSubmittedV1 = z.infer<typeof DocumentBundleSubmittedV1.payload>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
+import { IkNumber } from './ik-number';
 
 /**
  * Intake → routing: a request changed and these clinics must hear about it. Routing notifies the
@@ -22,9 +23,15 @@ export const RequestDispatchedV1 = defineMessage(
     tasks: z.array(
       z.object({
         taskId: z.uuid(),
-        clinicIk: z.string().regex(/^\d{9}$/),
+        clinicIk: IkNumber,
         /** What this change means for the clinic. */
         action: z.enum(['answer-requested', 'selected', 'cancelled']),
+        /**
+         * Set when intake already answered for the clinic (decisions.md: a requested clinic that
+         * does not offer the resolved department is declined automatically): routing records it
+         * and answers nothing itself. Added after version 1 was first published (optional).
+         */
+        declined: z.enum(['not-participating', 'department-not-offered']).optional(),
       }),
     ),
   }),

@@ -7,12 +7,15 @@ import { TestJobDoneV1 } from './reply';
 
 /** A message and topology of the messaging tests' own, in a namespace unique to the test. */
 export const TestJobV1 = defineMessage('test.job', 1, z.object({ n: z.number().int() }));
+/** A broadcast: to whichever processes subscribe at the moment. */
+export const TestNewsV1 = defineMessage('test.news', 1, z.object({ text: z.string() }), { broadcast: true });
 
 export { TestJobDoneV1 };
 
 export const testCatalog: ReadonlyMap<string, MessageDefinition> = new Map<string, MessageDefinition>([
   [TestJobV1.routingKey, TestJobV1],
   [TestJobDoneV1.routingKey, TestJobDoneV1],
+  [TestNewsV1.routingKey, TestNewsV1],
 ]);
 
 export function testTopology(namespace: string): BrokerTopology & { queues: { work: { name: string; bindings: string[] } } } {

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { AdmissionBundleSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
+import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
+import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
+import { prismaTransactor } from '../persistence/sql-runner';
+import { AdmissionRequestRepository } from './admission-request.repository';
+import { IntakeService, type IntakeCommand } from './intake.service';
+
+const env = testEnvironment();
+const A = '510000001';
+const B = '510000002';
+const referrer = { partyId: 'referrer-batch', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
+const clinic = (ik: string, departments: string[]): ClinicRecord => ({ ik, name: ik, departments: departments.map((code) => ({ code, specialty: 'x', display: 'x' })) });
+
+/**
+ * Intake's batches against the real PostgreSQL: the semantics of one unit of work of several
+ * messages, which the broker's batching relies on.
+ */
+describe('IntakeService batches against the real PostgreSQL', () => {
+  const schema = uniqueName('intake_batch');
+  let prisma: IntakeDatabase;
+  let pool: Pool;
+  let service: IntakeService;
+  // A offers orthopaedics (what the fixtures ask for); B only cardiology.
+  const registry = new Map([[A, clinic(A, ['2300'])], [B, clinic(B, ['0300'])]]);
+
+  beforeAll(async () => {
+    prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+    pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
+    const clinics = { lookup: async (iks: readonly string[]) => new Map(iks.flatMap((ik) => (registry.has(ik) ? [[ik, registry.get(ik)!] as const] : []))) };
+    service = new IntakeService(new AdmissionRequestRepository(prismaTransactor(prisma), schema), clinics, fhirSystems());
+  });
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  /** The command of a bundle as the gateway sends it: validated, with what it read of it. */
+  const submission = (options: Parameters<typeof admissionRequestBundle>[0], submitter = referrer): IntakeCommand => {
+    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
+    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
+    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
+    const envelope = createEnvelope(
+      AdmissionBundleSubmittedV1,
+      { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
+      { correlationId: 'batch-test' },
+    );
+    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+  };
+  const query = async <T>(sql: string, values: unknown[]) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
+  const versionsOf = (identifier: string) =>
+    query<{ version: number }>('SELECT v.version FROM $schema.request_version v JOIN $schema.admission_request r ON r.id = v.request_id WHERE r.identifier = $1 ORDER BY v.version', [identifier]);
+  const outboxOf = (identifier: string) =>
+    query<{ routing_key: string; version: number | null; tasks: { clinicIk: string; declined?: string }[] | null }>(
+      `SELECT routing_key, (envelope #>> '{payload,version}')::int AS version, envelope #> '{payload,tasks}' AS tasks
+         FROM $schema.outbox_message WHERE envelope #>> '{payload,requestIdentifier}' = $1 ORDER BY id`,
+      [identifier],
+    );
+  const newIdentifier = () => `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+
+  it('applies two bundles for the same request in one batch in order, as two versions', async () => {
+    const identifier = newIdentifier();
+    const verdicts = await service.handle([
+      submission({ requestIdentifier: identifier, performerIks: [A] }),
+      submission({ requestIdentifier: identifier, performerIks: [A], notes: ['Befund ergänzt'] }),
+    ]);
+
+    expect(verdicts.map((verdict) => [verdict.status, verdict.outcome])).toEqual([
+      [202, 'accepted'],
+      [202, 'accepted'],
+    ]);
+    expect(await versionsOf(identifier)).toEqual([{ version: 1 }, { version: 2 }]);
+    expect((await outboxOf(identifier)).map((row) => [row.routing_key, row.version])).toEqual([
+      ['request.dispatched.v1', 1],
+      ['request.dispatched.v1', 2],
+    ]);
+  });
+
+  it('a redelivered batch gets the same verdicts and changes nothing; a copy within a batch counts once', async () => {
+    const identifier = newIdentifier();
+    const create = submission({ requestIdentifier: identifier, performerIks: [A] });
+    const supplement = submission({ requestIdentifier: identifier, performerIks: [A], notes: ['zweite Fassung'] });
+    const first = await service.handle([create, supplement, supplement]);
+    const again = await service.handle([create, supplement]);
+
+    expect(first[2]).toEqual(first[1]);
+    expect(again).toEqual(first.slice(0, 2));
+    expect(await versionsOf(identifier)).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(await outboxOf(identifier)).toHaveLength(2);
+  });
+
+  it('declines at once for a requested clinic that does not offer the department, and tells routing so', async () => {
+    const identifier = newIdentifier();
+    const [verdict] = await service.handle([submission({ requestIdentifier: identifier, performerIks: [A, B] })]);
+
+    expect(verdict).toMatchObject({ status: 202, outcome: 'accepted' });
+    const tasks = await query<{ clinic_ik: string; status: string; business_status: string | null; notes: { text: string }[] }>(
+      'SELECT t.clinic_ik, t.status, t.business_status, t.notes FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 ORDER BY t.clinic_ik',
+      [identifier],
+    );
+    expect(tasks).toEqual([
+      { clinic_ik: A, status: 'requested', business_status: null, notes: [] },
+      { clinic_ik: B, status: 'rejected', business_status: 'declined', notes: [expect.objectContaining({ text: `Automatische Antwort: Die Klinik ${B} bietet die Fachabteilung 2300 (orthopedics) nicht an.` })] },
+    ]);
+    const outbox = await outboxOf(identifier);
+    expect(outbox.map((row) => row.routing_key)).toEqual(['request.dispatched.v1', 'admission.response.v1']);
+    expect(outbox[0]!.tasks).toEqual([expect.objectContaining({ clinicIk: A }), expect.objectContaining({ clinicIk: B, declined: 'department-not-offered' })]);
+    expect(outbox[0]!.tasks![0]).not.toHaveProperty('declined');
+  });
+
+  it('a batch the database refuses changes nothing at all', async () => {
+    const good = newIdentifier();
+    // PostgreSQL cannot store U+0000 in text: the whole statement fails, the transaction rolls back.
+    const poison = submission({ requestIdentifier: newIdentifier(), performerIks: [A] }, { ...referrer, partyId: `poison\u0000${randomUUID()}` });
+
+    await expect(service.handle([submission({ requestIdentifier: good, performerIks: [A] }), poison])).rejects.toThrow();
+    expect(await versionsOf(good)).toEqual([]);
+    expect(await outboxOf(good)).toEqual([]);
+  });
+});

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { declineNote, declineReason } from '@bedrequest/clinic-directory';
+import {
+  AdmissionResponseV1,
+  RequestDispatchedV1,
+  type AdmissionRequestSummary,
+  type ClinicAnswerSubmittedV1,
+  type ClinicRecord,
+  type IntakeVerdictV1,
+  type Submitter,
+} from '@bedrequest/contracts';
+import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
+import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
+import { toFhirTask, type TaskNote } from '../tasks/task-resource';
+import { answerTask, decide, type BusinessStatus, type RequestIntent, type RequestStatus, type TaskChange, type TaskStatus } from './request-state-machine';
+
+/** Metadata of the message being processed: its id keys the inbox, its correlation id travels on. */
+export interface MessageMeta {
+  messageId: string;
+  messageType: string;
+  correlationId: string;
+}
+
+/** One message of a batch, read and checked against its contract (see IntakeService.prepare). */
+export type IntakeCommand = { meta: MessageMeta } & (
+  | { kind: 'admission'; submitter: Submitter; bundle: Record<string, unknown>; request: AdmissionRequestSummary; hash: string }
+  | { kind: 'document'; submitter: Submitter; bundle: Record<string, unknown>; requestIdentifier: string; hash: string }
+  | { kind: 'answer'; answer: ClinicAnswerSubmittedV1 }
+  /** Refused before any state was read (an invalid bundle from a gateway that did not validate). */
+  | { kind: 'refused'; verdict: IntakeVerdictV1 }
+);
+
+export interface StoredRequest {
+  id: string;
+  identifier: string;
+  referrerPartyId: string;
+  referrerIk: string;
+  status: RequestStatus;
+  intent: RequestIntent;
+  selectedClinicIk: string | null;
+  currentVersion: number;
+  latestHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface StoredTask {
+  id: string;
+  requestId: string;
+  clinicIk: string;
+  status: TaskStatus;
+  businessStatus: BusinessStatus | null;
+  notes: TaskNote[];
+  sentVersion: number;
+  authoredOn: Date;
+  lastModified: Date;
+  cancelledAt: Date | null;
+}
+
+/** What a batch changes, written by AdmissionRequestRepository.write in one statement. */
+export interface BatchChanges {
+  inbox: { messageId: string; messageType: string; verdict: IntakeVerdictV1 }[];
+  createdRequests: StoredRequest[];
+  changedRequests: StoredRequest[];
+  versions: { requestId: string; version: number; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date }[];
+  /** Every Task created or changed, in its final state. */
+  tasks: StoredTask[];
+  documents: { id: string; requestId: string; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date }[];
+  /** In the order the messages were caused. */
+  outbox: OutboxRecord[];
+}
+
+interface RequestState {
+  request: StoredRequest;
+  tasks: StoredTask[];
+  isNew: boolean;
+  changed: boolean;
+}
+
+const verdict = (status: number, outcome: IntakeVerdictV1['outcome'], issues: Issue[] = [], extra: Partial<IntakeVerdictV1> = {}): IntakeVerdictV1 => ({
+  status,
+  outcome,
+  issues: issues.map(({ code, diagnostics, expression }) => ({ code, diagnostics, ...(expression ? { expression } : {}) })),
+  ...extra,
+});
+const rejected = (status: number, code: Issue['code'], diagnostics: string) => verdict(status, 'rejected', [{ code, diagnostics }]);
+
+/**
+ * The unit of work of one batch of intake's messages: the requests they touch, loaded and locked
+ * up front, then every message applied in the order it arrived, in memory: two bundles for the same
+ * request in one batch apply one after the other, exactly as if they had come in two batches.
+ * `changes()` is what the batch writes. Decisions come from the pure state machine.
+ */
+export class RequestBatch {
+  private readonly byIdentifier = new Map<string, RequestState>();
+  private readonly taskById = new Map<string, { task: StoredTask; state: RequestState }>();
+  private readonly storedDocuments: Set<string>;
+  private readonly changes: Omit<BatchChanges, 'createdRequests' | 'changedRequests' | 'tasks'> = { inbox: [], versions: [], documents: [], outbox: [] };
+  private readonly changedTasks = new Set<StoredTask>();
+
+  constructor(
+    loaded: { requests: StoredRequest[]; tasks: StoredTask[]; documentKeys: readonly string[] },
+    private readonly context: { clinics: ReadonlyMap<string, ClinicRecord>; systems: FhirSystems; now: Date },
+  ) {
+    const byId = new Map<string, RequestState>();
+    for (const request of loaded.requests) {
+      const state: RequestState = { request, tasks: [], isNew: false, changed: false };
+      this.byIdentifier.set(request.identifier, state);
+      byId.set(request.id, state);
+    }
+    for (const task of loaded.tasks) {
+      const state = byId.get(task.requestId);
+      if (!state) continue;
+      state.tasks.push(task);
+      this.taskById.set(task.id, { task, state });
+    }
+    this.storedDocuments = new Set(loaded.documentKeys);
+  }
+
+  /** Applies one message and returns its verdict (also recorded in the inbox). */
+  apply(command: IntakeCommand): IntakeVerdictV1 {
+    const result = this.decideAndApply(command);
+    this.changes.inbox.push({ messageId: command.meta.messageId, messageType: command.meta.messageType, verdict: result });
+    return result;
+  }
+
+  result(): BatchChanges {
+    const states = [...this.byIdentifier.values()];
+    return {
+      ...this.changes,
+      createdRequests: states.filter((state) => state.isNew).map((state) => state.request),
+      changedRequests: states.filter((state) => !state.isNew && state.changed).map((state) => state.request),
+      tasks: [...this.changedTasks],
+    };
+  }
+
+  private decideAndApply(command: IntakeCommand): IntakeVerdictV1 {
+    switch (command.kind) {
+      case 'refused':
+        return command.verdict;
+      case 'admission':
+        return this.submitAdmissionRequest(command);
+      case 'document':
+        return this.submitDocument(command);
+      case 'answer':
+        return this.answer(command.answer, command.meta);
+    }
+  }
+
+  private submitAdmissionRequest(command: Extract<IntakeCommand, { kind: 'admission' }>): IntakeVerdictV1 {
+    const { request: submitted, submitter, meta } = command;
+    const existing = this.byIdentifier.get(submitted.identifier);
+    if (existing && existing.request.referrerPartyId !== submitter.partyId) {
+      return rejected(403, 'forbidden', 'this request identifier belongs to another referrer');
+    }
+    const decision = decide(existing && { ...existing.request, tasks: existing.tasks }, {
+      hash: command.hash,
+      status: submitted.status,
+      intent: submitted.intent,
+      orderDetail: submitted.orderDetail,
+      performerIks: submitted.performerIks,
+      patient: submitted.patient,
+    });
+    if (decision.kind === 'reject') return rejected(decision.status, decision.code, decision.diagnostics);
+    if (decision.kind === 'unchanged') return verdict(202, 'unchanged', [], { requestIdentifier: submitted.identifier });
+
+    const { now } = this.context;
+    const state = existing ?? this.createRequest(submitted, submitter, now);
+    const version = state.request.currentVersion + 1;
+    Object.assign(state.request, { ...decision.next, currentVersion: version, latestHash: command.hash, updatedAt: now });
+    state.changed = true;
+    this.changes.versions.push({ requestId: state.request.id, version, bundle: command.bundle, canonicalHash: command.hash, messageId: meta.messageId, receivedAt: now });
+
+    const dispatched: RequestDispatchedV1['tasks'] = [];
+    const responses: OutboxRecord[] = [];
+    for (const change of decision.tasks) {
+      const task = this.applyTaskChange(state, change, version);
+      // decisions.md: a requested clinic that does not offer the resolved department is declined
+      // at once, in this transaction, instead of asking routing and waiting for its answer.
+      const reason = change.action === 'answer-requested' ? declineReason(this.registered(task.clinicIk), submitted.departmentCode) : undefined;
+      if (reason) {
+        this.recordAnswer(state, task, 'declined', declineNote(reason, task.clinicIk, submitted));
+        responses.push(this.responseRecord(state, task, meta));
+      }
+      dispatched.push({ taskId: task.id, clinicIk: task.clinicIk, action: change.action, ...(reason ? { declined: reason } : {}) });
+    }
+    this.changes.outbox.push(
+      outboxRecord(
+        RequestDispatchedV1,
+        {
+          requestIdentifier: submitted.identifier,
+          referrerPartyId: submitter.partyId,
+          version,
+          change: decision.change,
+          departmentCode: submitted.departmentCode,
+          ...(submitted.specialty ? { specialty: submitted.specialty } : {}),
+          ...(submitted.occurrenceDate ? { occurrenceDate: submitted.occurrenceDate } : {}),
+          tasks: dispatched,
+        },
+        { correlationId: meta.correlationId },
+      ),
+      ...responses,
+    );
+    return verdict(202, 'accepted', [], { requestIdentifier: submitted.identifier });
+  }
+
+  private submitDocument(command: Extract<IntakeCommand, { kind: 'document' }>): IntakeVerdictV1 {
+    const state = this.byIdentifier.get(command.requestIdentifier);
+    // decisions.md: "a document for an unknown or foreign request is 404/403".
+    if (!state) return rejected(404, 'not-found', 'there is no request with this identifier');
+    if (state.request.referrerPartyId !== command.submitter.partyId) return rejected(403, 'forbidden', 'the request belongs to another referrer');
+    // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
+    if (state.request.status === 'revoked') return rejected(409, 'conflict', 'the request was revoked; no further bundles are accepted for it');
+    const key = documentKey(state.request.id, command.hash);
+    if (this.storedDocuments.has(key)) return verdict(202, 'unchanged', [], { requestIdentifier: command.requestIdentifier });
+    this.storedDocuments.add(key);
+    this.changes.documents.push({
+      id: randomUUID(),
+      requestId: state.request.id,
+      bundle: command.bundle,
+      canonicalHash: command.hash,
+      messageId: command.meta.messageId,
+      receivedAt: this.context.now,
+    });
+    return verdict(202, 'accepted', [], { requestIdentifier: command.requestIdentifier });
+  }
+
+  /** A clinic's answer (decisions.md, "Clinics answer"): 404 for another clinic's Task, 409 when cancelled or revoked. */
+  private answer(answer: ClinicAnswerSubmittedV1, meta: MessageMeta): IntakeVerdictV1 {
+    const found = this.taskById.get(answer.taskId);
+    if (!found || found.task.clinicIk !== answer.clinicIk) return rejected(404, 'not-found', 'no such Task for this clinic');
+    const { task, state } = found;
+    // An automatic answer computed for an older version of the request is out of date.
+    if (answer.answersVersion !== undefined && answer.answersVersion < task.sentVersion) {
+      return rejected(409, 'conflict', 'the answer refers to an older version of the request');
+    }
+    const decision = answerTask(state.request, task, answer.businessStatus);
+    if (decision.kind === 'reject') return rejected(409, 'conflict', decision.diagnostics);
+    this.recordAnswer(state, task, answer.businessStatus, answer.note);
+    const response = this.responseRecord(state, task, meta);
+    this.changes.outbox.push(response);
+    return verdict(200, 'accepted', [], { requestIdentifier: state.request.identifier, task: { ...(response.envelope.payload as AdmissionResponseV1).task } });
+  }
+
+  private createRequest(submitted: AdmissionRequestSummary, submitter: Submitter, now: Date): RequestState {
+    const request: StoredRequest = {
+      id: randomUUID(),
+      identifier: submitted.identifier,
+      referrerPartyId: submitter.partyId,
+      referrerIk: submitted.requesterIk,
+      status: 'active',
+      intent: 'proposal',
+      selectedClinicIk: null,
+      currentVersion: 0,
+      latestHash: '',
+      createdAt: now,
+      updatedAt: now,
+    };
+    const state: RequestState = { request, tasks: [], isNew: true, changed: true };
+    this.byIdentifier.set(request.identifier, state);
+    return state;
+  }
+
+  private applyTaskChange(state: RequestState, change: TaskChange, version: number): StoredTask {
+    const { now } = this.context;
+    const existing = change.taskId ? this.taskById.get(change.taskId)?.task : undefined;
+    const task: StoredTask = existing ?? {
+      id: randomUUID(),
+      requestId: state.request.id,
+      clinicIk: change.clinicIk,
+      status: change.status,
+      businessStatus: null,
+      notes: [],
+      sentVersion: version,
+      authoredOn: now,
+      lastModified: now,
+      cancelledAt: null,
+    };
+    if (!existing) {
+      state.tasks.push(task);
+      this.taskById.set(task.id, { task, state });
+    }
+    task.status = change.status;
+    task.lastModified = now;
+    task.cancelledAt = change.status === 'cancelled' ? now : null;
+    if (change.clearBusinessStatus) task.businessStatus = null;
+    if (change.send) task.sentVersion = version;
+    this.changedTasks.add(task);
+    return task;
+  }
+
+  private recordAnswer(state: RequestState, task: StoredTask, businessStatus: BusinessStatus, note: string | undefined): void {
+    const decision = answerTask(state.request, task, businessStatus);
+    if (decision.kind === 'reject') return;
+    const { now } = this.context;
+    task.status = decision.status;
+    task.businessStatus = businessStatus;
+    if (note) task.notes = [...task.notes, { text: note, time: now.toISOString() }];
+    task.lastModified = now;
+    this.changedTasks.add(task);
+  }
+
+  /** admission.response.v1 for the Task as it is now: the webhook to the referrer, and routing's cue. */
+  private responseRecord(state: RequestState, task: StoredTask, meta: MessageMeta): OutboxRecord {
+    const fhirTask = toFhirTask({ ...task, requestIdentifier: state.request.identifier, referrerIk: state.request.referrerIk }, this.context.systems);
+    return outboxRecord(
+      AdmissionResponseV1,
+      { eventId: randomUUID(), referrerPartyId: state.request.referrerPartyId, requestIdentifier: state.request.identifier, task: { ...fhirTask } },
+      { correlationId: meta.correlationId },
+    );
+  }
+
+  private registered(ik: string): { departments: string[] } | undefined {
+    const clinic = this.context.clinics.get(ik);
+    return clinic && { departments: clinic.departments.map((department) => department.code) };
+  }
+}
+
+/** How a stored document is recognised: its request and the canonical hash of its bundle. */
+export function documentKey(requestId: string, canonicalHash: string): string {
+  return `${requestId} ${canonicalHash}`;
+}

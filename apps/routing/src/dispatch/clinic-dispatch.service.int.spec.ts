@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { AdmissionResponseV1, RequestDispatchedV1, createEnvelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { BedCapacityRepository } from '../beds/bed-capacity.repository';
+import { openRoutingDatabase, type RoutingDatabase } from '../persistence/database';
+import { ClinicRegistry } from '../registry/clinic-registry.service';
+import { ClinicRepository } from '../registry/clinic.repository';
+import { ClinicDispatchService, type RoutingCommand } from './clinic-dispatch.service';
+import { DispatchRepository } from './dispatch.repository';
+
+const env = testEnvironment();
+const DATE = '2026-12-01';
+
+/** Routing's batches against the real PostgreSQL: what one unit of work of several messages does. */
+describe('ClinicDispatchService batches against the real PostgreSQL', () => {
+  const schema = uniqueName('routing_batch');
+  let prisma: RoutingDatabase;
+  let pool: Pool;
+  let service: ClinicDispatchService;
+  let registry: ClinicRegistry;
+  let beds: BedCapacityRepository;
+  let clinicSeq = 0;
+
+  beforeAll(async () => {
+    prisma = await openRoutingDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+    pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
+    registry = new ClinicRegistry(new ClinicRepository(prisma));
+    beds = new BedCapacityRepository(prisma, schema);
+    service = new ClinicDispatchService(new DispatchRepository(prisma, schema));
+  });
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  const newClinic = async (freeBeds: number) => {
+    const ik = `5910000${String(++clinicSeq).padStart(2, '0')}`;
+    await registry.register({ ik, name: `Testklinik ${ik}`, departments: ['2300'] });
+    await registry.setAutomaticAnswers(ik, true);
+    await beds.publish({ clinicIk: ik, departmentCode: '2300', admissionDate: DATE }, freeBeds);
+    return ik;
+  };
+  const command = <D extends MessageDefinition>(definition: D, payload: PayloadOf<D>): RoutingCommand =>
+    service.prepare({ envelope: createEnvelope(definition, payload, { correlationId: 'routing-batch' }), definition })!;
+  const dispatch = (requestIdentifier: string, version: number, change: RequestDispatchedV1['change'], tasks: RequestDispatchedV1['tasks']) =>
+    command(RequestDispatchedV1, { requestIdentifier, referrerPartyId: 'referrer-1', version, change, departmentCode: '2300', specialty: 'orthopedics', occurrenceDate: DATE, tasks });
+  const bedCount = async (ik: string) => (await beds.list(ik))[0];
+  const outcomesOf = async (taskId: string) => (await prisma.clinicNotification.findMany({ where: { taskId }, orderBy: { id: 'asc' } })).map((entry) => entry.outcome);
+  const answersIn = async () => (await pool.query<{ envelope: { payload: { taskId: string; businessStatus: string } } }>(`SELECT envelope FROM "${schema}".outbox_message WHERE routing_key = 'clinic.answer.submitted.v1' ORDER BY id`)).rows;
+
+  it('applies two dispatches of one Task in one batch in order: held, then kept', async () => {
+    const ik = await newClinic(1);
+    const taskId = randomUUID();
+    const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    const task = { taskId, clinicIk: ik, action: 'answer-requested' as const };
+
+    await service.handle([dispatch(identifier, 1, 'created', [task]), dispatch(identifier, 2, 'supplemented', [task])]);
+
+    expect(await outcomesOf(taskId)).toEqual(['accepted-bed-held', 'accepted-bed-kept']);
+    expect(await bedCount(ik)).toMatchObject({ freeBeds: 1, held: 1, reserved: 0 });
+  });
+
+  it('gives the last free bed to exactly one of two requests in one batch', async () => {
+    const ik = await newClinic(1);
+    const [first, second] = [randomUUID(), randomUUID()];
+    const request = () => `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+
+    await service.handle([
+      dispatch(request(), 1, 'created', [{ taskId: first, clinicIk: ik, action: 'answer-requested' }]),
+      dispatch(request(), 1, 'created', [{ taskId: second, clinicIk: ik, action: 'answer-requested' }]),
+    ]);
+
+    expect([...(await outcomesOf(first)), ...(await outcomesOf(second))]).toEqual(['accepted-bed-held', 'declined-no-free-bed']);
+    expect(await bedCount(ik)).toMatchObject({ held: 1 });
+  });
+
+  it('a redelivered batch changes nothing', async () => {
+    const ik = await newClinic(2);
+    const taskId = randomUUID();
+    const batch = [dispatch(`https://referrer.example/fhir/ServiceRequest/${randomUUID()}`, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])];
+    const answersBefore = (await answersIn()).length;
+
+    const first = await service.handle(batch);
+    const again = await service.handle(batch);
+
+    expect([first.duplicates, again.duplicates]).toEqual([0, 1]);
+    expect(await outcomesOf(taskId)).toEqual(['accepted-bed-held']);
+    expect(await bedCount(ik)).toMatchObject({ held: 1 });
+    expect((await answersIn()).length).toBe(answersBefore + 1);
+  });
+
+  it('records a decline intake made, gives the held bed back and answers nothing itself', async () => {
+    const ik = await newClinic(1);
+    const taskId = randomUUID();
+    const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])]);
+    const answersBefore = (await answersIn()).length;
+
+    await service.handle([dispatch(identifier, 2, 'supplemented', [{ taskId, clinicIk: ik, action: 'answer-requested', declined: 'department-not-offered' }])]);
+
+    expect(await outcomesOf(taskId)).toEqual(['accepted-bed-held', 'declined-department-not-offered']);
+    expect(await bedCount(ik)).toMatchObject({ held: 0 });
+    expect((await answersIn()).length).toBe(answersBefore);
+  });
+
+  it('gives back the bed of a Task its clinic declined, and ignores other answers without a trace', async () => {
+    const ik = await newClinic(1);
+    const taskId = randomUUID();
+    const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])]);
+    const response = (code: string) =>
+      command(AdmissionResponseV1, { eventId: randomUUID(), referrerPartyId: 'referrer-1', requestIdentifier: identifier, task: { id: taskId, businessStatus: { coding: [{ code }] } } });
+
+    const ignored = await service.handle([response('query')]);
+    const declined = await service.handle([response('declined')]);
+
+    expect(ignored).toEqual({ notifications: [], released: [], duplicates: 0, answers: 0 });
+    expect(declined.released).toEqual([taskId]);
+    expect(await bedCount(ik)).toMatchObject({ held: 0 });
+  });
+});

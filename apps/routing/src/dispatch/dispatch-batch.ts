@@ -1,0 +1,193 @@
+import { ClinicAnswerSubmittedV1, type RequestDispatchedV1 } from '@bedrequest/contracts';
+import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
+import { availableBeds, type BedCount, type BedKey, type HeldBed } from '../beds/bed-count';
+import { afterHoldAttempt, planTask, type DispatchedTask, type RegisteredClinic, type SettledPlan } from './dispatch-rules';
+
+/** Metadata of a consumed message: its id keys the inbox and the notification log, its correlation id travels on. */
+export interface MessageMeta {
+  messageId: string;
+  messageType: string;
+  correlationId: string;
+}
+
+/** One line of the notification log (table clinic_notification). */
+export interface NotificationEntry {
+  messageId: string;
+  taskId: string;
+  clinicIk: string;
+  requestIdentifier: string;
+  requestVersion: number;
+  change: string;
+  action: string;
+  departmentCode?: string;
+  admissionDate?: string;
+  outcome: string;
+  answer?: string;
+  note?: string;
+}
+
+/** A bed a Task holds, as bed_hold stores it. */
+export type StoredHold = HeldBed & { requestIdentifier: string };
+
+/** What a batch finds in the database before it decides (rows locked where it may change them). */
+export interface DispatchState {
+  /** Message ids not processed before. */
+  fresh: ReadonlySet<string>;
+  /** The latest request version applied to each Task (routed_task). */
+  routedVersions: ReadonlyMap<string, number>;
+  /** The beds Tasks hold or have reserved. */
+  holds: readonly StoredHold[];
+  /** Bed counts of every bed the batch may book or give back. */
+  bedCounts: readonly BedCount[];
+  clinics: ReadonlyMap<string, RegisteredClinic>;
+}
+
+/** What a batch writes (DispatchRepository.write, one statement). */
+export interface DispatchChanges {
+  routedTasks: { taskId: string; clinicIk: string; requestIdentifier: string; version: number; isNew: boolean }[];
+  /** Final held/reserved of every bed count the batch changed. */
+  bedCounts: BedCount[];
+  holds: { removed: string[]; added: StoredHold[]; changed: StoredHold[] };
+  notifications: NotificationEntry[];
+  /** Automatic answers (clinic.answer.submitted.v1), in the order they were made. */
+  outbox: OutboxRecord[];
+}
+
+const bedId = (bed: BedKey) => `${bed.clinicIk} ${bed.departmentCode} ${bed.admissionDate}`;
+
+/**
+ * The unit of work of one batch of routing's messages. Messages apply in the order they arrived, in
+ * memory, against the state loaded (and locked) for the whole batch: bed counts are booked here
+ * under their row locks, so the last free bed goes to exactly one request, and two dispatches of
+ * one request in one batch apply one after the other.
+ */
+export class DispatchBatch {
+  private readonly routed: Map<string, { version: number; isNew: boolean; changed: boolean; clinicIk: string; requestIdentifier: string }>;
+  private readonly holds: Map<string, StoredHold>;
+  private readonly originalHolds: ReadonlyMap<string, StoredHold>;
+  private readonly counts: Map<string, BedCount>;
+  private readonly changedCounts = new Set<string>();
+  private readonly notifications: NotificationEntry[] = [];
+  private readonly outbox: OutboxRecord[] = [];
+
+  constructor(private readonly state: DispatchState) {
+    this.routed = new Map([...state.routedVersions].map(([taskId, version]) => [taskId, { version, isNew: false, changed: false, clinicIk: '', requestIdentifier: '' }]));
+    this.holds = new Map(state.holds.map((hold) => [hold.taskId, { ...hold }]));
+    this.originalHolds = new Map(state.holds.map((hold) => [hold.taskId, hold]));
+    this.counts = new Map(state.bedCounts.map((count) => [bedId(count), { ...count }]));
+  }
+
+  isFresh(meta: MessageMeta): boolean {
+    return this.state.fresh.has(meta.messageId);
+  }
+
+  /** Fans a changed request out to its clinics; returns the notification log lines. */
+  dispatch(request: RequestDispatchedV1, meta: MessageMeta): NotificationEntry[] {
+    const entries = request.tasks.map((task) => this.notifyClinic(request, task, meta));
+    this.notifications.push(...entries);
+    return entries;
+  }
+
+  /** A decline (by the clinic or for it) gives back the bed its Task holds; true when it held one. */
+  releaseForDecline(taskId: string): boolean {
+    return this.release(taskId);
+  }
+
+  changes(): DispatchChanges {
+    const removed: string[] = [];
+    const added: DispatchChanges['holds']['added'] = [];
+    const changed: DispatchChanges['holds']['changed'] = [];
+    for (const taskId of this.originalHolds.keys()) if (!this.holds.has(taskId)) removed.push(taskId);
+    for (const [taskId, after] of this.holds) {
+      const before = this.originalHolds.get(taskId);
+      if (!before) added.push(after);
+      else if (before.state !== after.state || bedId(before) !== bedId(after)) changed.push(after);
+    }
+    return {
+      routedTasks: [...this.routed].filter(([, task]) => task.changed).map(([taskId, task]) => ({ taskId, ...task })),
+      bedCounts: [...this.changedCounts].map((id) => this.counts.get(id)!),
+      holds: { removed, added, changed },
+      notifications: this.notifications,
+      outbox: this.outbox,
+    };
+  }
+
+  private notifyClinic(request: RequestDispatchedV1, task: DispatchedTask, meta: MessageMeta): NotificationEntry {
+    const entry: NotificationEntry = {
+      messageId: meta.messageId,
+      taskId: task.taskId,
+      clinicIk: task.clinicIk,
+      requestIdentifier: request.requestIdentifier,
+      requestVersion: request.version,
+      change: request.change,
+      action: task.action,
+      ...(request.departmentCode ? { departmentCode: request.departmentCode } : {}),
+      ...(request.occurrenceDate ? { admissionDate: request.occurrenceDate } : {}),
+      outcome: 'ignored-outdated',
+    };
+    // The dispatches of one request may arrive out of order: an older version changes nothing.
+    const routed = this.routed.get(task.taskId);
+    if (routed && routed.version > request.version) return entry;
+    this.routed.set(task.taskId, { version: request.version, isNew: routed ? routed.isNew : true, changed: true, clinicIk: task.clinicIk, requestIdentifier: request.requestIdentifier });
+
+    const plan = planTask(request, task, this.state.clinics.get(task.clinicIk), this.holds.get(task.taskId));
+    if (plan.kind === 'declined-by-intake') {
+      if (plan.releaseBed) this.release(task.taskId);
+      return { ...entry, outcome: plan.outcome, answer: 'declined' };
+    }
+    if (plan.kind !== 'reserve' && plan.releaseBed) this.release(task.taskId);
+    const settled: SettledPlan = plan.kind === 'hold' ? afterHoldAttempt(request, plan.bed, this.hold(plan.bed, task.taskId, request.requestIdentifier)) : plan;
+    if (settled.kind === 'reserve') this.reserve(task.taskId);
+    if (settled.kind !== 'answer') return { ...entry, outcome: settled.outcome };
+    this.outbox.push(
+      outboxRecord(
+        ClinicAnswerSubmittedV1,
+        {
+          taskId: task.taskId,
+          clinicIk: task.clinicIk,
+          businessStatus: settled.answer,
+          note: settled.note,
+          source: 'automatic',
+          // intake refuses the answer if the clinic was sent a newer version meanwhile.
+          answersVersion: request.version,
+        },
+        { correlationId: meta.correlationId },
+      ),
+    );
+    return { ...entry, outcome: settled.outcome, answer: settled.answer, note: settled.note };
+  }
+
+  /** Holds one bed if one is available (`free_beds - held - reserved > 0`), as the locked count says. */
+  private hold(bed: BedKey, taskId: string, requestIdentifier: string): 'held' | 'no-free-bed' | 'no-bed-count' {
+    const count = this.counts.get(bedId(bed));
+    if (!count) return 'no-bed-count';
+    if (availableBeds(count) <= 0) return 'no-free-bed';
+    this.counts.set(bedId(bed), { ...count, held: count.held + 1 });
+    this.changedCounts.add(bedId(bed));
+    this.holds.set(taskId, { taskId, clinicIk: bed.clinicIk, departmentCode: bed.departmentCode, admissionDate: bed.admissionDate, state: 'held', requestIdentifier });
+    return 'held';
+  }
+
+  private reserve(taskId: string): void {
+    const hold = this.holds.get(taskId);
+    if (hold?.state !== 'held') return;
+    const count = this.counts.get(bedId(hold));
+    if (count) {
+      this.counts.set(bedId(hold), { ...count, held: count.held - 1, reserved: count.reserved + 1 });
+      this.changedCounts.add(bedId(hold));
+    }
+    this.holds.set(taskId, { ...hold, state: 'reserved' });
+  }
+
+  private release(taskId: string): boolean {
+    const hold = this.holds.get(taskId);
+    if (!hold) return false;
+    const count = this.counts.get(bedId(hold));
+    if (count) {
+      this.counts.set(bedId(hold), { ...count, [hold.state]: count[hold.state] - 1 });
+      this.changedCounts.add(bedId(hold));
+    }
+    this.holds.delete(taskId);
+    return true;
+  }
+}

@@ -1,0 +1,70 @@
+import type { ClinicRecord } from '@bedrequest/contracts';
+import { silentLogger } from '@bedrequest/testing';
+import { ClinicDirectory, ClinicDirectoryUnavailableError, type BroadcastSubscriber } from './clinic-directory';
+
+const clinic = (ik: string, departments: string[] = ['2300']): ClinicRecord => ({
+  ik,
+  name: `Klinik ${ik}`,
+  departments: departments.map((code) => ({ code, specialty: 'x', display: 'x' })),
+});
+
+/** A registry that answers the given lists in turn (the last one again and again), counting reads. */
+function registryWith(lists: ClinicRecord[][]) {
+  const reads = { count: 0 };
+  return {
+    reads,
+    load: async () => {
+      const list = lists[Math.min(reads.count, lists.length - 1)]!;
+      reads.count++;
+      return list;
+    },
+  };
+}
+
+/** A broker stand-in that hands the directory's subscription to the test. */
+function subscriber() {
+  const subscriptions: Parameters<BroadcastSubscriber['subscribe']>[0][] = [];
+  return { subscriptions, subscribe: async (subscription: (typeof subscriptions)[number]) => void subscriptions.push(subscription) };
+}
+
+describe('ClinicDirectory', () => {
+  it('answers known clinics from memory, reading the registry once', async () => {
+    const registry = registryWith([[clinic('510000001'), clinic('510000002')]]);
+    const directory = new ClinicDirectory({ load: registry.load, logger: silentLogger() });
+    expect([...(await directory.lookup(['510000001'])).keys()]).toEqual(['510000001']);
+    expect([...(await directory.lookup(['510000002', '510000001'])).keys()]).toEqual(['510000002', '510000001']);
+    expect(registry.reads.count).toBe(1);
+  });
+
+  it('reads again before calling an IK unknown, so a clinic registered a moment ago is found', async () => {
+    const registry = registryWith([[clinic('510000001')], [clinic('510000001'), clinic('510000009')]]);
+    const directory = new ClinicDirectory({ load: registry.load, logger: silentLogger() });
+    await directory.lookup(['510000001']);
+    expect((await directory.lookup(['510000009'])).has('510000009')).toBe(true);
+    expect((await directory.lookup(['599999999', '510000001'])).has('599999999')).toBe(false);
+    expect(registry.reads.count).toBe(3);
+  });
+
+  it('applies a change broadcast without reading the registry, and reads it all after (re)subscribing', async () => {
+    const registry = registryWith([[clinic('510000001', ['2300'])]]);
+    const broker = subscriber();
+    const directory = new ClinicDirectory({ load: registry.load, logger: silentLogger() });
+    await directory.start(broker);
+    const [subscription] = broker.subscriptions;
+    subscription!.onSubscribed!();
+    expect((await directory.lookup(['510000001'])).get('510000001')?.departments.map((d) => d.code)).toEqual(['2300']);
+    const reads = registry.reads.count;
+
+    subscription!.handler({ envelope: { payload: { clinic: clinic('510000001', ['0300']) } } as never, definition: {} as never });
+
+    expect((await directory.lookup(['510000001'])).get('510000001')?.departments.map((d) => d.code)).toEqual(['0300']);
+    expect(registry.reads.count).toBe(reads);
+    directory.stop();
+  });
+
+  it('says the registry is unavailable when it cannot be read', async () => {
+    const directory = new ClinicDirectory({ load: async () => Promise.reject(new Error('connection refused')), logger: silentLogger() });
+    await expect(directory.lookup(['510000001'])).rejects.toBeInstanceOf(ClinicDirectoryUnavailableError);
+    await expect(directory.list()).rejects.toBeInstanceOf(ClinicDirectoryUnavailableError);
+  });
+});

@@ -1,0 +1,127 @@
+import type { Logger } from 'pino';
+import { ClinicList, ClinicRegistryChangedV1, type ClinicRecord, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+
+/** The registry cannot be read (routing unreachable, or an answer of the wrong shape): 503 / try again. */
+export class ClinicDirectoryUnavailableError extends Error {
+  override name = 'ClinicDirectoryUnavailableError';
+}
+
+/** What the directory needs of the broker: a broadcast subscription (libs/messaging Broker#subscribe). */
+export interface BroadcastSubscriber {
+  subscribe(subscription: {
+    routingKeys: readonly string[];
+    handler: (message: { envelope: Envelope; definition: MessageDefinition }) => void;
+    onSubscribed?: () => void;
+  }): Promise<void>;
+}
+
+export interface ClinicDirectoryOptions {
+  /** Reads the whole registry (routing's internal API; see `loadClinicsFrom`). */
+  load: () => Promise<ClinicRecord[]>;
+  logger: Logger;
+  /** A full reload this often, a safety net besides the change broadcasts (default 60 s). */
+  refreshIntervalMs?: number;
+}
+
+/**
+ * The participating clinics, kept in memory by the services that need them on every request (the
+ * gateway checks each bundle's performers; intake declines for clinics that do not offer the
+ * requested department), so that nobody asks routing per request. Routing owns the registry and
+ * broadcasts `clinic.registry.changed.v1` whenever a clinic is registered or changed; a process
+ * reloads everything after it (re)subscribes (broadcasts sent meanwhile are lost), every
+ * `refreshIntervalMs`, and when asked for an IK it does not know: a clinic registered a moment ago
+ * is found at once, before its broadcast arrives.
+ */
+export class ClinicDirectory {
+  private clinics?: ReadonlyMap<string, ClinicRecord>;
+  private loading?: Promise<ReadonlyMap<string, ClinicRecord>>;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly options: ClinicDirectoryOptions) {}
+
+  /** Subscribes to the registry's changes and loads it; lookups made before the load wait for it. */
+  async start(broker: BroadcastSubscriber): Promise<void> {
+    await broker.subscribe({
+      routingKeys: [ClinicRegistryChangedV1.routingKey],
+      handler: ({ envelope }) => this.apply(ClinicRegistryChangedV1.payload.parse(envelope.payload).clinic),
+      onSubscribed: () => this.reloadInBackground(),
+    });
+    this.timer = setInterval(() => this.reloadInBackground(), this.options.refreshIntervalMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** True once the registry was loaded at least once (for readiness). */
+  isLoaded(): boolean {
+    return this.clinics !== undefined;
+  }
+
+  /**
+   * The registered clinic of each IK (absent: not a participating clinic). An IK it does not know
+   * makes it read the registry again first. Throws ClinicDirectoryUnavailableError when the registry
+   * cannot be read.
+   */
+  async lookup(iks: readonly string[]): Promise<ReadonlyMap<string, ClinicRecord>> {
+    const cached = this.clinics;
+    let clinics = cached ?? (await this.reload());
+    if (cached && iks.some((ik) => !cached.has(ik))) clinics = await this.reload();
+    return new Map(iks.flatMap((ik) => {
+      const clinic = clinics.get(ik);
+      return clinic ? [[ik, clinic] as const] : [];
+    }));
+  }
+
+  /** Every participating clinic, ordered by IK. */
+  async list(): Promise<ClinicRecord[]> {
+    const clinics = this.clinics ?? (await this.reload());
+    return [...clinics.values()].sort((a, b) => a.ik.localeCompare(b.ik));
+  }
+
+  private apply(clinic: ClinicRecord): void {
+    if (!this.clinics) return; // the first load is still to come and will include it
+    this.clinics = new Map(this.clinics).set(clinic.ik, clinic);
+  }
+
+  /** Reads the whole registry; concurrent callers share one read. */
+  private reload(): Promise<ReadonlyMap<string, ClinicRecord>> {
+    this.loading ??= this.options
+      .load()
+      .then((list) => {
+        const clinics = new Map(list.map((clinic) => [clinic.ik, clinic] as const));
+        this.clinics = clinics;
+        return clinics;
+      })
+      .catch((error: unknown) => {
+        throw error instanceof ClinicDirectoryUnavailableError ? error : new ClinicDirectoryUnavailableError('the clinic registry is unavailable', { cause: error });
+      })
+      .finally(() => {
+        this.loading = undefined;
+      });
+    return this.loading;
+  }
+
+  private reloadInBackground(): void {
+    this.reload().catch((error: unknown) => this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'the clinic registry could not be reloaded; will retry'));
+  }
+}
+
+/** `load` for a ClinicDirectory: routing's internal `GET /internal/clinics`, within `timeoutMs`. */
+export function loadClinicsFrom(routingUrl: string, timeoutMs = 5_000): () => Promise<ClinicRecord[]> {
+  const url = new URL('/internal/clinics', routingUrl);
+  return async () => {
+    let body: unknown;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      if (!response.ok) throw new Error(`routing answered HTTP ${response.status}`);
+      body = await response.json();
+    } catch (error) {
+      throw new ClinicDirectoryUnavailableError('the clinic registry is unavailable', { cause: error });
+    }
+    const list = ClinicList.safeParse(body);
+    if (!list.success) throw new ClinicDirectoryUnavailableError('the clinic registry answered in an unexpected shape');
+    return list.data.items;
+  };
+}

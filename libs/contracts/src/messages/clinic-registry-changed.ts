@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { defineMessage } from '../envelope';
+import { IkNumber } from './ik-number';
+
+/**
+ * A participating clinic as routing's registry describes it to other services: the clinic record
+ * of decisions.md (`GET /api/v1/kliniken`) — `{ik, name, departments: [{code, specialty, display}]}`.
+ * Routing's internal `GET /internal/clinics` answers `{items: ClinicRecord[]}`.
+ */
+export const ClinicRecord = z.object({
+  ik: IkNumber,
+  name: z.string(),
+  departments: z.array(z.object({ code: z.string(), specialty: z.string(), display: z.string() })),
+});
+export type ClinicRecord = z.infer<typeof ClinicRecord>;
+
+export const ClinicList = z.object({ items: z.array(ClinicRecord) });
+export type ClinicList = z.infer<typeof ClinicList>;
+
+/**
+ * Routing → every process that keeps the registry in memory (gateway, intake): a clinic was
+ * registered or changed. A broadcast: a process that was not listening reloads the whole list.
+ */
+export const ClinicRegistryChangedV1 = defineMessage('clinic.registry.changed', 1, z.object({ clinic: ClinicRecord }), { broadcast: true });
+export type ClinicRegistryChangedV1 = z.infer<typeof ClinicRegistryChangedV1.payload>;
