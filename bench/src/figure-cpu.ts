@@ -24,6 +24,19 @@ async function waitUntilDrained(options: { databaseUrl: string; expectedNotifica
   }
 }
 
+/** Average messages per batch of each queue, from a service's /metrics (`message_batch_size`). */
+async function batchSizes(serviceUrls: string[]): Promise<Record<string, number>> {
+  const sizes: Record<string, { sum: number; count: number }> = {};
+  for (const url of serviceUrls) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    for (const [, kind, queue, value] of text.matchAll(/^message_batch_size_(sum|count)\{[^}]*queue="([^"]+)"[^}]*\} ([\d.e+]+)$/gm)) {
+      const entry = (sizes[queue!] ??= { sum: 0, count: 0 });
+      entry[kind as 'sum' | 'count'] += Number(value);
+    }
+  }
+  return Object.fromEntries(Object.entries(sizes).map(([queue, { sum, count }]) => [queue.replace(/^.*\./, ''), Math.round((sum / Math.max(1, count)) * 10) / 10]));
+}
+
 /**
  * Figure 0: CPU milliseconds per accepted bundle, summed over every process of the stack (the five
  * services, PostgreSQL, RabbitMQ, Redis), from /proc before and after `seconds` of load at
@@ -58,6 +71,7 @@ export async function cpuFigure(options: { stack: ProcessStack; databaseUrl: str
   const spent = cpuSpent(before, sampleCpu(pids));
   const perBundle = Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, Math.round((ms / Math.max(1, load.ok)) * 100) / 100]));
   const total = Object.values(spent).reduce((sum, ms) => sum + ms, 0);
+  const consumers = ['intake', 'routing', 'notifier'].filter((name) => options.stack.services.has(name)).map((name) => options.stack.url(name));
   return {
     seconds: options.seconds,
     connections: options.connections,
@@ -67,6 +81,7 @@ export async function cpuFigure(options: { stack: ProcessStack; databaseUrl: str
     wallSecondsUntilDrained: Math.round(wallSeconds * 10) / 10,
     cpuMsPerBundle: Math.round((total / Math.max(1, load.ok)) * 100) / 100,
     cpuMsPerBundleByProcess: perBundle,
+    averageBatchSize: await batchSizes(consumers),
     target: 3,
   };
 }

@@ -85,7 +85,7 @@ describe('request/reply and the outbox against the real RabbitMQ and PostgreSQL'
     url.port = String(await proxy.start());
     const broker = newBroker(url.toString());
     await broker.start();
-    const relay = new OutboxRelay({ pool, schema, broker, logger: silentLogger(), pollIntervalMs: 50, batchSize: 7 });
+    const relay = new OutboxRelay({ databaseUrl: env.databaseUrl, schema, broker, logger: silentLogger(), pollIntervalMs: 50, batchSize: 7 });
     const insert = async (from: number, to: number) => {
       for (let n = from; n < to; n++) {
         const record = outboxRecord(TestJobV1, { n }, { correlationId: 'outbox' });
@@ -110,6 +110,26 @@ describe('request/reply and the outbox against the real RabbitMQ and PostgreSQL'
       await relay.stop();
       await broker.stop(1_000);
       await proxy.stop();
+    }
+  });
+
+  it('has one relay per schema publish, each message once, and deletes what was confirmed', async () => {
+    const broker = newBroker();
+    await broker.start();
+    const relays = [0, 1].map(() => new OutboxRelay({ databaseUrl: env.databaseUrl, schema, broker, logger: silentLogger(), pollIntervalMs: 30, batchSize: 5 }));
+    const pending = async () => Number((await pool.query(`SELECT count(*) FROM "${schema}".outbox_message`)).rows[0].count);
+    try {
+      for (let n = 100; n < 120; n++) {
+        const record = outboxRecord(TestJobV1, { n }, { correlationId: 'two-relays' });
+        await pool.query(`INSERT INTO "${schema}".outbox_message (routing_key, envelope) VALUES ($1, $2)`, [record.routingKey, record.envelope]);
+      }
+      for (const relay of relays) relay.start();
+      // The last confirmed batch is deleted by the next (polling) run.
+      await waitFor(async () => (await pending()) === 0, { what: 'the outbox to drain' });
+      expect(await drainQueue()).toEqual(Array.from({ length: 20 }, (_, n) => 100 + n));
+    } finally {
+      for (const relay of relays) await relay.stop();
+      await broker.stop(1_000);
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Pool } from 'pg';
+import { Client } from 'pg';
 import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
 import type { Broker } from './broker';
 
@@ -28,21 +28,28 @@ export const OUTBOX_TABLE_SQL = `CREATE TABLE outbox_message (
 /**
  * The transactional outbox's relay. A service commits its state change and the messages it causes
  * in one transaction (table `outbox_message`); the relay publishes them with publisher confirms,
- * in commit order, in batches, and deletes them once the broker confirmed them. A crash between
- * commit and publish therefore loses nothing: the next run publishes them (maybe twice; consumers
- * deduplicate by message id). One relay per schema is active at a time (a transaction-scoped
- * advisory lock), which keeps the order even with several replicas. It runs when the service
+ * in commit order, in batches. A crash between commit and publish therefore loses nothing: the next
+ * run publishes them (maybe twice; consumers deduplicate by message id). It runs when the service
  * nudges it after a commit; polling is only the safety net for runs that failed.
+ *
+ * One statement per run: it deletes what the previous run saw confirmed and reads the next batch
+ * (a confirmed message is deleted with the next run, at the latest after `pollIntervalMs`; should
+ * the relay die first, it is published once more). One relay per schema is active at a time: its
+ * connection holds a session-level advisory lock; when that connection is lost, so is the lock, and
+ * another replica's relay takes over. Commit order is kept.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  private client?: Client;
+  /** Confirmed by the broker, to be deleted by the next statement. */
+  private confirmed: string[] = [];
 
   constructor(
     private readonly options: {
-      pool: Pool;
+      databaseUrl: string;
       schema: string;
       broker: Broker;
       logger: Logger;
@@ -76,10 +83,18 @@ export class OutboxRelay {
       });
   }
 
+  /** Stops, deletes what was confirmed, and gives the lock back (closing its connection). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    if (this.confirmed.length > 0) {
+      await client.query(`DELETE FROM "${this.options.schema}".outbox_message WHERE id = ANY($1::bigint[])`, [this.confirmed]).catch(() => undefined);
+    }
+    await client.end().catch(() => undefined);
   }
 
   private async drain(): Promise<void> {
@@ -87,69 +102,73 @@ export class OutboxRelay {
     while (this.options.broker.isReady() && (await this.publishBatch(batchSize)) === batchSize);
   }
 
-  /**
-   * Publishes up to `batchSize` messages in commit order and returns how many. The rows are deleted
-   * in the same transaction, which commits only once the broker confirmed every one of them; when
-   * any publish fails, the transaction rolls back and all of them are published again later
-   * (consumers deduplicate by message id). Three statements per run: BEGIN, the DELETE (which also
-   * takes the relay's lock), COMMIT.
-   */
+  /** Publishes up to `batchSize` messages in commit order; returns how many it read. */
   private async publishBatch(batchSize: number): Promise<number> {
-    const { pool, schema, broker } = this.options;
-    const client = await pool.connect();
-    // A connection cut while it is checked out (database restart) emits 'error': handled here, the
-    // query in progress fails and the run is retried later.
-    const onError = (error: Error) => this.options.logger.warn({ err: error.message }, 'outbox database connection lost');
-    client.on('error', onError);
-    let failure: Error | undefined;
+    const client = await this.connection();
+    if (!client) return 0;
+    const { schema, broker } = this.options;
+    let rows: { id: string; routing_key: string; envelope: Envelope }[];
     try {
-      await client.query('BEGIN');
-      // One relay per schema at a time (the lock is the transaction's): commit order is kept even
-      // with several replicas. Without the lock the DELETE takes nothing.
-      const { rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope }>(
-        `WITH relay AS (SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked)
-         DELETE FROM "${schema}".outbox_message
-          WHERE id IN (SELECT id FROM "${schema}".outbox_message WHERE (SELECT locked FROM relay) ORDER BY id LIMIT $2)
-         RETURNING id, routing_key, envelope`,
-        [`bedrequest-outbox:${schema}`, batchSize],
-      );
-      rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-      // Published concurrently on one channel, so the broker still receives them in order.
-      const results = await Promise.allSettled(rows.map((row) => broker.publishEnvelope(row.routing_key, row.envelope)));
-      const rejected = results.find((result) => result.status === 'rejected');
-      if (rejected) throw (rejected as PromiseRejectedResult).reason;
-      await client.query('COMMIT');
-      return rows.length;
+      // The confirmed ones go; the rest are still there (deleted rows are invisible to the SELECT of
+      // the same statement only by the exclusion: both see one snapshot).
+      ({ rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope }>(
+        `WITH confirmed AS (DELETE FROM "${schema}".outbox_message WHERE id = ANY($1::bigint[]))
+         SELECT id, routing_key, envelope FROM "${schema}".outbox_message WHERE id <> ALL($1::bigint[]) ORDER BY id LIMIT $2`,
+        [this.confirmed, batchSize],
+      ));
     } catch (error) {
-      failure = error as Error;
-      await client.query('ROLLBACK').catch(() => undefined);
+      this.drop(client);
       throw error;
-    } finally {
-      client.off('error', onError);
-      // A connection that failed is destroyed rather than returned to the pool.
-      client.release(failure);
     }
+    this.confirmed = [];
+    // Published concurrently on one channel, so the broker still receives them in order.
+    const results = await Promise.allSettled(rows.map((row) => broker.publishEnvelope(row.routing_key, row.envelope)));
+    const failed = results.findIndex((result) => result.status === 'rejected');
+    // Up to the first failure, in order; from there on everything is published again next time.
+    this.confirmed = rows.slice(0, failed === -1 ? rows.length : failed).map((row) => row.id);
+    if (failed !== -1) throw (results[failed] as PromiseRejectedResult).reason;
+    return rows.length;
+  }
+
+  /** The relay's own connection, holding the schema's relay lock; undefined while another relay holds it. */
+  private async connection(): Promise<Client | undefined> {
+    if (this.client) return this.client;
+    const client = new Client({ connectionString: this.options.databaseUrl });
+    // A connection cut by a database restart emits 'error': handled here; the next run reconnects.
+    client.on('error', (error) => {
+      this.options.logger.warn({ err: error.message }, 'outbox database connection lost');
+      this.drop(client);
+    });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`bedrequest-outbox:${this.options.schema}`]);
+      if (!rows[0]?.locked) {
+        await client.end();
+        return undefined;
+      }
+      // A deletion lost in a crash only makes a message go out twice, which consumers absorb: the
+      // relay's commits need not wait for the disk.
+      await client.query('SET synchronous_commit = off');
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.client = client;
+    return client;
+  }
+
+  private drop(client: Client): void {
+    if (this.client === client) this.client = undefined;
+    client.end().catch(() => undefined);
   }
 }
 
-/**
- * The outbox relay of a service with its own small connection pool, started. `stop` stops the
- * relay, then closes the pool.
- */
+/** The outbox relay of a service, started. `stop` stops it and gives its lock back. */
 export function startOutboxRelay(options: { databaseUrl: string; schema: string; broker: Broker; logger: Logger; pollIntervalMs: number }): {
   relay: OutboxRelay;
   stop(): Promise<void>;
 } {
-  const pool = new Pool({ connectionString: options.databaseUrl, max: 2 });
-  // An idle connection cut by a database restart must not crash the process; the pool reconnects.
-  pool.on('error', (error) => options.logger.warn({ err: error.message }, 'outbox database connection lost'));
-  const relay = new OutboxRelay({ pool, schema: options.schema, broker: options.broker, logger: options.logger, pollIntervalMs: options.pollIntervalMs });
+  const relay = new OutboxRelay(options);
   relay.start();
-  return {
-    relay,
-    stop: async () => {
-      await relay.stop();
-      await pool.end();
-    },
-  };
+  return { relay, stop: () => relay.stop() };
 }
