@@ -12,6 +12,10 @@ describe('NotifierConfig', () => {
     expect(config.NOTIFIER_DB_SCHEMA).toBe('notifier');
   });
 
+  it('defaults to 64 attempts in flight per process (the slots 3,000 deliveries/s need)', () => {
+    expect(loadConfig(NotifierConfig, {}).WEBHOOK_CONCURRENCY).toBe(64);
+  });
+
   it('reads a retry schedule of comma-separated durations; empty means a single attempt', () => {
     expect(loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '250ms, 2s,1.5m' }).WEBHOOK_RETRY_SCHEDULE).toEqual([250, 2_000, 90_000]);
     expect(loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '' }).WEBHOOK_RETRY_SCHEDULE).toEqual([]);

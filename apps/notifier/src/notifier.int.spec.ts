@@ -288,3 +288,114 @@ describe('a notifier whose subscription keeps failing', () => {
     expect(receiver.received.length).toBe(attempts);
   });
 });
+
+describe('a notifier with a small connection pool and batched recording (WEBHOOK_CONCURRENCY=4)', () => {
+  const namespace = uniqueName('notifier');
+  const topology = declareTopology(namespace);
+  let notifier: RunningNotifier;
+  let client: Broker;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    const environment = notifierEnvironment({
+      namespace,
+      schema: uniqueName('notifier'),
+      settings: { WEBHOOK_CONCURRENCY: '4', WEBHOOK_RETRY_SCHEDULE: Array(5).fill('100ms').join(',') },
+    });
+    notifier = await startNotifier(notifierConfig(environment));
+    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 32, deliveryLimit: 5 });
+    await client.start();
+  });
+
+  afterAll(async () => {
+    await client.stop();
+    await notifier.stop();
+    await receiver.stop();
+    await removeTopology(topology);
+  });
+
+  it('delivers many events of several requests, each request in order, over no more connections than attempts in flight', async () => {
+    const api = new SubscriptionsApi(notifier.url);
+    const party = `referrer-${randomUUID()}`;
+    const subscription = await api.subscribe(party, await receiver.start());
+    receiver.secret = subscription.secret;
+    // Every fifth event fails once, so that retries and later events of its request meet in batches.
+    receiver.answer = (webhook) => (webhook.body.sequence % 5 === 0 && webhook.attempt === 1 ? { status: 503 } : { status: 204, delayMs: webhook.body.sequence % 3 });
+    const requests = Array.from({ length: 6 }, () => requestIdentifier());
+    const happened = new Map<string, string[]>(requests.map((request) => [request, []]));
+    const start = Date.now() - 10_000;
+
+    for (let n = 0; n < 60; n += 1) {
+      const request = requests[n % requests.length]!;
+      happened.get(request)!.push(await publishResponse(client, { partyId: party, requestIdentifier: request, occurredAt: new Date(start + n) }));
+    }
+    await waitFor(() => receiver.accepted().length >= 60, { timeoutMs: 20_000, what: 'every event delivered' });
+
+    const accepted = receiver.accepted();
+    expect(new Set(accepted.map((webhook) => webhook.id)).size).toBe(60);
+    for (const request of requests) {
+      expect(accepted.filter((webhook) => requestOf(webhook.body) === request).map((webhook) => webhook.id)).toEqual(happened.get(request));
+    }
+    expect(receiver.maxInFlightPerRequest).toBe(1);
+    expect(receiver.received.every((webhook) => webhook.verified)).toBe(true);
+    // 72 requests (60 events, 12 of them twice) over at most 4 kept-alive connections.
+    expect(receiver.received).toHaveLength(72);
+    expect(receiver.connections).toBeLessThanOrEqual(4);
+    const log = await waitFor(async () => {
+      const entries = await api.deliveries(party, subscription.id);
+      return entries.length === 60 && entries.every((entry) => entry.status === 'delivered') && entries;
+    });
+    expect(log.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, n) => n + 1));
+    expect(log.filter((entry) => entry.attempts.length === 2).every((entry) => entry.attempts[0]!.statusCode === 503 && entry.attempts[1]!.statusCode === 204)).toBe(true);
+    expect(log.filter((entry) => entry.attempts.length === 2)).toHaveLength(12);
+  });
+});
+
+describe('a notifier in production mode (private callback addresses refused)', () => {
+  const namespace = uniqueName('notifier');
+  const topology = declareTopology(namespace);
+  let notifier: RunningNotifier;
+  let client: Broker;
+  const receiver = new WebhookReceiver();
+  // What hooks.example.org resolves to: a public address when the subscription is saved, then
+  // re-pointed at the receiver on loopback (DNS rebinding).
+  let address = '93.184.215.14';
+
+  beforeAll(async () => {
+    const environment = notifierEnvironment({
+      namespace,
+      schema: uniqueName('notifier'),
+      settings: { NODE_ENV: 'production', WEBHOOK_RETRY_SCHEDULE: '' },
+    });
+    notifier = await startNotifier(notifierConfig(environment), { resolve: async () => [{ address, family: 4 }] });
+    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
+    await client.start();
+  });
+
+  afterAll(async () => {
+    await client.stop();
+    await notifier.stop();
+    await receiver.stop();
+    await removeTopology(topology);
+  });
+
+  it('refuses the new connection to a name re-pointed at a loopback address after the subscription was saved', async () => {
+    const api = new SubscriptionsApi(notifier.url);
+    const party = `referrer-${randomUUID()}`;
+    const { port } = new URL(await receiver.start());
+    const subscription = await api.subscribe(party, `http://hooks.example.org:${port}/webhooks`);
+    address = '127.0.0.1';
+
+    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+
+    const [entry] = await waitFor(async () => {
+      const log = await api.deliveries(party, subscription.id);
+      return log[0]?.status === 'failed' && log;
+    });
+    expect(entry).toMatchObject({ eventId, attempts: [{ statusCode: null, error: 'the callback address resolves to a loopback address' }] });
+    expect(receiver.received).toEqual([]);
+    expect(receiver.connections).toBe(0);
+    const metrics = await (await fetch(`${notifier.url}/metrics`)).text();
+    expect(metrics).toMatch(/webhook_deliveries_failed_total\{reason="refused",service="notifier"\} 1/);
+  });
+});

@@ -50,9 +50,17 @@ export async function startNotifier(config: NotifierConfig, overrides: NotifierO
     const tables = notifierTables(config.NOTIFIER_DB_SCHEMA);
 
     const deliveries = new DeliveryRepository(prisma, tables);
+    const sender = new WebhookSender({
+      timeoutMs: config.WEBHOOK_TIMEOUT,
+      allowPrivate,
+      connectionsPerOrigin: config.WEBHOOK_CONCURRENCY,
+      ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
+    });
+    // Closed after the worker (stop runs in reverse order): its last attempts still use the pool.
+    lifecycle.onStop('webhook connections', () => sender.close());
     const worker = new DeliveryWorker({
       repository: deliveries,
-      sender: new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT, allowPrivate, ...(overrides.resolve ? { resolve: overrides.resolve } : {}) }),
+      sender,
       policy: new RetryPolicy(config.WEBHOOK_RETRY_SCHEDULE),
       metrics: deliveryMetrics(registry),
       logger,
@@ -71,7 +79,7 @@ export async function startNotifier(config: NotifierConfig, overrides: NotifierO
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     // Stopped before the worker: no new events are taken in while the last attempts finish.
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
-    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables), worker));
+    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables), worker, logger));
 
     const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables), {
       allowPrivate,

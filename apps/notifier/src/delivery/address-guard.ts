@@ -114,23 +114,31 @@ export async function assertPublicHost(hostname: string, resolve: Resolve): Prom
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * A `lookup` for node:http(s) that resolves with `resolve`, refuses forbidden addresses, and hands
- * the checked addresses to the socket, which connects to nothing else. (Node skips `lookup` for an
- * IP literal host; the sender checks those itself before connecting.)
+ * A `lookup` for the sockets of webhook delivery: resolves with `resolve`, refuses forbidden
+ * addresses (unless `allowPrivate`, development and tests), and hands the checked addresses to the
+ * socket, which connects to nothing else. It runs once per new connection: a pooled connection was
+ * checked when it opened. (Node skips `lookup` for an IP literal host; the sender checks those
+ * itself before every request.)
  */
-export function guardedLookup(resolve: Resolve) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    assertPublicHost(hostname, resolve).then(
+export function guardedLookup(resolve: Resolve, options: { allowPrivate?: boolean } = {}) {
+  const addressesOf = options.allowPrivate ? (hostname: string) => resolveAny(hostname, resolve) : (hostname: string) => assertPublicHost(hostname, resolve);
+  return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
+    addressesOf(hostname).then(
       (addresses) => {
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
+        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? addresses.filter((entry) => entry.family === lookupOptions.family) : addresses;
         const first = wanted[0];
-        if (!first) return callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), []);
-        if (options.all) return callback(null, wanted);
+        if (!first) return callback(Object.assign(new Error(`${hostname} has no IPv${lookupOptions.family} address`), { code: 'ENOTFOUND' }), []);
+        if (lookupOptions.all) return callback(null, wanted);
         return callback(null, first.address, first.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, []),
     );
   };
+}
+
+async function resolveAny(hostname: string, resolve: Resolve): Promise<LookupAddress[]> {
+  const host = unbracket(hostname);
+  return isIP(host) ? [{ address: host, family: isIP(host) }] : resolve(host);
 }
 
 function unbracket(host: string): string {

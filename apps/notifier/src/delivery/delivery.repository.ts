@@ -24,7 +24,20 @@ export interface AttemptRecord {
   durationMs: number;
 }
 
-const ms = (value: number) => Prisma.sql`(${value} * interval '1 millisecond')`;
+/** A finished attempt of a claimed delivery and what follows from it. */
+export interface FinishedAttempt {
+  claim: Pick<ClaimedDelivery, 'eventId' | 'subscriptionId' | 'leaseToken'>;
+  attempt: AttemptRecord;
+  step: NextStep;
+}
+
+/** A subscription that the recorded attempts disabled (410 Gone, or failing for too long). */
+export interface DisabledSubscription {
+  subscriptionId: string;
+  reason: string;
+}
+
+const ms = (value: number | Prisma.Sql) => Prisma.sql`(${value} * interval '1 millisecond')`;
 
 /**
  * The durable delivery schedule. Everything time-related uses the database clock (`now()`), the
@@ -37,12 +50,18 @@ export class DeliveryRepository {
   ) {}
 
   /**
-   * Claims up to `limit` due deliveries for `leaseMs`. Several processes claim concurrently: SKIP
-   * LOCKED lets each pass over rows another is claiming, and the lease keeps a claimed row from
-   * being claimed again while its attempt runs; a process that dies loses its claims when the
-   * lease runs out. Per-request order: a delivery is not due while an earlier event (by occurrence,
-   * then sequence) of the same request to the same subscription is still pending, in flight or
-   * waiting for a retry. Disabled subscriptions are skipped; their events wait.
+   * Claims up to `limit` due deliveries for `leaseMs`, oldest due first. Several processes claim
+   * concurrently: SKIP LOCKED lets each pass over rows another is claiming, and the lease keeps a
+   * claimed row from being claimed again while its attempt runs; a process that dies loses its
+   * claims when the lease runs out. Per-request order: a delivery is not due while an earlier event
+   * (by occurrence, then sequence) of the same request to the same subscription is still pending,
+   * in flight or waiting for a retry. Disabled subscriptions are skipped; their events wait.
+   *
+   * `by_due_time` is a fence (MATERIALIZED): it only orders the due rows, which is cheap even when
+   * it sorts all of them, and the outer query reads it row by row, checks the order rule for each
+   * and stops after `limit` claims. Without it the planner, working from a queue table's ever stale
+   * statistics (the pending rows of a moment ago), may check the rule for every due row before
+   * sorting: 4-6 ms instead of 0.5 ms with 2,000 due events (measured here), on every claim.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const t = this.tables;
@@ -60,27 +79,34 @@ export class DeliveryRepository {
         secret: string;
       }[]
     >`
-      WITH due AS (
+      WITH by_due_time AS MATERIALIZED (
+        SELECT event_id, subscription_id, request_identifier, occurred_at, sequence
+          FROM ${t.delivery}
+         WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
+         ORDER BY next_attempt_at
+      ),
+      due AS (
         SELECT d.event_id
-          FROM ${t.delivery} d
-          JOIN ${t.subscription} s ON s.id = d.subscription_id
-         WHERE d.status = 'pending'
-           AND d.next_attempt_at <= now()
-           AND (d.leased_until IS NULL OR d.leased_until < now())
-           AND s.status = 'active'
+          FROM by_due_time c
+          JOIN ${t.subscription} s ON s.id = c.subscription_id
+          JOIN ${t.delivery} d ON d.event_id = c.event_id
+         WHERE s.status = 'active'
            AND NOT EXISTS (
                  SELECT 1 FROM ${t.delivery} earlier
-                  WHERE earlier.subscription_id = d.subscription_id
-                    AND earlier.request_identifier = d.request_identifier
-                    AND earlier.status = 'pending'
-                    AND (earlier.occurred_at, earlier.sequence) < (d.occurred_at, d.sequence))
-         ORDER BY d.next_attempt_at
+                  WHERE earlier.status = 'pending'
+                    AND earlier.subscription_id = c.subscription_id
+                    AND earlier.request_identifier = c.request_identifier
+                    AND (earlier.occurred_at, earlier.sequence) < (c.occurred_at, c.sequence))
          LIMIT ${limit}
          FOR UPDATE OF d SKIP LOCKED)
       UPDATE ${t.delivery} d
          SET leased_until = now() + ${ms(leaseMs)}, lease_token = gen_random_uuid()
         FROM due, ${t.subscription} s
        WHERE d.event_id = due.event_id AND s.id = d.subscription_id
+         -- Checked again on the row as it is now (by_due_time read the statement's snapshot): a row
+         -- another process claimed or recorded after that snapshot is no longer locked once it
+         -- committed, so SKIP LOCKED does not pass over it, but this does.
+         AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
       RETURNING d.event_id, d.subscription_id, d.sequence, d.event_type, d.occurred_at, d.data, d.attempt_count,
                 d.lease_token, s.callback_url, s.secret`;
     return rows.map((row) => ({
@@ -98,59 +124,109 @@ export class DeliveryRepository {
   }
 
   /**
-   * Records an attempt and applies the next step. The delivery's state changes only while the
-   * claim is still this worker's (same lease token): after a lost lease another worker owns it.
-   * Returns the reason when this attempt disabled the subscription.
+   * Records finished attempts in ONE statement (atomic on its own), in the order given (the order
+   * they finished), and applies their next steps:
+   *
+   * - an attempt row for every attempt whose delivery still exists;
+   * - the delivery's state, only while the claim is still this worker's (same lease token: after a
+   *   lost lease another worker owns it): delivered, retry after the delay, given up, or kept
+   *   pending, due, for when a disabled subscription is re-enabled;
+   * - the subscription: a success ends a run of failures (`failing_since` cleared); a failure
+   *   starts one (or continues it, and disables the subscription once it has lasted
+   *   `disableAfterMs`); 410 Gone disables it. Within the batch these follow the attempts' order, as
+   *   if they had been recorded one by one; `updated_at` changes only with the row.
+   *
+   * Lock order: the subscription rows first (id order), then their deliveries, as DELETE and
+   * address changes lock a subscription before its deliveries, so a deletion during an attempt
+   * waits instead of deadlocking. Every delivery change joins `locked`, so a delivery is locked only
+   * after its subscription; the attempt rows' key checks run at the end of the statement. A
+   * subscription deleted meanwhile has taken its events along: nothing is recorded for them.
    */
-  async recordAttempt(claim: ClaimedDelivery, attempt: AttemptRecord, step: NextStep, disableAfterMs: number): Promise<{ disabledReason?: string }> {
+  async recordAttempts(finished: readonly FinishedAttempt[], disableAfterMs: number): Promise<DisabledSubscription[]> {
+    if (finished.length === 0) return [];
     const t = this.tables;
-    return this.prisma.$transaction(
-      async (tx) => {
-        // The subscription row first, as DELETE and address changes lock it (then its deliveries):
-        // the same lock order everywhere, so a deletion during an attempt waits instead of deadlocking.
-        const [subscription] = await tx.$queryRaw<unknown[]>`
-          SELECT 1 FROM ${t.subscription} WHERE id = ${claim.subscriptionId}::uuid FOR NO KEY UPDATE`;
-        if (!subscription) return {}; // deleted meanwhile, with its events: nothing to record
-        await tx.$executeRaw`
-          INSERT INTO ${t.attempt} (event_id, attempted_at, status_code, error, duration_ms)
-          SELECT event_id, ${attempt.attemptedAt}::timestamptz, ${attempt.statusCode}::integer, ${attempt.error}::text, ${attempt.durationMs}::integer
-            FROM ${t.delivery} WHERE event_id = ${claim.eventId}::uuid`;
-
-        const next = {
-          delivered: Prisma.sql`status = 'delivered', delivered_at = now(), next_attempt_at = NULL`,
-          retry: Prisma.sql`next_attempt_at = now() + ${ms(step.kind === 'retry' ? step.delayMs : 0)}`,
-          exhausted: Prisma.sql`status = 'failed', next_attempt_at = NULL`,
-          // Kept pending: it goes out first when the subscription is re-enabled.
-          'disable-subscription': Prisma.sql`next_attempt_at = now()`,
-        }[step.kind];
-        await tx.$executeRaw`
-          UPDATE ${t.delivery}
-             SET ${next}, attempt_count = attempt_count + 1, leased_until = NULL, lease_token = NULL
-           WHERE event_id = ${claim.eventId}::uuid AND lease_token = ${claim.leaseToken}::uuid`;
-
-        if (step.kind === 'delivered') {
-          await tx.$executeRaw`UPDATE ${t.subscription} SET failing_since = NULL WHERE id = ${claim.subscriptionId}::uuid AND failing_since IS NOT NULL`;
-          return {};
-        }
-        if (step.kind === 'disable-subscription') {
-          const disabled = await tx.$executeRaw`
-            UPDATE ${t.subscription} SET status = 'disabled', disabled_reason = ${step.reason}, updated_at = now()
-             WHERE id = ${claim.subscriptionId}::uuid AND status = 'active'`;
-          return disabled ? { disabledReason: step.reason } : {};
-        }
-        const reason = `every delivery attempt has failed for ${describeDuration(disableAfterMs)}`;
-        const [updated] = await tx.$queryRaw<{ status: string }[]>`
-          UPDATE ${t.subscription}
-             SET failing_since = COALESCE(failing_since, now()),
-                 status = CASE WHEN now() - failing_since >= ${ms(disableAfterMs)} THEN 'disabled' ELSE status END,
-                 disabled_reason = CASE WHEN now() - failing_since >= ${ms(disableAfterMs)} THEN ${reason} ELSE disabled_reason END,
-                 updated_at = now()
-           WHERE id = ${claim.subscriptionId}::uuid AND status = 'active'
-          RETURNING status`;
-        return updated?.status === 'disabled' ? { disabledReason: reason } : {};
-      },
-      { timeout: 15_000, maxWait: 10_000 },
-    );
+    const column = <T>(value: (entry: FinishedAttempt) => T) => finished.map(value);
+    const failingTooLong = `every delivery attempt has failed for ${describeDuration(disableAfterMs)}`;
+    const rows = await this.prisma.$queryRaw<{ subscription_id: string; disabled_reason: string }[]>`
+      WITH input AS (
+        SELECT * FROM unnest(
+                 ${column((f) => f.claim.eventId)}::uuid[], ${column((f) => f.claim.subscriptionId)}::uuid[], ${column((f) => f.claim.leaseToken)}::uuid[],
+                 ${column((f) => f.attempt.attemptedAt.toISOString())}::timestamptz[], ${column((f) => f.attempt.statusCode)}::int[],
+                 ${column((f) => f.attempt.error)}::text[], ${column((f) => f.attempt.durationMs)}::int[], ${column((f) => f.step.kind)}::text[],
+                 ${column((f) => (f.step.kind === 'retry' ? f.step.delayMs : null))}::bigint[],
+                 ${column((f) => (f.step.kind === 'disable-subscription' ? f.step.reason : null))}::text[])
+          WITH ORDINALITY AS i(event_id, subscription_id, lease_token, attempted_at, status_code, error, duration_ms, step, delay_ms, reason, ord)
+      ),
+      locked AS (
+        SELECT s.id, s.status, s.failing_since
+          FROM ${t.subscription} s
+         WHERE s.id IN (SELECT subscription_id FROM input)
+         ORDER BY s.id
+           FOR NO KEY UPDATE
+      ),
+      attempts AS (
+        INSERT INTO ${t.attempt} (event_id, attempted_at, status_code, error, duration_ms)
+        SELECT i.event_id, i.attempted_at, i.status_code, i.error, i.duration_ms
+          FROM input i JOIN locked l ON l.id = i.subscription_id
+         WHERE EXISTS (SELECT 1 FROM ${t.delivery} d WHERE d.event_id = i.event_id)
+         ORDER BY i.ord
+      ),
+      moved AS (
+        UPDATE ${t.delivery} d
+           SET status = CASE i.step WHEN 'delivered' THEN 'delivered' WHEN 'exhausted' THEN 'failed' ELSE d.status END,
+               delivered_at = CASE WHEN i.step = 'delivered' THEN now() ELSE d.delivered_at END,
+               next_attempt_at = CASE i.step
+                                   WHEN 'retry' THEN now() + ${ms(Prisma.sql`i.delay_ms`)}
+                                   -- Kept pending: it goes out first when the subscription is re-enabled.
+                                   WHEN 'disable-subscription' THEN now()
+                                   ELSE NULL END,
+               attempt_count = d.attempt_count + 1, leased_until = NULL, lease_token = NULL
+          FROM input i JOIN locked l ON l.id = i.subscription_id
+         WHERE d.event_id = i.event_id AND d.lease_token = i.lease_token
+      ),
+      outcomes AS (
+        SELECT i.subscription_id AS id,
+               min(i.ord) FILTER (WHERE i.step = 'delivered') AS first_success,
+               max(i.ord) FILTER (WHERE i.step = 'delivered') AS last_success,
+               min(i.ord) FILTER (WHERE i.step IN ('retry', 'exhausted')) AS first_failure,
+               max(i.ord) FILTER (WHERE i.step IN ('retry', 'exhausted')) AS last_failure,
+               min(i.ord) FILTER (WHERE i.step = 'disable-subscription') AS first_gone,
+               (array_agg(i.reason ORDER BY i.ord) FILTER (WHERE i.step = 'disable-subscription'))[1] AS gone_reason
+          FROM input i GROUP BY i.subscription_id
+      ),
+      judged AS (
+        SELECT l.id, l.status AS status_before, o.first_failure, o.first_gone, o.gone_reason,
+               -- The first failure of the batch, before any success in it, finds a run that has lasted too long.
+               (l.status = 'active' AND l.failing_since IS NOT NULL AND now() - l.failing_since >= ${ms(disableAfterMs)}
+                AND o.first_failure IS NOT NULL AND (o.first_success IS NULL OR o.first_failure < o.first_success)) AS too_long,
+               CASE
+                 WHEN o.last_failure IS NOT NULL AND (o.last_success IS NULL OR o.last_failure > o.last_success) AND l.status = 'active'
+                   THEN CASE WHEN o.last_success IS NULL THEN COALESCE(l.failing_since, now()) ELSE now() END
+                 WHEN o.last_success IS NOT NULL THEN NULL
+                 ELSE l.failing_since
+               END AS failing_since
+          FROM locked l JOIN outcomes o ON o.id = l.id
+      ),
+      next AS (
+        SELECT id, status_before, failing_since,
+               CASE WHEN too_long OR (status_before = 'active' AND first_gone IS NOT NULL) THEN 'disabled' ELSE status_before END AS status,
+               CASE WHEN too_long AND (first_gone IS NULL OR first_failure < first_gone) THEN ${failingTooLong}
+                    WHEN status_before = 'active' AND first_gone IS NOT NULL THEN gone_reason
+               END AS disabled_reason
+          FROM judged
+      ),
+      changed AS (
+        UPDATE ${t.subscription} s
+           SET failing_since = n.failing_since,
+               status = n.status,
+               disabled_reason = CASE WHEN n.status <> n.status_before THEN n.disabled_reason ELSE s.disabled_reason END,
+               updated_at = now()
+          FROM next n
+         WHERE s.id = n.id AND (s.failing_since IS DISTINCT FROM n.failing_since OR s.status <> n.status)
+        RETURNING s.id, s.status, s.disabled_reason, n.status_before
+      )
+      SELECT id::text AS subscription_id, disabled_reason FROM changed WHERE status = 'disabled' AND status_before = 'active'`;
+    return rows.map((row) => ({ subscriptionId: row.subscription_id, reason: row.disabled_reason }));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resolve } from './address-guard';
-import { WebhookSender } from './webhook-sender';
+import { WebhookSender, type WebhookSenderOptions } from './webhook-sender';
 
 describe('WebhookSender against a local receiver', () => {
   let server: Server;
@@ -9,6 +9,14 @@ describe('WebhookSender against a local receiver', () => {
   let port: number;
   let received: { path: string; headers: IncomingMessage['headers']; body: string }[];
   let respond: (req: IncomingMessage, res: ServerResponse) => void;
+  /** TCP connections the receiver accepted. */
+  let connections: number;
+  const senders: WebhookSender[] = [];
+  const newSender = (options: Omit<WebhookSenderOptions, 'connectionsPerOrigin'> & Partial<WebhookSenderOptions>) => {
+    const sender = new WebhookSender({ connectionsPerOrigin: 4, ...options });
+    senders.push(sender);
+    return sender;
+  };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -19,21 +27,24 @@ describe('WebhookSender against a local receiver', () => {
         respond(req, res);
       });
     });
+    server.on('connection', () => (connections += 1));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
   });
   beforeEach(() => {
     received = [];
+    connections = 0;
     respond = (_req, res) => res.writeHead(204).end();
   });
-  afterAll(() => {
+  afterAll(async () => {
+    await Promise.all(senders.map((sender) => sender.close()));
     server.closeAllConnections();
-    return new Promise((resolve) => server.close(resolve));
+    await new Promise((resolve) => server.close(resolve));
   });
 
   const request = { body: '{"id":"e1"}', headers: { 'content-type': 'application/json', 'webhook-id': 'e1' } };
-  const permissive = new WebhookSender({ timeoutMs: 1_000, allowPrivate: true });
+  const permissive = newSender({ timeoutMs: 1_000, allowPrivate: true });
 
   it('POSTs the body with its headers and reports the status', async () => {
     const { outcome, durationMs } = await permissive.send(`${base}/hook?x=1`, request);
@@ -62,7 +73,7 @@ describe('WebhookSender against a local receiver', () => {
 
   it('gives up on a receiver that does not answer in time', async () => {
     respond = () => undefined;
-    const sender = new WebhookSender({ timeoutMs: 200, allowPrivate: true });
+    const sender = newSender({ timeoutMs: 200, allowPrivate: true });
 
     const { outcome, durationMs } = await sender.send(`${base}/slow`, request);
 
@@ -90,7 +101,7 @@ describe('WebhookSender against a local receiver', () => {
       async () => [{ address, family: 4 }];
 
     it('refuses a loopback IP literal without connecting', async () => {
-      const sender = new WebhookSender({ timeoutMs: 1_000, allowPrivate: false });
+      const sender = newSender({ timeoutMs: 1_000, allowPrivate: false });
 
       const { outcome } = await sender.send(`${base}/hook`, request);
 
@@ -99,7 +110,7 @@ describe('WebhookSender against a local receiver', () => {
     });
 
     it('refuses a name that resolves to loopback, after resolution, without connecting', async () => {
-      const sender = new WebhookSender({ timeoutMs: 1_000, allowPrivate: false, resolve: resolvingTo('127.0.0.1') });
+      const sender = newSender({ timeoutMs: 1_000, allowPrivate: false, resolve: resolvingTo('127.0.0.1') });
 
       const { outcome } = await sender.send(`http://receiver.example.org:${port}/hook`, request);
 
@@ -108,7 +119,7 @@ describe('WebhookSender against a local receiver', () => {
     });
 
     it('refuses a name re-pointed at a private network since the subscription was saved (DNS rebinding)', async () => {
-      const sender = new WebhookSender({ timeoutMs: 1_000, allowPrivate: false, resolve: resolvingTo('10.1.2.3') });
+      const sender = newSender({ timeoutMs: 1_000, allowPrivate: false, resolve: resolvingTo('10.1.2.3') });
 
       expect((await sender.send(`http://receiver.example.org:${port}/hook`, request)).outcome).toEqual({
         kind: 'no-answer',
@@ -118,10 +129,71 @@ describe('WebhookSender against a local receiver', () => {
     });
 
     it('refuses the system resolver\'s answer for localhost', async () => {
-      const sender = new WebhookSender({ timeoutMs: 1_000, allowPrivate: false });
+      const sender = newSender({ timeoutMs: 1_000, allowPrivate: false });
 
       expect((await sender.send(`http://localhost:${port}/hook`, request)).outcome).toMatchObject({ kind: 'no-answer', reason: 'refused' });
       expect(received).toEqual([]);
+    });
+  });
+
+  describe('connection pool', () => {
+    const countingResolve = () => {
+      const lookups: string[] = [];
+      const resolve: Resolve = async (hostname) => {
+        lookups.push(hostname);
+        return [{ address: '127.0.0.1', family: 4 }];
+      };
+      return { lookups, resolve };
+    };
+
+    // The pool learns that a connection is free again in the next turn of the event loop; the
+    // worker's next claim comes later than that.
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('sends one attempt after another over one kept-alive connection, resolving the name once', async () => {
+      const { lookups, resolve } = countingResolve();
+      const sender = newSender({ timeoutMs: 1_000, allowPrivate: true, resolve });
+
+      for (let n = 0; n < 20; n += 1) {
+        expect((await sender.send(`http://receiver.test:${port}/hook`, request)).outcome).toMatchObject({ statusCode: 204 });
+        await nextTurn();
+      }
+
+      expect(received).toHaveLength(20);
+      expect(connections).toBe(1);
+      expect(lookups).toEqual(['receiver.test']);
+    });
+
+    it('opens no more than connectionsPerOrigin connections to one receiver, each through the address lookup', async () => {
+      const { lookups, resolve } = countingResolve();
+      const sender = newSender({ timeoutMs: 2_000, allowPrivate: true, resolve, connectionsPerOrigin: 3 });
+      respond = (_req, res) => setTimeout(() => res.writeHead(204).end(), 5);
+
+      const results = await Promise.all(Array.from({ length: 30 }, () => sender.send(`http://receiver.test:${port}/hook`, request)));
+
+      expect(results.every((result) => result.outcome.kind === 'answered' && result.outcome.statusCode === 204)).toBe(true);
+      expect(connections).toBeLessThanOrEqual(3);
+      expect(lookups).toHaveLength(connections);
+    });
+
+    it('keeps a connection usable after a failed attempt\'s answer', async () => {
+      const sender = newSender({ timeoutMs: 1_000, allowPrivate: true });
+      respond = (req, res) => (req.url === '/fail' ? res.writeHead(500).end('x'.repeat(10_000)) : res.writeHead(204).end());
+
+      expect((await sender.send(`${base}/fail`, request)).outcome).toMatchObject({ statusCode: 500 });
+      await nextTurn();
+      expect((await sender.send(`${base}/ok`, request)).outcome).toMatchObject({ statusCode: 204 });
+      expect(connections).toBe(1);
+    });
+
+    it('in production mode refuses a name that now resolves to a private address when it needs a new connection', async () => {
+      let address = '127.0.0.1';
+      const sender = newSender({ timeoutMs: 1_000, allowPrivate: false, resolve: async () => [{ address, family: 4 }] });
+
+      for (address of ['127.0.0.1', '10.0.0.8', '169.254.169.254']) {
+        expect((await sender.send(`http://receiver.example.org:${port}/hook`, request)).outcome).toMatchObject({ kind: 'no-answer', reason: 'refused' });
+      }
+      expect(connections).toBe(0);
     });
   });
 

@@ -1,52 +1,69 @@
+import type { Logger } from 'pino';
 import { AdmissionResponseV1 } from '@bedrequest/contracts';
 import type { BatchHandler, ConsumedMessage, HandlerOutcome } from '@bedrequest/messaging';
-import type { EventRepository } from './event.repository';
-import { KeyedSerialQueue } from './keyed-serial-queue';
+import type { EventRepository, IncomingEvent, RecordOutcome } from './event.repository';
 
 /** The webhook event type of an AdmissionResponseV1 message (spec, "Events"). */
 export const ADMISSION_RESPONSE_EVENT = 'AdmissionResponse';
 
 /**
- * The notifier queue's handler: stores the event for the referrer's AdmissionResponse subscription
- * (the delivery worker sends it), then acks. An event for a party without a subscription is not
- * kept: sequence numbers belong to a subscription, the referrer can read its Tasks instead, and no
- * Task content is stored that nobody will receive. A thrown error (database down) means retry.
- * Events of one referrer are stored in the order this consumer received them, so that their
- * sequence numbers follow the queue's order.
+ * The notifier queue's handler: stores a batch of events for the referrers' AdmissionResponse
+ * subscriptions in one statement (the delivery worker sends them), then acks. An event for a party
+ * without a subscription is not kept: sequence numbers belong to a subscription, the referrer can
+ * read its Tasks instead, and no Task content is stored that nobody will receive. A thrown error
+ * (database down) means retry; the broker then splits the batch and tries each message alone.
+ *
+ * Sequence numbers follow the queue's order: the broker hands this handler one batch at a time, in
+ * queue order, and the batch is numbered in its order (EventRepository.recordAll).
+ *
+ * Logs name ids and counts only, never the Task (it may hold notes about the patient).
  */
-export function admissionResponseHandler(events: EventRepository, deliveries: { wake(): void }): BatchHandler {
-  const arrivalOrder = new KeyedSerialQueue();
-  const handleOne = async (message: ConsumedMessage): Promise<HandlerOutcome> => {
-    if (message.definition.routingKey !== AdmissionResponseV1.routingKey) {
-      message.logger.error('message type not handled by the notifier');
-      return 'dead-letter';
-    }
-    const payload = message.envelope.payload as AdmissionResponseV1;
-    const outcome = await arrivalOrder.run(payload.referrerPartyId, () =>
-      events.record({
-        messageId: message.envelope.id,
-        messageType: message.definition.routingKey,
-        eventId: payload.eventId,
-        eventType: ADMISSION_RESPONSE_EVENT,
-        partyId: payload.referrerPartyId,
-        requestIdentifier: payload.requestIdentifier,
-        occurredAt: new Date(message.envelope.occurredAt),
-        data: payload.task,
-      }),
-    );
-    if (outcome.kind === 'stored') {
-      deliveries.wake();
-      message.logger.info({ eventId: payload.eventId, subscriptionId: outcome.subscriptionId, sequence: outcome.sequence }, 'event stored for delivery');
-    } else if (outcome.kind === 'no-subscription') {
-      message.logger.info({ eventId: payload.eventId, partyId: payload.referrerPartyId }, 'event dropped: the party has no AdmissionResponse subscription');
-    } else {
-      message.logger.info({ eventId: payload.eventId }, 'event already stored');
-    }
-    return 'ack';
-  };
+export function admissionResponseHandler(events: EventRepository, deliveries: { wake(): void }, logger: Logger): BatchHandler {
   return async (messages) => {
-    const outcomes: HandlerOutcome[] = [];
-    for (const message of messages) outcomes.push(await handleOne(message));
+    const outcomes: HandlerOutcome[] = messages.map((message) => (message.definition.routingKey === AdmissionResponseV1.routingKey ? 'ack' : 'dead-letter'));
+    const readable = messages.filter((message, index) => {
+      if (outcomes[index] === 'ack') return true;
+      message.logger.error('message type not handled by the notifier');
+      return false;
+    });
+    if (readable.length === 0) return outcomes;
+
+    const recorded = await events.recordAll(readable.map(incomingEvent));
+    const counts = { stored: 0, duplicates: 0, withoutSubscription: 0 };
+    readable.forEach((message, index) => {
+      const outcome = recorded[index] ?? { kind: 'duplicate' };
+      logOutcome(message, outcome);
+      if (outcome.kind === 'stored') counts.stored += 1;
+      else if (outcome.kind === 'duplicate') counts.duplicates += 1;
+      else counts.withoutSubscription += 1;
+    });
+    if (counts.stored > 0) deliveries.wake();
+    logger.info({ messages: messages.length, ...counts, deadLettered: messages.length - readable.length }, 'events stored for delivery');
     return outcomes;
   };
+}
+
+function incomingEvent(message: ConsumedMessage): IncomingEvent {
+  const payload = message.envelope.payload as AdmissionResponseV1;
+  return {
+    messageId: message.envelope.id,
+    messageType: message.definition.routingKey,
+    eventId: payload.eventId,
+    eventType: ADMISSION_RESPONSE_EVENT,
+    partyId: payload.referrerPartyId,
+    requestIdentifier: payload.requestIdentifier,
+    occurredAt: new Date(message.envelope.occurredAt),
+    data: payload.task,
+  };
+}
+
+function logOutcome(message: ConsumedMessage, outcome: RecordOutcome): void {
+  const { eventId, referrerPartyId: partyId } = message.envelope.payload as AdmissionResponseV1;
+  if (outcome.kind === 'stored') {
+    message.logger.debug({ eventId, subscriptionId: outcome.subscriptionId, sequence: outcome.sequence }, 'event stored for delivery');
+  } else if (outcome.kind === 'no-subscription') {
+    message.logger.debug({ eventId, partyId }, 'event dropped: the party has no AdmissionResponse subscription');
+  } else {
+    message.logger.debug({ eventId }, 'event already stored');
+  }
 }

@@ -36,6 +36,8 @@ export class WebhookReceiver {
   /** Requests being answered right now, per request identifier (from the Task's basedOn). */
   private readonly inFlight = new Map<string, number>();
   maxInFlightPerRequest = 0;
+  /** TCP connections the notifier opened to this receiver. */
+  connections = 0;
   private server?: Server;
 
   async start(): Promise<string> {
@@ -66,6 +68,7 @@ export class WebhookReceiver {
         }, answer.delayMs ?? 0);
       });
     });
+    this.server.on('connection', () => (this.connections += 1));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhooks`;
   }

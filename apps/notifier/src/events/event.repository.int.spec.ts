@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
+import { SubscriptionRepository } from '../subscriptions/subscription.repository';
+import { ADMISSION_RESPONSE_EVENT } from './admission-response.consumer';
+import { EventRepository, type IncomingEvent } from './event.repository';
+
+const env = testEnvironment();
+
+describe('EventRepository.recordAll against the real PostgreSQL', () => {
+  const schema = uniqueName('notifier');
+  let prisma: NotifierDatabase;
+  let events: EventRepository;
+  let subscriptions: SubscriptionRepository;
+  let pool: Pool;
+
+  beforeAll(async () => {
+    prisma = await openNotifierDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 4 });
+    events = new EventRepository(prisma, notifierTables(schema));
+    subscriptions = new SubscriptionRepository(prisma, notifierTables(schema));
+    pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
+  });
+
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await pool.end();
+  });
+
+  const subscribedParty = async () => {
+    const partyId = `referrer-${randomUUID()}`;
+    const created = await subscriptions.createIfAbsent({ id: randomUUID(), partyId, eventType: ADMISSION_RESPONSE_EVENT, callbackUrl: 'http://127.0.0.1:9/hook', secret: 'whsec_c2VjcmV0' });
+    return { partyId, subscriptionId: created!.id };
+  };
+
+  const event = (partyId: string, requestIdentifier = 'request-1', overrides: Partial<IncomingEvent> = {}): IncomingEvent => ({
+    messageId: randomUUID(),
+    messageType: 'admission.response.v1',
+    eventId: randomUUID(),
+    eventType: ADMISSION_RESPONSE_EVENT,
+    partyId,
+    requestIdentifier,
+    occurredAt: new Date('2025-03-06T12:00:00.123Z'),
+    data: { resourceType: 'Task', note: [{ text: 'patient details' }] },
+    ...overrides,
+  });
+
+  const stored = async (subscriptionId: string) =>
+    (
+      await pool.query<{ event_id: string; sequence: number; status: string; data: unknown; due: boolean }>(
+        `SELECT event_id, sequence, status, data, next_attempt_at <= now() + interval '1 second' AS due FROM "${schema}".delivery WHERE subscription_id = $1 ORDER BY sequence`,
+        [subscriptionId],
+      )
+    ).rows;
+  const lastSequence = async (subscriptionId: string) =>
+    (await pool.query<{ last_sequence: number }>(`SELECT last_sequence FROM "${schema}".subscription WHERE id = $1`, [subscriptionId])).rows[0]!.last_sequence;
+
+  it('gives the events of one subscription consecutive sequence numbers in the order of the batch, as pending deliveries due now', async () => {
+    const { partyId, subscriptionId } = await subscribedParty();
+    const batch = [event(partyId, 'a'), event(partyId, 'b'), event(partyId, 'a'), event(partyId, 'c'), event(partyId, 'b')];
+
+    const outcomes = await events.recordAll(batch);
+
+    expect(outcomes).toEqual([1, 2, 3, 4, 5].map((sequence) => ({ kind: 'stored', subscriptionId, sequence })));
+    const rows = await stored(subscriptionId);
+    expect(rows.map((row) => [row.event_id, row.sequence, row.status, row.due])).toEqual(batch.map((sent, index) => [sent.eventId, index + 1, 'pending', true]));
+    expect(rows[0]!.data).toEqual(batch[0]!.data);
+    expect(await lastSequence(subscriptionId)).toBe(5);
+  });
+
+  it('changes nothing when the same batch is delivered again, and numbers the next batch on from there', async () => {
+    const { partyId, subscriptionId } = await subscribedParty();
+    const batch = [event(partyId), event(partyId), event(partyId)];
+    await events.recordAll(batch);
+
+    const again = await events.recordAll(batch);
+    // The same events under new message ids (a publisher that sent them twice) are duplicates too.
+    const republished = await events.recordAll(batch.map((sent) => ({ ...sent, messageId: randomUUID() })));
+    const next = await events.recordAll([event(partyId)]);
+
+    expect(again).toEqual([{ kind: 'duplicate' }, { kind: 'duplicate' }, { kind: 'duplicate' }]);
+    expect(republished).toEqual([{ kind: 'duplicate' }, { kind: 'duplicate' }, { kind: 'duplicate' }]);
+    expect(next).toEqual([{ kind: 'stored', subscriptionId, sequence: 4 }]);
+    expect((await stored(subscriptionId)).map((row) => row.sequence)).toEqual([1, 2, 3, 4]);
+    expect(await lastSequence(subscriptionId)).toBe(4);
+  });
+
+  it('stores a message or an event that occurs twice within one batch once', async () => {
+    const { partyId, subscriptionId } = await subscribedParty();
+    const first = event(partyId);
+    const sameEventOtherMessage = { ...first, messageId: randomUUID() };
+    const later = event(partyId);
+
+    const outcomes = await events.recordAll([first, first, sameEventOtherMessage, later]);
+
+    expect(outcomes).toEqual([
+      { kind: 'stored', subscriptionId, sequence: 1 },
+      { kind: 'duplicate' },
+      { kind: 'duplicate' },
+      { kind: 'stored', subscriptionId, sequence: 2 },
+    ]);
+    expect((await stored(subscriptionId)).map((row) => row.event_id)).toEqual([first.eventId, later.eventId]);
+  });
+
+  it('numbers each subscription of a mixed batch on its own and drops events of parties without a subscription', async () => {
+    const one = await subscribedParty();
+    const two = await subscribedParty();
+    const stranger = `stranger-${randomUUID()}`;
+
+    const dropped = event(stranger);
+
+    const outcomes = await events.recordAll([event(one.partyId), dropped, event(two.partyId), event(one.partyId), event(two.partyId)]);
+
+    expect(outcomes).toEqual([
+      { kind: 'stored', subscriptionId: one.subscriptionId, sequence: 1 },
+      { kind: 'no-subscription' },
+      { kind: 'stored', subscriptionId: two.subscriptionId, sequence: 1 },
+      { kind: 'stored', subscriptionId: one.subscriptionId, sequence: 2 },
+      { kind: 'stored', subscriptionId: two.subscriptionId, sequence: 2 },
+    ]);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".delivery WHERE event_id = $1`, [dropped.eventId]);
+    expect(rows[0].n).toBe(0);
+    // Its message is recorded all the same: a redelivery is only acknowledged.
+    expect(await events.recordAll([dropped])).toEqual([{ kind: 'duplicate' }]);
+  });
+
+  it('keeps sequence numbers unique and gap-free when batches for the same subscriptions are stored concurrently', async () => {
+    const one = await subscribedParty();
+    const two = await subscribedParty();
+    // Batches that name both subscriptions in opposite orders: they lock the rows in id order, so
+    // they wait for each other instead of deadlocking.
+    const batches = Array.from({ length: 8 }, (_, n) =>
+      Array.from({ length: 10 }, (_, k) => event((n + k) % 2 === 0 ? one.partyId : two.partyId, `request-${k % 3}`)),
+    );
+
+    await Promise.all(batches.map((batch) => events.recordAll(batch)));
+
+    for (const { subscriptionId } of [one, two]) {
+      expect((await stored(subscriptionId)).map((row) => row.sequence)).toEqual(Array.from({ length: 40 }, (_, n) => n + 1));
+      expect(await lastSequence(subscriptionId)).toBe(40);
+    }
+    // Within each batch, the events of one subscription got increasing numbers in batch order.
+    const sequenceOf = new Map((await pool.query<{ event_id: string; sequence: number }>(`SELECT event_id, sequence FROM "${schema}".delivery`)).rows.map((row) => [row.event_id, row.sequence]));
+    for (const batch of batches) {
+      for (const partyId of [one.partyId, two.partyId]) {
+        const numbers = batch.filter((sent) => sent.partyId === partyId).map((sent) => sequenceOf.get(sent.eventId)!);
+        expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+        expect(numbers[numbers.length - 1]! - numbers[0]!).toBe(numbers.length - 1);
+      }
+    }
+  });
+});
