@@ -41,7 +41,7 @@ describe('coalesceWrites against the real RabbitMQ', () => {
     try {
       if (coalesce) expect(coalesceWrites(model)).toBe(true);
       const channel = await model.createConfirmChannel();
-      await channel.assertQueue(queue, { autoDelete: true });
+      await channel.assertQueue(queue, { exclusive: true });
       const writes = await socketWrites(model, async () => {
         for (let n = 0; n < 50; n++) channel.sendToQueue(queue, Buffer.from(`message ${n}`));
         await channel.waitForConfirms();
