@@ -1,6 +1,8 @@
 import { Agent, request } from 'undici';
+import type { ProcessStack } from '../../tools/e2e/process-stack';
 import { bundleFactory } from './bundles';
 import { openLoop, percentile } from './load';
+import { cpuSpent, sampleCpu } from './process-cpu';
 import type { WebhookReceiver } from './receiver';
 
 interface RateResult {
@@ -12,11 +14,15 @@ interface RateResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** CPU milliseconds per request of each process of the stack, from sending until the webhooks arrived. */
+  cpuMsPerRequest: Record<string, number>;
 }
 
 /** POSTs new requests at a fixed rate and times each from sending to its first webhook arriving. */
-async function atRate(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; ratePerSecond: number; seconds: number; graceMs: number }): Promise<RateResult> {
+async function atRate(options: { stack: ProcessStack; gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; ratePerSecond: number; seconds: number; graceMs: number }): Promise<RateResult> {
   const bundles = bundleFactory(options.performerIks);
+  const pids = new Map([...options.stack.services.values()].map((service) => [service.name, service.process.pid!] as const));
+  const cpuBefore = sampleCpu(pids);
   const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
   const sentAt = new Map<string, number>();
   let accepted = 0;
@@ -40,6 +46,7 @@ async function atRate(options: { gatewayUrl: string; token: string; performerIks
   const deadline = performance.now() + options.graceMs;
   while (options.receiver.firstArrival.size < accepted && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   await agent.close();
+  const spent = cpuSpent(cpuBefore, sampleCpu(pids));
   const latencies = [...sentAt].flatMap(([identifier, started]) => {
     const arrived = options.receiver.firstArrival.get(identifier);
     return arrived === undefined ? [] : [arrived - started];
@@ -54,6 +61,7 @@ async function atRate(options: { gatewayUrl: string; token: string; performerIks
     p50Ms: round(percentile(latencies, 50)),
     p99Ms: round(percentile(latencies, 99)),
     maxMs: round(Math.max(...latencies)),
+    cpuMsPerRequest: Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, Math.round((ms / Math.max(1, accepted)) * 100) / 100])),
   };
 }
 
@@ -61,7 +69,7 @@ async function atRate(options: { gatewayUrl: string; token: string; performerIks
  * Figure 2: POST to webhook for requests routing answers automatically (a clinic that does not
  * offer the department: automatic decline), at 200 requests/s for 60 s.
  */
-export async function endToEndFigure(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; runs: number; seconds: number }) {
+export async function endToEndFigure(options: { stack: ProcessStack; gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; runs: number; seconds: number }) {
   const fixed: RateResult[] = [];
   for (let run = 0; run < options.runs; run++) {
     fixed.push(await atRate({ ...options, ratePerSecond: 200, seconds: options.seconds, graceMs: 60_000 }));
@@ -74,7 +82,7 @@ export async function endToEndFigure(options: { gatewayUrl: string; token: strin
 }
 
 /** Figure 2b: rising offered rates, from low, until p99 passes 1 s; the last rate below is the answer. */
-export async function highestRateFigure(options: { gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; stepSeconds: number; rates: number[] }) {
+export async function highestRateFigure(options: { stack: ProcessStack; gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; stepSeconds: number; rates: number[] }) {
   const steps: RateResult[] = [];
   for (const rate of options.rates) {
     const step = await atRate({ ...options, ratePerSecond: rate, seconds: options.stepSeconds, graceMs: 30_000 });
@@ -84,5 +92,5 @@ export async function highestRateFigure(options: { gatewayUrl: string; token: st
     await new Promise((resolve) => setTimeout(resolve, 3_000));
   }
   const passing = steps.filter((step) => step.p99Ms < 1_000 && step.arrived === step.accepted);
-  return { steps, highestRateWithP99Under1s: passing.length ? Math.max(...passing.map((step) => step.ratePerSecond)) : null };
+  return { steps, highestRateWithP99Under1s: passing.length ? Math.max(...passing.map((step) => step.ratePerSecond)) : null, target: 600 };
 }

@@ -115,11 +115,12 @@ async function main() {
     }
     if (wanted('intake')) {
       console.log('[bench] 1/5 intake vs baseline');
-      await measure('intake', () => intakeFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, seconds: quick ? 3 : 10, connections: 16 }));
+      await measure('intake', () => intakeFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, seconds: quick ? 3 : 10, connections: 32 }));
     }
     if (wanted('end-to-end')) {
       console.log('[bench] 2/5 end to end at 200 requests/s');
       await measure('endToEnd', () => endToEndFigure({
+        stack,
         gatewayUrl: stack.gatewayUrl,
         token: referrer.token,
         performerIks: [CLINIC_DECLINING],
@@ -130,7 +131,7 @@ async function main() {
     }
     if (wanted('rates')) {
       console.log('[bench] 2b/5 highest rate with end-to-end p99 under 1 s');
-      await measure('endToEndRates', () => highestRateFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_DECLINING], receiver, stepSeconds: quick ? 3 : 15, rates: [10, 25, 50, 75, 100, 150, 200] }));
+      await measure('endToEndRates', () => highestRateFigure({ stack, gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_DECLINING], receiver, stepSeconds: quick ? 3 : 15, rates: [50, 100, 200, 300, 400, 500, 600, 700, 800, 1000] }));
     }
     if (wanted('webhooks')) {
       console.log('[bench] 3/5 webhook deliveries');

@@ -110,6 +110,12 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     expect(outbox.map((row) => row.routing_key)).toEqual(['request.dispatched.v1', 'admission.response.v1']);
     expect(outbox[0]!.tasks).toEqual([expect.objectContaining({ clinicIk: A }), expect.objectContaining({ clinicIk: B, declined: 'department-not-offered' })]);
     expect(outbox[0]!.tasks![0]).not.toHaveProperty('declined');
+    const [response] = await query<{ source: string; code: string }>(
+      `SELECT envelope #>> '{payload,source}' AS source, envelope #>> '{payload,task,businessStatus,coding,0,code}' AS code
+         FROM $schema.outbox_message WHERE routing_key = 'admission.response.v1' AND envelope #>> '{payload,requestIdentifier}' = $1`,
+      [identifier],
+    );
+    expect(response).toEqual({ source: 'automatic', code: 'declined' });
   });
 
   it('a batch the database refuses changes nothing at all', async () => {

@@ -180,7 +180,7 @@ export class RequestBatch {
       const reason = change.action === 'answer-requested' ? declineReason(this.registered(task.clinicIk), submitted.departmentCode) : undefined;
       if (reason) {
         this.recordAnswer(state, task, 'declined', declineNote(reason, task.clinicIk, submitted));
-        responses.push(this.responseRecord(state, task, meta));
+        responses.push(this.responseRecord(state, task, meta, 'automatic'));
       }
       dispatched.push({ taskId: task.id, clinicIk: task.clinicIk, action: change.action, ...(reason ? { declined: reason } : {}) });
     }
@@ -237,7 +237,7 @@ export class RequestBatch {
     const decision = answerTask(state.request, task, answer.businessStatus);
     if (decision.kind === 'reject') return rejected(409, 'conflict', decision.diagnostics);
     this.recordAnswer(state, task, answer.businessStatus, answer.note);
-    const response = this.responseRecord(state, task, meta);
+    const response = this.responseRecord(state, task, meta, answer.source);
     this.changes.outbox.push(response);
     return verdict(200, 'accepted', [], { requestIdentifier: state.request.identifier, task: { ...(response.envelope.payload as AdmissionResponseV1).task } });
   }
@@ -301,11 +301,11 @@ export class RequestBatch {
   }
 
   /** admission.response.v1 for the Task as it is now: the webhook to the referrer, and routing's cue. */
-  private responseRecord(state: RequestState, task: StoredTask, meta: MessageMeta): OutboxRecord {
+  private responseRecord(state: RequestState, task: StoredTask, meta: MessageMeta, source: AdmissionResponseV1['source']): OutboxRecord {
     const fhirTask = toFhirTask({ ...task, requestIdentifier: state.request.identifier, referrerIk: state.request.referrerIk }, this.context.systems);
     return outboxRecord(
       AdmissionResponseV1,
-      { eventId: randomUUID(), referrerPartyId: state.request.referrerPartyId, requestIdentifier: state.request.identifier, task: { ...fhirTask } },
+      { eventId: randomUUID(), referrerPartyId: state.request.referrerPartyId, requestIdentifier: state.request.identifier, task: { ...fhirTask }, ...(source ? { source } : {}) },
       { correlationId: meta.correlationId },
     );
   }

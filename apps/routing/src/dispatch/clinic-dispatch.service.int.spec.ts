@@ -105,18 +105,25 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     expect((await answersIn()).length).toBe(answersBefore);
   });
 
-  it('gives back the bed of a Task its clinic declined, and ignores other answers without a trace', async () => {
+  it('gives back the bed of a Task its clinic declined, and ignores other answers and the service\'s own declines without a trace', async () => {
     const ik = await newClinic(1);
     const taskId = randomUUID();
     const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
     await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])]);
-    const response = (code: string) =>
-      command(AdmissionResponseV1, { eventId: randomUUID(), referrerPartyId: 'referrer-1', requestIdentifier: identifier, task: { id: taskId, businessStatus: { coding: [{ code }] } } });
+    const response = (code: string, source?: 'clinic' | 'automatic') =>
+      command(AdmissionResponseV1, {
+        eventId: randomUUID(),
+        referrerPartyId: 'referrer-1',
+        requestIdentifier: identifier,
+        task: { id: taskId, businessStatus: { coding: [{ code }] } },
+        ...(source ? { source } : {}),
+      });
 
-    const ignored = await service.handle([response('query')]);
+    const ignored = await service.handle([response('query', 'clinic'), response('declined', 'automatic')]);
+    expect(ignored).toEqual({ notifications: [], released: [], duplicates: 0, answers: 0 });
+    expect(await bedCount(ik)).toMatchObject({ held: 1 });
     const declined = await service.handle([response('declined')]);
 
-    expect(ignored).toEqual({ notifications: [], released: [], duplicates: 0, answers: 0 });
     expect(declined.released).toEqual([taskId]);
     expect(await bedCount(ik)).toMatchObject({ held: 0 });
   });

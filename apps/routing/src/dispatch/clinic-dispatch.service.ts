@@ -6,9 +6,9 @@ import type { DispatchRepository } from './dispatch.repository';
 /** A message routing handles, read from its envelope. */
 export type RoutingCommand =
   | { kind: 'dispatch'; meta: MessageMeta; request: RequestDispatchedV1 }
-  /** A Task's answer was declined (by its clinic, or for it): the bed it holds goes back. */
+  /** A clinic declined its Task: the bed the Task holds goes back. */
   | { kind: 'declined'; meta: MessageMeta; taskId: string }
-  /** Any other answer: nothing to do, nothing to record. */
+  /** Any other answer (the service's own included): nothing to do, nothing to record. */
   | { kind: 'ignored'; meta: MessageMeta };
 
 export interface BatchResult {
@@ -37,9 +37,12 @@ export class ClinicDispatchService {
     const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
     if (definition.routingKey === RequestDispatchedV1.routingKey) return { kind: 'dispatch', meta, request: envelope.payload as RequestDispatchedV1 };
     if (definition.routingKey !== AdmissionResponseV1.routingKey) return undefined;
-    const task = (envelope.payload as AdmissionResponseV1).task as { id?: unknown; businessStatus?: { coding?: { code?: unknown }[] } };
-    const declined = task.businessStatus?.coding?.[0]?.code === 'declined' && typeof task.id === 'string';
-    return declined ? { kind: 'declined', meta, taskId: task.id as string } : { kind: 'ignored', meta };
+    const response = envelope.payload as AdmissionResponseV1;
+    const task = response.task as { id?: unknown; businessStatus?: { coding?: { code?: unknown }[] } };
+    // The service's own answers booked or released their beds already (routing's from bed counts,
+    // intake's declines through the dispatch): only a clinic's decline gives a bed back here.
+    const declinedByClinic = response.source !== 'automatic' && task.businessStatus?.coding?.[0]?.code === 'declined' && typeof task.id === 'string';
+    return declinedByClinic ? { kind: 'declined', meta, taskId: task.id as string } : { kind: 'ignored', meta };
   }
 
   /** Applies a batch in one transaction, in the order the messages arrived. */
