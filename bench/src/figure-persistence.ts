@@ -5,7 +5,7 @@ import { AdmissionBundleSubmittedV1, createEnvelope, type ClinicRecord } from '@
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { openServiceDatabase } from '@bedrequest/persistence';
 import { PrismaClient } from '../../apps/intake/src/generated/prisma/client';
-import { pgTransactor, prismaTransactor, type Transactor } from '../../apps/intake/src/persistence/sql-runner';
+import { pgRunner, prismaRunner, type SqlRunner } from '../../apps/intake/src/persistence/sql-runner';
 import { AdmissionRequestRepository } from '../../apps/intake/src/requests/admission-request.repository';
 import { IntakeService, type IntakeCommand } from '../../apps/intake/src/requests/intake.service';
 import { root } from '../../tools/e2e/process-stack';
@@ -14,10 +14,10 @@ import { summarize } from './load';
 
 const submitter = { partyId: 'bench-referrer', ikNumbers: [REFERRER_IK], fhirBase: FHIR_BASE };
 
-/** Intake's use case over `transactor`, with the performers registered as clinics that offer 2300. */
-function intakeOver(transactor: Transactor, schema: string, profileBase: string, performerIks: string[]): IntakeService {
+/** Intake's use case over `runner`, with the performers registered as clinics that offer 2300. */
+function intakeOver(runner: SqlRunner, schema: string, profileBase: string, performerIks: string[]): IntakeService {
   const clinics = new Map(performerIks.map((ik): [string, ClinicRecord] => [ik, { ik, name: ik, departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] }]));
-  return new IntakeService(new AdmissionRequestRepository(transactor, schema), { lookup: async () => clinics }, fhirSystems(profileBase));
+  return new IntakeService(new AdmissionRequestRepository(runner, schema), { lookup: async () => clinics }, fhirSystems(profileBase));
 }
 
 /** `count` new requests as the gateway sends them (validated, with what it read), in batches of `batchSize`. */
@@ -48,9 +48,9 @@ async function throughput(service: IntakeService, batches: IntakeCommand[][], co
 }
 
 /**
- * Figure 5: intake's persistence of new requests (a batch: lock, load, one write statement, in one
- * transaction) through Prisma (`$queryRaw` in an interactive transaction, as the service runs)
- * against exactly the same statements through a plain `pg` pool. The commands are prepared
+ * Figure 5: intake's persistence of new requests (a batch: one statement that reads its state, one
+ * that writes it) through Prisma (`$queryRaw`, as the service runs) against exactly the same
+ * statements through a plain `pg` pool. The commands are prepared
  * beforehand, so both sides measure only the database work and what each client costs around it.
  */
 export async function persistenceFigure(options: { databaseUrl: string; profileBase: string; performerIks: string[]; runs: number; count: number; concurrency: number; batchSize: number }) {
@@ -60,8 +60,8 @@ export async function persistenceFigure(options: { databaseUrl: string; profileB
   const prisma = await open(schemas.prisma);
   await (await open(schemas.raw)).$disconnect();
   const pool = new Pool({ connectionString: options.databaseUrl, max: options.concurrency });
-  const viaPrisma = intakeOver(prismaTransactor(prisma), schemas.prisma, options.profileBase, options.performerIks);
-  const viaPg = intakeOver(pgTransactor(pool), schemas.raw, options.profileBase, options.performerIks);
+  const viaPrisma = intakeOver(prismaRunner(prisma), schemas.prisma, options.profileBase, options.performerIks);
+  const viaPg = intakeOver(pgRunner(pool), schemas.raw, options.profileBase, options.performerIks);
   const prismaRates: number[] = [];
   const pgRates: number[] = [];
   const batches = (service: IntakeService, count = options.count) => batchesOf(service, { ...options, count });

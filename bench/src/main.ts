@@ -131,7 +131,7 @@ async function main() {
     }
     if (wanted('rates')) {
       console.log('[bench] 2b/5 highest rate with end-to-end p99 under 1 s');
-      await measure('endToEndRates', () => highestRateFigure({ stack, gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_DECLINING], receiver, stepSeconds: quick ? 3 : 15, rates: [50, 100, 200, 300, 400, 500, 600, 700, 800, 1000] }));
+      await measure('endToEndRates', () => highestRateFigure({ stack, gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_DECLINING], receiver, stepSeconds: quick ? 3 : 15, rates: (process.env.BENCH_RATES ?? '50,100,200,300,400,500,600,700,800,1000').split(',').map(Number) }));
     }
     if (wanted('webhooks')) {
       console.log('[bench] 3/5 webhook deliveries');

@@ -139,7 +139,7 @@ function markdown(results: Record<string, unknown>): string {
     lines.push(
       '## 5. Persistence: Prisma against raw pg',
       '',
-      `New requests in batches of ${p.batchSize ?? '?'} (lock, load, one write statement, in one transaction), ${p.bundlesPerRun} per run, ${p.concurrency} batches concurrent; the same statements through Prisma's \`$queryRaw\` in an interactive transaction and through a plain \`pg\` pool.`,
+      `New requests in batches of ${p.batchSize ?? '?'} (one statement reads the batch's state, one writes it), ${p.bundlesPerRun} per run, ${p.concurrency} batches concurrent; the same statements through Prisma's \`$queryRaw\` and through a plain \`pg\` pool.`,
       '',
       `Prisma ${spread(p.prismaPerSecond)} bundles/s; raw pg ${spread(p.rawPgPerSecond)} bundles/s; ratio ${spread(p.ratioPrismaToPg, 2)}; target ${p.target}: ${verdict(p.ratioPrismaToPg.median >= p.target)}.`,
       '',

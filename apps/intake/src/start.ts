@@ -10,7 +10,7 @@ import type { IntakeConfig } from './config';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
 import { openIntakeDatabase } from './persistence/database';
-import { prismaTransactor } from './persistence/sql-runner';
+import { prismaRunner } from './persistence/sql-runner';
 import { AdmissionRequestRepository } from './requests/admission-request.repository';
 import { IntakeService } from './requests/intake.service';
 import { TaskReadRepository } from './tasks/task-read.repository';
@@ -49,7 +49,7 @@ export async function startIntake(config: IntakeConfig): Promise<RunningIntake> 
   await clinics.start(broker);
   lifecycle.onStop('clinic directory', async () => clinics.stop());
 
-  const service = new IntakeService(new AdmissionRequestRepository(prismaTransactor(prisma), config.INTAKE_DB_SCHEMA), clinics, systems);
+  const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA), clinics, systems);
   await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
   const app = createServiceHttpApp({

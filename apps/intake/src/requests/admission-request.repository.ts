@@ -1,11 +1,11 @@
 import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
-import type { SqlRunner, Transactor } from '../persistence/sql-runner';
+import type { SqlRunner } from '../persistence/sql-runner';
 import type { ClinicTaskView, TaskNote } from '../tasks/task-resource';
-import type { BatchChanges, StoredRequest, StoredTask } from './request-batch';
+import { documentKey, type BatchChanges, type StoredRequest, type StoredTask } from './request-batch';
 import type { BusinessStatus, RequestIntent, RequestStatus, TaskStatus } from './request-state-machine';
 
-/** What a batch must know before it decides: its requests (locked), their Tasks, what was seen before. */
+/** What a batch must know before it decides: its requests, their Tasks, what was seen before. */
 export interface LoadedState {
   requests: StoredRequest[];
   tasks: StoredTask[];
@@ -15,7 +15,7 @@ export interface LoadedState {
   documentKeys: string[];
 }
 
-interface RequestRow {
+interface RequestJson {
   id: string;
   identifier: string;
   referrer_party_id: string;
@@ -25,8 +25,8 @@ interface RequestRow {
   selected_clinic_ik: string | null;
   current_version: number;
   latest_hash: string;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
 }
 
 interface TaskJson {
@@ -40,21 +40,27 @@ interface TaskJson {
   authored_on: string;
   last_modified: string;
   cancelled_at: string | null;
+  revision: number;
 }
 
 /**
  * All of intake's SQL about requests, versions, Tasks, documents, the inbox and the outbox. A batch
- * of messages costs five round trips whatever its size: BEGIN, `lock` (the requests' rows, FOR
- * UPDATE), `load` (their Tasks, earlier verdicts, stored documents), `write` (every change in one
- * statement of data-modifying CTEs), COMMIT. Raw SQL through Prisma: the model API would cost a
- * round trip per row. Table names carry the schema (raw SQL runs on the connection's search_path).
+ * of messages costs two statements whatever its size, each atomic on its own and neither holding a
+ * lock while the batch decides: `load` reads everything the batch decides on, in one snapshot;
+ * `write` writes every change in one statement of data-modifying CTEs, and only where each row is
+ * still as `load` read it (a request's `current_version`, a Task's `revision`), else it fails with
+ * SQLSTATE 40001 and changes nothing: the broker then splits the batch and each message is tried
+ * again on the state that won. With one intake that never happens (its batches run one after the
+ * other); with several, it is what serialises work on one request. Raw SQL through Prisma: the
+ * model API would cost a round trip per row. Table names carry the schema (raw SQL runs on the
+ * connection's search_path).
  */
 export class AdmissionRequestRepository {
-  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox', Prisma.Sql>;
+  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'expectRows', Prisma.Sql>;
 
   constructor(
-    /** Prisma in the service (prismaTransactor); plain pg in the benchmark's comparison. */
-    readonly transaction: Transactor,
+    /** Prisma in the service (prismaRunner); plain pg in the benchmark's comparison. */
+    private readonly run: SqlRunner,
     schema: string,
   ) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
@@ -66,55 +72,49 @@ export class AdmissionRequestRepository {
       document: table('request_document'),
       inbox: table('inbox_message'),
       outbox: table('outbox_message'),
+      expectRows: table('expect_rows'),
     };
   }
 
   /**
-   * Locks the rows of the requests the batch touches (by identifier, or by the id of one of their
-   * Tasks) until the transaction ends, in id order so that two batches never deadlock, and returns
-   * them as they are now: a concurrent change committed while we waited is seen. A request that
-   * does not exist yet has no row to lock; two transactions creating the same identifier meet at its
-   * unique index, and the second fails and is tried again (its batch is split).
+   * Everything a batch decides on, in one statement: the requests it names (by identifier, or by
+   * the id of one of their Tasks), their Tasks, the verdicts of messages seen before and the
+   * documents already stored. A request that does not exist yet is created by `write`; two batches
+   * creating the same identifier meet at its unique index, and the second fails and is tried again.
    */
-  async lock(run: SqlRunner, keys: { identifiers: string[]; taskIds: string[] }): Promise<StoredRequest[]> {
+  async load(keys: { identifiers: string[]; taskIds: string[]; messageIds: string[]; documentHashes: string[] }): Promise<LoadedState> {
     const t = this.t;
-    const rows = await run.rows<RequestRow>(Prisma.sql`
-      SELECT id::text, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
-        FROM ${t.request}
-       WHERE identifier = ANY(${keys.identifiers}::text[])
-          OR id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[]))
-       ORDER BY id
-         FOR UPDATE OF admission_request`);
-    return rows.map((row) => ({
-      id: row.id,
-      identifier: row.identifier,
-      referrerPartyId: row.referrer_party_id,
-      referrerIk: row.referrer_ik,
-      status: row.status as RequestStatus,
-      intent: row.intent as RequestIntent,
-      selectedClinicIk: row.selected_clinic_ik,
-      currentVersion: row.current_version,
-      latestHash: row.latest_hash,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }));
-  }
-
-  /** Everything else the batch needs, in one statement (after `lock`, so it reads the latest state). */
-  async load(run: SqlRunner, keys: { requestIds: string[]; messageIds: string[]; documentHashes: string[] }): Promise<Omit<LoadedState, 'requests'>> {
-    const t = this.t;
-    const [row] = await run.rows<{ tasks: TaskJson[]; inbox: { message_id: string; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
+    const [row] = await this.run.rows<{ requests: RequestJson[]; tasks: TaskJson[]; inbox: { message_id: string; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
+      WITH requests AS (
+        SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
+          FROM ${t.request}
+         WHERE identifier = ANY(${keys.identifiers}::text[])
+            OR id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[])))
       SELECT
+        (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
-           FROM (SELECT id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at
-                   FROM ${t.task} WHERE request_id = ANY(${keys.requestIds}::uuid[])) x) AS tasks,
+           FROM (SELECT id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at, revision
+                   FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT message_id, verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT request_id, canonical_hash FROM ${t.document}
-                  WHERE request_id = ANY(${keys.requestIds}::uuid[]) AND canonical_hash = ANY(${keys.documentHashes}::text[])) x) AS documents`);
+                  WHERE request_id IN (SELECT id FROM requests) AND canonical_hash = ANY(${keys.documentHashes}::text[])) x) AS documents`);
     if (!row) throw new Error('the state query returned no row');
     return {
+      requests: row.requests.map((request) => ({
+        id: request.id,
+        identifier: request.identifier,
+        referrerPartyId: request.referrer_party_id,
+        referrerIk: request.referrer_ik,
+        status: request.status as RequestStatus,
+        intent: request.intent as RequestIntent,
+        selectedClinicIk: request.selected_clinic_ik,
+        currentVersion: request.current_version,
+        latestHash: request.latest_hash,
+        createdAt: new Date(request.created_at),
+        updatedAt: new Date(request.updated_at),
+      })),
       tasks: row.tasks.map((task) => ({
         id: task.id,
         requestId: task.request_id,
@@ -126,19 +126,22 @@ export class AdmissionRequestRepository {
         authoredOn: new Date(task.authored_on),
         lastModified: new Date(task.last_modified),
         cancelledAt: task.cancelled_at ? new Date(task.cancelled_at) : null,
+        revision: task.revision,
       })),
       verdicts: new Map(row.inbox.map((entry) => [entry.message_id, entry.verdict])),
-      documentKeys: row.documents.map((document) => `${document.request_id} ${document.canonical_hash}`),
+      documentKeys: row.documents.map((document) => documentKey(document.request_id, document.canonical_hash)),
     };
   }
 
   /**
-   * Writes every change of a batch in one statement. The inbox rows are plain INSERTs: a message
-   * that another process committed meanwhile makes the statement fail, and the batch is tried again
-   * (it then finds the verdict). New requests likewise meet a concurrent creation at the unique
-   * identifier. Outbox rows are inserted in the order the messages were caused.
+   * Writes every change of a batch in one statement, each changed row only if it is still as the
+   * batch read it (see the class comment). The inbox rows are plain INSERTs: a message that another
+   * process committed meanwhile makes the statement fail, and the batch is tried again (it then finds
+   * the verdict). New requests likewise meet a concurrent creation at the unique identifier, a
+   * document stored meanwhile at its unique hash. Outbox rows are inserted in the order the messages
+   * were caused.
    */
-  async write(run: SqlRunner, changes: BatchChanges): Promise<void> {
+  async write(changes: BatchChanges): Promise<void> {
     const t = this.t;
     const requestRow = (request: StoredRequest) => ({
       id: request.id,
@@ -156,7 +159,7 @@ export class AdmissionRequestRepository {
     const payload = JSON.stringify({
       inbox: changes.inbox.map((entry) => ({ message_id: entry.messageId, message_type: entry.messageType, verdict: entry.verdict })),
       created: changes.createdRequests.map(requestRow),
-      changed: changes.changedRequests.map(requestRow),
+      changed: changes.changedRequests.map((request) => ({ ...requestRow(request), expected_version: request.expectedVersion })),
       versions: changes.versions.map((version) => ({
         request_id: version.requestId,
         version: version.version,
@@ -176,6 +179,7 @@ export class AdmissionRequestRepository {
         authored_on: task.authoredOn,
         last_modified: task.lastModified,
         cancelled_at: task.cancelledAt,
+        revision: task.revision,
       })),
       documents: changes.documents.map((document) => ({
         id: document.id,
@@ -184,10 +188,11 @@ export class AdmissionRequestRepository {
         canonical_hash: document.canonicalHash,
         message_id: document.messageId,
         received_at: document.receivedAt,
+        expected_version: document.expectedVersion,
       })),
       outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
     });
-    await run.rows(Prisma.sql`
+    await this.run.rows(Prisma.sql`
       WITH changes AS (SELECT ${payload}::jsonb AS c),
       inbox AS (
         INSERT INTO ${t.inbox} (message_id, message_type, verdict)
@@ -203,29 +208,41 @@ export class AdmissionRequestRepository {
            SET status = x.status, intent = x.intent, selected_clinic_ik = x.selected_clinic_ik, current_version = x.current_version,
                latest_hash = x.latest_hash, updated_at = x.updated_at
           FROM changes, jsonb_to_recordset(c -> 'changed') AS x(id uuid, status text, intent text, selected_clinic_ik text, current_version integer,
-               latest_hash text, updated_at timestamptz)
-         WHERE r.id = x.id),
+               latest_hash text, updated_at timestamptz, expected_version integer)
+         WHERE r.id = x.id AND r.current_version = x.expected_version
+        RETURNING 1),
       versions AS (
         INSERT INTO ${t.version} (request_id, version, bundle, canonical_hash, message_id, received_at)
         SELECT x.request_id, x.version, x.bundle, x.canonical_hash, x.message_id, x.received_at
           FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz)),
       tasks AS (
-        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at)
-        SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, x.notes, x.sent_version, x.authored_on, x.last_modified, x.cancelled_at
+        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at, revision)
+        SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, x.notes, x.sent_version, x.authored_on, x.last_modified, x.cancelled_at, x.revision
           FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, notes jsonb,
-               sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz)
+               sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer)
         ON CONFLICT (id) DO UPDATE
            SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, notes = EXCLUDED.notes, sent_version = EXCLUDED.sent_version,
-               last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at),
+               last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision
+         -- A batch raises a Task's revision by one: it is still the Task it read only if it is one below.
+         WHERE ${t.task}.revision = EXCLUDED.revision - 1
+        RETURNING 1),
       documents AS (
         INSERT INTO ${t.document} (id, request_id, bundle, canonical_hash, message_id, received_at)
         SELECT x.id, x.request_id, x.bundle, x.canonical_hash, x.message_id, x.received_at
-          FROM changes, jsonb_to_recordset(c -> 'documents') AS x(id uuid, request_id uuid, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz)
-        ON CONFLICT (request_id, canonical_hash) DO NOTHING)
-      INSERT INTO ${t.outbox} (routing_key, envelope)
-      SELECT x.routing_key, x.envelope
-        FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
-       ORDER BY x.n`);
+          FROM changes, jsonb_to_recordset(c -> 'documents') AS x(id uuid, request_id uuid, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz,
+               expected_version integer)
+         -- Accepted for the request as read (not revoked meanwhile); one created by this batch is new.
+         WHERE x.expected_version IS NULL
+            OR EXISTS (SELECT 1 FROM ${t.request} r WHERE r.id = x.request_id AND r.current_version = x.expected_version)
+        RETURNING 1),
+      outbox AS (
+        INSERT INTO ${t.outbox} (routing_key, envelope)
+        SELECT x.routing_key, x.envelope
+          FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
+         ORDER BY x.n)
+      SELECT ${t.expectRows}(${changes.changedRequests.length}, (SELECT count(*) FROM changed), 'requests')
+         AND ${t.expectRows}(${changes.tasks.length}, (SELECT count(*) FROM tasks), 'Tasks')
+         AND ${t.expectRows}(${changes.documents.length}, (SELECT count(*) FROM documents), 'documents') AS written`);
   }
 }
 

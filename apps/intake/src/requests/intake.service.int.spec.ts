@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { AdmissionBundleSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
+import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
-import { prismaTransactor } from '../persistence/sql-runner';
+import { prismaRunner } from '../persistence/sql-runner';
 import { AdmissionRequestRepository } from './admission-request.repository';
 import { IntakeService, type IntakeCommand } from './intake.service';
+import { RequestBatch } from './request-batch';
 
 const env = testEnvironment();
 const A = '510000001';
@@ -24,6 +25,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
   let prisma: IntakeDatabase;
   let pool: Pool;
   let service: IntakeService;
+  let repository: AdmissionRequestRepository;
   // A offers orthopaedics (what the fixtures ask for); B only cardiology.
   const registry = new Map([[A, clinic(A, ['2300'])], [B, clinic(B, ['0300'])]]);
 
@@ -31,7 +33,8 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
     const clinics = { lookup: async (iks: readonly string[]) => new Map(iks.flatMap((ik) => (registry.has(ik) ? [[ik, registry.get(ik)!] as const] : []))) };
-    service = new IntakeService(new AdmissionRequestRepository(prismaTransactor(prisma), schema), clinics, fhirSystems());
+    repository = new AdmissionRequestRepository(prismaRunner(prisma), schema);
+    service = new IntakeService(repository, clinics, fhirSystems());
   });
   afterAll(async () => {
     await prisma.$disconnect();
@@ -126,5 +129,43 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     await expect(service.handle([submission({ requestIdentifier: good, performerIks: [A] }), poison])).rejects.toThrow();
     expect(await versionsOf(good)).toEqual([]);
     expect(await outboxOf(good)).toEqual([]);
+  });
+
+  it('a batch whose request changed after it was read writes nothing and fails as a concurrent change', async () => {
+    const identifier = newIdentifier();
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })]);
+    const late = submission({ requestIdentifier: identifier, performerIks: [A], notes: ['gelesen vor der anderen Änderung'] });
+    // This batch reads the request at version 1 ...
+    const loaded = await repository.load({ identifiers: [identifier], taskIds: [], messageIds: [late.meta.messageId], documentHashes: [] });
+    const batch = new RequestBatch(loaded, { clinics: registry, systems: fhirSystems(), now: new Date() });
+    batch.apply(late);
+    // ... another one changes it to version 2 meanwhile ...
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [A], notes: ['die andere Änderung'] })]);
+
+    // ... so the first may not write what it decided on version 1.
+    await expect(repository.write(batch.result())).rejects.toThrow(/concurrent change/);
+    expect(await versionsOf(identifier)).toEqual([{ version: 1 }, { version: 2 }]);
+    const inbox = await query('SELECT 1 FROM $schema.inbox_message WHERE message_id = $1', [late.meta.messageId]);
+    expect(inbox).toEqual([]);
+    // Tried again (as the broker does after splitting the batch), it applies on top of version 2.
+    expect(await service.handle([late])).toEqual([expect.objectContaining({ status: 202, outcome: 'accepted' })]);
+    expect(await versionsOf(identifier)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+  });
+
+  it('an answer to a Task that changed after the batch read it writes nothing', async () => {
+    const identifier = newIdentifier();
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })]);
+    const [task] = await query<{ id: string }>('SELECT t.id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    const answer = (businessStatus: 'accepted' | 'declined') =>
+      service.prepare({ envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId: task!.id, clinicIk: A, businessStatus, source: 'clinic' }, { correlationId: 'batch-test' }), definition: ClinicAnswerSubmittedV1 })!;
+    const late = answer('declined');
+    const loaded = await repository.load({ identifiers: [], taskIds: [task!.id], messageIds: [late.meta.messageId], documentHashes: [] });
+    const batch = new RequestBatch(loaded, { clinics: registry, systems: fhirSystems(), now: new Date() });
+    expect(batch.apply(late)).toMatchObject({ status: 200 });
+    await service.handle([answer('accepted')]);
+
+    await expect(repository.write(batch.result())).rejects.toThrow(/concurrent change: Tasks/);
+    const [stored] = await query<{ business_status: string; revision: number }>('SELECT business_status, revision FROM $schema.clinic_task WHERE id = $1', [task!.id]);
+    expect(stored).toEqual({ business_status: 'accepted', revision: 1 });
   });
 });

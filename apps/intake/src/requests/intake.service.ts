@@ -61,38 +61,34 @@ export class IntakeService {
   }
 
   /**
-   * Applies a batch in one transaction and returns one verdict per command, in order. A message
-   * processed before (a redelivery, or a copy of a message earlier in the batch) gets the verdict
-   * recorded the first time and changes nothing.
+   * Applies a batch (read its state, decide in memory, write it all in one statement; see
+   * AdmissionRequestRepository) and returns one verdict per command, in order. A message processed
+   * before (a redelivery, or a copy of a message earlier in the batch) gets the verdict recorded the
+   * first time and changes nothing.
    */
   async handle(commands: readonly IntakeCommand[]): Promise<IntakeVerdictV1[]> {
     const performerIks = [...new Set(commands.flatMap((command) => (command.kind === 'admission' ? command.request.performerIks : [])))];
-    // Outside the transaction: a registry miss may read routing's registry again.
+    // A registry miss may read routing's registry again.
     const clinics = performerIks.length > 0 ? await this.clinics.lookup(performerIks) : new Map();
-    return this.repository.transaction(async (run) => {
-      const requests = await this.repository.lock(run, {
-        identifiers: commands.flatMap((command) => (command.kind === 'admission' ? [command.request.identifier] : command.kind === 'document' ? [command.requestIdentifier] : [])),
-        taskIds: commands.flatMap((command) => (command.kind === 'answer' ? [command.answer.taskId] : [])),
-      });
-      const loaded = await this.repository.load(run, {
-        requestIds: requests.map((request) => request.id),
-        messageIds: commands.map((command) => command.meta.messageId),
-        documentHashes: commands.flatMap((command) => (command.kind === 'document' ? [command.hash] : [])),
-      });
-      const batch = new RequestBatch({ requests, tasks: loaded.tasks, documentKeys: loaded.documentKeys }, { clinics, systems: this.systems, now: this.now() });
-      const given = new Map<string, IntakeVerdictV1>();
-      const verdicts = commands.map((command) => {
-        const id = command.meta.messageId;
-        if (loaded.verdicts.has(id)) return loaded.verdicts.get(id) ?? { status: 202, outcome: 'unchanged' as const, issues: [] };
-        const earlier = given.get(id);
-        if (earlier) return earlier;
-        const result = batch.apply(command);
-        given.set(id, result);
-        return result;
-      });
-      await this.repository.write(run, batch.result());
-      return verdicts;
+    const loaded = await this.repository.load({
+      identifiers: commands.flatMap((command) => (command.kind === 'admission' ? [command.request.identifier] : command.kind === 'document' ? [command.requestIdentifier] : [])),
+      taskIds: commands.flatMap((command) => (command.kind === 'answer' ? [command.answer.taskId] : [])),
+      messageIds: commands.map((command) => command.meta.messageId),
+      documentHashes: commands.flatMap((command) => (command.kind === 'document' ? [command.hash] : [])),
     });
+    const batch = new RequestBatch(loaded, { clinics, systems: this.systems, now: this.now() });
+    const given = new Map<string, IntakeVerdictV1>();
+    const verdicts = commands.map((command) => {
+      const id = command.meta.messageId;
+      if (loaded.verdicts.has(id)) return loaded.verdicts.get(id) ?? { status: 202, outcome: 'unchanged' as const, issues: [] };
+      const earlier = given.get(id);
+      if (earlier) return earlier;
+      const result = batch.apply(command);
+      given.set(id, result);
+      return result;
+    });
+    await this.repository.write(batch.result());
+    return verdicts;
   }
 
   /** A bundle from a gateway older than the summary in the message: validated here, as it used to be. */

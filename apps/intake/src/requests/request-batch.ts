@@ -55,17 +55,21 @@ export interface StoredTask {
   authoredOn: Date;
   lastModified: Date;
   cancelledAt: Date | null;
+  /** Counts every change of the Task (its optimistic version). */
+  revision: number;
 }
 
 /** What a batch changes, written by AdmissionRequestRepository.write in one statement. */
 export interface BatchChanges {
   inbox: { messageId: string; messageType: string; verdict: IntakeVerdictV1 }[];
   createdRequests: StoredRequest[];
-  changedRequests: StoredRequest[];
+  /** With the version the batch read: each is written only if it is still that version. */
+  changedRequests: (StoredRequest & { expectedVersion: number })[];
   versions: { requestId: string; version: number; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date }[];
-  /** Every Task created or changed, in its final state. */
+  /** Every Task created or changed, in its final state; a changed one's revision is one above the one read. */
   tasks: StoredTask[];
-  documents: { id: string; requestId: string; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date }[];
+  /** `expectedVersion`: the request's version as read, or null for a request this batch created. */
+  documents: { id: string; requestId: string; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date; expectedVersion: number | null }[];
   /** In the order the messages were caused. */
   outbox: OutboxRecord[];
 }
@@ -75,6 +79,8 @@ interface RequestState {
   tasks: StoredTask[];
   isNew: boolean;
   changed: boolean;
+  /** The version as read (0 for a request this batch creates). */
+  readVersion: number;
 }
 
 const verdict = (status: number, outcome: IntakeVerdictV1['outcome'], issues: Issue[] = [], extra: Partial<IntakeVerdictV1> = {}): IntakeVerdictV1 => ({
@@ -97,6 +103,8 @@ export class RequestBatch {
   private readonly storedDocuments: Set<string>;
   private readonly changes: Omit<BatchChanges, 'createdRequests' | 'changedRequests' | 'tasks'> = { inbox: [], versions: [], documents: [], outbox: [] };
   private readonly changedTasks = new Set<StoredTask>();
+  /** Tasks this batch created: inserted, not guarded. */
+  private readonly createdTasks = new Set<StoredTask>();
 
   constructor(
     loaded: { requests: StoredRequest[]; tasks: StoredTask[]; documentKeys: readonly string[] },
@@ -104,7 +112,7 @@ export class RequestBatch {
   ) {
     const byId = new Map<string, RequestState>();
     for (const request of loaded.requests) {
-      const state: RequestState = { request, tasks: [], isNew: false, changed: false };
+      const state: RequestState = { request, tasks: [], isNew: false, changed: false, readVersion: request.currentVersion };
       this.byIdentifier.set(request.identifier, state);
       byId.set(request.id, state);
     }
@@ -129,7 +137,7 @@ export class RequestBatch {
     return {
       ...this.changes,
       createdRequests: states.filter((state) => state.isNew).map((state) => state.request),
-      changedRequests: states.filter((state) => !state.isNew && state.changed).map((state) => state.request),
+      changedRequests: states.filter((state) => !state.isNew && state.changed).map((state) => ({ ...state.request, expectedVersion: state.readVersion })),
       tasks: [...this.changedTasks],
     };
   }
@@ -221,6 +229,7 @@ export class RequestBatch {
       canonicalHash: command.hash,
       messageId: command.meta.messageId,
       receivedAt: this.context.now,
+      expectedVersion: state.isNew ? null : state.readVersion,
     });
     return verdict(202, 'accepted', [], { requestIdentifier: command.requestIdentifier });
   }
@@ -256,7 +265,7 @@ export class RequestBatch {
       createdAt: now,
       updatedAt: now,
     };
-    const state: RequestState = { request, tasks: [], isNew: true, changed: true };
+    const state: RequestState = { request, tasks: [], isNew: true, changed: true, readVersion: 0 };
     this.byIdentifier.set(request.identifier, state);
     return state;
   }
@@ -275,17 +284,19 @@ export class RequestBatch {
       authoredOn: now,
       lastModified: now,
       cancelledAt: null,
+      revision: 0,
     };
     if (!existing) {
       state.tasks.push(task);
       this.taskById.set(task.id, { task, state });
+      this.createdTasks.add(task);
     }
     task.status = change.status;
     task.lastModified = now;
     task.cancelledAt = change.status === 'cancelled' ? now : null;
     if (change.clearBusinessStatus) task.businessStatus = null;
     if (change.send) task.sentVersion = version;
-    this.changedTasks.add(task);
+    this.markChanged(task);
     return task;
   }
 
@@ -297,6 +308,13 @@ export class RequestBatch {
     task.businessStatus = businessStatus;
     if (note) task.notes = [...task.notes, { text: note, time: now.toISOString() }];
     task.lastModified = now;
+    this.markChanged(task);
+  }
+
+  /** A stored Task's revision goes up once per batch, however often the batch changes it. */
+  private markChanged(task: StoredTask): void {
+    if (this.changedTasks.has(task)) return;
+    if (!this.createdTasks.has(task)) task.revision += 1;
     this.changedTasks.add(task);
   }
 

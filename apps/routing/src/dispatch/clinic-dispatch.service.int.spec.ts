@@ -7,6 +7,7 @@ import { openRoutingDatabase, type RoutingDatabase } from '../persistence/databa
 import { ClinicRegistry } from '../registry/clinic-registry.service';
 import { ClinicRepository } from '../registry/clinic.repository';
 import { ClinicDispatchService, type RoutingCommand } from './clinic-dispatch.service';
+import { DispatchBatch } from './dispatch-batch';
 import { DispatchRepository } from './dispatch.repository';
 
 const env = testEnvironment();
@@ -18,6 +19,7 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
   let prisma: RoutingDatabase;
   let pool: Pool;
   let service: ClinicDispatchService;
+  let repository: DispatchRepository;
   let registry: ClinicRegistry;
   let beds: BedCapacityRepository;
   let clinicSeq = 0;
@@ -27,7 +29,8 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
     registry = new ClinicRegistry(new ClinicRepository(prisma));
     beds = new BedCapacityRepository(prisma, schema);
-    service = new ClinicDispatchService(new DispatchRepository(prisma, schema));
+    repository = new DispatchRepository(prisma, schema);
+    service = new ClinicDispatchService(repository);
   });
   afterAll(async () => {
     await prisma.$disconnect();
@@ -126,5 +129,34 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
 
     expect(declined.released).toEqual([taskId]);
     expect(await bedCount(ik)).toMatchObject({ held: 0 });
+  });
+
+  it('a batch that booked against a bed count another batch changed meanwhile writes nothing', async () => {
+    const ik = await newClinic(1);
+    const [late, early] = [randomUUID(), randomUUID()];
+    const request = () => `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    const lateDispatch = dispatch(request(), 1, 'created', [{ taskId: late, clinicIk: ik, action: 'answer-requested' }]);
+    if (lateDispatch.kind !== 'dispatch') throw new Error('not a dispatch');
+    // This batch reads the count (one bed free) and books it in memory ...
+    const state = await repository.load({
+      messages: [lateDispatch.meta],
+      taskIds: [late],
+      holdTaskIds: [late],
+      wantedBeds: [{ clinicIk: ik, departmentCode: '2300', admissionDate: DATE }],
+      clinicIks: [ik],
+    });
+    const batch = new DispatchBatch(state);
+    batch.take(lateDispatch.meta);
+    expect(batch.dispatch(lateDispatch.request, lateDispatch.meta)).toEqual([expect.objectContaining({ outcome: 'accepted-bed-held' })]);
+    // ... another batch takes the bed meanwhile ...
+    await service.handle([dispatch(request(), 1, 'created', [{ taskId: early, clinicIk: ik, action: 'answer-requested' }])]);
+
+    // ... so the first may not write its booking.
+    await expect(repository.write(batch.changes())).rejects.toThrow(/concurrent change: bed counts/);
+    expect(await bedCount(ik)).toMatchObject({ held: 1 });
+    expect(await outcomesOf(late)).toEqual([]);
+    // Tried again, it finds no free bed.
+    await service.handle([lateDispatch]);
+    expect(await outcomesOf(late)).toEqual(['declined-no-free-bed']);
   });
 });

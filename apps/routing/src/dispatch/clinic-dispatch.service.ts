@@ -24,7 +24,7 @@ export interface BatchResult {
 
 /**
  * Fans changed requests out to their clinics (request.dispatched.v1) and gives back the beds of
- * declined Tasks (admission.response.v1), a batch at a time. One transaction holds the inbox rows,
+ * declined Tasks (admission.response.v1), a batch at a time. One statement writes the inbox rows,
  * the bed bookings, the notification log and the automatic answers (outbox), so a bed is never held
  * without its answer being sent, and a redelivered message changes nothing.
  */
@@ -45,7 +45,7 @@ export class ClinicDispatchService {
     return declinedByClinic ? { kind: 'declined', meta, taskId: task.id as string } : { kind: 'ignored', meta };
   }
 
-  /** Applies a batch in one transaction, in the order the messages arrived. */
+  /** Applies a batch (read its state, decide in memory, write it in one statement), in the order the messages arrived. */
   async handle(commands: readonly RoutingCommand[]): Promise<BatchResult> {
     const relevant = commands.filter((command) => command.kind !== 'ignored');
     if (relevant.length === 0) return { notifications: [], released: [], duplicates: 0, answers: 0 };
@@ -56,28 +56,26 @@ export class ClinicDispatchService {
         ? request.tasks.map((task) => ({ clinicIk: task.clinicIk, departmentCode: request.departmentCode!, admissionDate: request.occurrenceDate! }))
         : [],
     );
-    return this.dispatches.transaction(async (tx) => {
-      const state = await this.dispatches.load(tx, {
+    const state = await this.dispatches.load({
         messages: relevant.map((command) => command.meta),
         taskIds: tasks.map((task) => task.taskId),
         holdTaskIds: [...tasks.map((task) => task.taskId), ...relevant.flatMap((command) => (command.kind === 'declined' ? [command.taskId] : []))],
         wantedBeds,
-        clinicIks: tasks.map((task) => task.clinicIk),
-      });
-      const batch = new DispatchBatch(state);
-      const result: BatchResult = { notifications: [], released: [], duplicates: 0, answers: 0 };
-      for (const command of relevant) {
-        if (!batch.isFresh(command.meta)) {
-          result.duplicates++;
-        } else if (command.kind === 'dispatch') {
-          result.notifications.push(...batch.dispatch(command.request, command.meta));
-        } else if (command.kind === 'declined' && batch.releaseForDecline(command.taskId)) {
-          result.released.push(command.taskId);
-        }
-      }
-      const changes = batch.changes();
-      await this.dispatches.write(tx, changes);
-      return { ...result, answers: changes.outbox.length };
+      clinicIks: tasks.map((task) => task.clinicIk),
     });
+    const batch = new DispatchBatch(state);
+    const result: BatchResult = { notifications: [], released: [], duplicates: 0, answers: 0 };
+    for (const command of relevant) {
+      if (!batch.take(command.meta)) {
+        result.duplicates++;
+      } else if (command.kind === 'dispatch') {
+        result.notifications.push(...batch.dispatch(command.request, command.meta));
+      } else if (command.kind === 'declined' && batch.releaseForDecline(command.taskId)) {
+        result.released.push(command.taskId);
+      }
+    }
+    const changes = batch.changes();
+    await this.dispatches.write(changes);
+    return { ...result, answers: changes.outbox.length };
   }
 }

@@ -29,7 +29,7 @@ export interface NotificationEntry {
 /** A bed a Task holds, as bed_hold stores it. */
 export type StoredHold = HeldBed & { requestIdentifier: string };
 
-/** What a batch finds in the database before it decides (rows locked where it may change them). */
+/** What a batch finds in the database before it decides. */
 export interface DispatchState {
   /** Message ids not processed before. */
   fresh: ReadonlySet<string>;
@@ -42,12 +42,17 @@ export interface DispatchState {
   clinics: ReadonlyMap<string, RegisteredClinic>;
 }
 
-/** What a batch writes (DispatchRepository.write, one statement). */
+/**
+ * What a batch writes (DispatchRepository.write, one statement), with what it read of every row it
+ * changes: each is written only if it is still as read.
+ */
 export interface DispatchChanges {
-  routedTasks: { taskId: string; clinicIk: string; requestIdentifier: string; version: number; isNew: boolean }[];
-  /** Final held/reserved of every bed count the batch changed. */
-  bedCounts: BedCount[];
-  holds: { removed: string[]; added: StoredHold[]; changed: StoredHold[] };
+  /** The messages this batch processed: their inbox rows. */
+  processed: MessageMeta[];
+  routedTasks: { taskId: string; clinicIk: string; requestIdentifier: string; version: number; isNew: boolean; readVersion: number }[];
+  /** Every bed count the batch changed: as read, and with its final held/reserved. */
+  bedCounts: { read: BedCount; after: BedCount }[];
+  holds: { removed: StoredHold[]; added: StoredHold[]; changed: { read: StoredHold; after: StoredHold }[] };
   notifications: NotificationEntry[];
   /** Automatic answers (clinic.answer.submitted.v1), in the order they were made. */
   outbox: OutboxRecord[];
@@ -57,28 +62,34 @@ const bedId = (bed: BedKey) => `${bed.clinicIk} ${bed.departmentCode} ${bed.admi
 
 /**
  * The unit of work of one batch of routing's messages. Messages apply in the order they arrived, in
- * memory, against the state loaded (and locked) for the whole batch: bed counts are booked here
- * under their row locks, so the last free bed goes to exactly one request, and two dispatches of
- * one request in one batch apply one after the other.
+ * memory, against the state loaded for the whole batch: bed counts are booked here, and written only
+ * if no other batch booked against them meanwhile (DispatchRepository.write), so the last free bed
+ * goes to exactly one request; two dispatches of one request in one batch apply one after the other.
  */
 export class DispatchBatch {
-  private readonly routed: Map<string, { version: number; isNew: boolean; changed: boolean; clinicIk: string; requestIdentifier: string }>;
+  private readonly routed: Map<string, { version: number; isNew: boolean; changed: boolean; clinicIk: string; requestIdentifier: string; readVersion: number }>;
   private readonly holds: Map<string, StoredHold>;
   private readonly originalHolds: ReadonlyMap<string, StoredHold>;
   private readonly counts: Map<string, BedCount>;
+  private readonly readCounts: ReadonlyMap<string, BedCount>;
   private readonly changedCounts = new Set<string>();
+  private readonly processed: MessageMeta[] = [];
   private readonly notifications: NotificationEntry[] = [];
   private readonly outbox: OutboxRecord[] = [];
 
   constructor(private readonly state: DispatchState) {
-    this.routed = new Map([...state.routedVersions].map(([taskId, version]) => [taskId, { version, isNew: false, changed: false, clinicIk: '', requestIdentifier: '' }]));
+    this.routed = new Map([...state.routedVersions].map(([taskId, version]) => [taskId, { version, isNew: false, changed: false, clinicIk: '', requestIdentifier: '', readVersion: version }]));
     this.holds = new Map(state.holds.map((hold) => [hold.taskId, { ...hold }]));
     this.originalHolds = new Map(state.holds.map((hold) => [hold.taskId, hold]));
     this.counts = new Map(state.bedCounts.map((count) => [bedId(count), { ...count }]));
+    this.readCounts = new Map(state.bedCounts.map((count) => [bedId(count), count]));
   }
 
-  isFresh(meta: MessageMeta): boolean {
-    return this.state.fresh.has(meta.messageId);
+  /** True for a message not processed before; it is then recorded as processed by this batch. */
+  take(meta: MessageMeta): boolean {
+    if (!this.state.fresh.has(meta.messageId) || this.processed.some((taken) => taken.messageId === meta.messageId)) return false;
+    this.processed.push(meta);
+    return true;
   }
 
   /** Fans a changed request out to its clinics; returns the notification log lines. */
@@ -94,18 +105,19 @@ export class DispatchBatch {
   }
 
   changes(): DispatchChanges {
-    const removed: string[] = [];
-    const added: DispatchChanges['holds']['added'] = [];
+    const removed: StoredHold[] = [];
+    const added: StoredHold[] = [];
     const changed: DispatchChanges['holds']['changed'] = [];
-    for (const taskId of this.originalHolds.keys()) if (!this.holds.has(taskId)) removed.push(taskId);
+    for (const [taskId, read] of this.originalHolds) if (!this.holds.has(taskId)) removed.push(read);
     for (const [taskId, after] of this.holds) {
-      const before = this.originalHolds.get(taskId);
-      if (!before) added.push(after);
-      else if (before.state !== after.state || bedId(before) !== bedId(after)) changed.push(after);
+      const read = this.originalHolds.get(taskId);
+      if (!read) added.push(after);
+      else if (read.state !== after.state || bedId(read) !== bedId(after)) changed.push({ read, after });
     }
     return {
+      processed: this.processed,
       routedTasks: [...this.routed].filter(([, task]) => task.changed).map(([taskId, task]) => ({ taskId, ...task })),
-      bedCounts: [...this.changedCounts].map((id) => this.counts.get(id)!),
+      bedCounts: [...this.changedCounts].map((id) => ({ read: this.readCounts.get(id)!, after: this.counts.get(id)! })),
       holds: { removed, added, changed },
       notifications: this.notifications,
       outbox: this.outbox,
@@ -128,7 +140,14 @@ export class DispatchBatch {
     // The dispatches of one request may arrive out of order: an older version changes nothing.
     const routed = this.routed.get(task.taskId);
     if (routed && routed.version > request.version) return entry;
-    this.routed.set(task.taskId, { version: request.version, isNew: routed ? routed.isNew : true, changed: true, clinicIk: task.clinicIk, requestIdentifier: request.requestIdentifier });
+    this.routed.set(task.taskId, {
+      version: request.version,
+      isNew: routed ? routed.isNew : true,
+      changed: true,
+      clinicIk: task.clinicIk,
+      requestIdentifier: request.requestIdentifier,
+      readVersion: routed?.readVersion ?? 0,
+    });
 
     const plan = planTask(request, task, this.state.clinics.get(task.clinicIk), this.holds.get(task.taskId));
     if (plan.kind === 'declined-by-intake') {

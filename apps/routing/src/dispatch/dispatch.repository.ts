@@ -4,8 +4,6 @@ import type { RoutingDatabase } from '../persistence/database';
 import { routingTable } from '../persistence/sql';
 import type { DispatchChanges, DispatchState, MessageMeta, NotificationEntry, StoredHold } from './dispatch-batch';
 
-export type Tx = Prisma.TransactionClient;
-
 export interface StoredNotification extends NotificationEntry {
   createdAt: Date;
 }
@@ -23,7 +21,7 @@ export interface DispatchKeys {
 }
 
 interface StateRow {
-  fresh: string[];
+  seen: string[];
   routed: { task_id: string; version: number }[];
   holds: { task_id: string; request_identifier: string; clinic_ik: string; department_code: string; admission_date: string; state: BedState }[];
   beds: { clinic_ik: string; department_code: string; admission_date: string; free_beds: number; held: number; reserved: number }[];
@@ -31,13 +29,17 @@ interface StateRow {
 }
 
 /**
- * Routing's SQL about dispatches. A batch costs four round trips whatever its size: BEGIN, `load`
- * (the inbox insert that tells which messages are new, and every row the batch decides on, locked
- * in a fixed order), `write` (every change in one statement), COMMIT. Raw SQL through Prisma: the
- * model API would cost a round trip per row.
+ * Routing's SQL about dispatches. A batch costs two statements whatever its size, each atomic on
+ * its own and neither holding a lock while the batch decides: `load` reads every row the batch
+ * decides on in one snapshot; `write` writes every change in one statement, each changed row only if
+ * it is still as `load` read it (a Task's routed version; a bed count's free, held and reserved beds;
+ * a hold's bed and state), else it fails with SQLSTATE 40001 and changes nothing: the broker then
+ * splits the batch and each message is tried again on the state that won. So no bed is ever booked
+ * twice, also with several routing replicas. Raw SQL through Prisma: the model API would cost a
+ * round trip per row.
  */
 export class DispatchRepository {
-  private readonly t: Record<'inbox' | 'routed' | 'hold' | 'capacity' | 'clinic' | 'notification' | 'outbox', Prisma.Sql>;
+  private readonly t: Record<'inbox' | 'routed' | 'hold' | 'capacity' | 'clinic' | 'notification' | 'outbox' | 'expectRows', Prisma.Sql>;
 
   constructor(
     private readonly prisma: RoutingDatabase,
@@ -51,44 +53,33 @@ export class DispatchRepository {
       clinic: routingTable(schema, 'clinic'),
       notification: routingTable(schema, 'clinic_notification'),
       outbox: routingTable(schema, 'outbox_message'),
+      expectRows: routingTable(schema, 'expect_rows'),
     };
   }
 
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    // Waits for row locks of concurrent batches on the same bed counts are short; 15 s is ample.
-    return this.prisma.$transaction(work, { timeout: 15_000, maxWait: 10_000 });
-  }
-
   /**
-   * Records the batch's message ids (the new ones come back) and reads, under row locks taken in
-   * one order (routed tasks, holds, bed counts; each by key), everything the batch decides on. A
-   * Task or hold that has no row yet has nothing to lock: a concurrent batch creating the same row
-   * meets ours at its primary key, and one of them fails and is tried again.
+   * Everything the batch decides on, in one snapshot: which of its messages were processed before,
+   * the routed versions of its Tasks, their holds, the bed counts it may book or give back, the
+   * clinics. A Task or hold without a row yet is created by `write`; a concurrent batch creating the
+   * same row meets ours at its primary key, and one of them fails and is tried again.
    */
-  async load(tx: Tx, keys: DispatchKeys): Promise<DispatchState> {
+  async load(keys: DispatchKeys): Promise<DispatchState> {
     const t = this.t;
-    const [row] = await tx.$queryRaw<{ state: StateRow }[]>`
-      WITH fresh AS (
-        INSERT INTO ${t.inbox} (message_id, message_type)
-        SELECT * FROM unnest(${keys.messages.map((meta) => meta.messageId)}::uuid[], ${keys.messages.map((meta) => meta.messageType)}::text[])
-        ON CONFLICT DO NOTHING
-        RETURNING message_id),
-      routed AS (
-        SELECT task_id, version FROM ${t.routed} WHERE task_id = ANY(${keys.taskIds}::uuid[]) ORDER BY task_id FOR UPDATE),
+    const [row] = await this.prisma.$queryRaw<{ state: StateRow }[]>`
+      WITH routed AS (
+        SELECT task_id, version FROM ${t.routed} WHERE task_id = ANY(${keys.taskIds}::uuid[])),
       holds AS (
         SELECT task_id, request_identifier, clinic_ik, department_code, to_char(admission_date, 'YYYY-MM-DD') AS admission_date, state, admission_date AS day
-          FROM ${t.hold} WHERE task_id = ANY(${keys.holdTaskIds}::uuid[]) ORDER BY task_id FOR UPDATE),
+          FROM ${t.hold} WHERE task_id = ANY(${keys.holdTaskIds}::uuid[])),
       beds AS (
         SELECT clinic_ik, department_code, to_char(admission_date, 'YYYY-MM-DD') AS admission_date, free_beds, held, reserved
           FROM ${t.capacity}
          WHERE (clinic_ik, department_code, admission_date) IN (
                  SELECT * FROM unnest(${keys.wantedBeds.map((bed) => bed.clinicIk)}::text[], ${keys.wantedBeds.map((bed) => bed.departmentCode)}::text[],
                                       ${keys.wantedBeds.map((bed) => bed.admissionDate)}::date[])
-                 UNION SELECT clinic_ik, department_code, day FROM holds)
-         ORDER BY clinic_ik, department_code, admission_date
-           FOR UPDATE)
+                 UNION SELECT clinic_ik, department_code, day FROM holds))
       SELECT json_build_object(
-        'fresh', (SELECT coalesce(json_agg(message_id), '[]') FROM fresh),
+        'seen', (SELECT coalesce(json_agg(message_id), '[]') FROM ${t.inbox} WHERE message_id = ANY(${keys.messages.map((meta) => meta.messageId)}::uuid[])),
         'routed', (SELECT coalesce(json_agg(routed), '[]') FROM routed),
         'holds', (SELECT coalesce(json_agg(holds), '[]') FROM holds),
         'beds', (SELECT coalesce(json_agg(beds), '[]') FROM beds),
@@ -96,8 +87,9 @@ export class DispatchRepository {
       ) AS state`;
     if (!row) throw new Error('the state query returned no row');
     const state = row.state;
+    const seen = new Set(state.seen);
     return {
-      fresh: new Set(state.fresh),
+      fresh: new Set(keys.messages.map((meta) => meta.messageId).filter((id) => !seen.has(id))),
       routedVersions: new Map(state.routed.map((routed) => [routed.task_id, routed.version])),
       holds: state.holds.map(
         (hold): StoredHold => ({
@@ -123,8 +115,8 @@ export class DispatchRepository {
     };
   }
 
-  /** Writes every change of a batch in one statement (the rows it changes are locked by `load`). */
-  async write(tx: Tx, changes: DispatchChanges): Promise<void> {
+  /** Writes every change of a batch in one statement, each changed row only if it is still as read. */
+  async write(changes: DispatchChanges): Promise<void> {
     const t = this.t;
     const hold = (entry: StoredHold) => ({
       task_id: entry.taskId,
@@ -135,12 +127,22 @@ export class DispatchRepository {
       state: entry.state,
     });
     const payload = JSON.stringify({
+      inbox: changes.processed.map((meta) => ({ message_id: meta.messageId, message_type: meta.messageType })),
       routed_new: changes.routedTasks.filter((task) => task.isNew).map((task) => ({ task_id: task.taskId, request_identifier: task.requestIdentifier, clinic_ik: task.clinicIk, version: task.version })),
-      routed_changed: changes.routedTasks.filter((task) => !task.isNew).map((task) => ({ task_id: task.taskId, version: task.version })),
-      beds: changes.bedCounts.map((bed) => ({ clinic_ik: bed.clinicIk, department_code: bed.departmentCode, admission_date: bed.admissionDate, held: bed.held, reserved: bed.reserved })),
-      holds_removed: changes.holds.removed,
+      routed_changed: changes.routedTasks.filter((task) => !task.isNew).map((task) => ({ task_id: task.taskId, version: task.version, expected_version: task.readVersion })),
+      beds: changes.bedCounts.map(({ after, read }) => ({
+        clinic_ik: after.clinicIk,
+        department_code: after.departmentCode,
+        admission_date: after.admissionDate,
+        held: after.held,
+        reserved: after.reserved,
+        read_free_beds: read.freeBeds,
+        read_held: read.held,
+        read_reserved: read.reserved,
+      })),
+      holds_removed: changes.holds.removed.map(hold),
       holds_added: changes.holds.added.map(hold),
-      holds_changed: changes.holds.changed.map(hold),
+      holds_changed: changes.holds.changed.map(({ after, read }) => ({ ...hold(after), read: hold(read) })),
       notifications: changes.notifications.map((entry) => ({
         message_id: entry.messageId,
         task_id: entry.taskId,
@@ -157,22 +159,34 @@ export class DispatchRepository {
       })),
       outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
     });
-    await tx.$executeRaw`
+    await this.prisma.$queryRaw`
       WITH changes AS (SELECT ${payload}::jsonb AS c),
+      inbox AS (
+        INSERT INTO ${t.inbox} (message_id, message_type)
+        SELECT x.message_id, x.message_type FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text)),
       routed_new AS (
         INSERT INTO ${t.routed} (task_id, request_identifier, clinic_ik, version)
         SELECT x.task_id, x.request_identifier, x.clinic_ik, x.version
           FROM changes, jsonb_to_recordset(c -> 'routed_new') AS x(task_id uuid, request_identifier text, clinic_ik text, version integer)),
       routed_changed AS (
         UPDATE ${t.routed} AS r SET version = x.version, updated_at = now()
-          FROM changes, jsonb_to_recordset(c -> 'routed_changed') AS x(task_id uuid, version integer)
-         WHERE r.task_id = x.task_id),
+          FROM changes, jsonb_to_recordset(c -> 'routed_changed') AS x(task_id uuid, version integer, expected_version integer)
+         WHERE r.task_id = x.task_id AND r.version = x.expected_version
+        RETURNING 1),
       beds AS (
         UPDATE ${t.capacity} AS b SET held = x.held, reserved = x.reserved, updated_at = now()
-          FROM changes, jsonb_to_recordset(c -> 'beds') AS x(clinic_ik text, department_code text, admission_date date, held integer, reserved integer)
-         WHERE b.clinic_ik = x.clinic_ik AND b.department_code = x.department_code AND b.admission_date = x.admission_date),
+          FROM changes, jsonb_to_recordset(c -> 'beds') AS x(clinic_ik text, department_code text, admission_date date, held integer, reserved integer,
+               read_free_beds integer, read_held integer, read_reserved integer)
+         WHERE b.clinic_ik = x.clinic_ik AND b.department_code = x.department_code AND b.admission_date = x.admission_date
+           -- The count the batch booked against: unchanged by another batch or by the clinic meanwhile.
+           AND b.free_beds = x.read_free_beds AND b.held = x.read_held AND b.reserved = x.read_reserved
+        RETURNING 1),
       holds_removed AS (
-        DELETE FROM ${t.hold} WHERE task_id IN (SELECT jsonb_array_elements_text(c -> 'holds_removed')::uuid FROM changes)),
+        DELETE FROM ${t.hold} AS h
+         USING changes, jsonb_to_recordset(c -> 'holds_removed') AS x(task_id uuid, clinic_ik text, department_code text, admission_date date, state text)
+         WHERE h.task_id = x.task_id AND h.state = x.state
+           AND h.clinic_ik = x.clinic_ik AND h.department_code = x.department_code AND h.admission_date = x.admission_date
+        RETURNING 1),
       holds_added AS (
         INSERT INTO ${t.hold} (task_id, request_identifier, clinic_ik, department_code, admission_date, state)
         SELECT x.task_id, x.request_identifier, x.clinic_ik, x.department_code, x.admission_date, x.state
@@ -180,17 +194,24 @@ export class DispatchRepository {
       holds_changed AS (
         UPDATE ${t.hold} AS h
            SET clinic_ik = x.clinic_ik, department_code = x.department_code, admission_date = x.admission_date, state = x.state, updated_at = now()
-          FROM changes, jsonb_to_recordset(c -> 'holds_changed') AS x(task_id uuid, clinic_ik text, department_code text, admission_date date, state text)
-         WHERE h.task_id = x.task_id),
+          FROM changes, jsonb_to_recordset(c -> 'holds_changed') AS x(task_id uuid, clinic_ik text, department_code text, admission_date date, state text, read jsonb)
+         WHERE h.task_id = x.task_id AND h.state = x.read ->> 'state'
+           AND h.clinic_ik = x.read ->> 'clinic_ik' AND h.department_code = x.read ->> 'department_code' AND h.admission_date = (x.read ->> 'admission_date')::date
+        RETURNING 1),
       notifications AS (
         INSERT INTO ${t.notification} (message_id, task_id, clinic_ik, request_identifier, request_version, change, action, department_code, admission_date, outcome, answer, note)
         SELECT x.message_id, x.task_id, x.clinic_ik, x.request_identifier, x.request_version, x.change, x.action, x.department_code, x.admission_date, x.outcome, x.answer, x.note
           FROM changes, jsonb_to_recordset(c -> 'notifications') AS x(message_id uuid, task_id uuid, clinic_ik text, request_identifier text, request_version integer,
-               change text, action text, department_code text, admission_date date, outcome text, answer text, note text))
-      INSERT INTO ${t.outbox} (routing_key, envelope)
-      SELECT x.routing_key, x.envelope
-        FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
-       ORDER BY x.n`;
+               change text, action text, department_code text, admission_date date, outcome text, answer text, note text)),
+      outbox AS (
+        INSERT INTO ${t.outbox} (routing_key, envelope)
+        SELECT x.routing_key, x.envelope
+          FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
+         ORDER BY x.n)
+      SELECT ${t.expectRows}(${changes.routedTasks.filter((task) => !task.isNew).length}, (SELECT count(*) FROM routed_changed), 'routed Tasks')
+         AND ${t.expectRows}(${changes.bedCounts.length}, (SELECT count(*) FROM beds), 'bed counts')
+         AND ${t.expectRows}(${changes.holds.removed.length + changes.holds.changed.length}, (SELECT count(*) FROM holds_removed) + (SELECT count(*) FROM holds_changed), 'holds')
+         AS written`;
   }
 
   /** The clinic's notification log, newest first. */
