@@ -59,22 +59,62 @@ export class DeliveryWorker {
   private wakeScheduled = false;
   private again = false;
   private stopped = false;
+  /** Slots promised to a hand-off under way (the consumer storing events). */
+  private reserved = 0;
+  /**
+   * Whether due deliveries may wait that nobody has claimed: set when stored events could not be
+   * handed over for want of a slot, when a claim filled every free slot, and by the poll; cleared by
+   * a claim that left slots free. While it is clear, a finished attempt claims nothing.
+   */
+  private backlog = true;
+  /** Requests (subscription and identifier) with a later event waiting for the one in flight here. */
+  private readonly followUps = new Set<string>();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.recorder = new Batcher((finished) => this.record(finished), { maxBatch: options.concurrency, windowMs: RECORD_WINDOW_MS });
   }
 
   start(): void {
+    // The poll claims whatever is due: retries, events other processes left, anything missed.
     this.timer = setInterval(() => this.wake(), this.options.pollIntervalMs);
     this.timer.unref();
     this.wake();
   }
 
   /**
+   * Promises up to `wanted` free slots to the events about to be stored (EventRepository.recordAll's
+   * hand-off), so that the worker's own claims do not take them meanwhile. `handOver` gives back
+   * what the store did not use.
+   */
+  reserve(wanted: number): number {
+    const granted = this.stopped ? 0 : Math.max(0, Math.min(wanted, this.options.concurrency - this.inFlight.size - this.reserved));
+    this.reserved += granted;
+    return granted;
+  }
+
+  /**
+   * Takes deliveries that were claimed when they were stored (their slots reserved before) and
+   * sends them at once. The other stored events are claimed as usual: those that found no free slot
+   * at once, those that wait for an earlier event of their request when that one is done here.
+   */
+  handOver(claimed: readonly ClaimedDelivery[], reserved: number, leftBehind: { noSlot: number; followUps: readonly { subscriptionId: string; requestIdentifier: string }[] }): void {
+    this.reserved -= reserved;
+    for (const delivery of claimed) this.send(delivery);
+    for (const followUp of leftBehind.followUps) this.followUps.add(requestKey(followUp));
+    if (leftBehind.noSlot > 0 || leftBehind.followUps.length > 0) this.wake();
+  }
+
+  /** Looks for due deliveries on the next turn, whether or not it thinks there is a backlog. */
+  wake(): void {
+    this.backlog = true;
+    this.wakeSoon();
+  }
+
+  /**
    * Looks for due deliveries soon: wakes within one turn of the event loop are one look (a batch of
    * recorded attempts wakes once, not once per attempt), coalesced with a look already under way.
    */
-  wake(): void {
+  private wakeSoon(): void {
     if (this.stopped || this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(() => {
@@ -108,22 +148,33 @@ export class DeliveryWorker {
       });
   }
 
+  /** How long a claim lasts: the attempt's timeout and the time to record it. */
+  get leaseMs(): number {
+    return this.options.timeoutMs + LEASE_MARGIN_MS;
+  }
+
   private async claim(): Promise<void> {
-    const free = this.options.concurrency - this.inFlight.size;
+    if (!this.backlog) return;
+    const free = this.options.concurrency - this.inFlight.size - this.reserved;
     if (free <= 0) return;
-    const claimed = await this.options.repository.claimDue(free, this.options.timeoutMs + LEASE_MARGIN_MS);
-    for (const delivery of claimed) {
-      const work: Promise<void> = this.deliver(delivery)
-        .catch((error: unknown) =>
-          // The claim runs out and the delivery is attempted again: at least once, never lost.
-          this.options.logger.error({ eventId: delivery.eventId, err: String(error) }, 'recording a delivery attempt failed'),
-        )
-        .finally(() => {
-          this.inFlight.delete(work);
-          this.wake();
-        });
-      this.inFlight.add(work);
-    }
+    const claimed = await this.options.repository.claimDue(free, this.leaseMs);
+    this.backlog = claimed.length === free;
+    for (const delivery of claimed) this.send(delivery);
+  }
+
+  private send(delivery: ClaimedDelivery): void {
+    const work: Promise<void> = this.deliver(delivery)
+      .catch((error: unknown) =>
+        // The claim runs out and the delivery is attempted again: at least once, never lost.
+        this.options.logger.error({ eventId: delivery.eventId, err: String(error) }, 'recording a delivery attempt failed'),
+      )
+      .finally(() => {
+        this.inFlight.delete(work);
+        // The next event of its request is due now, if one waits for it; free slots may serve a backlog.
+        if (this.followUps.delete(requestKey(delivery))) this.backlog = true;
+        this.wakeSoon();
+      });
+    this.inFlight.add(work);
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -167,6 +218,10 @@ export class DeliveryWorker {
       logger.warn({ subscriptionId, reason }, 'subscription disabled');
     }
   }
+}
+
+function requestKey(delivery: { subscriptionId: string; requestIdentifier: string }): string {
+  return `${delivery.subscriptionId} ${delivery.requestIdentifier}`;
 }
 
 /** The attempt row: status code and a short reason a referrer can act on (shown in the delivery log). */

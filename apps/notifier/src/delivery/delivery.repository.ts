@@ -6,6 +6,8 @@ import type { NextStep } from './retry-policy';
 export interface ClaimedDelivery {
   eventId: string;
   subscriptionId: string;
+  /** The request the event is about: its next event is not due before this one is delivered. */
+  requestIdentifier: string;
   sequence: number;
   eventType: string;
   occurredAt: Date;
@@ -69,6 +71,7 @@ export class DeliveryRepository {
       {
         event_id: string;
         subscription_id: string;
+        request_identifier: string;
         sequence: number;
         event_type: string;
         occurred_at: Date;
@@ -107,11 +110,12 @@ export class DeliveryRepository {
          -- another process claimed or recorded after that snapshot is no longer locked once it
          -- committed, so SKIP LOCKED does not pass over it, but this does.
          AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
-      RETURNING d.event_id, d.subscription_id, d.sequence, d.event_type, d.occurred_at, d.data, d.attempt_count,
+      RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.data, d.attempt_count,
                 d.lease_token, s.callback_url, s.secret`;
     return rows.map((row) => ({
       eventId: row.event_id,
       subscriptionId: row.subscription_id,
+      requestIdentifier: row.request_identifier,
       sequence: row.sequence,
       eventType: row.event_type,
       occurredAt: row.occurred_at,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AdmissionResponseV1 } from '@bedrequest/contracts';
 import type { BatchHandler, ConsumedMessage, HandlerOutcome } from '@bedrequest/messaging';
+import type { DeliveryWorker } from '../delivery/delivery-worker';
 import type { EventRepository, IncomingEvent, RecordOutcome } from './event.repository';
 
 /** The webhook event type of an AdmissionResponseV1 message (spec, "Events"). */
@@ -18,7 +19,7 @@ export const ADMISSION_RESPONSE_EVENT = 'AdmissionResponse';
  *
  * Logs name ids and counts only, never the Task (it may hold notes about the patient).
  */
-export function admissionResponseHandler(events: EventRepository, deliveries: { wake(): void }, logger: Logger): BatchHandler {
+export function admissionResponseHandler(events: EventRepository, deliveries: Pick<DeliveryWorker, 'reserve' | 'handOver' | 'leaseMs'>, logger: Logger): BatchHandler {
   return async (messages) => {
     const outcomes: HandlerOutcome[] = messages.map((message) => (message.definition.routingKey === AdmissionResponseV1.routingKey ? 'ack' : 'dead-letter'));
     const readable = messages.filter((message, index) => {
@@ -28,16 +29,30 @@ export function admissionResponseHandler(events: EventRepository, deliveries: { 
     });
     if (readable.length === 0) return outcomes;
 
-    const recorded = await events.recordAll(readable.map(incomingEvent));
-    const counts = { stored: 0, duplicates: 0, withoutSubscription: 0 };
+    const incoming = readable.map(incomingEvent);
+    // Events that can go out at once are claimed by the statement that stores them (see recordAll).
+    const reserved = deliveries.reserve(incoming.length);
+    let recorded: Awaited<ReturnType<EventRepository['recordAll']>>;
+    try {
+      recorded = await events.recordAll(incoming, { limit: reserved, leaseMs: deliveries.leaseMs });
+    } catch (error) {
+      deliveries.handOver([], reserved, { noSlot: 0, followUps: [] });
+      throw error;
+    }
+    const counts = { stored: 0, handedOver: 0, duplicates: 0, withoutSubscription: 0 };
+    const leftBehind = { noSlot: 0, followUps: [] as { subscriptionId: string; requestIdentifier: string }[] };
     readable.forEach((message, index) => {
-      const outcome = recorded[index] ?? { kind: 'duplicate' };
+      const outcome = recorded.outcomes[index] ?? { kind: 'duplicate' };
       logOutcome(message, outcome);
-      if (outcome.kind === 'stored') counts.stored += 1;
-      else if (outcome.kind === 'duplicate') counts.duplicates += 1;
+      if (outcome.kind === 'stored') {
+        counts.stored += 1;
+        if (outcome.handedOver) counts.handedOver += 1;
+        else if (outcome.waitsForEarlier) leftBehind.followUps.push({ subscriptionId: outcome.subscriptionId, requestIdentifier: incoming[index]!.requestIdentifier });
+        else leftBehind.noSlot += 1;
+      } else if (outcome.kind === 'duplicate') counts.duplicates += 1;
       else counts.withoutSubscription += 1;
     });
-    if (counts.stored > 0) deliveries.wake();
+    deliveries.handOver(recorded.claimed, reserved, leftBehind);
     logger.info({ messages: messages.length, ...counts, deadLettered: messages.length - readable.length }, 'events stored for delivery');
     return outcomes;
   };

@@ -52,6 +52,9 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
         [subscriptionId],
       )
     ).rows;
+  /** The outcomes of storing `batch` without a hand-off, as the sequence-number tests read them. */
+  const record = async (batch: IncomingEvent[]) =>
+    (await events.recordAll(batch)).outcomes.map((outcome) => (outcome.kind === 'stored' ? { kind: outcome.kind, subscriptionId: outcome.subscriptionId, sequence: outcome.sequence } : outcome));
   const lastSequence = async (subscriptionId: string) =>
     (await pool.query<{ last_sequence: number }>(`SELECT last_sequence FROM "${schema}".subscription WHERE id = $1`, [subscriptionId])).rows[0]!.last_sequence;
 
@@ -59,7 +62,7 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     const { partyId, subscriptionId } = await subscribedParty();
     const batch = [event(partyId, 'a'), event(partyId, 'b'), event(partyId, 'a'), event(partyId, 'c'), event(partyId, 'b')];
 
-    const outcomes = await events.recordAll(batch);
+    const outcomes = await record(batch);
 
     expect(outcomes).toEqual([1, 2, 3, 4, 5].map((sequence) => ({ kind: 'stored', subscriptionId, sequence })));
     const rows = await stored(subscriptionId);
@@ -73,10 +76,10 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     const batch = [event(partyId), event(partyId), event(partyId)];
     await events.recordAll(batch);
 
-    const again = await events.recordAll(batch);
+    const again = await record(batch);
     // The same events under new message ids (a publisher that sent them twice) are duplicates too.
-    const republished = await events.recordAll(batch.map((sent) => ({ ...sent, messageId: randomUUID() })));
-    const next = await events.recordAll([event(partyId)]);
+    const republished = await record(batch.map((sent) => ({ ...sent, messageId: randomUUID() })));
+    const next = await record([event(partyId)]);
 
     expect(again).toEqual([{ kind: 'duplicate' }, { kind: 'duplicate' }, { kind: 'duplicate' }]);
     expect(republished).toEqual([{ kind: 'duplicate' }, { kind: 'duplicate' }, { kind: 'duplicate' }]);
@@ -91,7 +94,7 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     const sameEventOtherMessage = { ...first, messageId: randomUUID() };
     const later = event(partyId);
 
-    const outcomes = await events.recordAll([first, first, sameEventOtherMessage, later]);
+    const outcomes = await record([first, first, sameEventOtherMessage, later]);
 
     expect(outcomes).toEqual([
       { kind: 'stored', subscriptionId, sequence: 1 },
@@ -109,7 +112,7 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
 
     const dropped = event(stranger);
 
-    const outcomes = await events.recordAll([event(one.partyId), dropped, event(two.partyId), event(one.partyId), event(two.partyId)]);
+    const outcomes = await record([event(one.partyId), dropped, event(two.partyId), event(one.partyId), event(two.partyId)]);
 
     expect(outcomes).toEqual([
       { kind: 'stored', subscriptionId: one.subscriptionId, sequence: 1 },
@@ -121,7 +124,7 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".delivery WHERE event_id = $1`, [dropped.eventId]);
     expect(rows[0].n).toBe(0);
     // Its message is recorded all the same: a redelivery is only acknowledged.
-    expect(await events.recordAll([dropped])).toEqual([{ kind: 'duplicate' }]);
+    expect(await record([dropped])).toEqual([{ kind: 'duplicate' }]);
   });
 
   it('keeps sequence numbers unique and gap-free when batches for the same subscriptions are stored concurrently', async () => {
@@ -148,5 +151,39 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
         expect(numbers[numbers.length - 1]! - numbers[0]!).toBe(numbers.length - 1);
       }
     }
+  });
+
+  it('hands the first pending event of each request over, claimed, up to the limit, and leaves later ones of a request behind', async () => {
+    const { partyId, subscriptionId } = await subscribedParty();
+    await events.recordAll([event(partyId, 'pending-before')]);
+    const batch = [event(partyId, 'a'), event(partyId, 'a'), event(partyId, 'pending-before'), event(partyId, 'b'), event(partyId, 'c')];
+
+    const { outcomes, claimed } = await events.recordAll(batch, { limit: 2, leaseMs: 15_000 });
+
+    expect(outcomes.map((outcome) => (outcome.kind === 'stored' ? [outcome.handedOver, outcome.waitsForEarlier] : outcome.kind))).toEqual([
+      [true, false],
+      [false, true],
+      [false, true],
+      [true, false],
+      [false, false],
+    ]);
+    expect(claimed.map((delivery) => [delivery.eventId, delivery.requestIdentifier, delivery.callbackUrl, delivery.attemptCount])).toEqual([
+      [batch[0]!.eventId, 'a', 'http://127.0.0.1:9/hook', 0],
+      [batch[3]!.eventId, 'b', 'http://127.0.0.1:9/hook', 0],
+    ]);
+    const leases = await pool.query<{ event_id: string; leased: boolean; token: string | null }>(
+      `SELECT event_id, leased_until > now() AS leased, lease_token::text AS token FROM "${schema}".delivery WHERE subscription_id = $1 AND leased_until IS NOT NULL`,
+      [subscriptionId],
+    );
+    expect(leases.rows.map((row) => [row.event_id, row.leased, row.token])).toEqual(expect.arrayContaining(claimed.map((delivery) => [delivery.eventId, true, delivery.leaseToken])));
+    expect(leases.rows).toHaveLength(2);
+  });
+
+  it('hands nothing over for a disabled subscription', async () => {
+    const { partyId, subscriptionId } = await subscribedParty();
+    await pool.query(`UPDATE "${schema}".subscription SET status = 'disabled' WHERE id = $1`, [subscriptionId]);
+    const { outcomes, claimed } = await events.recordAll([event(partyId, 'x')], { limit: 5, leaseMs: 15_000 });
+    expect(claimed).toEqual([]);
+    expect(outcomes).toEqual([expect.objectContaining({ kind: 'stored', handedOver: false })]);
   });
 });

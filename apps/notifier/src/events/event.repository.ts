@@ -1,3 +1,4 @@
+import type { ClaimedDelivery } from '../delivery/delivery.repository';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
 
 /** An event as the notifier receives it from the broker. */
@@ -12,8 +13,15 @@ export interface IncomingEvent {
   data: unknown;
 }
 
+/** How many of the stored events the worker can take at once, and for how long it holds them. */
+export interface HandOff {
+  limit: number;
+  leaseMs: number;
+}
+
 export type RecordOutcome =
-  | { kind: 'stored'; subscriptionId: string; sequence: number }
+  /** `handedOver`: claimed for the worker by the same statement; `waitsForEarlier`: its request has an earlier event pending. */
+  | { kind: 'stored'; subscriptionId: string; sequence: number; handedOver: boolean; waitsForEarlier: boolean }
   /** The message (or the event, under another message id, also earlier in the same batch) was recorded before. */
   | { kind: 'duplicate' }
   | { kind: 'no-subscription' };
@@ -42,12 +50,31 @@ export class EventRepository {
    * event stored concurrently by another process under another message id makes the delivery
    * INSERT fail on its key (rather than skip it, which would leave a gap): the batch is then split
    * by the consumer and that event found stored on its own.
+   *
+   * The same statement hands up to `handOff.limit` of the stored events straight to the worker,
+   * claimed (leased) as its claim query would: each is the first pending event of its request for
+   * its subscription (none earlier in the table, none earlier in the batch), and its subscription
+   * is active. A webhook that can go out at once thus costs no claim statement of its own; the
+   * others wait for the worker's claim as before.
    */
-  async recordAll(events: readonly IncomingEvent[]): Promise<RecordOutcome[]> {
-    if (events.length === 0) return [];
+  async recordAll(events: readonly IncomingEvent[], handOff: HandOff = { limit: 0, leaseMs: 0 }): Promise<{ outcomes: RecordOutcome[]; claimed: ClaimedDelivery[] }> {
+    if (events.length === 0) return { outcomes: [], claimed: [] };
     const t = this.tables;
     const column = <T>(value: (event: IncomingEvent) => T) => events.map(value);
-    const rows = await this.prisma.$queryRaw<{ position: number; subscription_id: string | null; sequence: number | null }[]>`
+    const rows = await this.prisma.$queryRaw<
+      {
+        position: number;
+        subscription_id: string | null;
+        sequence: number | null;
+        lease_token: string | null;
+        event_type: string;
+        occurred_at: Date;
+        data: unknown;
+        callback_url: string | null;
+        secret: string | null;
+        waits_for_earlier: boolean;
+      }[]
+    >`
       WITH input AS (
         SELECT * FROM unnest(
                  ${column((e) => e.messageId)}::uuid[], ${column((e) => e.messageType)}::text[], ${column((e) => e.eventId)}::uuid[],
@@ -72,7 +99,7 @@ export class EventRepository {
         SELECT party_id, event_type, count(*)::int AS n FROM fresh GROUP BY party_id, event_type
       ),
       locked AS (
-        SELECT s.id, s.party_id, s.event_type
+        SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.secret
           FROM ${t.subscription} s
          WHERE (s.party_id, s.event_type) IN (SELECT party_id, event_type FROM wanted)
          ORDER BY s.id
@@ -83,24 +110,58 @@ export class EventRepository {
            SET last_sequence = s.last_sequence + w.n
           FROM locked l JOIN wanted w ON w.party_id = l.party_id AND w.event_type = l.event_type
          WHERE s.id = l.id
-        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before
+        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.secret
+      ),
+      placed AS (
+        SELECT f.*, n.id AS subscription_id, n.before + row_number() OVER (PARTITION BY n.id ORDER BY f.ord) AS sequence,
+               n.status = 'active'
+               AND row_number() OVER (PARTITION BY n.id, f.request_identifier ORDER BY f.ord) = 1
+               AND NOT EXISTS (SELECT 1 FROM ${t.delivery} earlier
+                                WHERE earlier.status = 'pending' AND earlier.subscription_id = n.id AND earlier.request_identifier = f.request_identifier) AS first_of_request,
+               n.callback_url, n.secret
+          FROM fresh f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
+      ),
+      handed AS (
+        SELECT event_id FROM placed WHERE first_of_request ORDER BY ord LIMIT ${handOff.limit}
       ),
       stored AS (
         INSERT INTO ${t.delivery}
-               (event_id, subscription_id, sequence, event_type, request_identifier, occurred_at, data, status, next_attempt_at)
-        SELECT f.event_id, n.id, n.before + row_number() OVER (PARTITION BY n.id ORDER BY f.ord), f.event_type,
-               f.request_identifier, f.occurred_at, f.data, 'pending', now()
-          FROM fresh f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
-        RETURNING event_id, subscription_id, sequence
+               (event_id, subscription_id, sequence, event_type, request_identifier, occurred_at, data, status, next_attempt_at, leased_until, lease_token)
+        SELECT p.event_id, p.subscription_id, p.sequence, p.event_type, p.request_identifier, p.occurred_at, p.data, 'pending', now(),
+               CASE WHEN h.event_id IS NULL THEN NULL ELSE now() + ${handOff.leaseMs} * interval '1 millisecond' END,
+               CASE WHEN h.event_id IS NULL THEN NULL ELSE gen_random_uuid() END
+          FROM placed p LEFT JOIN handed h ON h.event_id = p.event_id
+        RETURNING event_id, subscription_id, sequence, lease_token
       )
-      SELECT (f.ord - 1)::int AS position, s.subscription_id::text AS subscription_id, s.sequence
-        FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id`;
+      SELECT (f.ord - 1)::int AS position, s.subscription_id::text AS subscription_id, s.sequence, s.lease_token::text AS lease_token,
+             f.event_type, f.occurred_at, f.data, p.callback_url, p.secret, NOT coalesce(p.first_of_request, false) AS waits_for_earlier
+        FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id`;
 
     const outcomes: RecordOutcome[] = events.map(() => ({ kind: 'duplicate' }));
+    const claimed: ClaimedDelivery[] = [];
     for (const row of rows) {
-      outcomes[row.position] =
-        row.subscription_id === null || row.sequence === null ? { kind: 'no-subscription' } : { kind: 'stored', subscriptionId: row.subscription_id, sequence: row.sequence };
+      if (row.subscription_id === null || row.sequence === null) {
+        outcomes[row.position] = { kind: 'no-subscription' };
+        continue;
+      }
+      const handedOver = Boolean(row.lease_token && row.callback_url && row.secret);
+      outcomes[row.position] = { kind: 'stored', subscriptionId: row.subscription_id, sequence: row.sequence, handedOver, waitsForEarlier: row.waits_for_earlier };
+      if (handedOver) {
+        claimed.push({
+          eventId: events[row.position]!.eventId,
+          subscriptionId: row.subscription_id,
+          requestIdentifier: events[row.position]!.requestIdentifier,
+          sequence: row.sequence,
+          eventType: row.event_type,
+          occurredAt: row.occurred_at,
+          data: row.data,
+          attemptCount: 0,
+          leaseToken: row.lease_token!,
+          callbackUrl: row.callback_url!,
+          secret: row.secret!,
+        });
+      }
     }
-    return outcomes;
+    return { outcomes, claimed: claimed.sort((a, b) => a.sequence - b.sequence) };
   }
 }
