@@ -6,9 +6,11 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { prettyFactory } from 'pino-pretty';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { nodeOptions } = JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8'));
 const env = process.env;
 const host = env.HOST ?? '127.0.0.1';
 const services = [
@@ -39,7 +41,7 @@ function build() {
 function startService(service) {
   const entry = join(root, 'dist', 'apps', service.name, 'main.cjs');
   if (!existsSync(entry)) throw new Error(`missing ${entry}`);
-  const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+  const child = spawn(process.execPath, ['--enable-source-maps', ...nodeOptions, entry], {
     cwd: root,
     env: {
       ...env,

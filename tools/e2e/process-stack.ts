@@ -11,6 +11,9 @@ export { freePort };
 /** The repository root: this file lives two levels down, and so does the bench bundle (tmp/bench). */
 export const root = join(__dirname, '..', '..');
 
+/** The V8 options every service process runs with, as `npm start` and the Docker image run them. */
+const SERVICE_NODE_OPTIONS: readonly string[] = (JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8')) as { nodeOptions: string[] }).nodeOptions;
+
 /** Start order: routing first (auth asks it about clinics), the gateway last. */
 export const SERVICES = ['routing', 'auth', 'intake', 'notifier', 'gateway'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -160,7 +163,7 @@ export class ProcessStack {
 
   private async launch(instance: string, launch: Launch): Promise<RunningService> {
     const entry = launch.entry ?? join(root, 'dist', 'apps', launch.service, 'main.cjs');
-    const child = spawn(process.execPath, [...(this.options.nodeArgs ?? []), entry], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_OPTIONS, ...(this.options.nodeArgs ?? []), entry], {
       cwd: root,
       env: { ...this.env, [PORT_VARIABLE[launch.service]]: String(launch.port), ...launch.env },
       stdio: ['ignore', this.options.captureOutput ? 'pipe' : 'ignore', 'inherit'],

@@ -86,10 +86,14 @@ export class AdmissionRequestRepository {
     const t = this.t;
     const [row] = await this.run.rows<{ requests: RequestJson[]; tasks: TaskJson[]; inbox: { message_id: string; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
       WITH requests AS (
+        -- Two index look-ups (an OR of the two conditions would read the whole table).
         SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
           FROM ${t.request}
          WHERE identifier = ANY(${keys.identifiers}::text[])
-            OR id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[])))
+        UNION
+        SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
+          FROM ${t.request}
+         WHERE id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[])))
       SELECT
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
