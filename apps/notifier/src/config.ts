@@ -68,8 +68,12 @@ export const NotifierConfig = z.object({
    * 128 ~3,000/s (the machine's CPU is then the limit).
    */
   WEBHOOK_CONCURRENCY: env.positiveInt(64),
-  /** How often a worker looks for due deliveries besides being woken by a new event. */
-  WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(200),
+  /**
+   * How often a worker looks for due deliveries on its own: retries (5 s and later, so at most a
+   * second late) and events other processes left. New events that can go out at once are handed to
+   * the worker when they are stored, so this does not delay first attempts (decisions.md, "Timing").
+   */
+  WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(1_000),
 });
 export type NotifierConfig = z.infer<typeof NotifierConfig>;
 

@@ -142,7 +142,9 @@ export class DeliveryRepository {
    *
    * Lock order: the subscription rows first (id order), then their deliveries, as DELETE and
    * address changes lock a subscription before its deliveries, so a deletion during an attempt
-   * waits instead of deadlocking. Every delivery change joins `locked`, so a delivery is locked only
+   * waits instead of deadlocking. Only subscriptions the batch may change are locked for update; a
+   * healthy one whose attempts all succeeded is only kept from being deleted (KEY SHARE), which the
+   * event store's update of its sequence number does not wait for. Every delivery change joins `locked`, so a delivery is locked only
    * after its subscription; the attempt rows' key checks run at the end of the statement. A
    * subscription deleted meanwhile has taken its events along: nothing is recorded for them.
    */
@@ -161,17 +163,34 @@ export class DeliveryRepository {
                  ${column((f) => (f.step.kind === 'disable-subscription' ? f.step.reason : null))}::text[])
           WITH ORDINALITY AS i(event_id, subscription_id, lease_token, attempted_at, status_code, error, duration_ms, step, delay_ms, reason, ord)
       ),
+      failed AS (
+        SELECT DISTINCT subscription_id FROM input WHERE step <> 'delivered'
+      ),
       locked AS (
+        -- Subscriptions this batch may change: a failure in it, or a run of failures to end.
         SELECT s.id, s.status, s.failing_since
           FROM ${t.subscription} s
          WHERE s.id IN (SELECT subscription_id FROM input)
+           AND (s.id IN (SELECT subscription_id FROM failed) OR s.failing_since IS NOT NULL OR s.status <> 'active')
          ORDER BY s.id
            FOR NO KEY UPDATE
+      ),
+      kept AS (
+        -- The others only must not be deleted meanwhile. KEY SHARE does not wait for the event store's
+        -- sequence update of the same row (a subscription's every event bumps it), NO KEY UPDATE would.
+        SELECT s.id
+          FROM ${t.subscription} s
+         WHERE s.id IN (SELECT subscription_id FROM input) AND s.id NOT IN (SELECT id FROM locked)
+         ORDER BY s.id
+           FOR KEY SHARE
+      ),
+      alive AS (
+        SELECT id FROM locked UNION ALL SELECT id FROM kept
       ),
       attempts AS (
         INSERT INTO ${t.attempt} (event_id, attempted_at, status_code, error, duration_ms)
         SELECT i.event_id, i.attempted_at, i.status_code, i.error, i.duration_ms
-          FROM input i JOIN locked l ON l.id = i.subscription_id
+          FROM input i JOIN alive l ON l.id = i.subscription_id
          WHERE EXISTS (SELECT 1 FROM ${t.delivery} d WHERE d.event_id = i.event_id)
          ORDER BY i.ord
       ),
@@ -185,7 +204,7 @@ export class DeliveryRepository {
                                    WHEN 'disable-subscription' THEN now()
                                    ELSE NULL END,
                attempt_count = d.attempt_count + 1, leased_until = NULL, lease_token = NULL
-          FROM input i JOIN locked l ON l.id = i.subscription_id
+          FROM input i JOIN alive l ON l.id = i.subscription_id
          WHERE d.event_id = i.event_id AND d.lease_token = i.lease_token
       ),
       outcomes AS (
