@@ -44,6 +44,12 @@ describe('forbiddenAddressReason', () => {
     ['2001:db8::1', 'documentation'],
     ['fec0::1', 'site-local'],
     ['::127.0.0.1', 'IPv4-compatible'],
+    ['::8.8.8.8', 'IPv4-compatible'],
+    ['::2', 'IPv4-compatible'],
+    ['64:ff9b:1::1', 'local-use NAT64'],
+    ['100::1', 'discard-only'],
+    ['2001::1', 'IETF'],
+    ['3fff::1', 'documentation'],
   ])('refuses the IPv6 address %s (%s)', (address, reason) => {
     expect(forbiddenAddressReason(address)).toContain(reason);
   });
@@ -60,9 +66,30 @@ describe('forbiddenAddressReason', () => {
     ['64:ff9b::127.0.0.1', 'loopback'],
     ['2002:7f00:1::1', 'loopback'],
     ['2002:c0a8:0101::1', 'private'],
+    ['[::ffff:127.0.0.1]', 'loopback'],
+    ['::ffff:0.0.0.0', 'this-network'],
+    ['::ffff:0:0', 'this-network'],
+    ['::ffff:192.168.0.1', 'private'],
+    ['::ffff:172.16.0.1', 'private'],
+    ['::ffff:224.0.0.1', 'multicast'],
+    ['::ffff:168.63.129.16', 'metadata'],
+    ['::ffff:0:169.254.169.254', 'link-local'],
+    ['64:ff9b::169.254.169.254', 'link-local'],
+    ['2002:a9fe:a9fe::', 'link-local'],
   ])('refuses %s, which embeds a forbidden IPv4 address (%s)', (address, reason) => {
     const refused = forbiddenAddressReason(address);
     expect(refused).toContain(reason);
+  });
+
+  it.each([
+    ['::ffff:127.0.0.1', 'IPv4-mapped address of a loopback address'],
+    ['::ffff:0:10.1.2.3', 'IPv4-translated address of a private address'],
+    ['64:ff9b::100.64.0.1', 'NAT64 address of a shared address space (CGNAT)'],
+    ['2002:7f00:1::1', '6to4 address of a loopback address'],
+    ['0.0.0.0', 'this-network address'],
+    ['::', 'unspecified address'],
+  ])('names why %s is refused: %s', (address, reason) => {
+    expect(forbiddenAddressReason(address)).toBe(reason);
   });
 
   it.each([
@@ -83,11 +110,13 @@ describe('forbiddenAddressReason', () => {
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
     '2002:0808:0808::1',
+    '::ffff:0:8.8.8.8',
+    '[2606:4700:4700::1111]',
   ])('allows the public address %s', (address) => {
     expect(forbiddenAddressReason(address)).toBeUndefined();
   });
 
-  it.each(['example.org', '999.1.1.1', '1.2.3', '', 'fe80::zz', '1:2:3:4:5:6:7:8:9'])('refuses %j, which is not an IP address', (text) => {
+  it.each(['example.org', '999.1.1.1', '1.2.3', '', 'fe80::zz', '1:2:3:4:5:6:7:8:9', '[1.2.3.4]', '1.2.3.4%eth0', '::ffff:1.2.3.256'])('refuses %j, which is not an IP address', (text) => {
     expect(forbiddenAddressReason(text)).toBe('not an IP address');
   });
 });

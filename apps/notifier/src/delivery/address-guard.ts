@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /**
  * The SSRF guard of webhook delivery (decisions.md, "Subscriptions and webhooks": callback URLs on
@@ -20,26 +20,26 @@ export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-type Bytes = readonly number[];
-interface Block {
-  prefix: Bytes;
-  bits: number;
-  reason: string;
-  /** Where an IPv4 address is embedded in this IPv6 block: it is judged as that IPv4 address. */
-  embeddedIpv4At?: number;
+type Family = 'ipv4' | 'ipv6';
+
+/** One address block; `reason` is why its addresses are refused, undefined for a public rest. */
+interface Rule {
+  cidr: string;
+  reason: string | undefined;
+  block: BlockList;
 }
 
-function block(cidr: string, reason: string, parse: (text: string) => number[] | undefined, embeddedIpv4At?: number): Block {
-  const [address = '', bits = ''] = cidr.split('/');
-  const prefix = parse(address);
-  if (!prefix) throw new Error(`not an address block: ${cidr}`);
-  return { prefix, bits: Number(bits), reason, ...(embeddedIpv4At === undefined ? {} : { embeddedIpv4At }) };
+function rule(family: Family, cidr: string, reason: string | undefined): Rule {
+  const [network = '', bits = ''] = cidr.split('/');
+  const block = new BlockList();
+  block.addSubnet(network, Number(bits), family);
+  return { cidr, reason, block };
 }
-const v4 = (cidr: string, reason: string): Block => block(cidr, reason, parseIpv4);
-const v6 = (cidr: string, reason: string, embeddedIpv4At?: number): Block => block(cidr, reason, parseIpv6, embeddedIpv4At);
+const v4 = (cidr: string, reason: string): Rule => rule('ipv4', cidr, reason);
+const v6 = (cidr: string, reason: string | undefined): Rule => rule('ipv6', cidr, reason);
 
 /** IANA IPv4 special-purpose registry entries that are not globally reachable, plus known metadata services. */
-const IPV4_BLOCKS: readonly Block[] = [
+const IPV4_RULES: readonly Rule[] = [
   v4('0.0.0.0/8', 'this-network address'),
   v4('10.0.0.0/8', 'private address'),
   v4('100.64.0.0/10', 'shared address space (CGNAT)'),
@@ -59,19 +59,38 @@ const IPV4_BLOCKS: readonly Block[] = [
   v4('168.63.129.16/32', 'cloud metadata address'),
 ];
 
+/**
+ * An IPv6 block that carries an IPv4 address, judged as that IPv4 address: every forbidden IPv4
+ * block becomes the IPv6 block of the addresses that embed it (`embed` writes an IPv4 network of
+ * `bits` bits as an IPv6 CIDR), and the rest of the IPv6 block is public.
+ */
+function embedding(cidr: string, reason: string, embed: (ipv4Network: string, bits: number) => string): Rule[] {
+  const embedded = IPV4_RULES.map((ipv4) => {
+    const [network = '', bits = ''] = ipv4.cidr.split('/');
+    return v6(embed(network, Number(bits)), `${reason} of a ${ipv4.reason}`);
+  });
+  return [...embedded, v6(cidr, undefined)];
+}
+
+/** `a.b.c.d` → the two IPv6 words `xxxx:xxxx` that carry it (6to4 writes the IPv4 address so). */
+function ipv4AsWords(dotted: string): string {
+  const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number);
+  return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
 /** The IPv6 counterparts; the first matching block decides, so specific ones come first. */
-const IPV6_BLOCKS: readonly Block[] = [
+const IPV6_RULES: readonly Rule[] = [
   v6('::/128', 'unspecified address'),
   v6('::1/128', 'loopback address'),
-  v6('::ffff:0:0/96', 'IPv4-mapped address', 12),
-  v6('::ffff:0:0:0/96', 'IPv4-translated address', 12),
+  ...embedding('::ffff:0:0/96', 'IPv4-mapped address', (network, bits) => `::ffff:${network}/${96 + bits}`),
+  ...embedding('::ffff:0:0:0/96', 'IPv4-translated address', (network, bits) => `::ffff:0:${network}/${96 + bits}`),
   v6('::/96', 'IPv4-compatible address (deprecated)'),
-  v6('64:ff9b::/96', 'NAT64 address', 12),
+  ...embedding('64:ff9b::/96', 'NAT64 address', (network, bits) => `64:ff9b::${network}/${96 + bits}`),
   v6('64:ff9b:1::/48', 'local-use NAT64 address'),
   v6('100::/64', 'discard-only address'),
   v6('2001:db8::/32', 'documentation address'),
   v6('2001::/23', 'IETF protocol assignment'),
-  v6('2002::/16', '6to4 address', 2),
+  ...embedding('2002::/16', '6to4 address', (network, bits) => `2002:${ipv4AsWords(network)}::/${16 + bits}`),
   v6('3fff::/20', 'documentation address'),
   v6('fc00::/7', 'unique local (private) address'),
   v6('fe80::/10', 'link-local address'),
@@ -84,15 +103,20 @@ const IPV6_BLOCKS: readonly Block[] = [
  * address. Anything that is not a valid IP address is refused as well.
  */
 export function forbiddenAddressReason(address: string): string | undefined {
-  const ipv4 = parseIpv4(address);
-  if (ipv4) return matchBlock(ipv4, IPV4_BLOCKS);
-  const ipv6 = parseIpv6(address);
-  if (!ipv6) return 'not an IP address';
-  const block = IPV6_BLOCKS.find((candidate) => inBlock(ipv6, candidate));
-  if (!block) return undefined;
-  if (block.embeddedIpv4At === undefined) return block.reason;
-  const embedded = matchBlock(ipv6.slice(block.embeddedIpv4At, block.embeddedIpv4At + 4), IPV4_BLOCKS);
-  return embedded && `${block.reason} of a ${embedded}`;
+  if (isIP(address) === 4) return firstMatch(address, 'ipv4', IPV4_RULES);
+  // An IPv6 literal may come bracketed (URL host) or with a zone id (`fe80::1%eth0`).
+  const ipv6 = unbracket(address).split('%')[0] ?? '';
+  if (isIP(ipv6) !== 6) return 'not an IP address';
+  return firstMatch(ipv6, 'ipv6', IPV6_RULES);
+}
+
+/**
+ * The reason of the first rule that holds `address`. The rules are checked per family: a
+ * BlockList would also match an IPv4-mapped IPv6 address against IPv4 rules (and the reverse),
+ * which the IPv4-mapped rules above already do, with a reason that says so.
+ */
+function firstMatch(address: string, family: Family, rules: readonly Rule[]): string | undefined {
+  return rules.find((candidate) => candidate.block.check(address, family))?.reason;
 }
 
 /**
@@ -143,49 +167,4 @@ async function resolveAny(hostname: string, resolve: Resolve): Promise<LookupAdd
 
 function unbracket(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}
-
-function matchBlock(bytes: Bytes, blocks: readonly Block[]): string | undefined {
-  return blocks.find((block) => inBlock(bytes, block))?.reason;
-}
-
-function inBlock(bytes: Bytes, block: Block): boolean {
-  if (bytes.length !== block.prefix.length) return false;
-  for (let bit = 0; bit < block.bits; bit += 8) {
-    const remaining = block.bits - bit;
-    const mask = remaining >= 8 ? 0xff : (0xff << (8 - remaining)) & 0xff;
-    const index = bit / 8;
-    if (((bytes[index] ?? 0) & mask) !== ((block.prefix[index] ?? 0) & mask)) return false;
-  }
-  return true;
-}
-
-/** Dotted-quad IPv4 (the only form Node and the WHATWG URL parser hand us) → 4 bytes. */
-function parseIpv4(text: string): number[] | undefined {
-  if (isIP(text) !== 4) return undefined;
-  return text.split('.').map(Number);
-}
-
-/** Any textual IPv6 form (`::`, embedded dotted quad, zone id) → 16 bytes. */
-function parseIpv6(text: string): number[] | undefined {
-  const address = unbracket(text).split('%')[0] ?? '';
-  if (isIP(address) !== 6) return undefined;
-  let groups = address;
-  const tail: number[] = [];
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(address);
-  if (dotted) {
-    const [, words = '', quad = ''] = dotted;
-    const ipv4 = parseIpv4(quad);
-    if (!ipv4) return undefined;
-    tail.push(...ipv4);
-    groups = words.endsWith('::') ? words : words.slice(0, -1);
-  }
-  const [head = '', rest] = groups.split('::') as [string, string | undefined];
-  const words = (part: string) => (part === '' ? [] : part.split(':').map((word) => parseInt(word, 16)));
-  const headWords = words(head);
-  const restWords = rest === undefined ? [] : words(rest);
-  const missing = 8 - tail.length / 2 - headWords.length - restWords.length;
-  if (rest === undefined && missing !== 0) return undefined;
-  const all = [...headWords, ...Array<number>(Math.max(missing, 0)).fill(0), ...restWords];
-  return [...all.flatMap((word) => [word >> 8, word & 0xff]), ...tail];
 }
