@@ -44,7 +44,14 @@ describe('parseDuration', () => {
     ['2m', 120_000],
     ['1h', 3_600_000],
     ['7d', 604_800_000],
-  ])('reads %s', (text, value) => {
+    ['1.5h', 5_400_000],
+    [' 5s ', 5_000],
+    ['0s', 0],
+  ])('reads %j', (text, value) => {
     expect(parseDuration(text)).toBe(value);
+  });
+
+  it.each(['soon', '', '10', '-5s', '5x'])('refuses %j', (text) => {
+    expect(() => parseDuration(text)).toThrow(`"${text}" is not a duration such as 500ms, 5s, 2m, 1h or 7d`);
   });
 });

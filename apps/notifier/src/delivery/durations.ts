@@ -1,10 +1,16 @@
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+import ms, { type StringValue } from 'ms';
 
-/** `250ms`, `5s`, `2m`, `1.5h`, `7d` → milliseconds. */
+/**
+ * `250ms`, `5s`, `2m`, `1.5h`, `7d` (and the other forms of the `ms` package, e.g. `1 week`) →
+ * milliseconds. A bare number is refused: in a variable such as WEBHOOK_TIMEOUT=10 it is not
+ * clear whether seconds or milliseconds were meant.
+ */
 export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
-  if (!match) throw new Error(`"${text}" is not a duration such as 500ms, 5s, 2m, 1h or 7d`);
-  return Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+  const trimmed = text.trim();
+  // ms() takes any string at run time and answers undefined for one it cannot read.
+  const milliseconds = Number.isFinite(Number(trimmed)) ? Number.NaN : ms(trimmed as StringValue);
+  if (!(milliseconds >= 0)) throw new Error(`"${text}" is not a duration such as 500ms, 5s, 2m, 1h or 7d`);
+  return Math.round(milliseconds);
 }
 
 /** `5s,30s,2m` → [5000, 30000, 120000]; an empty text is an empty list. */
