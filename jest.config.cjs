@@ -1,17 +1,22 @@
-// One jest run for every project: unit tests (*.spec.ts) and integration tests (*.int.spec.ts)
-// against the real PostgreSQL, Redis and RabbitMQ (see tools/jest/global-setup.cjs).
+// `npm test` runs both tiers; `npm run test:unit` and `npm run test:integration` run one (jest
+// --selectProjects; the `--config` after it in package.json ends its list of project names, so that
+// `npm run test:unit -- <path pattern>` is read as a path pattern, not as a second project).
+//
+// - unit: every *.spec.ts that is not *.int.spec.ts. Runs in seconds on a machine without
+//   PostgreSQL, Redis or RabbitMQ: no global set-up, and no unit test opens a connection to them
+//   (stand-ins for the HTTP services they call run in the test's own process).
+// - integration: the *.int.spec.ts, against the real PostgreSQL, Redis and RabbitMQ, each run with
+//   its own database, broker namespace and Redis key prefix (tools/jest/global-setup.cjs). Jest
+//   runs a project's global set-up only when one of its tests is selected.
 const { compilerOptions } = require('./tsconfig.base.json');
 
 const moduleNameMapper = Object.fromEntries(
   Object.entries(compilerOptions.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]),
 );
 
-module.exports = {
+/** How every tier (and jest.faults.config.cjs) compiles and resolves the sources. */
+const compilation = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
-  testMatch: ['**/*.spec.ts'],
-  // The fault-injection suite stops shared services: only `npm run test:faults` runs it.
-  testPathIgnorePatterns: ['/node_modules/', '\\.faults\\.spec\\.ts$'],
   transform: {
     '^.+\\.[cm]?[tj]s$': [
       '@swc/jest',
@@ -21,9 +26,34 @@ module.exports = {
   // ESM-only packages jest must compile to CommonJS (Node itself loads them with require(esm)).
   transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error|jose)/)'],
   moduleNameMapper,
-  globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
-  globalTeardown: '<rootDir>/tools/jest/global-teardown.cjs',
-  testTimeout: 60_000,
+};
+
+const roots = ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'];
+// The fault-injection suite stops shared services: only `npm run test:faults` runs it.
+const ignored = ['/node_modules/', '\\.faults\\.spec\\.ts$'];
+
+module.exports = {
+  ...compilation,
+  projects: [
+    {
+      ...compilation,
+      displayName: 'unit',
+      roots,
+      testMatch: ['**/*.spec.ts'],
+      testPathIgnorePatterns: [...ignored, '\\.int\\.spec\\.ts$'],
+      testTimeout: 60_000,
+    },
+    {
+      ...compilation,
+      displayName: 'integration',
+      roots,
+      testMatch: ['**/*.int.spec.ts'],
+      testPathIgnorePatterns: ignored,
+      globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
+      globalTeardown: '<rootDir>/tools/jest/global-teardown.cjs',
+      testTimeout: 60_000,
+    },
+  ],
   // Integration tests share one machine's broker and database; two workers keep both cores busy.
   maxWorkers: 2,
 };

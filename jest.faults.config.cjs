@@ -2,8 +2,10 @@
 // `npm test`. It kills services with SIGKILL and stops and starts the machine's PostgreSQL, Redis
 // and RabbitMQ, so its files run one after the other in one process (maxWorkers 1): two faults on
 // shared services at once would make both unreadable. Same compilation and per-run isolation as
-// jest.config.cjs; its own set-up adds the checks and the build the faults need.
+// the integration tier of jest.config.cjs; its own set-up adds the checks and the build the faults need.
 const base = require('./jest.config.cjs');
+
+const integration = base.projects.find((project) => project.displayName === 'integration');
 
 module.exports = {
   testEnvironment: base.testEnvironment,
@@ -13,7 +15,7 @@ module.exports = {
   roots: ['<rootDir>/tools/faults'],
   testMatch: ['**/*.faults.spec.ts'],
   globalSetup: '<rootDir>/tools/faults/global-setup.cjs',
-  globalTeardown: base.globalTeardown,
+  globalTeardown: integration.globalTeardown,
   reporters: ['default', '<rootDir>/tools/faults/figures-reporter.cjs'],
   maxWorkers: 1,
   testTimeout: 300_000,

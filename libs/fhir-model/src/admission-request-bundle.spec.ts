@@ -6,7 +6,8 @@ import type { Issue, IssueCode } from './outcome';
 import { DEFAULT_PROFILE_BASE, fhirSystems, IK_NUMBER_SYSTEM } from './systems';
 import { admissionRequestBundle, entryIndexOf, resourceOf, setAt } from './testing';
 
-const EXAMPLES = path.resolve(__dirname, '../../../../shared/spec/examples');
+/** The specification's two example bundles, copied unchanged (see testing/fixtures/README.md). */
+const EXAMPLES = path.join(__dirname, 'testing', 'fixtures');
 const REQUEST = 'https://referrer.example/fhir/ServiceRequest/0b8e6c58-0d2b-4c4e-9d0c-6a1f7f5e2a10';
 const systems = fhirSystems(DEFAULT_PROFILE_BASE);
 
