@@ -1,0 +1,177 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import request from 'supertest';
+import { silentLogger } from '@bedrequest/testing';
+import type { Principal } from '../auth';
+import { ClinicCapacityClient } from './capacity.client';
+import { capacityRouter } from './capacity.router';
+
+const clinic: Principal = { partyId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
+const bedCount = { department: '2300', date: '2026-12-01', freeBeds: 3 };
+
+/**
+ * The clinic's bed counts, with a stand-in for routing's internal API (an HTTP server in this
+ * process, called through the real ClinicCapacityClient). Routing's own rules are tested in
+ * apps/routing/src/beds/capacity.router.int.spec.ts.
+ */
+describe('bed counts: /api/v1/clinic/capacity', () => {
+  let routing: Server;
+  let routingUrl: string;
+  let calls: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[];
+  let answer: { status: number; body: string; contentType?: string };
+
+  beforeAll(async () => {
+    routing = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        calls.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' }).end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => routing.listen(0, '127.0.0.1', resolve));
+    routingUrl = `http://127.0.0.1:${(routing.address() as AddressInfo).port}`;
+  });
+  beforeEach(() => {
+    calls = [];
+    answer = { status: 200, body: '{}' };
+  });
+  afterAll(() => {
+    routing.closeAllConnections();
+    return new Promise((resolve) => routing.close(resolve));
+  });
+
+  const gateway = (url = routingUrl) =>
+    express()
+      .use((_req, res, next) => {
+        res.locals.principal = clinic;
+        next();
+      })
+      .use('/api/v1/clinic/capacity', capacityRouter({ capacity: new ClinicCapacityClient(url, 2_000), logger: silentLogger() }));
+
+  describe('PUT', () => {
+    it('publishes the count for the IK of the clinic\'s token and answers routing\'s figures', async () => {
+      const stored = { ...bedCount, specialty: 'orthopedics', held: 0, reserved: 1, available: 2 };
+      answer = { status: 200, body: JSON.stringify(stored) };
+
+      const response = await request(gateway()).put('/api/v1/clinic/capacity').set('x-correlation-id', 'beds-1').send(bedCount);
+
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual(stored);
+      expect(calls).toEqual([
+        {
+          method: 'PUT',
+          url: '/internal/clinics/510000001/capacity',
+          headers: expect.objectContaining({ 'x-correlation-id': 'beds-1', 'content-type': 'application/json' }),
+          body: JSON.stringify(bedCount),
+        },
+      ]);
+    });
+
+    it.each([
+      ['a department key that is not 4 digits', { ...bedCount, department: '23' }],
+      ['a date that is not YYYY-MM-DD', { ...bedCount, date: '1.12.2026' }],
+      ['a negative count', { ...bedCount, freeBeds: -1 }],
+      ['a fractional count', { ...bedCount, freeBeds: 1.5 }],
+      ['a count as a string', { ...bedCount, freeBeds: '3' }],
+      ['a missing field', { department: '2300', date: '2026-12-01' }],
+      ['an unknown field', { ...bedCount, ik: '510000002' }],
+      ['an array', [bedCount]],
+    ])('answers 400 invalid_request without asking routing for %s', async (_, body) => {
+      const response = await request(gateway()).put('/api/v1/clinic/capacity').send(body);
+
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+      expect(calls).toEqual([]);
+    });
+
+    it('answers 400 for a body that is not JSON', async () => {
+      const response = await request(gateway()).put('/api/v1/clinic/capacity').set('content-type', 'application/json').send('{"department":');
+
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+      expect(calls).toEqual([]);
+    });
+
+    it('answers 413 for a body over 16 KiB', async () => {
+      const response = await request(gateway()).put('/api/v1/clinic/capacity').send({ ...bedCount, padding: 'x'.repeat(17 * 1024) });
+
+      expect(response.status).toBe(413);
+      expect(calls).toEqual([]);
+    });
+  });
+
+  describe('GET', () => {
+    it('lists the clinic\'s counts for the range', async () => {
+      answer = { status: 200, body: JSON.stringify({ items: [{ ...bedCount, held: 0, reserved: 0, available: 3 }] }) };
+
+      const response = await request(gateway()).get('/api/v1/clinic/capacity?from=2026-12-01&to=2026-12-31');
+
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ items: [{ ...bedCount, held: 0, reserved: 0, available: 3 }] });
+      expect(calls[0]).toMatchObject({ method: 'GET', url: '/internal/clinics/510000001/capacity?from=2026-12-01&to=2026-12-31' });
+    });
+
+    it('lists without a range', async () => {
+      answer = { status: 200, body: '{"items":[]}' };
+
+      expect((await request(gateway()).get('/api/v1/clinic/capacity')).status).toBe(200);
+      expect(calls[0]?.url).toBe('/internal/clinics/510000001/capacity');
+    });
+
+    it.each(['from=tomorrow', 'to=2026-12', 'from=2026-12-01&from=2026-12-02'])('answers 400 without asking routing for %s', async (query) => {
+      const response = await request(gateway()).get(`/api/v1/clinic/capacity?${query}`);
+
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+      expect(calls).toEqual([]);
+    });
+  });
+
+  describe('routing\'s refusals and failures', () => {
+    it('passes a 400 on with routing\'s message (e.g. a department the clinic does not offer)', async () => {
+      answer = { status: 400, body: JSON.stringify({ error: 'invalid_request', message: 'the clinic offers no department 2300' }) };
+
+      const response = await request(gateway()).put('/api/v1/clinic/capacity').send(bedCount);
+
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_request', message: 'the clinic offers no department 2300' });
+    });
+
+    it('answers 404 when the clinic is not a participating clinic', async () => {
+      answer = { status: 404, body: JSON.stringify({ error: 'not_found', message: 'no such clinic' }) };
+
+      const response = await request(gateway()).get('/api/v1/clinic/capacity');
+
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    });
+
+    it('answers 502 when routing answers with another status', async () => {
+      answer = { status: 500, body: JSON.stringify({ error: 'internal_error', message: 'internal error' }) };
+
+      const response = await request(gateway()).put('/api/v1/clinic/capacity').send(bedCount);
+
+      expect(response.status).toBe(502);
+      expect(response.body).toEqual({ error: expect.any(String), message: expect.any(String) });
+    });
+
+    it('answers 503 with Retry-After when routing is not reachable', async () => {
+      const response = await request(gateway('http://127.0.0.1:1')).put('/api/v1/clinic/capacity').send(bedCount);
+
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
+    });
+
+    it('answers 503 with Retry-After when what answers is not routing\'s JSON (a proxy\'s error page)', async () => {
+      answer = { status: 502, body: '<html>Bad Gateway</html>', contentType: 'text/html' };
+
+      const response = await request(gateway()).get('/api/v1/clinic/capacity');
+
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+    });
+  });
+});

@@ -1,0 +1,234 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import request from 'supertest';
+import { createEnvelope, IntakeVerdictV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
+import { silentLogger } from '@bedrequest/testing';
+import type { Principal } from '../auth';
+import { IntakeClient } from '../fhir/intake.client';
+import { clinicApiRouter } from './clinic-api.router';
+
+const clinic: Principal = { partyId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
+const TASK_ID = '5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11';
+const ANSWER_TIMEOUT_MS = 1_000;
+
+type BrokerBehaviour = { reply?: IntakeVerdictV1 } | { fail: Error };
+
+/**
+ * The clinic API with a stand-in for intake's internal read API (an HTTP server in this process,
+ * read through the real IntakeClient) and an in-process broker whose reply is intake's verdict. The
+ * whole path is tested against the real services in tools/e2e/request-flow.int.spec.ts.
+ */
+describe('clinic API: /api/v1/clinic/tasks', () => {
+  let intake: Server;
+  let intakeClient: IntakeClient;
+  let reads: { url: string; headers: IncomingHttpHeaders }[];
+  let intakeAnswer: { status: number; body: unknown };
+  let published: { definition: MessageDefinition; payload: unknown; meta: { correlationId: string }; replyTimeoutMs: number }[];
+  let broker: BrokerBehaviour;
+
+  beforeAll(async () => {
+    intake = createServer((req, res) => {
+      reads.push({ url: req.url ?? '', headers: req.headers });
+      res.writeHead(intakeAnswer.status, { 'content-type': 'application/json' }).end(JSON.stringify(intakeAnswer.body));
+    });
+    await new Promise<void>((resolve) => intake.listen(0, '127.0.0.1', resolve));
+    intakeClient = new IntakeClient(`http://127.0.0.1:${(intake.address() as AddressInfo).port}`, 2_000);
+  });
+  beforeEach(() => {
+    reads = [];
+    published = [];
+    intakeAnswer = { status: 200, body: {} };
+    broker = {};
+  });
+  afterAll(async () => {
+    await intakeClient.close();
+    intake.closeAllConnections();
+    await new Promise((resolve) => intake.close(resolve));
+  });
+
+  const gateway = (client: IntakeClient = intakeClient) =>
+    express()
+      .use((_req, res, next) => {
+        res.locals.principal = clinic;
+        next();
+      })
+      .use(
+        '/api/v1/clinic',
+        clinicApiRouter({
+          intake: client,
+          broker: {
+            publishAndAwaitReply: async (definition, payload, meta, replyTimeoutMs) => {
+              published.push({ definition, payload, meta, replyTimeoutMs });
+              if ('fail' in broker) throw broker.fail;
+              const reply: Envelope | undefined = broker.reply && createEnvelope(IntakeVerdictV1, broker.reply, meta);
+              return { envelope: createEnvelope(definition, payload, meta), reply };
+            },
+          },
+          answerTimeoutMs: ANSWER_TIMEOUT_MS,
+          logger: silentLogger(),
+        }),
+      );
+
+  describe('GET /tasks/{taskId}/bundle', () => {
+    it('answers the bundle as application/fhir+json, asking intake as this clinic', async () => {
+      const bundle = { resourceType: 'Bundle', type: 'collection', entry: [] };
+      intakeAnswer = { status: 200, body: bundle };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/bundle`).set('x-correlation-id', 'read-1');
+
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/fhir\+json/);
+      expect(JSON.parse(response.text)).toEqual(bundle);
+      expect(reads).toEqual([
+        {
+          url: `/internal/tasks/${TASK_ID}/bundle`,
+          headers: expect.objectContaining({ 'x-viewer-role': 'clinic', 'x-viewer-party': 'clinic-user-1', 'x-viewer-iks': '510000001', 'x-correlation-id': 'read-1' }),
+        },
+      ]);
+    });
+
+    it('answers 404 for a Task intake does not show this clinic', async () => {
+      intakeAnswer = { status: 404, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found' }] } };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/bundle`);
+
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    });
+
+    it('answers 404 for a Task id that is not a UUID without asking intake', async () => {
+      const response = await request(gateway()).get('/api/v1/clinic/tasks/not-a-uuid/bundle');
+
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'not_found', message: expect.any(String) });
+      expect(reads).toEqual([]);
+    });
+
+    it('answers 502 when intake answers with another status', async () => {
+      intakeAnswer = { status: 400, body: { resourceType: 'OperationOutcome', issue: [] } };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/bundle`);
+
+      expect(response.status).toBe(502);
+      expect(response.body).toEqual({ error: expect.any(String), message: expect.any(String) });
+    });
+
+    it('answers 503 with Retry-After when intake is not reachable', async () => {
+      const unreachable = new IntakeClient('http://127.0.0.1:1', 2_000);
+      try {
+        const response = await request(gateway(unreachable)).get(`/api/v1/clinic/tasks/${TASK_ID}/bundle`);
+
+        expect(response.status).toBe(503);
+        expect(response.headers['retry-after']).toBe('5');
+        expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
+      } finally {
+        await unreachable.close();
+      }
+    });
+  });
+
+  describe('GET /tasks/{taskId}/documents', () => {
+    it('answers {"items": [...]} as JSON', async () => {
+      intakeAnswer = { status: 200, body: { items: [{ resourceType: 'Bundle', type: 'document' }] } };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents`);
+
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.body).toEqual({ items: [{ resourceType: 'Bundle', type: 'document' }] });
+      expect(reads[0]?.url).toBe(`/internal/tasks/${TASK_ID}/documents`);
+    });
+  });
+
+  describe('POST /tasks/{taskId}/answer', () => {
+    const answer = (body: unknown, taskId = TASK_ID) =>
+      request(gateway()).post(`/api/v1/clinic/tasks/${taskId}/answer`).set('x-correlation-id', 'answer-1').send(body as object);
+
+    it('publishes the answer for this clinic\'s IK and answers 200 with the updated Task', async () => {
+      const task = { resourceType: 'Task', id: TASK_ID, status: 'accepted' };
+      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task } };
+
+      const response = await answer({ businessStatus: 'accepted', note: 'Aufnahme am 1.12. möglich' });
+
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/fhir\+json/);
+      expect(JSON.parse(response.text)).toEqual(task);
+      expect(published).toEqual([
+        {
+          definition: expect.objectContaining({ routingKey: 'clinic.answer.submitted.v1' }),
+          payload: { taskId: TASK_ID, clinicIk: '510000001', businessStatus: 'accepted', source: 'clinic', note: 'Aufnahme am 1.12. möglich' },
+          meta: { correlationId: 'answer-1' },
+          replyTimeoutMs: ANSWER_TIMEOUT_MS,
+        },
+      ]);
+    });
+
+    it('answers 202 {"status": "queued"} when intake does not answer in time', async () => {
+      broker = { reply: undefined };
+
+      const response = await answer({ businessStatus: 'declined' });
+
+      expect(response.status).toBe(202);
+      expect(response.body).toMatchObject({ status: 'queued' });
+    });
+
+    it.each([
+      [404, 'not_found', 'another clinic\'s Task'],
+      [409, 'conflict', 'the Task is cancelled'],
+    ])('answers %i when intake refuses the answer (%s)', async (status, error, diagnostics) => {
+      broker = { reply: { status, outcome: 'rejected', issues: [{ code: 'x', diagnostics }] } };
+
+      const response = await answer({ businessStatus: 'accepted' });
+
+      expect(response.status).toBe(status);
+      expect(response.body).toEqual({ error, message: diagnostics });
+    });
+
+    it.each([
+      ['an unknown businessStatus', { businessStatus: 'maybe' }],
+      ['no businessStatus', { note: 'hello' }],
+      ['a note over 4000 characters', { businessStatus: 'query', note: 'x'.repeat(4001) }],
+      ['a note with U+0000', { businessStatus: 'query', note: 'a\u0000b' }],
+    ])('answers 400 without publishing for %s', async (_, body) => {
+      const response = await answer(body);
+
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+      expect(published).toEqual([]);
+    });
+
+    it('names the allowed codes when the businessStatus is unknown', async () => {
+      const response = await answer({ businessStatus: 'maybe' });
+
+      expect(response.body.message).toContain('accepted, declined, query, more-data-required');
+    });
+
+    it('accepts a note of exactly 4000 characters', async () => {
+      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task: { resourceType: 'Task' } } };
+
+      expect((await answer({ businessStatus: 'query', note: 'x'.repeat(4000) })).status).toBe(200);
+    });
+
+    it('answers 404 for a Task id that is not a UUID without publishing', async () => {
+      const response = await answer({ businessStatus: 'accepted' }, 'not-a-uuid');
+
+      expect(response.status).toBe(404);
+      expect(published).toEqual([]);
+    });
+
+    it.each([
+      ['the broker is not connected', new BrokerUnavailableError('no connection')],
+      ['the broker did not confirm the message', new PublishRejectedError('nack')],
+    ])('answers 503 with Retry-After when %s', async (_, error) => {
+      broker = { fail: error };
+
+      const response = await answer({ businessStatus: 'accepted' });
+
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
+    });
+  });
+});
