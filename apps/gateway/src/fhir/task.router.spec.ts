@@ -77,6 +77,15 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     expect(seen.at(-1)!.url).toBe('/internal/tasks/5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11');
   });
 
+  it('asks intake for a Task id as one path segment, with the caller\'s correlation id', async () => {
+    answer = fhirJson(404, '{"resourceType":"OperationOutcome"}');
+
+    await request(gateway(new IntakeClient(intakeUrl))).get('/api/v2/fhir/Task/a%2F..%2Fdocuments').set('x-correlation-id', 'poll-2');
+
+    expect(seen.at(-1)!.url).toBe('/internal/tasks/a%2F..%2Fdocuments');
+    expect(seen.at(-1)!.headers['x-correlation-id']).toBe('poll-2');
+  });
+
   it('keeps its connections to intake open between polls', async () => {
     answer = fhirJson(200, '{"resourceType":"Bundle"}');
     const app = gateway(new IntakeClient(intakeUrl));
