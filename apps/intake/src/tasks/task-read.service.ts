@@ -1,8 +1,12 @@
 import type { Bundle, Task } from '@medplum/fhirtypes';
+import { z } from 'zod';
 import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
 import type { StoredTask, TaskReadRepository } from './task-read.repository';
 import { toFhirTask } from './task-resource';
 import { parseTaskSearch, type Viewer } from './task-search';
+
+/** Task ids are the `uuid` column's: 8-4-4-4-12 hex digits, in either case. */
+const TaskId = z.guid();
 
 /** Reads for the gateway: Task search and read, and what a clinic may read of its Task's request. */
 export class TaskReadService {
@@ -71,7 +75,8 @@ export class TaskReadService {
   }
 
   private async findVisible(taskId: string, viewer: Viewer): Promise<StoredTask | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(taskId)) return undefined;
+    // Anything else would fail PostgreSQL's uuid cast instead of finding nothing.
+    if (!TaskId.safeParse(taskId).success) return undefined;
     const task = await this.tasks.findTask(taskId);
     if (!task) return undefined;
     const visible = viewer.role === 'referrer' ? task.referrerPartyId === viewer.partyId : viewer.ikNumbers.includes(task.clinicIk);

@@ -13,8 +13,8 @@ export const fhirString = z.string().min(1, { abort: true });
 
 export const fhirId = z.string().regex(/^[A-Za-z0-9\-.]{1,64}$/, 'must be a FHIR id (1 to 64 letters, digits, "-" or ".")');
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-export const uuid = z.string().regex(UUID, 'must be a UUID');
+/** 8-4-4-4-12 hex digits in either case, any version (z.uuid() would also demand RFC 9562 version and variant bits). */
+export const uuid = z.guid('must be a UUID');
 
 /** FHIR R4 `uuid`: lower-case hex digits. */
 export const URN_UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
