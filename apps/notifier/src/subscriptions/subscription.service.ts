@@ -1,13 +1,43 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { CallbackAddressRefusedError, assertPublicHost, systemResolve, type Resolve } from '../delivery/address-guard';
 import { webhookBody, type WebhookBody } from '../delivery/webhook-message';
 import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
 import type { DeliveryLogEntry, StoredSubscription, SubscriptionRepository, SubscriptionStatus } from './subscription.repository';
 
 /** Event types a subscription can be for (spec, "Events": AdmissionResponse). */
-export const SUPPORTED_EVENT_TYPES: readonly string[] = [ADMISSION_RESPONSE_EVENT];
+export const SUPPORTED_EVENT_TYPES = [ADMISSION_RESPONSE_EVENT] as const;
+const EventType = z.enum(SUPPORTED_EVENT_TYPES, `eventType must be one of: ${SUPPORTED_EVENT_TYPES.join(', ')}`);
 const MAX_CALLBACK_URL_LENGTH = 2048;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * decisions.md: an absolute http(s) URL, else 400; its text is kept as sent, trimmed. Whether its
+ * host is public is checked afterwards (checkedCallbackUrl): that needs DNS.
+ */
+const CallbackUrl = z
+  .string({ error: 'callbackUrl is required' })
+  .trim()
+  .min(1, 'callbackUrl is required')
+  .max(MAX_CALLBACK_URL_LENGTH, `callbackUrl is longer than ${MAX_CALLBACK_URL_LENGTH} characters`)
+  .pipe(
+    z
+      .url({ protocol: z.regexes.httpProtocol, error: 'callbackUrl must be an absolute http or https URL', abort: true })
+      // Credentials in a URL end up in logs and configuration dumps; receivers verify the signature instead.
+      .refine((text) => {
+        const url = new URL(text);
+        return url.username === '' && url.password === '';
+      }, 'callbackUrl must not contain credentials'),
+  );
+
+const NOT_AN_OBJECT = { error: 'the body must be a JSON object' };
+/** POST: one subscription per event type and party. */
+const SubscribeRequest = z.object({ eventType: EventType, callbackUrl: CallbackUrl }, NOT_AN_OBJECT);
+/** PUT: a new address. */
+const ChangeAddressRequest = z.object({ callbackUrl: CallbackUrl }, NOT_AN_OBJECT);
+
+/** Subscription and event ids are the `uuid` columns': 8-4-4-4-12 hex digits, in either case. */
+const Id = z.guid();
+const isId = (text: string) => Id.safeParse(text).success;
 
 /** A subscription request the service refuses: 400 with this message. */
 export class SubscriptionRequestError extends Error {
@@ -56,12 +86,8 @@ export class SubscriptionService {
   }
 
   async subscribe(partyId: string, body: unknown): Promise<{ created: boolean; subscription: SubscriptionView }> {
-    const request = objectBody(body);
-    if (typeof request.eventType !== 'string' || !SUPPORTED_EVENT_TYPES.includes(request.eventType)) {
-      throw new SubscriptionRequestError(`eventType must be one of: ${SUPPORTED_EVENT_TYPES.join(', ')}`);
-    }
-    const eventType = request.eventType;
-    const callbackUrl = await this.checkedCallbackUrl(request.callbackUrl);
+    const { eventType, callbackUrl } = parseRequest(SubscribeRequest, body);
+    await this.assertPublicCallback(callbackUrl);
     // Two attempts: a concurrent DELETE may remove the subscription between the two steps.
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const created = await this.repository.createIfAbsent({ id: randomUUID(), partyId, eventType, callbackUrl, secret: newSecret() });
@@ -86,15 +112,16 @@ export class SubscriptionService {
 
   /** PUT: a new address; also re-enables a disabled subscription. */
   async changeAddress(partyId: string, id: string, body: unknown): Promise<SubscriptionView | undefined> {
-    if (!UUID.test(id)) return undefined;
-    const callbackUrl = await this.checkedCallbackUrl(objectBody(body).callbackUrl);
+    if (!isId(id)) return undefined;
+    const { callbackUrl } = parseRequest(ChangeAddressRequest, body);
+    await this.assertPublicCallback(callbackUrl);
     const updated = await this.repository.changeAddress({ partyId, id }, callbackUrl);
     if (updated) this.options.onDeliveriesDue?.();
     return updated && view(updated);
   }
 
   async remove(partyId: string, id: string): Promise<boolean> {
-    return UUID.test(id) && this.repository.delete(partyId, id);
+    return isId(id) && this.repository.delete(partyId, id);
   }
 
   async deliveryLog(partyId: string, id: string, limit: number): Promise<DeliveryLogView[] | undefined> {
@@ -115,7 +142,7 @@ export class SubscriptionService {
   /** Manual redelivery of one event, now, even of a delivered or given-up one. */
   async redeliver(partyId: string, id: string, eventId: string): Promise<boolean> {
     const subscription = await this.owned(partyId, id);
-    if (!subscription || !UUID.test(eventId)) return false;
+    if (!subscription || !isId(eventId)) return false;
     const found = await this.repository.redeliverNow(subscription.id, eventId);
     if (found) this.options.onDeliveriesDue?.();
     return found;
@@ -130,32 +157,19 @@ export class SubscriptionService {
   }
 
   private async owned(partyId: string, id: string): Promise<StoredSubscription | undefined> {
-    return UUID.test(id) ? this.repository.find(partyId, id) : undefined;
+    return isId(id) ? this.repository.find(partyId, id) : undefined;
   }
 
-  /** decisions.md: an absolute http(s) URL, else 400; in production mode also a public address. */
-  private async checkedCallbackUrl(value: unknown): Promise<string> {
-    if (typeof value !== 'string' || value.trim() === '') throw new SubscriptionRequestError('callbackUrl is required');
-    const text = value.trim();
-    if (text.length > MAX_CALLBACK_URL_LENGTH) throw new SubscriptionRequestError(`callbackUrl is longer than ${MAX_CALLBACK_URL_LENGTH} characters`);
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      throw new SubscriptionRequestError('callbackUrl must be an absolute http or https URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SubscriptionRequestError('callbackUrl must be an absolute http or https URL');
-    // Credentials in a URL end up in logs and configuration dumps; receivers verify the signature instead.
-    if (url.username || url.password) throw new SubscriptionRequestError('callbackUrl must not contain credentials');
+  /** decisions.md: in production mode the callback URL's host must be a public address. */
+  private async assertPublicCallback(callbackUrl: string): Promise<void> {
     if (!this.options.allowPrivate) {
       try {
-        await assertPublicHost(url.hostname, this.resolve);
+        await assertPublicHost(new URL(callbackUrl).hostname, this.resolve);
       } catch (error) {
         if (error instanceof CallbackAddressRefusedError) throw new SubscriptionRequestError(`callbackUrl refused: ${error.message}`);
         throw new SubscriptionRequestError('callbackUrl refused: its host name cannot be resolved');
       }
     }
-    return text;
   }
 }
 
@@ -164,9 +178,11 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SubscriptionRequestError('the body must be a JSON object');
-  return body as Record<string, unknown>;
+/** The body as `schema` reads it, or a SubscriptionRequestError with the first problem found. */
+function parseRequest<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new SubscriptionRequestError(parsed.error.issues[0]?.message ?? 'the body is not a subscription request');
+  return parsed.data;
 }
 
 function view(subscription: StoredSubscription): SubscriptionView {
