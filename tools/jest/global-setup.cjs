@@ -33,7 +33,7 @@ async function startContainer(name) {
   } catch (error) {
     throw new Error(
       `${name} is not reachable at ${defaults[name].url} and no Docker engine is available for testcontainers ` +
-        `(${error.message}). Start it (see README, "Running the tests").`,
+        `(${error.message}). Start it (see README, "The two commands").`,
     );
   }
   if (name === 'postgres') {
