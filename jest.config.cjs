@@ -41,7 +41,6 @@ module.exports = {
       roots,
       testMatch: ['**/*.spec.ts'],
       testPathIgnorePatterns: [...ignored, '\\.int\\.spec\\.ts$'],
-      testTimeout: 60_000,
     },
     {
       ...compilation,
@@ -51,9 +50,10 @@ module.exports = {
       testPathIgnorePatterns: ignored,
       globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
       globalTeardown: '<rootDir>/tools/jest/global-teardown.cjs',
-      testTimeout: 60_000,
     },
   ],
+  // A run-wide option (jest ignores it inside a project): the integration tests start processes.
+  testTimeout: 60_000,
   // Integration tests share one machine's broker and database; two workers keep both cores busy.
   maxWorkers: 2,
 };
