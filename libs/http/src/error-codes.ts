@@ -1,0 +1,39 @@
+import type { IssueCode } from '@bedrequest/fhir-model';
+
+/**
+ * Every error code the services answer with, its HTTP status and, for FHIR endpoints, the
+ * OperationOutcome issue type of the same condition (decisions.md, "Errors": `{"error", "message"}`
+ * on /api/v1 and internal endpoints, an OperationOutcome on /api/v2/fhir). docs/api.md lists this
+ * table for callers; keep the two in step.
+ */
+export const errorCodes = {
+  invalid_request: { status: 400, issue: 'invalid', meaning: 'the body, a parameter or a header is not what the endpoint takes (including a body that is not valid JSON)' },
+  unauthorized: { status: 401, issue: 'login', meaning: 'missing, invalid or expired access token' },
+  invalid_credentials: { status: 401, issue: 'login', meaning: 'login failed: unknown user, wrong password or disabled user' },
+  invalid_refresh_token: { status: 401, issue: 'login', meaning: 'unknown, expired, already used or revoked refresh token' },
+  forbidden: { status: 403, issue: 'forbidden', meaning: 'a token of the wrong role for this endpoint' },
+  not_found: { status: 404, issue: 'not-found', meaning: 'unknown endpoint or id, or one the caller may not see' },
+  conflict: { status: 409, issue: 'conflict', meaning: 'the state does not allow it (e.g. an answer to a cancelled Task)' },
+  payload_too_large: { status: 413, issue: 'too-costly', meaning: "the body is larger than the endpoint's limit" },
+  unsupported_media_type: { status: 415, issue: 'not-supported', meaning: 'a content type, charset or content encoding the endpoint does not read' },
+  too_many_requests: { status: 429, issue: 'throttled', meaning: 'rate limited or too many failed logins; `Retry-After` says when to try again' },
+  internal_error: { status: 500, issue: 'exception', meaning: 'an unexpected failure; the details are logged, not returned' },
+  upstream_error: { status: 502, issue: 'exception', meaning: 'an internal service answered unexpectedly' },
+  unavailable: { status: 503, issue: 'transient', meaning: 'a backing service (broker, database, Redis, another service) is unreachable; `Retry-After` says when to retry' },
+} as const satisfies Record<string, { status: number; issue: IssueCode; meaning: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** The generic code of an HTTP status that express or body-parser raised without saying more. */
+export function codeOfStatus(status: number): ErrorCode {
+  const generic: Partial<Record<number, ErrorCode>> = {
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    409: 'conflict',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    429: 'too_many_requests',
+  };
+  return generic[status] ?? 'invalid_request';
+}

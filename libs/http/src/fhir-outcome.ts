@@ -1,0 +1,12 @@
+import type { OperationOutcome } from '@medplum/fhirtypes';
+import { outcome } from '@bedrequest/fhir-model';
+import { errorCodes } from './error-codes';
+import type { HttpError } from './http-error';
+
+/**
+ * The OperationOutcome of a classified error for FHIR endpoints (decisions.md, "Errors"): the same
+ * condition as on /api/v1, with the issue type of its code. Send it with `error.status`.
+ */
+export function outcomeOf(error: HttpError, expression?: string): OperationOutcome {
+  return outcome([{ code: errorCodes[error.code].issue, diagnostics: error.message, ...(expression ? { expression } : {}) }]);
+}

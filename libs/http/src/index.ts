@@ -1,0 +1,5 @@
+export { errorCodes, codeOfStatus, type ErrorCode } from './error-codes';
+export { HttpError, type HttpErrorOptions } from './http-error';
+export { classifyError, type DomainErrors } from './classify';
+export { jsonErrorHandler, logServerError, sendError } from './error-handler';
+export { outcomeOf } from './fhir-outcome';
