@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
+import { jsonErrorHandler } from '@bedrequest/http';
 import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import type { AuthConfig } from './config';
-import { errorHandler } from './http/error-handler';
 import { jwksRouter } from './keys/jwks.router';
 import { SigningKeyRepository } from './keys/signing-key.repository';
 import { loadSigningKeys } from './keys/signing-keys';
@@ -85,7 +85,7 @@ export async function startAuth(config: AuthConfig, dependencies: AuthDependenci
     });
     app.use('/api/v1/token', tokenRouter(tokens, { trustForwardedFor: config.AUTH_TRUST_FORWARDED_FOR }));
     app.use('/internal', jwksRouter(keys.jwks));
-    app.use(errorHandler(logger));
+    app.use(jsonErrorHandler(logger));
 
     const server = await listen(app, config.AUTH_PORT, config.HOST);
     lifecycle.onStop('http', () => closeServer(server));

@@ -8,7 +8,7 @@ const RefreshBody = z.object({ refreshToken: z.string().min(1).max(512) });
 
 /**
  * The token endpoints (spec, "Endpoints"): `POST /login`, `POST /refresh`, `GET /status`, mounted at
- * /api/v1/token. Errors go to http/error-handler.ts.
+ * /api/v1/token. Errors are thrown as typed errors (../errors.ts) and answered by the app's jsonErrorHandler.
  */
 export function tokenRouter(tokens: TokenService, options: { trustForwardedFor: boolean }): Router {
   const router = Router();
