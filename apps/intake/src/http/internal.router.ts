@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { badRequest, getStatus, notFound, outcome } from '@bedrequest/fhir-model';
+import { badRequest, notFound, outcome } from '@bedrequest/fhir-model';
+import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
 import type { TaskReadService } from '../tasks/task-read.service';
 import type { Viewer } from '../tasks/task-search';
 
@@ -42,10 +43,12 @@ export function internalRouter(tasks: TaskReadService, logger: Logger): Router {
     return fhirJson(res, 200, { items: documents });
   });
 
-  router.use((error: unknown, _req: Request, res: Response, _next: (error?: unknown) => void) => {
-    logger.error({ err: error instanceof Error ? error.message : String(error) }, 'internal API request failed');
-    const body = outcome([{ code: 'exception', diagnostics: 'internal error' }]);
-    res.status(getStatus(body)).type('application/fhir+json').send(JSON.stringify(body));
+  // Classified like every service's errors (@bedrequest/http); answered as an OperationOutcome
+  // because the gateway passes intake's answers to FHIR endpoints on unchanged.
+  router.use((error: unknown, req: Request, res: Response, _next: (error?: unknown) => void) => {
+    const failure = classifyError(error);
+    logServerError(logger, req, failure);
+    fhirJson(res, failure.status, outcomeOf(failure));
   });
   return router;
 }

@@ -62,7 +62,7 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     [{ department: '2300', date: '1.12.2026', freeBeds: 1 }, 'date must be a calendar date YYYY-MM-DD'],
     [{ department: '2300', date: '2026-12-01', freeBeds: 1.5 }, 'freeBeds must be a whole number'],
     [{ department: '2300', date: '2026-12-01' }, 'freeBeds must be a whole number'],
-    ['{"department":', 'the body is not JSON'],
+    ['{"department":', 'the body is not valid JSON'],
   ])('answers 400 for %j', async (body, message) => {
     const response = await put('510000001', body);
 

@@ -1,10 +1,15 @@
-import express, { Router, type ErrorRequestHandler, type Response } from 'express';
+import express, { Router } from 'express';
 import type { Logger } from 'pino';
+import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { clinicIkOf } from '../http/clinic-ik-param';
 import { InvalidBedCountError } from './bed-count';
 import { UnknownClinicError, type BedCountService } from './bed-count.service';
 
-const apiError = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+const bedCountErrors: DomainErrors = (error) => {
+  if (error instanceof InvalidBedCountError) return new HttpError('invalid_request', error.message);
+  if (error instanceof UnknownClinicError) return new HttpError('not_found', error.message);
+  return undefined;
+};
 
 /**
  * Routing's internal bed-count API behind the gateway's `PUT`/`GET /api/v1/clinic/capacity` (the
@@ -22,13 +27,6 @@ export function capacityRouter(service: BedCountService, logger: Logger): Router
   router.get('/', async (req, res) => {
     res.json({ items: await service.list(clinicIkOf(req), { from: req.query.from, to: req.query.to }) });
   });
-  const onError: ErrorRequestHandler = (error: Error, _req, res, _next) => {
-    if (error instanceof InvalidBedCountError) return apiError(res, 400, 'invalid_request', error.message);
-    if (error instanceof UnknownClinicError) return apiError(res, 404, 'not_found', error.message);
-    if (error instanceof SyntaxError) return apiError(res, 400, 'invalid_request', 'the body is not JSON');
-    logger.error({ err: error.message }, 'bed count request failed');
-    return apiError(res, 500, 'internal', 'the bed counts failed to answer');
-  };
-  router.use(onError);
+  router.use(jsonErrorHandler(logger, { domainErrors: bedCountErrors }));
   return router;
 }

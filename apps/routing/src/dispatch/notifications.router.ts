@@ -1,5 +1,6 @@
-import { Router, type ErrorRequestHandler } from 'express';
+import { Router } from 'express';
 import type { Logger } from 'pino';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { clinicIkOf } from '../http/clinic-ik-param';
 import type { DispatchRepository } from './dispatch.repository';
 
@@ -16,15 +17,10 @@ export function notificationsRouter(dispatches: DispatchRepository, logger: Logg
   router.get('/', async (req, res) => {
     const limit = Number(req.query.limit ?? DEFAULT_LIMIT);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      res.status(400).json({ error: 'invalid_request', message: `limit must be a whole number from 1 to ${MAX_LIMIT}` });
-      return;
+      throw new HttpError('invalid_request', `limit must be a whole number from 1 to ${MAX_LIMIT}`);
     }
     res.json({ items: await dispatches.notificationsOf(clinicIkOf(req), limit) });
   });
-  const onError: ErrorRequestHandler = (error: Error, _req, res, _next) => {
-    logger.error({ err: error.message }, 'notification log request failed');
-    res.status(500).json({ error: 'internal', message: 'the notification log failed to answer' });
-  };
-  router.use(onError);
+  router.use(jsonErrorHandler(logger));
   return router;
 }

@@ -1,5 +1,6 @@
-import { Router, type ErrorRequestHandler } from 'express';
+import { Router } from 'express';
 import type { Logger } from 'pino';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { clinicRecord, type ClinicRegistry } from './clinic-registry.service';
 
 /**
@@ -14,16 +15,9 @@ export function clinicsRouter(registry: ClinicRegistry, logger: Logger): Router 
   });
   router.get('/:ik', async (req, res) => {
     const clinic = await registry.find(req.params.ik);
-    if (!clinic) {
-      res.status(404).json({ error: 'not_found', message: `no participating clinic with IK ${req.params.ik}` });
-      return;
-    }
+    if (!clinic) throw new HttpError('not_found', `no participating clinic with IK ${req.params.ik}`);
     res.json(clinicRecord(clinic));
   });
-  const onError: ErrorRequestHandler = (error: Error, _req, res, _next) => {
-    logger.error({ err: error.message }, 'clinic registry request failed');
-    res.status(500).json({ error: 'internal', message: 'the clinic registry failed to answer' });
-  };
-  router.use(onError);
+  router.use(jsonErrorHandler(logger));
   return router;
 }
