@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { throttled } from '@bedrequest/fhir-model';
+import { HttpError } from '@bedrequest/http';
 import { principalOf } from './auth';
-import { sendOutcome } from './fhir/fhir-response';
+import { answerError } from './http-errors';
 
 /**
  * decisions.md, "Limits": rate limiting answers 429 with Retry-After. Per authenticated party and
@@ -17,10 +17,8 @@ export function rateLimitPerParty(pointsPerSecond: number): RequestHandler {
       next();
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) return next(rejection);
-      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
-      const message = `more than ${pointsPerSecond} requests per second`;
-      if (req.originalUrl.startsWith('/api/v2/fhir')) return sendOutcome(res, throttled(message), 429);
-      res.status(429).json({ error: 'too_many_requests', message });
+      const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      answerError(req, res, new HttpError('too_many_requests', `more than ${pointsPerSecond} requests per second`, { retryAfterSeconds }));
     }
   };
 }

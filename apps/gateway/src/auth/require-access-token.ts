@@ -1,6 +1,6 @@
-import type { Request, RequestHandler, Response } from 'express';
-import { forbidden, getStatus, unauthorized, unavailable } from '@bedrequest/fhir-model';
-import type { OperationOutcome } from '@medplum/fhirtypes';
+import type { RequestHandler, Response } from 'express';
+import { HttpError } from '@bedrequest/http';
+import { answerError } from '../http-errors';
 import { InvalidAccessTokenError, SigningKeysUnavailableError, type AccessTokenVerifier } from './access-token-verifier';
 import type { Principal, Role } from './principal';
 
@@ -17,7 +17,7 @@ export function requireAccessToken(options: { verifier: AccessTokenVerifier; rol
     const token = bearerToken(req.headers.authorization);
     if (!token) {
       res.setHeader('WWW-Authenticate', `Bearer realm="${REALM}"`);
-      return deny(req, res, { status: 401, error: 'unauthorized', message: 'a bearer access token is required' });
+      return answerError(req, res, new HttpError('unauthorized', 'a bearer access token is required'));
     }
     let principal: Principal;
     try {
@@ -25,17 +25,16 @@ export function requireAccessToken(options: { verifier: AccessTokenVerifier; rol
     } catch (error) {
       if (error instanceof InvalidAccessTokenError) {
         res.setHeader('WWW-Authenticate', `Bearer realm="${REALM}", error="invalid_token", error_description="${error.message}"`);
-        return deny(req, res, { status: 401, error: 'unauthorized', message: error.message });
+        return answerError(req, res, new HttpError('unauthorized', error.message));
       }
       if (error instanceof SigningKeysUnavailableError) {
-        res.setHeader('Retry-After', '5');
-        return deny(req, res, { status: 503, error: 'unavailable', message: 'the access token cannot be checked right now' });
+        return answerError(req, res, new HttpError('unavailable', 'the access token cannot be checked right now', { retryAfterSeconds: 5 }));
       }
       return next(error);
     }
     if (!options.roles.includes(principal.role)) {
       res.setHeader('WWW-Authenticate', `Bearer realm="${REALM}", error="insufficient_scope"`);
-      return deny(req, res, { status: 403, error: 'forbidden', message: `a ${principal.role} token may not use this endpoint` });
+      return answerError(req, res, new HttpError('forbidden', `a ${principal.role} token may not use this endpoint`));
     }
     res.locals.principal = principal;
     next();
@@ -54,28 +53,3 @@ function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-interface Denial {
-  status: 401 | 403 | 503;
-  error: string;
-  message: string;
-}
-
-/** decisions.md, "Errors": OperationOutcome on FHIR endpoints, `{"error", "message"}` elsewhere. */
-function deny(req: Request, res: Response, denial: Denial): void {
-  if (isFhirPath(req)) {
-    const outcomes: Record<Denial['status'], OperationOutcome> = {
-      401: unauthorized(denial.message),
-      403: forbidden(denial.message),
-      503: unavailable(denial.message),
-    };
-    const outcome = outcomes[denial.status];
-    res.status(getStatus(outcome)).type('application/fhir+json').send(JSON.stringify(outcome));
-    return;
-  }
-  res.status(denial.status).json({ error: denial.error, message: denial.message });
-}
-
-function isFhirPath(req: Request): boolean {
-  const path = req.originalUrl.split('?')[0] ?? '';
-  return path === '/api/v2/fhir' || path.startsWith('/api/v2/fhir/');
-}

@@ -1,6 +1,7 @@
-import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf } from '../auth';
 import { CapacityServiceUnavailableError, type ClinicCapacityClient } from './capacity.client';
@@ -27,7 +28,10 @@ const BedCount = z.strictObject(
 
 const DateQuery = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
 
-const apiError = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+const capacityErrors: DomainErrors = (error) =>
+  error instanceof CapacityServiceUnavailableError
+    ? new HttpError('unavailable', 'the bed counts are temporarily unavailable; please retry', { retryAfterSeconds: 5, cause: error.cause, detail: error.message })
+    : undefined;
 
 /**
  * The clinic's bed counts, for clinic tokens only (mount behind the clinic-role guard): a clinic
@@ -47,14 +51,14 @@ export function capacityRouter(options: { capacity: ClinicCapacityClient; logger
 
   router.put('/', express.json({ limit: '16kb' }), async (req, res) => {
     const body = BedCount.safeParse(req.body);
-    if (!body.success) return apiError(res, 400, 'invalid_request', body.error.issues[0]?.message ?? message.body);
+    if (!body.success) throw new HttpError('invalid_request', body.error.issues[0]?.message ?? message.body);
     return forward(res, await options.capacity.put(clinicIkOf(res), body.data, correlationIdOf(req)));
   });
 
   router.get('/', async (req, res) => {
     const from = DateQuery.safeParse(req.query.from);
     const to = DateQuery.safeParse(req.query.to);
-    if (!from.success || !to.success) return apiError(res, 400, 'invalid_request', 'from and to are dates YYYY-MM-DD');
+    if (!from.success || !to.success) throw new HttpError('invalid_request', 'from and to are dates YYYY-MM-DD');
     return forward(res, await options.capacity.list(clinicIkOf(res), { from: from.data, to: to.data }, correlationIdOf(req)));
   });
 
@@ -62,22 +66,11 @@ export function capacityRouter(options: { capacity: ClinicCapacityClient; logger
     if (answer.status === 200) return res.status(200).json(answer.body);
     const routingError = answer.body as { error?: unknown; message?: unknown };
     const message = typeof routingError?.message === 'string' ? routingError.message : 'refused';
-    if (answer.status === 400) return apiError(res, 400, 'invalid_request', message);
-    if (answer.status === 404) return apiError(res, 404, 'not_found', 'this clinic is not a participating clinic');
-    options.logger.warn({ status: answer.status }, 'routing answered a bed-count request unexpectedly');
-    return apiError(res, 502, 'upstream_error', 'the bed counts answered unexpectedly');
+    if (answer.status === 400) throw new HttpError('invalid_request', message);
+    if (answer.status === 404) throw new HttpError('not_found', 'this clinic is not a participating clinic');
+    throw new HttpError('upstream_error', 'the bed counts answered unexpectedly', { detail: `routing answered a bed-count request with HTTP ${answer.status}` });
   };
 
-  const onError: ErrorRequestHandler = (error: Error & { type?: string }, _req, res, next) => {
-    if (error.type === 'entity.parse.failed') return apiError(res, 400, 'invalid_request', 'the body is not JSON');
-    if (error.type === 'entity.too.large') return apiError(res, 413, 'payload_too_large', 'the body is larger than 16 KiB');
-    if (error instanceof CapacityServiceUnavailableError) {
-      options.logger.warn({ err: error.message, cause: (error.cause as Error | undefined)?.message }, 'bed counts unavailable');
-      res.setHeader('Retry-After', '5');
-      return apiError(res, 503, 'unavailable', 'the bed counts are temporarily unavailable; please retry');
-    }
-    return next(error);
-  };
-  router.use(onError);
+  router.use(jsonErrorHandler(options.logger, { domainErrors: capacityErrors }));
   return router;
 }

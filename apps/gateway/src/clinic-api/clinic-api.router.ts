@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { BusinessStatusCode, ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
 import { UNSTORABLE_TEXT } from '@bedrequest/fhir-model';
+import { codeOfStatus, HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf } from '../auth';
@@ -21,7 +22,7 @@ const ClinicAnswer = z.object({
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const apiError = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+const noSuchTask = () => new HttpError('not_found', 'no such Task');
 
 /**
  * The clinic API of decisions.md (clinic tokens only, errors as `{"error", "message"}`): read the
@@ -36,32 +37,31 @@ export function clinicApiRouter(options: {
   const router = Router();
   const read = (suffix: '/bundle' | '/documents') => async (req: Request, res: Response) => {
     const taskId = String(req.params.taskId);
-    if (!UUID.test(taskId)) return apiError(res, 404, 'not_found', 'no such Task');
+    if (!UUID.test(taskId)) throw noSuchTask();
+    let answer;
     try {
-      const answer = await options.intake.get(`/internal/tasks/${taskId}${suffix}`, principalOf(res), {
+      answer = await options.intake.get(`/internal/tasks/${taskId}${suffix}`, principalOf(res), {
         correlationId: String(req.headers[CORRELATION_HEADER]),
         publicBase: publicBaseOf(req),
       });
-      if (answer.status === 404) return apiError(res, 404, 'not_found', 'no such Task');
-      if (answer.status !== 200) return apiError(res, 502, 'upstream_error', 'the Task store answered unexpectedly');
-      return suffix === '/bundle' ? res.status(200).type(FHIR_JSON).send(JSON.stringify(answer.body)) : res.status(200).json(answer.body);
     } catch (error) {
-      options.logger.warn({ err: (error as Error).message }, 'intake unavailable for a clinic read');
-      res.setHeader('Retry-After', '5');
-      return apiError(res, 503, 'unavailable', 'the Task store is unavailable; please retry');
+      throw new HttpError('unavailable', 'the Task store is unavailable; please retry', { retryAfterSeconds: 5, cause: error, detail: 'intake unavailable for a clinic read' });
     }
+    if (answer.status === 404) throw noSuchTask();
+    if (answer.status !== 200) throw new HttpError('upstream_error', 'the Task store answered unexpectedly', { detail: `intake answered a clinic read with HTTP ${answer.status}` });
+    return suffix === '/bundle' ? res.status(200).type(FHIR_JSON).send(JSON.stringify(answer.body)) : res.status(200).json(answer.body);
   };
   router.get('/tasks/:taskId/bundle', read('/bundle'));
   router.get('/tasks/:taskId/documents', read('/documents'));
 
   router.post('/tasks/:taskId/answer', express.json({ limit: '64kb' }), async (req, res) => {
     const taskId = String(req.params.taskId);
-    if (!UUID.test(taskId)) return apiError(res, 404, 'not_found', 'no such Task');
+    if (!UUID.test(taskId)) throw noSuchTask();
     const body = ClinicAnswer.safeParse(req.body);
     if (!body.success) {
       const issue = body.error.issues[0];
       const message = issue?.path[0] === 'businessStatus' ? `businessStatus must be one of ${BusinessStatusCode.options.join(', ')}` : (issue?.message ?? 'invalid body');
-      return apiError(res, 400, 'invalid_request', message);
+      throw new HttpError('invalid_request', message);
     }
     const principal = principalOf(res);
     const payload = { taskId, clinicIk: principal.ikNumbers[0]!, businessStatus: body.data.businessStatus, source: 'clinic' as const, ...(body.data.note ? { note: body.data.note } : {}) };
@@ -70,8 +70,7 @@ export function clinicApiRouter(options: {
       ({ reply } = await options.broker.publishAndAwaitReply(ClinicAnswerSubmittedV1, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.answerTimeoutMs));
     } catch (error) {
       if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) {
-        res.setHeader('Retry-After', '5');
-        return apiError(res, 503, 'unavailable', 'the answer could not be stored; please retry');
+        throw new HttpError('unavailable', 'the answer could not be stored; please retry', { retryAfterSeconds: 5, cause: error });
       }
       throw error;
     }
@@ -79,8 +78,9 @@ export function clinicApiRouter(options: {
     if (!verdict?.success) return res.status(202).json({ status: 'queued', message: 'the answer is queued; the Task shows it shortly' });
     const { status, task, issues } = verdict.data;
     if (status === 200 && task) return res.status(200).type(FHIR_JSON).send(JSON.stringify(task));
-    const message = issues[0]?.diagnostics ?? 'refused';
-    return apiError(res, status, status === 404 ? 'not_found' : status === 409 ? 'conflict' : 'invalid_request', message);
+    // Intake refuses an answer with 404 (another clinic's Task) or 409 (cancelled, revoked).
+    throw new HttpError(codeOfStatus(status), issues[0]?.diagnostics ?? 'refused');
   });
+  router.use(jsonErrorHandler(options.logger));
   return router;
 }

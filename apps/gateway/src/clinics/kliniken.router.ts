@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { ClinicDirectoryUnavailableError, type ClinicDirectory } from '@bedrequest/clinic-directory';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 
 /**
  * `GET /api/v1/kliniken`: the participating clinics and their departments, for any logged-in party,
@@ -13,9 +14,9 @@ export function klinikenRouter(directory: Pick<ClinicDirectory, 'list'>, logger:
       res.json({ items: await directory.list() });
     } catch (error) {
       if (!(error instanceof ClinicDirectoryUnavailableError)) throw error;
-      logger.warn({ err: error.message, cause: (error.cause as Error | undefined)?.message }, 'clinic registry unavailable');
-      res.status(503).setHeader('Retry-After', '5').json({ error: 'unavailable', message: 'the clinic registry is temporarily unavailable' });
+      throw new HttpError('unavailable', 'the clinic registry is temporarily unavailable', { retryAfterSeconds: 5, cause: error.cause, detail: error.message });
     }
   });
+  router.use(jsonErrorHandler(logger));
   return router;
 }

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { badRequest, outcome, tooLarge } from '@bedrequest/fhir-model';
+import { outcome } from '@bedrequest/fhir-model';
+import { classifyError, outcomeOf } from '@bedrequest/http';
 import { sendOutcome } from './fhir-response';
 
 /** decisions.md, "Limits": a bundle over 10 MiB is refused with 413. */
@@ -18,11 +19,11 @@ export function fhirJsonBody(): RequestHandler[] {
     }
     next();
   };
-  const parseErrors = (error: { type?: string; status?: number; message?: string }, _req: Request, res: Response, next: NextFunction) => {
-    if (error.type === 'entity.too.large') return sendOutcome(res, tooLarge(`the body exceeds ${MAX_BUNDLE_BYTES} bytes (10 MiB)`));
-    if (error.type === 'entity.parse.failed') return sendOutcome(res, badRequest('the body is not valid JSON', 'Bundle'));
-    if (error.status && error.status >= 400 && error.status < 500) return sendOutcome(res, badRequest(error.message ?? 'unreadable body'), error.status);
-    next(error);
+  // The same classification as every JSON endpoint (@bedrequest/http), answered as an OperationOutcome.
+  const parseErrors = (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const refused = classifyError(error);
+    if (refused.status >= 500) return next(error);
+    sendOutcome(res, outcomeOf(refused, refused.code === 'invalid_request' ? 'Bundle' : undefined), refused.status);
   };
   return [requireJson, parse, parseErrors as unknown as RequestHandler];
 }

@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { errorCodes, type ErrorCode } from '@bedrequest/http';
 
 // Adds `.openapi()` to zod schemas, which the registry uses to name components.
 extendZodWithOpenApi(z);
@@ -16,7 +17,7 @@ export function openApiDocument(options: { serverUrl: string }) {
 
   const ApiError = registry.register(
     'ApiError',
-    z.object({ error: z.string(), message: z.string() }).describe('Error body of the /api/v1 endpoints (decisions.md, "Errors")'),
+    z.object({ error: z.enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]]), message: z.string() }).describe('Error body of the /api/v1 endpoints (decisions.md, "Errors"; the codes: docs/api.md)'),
   );
   const OperationOutcome = registry.register(
     'OperationOutcome',

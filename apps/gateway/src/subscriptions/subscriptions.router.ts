@@ -1,12 +1,12 @@
-import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf } from '../auth';
 import { NotifierClient, NotifierUnavailableError } from './notifier.client';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-const apiError = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 /** Query parameters the notifier understands; nothing else is passed on. */
 const FORWARDED_QUERY = ['since', 'limit'];
 
@@ -31,7 +31,7 @@ export function subscriptionsRouter(options: { notifierUrl: string; logger: Logg
   const forward = (method: Method, path: (req: Request) => string) => async (req: Request, res: Response) => {
     const principal = principalOf(res);
     // requireAccessToken already refuses clinic tokens here; kept so the router is safe on its own.
-    if (principal.role !== 'referrer') return apiError(res, 403, 'forbidden', 'subscriptions are for referring parties');
+    if (principal.role !== 'referrer') throw new HttpError('forbidden', 'subscriptions are for referring parties');
     let answer: { status: number; body: unknown };
     try {
       answer = await notifier.call(method, `${path(req)}${forwardedQuery(req)}`, {
@@ -41,13 +41,9 @@ export function subscriptionsRouter(options: { notifierUrl: string; logger: Logg
       });
     } catch (error) {
       if (!(error instanceof NotifierUnavailableError)) throw error;
-      options.logger.warn({ err: error.message, cause: (error.cause as Error | undefined)?.message }, 'notifier unavailable');
-      return unavailable(res);
+      throw unavailable({ cause: error.cause, detail: error.message });
     }
-    if (answer.status >= 500) {
-      options.logger.warn({ status: answer.status }, 'notifier failed to answer a subscription call');
-      return unavailable(res);
-    }
+    if (answer.status >= 500) throw unavailable({ detail: `the notifier answered HTTP ${answer.status}` });
     if (answer.status === 204) return res.status(204).end();
     return res.status(answer.status).json(answer.body);
   };
@@ -62,20 +58,12 @@ export function subscriptionsRouter(options: { notifierUrl: string; logger: Logg
   router.post('/:id/deliveries/:eventId/retry', forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`));
   router.get('/:id/events', forward('GET', (req) => `${id(req)}/events`));
 
-  const onError: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.parse.failed') return apiError(res, 400, 'invalid_request', 'the body is not valid JSON');
-    if (type === 'entity.too.large') return apiError(res, 413, 'payload_too_large', 'the body is too large');
-    options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'subscription request failed');
-    return apiError(res, 500, 'internal', 'the request could not be processed');
-  };
-  router.use(onError);
+  router.use(jsonErrorHandler(options.logger));
   return router;
 }
 
-function unavailable(res: Response) {
-  res.setHeader('Retry-After', '5');
-  return apiError(res, 503, 'unavailable', 'subscriptions are temporarily unavailable; please retry');
+function unavailable(log: { cause?: unknown; detail: string }): HttpError {
+  return new HttpError('unavailable', 'subscriptions are temporarily unavailable; please retry', { retryAfterSeconds: 5, ...log });
 }
 
 function forwardedQuery(req: Request): string {

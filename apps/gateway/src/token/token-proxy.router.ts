@@ -1,5 +1,6 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { HttpError, jsonErrorHandler, sendError } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 
 /**
@@ -29,14 +30,11 @@ export function tokenProxyRouter(authUrl: string, logger: Logger): Router {
       res.status(upstream.status).send(Buffer.from(await upstream.arrayBuffer()));
     } catch (error) {
       logger.warn({ err: (error as Error).message }, 'auth service unreachable');
-      res.status(503).setHeader('retry-after', '5').json({ error: 'unavailable', message: 'authentication service unavailable' });
+      sendError(res, new HttpError('unavailable', 'authentication service unavailable', { retryAfterSeconds: 5 }));
     }
   };
   router.get('/status', forward);
   router.post(['/login', '/refresh'], express.raw({ type: () => true, limit: '16kb' }), forward);
-  router.use((error: { status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
-    res.status(status).json({ error: status === 413 ? 'too_large' : 'invalid_request', message: error.message ?? 'unreadable body' });
-  });
+  router.use(jsonErrorHandler(logger));
   return router;
 }
