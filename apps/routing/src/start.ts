@@ -11,7 +11,7 @@ import type { RoutingConfig } from './config';
 import { ClinicDispatchService } from './dispatch/clinic-dispatch.service';
 import { DispatchRepository } from './dispatch/dispatch.repository';
 import { notificationsRouter } from './dispatch/notifications.router';
-import { routingHandler } from './dispatch/request-dispatched.consumer';
+import { dispatchAndBedReleaseHandler } from './dispatch/dispatch-and-bed-release.consumer';
 import { openRoutingDatabase } from './persistence/database';
 import { ClinicRegistry } from './registry/clinic-registry.service';
 import { ClinicRepository } from './registry/clinic.repository';
@@ -46,7 +46,7 @@ export async function startRouting(config: RoutingConfig): Promise<RunningRoutin
   const clinics = new ClinicRegistry(new ClinicRepository(prisma));
   const beds = new BedCapacityRepository(prisma, config.ROUTING_DB_SCHEMA);
   const dispatches = new DispatchRepository(prisma, config.ROUTING_DB_SCHEMA);
-  await broker.consume(topology.queues.routing.name, routingHandler(new ClinicDispatchService(dispatches), relay, logger));
+  await broker.consume(topology.queues.routing.name, dispatchAndBedReleaseHandler(new ClinicDispatchService(dispatches), relay, logger));
 
   const app = createServiceHttpApp({
     logger,

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
 
-/** Intake → notifier and routing: a clinic answered (or the service answered for it); deliver to the referrer. */
+/**
+ * Intake → notifier and routing. Only intake publishes it, once it has committed an answer to a Task:
+ * the clinic's own (clinic.answer.submitted from the gateway) or one routing made on the clinic's
+ * behalf (clinic.answer.submitted from routing: a decline for a department the clinic does not offer,
+ * an answer from bed counts). The notifier delivers it to the referrer; routing gives back the held
+ * bed of a declined Task.
+ */
 export const AdmissionResponseV1 = defineMessage(
   'admission.response',
   1,

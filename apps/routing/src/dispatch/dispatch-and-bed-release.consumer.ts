@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { ClinicDispatchService, RoutingCommand } from './clinic-dispatch.service';
 
 /**
- * The routing queue's handler: request.dispatched.v1 fans a request out to its clinics,
- * admission.response.v1 gives back the bed of a declined Task; a batch in one transaction, then the
+ * The routing queue's handler, for its two message types: request.dispatched.v1 fans a request out
+ * to its clinics, admission.response.v1 gives back the bed of a declined Task; a batch in one transaction, then the
  * outbox relay is woken so that automatic answers leave at once, then the messages are acked. A
  * thrown error (database unavailable, deadlock) fails the batch, which the broker then splits.
  */
-export function routingHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>, logger: Logger): BatchHandler {
+export function dispatchAndBedReleaseHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>, logger: Logger): BatchHandler {
   return async (messages) => {
     const commands: RoutingCommand[] = [];
     const outcomes: HandlerOutcome[] = messages.map((message) => {
