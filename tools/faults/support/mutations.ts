@@ -2,6 +2,8 @@
 // fields, huge strings, deep nesting, forbidden keys, odd Unicode, extreme numbers, foreign
 // identifiers, unknown performers, and bodies that are not bundles or not JSON at all. Seeded, so
 // a run's 10,000 cases are the same every time (FAULTS_FUZZ_SEED picks another set).
+import fc, { type GeneratorValue } from 'fast-check';
+
 export interface FuzzCase {
   /** What was done to the valid bundle, to reproduce a surprising answer. */
   description: string;
@@ -11,17 +13,20 @@ export interface FuzzCase {
   identifier?: string;
 }
 
-/** mulberry32: a small, fast PRNG, good enough to pick mutations reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/**
+ * fast-check's imperative generator (`fc.gen()`), drawn once with `seed`: every value taken from it
+ * follows from the seed, so a run can be repeated.
+ */
+export function seededGenerator(seed: number): GeneratorValue {
+  const [generator] = fc.sample(fc.gen(), { seed, numRuns: 1 });
+  if (!generator) throw new Error('fast-check drew no generator');
+  return generator;
 }
+
+// fast-check biases draws towards small and extreme values (a 0..15 integer came out 0..3 almost
+// four times as often as 4..11); the mutations are picked with equal chances instead.
+const uniformInt = (max: number) => fc.noBias(fc.integer({ min: 0, max }));
+const uuidV4 = () => fc.noBias(fc.uuid({ version: 4 }));
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Container = Json[] | { [key: string]: Json };
@@ -37,7 +42,7 @@ const DEEP = '\u0001fuzz-deep\u0001';
 const FORBIDDEN_KEY = '\u0001fuzz-key\u0001';
 
 export class BundleMutator {
-  private readonly random: () => number;
+  private readonly generate: GeneratorValue;
 
   constructor(
     /** A valid bundle as JSON text, in which `placeholder` stands for the request's UUID. */
@@ -45,15 +50,14 @@ export class BundleMutator {
     private readonly placeholder: string,
     seed: number,
   ) {
-    this.random = seededRandom(seed);
+    this.generate = seededGenerator(seed);
   }
 
   next(): FuzzCase {
-    const roll = this.random();
-    if (roll < 0.08) return this.notABundle();
+    if (this.chance(0.08)) return this.notABundle();
     const bundle = JSON.parse(this.template.replaceAll(this.placeholder, this.uuid())) as Json;
     const applied: string[] = [];
-    const count = 1 + Math.floor(this.random() * 3);
+    const count = 1 + this.int(3);
     const patches: ((text: string) => string)[] = [];
     for (let index = 0; index < count; index++) {
       const mutation = this.pick(MUTATIONS);
@@ -62,25 +66,23 @@ export class BundleMutator {
     const identifier = requestIdentifierOf(bundle);
     let body = JSON.stringify(bundle);
     for (const patch of patches) body = patch(body);
-    const contentType = this.random() < 0.03 ? this.pick(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/fhir+json; charset=utf-16']) : 'application/fhir+json';
+    const contentType = this.chance(0.03) ? this.pick(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/fhir+json; charset=utf-16']) : 'application/fhir+json';
     return { description: `${applied.join('; ')}${contentType === 'application/fhir+json' ? '' : ` (content-type ${contentType})`}`, body, contentType, ...(identifier ? { identifier } : {}) };
   }
 
   /** A version 4 UUID drawn from the seeded generator: a new request per case, the same ones every run. */
   uuid(): string {
-    const hex = Array.from({ length: 32 }, () => this.int(16).toString(16));
-    hex[12] = '4';
-    hex[16] = (8 + this.int(4)).toString(16);
-    const text = hex.join('');
-    return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+    return this.generate(uuidV4);
   }
 
+  /** 0 to `below - 1`, uniformly. */
   int(below: number): number {
-    return Math.floor(this.random() * below);
+    return this.generate(uniformInt, below - 1);
   }
 
+  /** True with `probability`, to a millionth. */
   chance(probability: number): boolean {
-    return this.random() < probability;
+    return this.int(1_000_000) < probability * 1_000_000;
   }
 
   pick<T>(items: readonly T[]): T {
