@@ -7,8 +7,15 @@ export default [
   ...nx.configs['flat/typescript'],
   {
     files: ['**/*.ts'],
-    languageOptions: { parser: tseslint.parser },
+    // Type information (each file's nearest tsconfig.json) for the rules below that need it.
+    languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
+      // A promise nobody awaits loses its rejection (an unhandled rejection ends the process).
+      '@typescript-eslint/no-floating-promises': 'error',
+      // A switch over a union without a default (message types, Task states) must name every
+      // member. A default is taken as deliberate: the catch-all for an unknown CLI command or for
+      // the issue codes of zod, whose union is the library's to extend.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@nx/enforce-module-boundaries': [
         'error',
         {
