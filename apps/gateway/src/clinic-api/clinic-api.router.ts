@@ -21,7 +21,7 @@ const ClinicAnswer = z.object({
     .optional(),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TaskId = z.guid();
 const noSuchTask = () => new HttpError('not_found', 'no such Task');
 
 /**
@@ -37,7 +37,7 @@ export function clinicApiRouter(options: {
   const router = Router();
   const read = (suffix: '/bundle' | '/documents') => async (req: Request, res: Response) => {
     const taskId = String(req.params.taskId);
-    if (!UUID.test(taskId)) throw noSuchTask();
+    if (!TaskId.safeParse(taskId).success) throw noSuchTask();
     let answer;
     try {
       answer = await options.intake.get(`/internal/tasks/${taskId}${suffix}`, principalOf(res), {
@@ -56,7 +56,7 @@ export function clinicApiRouter(options: {
 
   router.post('/tasks/:taskId/answer', express.json({ limit: '64kb' }), async (req, res) => {
     const taskId = String(req.params.taskId);
-    if (!UUID.test(taskId)) throw noSuchTask();
+    if (!TaskId.safeParse(taskId).success) throw noSuchTask();
     const body = ClinicAnswer.safeParse(req.body);
     if (!body.success) {
       const issue = body.error.issues[0];

@@ -157,6 +157,22 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
     expect(await api.call('party-limit', 'GET', `/${body.id}/deliveries?limit=5`)).toEqual({ status: 200, body: { items: [] } });
   });
 
+  it.each([
+    ['deliveries?limit=1001', 'limit must be a number from 1 to 1000'],
+    ['deliveries?limit=1.5', 'limit must be a number from 1 to 1000'],
+    ['events?since=-1', 'since must be a sequence number (0 or more)'],
+    ['events?since=1e3', 'since must be a sequence number (0 or more)'],
+    ['events?since=1&since=2', 'since must be a sequence number (0 or more)'],
+  ])('refuses %s with a message naming the parameter', async (query, message) => {
+    const { body } = await post(`party-params-${query}`, { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/p' });
+    expect(await api.call(`party-params-${query}`, 'GET', `/${body.id}/${query}`)).toEqual({ status: 400, body: { error: 'invalid_request', message } });
+  });
+
+  it('pages the event log from a sequence number, with a limit', async () => {
+    const { body } = await post('party-pages', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/q' });
+    expect(await api.call('party-pages', 'GET', `/${body.id}/events?since=7&limit=1000`)).toEqual({ status: 200, body: { items: [] } });
+  });
+
   describe('in production mode (WEBHOOK_ALLOW_PRIVATE not set)', () => {
     it.each([
       ['http://127.0.0.1:8080/hook', 'loopback'],

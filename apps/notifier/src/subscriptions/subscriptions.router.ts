@@ -1,4 +1,5 @@
 import express, { Router, type Request } from 'express';
+import { z } from 'zod';
 import type { Logger } from 'pino';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { SubscriptionRequestError, type SubscriptionService } from './subscription.service';
@@ -6,6 +7,11 @@ import { SubscriptionRequestError, type SubscriptionService } from './subscripti
 /** Page size of the delivery log and of `events?since=`; a client pages on with the last sequence. */
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
+
+/** `?since=`: the last sequence a client has seen (0: from the start). */
+const Since = z.string().regex(/^\d{1,9}$/).transform(Number);
+/** `?limit=`: the page size. */
+const Limit = z.string().regex(/^\d{1,4}$/).transform(Number).pipe(z.number().min(1).max(MAX_LIMIT));
 
 const noSuchSubscription = () => new HttpError('not_found', 'no such subscription');
 const subscriptionErrors: DomainErrors = (error) => (error instanceof SubscriptionRequestError ? new HttpError('invalid_request', error.message) : undefined);
@@ -65,11 +71,9 @@ export function subscriptionsRouter(service: SubscriptionService, logger: Logger
   });
 
   router.get('/:id/events', async (req, res) => {
-    const since = req.query.since ?? '0';
-    if (typeof since !== 'string' || !/^\d{1,9}$/.test(since)) {
-      throw new HttpError('invalid_request', 'since must be a sequence number (0 or more)');
-    }
-    const items = await service.eventsSince(party(req), id(req), Number(since), limitOf(req));
+    const since = Since.safeParse(req.query.since ?? '0');
+    if (!since.success) throw new HttpError('invalid_request', 'since must be a sequence number (0 or more)');
+    const items = await service.eventsSince(party(req), id(req), since.data, limitOf(req));
     if (!items) throw noSuchSubscription();
     res.json({ items });
   });
@@ -79,10 +83,8 @@ export function subscriptionsRouter(service: SubscriptionService, logger: Logger
 }
 
 function limitOf(req: Request): number {
-  const limit = req.query.limit;
-  if (limit === undefined) return DEFAULT_LIMIT;
-  if (typeof limit !== 'string' || !/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) {
-    throw new HttpError('invalid_request', `limit must be a number from 1 to ${MAX_LIMIT}`);
-  }
-  return Number(limit);
+  if (req.query.limit === undefined) return DEFAULT_LIMIT;
+  const limit = Limit.safeParse(req.query.limit);
+  if (!limit.success) throw new HttpError('invalid_request', `limit must be a number from 1 to ${MAX_LIMIT}`);
+  return limit.data;
 }
