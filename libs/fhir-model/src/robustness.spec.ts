@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { validateAdmissionRequestBundle } from './admission-request-bundle';
 import { bundleKind } from './bundle-kind';
 import { validateDocumentBundle } from './document-bundle';
@@ -134,43 +135,37 @@ describe('robustness of the validators', () => {
   });
 
   it('never throws for randomly damaged bundles', () => {
-    const random = seededRandom(20261121);
     const replacements: unknown[] = [null, 0, -1, 1.5, '', 'x', true, [], {}, [null], { reference: 'urn:uuid:x' }, '2026-13-45'];
-    for (let round = 0; round < 300; round++) {
-      const input = round % 2 === 0 ? fixture() : (JSON.parse(JSON.stringify(documentBundle())) as Record<string, unknown>);
-      for (let damage = 0; damage < 1 + Math.floor(random() * 4); damage++) damageRandomNode(input, random, replacements);
-      for (const [, validate] of validators) {
-        const result = validate(input);
-        expect(result.ok || result.issues.length > 0).toBe(true);
-      }
-      expect(['admission-request', 'document', 'unknown']).toContain(bundleKind(input, DEFAULT_PROFILE_BASE));
-    }
+    // A damage: a path of choices down the bundle (each taken modulo the keys there) and what replaces the node it ends at.
+    const damage = fc.tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), fc.constantFrom(...replacements));
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(damage, { minLength: 1, maxLength: 4 }), (admission, damages) => {
+        const input = admission ? fixture() : (JSON.parse(JSON.stringify(documentBundle())) as Record<string, unknown>);
+        for (const [path, replacement] of damages) damageAt(input, path, replacement);
+        for (const [, validate] of validators) {
+          const result = validate(input);
+          expect(result.ok || result.issues.length > 0).toBe(true);
+        }
+        expect(['admission-request', 'document', 'unknown']).toContain(bundleKind(input, DEFAULT_PROFILE_BASE));
+      }),
+      { seed: 20261121, numRuns: 300 },
+    );
   });
 });
 
-/** A small deterministic PRNG (mulberry32), so a failing round can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function damageRandomNode(root: Record<string, unknown>, random: () => number, replacements: readonly unknown[]): void {
+/** Walks down `root` by `path` (each step picks a key modulo the keys there) and replaces the node where it ends. */
+function damageAt(root: Record<string, unknown>, path: readonly number[], replacement: unknown): void {
   let node: Record<string | number, unknown> = root;
-  for (;;) {
+  for (const [step, choice] of path.entries()) {
     const keys: (string | number)[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
-    const key = keys[Math.floor(random() * keys.length)];
-    if (key === undefined) return;
+    if (keys.length === 0) return;
+    const key = keys[choice % keys.length];
     const child = node[key];
-    if (typeof child === 'object' && child !== null && random() < 0.75) {
+    if (step < path.length - 1 && typeof child === 'object' && child !== null) {
       node = child as Record<string | number, unknown>;
       continue;
     }
-    node[key] = replacements[Math.floor(random() * replacements.length)];
+    node[key] = replacement;
     return;
   }
 }
