@@ -158,8 +158,8 @@ function damageAt(root: Record<string, unknown>, path: readonly number[], replac
   let node: Record<string | number, unknown> = root;
   for (const [step, choice] of path.entries()) {
     const keys: (string | number)[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
-    if (keys.length === 0) return;
-    const key = keys[choice % keys.length];
+    const key = keys[choice % Math.max(keys.length, 1)];
+    if (key === undefined) return;
     const child = node[key];
     if (step < path.length - 1 && typeof child === 'object' && child !== null) {
       node = child as Record<string | number, unknown>;
