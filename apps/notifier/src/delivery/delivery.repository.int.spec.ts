@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Pool } from 'pg';
-import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import type { Pool } from 'pg';
+import { testEnvironment } from '@bedrequest/testing';
 import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
-import { EventRepository } from '../events/event.repository';
-import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
-import { SubscriptionRepository } from '../subscriptions/subscription.repository';
-import { DeliveryRepository, type ClaimedDelivery, type FinishedAttempt } from './delivery.repository';
+import type { EventRepository } from '../events/event.repository';
+import type { SubscriptionRepository } from '../subscriptions/subscription.repository';
+import { openNotifierStore, type NotifierStore } from '../testing/notifier-store';
+import type { ClaimedDelivery, DeliveryRepository, FinishedAttempt } from './delivery.repository';
 import type { NextStep } from './retry-policy';
 
 const env = testEnvironment();
@@ -16,34 +16,23 @@ const DELIVERED: NextStep = { kind: 'delivered' };
 const RETRY: NextStep = { kind: 'retry', delayMs: 60_000 };
 
 describe('DeliveryRepository against the real PostgreSQL', () => {
-  const schema = uniqueName('notifier');
-  let prisma: NotifierDatabase;
+  let db: NotifierStore;
   let deliveries: DeliveryRepository;
   let events: EventRepository;
   let subscriptions: SubscriptionRepository;
   let pool: Pool;
+  let schema: string;
 
   beforeAll(async () => {
-    prisma = await openNotifierDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 4 });
-    const tables = notifierTables(schema);
-    deliveries = new DeliveryRepository(prisma, tables);
-    events = new EventRepository(prisma, tables);
-    subscriptions = new SubscriptionRepository(prisma, tables);
-    pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
+    db = await openNotifierStore(env.databaseUrl);
+    ({ deliveries, events, subscriptions, pool, schema } = db);
   });
 
-  afterAll(async () => {
-    await prisma.$disconnect();
-    await pool.end();
-  });
+  afterAll(() => db.close());
 
   // Every test has its own subscription; claims look at all due deliveries of the schema, so a test
   // leaves none of its own due behind (see `finish`).
-  const subscribedParty = async () => {
-    const partyId = `referrer-${randomUUID()}`;
-    const created = await subscriptions.createIfAbsent({ id: randomUUID(), partyId, eventType: ADMISSION_RESPONSE_EVENT, callbackUrl: 'http://127.0.0.1:9/hook', secret: 'whsec_c2VjcmV0' });
-    return { partyId, subscriptionId: created!.id };
-  };
+  const subscribedParty = () => db.subscribedParty();
 
   /** Stores events (request identifiers in this order, occurring 1 ms apart) and returns their ids. */
   const store = async (partyId: string, requests: string[]) => {

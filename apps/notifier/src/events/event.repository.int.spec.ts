@@ -1,37 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { Pool } from 'pg';
-import { testEnvironment, uniqueName } from '@bedrequest/testing';
-import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
-import { SubscriptionRepository } from '../subscriptions/subscription.repository';
+import type { Pool } from 'pg';
+import { testEnvironment } from '@bedrequest/testing';
+import { openNotifierStore, type NotifierStore } from '../testing/notifier-store';
 import { ADMISSION_RESPONSE_EVENT } from './admission-response.consumer';
-import { EventRepository, type IncomingEvent } from './event.repository';
+import type { EventRepository, IncomingEvent } from './event.repository';
 
 const env = testEnvironment();
 
 describe('EventRepository.recordAll against the real PostgreSQL', () => {
-  const schema = uniqueName('notifier');
-  let prisma: NotifierDatabase;
+  let store: NotifierStore;
   let events: EventRepository;
-  let subscriptions: SubscriptionRepository;
   let pool: Pool;
+  let schema: string;
 
   beforeAll(async () => {
-    prisma = await openNotifierDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 4 });
-    events = new EventRepository(prisma, notifierTables(schema));
-    subscriptions = new SubscriptionRepository(prisma, notifierTables(schema));
-    pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
+    store = await openNotifierStore(env.databaseUrl);
+    ({ events, pool, schema } = store);
   });
 
-  afterAll(async () => {
-    await prisma.$disconnect();
-    await pool.end();
-  });
+  afterAll(() => store.close());
 
-  const subscribedParty = async () => {
-    const partyId = `referrer-${randomUUID()}`;
-    const created = await subscriptions.createIfAbsent({ id: randomUUID(), partyId, eventType: ADMISSION_RESPONSE_EVENT, callbackUrl: 'http://127.0.0.1:9/hook', secret: 'whsec_c2VjcmV0' });
-    return { partyId, subscriptionId: created!.id };
-  };
+  const subscribedParty = () => store.subscribedParty();
 
   const event = (partyId: string, requestIdentifier = 'request-1', overrides: Partial<IncomingEvent> = {}): IncomingEvent => ({
     messageId: randomUUID(),

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { uniqueName } from '@bedrequest/testing';
+import { DeliveryRepository } from '../delivery/delivery.repository';
+import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
+import { EventRepository } from '../events/event.repository';
+import { notifierTables, openNotifierDatabase } from '../persistence/database';
+import { SubscriptionRepository } from '../subscriptions/subscription.repository';
+
+/**
+ * A notifier schema of its own (migrated) with its repositories, for tests of the repositories
+ * against the real PostgreSQL; `pool` reads and changes its rows directly. `close` when done.
+ */
+export async function openNotifierStore(databaseUrl: string) {
+  const schema = uniqueName('notifier');
+  const prisma = await openNotifierDatabase({ databaseUrl, schema, poolSize: 4 });
+  const tables = notifierTables(schema);
+  const subscriptions = new SubscriptionRepository(prisma, tables);
+  const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+  return {
+    schema,
+    pool,
+    subscriptions,
+    events: new EventRepository(prisma, tables),
+    deliveries: new DeliveryRepository(prisma, tables),
+    /** A new referring party with an AdmissionResponse subscription. */
+    async subscribedParty(): Promise<{ partyId: string; subscriptionId: string }> {
+      const partyId = `referrer-${randomUUID()}`;
+      const created = await subscriptions.createIfAbsent({ id: randomUUID(), partyId, eventType: ADMISSION_RESPONSE_EVENT, callbackUrl: 'http://127.0.0.1:9/hook', secret: 'whsec_c2VjcmV0' });
+      return { partyId, subscriptionId: created!.id };
+    },
+    async close(): Promise<void> {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+export type NotifierStore = Awaited<ReturnType<typeof openNotifierStore>>;
