@@ -5,3 +5,4 @@ export { BrokerUnavailableError, PublishRejectedError } from './errors';
 export { OutboxRelay, outboxRecord, startOutboxRelay, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
 export { assertTopology, type BrokerTopology } from './topology';
 export { connectServiceBroker } from './service-broker';
+export { WakeUpLoop, type WakeUpLoopOptions } from './wake-up-loop';

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { Client } from 'pg';
 import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
 import type { Broker } from './broker';
+import { WakeUpLoop } from './wake-up-loop';
 
 /** A message written in the same transaction as the state change that caused it. */
 export interface OutboxRecord {
@@ -39,10 +40,7 @@ export const OUTBOX_TABLE_SQL = `CREATE TABLE outbox_message (
  * another replica's relay takes over. Commit order is kept.
  */
 export class OutboxRelay {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
-  private stopped = false;
+  private readonly loop: WakeUpLoop;
   private client?: Client;
   /** Confirmed by the broker, to be deleted by the next statement. */
   private confirmed: string[] = [];
@@ -57,37 +55,27 @@ export class OutboxRelay {
       pollIntervalMs?: number;
       batchSize?: number;
     },
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs ?? 1_000);
-    this.timer.unref();
-    this.nudge();
+  ) {
+    this.loop = new WakeUpLoop({
+      pass: () => this.drain(),
+      intervalMs: options.pollIntervalMs ?? 1_000,
+      logger: options.logger,
+      failureMessage: 'outbox relay run failed; will retry',
+    });
   }
 
-  /** Publishes pending messages now (coalesced with a run already under way). */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Publishes pending messages soon (the commits of one turn are one run, coalesced with a run under way). */
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((error: unknown) => this.options.logger.warn({ err: String(error) }, 'outbox relay run failed; will retry'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.nudge();
-        }
-      });
+    this.loop.wake();
   }
 
   /** Stops, deletes what was confirmed, and gives the lock back (closing its connection). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
     const client = this.client;
     this.client = undefined;
     if (!client) return;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { WakeUpLoop } from '@bedrequest/messaging';
 import { Batcher } from './batcher';
 import type { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
@@ -54,10 +55,8 @@ interface FinishedDelivery {
 export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly recorder: Batcher<FinishedDelivery>;
-  private timer?: NodeJS.Timeout;
-  private claiming?: Promise<void>;
-  private wakeScheduled = false;
-  private again = false;
+  /** Claims what is due: when woken, and every `pollIntervalMs` (retries, events other processes left, anything missed). */
+  private readonly claims: WakeUpLoop;
   private stopped = false;
   /** Slots promised to a hand-off under way (the consumer storing events). */
   private reserved = 0;
@@ -72,13 +71,18 @@ export class DeliveryWorker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.recorder = new Batcher((finished) => this.record(finished), { maxBatch: options.concurrency, windowMs: RECORD_WINDOW_MS });
+    this.claims = new WakeUpLoop({
+      pass: () => this.claim(),
+      intervalMs: options.pollIntervalMs,
+      // The poll looks whether or not the worker thinks there is a backlog: retries fall due with time.
+      onInterval: () => (this.backlog = true),
+      logger: options.logger,
+      failureMessage: 'claiming due deliveries failed; will retry',
+    });
   }
 
   start(): void {
-    // The poll claims whatever is due: retries, events other processes left, anything missed.
-    this.timer = setInterval(() => this.wake(), this.options.pollIntervalMs);
-    this.timer.unref();
-    this.wake();
+    this.claims.start();
   }
 
   /**
@@ -104,48 +108,21 @@ export class DeliveryWorker {
     if (leftBehind.noSlot > 0 || leftBehind.followUps.length > 0) this.wake();
   }
 
-  /** Looks for due deliveries on the next turn, whether or not it thinks there is a backlog. */
+  /**
+   * Looks for due deliveries on the next turn, whether or not it thinks there is a backlog. Wakes
+   * within one turn of the event loop are one look (a batch of recorded attempts wakes once, not
+   * once per attempt), coalesced with a look already under way (see WakeUpLoop).
+   */
   wake(): void {
     this.backlog = true;
-    this.wakeSoon();
-  }
-
-  /**
-   * Looks for due deliveries soon: wakes within one turn of the event loop are one look (a batch of
-   * recorded attempts wakes once, not once per attempt), coalesced with a look already under way.
-   */
-  private wakeSoon(): void {
-    if (this.stopped || this.wakeScheduled) return;
-    this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      this.claimNow();
-    });
+    this.claims.wake();
   }
 
   /** Stops claiming and waits for the attempts in flight (each bounded by the attempt timeout) to be recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.claiming;
+    await this.claims.stop();
     await Promise.allSettled([...this.inFlight]);
-  }
-
-  private claimNow(): void {
-    if (this.stopped) return;
-    if (this.claiming) {
-      this.again = true;
-      return;
-    }
-    this.claiming = this.claim()
-      .catch((error: unknown) => this.options.logger.warn({ err: String(error) }, 'claiming due deliveries failed; will retry'))
-      .finally(() => {
-        this.claiming = undefined;
-        if (this.again) {
-          this.again = false;
-          this.claimNow();
-        }
-      });
   }
 
   /** How long a claim lasts: the attempt's timeout and the time to record it. */
@@ -172,7 +149,7 @@ export class DeliveryWorker {
         this.inFlight.delete(work);
         // The next event of its request is due now, if one waits for it; free slots may serve a backlog.
         if (this.followUps.delete(requestKey(delivery))) this.backlog = true;
-        this.wakeSoon();
+        this.claims.wake();
       });
     this.inFlight.add(work);
   }
