@@ -3,11 +3,11 @@ import { Pool } from 'pg';
 import { TcpProxy, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { Broker } from './broker';
 import { OUTBOX_TABLE_SQL, OutboxRelay, outboxRecord } from './outbox';
-import { TestJobDoneV1, TestJobV1, testCatalog, testTopology } from './testing/fixtures';
+import { TestJobV1, takeQueuedNumbers, testCatalog, testTopology } from './testing/fixtures';
 
 const env = testEnvironment();
 
-describe('request/reply and the outbox against the real RabbitMQ and PostgreSQL', () => {
+describe('the outbox relay against the real RabbitMQ and PostgreSQL', () => {
   const namespace = uniqueName('outbox');
   const topology = testTopology(namespace);
   const schema = uniqueName('outbox');
@@ -29,17 +29,7 @@ describe('request/reply and the outbox against the real RabbitMQ and PostgreSQL'
     return broker;
   };
 
-  const drainQueue = async () => {
-    const channel = await inspector.createChannel();
-    const payloads: number[] = [];
-    for (;;) {
-      const message = await channel.get(topology.queues.work.name, { noAck: true });
-      if (!message) break;
-      payloads.push((JSON.parse(message.content.toString()) as { payload: { n: number } }).payload.n);
-    }
-    await channel.close();
-    return payloads;
-  };
+  const drainQueue = () => takeQueuedNumbers(inspector, topology.queues.work.name);
 
   beforeAll(async () => {
     pool = new Pool({ connectionString: env.databaseUrl });
@@ -54,29 +44,6 @@ describe('request/reply and the outbox against the real RabbitMQ and PostgreSQL'
     await inspector.close();
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
     await pool.end();
-  });
-
-  it('answers a request with the reply of its consumer', async () => {
-    const requester = newBroker();
-    const responder = newBroker();
-    await Promise.all([requester.start(), responder.start()]);
-    await responder.consume(topology.queues.work.name, async (messages) => {
-      for (const message of messages) await message.reply(TestJobDoneV1, { doubled: (message.envelope.payload as { n: number }).n * 2 });
-      return messages.map(() => 'ack' as const);
-    });
-
-    const { reply } = await requester.publishAndAwaitReply(TestJobV1, { n: 21 }, { correlationId: 'rpc' }, 5_000);
-
-    expect(reply).toMatchObject({ type: 'test.job-done', correlationId: 'rpc', payload: { doubled: 42 } });
-    await responder.stop();
-  });
-
-  it('resolves without a reply when no consumer answers in time, and the request stays queued', async () => {
-    const requester = newBroker();
-    await requester.start();
-    const { reply } = await requester.publishAndAwaitReply(TestJobV1, { n: 1 }, { correlationId: 'late' }, 200);
-    expect(reply).toBeUndefined();
-    expect(await drainQueue()).toEqual([1]);
   });
 
   it('publishes committed messages in order, and keeps them while the broker is away', async () => {

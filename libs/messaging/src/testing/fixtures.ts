@@ -1,3 +1,4 @@
+import type { ChannelModel } from 'amqplib';
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import { defineMessage, type MessageDefinition } from '@bedrequest/contracts';
@@ -63,4 +64,17 @@ export function recordEffectOnce(pool: Pool, schema: string, afterCommit: () => 
     afterCommit();
     return messages.map(() => 'ack' as const);
   };
+}
+
+/** Takes every message off `queue` (no acks needed) and returns the `n` of their payloads, in queue order. */
+export async function takeQueuedNumbers(connection: ChannelModel, queue: string): Promise<number[]> {
+  const channel = await connection.createChannel();
+  const numbers: number[] = [];
+  for (;;) {
+    const message = await channel.get(queue, { noAck: true });
+    if (!message) break;
+    numbers.push((JSON.parse(message.content.toString()) as { payload: { n: number } }).payload.n);
+  }
+  await channel.close();
+  return numbers;
 }

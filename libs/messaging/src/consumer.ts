@@ -1,0 +1,137 @@
+import type { Channel, ConsumeMessage } from 'amqplib';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { MessageDefinition } from '@bedrequest/contracts';
+import { BatchConsumer, type BatchHandler, type BatchSettings, type ParsedDelivery } from './batch-consumer';
+import { readDelivery, type ConsumedMessage } from './consumed-message';
+import { settledWithin } from './settled-within';
+
+export interface QueueConsumersOptions {
+  catalog: ReadonlyMap<string, MessageDefinition>;
+  logger: Logger;
+  registers: Registry[];
+  settings: BatchSettings;
+  /** False once `channel` is gone (reconnection): its delivery tags cannot be settled any more. */
+  isCurrentChannel(channel: Channel): boolean;
+  /** True while the service stops: failures are not tried again in-process. */
+  isStopping(): boolean;
+  /** Answers a request (see RequestReply.reply). */
+  reply(replyTo: string, requestId: string, definition: MessageDefinition, payload: unknown, correlationId: string): void;
+}
+
+interface Consumer {
+  queue: string;
+  handler: BatchHandler;
+  tag?: string;
+  channel?: Channel;
+  batches?: BatchConsumer;
+}
+
+/**
+ * The consumers of the service's durable queues, with manual acks: each queue's deliveries are read
+ * (an unreadable one is dead-lettered at once) and handed to a BatchConsumer, which batches,
+ * handles, retries and settles them. Consumers are started again on the channel of every
+ * reconnection.
+ */
+export class QueueConsumers {
+  private readonly consumers: Consumer[] = [];
+  private readonly consumed: Counter<'queue' | 'routing_key' | 'outcome'>;
+  private readonly batchSizes: Histogram<'queue'>;
+
+  constructor(private readonly options: QueueConsumersOptions) {
+    this.consumed = new Counter({
+      name: 'messages_consumed_total',
+      help: 'Messages consumed, by queue, routing key and handler outcome',
+      labelNames: ['queue', 'routing_key', 'outcome'],
+      registers: options.registers,
+    });
+    this.batchSizes = new Histogram({
+      name: 'message_batch_size',
+      help: 'Messages handled as one unit of work, by queue',
+      labelNames: ['queue'],
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+      registers: options.registers,
+    });
+  }
+
+  get queues(): string[] {
+    return this.consumers.map((consumer) => consumer.queue);
+  }
+
+  /** Registers the consumer of `queue`; it starts on `channel` now when there is one. */
+  async add(queue: string, handler: BatchHandler, channel: Channel | undefined): Promise<void> {
+    const consumer: Consumer = { queue, handler };
+    this.consumers.push(consumer);
+    if (channel) await this.start(channel, consumer);
+  }
+
+  /** Starts every consumer on the channel of a new connection. */
+  async startAll(channel: Channel): Promise<void> {
+    for (const consumer of this.consumers) await this.start(channel, consumer);
+  }
+
+  /** No new deliveries to the consumers on `channel`. */
+  async cancel(channel: Channel): Promise<void> {
+    for (const consumer of this.consumers) {
+      if (consumer.tag && consumer.channel === channel) await channel.cancel(consumer.tag).catch(() => undefined);
+    }
+  }
+
+  /** Waits until what the consumers took has been handled, at most `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<void> {
+    await settledWithin(
+      this.consumers.flatMap((consumer) => (consumer.batches ? [consumer.batches.drain()] : [])),
+      timeoutMs,
+    );
+  }
+
+  private async start(channel: Channel, consumer: Consumer): Promise<void> {
+    const { queue } = consumer;
+    const batches = new BatchConsumer({
+      queue,
+      channel,
+      handler: consumer.handler,
+      settings: this.options.settings,
+      logger: this.options.logger,
+      isCurrentChannel: () => this.options.isCurrentChannel(channel),
+      isStopping: () => this.options.isStopping(),
+      onSettled: (outcome, { routingKey }) => this.consumed.inc({ queue, routing_key: routingKey, outcome }),
+      onBatch: (size) => this.batchSizes.observe({ queue }, size),
+    });
+    const reply = await channel.consume(
+      queue,
+      (delivery) => {
+        if (!delivery) return; // the broker cancelled the consumer (queue deleted)
+        batches.accept(this.read(delivery));
+      },
+      { noAck: false },
+    );
+    consumer.tag = reply.consumerTag;
+    consumer.channel = channel;
+    consumer.batches = batches;
+  }
+
+  /** The delivery as its handler sees it, or the problem that makes it unreadable. */
+  private read(delivery: ConsumeMessage): ParsedDelivery {
+    const parsed = readDelivery(delivery, this.options.catalog);
+    if ('problem' in parsed) return { delivery, problem: parsed.problem };
+    const { envelope, definition } = parsed;
+    const logger = this.options.logger.child({ correlationId: envelope.correlationId, messageId: envelope.id, messageType: definition.routingKey });
+    const { replyTo } = delivery.properties;
+    const message: ConsumedMessage = {
+      envelope,
+      definition,
+      previousDeliveries: Number(delivery.properties.headers?.['x-delivery-count'] ?? 0),
+      logger,
+      reply: async (replyDefinition, payload) => {
+        if (!replyTo) return;
+        try {
+          this.options.reply(String(replyTo), envelope.id, replyDefinition, payload, envelope.correlationId);
+        } catch (error) {
+          logger.warn({ err: String(error) }, 'reply could not be sent');
+        }
+      },
+    };
+    return { delivery, message };
+  }
+}
