@@ -1,6 +1,43 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Who may import whom, by the Nx tags in each project.json. Every library has a layer, lowest first:
+ *   layer:domain   contracts, fhir-model: the message catalog and the FHIR vocabulary, no I/O
+ *   layer:infra    config, observability, persistence, messaging, http, cli, tokens: process, I/O, protocols
+ *   layer:feature  clinic-directory: what several services share, built on the two below
+ *   layer:testing  testing: the test environment, harnesses and stubs
+ * and the apps (type:app, no layer) stand on all of them. A project imports from its own layer and
+ * those below it, never from a higher one; no app imports another app; the testing layer is for
+ * test code only (specs and testing/ folders, the second block using this).
+ */
+function moduleBoundaries({ testCode }) {
+  const testing = testCode ? ['layer:testing'] : [];
+  return [
+    'error',
+    {
+      // The esbuild settings of the workspace, in one .mjs that the tools (plain node) import too.
+      allow: ['../../../tools/bundle-entry.mjs'],
+      enforceBuildableLibDependency: false,
+      depConstraints: [
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', 'layer:feature', ...testing] },
+        { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+        { sourceTag: 'layer:feature', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', 'layer:feature', ...testing] },
+        { sourceTag: 'layer:infra', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', ...testing] },
+        { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:domain', ...testing] },
+        { sourceTag: 'layer:testing', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', 'layer:feature'] },
+        // A service's own code stays in its app; what services share is scope:shared.
+        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+        { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
+        { sourceTag: 'scope:auth', onlyDependOnLibsWithTags: ['scope:shared', 'scope:auth'] },
+        { sourceTag: 'scope:intake', onlyDependOnLibsWithTags: ['scope:shared', 'scope:intake'] },
+        { sourceTag: 'scope:routing', onlyDependOnLibsWithTags: ['scope:shared', 'scope:routing'] },
+        { sourceTag: 'scope:notifier', onlyDependOnLibsWithTags: ['scope:shared', 'scope:notifier'] },
+      ],
+    },
+  ];
+}
+
 export default [
   { ignores: ['**/dist', '**/node_modules', '**/generated', 'tmp', '.nx', 'coverage'] },
   ...nx.configs['flat/base'],
@@ -13,34 +50,22 @@ export default [
       // A promise nobody awaits loses its rejection (an unhandled rejection ends the process).
       '@typescript-eslint/no-floating-promises': 'error',
       // A switch over a union without a default (message types, Task states) must name every
-      // member. A default is taken as deliberate: the catch-all for an unknown CLI command or for
-      // the issue codes of zod, whose union is the library's to extend.
+      // member. A default is taken as deliberate: the catch-all for the issue codes of zod, whose
+      // union is the library's to extend.
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          allow: [],
-          enforceBuildableLibDependency: false,
-          depConstraints: [
-            // Apps depend on libraries only, never on each other.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:testing'] },
-            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:testing'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
-            { sourceTag: 'scope:auth', onlyDependOnLibsWithTags: ['scope:shared', 'scope:auth'] },
-            { sourceTag: 'scope:intake', onlyDependOnLibsWithTags: ['scope:shared', 'scope:intake'] },
-            { sourceTag: 'scope:routing', onlyDependOnLibsWithTags: ['scope:shared', 'scope:routing'] },
-            { sourceTag: 'scope:notifier', onlyDependOnLibsWithTags: ['scope:shared', 'scope:notifier'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': moduleBoundaries({ testCode: false }),
+      // Nx sees `@bedrequest/fhir-model/testing` as fhir-model itself: the fixtures need their own rule.
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@bedrequest/*/testing'], message: 'Fixtures are for tests (*.spec.ts, testing/) only.' }] }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
   {
     files: ['**/*.spec.ts', '**/testing/**/*.ts'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@nx/enforce-module-boundaries': moduleBoundaries({ testCode: true }),
+      'no-restricted-imports': 'off',
+    },
   },
 ];
