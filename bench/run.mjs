@@ -4,22 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { bundleEntry } from '../tools/bundle-entry.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'tmp', 'bench');
 mkdirSync(outdir, { recursive: true });
-buildSync({
+bundleEntry(root, {
   entryPoints: { main: join(root, 'bench', 'src', 'main.ts'), 'baseline-server': join(root, 'bench', 'src', 'baseline-server.ts') },
   outdir,
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node24',
-  packages: 'external',
-  tsconfig: join(root, 'tsconfig.base.json'),
-  logLevel: 'error',
 });
 const result = spawnSync(process.execPath, [join(outdir, 'main.cjs'), ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
 process.exit(result.status ?? 1);
