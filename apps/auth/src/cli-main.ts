@@ -1,19 +1,9 @@
 import { loadConfig } from '@bedrequest/config';
-import { run } from './cli';
+import { USER_CLI, openUserAdministration } from './cli';
 import { AuthCliConfig } from './config';
 
-// Entry point of `npm run admin -- user ...` (tools/admin.mjs bundles and runs this file).
-async function main(): Promise<number> {
-  let config: AuthCliConfig;
-  try {
-    config = loadConfig(AuthCliConfig);
-  } catch (error) {
-    console.error(`error: ${(error as Error).message.replace(/\s+/g, ' ')}`);
-    return 1;
-  }
-  return run(process.argv.slice(2), { config, out: (line) => console.log(line), err: (line) => console.error(line) });
-}
-
-void main().then((code) => {
+// Entry point of `npm run admin -- user ...` (tools/admin.mjs bundles and runs this file). The
+// environment is read only for a command, so that --help works without one.
+void USER_CLI.run(process.argv.slice(2), { open: () => openUserAdministration({ config: loadConfig(AuthCliConfig) }) }).then((code) => {
   process.exitCode = code;
 });

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadConfig } from '@bedrequest/config';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
-import { run } from './cli';
-import type { AuthCliConfig } from './config';
+import { USER_CLI, openUserAdministration } from './cli';
+import { AuthCliConfig } from './config';
 import { PasswordHasher } from './passwords/password-hasher';
 import { openAuthDatabase, type AuthDatabase } from './persistence/database';
 
@@ -24,12 +25,11 @@ describe('npm run admin -- user ...', () => {
       else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found' }));
     });
     await new Promise<void>((resolve) => routing.listen(0, '127.0.0.1', resolve));
-    config = {
+    config = loadConfig(AuthCliConfig, {
       DATABASE_URL: testEnvironment().databaseUrl,
       AUTH_DB_SCHEMA: uniqueName('auth_cli'),
-      DATABASE_POOL_SIZE: 2,
       ROUTING_URL: `http://127.0.0.1:${(routing.address() as AddressInfo).port}`,
-    };
+    });
   });
   afterAll(async () => {
     await new Promise((resolve) => routing.close(resolve));
@@ -39,7 +39,8 @@ describe('npm run admin -- user ...', () => {
   const admin = async (argv: string[], overrides: Partial<AuthCliConfig> = {}) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await run(argv, { config: { ...config, ...overrides }, out: (line) => out.push(line), err: (line) => err.push(line) });
+    const open = () => openUserAdministration({ config: { ...config, ...overrides } });
+    const code = await USER_CLI.run(argv, { open, out: (line) => out.push(line), err: (line) => err.push(line) });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
   const stored = async (username: string) => {
@@ -106,13 +107,8 @@ describe('npm run admin -- user ...', () => {
     ['a non-http FHIR base URL', ['user', 'create', ...referrerArgs.slice(0, 8), '--fhir-base', 'ftp://demo.example/fhir'], 'bad URL'],
     ['a FHIR base for a clinic user', [...clinicArgs('510000001'), '--fhir-base', 'https://x.example/fhir'], '--fhir-base applies to referrers only'],
     ['an unknown role', ['user', 'create', '--role', 'admin', '--username', 'root', '--password', 'root-password', '--ik', '260000001'], 'unknown role "admin"'],
-    ['a missing password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--ik', '510000001'], 'missing option --password'],
-    ['an empty password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--password', '', '--ik', '510000001'], 'missing option --password'],
     ['a malformed username', ['user', 'create', '--role', 'clinic', '--username', 'a b', '--password', 'clinic-password', '--ik', '510000001'], 'malformed username'],
-    ['an unknown option', [...clinicArgs('510000001'), '--admin'], "Unknown option '--admin'"],
     ['disabling an unknown user', ['user', 'disable', '--username', 'ghost'], 'no user named "ghost"'],
-    ['an unknown command', ['user', 'delete'], 'unknown command "user delete"'],
-    ['no command', [], 'missing command'],
   ])('refuses %s with exit code 1 and a one-line reason', async (_case, argv, reason) => {
     const result = await admin(argv);
 
@@ -120,6 +116,28 @@ describe('npm run admin -- user ...', () => {
     expect(result.out).toBe('');
     expect(result.err).toContain(reason);
     expect(result.err).not.toContain('\n');
+  });
+
+  it.each([
+    ['a missing password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--ik', '510000001'], 'missing option --password'],
+    ['an empty password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--password', '', '--ik', '510000001'], 'missing option --password'],
+    ['an unknown option', [...clinicArgs('510000001'), '--admin'], 'unknown option --admin (user create takes --role, --username, --password, --ik, --fhir-base)'],
+    ['an unknown command', ['user', 'delete'], 'unknown command "user delete" (expected one of "user create", "user upsert", "user disable", "user list")'],
+    ['no command', [], 'missing command'],
+  ])('refuses %s as a usage error: exit code 2 and a pointer to --help', async (_case, argv, reason) => {
+    const result = await admin(argv);
+
+    expect(result).toEqual({ code: 2, out: '', err: expect.stringContaining(reason) });
+    expect(result.err).toMatch(/; see npm run admin -- user --help$/);
+    expect(result.err).not.toContain('\n');
+  });
+
+  it('answers --help with every command and its options, without opening the database', async () => {
+    const result = await admin(['user', '--help'], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/unreachable' });
+
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toContain('\n  user create --role referrer|clinic --username <u> --password <p> --ik <IK>[,<IK>...] [--fhir-base <url>]\n');
+    for (const command of ['upsert', 'disable --username <u>', 'list']) expect(result.out).toContain(`\n  user ${command}`);
   });
 
   it('tells to start the stack when routing cannot be reached to check a clinic IK', async () => {

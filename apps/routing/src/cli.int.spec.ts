@@ -1,16 +1,17 @@
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
-import { run } from './cli';
+import { CLINIC_CLI, openRoutingServices } from './cli';
+import type { RoutingCliConfig } from './config';
 import { openRoutingDatabase } from './persistence/database';
 
 const env = testEnvironment();
 
 describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
-  const config = { DATABASE_URL: env.databaseUrl, ROUTING_DB_SCHEMA: uniqueName('routing_cli'), DATABASE_POOL_SIZE: 2 };
+  const config: RoutingCliConfig = { DATABASE_URL: env.databaseUrl, ROUTING_DB_SCHEMA: uniqueName('routing_cli'), DATABASE_POOL_SIZE: 2 };
 
   const admin = async (...argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await run(argv, { config, out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await CLINIC_CLI.run(argv, { open: () => openRoutingServices(config), out: (line) => out.push(line), err: (line) => err.push(line) });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
 
@@ -37,11 +38,6 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
   it.each([
     [['clinic', 'upsert', '--ik', '51000001', '--name', 'X', '--departments', '2300'], 'malformed IK number "51000001"'],
     [['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300,9999'], 'unknown department key "9999"'],
-    [['clinic', 'upsert', '--ik', '510000009', '--departments', '2300'], 'missing option --name'],
-    [['clinic', 'upsert', '--ik', '510000009', '--name', 'X'], 'missing option --departments'],
-    [['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--colour', 'red'], "Unknown option '--colour'"],
-    [['clinic', 'remove'], 'unknown command "clinic remove"'],
-    [[], 'missing command'],
   ])('refuses %j with exit code 1 and a one-line reason', async (argv, reason) => {
     const result = await admin(...argv);
 
@@ -51,6 +47,39 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
     expect(result.err).not.toContain('\n');
   });
 
+  it.each([
+    [['clinic', 'upsert', '--ik', '510000009', '--departments', '2300'], 'missing option --name'],
+    [['clinic', 'upsert', '--ik', '510000009', '--name', 'X'], 'missing option --departments'],
+    [['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--colour', 'red'], 'unknown option --colour (clinic upsert takes --ik, --name, --departments)'],
+    [['clinic', 'remove'], 'unknown command "clinic remove" (expected one of "clinic upsert", "clinic list", "clinic auto-answer", "clinic beds", "clinic notifications")'],
+    [['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2026-12-01'], 'missing option --free'],
+    [['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--from', '2026-12-01'], '--from and --to list counts; they do not go with --department, --date or --free'],
+    [['clinic', 'notifications', '--ik', '510000022', '--limit', '0'], '--limit must be a whole number from 1 to 500, got "0"'],
+    [[], 'missing command'],
+  ])('refuses %j as a usage error: exit code 2 and a pointer to --help', async (argv, reason) => {
+    const result = await admin(...argv);
+
+    expect(result).toEqual({ code: 2, out: '', err: expect.stringContaining(reason) });
+    expect(result.err).toMatch(/; see npm run admin -- clinic --help$/);
+    expect(result.err).not.toContain('\n');
+  });
+
+  it('describes every command in its --help', async () => {
+    const result = await admin('clinic', '--help');
+
+    expect(result.code).toBe(0);
+    expect(result.out.split('\n')).toEqual(
+      expect.arrayContaining([
+        'usage: npm run admin -- clinic <command> [options]',
+        '  clinic upsert --ik <IK> --name "<name>" --departments <key>[,<key>...]',
+        '  clinic list',
+        '  clinic auto-answer --ik <IK> --enabled true|false',
+        '  clinic beds --ik <IK> [--department <key>] [--date YYYY-MM-DD] [--free <n>] [--from YYYY-MM-DD] [--to YYYY-MM-DD]',
+        '  clinic notifications --ik <IK> [--limit <n>]',
+      ]),
+    );
+  });
+
   it('stores nothing when the input is refused', async () => {
     await admin('clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '9999');
     expect((await storedClinics()).map((clinic) => clinic.ik)).not.toContain('510000009');
@@ -58,8 +87,8 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
 
   it('says in one line that the database cannot be reached, without its password', async () => {
     const err: string[] = [];
-    const code = await run(['clinic', 'list'], {
-      config: { ...config, DATABASE_URL: 'postgresql://postgres:s3cret@127.0.0.1:1/bedrequest' },
+    const code = await CLINIC_CLI.run(['clinic', 'list'], {
+      open: () => openRoutingServices({ ...config, DATABASE_URL: 'postgresql://postgres:s3cret@127.0.0.1:1/bedrequest' }),
       out: () => undefined,
       err: (line) => err.push(line),
     });
@@ -99,7 +128,6 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
     [['--ik', '510000022', '--department', '3100', '--date', '2026-12-01', '--free', '1'], 'department must be a department key the clinic offers (2300, 0200)'],
     [['--ik', '510000022', '--department', '2300', '--date', '2026-02-30', '--free', '1'], 'date must be a calendar date YYYY-MM-DD'],
     [['--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', 'many'], 'freeBeds must be a whole number from 0 to 10000'],
-    [['--ik', '510000022', '--department', '2300', '--date', '2026-12-01'], 'missing option --free'],
     [['--ik', '599999999', '--department', '2300', '--date', '2026-12-01', '--free', '1'], 'no participating clinic with IK 599999999'],
   ])('refuses the bed count %j with a one-line reason', async (...args) => {
     const [options, reason] = args;
@@ -113,11 +141,15 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
 
   it('refuses automatic answers for an unknown clinic or without a clear true or false', async () => {
     expect((await admin('clinic', 'auto-answer', '--ik', '599999999', '--enabled', 'true')).err).toBe('error: no participating clinic with IK 599999999');
-    expect((await admin('clinic', 'auto-answer', '--ik', '510000021', '--enabled', 'yes')).err).toBe('error: --enabled must be true or false, got "yes"');
+    expect(await admin('clinic', 'auto-answer', '--ik', '510000021', '--enabled', 'yes')).toEqual({
+      code: 2,
+      out: '',
+      err: 'error: --enabled must be true or false, got "yes"; see npm run admin -- clinic --help',
+    });
   });
 
   it('shows a clinic\'s notification log (empty for a clinic not yet sent anything)', async () => {
     expect(await admin('clinic', 'notifications', '--ik', '510000022')).toEqual({ code: 0, out: '', err: '' });
-    expect((await admin('clinic', 'notifications', '--ik', '510000022', '--limit', '0')).code).toBe(1);
+    expect((await admin('clinic', 'notifications', '--ik', '510000022', '--limit', '0')).code).toBe(2);
   });
 });
