@@ -9,8 +9,8 @@ import { openAuthDatabase, type AuthDatabase } from './persistence/database';
 
 /**
  * `npm run admin -- user ...` in-process against the real PostgreSQL. Routing's internal clinic API
- * is played by a small HTTP server answering as routing does (200 for a registered IK, 404
- * otherwise); the real API is tested in apps/routing.
+ * is played by a small HTTP server answering as routing does (200 with the clinic's record for a
+ * registered IK, 404 with an error body otherwise); the real API is tested in apps/routing.
  */
 describe('npm run admin -- user ...', () => {
   const registeredClinics = new Set(['510000001', '510000002']);
@@ -21,8 +21,10 @@ describe('npm run admin -- user ...', () => {
   beforeAll(async () => {
     routing = createServer((req, res) => {
       const ik = /^\/internal\/clinics\/(\d+)$/.exec(req.url ?? '')?.[1];
-      if (ik && registeredClinics.has(ik)) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ik }));
-      else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found' }));
+      const [status, body] = ik && registeredClinics.has(ik)
+        ? [200, { ik, name: `Rehaklinik ${ik}`, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }]
+        : [404, { error: 'not_found', message: 'no participating clinic with this IK' }];
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => routing.listen(0, '127.0.0.1', resolve));
     config = loadConfig(AuthCliConfig, {
@@ -63,7 +65,7 @@ describe('npm run admin -- user ...', () => {
   it('creates a clinic user for a registered clinic', async () => {
     const result = await admin(['user', 'create', '--role', 'clinic', '--username', 'waldsee', '--password', 'clinic-password', '--ik', '510000001']);
 
-    expect(result.code).toBe(0);
+    expect(result).toMatchObject({ code: 0, err: '' });
     expect(await stored('waldsee')).toMatchObject({ role: 'clinic', ikNumbers: ['510000001'], fhirBase: null });
   });
 
