@@ -1,9 +1,9 @@
 import { Agent, request } from 'undici';
+import { requestOf, type WebhookReceiver } from '@bedrequest/testing';
 import type { ProcessStack } from '../../tools/e2e/process-stack';
 import { bundleFactory } from './bundles';
 import { openLoop, percentile } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
-import type { WebhookReceiver } from './receiver';
 
 interface RateResult {
   ratePerSecond: number;
@@ -44,11 +44,12 @@ async function atRate(options: { stack: ProcessStack; gatewayUrl: string; token:
     },
   });
   const deadline = performance.now() + options.graceMs;
-  while (options.receiver.firstArrival.size < accepted && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (firstArrivals(options.receiver).size < accepted && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   await agent.close();
   const spent = cpuSpent(cpuBefore, sampleCpu(pids));
+  const arrivals = firstArrivals(options.receiver);
   const latencies = [...sentAt].flatMap(([identifier, started]) => {
-    const arrived = options.receiver.firstArrival.get(identifier);
+    const arrived = arrivals.get(identifier);
     return arrived === undefined ? [] : [arrived - started];
   });
   const round = (value: number) => Math.round(value * 10) / 10;
@@ -63,6 +64,16 @@ async function atRate(options: { stack: ProcessStack; gatewayUrl: string; token:
     maxMs: round(Math.max(...latencies)),
     cpuMsPerRequest: Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, Math.round((ms / Math.max(1, accepted)) * 100) / 100])),
   };
+}
+
+/** When the first webhook about each request arrived (performance.now(), like the send times). */
+function firstArrivals(receiver: WebhookReceiver): Map<string, number> {
+  const arrivals = new Map<string, number>();
+  for (const webhook of receiver.received) {
+    const request = requestOf(webhook.body);
+    if (request && !arrivals.has(request)) arrivals.set(request, webhook.receivedAt);
+  }
+  return arrivals;
 }
 
 /**

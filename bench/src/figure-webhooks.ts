@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionResponseV1 } from '@bedrequest/contracts';
 import type { Broker } from '@bedrequest/messaging';
+import type { WebhookReceiver } from '@bedrequest/testing';
 import type { ProcessStack } from '../../tools/e2e/process-stack';
 import { summarize } from './load';
-import type { WebhookReceiver } from './receiver';
 
 /** Publishes `count` AdmissionResponse events for the referrer and times until all were delivered. */
 async function deliver(options: { broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number }): Promise<number> {
@@ -24,8 +24,9 @@ async function deliver(options: { broker: Broker; receiver: WebhookReceiver; ref
   }
   await Promise.all(publishes);
   const deadline = performance.now() + 300_000;
-  while (options.receiver.eventIds.size < options.count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (options.receiver.eventIds.size < options.count) throw new Error(`only ${options.receiver.eventIds.size} of ${options.count} webhooks arrived`);
+  const delivered = () => new Set(options.receiver.received.map((webhook) => webhook.id)).size;
+  while (delivered() < options.count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (delivered() < options.count) throw new Error(`only ${delivered()} of ${options.count} webhooks arrived`);
   return options.count / ((performance.now() - started) / 1000);
 }
 

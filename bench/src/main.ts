@@ -11,7 +11,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker } from '@bedrequest/messaging';
-import { deleteBrokerTopology } from '@bedrequest/testing';
+import { WebhookReceiver, deleteBrokerTopology } from '@bedrequest/testing';
 import { ProcessStack, buildServices } from '../../tools/e2e/process-stack';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
 import { cpuFigure } from './figure-cpu';
@@ -21,7 +21,6 @@ import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
 import { webhookFigure } from './figure-webhooks';
 import { admin, login } from './parties';
-import { WebhookReceiver } from './receiver';
 import { writeReport } from './report';
 
 const args = process.argv.slice(2);

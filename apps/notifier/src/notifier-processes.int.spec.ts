@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { declareTopology, messageCatalog } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
-import { silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { WebhookReceiver, requestOf, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { startNotifier, type RunningNotifier } from './start';
 import {
   SubscriptionsApi,
@@ -14,7 +14,6 @@ import {
   requestIdentifier,
   startNotifierProcess,
 } from './testing/notifier-test-kit';
-import { WebhookReceiver, requestOf } from './testing/webhook-receiver';
 
 const env = testEnvironment();
 
@@ -127,7 +126,7 @@ describe('notifier processes', () => {
       const party = `referrer-${randomUUID()}`;
       const subscription = await api.subscribe(party, callbackUrl);
       receiver.secret = subscription.secret;
-      receiver.received.length = 0;
+      receiver.reset();
       // Closed until every event is stored, so that all of them compete for delivery at once; then
       // some failures and slow answers, to mix retries and overlapping attempts.
       let open = false;

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { declareTopology, messageCatalog } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
-import { silentLogger, uniqueName, waitFor } from '@bedrequest/testing';
+import { WebhookReceiver, requestOf, silentLogger, uniqueName, waitFor } from '@bedrequest/testing';
 import { startNotifier, type RunningNotifier } from './start';
 import { SubscriptionsApi, notifierConfig, notifierEnvironment, publishResponse, removeTopology, requestIdentifier } from './testing/notifier-test-kit';
-import { WebhookReceiver, requestOf } from './testing/webhook-receiver';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Short retry delays (≈300 ms each, ±10 %) so that a failing receiver is retried within the test.
