@@ -2,6 +2,7 @@
 // PostgreSQL, Redis and RabbitMQ, with one readable, prefixed log stream. Prints the gateway address
 // once every service is ready. Ctrl-C (or SIGTERM) stops them gracefully and waits for them.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,10 @@ const services = [
   { name: 'gateway', port: env.PORT ?? '8080', color: 32 },
 ];
 const gatewayUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${services.at(-1).port}`;
+// Health probes and metrics: every service's own port, the gateway's internal one (never the public port).
+const probePorts = [...services.slice(0, -1).map((service) => service.port), env.INTERNAL_PORT ?? '9080'];
+// The secret the services present to auth for their service tokens: one for this run, unless given.
+const serviceClientSecret = env.SERVICE_CLIENT_SECRET ?? randomBytes(32).toString('hex');
 const useColor = process.stdout.isTTY && !env.NO_COLOR;
 const paint = (color, text) => (useColor ? `\x1b[${color}m${text}\x1b[0m` : text);
 const say = (text) => console.log(`${paint(1, '[start]')}    ${text}`);
@@ -45,6 +50,7 @@ function startService(service) {
     cwd: root,
     env: {
       ...env,
+      SERVICE_CLIENT_SECRET: serviceClientSecret,
       AUTH_URL: env.AUTH_URL ?? `http://127.0.0.1:${services[0].port}`,
       INTAKE_URL: env.INTAKE_URL ?? `http://127.0.0.1:${services[1].port}`,
       ROUTING_URL: env.ROUTING_URL ?? `http://127.0.0.1:${services[2].port}`,
@@ -77,7 +83,7 @@ async function waitUntilReady(children) {
   while (Date.now() < deadline) {
     if (children.some((child) => child.exitCode !== null)) return false;
     const checks = await Promise.all([
-      ...services.map((service) => ready(`http://127.0.0.1:${service.port}/health/ready`)),
+      ...probePorts.map((port) => ready(`http://127.0.0.1:${port}/health/ready`)),
       ready(`${gatewayUrl}/api/v1/token/status`),
     ]);
     if (checks.every(Boolean)) return true;

@@ -3,31 +3,33 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { silentLogger, uniqueName } from '@bedrequest/testing';
+import { ANY_ROLE, ServiceTokenSource, createTokenVerifier, principalOf, remoteSigningKeys, requireToken, type Role } from '@bedrequest/tokens';
 // The contract between two services: tokens the auth service issues, checked by the gateway's real
-// middleware. End-to-end tests live outside the apps, so no app imports another.
-import { ANY_ROLE, createAccessTokenVerifier, principalOf, remoteSigningKeys, requireAccessToken, type Role } from '../../apps/gateway/src/auth';
-import { tokenProxyRouter } from '../../apps/gateway/src/token/token-proxy.router';
-import { clinicUser, login, postJson, referrer, startTestAuth, type TestAuth } from '../../apps/auth/src/testing/auth-harness';
+// middleware and error answers. End-to-end tests live outside the apps, so no app imports another.
+import { errorHandler } from '../../apps/gateway/src/http-errors';
+import { authTokenClient, tokenProxyRouter } from '../../apps/gateway/src/token/token-proxy.router';
+import { TEST_SERVICE_CLIENT_SECRET, clinicUser, login, postJson, referrer, startTestAuth, type TestAuth } from '../../apps/auth/src/testing/auth-harness';
 
 const HOUR_MS = 3600 * 1000;
 
 /** A gateway-like app using the real middleware, verifying against the JWKS of `auth`. */
 async function startGatewayApp(auth: TestAuth, options: { now?: () => number; issuer?: string; audience?: string } = {}) {
-  const verifier = createAccessTokenVerifier({
+  const verifier = createTokenVerifier({
     keys: remoteSigningKeys(new URL('/internal/jwks', auth.url)),
     issuer: options.issuer ?? 'urn:bedrequest:auth',
     audience: options.audience ?? 'urn:bedrequest:api',
-    now: options.now,
+    ...(options.now ? { now: options.now } : {}),
   });
   const app = express();
-  const route = (roles: readonly Role[]) => [requireAccessToken({ verifier, roles }), (_req: express.Request, res: express.Response) => {
+  const route = (roles: readonly Role[]) => [requireToken({ verifier, roles }), (_req: express.Request, res: express.Response) => {
     res.json(principalOf(res));
   }];
   app.get('/api/v1/kliniken', ...route(ANY_ROLE));
   app.post('/api/v2/fhir/Bundle', ...route(['referrer']));
   app.get('/api/v1/subscriptions', ...route(['referrer']));
   app.get('/api/v1/clinic/tasks', ...route(['clinic']));
-  app.use('/api/v1/token', tokenProxyRouter(auth.url, silentLogger()));
+  app.use('/api/v1/token', tokenProxyRouter(authTokenClient(auth.url), silentLogger()));
+  app.use(errorHandler(silentLogger()));
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -186,5 +188,46 @@ describe('signing key rotation', () => {
       await after.stop();
       await forgetful.stop();
     }
+  });
+
+  describe('service tokens', () => {
+    let auth: TestAuth;
+    let gateway: { server: Server; url: string };
+    beforeAll(async () => {
+      auth = await startTestAuth();
+      gateway = await startGatewayApp(auth);
+    });
+    afterAll(async () => {
+      await stopServer(gateway.server);
+      await auth.stop();
+    });
+    const fetchToken = (name: string, secret: string) =>
+      fetch(`${auth.url}/internal/service-tokens`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${name}:${secret}`).toString('base64')}` } });
+
+    it('issues a service token for the service client secret, not cacheable, and refuses anything else with 401', async () => {
+      const issued = await fetchToken('gateway', TEST_SERVICE_CLIENT_SECRET);
+      expect(issued.status).toBe(200);
+      expect(issued.headers.get('cache-control')).toBe('no-store');
+      expect(await issued.json()).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 300 });
+
+      for (const refused of [await fetchToken('gateway', 'wrong-secret'), await fetchToken('Not A Name', TEST_SERVICE_CLIENT_SECRET), await fetch(`${auth.url}/internal/service-tokens`, { method: 'POST' })]) {
+        expect(refused.status).toBe(401);
+        expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /);
+      }
+    });
+
+    it('makes a token the internal APIs take as the service, and the public API refuses', async () => {
+      const source = new ServiceTokenSource({ authUrl: auth.url, service: 'intake', clientSecret: TEST_SERVICE_CLIENT_SECRET });
+      try {
+        const token = await source.token();
+        expect(await source.token()).toBe(token);
+        const internal = createTokenVerifier({ keys: remoteSigningKeys(new URL('/internal/jwks', auth.url)), issuer: 'urn:bedrequest:auth', audience: 'urn:bedrequest:api', serviceAudience: 'urn:bedrequest:internal' });
+
+        await expect(internal.verify(token)).resolves.toEqual({ kind: 'service', service: 'intake' });
+        expect((await call(`${gateway.url}/api/v1/kliniken`, token)).status).toBe(401);
+      } finally {
+        await source.close();
+      }
+    });
   });
 });

@@ -2,6 +2,7 @@
 // for the benchmark (`npm run bench`: memory per process, a second notifier) and the fault suite
 // (`npm run test:faults`: kill -9, restart on the same port). Nothing here knows about tests.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '@bedrequest/testing';
@@ -14,7 +15,7 @@ export const root = join(__dirname, '..', '..');
 /** The V8 options every service process runs with, as `npm start` and the Docker image run them. */
 const SERVICE_NODE_OPTIONS: readonly string[] = (JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8')) as { nodeOptions: string[] }).nodeOptions;
 
-/** Start order: routing first (auth asks it about clinics), the gateway last. */
+/** Start order: routing and auth before intake and the gateway (both read the registry with auth's service tokens at start). */
 export const SERVICES = ['routing', 'auth', 'intake', 'notifier', 'gateway'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
@@ -82,7 +83,9 @@ export class ProcessStack {
     const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
     for (const name of SERVICES) fullEnv[PORT_VARIABLE[name]] = String(ports[name]);
     for (const name of SERVICES) fullEnv[`${name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[name]}`;
-    fullEnv.AUTH_URL = `http://127.0.0.1:${ports.auth}`;
+    // The gateway's probes and metrics are on an internal port of their own.
+    fullEnv.INTERNAL_PORT = String(await freePort());
+    fullEnv.SERVICE_CLIENT_SECRET ??= randomBytes(32).toString('hex');
     const stack = new ProcessStack(fullEnv, options);
     try {
       for (const name of SERVICES) await stack.startService(name, name, ports[name]);
@@ -182,7 +185,8 @@ export class ProcessStack {
         this.services.delete(instance);
         throw new Error(`${instance} exited during start-up`);
       }
-      const ready = await fetch(`${service.url}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
+      const probes = launch.service === 'gateway' ? `http://127.0.0.1:${this.env.INTERNAL_PORT}` : service.url;
+      const ready = await fetch(`${probes}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
       if (ready) return service;
       if (Date.now() > deadline) {
         child.kill('SIGKILL');

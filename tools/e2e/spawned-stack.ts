@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor, freePort } from '@bedrequest/testing';
+import { stackEnvironment } from './stack-environment';
 
 const root = join(__dirname, '..', '..');
 
@@ -23,21 +24,17 @@ export interface SpawnedStack {
 export async function spawnStack(extraEnv: Record<string, string> = {}): Promise<SpawnedStack> {
   const run = testEnvironment();
   const namespace = uniqueName('stack');
-  const [gateway, auth, intake, routing, notifier] = await Promise.all(Array.from({ length: 5 }, freePort));
+  const [gateway, gatewayInternal, auth, intake, routing, notifier] = await Promise.all(Array.from({ length: 6 }, freePort));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(gateway),
+    INTERNAL_PORT: String(gatewayInternal),
     AUTH_PORT: String(auth),
     INTAKE_PORT: String(intake),
     ROUTING_PORT: String(routing),
     NOTIFIER_PORT: String(notifier),
     ROUTING_URL: `http://127.0.0.1:${routing}`,
-    AMQP_NAMESPACE: namespace,
-    AUTH_DB_SCHEMA: `${namespace}_auth`,
-    INTAKE_DB_SCHEMA: `${namespace}_intake`,
-    ROUTING_DB_SCHEMA: `${namespace}_routing`,
-    NOTIFIER_DB_SCHEMA: `${namespace}_notifier`,
-    REDIS_KEY_PREFIX: `${run.redisKeyPrefix}${namespace}:`,
+    ...stackEnvironment(namespace),
     LOG_LEVEL: 'info',
     NO_COLOR: '1',
     ...extraEnv,

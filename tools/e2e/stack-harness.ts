@@ -5,6 +5,7 @@
 import { loadConfig } from '@bedrequest/config';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { stackEnvironment } from './stack-environment';
 import { run as authCli } from '../../apps/auth/src/cli';
 import { AuthCliConfig, AuthConfig } from '../../apps/auth/src/config';
 import { startAuth, type RunningAuth } from '../../apps/auth/src/start';
@@ -51,14 +52,10 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    AMQP_NAMESPACE: namespace,
-    AUTH_DB_SCHEMA: `${namespace}_auth`,
-    INTAKE_DB_SCHEMA: `${namespace}_intake`,
-    ROUTING_DB_SCHEMA: `${namespace}_routing`,
-    NOTIFIER_DB_SCHEMA: `${namespace}_notifier`,
-    REDIS_KEY_PREFIX: `${run.redisKeyPrefix}${namespace}:`,
+    ...stackEnvironment(namespace),
     DATABASE_POOL_SIZE: '4',
     PORT: '0',
+    INTERNAL_PORT: '0',
     AUTH_PORT: '0',
     INTAKE_PORT: '0',
     ROUTING_PORT: '0',
@@ -72,12 +69,14 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
     await deleteBrokerTopology(run.amqpUrl, declareTopology(namespace)).catch(() => undefined);
   };
   try {
-    const routing = await startRouting(loadConfig(RoutingConfig, env));
-    stoppers.push(() => routing.stop());
-    env.ROUTING_URL = routing.url;
+    // Auth first: every other service verifies tokens with its keys, and intake and the gateway
+    // fetch their service tokens from it to read routing's clinic registry at start.
     const auth = await startAuth(loadConfig(AuthConfig, env));
     stoppers.push(() => auth.stop());
     env.AUTH_URL = auth.url;
+    const routing = await startRouting(loadConfig(RoutingConfig, env));
+    stoppers.push(() => routing.stop());
+    env.ROUTING_URL = routing.url;
     const intake = await startIntake(loadConfig(IntakeConfig, env));
     stoppers.push(() => intake.stop());
     env.INTAKE_URL = intake.url;

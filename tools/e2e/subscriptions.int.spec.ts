@@ -4,8 +4,10 @@ import express from 'express';
 import request from 'supertest';
 import { declareTopology } from '@bedrequest/contracts';
 import { bundleScript, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
-import { createAccessTokenVerifier, requireAccessToken } from '../../apps/gateway/src/auth';
-import { AUDIENCE, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey } from '../../apps/gateway/src/auth/testing/token-factory';
+import { createTokenVerifier, requireToken } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, TestAuthority, localKeys } from '@bedrequest/tokens/testing';
+import { errorHandler } from '../../apps/gateway/src/http-errors';
+import { NotifierClient } from '../../apps/gateway/src/subscriptions/notifier.client';
 import { subscriptionsRouter } from '../../apps/gateway/src/subscriptions/subscriptions.router';
 
 const env = testEnvironment();
@@ -14,16 +16,20 @@ const env = testEnvironment();
 const NOTIFIER = join(__dirname, '..', '..', 'apps', 'notifier');
 
 /**
- * `/api/v1/subscriptions` as the gateway serves it: real access tokens checked by requireAccessToken
- * (referrer role only), this router, and a real notifier process on the run's PostgreSQL and RabbitMQ.
+ * `/api/v1/subscriptions` as the gateway serves it: access tokens checked by requireToken (referrer
+ * role only), this router, and a real notifier process on the run's PostgreSQL and RabbitMQ, which
+ * verifies the forwarded tokens itself against the keys of a stand-in for the auth service.
  */
 describe('/api/v1/subscriptions through the gateway router and a real notifier', () => {
   const namespace = uniqueName('gwsubs');
   let notifier: ChildProcess;
   let app: express.Express;
   let tokens: { alice: string; bob: string; clinic: string };
+  let authority: TestAuthority;
+  let notifierClient: NotifierClient;
 
   beforeAll(async () => {
+    authority = await TestAuthority.start();
     const script = bundleScript(join(NOTIFIER, 'src', 'testing', 'notifier-process.ts'));
     notifier = spawn(process.execPath, [script], {
       env: {
@@ -35,6 +41,7 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
         AMQP_NAMESPACE: namespace,
         NOTIFIER_DB_SCHEMA: uniqueName('notifier'),
         NOTIFIER_TEST_MIGRATIONS_DIR: join(NOTIFIER, 'prisma', 'migrations'),
+        ...authority.env,
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -43,18 +50,16 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
       notifier.once('exit', (code) => reject(new Error(`the notifier exited with ${code}`)));
     });
 
-    const key = await newSigningKey();
-    const verifier = createAccessTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
+    const verifier = createTokenVerifier({ keys: localKeys(authority.key), issuer: ISSUER, audience: AUDIENCE });
     tokens = {
-      alice: await accessToken(key, { sub: 'referrer-alice' }),
-      bob: await accessToken(key, { sub: 'referrer-bob' }),
-      clinic: await accessToken(key, { sub: 'clinic-user', claims: clinicClaims }),
+      alice: await authority.referrer('referrer-alice'),
+      bob: await authority.referrer('referrer-bob'),
+      clinic: await authority.clinic('clinic-user', '510000001'),
     };
-    app = express().use(
-      '/api/v1/subscriptions',
-      requireAccessToken({ verifier, roles: ['referrer'] }),
-      subscriptionsRouter({ notifierUrl, logger: silentLogger() }),
-    );
+    notifierClient = new NotifierClient(notifierUrl);
+    app = express()
+      .use('/api/v1/subscriptions', requireToken({ verifier, roles: ['referrer'] }), subscriptionsRouter({ notifier: notifierClient, logger: silentLogger() }))
+      .use(errorHandler(silentLogger()));
   });
 
   afterAll(async () => {
@@ -63,6 +68,8 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
       notifier.kill('SIGTERM');
     });
     await deleteBrokerTopology(env.amqpUrl, declareTopology(namespace));
+    await notifierClient.close();
+    await authority.stop();
   });
 
   const as = (who: keyof typeof tokens) => ({

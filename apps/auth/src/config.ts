@@ -1,12 +1,7 @@
 import { z } from 'zod';
-import { baseServiceEnv, env } from '@bedrequest/config';
+import { baseServiceEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
-const databaseEnv = {
-  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
-  /** The PostgreSQL schema this service owns; no other service reads it. */
-  AUTH_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('auth'),
-  DATABASE_POOL_SIZE: env.positiveInt(10),
-};
+const database = databaseEnv('AUTH_DB_SCHEMA', 'auth');
 
 /** Optional variables: unset and empty both mean "not configured". */
 const optional = z
@@ -14,18 +9,12 @@ const optional = z
   .optional()
   .transform((value) => (value?.trim() ? value : undefined));
 
-export const AuthConfig = z.object({
-  ...baseServiceEnv,
-  HOST: z.string().default('127.0.0.1'),
-  AUTH_PORT: env.port(8081),
-  REDIS_URL: env.url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-  /** Prefix of every Redis key, so that test runs and stacks can share one Redis. */
-  REDIS_KEY_PREFIX: z.string().default('bedrequest:'),
-  ...databaseEnv,
-
-  /** `iss` and `aud` of access tokens; the gateway expects the same values. */
-  AUTH_ISSUER: z.string().min(1).default('urn:bedrequest:auth'),
-  AUTH_AUDIENCE: z.string().min(1).default('urn:bedrequest:api'),
+/** The keys and claims tokens are signed with: the service's, and the admin CLI's for its own service token. */
+const signing = {
+  /** `iss` of every token. */
+  AUTH_ISSUER: tokenEnv.AUTH_ISSUER,
+  /** `aud` of service tokens. */
+  SERVICE_TOKEN_AUDIENCE: tokenEnv.SERVICE_TOKEN_AUDIENCE,
   /**
    * The Ed25519 signing key: a private JWK (JSON) or a PKCS#8 PEM. Unset outside production: a
    * development key is generated once and kept in the auth schema. Required in production.
@@ -38,6 +27,22 @@ export const AuthConfig = z.object({
    * public JWKs, typically the previous key's entry copied from GET /internal/jwks.
    */
   AUTH_PREVIOUS_PUBLIC_KEYS: optional,
+};
+
+export const AuthConfig = z.object({
+  ...baseServiceEnv,
+  HOST: z.string().default('127.0.0.1'),
+  AUTH_PORT: env.port(8081),
+  REDIS_URL: env.url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+  /** Prefix of every Redis key, so that test runs and stacks can share one Redis. */
+  REDIS_KEY_PREFIX: z.string().default('bedrequest:'),
+  ...database,
+
+  ...signing,
+  /** `aud` of parties' access tokens; the gateway and the services expect the same value. */
+  AUTH_AUDIENCE: tokenEnv.AUTH_AUDIENCE,
+  /** What the services present for their service tokens (POST /internal/service-tokens). */
+  ...serviceClientEnv,
   /** Lifetime of a refresh token; each refresh issues a new one with the full lifetime (30 days). */
   AUTH_REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
   /** Failed logins per username within the window before 429 (brute force on one account). */
@@ -53,9 +58,14 @@ export const AuthConfig = z.object({
 });
 export type AuthConfig = z.infer<typeof AuthConfig>;
 
-/** What `npm run admin -- user ...` needs: the running stack's database and routing's clinic API. */
+/**
+ * What `npm run admin -- user ...` needs: the running stack's database, routing's clinic API and the
+ * signing key, for the service token it asks routing with.
+ */
 export const AuthCliConfig = z.object({
-  ...databaseEnv,
+  NODE_ENV: baseServiceEnv.NODE_ENV,
+  ...database,
+  ...signing,
   ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
 });
 export type AuthCliConfig = z.infer<typeof AuthCliConfig>;

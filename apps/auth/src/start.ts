@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { jsonErrorHandler } from '@bedrequest/http';
-import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
+import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import type { AuthConfig } from './config';
 import { jwksRouter } from './keys/jwks.router';
@@ -10,32 +9,29 @@ import { SigningKeyRepository } from './keys/signing-key.repository';
 import { loadSigningKeys } from './keys/signing-keys';
 import { PasswordHasher } from './passwords/password-hasher';
 import { openAuthDatabase } from './persistence/database';
-import { AccessTokenIssuer, type Clock } from './token/access-token.service';
+import { AccessTokenIssuer, ServiceTokenIssuer, type Clock } from './token/access-token.service';
 import { LoginThrottle } from './token/login-throttle';
 import { RefreshTokenRepository } from './token/refresh-token.repository';
+import { serviceTokenRouter } from './token/service-token.router';
 import { tokenRouter } from './token/token.router';
 import { TokenService } from './token/token.service';
 import { UserRepository } from './users/user.repository';
 
-export interface RunningAuth {
+export type RunningAuth = Started<{
   readonly server: Server;
   /** The bound address, e.g. http://127.0.0.1:8081 (AUTH_PORT=0 picks a free port). */
   readonly url: string;
-  stop(): Promise<void>;
-}
+}>;
 
 export interface AuthDependencies {
   /** The clock tokens are issued by; tests move it. */
   readonly now?: Clock;
 }
 
-export async function startAuth(config: AuthConfig, dependencies: AuthDependencies = {}): Promise<RunningAuth> {
+export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {}): Promise<RunningAuth> {
   const now = dependencies.now ?? Date.now;
-  const logger = createLogger('auth', config.LOG_LEVEL);
-  const lifecycle = new Lifecycle(logger);
-  const registry = createMetricsRegistry('auth');
-
-  try {
+  return startService('auth', { logLevel: config.LOG_LEVEL }, async (context) => {
+    const { logger, registry, lifecycle } = context;
     const prisma = await openAuthDatabase({
       databaseUrl: config.DATABASE_URL,
       schema: config.AUTH_DB_SCHEMA,
@@ -75,26 +71,13 @@ export async function startAuth(config: AuthConfig, dependencies: AuthDependenci
       logger,
     });
 
-    const app = createServiceHttpApp({
-      logger,
-      registry,
-      readiness: {
-        redis: () => redis.status === 'ready',
-        database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`),
-      },
-    });
+    const app = createServiceHttpApp({ logger, registry });
+    app.use(probeRouter({ registry, readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
     app.use('/api/v1/token', tokenRouter(tokens, { trustForwardedFor: config.AUTH_TRUST_FORWARDED_FOR }));
     app.use('/internal', jwksRouter(keys.jwks));
+    const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });
+    app.use('/internal', serviceTokenRouter(serviceTokens, config.SERVICE_CLIENT_SECRET));
     app.use(jsonErrorHandler(logger));
-
-    const server = await listen(app, config.AUTH_PORT, config.HOST);
-    lifecycle.onStop('http', () => closeServer(server));
-    const { port } = server.address() as AddressInfo;
-    logger.info({ port }, 'auth listening');
-    return { server, url: `http://${config.HOST}:${port}`, stop: () => lifecycle.stop() };
-  } catch (error) {
-    // A start that fails half-way closes what it opened, so a test or a restart loop leaks nothing.
-    await lifecycle.stop();
-    throw error;
-  }
+    return serveHttp(context, app, { host: config.HOST, port: config.AUTH_PORT });
+  });
 }

@@ -1,21 +1,20 @@
 import { z } from 'zod';
-import { baseServiceEnv, env } from '@bedrequest/config';
+import { baseServiceEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
 export const GatewayConfig = z.object({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   /** The public port: `{base_url}` is http://127.0.0.1:8080 by default (decisions.md). */
   PORT: env.port(8080),
-  AUTH_URL: env.url('http://127.0.0.1:8081', ['http:', 'https:']),
-  /** Where the access tokens' public keys are fetched from; default: AUTH_URL + /internal/jwks. */
-  AUTH_JWKS_URL: z
-    .string()
-    .optional()
-    .transform((value) => (value?.trim() ? value.trim() : undefined))
-    .refine((value) => value === undefined || /^https?:\/\/[^/]/.test(value), 'must be an http(s) URL'),
-  /** The `iss` and `aud` every access token must carry: the same values as the auth service's. */
-  AUTH_ISSUER: z.string().min(1).default('urn:bedrequest:auth'),
-  AUTH_AUDIENCE: z.string().min(1).default('urn:bedrequest:api'),
+  /**
+   * The internal port: health probes and metrics, never the public API (and the public port has
+   * neither). Reachable only from inside the deployment.
+   */
+  INTERNAL_PORT: env.port(9080),
+  /** The auth service: the token endpoints behind /api/v1/token, and the keys tokens are verified with. */
+  ...tokenEnv,
+  /** For the service token the gateway reads routing's clinic registry with. */
+  ...serviceClientEnv,
   /** Routing's internal clinic API, behind GET /api/v1/kliniken and the performer check. */
   ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
   /** The notifier's internal subscription API, behind /api/v1/subscriptions. */
@@ -34,7 +33,3 @@ export const GatewayConfig = z.object({
   RATE_LIMIT_PER_SECOND: env.positiveInt(200),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
-
-export function authJwksUrl(config: Pick<GatewayConfig, 'AUTH_URL' | 'AUTH_JWKS_URL'>): URL {
-  return new URL(config.AUTH_JWKS_URL ?? '/internal/jwks', config.AUTH_URL);
-}

@@ -1,88 +1,90 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import express from 'express';
 import helmet from 'helmet';
 import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
-import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
-import { ANY_ROLE, createAccessTokenVerifier, remoteSigningKeys, requireAccessToken } from './auth';
+import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
+import { ANY_ROLE, requireToken, serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
 import { klinikenRouter } from './clinics/kliniken.router';
-import { authJwksUrl, type GatewayConfig } from './config';
+import type { GatewayConfig } from './config';
 import { bundleRoute } from './fhir/bundle.router';
 import { IntakeClient } from './fhir/intake.client';
 import { taskRouter } from './fhir/task.router';
 import { openApiDocument } from './openapi/openapi-document';
 import { errorHandler, unknownPath } from './http-errors';
 import { rateLimitPerParty } from './rate-limit';
+import { NotifierClient } from './subscriptions/notifier.client';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
-import { tokenProxyRouter } from './token/token-proxy.router';
+import { authTokenClient, tokenProxyRouter } from './token/token-proxy.router';
 
-export interface RunningGateway {
+export type RunningGateway = Started<{
   readonly server: Server;
   readonly broker: Broker;
-  /** The bound address (PORT=0 picks a free port). */
+  /** The public address (PORT=0 picks a free port): the API only. */
   readonly url: string;
-  stop(): Promise<void>;
-}
+  /** The internal address (INTERNAL_PORT): health probes and metrics. */
+  readonly internalUrl: string;
+}>;
 
-export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
-  const logger = createLogger('gateway', config.LOG_LEVEL);
-  const lifecycle = new Lifecycle(logger);
-  const registry = createMetricsRegistry('gateway');
+export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
+  return startService('gateway', { logLevel: config.LOG_LEVEL }, async (context) => {
+    const { logger, registry, lifecycle } = context;
+    const broker = await connectServiceBroker(config, { logger, metrics: registry });
+    lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
-  const broker = await connectServiceBroker(config, { logger, metrics: registry });
-  lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+    // Parties' tokens only: a service token never passes the public API.
+    const verifier = tokenVerifierFor(config, { services: false });
+    const limit = rateLimitPerParty(config.RATE_LIMIT_PER_SECOND);
+    const referrers = [requireToken({ verifier, roles: ['referrer'] }), limit];
+    const clinics = [requireToken({ verifier, roles: ['clinic'] }), limit];
+    const anyone = [requireToken({ verifier, roles: ANY_ROLE }), limit];
 
-  const verifier = createAccessTokenVerifier({
-    keys: remoteSigningKeys(authJwksUrl(config)),
-    issuer: config.AUTH_ISSUER,
-    audience: config.AUTH_AUDIENCE,
+    // The registry in memory (routing owns it and broadcasts its changes): every bundle's performers
+    // are checked against it without asking routing per request. Read with the gateway's service token.
+    const serviceTokens = serviceTokensFor(config, 'gateway');
+    lifecycle.onStop('service tokens', () => serviceTokens.close());
+    const clinicDirectory = new ClinicDirectory({ load: loadClinicsFrom(config.ROUTING_URL, serviceTokens), logger });
+    await clinicDirectory.start(broker);
+    lifecycle.onStop('clinic directory', async () => clinicDirectory.stop());
+
+    // The services behind the API, asked with the caller's forwarded token.
+    const intake = new IntakeClient(config.INTAKE_URL);
+    const notifier = new NotifierClient(config.NOTIFIER_URL);
+    const capacity = new ClinicCapacityClient(config.ROUTING_URL);
+    const auth = authTokenClient(config.AUTH_URL);
+    lifecycle.onStop('service clients', () => Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close()]));
+
+    const app = createServiceHttpApp({ logger, registry });
+    app.use(helmet());
+    app.get('/api/openapi.json', (req, res) => {
+      res.json(openApiDocument({ serverUrl: `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.PORT}`}` }));
+    });
+    app.use('/api/v1/token', tokenProxyRouter(auth, logger));
+    app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
+    app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
+    app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));
+    app.use('/api/v1/clinic', ...clinics, clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }));
+    app.post(
+      '/api/v2/fhir/Bundle',
+      ...referrers,
+      ...bundleRoute({
+        broker,
+        clinics: clinicDirectory,
+        profileBase: config.PROFILE_BASE,
+        verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
+        logger,
+      }),
+    );
+    app.use('/api/v2/fhir', ...anyone, taskRouter(intake));
+    app.use(unknownPath);
+    app.use(errorHandler(logger));
+
+    const probes = express().disable('x-powered-by').use(probeRouter({ registry, readiness: { broker: () => broker.isReady() } }));
+    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTERNAL_PORT, name: 'internal http' });
+    const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.PORT });
+    return { server, broker, url, internalUrl: internal.url };
   });
-  const referrers = [requireAccessToken({ verifier, roles: ['referrer'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
-  const clinics = [requireAccessToken({ verifier, roles: ['clinic'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
-  const anyone = [requireAccessToken({ verifier, roles: ANY_ROLE }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
-  // The registry in memory (routing owns it and broadcasts its changes): every bundle's performers
-  // are checked against it without asking routing per request.
-  const clinicDirectory = new ClinicDirectory({ load: loadClinicsFrom(config.ROUTING_URL), logger });
-  await clinicDirectory.start(broker);
-  lifecycle.onStop('clinic directory', async () => clinicDirectory.stop());
-  const intake = new IntakeClient(config.INTAKE_URL);
-  lifecycle.onStop('intake client', () => intake.close());
-
-  const app = createServiceHttpApp({ logger, registry, readiness: { broker: () => broker.isReady() } });
-  app.use(helmet());
-  app.get('/api/openapi.json', (req, res) => {
-    res.json(openApiDocument({ serverUrl: `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.PORT}`}` }));
-  });
-  app.use('/api/v1/token', tokenProxyRouter(config.AUTH_URL, logger));
-  app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
-  app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifierUrl: config.NOTIFIER_URL, logger }));
-  app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity: new ClinicCapacityClient(config.ROUTING_URL), logger }));
-  app.use(
-    '/api/v1/clinic',
-    ...clinics,
-    clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }),
-  );
-  app.post(
-    '/api/v2/fhir/Bundle',
-    ...referrers,
-    ...bundleRoute({
-      broker,
-      clinics: clinicDirectory,
-      profileBase: config.PROFILE_BASE,
-      verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
-      logger,
-    }),
-  );
-  app.use('/api/v2/fhir', ...anyone, taskRouter(intake, logger));
-  app.use('/api', unknownPath);
-  app.use(errorHandler(logger));
-
-  const server = await listen(app, config.PORT, config.HOST);
-  lifecycle.onStop('http', () => closeServer(server));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  logger.info({ url }, 'gateway listening');
-  return { server, broker, url, stop: () => lifecycle.stop() };
 }

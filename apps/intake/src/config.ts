@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { baseServiceEnv, env } from '@bedrequest/config';
+import { baseServiceEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
 export const IntakeConfig = z.object({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   INTAKE_PORT: env.port(8082),
-  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
-  /** The PostgreSQL schema this service owns; no other service reads it. */
-  INTAKE_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('intake'),
-  DATABASE_POOL_SIZE: env.positiveInt(10),
+  ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'),
+  /** Task reads are for the parties whose access tokens the gateway forwards; the keys come from auth. */
+  ...tokenEnv,
+  /** For the service token intake reads routing's clinic registry with. */
+  ...serviceClientEnv,
   /** `{profile_base}` of the service's code systems and profiles (decisions.md). */
   PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
   /** Routing's internal API: the clinic registry, kept in memory (declines for clinics without the department). */

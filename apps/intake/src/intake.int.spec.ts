@@ -13,6 +13,7 @@ import {
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { Broker } from '@bedrequest/messaging';
 import { deleteBrokerTopology, serveClinicRegistry, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { TestAuthority } from '@bedrequest/tokens/testing';
 import { IntakeConfig } from './config';
 import { startIntake, type RunningIntake } from './start';
 
@@ -29,8 +30,15 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
   let client: Broker;
   let inspector: ChannelModel;
   let registry: Awaited<ReturnType<typeof serveClinicRegistry>>;
+  let authority: TestAuthority;
+  /** The headers of a call with the access token of `party` (a referrer) or of the clinic with IK `clinicIk`. */
+  const as = async (who: { party: string } | { clinicIk: string }) => ({
+    authorization: `Bearer ${'party' in who ? await authority.referrer(who.party) : await authority.clinic(`user-of-${who.clinicIk}`, who.clinicIk)}`,
+  });
 
   beforeAll(async () => {
+    // Auth's keys (intake verifies the tokens the gateway forwards) and service tokens (for the registry).
+    authority = await TestAuthority.start();
     // Routing's clinic list: both clinics offer orthopaedics, what the fixture bundles ask for.
     registry = await serveClinicRegistry([
       { ik: A, departments: ['2300'] },
@@ -45,6 +53,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
         DATABASE_URL: env.databaseUrl,
         AMQP_URL: env.amqpUrl,
         ROUTING_URL: registry.url,
+        ...authority.env,
       }),
     );
     client = new Broker({ url: env.amqpUrl, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
@@ -57,6 +66,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     await intake.stop();
     await inspector.close();
     await registry.stop();
+    await authority.stop();
     await deleteBrokerTopology(env.amqpUrl, topology);
   });
 
@@ -66,8 +76,8 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
   };
   const submit = (bundle: object) =>
     send(AdmissionBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: bundle as Record<string, unknown> });
-  const tasksOf = async (identifier: string, viewer: Record<string, string> = { 'x-viewer-role': 'referrer', 'x-viewer-party': referrer.partyId }) => {
-    const response = await fetch(`${intake.url}/internal/tasks?based-on=${encodeURIComponent(identifier)}`, { headers: viewer });
+  const tasksOf = async (identifier: string, viewer: { party: string } | { clinicIk: string } = { party: referrer.partyId }) => {
+    const response = await fetch(`${intake.url}/internal/tasks?based-on=${encodeURIComponent(identifier)}`, { headers: await as(viewer) });
     const bundle = (await response.json()) as { total: number; entry: { resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] } } }[] };
     return Object.fromEntries(bundle.entry.map(({ resource }) => [resource.owner.identifier.value, { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code }]));
   };
@@ -104,8 +114,8 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     expect(await answer(tasks[A]!.id, A, 'accepted')).toMatchObject({ status: 409 });
 
     // The selected clinic reads the complete master data; the cancelled one the version before.
-    const readAs = (clinicIk: string) =>
-      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/bundle`, { headers: { 'x-viewer-role': 'clinic', 'x-viewer-iks': clinicIk } }).then(
+    const readAs = async (clinicIk: string) =>
+      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/bundle`, { headers: await as({ clinicIk }) }).then(
         (r) => r.json() as Promise<FetchedBundle>,
       );
     const patientOf = (b: FetchedBundle) => b.entry.find((e) => e.resource.resourceType === 'Patient')!.resource;
@@ -177,7 +187,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     expect(await document(identifier)).toMatchObject({ status: 202 });
     expect(await document(`${FIXTURE_FHIR_BASE}/ServiceRequest/unknown`)).toMatchObject({ status: 404 });
     const taskId = (await tasksOf(identifier))[A]!.id;
-    const documents = await fetch(`${intake.url}/internal/tasks/${taskId}/documents`, { headers: { 'x-viewer-role': 'clinic', 'x-viewer-iks': A } }).then(
+    const documents = await fetch(`${intake.url}/internal/tasks/${taskId}/documents`, { headers: await as({ clinicIk: A }) }).then(
       (r) => r.json() as Promise<{ items: unknown[] }>,
     );
     expect(documents.items).toHaveLength(1);
@@ -195,8 +205,8 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     await answer(tasks[B]!.id, B, 'accepted');
     expect(await submit(admissionRequestBundle({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [B] }))).toMatchObject({ status: 202 });
     await send(DocumentBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown> });
-    const documentsOf = (clinicIk: string) =>
-      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/documents`, { headers: { 'x-viewer-role': 'clinic', 'x-viewer-iks': clinicIk } }).then((r) => r.json() as Promise<{ items: unknown[] }>);
+    const documentsOf = async (clinicIk: string) =>
+      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/documents`, { headers: await as({ clinicIk }) }).then((r) => r.json() as Promise<{ items: unknown[] }>);
     expect((await documentsOf(B)).items).toHaveLength(1);
     expect((await documentsOf(A)).items).toHaveLength(0);
   });
@@ -204,8 +214,8 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
   it('shows a clinic only its own Tasks', async () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
     await submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B] }));
-    expect(Object.keys(await tasksOf(identifier, { 'x-viewer-role': 'clinic', 'x-viewer-iks': A }))).toEqual([A]);
-    expect(await tasksOf(identifier, { 'x-viewer-role': 'referrer', 'x-viewer-party': 'someone-else' })).toEqual({});
+    expect(Object.keys(await tasksOf(identifier, { clinicIk: A }))).toEqual([A]);
+    expect(await tasksOf(identifier, { party: 'someone-else' })).toEqual({});
   });
 });
 

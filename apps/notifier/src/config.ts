@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseServiceEnv, env } from '@bedrequest/config';
+import { baseServiceEnv, databaseEnv, env, tokenEnv } from '@bedrequest/config';
 import { parseDuration, parseDurationList } from './delivery/durations';
 
 const duration = (fallback: string) =>
@@ -38,10 +38,9 @@ export const NotifierConfig = z.object({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   NOTIFIER_PORT: env.port(8084),
-  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
-  /** The PostgreSQL schema this service owns; no other service reads it. */
-  NOTIFIER_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('notifier'),
-  DATABASE_POOL_SIZE: env.positiveInt(10),
+  ...databaseEnv('NOTIFIER_DB_SCHEMA', 'notifier'),
+  /** Subscriptions are managed with the referrers' access tokens the gateway forwards. */
+  ...tokenEnv,
   /**
    * Delays before the 2nd, 3rd, ... attempt (decisions.md, "Subscriptions and webhooks"), each
    * with ±10 % jitter: 5 s + 30 s + 2 min + 10 min + 30 min + 1 h + 2 h + 4 h + 8 h + 8 h ≈ 24 h

@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker } from '@bedrequest/messaging';
-import { Lifecycle, closeServer, createLogger, createMetricsRegistry, createServiceHttpApp, listen } from '@bedrequest/observability';
+import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
+import { tokenVerifierFor } from '@bedrequest/tokens';
 import { allowsPrivateCallbacks, type NotifierConfig } from './config';
 import type { Resolve } from './delivery/address-guard';
 import { deliveryMetrics } from './delivery/delivery-metrics';
@@ -19,12 +19,11 @@ import { SubscriptionRepository } from './subscriptions/subscription.repository'
 import { SubscriptionService } from './subscriptions/subscription.service';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 
-export interface RunningNotifier {
+export type RunningNotifier = Started<{
   readonly server: Server;
   /** The bound address (NOTIFIER_PORT=0 picks a free port). */
   readonly url: string;
-  stop(): Promise<void>;
-}
+}>;
 
 export interface NotifierOverrides {
   /** Where the SQL migrations are, for a bundled test process (default: beside the code). */
@@ -33,13 +32,10 @@ export interface NotifierOverrides {
   resolve?: Resolve;
 }
 
-export async function startNotifier(config: NotifierConfig, overrides: NotifierOverrides = {}): Promise<RunningNotifier> {
-  const logger = createLogger('notifier', config.LOG_LEVEL);
-  const lifecycle = new Lifecycle(logger);
-  const registry = createMetricsRegistry('notifier');
+export function startNotifier(config: NotifierConfig, overrides: NotifierOverrides = {}): Promise<RunningNotifier> {
   const allowPrivate = allowsPrivateCallbacks(config);
-
-  try {
+  return startService('notifier', { logLevel: config.LOG_LEVEL }, async (context) => {
+    const { logger, registry, lifecycle } = context;
     const prisma = await openNotifierDatabase({
       databaseUrl: config.DATABASE_URL,
       schema: config.NOTIFIER_DB_SCHEMA,
@@ -86,23 +82,10 @@ export async function startNotifier(config: NotifierConfig, overrides: NotifierO
       ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
       onDeliveriesDue: () => worker.wake(),
     });
-    const app = createServiceHttpApp({
-      logger,
-      registry,
-      readiness: {
-        broker: () => broker.isReady(),
-        database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`),
-      },
-    });
-    app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, logger));
-    const server = await listen(app, config.NOTIFIER_PORT, config.HOST);
-    lifecycle.onStop('http', () => closeServer(server));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    logger.info({ url, allowPrivateCallbacks: allowPrivate }, 'notifier listening');
-    return { server, url, stop: () => lifecycle.stop() };
-  } catch (error) {
-    // Whatever started before the failure is stopped again, so a failed start leaves nothing running.
-    await lifecycle.stop();
-    throw error;
-  }
+    const app = createServiceHttpApp({ logger, registry });
+    app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
+    app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, tokenVerifierFor(config, { services: false }), logger));
+    logger.info({ allowPrivateCallbacks: allowPrivate }, allowPrivate ? 'callback URLs on private addresses are allowed' : 'callback URLs on private addresses are refused');
+    return serveHttp(context, app, { host: config.HOST, port: config.NOTIFIER_PORT });
+  });
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { ClinicList, ClinicRegistryChangedV1, type ClinicRecord, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { InternalClient, type TokenSource } from '@bedrequest/http';
 
 /** The registry cannot be read (routing unreachable, or an answer of the wrong shape): 503 / try again. */
 export class ClinicDirectoryUnavailableError extends Error {
@@ -108,20 +109,17 @@ export class ClinicDirectory {
   }
 }
 
-/** `load` for a ClinicDirectory: routing's internal `GET /internal/clinics`, within `timeoutMs`. */
-export function loadClinicsFrom(routingUrl: string, timeoutMs = 5_000): () => Promise<ClinicRecord[]> {
-  const url = new URL('/internal/clinics', routingUrl);
+/**
+ * `load` for a ClinicDirectory: routing's internal `GET /internal/clinics`, with a service token of
+ * the calling service, within `timeoutMs`.
+ */
+export function loadClinicsFrom(routingUrl: string, tokens: TokenSource, timeoutMs = 5_000): () => Promise<ClinicRecord[]> {
+  const routing = new InternalClient({ service: 'routing', baseUrl: routingUrl, timeoutMs, unavailableMessage: 'the clinic registry is unavailable', connections: 1 });
   return async () => {
-    let body: unknown;
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-      if (!response.ok) throw new Error(`routing answered HTTP ${response.status}`);
-      body = await response.json();
+      return (await routing.json({ method: 'GET', path: '/internal/clinics', credential: tokens }, { 200: ClinicList })).body.items;
     } catch (error) {
       throw new ClinicDirectoryUnavailableError('the clinic registry is unavailable', { cause: error });
     }
-    const list = ClinicList.safeParse(body);
-    if (!list.success) throw new ClinicDirectoryUnavailableError('the clinic registry answered in an unexpected shape');
-    return list.data.items;
   };
 }

@@ -34,3 +34,6 @@ export const namespace = (fallback: string) =>
     .string()
     .default(fallback)
     .refine((value) => /^[a-z][a-z0-9_-]{0,40}$/.test(value), 'must be lower-case letters, digits, "-" or "_"');
+
+/** A PostgreSQL schema name a service owns. */
+export const schemaName = (fallback: string) => z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be lower-case letters, digits or "_"').default(fallback);

@@ -1,11 +1,12 @@
 import request from 'supertest';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { createServiceHttpApp } from './http';
+import { createServiceHttpApp, probeRouter } from './http';
 
 function appWith(readiness: Record<string, () => boolean | Promise<boolean>>) {
   const registry = new Registry();
-  const app = createServiceHttpApp({ logger: pino({ level: 'silent' }), registry, readiness });
+  const app = createServiceHttpApp({ logger: pino({ level: 'silent' }), registry });
+  app.use(probeRouter({ registry, readiness }));
   app.get('/things/:id', (_req, res) => {
     res.json({ ok: true });
   });

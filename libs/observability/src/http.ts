@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import express, { type Express } from 'express';
+import express, { Router, type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -11,14 +11,13 @@ export type Readiness = Record<string, () => boolean | Promise<boolean>>;
 export interface ServiceHttpOptions {
   logger: Logger;
   registry: Registry;
-  readiness: Readiness;
 }
 
 /**
  * The HTTP app every service starts from: correlation ids, access logs without bodies, request
- * metrics, `GET /health/live`, `GET /health/ready` and `GET /metrics`. Services add their routes.
+ * metrics. Services add their routes, and the probes (probeRouter) where their port is internal.
  */
-export function createServiceHttpApp({ logger, registry, readiness }: ServiceHttpOptions): Express {
+export function createServiceHttpApp({ logger, registry }: ServiceHttpOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -64,10 +63,20 @@ export function createServiceHttpApp({ logger, registry, readiness }: ServiceHtt
     }),
   );
 
-  app.get('/health/live', (_req, res) => {
+  return app;
+}
+
+/**
+ * `GET /health/live`, `GET /health/ready` (503 while a dependency is down, with each check's state)
+ * and `GET /metrics` (Prometheus): for the deployment's probes and scrapers only, so mounted on a
+ * port that is not public (every service's own; the gateway's INTERNAL_PORT).
+ */
+export function probeRouter({ registry, readiness }: { registry: Registry; readiness: Readiness }): Router {
+  const router = Router();
+  router.get('/health/live', (_req, res) => {
     res.json({ status: 'up' });
   });
-  app.get('/health/ready', async (_req, res) => {
+  router.get('/health/ready', async (_req, res) => {
     const checks: Record<string, 'up' | 'down'> = {};
     for (const [name, check] of Object.entries(readiness)) {
       checks[name] = (await Promise.resolve(check()).catch(() => false)) ? 'up' : 'down';
@@ -75,10 +84,10 @@ export function createServiceHttpApp({ logger, registry, readiness }: ServiceHtt
     const ready = Object.values(checks).every((state) => state === 'up');
     res.status(ready ? 200 : 503).json({ status: ready ? 'up' : 'down', checks });
   });
-  app.get('/metrics', async (_req, res) => {
+  router.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
   });
-  return app;
+  return router;
 }
 
 /** Starts listening and resolves with the server once the port is bound. */

@@ -159,7 +159,7 @@ export async function ssrf(faults: FaultStack): Promise<void> {
       const party = `ssrf-${randomUUID()}`;
       const response = await fetch(`${notifier.url}/internal/subscriptions`, {
         method: 'POST',
-        headers: { 'x-viewer-party': party, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${await faults.referrerToken(party)}`, 'content-type': 'application/json' },
         body: JSON.stringify({ eventType: 'AdmissionResponse', callbackUrl: delivery.callbackUrl(canary.port) }),
       });
       expect({ case: delivery.name, status: response.status }).toEqual({ case: delivery.name, status: 201 });
@@ -189,7 +189,7 @@ export async function ssrf(faults: FaultStack): Promise<void> {
         for (const [name, partyAndId] of subscriptions) {
           if (outcomes.has(name)) continue;
           const [party, id] = partyAndId.split(' ');
-          const log = (await (await fetch(`${notifier.url}/internal/subscriptions/${id}/deliveries`, { headers: { 'x-viewer-party': party! } })).json()) as { items: { attempts: { statusCode: number | null; error: string | null }[] }[] };
+          const log = (await (await fetch(`${notifier.url}/internal/subscriptions/${id}/deliveries`, { headers: { authorization: `Bearer ${await faults.referrerToken(party!)}` } })).json()) as { items: { attempts: { statusCode: number | null; error: string | null }[] }[] };
           const attempt = log.items[0]?.attempts[0];
           if (attempt) outcomes.set(name, attempt);
         }

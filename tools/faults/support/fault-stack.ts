@@ -10,10 +10,13 @@ import { connect as connectAmqp, type GetMessage } from 'amqplib';
 import { Pool } from 'pg';
 import pino from 'pino';
 import { Registry } from 'prom-client';
+import { importJWK, type CryptoKey, type JWK } from 'jose';
+import { accessToken } from '@bedrequest/tokens/testing';
 import { declareTopology, deadLetterQueueName, type QueueKey } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { ProcessStack, root } from '../../e2e/process-stack';
+import { stackEnvironment } from '../../e2e/stack-environment';
 import type { PostRecord, Referrer } from './load';
 
 const execute = promisify(execFile);
@@ -54,7 +57,6 @@ export class FaultStack {
 
   /** Starts the stack; `settings` add to or override the environment of every service. */
   static async start(label: string, settings: Record<string, string> = {}): Promise<FaultStack> {
-    const run = testEnvironment();
     const namespace = uniqueName(label);
     const firewallLog = join(root, 'tmp', 'faults', `${namespace}.firewall.jsonl`);
     mkdirSync(join(firewallLog, '..'), { recursive: true });
@@ -62,12 +64,7 @@ export class FaultStack {
     const stack = await ProcessStack.start(
       {
         LOG_LEVEL: 'error',
-        AMQP_NAMESPACE: namespace,
-        AUTH_DB_SCHEMA: `${namespace}_auth`,
-        INTAKE_DB_SCHEMA: `${namespace}_intake`,
-        ROUTING_DB_SCHEMA: `${namespace}_routing`,
-        NOTIFIER_DB_SCHEMA: `${namespace}_notifier`,
-        REDIS_KEY_PREFIX: `${run.redisKeyPrefix}${namespace}:`,
+        ...stackEnvironment(namespace),
         // The faults measure resilience, not the per-party limit of 200/s.
         RATE_LIMIT_PER_SECOND: '1000000',
         SHUTDOWN_TIMEOUT_MS: '5000',
@@ -100,6 +97,19 @@ export class FaultStack {
 
   queue(key: QueueKey): string {
     return declareTopology(this.namespace).queues[key].name;
+  }
+
+  /**
+   * An access token of a referrer party that need not exist as a user (the SSRF fault wants one
+   * subscription per case, so a party per case), signed with the stack's development key as the
+   * auth service signs its own; the services verify it like any other.
+   */
+  async referrerToken(partyId: string): Promise<string> {
+    const { rows } = await this.pool.query<{ kid: string; private_jwk: JWK }>(`SELECT kid, private_jwk FROM "${this.schema('auth')}".signing_key ORDER BY created_at, kid LIMIT 1`);
+    const row = rows[0];
+    if (!row) throw new Error('the auth service has no development key yet');
+    const key = { kid: row.kid, privateKey: (await importJWK(row.private_jwk, 'EdDSA')) as CryptoKey, publicJwk: {} };
+    return accessToken(key, { sub: partyId, claims: { role: 'referrer', ik: [REFERRER.ik], fhirBase: REFERRER.fhirBase } });
   }
 
   /** `npm run admin -- ...args` against this stack; rejects with the command's one-line error. */

@@ -8,12 +8,7 @@ import {
   type JSONWebKeySet,
   type JWK,
 } from 'jose';
-
-/**
- * The one algorithm access tokens are signed with: EdDSA over Ed25519 (RFC 8037). The gateway
- * accepts this algorithm only, so neither `none` nor an HMAC token keyed with the public key passes.
- */
-export const ACCESS_TOKEN_ALGORITHM = 'EdDSA';
+import { TOKEN_ALGORITHM } from '@bedrequest/tokens';
 
 /** A signing key or public key from the configuration that cannot be used; names the variable only. */
 export class SigningKeyConfigError extends Error {
@@ -66,7 +61,7 @@ async function developmentKey(options: SigningKeyOptions) {
   }
   let stored = await options.developmentKeys.oldest();
   if (!stored) {
-    const { privateKey } = await generateKeyPair(ACCESS_TOKEN_ALGORITHM, { crv: 'Ed25519', extractable: true });
+    const { privateKey } = await generateKeyPair(TOKEN_ALGORITHM, { crv: 'Ed25519', extractable: true });
     const privateJwk = await exportJWK(privateKey);
     await options.developmentKeys.add(await thumbprint(privateJwk), privateJwk);
     // Two replicas starting at once may each store a key; both go on with the oldest one.
@@ -81,7 +76,7 @@ async function importPrivateKey(text: string, kidOverride: string | undefined) {
   if (text.trim().startsWith('-----BEGIN')) {
     let privateKey: CryptoKey;
     try {
-      privateKey = await importPKCS8(text.trim(), ACCESS_TOKEN_ALGORITHM, { extractable: true });
+      privateKey = await importPKCS8(text.trim(), TOKEN_ALGORITHM, { extractable: true });
     } catch {
       throw new SigningKeyConfigError(`${source} is not an Ed25519 private key in PKCS#8 PEM form`);
     }
@@ -97,7 +92,7 @@ async function fromPrivateJwk(jwk: JWK, kid: string | undefined, source: string)
   }
   let privateKey: CryptoKey;
   try {
-    privateKey = (await importJWK(jwk, ACCESS_TOKEN_ALGORITHM)) as CryptoKey;
+    privateKey = (await importJWK(jwk, TOKEN_ALGORITHM)) as CryptoKey;
   } catch {
     throw new SigningKeyConfigError(`${source} cannot be imported as an Ed25519 private key`);
   }
@@ -119,7 +114,7 @@ async function importPublicKeys(text: string): Promise<JWK[]> {
       if (entry.d) throw new SigningKeyConfigError(`${source}[${index}] holds a private key; give its public part only`);
       const publicPart: JWK = { kty: 'OKP', crv: 'Ed25519', x: entry.x };
       try {
-        await importJWK(publicPart, ACCESS_TOKEN_ALGORITHM);
+        await importJWK(publicPart, TOKEN_ALGORITHM);
       } catch {
         throw new SigningKeyConfigError(`${source}[${index}] cannot be imported as an Ed25519 public key`);
       }
@@ -129,7 +124,7 @@ async function importPublicKeys(text: string): Promise<JWK[]> {
 }
 
 function publicJwk(publicPart: JWK, kid: string): JWK {
-  return { ...publicPart, kid, alg: ACCESS_TOKEN_ALGORITHM, use: 'sig' };
+  return { ...publicPart, kid, alg: TOKEN_ALGORITHM, use: 'sig' };
 }
 
 /** RFC 7638 thumbprint of the public part: a stable kid for a key that has none. */

@@ -28,6 +28,9 @@ export interface TestUser {
   readonly fhirBase?: string;
 }
 
+/** The service client secret of test auth services: services in tests fetch their tokens with it. */
+export const TEST_SERVICE_CLIENT_SECRET = 'test-service-client-secret-0123456789abcdef';
+
 export function testAuthConfig(overrides: Record<string, string> = {}): AuthConfig {
   const env = testEnvironment();
   return loadConfig(AuthConfig, {
@@ -36,6 +39,7 @@ export function testAuthConfig(overrides: Record<string, string> = {}): AuthConf
     AUTH_DB_SCHEMA: uniqueName('auth'),
     REDIS_KEY_PREFIX: `${env.redisKeyPrefix}${uniqueName('auth')}:`,
     DATABASE_POOL_SIZE: '3',
+    SERVICE_CLIENT_SECRET: TEST_SERVICE_CLIENT_SECRET,
     ...overrides,
   });
 }

@@ -1,41 +1,54 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { ACCESS_TOKEN_ALGORITHM, type SigningKeys } from '../keys/signing-keys';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, ACCESS_TOKEN_TYPE, SERVICE_ROLE, SERVICE_TOKEN_LIFETIME_SECONDS, TOKEN_ALGORITHM, partyClaimsOf } from '@bedrequest/tokens';
+import type { SigningKeys } from '../keys/signing-keys';
 import type { UserAccount } from '../users/user';
-
-/** Spec, "Limits": an access token is valid for one hour (`expiresIn` = 3600). */
-export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
-
-/** RFC 9068 `typ` of JWT access tokens; the gateway requires it, so no other JWT of ours passes as one. */
-export const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 /** Milliseconds since the epoch; injected so that tests can move the clock. */
 export type Clock = () => number;
 
+export interface IssuerOptions {
+  keys: SigningKeys;
+  issuer: string;
+  now: Clock;
+}
+
 /**
  * Signs access tokens carrying who the party is: `sub` (user id), `role`, `ik` (IK numbers),
- * `fhirBase` (referrers), plus `jti`, `iss`, `aud`, `iat`, `exp`.
+ * `fhirBase` (referrers), plus `jti`, `iss`, `aud`, `iat`, `exp` (@bedrequest/tokens reads them back).
  */
 export class AccessTokenIssuer {
-  constructor(
-    private readonly options: { keys: SigningKeys; issuer: string; audience: string; now: Clock },
-  ) {}
+  constructor(private readonly options: IssuerOptions & { audience: string }) {}
 
-  async issue(user: UserAccount): Promise<string> {
-    const issuedAt = Math.floor(this.options.now() / 1000);
-    const { kid, privateKey } = this.options.keys.current;
-    return new SignJWT({
-      role: user.role,
-      ik: [...user.ikNumbers],
-      ...(user.role === 'referrer' ? { fhirBase: user.fhirBase } : {}),
-    })
-      .setProtectedHeader({ alg: ACCESS_TOKEN_ALGORITHM, kid, typ: ACCESS_TOKEN_TYPE })
-      .setSubject(user.id)
-      .setJti(randomUUID())
-      .setIssuer(this.options.issuer)
-      .setAudience(this.options.audience)
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(issuedAt + ACCESS_TOKEN_LIFETIME_SECONDS)
-      .sign(privateKey);
+  issue(user: UserAccount): Promise<string> {
+    return sign(this.options, { claims: partyClaimsOf(user), subject: user.id, audience: this.options.audience, lifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS });
   }
+}
+
+/**
+ * Signs service tokens: `sub` the service's name, `role: service`, for the services' own audience
+ * only, so that no service token passes the public API and no party token passes as a service.
+ */
+export class ServiceTokenIssuer {
+  readonly lifetimeSeconds = SERVICE_TOKEN_LIFETIME_SECONDS;
+
+  constructor(private readonly options: IssuerOptions & { serviceAudience: string }) {}
+
+  issue(service: string): Promise<string> {
+    return sign(this.options, { claims: { role: SERVICE_ROLE }, subject: service, audience: this.options.serviceAudience, lifetimeSeconds: this.lifetimeSeconds });
+  }
+}
+
+function sign(options: IssuerOptions, token: { claims: Record<string, unknown>; subject: string; audience: string; lifetimeSeconds: number }): Promise<string> {
+  const issuedAt = Math.floor(options.now() / 1000);
+  const { kid, privateKey } = options.keys.current;
+  return new SignJWT(token.claims)
+    .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid, typ: ACCESS_TOKEN_TYPE })
+    .setSubject(token.subject)
+    .setJti(randomUUID())
+    .setIssuer(options.issuer)
+    .setAudience(token.audience)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + token.lifetimeSeconds)
+    .sign(privateKey);
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from '@bedrequest/tokens';
 import { InvalidCredentialsError, InvalidRefreshTokenError, StoreUnavailableError } from '../errors';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import type { UserAccount } from '../users/user';
 import { normalizeUsername } from '../users/user-admin.service';
 import type { UserRepository } from '../users/user.repository';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, type AccessTokenIssuer } from './access-token.service';
+import type { AccessTokenIssuer } from './access-token.service';
 import type { LoginThrottle } from './login-throttle';
 import type { RefreshTokenRepository } from './refresh-token.repository';
 

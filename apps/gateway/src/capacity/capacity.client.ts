@@ -1,41 +1,42 @@
-/** Routing did not answer, or answered something unusable: 503. */
-export class CapacityServiceUnavailableError extends Error {
-  override name = 'CapacityServiceUnavailableError';
+import { ApiErrorBody, BedCountList, BedCountView } from '@bedrequest/contracts';
+import { InternalClient } from '@bedrequest/http';
+
+/** The clinic's forwarded access token (routing checks that it is the clinic's own IK) and the correlation id. */
+export interface CapacityCall {
+  readonly token: string;
+  readonly correlationId: string;
 }
 
 /** Routing's internal bed-count API (`/internal/clinics/{ik}/capacity`); routing owns the counts. */
 export class ClinicCapacityClient {
-  constructor(
-    private readonly routingUrl: string,
-    private readonly timeoutMs = 5_000,
-  ) {}
+  private readonly client: InternalClient;
 
-  put(ik: string, body: unknown, correlationId: string): Promise<{ status: number; body: unknown }> {
-    return this.call(this.urlOf(ik), { method: 'PUT', body: JSON.stringify(body), correlationId });
+  constructor(routingUrl: string, timeoutMs = 5_000) {
+    this.client = new InternalClient({ service: 'routing', baseUrl: routingUrl, timeoutMs, unavailableMessage: 'the bed counts are temporarily unavailable; please retry', connections: 8 });
   }
 
-  list(ik: string, range: { from?: string; to?: string }, correlationId: string): Promise<{ status: number; body: unknown }> {
-    const url = this.urlOf(ik);
-    if (range.from) url.searchParams.set('from', range.from);
-    if (range.to) url.searchParams.set('to', range.to);
-    return this.call(url, { method: 'GET', correlationId });
+  put(ik: string, body: unknown, call: CapacityCall) {
+    return this.client.json(
+      { method: 'PUT', path: pathOf(ik), json: body, credential: call.token, correlationId: call.correlationId },
+      { 200: BedCountView, 400: ApiErrorBody, 404: ApiErrorBody },
+    );
   }
 
-  private urlOf(ik: string): URL {
-    return new URL(`/internal/clinics/${encodeURIComponent(ik)}/capacity`, this.routingUrl);
+  list(ik: string, range: { from?: string | undefined; to?: string | undefined }, call: CapacityCall) {
+    const query = new URLSearchParams();
+    if (range.from) query.set('from', range.from);
+    if (range.to) query.set('to', range.to);
+    return this.client.json(
+      { method: 'GET', path: pathOf(ik), query, credential: call.token, correlationId: call.correlationId },
+      { 200: BedCountList, 400: ApiErrorBody, 404: ApiErrorBody },
+    );
   }
 
-  private async call(url: URL, options: { method: 'GET' | 'PUT'; body?: string; correlationId: string }) {
-    try {
-      const response = await fetch(url, {
-        method: options.method,
-        headers: { 'x-correlation-id': options.correlationId, ...(options.body ? { 'content-type': 'application/json' } : {}) },
-        body: options.body,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      return { status: response.status, body: (await response.json()) as unknown };
-    } catch (error) {
-      throw new CapacityServiceUnavailableError('the bed counts are unavailable', { cause: error });
-    }
+  close(): Promise<void> {
+    return this.client.close();
   }
+}
+
+function pathOf(ik: string): string {
+  return `/internal/clinics/${encodeURIComponent(ik)}/capacity`;
 }

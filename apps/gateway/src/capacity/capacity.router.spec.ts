@@ -46,6 +46,7 @@ describe('bed counts: /api/v1/clinic/capacity', () => {
     express()
       .use((_req, res, next) => {
         res.locals.principal = clinic;
+        res.locals.accessToken = 'the-clinics-token';
         next();
       })
       .use('/api/v1/clinic/capacity', capacityRouter({ capacity: new ClinicCapacityClient(url, 2_000), logger: silentLogger() }));
@@ -63,7 +64,7 @@ describe('bed counts: /api/v1/clinic/capacity', () => {
         {
           method: 'PUT',
           url: '/internal/clinics/510000001/capacity',
-          headers: expect.objectContaining({ 'x-correlation-id': 'beds-1', 'content-type': 'application/json' }),
+          headers: expect.objectContaining({ authorization: 'Bearer the-clinics-token', 'x-correlation-id': 'beds-1', 'content-type': 'application/json' }),
           body: JSON.stringify(bedCount),
         },
       ]);
@@ -104,12 +105,13 @@ describe('bed counts: /api/v1/clinic/capacity', () => {
 
   describe('GET', () => {
     it('lists the clinic\'s counts for the range', async () => {
-      answer = { status: 200, body: JSON.stringify({ items: [{ ...bedCount, held: 0, reserved: 0, available: 3 }] }) };
+      const items = [{ ...bedCount, specialty: 'orthopedics', held: 0, reserved: 0, available: 3 }];
+      answer = { status: 200, body: JSON.stringify({ items }) };
 
       const response = await request(gateway()).get('/api/v1/clinic/capacity?from=2026-12-01&to=2026-12-31');
 
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ items: [{ ...bedCount, held: 0, reserved: 0, available: 3 }] });
+      expect(response.body).toEqual({ items });
       expect(calls[0]).toMatchObject({ method: 'GET', url: '/internal/clinics/510000001/capacity?from=2026-12-01&to=2026-12-31' });
     });
 
@@ -148,13 +150,17 @@ describe('bed counts: /api/v1/clinic/capacity', () => {
       expect(response.body).toEqual({ error: 'not_found', message: expect.any(String) });
     });
 
-    it('answers 502 when routing answers with another status', async () => {
-      answer = { status: 500, body: JSON.stringify({ error: 'internal_error', message: 'internal error' }) };
+    it.each([
+      ['another status', 500, { error: 'internal_error', message: 'internal error' }],
+      ['a body outside its contract', 200, { department: '2300', freeBeds: 'three' }],
+    ])('answers 503 with Retry-After when routing answers %s', async (_what, status, body) => {
+      answer = { status, body: JSON.stringify(body) };
 
       const response = await request(gateway()).put('/api/v1/clinic/capacity').send(bedCount);
 
-      expect(response.status).toBe(502);
-      expect(response.body).toEqual({ error: expect.any(String), message: expect.any(String) });
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body).toEqual({ error: 'unavailable', message: 'the bed counts are temporarily unavailable; please retry' });
     });
 
     it('answers 503 with Retry-After when routing is not reachable', async () => {

@@ -1,10 +1,10 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { principalOf } from '../auth';
-import { CapacityServiceUnavailableError, type ClinicCapacityClient } from './capacity.client';
+import { accessTokenOf, principalOf } from '../auth';
+import type { CapacityCall, ClinicCapacityClient } from './capacity.client';
 
 /**
  * The body of `PUT /api/v1/clinic/capacity` (docs/parties.md, "Clinics and routing"): the free beds
@@ -17,7 +17,7 @@ const message = {
   date: 'date must be an admission date YYYY-MM-DD',
   freeBeds: 'freeBeds must be a whole number from 0',
 };
-const BedCount = z.strictObject(
+export const BedCount = z.strictObject(
   {
     department: z.string({ error: message.department }).regex(/^\d{4}$/, { error: message.department }),
     date: z.string({ error: message.date }).regex(/^\d{4}-\d{2}-\d{2}$/, { error: message.date }),
@@ -26,12 +26,7 @@ const BedCount = z.strictObject(
   { error: message.body },
 );
 
-const DateQuery = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
-
-const capacityErrors: DomainErrors = (error) =>
-  error instanceof CapacityServiceUnavailableError
-    ? new HttpError('unavailable', 'the bed counts are temporarily unavailable; please retry', { retryAfterSeconds: 5, cause: error.cause, detail: error.message })
-    : undefined;
+export const DateQuery = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
 
 /**
  * The clinic's bed counts, for clinic tokens only (mount behind the clinic-role guard): a clinic
@@ -42,35 +37,32 @@ const capacityErrors: DomainErrors = (error) =>
  * - `GET /?from=YYYY-MM-DD&to=YYYY-MM-DD`: 200 `{items: [...]}`, by date.
  *
  * Errors are `{"error", "message"}` (decisions.md, "Errors"); 503 with `Retry-After` when routing is
- * unreachable.
+ * unreachable or answers outside its contract (UpstreamUnavailableError of the client).
  */
 export function capacityRouter(options: { capacity: ClinicCapacityClient; logger: Logger }): Router {
   const router = Router();
   const clinicIkOf = (res: Response) => principalOf(res).ikNumbers[0] ?? '';
-  const correlationIdOf = (req: Request) => String(req.headers[CORRELATION_HEADER]);
+  const callOf = (req: Request, res: Response): CapacityCall => ({ token: accessTokenOf(res), correlationId: String(req.headers[CORRELATION_HEADER]) });
 
   router.put('/', express.json({ limit: '16kb' }), async (req, res) => {
     const body = BedCount.safeParse(req.body);
     if (!body.success) throw new HttpError('invalid_request', body.error.issues[0]?.message ?? message.body);
-    return forward(res, await options.capacity.put(clinicIkOf(res), body.data, correlationIdOf(req)));
+    return forward(res, await options.capacity.put(clinicIkOf(res), body.data, callOf(req, res)));
   });
 
   router.get('/', async (req, res) => {
     const from = DateQuery.safeParse(req.query.from);
     const to = DateQuery.safeParse(req.query.to);
     if (!from.success || !to.success) throw new HttpError('invalid_request', 'from and to are dates YYYY-MM-DD');
-    return forward(res, await options.capacity.list(clinicIkOf(res), { from: from.data, to: to.data }, correlationIdOf(req)));
+    return forward(res, await options.capacity.list(clinicIkOf(res), { from: from.data, to: to.data }, callOf(req, res)));
   });
 
-  const forward = (res: Response, answer: { status: number; body: unknown }) => {
+  const forward = (res: Response, answer: { status: 200; body: unknown } | { status: 400 | 404; body: { message: string } }) => {
     if (answer.status === 200) return res.status(200).json(answer.body);
-    const routingError = answer.body as { error?: unknown; message?: unknown };
-    const message = typeof routingError?.message === 'string' ? routingError.message : 'refused';
-    if (answer.status === 400) throw new HttpError('invalid_request', message);
-    if (answer.status === 404) throw new HttpError('not_found', 'this clinic is not a participating clinic');
-    throw new HttpError('upstream_error', 'the bed counts answered unexpectedly', { detail: `routing answered a bed-count request with HTTP ${answer.status}` });
+    if (answer.status === 400) throw new HttpError('invalid_request', answer.body.message);
+    throw new HttpError('not_found', 'this clinic is not a participating clinic');
   };
 
-  router.use(jsonErrorHandler(options.logger, { domainErrors: capacityErrors }));
+  router.use(jsonErrorHandler(options.logger));
   return router;
 }

@@ -15,10 +15,13 @@ describe('GET /api/v1/kliniken', () => {
   let routingUrl: string;
   let answer: { status: number; body: unknown };
   const requested: string[] = [];
+  const credentials: (string | undefined)[] = [];
+  const serviceToken = { token: () => Promise.resolve('gateway-service-token'), refused: () => undefined };
 
   beforeAll(async () => {
     routing = createServer((req, res) => {
       requested.push(req.url ?? '');
+      credentials.push(req.headers.authorization);
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
     });
     await new Promise<void>((resolve) => routing.listen(0, '127.0.0.1', resolve));
@@ -27,7 +30,7 @@ describe('GET /api/v1/kliniken', () => {
   afterAll(() => new Promise((resolve) => routing.close(resolve)));
 
   const gateway = (url: string) =>
-    express().use('/api/v1/kliniken', klinikenRouter(new ClinicDirectory({ load: loadClinicsFrom(url), logger: silentLogger() }), silentLogger()));
+    express().use('/api/v1/kliniken', klinikenRouter(new ClinicDirectory({ load: loadClinicsFrom(url, serviceToken), logger: silentLogger() }), silentLogger()));
 
   it('answers with routing\'s clinic list in the documented shape', async () => {
     const clinic = { ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] };
@@ -38,6 +41,7 @@ describe('GET /api/v1/kliniken', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ items: [clinic] });
     expect(requested.at(-1)).toBe('/internal/clinics');
+    expect(credentials.at(-1)).toBe('Bearer gateway-service-token');
   });
 
   it('answers 503 with Retry-After when routing fails', async () => {

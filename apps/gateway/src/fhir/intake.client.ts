@@ -1,74 +1,65 @@
-import { Pool } from 'undici';
-import type { Principal } from '../auth';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { InternalClient, type RawAnswer } from '@bedrequest/http';
+import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { accessTokenOf } from '../auth';
 
-/** Intake's answer as it wrote it: the status and the JSON body's bytes. */
-export interface IntakeAnswer {
-  status: number;
-  body: Buffer;
+/**
+ * Who asks intake, and for whom: the caller's verified access token, forwarded so that intake
+ * applies its visibility rules to the party the token names (intake verifies it itself), and the
+ * public base URL that intake writes into `fullUrl` and paging links.
+ */
+export interface ForwardedCall {
+  readonly token: string;
+  readonly correlationId: string;
+  readonly publicBase: string;
 }
 
-/**
- * Keep-alive connections to intake at most: more reads in flight than that would only queue in
- * intake's one event loop; beyond it requests wait here for a free connection (within the deadline)
- * instead of opening a socket each in a burst.
- */
-const MAX_CONNECTIONS = 32;
+export function forwardedCallOf(req: Request, res: Response): ForwardedCall {
+  return { token: accessTokenOf(res), correlationId: String(req.headers[CORRELATION_HEADER]), publicBase: publicBaseOf(req) };
+}
+
+export function publicBaseOf(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`;
+}
+
+/** A FHIR resource as intake answers it; passed on to the clinic as it is. */
+const FhirResource = z.looseObject({ resourceType: z.string() });
+const DocumentList = z.object({ items: z.array(z.looseObject({})) });
 
 /**
- * Intake's internal read API (it owns requests and Tasks). One pool of keep-alive connections: a
- * poll costs no TCP handshake, and undici's request API skips the WHATWG stream and Headers work of
- * `fetch`. Every call has one deadline (`timeoutMs`) from sending to the last body byte; a call that
- * misses it, or finds intake unreachable, or gets an answer that is not JSON, rejects (the routers
- * answer 503 with Retry-After).
+ * Intake's internal read API (it owns requests and Tasks), called with the caller's forwarded token.
+ * Task searches and reads pass intake's FHIR JSON on unread (parsing and serialising it again would
+ * change nothing, and polling is the hottest read); the clinic reads are parsed with their contract.
  */
 export class IntakeClient {
-  private readonly pool: Pool;
+  private readonly client: InternalClient;
 
-  constructor(
-    intakeUrl: string,
-    private readonly timeoutMs = 10_000,
-  ) {
-    this.pool = new Pool(new URL(intakeUrl).origin, { connections: MAX_CONNECTIONS });
+  constructor(intakeUrl: string, timeoutMs = 10_000) {
+    this.client = new InternalClient({ service: 'intake', baseUrl: intakeUrl, timeoutMs, unavailableMessage: 'the Task store is unavailable; please retry' });
   }
 
-  /** The answer's bytes, for passing intake's JSON through without parsing and serialising it again. */
-  async getRaw(path: string, principal: Principal, options: { search?: string; correlationId: string; publicBase: string }): Promise<IntakeAnswer> {
-    // A timer cleared on the answer rather than AbortSignal.timeout, whose timer would stay armed
-    // for the whole deadline after every poll.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error(`intake did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    try {
-      const { statusCode, headers, body } = await this.pool.request({
-        method: 'GET',
-        path: `${path}${options.search ?? ''}`,
-        headers: {
-          'x-correlation-id': options.correlationId,
-          'x-public-base': options.publicBase,
-          // Who asks, from the access token the gateway verified; intake applies the visibility rules.
-          'x-viewer-role': principal.role,
-          'x-viewer-party': principal.partyId,
-          'x-viewer-iks': principal.ikNumbers.join(','),
-        },
-        signal: deadline.signal,
-      });
-      if (!/\bjson\b/.test(String(headers['content-type']))) {
-        await body.dump();
-        throw new Error(`intake answered ${statusCode} with ${String(headers['content-type'])}`);
-      }
-      return { status: statusCode, body: Buffer.from(await body.arrayBuffer()) };
-    } finally {
-      clearTimeout(timer);
-    }
+  /**
+   * `GET /internal/tasks{search}` or `/internal/tasks/{id}`: a searchset, a Task or an
+   * OperationOutcome. The search (`?…`) goes on as the caller wrote it: intake reads and checks it.
+   */
+  tasks(path: '' | `/${string}`, search: string, call: ForwardedCall): Promise<RawAnswer> {
+    return this.client.raw({ method: 'GET', path: `/internal/tasks${path}${search}`, ...this.request(call) });
   }
 
-  /** The answer with its JSON body parsed, for callers that look into it. */
-  async get(path: string, principal: Principal, options: { search?: string; correlationId: string; publicBase: string }): Promise<{ status: number; body: unknown }> {
-    const answer = await this.getRaw(path, principal, options);
-    return { status: answer.status, body: JSON.parse(answer.body.toString('utf8')) as unknown };
+  /** A clinic's read of a Task's bundle or documents: 404 for a Task it may not see. */
+  clinicRead(taskId: string, what: 'bundle' | 'documents', call: ForwardedCall) {
+    return this.client.json(
+      { method: 'GET', path: `/internal/tasks/${encodeURIComponent(taskId)}/${what}`, ...this.request(call) },
+      { 200: what === 'bundle' ? FhirResource : DocumentList, 404: FhirResource },
+    );
   }
 
-  /** Closes the idle connections (they do not keep the process alive meanwhile: undici unrefs them). */
   close(): Promise<void> {
-    return this.pool.close();
+    return this.client.close();
+  }
+
+  private request(call: ForwardedCall) {
+    return { credential: call.token, correlationId: call.correlationId, headers: { 'x-public-base': call.publicBase } };
   }
 }

@@ -4,6 +4,7 @@ import express from 'express';
 import request from 'supertest';
 import { silentLogger } from '@bedrequest/testing';
 import type { Principal } from '../auth';
+import { errorHandler } from '../http-errors';
 import { IntakeClient } from './intake.client';
 import { taskRouter } from './task.router';
 
@@ -41,13 +42,15 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     return express()
       .use((_req, res, next) => {
         res.locals.principal = principal;
+        res.locals.accessToken = 'the-callers-token';
         next();
       })
-      .use('/api/v2/fhir', taskRouter(client, silentLogger()));
+      .use('/api/v2/fhir', taskRouter(client))
+      .use(errorHandler(silentLogger()));
   };
   const fhirJson = (status: number, body: string) => (res: ServerResponse) => res.writeHead(status, { 'content-type': 'application/fhir+json; charset=utf-8' }).end(body);
 
-  it('passes intake\'s answer through unchanged and tells intake who asks, for what, under which base', async () => {
+  it('passes intake\'s answer through unchanged and forwards the caller\'s token, the search and the public base', async () => {
     // Key order and spacing as intake wrote them: the gateway does not parse and re-serialise.
     const body = '{"resourceType":"Bundle", "type":"searchset","total":0,"entry":[]}';
     answer = fhirJson(200, body);
@@ -62,8 +65,10 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     expect(response.text).toBe(body);
     expect(seen.at(-1)).toMatchObject({
       url: '/internal/tasks?based-on=https%3A%2F%2Fhospital.example%2Ffhir%2FServiceRequest%2F1&_count=5',
-      headers: { 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1', 'x-viewer-iks': '260000001,260000002', 'x-public-base': 'http://api.example' },
+      headers: { authorization: 'Bearer the-callers-token', 'x-public-base': 'http://api.example' },
     });
+    // Who asks is the token's party, which intake verifies: no header claims it.
+    expect(Object.keys(seen.at(-1)!.headers).filter((name) => name.startsWith('x-viewer'))).toEqual([]);
   });
 
   it('passes intake\'s refusals through with their status', async () => {
@@ -126,15 +131,18 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it('parses the body for callers that look into it', async () => {
-    answer = fhirJson(200, '{"items":[{"a":1}]}');
-
+  it('parses a clinic read with its contract, and answers 503 for a body outside it', async () => {
     const client = new IntakeClient(intakeUrl);
     clients.push(client);
+    const call = { token: 't', correlationId: 'c', publicBase: 'http://api.example' };
 
-    expect(await client.get('/internal/tasks/x/documents', principal, { correlationId: 'c', publicBase: 'http://api.example' })).toEqual({
-      status: 200,
-      body: { items: [{ a: 1 }] },
-    });
+    answer = fhirJson(200, '{"items":[{"a":1}]}');
+    expect(await client.clinicRead('x', 'documents', call)).toEqual({ status: 200, body: { items: [{ a: 1 }] } });
+    expect(seen.at(-1)!.url).toBe('/internal/tasks/x/documents');
+
+    answer = fhirJson(200, '{"documents":[]}');
+    await expect(client.clinicRead('x', 'documents', call)).rejects.toMatchObject({ name: 'UpstreamUnavailableError', status: 503, retryAfterSeconds: 5 });
+    answer = fhirJson(500, '{"resourceType":"OperationOutcome"}');
+    await expect(client.clinicRead('x', 'bundle', call)).rejects.toMatchObject({ name: 'UpstreamUnavailableError' });
   });
 });

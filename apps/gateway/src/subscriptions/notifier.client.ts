@@ -1,45 +1,39 @@
-/** The notifier's subscription API did not answer (not running, timed out, network). */
-export class NotifierUnavailableError extends Error {
-  override name = 'NotifierUnavailableError';
+import { InternalClient, type Answer, type Answers } from '@bedrequest/http';
+
+/** The referrer's forwarded access token (the notifier checks ownership against its party) and the correlation id. */
+export interface NotifierCall {
+  readonly token: string;
+  readonly correlationId: string;
+  readonly query?: URLSearchParams;
+  readonly body?: unknown;
 }
 
 /**
- * The notifier's internal subscription API (it owns subscriptions and deliveries), answered as
- * status + JSON body. The caller's party goes in `x-viewer-party`; the notifier checks ownership.
+ * The notifier's internal subscription API (`/internal/subscriptions`; it owns subscriptions and
+ * deliveries), each call answered by one of the statuses and bodies the route's contract lists.
  */
 export class NotifierClient {
-  constructor(
-    private readonly notifierUrl: string,
-    private readonly timeoutMs = 10_000,
-  ) {}
+  private readonly client: InternalClient;
 
-  async call(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-    path: string,
-    options: { partyId: string; correlationId: string; body?: unknown },
-  ): Promise<{ status: number; body: unknown }> {
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(new URL(`/internal/subscriptions${path}`, this.notifierUrl), {
+  constructor(notifierUrl: string, timeoutMs = 10_000) {
+    this.client = new InternalClient({ service: 'notifier', baseUrl: notifierUrl, timeoutMs, unavailableMessage: 'subscriptions are temporarily unavailable; please retry', connections: 8 });
+  }
+
+  call<A extends Answers>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, call: NotifierCall, answers: A): Promise<Answer<A>> {
+    return this.client.json(
+      {
         method,
-        headers: {
-          'x-correlation-id': options.correlationId,
-          // Who asks, from the access token the gateway verified.
-          'x-viewer-party': options.partyId,
-          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await response.text();
-    } catch (error) {
-      throw new NotifierUnavailableError('the notifier did not answer', { cause: error });
-    }
-    try {
-      return { status: response.status, body: text ? JSON.parse(text) : undefined };
-    } catch (error) {
-      throw new NotifierUnavailableError(`the notifier answered HTTP ${response.status} without JSON`, { cause: error });
-    }
+        path: `/internal/subscriptions${path}`,
+        ...(call.query ? { query: call.query } : {}),
+        ...(call.body === undefined ? {} : { json: call.body }),
+        credential: call.token,
+        correlationId: call.correlationId,
+      },
+      answers,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
   }
 }

@@ -4,6 +4,7 @@ import express from 'express';
 import request from 'supertest';
 import { silentLogger } from '@bedrequest/testing';
 import type { Principal } from '../auth';
+import { NotifierClient } from './notifier.client';
 import { subscriptionsRouter } from './subscriptions.router';
 
 const referrer: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: ['260000001'], fhirBase: 'https://hospital.example/fhir' };
@@ -37,16 +38,18 @@ describe('subscriptionsRouter', () => {
   });
   afterAll(() => new Promise((resolve) => notifier.close(resolve)));
 
+  const subscription = { id: 's1', eventType: 'AdmissionResponse', callbackUrl: 'https://receiver.example.org/', secret: 'whsec_x', status: 'active', disabledReason: null };
   const gateway = (principal: Principal, url = notifierUrl) =>
     express()
       .use((_req, res, next) => {
         res.locals.principal = principal;
+        res.locals.accessToken = `token-of-${principal.partyId}`;
         next();
       })
-      .use('/api/v1/subscriptions', subscriptionsRouter({ notifierUrl: url, logger: silentLogger(), timeoutMs: 2_000 }));
+      .use('/api/v1/subscriptions', subscriptionsRouter({ notifier: new NotifierClient(url, 2_000), logger: silentLogger() }));
 
-  it('passes the call on with the caller\'s party and correlation id, and the answer back', async () => {
-    answer = { status: 201, body: '{"id":"s1"}' };
+  it('passes the call on with the caller\'s token and correlation id, and the answer back', async () => {
+    answer = { status: 201, body: JSON.stringify(subscription) };
 
     const response = await request(gateway(referrer))
       .post('/api/v1/subscriptions')
@@ -54,22 +57,22 @@ describe('subscriptionsRouter', () => {
       .send({ eventType: 'AdmissionResponse', callbackUrl: 'https://receiver.example.org/' });
 
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ id: 's1' });
+    expect(response.body).toEqual(subscription);
     expect(calls).toEqual([
       {
         method: 'POST',
         url: '/internal/subscriptions',
-        headers: expect.objectContaining({ 'x-viewer-party': 'referrer-1', 'x-correlation-id': 'corr-1', 'content-type': 'application/json' }),
+        headers: expect.objectContaining({ authorization: 'Bearer token-of-referrer-1', 'x-correlation-id': 'corr-1', 'content-type': 'application/json' }),
         body: '{"eventType":"AdmissionResponse","callbackUrl":"https://receiver.example.org/"}',
       },
     ]);
   });
 
   it('forwards only the query parameters the notifier knows, and encodes path segments', async () => {
-    await request(gateway(referrer)).get('/api/v1/subscriptions/a%2Fb/events?since=3&limit=10&x-viewer-party=evil');
+    await request(gateway(referrer)).get('/api/v1/subscriptions/a%2Fb/events?since=3&limit=10&access_token=evil');
 
     expect(calls[0]?.url).toBe('/internal/subscriptions/a%2Fb/events?since=3&limit=10');
-    expect(calls[0]?.headers['x-viewer-party']).toBe('referrer-1');
+    expect(calls[0]?.headers.authorization).toBe('Bearer token-of-referrer-1');
   });
 
   it('answers 204 without a body for a deletion', async () => {
@@ -97,12 +100,14 @@ describe('subscriptionsRouter', () => {
     expect(calls).toEqual([]);
   });
 
-  it('answers 503 with Retry-After when the notifier fails or is not reachable', async () => {
+  it('answers 503 with Retry-After when the notifier fails, is not reachable or answers outside its contract', async () => {
     answer = { status: 500, body: '{"error":"internal","message":"boom"}' };
     const failing = await request(gateway(referrer)).get('/api/v1/subscriptions');
     const unreachable = await request(gateway(referrer, 'http://127.0.0.1:1')).get('/api/v1/subscriptions');
+    answer = { status: 200, body: '{"items":[{"id":"s1"}]}' };
+    const misshapen = await request(gateway(referrer)).get('/api/v1/subscriptions');
 
-    for (const response of [failing, unreachable]) {
+    for (const response of [failing, unreachable, misshapen]) {
       expect(response.status).toBe(503);
       expect(response.headers['retry-after']).toBe('5');
       expect(response.body).toEqual({ error: 'unavailable', message: 'subscriptions are temporarily unavailable; please retry' });

@@ -1,9 +1,11 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { HttpError, jsonErrorHandler } from '@bedrequest/http';
+import { z } from 'zod';
+import { ApiErrorBody, DeliveryLog, RedeliveryScheduled, SubscriptionList, SubscriptionView, WebhookEventList } from '@bedrequest/contracts';
+import { HttpError, jsonErrorHandler, type Answers } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { principalOf } from '../auth';
-import { NotifierClient, NotifierUnavailableError } from './notifier.client';
+import { accessTokenOf, principalOf } from '../auth';
+import type { NotifierClient } from './notifier.client';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -12,10 +14,10 @@ const FORWARDED_QUERY = ['since', 'limit'];
 
 /**
  * `/api/v1/subscriptions` (spec, "Subscriptions"; decisions.md, "Subscriptions and webhooks"), for
- * referrer tokens only: mount behind requireAccessToken({ roles: ['referrer'] }). The notifier owns
+ * referrer tokens only: mount behind requireToken({ roles: ['referrer'] }). The notifier owns
  * subscriptions and applies the rules (one per event type, ownership, URL checks); this router
- * passes the verified party and the request on and the notifier's `{"error", "message"}` answers
- * back. Routes:
+ * passes the referrer's token and the request on and the notifier's answers back, each checked
+ * against the route's contract (anything else, or no answer, is 503 with Retry-After). Routes:
  *   POST /                                   201 created | 200 address updated (same id, secret)
  *   GET  /                                   {"items": [...]}
  *   GET|PUT|DELETE /{id}                     200 | 200 | 204, 404 for unknown or foreign ids
@@ -23,55 +25,44 @@ const FORWARDED_QUERY = ['since', 'limit'];
  *   POST /{id}/deliveries/{eventId}/retry    202, the event is sent again now
  *   GET  /{id}/events?since=<n>              {"items": [...]} the events after sequence n
  */
-export function subscriptionsRouter(options: { notifierUrl: string; logger: Logger; timeoutMs?: number }): Router {
-  const notifier = new NotifierClient(options.notifierUrl, options.timeoutMs);
+export function subscriptionsRouter(options: { notifier: NotifierClient; logger: Logger }): Router {
+  const { notifier } = options;
   const router = Router();
   router.use(express.json({ limit: '16kb' }));
 
-  const forward = (method: Method, path: (req: Request) => string) => async (req: Request, res: Response) => {
-    const principal = principalOf(res);
-    // requireAccessToken already refuses clinic tokens here; kept so the router is safe on its own.
-    if (principal.role !== 'referrer') throw new HttpError('forbidden', 'subscriptions are for referring parties');
-    let answer: { status: number; body: unknown };
-    try {
-      answer = await notifier.call(method, `${path(req)}${forwardedQuery(req)}`, {
-        partyId: principal.partyId,
-        correlationId: String(req.headers[CORRELATION_HEADER] ?? ''),
-        ...(method === 'POST' || method === 'PUT' ? { body: req.body } : {}),
-      });
-    } catch (error) {
-      if (!(error instanceof NotifierUnavailableError)) throw error;
-      throw unavailable({ cause: error.cause, detail: error.message });
-    }
-    if (answer.status >= 500) throw unavailable({ detail: `the notifier answered HTTP ${answer.status}` });
+  const forward = (method: Method, path: (req: Request) => string, answers: Answers) => async (req: Request, res: Response) => {
+    // requireToken already refuses clinic tokens here; kept so the router is safe on its own.
+    if (principalOf(res).role !== 'referrer') throw new HttpError('forbidden', 'subscriptions are for referring parties');
+    const answer = await notifier.call(method, path(req), {
+      token: accessTokenOf(res),
+      correlationId: String(req.headers[CORRELATION_HEADER] ?? ''),
+      query: forwardedQuery(req),
+      ...(method === 'POST' || method === 'PUT' ? { body: req.body } : {}),
+    }, answers);
     if (answer.status === 204) return res.status(204).end();
     return res.status(answer.status).json(answer.body);
   };
   const id = (req: Request) => `/${encodeURIComponent(String(req.params.id))}`;
 
-  router.post('/', forward('POST', () => ''));
-  router.get('/', forward('GET', () => ''));
-  router.get('/:id', forward('GET', id));
-  router.put('/:id', forward('PUT', id));
-  router.delete('/:id', forward('DELETE', id));
-  router.get('/:id/deliveries', forward('GET', (req) => `${id(req)}/deliveries`));
-  router.post('/:id/deliveries/:eventId/retry', forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`));
-  router.get('/:id/events', forward('GET', (req) => `${id(req)}/events`));
+  const refused = { 400: ApiErrorBody, 404: ApiErrorBody };
+  router.post('/', forward('POST', () => '', { 200: SubscriptionView, 201: SubscriptionView, 400: ApiErrorBody }));
+  router.get('/', forward('GET', () => '', { 200: SubscriptionList }));
+  router.get('/:id', forward('GET', id, { 200: SubscriptionView, ...refused }));
+  router.put('/:id', forward('PUT', id, { 200: SubscriptionView, ...refused }));
+  router.delete('/:id', forward('DELETE', id, { 204: z.undefined(), ...refused }));
+  router.get('/:id/deliveries', forward('GET', (req) => `${id(req)}/deliveries`, { 200: DeliveryLog, ...refused }));
+  router.post('/:id/deliveries/:eventId/retry', forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`, { 202: RedeliveryScheduled, ...refused }));
+  router.get('/:id/events', forward('GET', (req) => `${id(req)}/events`, { 200: WebhookEventList, ...refused }));
 
   router.use(jsonErrorHandler(options.logger));
   return router;
 }
 
-function unavailable(log: { cause?: unknown; detail: string }): HttpError {
-  return new HttpError('unavailable', 'subscriptions are temporarily unavailable; please retry', { retryAfterSeconds: 5, ...log });
-}
-
-function forwardedQuery(req: Request): string {
+function forwardedQuery(req: Request): URLSearchParams {
   const query = new URLSearchParams();
   for (const name of FORWARDED_QUERY) {
     const value = req.query[name];
     if (typeof value === 'string') query.set(name, value);
   }
-  const text = query.toString();
-  return text ? `?${text}` : '';
+  return query;
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { silentLogger } from '@bedrequest/testing';
-import { tokenProxyRouter } from './token-proxy.router';
+import { authTokenClient, tokenProxyRouter } from './token-proxy.router';
 
 /**
  * The gateway forwards the three token endpoints to the auth service unchanged. Against a stand-in
@@ -37,7 +37,7 @@ describe('token endpoints: /api/v1/token', () => {
     return new Promise((resolve) => auth.close(resolve));
   });
 
-  const gateway = (url = authUrl) => express().use('/api/v1/token', tokenProxyRouter(url, silentLogger()));
+  const gateway = (url = authUrl) => express().use('/api/v1/token', tokenProxyRouter(authTokenClient(url), silentLogger()));
 
   it('forwards a login\'s body byte for byte and answers auth\'s status and body', async () => {
     const tokens = '{"tokenType":"Bearer","accessToken":"eyJ...","expiresIn":3600,"refreshToken":"Tq3..."}';
@@ -99,6 +99,15 @@ describe('token endpoints: /api/v1/token', () => {
     expect(response.headers['www-authenticate']).toBe('Bearer');
     expect(response.headers['x-internal']).toBeUndefined();
     expect(response.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('passes on that token responses must not be cached (RFC 6749 §5.1)', async () => {
+    answer = { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' }, body: '{}' };
+
+    const response = await request(gateway()).post('/api/v1/token/refresh').send({ refreshToken: 'Tq3' });
+
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers.pragma).toBe('no-cache');
   });
 
   it('sends auth only the allow-listed headers, not the caller\'s credentials or cookies', async () => {

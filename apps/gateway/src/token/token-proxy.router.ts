@@ -1,40 +1,39 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { HttpError, jsonErrorHandler, sendError } from '@bedrequest/http';
+import { InternalClient, jsonErrorHandler } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
+
+/** The auth service's answer headers a caller needs: RFC 6749 §5.1 forbids caching token responses. */
+const PASSED_HEADERS = ['content-type', 'retry-after', 'www-authenticate', 'cache-control', 'pragma'];
 
 /**
  * The token endpoints are served by the auth service; the gateway forwards them unchanged, so
- * callers see one base address. Hand-written on fetch (no proxy library): three small JSON
- * endpoints, and the forwarded headers are an explicit allow-list.
+ * callers see one base address. The request body goes on unread (auth parses it and answers
+ * malformed JSON itself), the forwarded headers are an allow-list each way, and auth unavailable is
+ * 503 with Retry-After.
  */
-export function tokenProxyRouter(authUrl: string, logger: Logger): Router {
+export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
   const router = Router();
   const forward = async (req: Request, res: Response) => {
-    try {
-      const upstream = await fetch(new URL(req.originalUrl, authUrl), {
-        method: req.method,
-        headers: {
-          'content-type': req.headers['content-type'] ?? 'application/json',
-          [CORRELATION_HEADER]: String(req.headers[CORRELATION_HEADER]),
-          'x-forwarded-for': req.socket.remoteAddress ?? '',
-        },
-        // Forwarded as received: the auth service parses it and answers malformed JSON itself.
-        body: req.method === 'GET' || !Buffer.isBuffer(req.body) ? undefined : req.body,
-        signal: AbortSignal.timeout(10_000),
-      });
-      for (const header of ['content-type', 'retry-after', 'www-authenticate']) {
-        const value = upstream.headers.get(header);
-        if (value) res.setHeader(header, value);
-      }
-      res.status(upstream.status).send(Buffer.from(await upstream.arrayBuffer()));
-    } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'auth service unreachable');
-      sendError(res, new HttpError('unavailable', 'authentication service unavailable', { retryAfterSeconds: 5 }));
-    }
+    const answer = await auth.raw(
+      {
+        method: req.method === 'GET' ? 'GET' : 'POST',
+        path: req.originalUrl,
+        ...(req.method !== 'GET' && Buffer.isBuffer(req.body) ? { body: req.body, contentType: req.headers['content-type'] ?? 'application/json' } : {}),
+        correlationId: String(req.headers[CORRELATION_HEADER]),
+        headers: { 'x-forwarded-for': req.socket.remoteAddress ?? '' },
+      },
+      PASSED_HEADERS,
+    );
+    res.status(answer.status).set(answer.headers).send(answer.body);
   };
   router.get('/status', forward);
   router.post(['/login', '/refresh'], express.raw({ type: () => true, limit: '16kb' }), forward);
   router.use(jsonErrorHandler(logger));
   return router;
+}
+
+/** The client of the auth service's token endpoints. */
+export function authTokenClient(authUrl: string, timeoutMs = 10_000): InternalClient {
+  return new InternalClient({ service: 'auth', baseUrl: authUrl, timeoutMs, unavailableMessage: 'authentication service unavailable', connections: 16 });
 }

@@ -2,8 +2,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Client } from 'pg';
+import { listen } from '@bedrequest/observability';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { createTokenVerifier } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, accessToken, localKeys, newSigningKey, serviceToken, type TestSigningKey } from '@bedrequest/tokens/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { TaskReadRepository } from '../tasks/task-read.repository';
 import { TaskReadService } from '../tasks/task-read.service';
@@ -12,7 +15,7 @@ import { internalRouter } from './internal.router';
 const env = testEnvironment();
 const IDENTIFIER = 'https://hospital.example/fhir/ServiceRequest/router-1';
 const CLINICS = ['510000001', '510000002', '510000003'];
-const referrer = { 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1' };
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Intake's internal Task API over HTTP, as the gateway calls it, against the real PostgreSQL. */
 describe('intake internal Task API', () => {
@@ -21,8 +24,12 @@ describe('intake internal Task API', () => {
   let server: Server;
   let baseUrl: string;
   const taskIds: string[] = [];
+  let key: TestSigningKey;
+  let referrer: Record<string, string>;
 
   beforeAll(async () => {
+    key = await newSigningKey();
+    referrer = bearer(await accessToken(key, { sub: 'referrer-1' }));
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     const client = new Client({ connectionString: env.databaseUrl });
     await client.connect();
@@ -45,10 +52,10 @@ describe('intake internal Task API', () => {
     } finally {
       await client.end();
     }
-    const app = express().use(internalRouter(new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org')), silentLogger()));
-    server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
+    const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
+    const tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org'));
+    const app = express().use(internalRouter(tasks, verifier, silentLogger()));
+    server = await listen(app, 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 
@@ -85,9 +92,27 @@ describe('intake internal Task API', () => {
     expect(answer.body).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', expression: ['color'] }] });
   });
 
-  it('answers 400 without the viewer headers and finds no Task for a viewer who may not see it', async () => {
-    expect((await get('/internal/tasks', {})).status).toBe(400);
-    expect(await get(`/internal/tasks/${taskIds[0]}`, { 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-2' })).toMatchObject({ status: 404, body: { resourceType: 'OperationOutcome' } });
-    expect(await get(`/internal/tasks/${taskIds[0]}`, { 'x-viewer-role': 'clinic', 'x-viewer-iks': CLINICS[0]! })).toMatchObject({ status: 200, body: { id: taskIds[0] } });
+  it('finds no Task for a party who may not see it, and the Task for its clinic', async () => {
+    expect(await get(`/internal/tasks/${taskIds[0]}`, bearer(await accessToken(key, { sub: 'referrer-2' })))).toMatchObject({ status: 404, body: { resourceType: 'OperationOutcome' } });
+    const clinic = bearer(await accessToken(key, { sub: 'clinic-user', claims: { role: 'clinic', ik: [CLINICS[0]] } }));
+    expect(await get(`/internal/tasks/${taskIds[0]}`, clinic)).toMatchObject({ status: 200, body: { id: taskIds[0] } });
+  });
+
+  it('refuses a call without a valid party token with 401, whatever identity headers claim', async () => {
+    const forged = { 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1', 'x-viewer-iks': '260000001' };
+    const stranger = await newSigningKey(key.kid);
+
+    for (const headers of [forged, { ...forged, ...bearer(await accessToken(stranger, { sub: 'referrer-1' })) }, { ...forged, ...bearer(await serviceToken(key, 'gateway')) }]) {
+      for (const path of ['/internal/tasks', `/internal/tasks/${taskIds[0]}`, `/internal/tasks/${taskIds[0]}/bundle`, `/internal/tasks/${taskIds[0]}/documents`]) {
+        expect(await get(path, headers)).toMatchObject({ status: 401, body: { resourceType: 'OperationOutcome', issue: [{ code: 'login' }] } });
+      }
+    }
+  });
+
+  it('takes who asks from the token, not from headers: another referrer\'s token with forged headers sees nothing', async () => {
+    const headers = { ...bearer(await accessToken(key, { sub: 'referrer-2' })), 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1' };
+
+    expect(await get(`/internal/tasks/${taskIds[0]}`, headers)).toMatchObject({ status: 404 });
+    expect(await get(`/internal/tasks?based-on=${encodeURIComponent(IDENTIFIER)}`, headers)).toMatchObject({ status: 200, body: { total: 0 } });
   });
 });

@@ -1,44 +1,43 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { badRequest, notFound, outcome } from '@bedrequest/fhir-model';
+import { notFound, outcome } from '@bedrequest/fhir-model';
 import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
+import { ANY_ROLE, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { TaskReadService } from '../tasks/task-read.service';
 import type { Viewer } from '../tasks/task-search';
 
 /**
- * Intake's internal read API, called by the gateway only (not exposed publicly). The gateway has
- * verified the caller's access token and passes who is asking in `x-viewer-*` headers; the
- * visibility rules themselves are applied here, by the owner of the data.
+ * Intake's internal read API, called by the gateway only (not exposed publicly) with the caller's
+ * access token, which intake verifies itself: who asks is the party the token names, never what a
+ * header claims, and a call without a valid party token is 401. The visibility rules are applied
+ * here, by the owner of the data.
  */
-export function internalRouter(tasks: TaskReadService, logger: Logger): Router {
+export function internalRouter(tasks: TaskReadService, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
   const fhirJson = (res: Response, status: number, body: unknown) => res.status(status).type('application/fhir+json').send(JSON.stringify(body));
+  router.use('/internal/tasks', requireToken({ verifier, roles: ANY_ROLE }));
 
   router.get('/internal/tasks', async (req, res) => {
-    const viewer = viewerOf(req);
-    if (!viewer) return fhirJson(res, 400, badRequest('viewer headers missing'));
+    const viewer = viewerOf(res);
     const result = await tasks.search(req.query, viewer, { base: publicBase(req), path: '/api/v2/fhir/Task' });
     if (!result.ok) return fhirJson(res, 400, outcome(result.issues));
     return fhirJson(res, 200, result.bundle);
   });
 
   router.get('/internal/tasks/:id', async (req, res) => {
-    const viewer = viewerOf(req);
-    const task = viewer && (await tasks.read(req.params.id, viewer));
+    const task = await tasks.read(req.params.id, viewerOf(res));
     if (!task) return fhirJson(res, 404, notFound('no such Task'));
     return fhirJson(res, 200, task);
   });
 
   router.get('/internal/tasks/:id/bundle', async (req, res) => {
-    const viewer = viewerOf(req);
-    const bundle = viewer && (await tasks.bundleForClinic(req.params.id, viewer));
+    const bundle = await tasks.bundleForClinic(req.params.id, viewerOf(res));
     if (!bundle) return fhirJson(res, 404, notFound('no such Task'));
     return fhirJson(res, 200, bundle);
   });
 
   router.get('/internal/tasks/:id/documents', async (req, res) => {
-    const viewer = viewerOf(req);
-    const documents = viewer && (await tasks.documentsForClinic(req.params.id, viewer));
+    const documents = await tasks.documentsForClinic(req.params.id, viewerOf(res));
     if (!documents) return fhirJson(res, 404, notFound('no such Task'));
     return fhirJson(res, 200, { items: documents });
   });
@@ -53,17 +52,10 @@ export function internalRouter(tasks: TaskReadService, logger: Logger): Router {
   return router;
 }
 
-function viewerOf(req: Request): Viewer | undefined {
-  const role = req.header('x-viewer-role');
-  if (role === 'referrer') {
-    const partyId = req.header('x-viewer-party');
-    return partyId ? { role, partyId } : undefined;
-  }
-  if (role === 'clinic') {
-    const ikNumbers = (req.header('x-viewer-iks') ?? '').split(',').filter((ik) => /^\d{9}$/.test(ik));
-    return ikNumbers.length ? { role, ikNumbers } : undefined;
-  }
-  return undefined;
+/** The party of the verified token, as the visibility rules see it. */
+function viewerOf(res: Response): Viewer {
+  const principal = principalOf(res);
+  return principal.role === 'referrer' ? { role: 'referrer', partyId: principal.partyId } : { role: 'clinic', ikNumbers: principal.ikNumbers };
 }
 
 function publicBase(req: Request): string {

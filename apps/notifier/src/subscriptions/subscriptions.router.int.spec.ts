@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { listen } from '@bedrequest/observability';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { createTokenVerifier } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, TestAuthority, localKeys } from '@bedrequest/tokens/testing';
 import type { Resolve } from '../delivery/address-guard';
 import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
 import { SubscriptionsApi } from '../testing/notifier-test-kit';
@@ -25,20 +28,20 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
   const servers: Server[] = [];
   let api: SubscriptionsApi;
   let productionApi: SubscriptionsApi;
+  let authority: TestAuthority;
 
   const serve = async (allowPrivate: boolean) => {
     const repository = new SubscriptionRepository(prisma, notifierTables(schema));
     const service = new SubscriptionService(repository, { allowPrivate, resolve: fakeDns });
-    const app = express().use('/internal/subscriptions', subscriptionsRouter(service, silentLogger()));
-    const server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
+    const verifier = createTokenVerifier({ keys: localKeys(authority.key), issuer: ISSUER, audience: AUDIENCE });
+    const server = await listen(express().use('/internal/subscriptions', subscriptionsRouter(service, verifier, silentLogger())), 0, '127.0.0.1');
     servers.push(server);
-    return new SubscriptionsApi(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return new SubscriptionsApi(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, authority);
   };
   const schema = uniqueName('notifier');
 
   beforeAll(async () => {
+    authority = await TestAuthority.start();
     prisma = await openNotifierDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     api = await serve(true);
     productionApi = await serve(false);
@@ -47,6 +50,7 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
   afterAll(async () => {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
     await prisma.$disconnect();
+    await authority.stop();
   });
 
   const post = (party: string, body: unknown, target = api) => target.call<SubscriptionView & { error?: string; message?: string }>(party, 'POST', '', body);
@@ -139,16 +143,29 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
   it('refuses a body that is not JSON with 400', async () => {
     const response = await fetch(`${api.baseUrl}/internal/subscriptions`, {
       method: 'POST',
-      headers: { 'x-viewer-party': 'party-invalid', 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${await authority.referrer('party-invalid')}`, 'content-type': 'application/json' },
       body: '{"eventType": ',
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: 'invalid_request', message: 'the body is not valid JSON' });
   });
 
-  it('refuses a call without the viewer header', async () => {
-    const response = await fetch(`${api.baseUrl}/internal/subscriptions`);
-    expect(response.status).toBe(400);
+  it('refuses a call without a referrer\'s valid token with 401 (403 for a clinic\'s), whatever x-viewer-party claims', async () => {
+    const created = await post('party-owner', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/owned' });
+    const forged = { 'x-viewer-party': 'party-owner' };
+    const calls = [
+      fetch(`${api.baseUrl}/internal/subscriptions`, { headers: forged }),
+      fetch(`${api.baseUrl}/internal/subscriptions/${created.body.id}`, { headers: forged }),
+      fetch(`${api.baseUrl}/internal/subscriptions`, { headers: { ...forged, authorization: 'Bearer not-a-token' } }),
+    ];
+    for (const response of await Promise.all(calls)) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: 'unauthorized' });
+    }
+    const clinic = await fetch(`${api.baseUrl}/internal/subscriptions`, { headers: { authorization: `Bearer ${await authority.clinic('clinic-user', '510000001')}` } });
+    expect(clinic.status).toBe(403);
+    // Another referrer's token with the owner's party in the header sees nothing of the owner's.
+    expect(await api.call('party-other', 'GET', `/${created.body.id}`)).toMatchObject({ status: 404 });
   });
 
   it('refuses a delivery log page size out of range', async () => {

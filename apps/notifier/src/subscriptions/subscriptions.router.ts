@@ -1,7 +1,8 @@
-import express, { Router, type Request } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
+import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import { SubscriptionRequestError, type SubscriptionService } from './subscription.service';
 
 /** Page size of the delivery log and of `events?since=`; a client pages on with the last sequence. */
@@ -18,62 +19,59 @@ const subscriptionErrors: DomainErrors = (error) => (error instanceof Subscripti
 
 /**
  * The notifier's internal subscription API, called by the gateway only (mounted at
- * /internal/subscriptions; not exposed publicly). The gateway has verified the referrer's access
- * token and passes the party in `x-viewer-party`; ownership is checked here, by the owner of the
- * data: another party's subscription is 404 like an unknown one. Errors are `{"error", "message"}`
- * (decisions.md, "Errors") so the gateway can pass them on unchanged.
+ * /internal/subscriptions; not exposed publicly) with the referrer's access token, which the
+ * notifier verifies itself (401 without a valid one, 403 for a clinic's). Ownership is checked here,
+ * by the owner of the data: another party's subscription is 404 like an unknown one. Errors are
+ * `{"error", "message"}` (decisions.md, "Errors") so the gateway can pass them on unchanged.
  */
-export function subscriptionsRouter(service: SubscriptionService, logger: Logger): Router {
+export function subscriptionsRouter(service: SubscriptionService, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
+  router.use(requireToken({ verifier, roles: ['referrer'] }));
   router.use(express.json({ limit: '16kb' }));
-  router.use((req, _res, next) => {
-    if (!req.header('x-viewer-party')) throw new HttpError('invalid_request', 'x-viewer-party header missing');
-    next();
-  });
-  const party = (req: Request) => req.header('x-viewer-party') ?? '';
+  const party = (res: Response) => principalOf(res).partyId;
   const id = (req: Request) => String(req.params.id);
 
   router.post('/', async (req, res) => {
-    const { created, subscription } = await service.subscribe(party(req), req.body);
+    const { created, subscription } = await service.subscribe(party(res), req.body);
     res.status(created ? 201 : 200).json(subscription);
   });
 
   router.get('/', async (req, res) => {
-    res.json({ items: await service.list(party(req)) });
+    res.json({ items: await service.list(party(res)) });
   });
 
   router.get('/:id', async (req, res) => {
-    const subscription = await service.get(party(req), id(req));
+    const subscription = await service.get(party(res), id(req));
     if (!subscription) throw noSuchSubscription();
     res.json(subscription);
   });
 
   router.put('/:id', async (req, res) => {
-    const subscription = await service.changeAddress(party(req), id(req), req.body);
+    const subscription = await service.changeAddress(party(res), id(req), req.body);
     if (!subscription) throw noSuchSubscription();
     res.json(subscription);
   });
 
   router.delete('/:id', async (req, res) => {
-    if (!(await service.remove(party(req), id(req)))) throw noSuchSubscription();
+    if (!(await service.remove(party(res), id(req)))) throw noSuchSubscription();
     res.status(204).end();
   });
 
   router.get('/:id/deliveries', async (req, res) => {
-    const items = await service.deliveryLog(party(req), id(req), limitOf(req));
+    const items = await service.deliveryLog(party(res), id(req), limitOf(req));
     if (!items) throw noSuchSubscription();
     res.json({ items });
   });
 
   router.post('/:id/deliveries/:eventId/retry', async (req, res) => {
-    if (!(await service.redeliver(party(req), id(req), String(req.params.eventId)))) throw new HttpError('not_found', 'no such subscription or event');
+    if (!(await service.redeliver(party(res), id(req), String(req.params.eventId)))) throw new HttpError('not_found', 'no such subscription or event');
     res.status(202).json({ status: 'scheduled', message: 'the event is sent again now' });
   });
 
   router.get('/:id/events', async (req, res) => {
     const since = Since.safeParse(req.query.since ?? '0');
     if (!since.success) throw new HttpError('invalid_request', 'since must be a sequence number (0 or more)');
-    const items = await service.eventsSince(party(req), id(req), since.data, limitOf(req));
+    const items = await service.eventsSince(party(res), id(req), since.data, limitOf(req));
     if (!items) throw noSuchSubscription();
     res.json({ items });
   });

@@ -4,14 +4,19 @@ import { join } from 'node:path';
 import { AdmissionResponseV1, createEnvelope, type Topology } from '@bedrequest/contracts';
 import type { Broker } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, testEnvironment } from '@bedrequest/testing';
+import type { TestAuthority } from '@bedrequest/tokens/testing';
 import { NotifierConfig } from '../config';
 import type { WebhookBody } from '../delivery/webhook-message';
 import type { DeliveryLogView, SubscriptionView } from '../subscriptions/subscription.service';
 
-/** Environment of a test notifier: the run's PostgreSQL and RabbitMQ, its own schema and namespace. */
-export function notifierEnvironment(options: { namespace: string; schema: string; settings?: Record<string, string> }): Record<string, string> {
+/**
+ * Environment of a test notifier: the run's PostgreSQL and RabbitMQ, its own schema and namespace,
+ * and the stand-in auth service whose keys the tokens of its subscription API are checked with.
+ */
+export function notifierEnvironment(options: { namespace: string; schema: string; authority: TestAuthority; settings?: Record<string, string> }): Record<string, string> {
   const env = testEnvironment();
   return {
+    ...options.authority.env,
     NOTIFIER_PORT: '0',
     LOG_LEVEL: process.env.NOTIFIER_TEST_LOG_LEVEL ?? 'silent',
     DATABASE_URL: env.databaseUrl,
@@ -55,14 +60,17 @@ export async function removeTopology(topology: Topology): Promise<void> {
   await deleteBrokerTopology(testEnvironment().amqpUrl, topology);
 }
 
-/** The notifier's internal subscription API, as the gateway calls it. */
+/** The notifier's internal subscription API, as the gateway calls it: with the referrer's access token. */
 export class SubscriptionsApi {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly authority: TestAuthority,
+  ) {}
 
   async call<T = unknown>(party: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const response = await fetch(`${this.baseUrl}/internal/subscriptions${path}`, {
       method,
-      headers: { 'x-viewer-party': party, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: `Bearer ${await this.authority.referrer(party)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();

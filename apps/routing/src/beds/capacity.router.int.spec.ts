@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { listen } from '@bedrequest/observability';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { createTokenVerifier } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, SERVICE_AUDIENCE, accessToken, localKeys, newSigningKey, serviceToken, type TestSigningKey } from '@bedrequest/tokens/testing';
 import { openRoutingDatabase, type RoutingDatabase } from '../persistence/database';
 import { ClinicRegistry } from '../registry/clinic-registry.service';
 import { ClinicRepository } from '../registry/clinic.repository';
@@ -15,17 +18,18 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
   let prisma: RoutingDatabase;
   let server: Server;
   let baseUrl: string;
+  let key: TestSigningKey;
+  const tokens = new Map<string, string>();
 
   beforeAll(async () => {
+    key = await newSigningKey();
     const schema = uniqueName('routing');
     prisma = await openRoutingDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     const registry = new ClinicRegistry(new ClinicRepository(prisma));
     await registry.register({ ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: ['2300', '0300'] });
-    const app = express();
-    app.use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(registry, new BedCapacityRepository(prisma, schema)), silentLogger()));
-    server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
+    const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, serviceAudience: SERVICE_AUDIENCE });
+    const app = express().use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(registry, new BedCapacityRepository(prisma, schema)), verifier, silentLogger()));
+    server = await listen(app, 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 
@@ -34,8 +38,18 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     await prisma.$disconnect();
   });
 
-  const put = (ik: string, body: unknown) =>
-    fetch(`${baseUrl}/internal/clinics/${ik}/capacity`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  /** The clinic's own access token, as the gateway forwards it. */
+  const tokenOf = async (ik: string) => {
+    if (!tokens.has(ik)) tokens.set(ik, await accessToken(key, { sub: `user-of-${ik}`, claims: { role: 'clinic', ik: [ik] } }));
+    return { authorization: `Bearer ${tokens.get(ik)!}` };
+  };
+  const put = async (ik: string, body: unknown, credential?: Record<string, string>) =>
+    fetch(`${baseUrl}/internal/clinics/${ik}/capacity`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...(credential ?? (await tokenOf(ik))) },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const get = async (ik: string, query = '') => fetch(`${baseUrl}/internal/clinics/${ik}/capacity${query}`, { headers: await tokenOf(ik) });
 
   it('sets the count of one department on one date and answers with what is booked against it', async () => {
     const response = await put('510000001', { department: '2300', date: '2026-12-01', freeBeds: 4 });
@@ -48,12 +62,12 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     await put('510000001', { department: '0300', date: '2026-12-02', freeBeds: 1 });
     await put('510000001', { department: '2300', date: '2026-12-01', freeBeds: 2 });
 
-    const all = (await (await fetch(`${baseUrl}/internal/clinics/510000001/capacity`)).json()) as { items: { date: string; freeBeds: number }[] };
+    const all = (await (await get('510000001')).json()) as { items: { date: string; freeBeds: number }[] };
     expect(all.items.map((item) => [item.date, item.freeBeds])).toEqual([
       ['2026-12-01', 2],
       ['2026-12-02', 1],
     ]);
-    const later = (await (await fetch(`${baseUrl}/internal/clinics/510000001/capacity?from=2026-12-02&to=2026-12-31`)).json()) as { items: unknown[] };
+    const later = (await (await get('510000001', '?from=2026-12-02&to=2026-12-31')).json()) as { items: unknown[] };
     expect(later.items).toHaveLength(1);
   });
 
@@ -74,6 +88,18 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     const response = await put('599999999', { department: '2300', date: '2026-12-01', freeBeds: 1 });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: 'not_found' });
-    expect((await fetch(`${baseUrl}/internal/clinics/599999999/capacity`)).status).toBe(404);
+    expect((await get('599999999')).status).toBe(404);
+  });
+
+  it('refuses a call without the clinic\'s own token: none 401, another clinic\'s 403, a referrer\'s or a service\'s 403', async () => {
+    const count = { department: '2300', date: '2026-12-03', freeBeds: 9 };
+
+    expect((await put('510000001', count, {})).status).toBe(401);
+    expect((await put('510000001', count, { 'x-viewer-iks': '510000001' })).status).toBe(401);
+    expect((await put('510000001', count, await tokenOf('510000009'))).status).toBe(403);
+    expect((await put('510000001', count, { authorization: `Bearer ${await accessToken(key)}` })).status).toBe(403);
+    expect((await put('510000001', count, { authorization: `Bearer ${await serviceToken(key, 'gateway')}` })).status).toBe(403);
+    const counts = (await (await get('510000001', '?from=2026-12-03&to=2026-12-03')).json()) as { items: unknown[] };
+    expect(counts.items).toEqual([]);
   });
 });

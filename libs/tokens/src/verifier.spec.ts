@@ -1,51 +1,43 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  InvalidAccessTokenError,
-  SigningKeysUnavailableError,
-  createAccessTokenVerifier,
-  remoteSigningKeys,
-  type AccessTokenVerifier,
-} from './access-token-verifier';
-import { AUDIENCE, HOUR, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey, referrerClaims, type TestSigningKey } from './testing/token-factory';
+import { AUDIENCE, HOUR, ISSUER, SERVICE_AUDIENCE, accessToken, clinicClaims, localKeys, newSigningKey, referrerClaims, serviceToken, type TestSigningKey } from './testing';
+import { InvalidAccessTokenError, SigningKeysUnavailableError, createTokenVerifier, remoteSigningKeys, type TokenVerifier } from './verifier';
 
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
-describe('access token verification in the gateway', () => {
+describe('access token verification', () => {
   let key: TestSigningKey;
   let clock: number;
-  let verifier: AccessTokenVerifier;
+  let verifier: TokenVerifier;
 
   beforeEach(async () => {
     key = await newSigningKey();
     clock = Date.now();
-    verifier = createAccessTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, now: () => clock });
+    verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, now: () => clock });
   });
 
   it('turns a valid referrer token into its principal', async () => {
     const token = await accessToken(key, { sub: 'user-1' });
 
     await expect(verifier.verify(token)).resolves.toEqual({
-      partyId: 'user-1',
-      role: 'referrer',
-      ikNumbers: ['260000001', '260000002'],
-      fhirBase: 'https://demo-hospital.example/fhir',
+      kind: 'party',
+      principal: { partyId: 'user-1', role: 'referrer', ikNumbers: ['260000001', '260000002'], fhirBase: 'https://demo-hospital.example/fhir' },
     });
   });
 
   it('turns a valid clinic token into its principal, without a FHIR base', async () => {
     const token = await accessToken(key, { sub: 'user-2', claims: clinicClaims });
 
-    await expect(verifier.verify(token)).resolves.toEqual({ partyId: 'user-2', role: 'clinic', ikNumbers: ['510000001'] });
+    await expect(verifier.verify(token)).resolves.toEqual({ kind: 'party', principal: { partyId: 'user-2', role: 'clinic', ikNumbers: ['510000001'] } });
   });
 
   it('accepts a token until its 3600 s are over and refuses it afterwards', async () => {
     const token = await accessToken(key, { issuedAt: Math.floor(clock / 1000) });
 
     clock += (HOUR - 1) * 1000;
-    await expect(verifier.verify(token)).resolves.toMatchObject({ role: 'referrer' });
+    await expect(verifier.verify(token)).resolves.toMatchObject({ principal: { role: 'referrer' } });
     clock += 2_000;
     const refusal = verifier.verify(token);
     await expect(refusal).rejects.toBeInstanceOf(InvalidAccessTokenError);
@@ -55,7 +47,7 @@ describe('access token verification in the gateway', () => {
   it('checks a token once and answers it from memory until it expires, then refuses it', async () => {
     let keyLookups = 0;
     const keys = localKeys(key);
-    const counting = createAccessTokenVerifier({
+    const counting = createTokenVerifier({
       keys: (header, token) => {
         keyLookups++;
         return keys(header, token);
@@ -66,7 +58,7 @@ describe('access token verification in the gateway', () => {
     });
     const token = await accessToken(key, { issuedAt: Math.floor(clock / 1000) });
 
-    for (let n = 0; n < 5; n++) await expect(counting.verify(token)).resolves.toMatchObject({ role: 'referrer' });
+    for (let n = 0; n < 5; n++) await expect(counting.verify(token)).resolves.toMatchObject({ principal: { role: 'referrer' } });
     expect(keyLookups).toBe(1);
     clock += (HOUR + 1) * 1000;
     await expect(counting.verify(token)).rejects.toThrow('the access token has expired');
@@ -76,7 +68,7 @@ describe('access token verification in the gateway', () => {
   it('keeps at most its cache size of verified tokens, the newest', async () => {
     let keyLookups = 0;
     const keys = localKeys(key);
-    const small = createAccessTokenVerifier({ keys: (header, token) => (keyLookups++, keys(header, token)), issuer: ISSUER, audience: AUDIENCE, now: () => clock, cacheSize: 2 });
+    const small = createTokenVerifier({ keys: (header, token) => (keyLookups++, keys(header, token)), issuer: ISSUER, audience: AUDIENCE, now: () => clock, cacheSize: 2 });
     const [first, second, third] = await Promise.all(['a', 'b', 'c'].map((sub) => accessToken(key, { sub })));
     for (const token of [first!, second!, third!]) await small.verify(token);
     await small.verify(third!);
@@ -133,10 +125,42 @@ describe('access token verification in the gateway', () => {
 
   it('after a key rotation accepts tokens of the current and of the previous key', async () => {
     const next = await newSigningKey();
-    const rotated = createAccessTokenVerifier({ keys: localKeys(next, key), issuer: ISSUER, audience: AUDIENCE });
+    const rotated = createTokenVerifier({ keys: localKeys(next, key), issuer: ISSUER, audience: AUDIENCE });
 
-    await expect(rotated.verify(await accessToken(key))).resolves.toMatchObject({ role: 'referrer' });
-    await expect(rotated.verify(await accessToken(next))).resolves.toMatchObject({ role: 'referrer' });
+    await expect(rotated.verify(await accessToken(key))).resolves.toMatchObject({ principal: { role: 'referrer' } });
+    await expect(rotated.verify(await accessToken(next))).resolves.toMatchObject({ principal: { role: 'referrer' } });
+  });
+
+  describe('service tokens', () => {
+    let internal: TokenVerifier;
+
+    beforeEach(() => {
+      internal = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, serviceAudience: SERVICE_AUDIENCE, now: () => clock });
+    });
+
+    it('turns a service token into its service where service tokens are expected', async () => {
+      await expect(internal.verify(await serviceToken(key, 'gateway'))).resolves.toEqual({ kind: 'service', service: 'gateway' });
+    });
+
+    it('still turns a forwarded party token into its principal there', async () => {
+      await expect(internal.verify(await accessToken(key, { sub: 'user-1' }))).resolves.toMatchObject({ kind: 'party', principal: { partyId: 'user-1' } });
+    });
+
+    it('refuses a service token where only parties are expected (the public API)', async () => {
+      await expect(verifier.verify(await serviceToken(key, 'gateway'))).rejects.toBeInstanceOf(InvalidAccessTokenError);
+    });
+
+    it.each([
+      ['the parties\' audience', { audience: AUDIENCE }],
+      ['another audience', { audience: 'urn:another-api' }],
+    ])('refuses a service token for %s', async (_case, options) => {
+      await expect(internal.verify(await serviceToken(key, 'gateway', options))).rejects.toBeInstanceOf(InvalidAccessTokenError);
+    });
+
+    it('refuses a party token addressed to the services, and a service token naming no service', async () => {
+      await expect(internal.verify(await accessToken(key, { audience: SERVICE_AUDIENCE }))).rejects.toBeInstanceOf(InvalidAccessTokenError);
+      await expect(internal.verify(await accessToken(key, { claims: { role: 'service' }, sub: 'Not A Name', audience: SERVICE_AUDIENCE }))).rejects.toBeInstanceOf(InvalidAccessTokenError);
+    });
   });
 
   describe('with the keys fetched from the auth service', () => {
@@ -158,22 +182,22 @@ describe('access token verification in the gateway', () => {
     afterEach(() => new Promise((resolve) => jwksServer.close(resolve)));
 
     it('fetches the JWKS once and verifies further tokens from its cache', async () => {
-      const remote = createAccessTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
+      const remote = createTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
 
-      for (let i = 0; i < 3; i += 1) await expect(remote.verify(await accessToken(key))).resolves.toMatchObject({ role: 'referrer' });
+      for (let i = 0; i < 3; i += 1) await expect(remote.verify(await accessToken(key))).resolves.toMatchObject({ principal: { role: 'referrer' } });
       expect(fetches).toBe(1);
     });
 
     it('answers "unavailable", not "invalid token", when the JWKS cannot be fetched', async () => {
       answer = { status: 500, body: 'oops' };
-      const remote = createAccessTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
+      const remote = createTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
 
       await expect(remote.verify(await accessToken(key))).rejects.toBeInstanceOf(SigningKeysUnavailableError);
     });
 
     it('answers "unavailable" when the auth service does not answer at all', async () => {
       await new Promise((resolve) => jwksServer.close(resolve));
-      const remote = createAccessTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
+      const remote = createTokenVerifier({ keys: remoteSigningKeys(jwksUrl), issuer: ISSUER, audience: AUDIENCE });
 
       await expect(remote.verify(await accessToken(key))).rejects.toBeInstanceOf(SigningKeysUnavailableError);
       jwksServer = createServer();

@@ -1,31 +1,32 @@
 import express from 'express';
 import request from 'supertest';
-import { createAccessTokenVerifier, remoteSigningKeys, type AccessTokenVerifier } from './access-token-verifier';
-import type { Role } from './principal';
-import { principalOf, requireAccessToken } from './require-access-token';
-import { AUDIENCE, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey, type TestSigningKey } from './testing/token-factory';
+import { createTokenVerifier, principalOf, remoteSigningKeys, requireToken, type Role, type TokenVerifier } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, SERVICE_AUDIENCE, accessToken, clinicClaims, localKeys, newSigningKey, serviceToken, type TestSigningKey } from '@bedrequest/tokens/testing';
+import { silentLogger } from '@bedrequest/testing';
+import { errorHandler } from '../http-errors';
 
 
 /** A gateway-like app: a referrer route on /api/v1 and /api/v2/fhir, a clinic route, an any-role route. */
-function appWith(verifier: AccessTokenVerifier) {
+function appWith(verifier: TokenVerifier) {
   const app = express();
-  const route = (roles: Role[]) => [requireAccessToken({ verifier, roles }), (_req: express.Request, res: express.Response) => {
+  const route = (roles: Role[]) => [requireToken({ verifier, roles }), (_req: express.Request, res: express.Response) => {
     res.json(principalOf(res));
   }];
   app.get('/api/v1/subscriptions', ...route(['referrer']));
   app.post('/api/v2/fhir/Bundle', ...route(['referrer']));
   app.get('/api/v1/clinic/tasks', ...route(['clinic']));
   app.get('/api/v1/kliniken', ...route(['referrer', 'clinic']));
+  app.use(errorHandler(silentLogger()));
   return app;
 }
 
-describe('requireAccessToken', () => {
+describe("the gateway's token guard (requireToken with the gateway's error answers)", () => {
   let key: TestSigningKey;
   let app: express.Express;
 
   beforeAll(async () => {
     key = await newSigningKey();
-    app = appWith(createAccessTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE }));
+    app = appWith(createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE }));
   });
 
   it('lets a token of an allowed role through and hands the route its principal', async () => {
@@ -113,8 +114,17 @@ describe('requireAccessToken', () => {
     expect(response.body).toMatchObject({ error: 'forbidden' });
   });
 
+  it('answers 401 for a service token, even from a verifier that knows the services\' audience', async () => {
+    const lenient = appWith(createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, serviceAudience: SERVICE_AUDIENCE }));
+    const strict = appWith(createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE }));
+    const token = await serviceToken(key, 'gateway');
+
+    expect((await request(strict).get('/api/v1/kliniken').set('Authorization', `Bearer ${token}`)).status).toBe(401);
+    expect(await request(lenient).get('/api/v1/kliniken').set('Authorization', `Bearer ${token}`)).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+  });
+
   it('answers 503 with Retry-After when the signing keys cannot be fetched', async () => {
-    const unreachable = createAccessTokenVerifier({
+    const unreachable = createTokenVerifier({
       keys: remoteSigningKeys(new URL('http://127.0.0.1:1/internal/jwks')),
       issuer: ISSUER,
       audience: AUDIENCE,

@@ -1,0 +1,41 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Router } from 'express';
+import { HttpError } from '@bedrequest/http';
+import { ServiceName } from '@bedrequest/tokens';
+import type { ServiceTokenIssuer } from './access-token.service';
+
+/**
+ * `POST /internal/service-tokens` (mounted at /internal; never proxied by the gateway): a short-lived
+ * service token for a service of the stack that authenticates with its name and the shared service
+ * client secret (`Authorization: Basic`, RFC 6749 §2.3.1, as in a client-credentials grant). The
+ * services use it where no party stands behind a call, e.g. reading routing's clinic registry.
+ * Anything else is 401 with `WWW-Authenticate: Basic`, whatever was wrong.
+ */
+export function serviceTokenRouter(issuer: ServiceTokenIssuer, clientSecret: string): Router {
+  const expected = digest(clientSecret);
+  const router = Router();
+  router.post('/service-tokens', async (req, res) => {
+    const client = basicCredentials(req.headers.authorization);
+    const service = ServiceName.safeParse(client?.name);
+    if (!client || !service.success || !timingSafeEqual(digest(client.secret), expected)) {
+      res.setHeader('WWW-Authenticate', 'Basic realm="bedrequest-services"');
+      throw new HttpError('unauthorized', 'a service name and the service client secret are required');
+    }
+    res.setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache');
+    res.json({ accessToken: await issuer.issue(service.data), tokenType: 'Bearer', expiresIn: issuer.lifetimeSeconds });
+  });
+  return router;
+}
+
+/** Compared as digests: equal lengths for timingSafeEqual whatever was sent. */
+function digest(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+function basicCredentials(header: string | undefined): { name: string; secret: string } | undefined {
+  const match = /^Basic[ ]+([A-Za-z0-9+/]+=*)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? { name: decoded.slice(0, colon), secret: decoded.slice(colon + 1) } : undefined;
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * The answers of the services' internal HTTP APIs, as the callers parse them (@bedrequest/http
+ * InternalClient): one declaration each, for the service that answers and the one that asks.
+ * Backward-compatible changes only, like the messages: new fields optional, callers ignore the rest.
+ */
+
+/** `{"error", "message"}` (decisions.md, "Errors"): what every internal JSON API answers a refusal with. */
+export const ApiErrorBody = z.object({ error: z.string(), message: z.string() });
+export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
+
+/** Routing, `/internal/clinics/{ik}/capacity`: one published bed count with what is taken of it. */
+export const BedCountView = z.object({
+  department: z.string(),
+  specialty: z.string(),
+  date: z.string(),
+  freeBeds: z.number().int(),
+  held: z.number().int(),
+  reserved: z.number().int(),
+  available: z.number().int(),
+});
+export type BedCountView = z.infer<typeof BedCountView>;
+export const BedCountList = z.object({ items: z.array(BedCountView) });
+
+/** The notifier, `/internal/subscriptions`: decisions.md's `{id, eventType, callbackUrl, secret}`, plus whether deliveries run. */
+export const SubscriptionView = z.object({
+  id: z.string(),
+  eventType: z.string(),
+  callbackUrl: z.string(),
+  secret: z.string(),
+  status: z.enum(['active', 'disabled']),
+  disabledReason: z.string().nullable(),
+});
+export type SubscriptionView = z.infer<typeof SubscriptionView>;
+export const SubscriptionList = z.object({ items: z.array(SubscriptionView) });
+
+/** One event of a subscription with its attempts: the delivery log. */
+export const DeliveryLogView = z.object({
+  eventId: z.string(),
+  sequence: z.number().int(),
+  type: z.string(),
+  status: z.string(),
+  createdAt: z.string(),
+  deliveredAt: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  attempts: z.array(z.object({ attemptedAt: z.string(), statusCode: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number() })),
+});
+export type DeliveryLogView = z.infer<typeof DeliveryLogView>;
+export const DeliveryLog = z.object({ items: z.array(DeliveryLogView) });
+
+/** A webhook's body (decisions.md, "Subscriptions and webhooks"), as sent and as `events?since=` lists it. */
+export const WebhookBody = z.object({ id: z.string(), type: z.string(), timestamp: z.string(), sequence: z.number().int(), data: z.unknown() });
+export type WebhookBody = z.infer<typeof WebhookBody>;
+export const WebhookEventList = z.object({ items: z.array(WebhookBody) });
+
+/** `POST …/deliveries/{eventId}/retry`: the event is sent again now. */
+export const RedeliveryScheduled = z.object({ status: z.literal('scheduled'), message: z.string() });

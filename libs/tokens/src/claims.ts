@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/** The one algorithm tokens are signed with (the auth service's Ed25519 keys); `none` and HS* never pass. */
+export const TOKEN_ALGORITHM = 'EdDSA';
+
+/** RFC 9068 `typ` of JWT access tokens, parties' and services' alike: no other JWT of ours passes as one. */
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+/** Spec, "Limits": a party's access token is valid for one hour (`expiresIn` = 3600). */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+
+/** A service token lives minutes: it is fetched again by the service itself, never handed to a person. */
+export const SERVICE_TOKEN_LIFETIME_SECONDS = 300;
+
+/** decisions.md, "Parties and credentials": the two roles that log in. */
+export type Role = 'referrer' | 'clinic';
+
+export const ANY_ROLE: readonly Role[] = ['referrer', 'clinic'];
+
+/** Who is calling, taken from a verified access token. */
+export interface Principal {
+  /** The user id (`sub`). */
+  readonly partyId: string;
+  readonly role: Role;
+  /** The IK numbers the party acts for: one or more for a referrer, exactly one for a clinic. */
+  readonly ikNumbers: readonly string[];
+  /** A referrer's registered FHIR base URL (spec, Authentication 10); absent for clinics. */
+  readonly fhirBase?: string;
+}
+
+/** The role claim of a service token: a service of the stack calling another without a party behind it. */
+export const SERVICE_ROLE = 'service';
+
+/** A service's name as its tokens carry it in `sub`: "gateway", "intake". */
+export const ServiceName = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/);
+
+const IkNumber = z.string().regex(/^[0-9]{9}$/);
+
+/** The claims of a party's access token besides the registered ones (`iss`, `aud`, `jti`, `iat`, `exp`). */
+export const PartyClaims = z.discriminatedUnion('role', [
+  z.object({ sub: z.string().min(1), role: z.literal('referrer'), ik: z.array(IkNumber).min(1), fhirBase: z.string().min(1) }),
+  z.object({ sub: z.string().min(1), role: z.literal('clinic'), ik: z.array(IkNumber).length(1) }),
+]);
+export type PartyClaims = z.infer<typeof PartyClaims>;
+
+/** The claims of a service token besides the registered ones. */
+export const ServiceClaims = z.object({ sub: ServiceName, role: z.literal(SERVICE_ROLE) });
+
+/** The claims the auth service signs for a user: what PartyClaims reads back. */
+export function partyClaimsOf(
+  user: { role: 'referrer'; ikNumbers: readonly string[]; fhirBase: string } | { role: 'clinic'; ikNumbers: readonly string[] },
+): { role: 'referrer'; ik: string[]; fhirBase: string } | { role: 'clinic'; ik: string[] } {
+  return user.role === 'referrer' ? { role: 'referrer', ik: [...user.ikNumbers], fhirBase: user.fhirBase } : { role: 'clinic', ik: [...user.ikNumbers] };
+}
+
+export function principalOfClaims(claims: PartyClaims): Principal {
+  return claims.role === 'referrer'
+    ? { partyId: claims.sub, role: claims.role, ikNumbers: claims.ik, fhirBase: claims.fhirBase }
+    : { partyId: claims.sub, role: claims.role, ikNumbers: claims.ik };
+}

@@ -1,0 +1,27 @@
+export {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  ACCESS_TOKEN_TYPE,
+  ANY_ROLE,
+  PartyClaims,
+  SERVICE_ROLE,
+  SERVICE_TOKEN_LIFETIME_SECONDS,
+  ServiceClaims,
+  ServiceName,
+  TOKEN_ALGORITHM,
+  partyClaimsOf,
+  type Principal,
+  type Role,
+} from './claims';
+export {
+  InvalidAccessTokenError,
+  SigningKeysUnavailableError,
+  VERIFIED_TOKEN_CACHE_SIZE,
+  createTokenVerifier,
+  remoteSigningKeys,
+  type Caller,
+  type TokenVerifier,
+  type TokenVerifierOptions,
+} from './verifier';
+export { accessTokenOf, principalOf, requireToken, type RequireTokenOptions } from './require-token';
+export { ServiceTokenAnswer, ServiceTokenSource } from './service-token-source';
+export { serviceTokensFor, tokenVerifierFor, type TokenConfig } from './from-config';
