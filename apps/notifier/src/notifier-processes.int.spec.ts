@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { declareTopology, messageCatalog } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
@@ -14,6 +13,7 @@ import {
   requestIdentifier,
   startNotifierProcess,
 } from './testing/notifier-test-kit';
+import { subscribedParty } from './testing/notifier-under-test';
 
 const env = testEnvironment();
 
@@ -22,12 +22,11 @@ describe('notifier processes', () => {
   const topology = declareTopology(namespace);
   let client: Broker;
   const receiver = new WebhookReceiver();
-  let callbackUrl: string;
 
   beforeAll(async () => {
     client = new Broker({ url: env.amqpUrl, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
     await client.start();
-    callbackUrl = await receiver.start();
+    await receiver.start();
   });
 
   afterAll(async () => {
@@ -42,9 +41,7 @@ describe('notifier processes', () => {
     const environment = notifierEnvironment({ namespace, schema, settings: { WEBHOOK_RETRY_SCHEDULE: '1s' } });
     const doomed = await startNotifierProcess(environment);
     const api = new SubscriptionsApi(doomed.url);
-    const party = `referrer-${randomUUID()}`;
-    const subscription = await api.subscribe(party, callbackUrl);
-    receiver.secret = subscription.secret;
+    const { party, subscription } = await subscribedParty(api, receiver);
     receiver.answer = (webhook) => (webhook.attempt === 1 ? { status: 503 } : { status: 200 });
 
     const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
@@ -78,9 +75,7 @@ describe('notifier processes', () => {
     const environment = notifierEnvironment({ namespace, schema, settings: { WEBHOOK_RETRY_SCHEDULE: '200ms', WEBHOOK_TIMEOUT: '1s' } });
     const doomed = await startNotifierProcess(environment);
     const api = new SubscriptionsApi(doomed.url);
-    const party = `referrer-${randomUUID()}`;
-    const subscription = await api.subscribe(party, callbackUrl);
-    receiver.secret = subscription.secret;
+    const { party, subscription } = await subscribedParty(api, receiver);
     // The first attempt hangs, and the process dies while it waits for the answer.
     receiver.answer = (webhook) => (webhook.attempt === 1 ? { status: 200, delayMs: 3_000 } : { status: 200 });
 
@@ -122,11 +117,8 @@ describe('notifier processes', () => {
     });
 
     it('deliver every event once, and the events of each request in the order they happened', async () => {
-      const api = new SubscriptionsApi(instances[0]!.url);
-      const party = `referrer-${randomUUID()}`;
-      const subscription = await api.subscribe(party, callbackUrl);
-      receiver.secret = subscription.secret;
       receiver.reset();
+      const { party, subscription } = await subscribedParty(new SubscriptionsApi(instances[0]!.url), receiver);
       // Closed until every event is stored, so that all of them compete for delivery at once; then
       // some failures and slow answers, to mix retries and overlapping attempts.
       let open = false;

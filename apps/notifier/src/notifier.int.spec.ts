@@ -1,61 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { declareTopology, messageCatalog } from '@bedrequest/contracts';
-import { Broker } from '@bedrequest/messaging';
-import { WebhookReceiver, requestOf, silentLogger, uniqueName, waitFor } from '@bedrequest/testing';
-import { startNotifier, type RunningNotifier } from './start';
-import { SubscriptionsApi, notifierConfig, notifierEnvironment, publishResponse, removeTopology, requestIdentifier } from './testing/notifier-test-kit';
+import { WebhookReceiver, requestOf, waitFor } from '@bedrequest/testing';
+import { requestIdentifier } from './testing/notifier-test-kit';
+import { notifierUnderTest, subscribedParty } from './testing/notifier-under-test';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Short retry delays (≈300 ms each, ±10 %) so that a failing receiver is retried within the test.
 const RETRY_MS = 300;
 
 describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiver', () => {
-  const namespace = uniqueName('notifier');
-  const topology = declareTopology(namespace);
-  let notifier: RunningNotifier;
-  let api: SubscriptionsApi;
-  let client: Broker;
+  const notifier = notifierUnderTest({ WEBHOOK_RETRY_SCHEDULE: Array(6).fill(`${RETRY_MS}ms`).join(',') });
+  // A receiver of each test's own: a late attempt of an earlier test cannot reach it.
   let receiver: WebhookReceiver;
-  let callbackUrl: string;
-
-  beforeAll(async () => {
-    const environment = notifierEnvironment({
-      namespace,
-      schema: uniqueName('notifier'),
-      settings: { WEBHOOK_RETRY_SCHEDULE: Array(6).fill(`${RETRY_MS}ms`).join(',') },
-    });
-    notifier = await startNotifier(notifierConfig(environment));
-    api = new SubscriptionsApi(notifier.url);
-    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
-    await client.start();
-  });
-
-  afterAll(async () => {
-    await client.stop();
-    await notifier.stop();
-    await removeTopology(topology);
-  });
-
   beforeEach(async () => {
     receiver = new WebhookReceiver();
-    callbackUrl = await receiver.start();
+    await receiver.start();
   });
   afterEach(() => receiver.stop());
 
-  /** A fresh referring party with an AdmissionResponse subscription to this test's receiver. */
-  const subscribedParty = async () => {
-    const party = `referrer-${randomUUID()}`;
-    const subscription = await api.subscribe(party, callbackUrl);
-    receiver.secret = subscription.secret;
-    return { party, subscription };
-  };
-
   it('delivers a signed AdmissionResponse with the event id, a sequence number and the Task', async () => {
-    const { party } = await subscribedParty();
+    const { party } = await subscribedParty(notifier.api, receiver);
     const identifier = requestIdentifier();
     const occurredAt = new Date();
 
-    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: identifier, occurredAt });
+    const eventId = await notifier.publish({ partyId: party, requestIdentifier: identifier, occurredAt });
     const [webhook] = await waitFor(() => receiver.accepted().length === 1 && receiver.accepted(), { what: 'the webhook' });
 
     expect(webhook!.verified).toBe(true);
@@ -71,9 +38,9 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it('delivers nothing for a party without a subscription, and only the owner\'s events to a subscription', async () => {
-    const { party } = await subscribedParty();
-    await publishResponse(client, { partyId: `stranger-${randomUUID()}`, requestIdentifier: requestIdentifier() });
-    const own = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    const { party } = await subscribedParty(notifier.api, receiver);
+    await notifier.publish({ partyId: `stranger-${randomUUID()}`, requestIdentifier: requestIdentifier() });
+    const own = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
 
     await waitFor(() => receiver.accepted().length === 1, { what: 'the own event' });
     await sleep(300);
@@ -81,10 +48,10 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it('keeps retrying a failing receiver with the same webhook-id and logs every attempt', async () => {
-    const { party, subscription } = await subscribedParty();
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     receiver.answer = (webhook) => (webhook.attempt <= 3 ? { status: 503 } : { status: 204 });
 
-    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    const eventId = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
     await waitFor(() => receiver.accepted().length === 1, { what: 'the successful attempt' });
 
     const attempts = receiver.attemptsOf(eventId);
@@ -93,7 +60,7 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     for (let n = 1; n < attempts.length; n += 1) expect(attempts[n]!.receivedAt - attempts[n - 1]!.receivedAt).toBeGreaterThanOrEqual(RETRY_MS * 0.9 - 20);
 
     const [entry] = await waitFor(async () => {
-      const log = await api.deliveries(party, subscription.id);
+      const log = await notifier.api.deliveries(party, subscription.id);
       return log[0]?.status === 'delivered' && log;
     });
     expect(entry).toMatchObject({ eventId, sequence: 1, type: 'AdmissionResponse', status: 'delivered', nextAttemptAt: null });
@@ -111,47 +78,47 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it('redelivers an event on request, even one already delivered, with the same id', async () => {
-    const { party, subscription } = await subscribedParty();
-    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
+    const eventId = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
     await waitFor(() => receiver.accepted().length === 1);
 
-    const retry = await api.call(party, 'POST', `/${subscription.id}/deliveries/${eventId}/retry`);
+    const retry = await notifier.api.call(party, 'POST', `/${subscription.id}/deliveries/${eventId}/retry`);
 
     expect(retry.status).toBe(202);
     await waitFor(() => receiver.accepted().length === 2, { what: 'the redelivery' });
     expect(receiver.accepted().map((webhook) => webhook.id)).toEqual([eventId, eventId]);
-    expect((await api.call(`someone-else`, 'POST', `/${subscription.id}/deliveries/${eventId}/retry`)).status).toBe(404);
-    expect((await api.call(party, 'POST', `/${subscription.id}/deliveries/${randomUUID()}/retry`)).status).toBe(404);
+    expect((await notifier.api.call(`someone-else`, 'POST', `/${subscription.id}/deliveries/${eventId}/retry`)).status).toBe(404);
+    expect((await notifier.api.call(party, 'POST', `/${subscription.id}/deliveries/${randomUUID()}/retry`)).status).toBe(404);
   });
 
   it('sends nothing more to a deleted subscription and discards its undelivered events', async () => {
-    const { party, subscription } = await subscribedParty();
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     receiver.answer = () => ({ status: 500 });
-    await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
     await waitFor(() => receiver.received.length >= 1, { what: 'the first attempt' });
 
-    expect((await api.call(party, 'DELETE', `/${subscription.id}`)).status).toBe(204);
+    expect((await notifier.api.call(party, 'DELETE', `/${subscription.id}`)).status).toBe(204);
     await sleep(100); // an attempt already under way may still arrive
     const seen = receiver.received.length;
-    await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
     await sleep(RETRY_MS * 3);
 
     expect(receiver.received).toHaveLength(seen);
-    expect((await api.call(party, 'GET', `/${subscription.id}/deliveries`)).status).toBe(404);
+    expect((await notifier.api.call(party, 'GET', `/${subscription.id}/deliveries`)).status).toBe(404);
   });
 
   it('sends the pending events to the new address after an address change, with their ids', async () => {
-    const { party, subscription } = await subscribedParty();
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     receiver.answer = () => ({ status: 503 });
-    const first = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
-    const second = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    const first = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
+    const second = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
     await waitFor(() => receiver.received.length >= 2, { what: 'the failing attempts' });
 
     const newReceiver = new WebhookReceiver();
     newReceiver.secret = subscription.secret;
     const newUrl = await newReceiver.start();
     try {
-      const changed = await api.call<{ id: string; callbackUrl: string; secret: string }>(party, 'PUT', `/${subscription.id}`, { callbackUrl: newUrl });
+      const changed = await notifier.api.call<{ id: string; callbackUrl: string; secret: string }>(party, 'PUT', `/${subscription.id}`, { callbackUrl: newUrl });
       expect(changed).toMatchObject({ status: 200, body: { id: subscription.id, callbackUrl: newUrl, secret: subscription.secret } });
 
       await waitFor(() => newReceiver.accepted().length === 2, { what: 'the events at the new address' });
@@ -166,15 +133,15 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it('delivers the events of one request in order, holding a later one back while an earlier one is retried', async () => {
-    const { party } = await subscribedParty();
+    const { party } = await subscribedParty(notifier.api, receiver);
     const slow = requestIdentifier();
     const other = requestIdentifier();
     const start = Date.now();
     receiver.answer = (webhook) => (requestOf(webhook.body) === slow && webhook.body.sequence === 1 && webhook.attempt <= 2 ? { status: 503 } : { status: 200 });
 
-    const slow1 = await publishResponse(client, { partyId: party, requestIdentifier: slow, occurredAt: new Date(start) });
-    const slow2 = await publishResponse(client, { partyId: party, requestIdentifier: slow, occurredAt: new Date(start + 1) });
-    const other1 = await publishResponse(client, { partyId: party, requestIdentifier: other, occurredAt: new Date(start + 2) });
+    const slow1 = await notifier.publish({ partyId: party, requestIdentifier: slow, occurredAt: new Date(start) });
+    const slow2 = await notifier.publish({ partyId: party, requestIdentifier: slow, occurredAt: new Date(start + 1) });
+    const other1 = await notifier.publish({ partyId: party, requestIdentifier: other, occurredAt: new Date(start + 2) });
     await waitFor(() => receiver.accepted().length === 3, { what: 'all three events' });
 
     const accepted = receiver.accepted().map((webhook) => webhook.id);
@@ -185,22 +152,22 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it('disables the subscription on 410 Gone, keeps its events, and a PUT re-enables it', async () => {
-    const { party, subscription } = await subscribedParty();
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     const identifier = requestIdentifier();
     receiver.answer = () => ({ status: 410 });
-    const gone = await publishResponse(client, { partyId: party, requestIdentifier: identifier });
+    const gone = await notifier.publish({ partyId: party, requestIdentifier: identifier });
 
     const disabled = await waitFor(async () => {
-      const current = await api.get(party, subscription.id);
+      const current = await notifier.api.get(party, subscription.id);
       return current.status === 'disabled' && current;
     });
     expect(disabled).toMatchObject({ id: subscription.id, status: 'disabled', disabledReason: 'the receiver answered 410 Gone' });
-    const later = await publishResponse(client, { partyId: party, requestIdentifier: identifier });
+    const later = await notifier.publish({ partyId: party, requestIdentifier: identifier });
     await sleep(RETRY_MS * 2);
     expect(receiver.received.map((webhook) => webhook.id)).toEqual([gone]);
 
     receiver.answer = () => ({ status: 204 });
-    const enabled = await api.call(party, 'PUT', `/${subscription.id}`, { callbackUrl });
+    const enabled = await notifier.api.call(party, 'PUT', `/${subscription.id}`, { callbackUrl: receiver.url });
     expect(enabled).toMatchObject({ status: 200, body: { status: 'active', disabledReason: null, secret: subscription.secret } });
     await waitFor(() => receiver.accepted().length === 2, { what: 'the kept events' });
     expect(receiver.accepted().map((webhook) => [webhook.id, webhook.body.sequence])).toEqual([
@@ -210,10 +177,10 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it('waits as long as a 429 Retry-After asks before the next attempt', async () => {
-    const { party } = await subscribedParty();
+    const { party } = await subscribedParty(notifier.api, receiver);
     receiver.answer = (webhook) => (webhook.attempt === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 });
 
-    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    const eventId = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
     await waitFor(() => receiver.accepted().length === 1, { what: 'the second attempt' });
 
     const [first, second] = receiver.attemptsOf(eventId);
@@ -221,61 +188,40 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it('returns exactly the events after a sequence number for gap recovery, in the webhook body shape', async () => {
-    const { party, subscription } = await subscribedParty();
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     const identifier = requestIdentifier();
     const ids: string[] = [];
-    for (let n = 0; n < 5; n += 1) ids.push(await publishResponse(client, { partyId: party, requestIdentifier: identifier }));
+    for (let n = 0; n < 5; n += 1) ids.push(await notifier.publish({ partyId: party, requestIdentifier: identifier }));
     await waitFor(() => receiver.accepted().length === 5, { what: 'five events' });
     const delivered = new Map(receiver.accepted().map((webhook) => [webhook.body.sequence, webhook.body]));
 
-    const missed = await api.eventsSince(party, subscription.id, 2);
+    const missed = await notifier.api.eventsSince(party, subscription.id, 2);
 
     expect(missed.status).toBe(200);
     expect(missed.body.items).toEqual([delivered.get(3), delivered.get(4), delivered.get(5)]);
     expect(missed.body.items.map((event) => event.id)).toEqual(ids.slice(2));
-    expect((await api.eventsSince(party, subscription.id, 5)).body.items).toEqual([]);
-    expect((await api.eventsSince(party, subscription.id, 0)).body.items.map((event) => event.sequence)).toEqual([1, 2, 3, 4, 5]);
-    expect((await api.eventsSince(party, subscription.id, 'two')).status).toBe(400);
-    expect((await api.eventsSince('someone-else', subscription.id, 0)).status).toBe(404);
+    expect((await notifier.api.eventsSince(party, subscription.id, 5)).body.items).toEqual([]);
+    expect((await notifier.api.eventsSince(party, subscription.id, 0)).body.items.map((event) => event.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect((await notifier.api.eventsSince(party, subscription.id, 'two')).status).toBe(400);
+    expect((await notifier.api.eventsSince('someone-else', subscription.id, 0)).status).toBe(404);
   });
 });
 
 describe('a notifier whose subscription keeps failing', () => {
-  const namespace = uniqueName('notifier');
-  const topology = declareTopology(namespace);
-  let notifier: RunningNotifier;
-  let client: Broker;
+  const notifier = notifierUnderTest({ WEBHOOK_RETRY_SCHEDULE: Array(20).fill('150ms').join(','), WEBHOOK_DISABLE_AFTER: '1s' });
   const receiver = new WebhookReceiver();
-
-  beforeAll(async () => {
-    const environment = notifierEnvironment({
-      namespace,
-      schema: uniqueName('notifier'),
-      settings: { WEBHOOK_RETRY_SCHEDULE: Array(20).fill('150ms').join(','), WEBHOOK_DISABLE_AFTER: '1s' },
-    });
-    notifier = await startNotifier(notifierConfig(environment));
-    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
-    await client.start();
-  });
-
-  afterAll(async () => {
-    await client.stop();
-    await notifier.stop();
-    await receiver.stop();
-    await removeTopology(topology);
-  });
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
 
   it('is disabled once its deliveries have failed for WEBHOOK_DISABLE_AFTER in a row', async () => {
-    const api = new SubscriptionsApi(notifier.url);
-    const party = `referrer-${randomUUID()}`;
-    const { id } = await api.subscribe(party, await receiver.start());
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     receiver.answer = () => ({ status: 500 });
-    await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
 
     const disabled = await waitFor(
       async () => {
-        const subscription = await api.get(party, id);
-        return subscription.status === 'disabled' && subscription;
+        const current = await notifier.api.get(party, subscription.id);
+        return current.status === 'disabled' && current;
       },
       { timeoutMs: 5_000, what: 'the subscription to be disabled' },
     );
@@ -283,41 +229,19 @@ describe('a notifier whose subscription keeps failing', () => {
     // Failing for a second with a 150 ms schedule: about seven attempts, then no more.
     const attempts = receiver.received.length;
     expect(attempts).toBeGreaterThanOrEqual(5);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sleep(400);
     expect(receiver.received.length).toBe(attempts);
   });
 });
 
 describe('a notifier with a small connection pool and batched recording (WEBHOOK_CONCURRENCY=4)', () => {
-  const namespace = uniqueName('notifier');
-  const topology = declareTopology(namespace);
-  let notifier: RunningNotifier;
-  let client: Broker;
+  const notifier = notifierUnderTest({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_RETRY_SCHEDULE: Array(5).fill('100ms').join(',') });
   const receiver = new WebhookReceiver();
-
-  beforeAll(async () => {
-    const environment = notifierEnvironment({
-      namespace,
-      schema: uniqueName('notifier'),
-      settings: { WEBHOOK_CONCURRENCY: '4', WEBHOOK_RETRY_SCHEDULE: Array(5).fill('100ms').join(',') },
-    });
-    notifier = await startNotifier(notifierConfig(environment));
-    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 32, deliveryLimit: 5 });
-    await client.start();
-  });
-
-  afterAll(async () => {
-    await client.stop();
-    await notifier.stop();
-    await receiver.stop();
-    await removeTopology(topology);
-  });
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
 
   it('delivers many events of several requests, each request in order, over no more connections than attempts in flight', async () => {
-    const api = new SubscriptionsApi(notifier.url);
-    const party = `referrer-${randomUUID()}`;
-    const subscription = await api.subscribe(party, await receiver.start());
-    receiver.secret = subscription.secret;
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     // Every fifth event fails once, so that retries and later events of its request meet in batches.
     receiver.answer = (webhook) => (webhook.body.sequence % 5 === 0 && webhook.attempt === 1 ? { status: 503 } : { status: 204, delayMs: webhook.body.sequence % 3 });
     const requests = Array.from({ length: 6 }, () => requestIdentifier());
@@ -326,7 +250,7 @@ describe('a notifier with a small connection pool and batched recording (WEBHOOK
 
     for (let n = 0; n < 60; n += 1) {
       const request = requests[n % requests.length]!;
-      happened.get(request)!.push(await publishResponse(client, { partyId: party, requestIdentifier: request, occurredAt: new Date(start + n) }));
+      happened.get(request)!.push(await notifier.publish({ partyId: party, requestIdentifier: request, occurredAt: new Date(start + n) }));
     }
     await waitFor(() => receiver.accepted().length >= 60, { timeoutMs: 20_000, what: 'every event delivered' });
 
@@ -341,7 +265,7 @@ describe('a notifier with a small connection pool and batched recording (WEBHOOK
     expect(receiver.received).toHaveLength(72);
     expect(receiver.connections).toBeLessThanOrEqual(4);
     const log = await waitFor(async () => {
-      const entries = await api.deliveries(party, subscription.id);
+      const entries = await notifier.api.deliveries(party, subscription.id);
       return entries.length === 60 && entries.every((entry) => entry.status === 'delivered') && entries;
     });
     expect(log.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, n) => n + 1));
@@ -351,44 +275,23 @@ describe('a notifier with a small connection pool and batched recording (WEBHOOK
 });
 
 describe('a notifier in production mode (private callback addresses refused)', () => {
-  const namespace = uniqueName('notifier');
-  const topology = declareTopology(namespace);
-  let notifier: RunningNotifier;
-  let client: Broker;
-  const receiver = new WebhookReceiver();
   // What hooks.example.org resolves to: a public address when the subscription is saved, then
   // re-pointed at the receiver on loopback (DNS rebinding).
   let address = '93.184.215.14';
-
-  beforeAll(async () => {
-    const environment = notifierEnvironment({
-      namespace,
-      schema: uniqueName('notifier'),
-      settings: { NODE_ENV: 'production', WEBHOOK_RETRY_SCHEDULE: '' },
-    });
-    notifier = await startNotifier(notifierConfig(environment), { resolve: async () => [{ address, family: 4 }] });
-    client = new Broker({ url: environment.AMQP_URL!, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
-    await client.start();
-  });
-
-  afterAll(async () => {
-    await client.stop();
-    await notifier.stop();
-    await receiver.stop();
-    await removeTopology(topology);
-  });
+  const notifier = notifierUnderTest({ NODE_ENV: 'production', WEBHOOK_RETRY_SCHEDULE: '' }, { resolve: async () => [{ address, family: 4 }] });
+  const receiver = new WebhookReceiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
 
   it('refuses the new connection to a name re-pointed at a loopback address after the subscription was saved', async () => {
-    const api = new SubscriptionsApi(notifier.url);
-    const party = `referrer-${randomUUID()}`;
-    const { port } = new URL(await receiver.start());
-    const subscription = await api.subscribe(party, `http://hooks.example.org:${port}/webhooks`);
+    const { port } = new URL(receiver.url);
+    const { party, subscription } = await subscribedParty(notifier.api, receiver, `http://hooks.example.org:${port}/webhooks`);
     address = '127.0.0.1';
 
-    const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+    const eventId = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
 
     const [entry] = await waitFor(async () => {
-      const log = await api.deliveries(party, subscription.id);
+      const log = await notifier.api.deliveries(party, subscription.id);
       return log[0]?.status === 'failed' && log;
     });
     expect(entry).toMatchObject({ eventId, attempts: [{ statusCode: null, error: 'the callback address resolves to a loopback address' }] });
