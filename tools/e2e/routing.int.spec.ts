@@ -225,24 +225,24 @@ describe('routing and the clinic side, through the gateway', () => {
 
 /** A referrer's webhook endpoint: records when each AdmissionResponse arrived. */
 class WebhookTarget {
-  readonly received: { taskId: string; businessStatus?: string; receivedAt: number }[] = [];
-
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    readonly received: { taskId: string; businessStatus?: string; receivedAt: number }[],
+  ) {}
 
   static async start(): Promise<WebhookTarget> {
-    let target: WebhookTarget | undefined;
+    const received: WebhookTarget['received'] = [];
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: FhirTask };
-        target?.received.push({ taskId: body.data.id, businessStatus: body.data.businessStatus?.coding[0]?.code, receivedAt: Date.now() });
+        received.push({ taskId: body.data.id, businessStatus: body.data.businessStatus?.coding[0]?.code, receivedAt: Date.now() });
         res.writeHead(204).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    target = new WebhookTarget(server);
-    return target;
+    return new WebhookTarget(server, received);
   }
 
   get url(): string {
