@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { declareTopology, messageCatalog } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
 import { WebhookReceiver, requestOf, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { TestAuthority } from '@bedrequest/tokens/testing';
 import { startNotifier, type RunningNotifier } from './start';
 import {
   SubscriptionsApi,
@@ -21,26 +22,29 @@ describe('notifier processes', () => {
   const namespace = uniqueName('notifier');
   const topology = declareTopology(namespace);
   let client: Broker;
+  let authority: TestAuthority;
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     client = new Broker({ url: env.amqpUrl, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
     await client.start();
     await receiver.start();
+    authority = await TestAuthority.start();
   });
 
   afterAll(async () => {
     await client.stop();
     await receiver.stop();
+    await authority.stop();
     await removeTopology(topology);
   });
 
   it('a notifier killed (SIGKILL) while an event waits for its retry delivers it after the restart', async () => {
     const schema = uniqueName('notifier');
     // One retry, a second after the failed first attempt: the kill comes well before it.
-    const environment = notifierEnvironment({ namespace, schema, settings: { WEBHOOK_RETRY_SCHEDULE: '1s' } });
+    const environment = notifierEnvironment({ namespace, schema, authority, settings: { WEBHOOK_RETRY_SCHEDULE: '1s' } });
     const doomed = await startNotifierProcess(environment);
-    const api = new SubscriptionsApi(doomed.url);
+    const api = new SubscriptionsApi(doomed.url, authority);
     const { party, subscription } = await subscribedParty(api, receiver);
     receiver.answer = (webhook) => (webhook.attempt === 1 ? { status: 503 } : { status: 200 });
 
@@ -72,9 +76,9 @@ describe('notifier processes', () => {
   it('a notifier killed in the middle of an attempt: another one sends the event again once the claim runs out', async () => {
     const schema = uniqueName('notifier');
     // A claim lasts the attempt timeout (1 s here) plus 5 s to record the outcome.
-    const environment = notifierEnvironment({ namespace, schema, settings: { WEBHOOK_RETRY_SCHEDULE: '200ms', WEBHOOK_TIMEOUT: '1s' } });
+    const environment = notifierEnvironment({ namespace, schema, authority, settings: { WEBHOOK_RETRY_SCHEDULE: '200ms', WEBHOOK_TIMEOUT: '1s' } });
     const doomed = await startNotifierProcess(environment);
-    const api = new SubscriptionsApi(doomed.url);
+    const api = new SubscriptionsApi(doomed.url, authority);
     const { party, subscription } = await subscribedParty(api, receiver);
     // The first attempt hangs, and the process dies while it waits for the answer.
     receiver.answer = (webhook) => (webhook.attempt === 1 ? { status: 200, delayMs: 3_000 } : { status: 200 });
@@ -90,7 +94,7 @@ describe('notifier processes', () => {
       expect(second!.verified).toBe(true);
       expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(5_000);
       const [delivery] = await waitFor(async () => {
-        const log = await new SubscriptionsApi(successor.url).deliveries(party, subscription.id);
+        const log = await new SubscriptionsApi(successor.url, authority).deliveries(party, subscription.id);
         return log[0]?.status === 'delivered' && log;
       });
       // The dead process never recorded its attempt; the successor recorded its own.
@@ -106,7 +110,7 @@ describe('notifier processes', () => {
     let pool: Pool;
 
     beforeAll(async () => {
-      const environment = notifierEnvironment({ namespace, schema, settings: { WEBHOOK_RETRY_SCHEDULE: Array(10).fill('100ms').join(',') } });
+      const environment = notifierEnvironment({ namespace, schema, authority, settings: { WEBHOOK_RETRY_SCHEDULE: Array(10).fill('100ms').join(',') } });
       instances = [await startNotifier(notifierConfig(environment)), await startNotifier(notifierConfig(environment))];
       pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
     });
@@ -118,7 +122,7 @@ describe('notifier processes', () => {
 
     it('deliver every event once, and the events of each request in the order they happened', async () => {
       receiver.reset();
-      const { party, subscription } = await subscribedParty(new SubscriptionsApi(instances[0]!.url), receiver);
+      const { party, subscription } = await subscribedParty(new SubscriptionsApi(instances[0]!.url, authority), receiver);
       // Closed until every event is stored, so that all of them compete for delivery at once; then
       // some failures and slow answers, to mix retries and overlapping attempts.
       let open = false;

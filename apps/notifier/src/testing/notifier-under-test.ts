@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { declareTopology, messageCatalog, type Topology } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
-import { silentLogger, uniqueName, type WebhookReceiver } from '@bedrequest/testing';
+import { silentLogger, testEnvironment, uniqueName, type WebhookReceiver } from '@bedrequest/testing';
+import { TestAuthority } from '@bedrequest/tokens/testing';
 import { startNotifier, type NotifierOverrides, type RunningNotifier } from '../start';
 import { SubscriptionsApi, notifierConfig, notifierEnvironment, publishResponse, removeTopology } from './notifier-test-kit';
 
 /**
  * A notifier of the describe block's own (its namespace and schema, `settings` over the test
- * defaults) with a broker client that publishes AdmissionResponses to it: started before the
- * block's tests, stopped after them.
+ * defaults, a stand-in auth service for the tokens of its subscription API) with a broker client
+ * that publishes AdmissionResponses to it: started before the block's tests, stopped after them.
  */
 export function notifierUnderTest(settings: Record<string, string>, overrides: NotifierOverrides = {}): NotifierUnderTest {
   const notifier = new NotifierUnderTest(settings, overrides);
@@ -18,44 +19,49 @@ export function notifierUnderTest(settings: Record<string, string>, overrides: N
 }
 
 export class NotifierUnderTest {
+  private readonly namespace = uniqueName('notifier');
   private readonly topology: Topology;
-  private readonly environment: Record<string, string>;
   private readonly client: Broker;
-  private running?: RunningNotifier;
+  private running?: { notifier: RunningNotifier; authority: TestAuthority };
 
   constructor(
-    settings: Record<string, string>,
+    private readonly settings: Record<string, string>,
     private readonly overrides: NotifierOverrides,
   ) {
-    const namespace = uniqueName('notifier');
-    this.topology = declareTopology(namespace);
-    this.environment = notifierEnvironment({ namespace, schema: uniqueName('notifier'), settings });
-    this.client = new Broker({ url: this.environment.AMQP_URL!, topology: this.topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
+    this.topology = declareTopology(this.namespace);
+    this.client = new Broker({ url: testEnvironment().amqpUrl, topology: this.topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
   }
 
   get url(): string {
-    if (!this.running) throw new Error('the notifier under test is not running');
-    return this.running.url;
+    return this.started().notifier.url;
   }
 
   get api(): SubscriptionsApi {
-    return new SubscriptionsApi(this.url);
+    return new SubscriptionsApi(this.url, this.started().authority);
   }
 
   async start(): Promise<void> {
-    this.running = await startNotifier(notifierConfig(this.environment), this.overrides);
+    const authority = await TestAuthority.start();
+    const environment = notifierEnvironment({ namespace: this.namespace, schema: uniqueName('notifier'), authority, settings: this.settings });
+    this.running = { notifier: await startNotifier(notifierConfig(environment), this.overrides), authority };
     await this.client.start();
   }
 
   async stop(): Promise<void> {
     await this.client.stop();
-    await this.running?.stop();
+    await this.running?.notifier.stop();
+    await this.running?.authority.stop();
     await removeTopology(this.topology);
   }
 
   /** Publishes an AdmissionResponse as routing/intake would; resolves with the event id. */
   publish(event: Parameters<typeof publishResponse>[1]): Promise<string> {
     return publishResponse(this.client, event);
+  }
+
+  private started(): { notifier: RunningNotifier; authority: TestAuthority } {
+    if (!this.running) throw new Error('the notifier under test is not running');
+    return this.running;
   }
 }
 
