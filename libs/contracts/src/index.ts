@@ -1,8 +1,10 @@
 export * from './envelope';
+export * from './codes';
 export * from './catalog';
 export * from './topology';
 export * from './messages/ik-number';
 export * from './messages/submitter';
+export * from './messages/fhir-task';
 export * from './messages/admission-bundle-submitted';
 export * from './messages/document-bundle-submitted';
 export * from './messages/clinic-answer-submitted';
@@ -10,3 +12,4 @@ export * from './messages/intake-verdict';
 export * from './messages/request-dispatched';
 export * from './messages/admission-response';
 export * from './messages/clinic-registry-changed';
+export * from './internal-api';

@@ -1,6 +1,9 @@
+import { BusinessStatus, OrderDetailCode, ServiceRequestIntent, ServiceRequestStatus } from '@bedrequest/contracts';
+
 /**
  * The closed code lists of the interface. Their systems are in `systems.ts`; the specialty table
- * is in `specialties.ts`.
+ * is in `specialties.ts`. The lists that messages carry are declared in libs/contracts (`codes.ts`)
+ * and read from there.
  */
 
 /** `ServiceRequest.code` (decisions.md, "Requests"); any other code is a 400. */
@@ -14,24 +17,20 @@ export const SERVICE_TYPE_CODES = [
 export type ServiceTypeCode = (typeof SERVICE_TYPE_CODES)[number];
 
 /** `ServiceRequest.orderDetail` (spec, ServiceRequest, "orderDetail codes"). */
-export const ORDER_DETAIL_CODES = ['selected-provider', 'selected-provider-cancelled'] as const;
-export type OrderDetailCode = (typeof ORDER_DETAIL_CODES)[number];
+export const ORDER_DETAIL_CODES = OrderDetailCode.options;
+export type { OrderDetailCode, ServiceRequestIntent, ServiceRequestStatus };
 
-export const SERVICE_REQUEST_STATUSES = ['active', 'revoked'] as const;
-export type ServiceRequestStatus = (typeof SERVICE_REQUEST_STATUSES)[number];
+export const SERVICE_REQUEST_STATUSES = ServiceRequestStatus.options;
+export const SERVICE_REQUEST_INTENTS = ServiceRequestIntent.options;
 
-export const SERVICE_REQUEST_INTENTS = ['proposal', 'order'] as const;
-export type ServiceRequestIntent = (typeof SERVICE_REQUEST_INTENTS)[number];
-
-/** `Task.businessStatus.coding[0]` (decisions.md, "Tasks"). */
+/** `Task.businessStatus.coding[0]` (decisions.md, "Tasks"): the display of each code. */
 export const ADMISSION_RESPONSE_STATUSES = {
   accepted: 'Accepted',
   declined: 'Declined',
   query: 'Query',
   'more-data-required': 'More data required',
-} as const;
-export type AdmissionResponseStatus = keyof typeof ADMISSION_RESPONSE_STATUSES;
-export const ADMISSION_RESPONSE_STATUS_CODES = Object.keys(ADMISSION_RESPONSE_STATUSES) as AdmissionResponseStatus[];
+} as const satisfies Record<BusinessStatus, string>;
+export const ADMISSION_RESPONSE_STATUS_CODES = BusinessStatus.options;
 
 /** FHIR R4 value set administrative-gender. */
 export const ADMINISTRATIVE_GENDERS = ['male', 'female', 'other', 'unknown'] as const;

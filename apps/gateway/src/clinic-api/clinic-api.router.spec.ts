@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { createEnvelope, IntakeVerdictV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
 import { silentLogger } from '@bedrequest/testing';
 import type { Principal } from '../auth';
@@ -12,6 +13,8 @@ import { clinicApiRouter } from './clinic-api.router';
 const clinic: Principal = { partyId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
 const TASK_ID = '5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11';
 const ANSWER_TIMEOUT_MS = 1_000;
+/** The Task as intake sends it back after an accepted answer. */
+const acceptedTask = fhirTask({ id: TASK_ID, clinicIk: '510000001', businessStatus: 'accepted' });
 
 type BrokerBehaviour = { reply?: IntakeVerdictV1 } | { fail: Error };
 
@@ -52,6 +55,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     express()
       .use((_req, res, next) => {
         res.locals.principal = clinic;
+        res.locals.accessToken = 'the-clinics-token';
         next();
       })
       .use(
@@ -72,7 +76,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       );
 
   describe('GET /tasks/{taskId}/bundle', () => {
-    it('answers the bundle as application/fhir+json, asking intake as this clinic', async () => {
+    it('answers the bundle as application/fhir+json, asking intake with the clinic\'s token', async () => {
       const bundle = { resourceType: 'Bundle', type: 'collection', entry: [] };
       intakeAnswer = { status: 200, body: bundle };
 
@@ -84,7 +88,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       expect(reads).toEqual([
         {
           url: `/internal/tasks/${TASK_ID}/bundle`,
-          headers: expect.objectContaining({ 'x-viewer-role': 'clinic', 'x-viewer-party': 'clinic-user-1', 'x-viewer-iks': '510000001', 'x-correlation-id': 'read-1' }),
+          headers: expect.objectContaining({ authorization: 'Bearer the-clinics-token', 'x-correlation-id': 'read-1' }),
         },
       ]);
     });
@@ -106,13 +110,14 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       expect(reads).toEqual([]);
     });
 
-    it('answers 502 when intake answers with another status', async () => {
+    it('answers 503 with Retry-After when intake answers outside its contract (another status)', async () => {
       intakeAnswer = { status: 400, body: { resourceType: 'OperationOutcome', issue: [] } };
 
       const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/bundle`);
 
-      expect(response.status).toBe(502);
-      expect(response.body).toEqual({ error: expect.any(String), message: expect.any(String) });
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
     });
 
     it('answers 503 with Retry-After when intake is not reachable', async () => {
@@ -147,14 +152,13 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       request(gateway()).post(`/api/v1/clinic/tasks/${taskId}/answer`).set('x-correlation-id', 'answer-1').send(body as object);
 
     it('publishes the answer for this clinic\'s IK and answers 200 with the updated Task', async () => {
-      const task = { resourceType: 'Task', id: TASK_ID, status: 'accepted' };
-      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task } };
+      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task: acceptedTask } };
 
       const response = await answer({ businessStatus: 'accepted', note: 'Aufnahme am 1.12. möglich' });
 
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toMatch(/^application\/fhir\+json/);
-      expect(JSON.parse(response.text)).toEqual(task);
+      expect(response.text).toBe(JSON.stringify(acceptedTask));
       expect(published).toEqual([
         {
           definition: expect.objectContaining({ routingKey: 'clinic.answer.submitted.v1' }),
@@ -206,7 +210,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     });
 
     it('accepts a note of exactly 4000 characters', async () => {
-      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task: { resourceType: 'Task' } } };
+      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task: acceptedTask } };
 
       expect((await answer({ businessStatus: 'query', note: 'x'.repeat(4000) })).status).toBe(200);
     });

@@ -1,19 +1,18 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { BusinessStatusCode, ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
+import { BusinessStatus, ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
 import { UNSTORABLE_TEXT } from '@bedrequest/fhir-model';
 import { codeOfStatus, HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf } from '../auth';
 import { FHIR_JSON } from '../fhir/fhir-response';
-import type { IntakeClient } from '../fhir/intake.client';
-import { publicBaseOf } from '../fhir/task.router';
+import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
 
 /** decisions.md, "Clinics answer": the answer body; a note of at most 4000 characters. */
 const ClinicAnswer = z.object({
-  businessStatus: BusinessStatusCode,
+  businessStatus: BusinessStatus,
   note: z
     .string()
     .max(4000, 'note: at most 4000 characters')
@@ -35,24 +34,15 @@ export function clinicApiRouter(options: {
   logger: Logger;
 }): Router {
   const router = Router();
-  const read = (suffix: '/bundle' | '/documents') => async (req: Request, res: Response) => {
+  const read = (what: 'bundle' | 'documents') => async (req: Request, res: Response) => {
     const taskId = String(req.params.taskId);
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
-    let answer;
-    try {
-      answer = await options.intake.get(`/internal/tasks/${taskId}${suffix}`, principalOf(res), {
-        correlationId: String(req.headers[CORRELATION_HEADER]),
-        publicBase: publicBaseOf(req),
-      });
-    } catch (error) {
-      throw new HttpError('unavailable', 'the Task store is unavailable; please retry', { retryAfterSeconds: 5, cause: error, detail: 'intake unavailable for a clinic read' });
-    }
+    const answer = await options.intake.clinicRead(taskId, what, forwardedCallOf(req, res));
     if (answer.status === 404) throw noSuchTask();
-    if (answer.status !== 200) throw new HttpError('upstream_error', 'the Task store answered unexpectedly', { detail: `intake answered a clinic read with HTTP ${answer.status}` });
-    return suffix === '/bundle' ? res.status(200).type(FHIR_JSON).send(JSON.stringify(answer.body)) : res.status(200).json(answer.body);
+    return what === 'bundle' ? res.status(200).type(FHIR_JSON).send(JSON.stringify(answer.body)) : res.status(200).json(answer.body);
   };
-  router.get('/tasks/:taskId/bundle', read('/bundle'));
-  router.get('/tasks/:taskId/documents', read('/documents'));
+  router.get('/tasks/:taskId/bundle', read('bundle'));
+  router.get('/tasks/:taskId/documents', read('documents'));
 
   router.post('/tasks/:taskId/answer', express.json({ limit: '64kb' }), async (req, res) => {
     const taskId = String(req.params.taskId);
@@ -60,7 +50,7 @@ export function clinicApiRouter(options: {
     const body = ClinicAnswer.safeParse(req.body);
     if (!body.success) {
       const issue = body.error.issues[0];
-      const message = issue?.path[0] === 'businessStatus' ? `businessStatus must be one of ${BusinessStatusCode.options.join(', ')}` : (issue?.message ?? 'invalid body');
+      const message = issue?.path[0] === 'businessStatus' ? `businessStatus must be one of ${BusinessStatus.options.join(', ')}` : (issue?.message ?? 'invalid body');
       throw new HttpError('invalid_request', message);
     }
     const principal = principalOf(res);

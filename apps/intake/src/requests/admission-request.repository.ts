@@ -1,9 +1,8 @@
-import type { IntakeVerdictV1 } from '@bedrequest/contracts';
+import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
 import type { SqlRunner } from '../persistence/sql-runner';
 import type { ClinicTaskView, TaskNote } from '../tasks/task-resource';
 import { documentKey, type BatchChanges, type StoredRequest, type StoredTask } from './request-batch';
-import type { BusinessStatus, RequestIntent, RequestStatus, TaskStatus } from './request-state-machine';
 
 /** What a batch must know before it decides: its requests, their Tasks, what was seen before. */
 export interface LoadedState {
@@ -111,8 +110,8 @@ export class AdmissionRequestRepository {
         identifier: request.identifier,
         referrerPartyId: request.referrer_party_id,
         referrerIk: request.referrer_ik,
-        status: request.status as RequestStatus,
-        intent: request.intent as RequestIntent,
+        status: request.status as ServiceRequestStatus,
+        intent: request.intent as ServiceRequestIntent,
         selectedClinicIk: request.selected_clinic_ik,
         currentVersion: request.current_version,
         latestHash: request.latest_hash,

@@ -4,15 +4,20 @@ import {
   AdmissionResponseV1,
   RequestDispatchedV1,
   type AdmissionRequestSummary,
+  type AnswerSource,
+  type BusinessStatus,
   type ClinicAnswerSubmittedV1,
   type ClinicRecord,
   type IntakeVerdictV1,
+  type ServiceRequestIntent,
+  type ServiceRequestStatus,
   type Submitter,
+  type TaskStatus,
 } from '@bedrequest/contracts';
 import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
 import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
 import { toFhirTask, type TaskNote } from '../tasks/task-resource';
-import { answerTask, decide, type BusinessStatus, type RequestIntent, type RequestStatus, type TaskChange, type TaskStatus } from './request-state-machine';
+import { answerTask, decide, type TaskChange } from './request-state-machine';
 
 /** Metadata of the message being processed: its id keys the inbox, its correlation id travels on. */
 export interface MessageMeta {
@@ -35,8 +40,8 @@ export interface StoredRequest {
   identifier: string;
   referrerPartyId: string;
   referrerIk: string;
-  status: RequestStatus;
-  intent: RequestIntent;
+  status: ServiceRequestStatus;
+  intent: ServiceRequestIntent;
   selectedClinicIk: string | null;
   currentVersion: number;
   latestHash: string;
@@ -248,7 +253,7 @@ export class RequestBatch {
     this.recordAnswer(state, task, answer.businessStatus, answer.note);
     const response = this.responseRecord(state, task, meta, answer.source);
     this.changes.outbox.push(response);
-    return verdict(200, 'accepted', [], { requestIdentifier: state.request.identifier, task: { ...(response.envelope.payload as AdmissionResponseV1).task } });
+    return verdict(200, 'accepted', [], { requestIdentifier: state.request.identifier, task: (response.envelope.payload as AdmissionResponseV1).task });
   }
 
   private createRequest(submitted: AdmissionRequestSummary, submitter: Submitter, now: Date): RequestState {
@@ -319,11 +324,11 @@ export class RequestBatch {
   }
 
   /** admission.response.v1 for the Task as it is now: the webhook to the referrer, and routing's cue. */
-  private responseRecord(state: RequestState, task: StoredTask, meta: MessageMeta, source: AdmissionResponseV1['source']): OutboxRecord {
+  private responseRecord(state: RequestState, task: StoredTask, meta: MessageMeta, source: AnswerSource): OutboxRecord {
     const fhirTask = toFhirTask({ ...task, requestIdentifier: state.request.identifier, referrerIk: state.request.referrerIk }, this.context.systems);
     return outboxRecord(
       AdmissionResponseV1,
-      { eventId: randomUUID(), referrerPartyId: state.request.referrerPartyId, requestIdentifier: state.request.identifier, task: { ...fhirTask }, ...(source ? { source } : {}) },
+      { eventId: randomUUID(), referrerPartyId: state.request.referrerPartyId, requestIdentifier: state.request.identifier, task: fhirTask, source },
       { correlationId: meta.correlationId },
     );
   }

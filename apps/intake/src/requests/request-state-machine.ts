@@ -1,13 +1,18 @@
+import type {
+  AdmissionRequestSummary,
+  BusinessStatus,
+  DispatchAction,
+  OrderDetailCode,
+  RequestChange,
+  ServiceRequestIntent,
+  ServiceRequestStatus,
+  TaskStatus,
+} from '@bedrequest/contracts';
+
 /**
  * The request state machine of the spec ("States and transitions") with the choices of
  * decisions.md ("Requests", "Tasks"). Pure: it decides, the service applies.
  */
-
-export type RequestStatus = 'active' | 'revoked';
-export type RequestIntent = 'proposal' | 'order';
-export type TaskStatus = 'requested' | 'accepted' | 'rejected' | 'on-hold' | 'cancelled' | 'in-progress';
-export type BusinessStatus = 'accepted' | 'declined' | 'query' | 'more-data-required';
-export type RequestChange = 'created' | 'supplemented' | 'selected' | 'selection-withdrawn' | 'revoked';
 
 export interface TaskState {
   id: string;
@@ -17,8 +22,8 @@ export interface TaskState {
 }
 
 export interface RequestState {
-  status: RequestStatus;
-  intent: RequestIntent;
+  status: ServiceRequestStatus;
+  intent: ServiceRequestIntent;
   selectedClinicIk: string | null;
   latestHash: string;
   tasks: readonly TaskState[];
@@ -27,11 +32,11 @@ export interface RequestState {
 /** What the state machine needs to know of a valid incoming AdmissionRequestBundle. */
 export interface Submission {
   hash: string;
-  status: RequestStatus;
-  intent: RequestIntent;
-  orderDetail: 'selected-provider' | 'selected-provider-cancelled' | undefined;
+  status: ServiceRequestStatus;
+  intent: ServiceRequestIntent;
+  orderDetail: OrderDetailCode | undefined;
   performerIks: readonly string[];
-  patient: 'masked' | 'complete';
+  patient: AdmissionRequestSummary['patient'];
 }
 
 /**
@@ -44,7 +49,7 @@ export interface TaskChange {
   status: TaskStatus;
   clearBusinessStatus: boolean;
   send: boolean;
-  action: 'answer-requested' | 'selected' | 'cancelled';
+  action: DispatchAction;
 }
 
 export type Decision =
@@ -53,7 +58,7 @@ export type Decision =
   | {
       kind: 'apply';
       change: RequestChange;
-      next: { status: RequestStatus; intent: RequestIntent; selectedClinicIk: string | null };
+      next: { status: ServiceRequestStatus; intent: ServiceRequestIntent; selectedClinicIk: string | null };
       tasks: TaskChange[];
     };
 
@@ -205,7 +210,7 @@ function unique(values: readonly string[]): string[] {
  * the request is `order`.
  */
 export function answerTask(
-  request: { status: RequestStatus; intent: RequestIntent; selectedClinicIk: string | null },
+  request: { status: ServiceRequestStatus; intent: ServiceRequestIntent; selectedClinicIk: string | null },
   task: TaskState,
   businessStatus: BusinessStatus,
 ): { kind: 'reject'; diagnostics: string } | { kind: 'apply'; status: TaskStatus } {

@@ -1,6 +1,6 @@
+import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { taskViewOf } from '../requests/admission-request.repository';
-import type { BusinessStatus, TaskStatus } from '../requests/request-state-machine';
 import type { ClinicTaskView, TaskNote } from './task-resource';
 import type { DateComparator, TaskSearch, Viewer } from './task-search';
 

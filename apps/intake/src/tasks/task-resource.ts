@@ -1,6 +1,5 @@
-import type { Task } from '@medplum/fhirtypes';
+import type { BusinessStatus, FhirTask, TaskStatus } from '@bedrequest/contracts';
 import { ADMISSION_RESPONSE_STATUSES, IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM, type FhirSystems } from '@bedrequest/fhir-model';
-import type { BusinessStatus, TaskStatus } from '../requests/request-state-machine';
 
 export interface TaskNote {
   text: string;
@@ -20,8 +19,12 @@ export interface ClinicTaskView {
   referrerIk: string;
 }
 
-/** The FHIR Task of decisions.md ("Tasks: the state of each (request, clinic) pair"). */
-export function toFhirTask(task: ClinicTaskView, systems: FhirSystems): Task {
+/**
+ * The FHIR Task of decisions.md ("Tasks: the state of each (request, clinic) pair"): what the Task
+ * reads answer and what admission.response.v1 carries (the contract `FhirTask`, whose keys are in
+ * the order written here).
+ */
+export function toFhirTask(task: ClinicTaskView, systems: FhirSystems): FhirTask {
   const lastModified = task.lastModified.toISOString();
   return {
     resourceType: 'Task',

@@ -1,3 +1,4 @@
+import { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM, type Issue } from '@bedrequest/fhir-model';
 
 /** Who asks: referrers see their own requests' Tasks, clinics the Tasks addressed to them (decisions.md). */
@@ -26,9 +27,6 @@ export interface TaskSearch {
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
-
-const TASK_STATUSES = ['requested', 'accepted', 'rejected', 'on-hold', 'cancelled', 'in-progress'];
-const BUSINESS_STATUSES = ['accepted', 'declined', 'query', 'more-data-required'];
 
 /**
  * Parses the Task search of decisions.md: `based-on` (URI, or `based-on:identifier=system|value`),
@@ -66,13 +64,13 @@ export function parseTaskSearch(query: Record<string, unknown>, viewer: Viewer):
       }
       case 'business-status': {
         const codes = single().split(',').map((token) => splitToken(token)[1] ?? '');
-        if (codes.some((code) => !BUSINESS_STATUSES.includes(code))) invalid(parameter, `expected one of ${BUSINESS_STATUSES.join(', ')}`);
+        if (codes.some((code) => !BusinessStatus.safeParse(code).success)) invalid(parameter, `expected one of ${BusinessStatus.options.join(', ')}`);
         search.businessStatuses = codes;
         break;
       }
       case 'status': {
         const codes = single().split(',');
-        if (codes.some((code) => !TASK_STATUSES.includes(code))) invalid(parameter, `expected one of ${TASK_STATUSES.join(', ')}`);
+        if (codes.some((code) => !TaskStatus.safeParse(code).success)) invalid(parameter, `expected one of ${TaskStatus.options.join(', ')}`);
         search.statuses = codes;
         break;
       }

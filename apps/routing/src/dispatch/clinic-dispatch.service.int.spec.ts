@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { AdmissionResponseV1, RequestDispatchedV1, createEnvelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import { AdmissionResponseV1, RequestDispatchedV1, createEnvelope, type BusinessStatus, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { BedCapacityRepository } from '../beds/bed-capacity.repository';
 import { openRoutingDatabase, type RoutingDatabase } from '../persistence/database';
@@ -113,12 +114,12 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     const taskId = randomUUID();
     const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
     await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])]);
-    const response = (code: string, source?: 'clinic' | 'automatic') =>
+    const response = (code: BusinessStatus, source?: 'clinic' | 'automatic') =>
       command(AdmissionResponseV1, {
         eventId: randomUUID(),
         referrerPartyId: 'referrer-1',
         requestIdentifier: identifier,
-        task: { id: taskId, businessStatus: { coding: [{ code }] } },
+        task: fhirTask({ id: taskId, requestIdentifier: identifier, clinicIk: ik, businessStatus: code }),
         ...(source ? { source } : {}),
       });
 

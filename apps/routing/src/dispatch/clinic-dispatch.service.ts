@@ -1,4 +1,4 @@
-import { AdmissionResponseV1, RequestDispatchedV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { AdmissionResponseV1, businessStatusOf, RequestDispatchedV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
 import type { BedKey } from '../beds/bed-count';
 import { DispatchBatch, type MessageMeta, type NotificationEntry } from './dispatch-batch';
 import type { DispatchRepository } from './dispatch.repository';
@@ -37,12 +37,11 @@ export class ClinicDispatchService {
     const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
     if (definition.routingKey === RequestDispatchedV1.routingKey) return { kind: 'dispatch', meta, request: envelope.payload as RequestDispatchedV1 };
     if (definition.routingKey !== AdmissionResponseV1.routingKey) return undefined;
-    const response = envelope.payload as AdmissionResponseV1;
-    const task = response.task as { id?: unknown; businessStatus?: { coding?: { code?: unknown }[] } };
+    const { source, task } = envelope.payload as AdmissionResponseV1;
     // The service's own answers booked or released their beds already (routing's from bed counts,
     // intake's declines through the dispatch): only a clinic's decline gives a bed back here.
-    const declinedByClinic = response.source !== 'automatic' && task.businessStatus?.coding?.[0]?.code === 'declined' && typeof task.id === 'string';
-    return declinedByClinic ? { kind: 'declined', meta, taskId: task.id as string } : { kind: 'ignored', meta };
+    const declinedByClinic = source !== 'automatic' && businessStatusOf(task) === 'declined';
+    return declinedByClinic ? { kind: 'declined', meta, taskId: task.id } : { kind: 'ignored', meta };
   }
 
   /** Applies a batch (read its state, decide in memory, write it in one statement), in the order the messages arrived. */

@@ -1,5 +1,5 @@
 import { automaticAnswerNotes as notes, declineNote, declineReason, departmentLabel, type DeclineReason } from '@bedrequest/clinic-directory';
-import type { RequestDispatchedV1 } from '@bedrequest/contracts';
+import type { BusinessStatus, RequestDispatchedV1 } from '@bedrequest/contracts';
 import { sameBed, type BedKey, type HeldBed } from '../beds/bed-count';
 
 /**
@@ -41,7 +41,8 @@ export type NotificationOutcome =
   /** A dispatch of an older request version than one already applied to this Task. */
   | 'ignored-outdated';
 
-export type AutomaticAnswer = 'accepted' | 'declined';
+/** The answers routing gives on a clinic's behalf: a bed or none. */
+export type AutomaticAnswer = Extract<BusinessStatus, 'accepted' | 'declined'>;
 
 export type TaskPlan =
   /** Only record the notification. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
+import { OrderDetailCode, ServiceRequestIntent, ServiceRequestStatus } from '../codes';
 import { IkNumber } from './ik-number';
 import { Submitter } from './submitter';
 
@@ -12,9 +13,9 @@ export const AdmissionRequestSummary = z.object({
   /** `ServiceRequest.identifier[0].value`: the request's stable key (spec, "Matching rules"). */
   identifier: z.string().min(1).max(2048),
   requesterIk: IkNumber,
-  status: z.enum(['active', 'revoked']),
-  intent: z.enum(['proposal', 'order']),
-  orderDetail: z.enum(['selected-provider', 'selected-provider-cancelled']).optional(),
+  status: ServiceRequestStatus,
+  intent: ServiceRequestIntent,
+  orderDetail: OrderDetailCode.optional(),
   /** The requested clinics in `ServiceRequest.performer` order. */
   performerIks: z.array(IkNumber).min(1),
   patient: z.enum(['masked', 'complete']),

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
+import { AnswerSource } from './clinic-answer-submitted';
+import { FhirTask } from './fhir-task';
 
 /**
  * Intake → notifier and routing. Only intake publishes it, once it has committed an answer to a Task:
@@ -18,14 +20,14 @@ export const AdmissionResponseV1 = defineMessage(
     /** The ServiceRequest identifier, the per-request ordering key. */
     requestIdentifier: z.string().min(1),
     /** The FHIR Task after the answer. */
-    task: z.record(z.string(), z.unknown()),
+    task: FhirTask,
     /**
      * Who answered: the clinic itself, or the service on its behalf (a decline for a department the
      * clinic does not offer, an answer from bed counts). Routing gives back a held bed only for a
      * clinic's own decline; it booked or released the beds of its own answers already. Added after
      * version 1 was first published (optional: absent means unknown).
      */
-    source: z.enum(['clinic', 'automatic']).optional(),
+    source: AnswerSource.optional(),
   }),
 );
 export type AdmissionResponseV1 = z.infer<typeof AdmissionResponseV1.payload>;

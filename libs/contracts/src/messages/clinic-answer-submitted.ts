@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
+import { BusinessStatus } from '../codes';
 import { IkNumber } from './ik-number';
 
-export const BusinessStatusCode = z.enum(['accepted', 'declined', 'query', 'more-data-required']);
-export type BusinessStatusCode = z.infer<typeof BusinessStatusCode>;
+/** Who answered a Task: the clinic itself, or the service on its behalf (decisions.md, "Clinics answer"). */
+export const AnswerSource = z.enum(['clinic', 'automatic']);
+export type AnswerSource = z.infer<typeof AnswerSource>;
 
 /**
  * A clinic's answer to its Task: from the clinic API (gateway → intake, request/reply) or made by
@@ -16,9 +18,9 @@ export const ClinicAnswerSubmittedV1 = defineMessage(
     taskId: z.uuid(),
     /** The IK of the answering clinic; intake refuses an answer to another clinic's Task. */
     clinicIk: IkNumber,
-    businessStatus: BusinessStatusCode,
+    businessStatus: BusinessStatus,
     note: z.string().max(4000).optional(),
-    source: z.enum(['clinic', 'automatic']),
+    source: AnswerSource,
     /** For automatic answers: the request version answered, so a stale answer is ignored. */
     answersVersion: z.number().int().positive().optional(),
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
+import { FhirTask } from './fhir-task';
 
 export const VerdictIssue = z.object({
   code: z.string(),
@@ -20,7 +21,7 @@ export const IntakeVerdictV1 = defineMessage(
     issues: z.array(VerdictIssue),
     requestIdentifier: z.string().optional(),
     /** The Task after a clinic answer. */
-    task: z.record(z.string(), z.unknown()).optional(),
+    task: FhirTask.optional(),
   }),
 );
 export type IntakeVerdictV1 = z.infer<typeof IntakeVerdictV1.payload>;

@@ -2,6 +2,18 @@ import { z } from 'zod';
 import { defineMessage } from '../envelope';
 import { IkNumber } from './ik-number';
 
+/** How a request changed (spec, "States and transitions"). */
+export const RequestChange = z.enum(['created', 'supplemented', 'selected', 'selection-withdrawn', 'revoked']);
+export type RequestChange = z.infer<typeof RequestChange>;
+
+/** What a request's change means for one clinic, and so what routing tells it. */
+export const DispatchAction = z.enum(['answer-requested', 'selected', 'cancelled']);
+export type DispatchAction = z.infer<typeof DispatchAction>;
+
+/** Why intake declined for a clinic at once (decisions.md, "Clinics answer"). */
+export const AutomaticDeclineReason = z.enum(['not-participating', 'department-not-offered']);
+export type AutomaticDeclineReason = z.infer<typeof AutomaticDeclineReason>;
+
 /**
  * Intake → routing: a request changed and these clinics must hear about it. Routing notifies the
  * clinics and answers on their behalf where the registry says so (department not offered,
@@ -14,7 +26,7 @@ export const RequestDispatchedV1 = defineMessage(
     requestIdentifier: z.string().min(1),
     referrerPartyId: z.string().min(1),
     version: z.number().int().positive(),
-    change: z.enum(['created', 'supplemented', 'selected', 'selection-withdrawn', 'revoked']),
+    change: RequestChange,
     /** Resolved from performerType (specialty first, then department key). */
     departmentCode: z.string().optional(),
     specialty: z.string().optional(),
@@ -25,13 +37,13 @@ export const RequestDispatchedV1 = defineMessage(
         taskId: z.uuid(),
         clinicIk: IkNumber,
         /** What this change means for the clinic. */
-        action: z.enum(['answer-requested', 'selected', 'cancelled']),
+        action: DispatchAction,
         /**
          * Set when intake already answered for the clinic (decisions.md: a requested clinic that
          * does not offer the resolved department is declined automatically): routing records it
          * and answers nothing itself. Added after version 1 was first published (optional).
          */
-        declined: z.enum(['not-participating', 'department-not-offered']).optional(),
+        declined: AutomaticDeclineReason.optional(),
       }),
     ),
   }),

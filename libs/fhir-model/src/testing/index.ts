@@ -5,4 +5,5 @@
 export * from './admission-request-bundle';
 export * from './bundle-access';
 export * from './document-bundle';
+export * from './task';
 export { seededUuid } from './ids';
