@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
-import { createEnvelope, IntakeVerdictV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { createEnvelope, IntakeVerdictV1, legacyVerdictStatus, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
 import { silentLogger } from '@bedrequest/testing';
@@ -179,15 +179,38 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     });
 
     it.each([
-      [404, 'not_found', 'another clinic\'s Task'],
-      [409, 'conflict', 'the Task is cancelled'],
-    ])('answers %i when intake refuses the answer (%s)', async (status, error, diagnostics) => {
-      broker = { reply: { status, outcome: 'rejected', issues: [{ code: 'x', diagnostics }] } };
+      [404, 'not_found', 'not-found', 'another clinic\'s Task'],
+      [409, 'conflict', 'conflict', 'the Task is cancelled'],
+    ] as const)('answers %i when intake refuses the answer (%s)', async (status, error, refusal, diagnostics) => {
+      broker = { reply: { status, outcome: 'rejected', refusal, issues: [{ code: refusal, diagnostics }] } };
 
       const response = await answer({ businessStatus: 'accepted' });
 
       expect(response.status).toBe(status);
       expect(response.body).toEqual({ error, message: diagnostics });
+    });
+
+    it.each([
+      [404, 'not_found'],
+      [409, 'conflict'],
+    ] as const)('answers %i to the verdict of an intake older than its refusal field, from the status', async (status, error) => {
+      broker = { reply: { status, outcome: 'rejected', issues: [{ code: 'x', diagnostics: 'refused' }] } };
+
+      const response = await answer({ businessStatus: 'accepted' });
+
+      expect(response.status).toBe(status);
+      expect(response.body).toEqual({ error, message: 'refused' });
+    });
+
+    it('answers what the refusal says, and the same as gateways that read the deprecated status', async () => {
+      for (const refusal of ['not-found', 'conflict'] as const) {
+        const verdict = { outcome: 'rejected' as const, refusal, issues: [{ code: refusal, diagnostics: 'refused' }] };
+        broker = { reply: { ...verdict, status: 400 } };
+
+        const response = await answer({ businessStatus: 'accepted' });
+
+        expect(response.status).toBe(legacyVerdictStatus(verdict));
+      }
     });
 
     it.each([

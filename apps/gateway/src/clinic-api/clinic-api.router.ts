@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { BusinessStatus, ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
 import { UNSTORABLE_TEXT } from '@bedrequest/fhir-model';
-import { codeOfStatus, HttpError, jsonErrorHandler } from '@bedrequest/http';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf } from '../auth';
+import { refusalErrorCode } from '../fhir/bundle.router';
 import { FHIR_JSON } from '../fhir/fhir-response';
 import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
 
@@ -65,11 +66,10 @@ export function clinicApiRouter(options: {
       throw error;
     }
     const verdict = reply && IntakeVerdictV1.payload.safeParse(reply.payload);
-    if (!verdict?.success) return res.status(202).json({ status: 'queued', message: 'the answer is queued; the Task shows it shortly' });
-    const { status, task, issues } = verdict.data;
-    if (status === 200 && task) return res.status(200).type(FHIR_JSON).send(JSON.stringify(task));
-    // Intake refuses an answer with 404 (another clinic's Task) or 409 (cancelled, revoked).
-    throw new HttpError(codeOfStatus(status), issues[0]?.diagnostics ?? 'refused');
+    // Intake refuses an answer as not found (another clinic's Task) or as a conflict (cancelled, revoked).
+    if (verdict?.success && verdict.data.outcome === 'rejected') throw new HttpError(refusalErrorCode(verdict.data), verdict.data.issues[0]?.diagnostics ?? 'refused');
+    if (verdict?.success && verdict.data.task) return res.status(200).type(FHIR_JSON).send(JSON.stringify(verdict.data.task));
+    return res.status(202).json({ status: 'queued', message: 'the answer is queued; the Task shows it shortly' });
   });
   router.use(jsonErrorHandler(options.logger));
   return router;

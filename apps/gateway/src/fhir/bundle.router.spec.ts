@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { createEnvelope, IntakeVerdictV1, type ClinicRecord, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { createEnvelope, IntakeVerdictV1, legacyVerdictStatus, VerdictRefusal, type ClinicRecord, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
 import { ClinicDirectoryUnavailableError } from '@bedrequest/clinic-directory';
 import { DEFAULT_PROFILE_BASE } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
@@ -123,12 +123,12 @@ describe('POST /api/v2/fhir/Bundle', () => {
     });
 
     it.each([
-      [409, 'conflict', 'the request is revoked'],
-      [400, 'invalid', 'a selection needs complete patient data'],
-      [404, 'not-found', 'no such request'],
-      [403, 'forbidden', 'another referrer\'s request'],
-    ])('is answered %i with intake\'s issues when intake refuses it', async (status, code, diagnostics) => {
-      broker = { reply: { status, outcome: 'rejected', issues: [{ code, diagnostics, expression: 'Bundle.entry[0].resource' }] } };
+      [409, 'conflict', 'conflict', 'the request is revoked'],
+      [400, 'invalid', 'required', 'a selection needs complete patient data'],
+      [404, 'not-found', 'not-found', 'no such request'],
+      [403, 'forbidden', 'forbidden', 'another referrer\'s request'],
+    ] as const)('is answered %i with intake\'s issues when intake refuses it (%s)', async (status, refusal, code, diagnostics) => {
+      broker = { reply: { status, outcome: 'rejected', refusal, issues: [{ code, diagnostics, expression: 'Bundle.entry[0].resource' }] } };
 
       const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }));
 
@@ -138,6 +138,26 @@ describe('POST /api/v2/fhir/Bundle', () => {
         resourceType: 'OperationOutcome',
         issue: [{ severity: 'error', code, diagnostics, expression: ['Bundle.entry[0].resource'] }],
       });
+    });
+  });
+
+  describe('the answer to intake\'s refusal', () => {
+    it.each(VerdictRefusal.options)('follows the refusal (%s), with the status gateways reading the deprecated status gave', async (refusal) => {
+      const verdict = { outcome: 'rejected' as const, refusal, issues: [{ code: 'conflict', diagnostics: 'refused' }] };
+      broker = { reply: { ...verdict, status: 500 } };
+
+      const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }));
+
+      expect(response.status).toBe(legacyVerdictStatus(verdict));
+    });
+
+    it.each([400, 403, 404, 409])('is read from the status of an intake older than the refusal field (%i)', async (status) => {
+      broker = { reply: { status, outcome: 'rejected', issues: [{ code: 'invalid', diagnostics: 'refused' }] } };
+
+      const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }));
+
+      expect(response.status).toBe(status);
+      expect(response.body).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'invalid', diagnostics: 'refused' }] });
     });
   });
 

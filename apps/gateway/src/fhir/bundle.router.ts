@@ -6,6 +6,7 @@ import {
   IntakeVerdictV1,
   type MessageDefinition,
   type Submitter,
+  type VerdictRefusal,
 } from '@bedrequest/contracts';
 import { ClinicDirectoryUnavailableError, type ClinicDirectory } from '@bedrequest/clinic-directory';
 import {
@@ -19,6 +20,7 @@ import {
   type AdmissionRequestBundle,
   type Issue,
 } from '@bedrequest/fhir-model';
+import { codeOfStatus, errorCodes, type ErrorCode } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf, type Principal } from '../auth';
@@ -121,8 +123,9 @@ async function submit(
   }
   const taskSearch = `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}`;
   const verdict = reply && IntakeVerdictV1.payload.safeParse(reply.payload);
-  if (verdict?.success && verdict.data.status !== 202) {
-    return sendOutcome(res, outcome(verdict.data.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] }))), verdict.data.status);
+  if (verdict?.success && verdict.data.outcome === 'rejected') {
+    const refusal = outcome(verdict.data.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] })));
+    return sendOutcome(res, refusal, errorCodes[refusalErrorCode(verdict.data)].status);
   }
   res.setHeader('Location', taskSearch);
   res.setHeader('Content-Location', taskSearch);
@@ -132,6 +135,22 @@ async function submit(
       ? 'accepted: identical to the latest version of this request; nothing changed'
       : 'accepted; the clinics answer asynchronously';
   return sendFhir(res, 202, outcome([{ severity: 'information', code: 'informational', diagnostics }]));
+}
+
+const errorCodeOfRefusal: Record<VerdictRefusal, ErrorCode> = {
+  invalid: 'invalid_request',
+  forbidden: 'forbidden',
+  'not-found': 'not_found',
+  conflict: 'conflict',
+};
+
+/**
+ * The error answering intake's refusal of a bundle or clinic answer (decisions.md, "Errors": 400,
+ * 403, 404, 409), and so its HTTP status. An intake older than `refusal` says why only in the
+ * verdict's status.
+ */
+export function refusalErrorCode(verdict: Pick<IntakeVerdictV1, 'refusal' | 'status'>): ErrorCode {
+  return verdict.refusal ? errorCodeOfRefusal[verdict.refusal] : codeOfStatus(verdict.status);
 }
 
 function unavailableAnswer(res: Response, diagnostics: string) {

@@ -29,12 +29,14 @@ export function intakeHandler(service: IntakeService, relay: Pick<OutboxRelay, '
     for (const message of messages) {
       const verdict = verdictOf.get(message.envelope.id);
       if (!verdict) continue;
-      counts[verdict.status] = (counts[verdict.status] ?? 0) + 1;
-      message.logger.debug({ status: verdict.status, outcome: verdict.outcome }, 'processed');
+      // A refusal by its reason, else the outcome: what intake decided, not the caller's HTTP status.
+      const decided = verdict.refusal ?? verdict.outcome;
+      counts[decided] = (counts[decided] ?? 0) + 1;
+      message.logger.debug({ outcome: verdict.outcome, refusal: verdict.refusal }, 'processed');
       await message.reply(IntakeVerdictV1, verdict);
     }
-    // One line per batch: ids and status counts, never bundle content.
-    logger.info({ messages: messages.length, statuses: counts, messageIds: messages.map((message) => message.envelope.id) }, 'batch processed');
+    // One line per batch: ids and counts of what was decided, never bundle content.
+    logger.info({ messages: messages.length, decided: counts, messageIds: messages.map((message) => message.envelope.id) }, 'batch processed');
     return outcomes;
   };
 }

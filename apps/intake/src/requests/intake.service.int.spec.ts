@@ -96,6 +96,28 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     expect(await outboxOf(identifier)).toHaveLength(2);
   });
 
+  it('says why it refused a bundle, and carries the HTTP status gateways older than the reason answer with', async () => {
+    const identifier = newIdentifier();
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })]);
+
+    const [verdict] = await service.handle([submission({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [A] })]);
+
+    expect(verdict).toEqual({
+      status: 409,
+      outcome: 'rejected',
+      refusal: 'conflict',
+      issues: [{ code: 'conflict', diagnostics: `clinic ${A} cannot be selected: its latest answer is not "accepted"` }],
+    });
+  });
+
+  it('gives a redelivered message the verdict an older intake stored for it, without a refusal reason', async () => {
+    const command = submission({ requestIdentifier: newIdentifier(), performerIks: [A] });
+    const stored = { status: 409, outcome: 'rejected', issues: [{ code: 'conflict', diagnostics: 'the request was revoked' }] };
+    await query('INSERT INTO $schema.inbox_message (message_id, message_type, verdict) VALUES ($1, $2, $3)', [command.meta.messageId, command.meta.messageType, stored]);
+
+    expect(await service.handle([command])).toEqual([stored]);
+  });
+
   it('declines at once for a requested clinic that does not offer the department, and tells routing so', async () => {
     const identifier = newIdentifier();
     const [verdict] = await service.handle([submission({ requestIdentifier: identifier, performerIks: [A, B] })]);

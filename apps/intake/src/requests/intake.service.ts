@@ -3,8 +3,10 @@ import {
   AdmissionBundleSubmittedV1,
   ClinicAnswerSubmittedV1,
   DocumentBundleSubmittedV1,
+  withLegacyStatus,
   type AdmissionRequestSummary,
   type Envelope,
+  type IntakeVerdict,
   type IntakeVerdictV1,
   type MessageDefinition,
 } from '@bedrequest/contracts';
@@ -15,9 +17,9 @@ import { RequestBatch, type IntakeCommand, type MessageMeta } from './request-ba
 
 export type { IntakeCommand, MessageMeta };
 
-const refused = (issues: Issue[]): IntakeVerdictV1 => ({
-  status: 400,
+const refused = (issues: Issue[]): IntakeVerdict => ({
   outcome: 'rejected',
+  refusal: 'invalid',
   issues: issues.map(({ code, diagnostics, expression }) => ({ code, diagnostics, ...(expression ? { expression } : {}) })),
 });
 
@@ -80,7 +82,7 @@ export class IntakeService {
     const given = new Map<string, IntakeVerdictV1>();
     const verdicts = commands.map((command) => {
       const id = command.meta.messageId;
-      if (loaded.verdicts.has(id)) return loaded.verdicts.get(id) ?? { status: 202, outcome: 'unchanged' as const, issues: [] };
+      if (loaded.verdicts.has(id)) return loaded.verdicts.get(id) ?? withLegacyStatus({ outcome: 'unchanged', issues: [] });
       const earlier = given.get(id);
       if (earlier) return earlier;
       const result = batch.apply(command);

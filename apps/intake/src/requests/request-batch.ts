@@ -3,16 +3,20 @@ import { declineNote, declineReason } from '@bedrequest/clinic-directory';
 import {
   AdmissionResponseV1,
   RequestDispatchedV1,
+  withLegacyStatus,
   type AdmissionRequestSummary,
   type AnswerSource,
   type BusinessStatus,
   type ClinicAnswerSubmittedV1,
   type ClinicRecord,
+  type IntakeVerdict,
   type IntakeVerdictV1,
   type ServiceRequestIntent,
   type ServiceRequestStatus,
   type Submitter,
   type TaskStatus,
+  type VerdictOutcome,
+  type VerdictRefusal,
 } from '@bedrequest/contracts';
 import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
 import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
@@ -32,7 +36,7 @@ export type IntakeCommand = { meta: MessageMeta } & (
   | { kind: 'document'; submitter: Submitter; bundle: Record<string, unknown>; requestIdentifier: string; hash: string }
   | { kind: 'answer'; answer: ClinicAnswerSubmittedV1 }
   /** Refused before any state was read (an invalid bundle from a gateway that did not validate). */
-  | { kind: 'refused'; verdict: IntakeVerdictV1 }
+  | { kind: 'refused'; verdict: IntakeVerdict }
 );
 
 export interface StoredRequest {
@@ -88,13 +92,8 @@ interface RequestState {
   readVersion: number;
 }
 
-const verdict = (status: number, outcome: IntakeVerdictV1['outcome'], issues: Issue[] = [], extra: Partial<IntakeVerdictV1> = {}): IntakeVerdictV1 => ({
-  status,
-  outcome,
-  issues: issues.map(({ code, diagnostics, expression }) => ({ code, diagnostics, ...(expression ? { expression } : {}) })),
-  ...extra,
-});
-const rejected = (status: number, code: Issue['code'], diagnostics: string) => verdict(status, 'rejected', [{ code, diagnostics }]);
+const verdict = (outcome: VerdictOutcome, extra: Pick<IntakeVerdict, 'requestIdentifier' | 'task'>): IntakeVerdict => ({ outcome, issues: [], ...extra });
+const rejected = (refusal: VerdictRefusal, code: Issue['code'], diagnostics: string): IntakeVerdict => ({ outcome: 'rejected', refusal, issues: [{ code, diagnostics }] });
 
 /**
  * The unit of work of one batch of intake's messages: the requests they touch, loaded and locked
@@ -130,9 +129,9 @@ export class RequestBatch {
     this.storedDocuments = new Set(loaded.documentKeys);
   }
 
-  /** Applies one message and returns its verdict (also recorded in the inbox). */
+  /** Applies one message and returns its verdict (also recorded in the inbox), as the reply carries it. */
   apply(command: IntakeCommand): IntakeVerdictV1 {
-    const result = this.decideAndApply(command);
+    const result = withLegacyStatus(this.decideAndApply(command));
     this.changes.inbox.push({ messageId: command.meta.messageId, messageType: command.meta.messageType, verdict: result });
     return result;
   }
@@ -147,7 +146,7 @@ export class RequestBatch {
     };
   }
 
-  private decideAndApply(command: IntakeCommand): IntakeVerdictV1 {
+  private decideAndApply(command: IntakeCommand): IntakeVerdict {
     switch (command.kind) {
       case 'refused':
         return command.verdict;
@@ -160,11 +159,11 @@ export class RequestBatch {
     }
   }
 
-  private submitAdmissionRequest(command: Extract<IntakeCommand, { kind: 'admission' }>): IntakeVerdictV1 {
+  private submitAdmissionRequest(command: Extract<IntakeCommand, { kind: 'admission' }>): IntakeVerdict {
     const { request: submitted, submitter, meta } = command;
     const existing = this.byIdentifier.get(submitted.identifier);
     if (existing && existing.request.referrerPartyId !== submitter.partyId) {
-      return rejected(403, 'forbidden', 'this request identifier belongs to another referrer');
+      return rejected('forbidden', 'forbidden', 'this request identifier belongs to another referrer');
     }
     const decision = decide(existing && { ...existing.request, tasks: existing.tasks }, {
       hash: command.hash,
@@ -174,8 +173,8 @@ export class RequestBatch {
       performerIks: submitted.performerIks,
       patient: submitted.patient,
     });
-    if (decision.kind === 'reject') return rejected(decision.status, decision.code, decision.diagnostics);
-    if (decision.kind === 'unchanged') return verdict(202, 'unchanged', [], { requestIdentifier: submitted.identifier });
+    if (decision.kind === 'reject') return rejected(decision.refusal, decision.code, decision.diagnostics);
+    if (decision.kind === 'unchanged') return verdict('unchanged', { requestIdentifier: submitted.identifier });
 
     const { now } = this.context;
     const state = existing ?? this.createRequest(submitted, submitter, now);
@@ -214,18 +213,18 @@ export class RequestBatch {
       ),
       ...responses,
     );
-    return verdict(202, 'accepted', [], { requestIdentifier: submitted.identifier });
+    return verdict('accepted', { requestIdentifier: submitted.identifier });
   }
 
-  private submitDocument(command: Extract<IntakeCommand, { kind: 'document' }>): IntakeVerdictV1 {
+  private submitDocument(command: Extract<IntakeCommand, { kind: 'document' }>): IntakeVerdict {
     const state = this.byIdentifier.get(command.requestIdentifier);
     // decisions.md: "a document for an unknown or foreign request is 404/403".
-    if (!state) return rejected(404, 'not-found', 'there is no request with this identifier');
-    if (state.request.referrerPartyId !== command.submitter.partyId) return rejected(403, 'forbidden', 'the request belongs to another referrer');
+    if (!state) return rejected('not-found', 'not-found', 'there is no request with this identifier');
+    if (state.request.referrerPartyId !== command.submitter.partyId) return rejected('forbidden', 'forbidden', 'the request belongs to another referrer');
     // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
-    if (state.request.status === 'revoked') return rejected(409, 'conflict', 'the request was revoked; no further bundles are accepted for it');
+    if (state.request.status === 'revoked') return rejected('conflict', 'conflict', 'the request was revoked; no further bundles are accepted for it');
     const key = documentKey(state.request.id, command.hash);
-    if (this.storedDocuments.has(key)) return verdict(202, 'unchanged', [], { requestIdentifier: command.requestIdentifier });
+    if (this.storedDocuments.has(key)) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
     this.storedDocuments.add(key);
     this.changes.documents.push({
       id: randomUUID(),
@@ -236,24 +235,24 @@ export class RequestBatch {
       receivedAt: this.context.now,
       expectedVersion: state.isNew ? null : state.readVersion,
     });
-    return verdict(202, 'accepted', [], { requestIdentifier: command.requestIdentifier });
+    return verdict('accepted', { requestIdentifier: command.requestIdentifier });
   }
 
-  /** A clinic's answer (decisions.md, "Clinics answer"): 404 for another clinic's Task, 409 when cancelled or revoked. */
-  private answer(answer: ClinicAnswerSubmittedV1, meta: MessageMeta): IntakeVerdictV1 {
+  /** A clinic's answer (decisions.md, "Clinics answer"): not found for another clinic's Task, a conflict when cancelled or revoked. */
+  private answer(answer: ClinicAnswerSubmittedV1, meta: MessageMeta): IntakeVerdict {
     const found = this.taskById.get(answer.taskId);
-    if (!found || found.task.clinicIk !== answer.clinicIk) return rejected(404, 'not-found', 'no such Task for this clinic');
+    if (!found || found.task.clinicIk !== answer.clinicIk) return rejected('not-found', 'not-found', 'no such Task for this clinic');
     const { task, state } = found;
     // An automatic answer computed for an older version of the request is out of date.
     if (answer.answersVersion !== undefined && answer.answersVersion < task.sentVersion) {
-      return rejected(409, 'conflict', 'the answer refers to an older version of the request');
+      return rejected('conflict', 'conflict', 'the answer refers to an older version of the request');
     }
     const decision = answerTask(state.request, task, answer.businessStatus);
-    if (decision.kind === 'reject') return rejected(409, 'conflict', decision.diagnostics);
+    if (decision.kind === 'reject') return rejected('conflict', 'conflict', decision.diagnostics);
     this.recordAnswer(state, task, answer.businessStatus, answer.note);
     const response = this.responseRecord(state, task, meta, answer.source);
     this.changes.outbox.push(response);
-    return verdict(200, 'accepted', [], { requestIdentifier: state.request.identifier, task: (response.envelope.payload as AdmissionResponseV1).task });
+    return verdict('accepted', { requestIdentifier: state.request.identifier, task: (response.envelope.payload as AdmissionResponseV1).task });
   }
 
   private createRequest(submitted: AdmissionRequestSummary, submitter: Submitter, now: Date): RequestState {

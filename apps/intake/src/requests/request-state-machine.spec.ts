@@ -65,8 +65,8 @@ describe('decide: a new identifier', () => {
     ['a revocation', submission({ status: 'revoked' })],
     ['a selection', selection()],
     ['a withdrawal', withdrawal()],
-  ])('rejects %s of an unknown request with 409', (_name, incoming) => {
-    expect(decide(undefined, incoming)).toMatchObject({ kind: 'reject', status: 409, code: 'conflict' });
+  ])('rejects %s of an unknown request as a conflict', (_name, incoming) => {
+    expect(decide(undefined, incoming)).toMatchObject({ kind: 'reject', refusal: 'conflict', code: 'conflict' });
   });
 });
 
@@ -115,12 +115,12 @@ describe('decide: supplemented data (active/proposal)', () => {
     expect(decide(proposal(), submission({ hash: 'old-hash' }))).toEqual({ kind: 'unchanged' });
   });
 
-  it('rejects intent order without an orderDetail code with 400', () => {
-    expect(decide(proposal(), submission({ intent: 'order' }))).toMatchObject({ kind: 'reject', status: 400 });
+  it('rejects intent order without an orderDetail code as invalid', () => {
+    expect(decide(proposal(), submission({ intent: 'order' }))).toMatchObject({ kind: 'reject', refusal: 'invalid' });
   });
 
-  it('rejects supplemented data while a clinic is selected with 409', () => {
-    expect(decide(ordered(), submission({ performerIks: [A] }))).toMatchObject({ kind: 'reject', status: 409 });
+  it('rejects supplemented data while a clinic is selected as a conflict', () => {
+    expect(decide(ordered(), submission({ performerIks: [A] }))).toMatchObject({ kind: 'reject', refusal: 'conflict' });
   });
 });
 
@@ -142,29 +142,29 @@ describe('decide: selecting a provider', () => {
   it.each([
     ['whose latest answer is a query', B],
     ['that was never asked', C],
-  ])('rejects a clinic %s with 409', (_name, clinicIk) => {
-    expect(decide(accepted(), selection(clinicIk))).toMatchObject({ kind: 'reject', status: 409 });
+  ])('rejects a clinic %s as a conflict', (_name, clinicIk) => {
+    expect(decide(accepted(), selection(clinicIk))).toMatchObject({ kind: 'reject', refusal: 'conflict' });
   });
 
-  it('rejects a clinic whose accepted Task was cancelled with 409', () => {
+  it('rejects a clinic whose accepted Task was cancelled as a conflict', () => {
     const current = proposal([task(A, { status: 'cancelled', businessStatus: 'accepted' })]);
-    expect(decide(current, selection())).toMatchObject({ kind: 'reject', status: 409 });
+    expect(decide(current, selection())).toMatchObject({ kind: 'reject', refusal: 'conflict' });
   });
 
-  it('rejects a selection with a masked patient with 400', () => {
-    expect(decide(accepted(), { ...selection(), patient: 'masked' })).toMatchObject({ kind: 'reject', status: 400, code: 'required' });
+  it('rejects a selection with a masked patient as invalid', () => {
+    expect(decide(accepted(), { ...selection(), patient: 'masked' })).toMatchObject({ kind: 'reject', refusal: 'invalid', code: 'required' });
   });
 
-  it('rejects a selection naming two clinics with 400', () => {
-    expect(decide(accepted(), { ...selection(), performerIks: [A, B] })).toMatchObject({ kind: 'reject', status: 400 });
+  it('rejects a selection naming two clinics as invalid', () => {
+    expect(decide(accepted(), { ...selection(), performerIks: [A, B] })).toMatchObject({ kind: 'reject', refusal: 'invalid' });
   });
 
-  it('rejects selected-provider with intent proposal with 400', () => {
-    expect(decide(accepted(), { ...selection(), intent: 'proposal' })).toMatchObject({ kind: 'reject', status: 400 });
+  it('rejects selected-provider with intent proposal as invalid', () => {
+    expect(decide(accepted(), { ...selection(), intent: 'proposal' })).toMatchObject({ kind: 'reject', refusal: 'invalid' });
   });
 
-  it('rejects a second selection while one exists with 409', () => {
-    expect(decide(ordered(), selection(B))).toMatchObject({ kind: 'reject', status: 409 });
+  it('rejects a second selection while one exists as a conflict', () => {
+    expect(decide(ordered(), selection(B))).toMatchObject({ kind: 'reject', refusal: 'conflict' });
   });
 });
 
@@ -178,12 +178,12 @@ describe('decide: withdrawing the selection', () => {
     });
   });
 
-  it('rejects a withdrawal without a selection with 409', () => {
-    expect(decide(proposal(), withdrawal())).toMatchObject({ kind: 'reject', status: 409 });
+  it('rejects a withdrawal without a selection as a conflict', () => {
+    expect(decide(proposal(), withdrawal())).toMatchObject({ kind: 'reject', refusal: 'conflict' });
   });
 
-  it('rejects a withdrawal naming another clinic with 409', () => {
-    expect(decide(ordered(), withdrawal(B))).toMatchObject({ kind: 'reject', status: 409 });
+  it('rejects a withdrawal naming another clinic as a conflict', () => {
+    expect(decide(ordered(), withdrawal(B))).toMatchObject({ kind: 'reject', refusal: 'conflict' });
   });
 });
 
@@ -205,10 +205,10 @@ describe('decide: revocation', () => {
     expect(decide(proposal(), revokingSelection)).toMatchObject({ kind: 'apply', change: 'revoked' });
   });
 
-  it('rejects every further bundle for a revoked request with 409', () => {
+  it('rejects every further bundle for a revoked request as a conflict', () => {
     const revoked: RequestState = { ...proposal(), status: 'revoked' };
-    expect(decide(revoked, submission())).toMatchObject({ kind: 'reject', status: 409 });
-    expect(decide(revoked, submission({ status: 'revoked' }))).toMatchObject({ kind: 'reject', status: 409 });
+    expect(decide(revoked, submission())).toMatchObject({ kind: 'reject', refusal: 'conflict' });
+    expect(decide(revoked, submission({ status: 'revoked' }))).toMatchObject({ kind: 'reject', refusal: 'conflict' });
   });
 
   it('answers a retransmission of the revocation itself as a retry: nothing changes', () => {

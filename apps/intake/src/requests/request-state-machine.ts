@@ -7,11 +7,13 @@ import type {
   ServiceRequestIntent,
   ServiceRequestStatus,
   TaskStatus,
+  VerdictRefusal,
 } from '@bedrequest/contracts';
 
 /**
  * The request state machine of the spec ("States and transitions") with the choices of
- * decisions.md ("Requests", "Tasks"). Pure: it decides, the service applies.
+ * decisions.md ("Requests", "Tasks"). Pure: it decides, the service applies. Its refusals are
+ * domain outcomes; the gateway chooses the HTTP answer.
  */
 
 export interface TaskState {
@@ -52,8 +54,20 @@ export interface TaskChange {
   action: DispatchAction;
 }
 
+/**
+ * A refused bundle: `conflict` when the request's state does not allow it, `invalid` when the
+ * bundle itself breaks a rule; `code` is the issue type the referrer reads (`required` for missing
+ * patient data).
+ */
+export interface Refusal {
+  kind: 'reject';
+  refusal: Extract<VerdictRefusal, 'conflict' | 'invalid'>;
+  code: 'conflict' | 'invalid' | 'required';
+  diagnostics: string;
+}
+
 export type Decision =
-  | { kind: 'reject'; status: 400 | 409; code: 'conflict' | 'required' | 'invalid'; diagnostics: string }
+  | Refusal
   | { kind: 'unchanged' }
   | {
       kind: 'apply';
@@ -62,7 +76,8 @@ export type Decision =
       tasks: TaskChange[];
     };
 
-const conflict = (diagnostics: string): Decision => ({ kind: 'reject', status: 409, code: 'conflict', diagnostics });
+const conflict = (diagnostics: string): Refusal => ({ kind: 'reject', refusal: 'conflict', code: 'conflict', diagnostics });
+const invalid = (diagnostics: string, code: 'invalid' | 'required' = 'invalid'): Refusal => ({ kind: 'reject', refusal: 'invalid', code, diagnostics });
 
 export function decide(current: RequestState | undefined, submission: Submission): Decision {
   if (!current) return decideNew(submission);
@@ -75,7 +90,7 @@ export function decide(current: RequestState | undefined, submission: Submission
   if (submission.orderDetail === 'selected-provider-cancelled') return withdrawSelection(current, submission);
   if (submission.orderDetail === 'selected-provider') return selectProvider(current, submission);
   if (submission.intent === 'order') {
-    return { kind: 'reject', status: 400, code: 'invalid', diagnostics: 'intent "order" needs an orderDetail code (selected-provider or selected-provider-cancelled)' };
+    return invalid('intent "order" needs an orderDetail code (selected-provider or selected-provider-cancelled)');
   }
   return supplement(current, submission);
 }
@@ -121,16 +136,16 @@ function revoke(current: RequestState): Decision {
  */
 function selectProvider(current: RequestState, submission: Submission): Decision {
   if (submission.intent !== 'order') {
-    return { kind: 'reject', status: 400, code: 'invalid', diagnostics: 'orderDetail "selected-provider" needs intent "order"' };
+    return invalid('orderDetail "selected-provider" needs intent "order"');
   }
   if (current.intent === 'order') {
     return conflict(`clinic ${current.selectedClinicIk} is already selected; withdraw that selection first`);
   }
   if (submission.performerIks.length !== 1) {
-    return { kind: 'reject', status: 400, code: 'invalid', diagnostics: 'a selection names exactly one performer: the selected clinic' };
+    return invalid('a selection names exactly one performer: the selected clinic');
   }
   if (submission.patient !== 'complete') {
-    return { kind: 'reject', status: 400, code: 'required', diagnostics: 'complete patient data (name.family, not masked) are required to select a clinic' };
+    return invalid('complete patient data (name.family, not masked) are required to select a clinic', 'required');
   }
   const selected = submission.performerIks[0]!;
   const task = current.tasks.find((candidate) => candidate.clinicIk === selected);
