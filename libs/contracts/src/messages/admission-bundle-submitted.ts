@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineMessage } from '../envelope';
 import { OrderDetailCode, ServiceRequestIntent, ServiceRequestStatus } from '../codes';
 import { IkNumber } from './ik-number';
-import { Submitter } from './submitter';
+import { BundleSubmission } from './submitter';
 
 /**
  * What the gateway read from a valid AdmissionRequestBundle when it validated it: everything the
@@ -31,11 +31,7 @@ export type AdmissionRequestSummary = z.infer<typeof AdmissionRequestSummary>;
 export const AdmissionBundleSubmittedV1 = defineMessage(
   'admission.bundle.submitted',
   1,
-  z.object({
-    submitter: Submitter,
-    receivedAt: z.iso.datetime({ offset: true }),
-    /** The bundle exactly as received (validated by the gateway against libs/fhir-model). */
-    bundle: z.record(z.string(), z.unknown()),
+  BundleSubmission.extend({
     /**
      * Added after version 1 was first published (optional, so both sides can be deployed in any
      * order): a gateway that sends it has validated the bundle; without it intake validates.

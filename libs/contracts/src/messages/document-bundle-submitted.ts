@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { defineMessage } from '../envelope';
-import { Submitter } from './submitter';
+import { BundleSubmission } from './submitter';
 
 /** Gateway → intake (request/reply): a DocumentBundle a referrer POSTed, validated. */
 export const DocumentBundleSubmittedV1 = defineMessage(
   'document.bundle.submitted',
   1,
-  z.object({
-    submitter: Submitter,
-    receivedAt: z.iso.datetime({ offset: true }),
-    bundle: z.record(z.string(), z.unknown()),
+  BundleSubmission.extend({
     /**
      * The ServiceRequest identifier the documents name, read by the gateway when it validated the
      * bundle (added after version 1 was first published; without it intake validates).
