@@ -12,7 +12,7 @@ import { FHIR_JSON } from '../fhir/fhir-response';
 import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
 
 /** decisions.md, "Clinics answer": the answer body; a note of at most 4000 characters. */
-const ClinicAnswer = z.object({
+export const ClinicAnswer = z.object({
   businessStatus: BusinessStatus,
   note: z
     .string()
@@ -21,7 +21,7 @@ const ClinicAnswer = z.object({
     .optional(),
 });
 
-const TaskId = z.guid();
+export const TaskId = z.guid();
 const noSuchTask = () => new HttpError('not_found', 'no such Task');
 
 /**

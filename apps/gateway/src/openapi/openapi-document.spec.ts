@@ -1,4 +1,13 @@
+import { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { openApiDocument } from './openapi-document';
+
+interface JsonSchema {
+  type?: string;
+  enum?: string[];
+  required?: string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+}
 
 describe('OpenAPI document', () => {
   const document = openApiDocument({ serverUrl: 'http://127.0.0.1:8080' });
@@ -29,5 +38,19 @@ describe('OpenAPI document', () => {
   it('gives the token response of the spec', () => {
     const tokenResponse = document.components?.schemas?.['TokenResponse'] as { required?: string[] };
     expect(tokenResponse.required?.sort()).toEqual(['accessToken', 'expiresIn', 'refreshToken', 'tokenType']);
+  });
+
+  it('describes the Task as the contract intake sends it', () => {
+    const task = document.components?.schemas?.['Task'] as JsonSchema;
+    expect(task.required).toEqual(expect.arrayContaining(['resourceType', 'id', 'status', 'intent', 'basedOn', 'owner', 'requester', 'lastModified']));
+    expect(task.properties?.['status']?.enum).toEqual(TaskStatus.options);
+    expect(task.properties?.['businessStatus']?.properties?.['coding']?.items?.properties?.['code']?.enum).toEqual(BusinessStatus.options);
+  });
+
+  it('describes the clinic answer with the schema the clinic API checks it with', () => {
+    const body = document.paths?.['/api/v1/clinic/tasks/{taskId}/answer']?.post?.requestBody as { content: Record<string, { schema: JsonSchema }> };
+    const schema = body.content['application/json']!.schema;
+    expect(schema.required).toEqual(['businessStatus']);
+    expect(schema.properties?.['businessStatus']?.enum).toEqual(BusinessStatus.options);
   });
 });

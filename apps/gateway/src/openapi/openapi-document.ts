@@ -1,13 +1,20 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { ClinicList, ClinicRecord, FhirTask } from '@bedrequest/contracts';
 import { errorCodes, type ErrorCode } from '@bedrequest/http';
+import { BedCount as BedCountBody, DateQuery } from '../capacity/capacity.router';
+import { ClinicAnswer, TaskId } from '../clinic-api/clinic-api.router';
 
-// Adds `.openapi()` to zod schemas, which the registry uses to name components.
+// Adds `.openapi()` to zod schemas, which the registry uses to name components. zod gives a schema
+// its methods when it is built, so a schema built before this line (those of libs/contracts and the
+// routers) is registered through a copy made here (`.describe()`).
 extendZodWithOpenApi(z);
 
 /**
  * The OpenAPI 3.1 document of the public interface, served at `GET /api/openapi.json`. Shapes
- * follow the interface specification and decisions.md; FHIR resources are described loosely
+ * follow the interface specification and decisions.md. Where a router checks a body or parameter
+ * with a zod schema, or a contract declares what is sent (the Task, the clinic record), the document
+ * is generated from that same schema; the FHIR bundles and OperationOutcome are described loosely
  * (their full definitions are FHIR R4's) and the rules are in the descriptions and docs/api.md.
  */
 export function openApiDocument(options: { serverUrl: string }) {
@@ -50,29 +57,14 @@ export function openApiDocument(options: { serverUrl: string }) {
       disabledReason: z.string().nullable().optional(),
     }),
   );
-  const Clinic = registry.register(
-    'Clinic',
-    z.object({ ik: z.string(), name: z.string(), departments: z.array(z.object({ code: z.string(), specialty: z.string(), display: z.string() })) }),
-  );
+  const Clinic = registry.register('Clinic', ClinicRecord.describe('A participating clinic and its departments (decisions.md, "Clinics")'));
   const FhirBundle = registry.register(
     'Bundle',
     z.object({ resourceType: z.literal('Bundle'), meta: z.object({ profile: z.array(z.string()) }) }).loose().describe(
       'An AdmissionRequestBundle (type collection) or a DocumentBundle (type document), told apart by meta.profile',
     ),
   );
-  const Task = registry.register(
-    'Task',
-    z
-      .object({
-        resourceType: z.literal('Task'),
-        id: z.uuid(),
-        status: z.enum(['requested', 'accepted', 'rejected', 'on-hold', 'cancelled', 'in-progress']),
-        intent: z.literal('order'),
-        businessStatus: z.object({ coding: z.array(z.object({ system: z.string(), code: z.enum(['accepted', 'declined', 'query', 'more-data-required']), display: z.string() })) }).optional(),
-      })
-      .loose()
-      .describe('The state of one (request, clinic) pair (decisions.md, "Tasks")'),
-  );
+  const Task = registry.register('Task', FhirTask.describe('The state of one (request, clinic) pair (decisions.md, "Tasks")'));
   const SearchSet = registry.register(
     'TaskSearchSet',
     z.object({ resourceType: z.literal('Bundle'), type: z.literal('searchset'), total: z.number().int(), link: z.array(z.object({ relation: z.string(), url: z.string() })), entry: z.array(z.object({ fullUrl: z.string(), resource: Task })) }),
@@ -108,7 +100,7 @@ export function openApiDocument(options: { serverUrl: string }) {
     path: '/api/v1/kliniken',
     summary: 'Participating clinics and their departments',
     security: secured,
-    responses: { 200: { description: 'Clinics', content: json(z.object({ items: z.array(Clinic) })) }, 401: apiError('No valid access token') },
+    responses: { 200: { description: 'Clinics', content: json(ClinicList.extend({ items: z.array(Clinic) })) }, 401: apiError('No valid access token') },
   });
 
   const subscriptionId = z.object({ id: z.uuid() });
@@ -181,7 +173,7 @@ export function openApiDocument(options: { serverUrl: string }) {
   });
   registry.registerPath({ method: 'get', path: '/api/v2/fhir/Task/{id}', security: secured, request: { params: z.object({ id: z.string() }) }, responses: { 200: { description: 'Task', content: fhir(Task) }, 404: fhirError('Unknown or not visible') } });
 
-  const taskId = z.object({ taskId: z.uuid() });
+  const taskId = z.object({ taskId: TaskId });
   registry.registerPath({ method: 'get', path: '/api/v1/clinic/tasks/{taskId}/bundle', summary: 'The latest bundle version this clinic was sent', security: secured, request: { params: taskId }, responses: { 200: { description: 'AdmissionRequestBundle', content: fhir(FhirBundle) }, 404: apiError('Not this clinic’s Task') } });
   registry.registerPath({ method: 'get', path: '/api/v1/clinic/tasks/{taskId}/documents', summary: 'DocumentBundles sent for the Task’s request', security: secured, request: { params: taskId }, responses: { 200: { description: 'Documents', content: json(z.object({ items: z.array(FhirBundle) })) }, 404: apiError('Not this clinic’s Task') } });
   registry.registerPath({
@@ -189,7 +181,7 @@ export function openApiDocument(options: { serverUrl: string }) {
     path: '/api/v1/clinic/tasks/{taskId}/answer',
     summary: 'Answer a Task; emits one AdmissionResponse event to the referrer',
     security: secured,
-    request: { params: taskId, body: { content: json(z.object({ businessStatus: z.enum(['accepted', 'declined', 'query', 'more-data-required']), note: z.string().max(4000).optional() })) } },
+    request: { params: taskId, body: { content: json(ClinicAnswer) } },
     responses: {
       200: { description: 'Updated Task', content: fhir(Task) },
       202: { description: 'Queued: intake did not answer in time; the Task shows the answer shortly', content: json(z.object({ status: z.literal('queued'), message: z.string() })) },
@@ -201,13 +193,14 @@ export function openApiDocument(options: { serverUrl: string }) {
 
   const BedCount = registry.register(
     'BedCount',
-    z.object({ department: z.string().regex(/^\d{4}$/), date: z.string().describe('YYYY-MM-DD'), freeBeds: z.number().int().min(0) }).describe(
-      'Admissions the clinic offers through the service for a department on a day (docs/parties.md, "Clinics and routing")',
-    ),
+    BedCountBody.describe('Admissions the clinic offers through the service for a department on a day (docs/parties.md, "Clinics and routing")'),
   );
   const BedCountView = registry.register(
     'BedCountView',
-    BedCount.extend({ specialty: z.string(), held: z.number().int(), reserved: z.number().int(), available: z.number().int().describe('freeBeds − held − reserved') }),
+    // Not an extension of BedCount: that body takes no other field (additionalProperties: false).
+    z
+      .object({ ...BedCountBody.shape, specialty: z.string(), held: z.number().int(), reserved: z.number().int(), available: z.number().int().describe('freeBeds − held − reserved') })
+      .describe('A bed count with the beds held for requests and reserved for selections'),
   );
   registry.registerPath({
     method: 'put',
@@ -222,7 +215,7 @@ export function openApiDocument(options: { serverUrl: string }) {
     path: '/api/v1/clinic/capacity',
     summary: 'The bed counts of the calling clinic',
     security: secured,
-    request: { query: z.object({ from: z.string().optional(), to: z.string().optional() }) },
+    request: { query: z.object({ from: DateQuery, to: DateQuery }) },
     responses: { 200: { description: 'Bed counts with held and reserved beds', content: json(z.object({ items: z.array(BedCountView) })) } },
   });
 
