@@ -1,8 +1,9 @@
 import type { Prisma } from '../generated/prisma/client';
-import type { BedCount, BedKey, BedState } from '../beds/bed-count';
+import type { BedCount, BedKey } from '../beds/bed-count';
 import type { RoutingDatabase } from '../persistence/database';
 import { routingTable } from '../persistence/sql';
 import type { DispatchChanges, DispatchState, MessageMeta, NotificationEntry, StoredHold } from './dispatch-batch';
+import type { RegisteredClinic } from './dispatch-rules';
 
 export interface StoredNotification extends NotificationEntry {
   createdAt: Date;
@@ -20,12 +21,13 @@ export interface DispatchKeys {
   clinicIks: readonly string[];
 }
 
+/** What `load` reads, its rows already named as the domain names them (the SQL says which column is which). */
 interface StateRow {
   seen: string[];
-  routed: { task_id: string; version: number }[];
-  holds: { task_id: string; request_identifier: string; clinic_ik: string; department_code: string; admission_date: string; state: BedState }[];
-  beds: { clinic_ik: string; department_code: string; admission_date: string; free_beds: number; held: number; reserved: number }[];
-  clinics: { ik: string; departments: string[]; auto_answer: boolean }[];
+  routed: { taskId: string; version: number }[];
+  holds: StoredHold[];
+  beds: BedCount[];
+  clinics: RegisteredClinic[];
 }
 
 /**
@@ -67,51 +69,35 @@ export class DispatchRepository {
     const t = this.t;
     const [row] = await this.prisma.$queryRaw<{ state: StateRow }[]>`
       WITH routed AS (
-        SELECT task_id, version FROM ${t.routed} WHERE task_id = ANY(${keys.taskIds}::uuid[])),
+        SELECT task_id AS "taskId", version FROM ${t.routed} WHERE task_id = ANY(${keys.taskIds}::uuid[])),
       holds AS (
-        SELECT task_id, request_identifier, clinic_ik, department_code, to_char(admission_date, 'YYYY-MM-DD') AS admission_date, state, admission_date AS day
+        SELECT task_id AS "taskId", request_identifier AS "requestIdentifier", clinic_ik AS "clinicIk", department_code AS "departmentCode",
+               to_char(admission_date, 'YYYY-MM-DD') AS "admissionDate", state
           FROM ${t.hold} WHERE task_id = ANY(${keys.holdTaskIds}::uuid[])),
       beds AS (
-        SELECT clinic_ik, department_code, to_char(admission_date, 'YYYY-MM-DD') AS admission_date, free_beds, held, reserved
+        SELECT clinic_ik AS "clinicIk", department_code AS "departmentCode", to_char(admission_date, 'YYYY-MM-DD') AS "admissionDate",
+               free_beds AS "freeBeds", held, reserved
           FROM ${t.capacity}
          WHERE (clinic_ik, department_code, admission_date) IN (
                  SELECT * FROM unnest(${keys.wantedBeds.map((bed) => bed.clinicIk)}::text[], ${keys.wantedBeds.map((bed) => bed.departmentCode)}::text[],
                                       ${keys.wantedBeds.map((bed) => bed.admissionDate)}::date[])
-                 UNION SELECT clinic_ik, department_code, day FROM holds))
+                 UNION SELECT "clinicIk", "departmentCode", "admissionDate"::date FROM holds))
       SELECT json_build_object(
         'seen', (SELECT coalesce(json_agg(message_id), '[]') FROM ${t.inbox} WHERE message_id = ANY(${keys.messages.map((meta) => meta.messageId)}::uuid[])),
         'routed', (SELECT coalesce(json_agg(routed), '[]') FROM routed),
         'holds', (SELECT coalesce(json_agg(holds), '[]') FROM holds),
         'beds', (SELECT coalesce(json_agg(beds), '[]') FROM beds),
-        'clinics', (SELECT coalesce(json_agg(c), '[]') FROM (SELECT ik, departments, auto_answer FROM ${t.clinic} WHERE ik = ANY(${keys.clinicIks}::text[])) c)
+        'clinics', (SELECT coalesce(json_agg(c), '[]') FROM (SELECT ik, departments, auto_answer AS "automaticAnswers" FROM ${t.clinic} WHERE ik = ANY(${keys.clinicIks}::text[])) c)
       ) AS state`;
     if (!row) throw new Error('the state query returned no row');
     const state = row.state;
     const seen = new Set(state.seen);
     return {
       fresh: new Set(keys.messages.map((meta) => meta.messageId).filter((id) => !seen.has(id))),
-      routedVersions: new Map(state.routed.map((routed) => [routed.task_id, routed.version])),
-      holds: state.holds.map(
-        (hold): StoredHold => ({
-          taskId: hold.task_id,
-          requestIdentifier: hold.request_identifier,
-          clinicIk: hold.clinic_ik,
-          departmentCode: hold.department_code,
-          admissionDate: hold.admission_date,
-          state: hold.state,
-        }),
-      ),
-      bedCounts: state.beds.map(
-        (bed): BedCount => ({
-          clinicIk: bed.clinic_ik,
-          departmentCode: bed.department_code,
-          admissionDate: bed.admission_date,
-          freeBeds: bed.free_beds,
-          held: bed.held,
-          reserved: bed.reserved,
-        }),
-      ),
-      clinics: new Map(state.clinics.map((clinic) => [clinic.ik, { ik: clinic.ik, departments: clinic.departments, automaticAnswers: clinic.auto_answer }])),
+      routedVersions: new Map(state.routed.map((routed) => [routed.taskId, routed.version])),
+      holds: state.holds,
+      bedCounts: state.beds,
+      clinics: new Map(state.clinics.map((clinic) => [clinic.ik, clinic])),
     };
   }
 
