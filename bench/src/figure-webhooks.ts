@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionResponseV1 } from '@bedrequest/contracts';
+// The bench is a test harness, not a service: the fixture Task is what it should publish.
+// eslint-disable-next-line no-restricted-imports
+import { fhirTask } from '@bedrequest/fhir-model/testing';
 import type { Broker } from '@bedrequest/messaging';
 import type { WebhookReceiver } from '@bedrequest/testing';
 import type { ProcessStack } from '../../tools/e2e/process-stack';
@@ -8,7 +11,6 @@ import { summarize } from './load';
 /** Publishes `count` AdmissionResponse events for the referrer and times until all were delivered. */
 async function deliver(options: { broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number }): Promise<number> {
   options.receiver.reset();
-  const task = { resourceType: 'Task', status: 'rejected', intent: 'order' };
   const started = performance.now();
   const publishes: Promise<unknown>[] = [];
   for (let n = 0; n < options.count; n++) {
@@ -16,7 +18,7 @@ async function deliver(options: { broker: Broker; receiver: WebhookReceiver; ref
     publishes.push(
       options.broker.publish(
         AdmissionResponseV1,
-        { eventId: randomUUID(), referrerPartyId: options.referrerPartyId, requestIdentifier, task: { ...task, basedOn: [{ identifier: { value: requestIdentifier } }] } },
+        { eventId: randomUUID(), referrerPartyId: options.referrerPartyId, requestIdentifier, task: fhirTask({ requestIdentifier, businessStatus: 'declined' }) },
         { correlationId: 'bench-webhooks' },
       ),
     );

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AdmissionResponseV1, createEnvelope, type Topology } from '@bedrequest/contracts';
+import { fhirTask } from '@bedrequest/fhir-model/testing';
 import type { Broker } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, testEnvironment } from '@bedrequest/testing';
 import type { TestAuthority } from '@bedrequest/tokens/testing';
@@ -96,18 +97,6 @@ export class SubscriptionsApi {
   }
 }
 
-/** A Task as intake would send it, naming its request in basedOn (the receiver reads it from there). */
-export function taskOf(requestIdentifier: string, businessStatus = 'accepted'): Record<string, unknown> {
-  return {
-    resourceType: 'Task',
-    id: randomUUID(),
-    status: 'accepted',
-    intent: 'order',
-    basedOn: [{ identifier: { system: 'urn:ietf:rfc:3986', value: requestIdentifier } }],
-    businessStatus: { coding: [{ code: businessStatus }] },
-  };
-}
-
 /** Publishes an AdmissionResponseV1 as routing/intake would; returns the event id. */
 export async function publishResponse(
   broker: Broker,
@@ -116,7 +105,7 @@ export async function publishResponse(
   const eventId = options.eventId ?? randomUUID();
   const envelope = createEnvelope(
     AdmissionResponseV1,
-    { eventId, referrerPartyId: options.partyId, requestIdentifier: options.requestIdentifier, task: taskOf(options.requestIdentifier) },
+    { eventId, referrerPartyId: options.partyId, requestIdentifier: options.requestIdentifier, task: fhirTask({ requestIdentifier: options.requestIdentifier, businessStatus: 'accepted' }) },
     { correlationId: 'notifier-test', ...(options.occurredAt ? { occurredAt: options.occurredAt } : {}) },
   );
   await broker.publishEnvelope(AdmissionResponseV1.routingKey, envelope);
