@@ -6,7 +6,7 @@ import { loadConfig } from '@bedrequest/config';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { stackEnvironment } from './stack-environment';
-import { run as authCli } from '../../apps/auth/src/cli';
+import { USER_CLI, openUserAdministration } from '../../apps/auth/src/cli';
 import { AuthCliConfig, AuthConfig } from '../../apps/auth/src/config';
 import { startAuth, type RunningAuth } from '../../apps/auth/src/start';
 import { GatewayConfig } from '../../apps/gateway/src/config';
@@ -16,7 +16,7 @@ import { startIntake, type RunningIntake } from '../../apps/intake/src/start';
 import { NotifierConfig } from '../../apps/notifier/src/config';
 import { startNotifier } from '../../apps/notifier/src/start';
 import { RoutingCliConfig, RoutingConfig } from '../../apps/routing/src/config';
-import { run as routingCli } from '../../apps/routing/src/cli';
+import { CLINIC_CLI, openRoutingServices } from '../../apps/routing/src/cli';
 import { startRouting, type RunningRouting } from '../../apps/routing/src/start';
 
 export interface ApiResponse<T = unknown> {
@@ -93,8 +93,8 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
       const io = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
       const code =
         argv[0] === 'clinic'
-          ? await routingCli(argv, { config: loadConfig(RoutingCliConfig, env), ...io })
-          : await authCli(argv, { config: loadConfig(AuthCliConfig, env), ...io });
+          ? await CLINIC_CLI.run(argv, { open: () => openRoutingServices(loadConfig(RoutingCliConfig, env)), ...io })
+          : await USER_CLI.run(argv, { open: () => openUserAdministration({ config: loadConfig(AuthCliConfig, env) }), ...io });
       if (code !== 0) throw new Error(`admin ${argv.slice(0, 2).join(' ')} failed: ${err.join(' ')}`);
       return out.join('\n');
     };

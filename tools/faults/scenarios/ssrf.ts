@@ -11,6 +11,7 @@ import { bundleScript, deleteBrokerTopology, testEnvironment, waitFor } from '@b
 import { root } from '../../e2e/process-stack';
 import type { FaultStack } from '../support/fault-stack';
 import { reportFigures } from '../support/figures';
+import { fhirTask } from '@bedrequest/fhir-model/testing';
 
 /**
  * Issue 7: "SSRF in production mode: callbacks to 127.0.0.1, [::1], 169.254.169.254, 10.0.0.1, a
@@ -180,7 +181,7 @@ export async function ssrf(faults: FaultStack): Promise<void> {
       const requestIdentifier = `${faults.referrer.fhirBase}/ServiceRequest/${randomUUID()}`;
       await broker.publish(
         AdmissionResponseV1,
-        { eventId: randomUUID(), referrerPartyId: party!, requestIdentifier, task: { resourceType: 'Task', status: 'accepted', basedOn: [{ identifier: { value: requestIdentifier } }] } },
+        { eventId: randomUUID(), referrerPartyId: party!, requestIdentifier, task: fhirTask({ requestIdentifier, businessStatus: 'accepted' }) },
         { correlationId: `ssrf ${name}` },
       );
     }
