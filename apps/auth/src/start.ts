@@ -5,8 +5,7 @@ import { createServiceHttpApp, probeRouter, serveHttp, startService, type Starte
 import { databaseIsReachable } from '@bedrequest/persistence';
 import type { AuthConfig } from './config';
 import { jwksRouter } from './keys/jwks.router';
-import { SigningKeyRepository } from './keys/signing-key.repository';
-import { loadSigningKeys } from './keys/signing-keys';
+import { signingKeysOf } from './keys/signing-key.repository';
 import { PasswordHasher } from './passwords/password-hasher';
 import { openAuthDatabase } from './persistence/database';
 import { AccessTokenIssuer, ServiceTokenIssuer, type Clock } from './token/access-token.service';
@@ -39,13 +38,7 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     });
     lifecycle.onStop('database', () => prisma.$disconnect());
 
-    const keys = await loadSigningKeys({
-      signingKey: config.AUTH_SIGNING_KEY,
-      signingKeyId: config.AUTH_SIGNING_KEY_ID,
-      previousPublicKeys: config.AUTH_PREVIOUS_PUBLIC_KEYS,
-      nodeEnv: config.NODE_ENV,
-      developmentKeys: new SigningKeyRepository(prisma),
-    });
+    const keys = await signingKeysOf(config, prisma);
     if (!config.AUTH_SIGNING_KEY) logger.warn({ kid: keys.current.kid }, 'signing with the development key (AUTH_SIGNING_KEY not set)');
 
     const redis = new Redis(config.REDIS_URL, {

@@ -7,4 +7,4 @@ export { compareSchemaWithMigrations } from './schema-drift';
 export { bundleScript } from './bundle-script';
 export { freePort } from './free-port';
 export { serveClinicRegistry } from './clinic-registry-stub';
-export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer, type WebhookBody } from './webhook-receiver';
+export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer } from './webhook-receiver';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { WebhookReceiver, requestOf, type WebhookBody } from './webhook-receiver';
+import type { WebhookBody } from '@bedrequest/contracts';
+import { WebhookReceiver, requestOf } from './webhook-receiver';
 
 const SECRET = `whsec_${Buffer.from('a test secret of 32 bytes length').toString('base64')}`;
 

@@ -1,15 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-
-/** A webhook's body as the notifier sends it (decisions.md, "Subscriptions and webhooks"). */
-export interface WebhookBody {
-  id: string;
-  type: string;
-  timestamp: string;
-  sequence: number;
-  data: unknown;
-}
+import type { WebhookBody } from '@bedrequest/contracts';
 
 export interface ReceivedWebhook {
   /** `webhook-id` header. */

@@ -1,7 +1,6 @@
 import { ApiErrorBody, ClinicRecord } from '@bedrequest/contracts';
 import { InternalClient, type TokenSource } from '@bedrequest/http';
-import { SigningKeyRepository } from '../keys/signing-key.repository';
-import { loadSigningKeys } from '../keys/signing-keys';
+import { signingKeysOf } from '../keys/signing-key.repository';
 import type { AuthDatabase } from '../persistence/database';
 import type { AuthCliConfig } from '../config';
 import { ServiceTokenIssuer } from '../token/access-token.service';
@@ -44,13 +43,7 @@ export class RoutingClinicDirectory implements ClinicDirectory {
 export function commandLineServiceTokens(config: AuthCliConfig, prisma: AuthDatabase): TokenSource {
   let issuer: Promise<ServiceTokenIssuer> | undefined;
   const load = async () => {
-    const keys = await loadSigningKeys({
-      signingKey: config.AUTH_SIGNING_KEY,
-      signingKeyId: config.AUTH_SIGNING_KEY_ID,
-      previousPublicKeys: config.AUTH_PREVIOUS_PUBLIC_KEYS,
-      nodeEnv: config.NODE_ENV,
-      developmentKeys: new SigningKeyRepository(prisma),
-    });
+    const keys = await signingKeysOf(config, prisma);
     return new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now: Date.now });
   };
   // The key is loaded when routing is first asked, not by every command.

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { WebhookBody } from '@bedrequest/contracts';
 
 export interface WebhookEvent {
   id: string;
@@ -8,15 +9,7 @@ export interface WebhookEvent {
   data: unknown;
 }
 
-/** decisions.md: the delivery body, also one item of `GET /api/v1/subscriptions/{id}/events`. */
-export interface WebhookBody {
-  id: string;
-  type: string;
-  timestamp: string;
-  sequence: number;
-  data: unknown;
-}
-
+/** decisions.md: the delivery body (`WebhookBody`), also one item of `GET /api/v1/subscriptions/{id}/events`. */
 export function webhookBody(event: WebhookEvent): WebhookBody {
   return { id: event.id, type: event.type, timestamp: event.occurredAt.toISOString(), sequence: event.sequence, data: event.data };
 }

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { CallbackAddressRefusedError, assertPublicHost, systemResolve, type Resolve } from '../delivery/address-guard';
-import { webhookBody, type WebhookBody } from '../delivery/webhook-message';
+import type { WebhookBody } from '@bedrequest/contracts';
+import { webhookBody } from '../delivery/webhook-message';
 import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
 import type { DeliveryLogEntry, StoredSubscription, SubscriptionRepository, SubscriptionStatus } from './subscription.repository';
 

@@ -7,7 +7,7 @@ import type { Broker } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, testEnvironment } from '@bedrequest/testing';
 import type { TestAuthority } from '@bedrequest/tokens/testing';
 import { NotifierConfig } from '../config';
-import type { WebhookBody } from '../delivery/webhook-message';
+import type { WebhookBody } from '@bedrequest/contracts';
 import type { DeliveryLogView, SubscriptionView } from '../subscriptions/subscription.service';
 
 /**
