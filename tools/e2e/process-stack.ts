@@ -40,6 +40,8 @@ export interface RunningService {
   process: ChildProcess;
   port: number;
   url: string;
+  /** Where its /health/* and /metrics answer: its own port, the gateway's internal one. */
+  probeUrl: string;
   /** What the process wrote to stdout (its pino log lines), when the stack captures output. */
   output(): string;
 }
@@ -83,8 +85,6 @@ export class ProcessStack {
     const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
     for (const name of SERVICES) fullEnv[PORT_VARIABLE[name]] = String(ports[name]);
     for (const name of SERVICES) fullEnv[`${name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[name]}`;
-    // The gateway's probes and metrics are on an internal port of their own.
-    fullEnv.INTERNAL_PORT = String(await freePort());
     fullEnv.SERVICE_CLIENT_SECRET ??= randomBytes(32).toString('hex');
     const stack = new ProcessStack(fullEnv, options);
     try {
@@ -108,7 +108,9 @@ export class ProcessStack {
 
   /** Starts (another) instance of a service; `instance` names it (e.g. `notifier-2`). */
   async startService(instance: string, name: ServiceName, port?: number, extraEnv: Record<string, string> = {}, launch: Omit<ServiceLaunch, 'env'> = {}): Promise<RunningService> {
-    return this.launch(instance, { service: name, port: port ?? (await freePort()), env: extraEnv, ...launch });
+    // Every gateway instance gets an internal port of its own for its probes and metrics.
+    const env = name === 'gateway' && !extraEnv.INTERNAL_PORT ? { ...extraEnv, INTERNAL_PORT: String(await freePort()) } : extraEnv;
+    return this.launch(instance, { service: name, port: port ?? (await freePort()), env, ...launch });
   }
 
   /** Starts an instance again as it was started before (same port, environment and entry). */
@@ -176,7 +178,9 @@ export class ProcessStack {
       output += chunk.toString('utf8');
       if (output.length > OUTPUT_LIMIT) output = output.slice(-OUTPUT_LIMIT / 2);
     });
-    const service: RunningService = { name: instance, service: launch.service, process: child, port: launch.port, url: `http://127.0.0.1:${launch.port}`, output: () => output };
+    const url = `http://127.0.0.1:${launch.port}`;
+    const probeUrl = launch.env?.INTERNAL_PORT ? `http://127.0.0.1:${launch.env.INTERNAL_PORT}` : url;
+    const service: RunningService = { name: instance, service: launch.service, process: child, port: launch.port, url, probeUrl, output: () => output };
     this.services.set(instance, service);
     this.launches.set(instance, launch);
     const deadline = Date.now() + 60_000;
@@ -185,8 +189,7 @@ export class ProcessStack {
         this.services.delete(instance);
         throw new Error(`${instance} exited during start-up`);
       }
-      const probes = launch.service === 'gateway' ? `http://127.0.0.1:${this.env.INTERNAL_PORT}` : service.url;
-      const ready = await fetch(`${probes}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
+      const ready = await fetch(`${service.probeUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
       if (ready) return service;
       if (Date.now() > deadline) {
         child.kill('SIGKILL');

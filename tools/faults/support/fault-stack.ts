@@ -225,7 +225,7 @@ export class FaultStack {
     const entries = await Promise.all(
       [...this.stack.services.values()].map(async (service) => {
         if (!this.stack.isRunning(service.name)) return [service.name, 'exited'] as const;
-        const status = await fetch(`${service.url}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
+        const status = await fetch(`${service.probeUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
         return [service.name, status] as const;
       }),
     );
