@@ -18,8 +18,7 @@ export const errorCodes = {
   unsupported_media_type: { status: 415, issue: 'not-supported', meaning: 'a content type, charset or content encoding the endpoint does not read' },
   too_many_requests: { status: 429, issue: 'throttled', meaning: 'rate limited or too many failed logins; `Retry-After` says when to try again' },
   internal_error: { status: 500, issue: 'exception', meaning: 'an unexpected failure; the details are logged, not returned' },
-  upstream_error: { status: 502, issue: 'exception', meaning: 'an internal service answered unexpectedly' },
-  unavailable: { status: 503, issue: 'transient', meaning: 'a backing service (broker, database, Redis, another service) is unreachable; `Retry-After` says when to retry' },
+  unavailable: { status: 503, issue: 'transient', meaning: 'a backing service (broker, database, Redis, another service) is unreachable or answered outside its contract; `Retry-After` says when to retry' },
 } as const satisfies Record<string, { status: number; issue: IssueCode; meaning: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
