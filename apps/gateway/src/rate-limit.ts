@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { HttpError } from '@bedrequest/http';
-import { principalOf } from './auth';
+import { principalOf } from '@bedrequest/tokens';
 import { answerError } from './http-errors';
 
 /**

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { silentLogger } from '@bedrequest/testing';
-import type { Principal } from '../auth';
+import type { Principal } from '@bedrequest/tokens';
 import { ClinicCapacityClient } from './capacity.client';
 import { capacityRouter } from './capacity.router';
 

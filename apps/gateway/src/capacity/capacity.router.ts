@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { accessTokenOf, principalOf } from '../auth';
+import { accessTokenOf, principalOf } from '@bedrequest/tokens';
 import type { CapacityCall, ClinicCapacityClient } from './capacity.client';
 
 /**

@@ -6,7 +6,7 @@ import { createEnvelope, IntakeVerdictV1, legacyVerdictStatus, type Envelope, ty
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
 import { silentLogger } from '@bedrequest/testing';
-import type { Principal } from '../auth';
+import type { Principal } from '@bedrequest/tokens';
 import { IntakeClient } from '../fhir/intake.client';
 import { clinicApiRouter } from './clinic-api.router';
 

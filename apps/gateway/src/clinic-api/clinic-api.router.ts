@@ -6,7 +6,7 @@ import { UNSTORABLE_TEXT } from '@bedrequest/fhir-model';
 import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { principalOf } from '../auth';
+import { principalOf } from '@bedrequest/tokens';
 import { refusalErrorCode } from '../fhir/bundle.router';
 import { FHIR_JSON } from '../fhir/fhir-response';
 import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';

@@ -6,7 +6,7 @@ import { DEFAULT_PROFILE_BASE } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
 import { silentLogger } from '@bedrequest/testing';
-import type { Principal } from '../auth';
+import type { Principal } from '@bedrequest/tokens';
 import { bundleRoute } from './bundle.router';
 
 const referrer: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };

@@ -23,7 +23,7 @@ import {
 import { codeOfStatus, errorCodes, type ErrorCode } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { principalOf, type Principal } from '../auth';
+import { principalOf, type Principal } from '@bedrequest/tokens';
 import { fhirJsonBody } from './fhir-body';
 import { sendFhir, sendOutcome } from './fhir-response';
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { InternalClient, type RawAnswer } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { accessTokenOf } from '../auth';
+import { accessTokenOf } from '@bedrequest/tokens';
 
 /**
  * Who asks intake, and for whom: the caller's verified access token, forwarded so that intake

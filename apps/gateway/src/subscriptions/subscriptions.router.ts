@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiErrorBody, DeliveryLog, RedeliveryScheduled, SubscriptionList, SubscriptionView, WebhookEventList } from '@bedrequest/contracts';
 import { HttpError, jsonErrorHandler, type Answers } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
-import { accessTokenOf, principalOf } from '../auth';
+import { accessTokenOf, principalOf } from '@bedrequest/tokens';
 import type { NotifierClient } from './notifier.client';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

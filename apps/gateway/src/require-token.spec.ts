@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createTokenVerifier, principalOf, remoteSigningKeys, requireToken, type Role, type TokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, SERVICE_AUDIENCE, accessToken, clinicClaims, localKeys, newSigningKey, serviceToken, type TestSigningKey } from '@bedrequest/tokens/testing';
 import { silentLogger } from '@bedrequest/testing';
-import { errorHandler } from '../http-errors';
+import { errorHandler } from './http-errors';
 
 
 /** A gateway-like app: a referrer route on /api/v1 and /api/v2/fhir, a clinic route, an any-role route. */

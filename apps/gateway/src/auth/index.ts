@@ -1,1 +1,0 @@
-export { ANY_ROLE, accessTokenOf, principalOf, type Principal, type Role } from '@bedrequest/tokens';
