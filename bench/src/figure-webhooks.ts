@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionResponseV1 } from '@bedrequest/contracts';
 // The bench is a test harness, not a service: the fixture Task is what it should publish.
-// eslint-disable-next-line no-restricted-imports
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import type { Broker } from '@bedrequest/messaging';
 import type { WebhookReceiver } from '@bedrequest/testing';

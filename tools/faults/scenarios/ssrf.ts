@@ -11,7 +11,6 @@ import { bundleScript, deleteBrokerTopology, testEnvironment, waitFor } from '@b
 import { root } from '../../e2e/process-stack';
 import type { FaultStack } from '../support/fault-stack';
 import { reportFigures } from '../support/figures';
-// eslint-disable-next-line no-restricted-imports -- a fault scenario is test code (npm run test:faults), outside the *.spec.ts pattern
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 
 /**
