@@ -11,7 +11,7 @@ import { Pool } from 'pg';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
-import { accessToken } from '@bedrequest/tokens/testing';
+import { accessToken, type TestSigningKey } from '@bedrequest/tokens/testing';
 import { declareTopology, deadLetterQueueName, type QueueKey } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
@@ -45,6 +45,8 @@ export class FaultStack {
   readonly pool: Pool;
   referrer!: Referrer;
   private client?: Broker;
+  /** The stack's development signing key, read once (referrerToken). */
+  private signingKey?: Promise<TestSigningKey>;
 
   private constructor(
     readonly stack: ProcessStack,
@@ -105,11 +107,15 @@ export class FaultStack {
    * auth service signs its own; the services verify it like any other.
    */
   async referrerToken(partyId: string): Promise<string> {
+    this.signingKey ??= this.readSigningKey();
+    return accessToken(await this.signingKey, { sub: partyId, claims: { role: 'referrer', ik: [REFERRER.ik], fhirBase: REFERRER.fhirBase } });
+  }
+
+  private async readSigningKey(): Promise<TestSigningKey> {
     const { rows } = await this.pool.query<{ kid: string; private_jwk: JWK }>(`SELECT kid, private_jwk FROM "${this.schema('auth')}".signing_key ORDER BY created_at, kid LIMIT 1`);
     const row = rows[0];
     if (!row) throw new Error('the auth service has no development key yet');
-    const key = { kid: row.kid, privateKey: (await importJWK(row.private_jwk, 'EdDSA')) as CryptoKey, publicJwk: {} };
-    return accessToken(key, { sub: partyId, claims: { role: 'referrer', ik: [REFERRER.ik], fhirBase: REFERRER.fhirBase } });
+    return { kid: row.kid, privateKey: (await importJWK(row.private_jwk, 'EdDSA')) as CryptoKey, publicJwk: {} };
   }
 
   /** `npm run admin -- ...args` against this stack; rejects with the command's one-line error. */
