@@ -111,15 +111,10 @@ export class ClinicDirectory {
 
 /**
  * `load` for a ClinicDirectory: routing's internal `GET /internal/clinics`, with a service token of
- * the calling service, within `timeoutMs`.
+ * the calling service, within `timeoutMs`. Its failures reach callers as
+ * ClinicDirectoryUnavailableError (the directory's reload wraps them).
  */
 export function loadClinicsFrom(routingUrl: string, tokens: TokenSource, timeoutMs = 5_000): () => Promise<ClinicRecord[]> {
   const routing = new InternalClient({ service: 'routing', baseUrl: routingUrl, timeoutMs, unavailableMessage: 'the clinic registry is unavailable', connections: 1 });
-  return async () => {
-    try {
-      return (await routing.json({ method: 'GET', path: '/internal/clinics', credential: tokens }, { 200: ClinicList })).body.items;
-    } catch (error) {
-      throw new ClinicDirectoryUnavailableError('the clinic registry is unavailable', { cause: error });
-    }
-  };
+  return async () => (await routing.json({ method: 'GET', path: '/internal/clinics', credential: tokens }, { 200: ClinicList })).body.items;
 }
