@@ -37,10 +37,9 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
 
     // Parties' tokens only: a service token never passes the public API.
     const verifier = tokenVerifierFor(config, { services: false });
-    const limit = rateLimitPerParty(config.RATE_LIMIT_PER_SECOND);
-    const referrers = [requireToken({ verifier, roles: ['referrer'] }), limit];
-    const clinics = [requireToken({ verifier, roles: ['clinic'] }), limit];
-    const anyone = [requireToken({ verifier, roles: ANY_ROLE }), limit];
+    const referrers = [requireToken({ verifier, roles: ['referrer'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
+    const clinics = [requireToken({ verifier, roles: ['clinic'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
+    const anyone = [requireToken({ verifier, roles: ANY_ROLE }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
 
     // The registry in memory (routing owns it and broadcasts its changes): every bundle's performers
     // are checked against it without asking routing per request. Read with the gateway's service token.
