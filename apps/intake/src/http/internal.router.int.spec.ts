@@ -92,6 +92,28 @@ describe('intake internal Task API', () => {
     expect(answer.body).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', expression: ['color'] }] });
   });
 
+  it('answers _lastUpdated with a day as the whole (UTC) day, and a _format other than JSON with 406', async () => {
+    expect(await get('/internal/tasks?_lastUpdated=2026-03-01&_format=json', referrer)).toMatchObject({ status: 200, body: { total: 3 } });
+    expect(await get('/internal/tasks?_lastUpdated=ne2026-03-01', referrer)).toMatchObject({ status: 200, body: { total: 0 } });
+    expect(await get('/internal/tasks?_lastUpdated=2026-03-01T08:01Z&_summary=count', referrer)).toEqual({
+      status: 200,
+      type: 'application/fhir+json; charset=utf-8',
+      body: { resourceType: 'Bundle', type: 'searchset', total: 1, link: [{ relation: 'self', url: '/api/v2/fhir/Task?_lastUpdated=2026-03-01T08%3A01Z&_summary=count' }] },
+    });
+
+    const refused = await get('/internal/tasks?_format=xml', referrer);
+    expect(refused).toMatchObject({ status: 406, type: 'application/fhir+json; charset=utf-8', body: { resourceType: 'OperationOutcome', issue: [{ code: 'not-supported', expression: ['_format'] }] } });
+  });
+
+  it('reads a Task with _format and _elements, and refuses other parameters on a read', async () => {
+    const read = await get(`/internal/tasks/${taskIds[0]}?_format=application%2Ffhir%2Bjson&_elements=owner`, referrer);
+    expect(read.status).toBe(200);
+    expect(Object.keys(read.body)).toEqual(['resourceType', 'id', 'meta', 'status', 'intent', 'owner']);
+
+    expect(await get(`/internal/tasks/${taskIds[0]}?_format=xml`, referrer)).toMatchObject({ status: 406, body: { issue: [{ code: 'not-supported' }] } });
+    expect(await get(`/internal/tasks/${taskIds[0]}?colour=blue`, referrer)).toMatchObject({ status: 400, body: { issue: [{ code: 'invalid', expression: ['colour'] }] } });
+  });
+
   it('finds no Task for a party who may not see it, and the Task for its clinic', async () => {
     expect(await get(`/internal/tasks/${taskIds[0]}`, bearer(await accessToken(key, { sub: 'referrer-2' })))).toMatchObject({ status: 404, body: { resourceType: 'OperationOutcome' } });
     const clinic = bearer(await accessToken(key, { sub: 'clinic-user', claims: { role: 'clinic', ik: [CLINICS[0]] } }));

@@ -20,14 +20,15 @@ export function internalRouter(tasks: TaskReadService, verifier: TokenVerifier, 
   router.get('/internal/tasks', async (req, res) => {
     const viewer = viewerOf(res);
     const result = await tasks.search(req.query, viewer, { base: publicBase(req), path: '/api/v2/fhir/Task' });
-    if (!result.ok) return fhirJson(res, 400, outcome(result.issues));
+    if (!result.ok) return fhirJson(res, result.status, outcome(result.issues));
     return fhirJson(res, 200, result.bundle);
   });
 
   router.get('/internal/tasks/:id', async (req, res) => {
-    const task = await tasks.read(req.params.id, viewerOf(res));
-    if (!task) return fhirJson(res, 404, notFound('no such Task'));
-    return fhirJson(res, 200, task);
+    const result = await tasks.read(req.params.id, req.query, viewerOf(res));
+    if (!result.ok) return fhirJson(res, result.status, outcome(result.issues));
+    if (!result.task) return fhirJson(res, 404, notFound('no such Task'));
+    return fhirJson(res, 200, result.task);
   });
 
   router.get('/internal/tasks/:id/bundle', async (req, res) => {

@@ -5,6 +5,7 @@ import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { TaskReadRepository } from './task-read.repository';
 import { TaskReadService } from './task-read.service';
+import { admits, parseDateCondition } from './search-date';
 import type { Viewer } from './task-search';
 
 const env = testEnvironment();
@@ -14,6 +15,32 @@ const STATUSES = ['requested', 'accepted', 'rejected', 'on-hold', 'cancelled', '
 const BUSINESS_STATUSES = [null, 'accepted', 'declined', 'query', 'more-data-required'];
 /** Few distinct instants, so that many Tasks tie on lastModified and the id decides their order. */
 const INSTANTS = ['2026-03-01T08:00:00.000Z', '2026-03-01T08:00:00.001Z', '2026-03-02T12:30:00.000Z', '2026-03-05T00:00:00.000Z'];
+/** `_lastUpdated` values of every precision around INSTANTS. */
+const DATE_VALUES = [...INSTANTS, '2026', '2027', '2026-03', '2026-02', '2026-03-01', '2026-03-02', '2026-03-04', '2026-03-05', '2026-03-02T12:30Z', '2026-03-01T09:00+01:00'];
+const DATE_PREFIXES = ['', 'eq', 'ne', 'gt', 'ge', 'lt', 'le', 'sa', 'eb'];
+const DAY_MS = 86_400_000;
+/** One Task per clinic at these instants: the edges of 2026-11-22, of November 2026 and of 2026. */
+const EDGE_INSTANTS = ['2025-12-31T23:59:59.999Z', '2026-11-21T23:59:59.999Z', '2026-11-22T00:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T23:59:59.999Z', '2026-11-23T00:00:00.000Z', '2027-01-01T00:00:00.000Z'];
+
+/**
+ * The range [start, end) a `_lastUpdated` value of DATE_VALUES stands for (FHIR R4 search.html#date,
+ * UTC where no zone is given), worked out here independently of search-date.ts.
+ */
+function rangeOf(value: string): [number, number] {
+  if (/^\d{4}$/.test(value)) return [Date.UTC(Number(value), 0, 1), Date.UTC(Number(value) + 1, 0, 1)];
+  if (/^\d{4}-\d{2}$/.test(value)) return [Date.parse(`${value}-01T00:00:00Z`), Date.UTC(Number(value.slice(0, 4)), Number(value.slice(5)), 1)];
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return [Date.parse(`${value}T00:00:00Z`), Date.parse(`${value}T00:00:00Z`) + DAY_MS];
+  if (/T\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$/.test(value)) return [Date.parse(value), Date.parse(value) + 60_000];
+  return [Date.parse(value), Date.parse(value) + 1];
+}
+
+/** search.html#prefix for an instant `at` against the value's range. */
+function dateMatches(prefixed: string, at: number): boolean {
+  const [, prefix = 'eq', value = ''] = /^(eq|ne|gt|ge|lt|le|sa|eb)?(.*)$/.exec(prefixed)!;
+  const [start, end] = rangeOf(value);
+  const within = start <= at && at < end;
+  return { eq: within, ne: !within, gt: at >= end, sa: at >= end, ge: at >= start, lt: at < start, eb: at < start, le: at < end }[prefix]!;
+}
 
 /** A search's query string, as express parses it. */
 type Query = Record<string, string | string[]>;
@@ -56,12 +83,14 @@ describe('Task search and read against the real PostgreSQL', () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org'));
     // Referrer "a" and "a2" share every identifier prefix ("a-1" is a prefix of "a-10" and of "a2-1"...).
-    const requests = [
+    const requests: { referrer: string; identifier: string; clinics: string[]; instants?: string[] }[] = [
       ...Array.from({ length: 9 }, (_, n) => ({ referrer: 'a', identifier: identifierOf('a', n + 1), clinics: CLINICS.filter(() => next() < 0.5) })),
       ...Array.from({ length: 12 }, (_, n) => ({ referrer: 'a2', identifier: identifierOf('a2', n + 1), clinics: CLINICS.filter(() => next() < 0.5) })),
       { referrer: 'a2', identifier: identifierOf('a', 1) + '0', clinics: CLINICS },
       // One request naming every clinic: its Tasks page within the request.
       { referrer: 'a', identifier: identifierOf('a', 99), clinics: CLINICS },
+      // Tasks at the edges of a day, a month and a year, for the date matching in SQL.
+      { referrer: 'edge', identifier: identifierOf('edge', 1), clinics: CLINICS, instants: EDGE_INSTANTS },
     ];
     const client = new Client({ connectionString: env.databaseUrl });
     await client.connect();
@@ -73,8 +102,9 @@ describe('Task search and read against the real PostgreSQL', () => {
            VALUES ($1, $2, $3, '260000001', 'active', 'proposal', 1, 'hash', now())`,
           [requestId, request.identifier, request.referrer],
         );
-        for (const clinicIk of request.clinics) {
-          const task = { id: crypto.randomUUID(), identifier: request.identifier, referrerPartyId: request.referrer, clinicIk, status: pick(STATUSES), businessStatus: pick(BUSINESS_STATUSES), lastModified: pick(INSTANTS) };
+        for (const [n, clinicIk] of request.clinics.entries()) {
+          const [status, businessStatus, lastModified] = [pick(STATUSES), pick(BUSINESS_STATUSES), pick(INSTANTS)];
+          const task = { id: crypto.randomUUID(), identifier: request.identifier, referrerPartyId: request.referrer, clinicIk, status, businessStatus, lastModified: request.instants?.[n] ?? lastModified };
           const notes = task.businessStatus ? [{ text: `answer ${task.businessStatus}`, time: task.lastModified }] : [];
           await client.query(
             `INSERT INTO "${schema}".clinic_task (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified)
@@ -101,13 +131,7 @@ describe('Task search and read against the real PostgreSQL', () => {
       .filter((task) => values('owner').every((value) => task.clinicIk === value))
       .filter((task) => values('status').every((value) => value.split(',').includes(task.status)))
       .filter((task) => values('business-status').every((value) => task.businessStatus !== null && value.split(',').includes(task.businessStatus)))
-      .filter((task) =>
-        values('_lastUpdated').every((value) => {
-          const [, prefix = 'eq', instant = ''] = /^(eq|gt|ge|lt|le)?(.*)$/.exec(value)!;
-          const [at, bound] = [Date.parse(task.lastModified), Date.parse(instant)];
-          return { eq: at === bound, gt: at > bound, ge: at >= bound, lt: at < bound, le: at <= bound }[prefix];
-        }),
-      )
+      .filter((task) => values('_lastUpdated').every((value) => dateMatches(value, Date.parse(task.lastModified))))
       .sort((x, y) => Date.parse(x.lastModified) - Date.parse(y.lastModified) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   }
 
@@ -124,7 +148,8 @@ describe('Task search and read against the real PostgreSQL', () => {
     let pages = 0;
     while (pageQuery) {
       const bundle = await searchOk(pageQuery, viewer);
-      expect(bundle.total).toBe(expected(query, viewer).length);
+      if (query._total === 'none') expect(bundle).not.toHaveProperty('total');
+      else expect(bundle.total).toBe(expected(query, viewer).length);
       ids.push(...(bundle.entry ?? []).map((entry) => entry.resource!.id!));
       const nextUrl = bundle.link?.find((link) => link.relation === 'next')?.url;
       pageQuery = nextUrl ? Object.fromEntries(new URL(nextUrl).searchParams) : undefined;
@@ -177,6 +202,77 @@ describe('Task search and read against the real PostgreSQL', () => {
     }
   });
 
+  it('pages with _total=none: the same Tasks and next links, no total', async () => {
+    const cases: [Query, Viewer][] = [
+      [{ 'based-on': identifierOf('a', 99) }, { role: 'referrer', partyId: 'a' }],
+      [{}, { role: 'referrer', partyId: 'a2' }],
+      [{ owner: CLINICS[2]! }, { role: 'clinic', ikNumbers: [CLINICS[2]!] }],
+    ];
+    for (const [query, viewer] of cases) {
+      const all = expected(query, viewer);
+      for (const count of [1, 3, all.length]) {
+        const { ids, pages } = await allPages({ ...query, _count: String(count), _total: 'none' }, viewer);
+        expect(ids).toEqual(all.map((task) => task.id));
+        expect(pages).toBe(Math.ceil(all.length / count));
+      }
+    }
+  });
+
+  it('answers _summary=count and _count=0 with the total alone, in both statements', async () => {
+    const cases: [Query, Viewer][] = [
+      [{ 'based-on': identifierOf('a', 99) }, { role: 'referrer', partyId: 'a' }],
+      [{}, { role: 'referrer', partyId: 'a2' }],
+      [{ status: 'requested,accepted' }, { role: 'clinic', ikNumbers: [CLINICS[1]!, CLINICS[4]!] }],
+      [{}, { role: 'referrer', partyId: 'nobody' }],
+    ];
+    for (const [query, viewer] of cases) {
+      const total = expected(query, viewer).length;
+      const results: Query[] = [{ _summary: 'count' }, { _count: '0' }, { _summary: 'count', _count: '3', _offset: '2' }];
+      for (const result of results) {
+        const bundle = await searchOk({ ...query, ...result }, viewer);
+        expect(bundle.total).toBe(total);
+        expect(bundle.entry ?? []).toEqual([]);
+        expect(bundle.link!.map((link) => link.relation)).toEqual(['self']);
+      }
+    }
+    expect((await searchOk({ _count: '0', _total: 'none' }, { role: 'referrer', partyId: 'a2' })).total).toBeUndefined();
+  });
+
+  it('matches _lastUpdated in SQL exactly as search-date.ts admits, at the edges of each precision, in every statement', async () => {
+    const viewer: Viewer = { role: 'referrer', partyId: 'edge' };
+    const edgeTasks = stored.filter((task) => task.referrerPartyId === 'edge');
+    const values = ['2026-11-22', '2026-11', '2026', '2026-11-22T23:59Z', '2026-11-22T23:59:59.999Z', '2026-11-22T00:00+01:00', '2026-11-22T12:00:00Z', '2026-11-22T12:00:00.0004Z', '9999', '0001'];
+    for (const value of values) {
+      for (const prefix of DATE_PREFIXES) {
+        const condition = parseDateCondition(`${prefix}${value}`)!;
+        const want = edgeTasks.filter((task) => admits(condition, new Date(task.lastModified))).map((task) => task.id).sort();
+        const lastUpdated = { _lastUpdated: `${prefix}${value}` };
+        for (const query of [lastUpdated, { ...lastUpdated, 'based-on': identifierOf('edge', 1) }, { ...lastUpdated, _total: 'none' }]) {
+          const bundle = await searchOk(query, viewer);
+          expect({ query, ids: (bundle.entry ?? []).map((entry) => entry.resource!.id).sort() }).toEqual({ query, ids: want });
+        }
+        expect({ value: `${prefix}${value}`, total: (await searchOk({ ...lastUpdated, _summary: 'count' }, viewer)).total }).toEqual({ value: `${prefix}${value}`, total: want.length });
+      }
+    }
+    // The edges themselves, as docs/api.md states them.
+    const idsAt = (...instants: string[]) => edgeTasks.filter((task) => instants.includes(task.lastModified)).map((task) => task.id).sort();
+    const found = async (lastUpdated: string) => ((await searchOk({ _lastUpdated: lastUpdated }, viewer)).entry ?? []).map((entry) => entry.resource!.id).sort();
+    expect(await found('2026-11-22')).toEqual(idsAt('2026-11-22T00:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T23:59:59.999Z'));
+    expect(await found('lt2026-11-22')).toEqual(idsAt('2025-12-31T23:59:59.999Z', '2026-11-21T23:59:59.999Z'));
+    expect(await found('le2026-11-22')).toEqual(idsAt('2025-12-31T23:59:59.999Z', '2026-11-21T23:59:59.999Z', '2026-11-22T00:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T23:59:59.999Z'));
+    expect(await found('ne2026')).toEqual(idsAt('2025-12-31T23:59:59.999Z', '2027-01-01T00:00:00.000Z'));
+  });
+
+  it('answers _elements with subsetted Tasks and _format=json as without it', async () => {
+    const viewer: Viewer = { role: 'referrer', partyId: 'edge' };
+    const bundle = await searchOk({ _elements: 'status,owner', _format: 'json', _count: '1' }, viewer);
+    const resource = bundle.entry![0]!.resource as Task;
+
+    expect(Object.keys(resource)).toEqual(['resourceType', 'id', 'meta', 'status', 'intent', 'owner']);
+    expect(resource.meta!.tag).toEqual([{ system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED', display: 'subsetted' }]);
+    expect(bundle.link!.find((link) => link.relation === 'next')!.url).toContain('_elements=status%2Cowner&_format=json&_count=1&_offset=1');
+  });
+
   it('answers a page past the last one with no entries, the right total and no next link', async () => {
     const queries: Query[] = [{ 'based-on': identifierOf('a', 99) }, { owner: CLINICS[2]! }];
     for (const query of queries) {
@@ -196,7 +292,6 @@ describe('Task search and read against the real PostgreSQL', () => {
       { role: 'clinic', ikNumbers: [CLINICS[4]!] },
       { role: 'clinic', ikNumbers: [CLINICS[1]!, CLINICS[5]!] },
     ];
-    const prefixes = ['', 'eq', 'gt', 'ge', 'lt', 'le'];
     for (let round = 0; round < 150; round++) {
       const query: Query = {};
       const identifier = pick(stored).identifier;
@@ -205,7 +300,8 @@ describe('Task search and read against the real PostgreSQL', () => {
       if (next() < 0.3) query.owner = pick(CLINICS);
       if (next() < 0.3) query.status = [...new Set([pick(STATUSES), pick(STATUSES)])].join(',');
       if (next() < 0.3) query['business-status'] = pick(BUSINESS_STATUSES.slice(1))!;
-      if (next() < 0.4) query._lastUpdated = Array.from({ length: 1 + Math.floor(next() * 2) }, () => `${pick(prefixes)}${pick(INSTANTS)}`);
+      if (next() < 0.5) query._lastUpdated = Array.from({ length: 1 + Math.floor(next() * 2) }, () => `${pick(DATE_PREFIXES)}${pick(DATE_VALUES)}`);
+      if (next() < 0.2) query._total = 'none';
       const viewer = pick(viewers);
       const count = 1 + Math.floor(next() * 6);
       const offset = Math.floor(next() * 8);
@@ -215,7 +311,7 @@ describe('Task search and read against the real PostgreSQL', () => {
       const context = JSON.stringify({ round, query, viewer, count, offset });
       expect({ context, total: bundle.total, ids: (bundle.entry ?? []).map((entry) => entry.resource!.id) }).toEqual({
         context,
-        total: all.length,
+        total: query._total === 'none' ? undefined : all.length,
         ids: all.slice(offset, offset + count).map((task) => task.id),
       });
       expect(bundle.link!.some((link) => link.relation === 'next')).toBe(offset + count < all.length);
@@ -249,9 +345,9 @@ describe('Task search and read against the real PostgreSQL', () => {
 
   it('reads one Task only for its referrer or its clinic', async () => {
     const task = stored[0]!;
-    expect(await tasks.read(task.id, { role: 'referrer', partyId: task.referrerPartyId })).toMatchObject({ id: task.id });
-    expect(await tasks.read(task.id, { role: 'clinic', ikNumbers: [task.clinicIk] })).toMatchObject({ id: task.id });
-    expect(await tasks.read(task.id, { role: 'referrer', partyId: 'nobody' })).toBeUndefined();
-    expect(await tasks.read(task.id, { role: 'clinic', ikNumbers: CLINICS.filter((ik) => ik !== task.clinicIk) })).toBeUndefined();
+    expect(await tasks.read(task.id, {}, { role: 'referrer', partyId: task.referrerPartyId })).toMatchObject({ ok: true, task: { id: task.id } });
+    expect(await tasks.read(task.id, {}, { role: 'clinic', ikNumbers: [task.clinicIk] })).toMatchObject({ ok: true, task: { id: task.id } });
+    expect(await tasks.read(task.id, {}, { role: 'referrer', partyId: 'nobody' })).toEqual({ ok: true, task: undefined });
+    expect(await tasks.read(task.id, {}, { role: 'clinic', ikNumbers: CLINICS.filter((ik) => ik !== task.clinicIk) })).toEqual({ ok: true, task: undefined });
   });
 });

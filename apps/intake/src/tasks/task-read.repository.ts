@@ -1,8 +1,9 @@
 import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { taskViewOf } from '../requests/admission-request.repository';
+import type { InstantRange } from './search-date';
 import type { ClinicTaskView, TaskNote } from './task-resource';
-import type { DateComparator, TaskSearch, Viewer } from './task-search';
+import { answerParts, type TaskSearch, type Viewer } from './task-search';
 
 /** A Task with what only intake needs to decide what its clinic may read. */
 export interface StoredTask extends ClinicTaskView {
@@ -28,35 +29,37 @@ const TASK_COLUMNS = Prisma.raw(
   't.id, t.clinic_ik, t.status, t.business_status, t.notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik',
 );
 
-const COMPARISON: Record<DateComparator, Prisma.Sql> = {
-  eq: Prisma.raw('='),
-  gt: Prisma.raw('>'),
-  ge: Prisma.raw('>='),
-  lt: Prisma.raw('<'),
-  le: Prisma.raw('<='),
-};
+/** One page of a Task search: its Tasks, whether more follow, and the number of all matches unless `_total=none`. */
+export interface TaskPage {
+  tasks: ClinicTaskView[];
+  more: boolean;
+  total?: number;
+}
 
 /** All of intake's SQL for reading Tasks (the gateway's Task search and read, the clinic API). */
 export class TaskReadRepository {
-  private readonly tasks: Prisma.Sql;
-  private readonly requests: Prisma.Sql;
+  /** The Tasks joined with their requests, as every search reads them. */
+  private readonly from: Prisma.Sql;
 
   constructor(
     private readonly prisma: PrismaClient,
     schema: string,
   ) {
-    this.tasks = intakeTable(schema, 'clinic_task');
-    this.requests = intakeTable(schema, 'admission_request');
+    this.from = Prisma.sql`${intakeTable(schema, 'clinic_task')} t JOIN ${intakeTable(schema, 'admission_request')} r ON r.id = t.request_id`;
   }
 
   /**
    * One page of a Task search and the number of all matching Tasks, in one statement (one round
    * trip), the viewer's visibility rule applied in SQL with the search's conditions (docs/api.md,
-   * "Tasks": ordered by lastModified, then id).
+   * "Tasks": ordered by lastModified, then id). What the search does not ask for (`_total=none`,
+   * `_summary=count`, `_count=0`) is not computed.
    */
-  async search(search: TaskSearch): Promise<{ total: number; tasks: ClinicTaskView[] }> {
+  async search(search: TaskSearch): Promise<TaskPage> {
     const matching = Prisma.join(this.conditions(search), ' AND ');
-    return search.requestIdentifiers.length ? this.searchOneRequest(search, matching) : this.searchPage(search, matching);
+    const wanted = answerParts(search);
+    if (search.requestIdentifiers.length) return this.searchOneRequest(search, matching);
+    if (!wanted.entries) return wanted.total ? { total: await this.count(matching), tasks: [], more: false } : { tasks: [], more: false };
+    return wanted.total ? this.searchPage(search, matching) : this.searchPageWithoutTotal(search, matching);
   }
 
   /**
@@ -65,13 +68,19 @@ export class TaskReadRepository {
    * identifier, then clinic_task (request_id, clinic_ik)), and counted and paged here. The
    * cheapest statement for the hot path of polling (nothing to plan twice, no window to compute).
    */
-  private async searchOneRequest(search: TaskSearch, matching: Prisma.Sql): Promise<{ total: number; tasks: ClinicTaskView[] }> {
+  private async searchOneRequest(search: TaskSearch, matching: Prisma.Sql): Promise<TaskPage> {
     const rows = await this.prisma.$queryRaw<TaskRow[]>`
       SELECT ${TASK_COLUMNS}
-        FROM ${this.tasks} t JOIN ${this.requests} r ON r.id = t.request_id
+        FROM ${this.from}
        WHERE ${matching}
        ORDER BY t.last_modified, t.id`;
-    return { total: rows.length, tasks: rows.slice(search.offset, search.offset + search.count).map(toTaskView) };
+    const wanted = answerParts(search);
+    const page = wanted.entries ? rows.slice(search.offset, search.offset + search.count) : [];
+    return {
+      tasks: page.map(toTaskView),
+      more: wanted.entries && search.offset + search.count < rows.length,
+      ...(wanted.total ? { total: rows.length } : {}),
+    };
   }
 
   /**
@@ -79,22 +88,40 @@ export class TaskReadRepository {
    * `count` rows of the index order, and the total is a scalar subquery over the same conditions,
    * so it is right on every page, also past the last one (then the only row carries no Task).
    */
-  private async searchPage(search: TaskSearch, matching: Prisma.Sql): Promise<{ total: number; tasks: ClinicTaskView[] }> {
-    const from = Prisma.sql`${this.tasks} t JOIN ${this.requests} r ON r.id = t.request_id`;
+  private async searchPage(search: TaskSearch, matching: Prisma.Sql): Promise<TaskPage> {
     const rows = await this.prisma.$queryRaw<(Partial<TaskRow> & { total: number })[]>`
       WITH page AS (
         SELECT ${TASK_COLUMNS}
-          FROM ${from}
+          FROM ${this.from}
          WHERE ${matching}
          ORDER BY t.last_modified, t.id
          LIMIT ${search.count}::int OFFSET ${search.offset}::bigint
       )
       SELECT matched.total, page.*
-        FROM (SELECT count(*)::int AS total FROM ${from} WHERE ${matching}) matched
+        FROM (SELECT count(*)::int AS total FROM ${this.from} WHERE ${matching}) matched
         LEFT JOIN page ON true
        -- A join promises no order: the page (at most _count rows) is sorted again.
        ORDER BY page.last_modified, page.id`;
-    return { total: rows[0]?.total ?? 0, tasks: rows.filter((row): row is TaskRow & { total: number } => row.id != null).map(toTaskView) };
+    const total = rows[0]?.total ?? 0;
+    const tasks = rows.filter((row): row is TaskRow & { total: number } => row.id != null).map(toTaskView);
+    return { tasks, more: search.offset + tasks.length < total, total };
+  }
+
+  /** `_total=none`: no count, and one row beyond the page tells whether another page follows. */
+  private async searchPageWithoutTotal(search: TaskSearch, matching: Prisma.Sql): Promise<TaskPage> {
+    const rows = await this.prisma.$queryRaw<TaskRow[]>`
+      SELECT ${TASK_COLUMNS}
+        FROM ${this.from}
+       WHERE ${matching}
+       ORDER BY t.last_modified, t.id
+       LIMIT ${search.count + 1}::int OFFSET ${search.offset}::bigint`;
+    return { tasks: rows.slice(0, search.count).map(toTaskView), more: rows.length > search.count };
+  }
+
+  /** `_summary=count` and `_count=0`: the number of matches alone. */
+  private async count(matching: Prisma.Sql): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM ${this.from} WHERE ${matching}`;
+    return row?.total ?? 0;
   }
 
   async findTask(taskId: string): Promise<StoredTask | undefined> {
@@ -130,9 +157,27 @@ export class TaskReadRepository {
       ...(search.ownerIk === undefined ? [] : [Prisma.sql`t.clinic_ik = ${search.ownerIk}`]),
       ...(search.businessStatuses ? [Prisma.sql`t.business_status IN (${Prisma.join(search.businessStatuses)})`] : []),
       ...(search.statuses ? [Prisma.sql`t.status IN (${Prisma.join(search.statuses)})`] : []),
-      ...search.lastModified.map(({ comparator, instant }) => Prisma.sql`t.last_modified ${COMPARISON[comparator]} ${instant.toISOString()}::timestamptz`),
+      ...search.lastModified.map(lastModifiedIn),
     ];
   }
+}
+
+/** A `_lastUpdated` condition (search-date.ts, whose `admits` states the same rule) over t.last_modified. */
+function lastModifiedIn(range: InstantRange): Prisma.Sql {
+  const bounds = [
+    ...(range.from ? [Prisma.sql`t.last_modified >= ${sqlInstant(range.from)}::timestamptz`] : []),
+    ...(range.before ? [Prisma.sql`t.last_modified < ${sqlInstant(range.before)}::timestamptz`] : []),
+  ];
+  const within = Prisma.join(bounds, ' AND ');
+  return range.outside ? Prisma.sql`NOT (${within})` : Prisma.sql`(${within})`;
+}
+
+/**
+ * An instant as PostgreSQL reads it. toISOString writes years past 9999 as `+010000`, which
+ * PostgreSQL takes for a time zone; the range of `_lastUpdated=9999` ends at 10000-01-01.
+ */
+function sqlInstant(instant: Date): string {
+  return instant.toISOString().replace(/^\+0*/, '');
 }
 
 /** A referrer sees the Tasks of its own requests, a clinic the Tasks addressed to it (decisions.md). */

@@ -1,9 +1,10 @@
 import type { Bundle, Task } from '@medplum/fhirtypes';
 import { z } from 'zod';
-import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
+import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { StoredTask, TaskReadRepository } from './task-read.repository';
-import { toFhirTask } from './task-resource';
-import { parseTaskSearch, type Viewer } from './task-search';
+import { toFhirTask, type ClinicTaskView } from './task-resource';
+import { subsetOf } from './result-parameters';
+import { answerParts, parseTaskRead, parseTaskSearch, type QueryRefusal, type TaskShape, type Viewer } from './task-search';
 
 /** Task ids are the `uuid` column's: 8-4-4-4-12 hex digits, in either case. */
 const TaskId = z.guid();
@@ -15,11 +16,16 @@ export class TaskReadService {
     private readonly systems: FhirSystems,
   ) {}
 
-  async search(query: Record<string, unknown>, viewer: Viewer, links: { base: string; path: string }): Promise<{ ok: true; bundle: Bundle } | { ok: false; issues: Issue[] }> {
+  /**
+   * A searchset (search.html#return): `total` unless `_total=none`, a `self` link and a `next` link
+   * while more pages follow, both with every parameter of the query (the result parameters too),
+   * and one entry per Task of the page (none for `_summary=count` and `_count=0`).
+   */
+  async search(query: Record<string, unknown>, viewer: Viewer, links: { base: string; path: string }): Promise<{ ok: true; bundle: Bundle } | QueryRefusal> {
     const parsed = parseTaskSearch(query, viewer);
     if (!parsed.ok) return parsed;
-    const { count, offset } = parsed.search;
-    const { total, tasks } = await this.tasks.search(parsed.search);
+    const { search } = parsed;
+    const page = await this.tasks.search(search);
     const pageUrl = (pageOffset: number) => {
       const params = new URLSearchParams();
       for (const [name, value] of Object.entries(query)) {
@@ -27,31 +33,36 @@ export class TaskReadService {
         for (const single of Array.isArray(value) ? value : [value]) params.append(name, String(single));
       }
       if (pageOffset > 0) params.set('_offset', String(pageOffset));
-      const search = params.toString();
-      return `${links.base}${links.path}${search ? `?${search}` : ''}`;
+      const parameters = params.toString();
+      return `${links.base}${links.path}${parameters ? `?${parameters}` : ''}`;
     };
+    const entries = answerParts(search).entries ? page.tasks : undefined;
     return {
       ok: true,
       bundle: {
         resourceType: 'Bundle',
         type: 'searchset',
-        total,
-        link: [
-          { relation: 'self', url: pageUrl(offset) },
-          ...(offset + tasks.length < total ? [{ relation: 'next', url: pageUrl(offset + count) }] : []),
-        ],
-        entry: tasks.map((task) => ({
-          fullUrl: `${links.base}${links.path}/${task.id}`,
-          resource: toFhirTask(task, this.systems),
-          search: { mode: 'match' },
-        })),
+        ...(page.total === undefined ? {} : { total: page.total }),
+        link: [{ relation: 'self', url: pageUrl(search.offset) }, ...(page.more ? [{ relation: 'next', url: pageUrl(search.offset + search.count) }] : [])],
+        ...(entries
+          ? {
+              entry: entries.map((task) => ({
+                fullUrl: `${links.base}${links.path}/${task.id}`,
+                resource: this.shaped(task, search),
+                search: { mode: 'match' as const },
+              })),
+            }
+          : {}),
       },
     };
   }
 
-  async read(taskId: string, viewer: Viewer): Promise<Task | undefined> {
+  /** One Task the viewer may see (`task` undefined for any other), shaped as the query asks. */
+  async read(taskId: string, query: Record<string, unknown>, viewer: Viewer): Promise<{ ok: true; task: Task | undefined } | QueryRefusal> {
+    const parsed = parseTaskRead(query);
+    if (!parsed.ok) return parsed;
     const task = await this.findVisible(taskId, viewer);
-    return task && toFhirTask(task, this.systems);
+    return { ok: true, task: task && this.shaped(task, parsed.shape) };
   }
 
   /**
@@ -81,5 +92,11 @@ export class TaskReadService {
     if (!task) return undefined;
     const visible = viewer.role === 'referrer' ? task.referrerPartyId === viewer.partyId : viewer.ikNumbers.includes(task.clinicIk);
     return visible ? task : undefined;
+  }
+
+  /** The FHIR Task, with only the elements `_elements` names (and the mandatory ones) if it names any. */
+  private shaped(task: ClinicTaskView, shape: TaskShape): Task {
+    const resource = toFhirTask(task, this.systems);
+    return shape.elements ? subsetOf(resource, shape.elements) : resource;
   }
 }
