@@ -39,10 +39,10 @@ describe('an admission request through HTTP, end to end', () => {
   };
   const login = async (username: string) => (await call<{ accessToken: string }>('POST', '/api/v1/token/login', undefined, { username, password: `${username}-password` })).body.accessToken;
   const tasksOf = async (identifier: string, token = referrerToken) => {
-    const response = await call<{ total: number; entry: TaskEntry[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, token);
+    const response = await call<{ total: number; entry?: TaskEntry[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, token);
     expect(response.status).toBe(200);
     return Object.fromEntries(
-      response.body.entry.map(({ resource }) => [resource.owner.identifier.value, { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code, notes: resource.note?.map((note) => note.text) }]),
+      (response.body.entry ?? []).map(({ resource }) => [resource.owner.identifier.value, { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code, notes: resource.note?.map((note) => note.text) }]),
     );
   };
   const post = (bundle: object, token = referrerToken) => call<OperationOutcome>('POST', '/api/v2/fhir/Bundle', token, bundle);

@@ -44,7 +44,8 @@ export class TaskReadService {
         type: 'searchset',
         ...(page.total === undefined ? {} : { total: page.total }),
         link: [{ relation: 'self', url: pageUrl(search.offset) }, ...(page.more ? [{ relation: 'next', url: pageUrl(search.offset + search.count) }] : [])],
-        ...(entries
+        // FHIR JSON has no empty arrays: a page without matches has no `entry`.
+        ...(entries && entries.length > 0
           ? {
               entry: entries.map((task) => ({
                 fullUrl: `${links.base}${links.path}/${task.id}`,
