@@ -1,0 +1,162 @@
+import type {
+  CapabilityStatement,
+  CapabilityStatementRestResource,
+  CapabilityStatementRestResourceSearchParam,
+  CodeSystem,
+  StructureDefinition,
+} from '@medplum/fhirtypes';
+import { TASK_SEARCH_PARAMETERS, type TaskSearchParameter } from '../task-search-parameters';
+import type { ConformanceOptions } from './canonical';
+import { codeSystems } from './code-systems';
+import { bundleProfiles } from './structure-definitions';
+
+/** The conformance resources the service serves without a token, by resource type. */
+export interface ConformanceResources {
+  StructureDefinition: StructureDefinition[];
+  CodeSystem: CodeSystem[];
+}
+export type ConformanceResourceType = keyof ConformanceResources;
+export const CONFORMANCE_RESOURCE_TYPES = ['StructureDefinition', 'CodeSystem'] as const satisfies readonly ConformanceResourceType[];
+
+export function conformanceResources(options: ConformanceOptions): ConformanceResources {
+  return { StructureDefinition: bundleProfiles(options), CodeSystem: codeSystems(options) };
+}
+
+export interface CapabilityStatementOptions extends ConformanceOptions {
+  /** The FHIR base the statement describes (`implementation.url`), when the caller knows it. */
+  fhirBaseUrl?: string;
+  /** Where parties get and renew their bearer tokens (paths on the server). */
+  tokenEndpoints: { login: string; refresh: string };
+}
+
+/** http://terminology.hl7.org/CodeSystem/restful-security-service */
+const RESTFUL_SECURITY_SERVICE = 'http://terminology.hl7.org/CodeSystem/restful-security-service';
+
+/**
+ * The search result parameters the Task search takes besides `TASK_SEARCH_PARAMETERS` (decisions.md,
+ * "Tasks"; FHIR R4 search.html#count, #total, #summary, #elements). R4 lists such control
+ * parameters among a resource's searchParam (CapabilityStatement.rest.resource.searchParam, comments).
+ */
+export const TASK_RESULT_PARAMETERS = [
+  {
+    name: '_count',
+    type: 'number',
+    documentation: 'Page size; the next page is at link[relation=next] while more matches exist.',
+  },
+  {
+    name: '_total',
+    type: 'token',
+    documentation: '`none`: no total; `accurate` (the default, also for `estimate`): the number of matches.',
+  },
+  {
+    name: '_summary',
+    type: 'token',
+    documentation: '`count`: the total alone, without entries.',
+  },
+  {
+    name: '_elements',
+    type: 'string',
+    documentation: 'Comma-separated top-level Task elements to return; the mandatory ones always come too, and such Tasks are tagged SUBSETTED.',
+  },
+] as const satisfies readonly CapabilityStatementRestResourceSearchParam[];
+
+/**
+ * The FHIR R4 CapabilityStatement of the service (`GET [base]/metadata`), built from the
+ * declarations the routes use: the profiles and code systems from `fhirSystems` (via
+ * `conformanceResources`), the Task search from `TASK_SEARCH_PARAMETERS`. `kind: instance`, so it
+ * describes the running server: its version, its base and its start as `date`.
+ */
+export function capabilityStatement(options: CapabilityStatementOptions): CapabilityStatement {
+  const resources = conformanceResources(options);
+  const { login, refresh } = options.tokenEndpoints;
+  return {
+    resourceType: 'CapabilityStatement',
+    name: 'BedOccupancyRequestService',
+    title: 'Bed Occupancy Request Service',
+    status: 'active',
+    experimental: false,
+    date: options.date,
+    description:
+      'Acute hospitals and referral portals ask rehabilitation clinics whether they can admit a patient: one AdmissionRequestBundle reaches many clinics, each answers on its Task.',
+    kind: 'instance',
+    software: { name: 'Bed Occupancy Request Service', version: options.version },
+    implementation: {
+      description: 'Bed Occupancy Request Service, FHIR R4 interface',
+      ...(options.fhirBaseUrl ? { url: options.fhirBaseUrl } : {}),
+    },
+    fhirVersion: '4.0.1',
+    format: ['application/fhir+json', 'json'],
+    rest: [
+      {
+        mode: 'server',
+        documentation:
+          'Every error is an OperationOutcome whose issues carry severity, code and diagnostics, and for invalid content the FHIRPath of the element in expression.',
+        security: {
+          service: [{ coding: [{ system: RESTFUL_SECURITY_SERVICE, code: 'OAuth', display: 'OAuth' }], text: 'Bearer access token' }],
+          description: [
+            `Every FHIR endpoint except \`GET [base]/metadata\` and the conformance resources (StructureDefinition, CodeSystem) requires \`Authorization: Bearer <access token>\`; without a valid one the answer is 401 with an OperationOutcome.`,
+            `Get the token with \`POST ${login}\` (JSON \`{"username", "password"}\`) and renew it without the password with \`POST ${refresh}\` (JSON \`{"refreshToken"}\`); both answer \`{"tokenType": "Bearer", "accessToken", "expiresIn", "refreshToken"}\`.`,
+            'Referrers send bundles, referrers and clinics read Tasks; a token of the other role is 403.',
+          ].join(' '),
+        },
+        resource: [bundleResource(resources), taskResource(), ...conformanceResourceEntries(resources)],
+      },
+    ],
+  };
+}
+
+function bundleResource(resources: ConformanceResources): CapabilityStatementRestResource {
+  return {
+    type: 'Bundle',
+    supportedProfile: resources.StructureDefinition.map((profile) => profile.url),
+    documentation:
+      'Referrers send AdmissionRequestBundles (a new request, or the next version of one: supplement, selection, withdrawal, revocation) and DocumentBundles; meta.profile tells them apart.',
+    interaction: [
+      {
+        code: 'create',
+        documentation:
+          '`POST [base]/Bundle` with `Content-Type: application/fhir+json` (or `application/json`). 202 with an OperationOutcome (information) and `Location` = the Task search of the request; a refused bundle is 400, 403, 404 or 409 with an OperationOutcome naming each problem; an oversized one 413.',
+      },
+    ],
+  };
+}
+
+function taskResource(): CapabilityStatementRestResource {
+  return {
+    type: 'Task',
+    documentation:
+      'One Task per requested clinic of a request, carrying its answer in businessStatus. A referrer sees the Tasks of its own requests, a clinic those addressed to it; a Task id the caller may not see is 404.',
+    interaction: [
+      { code: 'read', documentation: '`GET [base]/Task/{id}`' },
+      {
+        code: 'search-type',
+        documentation: '`GET [base]/Task?...`: a searchset Bundle with total; the parameters are ANDed; any other parameter is 400.',
+      },
+    ],
+    searchParam: [
+      ...TASK_SEARCH_PARAMETERS.map((parameter: TaskSearchParameter) => ({
+        name: parameter.name,
+        ...(parameter.definition ? { definition: parameter.definition } : {}),
+        type: parameter.type,
+        documentation: parameter.documentation,
+      })),
+      ...TASK_RESULT_PARAMETERS,
+    ],
+  };
+}
+
+const CONFORMANCE_DOCUMENTATION: Record<ConformanceResourceType, string> = {
+  StructureDefinition: 'The profiles of the bundles, each at its canonical id.',
+  CodeSystem: 'The code systems of the interface, each at its canonical id, with every code and its display.',
+};
+
+function conformanceResourceEntries(resources: ConformanceResources): CapabilityStatementRestResource[] {
+  return CONFORMANCE_RESOURCE_TYPES.map((type) => ({
+    type,
+    documentation: `${CONFORMANCE_DOCUMENTATION[type]} No token needed: ${resources[type].map((resource) => resource.url).join(', ')}.`,
+    interaction: [
+      { code: 'read', documentation: `\`GET [base]/${type}/{id}\`; an unknown id is 404.` },
+      { code: 'search-type', documentation: `\`GET [base]/${type}\` without parameters: all of them, as a searchset Bundle.` },
+    ],
+  }));
+}

@@ -1,0 +1,12 @@
+export { idOfCanonical, type ConformanceOptions } from './canonical';
+export { codeSystems } from './code-systems';
+export { bundleProfiles, DOCUMENT_BUNDLE_CARDINALITY } from './structure-definitions';
+export {
+  capabilityStatement,
+  conformanceResources,
+  CONFORMANCE_RESOURCE_TYPES,
+  TASK_RESULT_PARAMETERS,
+  type CapabilityStatementOptions,
+  type ConformanceResources,
+  type ConformanceResourceType,
+} from './capability-statement';
