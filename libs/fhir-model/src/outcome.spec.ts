@@ -1,4 +1,4 @@
-import { badRequest, conflict, forbidden, getStatus, outcome, throttled, unavailable } from './outcome';
+import { badRequest, conflict, forbidden, getStatus, MAX_DIAGNOSTICS_LENGTH, outcome, throttled, unavailable } from './outcome';
 
 describe('OperationOutcome builders', () => {
   it('carry severity, code, diagnostics and the FHIRPath expression', () => {
@@ -20,5 +20,11 @@ describe('OperationOutcome builders', () => {
     [outcome([{ code: 'too-long', diagnostics: 'x' }]), 400],
   ])('map to the HTTP status of their first issue (%#)', (result, status) => {
     expect(getStatus(result)).toBe(status);
+  });
+
+  it(`cut diagnostics to ${MAX_DIAGNOSTICS_LENGTH} characters, whatever a message passed on quotes`, () => {
+    const [issue] = badRequest(`unsupported charset "${'x'.repeat(16_000)}"`).issue ?? [];
+    expect(issue?.diagnostics).toHaveLength(MAX_DIAGNOSTICS_LENGTH + '…(16022 characters)'.length);
+    expect(issue?.diagnostics?.endsWith('…(16022 characters)')).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import type { OperationOutcome, OperationOutcomeIssue } from '@medplum/fhirtypes';
+import { excerpt } from './validation/excerpt';
 
 /**
  * The one place that builds OperationOutcomes and maps them to HTTP statuses (decisions.md,
@@ -34,13 +35,20 @@ const statusByIssueCode: Partial<Record<IssueCode, number>> = {
   transient: 503,
 };
 
+/**
+ * Diagnostics quote input only as excerpts (`quoted`); this bound is the net under every message,
+ * ours or passed on (intake's verdicts, parser errors): the longest we write, a list of the 24
+ * specialty codes, is about 400 characters.
+ */
+export const MAX_DIAGNOSTICS_LENGTH = 1000;
+
 export function outcome(issues: readonly Issue[]): OperationOutcome {
   return {
     resourceType: 'OperationOutcome',
     issue: issues.map(({ severity = 'error', code, diagnostics, expression }) => ({
       severity,
       code,
-      diagnostics,
+      diagnostics: excerpt(diagnostics, MAX_DIAGNOSTICS_LENGTH),
       ...(expression ? { expression: [expression] } : {}),
     })),
   };

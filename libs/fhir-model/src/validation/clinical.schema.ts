@@ -9,6 +9,7 @@ import {
   UCUM_SYSTEM,
 } from '../systems';
 import { codedWith, fhirDateTime, fhirId, fhirString, ikNumber, reference } from './datatypes';
+import { quoted } from './excerpt';
 import { customIssue } from './issues';
 
 /**
@@ -65,7 +66,7 @@ export const observationSchema = z
     const unit = UCUM_UNIT_BY_LOINC.get(loinc);
     if (unit && observation.valueQuantity.code !== unit) {
       ctx.addIssue(
-        customIssue('code-invalid', `LOINC ${loinc} is measured in '${unit}', not '${observation.valueQuantity.code}'`, [
+        customIssue('code-invalid', `LOINC ${loinc} is measured in '${unit}', not ${quoted(observation.valueQuantity.code)}`, [
           'valueQuantity',
           'code',
         ]),

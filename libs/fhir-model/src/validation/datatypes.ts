@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { claimsProfile } from '../bundle-kind';
+import { quoted } from './excerpt';
 import { customIssue, predicateParams } from './issues';
 
 /** FHIR primitive and complex datatypes as the profiles use them. */
@@ -100,7 +101,7 @@ export function codedWith(system: string, { codes, label, atMostOne = false }: C
     for (const { entry, index } of matching) {
       if (codes && !codes.includes(entry.code)) {
         ctx.addIssue(
-          customIssue('code-invalid', `'${entry.code}' is not a ${label} code (allowed: ${codes.join(', ')})`, [
+          customIssue('code-invalid', `${quoted(entry.code)} is not a ${label} code (allowed: ${codes.join(', ')})`, [
             'coding',
             index,
             'code',

@@ -1,4 +1,5 @@
 import type { Issue } from '../outcome';
+import { quoted } from './excerpt';
 import { issue } from './issues';
 import { arrayField, field, stringField } from './raw';
 
@@ -33,7 +34,7 @@ export function checkUniqueFullUrls(entries: readonly EntryView[]): Issue[] {
     if (fullUrl === undefined) continue;
     const first = firstIndex.get(fullUrl);
     if (first === undefined) firstIndex.set(fullUrl, index);
-    else issues.push(issue('invalid', `fullUrl ${fullUrl} is already used by entry[${first}]`, ['entry', index, 'fullUrl']));
+    else issues.push(issue('invalid', `fullUrl ${quoted(fullUrl)} is already used by entry[${first}]`, ['entry', index, 'fullUrl']));
   }
   return issues;
 }

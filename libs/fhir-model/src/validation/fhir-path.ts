@@ -3,6 +3,8 @@
  * FHIRPath of the offending element, e.g. `Bundle.entry[0].resource.identifier[0].value`).
  */
 
+import { excerpt, MAX_EXCERPT_LENGTH } from './excerpt';
+
 export type PathSegment = string | number;
 
 const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -17,8 +19,10 @@ function step(segment: PropertyKey): string {
   if (typeof segment === 'number') return `[${segment}]`;
   const name = typeof segment === 'string' ? segment : String(segment);
   const element = PRIMITIVE_EXTENSION_KEY.test(name) ? name.slice(1) : name;
-  // Keys that are not FHIRPath identifiers are written as delimited identifiers.
-  return PLAIN_IDENTIFIER.test(element) ? `.${element}` : `.\`${element.replace(/[`\\]/g, (c) => `\\${c}`)}\``;
+  // Keys that are not FHIRPath identifiers are written as delimited identifiers; an unknown key of
+  // megabytes is named by its excerpt, so that the expression stays as small as the diagnostics.
+  if (element.length <= MAX_EXCERPT_LENGTH && PLAIN_IDENTIFIER.test(element)) return `.${element}`;
+  return `.\`${excerpt(element).replace(/[`\\]/g, (c) => `\\${c}`)}\``;
 }
 
 /** The name of the element a path ends in, for diagnostics ("status is required"). */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Issue, IssueCode } from '../outcome';
+import { quoted } from './excerpt';
 import { elementName, fhirPath, type PathSegment } from './fhir-path';
 
 /**
@@ -94,6 +95,7 @@ function article(expected: string): string {
   return expected === 'array' || expected === 'object' ? `an ${expected}` : `a ${expected}`;
 }
 
+/** The allowed values of a literal or enum (ours, not the input's, but quoted the one way all the same). */
 function quote(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : String(value);
+  return typeof value === 'string' ? quoted(value) : String(value);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type FhirSystems, IK_NUMBER_SYSTEM } from '../systems';
 import { fhirId, fhirString, isAbsoluteUri } from './datatypes';
+import { quoted } from './excerpt';
 import { customIssue } from './issues';
 
 /**
@@ -11,7 +12,7 @@ import { customIssue } from './issues';
 export function organizationSchema(systems: FhirSystems) {
   const identifier = z.object({ system: fhirString, value: fhirString }).superRefine((id, ctx) => {
     if (id.system === IK_NUMBER_SYSTEM && !/^\d{9}$/.test(id.value)) {
-      ctx.addIssue(customIssue('value', `IK number '${id.value}' must be 9 digits`, ['value']));
+      ctx.addIssue(customIssue('value', `IK number ${quoted(id.value)} must be 9 digits`, ['value']));
     }
     if (id.system === systems.performerDeepLinkSystem && !isAbsoluteUri(id.value)) {
       ctx.addIssue(customIssue('value', 'the performer deep link must be an absolute URI', ['value']));

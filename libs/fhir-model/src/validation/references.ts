@@ -2,6 +2,7 @@ import type { Issue } from '../outcome';
 import { URN_UUID } from './datatypes';
 import type { EntryView } from './entries';
 import type { PathSegment } from './fhir-path';
+import { quoted } from './excerpt';
 import { issue } from './issues';
 import { MAX_NESTING_DEPTH } from './json-guard';
 import { isRecord } from './raw';
@@ -32,13 +33,13 @@ export function checkReferences(entries: readonly EntryView[], byFullUrl: Readon
     referencesIn(entry.resource).flatMap(({ path, reference }) => {
       const at = ['entry', entry.index, 'resource', ...path];
       if (!URN_UUID.test(reference)) {
-        return [issue('value', `reference '${reference}' must be 'urn:uuid:' and the UUID of an entry's fullUrl`, at)];
+        return [issue('value', `reference ${quoted(reference)} must be 'urn:uuid:' and the UUID of an entry's fullUrl`, at)];
       }
       const target = byFullUrl.get(reference);
-      if (!target) return [issue('invalid', `reference ${reference} does not resolve to an entry of this bundle`, at)];
+      if (!target) return [issue('invalid', `reference ${quoted(reference)} does not resolve to an entry of this bundle`, at)];
       const expected = expectedTargetType(path);
       if (expected && target.resourceType !== undefined && target.resourceType !== expected) {
-        return [issue('invalid', `reference ${reference} must point to a ${expected}, not a ${target.resourceType}`, at)];
+        return [issue('invalid', `reference ${quoted(reference)} must point to a ${expected}, not ${quoted(target.resourceType)}`, at)];
       }
       return [];
     }),

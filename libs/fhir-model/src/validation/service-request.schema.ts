@@ -8,6 +8,7 @@ import {
 import { findSpecialty, SPECIALTIES } from '../specialties';
 import { DEPARTMENT_KEY_SYSTEM, type FhirSystems, URI_IDENTIFIER_SYSTEM } from '../systems';
 import { absoluteUri, codedWith, fhirDate, fhirString, reference, uuid } from './datatypes';
+import { quoted } from './excerpt';
 import { customIssue } from './issues';
 
 /** ServiceRequest (spec, "ServiceRequest"; decisions.md, "Requests"). */
@@ -56,10 +57,10 @@ function performerTypeSchema(systems: FhirSystems) {
     .superRefine((coding, ctx) => {
       if (coding.system === systems.specialtySystem && !findSpecialty(coding.code)) {
         const known = SPECIALTIES.map((row) => row.code).join(', ');
-        ctx.addIssue(customIssue('code-invalid', `'${coding.code}' is not a specialty code (allowed: ${known})`, ['code']));
+        ctx.addIssue(customIssue('code-invalid', `${quoted(coding.code)} is not a specialty code (allowed: ${known})`, ['code']));
       }
       if (coding.system === DEPARTMENT_KEY_SYSTEM && !/^\d{4}$/.test(coding.code)) {
-        ctx.addIssue(customIssue('value', `department key '${coding.code}' must be 4 digits`, ['code']));
+        ctx.addIssue(customIssue('value', `department key ${quoted(coding.code)} must be 4 digits`, ['code']));
       }
     });
 
