@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
+import { callApi } from './api-client';
 import { spawnStack, type SpawnedStack } from './spawned-stack';
 
 /**
@@ -29,14 +30,8 @@ describe('an admission request through HTTP, end to end', () => {
   let clinicToken: Record<string, string>;
   const suffix = randomUUID().slice(0, 8);
 
-  const call = async <T>(method: string, path: string, token?: string, body?: unknown, contentType?: string) => {
-    const headers: Record<string, string> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = contentType ?? (path.startsWith('/api/v2') ? 'application/fhir+json' : 'application/json');
-    const response = await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
-  };
+  const call = <T>(method: string, path: string, token?: string, body?: unknown, contentType?: string) =>
+    callApi<T>(stack.gatewayUrl, method, path, { token, body, contentType });
   const login = async (username: string) => (await call<{ accessToken: string }>('POST', '/api/v1/token/login', undefined, { username, password: `${username}-password` })).body.accessToken;
   const tasksOf = async (identifier: string, token = referrerToken) => {
     const response = await call<{ total: number; entry?: TaskEntry[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, token);

@@ -5,6 +5,7 @@
 import { loadConfig } from '@bedrequest/config';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { callApi, type ApiCallOptions, type ApiResponse } from './api-client';
 import { stackEnvironment } from './stack-environment';
 import { USER_CLI, openUserAdministration } from '../../apps/auth/src/cli';
 import { AuthCliConfig, AuthConfig } from '../../apps/auth/src/config';
@@ -19,11 +20,7 @@ import { RoutingCliConfig, RoutingConfig } from '../../apps/routing/src/config';
 import { CLINIC_CLI, openRoutingServices } from '../../apps/routing/src/cli';
 import { startRouting, type RunningRouting } from '../../apps/routing/src/start';
 
-export interface ApiResponse<T = unknown> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
+export type { ApiResponse };
 
 export interface TestStack {
   readonly gatewayUrl: string;
@@ -39,7 +36,8 @@ export interface TestStack {
   createClinicUser(username: string, ik: string): Promise<void>;
   /** Logs in through the gateway and returns the access token. */
   login(username: string, password?: string): Promise<string>;
-  api<T = unknown>(method: string, path: string, options?: { token?: string; body?: unknown; contentType?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  /** A call to the gateway, its FHIR answers checked by an outside validator (`callApi`). */
+  api<T = unknown>(method: string, path: string, options?: ApiCallOptions): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
 }
 
@@ -98,24 +96,7 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
       if (code !== 0) throw new Error(`admin ${argv.slice(0, 2).join(' ')} failed: ${err.join(' ')}`);
       return out.join('\n');
     };
-    const api = async <T>(method: string, path: string, options: { token?: string; body?: unknown; contentType?: string; headers?: Record<string, string> } = {}) => {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        headers['content-type'] = options.contentType ?? (path.startsWith('/api/v2/fhir') ? 'application/fhir+json' : 'application/json');
-        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      }
-      const response = await fetch(`${gatewayUrl}${path}`, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: response.status, headers: response.headers, body: parsed as T };
-    };
+    const api = <T>(method: string, path: string, options?: ApiCallOptions) => callApi<T>(gatewayUrl, method, path, options);
 
     return {
       gatewayUrl,
