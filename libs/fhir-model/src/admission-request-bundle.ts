@@ -19,14 +19,16 @@ import {
 } from './validation/admission-request.schema';
 import { checkResourceCounts, checkUniqueFullUrls, entriesByFullUrl, entriesOf, type EntryView } from './validation/entries';
 import { fromZodIssues, issue, parseOptions } from './validation/issues';
+import { quoted } from './validation/excerpt';
 import { inspectJson } from './validation/json-guard';
 import { ikNumberOf, type ParsedOrganization } from './validation/organization.schema';
 import type { ParsedPatient } from './validation/patient.schema';
 import { isRecord } from './validation/raw';
 import { checkReferences } from './validation/references';
+import { inspectR4Structure } from './validation/r4-structure';
 import { checkDistinctPerformers, checkRequestStage } from './validation/request-rules';
 import type { ParsedServiceRequest } from './validation/service-request.schema';
-import { capIssues, type ValidationOptions, type ValidationResult } from './validation/result';
+import { capIssues, notReportedYet, type ValidationOptions, type ValidationResult } from './validation/result';
 
 /** A requested clinic (a performer Organization). */
 export interface PerformerClinic {
@@ -94,13 +96,15 @@ function validate(input: unknown, schemas: AdmissionRequestSchemas): ValidationR
   }
 
   const { issues, omitted } = inspectJson(input);
+  const structure = inspectR4Structure(input);
   const envelope = schemas.bundle.safeParse(input, parseOptions);
   if (!envelope.success) issues.push(...fromZodIssues(envelope.error.issues));
 
   const parsed: ParsedResources = { organizations: new Map() };
   // Without an entry array, counting resources would only repeat the bundle schema's issue.
   if (Array.isArray(input['entry'])) issues.push(...checkEntries(entriesOf(input), schemas, parsed));
-  if (issues.length > 0 || !envelope.success) return { ok: false, issues: capIssues(issues, omitted) };
+  issues.push(...notReportedYet(structure.issues, issues));
+  if (issues.length > 0 || !envelope.success) return { ok: false, issues: capIssues(issues, omitted + structure.omitted) };
 
   const summary = summarize(input, envelope.data, parsed, schemas.systems);
   return summary
@@ -149,7 +153,7 @@ function parseResource(entry: EntryView, schemas: AdmissionRequestSchemas, parse
   const supporting = schemas.supporting.get(resourceType);
   if (supporting) return check(supporting, () => undefined);
   const allowed = [...ADMISSION_REQUEST_CARDINALITY.keys()].join(', ');
-  const diagnostics = `resourceType '${resourceType}' is not allowed here (allowed: ${allowed})`;
+  const diagnostics = `resourceType ${quoted(resourceType)} is not allowed here (allowed: ${allowed})`;
   return [issue('code-invalid', diagnostics, [...at, 'resourceType'])];
 }
 

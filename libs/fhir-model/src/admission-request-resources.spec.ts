@@ -77,7 +77,7 @@ const patientRules: Row[] = [
   ['identifier system is urn:ietf:rfc:3986', 'proposal', `${P}.identifier[0].system`, 'http://fhir.de/sid/gkv/kvid-10', 'code-invalid', 'Bundle.entry[1].resource.identifier[0].system'],
   ['identifier value is an absolute URI', 'proposal', `${P}.identifier[0].value`, 'A123456789', 'value', 'Bundle.entry[1].resource.identifier[0].value'],
   ['name is required', 'proposal', `${P}.name`, undefined, 'required', 'Bundle.entry[1].resource.name'],
-  ['a name is complete or masked', 'proposal', `${P}.name[0]`, {}, 'required', 'Bundle.entry[1].resource.name[0].family'],
+  ['a name is complete or masked', 'proposal', `${P}.name[0]`, { text: 'Erika Musterfrau' }, 'required', 'Bundle.entry[1].resource.name[0].family'],
   ['masking uses the nullFlavor MSK', 'proposal', `${P}.name[0]._family.extension[0].valueCode`, 'UNK', 'required', 'Bundle.entry[1].resource.name[0].family'],
   ['family is a string', 'complete', `${P}.name[0].family`, ['Musterfrau'], 'structure', 'Bundle.entry[1].resource.name[0].family'],
   ['given names are strings', 'complete', `${P}.name[0].given`, 'Erika', 'structure', 'Bundle.entry[1].resource.name[0].given'],
@@ -117,7 +117,7 @@ const encounterRules: Row[] = [
   ['class has a code', 'proposal', `${E}.class.code`, undefined, 'required', 'Bundle.entry[3].resource.class.code'],
   ['subject is required', 'proposal', `${E}.subject`, undefined, 'required', 'Bundle.entry[3].resource.subject'],
   ['serviceProvider is required', 'proposal', `${E}.serviceProvider`, undefined, 'required', 'Bundle.entry[3].resource.serviceProvider'],
-  ['period.start is required', 'proposal', `${E}.period.start`, undefined, 'required', 'Bundle.entry[3].resource.period.start'],
+  ['period.start is required', 'proposal', `${E}.period`, { end: '2026-12-01' }, 'required', 'Bundle.entry[3].resource.period.start'],
   ['period.start is a FHIR dateTime', 'proposal', `${E}.period.start`, '15.11.2026', 'value', 'Bundle.entry[3].resource.period.start'],
 ];
 

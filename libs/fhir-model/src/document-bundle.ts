@@ -2,11 +2,13 @@ import type { Bundle } from '@medplum/fhirtypes';
 import type { Issue } from './outcome';
 import { documentSchemas, type DocumentSchemas, requestIdentifierOf } from './validation/document.schema';
 import { entriesOf, checkUniqueFullUrls, type EntryView } from './validation/entries';
+import { quoted } from './validation/excerpt';
 import type { PathSegment } from './validation/fhir-path';
 import { fromZodIssues, issue, parseOptions } from './validation/issues';
 import { inspectJson } from './validation/json-guard';
+import { inspectR4Structure } from './validation/r4-structure';
 import { isRecord } from './validation/raw';
-import { capIssues, type ValidationOptions, type ValidationResult } from './validation/result';
+import { capIssues, notReportedYet, type ValidationOptions, type ValidationResult } from './validation/result';
 
 /** What later stages need from a valid DocumentBundle. */
 export interface DocumentBundle {
@@ -34,13 +36,14 @@ function validate(input: unknown, schemas: DocumentSchemas): ValidationResult<Do
   if (!isRecord(input)) return { ok: false, issues: [issue('structure', 'a DocumentBundle must be a JSON object')] };
 
   const { issues, omitted } = inspectJson(input, { allowsLongString: isAttachmentData });
+  const structure = inspectR4Structure(input);
   const envelope = schemas.bundle.safeParse(input, parseOptions);
   if (!envelope.success) issues.push(...fromZodIssues(envelope.error.issues));
 
   const requestIdentifiers: { entry: EntryView; requestIdentifier: string | undefined }[] = [];
   if (Array.isArray(input['entry'])) {
     const entries = entriesOf(input);
-    issues.push(...checkUniqueFullUrls(entries), ...checkCompositionFirst(entries));
+    issues.push(...checkUniqueFullUrls(entries), ...checkCompositionFirst(entries), ...checkResourceTypes(entries));
     for (const entry of entries.filter((candidate) => candidate.resourceType === 'DocumentReference')) {
       const result = schemas.documentReference.safeParse(entry.resource, parseOptions);
       if (!result.success) issues.push(...fromZodIssues(result.error.issues, ['entry', entry.index, 'resource']));
@@ -52,8 +55,9 @@ function validate(input: unknown, schemas: DocumentSchemas): ValidationResult<Do
     }
     issues.push(...checkOneRequest(requestIdentifiers));
   }
+  issues.push(...notReportedYet(structure.issues, issues));
   const requestIdentifier = requestIdentifiers[0]?.requestIdentifier;
-  if (issues.length > 0 || !requestIdentifier) return { ok: false, issues: capIssues(issues, omitted) };
+  if (issues.length > 0 || !requestIdentifier) return { ok: false, issues: capIssues(issues, omitted + structure.omitted) };
   return {
     ok: true,
     bundle: { requestIdentifier, documentCount: requestIdentifiers.length, bundle: input as unknown as Bundle },
@@ -64,8 +68,23 @@ function validate(input: unknown, schemas: DocumentSchemas): ValidationResult<Do
 function checkCompositionFirst(entries: readonly EntryView[]): Issue[] {
   const first = entries[0];
   if (!first || first.resourceType === undefined || first.resourceType === 'Composition') return [];
-  const diagnostics = `the first entry of a document must be its Composition, not a ${first.resourceType}`;
+  const diagnostics = `the first entry of a document must be its Composition, not ${quoted(first.resourceType)}`;
   return [issue('invalid', diagnostics, ['entry', 0, 'resource', 'resourceType'])];
+}
+
+/**
+ * A DocumentBundle carries its Composition and the DocumentReferences (decisions.md, "Requests");
+ * any other resource would be stored and passed to the clinics unchecked.
+ */
+const DOCUMENT_RESOURCE_TYPES: readonly string[] = ['Composition', 'DocumentReference'];
+
+function checkResourceTypes(entries: readonly EntryView[]): Issue[] {
+  return entries
+    .filter(({ resourceType }) => resourceType !== undefined && resourceType !== '' && !DOCUMENT_RESOURCE_TYPES.includes(resourceType))
+    .map(({ index, resourceType }) => {
+      const diagnostics = `resourceType ${quoted(resourceType)} is not allowed here (allowed: ${DOCUMENT_RESOURCE_TYPES.join(', ')})`;
+      return issue('code-invalid', diagnostics, ['entry', index, 'resource', 'resourceType']);
+    });
 }
 
 /** All documents of one bundle belong to the same request. */
@@ -74,7 +93,7 @@ function checkOneRequest(named: readonly { entry: EntryView; requestIdentifier: 
   return named
     .filter((item) => item.requestIdentifier !== undefined && item.requestIdentifier !== first?.requestIdentifier)
     .map((item) =>
-      issue('invalid', `all DocumentReferences must name the same ServiceRequest identifier (${first?.requestIdentifier})`, [
+      issue('invalid', `all DocumentReferences must name the same ServiceRequest identifier (${quoted(first?.requestIdentifier)})`, [
         'entry',
         item.entry.index,
         'resource',

