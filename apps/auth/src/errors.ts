@@ -5,14 +5,6 @@ import { HttpError } from '@bedrequest/http';
  * jsonErrorHandler mounted in start.ts sends them as `{"error", "message"}` (decisions.md, "Errors").
  */
 
-/** The request body is not what the endpoint takes (400). */
-export class InvalidRequestError extends HttpError {
-  override name = 'InvalidRequestError';
-  constructor(message: string) {
-    super('invalid_request', message);
-  }
-}
-
 /** Unknown user, wrong password or disabled user: one answer for all three, so none is revealed (401). */
 export class InvalidCredentialsError extends HttpError {
   override name = 'InvalidCredentialsError';

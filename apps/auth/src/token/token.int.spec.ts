@@ -79,11 +79,18 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       ['a number as password', { username: 'hospital', password: 42 }],
       ['an empty username', { username: '', password: 'x' }],
       ['not JSON at all', '{"username": '],
+      ['an unknown field', { username: 'hospital', password: 'referrer-password-1', remember: true }],
     ])('answers 400 for a body with %s', async (_case, body) => {
       const response = await postJson(`${sut.url}/api/v1/token/login`, body, from());
 
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ error: 'invalid_request', message: expect.any(String) });
+    });
+
+    it('names each refused field in the message', async () => {
+      const response = await postJson(`${sut.url}/api/v1/token/login`, { username: '', password: 42, remember: true }, from());
+
+      expect(response.body).toEqual({ error: 'invalid_request', message: 'username: must not be empty; password: must be a string; remember: not allowed' });
     });
 
     it('refuses a disabled user like a wrong password', async () => {
@@ -132,7 +139,29 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
 
     it('answers 401 for an unknown token and 400 for a missing one', async () => {
       expect((await refresh(sut.url, 'A'.repeat(43))).status).toBe(401);
-      expect((await postJson(`${sut.url}/api/v1/token/refresh`, {})).status).toBe(400);
+      expect((await postJson(`${sut.url}/api/v1/token/refresh`, {})).body).toEqual({ error: 'invalid_request', message: 'refreshToken: is required' });
+    });
+
+    it.each([
+      ['an access token', async () => (await login(sut.url, 'hospital', 'referrer-password-1', from())).body.accessToken as string],
+      ['3,000 characters', async () => 'A'.repeat(3000)],
+      ['an empty string', async () => ''],
+    ])('answers %s as a refresh token with 401, like any token that is not live', async (_case, token) => {
+      const response = await refresh(sut.url, await token());
+
+      expect(response.status).toBe(401);
+      expect(response.body).toMatchObject({ error: 'invalid_refresh_token' });
+    });
+
+    it('refuses unknown fields with 400 naming them, and a refreshToken that is not a string naming it', async () => {
+      const token = await loggedIn();
+
+      const unknownField = await postJson(`${sut.url}/api/v1/token/refresh`, { refreshToken: token, grantType: 'refresh_token' });
+      const notString = await postJson(`${sut.url}/api/v1/token/refresh`, { refreshToken: 42 });
+
+      expect([unknownField.status, unknownField.body]).toEqual([400, { error: 'invalid_request', message: 'grantType: not allowed' }]);
+      expect([notString.status, notString.body]).toEqual([400, { error: 'invalid_request', message: 'refreshToken: must be a string' }]);
+      expect((await refresh(sut.url, token)).status).toBe(200);
     });
 
     it('refuses to refresh for a user who was disabled after logging in', async () => {

@@ -53,6 +53,8 @@ export class TokenService {
   }
 
   async refresh(presented: string): Promise<TokenResponse> {
+    // Not the shape of any token newRefreshToken made (an access token, garbage): unknown, without asking Redis.
+    if (!REFRESH_TOKEN_SHAPE.test(presented)) throw new InvalidRefreshTokenError();
     const record = await this.deps.refreshTokens.find(presented);
     if (!record) throw new InvalidRefreshTokenError();
     const user = await this.findUser(() => this.deps.users.findById(record.userId));
@@ -93,3 +95,6 @@ export class TokenService {
 function newRefreshToken(): string {
   return randomBytes(32).toString('base64url');
 }
+
+/** What newRefreshToken makes: 32 bytes in base64url without padding are 43 characters. */
+const REFRESH_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
