@@ -5,6 +5,7 @@ import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { ANY_ROLE, requireToken, serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
+import { allowedMethods } from './allowed-methods';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
@@ -16,6 +17,7 @@ import { taskRouter } from './fhir/task.router';
 import { openApiDocument } from './openapi/openapi-document';
 import { errorHandler, unknownPath } from './http-errors';
 import { rateLimitPerParty } from './rate-limit';
+import { serviceIndex } from './service-index';
 import { NotifierClient } from './subscriptions/notifier.client';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 import { authTokenClient, tokenProxyRouter } from './token/token-proxy.router';
@@ -58,6 +60,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
 
     const app = createServiceHttpApp({ logger, registry });
     app.use(helmet());
+    app.use(allowedMethods(app));
+    app.get('/', serviceIndex);
     app.get('/api/openapi.json', (req, res) => {
       res.json(openApiDocument({ serverUrl: `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.PORT}`}` }));
     });
@@ -74,7 +78,6 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
         clinics: clinicDirectory,
         profileBase: config.PROFILE_BASE,
         verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
-        logger,
       }),
     );
     app.use('/api/v2/fhir', ...anyone, taskRouter(intake));

@@ -87,6 +87,12 @@ describe('bed counts: /api/v1/clinic/capacity', () => {
       expect(calls).toEqual([]);
     });
 
+    it('names the refused fields in the message', async () => {
+      const response = await request(gateway()).put('/api/v1/clinic/capacity').send({ department: '23', date: '2026-12-01', freeBeds: -1, ik: '510000002' });
+
+      expect(response.body).toEqual({ error: 'invalid_request', message: 'department: must be a department key of 4 digits, e.g. "2300"; freeBeds: must be a whole number from 0; ik: not allowed' });
+    });
+
     it('answers 400 for a body that is not JSON', async () => {
       const response = await request(gateway()).put('/api/v1/clinic/capacity').set('content-type', 'application/json').send('{"department":');
 

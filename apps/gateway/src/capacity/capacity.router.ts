@@ -1,30 +1,24 @@
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { HttpError, jsonErrorHandler } from '@bedrequest/http';
+import { HttpError } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { accessTokenOf, principalOf } from '@bedrequest/tokens';
+import { errorHandler } from '../http-errors';
+import { jsonBody } from '../json-body';
 import type { CapacityCall, ClinicCapacityClient } from './capacity.client';
 
 /**
  * The body of `PUT /api/v1/clinic/capacity` (docs/parties.md, "Clinics and routing"): the free beds
- * of one of the clinic's departments on one admission date. The shape is checked here; routing
- * checks the rest (a department the clinic offers, a calendar date).
+ * of one of the clinic's departments on one admission date, and no other field. The shape is
+ * checked here; routing checks the rest (a department the clinic offers, a calendar date).
  */
-const message = {
-  body: 'the body must be a JSON object {"department", "date", "freeBeds"} and nothing else',
-  department: 'department must be a department key of 4 digits, e.g. "2300"',
-  date: 'date must be an admission date YYYY-MM-DD',
-  freeBeds: 'freeBeds must be a whole number from 0',
-};
-export const BedCount = z.strictObject(
-  {
-    department: z.string({ error: message.department }).regex(/^\d{4}$/, { error: message.department }),
-    date: z.string({ error: message.date }).regex(/^\d{4}-\d{2}-\d{2}$/, { error: message.date }),
-    freeBeds: z.number({ error: message.freeBeds }).int({ error: message.freeBeds }).min(0, { error: message.freeBeds }),
-  },
-  { error: message.body },
-);
+const WHOLE_NUMBER = 'must be a whole number from 0';
+export const BedCount = z.strictObject({
+  department: z.string().regex(/^\d{4}$/, 'must be a department key of 4 digits, e.g. "2300"'),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an admission date YYYY-MM-DD'),
+  freeBeds: z.number().int(WHOLE_NUMBER).min(0, WHOLE_NUMBER),
+});
 
 export const DateQuery = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
 
@@ -44,10 +38,9 @@ export function capacityRouter(options: { capacity: ClinicCapacityClient; logger
   const clinicIkOf = (res: Response) => principalOf(res).ikNumbers[0] ?? '';
   const callOf = (req: Request, res: Response): CapacityCall => ({ token: accessTokenOf(res), correlationId: String(req.headers[CORRELATION_HEADER]) });
 
-  router.put('/', express.json({ limit: '16kb' }), async (req, res) => {
-    const body = BedCount.safeParse(req.body);
-    if (!body.success) throw new HttpError('invalid_request', body.error.issues[0]?.message ?? message.body);
-    return forward(res, await options.capacity.put(clinicIkOf(res), body.data, callOf(req, res)));
+  router.put('/', ...jsonBody({ limit: 16 * 1024 }), async (req, res) => {
+    const bedCount = HttpError.parseInput(BedCount, req.body);
+    return forward(res, await options.capacity.put(clinicIkOf(res), bedCount, callOf(req, res)));
   });
 
   router.get('/', async (req, res) => {
@@ -63,6 +56,6 @@ export function capacityRouter(options: { capacity: ClinicCapacityClient; logger
     throw new HttpError('not_found', 'this clinic is not a participating clinic');
   };
 
-  router.use(jsonErrorHandler(options.logger));
+  router.use(errorHandler(options.logger));
   return router;
 }

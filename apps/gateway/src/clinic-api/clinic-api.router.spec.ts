@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createEnvelope, IntakeVerdictV1, legacyVerdictStatus, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
-import { silentLogger } from '@bedrequest/testing';
+import { captureLogger, type CapturedLogger } from '@bedrequest/testing';
 import type { Principal } from '@bedrequest/tokens';
 import { IntakeClient } from '../fhir/intake.client';
 import { clinicApiRouter } from './clinic-api.router';
@@ -30,6 +30,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
   let intakeAnswer: { status: number; body: unknown };
   let published: { definition: MessageDefinition; payload: unknown; meta: { correlationId: string }; replyTimeoutMs: number }[];
   let broker: BrokerBehaviour;
+  let logger: CapturedLogger;
 
   beforeAll(async () => {
     intake = createServer((req, res) => {
@@ -44,6 +45,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     published = [];
     intakeAnswer = { status: 200, body: {} };
     broker = {};
+    logger = captureLogger('info');
   });
   afterAll(async () => {
     await intakeClient.close();
@@ -71,7 +73,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
             },
           },
           answerTimeoutMs: ANSWER_TIMEOUT_MS,
-          logger: silentLogger(),
+          logger: logger.logger,
         }),
       );
 
@@ -214,22 +216,37 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     });
 
     it.each([
-      ['an unknown businessStatus', { businessStatus: 'maybe' }],
-      ['no businessStatus', { note: 'hello' }],
-      ['a note over 4000 characters', { businessStatus: 'query', note: 'x'.repeat(4001) }],
-      ['a note with U+0000', { businessStatus: 'query', note: 'a\u0000b' }],
-    ])('answers 400 without publishing for %s', async (_, body) => {
+      ['an unknown businessStatus', { businessStatus: 'maybe' }, 'businessStatus: must be one of accepted, declined, query, more-data-required'],
+      ['no businessStatus', { note: 'hello' }, 'businessStatus: is required'],
+      ['a note over 4000 characters', { businessStatus: 'query', note: 'x'.repeat(4001) }, 'note: must be at most 4000 characters'],
+      ['a note with U+0000', { businessStatus: 'query', note: 'a\u0000b' }, 'note: must not contain U+0000 or unpaired surrogates'],
+      ['an unknown field', { businessStatus: 'query', notes: 'hello' }, 'notes: not allowed'],
+      ['a body larger than any answer', { businessStatus: 'query', note: 'x'.repeat(100_000) }, 'note: must be at most 4000 characters (the body is larger than 32 KiB, more than any valid answer)'],
+    ])('answers 400 naming the field, without publishing, for %s', async (_, body, message) => {
       const response = await answer(body);
 
-      expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+      expect([response.status, response.body]).toEqual([400, { error: 'invalid_request', message }]);
       expect(published).toEqual([]);
     });
 
-    it('names the allowed codes when the businessStatus is unknown', async () => {
-      const response = await answer({ businessStatus: 'maybe' });
+    it('answers an empty body with 400 "the request body is empty"', async () => {
+      const response = await request(gateway()).post(`/api/v1/clinic/tasks/${TASK_ID}/answer`);
 
-      expect(response.body.message).toContain('accepted, declined, query, more-data-required');
+      expect([response.status, response.body]).toEqual([400, { error: 'invalid_request', message: 'the request body is empty' }]);
+    });
+
+    it('logs a refused answer once with the refused fields, not the note', async () => {
+      await answer({ businessStatus: 'maybe', note: 'Patientin Erika Mustermann', ward: 3 });
+
+      const refusals = logger.text().split('\n').filter((line) => line.includes('"request refused"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(refusals).toEqual([
+        expect.objectContaining({
+          status: 400,
+          correlationId: 'answer-1',
+          issues: [{ code: 'invalid', expression: 'businessStatus' }, { code: 'structure', expression: 'ward' }],
+        }),
+      ]);
+      expect(logger.text()).not.toContain('Mustermann');
     });
 
     it('accepts a note of exactly 4000 characters', async () => {

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { ClinicDirectoryUnavailableError, type ClinicDirectory } from '@bedrequest/clinic-directory';
-import { HttpError, jsonErrorHandler } from '@bedrequest/http';
+import { HttpError } from '@bedrequest/http';
+import { errorHandler } from '../http-errors';
 
 /**
  * `GET /api/v1/kliniken`: the participating clinics and their departments, for any logged-in party,
@@ -17,6 +18,6 @@ export function klinikenRouter(directory: Pick<ClinicDirectory, 'list'>, logger:
       throw new HttpError('unavailable', 'the clinic registry is temporarily unavailable', { retryAfterSeconds: 5, cause: error.cause, detail: error.message });
     }
   });
-  router.use(jsonErrorHandler(logger));
+  router.use(errorHandler(logger));
   return router;
 }

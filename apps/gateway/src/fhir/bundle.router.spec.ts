@@ -5,8 +5,9 @@ import { ClinicDirectoryUnavailableError } from '@bedrequest/clinic-directory';
 import { DEFAULT_PROFILE_BASE } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
-import { silentLogger } from '@bedrequest/testing';
+import { captureLogger, type CapturedLogger } from '@bedrequest/testing';
 import type { Principal } from '@bedrequest/tokens';
+import { errorHandler } from '../http-errors';
 import { bundleRoute } from './bundle.router';
 
 const referrer: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
@@ -36,8 +37,10 @@ describe('POST /api/v2/fhir/Bundle', () => {
   let broker: BrokerBehaviour;
   let participating: readonly string[];
   let directoryDown: boolean;
+  let logger: CapturedLogger;
 
   beforeEach(() => {
+    logger = captureLogger('info');
     published = [];
     broker = { reply: { status: 202, outcome: 'accepted', issues: [], requestIdentifier: REQUEST } };
     participating = FIXTURE_PERFORMER_IKS;
@@ -70,9 +73,9 @@ describe('POST /api/v2/fhir/Bundle', () => {
           },
           profileBase: DEFAULT_PROFILE_BASE,
           verdictTimeoutMs: VERDICT_TIMEOUT_MS,
-          logger: silentLogger(),
         }),
-      );
+      )
+      .use(errorHandler(logger.logger));
   const post = (body: unknown, principal?: Principal) =>
     request(gateway(principal)).post('/api/v2/fhir/Bundle').set('content-type', 'application/fhir+json').set('x-correlation-id', 'corr-1').send(JSON.stringify(body));
 
@@ -211,6 +214,28 @@ describe('POST /api/v2/fhir/Bundle', () => {
       for (const issue of issues) expect(issue).toMatchObject({ severity: 'error', diagnostics: expect.any(String), expression: [expect.stringMatching(/^Bundle/)] });
       expect(issues.flatMap((issue) => issue.expression)).toEqual(expect.arrayContaining(['Bundle.timestamp', 'Bundle.identifier']));
       expect(published).toEqual([]);
+    });
+
+    it('logs the refusal once, with its issue codes and expressions and none of the bundle\'s values', async () => {
+      const bundle = admissionRequestBundle({ requestIdentifier: REQUEST, patient: 'complete' });
+      const entries = bundle.entry as unknown as { resource: Record<string, unknown> }[];
+      const patientIndex = entries.findIndex((entry) => entry.resource.resourceType === 'Patient');
+      entries[patientIndex]!.resource.gender = 'Erika Musterfrau';
+      bundle.timestamp = 'Musterfrau, Erika';
+
+      const response = await post(bundle);
+
+      expect(response.status).toBe(400);
+      const refusals = logger.text().split('\n').filter((line) => line.includes('"request refused"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).toMatchObject({ level: 30, status: 400, method: 'POST', path: '/api/v2/fhir/Bundle' });
+      expect(refusals[0]!.issues).toEqual(
+        expect.arrayContaining([
+          { code: expect.any(String), expression: 'Bundle.timestamp' },
+          { code: expect.any(String), expression: `Bundle.entry[${patientIndex}].resource.gender` },
+        ]),
+      );
+      expect(logger.text()).not.toMatch(/Musterfrau|Erika/);
     });
 
     it.each([

@@ -1,5 +1,4 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Logger } from 'pino';
 import {
   AdmissionBundleSubmittedV1,
   DocumentBundleSubmittedV1,
@@ -12,20 +11,18 @@ import { ClinicDirectoryUnavailableError, type ClinicDirectory } from '@bedreque
 import {
   admissionRequestSummary,
   bundleKind,
-  forbidden,
   outcome,
-  unavailable,
   validateAdmissionRequestBundle,
   validateDocumentBundle,
   type AdmissionRequestBundle,
   type Issue,
 } from '@bedrequest/fhir-model';
-import { codeOfStatus, errorCodes, type ErrorCode } from '@bedrequest/http';
+import { codeOfStatus, HttpError, type ErrorCode } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf, type Principal } from '@bedrequest/tokens';
 import { fhirJsonBody } from './fhir-body';
-import { sendFhir, sendOutcome } from './fhir-response';
+import { sendFhir } from './fhir-response';
 
 export interface BundleRouteOptions {
   broker: Pick<Broker, 'publishAndAwaitReply'>;
@@ -34,7 +31,6 @@ export interface BundleRouteOptions {
   profileBase: string;
   /** How long the caller waits for intake's verdict before getting 202 for a queued bundle. */
   verdictTimeoutMs: number;
-  logger: Logger;
 }
 
 /**
@@ -48,28 +44,28 @@ export function bundleRoute(options: BundleRouteOptions): RequestHandler[] {
     const principal = principalOf(res);
     const kind = bundleKind(req.body, options.profileBase);
     if (kind === 'unknown') {
-      return sendOutcome(res, outcome([{ code: 'invalid', diagnostics: 'meta.profile names neither the AdmissionRequestBundle nor the DocumentBundle profile', expression: 'Bundle.meta.profile' }]));
+      throw refused('invalid_request', [{ code: 'invalid', diagnostics: 'meta.profile names neither the AdmissionRequestBundle nor the DocumentBundle profile', expression: 'Bundle.meta.profile' }]);
     }
     if (kind === 'admission-request') {
       const result = validateAdmissionRequestBundle(req.body, { profileBase: options.profileBase });
-      if (!result.ok) return sendOutcome(res, outcome(result.issues), 400);
+      if (!result.ok) throw refused('invalid_request', result.issues);
       const refusal = referrerRefusal(principal, result.bundle.requestIdentifier, result.bundle.requesterIk);
-      if (refusal) return sendOutcome(res, forbidden(refusal));
+      if (refusal) throw refused('forbidden', [{ code: 'forbidden', diagnostics: refusal }]);
       let unknownPerformers: Issue[];
       try {
         unknownPerformers = await performersNotParticipating(result.bundle, options.clinics);
       } catch (error) {
-        if (error instanceof ClinicDirectoryUnavailableError) return unavailableAnswer(res, 'the clinic registry is unavailable');
+        if (error instanceof ClinicDirectoryUnavailableError) throw unavailable('the clinic registry is unavailable', error);
         throw error;
       }
-      if (unknownPerformers.length) return sendOutcome(res, outcome(unknownPerformers), 400);
+      if (unknownPerformers.length) throw refused('invalid_request', unknownPerformers);
       // Validated once, here: intake gets what it needs of the bundle and never walks it again.
       return submit(req, res, AdmissionBundleSubmittedV1, { request: admissionRequestSummary(result.bundle) }, principal, result.bundle.requestIdentifier, options);
     }
     const result = validateDocumentBundle(req.body, { profileBase: options.profileBase });
-    if (!result.ok) return sendOutcome(res, outcome(result.issues), 400);
+    if (!result.ok) throw refused('invalid_request', result.issues);
     const refusal = referrerRefusal(principal, result.bundle.requestIdentifier);
-    if (refusal) return sendOutcome(res, forbidden(refusal));
+    if (refusal) throw refused('forbidden', [{ code: 'forbidden', diagnostics: refusal }]);
     const { requestIdentifier } = result.bundle;
     return submit(req, res, DocumentBundleSubmittedV1, { requestIdentifier }, principal, requestIdentifier, options);
   };
@@ -115,18 +111,12 @@ async function submit(
   try {
     ({ reply } = await options.broker.publishAndAwaitReply(definition, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.verdictTimeoutMs));
   } catch (error) {
-    if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) {
-      options.logger.warn({ err: error.message }, 'bundle not accepted: broker unavailable');
-      return unavailableAnswer(res, 'the bundle could not be stored; please retry');
-    }
+    if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) throw unavailable('the bundle could not be stored; please retry', error);
     throw error;
   }
   const taskSearch = `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}`;
   const verdict = reply && IntakeVerdictV1.payload.safeParse(reply.payload);
-  if (verdict?.success && verdict.data.outcome === 'rejected') {
-    const refusal = outcome(verdict.data.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] })));
-    return sendOutcome(res, refusal, errorCodes[refusalErrorCode(verdict.data)].status);
-  }
+  if (verdict?.success && verdict.data.outcome === 'rejected') throw refusedByIntake(verdict.data);
   res.setHeader('Location', taskSearch);
   res.setHeader('Content-Location', taskSearch);
   const diagnostics = !verdict?.success
@@ -153,7 +143,21 @@ export function refusalErrorCode(verdict: Pick<IntakeVerdictV1, 'refusal' | 'sta
   return verdict.refusal ? errorCodeOfRefusal[verdict.refusal] : codeOfStatus(verdict.status);
 }
 
-function unavailableAnswer(res: Response, diagnostics: string) {
-  res.setHeader('Retry-After', '5');
-  return sendOutcome(res, unavailable(diagnostics), 503);
+/** Intake's refusal with intake's issues: the OperationOutcome of a bundle, the message of a clinic answer. */
+export function refusedByIntake(verdict: Pick<IntakeVerdictV1, 'refusal' | 'status' | 'issues'>): HttpError {
+  return refused(refusalErrorCode(verdict), verdict.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] })));
+}
+
+/**
+ * A refusal with its issues, thrown to the gateway's error handler: it answers them as the
+ * OperationOutcome (FHIR) or the first one's diagnostics (`{"error", "message"}`), and logs their
+ * codes and expressions.
+ */
+function refused(code: ErrorCode, issues: readonly Issue[]): HttpError {
+  return new HttpError(code, issues[0]?.diagnostics ?? 'refused', { issues });
+}
+
+/** 503 with Retry-After; the error handler logs what failed underneath. */
+function unavailable(message: string, cause: Error): HttpError {
+  return new HttpError('unavailable', message, { retryAfterSeconds: 5, cause });
 }

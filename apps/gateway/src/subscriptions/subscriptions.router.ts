@@ -1,10 +1,12 @@
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiErrorBody, DeliveryLog, RedeliveryScheduled, SubscriptionList, SubscriptionView, WebhookEventList } from '@bedrequest/contracts';
-import { HttpError, jsonErrorHandler, type Answers } from '@bedrequest/http';
+import { HttpError, type Answers } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { accessTokenOf, principalOf } from '@bedrequest/tokens';
+import { errorHandler } from '../http-errors';
+import { jsonBody } from '../json-body';
 import type { NotifierClient } from './notifier.client';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -28,7 +30,7 @@ const FORWARDED_QUERY = ['since', 'limit'];
 export function subscriptionsRouter(options: { notifier: NotifierClient; logger: Logger }): Router {
   const { notifier } = options;
   const router = Router();
-  router.use(express.json({ limit: '16kb' }));
+  const body = jsonBody({ limit: 16 * 1024 });
 
   const forward = (method: Method, path: (req: Request) => string, answers: Answers) => async (req: Request, res: Response) => {
     // requireToken already refuses clinic tokens here; kept so the router is safe on its own.
@@ -45,16 +47,16 @@ export function subscriptionsRouter(options: { notifier: NotifierClient; logger:
   const id = (req: Request) => `/${encodeURIComponent(String(req.params.id))}`;
 
   const refused = { 400: ApiErrorBody, 404: ApiErrorBody };
-  router.post('/', forward('POST', () => '', { 200: SubscriptionView, 201: SubscriptionView, 400: ApiErrorBody }));
+  router.post('/', ...body, forward('POST', () => '', { 200: SubscriptionView, 201: SubscriptionView, 400: ApiErrorBody }));
   router.get('/', forward('GET', () => '', { 200: SubscriptionList }));
   router.get('/:id', forward('GET', id, { 200: SubscriptionView, ...refused }));
-  router.put('/:id', forward('PUT', id, { 200: SubscriptionView, ...refused }));
+  router.put('/:id', ...body, forward('PUT', id, { 200: SubscriptionView, ...refused }));
   router.delete('/:id', forward('DELETE', id, { 204: z.undefined(), ...refused }));
   router.get('/:id/deliveries', forward('GET', (req) => `${id(req)}/deliveries`, { 200: DeliveryLog, ...refused }));
   router.post('/:id/deliveries/:eventId/retry', forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`, { 202: RedeliveryScheduled, ...refused }));
   router.get('/:id/events', forward('GET', (req) => `${id(req)}/events`, { 200: WebhookEventList, ...refused }));
 
-  router.use(jsonErrorHandler(options.logger));
+  router.use(errorHandler(options.logger));
   return router;
 }
 

@@ -141,6 +141,15 @@ describe('token endpoints: /api/v1/token', () => {
     expect(calls).toEqual([]);
   });
 
+  it('answers an empty body with 400 and a body that is not JSON by its content type with 415, without forwarding either', async () => {
+    const empty = await request(gateway()).post('/api/v1/token/refresh');
+    const form = await request(gateway()).post('/api/v1/token/login').type('form').send('username=u&password=p');
+
+    expect([empty.status, empty.body]).toEqual([400, { error: 'invalid_request', message: 'the request body is empty' }]);
+    expect([form.status, form.body]).toEqual([415, { error: 'unsupported_media_type', message: 'Content-Type must be application/json' }]);
+    expect(calls).toEqual([]);
+  });
+
   it.each([
     ['GET', '/api/v1/token/login'],
     ['POST', '/api/v1/token/status'],

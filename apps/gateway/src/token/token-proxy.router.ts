@@ -1,16 +1,18 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { InternalClient, jsonErrorHandler } from '@bedrequest/http';
+import { InternalClient } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { errorHandler } from '../http-errors';
+import { requireJsonBody } from '../json-body';
 
 /** The auth service's answer headers a caller needs: RFC 6749 §5.1 forbids caching token responses. */
 const PASSED_HEADERS = ['content-type', 'retry-after', 'www-authenticate', 'cache-control', 'pragma'];
 
 /**
  * The token endpoints are served by the auth service; the gateway forwards them unchanged, so
- * callers see one base address. The request body goes on unread (auth parses it and answers
- * malformed JSON itself), the forwarded headers are an allow-list each way, and auth unavailable is
- * 503 with Retry-After.
+ * callers see one base address. The request body goes on unread once it is there and JSON by its
+ * content type (auth parses it and answers malformed JSON and wrong fields itself), the forwarded
+ * headers are an allow-list each way, and auth unavailable is 503 with Retry-After.
  */
 export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
   const router = Router();
@@ -28,8 +30,8 @@ export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
     res.status(answer.status).set(answer.headers).send(answer.body);
   };
   router.get('/status', forward);
-  router.post(['/login', '/refresh'], express.raw({ type: () => true, limit: '16kb' }), forward);
-  router.use(jsonErrorHandler(logger));
+  router.post(['/login', '/refresh'], requireJsonBody(), express.raw({ type: () => true, limit: '16kb' }), forward);
+  router.use(errorHandler(logger));
   return router;
 }
 
