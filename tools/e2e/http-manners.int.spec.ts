@@ -125,6 +125,16 @@ describe('HTTP manners, through the gateway', () => {
       expect(long.status).toBe(404);
       expect(long.body.message).toBe(`no such endpoint: GET /api/v1/${'x'.repeat(192)}…`);
     });
+
+    it('are JSON on the internal port too, never express\'s HTML', async () => {
+      const response = await fetch(`${stack.gateway.internalUrl}/health/nothing-here`);
+
+      expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([
+        404,
+        'application/json; charset=utf-8',
+        { error: 'not_found', message: 'no such endpoint: GET /health/nothing-here' },
+      ]);
+    });
   });
 
   describe('the base address', () => {

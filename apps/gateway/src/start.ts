@@ -84,7 +84,11 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use(unknownPath);
     app.use(errorHandler(logger));
 
-    const probes = express().disable('x-powered-by').use(probeRouter({ registry, readiness: { broker: () => broker.isReady() } }));
+    const probes = express()
+      .disable('x-powered-by')
+      .use(probeRouter({ registry, readiness: { broker: () => broker.isReady() } }))
+      .use(unknownPath)
+      .use(errorHandler(logger));
     const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTERNAL_PORT, name: 'internal http' });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.PORT });
     return { server, broker, url, internalUrl: internal.url };
