@@ -1,0 +1,119 @@
+import { Router, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
+import { HttpError, InternalClient, jsonErrorHandler } from '@bedrequest/http';
+import { forwardedCallOf, type ForwardedCall } from '../fhir/intake.client';
+
+/** The list states of `GET /api/v1/clinic/tasks` (the clinic inbox's tabs), each a set of Task statuses. */
+export const TaskListState = z.enum(['new', 'answered', 'selected', 'cancelled']);
+export type TaskListState = z.infer<typeof TaskListState>;
+
+/** One row of a clinic's Task list: the Task's state and the request at a glance (no master data). */
+export const ClinicTaskSummary = z.object({
+  id: z.string(),
+  status: TaskStatus,
+  businessStatus: BusinessStatus.optional(),
+  authoredOn: z.string(),
+  lastModified: z.string(),
+  version: z.number().int(),
+  request: z.object({
+    status: z.string(),
+    intent: z.string(),
+    orderDetail: z.string().optional(),
+    serviceType: z.string().optional(),
+    occurrenceDate: z.string().optional(),
+    departmentCode: z.string().optional(),
+    specialty: z.string().optional(),
+    requesterIk: z.string(),
+    requesterName: z.string().optional(),
+  }),
+  patient: z.object({ dataLevel: z.enum(['masked', 'complete']), gender: z.string().optional(), age: z.number().int().optional() }),
+  mainDiagnosis: z.object({ code: z.string(), display: z.string().optional() }).optional(),
+});
+export type ClinicTaskSummary = z.infer<typeof ClinicTaskSummary>;
+
+export const ClinicTaskList = z.object({
+  total: z.number().int(),
+  counts: z.record(TaskListState, z.number().int()),
+  items: z.array(ClinicTaskSummary),
+});
+export type ClinicTaskList = z.infer<typeof ClinicTaskList>;
+
+/** The request versions a clinic was sent, oldest first; `bundle` is the AdmissionRequestBundle as received. */
+export const RequestVersionList = z.object({
+  items: z.array(z.object({ version: z.number().int(), receivedAt: z.string(), bundle: z.looseObject({ resourceType: z.literal('Bundle') }) })),
+});
+export type RequestVersionList = z.infer<typeof RequestVersionList>;
+
+/** The query parameters the gateway lets through; intake checks their values again. */
+const ListQuery = z.strictObject(
+  {
+    state: z.string().regex(/^(new|answered|selected|cancelled)(,(new|answered|selected|cancelled))*$/, 'state: one or more of new, answered, selected, cancelled, comma-separated').optional(),
+    since: z.iso.datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' }).optional(),
+    _count: z.string().regex(/^\d{1,4}$/, '_count: a whole number from 1 to 1000').optional(),
+    _offset: z.string().regex(/^\d{1,9}$/, '_offset: a whole number from 0').optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset)` : undefined) },
+);
+
+/** Intake's internal list and version reads (`/internal/clinic-tasks…`), with the clinic's forwarded token. */
+export class ClinicTaskReadsClient {
+  private readonly client: InternalClient;
+
+  constructor(intakeUrl: string, timeoutMs = 10_000) {
+    this.client = new InternalClient({ service: 'intake', baseUrl: intakeUrl, timeoutMs, unavailableMessage: 'the Task store is unavailable; please retry', connections: 8 });
+  }
+
+  list(query: URLSearchParams, call: ForwardedCall) {
+    return this.client.raw({ method: 'GET', path: '/internal/clinic-tasks', query, ...this.request(call) });
+  }
+
+  versions(taskId: string, call: ForwardedCall) {
+    return this.client.raw({ method: 'GET', path: `/internal/clinic-tasks/${encodeURIComponent(taskId)}/versions`, ...this.request(call) });
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
+  private request(call: ForwardedCall) {
+    return { credential: call.token, correlationId: call.correlationId };
+  }
+}
+
+/**
+ * The clinic's list and history reads (clinic tokens only; mount behind the clinic-role guard at
+ * `/api/v1/clinic`), what the clinic inbox shows and integrators may use alike:
+ *
+ * - `GET /tasks?state=&since=&_count=&_offset=`: 200 `{total, counts, items}`; one summary per Task
+ *   addressed to the clinic, open (`requested`) first, then the most recently changed; 400
+ *   `invalid_request` for anything else.
+ * - `GET /tasks/{taskId}/versions`: 200 `{items: [{version, receivedAt, bundle}]}`, the
+ *   AdmissionRequestBundle versions the clinic was sent, oldest first; 404 for another clinic's Task.
+ *
+ * Both carry patient data: `Cache-Control: no-store`. Intake's JSON goes back unread (like Task
+ * reads); intake unavailable is 503 with Retry-After.
+ */
+export function clinicTasksRouter(options: { reads: ClinicTaskReadsClient; logger: Logger }): Router {
+  const router = Router();
+  const pass = (res: Response, answer: { status: number; body: Buffer }) => {
+    if (answer.status === 404) throw new HttpError('not_found', 'no such Task');
+    res.status(answer.status).set('cache-control', 'no-store').type('application/json').send(answer.body);
+  };
+
+  router.get('/tasks', async (req: Request, res: Response) => {
+    const query = ListQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
+    const search = new URLSearchParams(Object.entries(query.data).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    pass(res, await options.reads.list(search, forwardedCallOf(req, res)));
+  });
+
+  router.get('/tasks/:taskId/versions', async (req: Request, res: Response) => {
+    if (!z.guid().safeParse(req.params.taskId).success) throw new HttpError('not_found', 'no such Task');
+    pass(res, await options.reads.versions(String(req.params.taskId), forwardedCallOf(req, res)));
+  });
+
+  router.use(jsonErrorHandler(options.logger));
+  return router;
+}

@@ -1,0 +1,161 @@
+/**
+ * The inbox's one script, served as /inbox/assets/inbox-<hash>.js (the Content-Security-Policy
+ * allows scripts of this origin only, none inline). Progressive enhancement: every page works
+ * without it. It
+ * - polls the list for new and changed requests every few seconds and puts their rows in place,
+ *   updating the counts and announcing arrivals to screen readers;
+ * - marks requests not yet opened in this browser as new (the opened versions are kept in
+ *   localStorage: no patient data, only Task ids and version numbers);
+ * - keeps the "how long ago" times current;
+ * - on the answer form, makes the note required for the answers that need one, and moves the focus
+ *   to an error summary.
+ *
+ * Plain ES2020 in a string: the gateway is bundled for Node, and this is the browser's code.
+ */
+export const INBOX_SCRIPT = String.raw`(function () {
+  'use strict';
+  var POLL_MS = 5000;
+  var OPENED_KEY = 'inbox.opened';
+  var MAX_REMEMBERED = 5000;
+
+  function readOpened() {
+    try {
+      var value = JSON.parse(window.localStorage.getItem(OPENED_KEY) || '{}');
+      return value && typeof value === 'object' ? value : {};
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function rememberOpened(taskId, version) {
+    var opened = readOpened();
+    opened[taskId] = version;
+    var ids = Object.keys(opened);
+    if (ids.length > MAX_REMEMBERED) ids.slice(0, ids.length - MAX_REMEMBERED).forEach(function (id) { delete opened[id]; });
+    try {
+      window.localStorage.setItem(OPENED_KEY, JSON.stringify(opened));
+    } catch (error) {
+      // storage full or disabled: the marker is a convenience
+    }
+  }
+
+  function markNew(row, opened) {
+    var isNew = row.getAttribute('data-status') !== 'cancelled' && opened[row.getAttribute('data-task-id')] !== Number(row.getAttribute('data-version'));
+    row.classList.toggle('is-new', isNew);
+    var badge = row.querySelector('.new-badge');
+    if (badge) badge.hidden = !isNew;
+  }
+
+  var relative = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat(document.documentElement.lang || 'de', { numeric: 'auto' }) : null;
+  function ago(iso) {
+    var seconds = Math.round((Date.parse(iso) - Date.now()) / 1000);
+    var steps = [['second', 60], ['minute', 60], ['hour', 24], ['day', 30], ['month', 12]];
+    var value = seconds;
+    for (var i = 0; i < steps.length; i++) {
+      if (Math.abs(value) < steps[i][1]) return relative.format(steps[i][0] === 'second' ? Math.min(value, 0) : value, steps[i][0]);
+      value = Math.trunc(value / steps[i][1]);
+    }
+    return relative.format(value, 'year');
+  }
+  function refreshTimes(root) {
+    if (!relative) return;
+    root.querySelectorAll('.task-row time[datetime]').forEach(function (element) {
+      element.textContent = ago(element.getAttribute('datetime'));
+    });
+  }
+
+  function placeRow(tbody, row) {
+    if (row.getAttribute('data-open') === 'true') {
+      tbody.insertBefore(row, tbody.firstElementChild);
+      return;
+    }
+    var firstAnswered = tbody.querySelector('tr[data-open="false"]');
+    tbody.insertBefore(row, firstAnswered);
+  }
+
+  function startList(table) {
+    var tbody = table.tBodies[0];
+    var status = document.getElementById('live-status');
+    var empty = document.getElementById('empty-list');
+    var cursor = table.getAttribute('data-cursor');
+    var url = table.getAttribute('data-updates');
+    var filter = table.getAttribute('data-filter');
+    var opened = readOpened();
+    tbody.querySelectorAll('tr.task-row').forEach(function (row) { markNew(row, opened); });
+    if (!url) return;
+    var busy = false;
+
+    function poll() {
+      if (busy || document.hidden) return;
+      busy = true;
+      var query = '?filter=' + encodeURIComponent(filter) + '&since=' + encodeURIComponent(cursor);
+      fetch(url + query, { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+        .then(function (response) {
+          if (response.status === 401) {
+            window.location.assign('/inbox/login?expired=1');
+            return null;
+          }
+          return response.ok ? response.json() : null;
+        })
+        .then(function (update) {
+          if (!update) return;
+          cursor = update.cursor;
+          var arrived = 0;
+          var opened = readOpened();
+          update.rows.forEach(function (entry) {
+            var existing = tbody.querySelector('tr[data-task-id="' + entry.id + '"]');
+            var known = existing && existing.getAttribute('data-version') === String(entry.version) && existing.getAttribute('data-status') === entry.status;
+            if (existing) existing.remove();
+            if (!entry.inFilter) return;
+            var template = document.createElement('template');
+            template.innerHTML = entry.html.trim();
+            var row = template.content.firstElementChild;
+            markNew(row, opened);
+            placeRow(tbody, row);
+            if (!known) arrived += 1;
+          });
+          Object.keys(update.counts).forEach(function (name) {
+            var count = document.querySelector('[data-count="' + name + '"]');
+            if (count) count.textContent = String(update.counts[name]);
+          });
+          if (empty) empty.hidden = tbody.rows.length > 0;
+          if (arrived > 0 && status) status.textContent = update.announcement;
+        })
+        .catch(function () {
+          // offline or the gateway restarting: the next poll tries again
+        })
+        .then(function () {
+          busy = false;
+        });
+    }
+    window.setInterval(poll, POLL_MS);
+    document.addEventListener('visibilitychange', function () {
+      if (!document.hidden) poll();
+    });
+    window.setInterval(function () { refreshTimes(table); }, 60000);
+  }
+
+  function startAnswerForm(form) {
+    var note = form.querySelector('#note');
+    function update() {
+      var chosen = form.querySelector('input[name="businessStatus"]:checked');
+      var required = !!chosen && chosen.getAttribute('data-note-required') === 'true';
+      note.required = required;
+      note.setAttribute('aria-required', required ? 'true' : 'false');
+    }
+    form.querySelectorAll('input[name="businessStatus"]').forEach(function (radio) { radio.addEventListener('change', update); });
+    update();
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    var table = document.getElementById('task-list');
+    if (table) startList(table);
+    var title = document.getElementById('task-title');
+    if (title && title.getAttribute('data-version') !== '0') rememberOpened(title.getAttribute('data-task-id'), Number(title.getAttribute('data-version')));
+    var form = document.getElementById('answer-form');
+    if (form) startAnswerForm(form);
+    var errors = document.getElementById('answer-errors');
+    if (errors) errors.focus();
+  });
+})();
+`;

@@ -1,0 +1,140 @@
+/**
+ * The inbox's one stylesheet, served as /inbox/assets/inbox-<hash>.css. Sizes in rem and em so
+ * that the page reflows at 200 % zoom; below 48em the request list turns into one card per request
+ * instead of scrolling sideways. Colours meet WCAG AA contrast; state is never shown by colour alone
+ * (badges and "geändert" carry text).
+ */
+export const INBOX_STYLE = String.raw`
+:root {
+  --text: #1b1f24;
+  --muted: #4a5561;
+  --line: #c9d1d9;
+  --surface: #ffffff;
+  --page: #f4f6f8;
+  --accent: #0b5cad;
+  --accent-dark: #08457f;
+  --new: #8a1c7c;
+  --ok: #1d6b2f;
+  --warn: #7a4b00;
+  --error: #a4161a;
+  --mark: #fff1a8;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 100%;
+  line-height: 1.5;
+  color: var(--text);
+  background: var(--page);
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+a { color: var(--accent); }
+a:hover { color: var(--accent-dark); }
+:focus-visible { outline: 3px solid #f2a900; outline-offset: 2px; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.skip-link { position: absolute; left: 0.5rem; top: -3rem; background: var(--surface); padding: 0.5rem 1rem; z-index: 10; }
+.skip-link:focus { top: 0.5rem; }
+
+.site-header { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1.5rem; padding: 0.75rem 1.5rem; background: var(--surface); border-bottom: 1px solid var(--line); }
+.site-header p { margin: 0; }
+.brand { font-weight: 700; font-size: 1.125rem; }
+.clinic { color: var(--muted); }
+.nav { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
+.nav a { text-decoration: none; padding: 0.25rem 0; }
+.nav a[aria-current="page"] { font-weight: 700; border-bottom: 3px solid var(--accent); }
+.logout { margin-left: auto; }
+
+main { display: block; padding: 1.5rem; max-width: 90rem; margin: 0 auto; }
+main:focus { outline: none; }
+h1 { font-size: 1.75rem; margin: 0 0 1rem; }
+h2 { font-size: 1.25rem; margin: 1.75rem 0 0.5rem; }
+h3 { font-size: 1rem; margin: 0 0 0.25rem; }
+.narrow { max-width: 28rem; }
+.page-head { display: flex; flex-wrap: wrap; gap: 1rem; align-items: baseline; justify-content: space-between; }
+.hint, .meta { color: var(--muted); }
+
+.button { display: inline-block; font: inherit; font-weight: 600; padding: 0.5rem 1.1rem; border-radius: 0.3rem; border: 2px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; }
+.button:hover { background: var(--accent-dark); border-color: var(--accent-dark); color: #fff; }
+.button-secondary { background: var(--surface); color: var(--accent); }
+.button-secondary:hover { background: #e8f0f9; color: var(--accent-dark); }
+.inline-buttons { display: flex; flex-wrap: wrap; gap: 1rem; }
+
+.form .field { margin: 0 0 1rem; display: flex; flex-direction: column; gap: 0.25rem; }
+.form label { font-weight: 600; }
+.form input[type="text"], .form input[type="password"], .form input[type="date"], .form input[type="number"], .form textarea {
+  font: inherit; padding: 0.45rem 0.6rem; border: 1px solid #6b7785; border-radius: 0.25rem; background: var(--surface); color: var(--text); max-width: 100%;
+}
+.form textarea { width: 100%; max-width: 48rem; }
+.form [aria-invalid="true"] { border: 2px solid var(--error); }
+fieldset { border: 1px solid var(--line); border-radius: 0.3rem; padding: 0.75rem 1rem; margin: 0 0 1rem; }
+legend { font-weight: 700; padding: 0 0.25rem; }
+.choice { display: flex; align-items: center; gap: 0.5rem; margin: 0.35rem 0; }
+.choice input { width: 1.25rem; height: 1.25rem; }
+.choice label { font-weight: 400; }
+.field-error { color: var(--error); font-weight: 600; margin: 0; }
+.field-inline { display: inline-flex; align-items: center; gap: 0.5rem; margin-right: 1rem; }
+
+.notice { border-left: 0.35rem solid var(--accent); background: var(--surface); padding: 0.75rem 1rem; margin: 1rem 0; }
+.notice-success { border-color: var(--ok); }
+.notice-warning { border-color: var(--warn); }
+.notice-error { border-color: var(--error); }
+.notice p { margin: 0 0 0.25rem; }
+.notice ul { margin: 0; }
+
+.filters ul { display: flex; flex-wrap: wrap; gap: 0.5rem; list-style: none; padding: 0; margin: 0 0 0.75rem; }
+.filters a { display: inline-block; padding: 0.35rem 0.8rem; border: 1px solid var(--line); border-radius: 1.5rem; background: var(--surface); text-decoration: none; }
+.filters a[aria-current="page"] { background: var(--accent); border-color: var(--accent); color: #fff; font-weight: 700; }
+.count { display: inline-block; min-width: 1.5em; text-align: center; font-weight: 700; }
+
+table { border-collapse: collapse; width: 100%; background: var(--surface); }
+th, td { text-align: left; vertical-align: top; padding: 0.5rem 0.6rem; border-bottom: 1px solid var(--line); }
+thead th { font-size: 0.875rem; color: var(--muted); border-bottom: 2px solid var(--line); }
+.task-row.is-open th[scope="row"] { border-left: 0.3rem solid var(--accent); }
+.task-row.is-new { background: #fbf3fa; }
+.task-row.is-new .row-link { font-weight: 700; }
+.new-badge { display: inline-block; background: var(--new); color: #fff; font-size: 0.75rem; font-weight: 700; padding: 0.05rem 0.45rem; border-radius: 0.75rem; margin-right: 0.25rem; }
+.new-badge[hidden] { display: none; }
+.status { font-weight: 600; }
+.status-requested { color: var(--accent-dark); }
+.status-accepted, .status-in-progress { color: var(--ok); }
+.status-rejected, .status-cancelled { color: var(--muted); }
+.status-on-hold { color: var(--warn); }
+.empty { color: var(--muted); }
+
+.fields { margin: 0; background: var(--surface); border: 1px solid var(--line); border-radius: 0.3rem; }
+.field-row { display: grid; grid-template-columns: minmax(10rem, 16rem) 1fr; gap: 0.25rem 1rem; padding: 0.45rem 0.75rem; border-bottom: 1px solid var(--line); }
+.field-row:last-child { border-bottom: 0; }
+.field-row dt { font-weight: 600; color: var(--muted); }
+.field-row dd { margin: 0; overflow-wrap: anywhere; }
+.field-row.is-changed { background: #fffbe0; }
+mark.changed { background: var(--mark); color: var(--text); font-size: 0.8rem; font-weight: 700; padding: 0 0.3rem; border: 1px solid #b59a00; border-radius: 0.2rem; }
+.plain { list-style: none; margin: 0; padding: 0; }
+.url { color: var(--muted); font-size: 0.875rem; overflow-wrap: anywhere; }
+.pre { white-space: pre-wrap; }
+.selected { border: 3px solid var(--ok); background: #eef8f0; padding: 0.5rem 1rem 1rem; border-radius: 0.3rem; }
+.selected h2 { margin-top: 0.5rem; }
+.patient-name { font-size: 1.5rem; font-weight: 700; margin: 0.25rem 0 0.75rem; }
+.history > li { margin-bottom: 0.75rem; }
+.history p { margin: 0; }
+.changes del { background: #fde8e8; }
+.changes ins { background: #e6f4ea; text-decoration: none; }
+.documents li { margin-bottom: 0.4rem; }
+.documents a { margin-left: 0.5rem; }
+.notes li { margin-bottom: 0.25rem; }
+
+.table-scroll { overflow-x: auto; }
+.beds input[type="number"] { width: 5.5rem; }
+.beds .taken { display: block; font-size: 0.8rem; color: var(--muted); }
+.range fieldset { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem; }
+.pager { display: flex; justify-content: space-between; max-width: 40rem; }
+
+@media (max-width: 48em) {
+  main { padding: 1rem; }
+  .site-header { padding: 0.5rem 1rem; }
+  .logout { margin-left: 0; }
+  .task-list thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .task-list, .task-list tbody, .task-list tr, .task-list th, .task-list td { display: block; width: 100%; }
+  .task-list tr { border: 1px solid var(--line); border-radius: 0.3rem; margin-bottom: 0.75rem; }
+  .task-list td, .task-list th[scope="row"] { border: 0; padding: 0.2rem 0.75rem; }
+  .task-list td::before { content: attr(data-label) ": "; font-weight: 600; color: var(--muted); }
+  .field-row { grid-template-columns: 1fr; }
+}
+`;

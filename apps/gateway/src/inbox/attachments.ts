@@ -1,0 +1,51 @@
+/** One attachment of a DocumentBundle (a DocumentReference's `content[].attachment`). */
+export interface Attachment {
+  title?: string;
+  contentType: string;
+  /** base64, as sent. */
+  data: string;
+  /** Decoded size in bytes. */
+  size: number;
+  /** The DocumentBundle's `timestamp`. */
+  date?: string;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * The attachments of a request's DocumentBundles in a fixed order (bundles oldest first, then entry
+ * and content order): an attachment's position in this list is its address in the inbox's URLs.
+ */
+export function attachmentsOf(documentBundles: readonly unknown[]): Attachment[] {
+  return documentBundles.flatMap((bundle) => {
+    const date = text(record(bundle)?.timestamp);
+    return list(record(bundle)?.entry)
+      .map((entry) => record(record(entry)?.resource))
+      .filter((resource): resource is Json => resource?.resourceType === 'DocumentReference')
+      .flatMap((reference) => list(reference.content).map((content) => record(record(content)?.attachment)))
+      .flatMap((attachment) => {
+        const data = text(attachment?.data);
+        if (!attachment || !data) return [];
+        const title = text(attachment.title);
+        return [{ contentType: text(attachment.contentType) ?? 'application/octet-stream', data, size: decodedSize(data), ...(title ? { title } : {}), ...(date ? { date } : {}) }];
+      });
+  });
+}
+
+/** base64: 3 bytes per 4 characters, less the padding. */
+function decodedSize(base64: string): number {
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
+}
+
+function record(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}

@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { ApiErrorBody, BedCountList, BedCountView, ClinicList, FhirTask } from '@bedrequest/contracts';
+import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
+import { ClinicTaskList, RequestVersionList } from '../clinic-api/clinic-tasks.router';
+
+/** `POST /api/v1/token/login` and `/refresh` (docs/api.md, "Tokens"). */
+export const TokenPair = z.object({ tokenType: z.literal('Bearer'), accessToken: z.string().min(1), expiresIn: z.number(), refreshToken: z.string().min(1) });
+export type TokenPair = z.infer<typeof TokenPair>;
+
+/** The access token the API refused (expired, revoked keys): the person must log in again. */
+export class SessionExpiredError extends Error {
+  override name = 'SessionExpiredError';
+}
+
+/** A refusal of the token endpoints the login form explains. */
+export class LoginRefusedError extends Error {
+  override name = 'LoginRefusedError';
+
+  constructor(
+    readonly reason: 'invalid_credentials' | 'invalid_request' | 'too_many_requests',
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(reason);
+  }
+}
+
+const DocumentList = z.object({ items: z.array(z.looseObject({ resourceType: z.literal('Bundle') })) });
+export type DocumentList = z.infer<typeof DocumentList>;
+const QueuedAnswer = z.object({ status: z.literal('queued'), message: z.string() });
+const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutcome') });
+
+/** Who asks: the person's access token and the correlation id of the page request. */
+export interface ApiCall {
+  readonly token: string;
+  readonly correlationId: string;
+}
+
+export type AnswerResult = { status: 200; task: FhirTask } | { status: 202 } | { status: 400 | 404 | 409; message: string };
+
+/**
+ * The clinic inbox's client of the gateway's own public API: the inbox reads and writes through the
+ * same endpoints, checks and rate limits as any integrator's software, with the person's access
+ * token as Bearer (no second path into the data). The gateway's address is known only once it
+ * listens (PORT=0 picks one), so the connection pool is made on first use.
+ *
+ * The token endpoints are asked at the auth service directly, as the gateway's token proxy does it,
+ * so that the browser's address reaches auth's login throttling (over the loopback every inbox
+ * login would come from the gateway's own address and share one throttle).
+ */
+export class InboxApi {
+  private pool?: InternalClient;
+
+  constructor(
+    private readonly gatewayUrl: () => string,
+    private readonly auth: InternalClient,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  async login(credentials: { username: string; password: string }, clientAddress: string, correlationId: string): Promise<TokenPair> {
+    return this.token('/api/v1/token/login', credentials, { 'x-forwarded-for': clientAddress }, correlationId);
+  }
+
+  async refresh(refreshToken: string, correlationId: string): Promise<TokenPair> {
+    return this.token('/api/v1/token/refresh', { refreshToken }, {}, correlationId);
+  }
+
+  async tasks(query: URLSearchParams, call: ApiCall): Promise<ClinicTaskList> {
+    return this.read({ path: '/api/v1/clinic/tasks', query }, ClinicTaskList, call);
+  }
+
+  /** The FHIR Task, or undefined when there is none the clinic may see (404). */
+  async task(taskId: string, call: ApiCall): Promise<FhirTask | undefined> {
+    return this.readOrMissing(`/api/v2/fhir/Task/${encodeURIComponent(taskId)}`, FhirTask, OperationOutcome, call);
+  }
+
+  async versions(taskId: string, call: ApiCall): Promise<RequestVersionList | undefined> {
+    return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/versions`, RequestVersionList, ApiErrorBody, call);
+  }
+
+  async documents(taskId: string, call: ApiCall): Promise<DocumentList | undefined> {
+    return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/documents`, DocumentList, ApiErrorBody, call);
+  }
+
+  async answer(taskId: string, body: { businessStatus: string; note?: string }, call: ApiCall): Promise<AnswerResult> {
+    const answer = await this.api().json(
+      { method: 'POST', path: `/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/answer`, json: body, ...this.credentials(call) },
+      { 200: FhirTask, 202: QueuedAnswer, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody },
+    );
+    switch (answer.status) {
+      case 200:
+        return { status: 200, task: answer.body };
+      case 202:
+        return { status: 202 };
+      case 400:
+      case 404:
+      case 409:
+        return { status: answer.status, message: answer.body.message };
+      case 401:
+      case 429:
+        throw refusalOf(answer.status);
+    }
+  }
+
+  async clinics(call: ApiCall): Promise<ClinicList> {
+    return this.read({ path: '/api/v1/kliniken' }, ClinicList, call);
+  }
+
+  async capacity(range: { from: string; to: string }, call: ApiCall): Promise<z.infer<typeof BedCountList> | undefined> {
+    const answer = await this.api().json(
+      { method: 'GET', path: '/api/v1/clinic/capacity', query: new URLSearchParams(range), ...this.credentials(call) },
+      { 200: BedCountList, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 404) return undefined;
+    if (answer.status === 200) return answer.body;
+    throw refusalOf(answer.status);
+  }
+
+  async publishCapacity(count: { department: string; date: string; freeBeds: number }, call: ApiCall): Promise<{ ok: true } | { ok: false; message: string }> {
+    const answer = await this.api().json(
+      { method: 'PUT', path: '/api/v1/clinic/capacity', json: count, ...this.credentials(call) },
+      { 200: BedCountView, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 400 || answer.status === 404) return { ok: false, message: answer.body.message };
+    if (answer.status === 200) return { ok: true };
+    throw refusalOf(answer.status);
+  }
+
+  close(): Promise<void> {
+    return this.pool?.close() ?? Promise.resolve();
+  }
+
+  private api(): InternalClient {
+    this.pool ??= new InternalClient({ service: 'gateway', baseUrl: this.gatewayUrl(), timeoutMs: this.timeoutMs, unavailableMessage: 'the service is temporarily unavailable', connections: 16 });
+    return this.pool;
+  }
+
+  private credentials(call: ApiCall) {
+    return { credential: call.token, correlationId: call.correlationId };
+  }
+
+  private async read<T extends z.ZodType>(request: { path: string; query?: URLSearchParams }, schema: T, call: ApiCall): Promise<z.output<T>> {
+    const answer = await this.api().json({ method: 'GET', ...request, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 429: ApiErrorBody });
+    if (answer.status === 200) return answer.body as z.output<T>;
+    throw refusalOf(answer.status);
+  }
+
+  private async readOrMissing<T extends z.ZodType>(path: string, schema: T, missing: z.ZodType, call: ApiCall): Promise<z.output<T> | undefined> {
+    const answer = await this.api().json({ method: 'GET', path, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 404: missing, 429: ApiErrorBody });
+    if (answer.status === 404) return undefined;
+    if (answer.status === 200) return answer.body as z.output<T>;
+    throw refusalOf(answer.status);
+  }
+
+  private async token(path: string, body: unknown, headers: Record<string, string>, correlationId: string): Promise<TokenPair> {
+    const answer: RawAnswer = await this.auth.raw({ method: 'POST', path, json: body, headers, correlationId }, ['retry-after']);
+    const parsed = answer.body.length ? (JSON.parse(answer.body.toString('utf8')) as unknown) : undefined;
+    if (answer.status === 200) {
+      const pair = TokenPair.safeParse(parsed);
+      if (pair.success) return pair.data;
+      throw new HttpError('unavailable', 'the token service answered outside its contract', { retryAfterSeconds: 5 });
+    }
+    if (answer.status === 401) throw new LoginRefusedError('invalid_credentials');
+    if (answer.status === 400) throw new LoginRefusedError('invalid_request');
+    if (answer.status === 429) throw new LoginRefusedError('too_many_requests', Number(answer.headers['retry-after'] ?? 60) || 60);
+    throw new HttpError('unavailable', `the token service answered HTTP ${answer.status}`, { retryAfterSeconds: 5 });
+  }
+}
+
+/** A refusal of the session (401: the person logs in again) or of the rate (429). */
+function refusalOf(status: 401 | 429): Error {
+  return status === 401 ? new SessionExpiredError() : new HttpError('too_many_requests', 'rate limited', { retryAfterSeconds: 1 });
+}

@@ -1,0 +1,189 @@
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { Logger } from 'pino';
+import { classifyError, logServerError } from '@bedrequest/http';
+import type { TokenVerifier } from '@bedrequest/tokens';
+import { assetsRouter, assetUrls } from './assets/assets';
+import { bedsRoutes } from './beds-routes';
+import { CsrfTokens, isSameOrigin } from './csrf';
+import { Formats } from './format';
+import { LoginRefusedError, SessionExpiredError, type InboxApi } from './inbox-api';
+import { inboxCsrfSecretOf } from './inbox-config';
+import { ClinicRecords, sendPage, type InboxContext } from './inbox-context';
+import { errorPage } from './pages/error.page';
+import { loginPage } from './pages/login.page';
+import { COOKIES, cookiesOf, InboxSessions } from './session';
+import { taskRoutes } from './task-routes';
+import { de, type Texts } from './texts.de';
+
+export interface InboxOptions {
+  /** The gateway's public API, asked with the person's token (see InboxApi). */
+  api: InboxApi;
+  /** The gateway's verifier of access tokens. */
+  verifier: TokenVerifier;
+  logger: Logger;
+  /** `NODE_ENV`: cookies are `Secure` in production. */
+  nodeEnv: string;
+  /** `INBOX_CSRF_SECRET` (inbox-config.ts): required in production. */
+  csrfSecret: string | undefined;
+  /** `PROFILE_BASE`: the code systems the bundles are read with. */
+  profileBase: string;
+  texts?: Texts;
+}
+
+/** Where the router is mounted: its links, form actions and cookie path. */
+const MOUNT = '/inbox';
+
+/**
+ * Every page shows or may show patient data: nothing is cached or stored (`no-store`), nothing runs
+ * but this origin's one script and stylesheet, no page may be framed, forms post only here.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/**
+ * The clinic inbox (docs/inbox.md): server-rendered pages at /inbox where clinic staff log in, see
+ * their requests arrive, read each one, answer it, and publish their bed counts. It reads and
+ * writes only through the public API (InboxApi), with the person's token.
+ *
+ * - `GET /login`, `POST /login`, `POST /logout`: the session (session.ts), cookies only.
+ * - `GET /tasks` (the list), `GET /tasks/updates` (JSON for the live list), `GET /tasks/{id}`,
+ *   `POST /tasks/{id}/answer` (form, then confirmation), `GET /tasks/{id}/attachments/{n}`.
+ * - `GET /beds`, `POST /beds`: the bed counts.
+ * - `GET /assets/inbox-<hash>.js|css`.
+ *
+ * Every POST must come from this origin and carry the session's CSRF token (csrf.ts); a page without
+ * a session redirects to the login, its JSON answers 401.
+ */
+export function inboxRouter(options: InboxOptions): Router {
+  const texts = options.texts ?? de;
+  const csrf = new CsrfTokens(inboxCsrfSecretOf({ NODE_ENV: options.nodeEnv, INBOX_CSRF_SECRET: options.csrfSecret }));
+  const sessions = new InboxSessions({ api: options.api, verifier: options.verifier, secureCookies: options.nodeEnv === 'production', logger: options.logger });
+  const context: InboxContext = {
+    api: options.api,
+    csrf,
+    texts,
+    formats: new Formats(texts),
+    assets: assetUrls(MOUNT),
+    profileBase: options.profileBase,
+    logger: options.logger,
+    clinics: new ClinicRecords(options.api),
+  };
+  const bare = { texts, assets: context.assets };
+
+  const router = Router();
+  router.use(assetsRouter());
+  router.use((_req, res, next) => {
+    // `same-origin`, not helmet's `no-referrer`: with no-referrer a browser sends `Origin: null` on
+    // form posts, and the origin check needs the real one; other sites still get no referrer.
+    res.set({ 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-store', 'referrer-policy': 'same-origin' });
+    next();
+  });
+  router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 2_000 }));
+
+  router.get('/', (_req, res) => res.redirect(303, `${MOUNT}/tasks`));
+
+  router.get('/login', async (req, res) => {
+    if (await sessions.resolve(req, res)) return res.redirect(303, `${MOUNT}/tasks`);
+    const info = req.query.expired === '1' ? texts.login.sessionExpired : req.query.loggedOut === '1' ? texts.login.loggedOut : undefined;
+    sendPage(res, loginPage(bare, { csrfToken: csrf.tokenOf(sessions.loginId(req, res), 'login'), ...(info ? { info } : {}) }));
+  });
+
+  router.post('/login', async (req, res) => {
+    const loginId = cookiesOf(req).get(COOKIES.login);
+    if (!isSameOrigin(req) || !loginId || !csrf.verify(req, loginId, 'login')) return refuse(res);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const username = typeof body.username === 'string' ? body.username.trim() : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const again = (error: string, status: number) =>
+      sendPage(res, loginPage(bare, { csrfToken: csrf.tokenOf(loginId, 'login'), username, error }), status);
+    if (!username || !password) return again(texts.login.missing, 400);
+    try {
+      const pair = await options.api.login({ username, password }, req.socket.remoteAddress ?? '', String(req.headers['x-correlation-id']));
+      const principal = await sessions.verify(pair.accessToken);
+      if (principal?.role !== 'clinic') return again(texts.login.notAClinic, 403);
+      sessions.start(res, pair);
+      res.redirect(303, `${MOUNT}/tasks`);
+    } catch (error) {
+      if (!(error instanceof LoginRefusedError)) throw error;
+      if (error.reason === 'too_many_requests') {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 60));
+        return again(texts.login.throttled(error.retryAfterSeconds ?? 60), 429);
+      }
+      return again(error.reason === 'invalid_request' ? texts.login.missing : texts.login.failed, 401);
+    }
+  });
+
+  // Everything below needs a session; a state-changing request also the CSRF checks.
+  const guard: RequestHandler = async (req, res, next) => {
+    const session = await sessions.resolve(req, res);
+    if (!session) {
+      if (wantsJson(req)) return res.status(401).json({ error: 'unauthorized', message: 'no session: log in at /inbox/login' });
+      return res.redirect(303, `${MOUNT}/login${req.method === 'GET' && cookiesOf(req).has(COOKIES.session) ? '?expired=1' : ''}`);
+    }
+    res.locals.inboxSession = session;
+    if (req.method !== 'GET' && req.method !== 'HEAD' && (!isSameOrigin(req) || !csrf.verify(req, session.id))) return refuse(res);
+    next();
+  };
+  router.use(guard);
+
+  router.post('/logout', async (req, res) => {
+    // Without a revocation endpoint, the refresh token is rotated once and the new pair dropped:
+    // the browser's token is used up (presenting it again revokes its family) and no one holds its successor.
+    const refreshToken = cookiesOf(req).get(COOKIES.refresh);
+    if (refreshToken) await options.api.refresh(refreshToken, String(req.headers['x-correlation-id'])).catch(() => undefined);
+    sessions.end(res);
+    res.redirect(303, `${MOUNT}/login?loggedOut=1`);
+  });
+
+  router.use(taskRoutes(context));
+  router.use(bedsRoutes(context));
+
+  router.use((req, res) => {
+    if (wantsJson(req)) return res.status(404).json({ error: 'not_found', message: 'no such page' });
+    sendPage(res, errorPage(bare, texts.errors.notFound), 404);
+  });
+
+  const errors: ErrorRequestHandler = (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    if (error instanceof SessionExpiredError) {
+      sessions.end(res);
+      if (wantsJson(req)) return res.status(401).json({ error: 'unauthorized', message: 'the session has ended' });
+      return res.redirect(303, `${MOUNT}/login?expired=1`);
+    }
+    const failure = classifyError(error);
+    logServerError(options.logger, req, failure);
+    if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds));
+    if (wantsJson(req)) return res.status(failure.status).json({ error: failure.code, message: failure.message });
+    const message =
+      failure.status === 404
+        ? texts.errors.notFound
+        : failure.status === 429
+          ? texts.errors.throttled
+          : failure.status === 503
+            ? texts.errors.unavailable
+            : failure.status < 500
+              ? texts.errors.badRequest
+              : texts.errors.internal;
+    sendPage(res, errorPage(bare, message), failure.status);
+  };
+  router.use(errors);
+
+  function refuse(res: Response): void {
+    sendPage(res, errorPage(bare, texts.errors.forbidden), 403);
+  }
+
+  return router;
+}
+
+/** The live list's polling asks for JSON; everything else is a page. */
+function wantsJson(req: Request): boolean {
+  return req.path === '/tasks/updates' || (req.headers.accept ?? '').startsWith('application/json');
+}

@@ -1,0 +1,60 @@
+import { html, type Html, type Interpolation } from '../html';
+import type { Texts } from '../texts.de';
+
+/** What every page needs besides its content. */
+export interface PageContext {
+  texts: Texts;
+  assets: { script: string; style: string };
+  /** The signed-in clinic, absent on the login page. */
+  signedIn?: { clinic: string; csrfToken: string };
+}
+
+export type Section = 'tasks' | 'beds' | 'login' | 'error';
+
+/**
+ * The frame of every page: language, one stylesheet and one deferred script (nothing inline: the
+ * Content-Security-Policy allows only files of this origin), a skip link, the header with the
+ * navigation and the logout button, and the page's `main`.
+ */
+export function layout(context: PageContext, page: { title: string; section: Section; body: Interpolation }): Html {
+  const { texts, signedIn } = context;
+  const navLink = (section: Section, href: string, label: string) =>
+    html`<li><a href="${href}"${section === page.section ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  return html`<!doctype html>
+<html lang="${texts.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title} – ${texts.appName}</title>
+<link rel="stylesheet" href="${context.assets.style}">
+<script src="${context.assets.script}" defer></script>
+</head>
+<body>
+<a class="skip-link" href="#main">${texts.skipToContent}</a>
+<header class="site-header">
+  <p class="brand">${texts.appName}</p>
+  ${
+    signedIn
+      ? html`<p class="clinic">${signedIn.clinic}</p>
+  <nav aria-label="${texts.mainNavigation}"><ul class="nav">${navLink('tasks', '/inbox/tasks', texts.nav.tasks)}${navLink('beds', '/inbox/beds', texts.nav.beds)}</ul></nav>
+  <form class="logout" method="post" action="/inbox/logout">${csrfField(signedIn.csrfToken)}<button type="submit" class="button button-secondary">${texts.nav.logout}</button></form>`
+      : ''
+  }
+</header>
+<main id="main" tabindex="-1">
+${page.body}
+</main>
+</body>
+</html>
+`;
+}
+
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+/** A message box: `status` for news, `alert` for a refusal or an error (read out at once). */
+export function notice(kind: 'success' | 'info' | 'warning' | 'error', message: Interpolation, id?: string): Html {
+  const role = kind === 'error' || kind === 'warning' ? 'alert' : 'status';
+  return html`<div class="notice notice-${kind}" role="${role}"${id ? html` id="${id}"` : ''}>${message}</div>`;
+}

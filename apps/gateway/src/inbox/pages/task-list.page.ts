@@ -1,0 +1,98 @@
+import type { ClinicTaskList, ClinicTaskSummary, TaskListState } from '../../clinic-api/clinic-tasks.router';
+import type { Formats } from '../format';
+import { html, type Html } from '../html';
+import type { Texts } from '../texts.de';
+import { layout, type PageContext } from './layout';
+
+export type ListFilter = TaskListState | 'all';
+export const LIST_FILTERS: readonly ListFilter[] = ['all', 'new', 'answered', 'selected', 'cancelled'];
+
+/** The list states and the Task statuses in each (as `GET /api/v1/clinic/tasks?state=` groups them). */
+const STATUSES_OF: Record<TaskListState, readonly string[]> = {
+  new: ['requested'],
+  answered: ['accepted', 'rejected', 'on-hold'],
+  selected: ['in-progress'],
+  cancelled: ['cancelled'],
+};
+
+export function isInFilter(status: string, filter: ListFilter): boolean {
+  return filter === 'all' || STATUSES_OF[filter].includes(status);
+}
+
+/** The Task's state for a person: what it waits for, or what the clinic answered. */
+export function statusText(task: Pick<ClinicTaskSummary, 'status' | 'businessStatus'>, texts: Texts): string {
+  if (task.status === 'requested') return task.businessStatus ? texts.status.resubmitted : texts.status.requested;
+  if (task.status === 'on-hold' && (task.businessStatus === 'query' || task.businessStatus === 'more-data-required')) return texts.status.onHold[task.businessStatus];
+  return texts.status[task.status];
+}
+
+export function specialtyText(request: ClinicTaskSummary['request'], texts: Texts): string {
+  const specialty = request.specialty ? (texts.specialty[request.specialty] ?? request.specialty) : undefined;
+  const department = request.departmentCode ? texts.department(request.departmentCode) : undefined;
+  return [specialty, department].filter(Boolean).join(' · ') || texts.task.none;
+}
+
+/** One row of the list; the live updates send the same markup. */
+export function taskRow(task: ClinicTaskSummary, texts: Texts, formats: Formats, now: number): Html {
+  const t = texts.list;
+  const patient = texts.patientShort(task.patient.gender, task.patient.age);
+  const diagnosis = task.mainDiagnosis ? [task.mainDiagnosis.code, task.mainDiagnosis.display].filter(Boolean).join(' ') : texts.task.none;
+  const requester = task.request.requesterName ?? texts.ik(task.request.requesterIk);
+  const open = task.status === 'requested';
+  return html`<tr class="task-row${open ? ' is-open' : ''}" data-task-id="${task.id}" data-version="${task.version}" data-status="${task.status}" data-open="${open ? 'true' : 'false'}">
+<th scope="row" data-label="${t.columns.patient}"><a class="row-link" href="/inbox/tasks/${task.id}"><span class="new-badge" hidden>${t.newBadge}</span> ${patient}</a></th>
+<td data-label="${t.columns.specialty}">${specialtyText(task.request, texts)}</td>
+<td data-label="${t.columns.admission}">${formats.day(task.request.occurrenceDate) ?? texts.task.none}</td>
+<td data-label="${t.columns.diagnosis}">${diagnosis}</td>
+<td data-label="${t.columns.requester}">${requester}</td>
+<td data-label="${t.columns.received}"><time datetime="${task.authoredOn}" title="${formats.instant(task.authoredOn)}">${formats.ago(task.authoredOn, now)}</time></td>
+<td data-label="${t.columns.status}"><span class="status status-${task.status}">${statusText(task, texts)}</span></td>
+</tr>`;
+}
+
+export function taskListPage(
+  context: PageContext,
+  view: { list: ClinicTaskList; filter: ListFilter; page: number; pageSize: number; formats: Formats; cursor: string; now: number; live: boolean },
+): Html {
+  const { texts } = context;
+  const t = texts.list;
+  const { list, filter } = view;
+  const all = Object.values(list.counts).reduce((sum, count) => sum + count, 0);
+  const countOf = (candidate: ListFilter) => (candidate === 'all' ? all : list.counts[candidate]);
+  const hrefOf = (candidate: ListFilter, page = 1) => {
+    const query = new URLSearchParams();
+    if (candidate !== 'all') query.set('filter', candidate);
+    if (page > 1) query.set('page', String(page));
+    const search = query.toString();
+    return `/inbox/tasks${search ? `?${search}` : ''}`;
+  };
+  const hasMore = view.page * view.pageSize < list.total;
+
+  return layout(context, {
+    title: t.title,
+    section: 'tasks',
+    body: html`<div class="page-head">
+<h1>${t.title}</h1>
+<a class="button button-secondary" href="${hrefOf(filter, view.page)}">${t.refresh}</a>
+</div>
+<nav aria-label="${t.filters}" class="filters"><ul>
+${LIST_FILTERS.map(
+  (candidate) =>
+    html`<li><a href="${hrefOf(candidate)}"${candidate === filter ? html` aria-current="page"` : ''}>${t.filter[candidate]} <span class="count" data-count="${candidate}">${countOf(candidate)}</span></a></li>`,
+)}
+</ul></nav>
+<p class="hint">${t.liveHint}</p>
+<p id="live-status" class="visually-hidden" role="status" aria-live="polite"></p>
+<table class="task-list" id="task-list" data-filter="${filter}" data-cursor="${view.cursor}"${view.live ? html` data-updates="/inbox/tasks/updates"` : ''}>
+<caption class="visually-hidden">${t.caption}</caption>
+<thead><tr>
+<th scope="col">${t.columns.patient}</th><th scope="col">${t.columns.specialty}</th><th scope="col">${t.columns.admission}</th><th scope="col">${t.columns.diagnosis}</th><th scope="col">${t.columns.requester}</th><th scope="col">${t.columns.received}</th><th scope="col">${t.columns.status}</th>
+</tr></thead>
+<tbody>
+${list.items.map((task) => taskRow(task, texts, view.formats, view.now))}
+</tbody>
+</table>
+<p class="empty" id="empty-list"${list.items.length ? html` hidden` : ''}>${t.empty}</p>
+${hasMore ? html`<p><a class="button button-secondary" href="${hrefOf(filter, view.page + 1)}">${t.more}</a></p>` : ''}`,
+  });
+}

@@ -1,0 +1,215 @@
+import { businessStatusOf, type BusinessStatus, type FhirTask } from '@bedrequest/contracts';
+import type { Formats } from '../format';
+import { html, safeHttpUrl, type Html, type Interpolation } from '../html';
+import type { FieldChange, RequestField, RequestView } from '../request-view';
+import type { Texts } from '../texts.de';
+import { csrfField, layout, notice, type PageContext } from './layout';
+import { statusText } from './task-list.page';
+
+export const ANSWER_CODES: readonly BusinessStatus[] = ['accepted', 'declined', 'query', 'more-data-required'];
+/** decisions.md, "Clinics answer": a note of at most 4000 characters; the inbox asks for one with these answers. */
+export const NOTE_REQUIRED: readonly BusinessStatus[] = ['declined', 'query', 'more-data-required'];
+export const MAX_NOTE_LENGTH = 4000;
+
+export interface VersionEntry {
+  version: number;
+  receivedAt: string;
+  view: RequestView;
+  /** What changed against the version before; undefined for the first. */
+  changes?: FieldChange[];
+}
+
+export interface AttachmentEntry {
+  index: number;
+  title?: string;
+  contentType: string;
+  size: number;
+  receivedAt?: string;
+}
+
+export interface AnswerForm {
+  businessStatus?: string;
+  note?: string;
+  errors?: { field: 'businessStatus' | 'note' | 'form'; message: string }[];
+}
+
+export interface TaskViewModel {
+  task: FhirTask;
+  /** Oldest first; the last is what the clinic was sent last. */
+  versions: VersionEntry[];
+  attachments: AttachmentEntry[];
+  form: AnswerForm;
+  flash?: { kind: 'success' | 'error' | 'info'; message: string };
+  formats: Formats;
+}
+
+export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
+  const { texts } = context;
+  const t = texts.task;
+  const { task, versions, formats } = model;
+  const latest = versions.at(-1);
+  const changed = new Set((latest?.changes ?? []).map((change) => change.key));
+  const selected = task.status === 'in-progress';
+  const cancelled = task.status === 'cancelled';
+  const canAnswer = !cancelled && latest !== undefined;
+  const title = `${t.title}: ${texts.patientShort(latest?.view.patient.gender, latest?.view.patient.age)}`;
+
+  return layout(context, {
+    title,
+    section: 'tasks',
+    body: html`<p><a href="/inbox/tasks">← ${t.back}</a></p>
+<h1 data-task-id="${task.id}" data-version="${latest?.version ?? 0}" id="task-title">${title}</h1>
+<p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}">${statusText({ status: task.status, ...(businessStatusOf(task) ? { businessStatus: businessStatusOf(task) } : {}) }, texts)}</span></p>
+${model.flash ? notice(model.flash.kind, model.flash.message) : ''}
+${cancelled ? notice('warning', t.cancelled) : ''}
+${selected && latest ? selectedPatient(latest.view, texts) : ''}
+${task.status === 'requested' && task.businessStatus && changed.size ? notice('info', t.supplemented) : ''}
+${changed.size && versions.length > 1 ? html`<p class="legend"><mark class="changed">${t.changed}</mark> ${t.changedLegend}</p>` : ''}
+${latest ? latest.view.sections.map((section) => sectionOf(t.sections[section.name], section.fields, changed, texts, section.name === 'diagnoses' ? t.noDiagnoses : section.name === 'notes' ? t.noNotes : t.none)) : ''}
+<section aria-labelledby="answers-heading">
+<h2 id="answers-heading">${t.sections.answers}</h2>
+${answersOf(task, texts, formats)}
+</section>
+<section aria-labelledby="documents-heading">
+<h2 id="documents-heading">${t.sections.documents}</h2>
+${attachmentsOf(task.id, model.attachments, texts, formats)}
+</section>
+<section aria-labelledby="history-heading">
+<h2 id="history-heading">${t.sections.history}</h2>
+${historyOf(versions, texts, formats)}
+</section>
+${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken) : ''}`,
+  });
+}
+
+function sectionOf(heading: string, fields: RequestField[], changed: ReadonlySet<string>, texts: Texts, empty: string): Html {
+  const id = `section-${heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return html`<section aria-labelledby="${id}">
+<h2 id="${id}">${heading}</h2>
+${fields.length ? html`<dl class="fields">${fields.map((entry) => fieldOf(entry, changed.has(entry.key), texts))}</dl>` : html`<p>${empty}</p>`}
+</section>`;
+}
+
+function fieldOf(entry: RequestField, isChanged: boolean, texts: Texts): Html {
+  const href = safeHttpUrl(entry.href);
+  const value: Interpolation = href
+    ? html`<a href="${href}" rel="noopener noreferrer" target="_blank">${texts.task.deepLinkText}</a> <span class="url">${entry.value}</span>`
+    : Array.isArray(entry.value)
+      ? html`<ul class="plain">${entry.value.map((line) => html`<li>${line}</li>`)}</ul>`
+      : entry.value;
+  return html`<div class="field-row${isChanged ? ' is-changed' : ''}" data-field="${entry.key}"><dt>${entry.label}${isChanged ? html` <mark class="changed">${texts.task.changed}</mark>` : ''}</dt><dd>${value}</dd></div>`;
+}
+
+function selectedPatient(view: RequestView, texts: Texts): Html {
+  const patient = view.sections.find((section) => section.name === 'patient');
+  return html`<section class="selected" aria-labelledby="selected-heading">
+<h2 id="selected-heading">${texts.task.selected}</h2>
+<p class="patient-name">${view.patient.name ?? texts.task.fields.masked}</p>
+${patient ? html`<dl class="fields">${patient.fields.filter((entry) => entry.key !== 'patient.name').map((entry) => fieldOf(entry, false, texts))}</dl>` : ''}
+</section>`;
+}
+
+function answersOf(task: FhirTask, texts: Texts, formats: Formats): Html {
+  const code = task.businessStatus?.coding[0]?.code;
+  const notes = task.note ?? [];
+  if (!code && notes.length === 0) return html`<p>${texts.task.noAnswers}</p>`;
+  return html`${code ? html`<p>${texts.answer.chosen}: <strong>${texts.businessStatus[code]}</strong></p>` : ''}
+${notes.length ? html`<ol class="notes">${notes.map((note) => html`<li><time datetime="${note.time}">${formats.instant(note.time)}</time>: ${note.text}</li>`)}</ol>` : ''}`;
+}
+
+function attachmentsOf(taskId: string, attachments: AttachmentEntry[], texts: Texts, formats: Formats): Html {
+  const t = texts.task;
+  if (!attachments.length) return html`<p>${t.noDocuments}</p>`;
+  return html`<ul class="documents">${attachments.map((attachment) => {
+    const name = attachment.title ? t.documentOf(attachment.title) : t.documentName(attachment.index + 1);
+    const href = `/inbox/tasks/${taskId}/attachments/${attachment.index}`;
+    return html`<li><span class="document-name">${attachment.title ?? t.documentName(attachment.index + 1)}</span> <span class="meta">(${attachment.contentType}, ${sizeOf(attachment.size)}${attachment.receivedAt ? html`, ${t.documentFrom(formats.instant(attachment.receivedAt) ?? '')}` : ''})</span>
+<a href="${href}" target="_blank" rel="noopener" aria-label="${name}: ${t.documentOpen}">${t.documentOpen}</a>
+<a href="${href}?download=1" aria-label="${name}: ${t.documentDownload}">${t.documentDownload}</a></li>`;
+  })}</ul>`;
+}
+
+function historyOf(versions: VersionEntry[], texts: Texts, formats: Formats): Html {
+  const t = texts.task;
+  return html`<ol class="history" reversed>${[...versions].reverse().map((entry) => {
+    const when = formats.instant(entry.receivedAt) ?? entry.receivedAt;
+    const body = !entry.changes
+      ? html`<p>${t.historyFirst}</p>`
+      : entry.changes.length === 0
+        ? html`<p>${t.historyUnchanged}</p>`
+        : html`<p>${t.historyChanged}</p><ul class="changes">${entry.changes.map(
+            (change) => html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`,
+          )}</ul>`;
+    return html`<li data-version="${entry.version}"><h3>${t.versionOf(entry.version, when)}</h3>${body}</li>`;
+  })}</ol>`;
+}
+
+function answerForm(taskId: string, form: AnswerForm, texts: Texts, csrfToken: string): Html {
+  const t = texts.answer;
+  const errors = form.errors ?? [];
+  const errorOf = (field: 'businessStatus' | 'note') => errors.find((error) => error.field === field);
+  const statusError = errorOf('businessStatus');
+  const noteError = errorOf('note');
+  return html`<section aria-labelledby="answer-heading" class="answer">
+<h2 id="answer-heading">${texts.task.sections.answer}</h2>
+${
+  errors.length
+    ? html`<div class="notice notice-error error-summary" role="alert" tabindex="-1" id="answer-errors"><p>${t.errorSummary}</p><ul>${errors.map(
+        (error) => html`<li>${error.field === 'form' ? error.message : html`<a href="#${error.field === 'note' ? 'note' : 'answer-accepted'}">${error.message}</a>`}</li>`,
+      )}</ul></div>`
+    : ''
+}
+<form method="post" action="/inbox/tasks/${taskId}/answer" class="form" id="answer-form" novalidate>
+${csrfField(csrfToken)}
+<fieldset${statusError ? html` aria-describedby="status-error"` : ''}>
+<legend>${t.legend}</legend>
+${statusError ? html`<p class="field-error" id="status-error">${statusError.message}</p>` : ''}
+${ANSWER_CODES.map(
+  (code) =>
+    html`<div class="choice"><input type="radio" id="answer-${code}" name="businessStatus" value="${code}" data-note-required="${NOTE_REQUIRED.includes(code) ? 'true' : 'false'}"${form.businessStatus === code ? html` checked` : ''}><label for="answer-${code}">${texts.businessStatus[code]}</label></div>`,
+)}
+</fieldset>
+<div class="field">
+<label for="note">${t.note}</label>
+<p class="hint" id="note-hint">${t.noteHint}</p>
+${noteError ? html`<p class="field-error" id="note-error">${noteError.message}</p>` : ''}
+<textarea id="note" name="note" rows="5" maxlength="${MAX_NOTE_LENGTH}" aria-describedby="note-hint${noteError ? ' note-error' : ''}"${noteError ? html` aria-invalid="true"` : ''}>${form.note ?? ''}</textarea>
+</div>
+<button type="submit" class="button">${t.submit}</button>
+</form>
+</section>`;
+}
+
+/** The confirmation step: the answer once more, sent only with `confirm`. */
+export function confirmAnswerPage(context: PageContext, view: { taskId: string; businessStatus: BusinessStatus; note: string; patient: string }): Html {
+  const { texts } = context;
+  const t = texts.answer;
+  return layout(context, {
+    title: t.confirmTitle,
+    section: 'tasks',
+    body: html`<h1>${t.confirmTitle}</h1>
+<p>${t.confirmIntro}</p>
+<dl class="fields">
+<div class="field-row"><dt>${texts.task.title}</dt><dd>${view.patient}</dd></div>
+<div class="field-row"><dt>${t.chosen}</dt><dd><strong>${texts.businessStatus[view.businessStatus]}</strong></dd></div>
+<div class="field-row"><dt>${t.note}</dt><dd class="pre">${view.note || t.noNote}</dd></div>
+</dl>
+<form method="post" action="/inbox/tasks/${view.taskId}/answer" class="form inline-buttons">
+${context.signedIn ? csrfField(context.signedIn.csrfToken) : ''}
+<input type="hidden" name="businessStatus" value="${view.businessStatus}">
+<input type="hidden" name="note" value="${view.note}">
+<button type="submit" name="step" value="confirm" class="button">${t.confirm}</button>
+<button type="submit" name="step" value="edit" class="button button-secondary">${t.edit}</button>
+</form>`,
+  });
+}
+
+function joined(value: string | string[]): string {
+  return Array.isArray(value) ? value.join('; ') : value;
+}
+
+function sizeOf(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} kB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

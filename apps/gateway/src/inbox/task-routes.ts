@@ -1,0 +1,185 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { BusinessStatus } from '@bedrequest/contracts';
+import { HttpError } from '@bedrequest/http';
+import type { ClinicTaskList } from '../clinic-api/clinic-tasks.router';
+import { attachmentsOf, type Attachment } from './attachments';
+import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';
+import { isInFilter, LIST_FILTERS, taskListPage, taskRow, type ListFilter } from './pages/task-list.page';
+import { ANSWER_CODES, confirmAnswerPage, MAX_NOTE_LENGTH, NOTE_REQUIRED, taskViewPage, type AnswerForm, type TaskViewModel, type VersionEntry } from './pages/task-view.page';
+import { changesBetween, requestViewOf } from './request-view';
+
+/** One page of the list: a whole inbox of up to 1,000 requests (the API's largest page). */
+export const LIST_PAGE_SIZE = 1000;
+/**
+ * How far back each poll asks again: a Task's lastModified is taken when intake decides, a moment
+ * before its transaction commits, so a Task committed just after one poll may carry a time before
+ * that poll's cursor. Rows sent twice replace themselves.
+ */
+const POLL_OVERLAP_MS = 10_000;
+
+const TaskId = z.guid();
+const Filter = z.enum(LIST_FILTERS as [ListFilter, ...ListFilter[]]).catch('all');
+const Page = z.coerce.number().int().min(1).max(1_000_000).catch(1);
+
+/** The list, its live updates, a request, the answer, and the request's attachments. */
+export function taskRoutes(context: InboxContext): Router {
+  const router = Router();
+  const { texts, formats } = context;
+  const notFound = () => new HttpError('not_found', texts.errors.notFound);
+
+  router.get('/tasks', async (req, res) => {
+    const filter = Filter.parse(req.query.filter);
+    const page = Page.parse(req.query.page);
+    const list = await context.api.tasks(listQuery(filter, { count: LIST_PAGE_SIZE, offset: (page - 1) * LIST_PAGE_SIZE }), apiCallOf(req, res));
+    const now = Date.now();
+    sendPage(res, taskListPage(await pageContextOf(context, req, res), { list, filter, page, pageSize: LIST_PAGE_SIZE, formats, cursor: cursorOf(list, now), now, live: page === 1 }));
+  });
+
+  router.get('/tasks/updates', async (req, res) => {
+    const filter = Filter.parse(req.query.filter);
+    const since = z.iso.datetime({ offset: true }).safeParse(req.query.since);
+    if (!since.success) throw new HttpError('invalid_request', 'since: an instant');
+    const query = new URLSearchParams({ since: new Date(Date.parse(since.data) - POLL_OVERLAP_MS).toISOString(), _count: String(LIST_PAGE_SIZE) });
+    const list = await context.api.tasks(query, apiCallOf(req, res));
+    const now = Date.now();
+    res.json({
+      cursor: cursorOf(list, Date.parse(since.data)),
+      counts: { all: Object.values(list.counts).reduce((sum, count) => sum + count, 0), ...list.counts },
+      announcement: texts.list.arrived(list.items.length),
+      rows: list.items.map((task) => ({
+        id: task.id,
+        version: task.version,
+        status: task.status,
+        inFilter: isInFilter(task.status, filter),
+        html: taskRow(task, texts, formats, now).markup,
+      })),
+    });
+  });
+
+  router.get('/tasks/:taskId', async (req, res) => {
+    const taskId = taskIdOf(req);
+    const flash = flashOf(req.query.answered, texts);
+    sendPage(res, taskViewPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {}, ...(flash ? { flash } : {}) })));
+  });
+
+  router.post('/tasks/:taskId/answer', async (req, res) => {
+    const taskId = taskIdOf(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const form: AnswerForm = { businessStatus: stringOf(body.businessStatus), note: stringOf(body.note) ?? '' };
+    const errors = answerErrors(form, texts);
+    const step = stringOf(body.step);
+    if (errors.length || step === 'edit') {
+      const model = await viewModel(req, res, taskId, { form: { ...form, errors } });
+      return sendPage(res, taskViewPage(await pageContextOf(context, req, res), model), errors.length ? 400 : 200);
+    }
+    const businessStatus = BusinessStatus.parse(form.businessStatus);
+    const note = form.note ?? '';
+    if (step !== 'confirm') {
+      // The confirmation step shows the answer once more; nothing is sent yet.
+      const model = await viewModel(req, res, taskId, { form });
+      const patient = model.versions.at(-1)?.view.patient;
+      return sendPage(res, confirmAnswerPage(await pageContextOf(context, req, res), { taskId, businessStatus, note, patient: texts.patientShort(patient?.gender, patient?.age) }));
+    }
+    const result = await context.api.answer(taskId, { businessStatus, ...(note.trim() ? { note } : {}) }, apiCallOf(req, res));
+    if (result.status === 200 || result.status === 202) {
+      return res.redirect(303, `/inbox/tasks/${taskId}?answered=${result.status === 200 ? businessStatus : 'queued'}`);
+    }
+    if (result.status === 404) throw notFound();
+    const message = result.status === 409 ? texts.answer.conflict : `${texts.answer.invalid} ${result.message}`;
+    const model = await viewModel(req, res, taskId, { form: { ...form, errors: [{ field: 'form', message }] }, flash: { kind: 'error', message } });
+    sendPage(res, taskViewPage(await pageContextOf(context, req, res), model), result.status);
+  });
+
+  router.get('/tasks/:taskId/attachments/:index', async (req, res) => {
+    const taskId = taskIdOf(req);
+    const index = z.coerce.number().int().min(0).max(10_000).safeParse(req.params.index);
+    if (!index.success) throw notFound();
+    const documents = await context.api.documents(taskId, apiCallOf(req, res));
+    const attachment = documents && attachmentsOf(documents.items)[index.data];
+    if (!attachment) throw notFound();
+    sendAttachment(res, attachment, req.query.download === '1', texts.task.documentName(index.data + 1));
+  });
+
+  const taskIdOf = (req: Request): string => {
+    const taskId = String(req.params.taskId);
+    if (!TaskId.safeParse(taskId).success) throw notFound();
+    return taskId;
+  };
+
+  async function viewModel(req: Request, res: Response, taskId: string, extra: Pick<TaskViewModel, 'form' | 'flash'>): Promise<TaskViewModel> {
+    const call = apiCallOf(req, res);
+    const [task, versions, documents] = await Promise.all([context.api.task(taskId, call), context.api.versions(taskId, call), context.api.documents(taskId, call)]);
+    if (!task || !versions) throw notFound();
+    const today = new Date();
+    const entries: VersionEntry[] = [];
+    for (const version of versions.items) {
+      const view = requestViewOf(version.bundle, { clinicIk: clinicIkOf(res), profileBase: context.profileBase, texts, formats, today });
+      const previous = entries.at(-1);
+      entries.push({ version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) });
+    }
+    const attachments = attachmentsOf(documents?.items ?? []).map((attachment, index) => ({
+      index,
+      contentType: attachment.contentType,
+      size: attachment.size,
+      ...(attachment.title ? { title: attachment.title } : {}),
+      ...(attachment.date ? { receivedAt: attachment.date } : {}),
+    }));
+    return { task, versions: entries, attachments, formats, ...extra };
+  }
+
+  return router;
+}
+
+/** The list query of a filter: `state` for a tab, none for all. */
+export function listQuery(filter: ListFilter, page: { count: number; offset: number }): URLSearchParams {
+  const query = new URLSearchParams({ _count: String(page.count) });
+  if (page.offset > 0) query.set('_offset', String(page.offset));
+  if (filter !== 'all') query.set('state', filter);
+  return query;
+}
+
+/** Where the next poll starts: the newest change listed, else `fallback` (a minute back when nothing is listed yet). */
+function cursorOf(list: ClinicTaskList, fallback: number): string {
+  const newest = list.items.reduce((latest, task) => Math.max(latest, Date.parse(task.lastModified)), Number.NEGATIVE_INFINITY);
+  return new Date(Number.isFinite(newest) ? Math.max(newest, fallback - 60_000) : fallback - 60_000).toISOString();
+}
+
+function answerErrors(form: AnswerForm, texts: InboxContext['texts']): NonNullable<AnswerForm['errors']> {
+  const errors: NonNullable<AnswerForm['errors']> = [];
+  const code = ANSWER_CODES.find((candidate) => candidate === form.businessStatus);
+  if (!code) errors.push({ field: 'businessStatus', message: texts.answer.chooseOne });
+  const note = form.note ?? '';
+  if (note.length > MAX_NOTE_LENGTH) errors.push({ field: 'note', message: texts.answer.noteTooLong });
+  else if (code && NOTE_REQUIRED.includes(code) && !note.trim()) errors.push({ field: 'note', message: texts.answer.noteRequired });
+  return errors;
+}
+
+function flashOf(answered: unknown, texts: InboxContext['texts']): TaskViewModel['flash'] {
+  if (answered === 'queued') return { kind: 'info', message: texts.task.answeredQueued };
+  const code = BusinessStatus.safeParse(answered);
+  return code.success ? { kind: 'success', message: texts.task.answeredOk(texts.businessStatus[code.data]) } : undefined;
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Types a browser may show inline without running anything of the document's; the rest is downloaded. */
+const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'text/plain']);
+
+function sendAttachment(res: Response, attachment: Attachment, download: boolean, fallbackName: string): void {
+  const contentType = /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/i.test(attachment.contentType) ? attachment.contentType.toLowerCase() : 'application/octet-stream';
+  const inline = !download && INLINE_TYPES.has(contentType);
+  res.attachment(attachment.title ?? fallbackName);
+  if (inline) res.set('content-disposition', String(res.get('content-disposition')).replace(/^attachment/, 'inline'));
+  res
+    .status(200)
+    .set({
+      'content-type': contentType === 'text/plain' ? 'text/plain; charset=utf-8' : contentType,
+      'x-content-type-options': 'nosniff',
+      // A document runs nothing: no script, no plugin, no form; a PDF viewer keeps its own sandbox.
+      'content-security-policy': contentType === 'application/pdf' ? "default-src 'none'; frame-ancestors 'none'" : "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox",
+    })
+    .send(Buffer.from(attachment.data, 'base64'));
+}

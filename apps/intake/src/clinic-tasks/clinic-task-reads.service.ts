@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { FhirSystems } from '@bedrequest/fhir-model';
+import type { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
+import { listStateOf, summaryOf, TASK_LIST_STATE_NAMES, TASK_LIST_STATES, type ClinicTaskSummary, type TaskListState } from './clinic-task-summary';
+import { versionsSentTo, type RequestVersionView } from './versions-sent';
+
+export const DEFAULT_LIST_SIZE = 100;
+/** A whole inbox of 1,000 rows in one answer (about 0.5 MB of JSON); more is paged with `_offset`. */
+export const MAX_LIST_SIZE = 1000;
+
+/**
+ * `GET /api/v1/clinic/tasks`: `state` (one or more of new, answered, selected, cancelled,
+ * comma-separated), `since` (an instant with offset: Tasks changed at or after it), `_count`
+ * (1–1000, default 100), `_offset`. Anything else is refused, like the Task search.
+ */
+export const ClinicTaskListQuery = z.strictObject(
+  {
+    state: z
+      .string()
+      .transform((value) => value.split(','))
+      .pipe(z.array(z.enum(TASK_LIST_STATE_NAMES as [TaskListState, ...TaskListState[]], { error: `state: one or more of ${TASK_LIST_STATE_NAMES.join(', ')}, comma-separated` })))
+      .optional(),
+    since: z.iso.datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' }).optional(),
+    _count: z.coerce.number({ error: `_count: a whole number from 1 to ${MAX_LIST_SIZE}` }).int().min(1).max(MAX_LIST_SIZE).default(DEFAULT_LIST_SIZE),
+    _offset: z.coerce.number({ error: '_offset: a whole number from 0' }).int().min(0).default(0),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset)` : undefined) },
+);
+export type ClinicTaskListQuery = z.infer<typeof ClinicTaskListQuery>;
+
+export interface ClinicTaskList {
+  /** The clinic's Tasks in the states asked for (all without `state`), `since` aside: `items` is a page of them. */
+  total: number;
+  /** The clinic's Tasks per list state, whatever the query: the inbox's tab counts. */
+  counts: Record<TaskListState, number>;
+  items: ClinicTaskSummary[];
+}
+
+/** What a clinic reads of its Tasks beyond the FHIR Task reads: list rows and request versions. */
+export class ClinicTaskReadsService {
+  constructor(
+    private readonly reads: ClinicTaskReadsRepository,
+    private readonly systems: FhirSystems,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async list(clinicIks: readonly string[], query: ClinicTaskListQuery): Promise<ClinicTaskList> {
+    const statuses = query.state?.flatMap((state) => TASK_LIST_STATES[state]);
+    const [rows, byStatus] = await Promise.all([
+      this.reads.summaries({
+        clinicIks,
+        ...(statuses ? { statuses } : {}),
+        ...(query.since ? { modifiedSince: new Date(query.since) } : {}),
+        count: query._count,
+        offset: query._offset,
+      }),
+      this.reads.countsByStatus(clinicIks),
+    ]);
+    const counts = Object.fromEntries(TASK_LIST_STATE_NAMES.map((state) => [state, 0])) as Record<TaskListState, number>;
+    for (const [status, count] of byStatus) {
+      const state = listStateOf(status);
+      if (state) counts[state] += count;
+    }
+    const today = this.now();
+    const items = rows.map((row) => summaryOf(row, this.systems, today));
+    const total = [...new Set(query.state ?? TASK_LIST_STATE_NAMES)].reduce((sum, state) => sum + counts[state], 0);
+    return { total, counts, items };
+  }
+
+  /** The versions of the Task's request that its clinic was sent, oldest first; undefined for a Task it may not see. */
+  async versions(taskId: string, clinicIks: readonly string[]): Promise<RequestVersionView[] | undefined> {
+    if (!z.guid().safeParse(taskId).success) return undefined;
+    const task = await this.reads.findTask(taskId);
+    if (!task || !clinicIks.includes(task.clinicIk)) return undefined;
+    const versions = await this.reads.versionsUpTo(task.requestId, task.sentVersion);
+    const sent = new Set(versionsSentTo(task.clinicIk, versions).map((version) => version.version));
+    // The latest one the Task records was sent by definition.
+    sent.add(task.sentVersion);
+    return versions.filter((version) => sent.has(version.version));
+  }
+}

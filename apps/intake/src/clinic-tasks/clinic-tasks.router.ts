@@ -1,0 +1,35 @@
+import { Router } from 'express';
+import type { Logger } from 'pino';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
+import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
+import { ClinicTaskListQuery, type ClinicTaskReadsService } from './clinic-task-reads.service';
+
+/**
+ * Intake's internal API behind the gateway's `GET /api/v1/clinic/tasks` and
+ * `GET /api/v1/clinic/tasks/{id}/versions`, called with the clinic's forwarded access token (verified
+ * here: a clinic reads the Tasks addressed to its own IK, nothing else). Errors are
+ * `{"error", "message"}`, which the gateway passes on.
+ *
+ * - `GET /internal/clinic-tasks?state=&since=&_count=&_offset=`: 200 `{total, counts, items}`; 400.
+ * - `GET /internal/clinic-tasks/{id}/versions`: 200 `{items: [{version, receivedAt, bundle}]}`, oldest
+ *   first; 404 for a Task the clinic may not see.
+ */
+export function clinicTasksRouter(reads: ClinicTaskReadsService, verifier: TokenVerifier, logger: Logger): Router {
+  const router = Router();
+  router.use('/internal/clinic-tasks', requireToken({ verifier, roles: ['clinic'] }));
+
+  router.get('/internal/clinic-tasks', async (req, res) => {
+    const query = ClinicTaskListQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
+    res.json(await reads.list(principalOf(res).ikNumbers, query.data));
+  });
+
+  router.get('/internal/clinic-tasks/:id/versions', async (req, res) => {
+    const versions = await reads.versions(req.params.id, principalOf(res).ikNumbers);
+    if (!versions) throw new HttpError('not_found', 'no such Task');
+    res.json({ items: versions });
+  });
+
+  router.use('/internal/clinic-tasks', jsonErrorHandler(logger));
+  return router;
+}
