@@ -12,6 +12,11 @@ describe('npm start', () => {
     const env = testEnvironment();
     stack = await spawnStack();
     expect(stack.output()).toContain(`Bed Occupancy Request Service is ready at ${stack.gatewayUrl}`);
+    // A quiet start: no service met another that was still starting ("auth ... ECONNREFUSED", "the
+    // clinic registry could not be reloaded"), no stack trace; the one warning is the development key.
+    const startUp = stack.output().slice(0, stack.output().indexOf('is ready at'));
+    expect(startUp.split('\n').filter((line) => /\b(WARN|ERROR|FATAL)\b/.test(line) && !line.includes('signing with the development key'))).toEqual([]);
+    expect(startUp).not.toMatch(/"stack"|\n\s+at .+:\d+:\d+/);
 
     const status = await fetch(`${stack.gatewayUrl}/api/v1/token/status`, { headers: { 'x-correlation-id': `stack-test-${env.runId}` } });
     expect(status.status).toBe(200);

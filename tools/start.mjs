@@ -26,6 +26,9 @@ const gatewayUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${services
 const probePorts = [...services.slice(0, -1).map((service) => service.port), env.INTERNAL_PORT ?? '9080'];
 // The secret the services present to auth for their service tokens: one for this run, unless given.
 const serviceClientSecret = env.SERVICE_CLIENT_SECRET ?? randomBytes(32).toString('hex');
+// A service that waits in vain for another gives up after STARTUP_TIMEOUT_MS (default 60 s) with
+// one line saying what it waited for; this script waits a little longer, so that line comes first.
+const readyTimeoutMs = Number(env.STARTUP_TIMEOUT_MS ?? 60_000) + 15_000;
 const useColor = process.stdout.isTTY && !env.NO_COLOR;
 const paint = (color, text) => (useColor ? `\x1b[${color}m${text}\x1b[0m` : text);
 const say = (text) => console.log(`${paint(1, '[start]')}    ${text}`);
@@ -72,7 +75,7 @@ function startService(service) {
 }
 
 async function waitUntilReady(children) {
-  const deadline = Date.now() + Number(env.START_TIMEOUT_MS ?? 60_000);
+  const deadline = Date.now() + readyTimeoutMs;
   const ready = async (url) => {
     try {
       return (await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok;
@@ -82,11 +85,10 @@ async function waitUntilReady(children) {
   };
   while (Date.now() < deadline) {
     if (children.some((child) => child.exitCode !== null)) return false;
-    const checks = await Promise.all([
-      ...probePorts.map((port) => ready(`http://127.0.0.1:${port}/health/ready`)),
-      ready(`${gatewayUrl}/api/v1/token/status`),
-    ]);
-    if (checks.every(Boolean)) return true;
+    // The gateway's status endpoint asks auth: only once every probe says ready, so that no
+    // request of this loop meets a service that is still starting.
+    const probes = await Promise.all(probePorts.map((port) => ready(`http://127.0.0.1:${port}/health/ready`)));
+    if (probes.every(Boolean) && (await ready(`${gatewayUrl}/api/v1/token/status`))) return true;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return false;
@@ -126,7 +128,7 @@ async function main() {
     say(paint(1, `Bed Occupancy Request Service is ready at ${gatewayUrl}`));
     say(`try: curl ${gatewayUrl}/api/v1/token/status   (Ctrl-C stops everything)`);
   } else if (!stopping) {
-    stopAll('the services did not become ready in time (is PostgreSQL, Redis and RabbitMQ running?)', 1);
+    stopAll(`the services did not become ready within ${readyTimeoutMs / 1000} s`, 1);
   }
 }
 

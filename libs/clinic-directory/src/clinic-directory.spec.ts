@@ -1,5 +1,7 @@
 import type { ClinicRecord } from '@bedrequest/contracts';
-import { silentLogger } from '@bedrequest/testing';
+import { UpstreamUnavailableError } from '@bedrequest/http';
+import { DependencyUnavailableError } from '@bedrequest/observability';
+import { captureLogger, silentLogger } from '@bedrequest/testing';
 import { ClinicDirectory, ClinicDirectoryUnavailableError, type BroadcastSubscriber } from './clinic-directory';
 
 const clinic = (ik: string, departments: string[] = ['2300']): ClinicRecord => ({
@@ -26,6 +28,10 @@ function subscriber() {
   const subscriptions: Parameters<BroadcastSubscriber['subscribe']>[0][] = [];
   return { subscriptions, subscribe: async (subscription: (typeof subscriptions)[number]) => void subscriptions.push(subscription) };
 }
+
+/** What InternalClient throws when the service token cannot be fetched because auth is not up. */
+const authRefused = () =>
+  new UpstreamUnavailableError('the authentication service is unavailable; please retry', { service: 'auth', url: 'http://127.0.0.1:8081', reason: 'connect ECONNREFUSED 127.0.0.1:8081' });
 
 describe('ClinicDirectory', () => {
   it('answers known clinics from memory, reading the registry once', async () => {
@@ -60,6 +66,31 @@ describe('ClinicDirectory', () => {
     expect((await directory.lookup(['510000001'])).get('510000001')?.departments.map((d) => d.code)).toEqual(['0300']);
     expect(registry.reads.count).toBe(reads);
     directory.stop();
+  });
+
+  it('waits at start for a registry that is not up yet, quietly when that is short', async () => {
+    const captured = captureLogger();
+    let attempts = 0;
+    const load = async () => {
+      if (++attempts < 3) throw authRefused();
+      return [clinic('510000001')];
+    };
+    const directory = new ClinicDirectory({ load, logger: captured.logger });
+    await directory.start(subscriber());
+    expect(attempts).toBe(3);
+    expect(directory.isLoaded()).toBe(true);
+    expect(captured.text()).toBe('');
+    directory.stop();
+  });
+
+  it('gives up at start with one line naming the service it waited for, having said once that it waits', async () => {
+    const captured = captureLogger();
+    const directory = new ClinicDirectory({ load: async () => Promise.reject(authRefused()), logger: captured.logger, noticeAfterMs: 100, startTimeoutMs: 600 });
+    const failure = await directory.start(subscriber()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DependencyUnavailableError);
+    expect((failure as Error).message).toMatch(/^gave up waiting for auth at http:\/\/127\.0\.0\.1:8081 after \d\.\d s: connect ECONNREFUSED 127\.0\.0\.1:8081$/);
+    const lines = captured.text().trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
+    expect(lines.map((line) => line.msg)).toEqual(['waiting for auth at http://127.0.0.1:8081']);
   });
 
   it('says the registry is unavailable when it cannot be read', async () => {

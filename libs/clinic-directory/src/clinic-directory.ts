@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ClinicList, ClinicRegistryChangedV1, type ClinicRecord, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
-import { InternalClient, type TokenSource } from '@bedrequest/http';
+import { InternalClient, UpstreamUnavailableError, type TokenSource } from '@bedrequest/http';
+import { waitForDependency, type Waiting } from '@bedrequest/observability';
 
 /** The registry cannot be read (routing unreachable, or an answer of the wrong shape): 503 / try again. */
 export class ClinicDirectoryUnavailableError extends Error {
@@ -22,6 +23,10 @@ export interface ClinicDirectoryOptions {
   logger: Logger;
   /** A full reload this often, a safety net besides the change broadcasts (default 60 s). */
   refreshIntervalMs?: number;
+  /** How long `start` waits for the first load before it gives up (default 60 s, STARTUP_TIMEOUT_MS). */
+  startTimeoutMs?: number;
+  /** After this long without the first load, `start` says once what it waits for (default 5 s). */
+  noticeAfterMs?: number;
 }
 
 /**
@@ -40,12 +45,23 @@ export class ClinicDirectory {
 
   constructor(private readonly options: ClinicDirectoryOptions) {}
 
-  /** Subscribes to the registry's changes and loads it; lookups made before the load wait for it. */
+  /**
+   * Subscribes to the registry's changes and waits for the first load: at start-up routing (and
+   * auth, for the service token) may still be starting, so the load is tried again with backoff,
+   * quietly for the first seconds, then with one line saying what it waits for. Throws
+   * DependencyUnavailableError (one line: which service, why) after `startTimeoutMs`.
+   */
   async start(broker: BroadcastSubscriber): Promise<void> {
     await broker.subscribe({
       routingKeys: [ClinicRegistryChangedV1.routingKey],
       handler: ({ envelope }) => this.apply(ClinicRegistryChangedV1.payload.parse(envelope.payload).clinic),
       onSubscribed: () => this.reloadInBackground(),
+    });
+    await waitForDependency(() => this.reload(), {
+      logger: this.options.logger,
+      describe: waitingFor,
+      ...(this.options.startTimeoutMs === undefined ? {} : { giveUpAfterMs: this.options.startTimeoutMs }),
+      ...(this.options.noticeAfterMs === undefined ? {} : { noticeAfterMs: this.options.noticeAfterMs }),
     });
     this.timer = setInterval(() => this.reloadInBackground(), this.options.refreshIntervalMs ?? 60_000);
     this.timer.unref();
@@ -104,7 +120,9 @@ export class ClinicDirectory {
     return this.loading;
   }
 
+  /** A reload after a (re)subscription or on the timer; before the first load, `start` is already loading. */
   private reloadInBackground(): void {
+    if (!this.clinics) return;
     this.reload().catch((error: unknown) => this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'the clinic registry could not be reloaded; will retry'));
   }
 }
@@ -117,4 +135,15 @@ export class ClinicDirectory {
 export function loadClinicsFrom(routingUrl: string, tokens: TokenSource, timeoutMs = 5_000): () => Promise<ClinicRecord[]> {
   const routing = new InternalClient({ service: 'routing', baseUrl: routingUrl, timeoutMs, unavailableMessage: 'the clinic registry is unavailable', connections: 1 });
   return async () => (await routing.json({ method: 'GET', path: '/internal/clinics', credential: tokens }, { 200: ClinicList })).body.items;
+}
+
+/**
+ * What the first load waits for: the service whose call failed (auth for the service token, or
+ * routing itself) at its address, and why, e.g. "auth at http://127.0.0.1:8081" / "connect ECONNREFUSED …".
+ */
+function waitingFor(error: unknown): Waiting {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof UpstreamUnavailableError) return { what: `${cause.upstream.service} at ${cause.upstream.url}`, reason: cause.reason };
+  }
+  return { what: 'the clinic registry', reason: error instanceof Error ? error.message : String(error) };
 }

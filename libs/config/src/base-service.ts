@@ -24,6 +24,11 @@ export const baseServiceEnv = {
   AMQP_HANDLER_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
   /** How long shutdown waits for in-flight messages before closing anyway. */
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
+  /**
+   * How long a starting service waits for what it needs (PostgreSQL, Redis, RabbitMQ; auth and
+   * routing for the clinic registry) before it gives up with one line naming what is missing.
+   */
+  STARTUP_TIMEOUT_MS: env.positiveInt(60_000),
 };
 
 export const baseServiceSchema = z.object(baseServiceEnv);

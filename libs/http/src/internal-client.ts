@@ -13,9 +13,15 @@ const RETRY_AFTER_SECONDS = 5;
  */
 export class UpstreamUnavailableError extends HttpError {
   override name = 'UpstreamUnavailableError';
+  /** The service that failed ("auth", "routing") and its base URL: what a starting service waits for. */
+  readonly upstream: { readonly service: string; readonly url: string };
+  /** What went wrong, without the service's name, e.g. "connect ECONNREFUSED 127.0.0.1:8081". */
+  readonly reason: string;
 
-  constructor(message: string, log: { detail: string; cause?: unknown }) {
-    super('unavailable', message, { retryAfterSeconds: RETRY_AFTER_SECONDS, ...log });
+  constructor(message: string, log: { service: string; url: string; reason: string; cause?: unknown }) {
+    super('unavailable', message, { retryAfterSeconds: RETRY_AFTER_SECONDS, detail: `${log.service} ${log.reason}`, cause: log.cause });
+    this.upstream = { service: log.service, url: log.url };
+    this.reason = log.reason;
   }
 }
 
@@ -167,6 +173,6 @@ export class InternalClient {
   }
 
   private unavailable(what: string, cause?: unknown): UpstreamUnavailableError {
-    return new UpstreamUnavailableError(this.options.unavailableMessage, { detail: `${this.options.service} ${what}`, cause });
+    return new UpstreamUnavailableError(this.options.unavailableMessage, { service: this.options.service, url: this.options.baseUrl, reason: what, cause });
   }
 }

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import pino from 'pino';
 import { Registry } from 'prom-client';
+import { captureLogger } from '@bedrequest/testing';
 import { createServiceHttpApp, probeRouter } from './http';
 
 function appWith(readiness: Record<string, () => boolean | Promise<boolean>>) {
@@ -38,6 +39,20 @@ describe('service HTTP app', () => {
     expect(kept.headers['x-correlation-id']).toBe('abc-123');
     const replaced = await request(app).get('/health/live').set('x-correlation-id', 'bad value\twith tab');
     expect(replaced.headers['x-correlation-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('logs a 503 answer as one access line without a made-up error and its stack', async () => {
+    const captured = captureLogger();
+    const app = createServiceHttpApp({ logger: captured.logger, registry: new Registry() });
+    app.get('/unavailable', (_req, res) => {
+      res.status(503).json({ error: 'unavailable', message: 'the authentication service is unavailable; please retry' });
+    });
+    await request(app).get('/unavailable').expect(503);
+    const [line, ...more] = captured.text().trim().split('\n');
+    expect(more).toEqual([]);
+    expect(JSON.parse(line!)).toMatchObject({ msg: 'request errored', res: { statusCode: 503 } });
+    expect(JSON.parse(line!)).not.toHaveProperty('err');
+    expect(captured.text()).not.toContain('stack');
   });
 
   it('counts requests by route pattern on /metrics', async () => {

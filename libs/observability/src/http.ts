@@ -60,6 +60,11 @@ export function createServiceHttpApp({ logger, registry }: ServiceHttpOptions): 
         req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split('?')[0] }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
+      // For a 5xx answer pino-http makes up an Error ("failed with status code 503") whose stack
+      // shows only its own internals; the error handler has already logged why. Only a real error
+      // (a broken response stream) is kept.
+      customErrorObject: (_req, res, error, value: Record<string, unknown>) =>
+        error.message === `failed with status code ${res.statusCode}` ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'err')) : value,
     }),
   );
 

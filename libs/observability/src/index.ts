@@ -4,3 +4,4 @@ export { createServiceHttpApp, listen, probeRouter, type Readiness, type Service
 export { correlationIdFrom, CORRELATION_HEADER } from './correlation';
 export { Lifecycle, closeServer } from './lifecycle';
 export { serveHttp, startService, type ServiceContext, type Serving, type Started } from './service';
+export { DependencyUnavailableError, waitForDependency, type Waiting, type WaitOptions } from './wait-for-dependency';
