@@ -1,6 +1,7 @@
-// `npm start`: builds the five services and runs them in the foreground against the local
-// PostgreSQL, Redis and RabbitMQ, with one readable, prefixed log stream. Prints the gateway address
-// once every service is ready. Ctrl-C (or SIGTERM) stops them gracefully and waits for them.
+// `npm start`: checks that PostgreSQL, Redis and RabbitMQ answer (tools/preflight.mjs; one line per
+// missing piece and exit 1 otherwise), builds the five services and runs them in the foreground
+// against them, with one readable, prefixed log stream. Prints the gateway address once every
+// service is ready. Ctrl-C (or SIGTERM) stops them gracefully and waits for them.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { prettyFactory } from 'pino-pretty';
+import { checkInfrastructure } from './preflight.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { nodeOptions } = JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8'));
@@ -74,6 +76,15 @@ function startService(service) {
   return child;
 }
 
+/** Before anything is built or started: each of PostgreSQL, Redis and RabbitMQ that does not answer is one line. */
+async function preflight() {
+  const problems = await checkInfrastructure(env);
+  if (problems.length === 0) return;
+  for (const problem of problems) say(problem);
+  say('nothing was started');
+  process.exit(1);
+}
+
 async function waitUntilReady(children) {
   const deadline = Date.now() + readyTimeoutMs;
   const ready = async (url) => {
@@ -95,6 +106,7 @@ async function waitUntilReady(children) {
 }
 
 async function main() {
+  await preflight();
   if (!env.SKIP_BUILD) build();
   say('starting auth, intake, routing, notifier and gateway...');
   const children = services.map((service) => ({ service, child: startService(service) }));

@@ -1,15 +1,19 @@
-import { loadConfig } from '@bedrequest/config';
+import { loadConfig, postgresOf, rabbitMqOf } from '@bedrequest/config';
+import { awaitInfrastructure } from '@bedrequest/observability';
 import { NotifierConfig } from './config';
 import { startNotifier } from './start';
 
 async function main(): Promise<void> {
-  const service = await startNotifier(loadConfig(NotifierConfig));
+  const config = loadConfig(NotifierConfig);
+  // Started on its own, it gives up with one line if PostgreSQL or RabbitMQ stays out of reach.
+  await awaitInfrastructure('notifier', [postgresOf(config), rabbitMqOf(config)], { logLevel: config.LOG_LEVEL, giveUpAfterMs: config.STARTUP_TIMEOUT_MS });
+  const service = await startNotifier(config);
   const shutdown = () => void service.stop().then(() => process.exit(0));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 }
 
 main().catch((error: unknown) => {
-  console.error(`notifier: ${error instanceof Error ? error.message : String(error)}`);
+  for (const line of (error instanceof Error ? error.message : String(error)).split('\n')) console.error(`notifier: ${line}`);
   process.exit(1);
 });

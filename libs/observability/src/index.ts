@@ -5,3 +5,4 @@ export { correlationIdFrom, CORRELATION_HEADER } from './correlation';
 export { Lifecycle, closeServer } from './lifecycle';
 export { serveHttp, startService, type ServiceContext, type Serving, type Started } from './service';
 export { DependencyUnavailableError, waitForDependency, type Waiting, type WaitOptions } from './wait-for-dependency';
+export { InfrastructureUnreachableError, awaitInfrastructure } from './infrastructure';

@@ -1,0 +1,54 @@
+import { connect } from 'node:net';
+import { addressOf, describeInfrastructure, startHintOf, type Infrastructure } from '@bedrequest/config';
+import { createLogger } from './logger';
+import { DependencyUnavailableError, GIVE_UP_AFTER_MS, seconds, waitForDependency } from './wait-for-dependency';
+
+/** PostgreSQL, Redis or RabbitMQ did not accept a connection in time: one line per unreachable piece. */
+export class InfrastructureUnreachableError extends Error {
+  override name = 'InfrastructureUnreachableError';
+}
+
+/** One connection attempt's bound: a closed port refuses at once, an unroutable host hangs. */
+const CONNECT_TIMEOUT_MS = 2_000;
+
+/**
+ * Waits until PostgreSQL, Redis or RabbitMQ (those `infrastructure` lists) accept a TCP connection,
+ * so that a service started on its own fails within `giveUpAfterMs` with one line per missing piece
+ * instead of retrying for ever (amqplib reconnects without end, ioredis too). A connection is
+ * enough: the service's own start-up opens the real sessions right after and reports what they
+ * refuse. Says once, after 5 s, what it waits for; throws InfrastructureUnreachableError whose
+ * message has one line per unreachable piece: its address, why, and how to start it.
+ */
+export async function awaitInfrastructure(service: string, infrastructure: readonly Infrastructure[], options: { logLevel: string; giveUpAfterMs?: number }): Promise<void> {
+  const logger = createLogger(service, options.logLevel);
+  const waits = infrastructure.map((piece) =>
+    waitForDependency(() => tcpConnect(addressOf(piece), CONNECT_TIMEOUT_MS), {
+      logger,
+      describe: (error) => ({ what: describeInfrastructure(piece), reason: (error as { message?: string } | undefined)?.message ?? String(error) }),
+      giveUpAfterMs: options.giveUpAfterMs ?? GIVE_UP_AFTER_MS,
+    }),
+  );
+  const results = await Promise.allSettled(waits);
+  const lines = infrastructure.flatMap((piece, index) => {
+    const result = results[index];
+    if (result?.status !== 'rejected') return [];
+    if (!(result.reason instanceof DependencyUnavailableError)) throw result.reason;
+    const { waiting, waitedMs } = result.reason;
+    return [`${describeInfrastructure(piece)} is not reachable (${waiting.reason}; waited ${seconds(waitedMs)}): ${startHintOf(piece)}`];
+  });
+  if (lines.length === 0) return;
+  throw new InfrastructureUnreachableError(lines.join('\n'));
+}
+
+/** Resolves once `host:port` accepts a connection (closed again at once). */
+function tcpConnect(address: { host: string; port: number }, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(address);
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', reject);
+  });
+}
