@@ -38,6 +38,8 @@ export interface InboxHarness {
   browser: Browser;
   /** `http://127.0.0.1:<port>`: the gateway, which serves the inbox at /inbox. */
   baseUrl: string;
+  /** The referrer's username (its password is `passwordOf(username)`). */
+  referrer: string;
   referrerToken: string;
   clinics: InboxClinic[];
   /** The referrer's webhook endpoint, subscribed to AdmissionResponse. */
@@ -83,6 +85,7 @@ export async function startInboxHarness(clinics: readonly { ik: string; name: st
       stack,
       browser: launched,
       baseUrl,
+      referrer,
       referrerToken,
       clinics: registered,
       webhooks,
