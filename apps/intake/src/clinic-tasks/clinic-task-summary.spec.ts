@@ -1,0 +1,52 @@
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { ageOn, listStateOf, summaryOf, type SummaryRow } from './clinic-task-summary';
+
+const row: SummaryRow = {
+  id: '7b1f8b52-0c3e-4d53-9c2c-0a1b2c3d4e5f',
+  status: 'requested',
+  business_status: null,
+  authored_on: new Date('2026-11-21T10:00:00Z'),
+  last_modified: new Date('2026-11-21T10:00:00Z'),
+  sent_version: 1,
+  referrer_ik: '260000001',
+  request_status: 'active',
+  intent: 'proposal',
+  order_detail: null,
+  service_type: 'full-inpatient-rehabilitation',
+  occurrence_date: '2026-12-01',
+  performer_type: [{ system: 'http://fhir.de/CodeSystem/dkgev/Fachabteilungsschluessel', code: '2800' }],
+  requester_name: 'Akutklinik Mitte',
+  gender: 'female',
+  birth_date: '1956-03-15',
+  masked: true,
+  diagnosis_code: 'S72.01',
+  diagnosis_display: null,
+};
+
+describe('a Task list summary', () => {
+  it('resolves the department like routing (a key alone names no specialty when two share it) and computes the age', () => {
+    expect(summaryOf(row, fhirSystems(), new Date('2026-11-21T12:00:00Z'))).toEqual({
+      id: row.id,
+      status: 'requested',
+      authoredOn: '2026-11-21T10:00:00.000Z',
+      lastModified: '2026-11-21T10:00:00.000Z',
+      version: 1,
+      request: { status: 'active', intent: 'proposal', serviceType: 'full-inpatient-rehabilitation', occurrenceDate: '2026-12-01', departmentCode: '2800', requesterIk: '260000001', requesterName: 'Akutklinik Mitte' },
+      patient: { dataLevel: 'masked', gender: 'female', age: 70 },
+      mainDiagnosis: { code: 'S72.01' },
+    });
+  });
+
+  it('counts whole years up to the birthday, and reads pseudonymised years and months', () => {
+    expect(ageOn('1956-03-15', new Date('2026-03-14T23:00:00Z'))).toBe(69);
+    expect(ageOn('1956-03-15', new Date('2026-03-15T00:00:00Z'))).toBe(70);
+    expect(ageOn('1956', new Date('2026-01-01T00:00:00Z'))).toBe(70);
+    expect(ageOn('1956-07', new Date('2026-06-30T00:00:00Z'))).toBe(69);
+    expect(ageOn('2030-01-01', new Date('2026-01-01T00:00:00Z'))).toBeUndefined();
+    expect(ageOn('15.03.1956', new Date())).toBeUndefined();
+  });
+
+  it('puts every Task status in exactly one list state', () => {
+    expect(['requested', 'accepted', 'rejected', 'on-hold', 'in-progress', 'cancelled'].map(listStateOf)).toEqual(['new', 'answered', 'answered', 'answered', 'selected', 'cancelled']);
+  });
+});
