@@ -215,7 +215,7 @@ describe('routing and the clinic side, through the gateway', () => {
 
     expect(await capacity('PUT', WALDSEE, { department: '3100', date: DATE, freeBeds: 1 })).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.stringContaining('offers (2300, 0300)') } });
     expect(await capacity('PUT', WALDSEE, { department: '2300', date: '2026-02-30', freeBeds: 1 })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-    expect(await capacity('PUT', WALDSEE, { department: '2300', date: DATE, freeBeds: -1 })).toMatchObject({ status: 400, body: { message: 'freeBeds must be a whole number from 0' } });
+    expect(await capacity('PUT', WALDSEE, { department: '2300', date: DATE, freeBeds: -1 })).toMatchObject({ status: 400, body: { message: 'freeBeds: must be a whole number from 0' } });
     expect(await capacity('PUT', WALDSEE, { department: '2300', date: DATE, freeBeds: 1, ik: BERGBLICK })).toMatchObject({ status: 400 });
     expect((await capacity('PUT', 'not-a-token', { department: '2300', date: DATE, freeBeds: 1 })).status).toBe(401);
     const asReferrer = await fetch(`${stack.gatewayUrl}/api/v1/clinic/capacity`, { headers: { authorization: `Bearer ${referrer}` } });

@@ -14,10 +14,11 @@ import type { GatewayConfig } from './config';
 import { bundleRoute } from './fhir/bundle.router';
 import { IntakeClient } from './fhir/intake.client';
 import { taskRouter } from './fhir/task.router';
+import { metadataRouter } from './metadata/metadata.router';
 import { openApiDocument } from './openapi/openapi-document';
 import { errorHandler, unknownPath } from './http-errors';
 import { rateLimitPerParty } from './rate-limit';
-import { serviceIndex } from './service-index';
+import { SERVICE_VERSION, serviceIndex } from './service-index';
 import { NotifierClient } from './subscriptions/notifier.client';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 import { authTokenClient, tokenProxyRouter } from './token/token-proxy.router';
@@ -47,7 +48,11 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     // are checked against it without asking routing per request. Read with the gateway's service token.
     const serviceTokens = serviceTokensFor(config, 'gateway');
     lifecycle.onStop('service tokens', () => serviceTokens.close());
-    const clinicDirectory = new ClinicDirectory({ load: loadClinicsFrom(config.ROUTING_URL, serviceTokens), logger });
+    const clinicDirectory = new ClinicDirectory({
+      load: loadClinicsFrom(config.ROUTING_URL, serviceTokens),
+      logger,
+      startTimeoutMs: config.STARTUP_TIMEOUT_MS,
+    });
     await clinicDirectory.start(broker);
     lifecycle.onStop('clinic directory', async () => clinicDirectory.stop());
 
@@ -65,6 +70,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.get('/api/openapi.json', (req, res) => {
       res.json(openApiDocument({ serverUrl: `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.PORT}`}` }));
     });
+    // The CapabilityStatement and the conformance resources: no token (FHIR clients read them first).
+    app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION }));
     app.use('/api/v1/token', tokenProxyRouter(auth, logger));
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));

@@ -41,7 +41,7 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
     // department needs it for every request. Read with intake's service token.
     const serviceTokens = serviceTokensFor(config, 'intake');
     lifecycle.onStop('service tokens', () => serviceTokens.close());
-    const clinics = new ClinicDirectory({ load: loadClinicsFrom(config.ROUTING_URL, serviceTokens), logger });
+    const clinics = new ClinicDirectory({ load: loadClinicsFrom(config.ROUTING_URL, serviceTokens), logger, startTimeoutMs: config.STARTUP_TIMEOUT_MS });
     await clinics.start(broker);
     lifecycle.onStop('clinic directory', async () => clinics.stop());
 
