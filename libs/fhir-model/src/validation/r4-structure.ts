@@ -27,28 +27,31 @@ export function inspectR4Structure(bundle: JsonObject): JsonInspection {
   const inspection: JsonInspection = { issues: [], omitted: 0 };
   // One path stack for the whole walk, copied only when something is reported.
   const path: PathSegment[] = [];
-  const report = (code: IssueCode, diagnostics: () => string) => {
-    if (inspection.issues.length < MAX_ISSUES) inspection.issues.push(issue(code, diagnostics(), path));
+  // Messages are built eagerly (no closures on the hot path), except the costlier ones, which
+  // are skipped once MAX_ISSUES are listed.
+  const listing = () => inspection.issues.length < MAX_ISSUES;
+  const report = (code: IssueCode, diagnostics: string) => {
+    if (listing()) inspection.issues.push(issue(code, diagnostics, path));
     else inspection.omitted++;
   };
 
   const visitObject = (value: JsonObject, definition: ElementDefinitions, depth: number): void => {
     if (depth > MAX_NESTING_DEPTH) return;
     const keys = Object.keys(value);
-    if (keys.length === 0) return report('structure', () => 'an empty object is not allowed in FHIR JSON');
+    if (keys.length === 0) return report('structure', 'an empty object is not allowed in FHIR JSON');
     for (const key of keys) {
-      // The JSON guard refuses `__proto__` and its kind wherever they are.
-      if ((key === 'resourceType' && definition.isResource) || FORBIDDEN_KEYS.has(key)) continue;
       const rule = definition.elements.get(key);
+      // The JSON guard refuses `__proto__` and its kind wherever they are.
+      if (!rule && ((key === 'resourceType' && definition.isResource) || FORBIDDEN_KEYS.has(key))) continue;
       path.push(key);
       if (rule) visitElement(value, key, rule, depth + 1);
-      else report('structure', () => unknownElement(key, definition));
+      else report('structure', listing() ? unknownElement(key, definition) : '');
       path.pop();
     }
     for (const required of definition.required) {
-      if (required.satisfiedBy.some((property) => Object.hasOwn(value, property))) continue;
+      if (hasAny(value, required.satisfiedBy)) continue;
       path.push(required.name);
-      report('required', () => requiredElement(required));
+      report('required', requiredElement(required));
       path.pop();
     }
   };
@@ -56,16 +59,16 @@ export function inspectR4Structure(bundle: JsonObject): JsonInspection {
   const visitElement = (parent: JsonObject, key: string, rule: ElementRule, depth: number): void => {
     const value = parent[key];
     if (!rule.array) {
-      if (Array.isArray(value)) return report('structure', () => `${key} takes a single value in FHIR R4, not an array`);
+      if (Array.isArray(value)) return report('structure', `${key} takes a single value in FHIR R4, not an array`);
       return visitValue(value, rule, depth, false);
     }
-    if (!Array.isArray(value)) return report('structure', () => `${key} must be an array (FHIR R4 allows it more than once)`);
-    if (value.length === 0) return report('structure', () => `${key} must not be an empty array`);
+    if (!Array.isArray(value)) return report('structure', `${key} must be an array (FHIR R4 allows it more than once)`);
+    if (value.length === 0) return report('structure', `${key} must not be an empty array`);
     // `given: ["Erika", null]` with `_given: [null, {...}]`: a null stands for the item whose id and
     // extensions the partner array carries (FHIR R4 JSON, "Representing primitive elements").
     const partner = isPrimitive(rule) ? parent[key.startsWith('_') ? key.slice(1) : `_${key}`] : undefined;
     if (rule.type.kind === 'primitive-extension' && Array.isArray(partner) && partner.length !== value.length) {
-      report('structure', () => `${key} must have as many items as ${key.slice(1)} (${partner.length}), found ${value.length}`);
+      report('structure', `${key} must have as many items as ${key.slice(1)} (${partner.length}), found ${value.length}`);
     }
     for (let index = 0; index < value.length; index++) {
       path.push(index);
@@ -78,11 +81,11 @@ export function inspectR4Structure(bundle: JsonObject): JsonInspection {
   const visitValue = (value: unknown, rule: ElementRule, depth: number, nullAllowed: boolean): void => {
     const { type } = rule;
     if (value === null) {
-      if (!nullAllowed) report('structure', () => 'null is not allowed in FHIR JSON');
+      if (!nullAllowed) report('structure', 'null is not allowed in FHIR JSON');
       return;
     }
     if (type.kind === 'primitive') return checkPrimitive(value, type.primitive);
-    if (!isRecord(value)) return report('structure', () => `${elementOfPath()} must be a JSON object (${objectKind(rule)})`);
+    if (!isRecord(value)) return report('structure', `${elementOfPath()} must be a JSON object (${objectKind(rule)})`);
     if (type.kind === 'primitive-extension') visitObject(value, R4.element, depth);
     else if (type.kind === 'complex') visitObject(value, type.definition, depth);
     else visitResource(value, depth);
@@ -90,10 +93,10 @@ export function inspectR4Structure(bundle: JsonObject): JsonInspection {
 
   const checkPrimitive = (value: unknown, primitive: PrimitiveType): void => {
     if (typeof value !== primitive.json) {
-      return report('structure', () => `${elementOfPath()} must be a JSON ${primitive.json} (FHIR ${primitive.name})`);
+      return report('structure', `${elementOfPath()} must be a JSON ${primitive.json} (FHIR ${primitive.name})`);
     }
-    if (value === '') return report('value', () => `${elementOfPath()} must not be an empty string (FHIR JSON)`);
-    if (!primitive.matches(String(value))) report('value', () => `${elementOfPath()} is not a valid FHIR ${primitive.name}`);
+    if (value === '') return report('value', `${elementOfPath()} must not be an empty string (FHIR JSON)`);
+    if (!primitive.matches(String(value))) report('value', `${elementOfPath()} is not a valid FHIR ${primitive.name}`);
   };
 
   const visitResource = (value: JsonObject, depth: number): void => {
@@ -101,9 +104,9 @@ export function inspectR4Structure(bundle: JsonObject): JsonInspection {
     const definition = typeof resourceType === 'string' ? R4.resources.get(resourceType) : undefined;
     if (definition) return visitObject(value, definition, depth);
     path.push('resourceType');
-    if (resourceType === undefined) report('required', () => 'resourceType is required');
-    else if (typeof resourceType !== 'string') report('structure', () => 'resourceType must be a JSON string');
-    else report('code-invalid', () => `resourceType ${quoted(resourceType)} is not one a bundle of this service may carry (${[...R4.resources.keys()].join(', ')})`);
+    if (resourceType === undefined) report('required', 'resourceType is required');
+    else if (typeof resourceType !== 'string') report('structure', 'resourceType must be a JSON string');
+    else report('code-invalid', `resourceType ${quoted(resourceType)} is not one a bundle of this service may carry (${CARRIED_TYPES})`);
     path.pop();
   };
 
@@ -112,6 +115,13 @@ export function inspectR4Structure(bundle: JsonObject): JsonInspection {
   visitObject(bundle, R4.bundle, 1);
   return inspection;
 }
+
+function hasAny(value: JsonObject, properties: readonly string[]): boolean {
+  for (const property of properties) if (Object.hasOwn(value, property)) return true;
+  return false;
+}
+
+const CARRIED_TYPES = [...R4.resources.keys()].join(', ');
 
 const isPrimitive = (rule: ElementRule) => rule.type.kind === 'primitive' || rule.type.kind === 'primitive-extension';
 
