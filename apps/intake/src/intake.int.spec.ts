@@ -78,8 +78,8 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     send(AdmissionBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: bundle as Record<string, unknown> });
   const tasksOf = async (identifier: string, viewer: { party: string } | { clinicIk: string } = { party: referrer.partyId }) => {
     const response = await fetch(`${intake.url}/internal/tasks?based-on=${encodeURIComponent(identifier)}`, { headers: await as(viewer) });
-    const bundle = (await response.json()) as { total: number; entry: { resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] } } }[] };
-    return Object.fromEntries(bundle.entry.map(({ resource }) => [resource.owner.identifier.value, { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code }]));
+    const bundle = (await response.json()) as { total: number; entry?: { resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] } } }[] };
+    return Object.fromEntries((bundle.entry ?? []).map(({ resource }) => [resource.owner.identifier.value, { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code }]));
   };
   const answer = (taskId: string, clinicIk: string, businessStatus: 'accepted' | 'declined' | 'query' | 'more-data-required') =>
     send(ClinicAnswerSubmittedV1, { taskId, clinicIk, businessStatus, source: 'clinic', note: `answer ${businessStatus}` });
