@@ -16,3 +16,27 @@ export interface ConformanceOptions {
 export function idOfCanonical(url: string): string {
   return url.slice(url.lastIndexOf('/') + 1);
 }
+
+/** What a conformance resource says about itself. */
+export interface CanonicalDescription {
+  url: string;
+  /** Computer-friendly name (`BedrequestServiceType`). */
+  name: string;
+  title: string;
+  description: string;
+}
+
+/** The metadata elements every conformance resource of the interface shares (its id from its URL). */
+export function canonicalMetadata({ url, name, title, description }: CanonicalDescription, options: ConformanceOptions) {
+  return {
+    id: idOfCanonical(url),
+    url,
+    version: options.version,
+    name,
+    title,
+    status: 'active',
+    experimental: false,
+    date: options.date,
+    description,
+  } as const;
+}

@@ -10,7 +10,7 @@ import {
 } from '../codes';
 import { SPECIALTIES } from '../specialties';
 import { DEPARTMENT_KEY_SYSTEM, fhirSystems } from '../systems';
-import { idOfCanonical, type ConformanceOptions } from './canonical';
+import { canonicalMetadata, type ConformanceOptions } from './canonical';
 
 /**
  * The service's own code systems (spec, ServiceRequest; decisions.md, "Requests" and "Tasks") as
@@ -61,15 +61,7 @@ export function codeSystems(options: ConformanceOptions): CodeSystem[] {
     extra: Partial<CodeSystem> = {},
   ): CodeSystem => ({
     resourceType: 'CodeSystem',
-    id: idOfCanonical(url),
-    url,
-    version: options.version,
-    name,
-    title,
-    status: 'active',
-    experimental: false,
-    date: options.date,
-    description,
+    ...canonicalMetadata({ url, name, title, description }, options),
     caseSensitive: true,
     content: 'complete',
     count: concept.length,

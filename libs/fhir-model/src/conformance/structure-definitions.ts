@@ -2,7 +2,7 @@ import type { ElementDefinition, StructureDefinition } from '@medplum/fhirtypes'
 import { fhirSystems } from '../systems';
 import { ADMISSION_REQUEST_CARDINALITY } from '../validation/admission-request.schema';
 import type { Cardinality } from '../validation/entries';
-import { idOfCanonical, type ConformanceOptions } from './canonical';
+import { canonicalMetadata, type ConformanceOptions } from './canonical';
 
 /**
  * The two Bundle profiles of the interface (spec, "AdmissionRequestBundle"; decisions.md,
@@ -28,15 +28,7 @@ export function bundleProfiles(options: ConformanceOptions): StructureDefinition
   const systems = fhirSystems(options.profileBase);
   const profile = (url: string, name: string, title: string, description: string, element: ElementDefinition[]): StructureDefinition => ({
     resourceType: 'StructureDefinition',
-    id: idOfCanonical(url),
-    url,
-    version: options.version,
-    name,
-    title,
-    status: 'active',
-    experimental: false,
-    date: options.date,
-    description,
+    ...canonicalMetadata({ url, name, title, description }, options),
     fhirVersion: '4.0.1',
     kind: 'resource',
     abstract: false,
