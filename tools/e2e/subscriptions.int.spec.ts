@@ -134,6 +134,19 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
     expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
   });
 
+  it('refuses unknown fields with 400 naming each of them, on POST and PUT, and changes nothing', async () => {
+    const before = (await as('alice').get()).body;
+    const refusedPost = await as('alice').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/strict', secret: 'whsec_chosen', events: ['all'] });
+    expect([refusedPost.status, refusedPost.body]).toEqual([400, { error: 'invalid_request', message: 'secret: not allowed; events: not allowed' }]);
+    expect((await as('alice').get()).body).toEqual(before);
+
+    const { body } = await as('alice').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/strict' });
+    const subscription = body as { id: string };
+    const refusedPut = await as('alice').put(`/${subscription.id}`, { callbackUrl: 'http://127.0.0.1:9/elsewhere', eventType: 'AdmissionResponse' });
+    expect([refusedPut.status, refusedPut.body]).toEqual([400, { error: 'invalid_request', message: 'eventType: not allowed' }]);
+    expect((await as('alice').get(`/${subscription.id}`)).body).toEqual(body);
+  });
+
   it('answers 400 for a PUT without an absolute http(s) callbackUrl', async () => {
     const { body } = await as('bob').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/bob' });
     expect((await as('bob').put(`/${(body as { id: string }).id}`, { callbackUrl: '/relative' })).status).toBe(400);

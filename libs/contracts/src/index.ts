@@ -13,3 +13,4 @@ export * from './messages/request-dispatched';
 export * from './messages/admission-response';
 export * from './messages/clinic-registry-changed';
 export * from './internal-api';
+export * from './public-api';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FhirTask } from './messages/fhir-task';
 
 /**
  * The answers of the services' internal HTTP APIs, as the callers parse them (@bedrequest/http
@@ -40,7 +41,8 @@ export const DeliveryLogView = z.object({
   eventId: z.string(),
   sequence: z.number().int(),
   type: z.string(),
-  status: z.string(),
+  /** `pending` (waiting for its next attempt at `nextAttemptAt`), `delivered`, or `failed` (the schedule is exhausted). */
+  status: z.enum(['pending', 'delivered', 'failed']),
   createdAt: z.string(),
   deliveredAt: z.string().nullable(),
   nextAttemptAt: z.string().nullable(),
@@ -49,10 +51,20 @@ export const DeliveryLogView = z.object({
 export type DeliveryLogView = z.infer<typeof DeliveryLogView>;
 export const DeliveryLog = z.object({ items: z.array(DeliveryLogView) });
 
-/** A webhook's body (decisions.md, "Subscriptions and webhooks"), as sent and as `events?since=` lists it. */
+/** A webhook's body (decisions.md, "Subscriptions and webhooks"), as sent and as `events?since=` lists it, of any event type. */
 export const WebhookBody = z.object({ id: z.string(), type: z.string(), timestamp: z.string(), sequence: z.number().int(), data: z.unknown() });
 export type WebhookBody = z.infer<typeof WebhookBody>;
-export const WebhookEventList = z.object({ items: z.array(WebhookBody) });
+
+/** The one event there is (spec, "Events"): a clinic's answer, `data` the Task after it. */
+export const AdmissionResponseWebhook = WebhookBody.extend({
+  id: z.uuid().describe('The event id: the same on every attempt (and the webhook-id header); deduplicate by it'),
+  type: z.literal('AdmissionResponse'),
+  timestamp: z.iso.datetime().describe('When the answer was recorded'),
+  sequence: z.number().int().min(1).describe("Counts the subscription's events from 1 without gaps: a jump means missed events (gap recovery: events?since=)"),
+  data: FhirTask,
+});
+export type AdmissionResponseWebhook = z.infer<typeof AdmissionResponseWebhook>;
+export const WebhookEventList = z.object({ items: z.array(AdmissionResponseWebhook) });
 
 /** `POST …/deliveries/{eventId}/retry`: the event is sent again now. */
 export const RedeliveryScheduled = z.object({ status: z.literal('scheduled'), message: z.string() });

@@ -1,5 +1,6 @@
+import { HttpError } from '@bedrequest/http';
 import type { StoredSubscription, SubscriptionRepository } from './subscription.repository';
-import { SubscriptionRequestError, SubscriptionService } from './subscription.service';
+import { SubscriptionService } from './subscription.service';
 
 function repositoryDouble() {
   const stored: StoredSubscription[] = [];
@@ -25,30 +26,32 @@ describe('SubscriptionService request validation', () => {
   };
 
   it.each([
-    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType must be one of: AdmissionResponse'],
-    [{ callbackUrl: 'https://hooks.example.org/' }, 'eventType must be one of: AdmissionResponse'],
-    [{ eventType: 'TaskUpdated' }, 'eventType must be one of: AdmissionResponse'],
-    [{ eventType: 'AdmissionResponse' }, 'callbackUrl is required'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: '   ' }, 'callbackUrl is required'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 42 }, 'callbackUrl is required'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: `https://hooks.example.org/${'x'.repeat(2048)}` }, 'callbackUrl is longer than 2048 characters'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: '/relative/path' }, 'callbackUrl must be an absolute http or https URL'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'ftp://hooks.example.org/x' }, 'callbackUrl must be an absolute http or https URL'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'javascript:alert(1)' }, 'callbackUrl must be an absolute http or https URL'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://user:pw@hooks.example.org/' }, 'callbackUrl must not contain credentials'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://user@hooks.example.org/' }, 'callbackUrl must not contain credentials'],
-    [['AdmissionResponse'], 'the body must be a JSON object'],
-    [null, 'the body must be a JSON object'],
-    ['AdmissionResponse', 'the body must be a JSON object'],
-  ])('refuses the subscription %j: %s', async (body, message) => {
+    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType: must be one of AdmissionResponse'],
+    [{ callbackUrl: 'https://hooks.example.org/' }, 'eventType: is required'],
+    [{ eventType: 'TaskUpdated' }, 'eventType: must be one of AdmissionResponse; callbackUrl: is required'],
+    [{ eventType: 'AdmissionResponse' }, 'callbackUrl: is required'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: '   ' }, 'callbackUrl: must not be empty'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 42 }, 'callbackUrl: must be a string'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: `https://hooks.example.org/${'x'.repeat(2048)}` }, 'callbackUrl: must be at most 2048 characters'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: '/relative/path' }, 'callbackUrl: must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'ftp://hooks.example.org/x' }, 'callbackUrl: must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'javascript:alert(1)' }, 'callbackUrl: must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://user:pw@hooks.example.org/' }, 'callbackUrl: must not contain credentials'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://user@hooks.example.org/' }, 'callbackUrl: must not contain credentials'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/', secret: 'mine' }, 'secret: not allowed'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/', extra: true, other: 1 }, 'extra: not allowed; other: not allowed'],
+    [['AdmissionResponse'], 'body: must be a JSON object'],
+    [null, 'body: must be a JSON object'],
+    ['AdmissionResponse', 'body: must be a JSON object'],
+  ])('refuses the subscription %j naming each refused field: %s', async (body, message) => {
     const { sut, repository } = setup();
-    await expect(sut.subscribe('party-1', body)).rejects.toThrow(new SubscriptionRequestError(message));
+    await expect(sut.subscribe('party-1', body)).rejects.toThrow(new HttpError('invalid_request', message));
     expect(repository.createIfAbsent).not.toHaveBeenCalled();
   });
 
-  it('keeps the callback URL as sent, without surrounding white space, and ignores other fields', async () => {
+  it('keeps the callback URL as sent, without surrounding white space', async () => {
     const { sut } = setup();
-    const { subscription } = await sut.subscribe('party-1', { eventType: 'AdmissionResponse', callbackUrl: '  https://Hooks.example.org/a?b=c  ', extra: true });
+    const { subscription } = await sut.subscribe('party-1', { eventType: 'AdmissionResponse', callbackUrl: '  https://Hooks.example.org/a?b=c  ' });
     expect(subscription).toMatchObject({ eventType: 'AdmissionResponse', callbackUrl: 'https://Hooks.example.org/a?b=c' });
   });
 
@@ -62,7 +65,9 @@ describe('SubscriptionService request validation', () => {
 
   it('validates the body of a change of address', async () => {
     const { sut } = setup();
-    await expect(sut.changeAddress('party-1', '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01', { callbackUrl: 'not a url' })).rejects.toThrow('callbackUrl must be an absolute http or https URL');
+    const id = '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01';
+    await expect(sut.changeAddress('party-1', id, { callbackUrl: 'not a url' })).rejects.toThrow('callbackUrl: must be an absolute http or https URL');
+    await expect(sut.changeAddress('party-1', id, { callbackUrl: 'https://hooks.example.org/', eventType: 'AdmissionResponse' })).rejects.toThrow('eventType: not allowed');
   });
 
   it.each(['not-a-uuid', '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e0'])('finds no subscription %j without asking the database', async (id) => {

@@ -1,69 +1,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ChangeAddressRequest, SubscribeRequest, type DeliveryLogView, type SubscriptionView, type WebhookBody } from '@bedrequest/contracts';
+import { HttpError } from '@bedrequest/http';
 import { CallbackAddressRefusedError, assertPublicHost, systemResolve, type Resolve } from '../delivery/address-guard';
-import type { WebhookBody } from '@bedrequest/contracts';
 import { webhookBody } from '../delivery/webhook-message';
-import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
-import type { DeliveryLogEntry, StoredSubscription, SubscriptionRepository, SubscriptionStatus } from './subscription.repository';
+import type { StoredSubscription, SubscriptionRepository } from './subscription.repository';
 
-/** Event types a subscription can be for (spec, "Events": AdmissionResponse). */
-export const SUPPORTED_EVENT_TYPES = [ADMISSION_RESPONSE_EVENT] as const;
-const EventType = z.enum(SUPPORTED_EVENT_TYPES, `eventType must be one of: ${SUPPORTED_EVENT_TYPES.join(', ')}`);
-const MAX_CALLBACK_URL_LENGTH = 2048;
-
-/**
- * decisions.md: an absolute http(s) URL, else 400; its text is kept as sent, trimmed. Whether its
- * host is public is checked afterwards (checkedCallbackUrl): that needs DNS.
- */
-const CallbackUrl = z
-  .string({ error: 'callbackUrl is required' })
-  .trim()
-  .min(1, 'callbackUrl is required')
-  .max(MAX_CALLBACK_URL_LENGTH, `callbackUrl is longer than ${MAX_CALLBACK_URL_LENGTH} characters`)
-  .pipe(
-    z
-      .url({ protocol: z.regexes.httpProtocol, error: 'callbackUrl must be an absolute http or https URL', abort: true })
-      // Credentials in a URL end up in logs and configuration dumps; receivers verify the signature instead.
-      .refine((text) => {
-        const url = new URL(text);
-        return url.username === '' && url.password === '';
-      }, 'callbackUrl must not contain credentials'),
-  );
-
-const NOT_AN_OBJECT = { error: 'the body must be a JSON object' };
-/** POST: one subscription per event type and party. */
-const SubscribeRequest = z.object({ eventType: EventType, callbackUrl: CallbackUrl }, NOT_AN_OBJECT);
-/** PUT: a new address. */
-const ChangeAddressRequest = z.object({ callbackUrl: CallbackUrl }, NOT_AN_OBJECT);
+export type { DeliveryLogView, SubscriptionView };
 
 /** Subscription and event ids are the `uuid` columns': 8-4-4-4-12 hex digits, in either case. */
 const Id = z.guid();
 const isId = (text: string) => Id.safeParse(text).success;
 
-/** A subscription request the service refuses: 400 with this message. */
+/** A callback address the service refuses after reading it (a private host in production): 400 with this message. */
 export class SubscriptionRequestError extends Error {
   override name = 'SubscriptionRequestError';
-}
-
-/** decisions.md's representation `{id, eventType, callbackUrl, secret}`, plus whether deliveries run. */
-export interface SubscriptionView {
-  id: string;
-  eventType: string;
-  callbackUrl: string;
-  secret: string;
-  status: SubscriptionStatus;
-  disabledReason: string | null;
-}
-
-export interface DeliveryLogView {
-  eventId: string;
-  sequence: number;
-  type: string;
-  status: DeliveryLogEntry['status'];
-  createdAt: string;
-  deliveredAt: string | null;
-  nextAttemptAt: string | null;
-  attempts: { attemptedAt: string; statusCode: number | null; error: string | null; durationMs: number }[];
 }
 
 /**
@@ -87,7 +38,7 @@ export class SubscriptionService {
   }
 
   async subscribe(partyId: string, body: unknown): Promise<{ created: boolean; subscription: SubscriptionView }> {
-    const { eventType, callbackUrl } = parseRequest(SubscribeRequest, body);
+    const { eventType, callbackUrl } = HttpError.parseInput(SubscribeRequest, body);
     await this.assertPublicCallback(callbackUrl);
     // Two attempts: a concurrent DELETE may remove the subscription between the two steps.
     for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -114,7 +65,7 @@ export class SubscriptionService {
   /** PUT: a new address; also re-enables a disabled subscription. */
   async changeAddress(partyId: string, id: string, body: unknown): Promise<SubscriptionView | undefined> {
     if (!isId(id)) return undefined;
-    const { callbackUrl } = parseRequest(ChangeAddressRequest, body);
+    const { callbackUrl } = HttpError.parseInput(ChangeAddressRequest, body);
     await this.assertPublicCallback(callbackUrl);
     const updated = await this.repository.changeAddress({ partyId, id }, callbackUrl);
     if (updated) this.options.onDeliveriesDue?.();
@@ -177,13 +128,6 @@ export class SubscriptionService {
 /** `whsec_` + base64 of 32 random bytes (decisions.md: 24 or more), the Standard Webhooks secret format. */
 function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-/** The body as `schema` reads it, or a SubscriptionRequestError with the first problem found. */
-function parseRequest<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new SubscriptionRequestError(parsed.error.issues[0]?.message ?? 'the body is not a subscription request');
-  return parsed.data;
 }
 
 function view(subscription: StoredSubscription): SubscriptionView {

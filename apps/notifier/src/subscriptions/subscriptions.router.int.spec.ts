@@ -108,6 +108,10 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
     expect(changed).toEqual({ status: 200, body: { ...body, callbackUrl: 'http://hooks.example.org/new' } });
     expect((await api.call('party-thief', 'PUT', `/${body.id}`, { callbackUrl: 'http://evil.example/' })).status).toBe(404);
     expect((await api.call('party-put', 'PUT', `/${body.id}`, { callbackUrl: 'not a url' })).status).toBe(400);
+    expect(await api.call('party-put', 'PUT', `/${body.id}`, { callbackUrl: 'http://hooks.example.org/newer', status: 'active' })).toEqual({
+      status: 400,
+      body: { error: 'invalid_request', message: 'status: not allowed' },
+    });
     expect((await api.get('party-put', body.id)).callbackUrl).toBe('http://hooks.example.org/new');
   });
 
@@ -126,16 +130,17 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
   });
 
   it.each([
-    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType must be one of: AdmissionResponse'],
-    [{ callbackUrl: 'https://hooks.example.org/' }, 'eventType must be one of: AdmissionResponse'],
-    [{ eventType: 'AdmissionResponse' }, 'callbackUrl is required'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: '/relative/path' }, 'callbackUrl must be an absolute http or https URL'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'hooks.example.org/x' }, 'callbackUrl must be an absolute http or https URL'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'ftp://hooks.example.org/x' }, 'callbackUrl must be an absolute http or https URL'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'javascript:alert(1)' }, 'callbackUrl must be an absolute http or https URL'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 42 }, 'callbackUrl is required'],
-    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://user:pw@hooks.example.org/' }, 'callbackUrl must not contain credentials'],
-    [['AdmissionResponse'], 'the body must be a JSON object'],
+    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType: must be one of AdmissionResponse'],
+    [{ callbackUrl: 'https://hooks.example.org/' }, 'eventType: is required'],
+    [{ eventType: 'AdmissionResponse' }, 'callbackUrl: is required'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: '/relative/path' }, 'callbackUrl: must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'hooks.example.org/x' }, 'callbackUrl: must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'ftp://hooks.example.org/x' }, 'callbackUrl: must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'javascript:alert(1)' }, 'callbackUrl: must be an absolute http or https URL'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 42 }, 'callbackUrl: must be a string'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://user:pw@hooks.example.org/' }, 'callbackUrl: must not contain credentials'],
+    [{ eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/', secret: 'whsec_mine' }, 'secret: not allowed'],
+    [['AdmissionResponse'], 'body: must be a JSON object'],
   ])('refuses %j with 400', async (body, message) => {
     expect(await post('party-invalid', body)).toEqual({ status: 400, body: { error: 'invalid_request', message } });
   });

@@ -1,18 +1,9 @@
 import express, { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
 import type { Logger } from 'pino';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, PageLimit, SequenceNumber } from '@bedrequest/contracts';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import { SubscriptionRequestError, type SubscriptionService } from './subscription.service';
-
-/** Page size of the delivery log and of `events?since=`; a client pages on with the last sequence. */
-const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 1000;
-
-/** `?since=`: the last sequence a client has seen (0: from the start). */
-const Since = z.string().regex(/^\d{1,9}$/).transform(Number);
-/** `?limit=`: the page size. */
-const Limit = z.string().regex(/^\d{1,4}$/).transform(Number).pipe(z.number().min(1).max(MAX_LIMIT));
 
 const noSuchSubscription = () => new HttpError('not_found', 'no such subscription');
 const subscriptionErrors: DomainErrors = (error) => (error instanceof SubscriptionRequestError ? new HttpError('invalid_request', error.message) : undefined);
@@ -69,7 +60,7 @@ export function subscriptionsRouter(service: SubscriptionService, verifier: Toke
   });
 
   router.get('/:id/events', async (req, res) => {
-    const since = Since.safeParse(req.query.since ?? '0');
+    const since = SequenceNumber.safeParse(req.query.since ?? '0');
     if (!since.success) throw new HttpError('invalid_request', 'since must be a sequence number (0 or more)');
     const items = await service.eventsSince(party(res), id(req), since.data, limitOf(req));
     if (!items) throw noSuchSubscription();
@@ -81,8 +72,8 @@ export function subscriptionsRouter(service: SubscriptionService, verifier: Toke
 }
 
 function limitOf(req: Request): number {
-  if (req.query.limit === undefined) return DEFAULT_LIMIT;
-  const limit = Limit.safeParse(req.query.limit);
-  if (!limit.success) throw new HttpError('invalid_request', `limit must be a number from 1 to ${MAX_LIMIT}`);
+  if (req.query.limit === undefined) return DEFAULT_PAGE_LIMIT;
+  const limit = PageLimit.safeParse(req.query.limit);
+  if (!limit.success) throw new HttpError('invalid_request', `limit must be a number from 1 to ${MAX_PAGE_LIMIT}`);
   return limit.data;
 }

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+/**
+ * Bodies of the public /api/v1 endpoints that more than one app reads: declared once, for the
+ * service that checks or answers them, the gateway that passes them on and describes them in its
+ * OpenAPI document, and the clinic inbox that calls them. Requests are strict objects (an unknown
+ * field is 400, decisions.md, "Errors"); read them with `HttpError.parseInput`, which names each
+ * refused field, so the messages here say what is wrong without the field's name.
+ */
+
+/** `POST /api/v1/token/login` (spec, "Authentication"). */
+export const LoginRequest = z.strictObject({ username: z.string().min(1).max(256), password: z.string().min(1).max(1024) });
+export type LoginRequest = z.infer<typeof LoginRequest>;
+
+/**
+ * `POST /api/v1/token/refresh`. Any string is a refresh token to look up: one that is not live,
+ * however it looks, is 401 like an expired one; only a body without a `refreshToken` string is 400.
+ */
+export const RefreshRequest = z.strictObject({ refreshToken: z.string() });
+export type RefreshRequest = z.infer<typeof RefreshRequest>;
+
+/** Spec, "Token response (login and refresh)". */
+export const TokenResponse = z.object({
+  tokenType: z.literal('Bearer'),
+  accessToken: z.string().describe('An EdDSA-signed JWT; send it as `Authorization: Bearer <accessToken>`'),
+  expiresIn: z.number().int().positive().describe('Seconds the access token lives (3600)'),
+  refreshToken: z.string().describe('Single use: a refresh answers a new pair; presenting a used one revokes the whole family'),
+});
+export type TokenResponse = z.infer<typeof TokenResponse>;
+
+/** `GET /api/v1/token/status`: the reachability check, without authentication. */
+export const TokenServiceStatus = z.object({ status: z.literal('ok'), time: z.iso.datetime() });
+export type TokenServiceStatus = z.infer<typeof TokenServiceStatus>;
+
+/** The events a subscription can be for (spec, "Events"). */
+export const SubscriptionEventType = z.enum(['AdmissionResponse']);
+export type SubscriptionEventType = z.infer<typeof SubscriptionEventType>;
+
+export const MAX_CALLBACK_URL_LENGTH = 2048;
+
+/**
+ * decisions.md: an absolute http(s) URL, else 400; its text is kept as sent, trimmed. Whether its
+ * host is public is the notifier's check afterwards (it needs DNS).
+ */
+export const CallbackUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_CALLBACK_URL_LENGTH)
+  .pipe(
+    z
+      .url({ protocol: z.regexes.httpProtocol, error: 'must be an absolute http or https URL', abort: true })
+      // Credentials in a URL end up in logs and configuration dumps; receivers verify the signature instead.
+      .refine((text) => {
+        const url = new URL(text);
+        return url.username === '' && url.password === '';
+      }, 'must not contain credentials'),
+  )
+  .describe(`An absolute http or https URL without user or password, at most ${MAX_CALLBACK_URL_LENGTH} characters; in production its host must resolve to public addresses only`);
+
+/** `POST /api/v1/subscriptions`: one subscription per event type and party (a second POST changes its address). */
+export const SubscribeRequest = z.strictObject({ eventType: SubscriptionEventType, callbackUrl: CallbackUrl });
+export type SubscribeRequest = z.infer<typeof SubscribeRequest>;
+
+/** `PUT /api/v1/subscriptions/{id}`: a new address (also re-enables a disabled subscription). */
+export const ChangeAddressRequest = z.strictObject({ callbackUrl: CallbackUrl });
+export type ChangeAddressRequest = z.infer<typeof ChangeAddressRequest>;
+
+/** The page size of the delivery log and of `events?since=` (`?limit=`); a client pages on with the last sequence. */
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 1000;
+export const PageLimit = z
+  .string()
+  .regex(/^\d{1,4}$/)
+  .transform(Number)
+  .pipe(z.number().min(1).max(MAX_PAGE_LIMIT))
+  .describe(`How many items at most: a whole number from 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})`);
+
+/** `?since=`: the last sequence number a receiver has seen (0: from the start). */
+export const SequenceNumber = z
+  .string()
+  .regex(/^\d{1,9}$/)
+  .transform(Number)
+  .describe('The last sequence number seen: the events after it are listed, oldest first (default 0: from the first)');
+
+/** `GET /api/v1/subscriptions/{id}/deliveries`. */
+export const DeliveryLogQuery = z.object({ limit: PageLimit.optional() });
+/** `GET /api/v1/subscriptions/{id}/events` (gap recovery). */
+export const WebhookEventQuery = z.object({ since: SequenceNumber.optional(), limit: PageLimit.optional() });
