@@ -48,3 +48,64 @@ export const serviceClientEnv = {
 export function jwksUrlOf(config: { AUTH_URL: string; AUTH_JWKS_URL?: string | undefined }): URL {
   return new URL(config.AUTH_JWKS_URL ?? '/internal/jwks', config.AUTH_URL);
 }
+
+/** An id a key-encryption key is stored under with the data keys it wraps. */
+const KEK_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const KEK_ID_RULE = 'letters, digits, ".", "_" or "-", at most 64';
+
+/** Whether `text` is standard base64 of exactly 32 bytes (an AES-256 key). */
+function isKey256(text: string): boolean {
+  return /^[A-Za-z0-9+/]{43}=$/.test(text) && Buffer.from(text, 'base64').length === 32;
+}
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+/**
+ * The key-encryption keys (KEKs) of a service that encrypts data at rest (@bedrequest/crypto): the
+ * current one wraps the service's data keys; previous ones still unwrap those they wrapped until an
+ * admin command has re-wrapped them. The values are secrets: messages name the variable, never
+ * repeat the value. Production also needs requireDataKekInProduction on the whole schema.
+ */
+export const dataKeyEnv = {
+  /**
+   * The current KEK: base64 of 32 random bytes (`openssl rand -base64 32`). Unset outside
+   * production: a development KEK is generated once and kept in the service's schema.
+   */
+  DATA_KEK: optionalText.refine((value) => value === undefined || isKey256(value), 'must be base64 of 32 random bytes (e.g. `openssl rand -base64 32`)'),
+  /** The id of DATA_KEK; default: `kek-` and 16 hex digits of its SHA-256. */
+  DATA_KEK_ID: optionalText.refine((value) => value === undefined || KEK_ID.test(value), `must be ${KEK_ID_RULE} characters`),
+  /**
+   * KEKs that still unwrap data keys after a rotation: comma-separated `<id>:<base64>` (or just
+   * `<base64>` for a key that was configured without DATA_KEK_ID).
+   */
+  DATA_PREVIOUS_KEKS: optionalText.transform((value, context) => {
+    if (value === undefined) return [];
+    const entries: { id?: string; key: string }[] = [];
+    for (const [index, entry] of value.split(',').map((part) => part.trim()).entries()) {
+      const separator = entry.lastIndexOf(':');
+      const id = separator === -1 ? undefined : entry.slice(0, separator);
+      const key = entry.slice(separator + 1);
+      if (id !== undefined && !KEK_ID.test(id)) {
+        context.addIssue({ code: 'custom', message: `entry ${index + 1}: the id before ":" must be ${KEK_ID_RULE} characters` });
+      } else if (!isKey256(key)) {
+        context.addIssue({ code: 'custom', message: `entry ${index + 1}: must be [<id>:]<base64 of 32 bytes>` });
+      } else {
+        entries.push(id === undefined ? { key } : { id, key });
+      }
+    }
+    return entries;
+  }),
+};
+
+/**
+ * Refinement of a service's whole configuration (`z.object({...}).superRefine(...)`): in production
+ * a missing DATA_KEK stops the start with one line, before anything is opened.
+ */
+export function requireDataKekInProduction(config: { NODE_ENV: string; DATA_KEK?: string | undefined }, context: z.RefinementCtx): void {
+  if (config.NODE_ENV === 'production' && config.DATA_KEK === undefined) {
+    context.addIssue({ code: 'custom', path: ['DATA_KEK'], message: 'required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store' });
+  }
+}

@@ -1,0 +1,18 @@
+export {
+  DATA_KEY_BYTES,
+  MalformedSealedValueError,
+  SEALED_FORMAT_VERSION,
+  SEALED_OVERHEAD_BYTES,
+  SealedValueRejectedError,
+  dataKeyIdOf,
+  looksSealed,
+  openWith,
+  sealWith,
+  uuidBytes,
+  type DataKey,
+} from './sealed-value';
+export { DataKeyUnavailableError, KEK_BYTES, KeyEncryptionKeys, kekIdOf, keyEncryptionKey, type KeyEncryptionKey } from './key-encryption-keys';
+export { KEY_TABLES_SQL, SqlKeyStore, type DataKeyStore, type DevelopmentKekStore, type SqlClient, type WrappedDataKey } from './key-store';
+export { DATA_KEY_REFRESH_INTERVAL_MS, DataKeyring, type UnavailableDataKey } from './data-keyring';
+export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, type DataKeyConfig } from './from-config';
+export { reencryptColumn, rewrapDataKeys, type Progress, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';

@@ -1,0 +1,1 @@
+export { MemoryKeyStore, kekSet, newKek } from './memory-key-store';
