@@ -214,5 +214,10 @@ describe('an admission request through HTTP, end to end', () => {
     const logs = stack.output();
     expect(logs).toContain('processed');
     for (const secret of ['Musterfrau', 'Erika', '1956-01-01', '+49 30 1234567', 'Röntgenbefund']) expect(logs).not.toContain(secret);
+    // A refused bundle is logged once, with what an operator can act on: its issue codes and
+    // FHIRPath expressions, never the values (the refused 'paused' status above).
+    const refused = logs.split('\n').filter((line) => line.includes('request refused'));
+    expect(refused.filter((line) => line.includes('"code":"code-invalid","expression":"Bundle.entry[0].resource.status"'))).toHaveLength(1);
+    expect(refused.join('\n')).not.toContain('paused');
   });
 });
