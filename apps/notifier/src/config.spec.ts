@@ -2,6 +2,8 @@ import { loadConfig } from '@bedrequest/config';
 import { NotifierConfig, allowsPrivateCallbacks } from './config';
 import { parseDuration } from './delivery/durations';
 
+const DATA_KEK = Buffer.alloc(32, 1).toString('base64');
+
 describe('NotifierConfig', () => {
   it('defaults to the retry schedule of decisions.md, a 10 s timeout, disabling after 5 days and 7 days of retention', () => {
     const config = loadConfig(NotifierConfig, {});
@@ -33,7 +35,13 @@ describe('NotifierConfig', () => {
     [{ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true' }, true],
     [{ NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }, false],
   ])('allows private callback addresses for %j: %s', (environment, allowed) => {
-    expect(allowsPrivateCallbacks(loadConfig(NotifierConfig, environment))).toBe(allowed);
+    expect(allowsPrivateCallbacks(loadConfig(NotifierConfig, { DATA_KEK, ...environment }))).toBe(allowed);
+  });
+
+  it('refuses to start in production without a key-encryption key, in one line naming DATA_KEK', () => {
+    expect(() => loadConfig(NotifierConfig, { NODE_ENV: 'production' })).toThrow(/^invalid configuration:\n {2}DATA_KEK: required in production: base64 of 32 random bytes[^\n]*$/);
+    expect(loadConfig(NotifierConfig, { NODE_ENV: 'production', DATA_KEK }).DATA_KEK).toBe(DATA_KEK);
+    expect(loadConfig(NotifierConfig, {}).DATA_KEK).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseServiceEnv, databaseEnv, env, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, dataKeyEnv, databaseEnv, env, requireDataKekInProduction, tokenEnv } from '@bedrequest/config';
 import { parseDuration, parseDurationList } from './delivery/durations';
 
 const duration = (fallback: string) =>
@@ -39,6 +39,8 @@ export const NotifierConfig = z.object({
   HOST: z.string().default('127.0.0.1'),
   NOTIFIER_PORT: env.port(8084),
   ...databaseEnv('NOTIFIER_DB_SCHEMA', 'notifier'),
+  /** The key-encryption keys of the webhook secrets and Tasks sealed at rest (docs/data-protection.md). */
+  ...dataKeyEnv,
   /** Subscriptions are managed with the referrers' access tokens the gateway forwards. */
   ...tokenEnv,
   /**
@@ -73,7 +75,7 @@ export const NotifierConfig = z.object({
    * the worker when they are stored, so this does not delay first attempts (decisions.md, "Timing").
    */
   WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(1_000),
-});
+}).superRefine(requireDataKekInProduction);
 export type NotifierConfig = z.infer<typeof NotifierConfig>;
 
 /** decisions.md: private callback addresses only when WEBHOOK_ALLOW_PRIVATE=true, the default in development and tests. */

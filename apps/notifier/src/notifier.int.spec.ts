@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { WebhookReceiver, requestOf, waitFor } from '@bedrequest/testing';
 import { requestIdentifier } from './testing/notifier-test-kit';
 import { notifierUnderTest, subscribedParty } from './testing/notifier-under-test';
@@ -278,7 +278,7 @@ describe('a notifier in production mode (private callback addresses refused)', (
   // What hooks.example.org resolves to: a public address when the subscription is saved, then
   // re-pointed at the receiver on loopback (DNS rebinding).
   let address = '93.184.215.14';
-  const notifier = notifierUnderTest({ NODE_ENV: 'production', WEBHOOK_RETRY_SCHEDULE: '' }, { resolve: async () => [{ address, family: 4 }] });
+  const notifier = notifierUnderTest({ NODE_ENV: 'production', DATA_KEK: randomBytes(32).toString('base64'), WEBHOOK_RETRY_SCHEDULE: '' }, { resolve: async () => [{ address, family: 4 }] });
   const receiver = new WebhookReceiver();
   beforeAll(() => receiver.start());
   afterAll(() => receiver.stop());

@@ -15,6 +15,7 @@ import { WebhookSender } from './delivery/webhook-sender';
 import { admissionResponseHandler } from './events/admission-response.consumer';
 import { EventRepository } from './events/event.repository';
 import { notifierTables, openNotifierDatabase } from './persistence/database';
+import { openSealedFields } from './persistence/sealed-fields';
 import { SubscriptionRepository } from './subscriptions/subscription.repository';
 import { SubscriptionService } from './subscriptions/subscription.service';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
@@ -44,8 +45,18 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     });
     lifecycle.onStop('database', () => prisma.$disconnect());
     const tables = notifierTables(config.NOTIFIER_DB_SCHEMA);
+    // Webhook secrets and Tasks are sealed at rest (docs/data-protection.md).
+    const { fields, development, unavailable } = await openSealedFields(config, prisma, (error) =>
+      logger.warn({ err: String(error) }, 'looking for a new data key failed; sealing with the current one'),
+    );
+    fields.keyring.startRefreshing();
+    lifecycle.onStop('data keys', async () => fields.keyring.stop());
+    if (development) logger.warn({ kekId: fields.keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');
+    for (const key of unavailable) {
+      logger.error({ dataKeyId: key.id, kekId: key.kekId }, 'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS');
+    }
 
-    const deliveries = new DeliveryRepository(prisma, tables);
+    const deliveries = new DeliveryRepository(prisma, tables, fields);
     const sender = new WebhookSender({
       timeoutMs: config.WEBHOOK_TIMEOUT,
       allowPrivate,
@@ -75,9 +86,9 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     // Stopped before the worker: no new events are taken in while the last attempts finish.
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
-    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables), worker, logger));
+    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables, fields), worker, logger));
 
-    const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables), {
+    const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, fields), {
       allowPrivate,
       ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
       onDeliveriesDue: () => worker.wake(),

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { WakeUpLoop } from '@bedrequest/messaging';
 import { Batcher } from './batcher';
-import type { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
+import type { ClaimResult, ClaimedDelivery, DeliveryRepository, UnreadableDelivery } from './delivery.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
 import { isSuccess, type AttemptOutcome, type NextStep, type RetryPolicy } from './retry-policy';
 import { signedWebhook } from './webhook-message';
@@ -101,9 +101,10 @@ export class DeliveryWorker {
    * sends them at once. The other stored events are claimed as usual: those that found no free slot
    * at once, those that wait for an earlier event of their request when that one is done here.
    */
-  handOver(claimed: readonly ClaimedDelivery[], reserved: number, leftBehind: { noSlot: number; followUps: readonly { subscriptionId: string; requestIdentifier: string }[] }): void {
+  handOver(handed: ClaimResult, reserved: number, leftBehind: { noSlot: number; followUps: readonly { subscriptionId: string; requestIdentifier: string }[] }): void {
     this.reserved -= reserved;
-    for (const delivery of claimed) this.send(delivery);
+    this.reportUnreadable(handed.unreadable);
+    for (const delivery of handed.claimed) this.send(delivery);
     for (const followUp of leftBehind.followUps) this.followUps.add(requestKey(followUp));
     if (leftBehind.noSlot > 0 || leftBehind.followUps.length > 0) this.wake();
   }
@@ -134,9 +135,20 @@ export class DeliveryWorker {
     if (!this.backlog) return;
     const free = this.options.concurrency - this.inFlight.size - this.reserved;
     if (free <= 0) return;
-    const claimed = await this.options.repository.claimDue(free, this.leaseMs);
-    this.backlog = claimed.length === free;
+    const { claimed, unreadable } = await this.options.repository.claimDue(free, this.leaseMs);
+    this.backlog = claimed.length + unreadable.length === free;
+    this.reportUnreadable(unreadable);
     for (const delivery of claimed) this.send(delivery);
+  }
+
+  /**
+   * A delivery whose Task or secret does not open is not attempted; it is claimed again once its
+   * lease has run out, and goes out when the missing key is configured again (DATA_PREVIOUS_KEKS).
+   */
+  private reportUnreadable(unreadable: readonly UnreadableDelivery[]): void {
+    for (const { eventId, subscriptionId, reason } of unreadable) {
+      this.options.logger.error({ eventId, subscriptionId, reason }, 'a claimed webhook cannot be decrypted; not attempted');
+    }
   }
 
   private send(delivery: ClaimedDelivery): void {

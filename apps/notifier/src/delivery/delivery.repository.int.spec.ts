@@ -79,7 +79,7 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
   /** Claims what is due (the whole schema: other tests leave nothing due), by subscription. */
   const claimAll = async (limit = 100) => {
     const bySubscription = new Map<string, ClaimedDelivery[]>();
-    for (const claimed of await deliveries.claimDue(limit, LEASE_MS)) bySubscription.set(claimed.subscriptionId, [...(bySubscription.get(claimed.subscriptionId) ?? []), claimed]);
+    for (const claimed of (await deliveries.claimDue(limit, LEASE_MS)).claimed) bySubscription.set(claimed.subscriptionId, [...(bySubscription.get(claimed.subscriptionId) ?? []), claimed]);
     return { of: (subscriptionId: string) => bySubscription.get(subscriptionId) ?? [] };
   };
   const claim = async (subscriptionId: string, limit = 100) => (await claimAll(limit)).of(subscriptionId);
@@ -221,5 +221,40 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
     expect(claimedIds.length).toBeGreaterThanOrEqual(10);
     expect(claimedIds.every((id) => stored.includes(id))).toBe(true);
     await finish(subscriptionId);
+  });
+
+  describe('sealed Tasks and secrets', () => {
+    it('claims with the Task and the secret opened', async () => {
+      const { partyId, subscriptionId } = await subscribedParty();
+      const [eventId] = await store(partyId, ['a']);
+      expect(await claim(subscriptionId)).toEqual([expect.objectContaining({ eventId, data: { resourceType: 'Task' }, secret: 'whsec_c2VjcmV0' })]);
+      await finish(subscriptionId);
+    });
+
+    it('still delivers rows written in clear before sealing (migration 0004), with their clear secret', async () => {
+      const { partyId, subscriptionId } = await subscribedParty();
+      const [eventId] = await store(partyId, ['a']);
+      // As the rows were before 0004: the values in the old columns, the sealed ones empty.
+      await pool.query(`UPDATE "${schema}".subscription SET secret = 'whsec_b2xkLXNlY3JldA==', sealed_secret = NULL WHERE id = $1`, [subscriptionId]);
+      await pool.query(`UPDATE "${schema}".delivery SET data = '{"resourceType":"Task","id":"old"}', sealed_data = NULL WHERE event_id = $1`, [eventId]);
+
+      expect(await claim(subscriptionId)).toEqual([expect.objectContaining({ eventId, data: { resourceType: 'Task', id: 'old' }, secret: 'whsec_b2xkLXNlY3JldA==' })]);
+      expect((await subscriptions.find(partyId, subscriptionId))?.secret).toBe('whsec_b2xkLXNlY3JldA==');
+      expect((await subscriptions.eventsSince(subscriptionId, 0, 10)).map((event) => event.data)).toEqual([{ resourceType: 'Task', id: 'old' }]);
+      await finish(subscriptionId);
+    });
+
+    it('does not attempt a delivery whose Task was copied from another row, and still claims the others', async () => {
+      const { partyId, subscriptionId } = await subscribedParty();
+      const [copied, intact, source] = await store(partyId, ['a', 'b', 'c']);
+      await pool.query(`UPDATE "${schema}".delivery SET sealed_data = (SELECT sealed_data FROM "${schema}".delivery WHERE event_id = $2) WHERE event_id = $1`, [copied, source]);
+
+      const { claimed, unreadable } = await deliveries.claimDue(100, LEASE_MS);
+      expect(claimed.filter((delivery) => delivery.subscriptionId === subscriptionId).map((delivery) => delivery.eventId).sort()).toEqual([intact, source].sort());
+      expect(unreadable).toEqual([{ eventId: copied, subscriptionId, reason: expect.stringMatching(/does not authenticate under data key [0-9a-f-]{36} for delivery:data$/) }]);
+      // Leased like the others: claimed again only once its lease has run out.
+      expect((await deliveryRow(copied!))?.lease_token).not.toBeNull();
+      await finish(subscriptionId);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
+import type { SealedFields, StoredValue } from '../persistence/sealed-fields';
 import type { NextStep } from './retry-policy';
 
 /** A due delivery a worker has claimed, with its subscription's address and secret as they are now. */
@@ -17,6 +18,44 @@ export interface ClaimedDelivery {
   leaseToken: string;
   callbackUrl: string;
   secret: string;
+}
+
+/** A claimed delivery as read: its Task and its subscription's secret still as stored. */
+export interface SealedClaim extends Omit<ClaimedDelivery, 'data' | 'secret'> {
+  data: StoredValue<unknown>;
+  secret: StoredValue<string>;
+}
+
+/**
+ * A claimed delivery whose Task or secret does not open (its data key's KEK is not configured, or
+ * the row was altered): it is not attempted, and is claimed again when its lease has run out.
+ */
+export interface UnreadableDelivery {
+  eventId: string;
+  subscriptionId: string;
+  /** The key ids and the column, never the value. */
+  reason: string;
+}
+
+export interface ClaimResult {
+  claimed: ClaimedDelivery[];
+  unreadable: UnreadableDelivery[];
+}
+
+/** Opens the Task and secret of each claim; those that do not open are set apart. */
+export async function openClaims(claims: readonly SealedClaim[], fields: SealedFields): Promise<ClaimResult> {
+  const result: ClaimResult = { claimed: [], unreadable: [] };
+  await Promise.all(
+    claims.map(async (claim) => {
+      try {
+        const [data, secret] = await Promise.all([fields.openData(claim.eventId, claim.data), fields.openSecret(claim.subscriptionId, claim.secret)]);
+        result.claimed.push({ ...claim, data, secret });
+      } catch (error) {
+        result.unreadable.push({ eventId: claim.eventId, subscriptionId: claim.subscriptionId, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }),
+  );
+  return result;
 }
 
 export interface AttemptRecord {
@@ -49,6 +88,7 @@ export class DeliveryRepository {
   constructor(
     private readonly prisma: NotifierDatabase,
     private readonly tables: NotifierTables,
+    private readonly fields: SealedFields,
   ) {}
 
   /**
@@ -64,8 +104,11 @@ export class DeliveryRepository {
    * and stops after `limit` claims. Without it the planner, working from a queue table's ever stale
    * statistics (the pending rows of a moment ago), may check the rule for every due row before
    * sorting: 4-6 ms instead of 0.5 ms with 2,000 due events (measured here), on every claim.
+   *
+   * The Tasks and secrets are opened here (SealedFields); a claim whose values do not open is
+   * returned as unreadable.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimResult> {
     const t = this.tables;
     const rows = await this.prisma.$queryRaw<
       {
@@ -76,10 +119,12 @@ export class DeliveryRepository {
         event_type: string;
         occurred_at: Date;
         data: unknown;
+        sealed_data: Uint8Array | null;
         attempt_count: number;
         lease_token: string;
         callback_url: string;
-        secret: string;
+        secret: string | null;
+        sealed_secret: Uint8Array | null;
       }[]
     >`
       WITH by_due_time AS MATERIALIZED (
@@ -110,21 +155,22 @@ export class DeliveryRepository {
          -- another process claimed or recorded after that snapshot is no longer locked once it
          -- committed, so SKIP LOCKED does not pass over it, but this does.
          AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
-      RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.data, d.attempt_count,
-                d.lease_token, s.callback_url, s.secret`;
-    return rows.map((row) => ({
+      RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.data, d.sealed_data, d.attempt_count,
+                d.lease_token, s.callback_url, s.secret, s.sealed_secret`;
+    const claims = rows.map((row) => ({
       eventId: row.event_id,
       subscriptionId: row.subscription_id,
       requestIdentifier: row.request_identifier,
       sequence: row.sequence,
       eventType: row.event_type,
       occurredAt: row.occurred_at,
-      data: row.data,
+      data: { sealed: row.sealed_data, clear: row.data },
       attemptCount: row.attempt_count,
       leaseToken: row.lease_token,
       callbackUrl: row.callback_url,
-      secret: row.secret,
+      secret: { sealed: row.sealed_secret, clear: row.secret },
     }));
+    return openClaims(claims, this.fields);
   }
 
   /**

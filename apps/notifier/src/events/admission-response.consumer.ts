@@ -36,7 +36,7 @@ export function admissionResponseHandler(events: EventRepository, deliveries: Pi
     try {
       recorded = await events.recordAll(incoming, { limit: reserved, leaseMs: deliveries.leaseMs });
     } catch (error) {
-      deliveries.handOver([], reserved, { noSlot: 0, followUps: [] });
+      deliveries.handOver({ claimed: [], unreadable: [] }, reserved, { noSlot: 0, followUps: [] });
       throw error;
     }
     const counts = { stored: 0, handedOver: 0, duplicates: 0, withoutSubscription: 0 };
@@ -52,7 +52,7 @@ export function admissionResponseHandler(events: EventRepository, deliveries: Pi
       } else if (outcome.kind === 'duplicate') counts.duplicates += 1;
       else counts.withoutSubscription += 1;
     });
-    deliveries.handOver(recorded.claimed, reserved, leftBehind);
+    deliveries.handOver(recorded, reserved, leftBehind);
     logger.info({ messages: messages.length, ...counts, deadLettered: messages.length - readable.length }, 'events stored for delivery');
     return outcomes;
   };

@@ -36,8 +36,8 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
 
   const stored = async (subscriptionId: string) =>
     (
-      await pool.query<{ event_id: string; sequence: number; status: string; data: unknown; due: boolean }>(
-        `SELECT event_id, sequence, status, data, next_attempt_at <= now() + interval '1 second' AS due FROM "${schema}".delivery WHERE subscription_id = $1 ORDER BY sequence`,
+      await pool.query<{ event_id: string; sequence: number; status: string; data: unknown; sealed_data: Buffer | null; due: boolean }>(
+        `SELECT event_id, sequence, status, data, sealed_data, next_attempt_at <= now() + interval '1 second' AS due FROM "${schema}".delivery WHERE subscription_id = $1 ORDER BY sequence`,
         [subscriptionId],
       )
     ).rows;
@@ -56,8 +56,20 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     expect(outcomes).toEqual([1, 2, 3, 4, 5].map((sequence) => ({ kind: 'stored', subscriptionId, sequence })));
     const rows = await stored(subscriptionId);
     expect(rows.map((row) => [row.event_id, row.sequence, row.status, row.due])).toEqual(batch.map((sent, index) => [sent.eventId, index + 1, 'pending', true]));
-    expect(rows[0]!.data).toEqual(batch[0]!.data);
+    expect(await store.fields.openData(rows[0]!.event_id, { sealed: rows[0]!.sealed_data, clear: null })).toEqual(batch[0]!.data);
     expect(await lastSequence(subscriptionId)).toBe(5);
+  });
+
+  it('stores each Task sealed for its own row: nothing of it in clear, and not readable as another event', async () => {
+    const { partyId, subscriptionId } = await subscribedParty();
+    const [first, second] = [event(partyId), event(partyId)];
+    await events.recordAll([first!, second!]);
+
+    const rows = await stored(subscriptionId);
+    expect(rows.map((row) => row.data)).toEqual([null, null]);
+    expect(rows[0]!.sealed_data!.includes(Buffer.from('patient details'))).toBe(false);
+    expect(await store.fields.openData(first!.eventId, { sealed: rows[0]!.sealed_data, clear: null })).toEqual(first!.data);
+    await expect(store.fields.openData(second!.eventId, { sealed: rows[0]!.sealed_data, clear: null })).rejects.toThrow(/does not authenticate/);
   });
 
   it('changes nothing when the same batch is delivered again, and numbers the next batch on from there', async () => {
@@ -156,9 +168,9 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
       [true, false],
       [false, false],
     ]);
-    expect(claimed.map((delivery) => [delivery.eventId, delivery.requestIdentifier, delivery.callbackUrl, delivery.attemptCount])).toEqual([
-      [batch[0]!.eventId, 'a', 'http://127.0.0.1:9/hook', 0],
-      [batch[3]!.eventId, 'b', 'http://127.0.0.1:9/hook', 0],
+    expect(claimed.map((delivery) => [delivery.eventId, delivery.requestIdentifier, delivery.callbackUrl, delivery.attemptCount, delivery.secret, delivery.data])).toEqual([
+      [batch[0]!.eventId, 'a', 'http://127.0.0.1:9/hook', 0, 'whsec_c2VjcmV0', batch[0]!.data],
+      [batch[3]!.eventId, 'b', 'http://127.0.0.1:9/hook', 0, 'whsec_c2VjcmV0', batch[3]!.data],
     ]);
     const leases = await pool.query<{ event_id: string; leased: boolean; token: string | null }>(
       `SELECT event_id, leased_until > now() AS leased, lease_token::text AS token FROM "${schema}".delivery WHERE subscription_id = $1 AND leased_until IS NOT NULL`,

@@ -1,5 +1,6 @@
-import type { ClaimedDelivery } from '../delivery/delivery.repository';
+import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/delivery.repository';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
+import type { SealedFields } from '../persistence/sealed-fields';
 
 /** An event as the notifier receives it from the broker. */
 export interface IncomingEvent {
@@ -35,6 +36,7 @@ export class EventRepository {
   constructor(
     private readonly prisma: NotifierDatabase,
     private readonly tables: NotifierTables,
+    private readonly fields: SealedFields,
   ) {}
 
   /**
@@ -55,10 +57,12 @@ export class EventRepository {
    * claimed (leased) as its claim query would: each is the first pending event of its request for
    * its subscription (none earlier in the table, none earlier in the batch), and its subscription
    * is active. A webhook that can go out at once thus costs no claim statement of its own; the
-   * others wait for the worker's claim as before.
+   * others wait for the worker's claim as before. Each Task is stored sealed (SealedFields); the
+   * hand-off takes it from `events`, and opens only the subscription's secret. A handed-over event
+   * whose secret cannot be opened is `unreadable`: it stays claimed until its lease runs out.
    */
-  async recordAll(events: readonly IncomingEvent[], handOff: HandOff = { limit: 0, leaseMs: 0 }): Promise<{ outcomes: RecordOutcome[]; claimed: ClaimedDelivery[] }> {
-    if (events.length === 0) return { outcomes: [], claimed: [] };
+  async recordAll(events: readonly IncomingEvent[], handOff: HandOff = { limit: 0, leaseMs: 0 }): Promise<{ outcomes: RecordOutcome[] } & ClaimResult> {
+    if (events.length === 0) return { outcomes: [], claimed: [], unreadable: [] };
     const t = this.tables;
     const column = <T>(value: (event: IncomingEvent) => T) => events.map(value);
     const rows = await this.prisma.$queryRaw<
@@ -69,9 +73,9 @@ export class EventRepository {
         lease_token: string | null;
         event_type: string;
         occurred_at: Date;
-        data: unknown;
         callback_url: string | null;
         secret: string | null;
+        sealed_secret: Uint8Array | null;
         waits_for_earlier: boolean;
       }[]
     >`
@@ -79,8 +83,8 @@ export class EventRepository {
         SELECT * FROM unnest(
                  ${column((e) => e.messageId)}::uuid[], ${column((e) => e.messageType)}::text[], ${column((e) => e.eventId)}::uuid[],
                  ${column((e) => e.eventType)}::text[], ${column((e) => e.partyId)}::text[], ${column((e) => e.requestIdentifier)}::text[],
-                 ${column((e) => e.occurredAt.toISOString())}::timestamptz[], ${column((e) => JSON.stringify(e.data))}::jsonb[])
-          WITH ORDINALITY AS i(message_id, message_type, event_id, event_type, party_id, request_identifier, occurred_at, data, ord)
+                 ${column((e) => e.occurredAt.toISOString())}::timestamptz[], ${column((e) => this.fields.sealData(e.eventId, e.data))}::bytea[])
+          WITH ORDINALITY AS i(message_id, message_type, event_id, event_type, party_id, request_identifier, occurred_at, sealed_data, ord)
       ),
       inbox AS (
         INSERT INTO ${t.inbox} (message_id, message_type)
@@ -99,7 +103,7 @@ export class EventRepository {
         SELECT party_id, event_type, count(*)::int AS n FROM fresh GROUP BY party_id, event_type
       ),
       locked AS (
-        SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.secret
+        SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.secret, s.sealed_secret
           FROM ${t.subscription} s
          WHERE (s.party_id, s.event_type) IN (SELECT party_id, event_type FROM wanted)
          ORDER BY s.id
@@ -110,7 +114,7 @@ export class EventRepository {
            SET last_sequence = s.last_sequence + w.n
           FROM locked l JOIN wanted w ON w.party_id = l.party_id AND w.event_type = l.event_type
          WHERE s.id = l.id
-        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.secret
+        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.secret, l.sealed_secret
       ),
       placed AS (
         SELECT f.*, n.id AS subscription_id, n.before + row_number() OVER (PARTITION BY n.id ORDER BY f.ord) AS sequence,
@@ -118,7 +122,7 @@ export class EventRepository {
                AND row_number() OVER (PARTITION BY n.id, f.request_identifier ORDER BY f.ord) = 1
                AND NOT EXISTS (SELECT 1 FROM ${t.delivery} earlier
                                 WHERE earlier.status = 'pending' AND earlier.subscription_id = n.id AND earlier.request_identifier = f.request_identifier) AS first_of_request,
-               n.callback_url, n.secret
+               n.callback_url, n.secret, n.sealed_secret
           FROM fresh f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
       ),
       handed AS (
@@ -126,42 +130,46 @@ export class EventRepository {
       ),
       stored AS (
         INSERT INTO ${t.delivery}
-               (event_id, subscription_id, sequence, event_type, request_identifier, occurred_at, data, status, next_attempt_at, leased_until, lease_token)
-        SELECT p.event_id, p.subscription_id, p.sequence, p.event_type, p.request_identifier, p.occurred_at, p.data, 'pending', now(),
+               (event_id, subscription_id, sequence, event_type, request_identifier, occurred_at, sealed_data, status, next_attempt_at, leased_until, lease_token)
+        SELECT p.event_id, p.subscription_id, p.sequence, p.event_type, p.request_identifier, p.occurred_at, p.sealed_data, 'pending', now(),
                CASE WHEN h.event_id IS NULL THEN NULL ELSE now() + ${handOff.leaseMs} * interval '1 millisecond' END,
                CASE WHEN h.event_id IS NULL THEN NULL ELSE gen_random_uuid() END
           FROM placed p LEFT JOIN handed h ON h.event_id = p.event_id
         RETURNING event_id, subscription_id, sequence, lease_token
       )
       SELECT (f.ord - 1)::int AS position, s.subscription_id::text AS subscription_id, s.sequence, s.lease_token::text AS lease_token,
-             f.event_type, f.occurred_at, f.data, p.callback_url, p.secret, NOT coalesce(p.first_of_request, false) AS waits_for_earlier
+             f.event_type, f.occurred_at, p.callback_url, p.secret, p.sealed_secret, NOT coalesce(p.first_of_request, false) AS waits_for_earlier
         FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id`;
 
     const outcomes: RecordOutcome[] = events.map(() => ({ kind: 'duplicate' }));
-    const claimed: ClaimedDelivery[] = [];
+    const handedOver: SealedClaim[] = [];
     for (const row of rows) {
       if (row.subscription_id === null || row.sequence === null) {
         outcomes[row.position] = { kind: 'no-subscription' };
         continue;
       }
-      const handedOver = Boolean(row.lease_token && row.callback_url && row.secret);
-      outcomes[row.position] = { kind: 'stored', subscriptionId: row.subscription_id, sequence: row.sequence, handedOver, waitsForEarlier: row.waits_for_earlier };
-      if (handedOver) {
-        claimed.push({
-          eventId: events[row.position]!.eventId,
+      const event = events[row.position]!;
+      const { lease_token: leaseToken, callback_url: callbackUrl } = row;
+      const claimed = leaseToken !== null && callbackUrl !== null;
+      outcomes[row.position] = { kind: 'stored', subscriptionId: row.subscription_id, sequence: row.sequence, handedOver: claimed, waitsForEarlier: row.waits_for_earlier };
+      if (claimed) {
+        handedOver.push({
+          eventId: event.eventId,
           subscriptionId: row.subscription_id,
-          requestIdentifier: events[row.position]!.requestIdentifier,
+          requestIdentifier: event.requestIdentifier,
           sequence: row.sequence,
           eventType: row.event_type,
           occurredAt: row.occurred_at,
-          data: row.data,
+          // The Task as received: only the secret needs opening.
+          data: { sealed: null, clear: event.data },
           attemptCount: 0,
-          leaseToken: row.lease_token!,
-          callbackUrl: row.callback_url!,
-          secret: row.secret!,
+          leaseToken,
+          callbackUrl,
+          secret: { sealed: row.sealed_secret, clear: row.secret },
         });
       }
     }
-    return { outcomes, claimed: claimed.sort((a, b) => a.sequence - b.sequence) };
+    const { claimed, unreadable } = await openClaims(handedOver, this.fields);
+    return { outcomes, claimed: claimed.sort((a, b) => a.sequence - b.sequence), unreadable };
   }
 }

@@ -1,4 +1,5 @@
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
+import type { SealedFields } from '../persistence/sealed-fields';
 
 export type SubscriptionStatus = 'active' | 'disabled';
 
@@ -33,18 +34,32 @@ export interface StoredEvent {
   data: unknown;
 }
 
-const subscriptionFields = { id: true, partyId: true, eventType: true, callbackUrl: true, secret: true, status: true, disabledReason: true } as const;
+const subscriptionFields = { id: true, partyId: true, eventType: true, callbackUrl: true, secret: true, sealedSecret: true, status: true, disabledReason: true } as const;
 
-/** The notifier's SQL about subscriptions and what a subscriber may read of its deliveries. */
+/** A subscription row as read, its secret still sealed (or, written before sealing, in clear). */
+interface SubscriptionRow extends Omit<StoredSubscription, 'secret' | 'status'> {
+  status: string;
+  secret: string | null;
+  sealedSecret: Uint8Array | null;
+}
+
+/**
+ * The notifier's SQL about subscriptions and what a subscriber may read of its deliveries. The
+ * secret is sealed on the way in and opened on the way out (SealedFields): nothing above this
+ * class sees it sealed, nothing below in clear.
+ */
 export class SubscriptionRepository {
   constructor(
     private readonly prisma: NotifierDatabase,
     private readonly tables: NotifierTables,
+    private readonly fields: SealedFields,
   ) {}
 
   /** Creates the subscription unless the party has one for that event type (then: undefined). */
   async createIfAbsent(subscription: Omit<StoredSubscription, 'status' | 'disabledReason'>): Promise<StoredSubscription | undefined> {
-    const { count } = await this.prisma.subscription.createMany({ data: [{ ...subscription, status: 'active' }], skipDuplicates: true });
+    const { secret, ...clear } = subscription;
+    const sealedSecret = this.fields.sealSecret(subscription.id, secret);
+    const { count } = await this.prisma.subscription.createMany({ data: [{ ...clear, sealedSecret, status: 'active' }], skipDuplicates: true });
     if (count === 0) return undefined;
     return this.find(subscription.partyId, subscription.id);
   }
@@ -54,7 +69,7 @@ export class SubscriptionRepository {
    * with a fresh retry schedule: the new (or repaired) receiver gets them now.
    */
   async changeAddress(where: { partyId: string } & ({ id: string } | { eventType: string }), callbackUrl: string): Promise<StoredSubscription | undefined> {
-    return this.prisma.$transaction(async (tx) => {
+    const updated = await this.prisma.$transaction(async (tx) => {
       const { count } = await tx.subscription.updateMany({
         where,
         data: { callbackUrl, status: 'active', disabledReason: null, failingSince: null, updatedAt: new Date() },
@@ -65,16 +80,19 @@ export class SubscriptionRepository {
       await tx.$executeRaw`
         UPDATE ${this.tables.delivery} SET next_attempt_at = now(), attempt_count = 0
          WHERE subscription_id = ${subscription.id}::uuid AND status = 'pending'`;
-      return subscription as StoredSubscription;
+      return subscription;
     });
+    return updated && this.opened(updated);
   }
 
   async list(partyId: string): Promise<StoredSubscription[]> {
-    return (await this.prisma.subscription.findMany({ where: { partyId }, orderBy: { createdAt: 'asc' }, select: subscriptionFields })) as StoredSubscription[];
+    const rows = await this.prisma.subscription.findMany({ where: { partyId }, orderBy: { createdAt: 'asc' }, select: subscriptionFields });
+    return Promise.all(rows.map((row) => this.opened(row)));
   }
 
   async find(partyId: string, id: string): Promise<StoredSubscription | undefined> {
-    return ((await this.prisma.subscription.findFirst({ where: { id, partyId }, select: subscriptionFields })) as StoredSubscription | null) ?? undefined;
+    const row = await this.prisma.subscription.findFirst({ where: { id, partyId }, select: subscriptionFields });
+    return row ? this.opened(row) : undefined;
   }
 
   /** Deletes the subscription; its events and their attempts go with it (ON DELETE CASCADE). */
@@ -105,12 +123,15 @@ export class SubscriptionRepository {
 
   /** Events with a sequence number above `since`, oldest first. */
   async eventsSince(subscriptionId: string, since: number, limit: number): Promise<StoredEvent[]> {
-    return this.prisma.delivery.findMany({
+    const rows = await this.prisma.delivery.findMany({
       where: { subscriptionId, sequence: { gt: since } },
       orderBy: { sequence: 'asc' },
       take: limit,
-      select: { eventId: true, eventType: true, sequence: true, occurredAt: true, data: true },
+      select: { eventId: true, eventType: true, sequence: true, occurredAt: true, data: true, sealedData: true },
     });
+    return Promise.all(
+      rows.map(async ({ data, sealedData, ...event }) => ({ ...event, data: await this.fields.openData(event.eventId, { sealed: sealedData, clear: data }) })),
+    );
   }
 
   /** Makes one event of the subscription due now, whatever its state, with a fresh schedule. */
@@ -119,5 +140,9 @@ export class SubscriptionRepository {
       UPDATE ${this.tables.delivery} SET status = 'pending', next_attempt_at = now(), attempt_count = 0, delivered_at = NULL
        WHERE event_id = ${eventId}::uuid AND subscription_id = ${subscriptionId}::uuid`;
     return count === 1;
+  }
+
+  private async opened({ secret, sealedSecret, ...row }: SubscriptionRow): Promise<StoredSubscription> {
+    return { ...row, status: row.status as SubscriptionStatus, secret: await this.fields.openSecret(row.id, { sealed: sealedSecret, clear: secret }) };
   }
 }

@@ -7,6 +7,7 @@ import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, TestAuthority, localKeys } from '@bedrequest/tokens/testing';
 import type { Resolve } from '../delivery/address-guard';
 import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
+import { openSealedFields, type SealedFields } from '../persistence/sealed-fields';
 import { SubscriptionsApi } from '../testing/notifier-test-kit';
 import { SubscriptionRepository } from './subscription.repository';
 import { SubscriptionService, type SubscriptionView } from './subscription.service';
@@ -25,13 +26,14 @@ const fakeDns: Resolve = async (hostname) => {
 
 describe('the notifier\'s internal subscription API against the real PostgreSQL', () => {
   let prisma: NotifierDatabase;
+  let fields: SealedFields;
   const servers: Server[] = [];
   let api: SubscriptionsApi;
   let productionApi: SubscriptionsApi;
   let authority: TestAuthority;
 
   const serve = async (allowPrivate: boolean) => {
-    const repository = new SubscriptionRepository(prisma, notifierTables(schema));
+    const repository = new SubscriptionRepository(prisma, notifierTables(schema), fields);
     const service = new SubscriptionService(repository, { allowPrivate, resolve: fakeDns });
     const verifier = createTokenVerifier({ keys: localKeys(authority.key), issuer: ISSUER, audience: AUDIENCE });
     const server = await listen(express().use('/internal/subscriptions', subscriptionsRouter(service, verifier, silentLogger())), 0, '127.0.0.1');
@@ -43,6 +45,7 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
   beforeAll(async () => {
     authority = await TestAuthority.start();
     prisma = await openNotifierDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+    ({ fields } = await openSealedFields({ NODE_ENV: 'test', NOTIFIER_DB_SCHEMA: schema }, prisma));
     api = await serve(true);
     productionApi = await serve(false);
   });

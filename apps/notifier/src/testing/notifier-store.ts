@@ -1,28 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
+import type { DataKeyConfig } from '@bedrequest/crypto';
 import { uniqueName } from '@bedrequest/testing';
 import { DeliveryRepository } from '../delivery/delivery.repository';
 import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
 import { EventRepository } from '../events/event.repository';
 import { notifierTables, openNotifierDatabase } from '../persistence/database';
+import { openSealedFields } from '../persistence/sealed-fields';
 import { SubscriptionRepository } from '../subscriptions/subscription.repository';
 
 /**
  * A notifier schema of its own (migrated) with its repositories, for tests of the repositories
- * against the real PostgreSQL; `pool` reads and changes its rows directly. `close` when done.
+ * against the real PostgreSQL; `pool` reads and changes its rows directly. Values are sealed under
+ * the schema's development key unless `keys` names a DATA_KEK. `close` when done.
  */
-export async function openNotifierStore(databaseUrl: string) {
+export async function openNotifierStore(databaseUrl: string, keys: Omit<DataKeyConfig, 'NODE_ENV'> = {}) {
   const schema = uniqueName('notifier');
   const prisma = await openNotifierDatabase({ databaseUrl, schema, poolSize: 4 });
   const tables = notifierTables(schema);
-  const subscriptions = new SubscriptionRepository(prisma, tables);
+  const { fields } = await openSealedFields({ NODE_ENV: 'test', NOTIFIER_DB_SCHEMA: schema, ...keys }, prisma);
+  const subscriptions = new SubscriptionRepository(prisma, tables, fields);
   const pool = new Pool({ connectionString: databaseUrl, max: 1 });
   return {
     schema,
     pool,
+    prisma,
+    fields,
     subscriptions,
-    events: new EventRepository(prisma, tables),
-    deliveries: new DeliveryRepository(prisma, tables),
+    events: new EventRepository(prisma, tables, fields),
+    deliveries: new DeliveryRepository(prisma, tables, fields),
     /** A new referring party with an AdmissionResponse subscription. */
     async subscribedParty(): Promise<{ partyId: string; subscriptionId: string }> {
       const partyId = `referrer-${randomUUID()}`;

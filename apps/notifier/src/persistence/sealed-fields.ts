@@ -1,0 +1,66 @@
+import { openDataKeyring, type DataKeyConfig, type DataKeyring, type SqlClient, type UnavailableDataKey } from '@bedrequest/crypto';
+import type { NotifierDatabase } from './database';
+
+/**
+ * What each sealed value is sealed for: its table, column and primary key (the additional data of
+ * AES-GCM), so that a value copied to another row does not open there.
+ */
+export const sealedFor = {
+  secret: (subscriptionId: string) => `subscription:secret:${subscriptionId}`,
+  data: (eventId: string) => `delivery:data:${eventId}`,
+};
+
+/** A sealed column's value as a row holds it: sealed, or (written before migration 0004) in clear. */
+export interface StoredValue<Clear> {
+  sealed: Uint8Array | null;
+  clear: Clear | null;
+}
+
+/**
+ * The notifier's values that must not lie in clear in its schema (docs/data-protection.md): the
+ * webhook secret of a subscription and the Task of an event (its notes may describe the patient).
+ * Ids, sequence numbers, states, dates, addresses and the delivery log's status codes stay in clear:
+ * they are what the statements search and order by, and say nothing about the patient.
+ */
+export class SealedFields {
+  constructor(readonly keyring: DataKeyring) {}
+
+  sealSecret(subscriptionId: string, secret: string): Buffer<ArrayBuffer> {
+    return this.keyring.seal(secret, sealedFor.secret(subscriptionId));
+  }
+
+  async openSecret(subscriptionId: string, stored: StoredValue<string>): Promise<string> {
+    if (stored.sealed) return this.keyring.openText(stored.sealed, sealedFor.secret(subscriptionId));
+    if (stored.clear !== null) return stored.clear;
+    throw new Error(`subscription ${subscriptionId} has no secret`);
+  }
+
+  sealData(eventId: string, data: unknown): Buffer<ArrayBuffer> {
+    return this.keyring.sealJson(data, sealedFor.data(eventId));
+  }
+
+  async openData(eventId: string, stored: StoredValue<unknown>): Promise<unknown> {
+    if (stored.sealed) return this.keyring.openJson(stored.sealed, sealedFor.data(eventId));
+    if (stored.clear !== null) return stored.clear;
+    throw new Error(`event ${eventId} has no data`);
+  }
+}
+
+/** Raw statements through the notifier's Prisma client, for the key tables of @bedrequest/crypto. */
+export function sqlClientOf(prisma: NotifierDatabase): SqlClient {
+  return { query: <Row>(sql: string, values: unknown[]) => prisma.$queryRawUnsafe<Row[]>(sql, ...values) };
+}
+
+/** The notifier's data keys in its schema, with the KEKs of `config` (or the development KEK). */
+export async function openSealedFields(
+  config: DataKeyConfig & { NOTIFIER_DB_SCHEMA: string },
+  prisma: NotifierDatabase,
+  onRefreshFailed?: (error: unknown) => void,
+): Promise<{ fields: SealedFields; development: boolean; unavailable: UnavailableDataKey[] }> {
+  const { keyring, development, unavailable } = await openDataKeyring(config, {
+    sql: sqlClientOf(prisma),
+    schema: config.NOTIFIER_DB_SCHEMA,
+    ...(onRefreshFailed ? { onRefreshFailed } : {}),
+  });
+  return { fields: new SealedFields(keyring), development, unavailable };
+}
