@@ -142,6 +142,7 @@ describe('the clinic list and version API', () => {
     const [taskA, taskB] = [await idOf(identifier, A), await idOf(identifier, B)];
     await answer(B, taskB, 'accepted');
     await send(identifier, { intent: 'order', orderDetail: 'selected-provider', performerIks: [B] });
+    expect((await list(B, '?state=selected')).body.items.find((item) => item.id === taskB)).toMatchObject({ status: 'in-progress', version: 2, patient: { dataLevel: 'complete' }, request: { intent: 'order', orderDetail: 'selected-provider' } });
     await send(identifier, { intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [B], patient: 'complete' });
     await send(identifier, { notes: ['vier'] });
     await waitFor(async () => (await list(A, '?state=new')).body.items.some((item) => item.id === taskA && item.version === 4), { what: 'version 4 at A' });

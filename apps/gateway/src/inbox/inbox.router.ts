@@ -2,7 +2,7 @@ import express, { Router, type ErrorRequestHandler, type Request, type RequestHa
 import type { Logger } from 'pino';
 import { classifyError, logServerError } from '@bedrequest/http';
 import type { TokenVerifier } from '@bedrequest/tokens';
-import { assetsRouter, assetUrls } from './assets/assets';
+import { inboxAssets } from './assets/assets';
 import { bedsRoutes } from './beds-routes';
 import { CsrfTokens, isSameOrigin } from './csrf';
 import { Formats } from './format';
@@ -66,12 +66,13 @@ export function inboxRouter(options: InboxOptions): Router {
   const texts = options.texts ?? de;
   const csrf = new CsrfTokens(inboxCsrfSecretOf({ NODE_ENV: options.nodeEnv, INBOX_CSRF_SECRET: options.csrfSecret }));
   const sessions = new InboxSessions({ api: options.api, verifier: options.verifier, secureCookies: options.nodeEnv === 'production', logger: options.logger });
+  const assets = inboxAssets(MOUNT, texts);
   const context: InboxContext = {
     api: options.api,
     csrf,
     texts,
     formats: new Formats(texts),
-    assets: assetUrls(MOUNT),
+    assets: assets.urls,
     profileBase: options.profileBase,
     logger: options.logger,
     clinics: new ClinicRecords(options.api),
@@ -79,7 +80,7 @@ export function inboxRouter(options: InboxOptions): Router {
   const bare = { texts, assets: context.assets };
 
   const router = Router();
-  router.use(assetsRouter());
+  router.use(assets.router);
   router.use((_req, res, next) => {
     // `same-origin`, not helmet's `no-referrer`: with no-referrer a browser sends `Origin: null` on
     // form posts, and the origin check needs the real one; other sites still get no referrer.

@@ -104,7 +104,7 @@ export const de = {
     documentName: (index: number) => `Dokument ${index}`,
     documentOf: (title: string) => `Dokument „${title}“`,
     documentFrom: (when: string) => `vom ${when}`,
-    historyFirst: 'Erstanfrage',
+    historyFirst: 'Anfrage eingegangen.',
     historyChanged: 'Geändert:',
     historyUnchanged: 'Keine Änderung an den angezeigten Angaben.',
     historyChange: (label: string) => label,

@@ -1,7 +1,10 @@
-import { ICD10GM_SYSTEM } from '@bedrequest/fhir-model';
+import { ICD10GM_SYSTEM, MASKED_NULL_FLAVOR, NULL_FLAVOR_EXTENSION } from '@bedrequest/fhir-model';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import type { SummaryRow } from './clinic-task-summary';
 import type { RequestVersionView } from './versions-sent';
+
+/** A name masked with the nullFlavor MSK (spec, Patient): what `name @>` finds in a pseudonymised Patient. */
+const MASKED_NAME = JSON.stringify([{ _family: { extension: [{ url: NULL_FLAVOR_EXTENSION, valueCode: MASKED_NULL_FLAVOR }] } }]);
 
 export interface SummaryQuery {
   clinicIks: readonly string[];
@@ -45,8 +48,9 @@ export class ClinicTaskReadsRepository {
    * One page of the clinic's Tasks, open ones (`requested`) first, then the most recently changed,
    * each with the fields of its list row read from the version the clinic was sent. The page is
    * chosen on the Task table alone (index `clinic_ik, last_modified`), and only its rows' bundles
-   * are read: `entry` is taken out of each once (one detoasting of the stored JSON), the JSON paths
-   * then run on that value.
+   * are read, each once: its entries are walked in one pass that keeps the ServiceRequest, the
+   * Patient, the first Condition's codings and the Organizations' names by fullUrl. (The same with
+   * a JSON path query per field took three to five times as long for 1,000 rows.)
    */
   async summaries(query: SummaryQuery): Promise<SummaryRow[]> {
     if (query.clinicIks.length === 0) return [];
@@ -57,33 +61,36 @@ export class ClinicTaskReadsRepository {
          WHERE ${Prisma.join(this.conditions(query), ' AND ')}
          ORDER BY (t.status = 'requested') DESC, t.last_modified DESC, t.id DESC
          LIMIT ${query.count}::int OFFSET ${query.offset}::bigint
-      ), parts AS (
-        SELECT p.*, r.referrer_ik, e.entries,
-               jsonb_path_query_first(e.entries, '$[*].resource ? (@.resourceType == "ServiceRequest")') AS sr,
-               jsonb_path_query_first(e.entries, '$[*].resource ? (@.resourceType == "Patient")') AS pat
-          FROM page p
-          JOIN ${this.request} r ON r.id = p.request_id
-          JOIN ${this.version} v ON v.request_id = p.request_id AND v.version = p.sent_version
-         CROSS JOIN LATERAL (SELECT v.bundle -> 'entry' AS entries) e
       )
-      SELECT id, status, business_status, authored_on, last_modified, sent_version, referrer_ik,
-             sr ->> 'status' AS request_status,
-             sr ->> 'intent' AS intent,
-             sr #>> '{orderDetail,0,coding,0,code}' AS order_detail,
-             sr #>> '{code,coding,0,code}' AS service_type,
-             sr ->> 'occurrenceDateTime' AS occurrence_date,
-             sr #> '{performerType,coding}' AS performer_type,
-             jsonb_path_query_first(entries, '$[*] ? (@.fullUrl == $ref).resource.name', jsonb_build_object('ref', sr #> '{requester,reference}')) #>> '{}' AS requester_name,
-             pat ->> 'gender' AS gender,
-             pat ->> 'birthDate' AS birth_date,
-             jsonb_path_exists(pat, '$.name[*]._family.extension[*] ? (@.valueCode == "MSK")') AS masked,
-             d.diagnosis ->> 'code' AS diagnosis_code,
-             d.diagnosis ->> 'display' AS diagnosis_display
-        FROM parts
+      SELECT p.id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, r.referrer_ik,
+             x.sr ->> 'status' AS request_status,
+             x.sr ->> 'intent' AS intent,
+             x.sr #>> '{orderDetail,0,coding,0,code}' AS order_detail,
+             x.sr #>> '{code,coding,0,code}' AS service_type,
+             x.sr ->> 'occurrenceDateTime' AS occurrence_date,
+             x.sr #> '{performerType,coding}' AS performer_type,
+             x.organizations ->> (x.sr #>> '{requester,reference}') AS requester_name,
+             x.pat ->> 'gender' AS gender,
+             x.pat ->> 'birthDate' AS birth_date,
+             coalesce(x.pat -> 'name' @> ${MASKED_NAME}::jsonb, false) AS masked,
+             d.coding ->> 'code' AS diagnosis_code,
+             d.coding ->> 'display' AS diagnosis_display
+        FROM page p
+        JOIN ${this.request} r ON r.id = p.request_id
+        JOIN ${this.version} v ON v.request_id = p.request_id AND v.version = p.sent_version
        CROSS JOIN LATERAL (
-         SELECT jsonb_path_query_first(entries, '$[*].resource ? (@.resourceType == "Condition").code.coding[*] ? (@.system == $icd)', jsonb_build_object('icd', ${ICD10GM_SYSTEM}::text)) AS diagnosis
-       ) d
-       ORDER BY (status = 'requested') DESC, last_modified DESC, id DESC`;
+         SELECT (array_agg(e.entry -> 'resource') FILTER (WHERE e.entry #>> '{resource,resourceType}' = 'ServiceRequest'))[1] AS sr,
+                (array_agg(e.entry -> 'resource') FILTER (WHERE e.entry #>> '{resource,resourceType}' = 'Patient'))[1] AS pat,
+                (array_agg(e.entry #> '{resource,code,coding}' ORDER BY e.position) FILTER (WHERE e.entry #>> '{resource,resourceType}' = 'Condition'))[1] AS condition_codings,
+                jsonb_object_agg(e.entry ->> 'fullUrl', e.entry #>> '{resource,name}')
+                  FILTER (WHERE e.entry #>> '{resource,resourceType}' = 'Organization' AND e.entry ->> 'fullUrl' IS NOT NULL) AS organizations
+           FROM jsonb_array_elements(v.bundle -> 'entry') WITH ORDINALITY e(entry, position)
+       ) x
+        LEFT JOIN LATERAL (
+          SELECT c.coding FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.condition_codings) = 'array' THEN x.condition_codings ELSE '[]'::jsonb END) c(coding)
+           WHERE c.coding ->> 'system' = ${ICD10GM_SYSTEM}::text LIMIT 1
+        ) d ON true
+       ORDER BY (p.status = 'requested') DESC, p.last_modified DESC, p.id DESC`;
   }
 
   /** How many of the clinic's Tasks are in each status. */

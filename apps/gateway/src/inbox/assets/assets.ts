@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
+import type { Texts } from '../texts.de';
 import { INBOX_SCRIPT } from './inbox-script';
-import { INBOX_STYLE } from './inbox-style';
+import { inboxStyle } from './inbox-style';
 
 interface Asset {
   path: string;
@@ -16,21 +17,19 @@ function asset(name: string, extension: string, contentType: string, source: str
   return { path: `/assets/${name}-${hash}.${extension}`, contentType, body };
 }
 
-const SCRIPT = asset('inbox', 'js', 'text/javascript; charset=utf-8', INBOX_SCRIPT);
-const STYLE = asset('inbox', 'css', 'text/css; charset=utf-8', INBOX_STYLE);
-
-/** The URLs of the script and stylesheet below the inbox's mount point. */
-export function assetUrls(mount: string): { script: string; style: string } {
-  return { script: `${mount}${SCRIPT.path}`, style: `${mount}${STYLE.path}` };
-}
-
-/** Serves the two assets with a year's immutable caching (RFC 8246); they hold no patient data. */
-export function assetsRouter(): Router {
+/**
+ * The inbox's script and stylesheet (the stylesheet carries the list's column names, so it is made
+ * for the texts' language): their URLs below the mount point, and the router that serves them with a
+ * year's immutable caching (RFC 8246). They hold no patient data.
+ */
+export function inboxAssets(mount: string, texts: Texts): { urls: { script: string; style: string }; router: Router } {
+  const script = asset('inbox', 'js', 'text/javascript; charset=utf-8', INBOX_SCRIPT);
+  const style = asset(`inbox-${texts.lang}`, 'css', 'text/css; charset=utf-8', inboxStyle(texts));
   const router = Router();
-  for (const { path, contentType, body } of [SCRIPT, STYLE]) {
+  for (const { path, contentType, body } of [script, style]) {
     router.get(path, (_req, res) => {
       res.status(200).set({ 'content-type': contentType, 'cache-control': 'public, max-age=31536000, immutable' }).send(body);
     });
   }
-  return router;
+  return { urls: { script: `${mount}${script.path}`, style: `${mount}${style.path}` }, router };
 }

@@ -65,11 +65,11 @@ export const INBOX_SCRIPT = String.raw`(function () {
   }
 
   function placeRow(tbody, row) {
-    if (row.getAttribute('data-open') === 'true') {
+    if (row.classList.contains('is-open')) {
       tbody.insertBefore(row, tbody.firstElementChild);
       return;
     }
-    var firstAnswered = tbody.querySelector('tr[data-open="false"]');
+    var firstAnswered = tbody.querySelector('tr.task-row:not(.is-open)');
     tbody.insertBefore(row, firstAnswered);
   }
 

@@ -1,10 +1,26 @@
+import type { Texts } from '../texts.de';
+
 /**
  * The inbox's one stylesheet, served as /inbox/assets/inbox-<hash>.css. Sizes in rem and em so
  * that the page reflows at 200 % zoom; below 48em the request list turns into one card per request
- * instead of scrolling sideways. Colours meet WCAG AA contrast; state is never shown by colour alone
- * (badges and "geändert" carry text).
+ * instead of scrolling sideways, each cell labelled with its column's name (from the texts, so the
+ * list's 1,000 rows need no label attributes). Colours meet WCAG AA contrast; state is never shown
+ * by colour alone (badges and "geändert" carry text).
  */
-export const INBOX_STYLE = String.raw`
+export function inboxStyle(texts: Texts): string {
+  const { columns } = texts.list;
+  const labels = [columns.specialty, columns.admission, columns.diagnosis, columns.requester, columns.received, columns.status]
+    .map((label, index) => `  .task-list td:nth-of-type(${index + 1})::before { content: "${cssString(label)}: "; }`)
+    .join('\n');
+  return `${STYLE}\n@media (max-width: 48em) {\n${labels}\n}\n`;
+}
+
+/** A CSS string's content: backslash and quote escaped, no line breaks. */
+function cssString(text: string): string {
+  return text.replace(/[\\"]/g, (character) => `\\${character}`).replace(/[\r\n]/g, ' ');
+}
+
+const STYLE = String.raw`
 :root {
   --text: #1b1f24;
   --muted: #4a5561;
@@ -85,11 +101,20 @@ legend { font-weight: 700; padding: 0 0.25rem; }
 .count { display: inline-block; min-width: 1.5em; text-align: center; font-weight: 700; }
 
 table { border-collapse: collapse; width: 100%; background: var(--surface); }
+/* Column widths from the header row, not from 1,000 rows' content: laying out the list stays cheap. */
+.task-list { table-layout: fixed; }
+.task-list thead th:nth-child(1) { width: 13%; }
+.task-list thead th:nth-child(2) { width: 15%; }
+.task-list thead th:nth-child(3) { width: 10%; }
+.task-list thead th:nth-child(4) { width: 22%; }
+.task-list thead th:nth-child(5) { width: 14%; }
+.task-list thead th:nth-child(6) { width: 11%; }
+.task-list thead th:nth-child(7) { width: 15%; }
 th, td { text-align: left; vertical-align: top; padding: 0.5rem 0.6rem; border-bottom: 1px solid var(--line); }
 thead th { font-size: 0.875rem; color: var(--muted); border-bottom: 2px solid var(--line); }
 .task-row.is-open th[scope="row"] { border-left: 0.3rem solid var(--accent); }
 .task-row.is-new { background: #fbf3fa; }
-.task-row.is-new .row-link { font-weight: 700; }
+.task-row.is-new a { font-weight: 700; }
 .new-badge { display: inline-block; background: var(--new); color: #fff; font-size: 0.75rem; font-weight: 700; padding: 0.05rem 0.45rem; border-radius: 0.75rem; margin-right: 0.25rem; }
 .new-badge[hidden] { display: none; }
 .status { font-weight: 600; }
@@ -134,7 +159,7 @@ mark.changed { background: var(--mark); color: var(--text); font-size: 0.8rem; f
   .task-list, .task-list tbody, .task-list tr, .task-list th, .task-list td { display: block; width: 100%; }
   .task-list tr { border: 1px solid var(--line); border-radius: 0.3rem; margin-bottom: 0.75rem; }
   .task-list td, .task-list th[scope="row"] { border: 0; padding: 0.2rem 0.75rem; }
-  .task-list td::before { content: attr(data-label) ": "; font-weight: 600; color: var(--muted); }
+  .task-list td::before { font-weight: 600; color: var(--muted); }
   .field-row { grid-template-columns: 1fr; }
 }
 `;
