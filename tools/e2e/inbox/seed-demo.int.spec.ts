@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { startTestStack, type TestStack } from '../stack-harness';
+
+/**
+ * `npm run seed:demo` against a running stack, as the README's inbox walk-through uses it: the demo
+ * parties, and three requests that the demo clinic's inbox lists; run again, it changes nothing.
+ */
+describe('npm run seed:demo', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ NODE_ENV: 'test' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  // Not spawnSync: the stack runs in this process and must answer the seed's calls meanwhile.
+  const seed = () =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(__dirname, '..', '..', 'seed-demo.mjs')],
+        { env: { ...stack.env, GATEWAY_URL: stack.gatewayUrl, ROUTING_URL: stack.routing.url }, encoding: 'utf8', timeout: 240_000 },
+        (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('creates the demo parties and three requests for the demo clinic, and again changes nothing', async () => {
+    const first = await seed();
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain(`Clinic inbox: ${stack.gatewayUrl}/inbox/  (log in as demo-waldsee / demo-waldsee-password; 3 demo requests waiting)`);
+
+    const token = await stack.login('demo-waldsee', 'demo-waldsee-password');
+    const list = async () => (await stack.api<{ items: { id: string; status: string; version: number; mainDiagnosis?: { code: string } }[] }>('GET', '/api/v1/clinic/tasks', { token })).body.items;
+    const before = await list();
+    expect(before.map((item) => item.mainDiagnosis?.code).sort()).toEqual(['I21.0', 'M17.1', 'S72.01']);
+    expect(before.every((item) => item.status === 'requested' && item.version === 1)).toBe(true);
+    const bergblick = await stack.login('demo-bergblick', 'demo-bergblick-password');
+    const declined = (await stack.api<{ items: { status: string; businessStatus?: string }[] }>('GET', '/api/v1/clinic/tasks', { token: bergblick })).body.items;
+    expect(declined).toEqual([expect.objectContaining({ status: 'rejected', businessStatus: 'declined' })]);
+
+    const again = await seed();
+    expect(again.status).toBe(0);
+    expect(await list()).toEqual(before);
+  }, 300_000);
+});
