@@ -1,13 +1,14 @@
-// `npm run admin -- <clinic|user> ...`: the admin command line (decisions.md, "Parties and
-// credentials"), run from the repository root against the running stack's database.
+// `npm run admin -- <clinic|user|audit|request> ...`: the admin command line (decisions.md, "Parties
+// and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
-// apps/routing/src/cli.ts (the clinic registry), `user ...` is apps/auth/src/cli.ts (logins), both
-// on @bedrequest/cli. This script generates the service's Prisma client if it is missing or older
+// apps/routing/src/cli.ts (the clinic registry), `user ...` is apps/auth/src/cli.ts (logins),
+// `audit ...` (the audit trail's verification) and `request ...` (an audited export of a request)
+// are apps/intake/src/cli.ts, all on @bedrequest/cli. This script generates the service's Prisma client if it is missing or older
 // than its schema, bundles the CLI (tools/bundle-entry.mjs), copies its SQL migrations beside the
 // bundle (the CLI migrates first, so it works before the stack's first start), and runs it with
 // this Node. Configuration comes from the environment: DATABASE_URL, AUTH_DB_SCHEMA /
-// ROUTING_DB_SCHEMA, ROUTING_URL (see apps/*/src/config.ts). Exit codes as the CLIs': 0 done, 1 the
+// ROUTING_DB_SCHEMA / INTAKE_DB_SCHEMA, ROUTING_URL (see apps/*/src/config.ts). Exit codes as the CLIs': 0 done, 1 the
 // command failed, 2 the command line was wrong.
 import { spawnSync, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleEntry } from './bundle-entry.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const serviceOf = { clinic: 'routing', user: 'auth' };
+const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake' };
 const USAGE_ERROR = 2;
 
 const args = process.argv.slice(2);
@@ -31,7 +32,7 @@ if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
   process.exitCode = runCli(args[0], args);
 } else {
   const problem = args[0] === undefined ? 'missing command' : `unknown command "${args[0]}"`;
-  console.error(`error: ${problem} (expected "clinic" or "user"); see npm run admin -- --help`);
+  console.error(`error: ${problem} (expected ${Object.keys(serviceOf).map((group) => `"${group}"`).join(', ')}); see npm run admin -- --help`);
   process.exitCode = USAGE_ERROR;
 }
 

@@ -18,3 +18,7 @@ export const IntakeConfig = z.object({
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
 });
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
+
+/** What `npm run admin -- audit ...` and `request ...` need: the running stack's database. */
+export const IntakeCliConfig = z.object({ ...databaseEnv('INTAKE_DB_SCHEMA', 'intake') });
+export type IntakeCliConfig = z.infer<typeof IntakeCliConfig>;

@@ -6,6 +6,8 @@ import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
+import { AuditTrailRepository } from './audit/audit-trail.repository';
+import { AuditTrail } from './audit/audit-trail.service';
 import type { IntakeConfig } from './config';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
@@ -50,8 +52,10 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
 
     const app = createServiceHttpApp({ logger, registry });
     app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
-    const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA), systems);
-    app.use(internalRouter(tasks, tokenVerifierFor(config, { services: false }), logger));
+    // Every read of patient data is recorded in the audit trail before it is answered.
+    const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
+    const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA), systems, audit);
+    app.use(internalRouter(tasks, audit, tokenVerifierFor(config, { services: false }), logger));
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
   });
 }

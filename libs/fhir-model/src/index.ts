@@ -12,4 +12,5 @@ export { MAX_NESTING_DEPTH, MAX_STRING_LENGTH, UNSTORABLE_TEXT } from './validat
 export { MAX_ISSUES, type ValidationOptions, type ValidationResult } from './validation/result';
 export { excerpt, MAX_EXCERPT_LENGTH, quoted } from './validation/excerpt';
 export * from './task-search-parameters';
+export * from './audit-event-search-parameters';
 export * from './conformance';

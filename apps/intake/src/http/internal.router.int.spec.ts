@@ -7,7 +7,10 @@ import { fhirSystems } from '@bedrequest/fhir-model';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, accessToken, localKeys, newSigningKey, serviceToken, type TestSigningKey } from '@bedrequest/tokens/testing';
+import { AuditTrailRepository } from '../audit/audit-trail.repository';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
+import { prismaRunner } from '../persistence/sql-runner';
 import { TaskReadRepository } from '../tasks/task-read.repository';
 import { TaskReadService } from '../tasks/task-read.service';
 import { internalRouter } from './internal.router';
@@ -53,8 +56,9 @@ describe('intake internal Task API', () => {
       await client.end();
     }
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
-    const tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org'));
-    const app = express().use(internalRouter(tasks, verifier, silentLogger()));
+    const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
+    const tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org'), audit);
+    const app = express().use(internalRouter(tasks, audit, verifier, silentLogger()));
     server = await listen(app, 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -125,7 +129,7 @@ describe('intake internal Task API', () => {
     const stranger = await newSigningKey(key.kid);
 
     for (const headers of [forged, { ...forged, ...bearer(await accessToken(stranger, { sub: 'referrer-1' })) }, { ...forged, ...bearer(await serviceToken(key, 'gateway')) }]) {
-      for (const path of ['/internal/tasks', `/internal/tasks/${taskIds[0]}`, `/internal/tasks/${taskIds[0]}/bundle`, `/internal/tasks/${taskIds[0]}/documents`]) {
+      for (const path of ['/internal/tasks', `/internal/tasks/${taskIds[0]}`, `/internal/tasks/${taskIds[0]}/bundle`, `/internal/tasks/${taskIds[0]}/documents`, '/internal/audit-events']) {
         expect(await get(path, headers)).toMatchObject({ status: 401, body: { resourceType: 'OperationOutcome', issue: [{ code: 'login' }] } });
       }
     }

@@ -3,44 +3,51 @@ import type { Logger } from 'pino';
 import { notFound, outcome } from '@bedrequest/fhir-model';
 import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
 import { ANY_ROLE, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
+import type { AuditTrail, Caller } from '../audit/audit-trail.service';
 import type { TaskReadService } from '../tasks/task-read.service';
-import type { Viewer } from '../tasks/task-search';
 
 /**
  * Intake's internal read API, called by the gateway only (not exposed publicly) with the caller's
  * access token, which intake verifies itself: who asks is the party the token names, never what a
  * header claims, and a call without a valid party token is 401. The visibility rules are applied
- * here, by the owner of the data.
+ * here, by the owner of the data. The caller's address, which the gateway forwards in
+ * `X-Forwarded-For`, goes into the audit trail's entries (it grants nothing).
  */
-export function internalRouter(tasks: TaskReadService, verifier: TokenVerifier, logger: Logger): Router {
+export function internalRouter(tasks: TaskReadService, audit: AuditTrail, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
   const fhirJson = (res: Response, status: number, body: unknown) => res.status(status).type('application/fhir+json').send(JSON.stringify(body));
-  router.use('/internal/tasks', requireToken({ verifier, roles: ANY_ROLE }));
+  router.use(['/internal/tasks', '/internal/audit-events'], requireToken({ verifier, roles: ANY_ROLE }));
 
   router.get('/internal/tasks', async (req, res) => {
-    const viewer = viewerOf(res);
-    const result = await tasks.search(req.query, viewer, { base: publicBase(req), path: '/api/v2/fhir/Task' });
+    const result = await tasks.search(req.query, callerOf(req, res), { base: publicBase(req), path: '/api/v2/fhir/Task' });
     if (!result.ok) return fhirJson(res, result.status, outcome(result.issues));
     return fhirJson(res, 200, result.bundle);
   });
 
   router.get('/internal/tasks/:id', async (req, res) => {
-    const result = await tasks.read(req.params.id, req.query, viewerOf(res));
+    const result = await tasks.read(req.params.id, req.query, callerOf(req, res));
     if (!result.ok) return fhirJson(res, result.status, outcome(result.issues));
     if (!result.task) return fhirJson(res, 404, notFound('no such Task'));
     return fhirJson(res, 200, result.task);
   });
 
   router.get('/internal/tasks/:id/bundle', async (req, res) => {
-    const bundle = await tasks.bundleForClinic(req.params.id, viewerOf(res));
+    const bundle = await tasks.bundleForClinic(req.params.id, callerOf(req, res));
     if (!bundle) return fhirJson(res, 404, notFound('no such Task'));
     return fhirJson(res, 200, bundle);
   });
 
   router.get('/internal/tasks/:id/documents', async (req, res) => {
-    const documents = await tasks.documentsForClinic(req.params.id, viewerOf(res));
+    const documents = await tasks.documentsForClinic(req.params.id, callerOf(req, res));
     if (!documents) return fhirJson(res, 404, notFound('no such Task'));
     return fhirJson(res, 200, { items: documents });
+  });
+
+  // The AuditEvents the caller may see: a referrer those about its own requests, a clinic those of its own access.
+  router.get('/internal/audit-events', async (req, res) => {
+    const result = await audit.search(req.query, callerOf(req, res).viewer, { base: publicBase(req), path: '/api/v2/fhir/AuditEvent' });
+    if (!result.ok) return fhirJson(res, result.status, outcome(result.issues));
+    return fhirJson(res, 200, result.bundle);
   });
 
   // Classified like every service's errors (@bedrequest/http); answered as an OperationOutcome
@@ -53,10 +60,18 @@ export function internalRouter(tasks: TaskReadService, verifier: TokenVerifier, 
   return router;
 }
 
-/** The party of the verified token, as the visibility rules see it. */
-function viewerOf(res: Response): Viewer {
+/** The party of the verified token, as the visibility rules see it, its user and the client's address for the audit trail. */
+function callerOf(req: Request, res: Response): Caller {
   const principal = principalOf(res);
-  return principal.role === 'referrer' ? { role: 'referrer', partyId: principal.partyId } : { role: 'clinic', ikNumbers: principal.ikNumbers };
+  const viewer = principal.role === 'referrer' ? { role: 'referrer' as const, partyId: principal.partyId } : { role: 'clinic' as const, ikNumbers: principal.ikNumbers };
+  const address = clientAddressOf(req);
+  return { viewer, user: principal.partyId, ...(address ? { address } : {}) };
+}
+
+/** The first address of `X-Forwarded-For` (the gateway sends the one it was called from), at most the length of an IPv6 address with zone. */
+function clientAddressOf(req: Request): string | undefined {
+  const first = req.header('x-forwarded-for')?.split(',')[0]?.trim();
+  return first ? first.slice(0, 64) : undefined;
 }
 
 function publicBase(req: Request): string {

@@ -1,5 +1,6 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
+import { appendPayload } from '../audit/audit-trail.repository';
 import type { SqlRunner } from '../persistence/sql-runner';
 import type { ClinicTaskView, TaskNote } from '../tasks/task-resource';
 import { documentKey, type BatchChanges, type StoredRequest, type StoredTask } from './request-batch';
@@ -55,7 +56,7 @@ interface TaskJson {
  * connection's search_path).
  */
 export class AdmissionRequestRepository {
-  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'expectRows', Prisma.Sql>;
+  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'expectRows' | 'appendAudit', Prisma.Sql>;
 
   constructor(
     /** Prisma in the service (prismaRunner); plain pg in the benchmark's comparison. */
@@ -72,6 +73,7 @@ export class AdmissionRequestRepository {
       inbox: table('inbox_message'),
       outbox: table('outbox_message'),
       expectRows: table('expect_rows'),
+      appendAudit: table('append_audit_events'),
     };
   }
 
@@ -143,6 +145,12 @@ export class AdmissionRequestRepository {
    * the verdict). New requests likewise meet a concurrent creation at the unique identifier, a
    * document stored meanwhile at its unique hash. Outbox rows are inserted in the order the messages
    * were caused.
+   *
+   * The audit entries of the changes are appended last (`append_audit_events`, migration 0007),
+   * once every other write of the statement is done (each CTE is counted before it; AND evaluates
+   * left to right): the append holds its day's chain lock until the commit, so it must not wait
+   * for any other lock meanwhile. The expect_rows checks come first: a batch that lost a race
+   * appends nothing.
    */
   async write(changes: BatchChanges): Promise<void> {
     const t = this.t;
@@ -195,17 +203,20 @@ export class AdmissionRequestRepository {
       })),
       outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
     });
+    const audit = appendPayload(changes.audit);
     await this.run.rows(Prisma.sql`
       WITH changes AS (SELECT ${payload}::jsonb AS c),
       inbox AS (
         INSERT INTO ${t.inbox} (message_id, message_type, verdict)
         SELECT x.message_id, x.message_type, x.verdict
-          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, verdict jsonb)),
+          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, verdict jsonb)
+        RETURNING 1),
       created AS (
         INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at)
         SELECT x.id, x.identifier, x.referrer_party_id, x.referrer_ik, x.status, x.intent, x.selected_clinic_ik, x.current_version, x.latest_hash, x.created_at, x.updated_at
           FROM changes, jsonb_to_recordset(c -> 'created') AS x(id uuid, identifier text, referrer_party_id text, referrer_ik text, status text, intent text,
-               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz)),
+               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz)
+        RETURNING 1),
       changed AS (
         UPDATE ${t.request} AS r
            SET status = x.status, intent = x.intent, selected_clinic_ik = x.selected_clinic_ik, current_version = x.current_version,
@@ -217,7 +228,8 @@ export class AdmissionRequestRepository {
       versions AS (
         INSERT INTO ${t.version} (request_id, version, bundle, canonical_hash, message_id, received_at)
         SELECT x.request_id, x.version, x.bundle, x.canonical_hash, x.message_id, x.received_at
-          FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz)),
+          FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz)
+        RETURNING 1),
       tasks AS (
         INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at, revision)
         SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, x.notes, x.sent_version, x.authored_on, x.last_modified, x.cancelled_at, x.revision
@@ -242,10 +254,13 @@ export class AdmissionRequestRepository {
         INSERT INTO ${t.outbox} (routing_key, envelope)
         SELECT x.routing_key, x.envelope
           FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
-         ORDER BY x.n)
+         ORDER BY x.n
+        RETURNING 1)
       SELECT ${t.expectRows}(${changes.changedRequests.length}, (SELECT count(*) FROM changed), 'requests')
          AND ${t.expectRows}(${changes.tasks.length}, (SELECT count(*) FROM tasks), 'Tasks')
-         AND ${t.expectRows}(${changes.documents.length}, (SELECT count(*) FROM documents), 'documents') AS written`);
+         AND ${t.expectRows}(${changes.documents.length}, (SELECT count(*) FROM documents), 'documents')
+         AND (SELECT count(*) FROM inbox) + (SELECT count(*) FROM created) + (SELECT count(*) FROM versions) + (SELECT count(*) FROM outbox) >= 0
+         AND ${t.appendAudit}(${audit}::jsonb) >= 0 AS written`);
   }
 }
 

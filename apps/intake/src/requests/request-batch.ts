@@ -20,6 +20,8 @@ import {
 } from '@bedrequest/contracts';
 import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
 import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
+import type { AuditEntry, AuditRecord } from '../audit/audit-event';
+import { entriesOf } from '../audit/audit-trail.service';
 import { toFhirTask, type TaskNote } from '../tasks/task-resource';
 import { answerTask, decide, type TaskChange } from './request-state-machine';
 
@@ -81,6 +83,8 @@ export interface BatchChanges {
   documents: { id: string; requestId: string; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date; expectedVersion: number | null }[];
   /** In the order the messages were caused. */
   outbox: OutboxRecord[];
+  /** The audit trail's entries of the changes, in the order they were made. */
+  audit: AuditEntry[];
 }
 
 interface RequestState {
@@ -105,7 +109,7 @@ export class RequestBatch {
   private readonly byIdentifier = new Map<string, RequestState>();
   private readonly taskById = new Map<string, { task: StoredTask; state: RequestState }>();
   private readonly storedDocuments: Set<string>;
-  private readonly changes: Omit<BatchChanges, 'createdRequests' | 'changedRequests' | 'tasks'> = { inbox: [], versions: [], documents: [], outbox: [] };
+  private readonly changes: Omit<BatchChanges, 'createdRequests' | 'changedRequests' | 'tasks'> = { inbox: [], versions: [], documents: [], outbox: [], audit: [] };
   private readonly changedTasks = new Set<StoredTask>();
   /** Tasks this batch created: inserted, not guarded. */
   private readonly createdTasks = new Set<StoredTask>();
@@ -183,6 +187,8 @@ export class RequestBatch {
     state.changed = true;
     this.changes.versions.push({ requestId: state.request.id, version, bundle: command.bundle, canonicalHash: command.hash, messageId: meta.messageId, receivedAt: now });
 
+    this.audit({ interaction: version === 1 ? 'create' : 'update', agent: referrerAgent(submitter, state.request), request: { ...this.audited(state, version), change: decision.change } });
+
     const dispatched: RequestDispatchedV1['tasks'] = [];
     const responses: OutboxRecord[] = [];
     for (const change of decision.tasks) {
@@ -193,6 +199,7 @@ export class RequestBatch {
       if (reason) {
         this.recordAnswer(state, task, 'declined', declineNote(reason, task.clinicIk, submitted));
         responses.push(this.responseRecord(state, task, meta, 'automatic'));
+        this.audit({ interaction: 'update', agent: { kind: 'service', service: 'intake' }, request: this.audited(state), resources: [{ type: 'Task', id: task.id }] });
       }
       dispatched.push({ taskId: task.id, clinicIk: task.clinicIk, action: change.action, ...(reason ? { declined: reason } : {}) });
     }
@@ -226,8 +233,10 @@ export class RequestBatch {
     const key = documentKey(state.request.id, command.hash);
     if (this.storedDocuments.has(key)) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
     this.storedDocuments.add(key);
+    const id = randomUUID();
+    this.audit({ interaction: 'create', agent: referrerAgent(command.submitter, state.request), request: this.audited(state), resources: [{ type: 'DocumentBundle', id }] });
     this.changes.documents.push({
-      id: randomUUID(),
+      id,
       requestId: state.request.id,
       bundle: command.bundle,
       canonicalHash: command.hash,
@@ -250,6 +259,9 @@ export class RequestBatch {
     const decision = answerTask(state.request, task, answer.businessStatus);
     if (decision.kind === 'reject') return rejected('conflict', 'conflict', decision.diagnostics);
     this.recordAnswer(state, task, answer.businessStatus, answer.note);
+    // An automatic answer is routing's, made on the clinic's behalf (bed counts): not the clinic's own access.
+    const agent = answer.source === 'clinic' ? { kind: 'clinic' as const, ik: answer.clinicIk } : { kind: 'service' as const, service: 'routing' };
+    this.audit({ interaction: 'update', agent, request: this.audited(state), resources: [{ type: 'Task', id: task.id }] });
     const response = this.responseRecord(state, task, meta, answer.source);
     this.changes.outbox.push(response);
     return verdict('accepted', { requestIdentifier: state.request.identifier, task: (response.envelope.payload as AdmissionResponseV1).task });
@@ -332,10 +344,24 @@ export class RequestBatch {
     );
   }
 
+  /** An audit entry of a change, recorded at the batch's instant, written with the batch. */
+  private audit(record: Omit<AuditRecord, 'source'>): void {
+    this.changes.audit.push(...entriesOf([{ ...record, source: 'intake' }], this.context.now));
+  }
+
+  private audited(state: RequestState, version?: number): AuditRecord['request'] {
+    return { identifier: state.request.identifier, ownerPartyId: state.request.referrerPartyId, ...(version === undefined ? {} : { version }) };
+  }
+
   private registered(ik: string): { departments: string[] } | undefined {
     const clinic = this.context.clinics.get(ik);
     return clinic && { departments: clinic.departments.map((department) => department.code) };
   }
+}
+
+/** The referrer as its message names it (its `sub`), for the IK its request names; the message carries no client address. */
+function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecord['agent'] {
+  return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk };
 }
 
 /** How a stored document is recognised: its request and the canonical hash of its bundle. */

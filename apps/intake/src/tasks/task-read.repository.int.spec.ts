@@ -2,7 +2,10 @@ import type { BundleEntry, Task } from '@medplum/fhirtypes';
 import { Client } from 'pg';
 import { fhirSystems, URI_IDENTIFIER_SYSTEM } from '@bedrequest/fhir-model';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { AuditTrailRepository } from '../audit/audit-trail.repository';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
+import { prismaRunner } from '../persistence/sql-runner';
 import { TaskReadRepository } from './task-read.repository';
 import { TaskReadService } from './task-read.service';
 import { admits, parseDateCondition } from './search-date';
@@ -81,7 +84,7 @@ describe('Task search and read against the real PostgreSQL', () => {
 
   beforeAll(async () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
-    tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org'));
+    tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org'), new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema)));
     // Referrer "a" and "a2" share every identifier prefix ("a-1" is a prefix of "a-10" and of "a2-1"...).
     const requests: { referrer: string; identifier: string; clinics: string[]; instants?: string[] }[] = [
       ...Array.from({ length: 9 }, (_, n) => ({ referrer: 'a', identifier: identifierOf('a', n + 1), clinics: CLINICS.filter(() => next() < 0.5) })),
@@ -136,7 +139,7 @@ describe('Task search and read against the real PostgreSQL', () => {
   }
 
   async function searchOk(query: Query, viewer: Viewer) {
-    const result = await tasks.search(query, viewer, LINKS);
+    const result = await tasks.search(query, { viewer, user: 'search-user' }, LINKS);
     if (!result.ok) throw new Error(`search refused: ${JSON.stringify(result.issues)}`);
     return result.bundle;
   }
@@ -349,9 +352,9 @@ describe('Task search and read against the real PostgreSQL', () => {
 
   it('reads one Task only for its referrer or its clinic', async () => {
     const task = stored[0]!;
-    expect(await tasks.read(task.id, {}, { role: 'referrer', partyId: task.referrerPartyId })).toMatchObject({ ok: true, task: { id: task.id } });
-    expect(await tasks.read(task.id, {}, { role: 'clinic', ikNumbers: [task.clinicIk] })).toMatchObject({ ok: true, task: { id: task.id } });
-    expect(await tasks.read(task.id, {}, { role: 'referrer', partyId: 'nobody' })).toEqual({ ok: true, task: undefined });
-    expect(await tasks.read(task.id, {}, { role: 'clinic', ikNumbers: CLINICS.filter((ik) => ik !== task.clinicIk) })).toEqual({ ok: true, task: undefined });
+    expect(await tasks.read(task.id, {}, { viewer: { role: 'referrer', partyId: task.referrerPartyId }, user: 'reader' })).toMatchObject({ ok: true, task: { id: task.id } });
+    expect(await tasks.read(task.id, {}, { viewer: { role: 'clinic', ikNumbers: [task.clinicIk] }, user: 'reader' })).toMatchObject({ ok: true, task: { id: task.id } });
+    expect(await tasks.read(task.id, {}, { viewer: { role: 'referrer', partyId: 'nobody' }, user: 'reader' })).toEqual({ ok: true, task: undefined });
+    expect(await tasks.read(task.id, {}, { viewer: { role: 'clinic', ikNumbers: CLINICS.filter((ik) => ik !== task.clinicIk) }, user: 'reader' })).toEqual({ ok: true, task: undefined });
   });
 });

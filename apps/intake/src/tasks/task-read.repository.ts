@@ -23,15 +23,21 @@ interface TaskRow {
   last_modified: Date;
   identifier: string;
   referrer_ik: string;
+  referrer_party_id: string;
 }
 
 const TASK_COLUMNS = Prisma.raw(
-  't.id, t.clinic_ik, t.status, t.business_status, t.notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik',
+  't.id, t.clinic_ik, t.status, t.business_status, t.notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id',
 );
+
+/** A Task a search found, with the referrer owning its request (whom the read's audit entry concerns). */
+export interface SearchedTask extends ClinicTaskView {
+  referrerPartyId: string;
+}
 
 /** One page of a Task search: its Tasks, whether more follow, and the number of all matches unless `_total=none`. */
 export interface TaskPage {
-  tasks: ClinicTaskView[];
+  tasks: SearchedTask[];
   more: boolean;
   total?: number;
 }
@@ -139,14 +145,13 @@ export class TaskReadRepository {
     return row?.bundle;
   }
 
-  /** The request's DocumentBundles, oldest first; with `receivedUpTo`, only those received until then. */
-  async findDocuments(requestId: string, receivedUpTo: Date | null): Promise<unknown[]> {
-    const documents = await this.prisma.requestDocument.findMany({
+  /** The request's DocumentBundles with their stored ids, oldest first; with `receivedUpTo`, only those received until then. */
+  async findDocuments(requestId: string, receivedUpTo: Date | null): Promise<{ id: string; bundle: unknown }[]> {
+    return this.prisma.requestDocument.findMany({
       where: { requestId, ...(receivedUpTo ? { receivedAt: { lte: receivedUpTo } } : {}) },
       orderBy: { receivedAt: 'asc' },
-      select: { bundle: true },
+      select: { id: true, bundle: true },
     });
-    return documents.map((document) => document.bundle);
   }
 
   /** The search's conditions, ANDed, the viewer's visibility rule first (decisions.md). */
@@ -196,8 +201,9 @@ function intakeTable(schema: string, table: string): Prisma.Sql {
   return Prisma.raw(`"${schema}"."${table}"`);
 }
 
-function toTaskView(row: TaskRow): ClinicTaskView {
+function toTaskView(row: TaskRow): SearchedTask {
   return {
+    referrerPartyId: row.referrer_party_id,
     id: row.id,
     clinicIk: row.clinic_ik,
     status: row.status as TaskStatus,

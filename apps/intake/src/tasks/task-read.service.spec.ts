@@ -1,11 +1,13 @@
 import { fhirSystems } from '@bedrequest/fhir-model';
-import type { StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
-import type { ClinicTaskView } from './task-resource';
+import type { AuditRecord } from '../audit/audit-event';
+import type { Caller } from '../audit/audit-trail.service';
+import type { SearchedTask, StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
 import { TaskReadService } from './task-read.service';
 
 const LINKS = { base: 'https://api.example', path: '/api/v2/fhir/Task' };
-const viewer = { role: 'referrer', partyId: 'party-1' } as const;
-const view: ClinicTaskView = {
+const viewer: Caller = { viewer: { role: 'referrer', partyId: 'party-1' }, user: 'party-1', address: '203.0.113.7' };
+const clinic: Caller = { viewer: { role: 'clinic', ikNumbers: ['510000001'] }, user: 'clinic-user', address: '198.51.100.2' };
+const view: SearchedTask = {
   id: '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01',
   clinicIk: '510000001',
   status: 'requested',
@@ -15,17 +17,90 @@ const view: ClinicTaskView = {
   lastModified: new Date('2026-11-22T10:00:00Z'),
   requestIdentifier: 'https://hospital.example/fhir/ServiceRequest/1',
   referrerIk: '260000001',
+  referrerPartyId: 'party-1',
 };
-const stored: StoredTask = { ...view, requestId: 'request-1', referrerPartyId: 'party-1', sentVersion: 1, cancelledAt: null };
+const stored: StoredTask = { ...view, requestId: 'request-1', sentVersion: 1, cancelledAt: null };
 
 describe('TaskReadService', () => {
   const findTask = jest.fn(async (): Promise<StoredTask | undefined> => undefined);
   const search = jest.fn(async (): Promise<TaskPage> => ({ tasks: [view], more: true, total: 3 }));
-  const sut = new TaskReadService({ findTask, search } as unknown as TaskReadRepository, fhirSystems('https://bedrequest.example.org'));
+  const findBundle = jest.fn(async (): Promise<unknown> => ({ resourceType: 'Bundle' }));
+  const findDocuments = jest.fn(async (): Promise<{ id: string; bundle: unknown }[]> => []);
+  const record = jest.fn(async (_records: readonly AuditRecord[]): Promise<void> => undefined);
+  const sut = new TaskReadService({ findTask, search, findBundle, findDocuments } as unknown as TaskReadRepository, fhirSystems('https://bedrequest.example.org'), { record });
 
   beforeEach(() => {
     findTask.mockClear();
     search.mockClear();
+    record.mockClear();
+  });
+
+  describe('the audit trail', () => {
+    it('records a Task read with who read it, for which IK and from where, before answering', async () => {
+      findTask.mockResolvedValueOnce(stored);
+
+      await sut.read(view.id, {}, viewer);
+
+      expect(record).toHaveBeenCalledWith([
+        {
+          interaction: 'read',
+          agent: { kind: 'referrer', user: 'party-1', ik: '260000001', address: '203.0.113.7' },
+          request: { identifier: view.requestIdentifier, ownerPartyId: 'party-1' },
+          resources: [{ type: 'Task', id: view.id }],
+          source: 'intake',
+        },
+      ]);
+    });
+
+    it('answers no data when the read cannot be recorded', async () => {
+      findTask.mockResolvedValueOnce(stored);
+      record.mockRejectedValueOnce(new Error('audit trail unavailable'));
+
+      await expect(sut.bundleForClinic(view.id, clinic)).rejects.toThrow('audit trail unavailable');
+    });
+
+    it("records a clinic's bundle read as a vread of the version it was sent, for the clinic's IK", async () => {
+      findTask.mockResolvedValueOnce({ ...stored, sentVersion: 3 });
+
+      await sut.bundleForClinic(view.id, clinic);
+
+      expect(record.mock.calls[0]![0]).toEqual([
+        expect.objectContaining({ interaction: 'vread', agent: { kind: 'clinic', user: 'clinic-user', ik: '510000001', address: '198.51.100.2' }, request: expect.objectContaining({ version: 3 }) }),
+      ]);
+    });
+
+    it('records each DocumentBundle a clinic reads, and nothing when there is none', async () => {
+      findTask.mockResolvedValue(stored);
+      findDocuments.mockResolvedValueOnce([]).mockResolvedValueOnce([{ id: 'document-1', bundle: {} }, { id: 'document-2', bundle: {} }]);
+
+      await sut.documentsForClinic(view.id, clinic);
+      expect(record).not.toHaveBeenCalled();
+
+      await sut.documentsForClinic(view.id, clinic);
+      expect(record.mock.calls[0]![0][0]!.resources).toEqual([
+        { type: 'Task', id: view.id },
+        { type: 'DocumentBundle', id: 'document-1' },
+        { type: 'DocumentBundle', id: 'document-2' },
+      ]);
+      findTask.mockReset();
+      findTask.mockResolvedValue(undefined);
+    });
+
+    it('records a search page as one entry per request it answered, with the query, and a count alone not at all', async () => {
+      const other = { ...view, id: '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e02', requestIdentifier: 'https://hospital.example/fhir/ServiceRequest/2' };
+      search.mockResolvedValueOnce({ tasks: [view, other, { ...view, id: '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e03' }], more: false, total: 3 });
+
+      await sut.search({ status: 'requested' }, viewer, LINKS);
+
+      expect(record.mock.calls[0]![0].map((entry) => [entry.interaction, entry.request.identifier, entry.resources?.length, entry.query])).toEqual([
+        ['search-type', view.requestIdentifier, 2, 'status=requested'],
+        ['search-type', other.requestIdentifier, 1, 'status=requested'],
+      ]);
+
+      search.mockResolvedValueOnce({ tasks: [], more: false, total: 3 });
+      await sut.search({ _summary: 'count' }, viewer, LINKS);
+      expect(record).toHaveBeenCalledTimes(1);
+    });
   });
 
   describe('read', () => {

@@ -1,19 +1,25 @@
 import type { Bundle, Task } from '@medplum/fhirtypes';
 import { z } from 'zod';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import type { StoredTask, TaskReadRepository } from './task-read.repository';
+import type { AuditAgent, AuditRecord } from '../audit/audit-event';
+import { queryStringOf, type AuditTrail, type Caller } from '../audit/audit-trail.service';
+import type { SearchedTask, StoredTask, TaskReadRepository } from './task-read.repository';
 import { toFhirTask, type ClinicTaskView } from './task-resource';
 import { subsetOf } from './result-parameters';
-import { answerParts, parseTaskRead, parseTaskSearch, type QueryRefusal, type TaskShape, type Viewer } from './task-search';
+import { answerParts, parseTaskRead, parseTaskSearch, type QueryRefusal, type TaskShape } from './task-search';
 
 /** Task ids are the `uuid` column's: 8-4-4-4-12 hex digits, in either case. */
 const TaskId = z.guid();
 
-/** Reads for the gateway: Task search and read, and what a clinic may read of its Task's request. */
+/**
+ * Reads for the gateway: Task search and read, and what a clinic may read of its Task's request.
+ * Every read that answers patient data is recorded in the audit trail before it is answered.
+ */
 export class TaskReadService {
   constructor(
     private readonly tasks: TaskReadRepository,
     private readonly systems: FhirSystems,
+    private readonly audit: Pick<AuditTrail, 'record'>,
   ) {}
 
   /**
@@ -21,22 +27,14 @@ export class TaskReadService {
    * while more pages follow, both with every parameter of the query (the result parameters too),
    * and one entry per Task of the page (none for `_summary=count` and `_count=0`).
    */
-  async search(query: Record<string, unknown>, viewer: Viewer, links: { base: string; path: string }): Promise<{ ok: true; bundle: Bundle } | QueryRefusal> {
-    const parsed = parseTaskSearch(query, viewer);
+  async search(query: Record<string, unknown>, caller: Caller, links: { base: string; path: string }): Promise<{ ok: true; bundle: Bundle } | QueryRefusal> {
+    const parsed = parseTaskSearch(query, caller.viewer);
     if (!parsed.ok) return parsed;
     const { search } = parsed;
     const page = await this.tasks.search(search);
-    const pageUrl = (pageOffset: number) => {
-      const params = new URLSearchParams();
-      for (const [name, value] of Object.entries(query)) {
-        if (name === '_offset') continue;
-        for (const single of Array.isArray(value) ? value : [value]) params.append(name, String(single));
-      }
-      if (pageOffset > 0) params.set('_offset', String(pageOffset));
-      const parameters = params.toString();
-      return `${links.base}${links.path}${parameters ? `?${parameters}` : ''}`;
-    };
+    const pageUrl = (pageOffset: number) => `${links.base}${links.path}${queryStringOf(query, pageOffset)}`;
     const entries = answerParts(search).entries ? page.tasks : undefined;
+    if (entries?.length) await this.audit.record(searchRecords(entries, caller, queryStringOf(query, search.offset).slice(1)));
     return {
       ok: true,
       bundle: {
@@ -59,10 +57,11 @@ export class TaskReadService {
   }
 
   /** One Task the viewer may see (`task` undefined for any other), shaped as the query asks. */
-  async read(taskId: string, query: Record<string, unknown>, viewer: Viewer): Promise<{ ok: true; task: Task | undefined } | QueryRefusal> {
+  async read(taskId: string, query: Record<string, unknown>, caller: Caller): Promise<{ ok: true; task: Task | undefined } | QueryRefusal> {
     const parsed = parseTaskRead(query);
     if (!parsed.ok) return parsed;
-    const task = await this.findVisible(taskId, viewer);
+    const task = await this.findVisible(taskId, caller);
+    if (task) await this.audit.record([readRecord('read', task, caller, [{ type: 'Task', id: task.id }])]);
     return { ok: true, task: task && this.shaped(task, parsed.shape) };
   }
 
@@ -70,23 +69,31 @@ export class TaskReadService {
    * The latest bundle version the clinic was sent (decisions.md: after a cancellation, never a
    * later one; only the selected clinic ever receives full master data).
    */
-  async bundleForClinic(taskId: string, viewer: Viewer): Promise<unknown> {
-    if (viewer.role !== 'clinic') return undefined;
-    const task = await this.findVisible(taskId, viewer);
-    return task && this.tasks.findBundle(task.requestId, task.sentVersion);
+  async bundleForClinic(taskId: string, caller: Caller): Promise<unknown> {
+    if (caller.viewer.role !== 'clinic') return undefined;
+    const task = await this.findVisible(taskId, caller);
+    const bundle = task && (await this.tasks.findBundle(task.requestId, task.sentVersion));
+    if (task && bundle) await this.audit.record([readRecord('vread', task, caller, [{ type: 'Task', id: task.id }], task.sentVersion)]);
+    return bundle;
   }
 
   /**
    * The DocumentBundles sent for the request of a Task the clinic may see, oldest first; for a
    * cancelled Task only those received before the cancellation (like the bundle versions).
    */
-  async documentsForClinic(taskId: string, viewer: Viewer): Promise<unknown[] | undefined> {
-    if (viewer.role !== 'clinic') return undefined;
-    const task = await this.findVisible(taskId, viewer);
-    return task && this.tasks.findDocuments(task.requestId, task.cancelledAt);
+  async documentsForClinic(taskId: string, caller: Caller): Promise<unknown[] | undefined> {
+    if (caller.viewer.role !== 'clinic') return undefined;
+    const task = await this.findVisible(taskId, caller);
+    if (!task) return undefined;
+    const documents = await this.tasks.findDocuments(task.requestId, task.cancelledAt);
+    if (documents.length) {
+      const resources = [{ type: 'Task' as const, id: task.id }, ...documents.map((document) => ({ type: 'DocumentBundle' as const, id: document.id }))];
+      await this.audit.record([readRecord('read', task, caller, resources)]);
+    }
+    return documents.map((document) => document.bundle);
   }
 
-  private async findVisible(taskId: string, viewer: Viewer): Promise<StoredTask | undefined> {
+  private async findVisible(taskId: string, { viewer }: Caller): Promise<StoredTask | undefined> {
     // Anything else would fail PostgreSQL's uuid cast instead of finding nothing.
     if (!TaskId.safeParse(taskId).success) return undefined;
     const task = await this.tasks.findTask(taskId);
@@ -100,4 +107,44 @@ export class TaskReadService {
     const resource = toFhirTask(task, this.systems);
     return shape.elements ? subsetOf(resource, shape.elements) : resource;
   }
+}
+
+/**
+ * Who read a Task's data: a referrer for the IK its request names, a clinic for the IK the Task is
+ * addressed to (a party may hold several; this is the one it acted for).
+ */
+function agentOf(task: SearchedTask, caller: Caller): AuditAgent {
+  const ik = caller.viewer.role === 'referrer' ? task.referrerIk : task.clinicIk;
+  return { kind: caller.viewer.role, user: caller.user, ik, ...(caller.address ? { address: caller.address } : {}) };
+}
+
+function readRecord(interaction: 'read' | 'vread', task: SearchedTask, caller: Caller, resources: AuditRecord['resources'], version?: number): AuditRecord {
+  return {
+    interaction,
+    agent: agentOf(task, caller),
+    request: { identifier: task.requestIdentifier, ownerPartyId: task.referrerPartyId, ...(version === undefined ? {} : { version }) },
+    resources,
+    source: 'intake',
+  };
+}
+
+/** One entry per request whose Tasks a search page answered: each owner sees the reads of its own requests only. */
+function searchRecords(tasks: readonly SearchedTask[], caller: Caller, query: string): AuditRecord[] {
+  const byRequest = new Map<string, AuditRecord>();
+  for (const task of tasks) {
+    const record = byRequest.get(task.requestIdentifier);
+    if (record) {
+      record.resources = [...(record.resources ?? []), { type: 'Task', id: task.id }];
+      continue;
+    }
+    byRequest.set(task.requestIdentifier, {
+      interaction: 'search-type',
+      agent: agentOf(task, caller),
+      request: { identifier: task.requestIdentifier, ownerPartyId: task.referrerPartyId },
+      resources: [{ type: 'Task', id: task.id }],
+      query,
+      source: 'intake',
+    });
+  }
+  return [...byRequest.values()];
 }

@@ -78,7 +78,7 @@ export function parseTaskRead(query: Record<string, unknown>): { ok: true; shape
 }
 
 /** One parameter of the query string with all its values (it may be repeated), and where its problems go. */
-interface Parameter {
+export interface Parameter {
   modifier: string | undefined;
   values: string[];
   invalid(diagnostics: string): void;
@@ -86,7 +86,7 @@ interface Parameter {
   single(): string;
 }
 
-interface ParameterHandler<T> {
+export interface ParameterHandler<T> {
   /** The modifiers it takes (`based-on:identifier`); any other is an error. */
   modifiers?: readonly string[];
   parse(parameter: Parameter, into: T): void;
@@ -204,7 +204,7 @@ function searchHandlerOf(name: string): ParameterHandler<TaskSearch> | undefined
  * than JSON ends the reading: 406 Not Acceptable, whatever else is wrong (http.html#mime-type
  * names the formats, RFC 9110 §15.5.7 the status).
  */
-function readQuery<T>(query: Record<string, unknown>, handlerOf: (name: string) => ParameterHandler<T> | undefined, into: T, known: string): QueryRefusal | undefined {
+export function readQuery<T>(query: Record<string, unknown>, handlerOf: (name: string) => ParameterHandler<T> | undefined, into: T, known: string): QueryRefusal | undefined {
   const issues: Issue[] = [];
   for (const [name, raw] of Object.entries(query)) {
     const values = (Array.isArray(raw) ? raw : [raw]).map(String);
@@ -239,7 +239,7 @@ function bounded(issues: Issue[]): Issue[] {
 }
 
 /** `system|value` → [system, value]; a bare `value` → [undefined, value]. */
-function splitToken(token: string): [string | undefined, string | undefined] {
+export function splitToken(token: string): [string | undefined, string | undefined] {
   const bar = token.indexOf('|');
   return bar === -1 ? [undefined, token] : [token.slice(0, bar), token.slice(bar + 1)];
 }
@@ -253,6 +253,6 @@ function excerpt(value: string): string {
   return `${value.slice(0, cut)}…(${value.length} characters)`;
 }
 
-function quoted(value: string): string {
+export function quoted(value: string): string {
   return `'${excerpt(value)}'`;
 }

@@ -1,0 +1,153 @@
+import type { AuditEvent, AuditEventAgent, AuditEventEntity, Coding, Reference } from '@medplum/fhirtypes';
+import { IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM } from '@bedrequest/fhir-model';
+
+/**
+ * What the audit trail records (issue 14): who (the agent), did what (the interaction), to which of
+ * a request's resources, when, from where, with which outcome. Identifiers only: never a name, a
+ * diagnosis or any other content of the request.
+ */
+
+/** The RESTful interaction (R4 restful-interaction) an entry records. */
+export type AuditInteraction = 'read' | 'vread' | 'search-type' | 'create' | 'update' | 'delete';
+
+/**
+ * Who acted: a party with its access token (`user` its `sub`; unknown for the changes its messages
+ * carry without it), an administrator at the command line, or a service on a clinic's behalf.
+ */
+export type AuditAgent =
+  | { kind: 'referrer' | 'clinic'; user?: string; ik: string; address?: string }
+  | { kind: 'administrator'; user: string; address?: string }
+  | { kind: 'service'; service: string };
+
+/** A resource of the request the entry is about, beside the ServiceRequest itself. */
+export type AuditedResource = { type: 'Task'; id: string } | { type: 'DocumentBundle'; id: string };
+
+export interface AuditRecord {
+  interaction: AuditInteraction;
+  agent: AuditAgent;
+  /**
+   * The request: its ServiceRequest identifier, the referrer owning it, the version read or
+   * written, if one, and for a new version how the request changed (created, supplemented,
+   * selected, selection-withdrawn, revoked).
+   */
+  request: { identifier: string; ownerPartyId: string; version?: number; change?: string };
+  resources?: readonly AuditedResource[];
+  /** A search's query string (without `?`), recorded as the query entity. */
+  query?: string;
+  /** The service that records the entry: `intake`, `intake admin CLI`. */
+  source: string;
+}
+
+/** One entry of the trail as it is hashed and stored: the AuditEvent and the owner of its request. */
+export interface AuditEntry {
+  ownerPartyId: string;
+  resource: AuditEvent;
+}
+
+/** R4 AuditEvent.action: Read for reads, Execute for searches ("perform a query/search operation"). */
+const ACTIONS = { read: 'R', vread: 'R', 'search-type': 'E', create: 'C', update: 'U', delete: 'D' } as const satisfies Record<AuditInteraction, AuditEvent['action']>;
+
+const REST: Coding = { system: 'http://terminology.hl7.org/CodeSystem/audit-event-type', code: 'rest', display: 'RESTful Operation' };
+const RESTFUL_INTERACTION = 'http://hl7.org/fhir/restful-interaction';
+/** R4 network-type: 2 = IP address. */
+const IP_ADDRESS = '2';
+const PARTICIPATION_TYPE = 'http://terminology.hl7.org/CodeSystem/v3-ParticipationType';
+const RECIPIENT: Coding = { system: PARTICIPATION_TYPE, code: 'IRCP', display: 'information recipient' };
+const AUTHOR: Coding = { system: PARTICIPATION_TYPE, code: 'AUT', display: 'author (originator)' };
+const APPLICATION_SERVER: Coding = { system: 'http://terminology.hl7.org/CodeSystem/security-source-type', code: '4', display: 'Application Server' };
+const SYSTEM_OBJECT: Coding = { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' };
+const OBJECT_ROLE = 'http://terminology.hl7.org/CodeSystem/object-role';
+const DOMAIN_RESOURCE: Coding = { system: OBJECT_ROLE, code: '4', display: 'Domain Resource' };
+const QUERY: Coding = { system: OBJECT_ROLE, code: '24', display: 'Query' };
+
+/** The FHIR R4 AuditEvent of a record, with its id and time. Optional elements are left out, never `undefined`. */
+export function auditEntryOf(record: AuditRecord, id: string, recorded: Date): AuditEntry {
+  const reads = record.interaction === 'read' || record.interaction === 'vread' || record.interaction === 'search-type';
+  const resource: AuditEvent = {
+    resourceType: 'AuditEvent',
+    id,
+    type: REST,
+    subtype: [{ system: RESTFUL_INTERACTION, code: record.interaction, display: record.interaction }],
+    action: ACTIONS[record.interaction],
+    recorded: recorded.toISOString(),
+    outcome: '0',
+    agent: [agentOf(record.agent, reads ? RECIPIENT : AUTHOR)],
+    source: { site: 'bedrequest', observer: { display: record.source }, type: [APPLICATION_SERVER] },
+    entity: [
+      {
+        what: { type: 'ServiceRequest', identifier: { system: URI_IDENTIFIER_SYSTEM, value: record.request.identifier } },
+        type: SYSTEM_OBJECT,
+        role: DOMAIN_RESOURCE,
+        ...detailOf(record.request),
+      },
+      ...(record.resources ?? []).map(entityOf),
+      ...(record.query === undefined ? [] : [{ type: SYSTEM_OBJECT, role: QUERY, query: Buffer.from(record.query, 'utf8').toString('base64') }]),
+    ],
+  };
+  return { ownerPartyId: record.request.ownerPartyId, resource };
+}
+
+function agentOf(agent: AuditAgent, type: Coding): AuditEventAgent {
+  const common = { type: { coding: [type] }, role: [{ text: agent.kind }], requestor: true };
+  switch (agent.kind) {
+    case 'referrer':
+    case 'clinic':
+      return {
+        ...common,
+        // The organisation the party acted for; altId is "a user identifier text string from
+        // authentication system" (R4 AuditEvent.agent.altId): the access token's `sub`.
+        who: { type: 'Organization', identifier: { system: IK_NUMBER_SYSTEM, value: agent.ik } },
+        ...(agent.user === undefined ? {} : { altId: agent.user }),
+        ...networkOf(agent.address),
+      };
+    case 'administrator':
+      return { ...common, who: { display: 'administrator' }, altId: agent.user, ...networkOf(agent.address) };
+    case 'service':
+      return { ...common, who: { display: agent.service } };
+  }
+}
+
+function networkOf(address: string | undefined): Pick<AuditEventAgent, 'network'> {
+  return address ? { network: { address, type: IP_ADDRESS } } : {};
+}
+
+function detailOf(request: AuditRecord['request']): Pick<AuditEventEntity, 'detail'> {
+  const detail = [
+    ...(request.version === undefined ? [] : [{ type: 'version', valueString: String(request.version) }]),
+    ...(request.change === undefined ? [] : [{ type: 'change', valueString: request.change }]),
+  ];
+  return detail.length ? { detail } : {};
+}
+
+function entityOf(resource: AuditedResource): AuditEventEntity {
+  const what: Reference =
+    resource.type === 'Task'
+      ? { reference: `Task/${resource.id}` }
+      : // A DocumentBundle has no URL of its own here: its stored id, as a URN.
+        { type: 'Bundle', identifier: { system: URI_IDENTIFIER_SYSTEM, value: `urn:uuid:${resource.id}` } };
+  return { what, type: SYSTEM_OBJECT, role: DOMAIN_RESOURCE };
+}
+
+/** The columns the search filters on, read from an entry: written with it, and checked against it by the verification. */
+export interface AuditColumns {
+  id: string;
+  recorded: string;
+  request_identifier: string;
+  owner_party_id: string;
+  agent_user: string | null;
+  agent_ik: string | null;
+}
+
+export function auditColumnsOf(entry: AuditEntry): AuditColumns {
+  const { resource } = entry;
+  const agent = resource.agent[0];
+  const who = agent?.who?.identifier;
+  return {
+    id: resource.id ?? '',
+    recorded: resource.recorded,
+    request_identifier: resource.entity?.[0]?.what?.identifier?.value ?? '',
+    owner_party_id: entry.ownerPartyId,
+    agent_user: agent?.altId ?? null,
+    agent_ik: who?.system === IK_NUMBER_SYSTEM ? (who.value ?? null) : null,
+  };
+}

@@ -1,0 +1,381 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AuditEvent, Bundle } from '@medplum/fhirtypes';
+import express from 'express';
+import { Pool } from 'pg';
+import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
+import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
+import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { listen } from '@bedrequest/observability';
+import { expectValidFhir, silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { createTokenVerifier } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, accessToken, localKeys, newSigningKey } from '@bedrequest/tokens/testing';
+import { AUDIT_CLI, REQUEST_CLI, openIntakeServices } from '../cli';
+import { internalRouter } from '../http/internal.router';
+import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
+import { prismaRunner } from '../persistence/sql-runner';
+import { AdmissionRequestRepository } from '../requests/admission-request.repository';
+import { IntakeService, type IntakeCommand } from '../requests/intake.service';
+import { TaskReadRepository } from '../tasks/task-read.repository';
+import { TaskReadService } from '../tasks/task-read.service';
+import { AuditTrailRepository } from './audit-trail.repository';
+import { AuditTrail } from './audit-trail.service';
+
+const env = testEnvironment();
+const A = '510000001';
+const B = '510000002';
+const REFERRER = { partyId: 'referrer-audit', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
+const clinic = (ik: string, departments: string[]): ClinicRecord => ({ ik, name: ik, departments: departments.map((code) => ({ code, specialty: 'x', display: 'x' })) });
+// A offers orthopaedics (what the fixtures ask for); B does not, and is declined at once.
+const registry = new Map([[A, clinic(A, ['2300'])], [B, clinic(B, ['0300'])]]);
+
+interface AuditRow {
+  seq: number;
+  action: string;
+  subtype: string;
+  agent_user: string | null;
+  agent_ik: string | null;
+  role: string;
+  address: string | null;
+  entities: string[];
+}
+
+/**
+ * The audit trail against the real PostgreSQL: every change is recorded in the statement that
+ * makes it, every read before it is answered (over intake's internal HTTP API, as the gateway
+ * calls it), the search shows each party only its own, and the chain shows an edit.
+ */
+describe('the audit trail', () => {
+  const schema = uniqueName('intake_audit');
+  let prisma: IntakeDatabase;
+  let pool: Pool;
+  let service: IntakeService;
+  let server: Server;
+  let baseUrl: string;
+  let tokens: Record<'referrer' | 'otherReferrer' | 'clinicA' | 'clinicB', string>;
+
+  beforeAll(async () => {
+    prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 4 });
+    pool = new Pool({ connectionString: env.databaseUrl, max: 2 });
+    const clinics = { lookup: async (iks: readonly string[]) => new Map(iks.flatMap((ik) => (registry.has(ik) ? [[ik, registry.get(ik)!] as const] : []))) };
+    service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), schema), clinics, fhirSystems());
+
+    const key = await newSigningKey();
+    tokens = {
+      referrer: await accessToken(key, { sub: REFERRER.partyId, claims: { role: 'referrer', ik: REFERRER.ikNumbers, fhirBase: FIXTURE_FHIR_BASE } }),
+      otherReferrer: await accessToken(key, { sub: 'referrer-other', claims: { role: 'referrer', ik: ['260000009'], fhirBase: 'https://other.example/fhir' } }),
+      clinicA: await accessToken(key, { sub: 'user-of-a', claims: { role: 'clinic', ik: [A] } }),
+      clinicB: await accessToken(key, { sub: 'user-of-b', claims: { role: 'clinic', ik: [B] } }),
+    };
+    const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
+    const tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems(), audit);
+    const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
+    server = await listen(express().use(internalRouter(tasks, audit, verifier, silentLogger())), 0, '127.0.0.1');
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await prisma.$disconnect();
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  const newIdentifier = () => `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+  const submission = (options: Parameters<typeof admissionRequestBundle>[0]): IntakeCommand => {
+    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
+    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
+    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
+    const envelope = createEnvelope(AdmissionBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) }, { correlationId: 'audit-test' });
+    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+  };
+  const documents = (requestIdentifier: string): IntakeCommand => {
+    const bundle = documentBundle({ requestIdentifier }) as unknown as Record<string, unknown>;
+    const envelope = createEnvelope(DocumentBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier }, { correlationId: 'audit-test' });
+    return service.prepare({ envelope, definition: DocumentBundleSubmittedV1 })!;
+  };
+  const answer = (taskId: string, clinicIk: string): IntakeCommand =>
+    service.prepare({
+      envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', source: 'clinic' }, { correlationId: 'audit-test' }),
+      definition: ClinicAnswerSubmittedV1,
+    })!;
+  const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
+  const taskOf = async (identifier: string, clinicIk: string) =>
+    (await query<{ id: string }>('SELECT t.id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 AND t.clinic_ik = $2', [identifier, clinicIk]))[0]!.id;
+  /** The request's entries in chain order, reduced to what the tests compare. */
+  const entriesOf = (identifier: string) =>
+    query<AuditRow>(
+      `SELECT seq, resource ->> 'action' AS action, resource #>> '{subtype,0,code}' AS subtype, agent_user, agent_ik,
+              resource #>> '{agent,0,role,0,text}' AS role, resource #>> '{agent,0,network,address}' AS address,
+              ARRAY(SELECT coalesce(e -> 'what' ->> 'reference', e -> 'what' #>> '{identifier,value}', e -> 'role' ->> 'display') FROM jsonb_array_elements(resource -> 'entity') e) AS entities
+         FROM $schema.audit_events WHERE request_identifier = $1 ORDER BY day, seq`,
+      [identifier],
+    );
+  const get = async (path: string, token: string, address = '203.0.113.42') => {
+    const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address } });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const search = async (params: string, token: string) => {
+    const answer = await get(`/internal/audit-events?${params}`, token);
+    expect(answer.status).toBe(200);
+    expectValidFhir(answer.body, `AuditEvent search ${params}`);
+    return answer.body as unknown as Bundle<AuditEvent>;
+  };
+
+  /** A request posted with documents, answered by A and declined at once for B. */
+  async function requestWithHistory() {
+    const identifier = newIdentifier();
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [A, B] })]);
+    await service.handle([documents(identifier)]);
+    const taskA = await taskOf(identifier, A);
+    await service.handle([answer(taskA, A)]);
+    return { identifier, taskA, taskB: await taskOf(identifier, B) };
+  }
+
+  describe('changes', () => {
+    it('records a posted bundle, an automatic decline, documents and an answer, each with its batch', async () => {
+      const { identifier, taskA, taskB } = await requestWithHistory();
+      const [documentId] = await query<{ id: string }>('SELECT d.id FROM $schema.request_document d JOIN $schema.admission_request r ON r.id = d.request_id WHERE r.identifier = $1', [identifier]);
+
+      expect(await entriesOf(identifier)).toEqual([
+        expect.objectContaining({ action: 'C', subtype: 'create', agent_user: REFERRER.partyId, agent_ik: FIXTURE_REQUESTER_IK, role: 'referrer', entities: [identifier] }),
+        expect.objectContaining({ action: 'U', subtype: 'update', agent_user: null, agent_ik: null, role: 'service', entities: [identifier, `Task/${taskB}`] }),
+        expect.objectContaining({ action: 'C', subtype: 'create', agent_user: REFERRER.partyId, role: 'referrer', entities: [identifier, `urn:uuid:${documentId!.id}`] }),
+        expect.objectContaining({ action: 'U', subtype: 'update', agent_user: null, agent_ik: A, role: 'clinic', entities: [identifier, `Task/${taskA}`] }),
+      ]);
+    });
+
+    it('records a selection as an update of the version it made, and nothing for a bundle that changed nothing', async () => {
+      const { identifier } = await requestWithHistory();
+      const selection = submission({ requestIdentifier: identifier, performerIks: [A], intent: 'order', orderDetail: 'selected-provider' });
+      await service.handle([selection]);
+      await service.handle([submission({ requestIdentifier: identifier, performerIks: [A], intent: 'order', orderDetail: 'selected-provider' })]);
+
+      const [last] = await query<{ resource: AuditEvent }>('SELECT resource FROM $schema.audit_events WHERE request_identifier = $1 ORDER BY recorded DESC, seq DESC LIMIT 1', [identifier]);
+      expect(last!.resource.entity?.[0]?.detail).toEqual([
+        { type: 'version', valueString: '2' },
+        { type: 'change', valueString: 'selected' },
+      ]);
+      expect(await entriesOf(identifier)).toHaveLength(5);
+    });
+
+    it('stores no change whose entry cannot be written: the entry is part of the change', async () => {
+      await pool.query(`CREATE FUNCTION "${schema}".fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit storage failed'; END $$`);
+      await pool.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON "${schema}".audit_events FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_audit()`);
+      const identifier = newIdentifier();
+      try {
+        await expect(service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })])).rejects.toThrow(/audit storage failed/);
+      } finally {
+        await pool.query(`DROP TRIGGER fail_audit ON "${schema}".audit_events`);
+      }
+      expect(await query('SELECT 1 FROM $schema.admission_request WHERE identifier = $1', [identifier])).toEqual([]);
+      expect(await query("SELECT 1 FROM $schema.outbox_message WHERE envelope #>> '{payload,requestIdentifier}' = $1", [identifier])).toEqual([]);
+    });
+  });
+
+  describe('reads', () => {
+    it('records every read of patient data with who, for which IK, from which address, before answering it', async () => {
+      const { identifier, taskA } = await requestWithHistory();
+      const before = (await entriesOf(identifier)).length;
+
+      expect((await get(`/internal/tasks?based-on=${encodeURIComponent(identifier)}`, tokens.referrer, '198.51.100.7')).status).toBe(200);
+      expect((await get(`/internal/tasks/${taskA}`, tokens.clinicA)).status).toBe(200);
+      expect((await get(`/internal/tasks/${taskA}/bundle`, tokens.clinicA, '2001:db8::5')).status).toBe(200);
+      expect((await get(`/internal/tasks/${taskA}/documents`, tokens.clinicA)).status).toBe(200);
+
+      const reads = (await entriesOf(identifier)).slice(before);
+      expect(reads).toEqual([
+        expect.objectContaining({ action: 'E', subtype: 'search-type', agent_user: REFERRER.partyId, agent_ik: FIXTURE_REQUESTER_IK, role: 'referrer', address: '198.51.100.7' }),
+        expect.objectContaining({ action: 'R', subtype: 'read', agent_user: 'user-of-a', agent_ik: A, role: 'clinic', address: '203.0.113.42', entities: [identifier, `Task/${taskA}`] }),
+        expect.objectContaining({ action: 'R', subtype: 'vread', agent_user: 'user-of-a', agent_ik: A, address: '2001:db8::5', entities: [identifier, `Task/${taskA}`] }),
+        expect.objectContaining({ action: 'R', subtype: 'read', agent_user: 'user-of-a', agent_ik: A, entities: [identifier, `Task/${taskA}`, expect.stringMatching(/^urn:uuid:/)] }),
+      ]);
+      // The search recorded both Tasks it answered, and the query.
+      expect(reads[0]!.entities).toEqual(expect.arrayContaining([`Task/${taskA}`, 'Query']));
+    });
+
+    it('records nothing for what is not answered: another party\'s Task, a count alone, a refused search', async () => {
+      const { identifier, taskA } = await requestWithHistory();
+      const before = (await entriesOf(identifier)).length;
+
+      expect((await get(`/internal/tasks/${taskA}/bundle`, tokens.clinicB)).status).toBe(404);
+      expect((await get(`/internal/tasks/${taskA}`, tokens.otherReferrer)).status).toBe(404);
+      expect((await get(`/internal/tasks?based-on=${encodeURIComponent(identifier)}&_summary=count`, tokens.referrer)).status).toBe(200);
+      expect((await get(`/internal/tasks?based-on=${encodeURIComponent(identifier)}&colour=blue`, tokens.referrer)).status).toBe(400);
+
+      expect(await entriesOf(identifier)).toHaveLength(before);
+    });
+
+    it('answers a read whose entry cannot be written with 503 and without the data', async () => {
+      const { identifier, taskA } = await requestWithHistory();
+      const before = (await entriesOf(identifier)).length;
+      await pool.query(`CREATE FUNCTION "${schema}".fail_read_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit storage failed'; END $$`);
+      await pool.query(`CREATE TRIGGER fail_read_audit BEFORE INSERT ON "${schema}".audit_events FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_read_audit()`);
+      let answer;
+      try {
+        answer = await get(`/internal/tasks/${taskA}/bundle`, tokens.clinicA);
+      } finally {
+        await pool.query(`DROP TRIGGER fail_read_audit ON "${schema}".audit_events`);
+      }
+
+      expect(answer).toEqual({ status: 503, body: expect.objectContaining({ resourceType: 'OperationOutcome', issue: [expect.objectContaining({ code: 'transient' })] }) });
+      expect(JSON.stringify(answer.body)).not.toContain('Patient');
+      expect(await entriesOf(identifier)).toHaveLength(before);
+    });
+  });
+
+  describe('the AuditEvent search', () => {
+    let history: Awaited<ReturnType<typeof requestWithHistory>>;
+
+    beforeAll(async () => {
+      history = await requestWithHistory();
+      await get(`/internal/tasks/${history.taskA}/bundle`, tokens.clinicA);
+      await get(`/internal/tasks/${history.taskB}`, tokens.clinicB);
+    });
+
+    it("shows a referrer every entry about its own requests: changes and every party's reads", async () => {
+      const bundle = await search(`entity=${encodeURIComponent(history.identifier)}`, tokens.referrer);
+
+      const agents = (bundle.entry ?? []).map((entry) => [entry.resource?.action, entry.resource?.agent[0]?.role?.[0]?.text, entry.resource?.agent[0]?.who?.identifier?.value ?? null]);
+      expect(agents).toEqual([
+        ['C', 'referrer', FIXTURE_REQUESTER_IK],
+        ['U', 'service', null],
+        ['C', 'referrer', FIXTURE_REQUESTER_IK],
+        ['U', 'clinic', A],
+        ['R', 'clinic', A],
+        ['R', 'clinic', B],
+      ]);
+      expect(bundle.total).toBe(6);
+    });
+
+    it('shows a clinic only the entries of its own access, and another referrer nothing', async () => {
+      const clinicA = await search(`entity=${encodeURIComponent(history.identifier)}`, tokens.clinicA);
+      expect((clinicA.entry ?? []).map((entry) => [entry.resource?.action, entry.resource?.agent[0]?.who?.identifier?.value])).toEqual([
+        ['U', A],
+        ['R', A],
+      ]);
+
+      const other = await search(`entity=${encodeURIComponent(history.identifier)}`, tokens.otherReferrer);
+      expect(other).toEqual({ resourceType: 'Bundle', type: 'searchset', total: 0, link: [expect.objectContaining({ relation: 'self' })] });
+    });
+
+    it('filters by entity:identifier, agent (user or IK) and date, and pages with _count and next links', async () => {
+      const entity = `entity:identifier=${encodeURIComponent(`urn:ietf:rfc:3986|${history.identifier}`)}`;
+      expect((await search(`${entity}&agent=${A}`, tokens.referrer)).total).toBe(2);
+      expect((await search(`${entity}&agent=user-of-b`, tokens.referrer)).total).toBe(1);
+      expect((await search(`${entity}&agent:identifier=${encodeURIComponent(`http://fhir.de/sid/arge-ik/iknr|${B}`)}`, tokens.referrer)).total).toBe(1);
+      const today = new Date().toISOString().slice(0, 10);
+      expect((await search(`${entity}&date=${today}`, tokens.referrer)).total).toBe(6);
+      expect((await search(`${entity}&date=lt${today}`, tokens.referrer)).total).toBe(0);
+
+      const first = await search(`${entity}&_count=4`, tokens.referrer);
+      expect(first.entry).toHaveLength(4);
+      const next = first.link?.find((link) => link.relation === 'next')?.url ?? '';
+      expect(next).toBe(`/api/v2/fhir/AuditEvent?${new URLSearchParams({ 'entity:identifier': `urn:ietf:rfc:3986|${history.identifier}`, _count: '4', _offset: '4' })}`);
+      const second = await search(new URL(next, 'http://x').search.slice(1), tokens.referrer);
+      expect(second.entry).toHaveLength(2);
+      expect(second.link?.some((link) => link.relation === 'next')).toBe(false);
+      const ids = [...(first.entry ?? []), ...(second.entry ?? [])].map((entry) => entry.resource?.id);
+      expect(new Set(ids).size).toBe(6);
+    });
+
+    it('refuses an unknown parameter with 400 naming it', async () => {
+      const answer = await get('/internal/audit-events?patient=Patient/1', tokens.referrer);
+      expect(answer).toMatchObject({ status: 400, body: { resourceType: 'OperationOutcome', issue: [{ code: 'invalid', expression: ['patient'] }] } });
+    });
+  });
+
+  describe('the chain', () => {
+    const cli = async (argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
+      const code = await group.run(argv, {
+        open: () => openIntakeServices({ DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema }),
+        out: (line) => out.push(line),
+        err: (line) => err.push(line),
+      });
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    /** An AuditTrail as another intake process has it: its own connection pool, its entries dated `day`. */
+    const writerOn = async (day: string, poolSize = 2) => {
+      const client = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize });
+      let tick = 0;
+      const trail = new AuditTrail(new AuditTrailRepository(prismaRunner(client), schema), () => new Date(Date.parse(`${day}T12:00:00Z`) + (tick += 1)));
+      return { trail, close: () => client.$disconnect() };
+    };
+    const read = (n: number) => ({
+      interaction: 'read' as const,
+      agent: { kind: 'clinic' as const, user: `user-${n}`, ik: A },
+      request: { identifier: `https://hospital.example/fhir/ServiceRequest/chain-${n}`, ownerPartyId: 'referrer-chain' },
+      source: 'intake',
+    });
+
+    it('keeps one chain per day however many processes write at once', async () => {
+      const day = '2031-05-05';
+      const writers = await Promise.all(Array.from({ length: 4 }, () => writerOn(day)));
+      try {
+        await Promise.all(writers.flatMap(({ trail }, w) => Array.from({ length: 25 }, (_, n) => trail.record([read(w * 100 + n), read(w * 100 + n + 50)]))));
+      } finally {
+        await Promise.all(writers.map((writer) => writer.close()));
+      }
+
+      const seqs = await query<{ seq: number }>('SELECT seq FROM $schema.audit_events WHERE day = $1 ORDER BY seq', [day]);
+      expect(seqs.map((row) => row.seq)).toEqual(Array.from({ length: 200 }, (_, n) => n + 1));
+      expect(await cli(['audit', 'verify', '--date', day])).toEqual({ code: 0, out: 'the audit trail is intact: 200 entries of 1 day checked', err: '' });
+    });
+
+    it('refuses UPDATE and DELETE of an entry', async () => {
+      const day = '2031-06-01';
+      const writer = await writerOn(day);
+      await writer.trail.record([read(1)]).finally(() => writer.close());
+
+      await expect(pool.query(`UPDATE "${schema}".audit_events SET agent_ik = $1 WHERE day = $2`, [B, day])).rejects.toThrow(/append-only: UPDATE refused/);
+      await expect(pool.query(`DELETE FROM "${schema}".audit_events WHERE day = $1`, [day])).rejects.toThrow(/append-only: DELETE refused/);
+      await expect(pool.query(`TRUNCATE "${schema}".audit_events`)).rejects.toThrow(/append-only: TRUNCATE refused/);
+    });
+
+    it('names the first entry a superuser edited, and exits 1', async () => {
+      const day = '2031-06-06';
+      const writer = await writerOn(day);
+      await writer.trail.record([read(1), read(2), read(3)]).finally(() => writer.close());
+      expect((await cli(['audit', 'verify', '--date', day])).code).toBe(0);
+      const [second] = await query<{ id: string }>('SELECT id FROM $schema.audit_events WHERE day = $1 AND seq = 2', [day]);
+
+      // As the superuser, with triggers off: what the append-only guard cannot stop.
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL session_replication_role = replica');
+        await client.query(`UPDATE "${schema}".audit_events SET resource = jsonb_set(resource, '{agent,0,altId}', '"someone-else"') WHERE id = $1`, [second!.id]);
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+
+      expect(await cli(['audit', 'verify', '--date', day])).toEqual({
+        code: 1,
+        out: '',
+        err: `error: the audit trail of ${day} is broken at entry 2 (AuditEvent ${second!.id}): its content does not match its hash; 2 entries of 1 day checked`,
+      });
+      // Without --date, every day is checked, and the same entry named.
+      expect((await cli(['audit', 'verify'])).err).toContain(`broken at entry 2 (AuditEvent ${second!.id})`);
+    });
+  });
+
+  describe('the administrator\'s export', () => {
+    it('prints the latest version and records the export in the same transaction', async () => {
+      const { identifier } = await requestWithHistory();
+      const out: string[] = [];
+      const code = await REQUEST_CLI.run(['request', 'export', '--identifier', identifier], {
+        open: () => openIntakeServices({ DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema }),
+        out: (line) => out.push(line),
+      });
+
+      expect(code).toBe(0);
+      expect(JSON.parse(out.join('\n'))).toMatchObject({ resourceType: 'Bundle', entry: expect.any(Array) });
+      expect((await entriesOf(identifier)).at(-1)).toMatchObject({ action: 'R', subtype: 'vread', role: 'administrator', agent_ik: null, agent_user: expect.any(String) });
+    });
+  });
+});

@@ -1,0 +1,95 @@
+import { userInfo } from 'node:os';
+import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
+import { AuditTrailRepository } from './audit/audit-trail.repository';
+import { AuditTrail } from './audit/audit-trail.service';
+import { RequestExport } from './audit/request-export';
+import type { IntakeCliConfig } from './config';
+import { openIntakeDatabase } from './persistence/database';
+import { prismaRunner } from './persistence/sql-runner';
+
+interface IntakeCliServices {
+  audit: AuditTrail;
+  exports: RequestExport;
+}
+
+type Context = CommandContext<IntakeCliServices>;
+
+const SUMMARY = 'Reads DATABASE_URL and INTAKE_DB_SCHEMA from the environment.';
+
+/**
+ * `npm run admin -- audit verify [--date YYYY-MM-DD]`: recomputes the audit trail's hash chains
+ * (src/audit/audit-chain.ts) and names the first broken entry, exiting 1.
+ */
+export const AUDIT_CLI = new CommandLine<IntakeCliServices>({
+  program: 'npm run admin --',
+  group: 'audit',
+  summary: `The audit trail of reads and changes (intake). ${SUMMARY}`,
+  commands: {
+    verify: command({
+      summary: 'recomputes the hash chain of every day (or of --date, a UTC day) and names the first broken entry; exits 1 if there is one',
+      options: { date: option.string('YYYY-MM-DD').optional() },
+      async run({ date }, { services, out }: Context) {
+        if (date !== undefined && !isDay(date)) throw new UsageError(`--date must be a day written YYYY-MM-DD, got "${date}"`);
+        const { audit } = await services();
+        const report = await audit.verify(date);
+        const checked = `${report.entries} ${report.entries === 1 ? 'entry' : 'entries'} of ${report.days.length} ${report.days.length === 1 ? 'day' : 'days'} checked`;
+        if (report.broken) {
+          const { day, seq, id, reason } = report.broken;
+          throw new Error(`the audit trail of ${day} is broken at entry ${seq} (AuditEvent ${id}): ${reason}; ${checked}`);
+        }
+        out(date !== undefined && report.days.length === 0 ? `no audit entries on ${date}` : `the audit trail is intact: ${checked}`);
+      },
+    }),
+  },
+});
+
+/**
+ * `npm run admin -- request export --identifier <uri>`: prints a request's latest bundle version
+ * (FHIR JSON, for a data subject's access request or a DPO), recorded in the audit trail as the
+ * administrator's read.
+ */
+export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
+  program: 'npm run admin --',
+  group: 'request',
+  summary: `Admission requests (intake). ${SUMMARY}`,
+  commands: {
+    export: command({
+      summary: "prints the latest bundle version of the request (FHIR JSON) and records the export in the audit trail under the operator's login",
+      options: { identifier: option.string('<ServiceRequest identifier URI>') },
+      async run({ identifier }, { services, out }: Context) {
+        const { exports } = await services();
+        const exported = await exports.latestBundle(identifier, userInfo().username);
+        if (!exported) throw new Error(`there is no request with the identifier ${identifier}`);
+        out(JSON.stringify(exported.bundle, null, 2));
+      },
+    }),
+  },
+});
+
+/** The command lines of intake, by their group (the first argument). */
+export const INTAKE_CLIS = { audit: AUDIT_CLI, request: REQUEST_CLI } as const;
+
+/** A calendar day as YYYY-MM-DD (2026-02-30 is none). */
+function isDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const midnight = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(midnight.getTime()) && midnight.toISOString().slice(0, 10) === text;
+}
+
+/** Intake's schema (migrated first, so that the CLI works before the stack's first start). */
+export async function openIntakeServices(config: IntakeCliConfig): Promise<Session<IntakeCliServices>> {
+  const prisma = await openIntakeDatabase({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, poolSize: 2 }).catch((error: unknown) => {
+    throw new Error(`cannot open the database at ${describeDatabase(config.DATABASE_URL)}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  const services = {
+    audit: new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA)),
+    exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA),
+  };
+  return { services, close: () => prisma.$disconnect() };
+}
+
+/** Host, port and database of a connection URL: never the password. */
+function describeDatabase(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
+}
