@@ -78,6 +78,12 @@ export const NotifierConfig = z.object({
 }).superRefine(requireDataKekInProduction);
 export type NotifierConfig = z.infer<typeof NotifierConfig>;
 
+/** What `npm run admin -- notifier ...` needs: the running stack's database and its key-encryption keys. */
+export const NotifierCliConfig = z
+  .object({ NODE_ENV: baseServiceEnv.NODE_ENV, ...databaseEnv('NOTIFIER_DB_SCHEMA', 'notifier'), ...dataKeyEnv })
+  .superRefine(requireDataKekInProduction);
+export type NotifierCliConfig = z.infer<typeof NotifierCliConfig>;
+
 /** decisions.md: private callback addresses only when WEBHOOK_ALLOW_PRIVATE=true, the default in development and tests. */
 export function allowsPrivateCallbacks(config: Pick<NotifierConfig, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE'>): boolean {
   return config.WEBHOOK_ALLOW_PRIVATE ?? config.NODE_ENV !== 'production';

@@ -67,12 +67,12 @@ export class DataKeyring {
   }
 
   /** Seals `plaintext` (UTF-8 when a string) for `context`, the row and column it is stored in: `table:column:primary key`. */
-  seal(plaintext: Uint8Array | string, context: string): Buffer {
+  seal(plaintext: Uint8Array | string, context: string): Buffer<ArrayBuffer> {
     return sealWith(this.current, typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext, context);
   }
 
   /** Seals the JSON text of `value`. */
-  sealJson(value: unknown, context: string): Buffer {
+  sealJson(value: unknown, context: string): Buffer<ArrayBuffer> {
     return this.seal(JSON.stringify(value), context);
   }
 

@@ -16,3 +16,5 @@ export { KEY_TABLES_SQL, SqlKeyStore, type DataKeyStore, type DevelopmentKekStor
 export { DATA_KEY_REFRESH_INTERVAL_MS, DataKeyring, type UnavailableDataKey } from './data-keyring';
 export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, type DataKeyConfig } from './from-config';
 export { reencryptColumn, rewrapDataKeys, type Progress, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
+export { SqlSealedColumn, type SqlSealedColumnOptions } from './sql-sealed-column';
+export { describeKeys, type CountedColumn } from './key-status';

@@ -46,7 +46,7 @@ export class KeyEncryptionKeys {
    * key's and the KEK's ids as additional data, so that a wrapped key moved to another data key's
    * row, or relabelled with another KEK id, does not unwrap.
    */
-  wrap(dataKeyId: string, dataKey: Uint8Array): Buffer {
+  wrap(dataKeyId: string, dataKey: Uint8Array): Buffer<ArrayBuffer> {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.current.secret, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(wrappingContext(dataKeyId, this.current.id));

@@ -3,7 +3,9 @@ import { Pool } from 'pg';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openDataKeyring } from './from-config';
 import { KEY_TABLES_SQL, SqlKeyStore, type SqlClient } from './key-store';
+import { reencryptColumn } from './rotation';
 import { dataKeyIdOf } from './sealed-value';
+import { SqlSealedColumn } from './sql-sealed-column';
 
 describe('the key tables in PostgreSQL', () => {
   const schema = uniqueName('crypto');
@@ -13,7 +15,8 @@ describe('the key tables in PostgreSQL', () => {
   beforeAll(async () => {
     pool = new Pool({ connectionString: testEnvironment().databaseUrl, max: 4 });
     sql = { query: async <Row>(text: string, values: unknown[]) => (await pool.query(text, values)).rows as Row[] };
-    await pool.query(`CREATE SCHEMA "${schema}"; SET search_path TO "${schema}"; ${KEY_TABLES_SQL}`);
+    await pool.query(`CREATE SCHEMA "${schema}"; SET search_path TO "${schema}"; ${KEY_TABLES_SQL}
+      CREATE TABLE clinic_note (id bigint PRIMARY KEY, note text, sealed_note bytea);`);
   });
 
   afterAll(async () => {
@@ -75,5 +78,26 @@ describe('the key tables in PostgreSQL', () => {
     expect(await after.keyring.openText(sealed, context)).toBe('Notiz');
     const { rows } = await pool.query<{ kek_id: string }>(`SELECT kek_id FROM "${schema}".data_key ORDER BY created_at`);
     expect(rows.map((row) => row.kek_id)).toEqual(['kek-a', 'kek-b']);
+  });
+
+  it('re-encrypts a sealed column with a bigint key and a clear column, counting the rows per data key', async () => {
+    const first = (await openDataKeyring(config, { sql, schema })).keyring;
+    const context = (id: string) => `clinic_note:sealed_note:${id}`;
+    const column = new SqlSealedColumn({ sql, schema, table: 'clinic_note', key: { column: 'id', type: 'bigint' }, sealed: 'sealed_note', clear: { column: 'note', type: 'text' }, context });
+    await pool.query(`TRUNCATE "${schema}".clinic_note`);
+    await pool.query(`INSERT INTO "${schema}".clinic_note (id, note, sealed_note) VALUES (2, 'Röntgenbefund folgt', NULL), (10, NULL, $1), (11, NULL, NULL)`, [first.seal('Zimmer frei', context('10'))]);
+    const keyring = (await openDataKeyring(config, { sql, schema })).keyring;
+    const newKey = await keyring.createDataKey();
+
+    expect(await column.countByDataKey()).toEqual(expect.arrayContaining([{ dataKeyId: first.currentKeyId, rows: 1 }, { dataKeyId: null, rows: 1 }]));
+    const lines: string[] = [];
+    expect(await reencryptColumn(column, keyring, { batchSize: 1, progress: (line) => lines.push(line) })).toEqual({ reencrypted: 2, skipped: 0 });
+    expect(lines[0]).toBe(`clinic_note.sealed_note: 2 rows to seal under data key ${newKey}`);
+
+    const { rows } = await pool.query<{ id: string; note: string | null; sealed_note: Buffer | null }>(`SELECT n.id::text AS id, note, sealed_note FROM "${schema}".clinic_note n ORDER BY n.id`);
+    expect(rows.map((row) => [row.id, row.note, row.sealed_note && dataKeyIdOf(row.sealed_note)])).toEqual([['2', null, newKey], ['10', null, newKey], ['11', null, null]]);
+    expect(await keyring.openText(rows[0]!.sealed_note!, context('2'))).toBe('Röntgenbefund folgt');
+    expect(await keyring.openText(rows[1]!.sealed_note!, context('10'))).toBe('Zimmer frei');
+    expect(await column.countByDataKey()).toEqual([{ dataKeyId: newKey, rows: 2 }]);
   });
 });

@@ -44,7 +44,7 @@ export interface StaleRow {
 /** A row's value sealed under the current data key, to be written where the row still holds `was`. */
 export interface ResealedRow {
   id: string;
-  sealed: Buffer;
+  sealed: Buffer<ArrayBuffer>;
   /** What the row held when read: the write is skipped when it changed since. */
   was: Pick<StaleRow, 'sealed' | 'clear'>;
 }

@@ -48,7 +48,7 @@ export class SealedValueRejectedError extends Error {
 }
 
 /** Seals `plaintext` under `key` for `context` (the row and column it is stored in). */
-export function sealWith(key: DataKey, plaintext: Uint8Array, context: string): Buffer {
+export function sealWith(key: DataKey, plaintext: Uint8Array, context: string): Buffer<ArrayBuffer> {
   const header = Buffer.allocUnsafe(HEADER_BYTES);
   header[0] = SEALED_FORMAT_VERSION;
   uuidBytes(key.id).copy(header, 1);

@@ -1,4 +1,4 @@
-import { openDataKeyring, type DataKeyConfig, type DataKeyring, type SqlClient, type UnavailableDataKey } from '@bedrequest/crypto';
+import { SqlSealedColumn, openDataKeyring, type DataKeyConfig, type DataKeyring, type SqlClient, type UnavailableDataKey } from '@bedrequest/crypto';
 import type { NotifierDatabase } from './database';
 
 /**
@@ -63,4 +63,13 @@ export async function openSealedFields(
     ...(onRefreshFailed ? { onRefreshFailed } : {}),
   });
   return { fields: new SealedFields(keyring), development, unavailable };
+}
+
+/** The notifier's sealed columns, with the clear columns they replace, for `notifier keys` and `notifier reencrypt`. */
+export function sealedColumnsOf(prisma: NotifierDatabase, schema: string): SqlSealedColumn[] {
+  const sql = sqlClientOf(prisma);
+  return [
+    new SqlSealedColumn({ sql, schema, table: 'subscription', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_secret', clear: { column: 'secret', type: 'text' }, context: sealedFor.secret }),
+    new SqlSealedColumn({ sql, schema, table: 'delivery', key: { column: 'event_id', type: 'uuid' }, sealed: 'sealed_data', clear: { column: 'data', type: 'jsonb' }, context: sealedFor.data }),
+  ];
 }

@@ -100,12 +100,12 @@ export class SubscriptionsApi {
 /** Publishes an AdmissionResponseV1 as routing/intake would; returns the event id. */
 export async function publishResponse(
   broker: Broker,
-  options: { partyId: string; requestIdentifier: string; occurredAt?: Date; eventId?: string },
+  options: { partyId: string; requestIdentifier: string; occurredAt?: Date; eventId?: string; notes?: readonly string[] },
 ): Promise<string> {
   const eventId = options.eventId ?? randomUUID();
   const envelope = createEnvelope(
     AdmissionResponseV1,
-    { eventId, referrerPartyId: options.partyId, requestIdentifier: options.requestIdentifier, task: fhirTask({ requestIdentifier: options.requestIdentifier, businessStatus: 'accepted' }) },
+    { eventId, referrerPartyId: options.partyId, requestIdentifier: options.requestIdentifier, task: fhirTask({ requestIdentifier: options.requestIdentifier, businessStatus: 'accepted', ...(options.notes ? { notes: options.notes } : {}) }) },
     { correlationId: 'notifier-test', ...(options.occurredAt ? { occurredAt: options.occurredAt } : {}) },
   );
   await broker.publishEnvelope(AdmissionResponseV1.routingKey, envelope);
