@@ -61,10 +61,11 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     expect(row).toContain('Neu – Antwort ausstehend');
     await expect(rowOf(task.id).getAttribute('class')).resolves.toContain('is-new');
     await expect(page.locator('[data-count="new"]').textContent()).resolves.toBe('1');
+    await expect(page.locator('#live-status').textContent()).resolves.toBe('1 neue oder geänderte Anfrage.');
   });
 
   it('opens a request, asks a query with a note after a confirmation, and the referrer gets the webhook', async () => {
-    const { identifier, bundle } = await inbox.sendRequest({ notes: ['Einzelzimmer erwünscht'] });
+    const { identifier } = await inbox.sendRequest({ notes: ['Einzelzimmer erwünscht'] });
     const task = await inbox.taskOf(identifier, WALDSEE.ik);
     await page.goto(`${inbox.baseUrl}/inbox/tasks/${task.id}`);
     const main = page.locator('main');
@@ -83,6 +84,11 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     await page.getByLabel('Notiz an den Zuweiser').fill('Bitte aktuellen Röntgenbefund nachreichen.');
     await page.getByRole('button', { name: 'Weiter zur Bestätigung' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Antwort bestätigen');
+    // "Antwort ändern" goes back to the form with the answer kept; nothing was sent.
+    await page.getByRole('button', { name: 'Antwort ändern' }).click();
+    await expect(page.getByLabel('Rückfrage').isChecked()).resolves.toBe(true);
+    await expect(page.getByLabel('Notiz an den Zuweiser').inputValue()).resolves.toBe('Bitte aktuellen Röntgenbefund nachreichen.');
+    await page.getByRole('button', { name: 'Weiter zur Bestätigung' }).click();
     expect(inbox.webhooks.received.filter((webhook) => taskIdOf(webhook.body.data) === task.id)).toEqual([]);
     await page.getByRole('button', { name: 'Antwort jetzt senden' }).click();
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('Ihre Antwort „Rückfrage“ wurde gesendet.');
@@ -90,7 +96,6 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     const webhook = await waitFor(() => inbox.webhooks.received.find((candidate) => taskIdOf(candidate.body.data) === task.id), { timeoutMs: 15_000, what: 'the webhook' });
     expect(webhook.verified).toBe(true);
     expect(webhook.body.data).toMatchObject({ status: 'on-hold', businessStatus: { coding: [{ code: 'query' }] }, note: [{ text: 'Bitte aktuellen Röntgenbefund nachreichen.' }] });
-    void bundle;
   });
 
   it('highlights what a supplement changed, then accepts; after the selection the full name shows', async () => {

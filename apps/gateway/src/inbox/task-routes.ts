@@ -53,7 +53,6 @@ export function taskRoutes(context: InboxContext): Router {
     res.json({
       cursor: cursorOf(list, Date.parse(since.data)),
       counts: { all: Object.values(list.counts).reduce((sum, count) => sum + count, 0), ...list.counts },
-      announcement: texts.list.arrived(list.items.length),
       rows: list.items.map((task) => ({
         id: task.id,
         version: task.version,

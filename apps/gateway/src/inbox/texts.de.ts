@@ -38,7 +38,8 @@ export const de = {
     more: 'Ältere Anfragen anzeigen',
     refresh: 'Liste aktualisieren',
     liveHint: 'Neue Anfragen erscheinen automatisch.',
-    arrived: (count: number) => (count === 1 ? '1 neue oder geänderte Anfrage.' : `${count} neue oder geänderte Anfragen.`),
+    /** Read out when the live list brings rows; `{n}` is their number (the browser's script fills it in). */
+    arrived: { one: '1 neue oder geänderte Anfrage.', many: '{n} neue oder geänderte Anfragen.' },
     openLabel: (patient: string) => `Anfrage öffnen: ${patient}`,
   },
 

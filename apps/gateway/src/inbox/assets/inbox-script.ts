@@ -119,7 +119,7 @@ export const INBOX_SCRIPT = String.raw`(function () {
             if (count) count.textContent = String(update.counts[name]);
           });
           if (empty) empty.hidden = tbody.rows.length > 0;
-          if (arrived > 0 && status) status.textContent = update.announcement;
+          if (arrived > 0 && status) status.textContent = (arrived === 1 ? status.getAttribute('data-one') : status.getAttribute('data-many').replace('{n}', String(arrived)));
         })
         .catch(function () {
           // offline or the gateway restarting: the next poll tries again

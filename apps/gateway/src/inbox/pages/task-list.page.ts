@@ -78,7 +78,7 @@ ${LIST_FILTERS.map(
 )}
 </ul></nav>
 <p class="hint">${t.liveHint}</p>
-<p id="live-status" class="visually-hidden" role="status" aria-live="polite"></p>
+<p id="live-status" class="visually-hidden" role="status" aria-live="polite" data-one="${t.arrived.one}" data-many="${t.arrived.many}"></p>
 <table class="task-list" id="task-list" data-filter="${filter}" data-cursor="${view.cursor}"${view.live ? html` data-updates="/inbox/tasks/updates"` : ''}>
 <caption class="visually-hidden">${t.caption}</caption>
 <thead><tr>
