@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { HttpError, InternalClient, jsonErrorHandler } from '@bedrequest/http';
-import { forwardedCallOf, type ForwardedCall } from '../fhir/intake.client';
+import { forwardedCallOf, forwardedHeaders, type ForwardedCall } from '../fhir/intake.client';
 
 /** The list states of `GET /api/v1/clinic/tasks` (the clinic inbox's tabs), each a set of Task statuses. */
 export const TaskListState = z.enum(['new', 'answered', 'selected', 'cancelled']);
@@ -78,7 +78,8 @@ export class ClinicTaskReadsClient {
   }
 
   private request(call: ForwardedCall) {
-    return { credential: call.token, correlationId: call.correlationId };
+    // With the caller's address, for the audit trail of what the clinic reads.
+    return { credential: call.token, correlationId: call.correlationId, headers: forwardedHeaders(call) };
   }
 }
 

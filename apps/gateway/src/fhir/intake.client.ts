@@ -6,17 +6,33 @@ import { accessTokenOf } from '@bedrequest/tokens';
 
 /**
  * Who asks intake, and for whom: the caller's verified access token, forwarded so that intake
- * applies its visibility rules to the party the token names (intake verifies it itself), and the
- * public base URL that intake writes into `fullUrl` and paging links.
+ * applies its visibility rules to the party the token names (intake verifies it itself), the
+ * public base URL that intake writes into `fullUrl` and paging links, and the address the caller
+ * connected from, which intake records in the audit trail (`X-Forwarded-For`).
  */
 export interface ForwardedCall {
   readonly token: string;
   readonly correlationId: string;
   readonly publicBase: string;
+  /** Absent or empty: intake records no address. */
+  readonly clientAddress?: string;
 }
 
 export function forwardedCallOf(req: Request, res: Response): ForwardedCall {
-  return { token: accessTokenOf(res), correlationId: String(req.headers[CORRELATION_HEADER]), publicBase: publicBaseOf(req) };
+  return { token: accessTokenOf(res), correlationId: String(req.headers[CORRELATION_HEADER]), publicBase: publicBaseOf(req), clientAddress: clientAddressOf(req) };
+}
+
+/**
+ * The address of the connection the request came on, as the token proxy forwards it to auth: the
+ * gateway is the edge, so an `X-Forwarded-For` the caller sent is not believed.
+ */
+export function clientAddressOf(req: Request): string {
+  return req.socket.remoteAddress ?? '';
+}
+
+/** The headers every call to intake's internal API carries besides the credential. */
+export function forwardedHeaders(call: ForwardedCall): Record<string, string> {
+  return { 'x-public-base': call.publicBase, ...(call.clientAddress ? { 'x-forwarded-for': call.clientAddress } : {}) };
 }
 
 export function publicBaseOf(req: Request): string {
@@ -47,6 +63,14 @@ export class IntakeClient {
     return this.client.raw({ method: 'GET', path: `/internal/tasks${path}${search}`, ...this.request(call) });
   }
 
+  /**
+   * `GET /internal/audit-events{search}`: a searchset of the AuditEvents the caller may see, or an
+   * OperationOutcome; passed on unread, like the Task search.
+   */
+  auditEvents(search: string, call: ForwardedCall): Promise<RawAnswer> {
+    return this.client.raw({ method: 'GET', path: `/internal/audit-events${search}`, ...this.request(call) });
+  }
+
   /** A clinic's read of a Task's bundle or documents: 404 for a Task it may not see. */
   clinicRead(taskId: string, what: 'bundle' | 'documents', call: ForwardedCall) {
     return this.client.json(
@@ -60,6 +84,6 @@ export class IntakeClient {
   }
 
   private request(call: ForwardedCall) {
-    return { credential: call.token, correlationId: call.correlationId, headers: { 'x-public-base': call.publicBase } };
+    return { credential: call.token, correlationId: call.correlationId, headers: forwardedHeaders(call) };
   }
 }

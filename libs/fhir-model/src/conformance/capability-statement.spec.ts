@@ -6,7 +6,8 @@ import { validateDocumentBundle } from '../document-bundle';
 import { DEFAULT_PROFILE_BASE, fhirSystems } from '../systems';
 import { TASK_SEARCH_PARAMETERS } from '../task-search-parameters';
 import { admissionRequestBundle, documentBundle } from '../testing';
-import { capabilityStatement, conformanceResources, TASK_RESULT_PARAMETERS, type CapabilityStatementOptions } from './capability-statement';
+import { AUDIT_EVENT_SEARCH_PARAMETERS } from '../audit-event-search-parameters';
+import { AUDIT_EVENT_RESULT_PARAMETERS, capabilityStatement, conformanceResources, TASK_RESULT_PARAMETERS, type CapabilityStatementOptions } from './capability-statement';
 
 const options: CapabilityStatementOptions = {
   profileBase: DEFAULT_PROFILE_BASE,
@@ -61,6 +62,16 @@ describe('the CapabilityStatement', () => {
       ...TASK_RESULT_PARAMETERS.map(({ name, type }) => ({ name, type, definition: undefined })),
     ]);
     expect(interactions('Task')).toEqual(['read', 'search-type']);
+  });
+
+  it('lists the AuditEvent search with every parameter the search declares, and _count', () => {
+    const listed = resource(statement, 'AuditEvent').searchParam ?? [];
+    expect(listed.map(({ name, type, definition }) => ({ name, type, definition }))).toEqual([
+      ...AUDIT_EVENT_SEARCH_PARAMETERS.map(({ name, type, definition }) => ({ name, type, definition })),
+      ...AUDIT_EVENT_RESULT_PARAMETERS.map(({ name, type }) => ({ name, type, definition: undefined })),
+    ]);
+    expect(listed.map(({ name }) => name)).toEqual(['entity', 'date', 'agent', '_count']);
+    expect(interactions('AuditEvent')).toEqual(['search-type']);
   });
 
   it('lists the Bundle intake with exactly the profiles the bundle validators claim', () => {

@@ -5,6 +5,7 @@ import type {
   CodeSystem,
   StructureDefinition,
 } from '@medplum/fhirtypes';
+import { AUDIT_EVENT_SEARCH_PARAMETERS } from '../audit-event-search-parameters';
 import { TASK_SEARCH_PARAMETERS, type TaskSearchParameter } from '../task-search-parameters';
 import type { ConformanceOptions } from './canonical';
 import { codeSystems } from './code-systems';
@@ -60,6 +61,15 @@ export const TASK_RESULT_PARAMETERS = [
   },
 ] as const satisfies readonly CapabilityStatementRestResourceSearchParam[];
 
+/** The result parameter the AuditEvent search takes besides AUDIT_EVENT_SEARCH_PARAMETERS. */
+export const AUDIT_EVENT_RESULT_PARAMETERS = [
+  {
+    name: '_count',
+    type: 'number',
+    documentation: 'Page size (default 50, at most 500); the next page is at link[relation=next] while more matches exist.',
+  },
+] as const satisfies readonly CapabilityStatementRestResourceSearchParam[];
+
 /**
  * The FHIR R4 CapabilityStatement of the service (`GET [base]/metadata`), built from the
  * declarations the routes use: the profiles and code systems from `fhirSystems` (via
@@ -96,10 +106,10 @@ export function capabilityStatement(options: CapabilityStatementOptions): Capabi
           description: [
             `Every FHIR endpoint except \`GET [base]/metadata\` and the conformance resources (StructureDefinition, CodeSystem) requires \`Authorization: Bearer <access token>\`; without a valid one the answer is 401 with an OperationOutcome.`,
             `Get the token with \`POST ${login}\` (JSON \`{"username", "password"}\`) and renew it without the password with \`POST ${refresh}\` (JSON \`{"refreshToken"}\`); both answer \`{"tokenType": "Bearer", "accessToken", "expiresIn", "refreshToken"}\`.`,
-            'Referrers send bundles, referrers and clinics read Tasks; a token of the other role is 403.',
+            'Referrers send bundles, referrers and clinics read Tasks and the AuditEvents of their own data; a token of the other role is 403.',
           ].join(' '),
         },
-        resource: [bundleResource(resources), taskResource(), ...conformanceResourceEntries(resources)],
+        resource: [bundleResource(resources), taskResource(), auditEventResource(), ...conformanceResourceEntries(resources)],
       },
     ],
   };
@@ -141,6 +151,29 @@ function taskResource(): CapabilityStatementRestResource {
         documentation: parameter.documentation,
       })),
       ...TASK_RESULT_PARAMETERS,
+    ],
+  };
+}
+
+function auditEventResource(): CapabilityStatementRestResource {
+  return {
+    type: 'AuditEvent',
+    documentation:
+      'The audit trail: one AuditEvent per read of patient data (Task search and read, a clinic reading a request version or its documents, an administrator\'s export) and per change (a bundle or document posted, an answer), with who (agent: the IK as who, the user as altId, the caller\'s address), what (entity: the ServiceRequest identifier and the resource), when and the outcome. A referrer sees the entries about its own requests, a clinic those of its own access; nobody sees another party\'s.',
+    interaction: [
+      {
+        code: 'search-type',
+        documentation: '`GET [base]/AuditEvent?...`: a searchset Bundle with total, ordered by recorded; the parameters are ANDed; any other parameter is 400.',
+      },
+    ],
+    searchParam: [
+      ...AUDIT_EVENT_SEARCH_PARAMETERS.map((parameter: TaskSearchParameter) => ({
+        name: parameter.name,
+        ...(parameter.definition ? { definition: parameter.definition } : {}),
+        type: parameter.type,
+        documentation: parameter.documentation,
+      })),
+      ...AUDIT_EVENT_RESULT_PARAMETERS,
     ],
   };
 }
