@@ -1,7 +1,10 @@
 import { Client } from 'pg';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { createPrismaAdapter } from '@bedrequest/persistence';
+import { AuditTrailRepository } from '../../apps/intake/src/audit/audit-trail.repository';
+import { AuditTrail } from '../../apps/intake/src/audit/audit-trail.service';
 import { PrismaClient } from '../../apps/intake/src/generated/prisma/client';
+import { prismaRunner } from '../../apps/intake/src/persistence/sql-runner';
 import { TaskReadRepository } from '../../apps/intake/src/tasks/task-read.repository';
 import { TaskReadService } from '../../apps/intake/src/tasks/task-read.service';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
@@ -54,14 +57,17 @@ async function searchPlans(options: { databaseUrl: string; schema: string; party
   const prisma = new PrismaClient({ adapter: createPrismaAdapter({ databaseUrl: options.databaseUrl, schema: options.schema, poolSize: 1 }), log: [{ emit: 'event', level: 'query' }] });
   const statements: { query: string; params: unknown[] }[] = [];
   prisma.$on('query', (event) => statements.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
-  const tasks = new TaskReadService(new TaskReadRepository(prisma, options.schema), fhirSystems(options.profileBase));
-  await tasks.search({ 'based-on': seededIdentifier(4242) }, { role: 'referrer', partyId: options.partyId }, { base: '', path: '/api/v2/fhir/Task' });
+  // As intake runs it: every search records who read which request (the audit trail).
+  const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), options.schema));
+  const tasks = new TaskReadService(new TaskReadRepository(prisma, options.schema), fhirSystems(options.profileBase), audit);
+  await tasks.search({ 'based-on': seededIdentifier(4242) }, { viewer: { role: 'referrer', partyId: options.partyId }, user: options.partyId }, { base: '', path: '/api/v2/fhir/Task' });
   await prisma.$disconnect();
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
   try {
     const plans: string[] = [];
-    for (const statement of statements) {
+    // The search's own statements; the audit trail's write is not a search plan (and EXPLAIN ANALYZE would run it again).
+    for (const statement of statements.filter((candidate) => !/audit/i.test(candidate.query))) {
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.query}`, statement.params);
       plans.push(`${statement.query}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}`);
     }

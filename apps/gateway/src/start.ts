@@ -11,6 +11,7 @@ import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
 import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
+import { auditEventRouter } from './fhir/audit-event.router';
 import { bundleRoute } from './fhir/bundle.router';
 import { IntakeClient } from './fhir/intake.client';
 import { taskRouter } from './fhir/task.router';
@@ -87,7 +88,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
         verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
       }),
     );
-    app.use('/api/v2/fhir', ...anyone, taskRouter(intake));
+    app.use('/api/v2/fhir', ...anyone, taskRouter(intake), auditEventRouter(intake));
     app.use(unknownPath);
     app.use(errorHandler(logger));
 
