@@ -8,7 +8,7 @@ import type { ProcessStack } from '../../tools/e2e/process-stack';
 import { summarize } from './load';
 
 /** Publishes `count` AdmissionResponse events for the referrer and times until all were delivered. */
-async function deliver(options: { broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number }): Promise<number> {
+export async function deliver(options: { broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number }): Promise<number> {
   options.receiver.reset();
   const started = performance.now();
   const publishes: Promise<unknown>[] = [];

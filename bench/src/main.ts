@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=intake,end-to-end,rates,webhooks,polling,persistence]`
+// `npm run bench [-- --quick] [-- --only=intake,end-to-end,rates,webhooks,encryption,polling,persistence]`
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
 // and writes bench/results/latest.json and latest.md. See bench/README.md.
@@ -15,6 +15,7 @@ import { WebhookReceiver, deleteBrokerTopology } from '@bedrequest/testing';
 import { ProcessStack, buildServices } from '../../tools/e2e/process-stack';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
 import { cpuFigure } from './figure-cpu';
+import { encryptionFigure } from './figure-encryption';
 import { endToEndFigure, highestRateFigure } from './figure-end-to-end';
 import { intakeFigure } from './figure-intake';
 import { persistenceFigure } from './figure-persistence';
@@ -140,6 +141,22 @@ async function main() {
       } finally {
         await broker.stop();
       }
+    }
+    if (wanted('encryption')) {
+      console.log('[bench] 3b/5 webhook deliveries with secrets and Tasks sealed at rest, and without');
+      await measure('encryption', () =>
+        encryptionFigure({
+          stack,
+          databaseUrl: databaseUrl.toString(),
+          amqpUrl: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+          namespace,
+          receiver,
+          referrer,
+          count: quick ? 500 : 2_000,
+          requests: 200,
+          runs: quick ? 2 : 4,
+        }),
+      );
     }
     if (wanted('polling')) {
       console.log('[bench] 4/5 Task polling with 1,000,000 stored requests');

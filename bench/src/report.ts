@@ -117,6 +117,23 @@ function markdown(results: Record<string, unknown>): string {
       '',
     );
   }
+  if (r.encryption?.failed) lines.push('### 3b. The cost of encryption at rest', '', `**Failed:** ${r.encryption.failed}`, '');
+  else if (r.encryption) {
+    const e = r.encryption;
+    lines.push(
+      '### 3b. The cost of encryption at rest',
+      '',
+      `One notifier process of the same build, storing webhook secrets and Tasks sealed (AES-256-GCM, a configured DATA_KEK) or the same bytes unsealed in the same columns; ${e.eventsPerRun} events over ${e.distinctRequests} requests per run, a fresh process and schema per run, the two alternating (${e.sealedPerSecond.runs.length} runs each).`,
+      '',
+      '| | deliveries/s | notifier CPU ms per event | PostgreSQL CPU ms per event |',
+      '|---|---|---|---|',
+      `| sealed | ${spread(e.sealedPerSecond)} | ${spread(e.notifierCpuMsPerEvent.sealed, 3)} | ${spread(e.postgresCpuMsPerEvent.sealed, 3)} |`,
+      `| unsealed | ${spread(e.clearPerSecond)} | ${spread(e.notifierCpuMsPerEvent.clear, 3)} | ${spread(e.postgresCpuMsPerEvent.clear, 3)} |`,
+      '',
+      `Sealed ÷ unsealed: deliveries/s ${fmt(e.ratioSealedToClear, 2)}, notifier CPU per event ${fmt(e.notifierCpuRatioSealedToClear, 2)} (medians). The cryptography of one event alone (seal the Task, open it, open the secret), measured in the bench process: ${spread(e.cryptographyMicrosecondsPerEvent, 1)} µs.`,
+      '',
+    );
+  }
   if (r.polling?.failed) lines.push('## 4. Task polling: `GET /api/v2/fhir/Task?based-on=...`', '', `**Failed:** ${r.polling.failed}`, '');
   else if (r.polling) {
     const p = r.polling;

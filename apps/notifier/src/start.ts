@@ -15,7 +15,7 @@ import { WebhookSender } from './delivery/webhook-sender';
 import { admissionResponseHandler } from './events/admission-response.consumer';
 import { EventRepository } from './events/event.repository';
 import { notifierTables, openNotifierDatabase } from './persistence/database';
-import { openSealedFields } from './persistence/sealed-fields';
+import { openSealedFields, type ProtectedFields } from './persistence/sealed-fields';
 import { SubscriptionRepository } from './subscriptions/subscription.repository';
 import { SubscriptionService } from './subscriptions/subscription.service';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
@@ -31,6 +31,11 @@ export interface NotifierOverrides {
   migrationsDir?: string;
   /** DNS resolution for the address guard (tests). */
   resolve?: Resolve;
+  /**
+   * Stores the secrets and Tasks some other way than sealed: only the bench's comparison of the
+   * cost of sealing (bench/src/figure-encryption.ts) sets it, from a test entry point.
+   */
+  protectedFields?: ProtectedFields;
 }
 
 export function startNotifier(config: NotifierConfig, overrides: NotifierOverrides = {}): Promise<RunningNotifier> {
@@ -56,7 +61,8 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       logger.error({ dataKeyId: key.id, kekId: key.kekId }, 'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS');
     }
 
-    const deliveries = new DeliveryRepository(prisma, tables, fields);
+    const stored = overrides.protectedFields ?? fields;
+    const deliveries = new DeliveryRepository(prisma, tables, stored);
     const sender = new WebhookSender({
       timeoutMs: config.WEBHOOK_TIMEOUT,
       allowPrivate,
@@ -86,9 +92,9 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     // Stopped before the worker: no new events are taken in while the last attempts finish.
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
-    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables, fields), worker, logger));
+    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables, stored), worker, logger));
 
-    const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, fields), {
+    const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {
       allowPrivate,
       ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
       onDeliveriesDue: () => worker.wake(),

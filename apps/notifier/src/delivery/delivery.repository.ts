@@ -1,6 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
-import type { SealedFields, StoredValue } from '../persistence/sealed-fields';
+import type { ProtectedFields, StoredValue } from '../persistence/sealed-fields';
 import type { NextStep } from './retry-policy';
 
 /** A due delivery a worker has claimed, with its subscription's address and secret as they are now. */
@@ -43,7 +43,7 @@ export interface ClaimResult {
 }
 
 /** Opens the Task and secret of each claim; those that do not open are set apart. */
-export async function openClaims(claims: readonly SealedClaim[], fields: SealedFields): Promise<ClaimResult> {
+export async function openClaims(claims: readonly SealedClaim[], fields: ProtectedFields): Promise<ClaimResult> {
   const result: ClaimResult = { claimed: [], unreadable: [] };
   await Promise.all(
     claims.map(async (claim) => {
@@ -88,7 +88,7 @@ export class DeliveryRepository {
   constructor(
     private readonly prisma: NotifierDatabase,
     private readonly tables: NotifierTables,
-    private readonly fields: SealedFields,
+    private readonly fields: ProtectedFields,
   ) {}
 
   /**

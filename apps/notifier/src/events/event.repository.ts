@@ -1,6 +1,6 @@
 import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/delivery.repository';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
-import type { SealedFields } from '../persistence/sealed-fields';
+import type { ProtectedFields } from '../persistence/sealed-fields';
 
 /** An event as the notifier receives it from the broker. */
 export interface IncomingEvent {
@@ -36,7 +36,7 @@ export class EventRepository {
   constructor(
     private readonly prisma: NotifierDatabase,
     private readonly tables: NotifierTables,
-    private readonly fields: SealedFields,
+    private readonly fields: ProtectedFields,
   ) {}
 
   /**

@@ -17,12 +17,21 @@ export interface StoredValue<Clear> {
 }
 
 /**
- * The notifier's values that must not lie in clear in its schema (docs/data-protection.md): the
- * webhook secret of a subscription and the Task of an event (its notes may describe the patient).
- * Ids, sequence numbers, states, dates, addresses and the delivery log's status codes stay in clear:
- * they are what the statements search and order by, and say nothing about the patient.
+ * How the repositories store the values that must not lie in clear in the notifier's schema
+ * (docs/data-protection.md): the webhook secret of a subscription and the Task of an event (its
+ * notes may describe the patient). Ids, sequence numbers, states, dates, addresses and the delivery
+ * log's status codes stay in clear: they are what the statements search and order by, and say
+ * nothing about the patient.
  */
-export class SealedFields {
+export interface ProtectedFields {
+  sealSecret(subscriptionId: string, secret: string): Uint8Array<ArrayBuffer>;
+  openSecret(subscriptionId: string, stored: StoredValue<string>): Promise<string>;
+  sealData(eventId: string, data: unknown): Uint8Array<ArrayBuffer>;
+  openData(eventId: string, stored: StoredValue<unknown>): Promise<unknown>;
+}
+
+/** ProtectedFields sealed with the notifier's data keys (libs/crypto): the service's only kind. */
+export class SealedFields implements ProtectedFields {
   constructor(readonly keyring: DataKeyring) {}
 
   sealSecret(subscriptionId: string, secret: string): Buffer<ArrayBuffer> {

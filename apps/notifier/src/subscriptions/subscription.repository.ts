@@ -1,5 +1,5 @@
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
-import type { SealedFields } from '../persistence/sealed-fields';
+import type { ProtectedFields } from '../persistence/sealed-fields';
 
 export type SubscriptionStatus = 'active' | 'disabled';
 
@@ -52,7 +52,7 @@ export class SubscriptionRepository {
   constructor(
     private readonly prisma: NotifierDatabase,
     private readonly tables: NotifierTables,
-    private readonly fields: SealedFields,
+    private readonly fields: ProtectedFields,
   ) {}
 
   /** Creates the subscription unless the party has one for that event type (then: undefined). */

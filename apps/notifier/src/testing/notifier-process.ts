@@ -1,14 +1,20 @@
 // A real notifier process for tests: started with bundleScript from @bedrequest/testing by tests that
-// kill it (SIGKILL) or that reach the notifier from another app's tests. Configured by the
-// environment like main.ts; NOTIFIER_TEST_MIGRATIONS_DIR says where the migrations are, since the
-// bundle does not live beside them. Reports its address to the parent over the IPC channel.
+// kill it (SIGKILL) or that reach the notifier from another app's tests, and by the bench. Configured
+// by the environment like main.ts; NOTIFIER_TEST_MIGRATIONS_DIR says where the migrations are, since
+// the bundle does not live beside them; NOTIFIER_TEST_STORE_IN_CLEAR=true stores secrets and Tasks
+// unsealed (the bench's comparison, bench/src/figure-encryption.ts). Reports its address to the
+// parent over the IPC channel, when there is one.
 import { loadConfig } from '@bedrequest/config';
 import { NotifierConfig } from '../config';
 import { startNotifier } from '../start';
+import { ClearFields } from './clear-fields';
 
 async function main(): Promise<void> {
   const migrationsDir = process.env.NOTIFIER_TEST_MIGRATIONS_DIR;
-  const service = await startNotifier(loadConfig(NotifierConfig), migrationsDir ? { migrationsDir } : {});
+  const service = await startNotifier(loadConfig(NotifierConfig), {
+    ...(migrationsDir ? { migrationsDir } : {}),
+    ...(process.env.NOTIFIER_TEST_STORE_IN_CLEAR === 'true' ? { protectedFields: new ClearFields() } : {}),
+  });
   process.send?.({ url: service.url });
   process.once('SIGTERM', () => void service.stop().then(() => process.exit(0)));
 }
