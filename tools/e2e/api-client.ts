@@ -1,9 +1,14 @@
 // How every end-to-end test calls the gateway: one fetch, the body parsed, and the answer checked
-// against the interface's own promises before the test sees it. Every FHIR JSON answer (searchsets,
-// Tasks, bundles, OperationOutcomes of every error, the CapabilityStatement) must pass a FHIR R4
-// validator from outside the project, so the end-to-end suite as a whole validates each kind of
-// resource the service returns in the flows that produce it.
+// against the interface's own promises before the test sees it:
+// - against the OpenAPI document the gateway serves (read from its sources, openapi-contract.ts):
+//   the status must be one the document declares for the operation, the declared headers must be
+//   there and the body must match the declared schema, so the suite as a whole replays real calls
+//   against the document and fails on any undeclared status or shape;
+// - every FHIR JSON answer (searchsets, Tasks, bundles, OperationOutcomes of every error, the
+//   CapabilityStatement) must pass a FHIR R4 validator from outside the project, so the suite
+//   validates each kind of resource the service returns in the flows that produce it.
 import { expectValidFhir } from '@bedrequest/testing';
+import { openApiContract, type Exchange } from './openapi-contract';
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -22,6 +27,17 @@ export interface ApiCallOptions {
 export const validatedFhirAnswers = { count: 0 };
 
 export async function callApi<T = unknown>(baseUrl: string, method: string, path: string, options: ApiCallOptions = {}): Promise<ApiResponse<T>> {
+  const exchange = await fetchExchange(baseUrl, method, path, options);
+  openApiContract().check(exchange);
+  if (isFhirJson(exchange.headers) && method !== 'HEAD') {
+    expectValidFhir(exchange.body, `${method} ${path.split('?')[0]} → ${exchange.status}`);
+    validatedFhirAnswers.count++;
+  }
+  return { status: exchange.status, headers: exchange.headers, body: exchange.body as T };
+}
+
+/** The call and its answer as they are, checked against nothing: the body parsed when it is JSON, else its text. */
+export async function fetchExchange(baseUrl: string, method: string, path: string, options: ApiCallOptions = {}): Promise<Exchange> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;
@@ -37,11 +53,7 @@ export async function callApi<T = unknown>(baseUrl: string, method: string, path
   } catch {
     // not JSON: keep the text
   }
-  if (isFhirJson(response.headers) && method !== 'HEAD') {
-    expectValidFhir(parsed, `${method} ${path.split('?')[0]} → ${response.status}`);
-    validatedFhirAnswers.count++;
-  }
-  return { status: response.status, headers: response.headers, body: parsed as T };
+  return { method, path, status: response.status, headers: response.headers, body: parsed, text };
 }
 
 function isFhirJson(headers: Headers): boolean {

@@ -1,20 +1,42 @@
 import { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
+import { TASK_RESULT_PARAMETERS, TASK_SEARCH_PARAMETERS } from '@bedrequest/fhir-model';
+import { FHIR_CONTENT_TYPES } from '../fhir/fhir-body';
 import { openApiDocument } from './openapi-document';
 
 interface JsonSchema {
+  $ref?: string;
   type?: string;
   enum?: string[];
   required?: string[];
   properties?: Record<string, JsonSchema>;
+  additionalProperties?: unknown;
   items?: JsonSchema;
 }
+interface Answer {
+  $ref?: string;
+  headers?: Record<string, { $ref?: string }>;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+interface Operation {
+  security?: unknown[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, Answer>;
+}
+type PathItem = Partial<Record<'get' | 'head' | 'post' | 'put' | 'delete' | 'options', Operation>>;
 
 describe('OpenAPI document', () => {
   const document = openApiDocument({ serverUrl: 'http://127.0.0.1:8080' });
+  const paths = document.paths as Record<string, PathItem>;
+  const schemas = document.components?.schemas as Record<string, JsonSchema>;
+  const operations = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as Operation })));
+  const bodyOf = (answer: Answer | undefined, mediaType = 'application/json') => answer?.content?.[mediaType]?.schema;
 
-  it('describes every public endpoint of the spec and decisions.md', () => {
-    expect(Object.keys(document.paths ?? {}).sort()).toEqual(
+  it('describes every public endpoint of the gateway', () => {
+    expect(Object.keys(paths).sort()).toEqual(
       [
+        '/',
+        '/api/openapi.json',
         '/api/v1/clinic/capacity',
         '/api/v1/clinic/tasks/{taskId}/answer',
         '/api/v1/clinic/tasks/{taskId}/bundle',
@@ -28,29 +50,131 @@ describe('OpenAPI document', () => {
         '/api/v1/token/login',
         '/api/v1/token/refresh',
         '/api/v1/token/status',
+        '/api/v2/fhir/AuditEvent',
         '/api/v2/fhir/Bundle',
+        '/api/v2/fhir/CodeSystem',
+        '/api/v2/fhir/CodeSystem/{id}',
+        '/api/v2/fhir/StructureDefinition',
+        '/api/v2/fhir/StructureDefinition/{id}',
         '/api/v2/fhir/Task',
         '/api/v2/fhir/Task/{id}',
+        '/api/v2/fhir/metadata',
       ].sort(),
     );
   });
 
-  it('gives the token response of the spec', () => {
-    const tokenResponse = document.components?.schemas?.['TokenResponse'] as { required?: string[] };
-    expect(tokenResponse.required?.sort()).toEqual(['accessToken', 'expiresIn', 'refreshToken', 'tokenType']);
+  it('is the same document however often it is made (naming the shapes changes nothing the second time)', () => {
+    expect(openApiDocument({ serverUrl: 'http://127.0.0.1:8080' })).toEqual(document);
   });
 
-  it('describes the Task as the contract intake sends it', () => {
-    const task = document.components?.schemas?.['Task'] as JsonSchema;
-    expect(task.required).toEqual(expect.arrayContaining(['resourceType', 'id', 'status', 'intent', 'basedOn', 'owner', 'requester', 'lastModified']));
-    expect(task.properties?.['status']?.enum).toEqual(TaskStatus.options);
-    expect(task.properties?.['businessStatus']?.properties?.['coding']?.items?.properties?.['code']?.enum).toEqual(BusinessStatus.options);
+  it('gives every path OPTIONS (204 with Allow, no token) and HEAD beside GET, and every other operation a 405 with Allow in the form of its surface', () => {
+    for (const [path, item] of Object.entries(paths)) {
+      expect({ path, options: item.options?.responses['204']?.headers?.['Allow'], security: item.options?.security }).toEqual({ path, options: { $ref: '#/components/headers/Allow' }, security: undefined });
+      expect({ path, head: Boolean(item.head) }).toEqual({ path, head: Boolean(item.get) });
+    }
+    for (const { path, method, operation } of operations.filter(({ method }) => method !== 'options')) {
+      const expected = path.startsWith('/api/v2/fhir') ? '#/components/responses/FhirMethodNotAllowed' : '#/components/responses/MethodNotAllowed';
+      expect({ path, method, answer: operation.responses['405'] }).toEqual({ path, method, answer: { $ref: expected } });
+    }
+    const responses = document.components?.responses as Record<string, Answer>;
+    expect(bodyOf(responses['FhirMethodNotAllowed'], 'application/fhir+json')).toEqual({ $ref: '#/components/schemas/OperationOutcome' });
+    expect(bodyOf(responses['MethodNotAllowed'])).toEqual({ $ref: '#/components/schemas/ApiError' });
   });
 
-  it('describes the clinic answer with the schema the clinic API checks it with', () => {
-    const body = document.paths?.['/api/v1/clinic/tasks/{taskId}/answer']?.post?.requestBody as { content: Record<string, { schema: JsonSchema }> };
-    const schema = body.content['application/json']!.schema;
-    expect(schema.required).toEqual(['businessStatus']);
-    expect(schema.properties?.['businessStatus']?.enum).toEqual(BusinessStatus.options);
+  it('gives every route behind the token guard 401 with WWW-Authenticate, 429 and 503 with Retry-After, each in the error form of its path', () => {
+    const guarded = operations.filter(({ operation }) => operation.security?.length);
+    expect(guarded.length).toBeGreaterThan(20);
+    for (const { path, method, operation } of guarded) {
+      const errorBody = path.startsWith('/api/v2/fhir') ? bodyOf(operation.responses['401'], 'application/fhir+json') : bodyOf(operation.responses['401']);
+      expect({ path, method, errorBody }).toEqual({ path, method, errorBody: method === 'head' ? undefined : { $ref: `#/components/schemas/${path.startsWith('/api/v2/fhir') ? 'OperationOutcome' : 'ApiError'}` } });
+      expect(operation.responses['401']?.headers?.['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WwwAuthenticate' });
+      for (const status of ['429', '503']) expect({ path, method, status, header: operation.responses[status]?.headers?.['Retry-After'] }).toEqual({ path, method, status, header: { $ref: '#/components/headers/RetryAfter' } });
+    }
+    // 403 only where a role is required: the clinics and the Task reads take either role.
+    expect(paths['/api/v1/kliniken']?.get?.responses['403']).toBeUndefined();
+    expect(paths['/api/v2/fhir/Task']?.get?.responses['403']).toBeUndefined();
+    expect(paths['/api/v1/subscriptions']?.post?.responses['403']).toBeDefined();
+  });
+
+  it('gives every answer the correlation id', () => {
+    for (const { path, method, operation } of operations) {
+      for (const [status, answer] of Object.entries(operation.responses).filter(([, answer]) => !answer.$ref)) {
+        expect({ path, method, status, header: answer.headers?.['x-correlation-id'] }).toEqual({ path, method, status, header: { $ref: '#/components/headers/CorrelationId' } });
+      }
+    }
+  });
+
+  it('takes a bundle in both FHIR content types and answers 202 with Location, or 400, 401, 403, 404, 409, 413, 415, 429, 503', () => {
+    const post = paths['/api/v2/fhir/Bundle']?.post;
+    expect(Object.keys(post?.requestBody?.content ?? {})).toEqual([...FHIR_CONTENT_TYPES]);
+    expect(post?.responses['202']?.headers).toMatchObject({ Location: { $ref: '#/components/headers/TaskSearchLocation' }, 'Content-Location': { $ref: '#/components/headers/TaskSearchLocation' } });
+    expect(Object.keys(post?.responses ?? {}).sort()).toEqual(['202', '400', '401', '403', '404', '405', '409', '413', '415', '429', '503']);
+  });
+
+  it('gives the token answers of the spec, not to be cached', () => {
+    expect(schemas['TokenResponse']?.required?.sort()).toEqual(['accessToken', 'expiresIn', 'refreshToken', 'tokenType']);
+    for (const path of ['/api/v1/token/login', '/api/v1/token/refresh']) {
+      expect(paths[path]?.post?.responses['200']?.headers).toMatchObject({ 'Cache-Control': { $ref: '#/components/headers/NoStore' }, Pragma: { $ref: '#/components/headers/NoCache' } });
+      // A failed login or refresh is auth's answer, not the token guard's: no challenge.
+      expect(paths[path]?.post?.responses['401']?.headers?.['WWW-Authenticate']).toBeUndefined();
+    }
+  });
+
+  it('describes the Task as the contract intake sends it, and a Task subsetted by _elements', () => {
+    const task = schemas['Task'];
+    expect(task?.required).toEqual(expect.arrayContaining(['resourceType', 'id', 'status', 'intent', 'basedOn', 'owner', 'requester', 'lastModified']));
+    expect(task?.properties?.['status']?.enum).toEqual(TaskStatus.options);
+    expect(task?.properties?.['businessStatus']?.properties?.['coding']?.items?.properties?.['code']?.enum).toEqual(BusinessStatus.options);
+    expect(schemas['TaskSubset']?.required?.sort()).toEqual(['id', 'intent', 'meta', 'resourceType', 'status']);
+    expect(bodyOf(paths['/api/v2/fhir/Task/{id}']?.get?.responses['200'], 'application/fhir+json')).toEqual({ anyOf: [{ $ref: '#/components/schemas/Task' }, { $ref: '#/components/schemas/TaskSubset' }] });
+  });
+
+  it('lists the Task search parameters intake parses, and _format', () => {
+    const names = paths['/api/v2/fhir/Task']?.get?.parameters?.map((parameter) => parameter.name);
+    expect(names).toEqual([...[...TASK_SEARCH_PARAMETERS, ...TASK_RESULT_PARAMETERS].map((parameter): string => parameter.name), 'based-on:identifier', '_offset', '_format']);
+    expect(Object.keys(paths['/api/v2/fhir/Task']?.get?.responses ?? {})).toContain('406');
+  });
+
+  it('describes the request bodies with the schemas their routes read them with: strict objects', () => {
+    const requestOf = (path: string, method: 'post' | 'put') => paths[path]?.[method]?.requestBody?.content['application/json']?.schema;
+    expect(requestOf('/api/v1/clinic/tasks/{taskId}/answer', 'post')).toEqual({ $ref: '#/components/schemas/ClinicAnswer' });
+    expect(schemas['ClinicAnswer']?.properties?.['businessStatus']?.enum).toEqual(BusinessStatus.options);
+    for (const [path, method, name] of [
+      ['/api/v1/token/login', 'post', 'LoginRequest'],
+      ['/api/v1/token/refresh', 'post', 'RefreshRequest'],
+      ['/api/v1/subscriptions', 'post', 'SubscribeRequest'],
+      ['/api/v1/subscriptions/{id}', 'put', 'ChangeAddressRequest'],
+      ['/api/v1/clinic/tasks/{taskId}/answer', 'post', 'ClinicAnswer'],
+      ['/api/v1/clinic/capacity', 'put', 'BedCount'],
+    ] as const) {
+      expect({ path, body: requestOf(path, method) }).toEqual({ path, body: { $ref: `#/components/schemas/${name}` } });
+      expect({ name, additionalProperties: schemas[name]?.additionalProperties }).toEqual({ name, additionalProperties: false });
+    }
+  });
+
+  it('gives the delivery log and the event list their page parameters and answers', () => {
+    const parametersOf = (path: string) => paths[path]?.get?.parameters?.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+    expect(parametersOf('/api/v1/subscriptions/{id}/deliveries')).toEqual(['limit']);
+    expect(parametersOf('/api/v1/subscriptions/{id}/events')).toEqual(['since', 'limit']);
+    expect(bodyOf(paths['/api/v1/subscriptions/{id}/deliveries']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/DeliveryLog' });
+    expect(bodyOf(paths['/api/v1/subscriptions/{id}/events']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/AdmissionResponseEventList' });
+    expect(schemas['AdmissionResponseEventList']?.properties?.['items']?.items).toEqual({ $ref: '#/components/schemas/AdmissionResponseEvent' });
+  });
+
+  it('describes the AdmissionResponse webhook: its Standard Webhooks headers and the body with the Task', () => {
+    const webhook = (document.webhooks as Record<string, PathItem>)['AdmissionResponse']?.post;
+    expect(webhook?.parameters?.map(({ name, in: where, required }) => [name, where, required])).toEqual([
+      ['webhook-id', 'header', true],
+      ['webhook-timestamp', 'header', true],
+      ['webhook-signature', 'header', true],
+    ]);
+    expect(webhook?.requestBody?.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/AdmissionResponseEvent' });
+    const event = schemas['AdmissionResponseEvent'];
+    expect(event?.required?.sort()).toEqual(['data', 'id', 'sequence', 'timestamp', 'type']);
+    expect(event?.properties?.['data']).toEqual({ $ref: '#/components/schemas/Task' });
+  });
+
+  it('composes no schema with allOf (the end-to-end check closes objects one by one)', () => {
+    expect(JSON.stringify(document)).not.toContain('"allOf"');
   });
 });

@@ -1,0 +1,99 @@
+import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import { FHIR_JSON } from '../fhir/fhir-response';
+import { ApiError, OperationOutcome } from './public-shapes';
+
+/**
+ * The building blocks of the document's answers: content of one media type, the headers answers
+ * carry, and the error answers of the two surfaces (decisions.md, "Errors": an OperationOutcome on
+ * /api/v2/fhir, `{"error", "message"}` on /api/v1), each with the headers its status brings.
+ */
+
+export type Surface = 'v1' | 'fhir';
+export type Responses = RouteConfig['responses'];
+/** The security requirement of a route behind the token guard. */
+export type Secured = Record<string, string[]>[];
+export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 413 | 415 | 429 | 503;
+/** Why a route answers each error status it can answer. */
+export type Refusals = Partial<Record<ErrorStatus, string>>;
+
+export const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+export const fhir = (schema: z.ZodType) => ({ [FHIR_JSON]: { schema } });
+
+/** The headers of the document's answers, under components/headers; `required` ones the e2e check insists on. */
+export const HEADERS = {
+  RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
+  Allow: { description: 'The methods the path takes, e.g. `GET, HEAD, OPTIONS`', required: true, schema: { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' } },
+  WwwAuthenticate: {
+    description: 'RFC 6750: `Bearer realm="bedrequest"`, with `error="invalid_token"` and a description for a token that is not valid',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer ' },
+  },
+  TaskSearchLocation: { description: 'The Task search of the request: `/api/v2/fhir/Task?based-on=<ServiceRequest identifier, percent-encoded>`', required: true, schema: { type: 'string', pattern: '^/api/v2/fhir/Task\\?based-on=' } },
+  NoStore: { description: 'Not to be cached: token responses (RFC 6749 §5.1), answers with patient or audit data', required: true, schema: { type: 'string', const: 'no-store' } },
+  NoCache: { description: 'RFC 6749 §5.1, for HTTP/1.0 caches', required: true, schema: { type: 'string', const: 'no-cache' } },
+  CorrelationId: { description: "The caller's `x-correlation-id` when it sent a sane one, else a new one; quote it when reporting a problem", required: true, schema: { type: 'string' } },
+} as const;
+export type HeaderName = keyof typeof HEADERS;
+export const header = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers an error answer carries by its status: the challenge on 401 (where the token guard answers it), Retry-After on 429 and 503. */
+function errorHeaders(status: ErrorStatus, challenge: boolean): Record<string, { $ref: string }> | undefined {
+  if (status === 401 && challenge) return { 'WWW-Authenticate': header('WwwAuthenticate') };
+  if (status === 429 || status === 503) return { 'Retry-After': header('RetryAfter') };
+  return undefined;
+}
+
+/**
+ * The error answers of a route, one per status it can answer, with the body of its surface.
+ * `challenge: false` for a 401 that is not the token guard's (a failed login) and so has no
+ * WWW-Authenticate.
+ */
+export function refusals(surface: Surface, reasons: Refusals, options: { challenge?: boolean } = {}): Responses {
+  const body = surface === 'fhir' ? fhir(OperationOutcome) : json(ApiError);
+  const answers: Responses = {};
+  for (const [key, description] of Object.entries(reasons) as [`${ErrorStatus}`, string][]) {
+    const headers = errorHeaders(Number(key) as ErrorStatus, options.challenge ?? true);
+    const answer: ResponseConfig = { description, content: body, ...(headers ? { headers } : {}) };
+    answers[key] = answer;
+  }
+  return answers;
+}
+
+/** Several routes' reasons for the same statuses, joined: `{403: 'Not a referrer token'}` and `{403: 'Not the referrer's IK'}`. */
+export function merged(...reasons: Refusals[]): Refusals {
+  const all: Refusals = {};
+  for (const each of reasons) {
+    for (const [key, description] of Object.entries(each) as [`${ErrorStatus}`, string][]) {
+      const status = Number(key) as ErrorStatus;
+      all[status] = all[status] ? `${all[status]}; ${description}` : description;
+    }
+  }
+  return all;
+}
+
+/**
+ * What the token guard and the rate limit in front of a route answer (start.ts: requireToken,
+ * rateLimitPerParty): 401 without a valid party token, 403 for a token of the other role, 429 over
+ * the party's rate, 503 while the signing keys cannot be fetched. A route for both roles has no 403.
+ */
+export function guarded(role: 'referrer' | 'clinic' | 'any'): Refusals {
+  return {
+    401: 'No valid access token: missing, malformed, expired, or not a party token',
+    ...(role === 'any' ? {} : { 403: `Not a ${role} token` }),
+    429: "More requests per second than the party's rate limit (RATE_LIMIT_PER_SECOND, 200 by default, per gateway process)",
+    503: 'The access token cannot be checked right now (the signing keys are unavailable)',
+  };
+}
+
+/** What every JSON body of /api/v1 is checked for before it is read (json-body.ts), with the route's body limit. */
+export function jsonBodyRefusals(limit: string): Refusals {
+  return {
+    400: 'The body is empty or not JSON',
+    413: `The body is larger than ${limit}`,
+    415: 'Not `application/json`, or a charset or Content-Encoding the gateway does not read',
+  };
+}
+
+/** A path segment the gateway cannot decode (a stray `%`): express refuses it before the route. */
+export const UNDECODABLE_PATH: Refusals = { 400: 'A path segment is not valid percent-encoding' };
