@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseServiceEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { inboxEnv } from './inbox/inbox-config';
 
 export const GatewayConfig = z.object({
   ...baseServiceEnv,
@@ -31,5 +32,7 @@ export const GatewayConfig = z.object({
   INTAKE_VERDICT_TIMEOUT_MS: env.positiveInt(1_000),
   /** Requests per second per authenticated party and gateway process, then 429. */
   RATE_LIMIT_PER_SECOND: env.positiveInt(200),
+  /** The clinic inbox (`/inbox`): the key of its CSRF tokens. */
+  ...inboxEnv,
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

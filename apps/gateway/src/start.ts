@@ -9,6 +9,7 @@ import { allowedMethods } from './allowed-methods';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
+import { ClinicTaskReadsClient, clinicTasksRouter } from './clinic-api/clinic-tasks.router';
 import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
 import { auditEventRouter } from './fhir/audit-event.router';
@@ -18,6 +19,8 @@ import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiDocument } from './openapi/openapi-document';
 import { errorHandler, unknownPath } from './http-errors';
+import { InboxApi } from './inbox/inbox-api';
+import { inboxRouter } from './inbox/inbox.router';
 import { rateLimitPerParty } from './rate-limit';
 import { SERVICE_VERSION, serviceIndex } from './service-index';
 import { NotifierClient } from './subscriptions/notifier.client';
@@ -62,7 +65,13 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const notifier = new NotifierClient(config.NOTIFIER_URL);
     const capacity = new ClinicCapacityClient(config.ROUTING_URL);
     const auth = authTokenClient(config.AUTH_URL);
-    lifecycle.onStop('service clients', () => Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close()]));
+    const clinicTaskReads = new ClinicTaskReadsClient(config.INTAKE_URL);
+    // The clinic inbox reads and answers through this gateway's own public API (known once it listens).
+    let publicUrl = '';
+    const inboxApi = new InboxApi(() => publicUrl, auth);
+    lifecycle.onStop('service clients', () =>
+      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), inboxApi.close()]),
+    );
 
     const app = createServiceHttpApp({ logger, registry });
     app.use(helmet());
@@ -77,7 +86,12 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
     app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));
-    app.use('/api/v1/clinic', ...clinics, clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }));
+    app.use(
+      '/api/v1/clinic',
+      ...clinics,
+      clinicTasksRouter({ reads: clinicTaskReads, logger }),
+      clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }),
+    );
     app.post(
       '/api/v2/fhir/Bundle',
       ...referrers,
@@ -89,6 +103,10 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       }),
     );
     app.use('/api/v2/fhir', ...anyone, taskRouter(intake), auditEventRouter(intake));
+    app.use(
+      '/inbox',
+      inboxRouter({ api: inboxApi, verifier, logger, nodeEnv: config.NODE_ENV, csrfSecret: config.INBOX_CSRF_SECRET, profileBase: config.PROFILE_BASE }),
+    );
     app.use(unknownPath);
     app.use(errorHandler(logger));
 
@@ -99,6 +117,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       .use(errorHandler(logger));
     const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTERNAL_PORT, name: 'internal http' });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.PORT });
+    publicUrl = url;
     return { server, broker, url, internalUrl: internal.url };
   });
 }

@@ -8,6 +8,9 @@ import { databaseIsReachable } from '@bedrequest/persistence';
 import { serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
+import { ClinicTaskReadsRepository } from './clinic-tasks/clinic-task-reads.repository';
+import { ClinicTaskReadsService } from './clinic-tasks/clinic-task-reads.service';
+import { clinicTasksRouter } from './clinic-tasks/clinic-tasks.router';
 import type { IntakeConfig } from './config';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
@@ -55,7 +58,10 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
     // Every read of patient data is recorded in the audit trail before it is answered.
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA), systems, audit);
-    app.use(internalRouter(tasks, audit, tokenVerifierFor(config, { services: false }), logger));
+    const verifier = tokenVerifierFor(config, { services: false });
+    app.use(internalRouter(tasks, audit, verifier, logger));
+    // The clinic's list rows and request versions (the clinic inbox and any clinic software).
+    app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA), systems), verifier, logger));
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
   });
 }
