@@ -119,6 +119,19 @@ describe('the audit trail through the gateway', () => {
     for (const text of ['Musterfrau', 'Aufnahme am Montag', 'Hüft']) expect(json).not.toContain(text);
   });
 
+  it("records the clinic's list rows and request versions (what the clinic inbox reads) like the FHIR reads", async () => {
+    const ownAccess = async () => (await eventsOf(`entity=${encodeURIComponent(identifier)}&agent=${A}&_count=100`, clinic[A]!)).map(summaryOf);
+    const before = await ownAccess();
+    expect((await stack.api('GET', '/api/v1/clinic/tasks?state=answered', { token: clinic[A] })).status).toBe(200);
+    expect((await stack.api('GET', `/api/v1/clinic/tasks/${taskOf[A]}/versions`, { token: clinic[A] })).status).toBe(200);
+    const added = (await ownAccess()).slice(before.length);
+    const loopback = expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/);
+    expect(added).toEqual([
+      { action: 'E', subtype: 'search-type', role: 'clinic', ik: A, user: subOf(clinic[A]!), address: loopback, what: [`Task/${taskOf[A]}`, 'Query'] },
+      { action: 'R', subtype: 'vread', role: 'clinic', ik: A, user: subOf(clinic[A]!), address: loopback, what: [`Task/${taskOf[A]}`] },
+    ]);
+  });
+
   it('shows each clinic only the entries of its own access', async () => {
     for (const [ik, other] of [
       [A, B],

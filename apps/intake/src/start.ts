@@ -61,7 +61,7 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
     const verifier = tokenVerifierFor(config, { services: false });
     app.use(internalRouter(tasks, audit, verifier, logger));
     // The clinic's list rows and request versions (the clinic inbox and any clinic software).
-    app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA), systems), verifier, logger));
+    app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA), systems, audit), verifier, logger));
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
   });
 }

@@ -22,6 +22,8 @@ export interface TaskOfClinic {
   clinicIk: string;
   requestId: string;
   sentVersion: number;
+  /** The request, for the audit trail: its ServiceRequest identifier and the referrer owning it. */
+  request: { identifier: string; referrerPartyId: string };
 }
 
 /**
@@ -56,13 +58,14 @@ export class ClinicTaskReadsRepository {
     if (query.clinicIks.length === 0) return [];
     return this.prisma.$queryRaw<SummaryRow[]>`
       WITH page AS (
-        SELECT t.id, t.request_id, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version
+        SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version
           FROM ${this.task} t
          WHERE ${Prisma.join(this.conditions(query), ' AND ')}
          ORDER BY (t.status = 'requested') DESC, t.last_modified DESC, t.id DESC
          LIMIT ${query.count}::int OFFSET ${query.offset}::bigint
       )
-      SELECT p.id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, r.referrer_ik,
+      SELECT p.id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik,
+             r.referrer_ik, r.identifier AS request_identifier, r.referrer_party_id,
              x.sr ->> 'status' AS request_status,
              x.sr ->> 'intent' AS intent,
              x.sr #>> '{orderDetail,0,coding,0,code}' AS order_detail,
@@ -102,7 +105,10 @@ export class ClinicTaskReadsRepository {
   }
 
   async findTask(taskId: string): Promise<TaskOfClinic | undefined> {
-    const row = await this.prisma.clinicTask.findUnique({ where: { id: taskId }, select: { id: true, clinicIk: true, requestId: true, sentVersion: true } });
+    const row = await this.prisma.clinicTask.findUnique({
+      where: { id: taskId },
+      select: { id: true, clinicIk: true, requestId: true, sentVersion: true, request: { select: { identifier: true, referrerPartyId: true } } },
+    });
     return row ?? undefined;
   }
 

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { FhirSystems } from '@bedrequest/fhir-model';
+import type { AuditRecord } from '../audit/audit-event';
+import type { AuditTrail, Caller } from '../audit/audit-trail.service';
 import type { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
-import { listStateOf, summaryOf, TASK_LIST_STATE_NAMES, TASK_LIST_STATES, type ClinicTaskSummary, type TaskListState } from './clinic-task-summary';
+import { listStateOf, summaryOf, TASK_LIST_STATE_NAMES, TASK_LIST_STATES, type ClinicTaskSummary, type SummaryRow, type TaskListState } from './clinic-task-summary';
 import { versionsSentTo, type RequestVersionView } from './versions-sent';
 
 export const DEFAULT_LIST_SIZE = 100;
@@ -36,15 +38,20 @@ export interface ClinicTaskList {
   items: ClinicTaskSummary[];
 }
 
-/** What a clinic reads of its Tasks beyond the FHIR Task reads: list rows and request versions. */
+/**
+ * What a clinic reads of its Tasks beyond the FHIR Task reads: list rows and request versions. Both
+ * show patient data (age, gender, diagnosis; whole bundles), so each read is recorded in the audit
+ * trail before it is answered, like the FHIR reads (a list page: one entry per request it shows).
+ */
 export class ClinicTaskReadsService {
   constructor(
     private readonly reads: ClinicTaskReadsRepository,
     private readonly systems: FhirSystems,
+    private readonly audit: Pick<AuditTrail, 'record'>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async list(clinicIks: readonly string[], query: ClinicTaskListQuery): Promise<ClinicTaskList> {
+  async list(caller: Caller, clinicIks: readonly string[], query: ClinicTaskListQuery): Promise<ClinicTaskList> {
     const statuses = query.state?.flatMap((state) => TASK_LIST_STATES[state]);
     const [rows, byStatus] = await Promise.all([
       this.reads.summaries({
@@ -61,6 +68,7 @@ export class ClinicTaskReadsService {
       const state = listStateOf(status);
       if (state) counts[state] += count;
     }
+    if (rows.length > 0) await this.audit.record(listRecords(rows, caller, queryStringOf(query)));
     const today = this.now();
     const items = rows.map((row) => summaryOf(row, this.systems, today));
     const total = [...new Set(query.state ?? TASK_LIST_STATE_NAMES)].reduce((sum, state) => sum + counts[state], 0);
@@ -68,7 +76,7 @@ export class ClinicTaskReadsService {
   }
 
   /** The versions of the Task's request that its clinic was sent, oldest first; undefined for a Task it may not see. */
-  async versions(taskId: string, clinicIks: readonly string[]): Promise<RequestVersionView[] | undefined> {
+  async versions(taskId: string, caller: Caller, clinicIks: readonly string[]): Promise<RequestVersionView[] | undefined> {
     if (!z.guid().safeParse(taskId).success) return undefined;
     const task = await this.reads.findTask(taskId);
     if (!task || !clinicIks.includes(task.clinicIk)) return undefined;
@@ -76,6 +84,48 @@ export class ClinicTaskReadsService {
     const sent = new Set(versionsSentTo(task.clinicIk, versions).map((version) => version.version));
     // The latest one the Task records was sent by definition.
     sent.add(task.sentVersion);
-    return versions.filter((version) => sent.has(version.version));
+    const readable = versions.filter((version) => sent.has(version.version));
+    await this.audit.record(
+      readable.map((version) => ({
+        interaction: 'vread',
+        agent: clinicAgent(caller, task.clinicIk),
+        request: { identifier: task.request.identifier, ownerPartyId: task.request.referrerPartyId, version: version.version },
+        resources: [{ type: 'Task', id: task.id }],
+        source: 'intake',
+      })),
+    );
+    return readable;
   }
+}
+
+function clinicAgent(caller: Caller, ik: string): AuditRecord['agent'] {
+  return { kind: 'clinic', user: caller.user, ik, ...(caller.address ? { address: caller.address } : {}) };
+}
+
+/** One search entry per request a list page shows, naming its Tasks: each referrer sees the reads of its own requests only. */
+function listRecords(rows: readonly SummaryRow[], caller: Caller, query: string): AuditRecord[] {
+  const byRequest = new Map<string, AuditRecord & { resources: { type: 'Task'; id: string }[] }>();
+  for (const row of rows) {
+    const known = byRequest.get(row.request_identifier);
+    if (known) known.resources.push({ type: 'Task', id: row.id });
+    else {
+      byRequest.set(row.request_identifier, {
+        interaction: 'search-type',
+        agent: clinicAgent(caller, row.clinic_ik),
+        request: { identifier: row.request_identifier, ownerPartyId: row.referrer_party_id },
+        resources: [{ type: 'Task', id: row.id }],
+        query,
+        source: 'intake',
+      });
+    }
+  }
+  return [...byRequest.values()];
+}
+
+function queryStringOf(query: ClinicTaskListQuery): string {
+  const parameters = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) parameters.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  return parameters.toString();
 }

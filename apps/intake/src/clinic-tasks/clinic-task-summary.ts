@@ -65,7 +65,11 @@ export interface SummaryRow {
   authored_on: Date;
   last_modified: Date;
   sent_version: number;
+  clinic_ik: string;
   referrer_ik: string;
+  /** The request, for the audit trail: its ServiceRequest identifier and the referrer owning it. */
+  request_identifier: string;
+  referrer_party_id: string;
   request_status: string | null;
   intent: string | null;
   order_detail: string | null;

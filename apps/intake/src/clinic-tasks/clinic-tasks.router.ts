@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
+import { callerOf } from '../http/caller';
 import { ClinicTaskListQuery, type ClinicTaskReadsService } from './clinic-task-reads.service';
 
 /**
@@ -21,11 +22,11 @@ export function clinicTasksRouter(reads: ClinicTaskReadsService, verifier: Token
   router.get('/internal/clinic-tasks', async (req, res) => {
     const query = ClinicTaskListQuery.safeParse(req.query);
     if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
-    res.json(await reads.list(principalOf(res).ikNumbers, query.data));
+    res.json(await reads.list(callerOf(req, res), principalOf(res).ikNumbers, query.data));
   });
 
   router.get('/internal/clinic-tasks/:id/versions', async (req, res) => {
-    const versions = await reads.versions(req.params.id, principalOf(res).ikNumbers);
+    const versions = await reads.versions(req.params.id, callerOf(req, res), principalOf(res).ikNumbers);
     if (!versions) throw new HttpError('not_found', 'no such Task');
     res.json({ items: versions });
   });

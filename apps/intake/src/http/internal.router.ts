@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { notFound, outcome } from '@bedrequest/fhir-model';
 import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
 import { ANY_ROLE, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
-import type { AuditTrail, Caller } from '../audit/audit-trail.service';
+import type { AuditTrail } from '../audit/audit-trail.service';
 import type { TaskReadService } from '../tasks/task-read.service';
+import { callerOf } from './caller';
 
 /**
  * Intake's internal read API, called by the gateway only (not exposed publicly) with the caller's
@@ -58,20 +59,6 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, verifi
     fhirJson(res, failure.status, outcomeOf(failure));
   });
   return router;
-}
-
-/** The party of the verified token, as the visibility rules see it, its user and the client's address for the audit trail. */
-function callerOf(req: Request, res: Response): Caller {
-  const principal = principalOf(res);
-  const viewer = principal.role === 'referrer' ? { role: 'referrer' as const, partyId: principal.partyId } : { role: 'clinic' as const, ikNumbers: principal.ikNumbers };
-  const address = clientAddressOf(req);
-  return { viewer, user: principal.partyId, ...(address ? { address } : {}) };
-}
-
-/** The first address of `X-Forwarded-For` (the gateway sends the one it was called from), at most the length of an IPv6 address with zone. */
-function clientAddressOf(req: Request): string | undefined {
-  const first = req.header('x-forwarded-for')?.split(',')[0]?.trim();
-  return first ? first.slice(0, 64) : undefined;
 }
 
 function publicBase(req: Request): string {
