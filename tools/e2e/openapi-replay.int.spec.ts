@@ -165,6 +165,8 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['POST', `/api/v1/subscriptions/${subscriptionId}/deliveries/${eventId}/retry`, { token: referrer }],
         ['GET', `/api/v1/subscriptions/${subscriptionId}/events?since=0&limit=10`, { token: referrer }],
         ['DELETE', `/api/v1/subscriptions/${String(otherSubscription.body.id)}`, { token: otherToken }],
+        ['GET', '/api/v1/clinic/tasks?state=new,answered&_count=5', { token: clinic }],
+        ['GET', `/api/v1/clinic/tasks/${taskId}/versions`, { token: clinic }],
         ['GET', `/api/v1/clinic/tasks/${taskId}/bundle`, { token: clinic }],
         ['GET', `/api/v1/clinic/tasks/${taskId}/documents`, { token: clinic }],
         ['PUT', '/api/v1/clinic/capacity', { token: clinic, body: { department: '2300', date: today, freeBeds: 2 } }],

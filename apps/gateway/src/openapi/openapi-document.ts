@@ -20,6 +20,7 @@ import {
 } from '@bedrequest/contracts';
 import { BedCount } from '../capacity/capacity.router';
 import { ClinicAnswer } from '../clinic-api/clinic-api.router';
+import { ClinicTaskList, ClinicTaskSummary, RequestVersionList } from '../clinic-api/clinic-tasks.router';
 import { SERVICE_VERSION } from '../service-index';
 import { registerApiV1Paths } from './api-v1-paths';
 import { registerFhirPaths } from './fhir-paths';
@@ -75,6 +76,9 @@ const NAMED_SHAPES: readonly [z.ZodType, string][] = [
   [AdmissionRequestBundle, 'AdmissionRequestBundle'],
   [DocumentBundle, 'DocumentBundle'],
   [ClinicDocumentList, 'ClinicDocumentList'],
+  [ClinicTaskSummary, 'ClinicTaskSummary'],
+  [ClinicTaskList, 'ClinicTaskList'],
+  [RequestVersionList, 'RequestVersionList'],
   [ClinicAnswer, 'ClinicAnswer'],
   [ClinicAnswerQueued, 'ClinicAnswerQueued'],
   [BedCount, 'BedCount'],
