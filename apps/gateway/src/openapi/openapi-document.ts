@@ -96,7 +96,7 @@ const DESCRIPTION = [
   'The public interface of the Bed Occupancy Request Service; docs/api.md gives the rules behind each endpoint, docs/webhooks.md the delivery of the AdmissionResponse webhook.',
   'Errors: an OperationOutcome on /api/v2/fhir, `{"error", "message"}` on every other path, with the same status for the same condition; an unexpected failure is 500 with the same body.',
   'Every path answers OPTIONS with 204 and `Allow` (no token needed), HEAD wherever it answers GET, and any other method it does not take with 405 and `Allow`; an unknown path is 404 (after the token check of a guarded prefix).',
-  'Every answer carries `x-correlation-id`.',
+  'Every answer carries `x-correlation-id`. The clinic inbox’s HTML pages under /inbox (docs/inbox.md) read and write through this API and are not part of it.',
 ].join('\n\n');
 
 /**
