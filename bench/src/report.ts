@@ -130,7 +130,7 @@ function markdown(results: Record<string, unknown>): string {
       `| sealed | ${spread(e.sealedPerSecond)} | ${spread(e.notifierCpuMsPerEvent.sealed, 3)} | ${spread(e.postgresCpuMsPerEvent.sealed, 3)} |`,
       `| unsealed | ${spread(e.clearPerSecond)} | ${spread(e.notifierCpuMsPerEvent.clear, 3)} | ${spread(e.postgresCpuMsPerEvent.clear, 3)} |`,
       '',
-      `Sealed ÷ unsealed: deliveries/s ${fmt(e.ratioSealedToClear, 2)}, notifier CPU per event ${fmt(e.notifierCpuRatioSealedToClear, 2)} (medians). The cryptography of one event alone (seal the Task, open it, open the secret), measured in the bench process: ${spread(e.cryptographyMicrosecondsPerEvent, 1)} µs.`,
+      `Sealed ÷ unsealed: deliveries/s ${fmt(e.ratioSealedToClear, 2)}, notifier CPU per event ${fmt(e.notifierCpuRatioSealedToClear, 2)} (medians). The cryptography of one event alone (seal the Task, open it, open the secret), measured in the bench process: ${spread(e.cryptographyMicrosecondsPerEvent, 1)} µs of CPU.`,
       '',
     );
   }

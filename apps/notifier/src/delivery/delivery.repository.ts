@@ -42,19 +42,23 @@ export interface ClaimResult {
   unreadable: UnreadableDelivery[];
 }
 
-/** Opens the Task and secret of each claim; those that do not open are set apart. */
+/** Opens the Task and secret of each claim, in their order; those that do not open are set apart. */
 export async function openClaims(claims: readonly SealedClaim[], fields: ProtectedFields): Promise<ClaimResult> {
-  const result: ClaimResult = { claimed: [], unreadable: [] };
-  await Promise.all(
-    claims.map(async (claim) => {
+  const opened = await Promise.all(
+    claims.map(async (claim): Promise<ClaimedDelivery | UnreadableDelivery> => {
       try {
         const [data, secret] = await Promise.all([fields.openData(claim.eventId, claim.data), fields.openSecret(claim.subscriptionId, claim.secret)]);
-        result.claimed.push({ ...claim, data, secret });
+        return { ...claim, data, secret };
       } catch (error) {
-        result.unreadable.push({ eventId: claim.eventId, subscriptionId: claim.subscriptionId, reason: error instanceof Error ? error.message : String(error) });
+        return { eventId: claim.eventId, subscriptionId: claim.subscriptionId, reason: error instanceof Error ? error.message : String(error) };
       }
     }),
   );
+  const result: ClaimResult = { claimed: [], unreadable: [] };
+  for (const claim of opened) {
+    if ('reason' in claim) result.unreadable.push(claim);
+    else result.claimed.push(claim);
+  }
   return result;
 }
 
