@@ -14,3 +14,5 @@ export * from './messages/admission-response';
 export * from './messages/clinic-registry-changed';
 export * from './internal-api';
 export * from './public-api';
+export * from './auto-answer';
+export * from './token-revocation';
