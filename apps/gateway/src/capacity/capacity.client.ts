@@ -1,4 +1,4 @@
-import { ApiErrorBody, BedCountList, BedCountView } from '@bedrequest/contracts';
+import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, type AutoAnswerRequest } from '@bedrequest/contracts';
 import { InternalClient } from '@bedrequest/http';
 
 /** The clinic's forwarded access token (routing checks that it is the clinic's own IK) and the correlation id. */
@@ -7,7 +7,10 @@ export interface CapacityCall {
   readonly correlationId: string;
 }
 
-/** Routing's internal bed-count API (`/internal/clinics/{ik}/capacity`); routing owns the counts. */
+/**
+ * Routing's internal bed-count API (`/internal/clinics/{ik}/capacity`) and the clinic's automatic
+ * answers from those counts (`/internal/clinics/{ik}/auto-answer`); routing owns both.
+ */
 export class ClinicCapacityClient {
   private readonly client: InternalClient;
 
@@ -32,6 +35,20 @@ export class ClinicCapacityClient {
     );
   }
 
+  automaticAnswers(ik: string, call: CapacityCall) {
+    return this.client.json(
+      { method: 'GET', path: autoAnswerPathOf(ik), credential: call.token, correlationId: call.correlationId },
+      { 200: AutoAnswerSetting, 404: ApiErrorBody },
+    );
+  }
+
+  switchAutomaticAnswers(ik: string, body: AutoAnswerRequest, call: CapacityCall) {
+    return this.client.json(
+      { method: 'PUT', path: autoAnswerPathOf(ik), json: body, credential: call.token, correlationId: call.correlationId },
+      { 200: AutoAnswerSetting, 400: ApiErrorBody, 404: ApiErrorBody },
+    );
+  }
+
   close(): Promise<void> {
     return this.client.close();
   }
@@ -39,4 +56,8 @@ export class ClinicCapacityClient {
 
 function pathOf(ik: string): string {
   return `/internal/clinics/${encodeURIComponent(ik)}/capacity`;
+}
+
+function autoAnswerPathOf(ik: string): string {
+  return `/internal/clinics/${encodeURIComponent(ik)}/auto-answer`;
 }

@@ -13,9 +13,10 @@ const bedCount = { department: '2300', date: '2026-12-01', freeBeds: 3 };
 /**
  * The clinic's bed counts, with a stand-in for routing's internal API (an HTTP server in this
  * process, called through the real ClinicCapacityClient). Routing's own rules are tested in
- * apps/routing/src/beds/capacity.router.int.spec.ts.
+ * apps/routing/src/beds/capacity.router.int.spec.ts and
+ * apps/routing/src/registry/automatic-answers.router.int.spec.ts.
  */
-describe('bed counts: /api/v1/clinic/capacity', () => {
+describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
   let routing: Server;
   let routingUrl: string;
   let calls: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[];
@@ -134,6 +135,80 @@ describe('bed counts: /api/v1/clinic/capacity', () => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
       expect(calls).toEqual([]);
+    });
+  });
+
+  describe('automatic answers: /auto-answer', () => {
+    it('reads the setting of the IK of the clinic\'s token, with the clinic\'s token', async () => {
+      answer = { status: 200, body: '{"enabled":false}' };
+
+      const response = await request(gateway()).get('/api/v1/clinic/capacity/auto-answer').set('x-correlation-id', 'auto-1');
+
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ enabled: false });
+      expect(calls).toEqual([
+        {
+          method: 'GET',
+          url: '/internal/clinics/510000001/auto-answer',
+          headers: expect.objectContaining({ authorization: 'Bearer the-clinics-token', 'x-correlation-id': 'auto-1' }),
+          body: '',
+        },
+      ]);
+    });
+
+    it('switches it for the IK of the clinic\'s token and answers the new setting', async () => {
+      answer = { status: 200, body: '{"enabled":true}' };
+
+      const response = await request(gateway()).put('/api/v1/clinic/capacity/auto-answer').send({ enabled: true });
+
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ enabled: true });
+      expect(calls).toEqual([
+        {
+          method: 'PUT',
+          url: '/internal/clinics/510000001/auto-answer',
+          headers: expect.objectContaining({ authorization: 'Bearer the-clinics-token', 'content-type': 'application/json' }),
+          body: '{"enabled":true}',
+        },
+      ]);
+    });
+
+    it.each([
+      ['a string', { enabled: 'true' }, 'enabled: must be true or false'],
+      ['a number', { enabled: 1 }, 'enabled: must be true or false'],
+      ['no switch', {}, 'enabled: is required'],
+      ['an unknown field', { enabled: true, ik: '510000002' }, 'ik: not allowed'],
+      ['an array', [{ enabled: true }], expect.any(String)],
+    ])('answers 400 invalid_request without asking routing for %s', async (_, body, message) => {
+      const response = await request(gateway()).put('/api/v1/clinic/capacity/auto-answer').send(body);
+
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_request', message });
+      expect(calls).toEqual([]);
+    });
+
+    it('answers 400 for an empty body and 415 for a form', async () => {
+      expect((await request(gateway()).put('/api/v1/clinic/capacity/auto-answer')).status).toBe(400);
+      expect((await request(gateway()).put('/api/v1/clinic/capacity/auto-answer').type('form').send('enabled=true')).status).toBe(415);
+      expect(calls).toEqual([]);
+    });
+
+    it('answers 404 when the clinic is not a participating clinic', async () => {
+      answer = { status: 404, body: JSON.stringify({ error: 'not_found', message: 'no participating clinic with IK 510000001' }) };
+
+      const response = await request(gateway()).put('/api/v1/clinic/capacity/auto-answer').send({ enabled: true });
+
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    });
+
+    it('answers 503 with Retry-After when routing answers outside its contract', async () => {
+      answer = { status: 200, body: '{"enabled":"yes"}' };
+
+      const response = await request(gateway()).get('/api/v1/clinic/capacity/auto-answer');
+
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
     });
   });
 

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { AutoAnswerRequest } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { accessTokenOf, principalOf } from '@bedrequest/tokens';
@@ -29,6 +30,9 @@ export const DateQuery = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
  * - `PUT /` `{department, date, freeBeds}`: 200 with `{department, specialty, date, freeBeds, held,
  *   reserved, available}`; 400 `invalid_request`.
  * - `GET /?from=YYYY-MM-DD&to=YYYY-MM-DD`: 200 `{items: [...]}`, by date.
+ * - `GET /auto-answer`: 200 `{enabled}`, whether routing answers for the clinic from these counts.
+ * - `PUT /auto-answer` `{enabled: true|false}`: 200 `{enabled}` (the new setting); 400 `invalid_request`.
+ * - 404 `not_found` from each when the clinic is not a participating clinic.
  *
  * Errors are `{"error", "message"}` (decisions.md, "Errors"); 503 with `Retry-After` when routing is
  * unreachable or answers outside its contract (UpstreamUnavailableError of the client).
@@ -48,6 +52,13 @@ export function capacityRouter(options: { capacity: ClinicCapacityClient; logger
     const to = DateQuery.safeParse(req.query.to);
     if (!from.success || !to.success) throw new HttpError('invalid_request', 'from and to are dates YYYY-MM-DD');
     return forward(res, await options.capacity.list(clinicIkOf(res), { from: from.data, to: to.data }, callOf(req, res)));
+  });
+
+  router.get('/auto-answer', async (req, res) => forward(res, await options.capacity.automaticAnswers(clinicIkOf(res), callOf(req, res))));
+
+  router.put('/auto-answer', ...jsonBody({ limit: 1024 }), async (req, res) => {
+    const setting = HttpError.parseInput(AutoAnswerRequest, req.body);
+    return forward(res, await options.capacity.switchAutomaticAnswers(clinicIkOf(res), setting, callOf(req, res)));
   });
 
   const forward = (res: Response, answer: { status: 200; body: unknown } | { status: 400 | 404; body: { message: string } }) => {
