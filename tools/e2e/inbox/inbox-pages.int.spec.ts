@@ -10,8 +10,9 @@ import { describeInChromium, REFERRER_IK, startInboxHarness, type InboxHarness }
 
 /**
  * Every page of the inbox for accessibility (axe-core: no serious or critical violation; fully
- * usable by keyboard; no sideways scrolling at 200 % zoom), and the beds page. With
- * INBOX_SCREENSHOTS=<dir> it also writes the screenshots of docs/inbox/ (list, request, answer form).
+ * usable by keyboard; no sideways scrolling at 200 % zoom), and the beds page (counts and the
+ * automatic-answer switch). With INBOX_SCREENSHOTS=<dir> it also writes the screenshots of
+ * docs/inbox/ (list, request, answer form).
  */
 const WALDSEE = { ik: '513300001', name: 'Reha-Klinik Am Waldsee', departments: ['2300', '0300', '2800'] };
 const SCREENSHOTS = process.env.INBOX_SCREENSHOTS;
@@ -169,6 +170,33 @@ describeInChromium('the clinic inbox pages', () => {
     await expect(page.getByRole('alert').first().innerText()).resolves.toContain('Bitte geben Sie ganze Zahlen ab 0 ein.');
     await page.goto(`${inbox.baseUrl}/inbox/beds?from=2026-12-01&to=2027-03-01`);
     await expect(page.getByRole('alert').first().innerText()).resolves.toContain('höchstens 31 Tagen');
+  });
+
+  it('switches the automatic answers on the beds page, with a confirmation, and refuses the switch without the CSRF token', async () => {
+    const registered = async () => (await inbox.stack.admin('clinic', 'list')).split('\n').find((line) => line.startsWith(WALDSEE.ik)) ?? '';
+    await page.goto(`${inbox.baseUrl}/inbox/beds?from=2026-12-01&to=2026-12-07`);
+    const on = page.getByLabel('Ein – der Dienst antwortet aus den Bettenzahlen');
+    const off = page.getByLabel('Aus – Sie beantworten jede Anfrage selbst');
+    await expect(off.isChecked()).resolves.toBe(true);
+    expect(await registered()).not.toContain('automatic answers');
+
+    await on.check();
+    await Promise.all([page.waitForURL(/switched=1$/), page.getByRole('button', { name: 'Einstellung speichern' }).click()]);
+    await expect(page.getByRole('status').first().innerText()).resolves.toContain('Gespeichert: Automatische Antworten sind eingeschaltet.');
+    await expect(page.getByLabel('Ein – der Dienst antwortet aus den Bettenzahlen').isChecked()).resolves.toBe(true);
+    // The range shown stays the one chosen.
+    expect(new URL(page.url()).searchParams.get('from')).toBe('2026-12-01');
+    expect(await registered()).toContain('automatic answers');
+
+    // The form of another origin, or one without the session's token, changes nothing.
+    const refused = await page.request.post(`${inbox.baseUrl}/inbox/beds/auto-answer`, { form: { automaticAnswers: 'off' }, headers: { origin: inbox.baseUrl }, maxRedirects: 0 });
+    expect(refused.status()).toBe(403);
+    expect(await registered()).toContain('automatic answers');
+
+    await page.getByLabel('Aus – Sie beantworten jede Anfrage selbst').check();
+    await page.getByRole('button', { name: 'Einstellung speichern' }).click();
+    await expect(page.getByRole('status').first().innerText()).resolves.toContain('Gespeichert: Automatische Antworten sind ausgeschaltet.');
+    expect(await registered()).not.toContain('automatic answers');
   });
 
   (SCREENSHOTS ? it : it.skip)('writes the screenshots of docs/inbox/', async () => {

@@ -7,7 +7,14 @@ const DEFAULT_DAYS = 14;
 const MAX_DAYS = 31;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The beds page: the clinic's bed counts per department and day (the capacity API), editable. */
+/** What a render adds to the counts: refused input, a message, or the confirmation of the switch just saved. */
+interface RenderExtra {
+  entered?: BedsView['entered'];
+  flash?: BedsView['flash'];
+  confirmSwitch?: boolean;
+}
+
+/** The beds page: the clinic's bed counts per department and day and its automatic answers (the capacity API), editable. */
 export function bedsRoutes(context: InboxContext): Router {
   const router = Router();
   const { texts } = context;
@@ -22,7 +29,17 @@ export function bedsRoutes(context: InboxContext): Router {
         : req.query.saved === '0'
           ? { kind: 'info', message: texts.beds.unchanged }
           : undefined;
-    await render(req, res, range ?? defaultRange(texts.timeZone), { ...(flash ? { flash } : {}) });
+    await render(req, res, range ?? defaultRange(texts.timeZone), { ...(flash ? { flash } : {}), confirmSwitch: req.query.switched === '1' });
+  });
+
+  router.post('/beds/auto-answer', async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const range = rangeOf(body.from, body.to, texts.timeZone) ?? defaultRange(texts.timeZone);
+    const choice = body.automaticAnswers;
+    if (choice !== 'on' && choice !== 'off') return render(req, res, range, { flash: { kind: 'error', message: texts.beds.autoAnswer.choose } }, 400);
+    const result = await context.api.switchAutomaticAnswers(choice === 'on', apiCallOf(req, res));
+    if (!result.ok) return render(req, res, range, { flash: { kind: 'error', message: `${texts.beds.autoAnswer.refused} ${result.message}` } }, 400);
+    res.redirect(303, `/inbox/beds?${new URLSearchParams({ ...range, switched: '1' }).toString()}`);
   });
 
   router.post('/beds', async (req, res) => {
@@ -49,9 +66,11 @@ export function bedsRoutes(context: InboxContext): Router {
     res.redirect(303, `/inbox/beds?${new URLSearchParams({ ...range, saved: String(changes.length) }).toString()}`);
   });
 
-  async function render(req: Request, res: Response, range: { from: string; to: string }, extra: Pick<BedsView, 'entered' | 'flash'>, status = 200): Promise<void> {
+  async function render(req: Request, res: Response, range: { from: string; to: string }, extra: RenderExtra, status = 200): Promise<void> {
     const call = apiCallOf(req, res);
-    const [clinic, counts] = await Promise.all([context.clinics.find(clinicIkOf(res), call), context.api.capacity(range, call)]);
+    const [clinic, counts, automaticAnswers] = await Promise.all([context.clinics.find(clinicIkOf(res), call), context.api.capacity(range, call), context.api.automaticAnswers(call)]);
+    // The confirmation states the setting as routing has it now, not as the address claims.
+    const flash = extra.flash ?? (extra.confirmSwitch && automaticAnswers !== undefined ? { kind: 'success' as const, message: texts.beds.autoAnswer.saved(automaticAnswers) } : undefined);
     const departments = (clinic?.departments ?? []).map((department) => ({
       code: department.code,
       label: `${texts.specialty[department.specialty] ?? department.display} (${department.code})`,
@@ -68,7 +87,9 @@ export function bedsRoutes(context: InboxContext): Router {
       formats: context.formats,
       previous: shifted(-span),
       next: shifted(span),
-      ...extra,
+      ...(extra.entered ? { entered: extra.entered } : {}),
+      ...(flash ? { flash } : {}),
+      ...(automaticAnswers === undefined ? {} : { automaticAnswers }),
     };
     sendPage(res, bedsPage(await pageContextOf(context, req, res), view), status);
   }

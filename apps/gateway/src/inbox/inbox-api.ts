@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiErrorBody, BedCountList, BedCountView, ClinicList, FhirTask } from '@bedrequest/contracts';
+import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, ClinicList, FhirTask } from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
 import { ClinicTaskList, RequestVersionList } from '../clinic-api/clinic-tasks.router';
 
@@ -26,6 +26,7 @@ export class LoginRefusedError extends Error {
 
 const DocumentList = z.object({ items: z.array(z.looseObject({ resourceType: z.literal('Bundle') })) });
 export type DocumentList = z.infer<typeof DocumentList>;
+const AUTO_ANSWER_PATH = '/api/v1/clinic/capacity/auto-answer';
 const QueuedAnswer = z.object({ status: z.literal('queued'), message: z.string() });
 const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutcome') });
 
@@ -122,6 +123,27 @@ export class InboxApi {
     );
     if (answer.status === 400 || answer.status === 404) return { ok: false, message: answer.body.message };
     if (answer.status === 200) return { ok: true };
+    throw refusalOf(answer.status);
+  }
+
+  /** Whether routing answers for the clinic from its bed counts; undefined for a clinic that is not participating (404). */
+  async automaticAnswers(call: ApiCall): Promise<boolean | undefined> {
+    const answer = await this.api().json(
+      { method: 'GET', path: AUTO_ANSWER_PATH, ...this.credentials(call) },
+      { 200: AutoAnswerSetting, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 404) return undefined;
+    if (answer.status === 200) return answer.body.enabled;
+    throw refusalOf(answer.status);
+  }
+
+  async switchAutomaticAnswers(enabled: boolean, call: ApiCall): Promise<{ ok: true; enabled: boolean } | { ok: false; message: string }> {
+    const answer = await this.api().json(
+      { method: 'PUT', path: AUTO_ANSWER_PATH, json: { enabled }, ...this.credentials(call) },
+      { 200: AutoAnswerSetting, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 400 || answer.status === 404) return { ok: false, message: answer.body.message };
+    if (answer.status === 200) return { ok: true, enabled: answer.body.enabled };
     throw refusalOf(answer.status);
   }
 

@@ -157,8 +157,18 @@ export const de = {
     noDepartments: 'Für Ihre Klinik sind keine Fachabteilungen hinterlegt.',
     notParticipating: 'Ihre Klinik ist keine teilnehmende Klinik.',
     rangeInvalid: 'Bitte wählen Sie einen Zeitraum von höchstens 31 Tagen.',
-    automaticAnswers: 'Automatische Antworten',
-    automaticAnswersHint: 'Ob Ihre Klinik automatisch aus den Bettenzahlen antwortet, stellt derzeit der Betreiber des Dienstes ein.',
+    autoAnswer: {
+      title: 'Automatische Antworten',
+      intro:
+        'Eingeschaltet beantwortet der Dienst neue Anfragen an Ihre Klinik selbst aus den Bettenzahlen: Ist am gewünschten Aufnahmetag in der Fachabteilung ein Bett frei, sagt er zu und merkt es vor; ist keines frei, sagt er ab. Anfragen ohne Aufnahmedatum oder für Tage ohne gemeldete Bettenzahl beantworten Sie weiterhin selbst.',
+      legend: 'Anfragen automatisch aus den Bettenzahlen beantworten',
+      on: 'Ein – der Dienst antwortet aus den Bettenzahlen',
+      off: 'Aus – Sie beantworten jede Anfrage selbst',
+      save: 'Einstellung speichern',
+      saved: (enabled: boolean) => (enabled ? 'Gespeichert: Automatische Antworten sind eingeschaltet.' : 'Gespeichert: Automatische Antworten sind ausgeschaltet.'),
+      choose: 'Bitte wählen Sie „Ein“ oder „Aus“.',
+      refused: 'Die Einstellung wurde nicht gespeichert:',
+    },
   },
 
   errors: {

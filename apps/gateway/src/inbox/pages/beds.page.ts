@@ -15,6 +15,8 @@ export interface BedsView {
   entered?: Record<string, string>;
   flash?: { kind: 'success' | 'error' | 'info'; message: string };
   notParticipating?: boolean;
+  /** Whether routing answers for the clinic from these counts (GET /api/v1/clinic/capacity/auto-answer); absent when not participating. */
+  automaticAnswers?: boolean;
   formats: Formats;
   previous: { from: string; to: string };
   next: { from: string; to: string };
@@ -78,9 +80,26 @@ ${view.notParticipating ? notice('warning', t.notParticipating) : ''}
 </form>
 <p class="pager"><a href="${rangeHref(view.previous)}">← ${t.previous}</a> <a href="${rangeHref(view.next)}">${t.next} →</a></p>
 ${view.notParticipating ? '' : grid}
-<section aria-labelledby="auto-heading">
-<h2 id="auto-heading">${t.automaticAnswers}</h2>
-<p>${t.automaticAnswersHint}</p>
-</section>`,
+${view.automaticAnswers === undefined ? '' : autoAnswerSection(context, view, view.automaticAnswers)}`,
   });
+}
+
+/** The automatic-answer switch: two radio buttons (on, off) and a button, its own form. */
+function autoAnswerSection(context: PageContext, view: BedsView, enabled: boolean): Html {
+  const t = context.texts.beds.autoAnswer;
+  const choice = (value: 'on' | 'off', label: string, checked: boolean) =>
+    html`<div class="choice"><input type="radio" id="auto-answer-${value}" name="automaticAnswers" value="${value}"${checked ? html` checked` : ''}><label for="auto-answer-${value}">${label}</label></div>`;
+  return html`<section aria-labelledby="auto-heading">
+<h2 id="auto-heading">${t.title}</h2>
+<p id="auto-intro">${t.intro}</p>
+<form method="post" action="/inbox/beds/auto-answer" class="form">
+${context.signedIn ? csrfField(context.signedIn.csrfToken) : ''}
+<input type="hidden" name="from" value="${view.from}"><input type="hidden" name="to" value="${view.to}">
+<fieldset aria-describedby="auto-intro"><legend>${t.legend}</legend>
+${choice('on', t.on, enabled)}
+${choice('off', t.off, !enabled)}
+</fieldset>
+<button type="submit" class="button">${t.save}</button>
+</form>
+</section>`;
 }
