@@ -38,7 +38,11 @@ export async function callApi<T = unknown>(baseUrl: string, method: string, path
 
 /** The call and its answer as they are, checked against nothing: the body parsed when it is JSON, else its text. */
 export async function fetchExchange(baseUrl: string, method: string, path: string, options: ApiCallOptions = {}): Promise<Exchange> {
-  const headers: Record<string, string> = { ...options.headers };
+  // A connection per call: a test's event loop, which an in-process stack shares, can stop for a
+  // second or more (the outside FHIR validator loading its definitions, the contract compiling its
+  // schemas, a loaded machine), and a kept-alive connection the server closed meanwhile would be
+  // reused before its close is read: "other side closed" / ECONNRESET, a failure of the client.
+  const headers: Record<string, string> = { connection: 'close', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;
   if (options.body !== undefined) {

@@ -65,10 +65,15 @@ export class OpenApiContract {
   /** `GET /api/v2/fhir/Task/{id} → 404`: every declared answer a checked call was matched to. */
   readonly exercised = new Set<string>();
   private readonly ajv: Ajv2020;
+  /** By the schema's JSON text: the many answers that declare the same schema (ApiError, OperationOutcome) share one. */
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly templates: { template: string; pattern: RegExp; parameters: number }[];
 
-  constructor(private readonly document: OpenApiDocument) {
+  /** `precompile`: compile every answer's schema now rather than at the first answer that needs it. */
+  constructor(
+    private readonly document: OpenApiDocument,
+    options: { precompile?: boolean } = {},
+  ) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(this.ajv);
     this.ajv.addSchema({ ...(closed(structuredClone(document)) as object), $id: DOCUMENT_ID }, undefined, undefined, false);
@@ -80,6 +85,7 @@ export class OpenApiContract {
       }))
       // A literal segment wins over a parameter where both match.
       .sort((a, b) => a.parameters - b.parameters);
+    if (options.precompile) this.compileAnswerSchemas();
   }
 
   /** Every documented operation, `GET /api/v1/kliniken`. */
@@ -179,12 +185,36 @@ export class OpenApiContract {
     this.validate(`#${answerPointer}/content/${escaped(mediaType)}/schema`, exchange.body, `${what}: the body`);
   }
 
-  private validate(pointer: string, value: unknown, what: string): void {
-    let validator = this.validators.get(pointer);
+  /**
+   * Every body schema of every answer, compiled now (about half a second), rather than one by one
+   * as answers come: a test that times its calls (a burst against the rate limit) must not have its
+   * event loop, which an in-process stack shares, stopped by a compilation between them.
+   */
+  private compileAnswerSchemas(): void {
+    for (const [template, item] of Object.entries(this.document.paths ?? {})) {
+      for (const method of METHODS) {
+        for (const [status, answer] of Object.entries((item as PathItem)[method]?.responses ?? {})) {
+          for (const mediaType of Object.keys(this.resolve(answer).content ?? {})) {
+            const answerPointer = answer.$ref ?? `#/paths/${escaped(template)}/${method}/responses/${escaped(status)}`;
+            this.validatorOf(`${answerPointer}/content/${escaped(mediaType)}/schema`);
+          }
+        }
+      }
+    }
+  }
+
+  private validatorOf(pointer: string): ValidateFunction {
+    const key = JSON.stringify(this.at(pointer));
+    let validator = this.validators.get(key);
     if (!validator) {
       validator = this.ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-      this.validators.set(pointer, validator);
+      this.validators.set(key, validator);
     }
+    return validator;
+  }
+
+  private validate(pointer: string, value: unknown, what: string): void {
+    const validator = this.validatorOf(pointer);
     if (validator(value)) return;
     const errors = (validator.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(root)'} ${error.message ?? ''}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`);
     throw new ContractViolation(`${what} does not match the document (${pointer}): ${errors.join('; ')}\n${shortened(JSON.stringify(value) ?? '', QUOTED_BODY_LENGTH)}`);
@@ -227,7 +257,7 @@ let contract: OpenApiContract | undefined;
 
 /** The document of the gateway's sources, read once per test file (jest gives each file its own modules). */
 export function openApiContract(): OpenApiContract {
-  contract ??= new OpenApiContract(openApiDocument({ serverUrl: 'http://gateway.invalid' }));
+  contract ??= new OpenApiContract(openApiDocument({ serverUrl: 'http://gateway.invalid' }), { precompile: true });
   return contract;
 }
 
