@@ -2,7 +2,6 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { TcpProxy, testEnvironment, waitFor } from '@bedrequest/testing';
 import { clinicUser, login, postJson, referrer, refresh, startTestAuth, type TestAuth } from '../testing/auth-harness';
 
-
 describe('token endpoints of the auth service, against the real PostgreSQL and Redis', () => {
   let sut: TestAuth;
 
@@ -187,6 +186,74 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
     });
   });
 
+  describe('revoke', () => {
+    const loggedIn = async () => (await login(sut.url, 'hospital', 'referrer-password-1', from())).body.refreshToken as string;
+    const revoke = (refreshToken: unknown) => postJson(`${sut.url}/api/v1/token/revoke`, { refreshToken });
+
+    it('answers 200 with no body and no-store, and neither the revoked token nor the one it was rotated from refreshes again', async () => {
+      const first = await loggedIn();
+      const live = (await refresh(sut.url, first)).body.refreshToken as string;
+
+      const response = await revoke(live);
+
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({});
+      expect(response.headers.get('content-length')).toBe('0');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect((await refresh(sut.url, live)).status).toBe(401);
+      expect((await refresh(sut.url, first)).status).toBe(401);
+    });
+
+    it('revokes the whole family: with an earlier token of it, no later token refreshes', async () => {
+      const first = await loggedIn();
+      const second = (await refresh(sut.url, first)).body.refreshToken as string;
+      const third = (await refresh(sut.url, second)).body.refreshToken as string;
+
+      expect((await revoke(first)).status).toBe(200);
+
+      expect((await refresh(sut.url, third)).status).toBe(401);
+      expect((await refresh(sut.url, second)).status).toBe(401);
+    });
+
+    it("leaves the user's other logins alive", async () => {
+      const revoked = await loggedIn();
+      const other = await loggedIn();
+
+      await revoke(revoked);
+
+      expect((await refresh(sut.url, other)).status).toBe(200);
+    });
+
+    it.each([
+      ['an unknown token', async () => 'A'.repeat(43)],
+      ['a token revoked before', async () => {
+        const token = await loggedIn();
+        await revoke(token);
+        return token;
+      }],
+      ['an access token', async () => (await login(sut.url, 'hospital', 'referrer-password-1', from())).body.accessToken as string],
+      ['an empty string', async () => ''],
+    ])('answers 200 for %s, as for a live one (RFC 7009 2.2)', async (_case, token) => {
+      const response = await revoke(await token());
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it('refuses a body without a refreshToken string with 400 naming the field, and revokes nothing', async () => {
+      const token = await loggedIn();
+
+      const missing = await postJson(`${sut.url}/api/v1/token/revoke`, {});
+      const notString = await postJson(`${sut.url}/api/v1/token/revoke`, { refreshToken: 42 });
+      const unknownField = await postJson(`${sut.url}/api/v1/token/revoke`, { refreshToken: token, token_type_hint: 'refresh_token' });
+
+      expect([missing.status, missing.body]).toEqual([400, { error: 'invalid_request', message: 'refreshToken: is required' }]);
+      expect([notString.status, notString.body]).toEqual([400, { error: 'invalid_request', message: 'refreshToken: must be a string' }]);
+      expect([unknownField.status, unknownField.body]).toEqual([400, { error: 'invalid_request', message: 'token_type_hint: not allowed' }]);
+      expect((await refresh(sut.url, token)).status).toBe(200);
+    });
+  });
+
   describe('throttling', () => {
     it('answers 429 with Retry-After after repeated failures for one username, even for the right password', async () => {
       await sut.addUser(referrer('target', 'target-password'));
@@ -256,7 +323,7 @@ describe('the auth service while Redis is down', () => {
     await proxy.stop();
   });
 
-  it('answers login and refresh with 503 and Retry-After, and recovers when Redis is back', async () => {
+  it('answers login, refresh and revoke with 503 and Retry-After, and recovers when Redis is back', async () => {
     await waitFor(async () => (await fetch(`${sut.url}/health/ready`)).status === 200, { what: 'auth ready' });
     const token = (await login(sut.url, 'hospital', 'referrer-password-1')).body.refreshToken as string;
 
@@ -264,8 +331,10 @@ describe('the auth service while Redis is down', () => {
     await waitFor(async () => (await fetch(`${sut.url}/health/ready`)).status === 503, { what: 'redis seen as down' });
     const refused = await login(sut.url, 'hospital', 'referrer-password-1');
     const refreshRefused = await refresh(sut.url, token);
+    // A revocation that cannot be carried out is no 200: the caller must not believe the token dead.
+    const revokeRefused = await postJson(`${sut.url}/api/v1/token/revoke`, { refreshToken: token });
 
-    for (const response of [refused, refreshRefused]) {
+    for (const response of [refused, refreshRefused, revokeRefused]) {
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toBe('5');
       expect(response.body).toEqual({ error: 'unavailable', message: 'the authentication service is temporarily unavailable' });

@@ -1,5 +1,6 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
+import { RevokeRequest } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { TokenService } from './token.service';
 
@@ -15,7 +16,9 @@ const RefreshBody = z.strictObject({ refreshToken: z.string() });
 
 /**
  * The token endpoints (spec, "Endpoints"): `POST /login`, `POST /refresh`, `GET /status`, mounted at
- * /api/v1/token. Errors are thrown as typed errors (../errors.ts) and answered by the app's jsonErrorHandler.
+ * /api/v1/token, and `POST /revoke` (RFC 7009: 200 with no body whether or not the token was live;
+ * 400 only for a body without a `refreshToken` string). Errors are thrown as typed errors
+ * (../errors.ts) and answered by the app's jsonErrorHandler.
  */
 export function tokenRouter(tokens: TokenService, options: { trustForwardedFor: boolean }): Router {
   const router = Router();
@@ -32,10 +35,15 @@ export function tokenRouter(tokens: TokenService, options: { trustForwardedFor: 
     const body = HttpError.parseInput(RefreshBody, req.body);
     noStore(res).json(await tokens.refresh(body.refreshToken));
   });
+  router.post('/revoke', async (req, res) => {
+    const body = HttpError.parseInput(RevokeRequest, req.body);
+    await tokens.revoke(body.refreshToken);
+    noStore(res).status(200).end();
+  });
   return router;
 }
 
-/** RFC 6749 5.1: token responses must not be cached. */
+/** RFC 6749 5.1: token responses must not be cached (nor, RFC 7009 2.2, a revocation's answer). */
 function noStore(res: express.Response): express.Response {
   return res.setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache');
 }

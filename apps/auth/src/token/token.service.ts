@@ -27,7 +27,7 @@ export interface TokenServiceDeps {
   readonly logger: Logger;
 }
 
-/** Login and refresh (spec, "Authentication" 3-7). */
+/** Login, refresh (spec, "Authentication" 3-7) and revocation (RFC 7009). */
 export class TokenService {
   constructor(private readonly deps: TokenServiceDeps) {}
 
@@ -71,6 +71,20 @@ export class TokenService {
     }
     if (outcome !== 'rotated') throw new InvalidRefreshTokenError();
     return this.respond(user, successor);
+  }
+
+  /**
+   * RFC 7009 (token revocation): ends the whole family of a refresh token, so that neither it nor
+   * any token rotated from it refreshes again. A token that is not live (unknown, expired, already
+   * revoked, not even of a refresh token's shape) is no error: the caller's goal, a dead token, holds.
+   * A used token of a live family ends the family too, as its reuse at /refresh would.
+   */
+  async revoke(presented: string): Promise<void> {
+    if (!REFRESH_TOKEN_SHAPE.test(presented)) return;
+    const record = await this.deps.refreshTokens.find(presented);
+    if (!record) return;
+    await this.deps.refreshTokens.revokeFamily(record.familyId);
+    this.deps.logger.info({ userId: record.userId, familyId: record.familyId }, 'refresh token family revoked');
   }
 
   private async respond(user: UserAccount, refreshToken: string): Promise<TokenResponse> {
