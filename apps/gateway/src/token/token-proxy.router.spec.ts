@@ -6,7 +6,7 @@ import { silentLogger } from '@bedrequest/testing';
 import { authTokenClient, tokenProxyRouter } from './token-proxy.router';
 
 /**
- * The gateway forwards the three token endpoints to the auth service unchanged. Against a stand-in
+ * The gateway forwards the four token endpoints to the auth service unchanged. Against a stand-in
  * for auth (an HTTP server in this process); the real auth service behind the gateway is tested in
  * tools/e2e/auth-gateway-contract.int.spec.ts.
  */
@@ -63,6 +63,26 @@ describe('token endpoints: /api/v1/token', () => {
     await request(gateway()).post('/api/v1/token/refresh').send({ refreshToken: 'Tq3' });
 
     expect(calls[0]).toMatchObject({ method: 'POST', url: '/api/v1/token/refresh', body: '{"refreshToken":"Tq3"}' });
+  });
+
+  it('forwards a revocation and answers auth\'s 200 without a body, not to be cached', async () => {
+    answer = { status: 200, headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body: '' };
+
+    const response = await request(gateway()).post('/api/v1/token/revoke').set('x-correlation-id', 'logout-1').send({ refreshToken: 'Tq3' });
+
+    expect(response.status).toBe(200);
+    expect(response.headers['content-length']).toBe('0');
+    expect(response.headers['content-type']).toBeUndefined();
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers.pragma).toBe('no-cache');
+    expect(calls).toEqual([
+      {
+        method: 'POST',
+        url: '/api/v1/token/revoke',
+        headers: expect.objectContaining({ 'content-type': 'application/json', 'x-correlation-id': 'logout-1' }),
+        body: '{"refreshToken":"Tq3"}',
+      },
+    ]);
   });
 
   it('forwards the status check without a body', async () => {
@@ -153,7 +173,7 @@ describe('token endpoints: /api/v1/token', () => {
   it.each([
     ['GET', '/api/v1/token/login'],
     ['POST', '/api/v1/token/status'],
-    ['POST', '/api/v1/token/revoke'],
+    ['POST', '/api/v1/token/introspect'],
   ])('forwards nothing else: %s %s', async (method, path) => {
     const response = await request(gateway())[method === 'GET' ? 'get' : 'post'](path);
 

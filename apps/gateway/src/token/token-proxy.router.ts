@@ -5,14 +5,15 @@ import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { errorHandler } from '../http-errors';
 import { requireJsonBody } from '../json-body';
 
-/** The auth service's answer headers a caller needs: RFC 6749 §5.1 forbids caching token responses. */
+/** The auth service's answer headers a caller needs: RFC 6749 §5.1 (and RFC 7009 §2.2 for revocations) forbids caching token responses. */
 const PASSED_HEADERS = ['content-type', 'retry-after', 'www-authenticate', 'cache-control', 'pragma'];
 
 /**
- * The token endpoints are served by the auth service; the gateway forwards them unchanged, so
- * callers see one base address. The request body goes on unread once it is there and JSON by its
- * content type (auth parses it and answers malformed JSON and wrong fields itself), the forwarded
- * headers are an allow-list each way, and auth unavailable is 503 with Retry-After.
+ * The token endpoints (login, refresh, revoke, status) are served by the auth service; the gateway
+ * forwards them unchanged, so callers see one base address. The request body goes on unread once it
+ * is there and JSON by its content type (auth parses it and answers malformed JSON and wrong fields
+ * itself), the forwarded headers are an allow-list each way, and auth unavailable is 503 with
+ * Retry-After.
  */
 export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
   const router = Router();
@@ -27,10 +28,13 @@ export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
       },
       PASSED_HEADERS,
     );
-    res.status(answer.status).set(answer.headers).send(answer.body);
+    res.status(answer.status).set(answer.headers);
+    // An answer without a body (a revocation's 200) stays one: send() would label it application/octet-stream.
+    if (answer.body.length === 0) return void res.end();
+    res.send(answer.body);
   };
   router.get('/status', forward);
-  router.post(['/login', '/refresh'], requireJsonBody(), express.raw({ type: () => true, limit: '16kb' }), forward);
+  router.post(['/login', '/refresh', '/revoke'], requireJsonBody(), express.raw({ type: () => true, limit: '16kb' }), forward);
   router.use(errorHandler(logger));
   return router;
 }
