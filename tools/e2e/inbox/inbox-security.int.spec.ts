@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import type { Page } from 'playwright-core';
-import { waitFor } from '@bedrequest/testing';
+import { testEnvironment, waitFor } from '@bedrequest/testing';
 import { documentBundle } from '@bedrequest/fhir-model/testing';
 import { passwordOf } from '../stack-harness';
 import { describeInChromium, startInboxHarness, type InboxHarness } from './inbox-harness';
@@ -41,6 +43,22 @@ describeInChromium('the clinic inbox refuses what it must', () => {
   });
 
   const csrfOf = async (page: Page) => page.locator('input[name="_csrf"]').first().getAttribute('value');
+  /**
+   * Whether the family of a refresh token is still valid, read in auth's Redis (apps/auth/src/token/
+   * refresh-token.repository.ts): from outside, a family whose newest token nobody holds looks
+   * like a revoked one, but it is not.
+   */
+  const familyIsLive = async (refreshToken: string) => {
+    const redis = new Redis(testEnvironment().redisUrl, { keyPrefix: inbox.stack.env.REDIS_KEY_PREFIX!, lazyConnect: true });
+    try {
+      await redis.connect();
+      const familyId = await redis.hget(`auth:refresh:token:${createHash('sha256').update(refreshToken).digest('hex')}`, 'familyId');
+      if (!familyId) throw new Error('no such refresh token in auth\'s Redis');
+      return (await redis.exists(`auth:refresh:family:${familyId}`)) === 1;
+    } finally {
+      redis.disconnect();
+    }
+  };
   const taskStatus = async () => inbox.taskOf(waldseeOnly.identifier, WALDSEE.ik);
 
   it("never shows a clinic another clinic's request, also not by guessing its URLs", async () => {
@@ -178,13 +196,17 @@ describeInChromium('the clinic inbox refuses what it must', () => {
     expect(page.url()).toBe(`${inbox.baseUrl}/inbox/login?expired=1`);
   });
 
-  it('logs out: the cookies are cleared, the refresh token is used up, and the pages need a login again', async () => {
+  it('logs out: the cookies are cleared, the refresh token and its whole family are revoked, and the pages need a login again', async () => {
     const page = await inbox.newPage();
     await inbox.logIn(page, inbox.clinics[0]!);
     const refreshToken = (await page.context().cookies()).find((cookie) => cookie.name === 'inbox_refresh')!.value;
+    expect(await familyIsLive(refreshToken)).toBe(true);
     await Promise.all([page.waitForURL(`${inbox.baseUrl}/inbox/login?loggedOut=1`), page.getByRole('button', { name: 'Abmelden' }).click()]);
     expect(await page.getByRole('status').innerText()).toContain('Sie wurden abgemeldet.');
     expect(await page.context().cookies()).toEqual([expect.objectContaining({ name: 'inbox_login' })]);
+    // Revoked, not merely rotated away: no token of the session's family is left that could renew
+    // (asked before the refresh below, which would end a live family as reuse anyway).
+    expect(await familyIsLive(refreshToken)).toBe(false);
     expect((await inbox.stack.api('POST', '/api/v1/token/refresh', { body: { refreshToken } })).status).toBe(401);
     await page.goto(`${inbox.baseUrl}/inbox/tasks`);
     expect(page.url()).toBe(`${inbox.baseUrl}/inbox/login`);

@@ -3,7 +3,7 @@ import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, ClinicList
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
 import { ClinicTaskList, RequestVersionList } from '../clinic-api/clinic-tasks.router';
 
-/** `POST /api/v1/token/login` and `/refresh` (docs/api.md, "Tokens"). */
+/** The answer of `POST /api/v1/token/login` and `/refresh` (docs/api.md, "Tokens"). */
 export const TokenPair = z.object({ tokenType: z.literal('Bearer'), accessToken: z.string().min(1), expiresIn: z.number(), refreshToken: z.string().min(1) });
 export type TokenPair = z.infer<typeof TokenPair>;
 
@@ -63,6 +63,12 @@ export class InboxApi {
 
   async refresh(refreshToken: string, correlationId: string): Promise<TokenPair> {
     return this.token('/api/v1/token/refresh', { refreshToken }, {}, correlationId);
+  }
+
+  /** Ends the refresh token's whole family (`POST /api/v1/token/revoke`); auth answers 200 whether or not it was live. */
+  async revoke(refreshToken: string, correlationId: string): Promise<void> {
+    const answer = await this.auth.raw({ method: 'POST', path: '/api/v1/token/revoke', json: { refreshToken }, correlationId });
+    if (answer.status !== 200) throw new HttpError('unavailable', `the token service answered a revocation with HTTP ${answer.status}`, { retryAfterSeconds: 5 });
   }
 
   async tasks(query: URLSearchParams, call: ApiCall): Promise<ClinicTaskList> {

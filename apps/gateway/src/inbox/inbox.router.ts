@@ -136,10 +136,16 @@ export function inboxRouter(options: InboxOptions): Router {
   router.use(guard);
 
   router.post('/logout', async (req, res) => {
-    // Without a revocation endpoint, the refresh token is rotated once and the new pair dropped:
-    // the browser's token is used up (presenting it again revokes its family) and no one holds its successor.
+    // The refresh token's whole family is revoked, so no token of this session renews again (also
+    // not one the guard just rotated in: the browser's cookie still holds its predecessor, of the
+    // same family). The access token lives on until it expires (at most an hour): it cannot be revoked.
     const refreshToken = cookiesOf(req).get(COOKIES.refresh);
-    if (refreshToken) await options.api.refresh(refreshToken, String(req.headers['x-correlation-id'])).catch(() => undefined);
+    if (refreshToken) {
+      // The browser's session ends all the same: the person asked to leave, and cookies are all this side holds.
+      await options.api.revoke(refreshToken, String(req.headers['x-correlation-id'])).catch((error: unknown) => {
+        options.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'inbox logout: the refresh token could not be revoked');
+      });
+    }
     sessions.end(res);
     res.redirect(303, `${MOUNT}/login?loggedOut=1`);
   });
