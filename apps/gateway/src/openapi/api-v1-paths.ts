@@ -1,6 +1,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
+  AutoAnswerRequest,
+  AutoAnswerSetting,
   BedCountList,
   BedCountView,
   ChangeAddressRequest,
@@ -11,6 +13,7 @@ import {
   LoginRequest,
   RedeliveryScheduled,
   RefreshRequest,
+  RevokeRequest,
   SubscribeRequest,
   SubscriptionList,
   SubscriptionView,
@@ -81,6 +84,16 @@ function registerTokenPaths(registry: OpenAPIRegistry): void {
         }),
         { challenge: false },
       ),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/token/revoke',
+    summary: "Revoke a refresh token (RFC 7009): the token's whole family never refreshes again",
+    request: { body: { required: true, content: json(RevokeRequest) } },
+    responses: {
+      200: { description: 'Revoked, or not live anyway: no body', headers: { 'Cache-Control': header('NoStore'), Pragma: header('NoCache') } },
+      ...refusals('v1', merged(jsonBodyRefusals('16 KiB'), { 400: 'no refreshToken string, or an unknown field', 503: 'The authentication service or its store is unavailable: nothing was revoked' })),
     },
   });
   registry.registerPath({
@@ -275,6 +288,24 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     responses: {
       200: { description: 'The counts with the beds held (accepted, not yet selected) and reserved (selected)', content: json(BedCountList) },
       ...refusals('v1', merged(base, { 400: 'from or to is not a date YYYY-MM-DD' }, routing)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/capacity/auto-answer',
+    summary: 'Whether the service answers requests for the calling clinic from its bed counts',
+    security: secured,
+    responses: { 200: { description: 'The setting', content: json(AutoAnswerSetting) }, ...refusals('v1', merged(base, routing)) },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/clinic/capacity/auto-answer',
+    summary: 'Switch the automatic answers from the bed counts on or off (accepted while a bed is free for the department and date, declined when none is)',
+    security: secured,
+    request: { body: { required: true, content: json(AutoAnswerRequest) } },
+    responses: {
+      200: { description: 'The new setting', content: json(AutoAnswerSetting) },
+      ...refusals('v1', merged(base, jsonBodyRefusals('1 KiB'), { 400: 'not exactly {"enabled": true|false}' }, routing)),
     },
   });
 }

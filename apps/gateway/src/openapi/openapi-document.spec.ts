@@ -38,6 +38,7 @@ describe('OpenAPI document', () => {
         '/',
         '/api/openapi.json',
         '/api/v1/clinic/capacity',
+        '/api/v1/clinic/capacity/auto-answer',
         '/api/v1/clinic/tasks',
         '/api/v1/clinic/tasks/{taskId}/answer',
         '/api/v1/clinic/tasks/{taskId}/bundle',
@@ -51,6 +52,7 @@ describe('OpenAPI document', () => {
         '/api/v1/subscriptions/{id}/events',
         '/api/v1/token/login',
         '/api/v1/token/refresh',
+        '/api/v1/token/revoke',
         '/api/v1/token/status',
         '/api/v2/fhir/AuditEvent',
         '/api/v2/fhir/Bundle',
@@ -115,10 +117,11 @@ describe('OpenAPI document', () => {
 
   it('gives the token answers of the spec, not to be cached', () => {
     expect(schemas['TokenResponse']?.required?.sort()).toEqual(['accessToken', 'expiresIn', 'refreshToken', 'tokenType']);
-    for (const path of ['/api/v1/token/login', '/api/v1/token/refresh']) {
+    for (const path of ['/api/v1/token/login', '/api/v1/token/refresh', '/api/v1/token/revoke']) {
       expect(paths[path]?.post?.responses['200']?.headers).toMatchObject({ 'Cache-Control': { $ref: '#/components/headers/NoStore' }, Pragma: { $ref: '#/components/headers/NoCache' } });
       // A failed login or refresh is auth's answer, not the token guard's: no challenge.
       expect(paths[path]?.post?.responses['401']?.headers?.['WWW-Authenticate']).toBeUndefined();
+      expect(paths[path]?.post?.security).toBeUndefined();
     }
   });
 
@@ -144,10 +147,12 @@ describe('OpenAPI document', () => {
     for (const [path, method, name] of [
       ['/api/v1/token/login', 'post', 'LoginRequest'],
       ['/api/v1/token/refresh', 'post', 'RefreshRequest'],
+      ['/api/v1/token/revoke', 'post', 'RevokeRequest'],
       ['/api/v1/subscriptions', 'post', 'SubscribeRequest'],
       ['/api/v1/subscriptions/{id}', 'put', 'ChangeAddressRequest'],
       ['/api/v1/clinic/tasks/{taskId}/answer', 'post', 'ClinicAnswer'],
       ['/api/v1/clinic/capacity', 'put', 'BedCount'],
+      ['/api/v1/clinic/capacity/auto-answer', 'put', 'AutoAnswerRequest'],
     ] as const) {
       expect({ path, body: requestOf(path, method) }).toEqual({ path, body: { $ref: `#/components/schemas/${name}` } });
       expect({ name, additionalProperties: schemas[name]?.additionalProperties }).toEqual({ name, additionalProperties: false });

@@ -2,6 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry } from '@ast
 import { z } from 'zod';
 import {
   AdmissionResponseWebhook,
+  AutoAnswerRequest,
+  AutoAnswerSetting,
   BedCountList,
   BedCountView,
   ChangeAddressRequest,
@@ -12,6 +14,7 @@ import {
   FhirTask,
   LoginRequest,
   RefreshRequest,
+  RevokeRequest,
   SubscribeRequest,
   SubscriptionList,
   SubscriptionView,
@@ -59,6 +62,7 @@ const NAMED_SHAPES: readonly [z.ZodType, string][] = [
   [OperationOutcome, 'OperationOutcome'],
   [LoginRequest, 'LoginRequest'],
   [RefreshRequest, 'RefreshRequest'],
+  [RevokeRequest, 'RevokeRequest'],
   [TokenResponse, 'TokenResponse'],
   [ClinicRecord, 'Clinic'],
   [ClinicList, 'ClinicList'],
@@ -82,6 +86,8 @@ const NAMED_SHAPES: readonly [z.ZodType, string][] = [
   [ClinicAnswer, 'ClinicAnswer'],
   [ClinicAnswerQueued, 'ClinicAnswerQueued'],
   [BedCount, 'BedCount'],
+  [AutoAnswerRequest, 'AutoAnswerRequest'],
+  [AutoAnswerSetting, 'AutoAnswerSetting'],
   [BedCountView, 'BedCountView'],
   [BedCountList, 'BedCountList'],
   [AuditEvent, 'AuditEvent'],
