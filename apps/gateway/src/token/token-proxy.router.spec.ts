@@ -95,6 +95,19 @@ describe('token endpoints: /api/v1/token', () => {
     expect(calls[0]).toMatchObject({ method: 'GET', url: '/api/v1/token/status', body: '' });
   });
 
+  it('answers a HEAD of the status check with the GET\'s status and headers and no body, asking auth the GET', async () => {
+    const status = '{"status":"ok","time":"2026-11-22T10:00:00.000Z"}';
+    answer = { status: 200, headers: { 'content-type': 'application/json' }, body: status };
+
+    const response = await request(gateway()).head('/api/v1/token/status');
+
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['content-length']).toBe(String(status.length));
+    expect(response.text).toBeUndefined();
+    expect(calls).toEqual([{ method: 'GET', url: '/api/v1/token/status', headers: expect.not.objectContaining({ 'content-type': expect.anything() }), body: '' }]);
+  });
+
   it('leaves malformed JSON for auth to refuse, and answers its refusal', async () => {
     answer = { status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"invalid_request","message":"the body is not JSON"}' };
 

@@ -18,11 +18,14 @@ const PASSED_HEADERS = ['content-type', 'retry-after', 'www-authenticate', 'cach
 export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
   const router = Router();
   const forward = async (req: Request, res: Response) => {
+    // Express hands a HEAD to the GET route: auth is asked the GET (RFC 9110 §9.3.2, HEAD is GET
+    // without the content), and send() leaves the body off the answer to a HEAD.
+    const reads = req.method === 'GET' || req.method === 'HEAD';
     const answer = await auth.raw(
       {
-        method: req.method === 'GET' ? 'GET' : 'POST',
+        method: reads ? 'GET' : 'POST',
         path: req.originalUrl,
-        ...(req.method !== 'GET' && Buffer.isBuffer(req.body) ? { body: req.body, contentType: req.headers['content-type'] ?? 'application/json' } : {}),
+        ...(!reads && Buffer.isBuffer(req.body) ? { body: req.body, contentType: req.headers['content-type'] ?? 'application/json' } : {}),
         correlationId: String(req.headers[CORRELATION_HEADER]),
         headers: { 'x-forwarded-for': req.socket.remoteAddress ?? '' },
       },
