@@ -1,10 +1,10 @@
-// `npm run admin -- <clinic|user|audit|request|notifier> ...`: the admin command line (decisions.md, "Parties
+// `npm run admin -- <clinic|user|audit|request|intake|notifier> ...`: the admin command line (decisions.md, "Parties
 // and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
 // apps/routing/src/cli.ts (the clinic registry), `user ...` is apps/auth/src/cli.ts (logins),
-// `audit ...` (the audit trail's verification) and `request ...` (an audited export of a request)
-// are apps/intake/src/cli.ts, `notifier ...` (its keys for data at rest, docs/data-protection.md)
+// `audit ...` (the audit trail's verification), `request ...` (an audited export of a request) and
+// `intake ...` (its keys for data at rest) are apps/intake/src/cli.ts, `notifier ...` (its keys for data at rest, docs/data-protection.md)
 // is apps/notifier/src/cli.ts, all on @bedrequest/cli. This script generates the service's Prisma
 // client if it is missing or older than its schema, bundles the CLI (tools/bundle-entry.mjs), copies
 // its SQL migrations beside the bundle (the CLI migrates first, so it works before the stack's first
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleEntry } from './bundle-entry.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', notifier: 'notifier' };
+const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', intake: 'intake', notifier: 'notifier' };
 const USAGE_ERROR = 2;
 
 const args = process.argv.slice(2);

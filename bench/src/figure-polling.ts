@@ -4,6 +4,7 @@ import { createPrismaAdapter } from '@bedrequest/persistence';
 import { AuditTrailRepository } from '../../apps/intake/src/audit/audit-trail.repository';
 import { AuditTrail } from '../../apps/intake/src/audit/audit-trail.service';
 import { PrismaClient } from '../../apps/intake/src/generated/prisma/client';
+import { openSealedFields } from '../../apps/intake/src/persistence/sealed-fields';
 import { prismaRunner } from '../../apps/intake/src/persistence/sql-runner';
 import { TaskReadRepository } from '../../apps/intake/src/tasks/task-read.repository';
 import { TaskReadService } from '../../apps/intake/src/tasks/task-read.service';
@@ -59,7 +60,10 @@ async function searchPlans(options: { databaseUrl: string; schema: string; party
   prisma.$on('query', (event) => statements.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
   // As intake runs it: every search records who read which request (the audit trail).
   const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), options.schema));
-  const tasks = new TaskReadService(new TaskReadRepository(prisma, options.schema), fhirSystems(options.profileBase), audit);
+  const { fields } = await openSealedFields({ NODE_ENV: 'development', INTAKE_DB_SCHEMA: options.schema }, prisma);
+  // The key tables' statements are not the search's.
+  statements.length = 0;
+  const tasks = new TaskReadService(new TaskReadRepository(prisma, options.schema, fields), fhirSystems(options.profileBase), audit);
   await tasks.search({ 'based-on': seededIdentifier(4242) }, { viewer: { role: 'referrer', partyId: options.partyId }, user: options.partyId }, { base: '', path: '/api/v2/fhir/Task' });
   await prisma.$disconnect();
   const client = new Client({ connectionString: options.databaseUrl });

@@ -1,10 +1,14 @@
 import { userInfo } from 'node:os';
 import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
+import { Pool } from 'pg';
+import { SqlKeyStore, describeKeys, reencryptColumn, rewrapDataKeys, type CountedColumn, type DataKeyring, type SealedColumn, type SqlClient } from '@bedrequest/crypto';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
 import { RequestExport } from './audit/request-export';
 import type { IntakeCliConfig } from './config';
-import { openIntakeDatabase } from './persistence/database';
+import { openIntakeDatabase, type IntakeDatabase } from './persistence/database';
+import { sealedColumnsOf } from './persistence/sealed-columns';
+import { openSealedFields } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 
 interface IntakeCliServices {
@@ -14,7 +18,7 @@ interface IntakeCliServices {
 
 type Context = CommandContext<IntakeCliServices>;
 
-const SUMMARY = 'Reads DATABASE_URL and INTAKE_DB_SCHEMA from the environment.';
+const SUMMARY = 'Reads DATABASE_URL, INTAKE_DB_SCHEMA, DATA_KEK, DATA_KEK_ID and DATA_PREVIOUS_KEKS from the environment.';
 
 /**
  * `npm run admin -- audit verify [--date YYYY-MM-DD]`: recomputes the audit trail's hash chains
@@ -66,8 +70,59 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
   },
 });
 
+interface IntakeKeys {
+  keyring: DataKeyring;
+  store: SqlKeyStore;
+  columns: (SealedColumn & CountedColumn)[];
+}
+
+type KeysContext = CommandContext<IntakeKeys>;
+
+/**
+ * `npm run admin -- intake ...` (docs/data-protection.md, "Key rotation"): intake's data keys, and
+ * the re-encryption of what older keys sealed or what is still in clear (rows written before
+ * migration 0008), in the intake schema with the stack's key-encryption keys. The service keeps
+ * running meanwhile.
+ */
+export const INTAKE_KEYS_CLI = new CommandLine<IntakeKeys>({
+  program: 'npm run admin --',
+  group: 'intake',
+  summary: `Intake's keys for data at rest. ${SUMMARY}`,
+  commands: {
+    keys: command({
+      summary: 'lists the key-encryption keys, the data keys with the KEK wrapping each and the rows each sealed, and the rows still in clear',
+      options: {},
+      async run(_, { services, out }: KeysContext) {
+        const { keyring, store, columns } = await services();
+        for (const line of await describeKeys(keyring, store, columns)) out(line);
+      },
+    }),
+    'new-data-key': command({
+      summary: 'makes a new data key under DATA_KEK; running intakes seal with it within a minute (then run reencrypt)',
+      options: {},
+      async run(_, { services, out }: KeysContext) {
+        const { keyring } = await services();
+        out(`data key ${await keyring.createDataKey()} made under ${keyring.keks.current.id}; new values are sealed with it within a minute`);
+      },
+    }),
+    reencrypt: command({
+      summary: 're-wraps every data key under DATA_KEK, then seals every value in clear or under an older data key anew, in batches',
+      options: { 'batch-size': option.integer('<n>', { min: 1, max: 10_000 }).default(500) },
+      async run(values, { services, out }: KeysContext) {
+        const { keyring, store, columns } = await services();
+        const wrapping = await rewrapDataKeys(keyring, store, out);
+        out(`data keys: ${wrapping.rewrapped} re-wrapped under ${keyring.keks.current.id}${wrapping.unavailable ? `, ${wrapping.unavailable} wrapped by a KEK not configured (left as they are)` : ''}`);
+        for (const column of columns) {
+          const { reencrypted, skipped } = await reencryptColumn(column, keyring, { batchSize: values['batch-size'], progress: out });
+          out(`${column.name}: done, ${reencrypted} re-encrypted${skipped ? `, ${skipped} changed meanwhile and left as the service wrote them` : ''}`);
+        }
+      },
+    }),
+  },
+});
+
 /** The command lines of intake, by their group (the first argument). */
-export const INTAKE_CLIS = { audit: AUDIT_CLI, request: REQUEST_CLI } as const;
+export const INTAKE_CLIS = { audit: AUDIT_CLI, request: REQUEST_CLI, intake: INTAKE_KEYS_CLI } as const;
 
 /** A calendar day as YYYY-MM-DD (2026-02-30 is none). */
 function isDay(text: string): boolean {
@@ -78,14 +133,41 @@ function isDay(text: string): boolean {
 
 /** Intake's schema (migrated first, so that the CLI works before the stack's first start). */
 export async function openIntakeServices(config: IntakeCliConfig): Promise<Session<IntakeCliServices>> {
-  const prisma = await openIntakeDatabase({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, poolSize: 2 }).catch((error: unknown) => {
+  const prisma = await openDatabase(config);
+  try {
+    const { fields } = await openSealedFields(config, prisma);
+    const services = {
+      audit: new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA)),
+      exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA, fields),
+    };
+    return { services, close: () => prisma.$disconnect() };
+  } catch (error) {
+    await prisma.$disconnect();
+    throw error;
+  }
+}
+
+/** Intake's schema (migrated first) and its keyring, with the KEKs of `config`. */
+export async function openIntakeKeys(config: IntakeCliConfig): Promise<Session<IntakeKeys>> {
+  const prisma = await openDatabase(config);
+  try {
+    const { fields } = await openSealedFields(config, prisma);
+    // The re-encryption's statements through plain pg: they pass arrays of bytea values, which
+    // Prisma's raw queries did not pass unchanged (some rows' values no longer compared equal).
+    const pool = new Pool({ connectionString: config.DATABASE_URL, max: 1 });
+    const sql: SqlClient = { query: async <Row>(text: string, values: unknown[]) => (await pool.query(text, values)).rows as Row[] };
+    const services = { keyring: fields.keyring, store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA), columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields) };
+    return { services, close: async () => { await pool.end(); await prisma.$disconnect(); } };
+  } catch (error) {
+    await prisma.$disconnect();
+    throw error;
+  }
+}
+
+function openDatabase(config: IntakeCliConfig): Promise<IntakeDatabase> {
+  return openIntakeDatabase({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, poolSize: 2 }).catch((error: unknown) => {
     throw new Error(`cannot open the database at ${describeDatabase(config.DATABASE_URL)}: ${error instanceof Error ? error.message : String(error)}`);
   });
-  const services = {
-    audit: new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA)),
-    exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA),
-  };
-  return { services, close: () => prisma.$disconnect() };
 }
 
 /** Host, port and database of a connection URL: never the password. */

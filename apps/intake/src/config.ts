@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { baseServiceEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, dataKeyEnv, databaseEnv, env, requireDataKekInProduction, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
 export const IntakeConfig = z.object({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   INTAKE_PORT: env.port(8082),
   ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'),
+  /** The key-encryption keys of the bundles, documents, notes and verdicts sealed at rest (docs/data-protection.md). */
+  ...dataKeyEnv,
   /** Task reads are for the parties whose access tokens the gateway forwards; the keys come from auth. */
   ...tokenEnv,
   /** For the service token intake reads routing's clinic registry with. */
@@ -16,9 +18,11 @@ export const IntakeConfig = z.object({
   ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
   /** How often the outbox relay looks for messages whose immediate publish failed. */
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
-});
+}).superRefine(requireDataKekInProduction);
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 
-/** What `npm run admin -- audit ...` and `request ...` need: the running stack's database. */
-export const IntakeCliConfig = z.object({ ...databaseEnv('INTAKE_DB_SCHEMA', 'intake') });
+/** What `npm run admin -- audit ...`, `request ...` and `intake ...` need: the running stack's database and keys. */
+export const IntakeCliConfig = z
+  .object({ NODE_ENV: baseServiceEnv.NODE_ENV, ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'), ...dataKeyEnv })
+  .superRefine(requireDataKekInProduction);
 export type IntakeCliConfig = z.infer<typeof IntakeCliConfig>;

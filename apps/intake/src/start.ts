@@ -15,6 +15,7 @@ import type { IntakeConfig } from './config';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
 import { openIntakeDatabase } from './persistence/database';
+import { openSealedFields } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 import { AdmissionRequestRepository } from './requests/admission-request.repository';
 import { IntakeService } from './requests/intake.service';
@@ -34,6 +35,16 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
 
     const prisma = await openIntakeDatabase({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     lifecycle.onStop('database', () => prisma.$disconnect());
+    // Bundles, documents, notes and verdicts are sealed at rest (docs/data-protection.md).
+    const { fields, development, unavailable } = await openSealedFields(config, prisma, (error) =>
+      logger.warn({ err: String(error) }, 'looking for a new data key failed; sealing with the current one'),
+    );
+    fields.keyring.startRefreshing();
+    lifecycle.onStop('data keys', async () => fields.keyring.stop());
+    if (development) logger.warn({ kekId: fields.keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');
+    for (const key of unavailable) {
+      logger.error({ dataKeyId: key.id, kekId: key.kekId }, 'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS');
+    }
 
     const topology = declareTopology(config.AMQP_NAMESPACE);
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
@@ -50,18 +61,18 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
     await clinics.start(broker);
     lifecycle.onStop('clinic directory', async () => clinics.stop());
 
-    const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA), clinics, systems);
+    const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA, fields), clinics, systems);
     await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
     const app = createServiceHttpApp({ logger, registry });
     app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
     // Every read of patient data is recorded in the audit trail before it is answered.
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
-    const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA), systems, audit);
+    const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit);
     const verifier = tokenVerifierFor(config, { services: false });
     app.use(internalRouter(tasks, audit, verifier, logger));
     // The clinic's list rows and request versions (the clinic inbox and any clinic software).
-    app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA), systems, audit), verifier, logger));
+    app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger));
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
   });
 }

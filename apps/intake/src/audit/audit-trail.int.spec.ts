@@ -15,6 +15,7 @@ import { AUDIT_CLI, REQUEST_CLI, openIntakeServices } from '../cli';
 import { internalRouter } from '../http/internal.router';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { testSealedFields } from '../testing/sealed-fields';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
 import { IntakeService, type IntakeCommand } from '../requests/intake.service';
 import { TaskReadRepository } from '../tasks/task-read.repository';
@@ -59,7 +60,7 @@ describe('the audit trail', () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 4 });
     pool = new Pool({ connectionString: env.databaseUrl, max: 2 });
     const clinics = { lookup: async (iks: readonly string[]) => new Map(iks.flatMap((ik) => (registry.has(ik) ? [[ik, registry.get(ik)!] as const] : []))) };
-    service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), schema), clinics, fhirSystems());
+    service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), schema, await testSealedFields(prisma, schema)), clinics, fhirSystems());
 
     const key = await newSigningKey();
     tokens = {
@@ -69,7 +70,7 @@ describe('the audit trail', () => {
       clinicB: await accessToken(key, { sub: 'user-of-b', claims: { role: 'clinic', ik: [B] } }),
     };
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
-    const tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems(), audit);
+    const tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems(), audit);
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
     server = await listen(express().use(internalRouter(tasks, audit, verifier, silentLogger())), 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -292,7 +293,7 @@ describe('the audit trail', () => {
       const err: string[] = [];
       const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
       const code = await group.run(argv, {
-        open: () => openIntakeServices({ DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema }),
+        open: () => openIntakeServices({ NODE_ENV: 'test', DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema, DATA_KEK: undefined, DATA_KEK_ID: undefined, DATA_PREVIOUS_KEKS: [] }),
         out: (line) => out.push(line),
         err: (line) => err.push(line),
       });
@@ -369,7 +370,7 @@ describe('the audit trail', () => {
       const { identifier } = await requestWithHistory();
       const out: string[] = [];
       const code = await REQUEST_CLI.run(['request', 'export', '--identifier', identifier], {
-        open: () => openIntakeServices({ DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema }),
+        open: () => openIntakeServices({ NODE_ENV: 'test', DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema, DATA_KEK: undefined, DATA_KEK_ID: undefined, DATA_PREVIOUS_KEKS: [] }),
         out: (line) => out.push(line),
       });
 

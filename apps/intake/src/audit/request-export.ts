@@ -1,4 +1,5 @@
 import type { IntakeDatabase } from '../persistence/database';
+import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { AuditTrailRepository } from './audit-trail.repository';
 import { entriesOf } from './audit-trail.service';
 
@@ -17,6 +18,7 @@ export class RequestExport {
   constructor(
     private readonly prisma: IntakeDatabase,
     private readonly schema: string,
+    private readonly fields: SealedFields,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -27,7 +29,7 @@ export class RequestExport {
       if (!request) return undefined;
       const version = await tx.requestVersion.findUnique({
         where: { requestId_version: { requestId: request.id, version: request.currentVersion } },
-        select: { bundle: true },
+        select: { sealedBundle: true, bundle: true },
       });
       if (!version) return undefined;
       const audit = new AuditTrailRepository({ rows: (statement) => tx.$queryRaw(statement) }, this.schema);
@@ -44,7 +46,8 @@ export class RequestExport {
           this.now(),
         ),
       );
-      return { version: request.currentVersion, bundle: version.bundle };
+      const bundle = await this.fields.open(sealedFor.bundle(request.id, request.currentVersion), { sealed: version.sealedBundle, clear: version.bundle });
+      return { version: request.currentVersion, bundle };
     });
   }
 }

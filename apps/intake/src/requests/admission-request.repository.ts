@@ -1,6 +1,8 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
 import { appendPayload } from '../audit/audit-trail.repository';
+import { bundleSummaryOf } from '../clinic-tasks/bundle-summary';
+import { byteaOfJson, sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import type { SqlRunner } from '../persistence/sql-runner';
 import type { ClinicTaskView, TaskNote } from '../tasks/task-resource';
 import { documentKey, type BatchChanges, type StoredRequest, type StoredTask } from './request-batch';
@@ -35,7 +37,9 @@ interface TaskJson {
   clinic_ik: string;
   status: string;
   business_status: string | null;
-  notes: TaskNote[];
+  /** Sealed (`\\x` hex, as json_agg writes bytea), or in clear in a row written before migration 0008. */
+  sealed_notes: string | null;
+  notes: TaskNote[] | null;
   sent_version: number;
   authored_on: string;
   last_modified: string;
@@ -62,6 +66,8 @@ export class AdmissionRequestRepository {
     /** Prisma in the service (prismaRunner); plain pg in the benchmark's comparison. */
     private readonly run: SqlRunner,
     schema: string,
+    /** Bundles, list summaries, documents, notes and verdicts are sealed at rest (docs/data-protection.md). */
+    private readonly fields: SealedFields,
   ) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
     const table = (name: string) => Prisma.raw(`"${schema}"."${name}"`);
@@ -85,7 +91,7 @@ export class AdmissionRequestRepository {
    */
   async load(keys: { identifiers: string[]; taskIds: string[]; messageIds: string[]; documentHashes: string[] }): Promise<LoadedState> {
     const t = this.t;
-    const [row] = await this.run.rows<{ requests: RequestJson[]; tasks: TaskJson[]; inbox: { message_id: string; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
+    const [row] = await this.run.rows<{ requests: RequestJson[]; tasks: TaskJson[]; inbox: { message_id: string; sealed_verdict: string | null; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
       WITH requests AS (
         -- Two index look-ups (an OR of the two conditions would read the whole table).
         SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
@@ -98,14 +104,21 @@ export class AdmissionRequestRepository {
       SELECT
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
-           FROM (SELECT id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at, revision
+           FROM (SELECT id, request_id, clinic_ik, status, business_status, sealed_notes, notes, sent_version, authored_on, last_modified, cancelled_at, revision
                    FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
-           FROM (SELECT message_id, verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
+           FROM (SELECT message_id, sealed_verdict, verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT request_id, canonical_hash FROM ${t.document}
                   WHERE request_id IN (SELECT id FROM requests) AND canonical_hash = ANY(${keys.documentHashes}::text[])) x) AS documents`);
     if (!row) throw new Error('the state query returned no row');
+    const fields = this.fields;
+    const [notes, verdicts] = await Promise.all([
+      Promise.all(row.tasks.map((task) => fields.open<TaskNote[] | null>(sealedFor.notes(task.id), { sealed: byteaOfJson(task.sealed_notes), clear: task.notes }))),
+      Promise.all(
+        row.inbox.map(async (entry) => [entry.message_id, await fields.open<IntakeVerdictV1 | null>(sealedFor.verdict(entry.message_id), { sealed: byteaOfJson(entry.sealed_verdict), clear: entry.verdict })] as const),
+      ),
+    ]);
     return {
       requests: row.requests.map((request) => ({
         id: request.id,
@@ -120,20 +133,20 @@ export class AdmissionRequestRepository {
         createdAt: new Date(request.created_at),
         updatedAt: new Date(request.updated_at),
       })),
-      tasks: row.tasks.map((task) => ({
+      tasks: row.tasks.map((task, index) => ({
         id: task.id,
         requestId: task.request_id,
         clinicIk: task.clinic_ik,
         status: task.status as TaskStatus,
         businessStatus: task.business_status as BusinessStatus | null,
-        notes: task.notes ?? [],
+        notes: notes[index] ?? [],
         sentVersion: task.sent_version,
         authoredOn: new Date(task.authored_on),
         lastModified: new Date(task.last_modified),
         cancelledAt: task.cancelled_at ? new Date(task.cancelled_at) : null,
         revision: task.revision,
       })),
-      verdicts: new Map(row.inbox.map((entry) => [entry.message_id, entry.verdict])),
+      verdicts: new Map(verdicts),
       documentKeys: row.documents.map((document) => documentKey(document.request_id, document.canonical_hash)),
     };
   }
@@ -154,6 +167,9 @@ export class AdmissionRequestRepository {
    */
   async write(changes: BatchChanges): Promise<void> {
     const t = this.t;
+    const fields = this.fields;
+    // Sealed values travel in the statement's JSON as base64, decoded into bytea by the statement.
+    const sealed = (context: string, value: unknown) => fields.seal(context, value).toString('base64');
     const requestRow = (request: StoredRequest) => ({
       id: request.id,
       identifier: request.identifier,
@@ -168,13 +184,14 @@ export class AdmissionRequestRepository {
       updated_at: request.updatedAt,
     });
     const payload = JSON.stringify({
-      inbox: changes.inbox.map((entry) => ({ message_id: entry.messageId, message_type: entry.messageType, verdict: entry.verdict })),
+      inbox: changes.inbox.map((entry) => ({ message_id: entry.messageId, message_type: entry.messageType, sealed_verdict: sealed(sealedFor.verdict(entry.messageId), entry.verdict) })),
       created: changes.createdRequests.map(requestRow),
       changed: changes.changedRequests.map((request) => ({ ...requestRow(request), expected_version: request.expectedVersion })),
       versions: changes.versions.map((version) => ({
         request_id: version.requestId,
         version: version.version,
-        bundle: version.bundle,
+        sealed_bundle: sealed(sealedFor.bundle(version.requestId, version.version), version.bundle),
+        sealed_summary: sealed(sealedFor.summary(version.requestId, version.version), bundleSummaryOf(version.bundle)),
         canonical_hash: version.canonicalHash,
         message_id: version.messageId,
         received_at: version.receivedAt,
@@ -185,7 +202,7 @@ export class AdmissionRequestRepository {
         clinic_ik: task.clinicIk,
         status: task.status,
         business_status: task.businessStatus,
-        notes: task.notes,
+        sealed_notes: sealed(sealedFor.notes(task.id), task.notes),
         sent_version: task.sentVersion,
         authored_on: task.authoredOn,
         last_modified: task.lastModified,
@@ -195,7 +212,7 @@ export class AdmissionRequestRepository {
       documents: changes.documents.map((document) => ({
         id: document.id,
         request_id: document.requestId,
-        bundle: document.bundle,
+        sealed_bundle: sealed(sealedFor.document(document.id), document.bundle),
         canonical_hash: document.canonicalHash,
         message_id: document.messageId,
         received_at: document.receivedAt,
@@ -207,9 +224,9 @@ export class AdmissionRequestRepository {
     await this.run.rows(Prisma.sql`
       WITH changes AS (SELECT ${payload}::jsonb AS c),
       inbox AS (
-        INSERT INTO ${t.inbox} (message_id, message_type, verdict)
-        SELECT x.message_id, x.message_type, x.verdict
-          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, verdict jsonb)
+        INSERT INTO ${t.inbox} (message_id, message_type, sealed_verdict)
+        SELECT x.message_id, x.message_type, decode(x.sealed_verdict, 'base64')
+          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, sealed_verdict text)
         RETURNING 1),
       created AS (
         INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at)
@@ -226,25 +243,29 @@ export class AdmissionRequestRepository {
          WHERE r.id = x.id AND r.current_version = x.expected_version
         RETURNING 1),
       versions AS (
-        INSERT INTO ${t.version} (request_id, version, bundle, canonical_hash, message_id, received_at)
-        SELECT x.request_id, x.version, x.bundle, x.canonical_hash, x.message_id, x.received_at
-          FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz)
+        INSERT INTO ${t.version} (request_id, version, sealed_bundle, sealed_summary, canonical_hash, message_id, received_at)
+        SELECT x.request_id, x.version, decode(x.sealed_bundle, 'base64'), decode(x.sealed_summary, 'base64'), x.canonical_hash, x.message_id, x.received_at
+          FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, sealed_bundle text, sealed_summary text, canonical_hash text,
+               message_id uuid, received_at timestamptz)
         RETURNING 1),
       tasks AS (
-        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified, cancelled_at, revision)
-        SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, x.notes, x.sent_version, x.authored_on, x.last_modified, x.cancelled_at, x.revision
-          FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, notes jsonb,
+        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision)
+        SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, decode(x.sealed_notes, 'base64'), x.sent_version, x.authored_on, x.last_modified,
+               x.cancelled_at, x.revision
+          FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, sealed_notes text,
                sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer)
         ON CONFLICT (id) DO UPDATE
-           SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, notes = EXCLUDED.notes, sent_version = EXCLUDED.sent_version,
+           -- A Task stored in clear before migration 0008 is sealed when it changes.
+           SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, sealed_notes = EXCLUDED.sealed_notes, notes = NULL,
+               sent_version = EXCLUDED.sent_version,
                last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision
          -- A batch raises a Task's revision by one: it is still the Task it read only if it is one below.
          WHERE ${t.task}.revision = EXCLUDED.revision - 1
         RETURNING 1),
       documents AS (
-        INSERT INTO ${t.document} (id, request_id, bundle, canonical_hash, message_id, received_at)
-        SELECT x.id, x.request_id, x.bundle, x.canonical_hash, x.message_id, x.received_at
-          FROM changes, jsonb_to_recordset(c -> 'documents') AS x(id uuid, request_id uuid, bundle jsonb, canonical_hash text, message_id uuid, received_at timestamptz,
+        INSERT INTO ${t.document} (id, request_id, sealed_bundle, canonical_hash, message_id, received_at)
+        SELECT x.id, x.request_id, decode(x.sealed_bundle, 'base64'), x.canonical_hash, x.message_id, x.received_at
+          FROM changes, jsonb_to_recordset(c -> 'documents') AS x(id uuid, request_id uuid, sealed_bundle text, canonical_hash text, message_id uuid, received_at timestamptz,
                expected_version integer)
          -- Accepted for the request as read (not revoked meanwhile); one created by this batch is new.
          WHERE x.expected_version IS NULL

@@ -6,6 +6,8 @@ import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from 
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { testSealedFields } from '../testing/sealed-fields';
+import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { AdmissionRequestRepository } from './admission-request.repository';
 import { IntakeService, type IntakeCommand } from './intake.service';
 import { RequestBatch } from './request-batch';
@@ -26,6 +28,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
   let pool: Pool;
   let service: IntakeService;
   let repository: AdmissionRequestRepository;
+  let fields: SealedFields;
   // A offers orthopaedics (what the fixtures ask for); B only cardiology.
   const registry = new Map([[A, clinic(A, ['2300'])], [B, clinic(B, ['0300'])]]);
 
@@ -33,7 +36,8 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
     const clinics = { lookup: async (iks: readonly string[]) => new Map(iks.flatMap((ik) => (registry.has(ik) ? [[ik, registry.get(ik)!] as const] : []))) };
-    repository = new AdmissionRequestRepository(prismaRunner(prisma), schema);
+    fields = await testSealedFields(prisma, schema);
+    repository = new AdmissionRequestRepository(prismaRunner(prisma), schema, fields);
     service = new IntakeService(repository, clinics, fhirSystems());
   });
   afterAll(async () => {
@@ -123,10 +127,12 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     const [verdict] = await service.handle([submission({ requestIdentifier: identifier, performerIks: [A, B] })]);
 
     expect(verdict).toMatchObject({ status: 202, outcome: 'accepted' });
-    const tasks = await query<{ clinic_ik: string; status: string; business_status: string | null; notes: { text: string }[] }>(
-      'SELECT t.clinic_ik, t.status, t.business_status, t.notes FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 ORDER BY t.clinic_ik',
+    const rows = await query<{ id: string; clinic_ik: string; status: string; business_status: string | null; sealed_notes: Buffer }>(
+      'SELECT t.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 ORDER BY t.clinic_ik',
       [identifier],
     );
+    // The notes are stored sealed for their Task.
+    const tasks = await Promise.all(rows.map(async ({ id, sealed_notes: sealed, ...task }) => ({ ...task, notes: await fields.open(sealedFor.notes(id), { sealed, clear: null }) })));
     expect(tasks).toEqual([
       { clinic_ik: A, status: 'requested', business_status: null, notes: [] },
       { clinic_ik: B, status: 'rejected', business_status: 'declined', notes: [expect.objectContaining({ text: `Automatische Antwort: Die Klinik ${B} bietet die Fachabteilung 2300 (orthopedics) nicht an.` })] },

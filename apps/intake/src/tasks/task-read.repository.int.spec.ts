@@ -6,6 +6,7 @@ import { AuditTrailRepository } from '../audit/audit-trail.repository';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { testSealedFields } from '../testing/sealed-fields';
 import { TaskReadRepository } from './task-read.repository';
 import { TaskReadService } from './task-read.service';
 import { admits, parseDateCondition } from './search-date';
@@ -84,7 +85,7 @@ describe('Task search and read against the real PostgreSQL', () => {
 
   beforeAll(async () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
-    tasks = new TaskReadService(new TaskReadRepository(prisma, schema), fhirSystems('https://bedrequest.example.org'), new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema)));
+    tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems('https://bedrequest.example.org'), new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema)));
     // Referrer "a" and "a2" share every identifier prefix ("a-1" is a prefix of "a-10" and of "a2-1"...).
     const requests: { referrer: string; identifier: string; clinics: string[]; instants?: string[] }[] = [
       ...Array.from({ length: 9 }, (_, n) => ({ referrer: 'a', identifier: identifierOf('a', n + 1), clinics: CLINICS.filter(() => next() < 0.5) })),

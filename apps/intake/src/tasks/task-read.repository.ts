@@ -1,5 +1,6 @@
 import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { taskViewOf } from '../requests/admission-request.repository';
 import type { InstantRange } from './search-date';
 import type { ClinicTaskView, TaskNote } from './task-resource';
@@ -18,6 +19,7 @@ interface TaskRow {
   clinic_ik: string;
   status: string;
   business_status: string | null;
+  sealed_notes: Uint8Array | null;
   notes: unknown;
   authored_on: Date;
   last_modified: Date;
@@ -27,7 +29,7 @@ interface TaskRow {
 }
 
 const TASK_COLUMNS = Prisma.raw(
-  't.id, t.clinic_ik, t.status, t.business_status, t.notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id',
+  't.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id',
 );
 
 /** A Task a search found, with the referrer owning its request (whom the read's audit entry concerns). */
@@ -50,6 +52,8 @@ export class TaskReadRepository {
   constructor(
     private readonly prisma: PrismaClient,
     schema: string,
+    /** Notes, bundles and documents are stored sealed (docs/data-protection.md). */
+    private readonly fields: SealedFields,
   ) {
     this.from = Prisma.sql`${intakeTable(schema, 'clinic_task')} t JOIN ${intakeTable(schema, 'admission_request')} r ON r.id = t.request_id`;
   }
@@ -83,7 +87,7 @@ export class TaskReadRepository {
     const wanted = answerParts(search);
     const page = wanted.entries ? rows.slice(search.offset, search.offset + search.count) : [];
     return {
-      tasks: page.map(toTaskView),
+      tasks: await this.taskViews(page),
       more: wanted.entries && search.offset + search.count < rows.length,
       ...(wanted.total ? { total: rows.length } : {}),
     };
@@ -109,7 +113,7 @@ export class TaskReadRepository {
        -- A join promises no order: the page (at most _count rows) is sorted again.
        ORDER BY page.last_modified, page.id`;
     const total = rows[0]?.total ?? 0;
-    const tasks = rows.filter((row): row is TaskRow & { total: number } => row.id != null).map(toTaskView);
+    const tasks = await this.taskViews(rows.filter((row): row is TaskRow & { total: number } => row.id != null));
     return { tasks, more: search.offset + tasks.length < total, total };
   }
 
@@ -121,7 +125,7 @@ export class TaskReadRepository {
        WHERE ${matching}
        ORDER BY t.last_modified, t.id
        LIMIT ${search.count + 1}::int OFFSET ${search.offset}::bigint`;
-    return { tasks: rows.slice(0, search.count).map(toTaskView), more: rows.length > search.count };
+    return { tasks: await this.taskViews(rows.slice(0, search.count)), more: rows.length > search.count };
   }
 
   /** `_summary=count` and `_count=0`: the number of matches alone. */
@@ -135,23 +139,29 @@ export class TaskReadRepository {
       where: { id: taskId },
       include: { request: { select: { identifier: true, referrerIk: true, referrerPartyId: true } } },
     });
-    return row
-      ? { ...taskViewOf(row, row.request), requestId: row.requestId, referrerPartyId: row.request.referrerPartyId, sentVersion: row.sentVersion, cancelledAt: row.cancelledAt }
-      : undefined;
+    if (!row) return undefined;
+    const notes = await this.fields.open(sealedFor.notes(row.id), { sealed: row.sealedNotes, clear: row.notes });
+    return { ...taskViewOf({ ...row, notes }, row.request), requestId: row.requestId, referrerPartyId: row.request.referrerPartyId, sentVersion: row.sentVersion, cancelledAt: row.cancelledAt };
   }
 
   async findBundle(requestId: string, version: number): Promise<unknown> {
-    const row = await this.prisma.requestVersion.findUnique({ where: { requestId_version: { requestId, version } }, select: { bundle: true } });
-    return row?.bundle;
+    const row = await this.prisma.requestVersion.findUnique({ where: { requestId_version: { requestId, version } }, select: { sealedBundle: true, bundle: true } });
+    return row ? this.fields.open(sealedFor.bundle(requestId, version), { sealed: row.sealedBundle, clear: row.bundle }) : undefined;
   }
 
   /** The request's DocumentBundles with their stored ids, oldest first; with `receivedUpTo`, only those received until then. */
   async findDocuments(requestId: string, receivedUpTo: Date | null): Promise<{ id: string; bundle: unknown }[]> {
-    return this.prisma.requestDocument.findMany({
+    const rows = await this.prisma.requestDocument.findMany({
       where: { requestId, ...(receivedUpTo ? { receivedAt: { lte: receivedUpTo } } : {}) },
       orderBy: { receivedAt: 'asc' },
-      select: { id: true, bundle: true },
+      select: { id: true, sealedBundle: true, bundle: true },
     });
+    return Promise.all(rows.map(async (row) => ({ id: row.id, bundle: await this.fields.open(sealedFor.document(row.id), { sealed: row.sealedBundle, clear: row.bundle }) })));
+  }
+
+  /** The rows' Tasks, each with its notes opened. */
+  private taskViews(rows: readonly TaskRow[]): Promise<SearchedTask[]> {
+    return Promise.all(rows.map(async (row) => toTaskView(row, await this.fields.open(sealedFor.notes(row.id), { sealed: row.sealed_notes, clear: row.notes }))));
   }
 
   /** The search's conditions, ANDed, the viewer's visibility rule first (decisions.md). */
@@ -201,14 +211,14 @@ function intakeTable(schema: string, table: string): Prisma.Sql {
   return Prisma.raw(`"${schema}"."${table}"`);
 }
 
-function toTaskView(row: TaskRow): SearchedTask {
+function toTaskView(row: TaskRow, notes: TaskNote[] | null): SearchedTask {
   return {
     referrerPartyId: row.referrer_party_id,
     id: row.id,
     clinicIk: row.clinic_ik,
     status: row.status as TaskStatus,
     businessStatus: row.business_status as BusinessStatus | null,
-    notes: (row.notes as TaskNote[] | null) ?? [],
+    notes: notes ?? [],
     authoredOn: row.authored_on,
     lastModified: row.last_modified,
     requestIdentifier: row.identifier,

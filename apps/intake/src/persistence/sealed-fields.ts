@@ -1,0 +1,67 @@
+import { openDataKeyring, type DataKeyConfig, type DataKeyring, type SqlClient, type UnavailableDataKey } from '@bedrequest/crypto';
+import type { IntakeDatabase } from './database';
+
+/**
+ * What each sealed value is sealed for: its table, column and primary key (the additional data of
+ * AES-GCM), so that a value copied to another row does not open there.
+ */
+export const sealedFor = {
+  bundle: (requestId: string, version: number) => `request_version:bundle:${requestId}:${version}`,
+  summary: (requestId: string, version: number) => `request_version:summary:${requestId}:${version}`,
+  document: (documentId: string) => `request_document:bundle:${documentId}`,
+  notes: (taskId: string) => `clinic_task:notes:${taskId}`,
+  verdict: (messageId: string) => `inbox_message:verdict:${messageId}`,
+};
+
+/** A sealed column's value as a row holds it: sealed, or (written before migration 0008) in clear. */
+export interface StoredValue {
+  sealed: Uint8Array | null;
+  clear: unknown;
+}
+
+/**
+ * How intake stores what describes the patient (docs/data-protection.md): bundle versions, their
+ * list summaries, documents, the clinic's notes and the verdicts kept for redeliveries, each sealed
+ * with the service's data keys for its own row. Identifiers, IKs, states, dates, versions and hashes
+ * stay in clear: the statements search, join and order by them.
+ */
+export class SealedFields {
+  constructor(readonly keyring: DataKeyring) {}
+
+  seal(context: string, value: unknown): Buffer<ArrayBuffer> {
+    return this.keyring.sealJson(value, context);
+  }
+
+  /** The value of a row: opened when sealed, as stored when written in clear before migration 0008. */
+  async open<T>(context: string, stored: StoredValue): Promise<T> {
+    if (stored.sealed) return this.keyring.openJson<T>(stored.sealed, context);
+    return stored.clear as T;
+  }
+}
+
+/**
+ * A bytea column as json_agg writes it (`\x` and hex digits): the raw statements that read whole
+ * batches as JSON get their sealed values this way.
+ */
+export function byteaOfJson(value: string | null): Buffer | null {
+  return value === null ? null : Buffer.from(value.slice(2), 'hex');
+}
+
+/** Raw statements through intake's Prisma client, for the key tables of @bedrequest/crypto. */
+export function sqlClientOf(prisma: IntakeDatabase): SqlClient {
+  return { query: <Row>(sql: string, values: unknown[]) => prisma.$queryRawUnsafe<Row[]>(sql, ...values) };
+}
+
+/** Intake's data keys in its schema, with the KEKs of `config` (or the development KEK). */
+export async function openSealedFields(
+  config: DataKeyConfig & { INTAKE_DB_SCHEMA: string },
+  prisma: IntakeDatabase,
+  onRefreshFailed?: (error: unknown) => void,
+): Promise<{ fields: SealedFields; development: boolean; unavailable: UnavailableDataKey[] }> {
+  const { keyring, development, unavailable } = await openDataKeyring(config, {
+    sql: sqlClientOf(prisma),
+    schema: config.INTAKE_DB_SCHEMA,
+    ...(onRefreshFailed ? { onRefreshFailed } : {}),
+  });
+  return { fields: new SealedFields(keyring), development, unavailable };
+}
