@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { AdmissionBundleSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
+import { openDataKeyring } from '@bedrequest/crypto';
 import { openServiceDatabase } from '@bedrequest/persistence';
 import { PrismaClient } from '../../apps/intake/src/generated/prisma/client';
+import { SealedFields } from '../../apps/intake/src/persistence/sealed-fields';
 import { pgRunner, prismaRunner, type SqlRunner } from '../../apps/intake/src/persistence/sql-runner';
 import { AdmissionRequestRepository } from '../../apps/intake/src/requests/admission-request.repository';
 import { IntakeService, type IntakeCommand } from '../../apps/intake/src/requests/intake.service';
@@ -15,9 +17,26 @@ import { summarize } from './load';
 const submitter = { partyId: 'bench-referrer', ikNumbers: [REFERRER_IK], fhirBase: FHIR_BASE };
 
 /** Intake's use case over `runner`, with the performers registered as clinics that offer 2300. */
-function intakeOver(runner: SqlRunner, schema: string, profileBase: string, performerIks: string[]): IntakeService {
+function intakeOver(runner: SqlRunner, schema: string, fields: SealedFields, profileBase: string, performerIks: string[]): IntakeService {
   const clinics = new Map(performerIks.map((ik): [string, ClinicRecord] => [ik, { ik, name: ik, departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] }]));
-  return new IntakeService(new AdmissionRequestRepository(runner, schema), { lookup: async () => clinics }, fhirSystems(profileBase));
+  return new IntakeService(new AdmissionRequestRepository(runner, schema, fields), { lookup: async () => clinics }, fhirSystems(profileBase));
+}
+
+/** Intake's sealed fields in `schema` under its development KEK, as the service runs outside production. */
+async function sealedFieldsIn(pool: Pool, schema: string): Promise<SealedFields> {
+  const sql = { query: async <Row>(text: string, values: unknown[]) => (await pool.query(text, values)).rows as Row[] };
+  const { keyring } = await openDataKeyring({ NODE_ENV: 'development' }, { sql, schema });
+  return new SealedFields(keyring);
+}
+
+/**
+ * The yardstick of what sealing costs: the same columns (bytea) written with the values' JSON bytes
+ * as they are, no AES-GCM. Only for the figure: such rows do not open.
+ */
+class UnsealedFields extends SealedFields {
+  override seal(_context: string, value: unknown): Buffer<ArrayBuffer> {
+    return Buffer.from(JSON.stringify(value));
+  }
 }
 
 /** `count` new requests as the gateway sends them (validated, with what it read), in batches of `batchSize`. */
@@ -54,28 +73,36 @@ async function throughput(service: IntakeService, batches: IntakeCommand[][], co
  * beforehand, so both sides measure only the database work and what each client costs around it.
  */
 export async function persistenceFigure(options: { databaseUrl: string; profileBase: string; performerIks: string[]; runs: number; count: number; concurrency: number; batchSize: number }) {
-  const schemas = { prisma: `bench_prisma_${Date.now().toString(36)}`, raw: `bench_raw_${Date.now().toString(36)}` };
+  const schemas = { prisma: `bench_prisma_${Date.now().toString(36)}`, raw: `bench_raw_${Date.now().toString(36)}`, unsealed: `bench_unsealed_${Date.now().toString(36)}` };
   const open = (schema: string) =>
     openServiceDatabase({ databaseUrl: options.databaseUrl, schema, poolSize: options.concurrency, migrationsDir: join(root, 'apps', 'intake', 'prisma', 'migrations') }, (adapter) => new PrismaClient({ adapter }));
   const prisma = await open(schemas.prisma);
   await (await open(schemas.raw)).$disconnect();
+  const unsealedPrisma = await open(schemas.unsealed);
   const pool = new Pool({ connectionString: options.databaseUrl, max: options.concurrency });
-  const viaPrisma = intakeOver(prismaRunner(prisma), schemas.prisma, options.profileBase, options.performerIks);
-  const viaPg = intakeOver(pgRunner(pool), schemas.raw, options.profileBase, options.performerIks);
+  const viaPrisma = intakeOver(prismaRunner(prisma), schemas.prisma, await sealedFieldsIn(pool, schemas.prisma), options.profileBase, options.performerIks);
+  const viaPg = intakeOver(pgRunner(pool), schemas.raw, await sealedFieldsIn(pool, schemas.raw), options.profileBase, options.performerIks);
+  const unsealedFields = new UnsealedFields((await sealedFieldsIn(pool, schemas.unsealed)).keyring);
+  const unsealed = intakeOver(prismaRunner(unsealedPrisma), schemas.unsealed, unsealedFields, options.profileBase, options.performerIks);
   const prismaRates: number[] = [];
   const pgRates: number[] = [];
+  const unsealedRates: number[] = [];
   const batches = (service: IntakeService, count = options.count) => batchesOf(service, { ...options, count });
   try {
     // Warm-up of both paths (JIT, connection pools), not measured.
     await throughput(viaPrisma, batches(viaPrisma, 200), options.concurrency);
     await throughput(viaPg, batches(viaPg, 200), options.concurrency);
+    await throughput(unsealed, batches(unsealed, 200), options.concurrency);
+    // Interleaved, so that the machine's changing load falls on all three alike.
     for (let run = 0; run < options.runs; run++) {
       prismaRates.push(await throughput(viaPrisma, batches(viaPrisma), options.concurrency));
       pgRates.push(await throughput(viaPg, batches(viaPg), options.concurrency));
+      unsealedRates.push(await throughput(unsealed, batches(unsealed), options.concurrency));
     }
   } finally {
     await prisma.$disconnect();
-    await pool.query(`DROP SCHEMA "${schemas.prisma}" CASCADE; DROP SCHEMA "${schemas.raw}" CASCADE`);
+    await unsealedPrisma.$disconnect();
+    await pool.query(`DROP SCHEMA "${schemas.prisma}" CASCADE; DROP SCHEMA "${schemas.raw}" CASCADE; DROP SCHEMA "${schemas.unsealed}" CASCADE`);
     await pool.end();
   }
   return {
@@ -85,6 +112,9 @@ export async function persistenceFigure(options: { databaseUrl: string; profileB
     prismaPerSecond: summarize(prismaRates),
     rawPgPerSecond: summarize(pgRates),
     ratioPrismaToPg: summarize(prismaRates.map((rate, index) => rate / pgRates[index]!)),
+    /** Encryption at rest: the Prisma path without AES-GCM (the same bytea columns, the JSON as it is). */
+    unsealedPrismaPerSecond: summarize(unsealedRates),
+    ratioSealedToUnsealed: summarize(prismaRates.map((rate, index) => rate / unsealedRates[index]!)),
     target: 0.8,
   };
 }
