@@ -1,11 +1,9 @@
-// Encryption at rest in the services that keep webhooks (notifier) and the clinic registry
-// (routing), end to end: the whole stack in-process, driven through the gateway, then the two
-// schemas dumped with pg_dump as a copy of the database would hold them. (Intake's schema is
-// intake's own test.)
+// Encryption at rest in the services that keep requests (intake), webhooks (notifier) and the
+// clinic registry (routing), end to end: the whole stack in-process, driven through the gateway,
+// then the three schemas dumped with pg_dump as a copy of the database would hold them.
 import { randomUUID } from 'node:crypto';
-import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { WebhookReceiver, testEnvironment, waitFor } from '@bedrequest/testing';
-import { dumpSchemas, formsOf } from '../../apps/notifier/src/testing/schema-dump';
+import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { WebhookReceiver, dumpSchemas, formsOf, testEnvironment, waitFor } from '@bedrequest/testing';
 import { startTestStack, type TestStack } from './stack-harness';
 
 const CLINIC = '510000201';
@@ -31,7 +29,7 @@ describe('webhook data at rest, through the gateway', () => {
     await stack?.stop();
   });
 
-  it('keeps neither the webhook secret nor the Task\'s notes in clear in the notifier\'s and routing\'s schemas, and still delivers and serves them', async () => {
+  it("keeps none of the patient's data, the documents, the notes or the webhook secret in clear in intake's, the notifier's and routing's schemas, and still delivers and serves them", async () => {
     const subscription = await stack.api<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', { token: referrer, body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url } });
     expect(subscription.status).toBe(201);
     receiver.secret = subscription.body.secret;
@@ -55,9 +53,45 @@ describe('webhook data at rest, through the gateway', () => {
     expect(events.body.items.map((event) => [event.id, JSON.stringify(event.data).includes(JSON.stringify(note))])).toEqual([[webhook!.id, true]]);
     expect((await stack.api<{ secret: string }>('GET', `/api/v1/subscriptions/${subscription.body.id}`, { token: referrer })).body.secret).toBe(subscription.body.secret);
 
-    const dump = await dumpSchemas(testEnvironment().databaseUrl, [stack.env.NOTIFIER_DB_SCHEMA!, stack.env.ROUTING_DB_SCHEMA!]);
+
+    // A document, then the selection with the patient's complete data: intake stores both.
+    const letter = `Entlassbrief: Zustand nach Hüft-TEP, Wundheilung regelrecht (${randomUUID()})`;
+    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: letter }] }) })).status).toBe(202);
+    const selection = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' });
+    expect(JSON.stringify(selection)).toContain('Musterfrau');
+    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: selection, contentType: 'application/fhir+json' })).status).toBe(202);
+    await waitFor(async () => {
+      const search = await stack.api<{ entry?: { resource: { status: string } }[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer });
+      return search.body.entry?.[0]?.resource.status === 'in-progress';
+    }, { what: 'the selection' });
+    // What intake sealed still opens for the clinic: the complete bundle and the document.
+    const sent = await stack.api<{ items: { version: number; bundle: unknown }[] }>('GET', `/api/v1/clinic/tasks/${tasks[0]!.resource.id}/versions`, { token: clinic });
+    expect(sent.status).toBe(200);
+    expect(JSON.stringify(sent.body.items.at(-1)!.bundle)).toContain('Musterfrau');
+    const list = await stack.api<{ items: { id: string; patient: { dataLevel: string; gender?: string } }[] }>('GET', '/api/v1/clinic/tasks', { token: clinic });
+    expect(list.body.items.find((item) => item.id === tasks[0]!.resource.id)?.patient).toMatchObject({ dataLevel: 'complete', gender: 'female' });
+
+    const dump = await dumpSchemas(testEnvironment().databaseUrl, [stack.env.INTAKE_DB_SCHEMA!, stack.env.NOTIFIER_DB_SCHEMA!, stack.env.ROUTING_DB_SCHEMA!]);
     expect(dump).toContain(webhook!.id);
-    const secrets = [subscription.body.secret, subscription.body.secret.slice('whsec_'.length), note, 'Röntgenbild', 'Hüft-TEP', 'Musterfrau', '1956-01-01', '+49 30 1234567'];
+    // The searchable fields stay in clear: the request's identifier is in intake's schema.
+    expect(dump).toContain(identifier);
+    const secrets = [
+      subscription.body.secret,
+      subscription.body.secret.slice('whsec_'.length),
+      note,
+      'Röntgenbild',
+      'Hüft-TEP',
+      'Z. n. Hüft-TEP rechts',
+      letter,
+      'Wundheilung regelrecht',
+      'Musterfrau',
+      'Erika',
+      '1956-01-01',
+      'Invalidenstraße 117',
+      '+49 30 1234567',
+      'Schenkelhalsfraktur',
+      'Benigne essentielle Hypertonie',
+    ];
     for (const secret of secrets) {
       for (const form of formsOf(secret)) expect({ form, found: dump.includes(form) }).toEqual({ form, found: false });
     }

@@ -8,4 +8,5 @@ export { bundleScript } from './bundle-script';
 export { freePort } from './free-port';
 export { serveClinicRegistry } from './clinic-registry-stub';
 export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer } from './webhook-receiver';
+export { dumpSchemas, formsOf } from './schema-dump';
 export { describeFhirIssues, expectValidFhir, fhirValidationIssues } from './fhir-validator';
