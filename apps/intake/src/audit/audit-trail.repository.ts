@@ -80,15 +80,16 @@ export class AuditTrailRepository {
     const matching = Prisma.join(conditions, ' AND ');
     const rows = await this.run.rows<{ total: number; resource: AuditEvent | null }>(Prisma.sql`
       WITH page AS (
-        SELECT resource, recorded, id FROM ${this.table}
+        SELECT resource, recorded, day, seq FROM ${this.table}
          WHERE ${matching}
-         ORDER BY recorded, id
+         -- Entries of one instant (a batch's changes) in the order they were appended, the chain's.
+         ORDER BY recorded, day, seq
          LIMIT ${search.count}::int OFFSET ${search.offset}::bigint
       )
       SELECT matched.total, page.resource
         FROM (SELECT count(*)::int AS total FROM ${this.table} WHERE ${matching}) matched
         LEFT JOIN page ON true
-       ORDER BY page.recorded, page.id`);
+       ORDER BY page.recorded, page.day, page.seq`);
     return {
       total: rows[0]?.total ?? 0,
       events: rows.flatMap((row) => (row.resource ? [row.resource] : [])),

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { notFound, outcome } from '@bedrequest/fhir-model';
 import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
-import { ANY_ROLE, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
+import { ANY_ROLE, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { AuditTrail } from '../audit/audit-trail.service';
 import type { TaskReadService } from '../tasks/task-read.service';
 import { callerOf } from './caller';
