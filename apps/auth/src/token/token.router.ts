@@ -1,18 +1,7 @@
 import express, { Router, type Request } from 'express';
-import { z } from 'zod';
-import { RevokeRequest } from '@bedrequest/contracts';
+import { LoginRequest, RefreshRequest, RevokeRequest, type TokenServiceStatus } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { TokenService } from './token.service';
-
-/** Unknown fields are refused (400), as on every /api/v1 endpoint. */
-const LoginBody = z.strictObject({ username: z.string().min(1).max(256), password: z.string().min(1).max(1024) });
-/**
- * Any string is a refresh token to look up: one that is not live, however it looks (an access
- * token, 3,000 characters, a rotated-away one), is 401 like an expired one (spec, "POST
- * /api/v1/token/refresh": 401 if the refresh token is expired or invalid). Only a body without a
- * `refreshToken` string is 400. The body limit (16 KiB) bounds what is hashed.
- */
-const RefreshBody = z.strictObject({ refreshToken: z.string() });
 
 /**
  * The token endpoints (spec, "Endpoints"): `POST /login`, `POST /refresh`, `GET /status`, mounted at
@@ -23,16 +12,17 @@ const RefreshBody = z.strictObject({ refreshToken: z.string() });
 export function tokenRouter(tokens: TokenService, options: { trustForwardedFor: boolean }): Router {
   const router = Router();
   router.get('/status', (_req, res) => {
-    res.json({ status: 'ok', time: new Date().toISOString() });
+    res.json({ status: 'ok', time: new Date().toISOString() } satisfies TokenServiceStatus);
   });
+  // 16 KiB bounds what a refresh or revocation hashes.
   router.use(express.json({ limit: '16kb' }));
   router.post('/login', async (req, res) => {
-    const body = HttpError.parseInput(LoginBody, req.body);
+    const body = HttpError.parseInput(LoginRequest, req.body);
     const answer = await tokens.login({ ...body, clientAddress: clientAddress(req, options.trustForwardedFor) });
     noStore(res).json(answer);
   });
   router.post('/refresh', async (req, res) => {
-    const body = HttpError.parseInput(RefreshBody, req.body);
+    const body = HttpError.parseInput(RefreshRequest, req.body);
     noStore(res).json(await tokens.refresh(body.refreshToken));
   });
   router.post('/revoke', async (req, res) => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { TokenResponse } from '@bedrequest/contracts';
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from '@bedrequest/tokens';
 import { InvalidCredentialsError, InvalidRefreshTokenError, StoreUnavailableError } from '../errors';
 import type { PasswordHasher } from '../passwords/password-hasher';
@@ -9,14 +10,6 @@ import type { UserRepository } from '../users/user.repository';
 import type { AccessTokenIssuer } from './access-token.service';
 import type { LoginThrottle } from './login-throttle';
 import type { RefreshTokenRepository } from './refresh-token.repository';
-
-/** Spec, "Token response (login and refresh)". */
-export interface TokenResponse {
-  readonly tokenType: 'Bearer';
-  readonly accessToken: string;
-  readonly expiresIn: number;
-  readonly refreshToken: string;
-}
 
 export interface TokenServiceDeps {
   readonly users: UserRepository;
