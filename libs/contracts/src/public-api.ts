@@ -87,3 +87,30 @@ export const SequenceNumber = z
 export const DeliveryLogQuery = z.object({ limit: PageLimit.optional() });
 /** `GET /api/v1/subscriptions/{id}/events` (gap recovery). */
 export const WebhookEventQuery = z.object({ since: SequenceNumber.optional(), limit: PageLimit.optional() });
+
+const profileOf = (name: string) =>
+  z.looseObject({ profile: z.array(z.string()).min(1).describe(`Claims {profile_base}/fhir/StructureDefinition/${name}`) });
+const BundleEntry = z.looseObject({ fullUrl: z.string(), resource: z.looseObject({ resourceType: z.string() }) });
+
+/**
+ * What a referrer sends and a clinic reads back as it was received. Described by what a client
+ * relies on and left open (`looseObject`): the full definitions are the profiles the service serves
+ * at /api/v2/fhir/StructureDefinition, and the gateway's bundle intake checks against those.
+ */
+export const AdmissionRequestBundle = z
+  .looseObject({ resourceType: z.literal('Bundle'), meta: profileOf('AdmissionRequestBundle'), type: z.literal('collection'), entry: z.array(BundleEntry) })
+  .describe('An AdmissionRequestBundle (decisions.md, "Requests"); its full definition: GET /api/v2/fhir/StructureDefinition/AdmissionRequestBundle');
+export const DocumentBundle = z
+  .looseObject({ resourceType: z.literal('Bundle'), meta: profileOf('DocumentBundle'), type: z.literal('document'), entry: z.array(BundleEntry) })
+  .describe('A DocumentBundle: a Composition, then DocumentReferences naming the request; its full definition: GET /api/v2/fhir/StructureDefinition/DocumentBundle');
+export type DocumentBundle = z.infer<typeof DocumentBundle>;
+
+/** `GET /api/v1/clinic/tasks/{taskId}/documents`. */
+export const ClinicDocumentList = z.object({ items: z.array(DocumentBundle).describe("The request's DocumentBundles, oldest first") });
+export type ClinicDocumentList = z.infer<typeof ClinicDocumentList>;
+
+/** The 202 of `POST /api/v1/clinic/tasks/{taskId}/answer` when intake did not confirm the answer in time. */
+export const ClinicAnswerQueued = z
+  .object({ status: z.literal('queued'), message: z.string() })
+  .describe('The answer is safely queued; the Task shows it shortly (a refusal found later is not reported back)');
+export type ClinicAnswerQueued = z.infer<typeof ClinicAnswerQueued>;

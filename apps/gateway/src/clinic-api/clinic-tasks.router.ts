@@ -46,13 +46,25 @@ export const RequestVersionList = z.object({
 });
 export type RequestVersionList = z.infer<typeof RequestVersionList>;
 
-/** The query parameters the gateway lets through; intake checks their values again. */
-const ListQuery = z.strictObject(
+const LIST_STATE = `(${TaskListState.options.join('|')})`;
+
+/**
+ * `GET /api/v1/clinic/tasks`: the query parameters the gateway lets through (intake checks their
+ * values again), and as the OpenAPI document describes them.
+ */
+export const ClinicTaskListQuery = z.strictObject(
   {
-    state: z.string().regex(/^(new|answered|selected|cancelled)(,(new|answered|selected|cancelled))*$/, 'state: one or more of new, answered, selected, cancelled, comma-separated').optional(),
-    since: z.iso.datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' }).optional(),
-    _count: z.string().regex(/^\d{1,4}$/, '_count: a whole number from 1 to 1000').optional(),
-    _offset: z.string().regex(/^\d{1,9}$/, '_offset: a whole number from 0').optional(),
+    state: z
+      .string()
+      .regex(new RegExp(`^${LIST_STATE}(,${LIST_STATE})*$`), `state: one or more of ${TaskListState.options.join(', ')}, comma-separated`)
+      .optional()
+      .describe(`One or more of ${TaskListState.options.join(', ')}, comma-separated`),
+    since: z.iso
+      .datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' })
+      .optional()
+      .describe('Only Tasks changed after this instant (with time zone, e.g. 2026-11-21T10:00:00Z)'),
+    _count: z.string().regex(/^\d{1,4}$/, '_count: a whole number from 1 to 1000').optional().describe('Page size, a whole number from 1 to 1000'),
+    _offset: z.string().regex(/^\d{1,9}$/, '_offset: a whole number from 0').optional().describe('Where the page begins, a whole number from 0'),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset)` : undefined) },
 );
@@ -104,7 +116,7 @@ export function clinicTasksRouter(options: { reads: ClinicTaskReadsClient; logge
   };
 
   router.get('/tasks', async (req: Request, res: Response) => {
-    const query = ListQuery.safeParse(req.query);
+    const query = ClinicTaskListQuery.safeParse(req.query);
     if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
     const search = new URLSearchParams(Object.entries(query.data).filter((entry): entry is [string, string] => entry[1] !== undefined));
     pass(res, await options.reads.list(search, forwardedCallOf(req, res)));

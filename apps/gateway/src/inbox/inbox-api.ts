@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, ClinicList, FhirTask } from '@bedrequest/contracts';
+import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, ClinicAnswerQueued, ClinicDocumentList, ClinicList, FhirTask, type LoginRequest, TokenResponse } from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
 import { ClinicTaskList, RequestVersionList } from '../clinic-api/clinic-tasks.router';
 
-/** The answer of `POST /api/v1/token/login` and `/refresh` (docs/api.md, "Tokens"). */
-export const TokenPair = z.object({ tokenType: z.literal('Bearer'), accessToken: z.string().min(1), expiresIn: z.number(), refreshToken: z.string().min(1) });
-export type TokenPair = z.infer<typeof TokenPair>;
+/** The session's tokens: the name session.ts knows the contracts' `TokenResponse` by. */
+export type TokenPair = TokenResponse;
 
 /** The access token the API refused (expired, revoked keys): the person must log in again. */
 export class SessionExpiredError extends Error {
@@ -24,10 +23,7 @@ export class LoginRefusedError extends Error {
   }
 }
 
-const DocumentList = z.object({ items: z.array(z.looseObject({ resourceType: z.literal('Bundle') })) });
-export type DocumentList = z.infer<typeof DocumentList>;
 const AUTO_ANSWER_PATH = '/api/v1/clinic/capacity/auto-answer';
-const QueuedAnswer = z.object({ status: z.literal('queued'), message: z.string() });
 const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutcome') });
 
 /** Who asks: the person's access token and the correlation id of the page request. */
@@ -57,11 +53,11 @@ export class InboxApi {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  async login(credentials: { username: string; password: string }, clientAddress: string, correlationId: string): Promise<TokenPair> {
+  async login(credentials: LoginRequest, clientAddress: string, correlationId: string): Promise<TokenResponse> {
     return this.token('/api/v1/token/login', credentials, { 'x-forwarded-for': clientAddress }, correlationId);
   }
 
-  async refresh(refreshToken: string, correlationId: string): Promise<TokenPair> {
+  async refresh(refreshToken: string, correlationId: string): Promise<TokenResponse> {
     return this.token('/api/v1/token/refresh', { refreshToken }, {}, correlationId);
   }
 
@@ -84,14 +80,14 @@ export class InboxApi {
     return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/versions`, RequestVersionList, ApiErrorBody, call);
   }
 
-  async documents(taskId: string, call: ApiCall): Promise<DocumentList | undefined> {
-    return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/documents`, DocumentList, ApiErrorBody, call);
+  async documents(taskId: string, call: ApiCall): Promise<ClinicDocumentList | undefined> {
+    return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/documents`, ClinicDocumentList, ApiErrorBody, call);
   }
 
   async answer(taskId: string, body: { businessStatus: string; note?: string }, call: ApiCall): Promise<AnswerResult> {
     const answer = await this.api().json(
       { method: 'POST', path: `/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/answer`, json: body, ...this.credentials(call) },
-      { 200: FhirTask, 202: QueuedAnswer, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody },
+      { 200: FhirTask, 202: ClinicAnswerQueued, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody },
     );
     switch (answer.status) {
       case 200:
@@ -179,11 +175,11 @@ export class InboxApi {
     throw refusalOf(answer.status);
   }
 
-  private async token(path: string, body: unknown, headers: Record<string, string>, correlationId: string): Promise<TokenPair> {
+  private async token(path: string, body: unknown, headers: Record<string, string>, correlationId: string): Promise<TokenResponse> {
     const answer: RawAnswer = await this.auth.raw({ method: 'POST', path, json: body, headers, correlationId }, ['retry-after']);
     const parsed = answer.body.length ? (JSON.parse(answer.body.toString('utf8')) as unknown) : undefined;
     if (answer.status === 200) {
-      const pair = TokenPair.safeParse(parsed);
+      const pair = TokenResponse.safeParse(parsed);
       if (pair.success) return pair.data;
       throw new HttpError('unavailable', 'the token service answered outside its contract', { retryAfterSeconds: 5 });
     }

@@ -1,11 +1,14 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
+  AdmissionRequestBundle,
   AutoAnswerRequest,
   AutoAnswerSetting,
   BedCountList,
   BedCountView,
   ChangeAddressRequest,
+  ClinicAnswerQueued,
+  ClinicDocumentList,
   ClinicList,
   DeliveryLog,
   DeliveryLogQuery,
@@ -24,8 +27,7 @@ import {
 } from '@bedrequest/contracts';
 import { BedCount, DateQuery } from '../capacity/capacity.router';
 import { ClinicAnswer, MAX_NOTE_CHARACTERS, TaskId } from '../clinic-api/clinic-api.router';
-import { ClinicTaskList, RequestVersionList, TaskListState } from '../clinic-api/clinic-tasks.router';
-import { AdmissionRequestBundle, ClinicAnswerQueued, ClinicDocumentList } from './public-shapes';
+import { ClinicTaskList, ClinicTaskListQuery, RequestVersionList } from '../clinic-api/clinic-tasks.router';
 import { fhir, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** `/api/v1`: the token endpoints (auth's, proxied), the clinics, subscriptions, and the clinic API. */
@@ -205,14 +207,7 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     path: '/api/v1/clinic/tasks',
     summary: "The clinic's Tasks at a glance (no master data): open ones first, then the most recently changed, with the count of each list state",
     security: secured,
-    request: {
-      query: z.object({
-        state: z.string().optional().describe(`One or more of ${TaskListState.options.join(', ')}, comma-separated`),
-        since: z.string().optional().describe('Only Tasks changed after this instant (with time zone, e.g. 2026-11-21T10:00:00Z)'),
-        _count: z.string().optional().describe('Page size, a whole number from 1 to 1000'),
-        _offset: z.string().optional().describe('Where the page begins, a whole number from 0'),
-      }),
-    },
+    request: { query: ClinicTaskListQuery },
     responses: {
       200: { description: 'A page of summaries', headers: noStore, content: json(ClinicTaskList) },
       ...refusals('v1', merged(base, { 400: 'An unknown parameter or a malformed value (the message names it)' }, taskStore)),

@@ -1,21 +1,10 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { FhirTask } from '@bedrequest/contracts';
+import { AdmissionRequestBundle, DocumentBundle, FhirTask } from '@bedrequest/contracts';
 import { AUDIT_EVENT_SEARCH_PARAMETERS, CONFORMANCE_RESOURCE_TYPES, conformanceResources, TASK_RESULT_PARAMETERS, TASK_SEARCH_PARAMETERS } from '@bedrequest/fhir-model';
 import { FHIR_CONTENT_TYPES, MAX_BUNDLE_BYTES } from '../fhir/fhir-body';
 import { SERVICE_VERSION } from '../service-index';
-import {
-  AdmissionRequestBundle,
-  AuditEventSearchSet,
-  CapabilityStatement,
-  CodeSystem,
-  conformanceSearchSet,
-  DocumentBundle,
-  OperationOutcome,
-  StructureDefinition,
-  TaskSearchSet,
-  TaskSubset,
-} from './public-shapes';
+import { AuditEventSearchSet, CapabilityStatement, CodeSystem, conformanceSearchSet, OperationOutcome, StructureDefinition, TaskSearchSet, TaskSubset } from './public-shapes';
 import { fhir, guarded, header, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** `_format` (FHIR R4 http.html#mime-type): JSON is all that is served; anything else is 406. */

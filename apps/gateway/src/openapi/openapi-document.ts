@@ -1,16 +1,20 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
+  AdmissionRequestBundle,
   AdmissionResponseWebhook,
   AutoAnswerRequest,
   AutoAnswerSetting,
   BedCountList,
   BedCountView,
   ChangeAddressRequest,
+  ClinicAnswerQueued,
+  ClinicDocumentList,
   ClinicList,
   ClinicRecord,
   DeliveryLog,
   DeliveryLogView,
+  DocumentBundle,
   FhirTask,
   LoginRequest,
   RefreshRequest,
@@ -28,15 +32,11 @@ import { SERVICE_VERSION } from '../service-index';
 import { registerApiV1Paths } from './api-v1-paths';
 import { registerFhirPaths } from './fhir-paths';
 import {
-  AdmissionRequestBundle,
   ApiError,
   AuditEvent,
   AuditEventSearchSet,
   CapabilityStatement,
-  ClinicAnswerQueued,
-  ClinicDocumentList,
   CodeSystem,
-  DocumentBundle,
   OpenApiDocumentShape,
   OperationOutcome,
   ServiceIndex,

@@ -4,9 +4,9 @@ import { MAX_ISSUES } from '@bedrequest/fhir-model';
 import { errorCodes, type ErrorCode } from '@bedrequest/http';
 
 /**
- * The shapes of the public API that no router checks with a schema of its own, declared here once
- * for the OpenAPI document (the bodies a route checks, and what the services answer, are declared
- * by the routers and libs/contracts, and the document uses those). FHIR resources other than the
+ * The shapes of the public API that no router checks with a schema of its own and no other module
+ * reads, declared here once for the OpenAPI document (the bodies a route checks, and what the
+ * services answer, are declared by the routers and libs/contracts, and the document uses those). FHIR resources other than the
  * Task are described by what a client relies on and left open (`looseObject`): their full
  * definitions are FHIR R4's and the profiles the service serves at /api/v2/fhir/StructureDefinition.
  */
@@ -37,17 +37,6 @@ export const OperationOutcome = z
   .describe('A FHIR R4 OperationOutcome: every error on /api/v2/fhir, and the information of a 202');
 
 const Coding = z.looseObject({ system: z.string(), code: z.string(), display: z.string().optional() });
-const profileOf = (name: string) =>
-  z.looseObject({ profile: z.array(z.string()).min(1).describe(`Claims {profile_base}/fhir/StructureDefinition/${name}`) });
-
-/** What a referrer sends and a clinic reads back as it was received. */
-export const AdmissionRequestBundle = z
-  .looseObject({ resourceType: z.literal('Bundle'), meta: profileOf('AdmissionRequestBundle'), type: z.literal('collection'), entry: z.array(z.looseObject({ fullUrl: z.string(), resource: z.looseObject({ resourceType: z.string() }) })) })
-  .describe('An AdmissionRequestBundle (decisions.md, "Requests"); its full definition: GET /api/v2/fhir/StructureDefinition/AdmissionRequestBundle');
-export const DocumentBundle = z
-  .looseObject({ resourceType: z.literal('Bundle'), meta: profileOf('DocumentBundle'), type: z.literal('document'), entry: z.array(z.looseObject({ fullUrl: z.string(), resource: z.looseObject({ resourceType: z.string() }) })) })
-  .describe('A DocumentBundle: a Composition, then DocumentReferences naming the request; its full definition: GET /api/v2/fhir/StructureDefinition/DocumentBundle');
-
 /**
  * A Task read or searched with `_elements` (FHIR search.html#elements): the mandatory elements and
  * the ones named, tagged SUBSETTED. Derived from the Task, so the two cannot drift.
@@ -144,14 +133,6 @@ export const ServiceIndex = z
     documentation: z.string(),
   })
   .describe('What answers here and where to begin');
-
-/** The 202 of a clinic answer that intake did not confirm in time (apps/gateway clinic-api.router). */
-export const ClinicAnswerQueued = z
-  .object({ status: z.literal('queued'), message: z.string() })
-  .describe('The answer is safely queued; the Task shows it shortly (a refusal found later is not reported back)');
-
-/** `GET /api/v1/clinic/tasks/{taskId}/documents`. */
-export const ClinicDocumentList = z.object({ items: z.array(DocumentBundle).describe("The request's DocumentBundles, oldest first") });
 
 /** `GET /api/openapi.json`: the OpenAPI 3.1 document itself. */
 export const OpenApiDocumentShape = z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
