@@ -3,9 +3,6 @@ import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, ClinicAnsw
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
 import { ClinicTaskList, RequestVersionList } from '../clinic-api/clinic-tasks.router';
 
-/** The session's tokens: the name session.ts knows the contracts' `TokenResponse` by. */
-export type TokenPair = TokenResponse;
-
 /** The access token the API refused (expired, revoked keys): the person must log in again. */
 export class SessionExpiredError extends Error {
   override name = 'SessionExpiredError';

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CookieOptions, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import type { TokenResponse } from '@bedrequest/contracts';
 import { InvalidAccessTokenError, type Principal, type TokenVerifier } from '@bedrequest/tokens';
-import { LoginRefusedError, type InboxApi, type TokenPair } from './inbox-api';
+import { LoginRefusedError, type InboxApi } from './inbox-api';
 
 /** The session cookies, all httpOnly, SameSite=Strict, on /inbox only. */
 export const COOKIES = {
@@ -53,7 +54,7 @@ export function cookiesOf(req: Request): Map<string, string> {
  * request's, and it is renewed with refresh-token rotation shortly before it expires.
  */
 export class InboxSessions {
-  private readonly refreshes = new Map<string, Promise<TokenPair>>();
+  private readonly refreshes = new Map<string, Promise<TokenResponse>>();
 
   constructor(
     private readonly options: {
@@ -69,7 +70,7 @@ export class InboxSessions {
   }
 
   /** Starts a session after a successful login: a new session id (never one the browser brought). */
-  start(res: Response, pair: TokenPair): void {
+  start(res: Response, pair: TokenResponse): void {
     res.cookie(COOKIES.session, randomBytes(32).toString('base64url'), this.cookieOptions);
     this.store(res, pair);
     res.clearCookie(COOKIES.login, this.cookieOptions);
@@ -133,7 +134,7 @@ export class InboxSessions {
     );
   }
 
-  private store(res: Response, pair: TokenPair): void {
+  private store(res: Response, pair: TokenResponse): void {
     res.cookie(COOKIES.access, pair.accessToken, this.cookieOptions);
     res.cookie(COOKIES.refresh, pair.refreshToken, this.cookieOptions);
   }
@@ -144,7 +145,7 @@ export class InboxSessions {
   }
 
   /** One refresh per refresh token and process; its outcome is shared for a minute (see SHARED_REFRESH_MS). */
-  private async refresh(refreshToken: string, correlationId: string): Promise<TokenPair | undefined> {
+  private async refresh(refreshToken: string, correlationId: string): Promise<TokenResponse | undefined> {
     const key = createHash('sha256').update(refreshToken).digest('base64url');
     let pending = this.refreshes.get(key);
     if (!pending) {
