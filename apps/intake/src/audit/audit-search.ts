@@ -1,6 +1,16 @@
-import { AUDIT_EVENT_SEARCH_PARAMETERS, IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM, type AuditEventSearchParameterName } from '@bedrequest/fhir-model';
-import { DATE_SYNTAX, parseDateCondition, type InstantRange } from '../tasks/search-date';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, quoted, readQuery, splitToken, type ParameterHandler, type QueryRefusal, type Viewer } from '../tasks/task-search';
+import { AUDIT_EVENT_SEARCH_PARAMETERS, IK_NUMBER_SYSTEM, type AuditEventSearchParameterName } from '@bedrequest/fhir-model';
+import type { InstantRange } from '../tasks/search-date';
+import {
+  dateParameter,
+  DEFAULT_PAGE_SIZE,
+  pagingParameters,
+  readQuery,
+  requestIdentifierParameter,
+  splitToken,
+  type ParameterHandler,
+  type QueryRefusal,
+  type Viewer,
+} from '../tasks/task-search';
 
 /**
  * A parsed AuditEvent search: every condition given must hold. The viewer's rule always applies on
@@ -20,29 +30,8 @@ export interface AuditSearch {
 
 /** Keyed by the names of AUDIT_EVENT_SEARCH_PARAMETERS: a declared parameter without a parser does not compile. */
 const SEARCH_PARAMETERS: Record<AuditEventSearchParameterName, ParameterHandler<AuditSearch>> = {
-  entity: {
-    modifiers: ['identifier'],
-    parse: (parameter, search) => {
-      for (const value of parameter.values) {
-        if (parameter.modifier === undefined) {
-          search.requestIdentifiers.push(value);
-          continue;
-        }
-        const [system, identifier] = splitToken(value);
-        if (system !== URI_IDENTIFIER_SYSTEM || !identifier) parameter.invalid(`expected ${URI_IDENTIFIER_SYSTEM}|<ServiceRequest identifier>`);
-        search.requestIdentifiers.push(identifier ?? '');
-      }
-    },
-  },
-  date: {
-    parse: (parameter, search) => {
-      for (const value of parameter.values) {
-        const condition = parseDateCondition(value);
-        if (condition) search.recorded.push(condition);
-        else parameter.invalid(`${quoted(value)} is not a date: expected ${DATE_SYNTAX}`);
-      }
-    },
-  },
+  entity: requestIdentifierParameter(),
+  date: dateParameter((search) => search.recorded),
   agent: {
     modifiers: ['identifier'],
     parse: (parameter, search) => {
@@ -60,20 +49,7 @@ const SEARCH_PARAMETERS: Record<AuditEventSearchParameterName, ParameterHandler<
   },
 };
 
-const RESULT_PARAMETERS: Record<string, ParameterHandler<AuditSearch>> = {
-  _count: {
-    parse: (parameter, search) => {
-      search.count = Number(parameter.single());
-      if (!Number.isInteger(search.count) || search.count < 0 || search.count > MAX_PAGE_SIZE) parameter.invalid(`expected an integer from 0 to ${MAX_PAGE_SIZE}`);
-    },
-  },
-  _offset: {
-    parse: (parameter, search) => {
-      search.offset = Number(parameter.single());
-      if (!Number.isSafeInteger(search.offset) || search.offset < 0) parameter.invalid('expected a non-negative integer');
-    },
-  },
-};
+const RESULT_PARAMETERS: Record<string, ParameterHandler<AuditSearch>> = pagingParameters();
 
 const KNOWN = [...AUDIT_EVENT_SEARCH_PARAMETERS.map((parameter) => parameter.name), ...Object.keys(RESULT_PARAMETERS), '_format'].join(', ');
 

@@ -92,12 +92,14 @@ export interface ParameterHandler<T> {
   parse(parameter: Parameter, into: T): void;
 }
 
-/**
- * The search parameters, each with its parser. Keyed by the names of TASK_SEARCH_PARAMETERS, so
- * that the compiler refuses a declared parameter without a parser and a parser for an undeclared one.
- */
-const SEARCH_PARAMETERS: Record<TaskSearchParameterName, ParameterHandler<TaskSearch>> = {
-  'based-on': {
+/** Searches whose results are based on ServiceRequest identifiers (Task `based-on`, AuditEvent `entity`). */
+interface ByRequestIdentifier {
+  requestIdentifiers: string[];
+}
+
+/** The ServiceRequest identifier URI, also in the token form `:identifier=urn:ietf:rfc:3986|<uri>`; repeatable (ANDed). */
+export function requestIdentifierParameter<T extends ByRequestIdentifier>(): ParameterHandler<T> {
+  return {
     modifiers: ['identifier'],
     parse: (parameter, search) => {
       for (const value of parameter.values) {
@@ -110,7 +112,47 @@ const SEARCH_PARAMETERS: Record<TaskSearchParameterName, ParameterHandler<TaskSe
         search.requestIdentifiers.push(identifier ?? '');
       }
     },
-  },
+  };
+}
+
+/** A date parameter with FHIR prefixes and precision-based matching, repeatable (ANDed): each condition goes to `conditionsOf(search)`. */
+export function dateParameter<T>(conditionsOf: (search: T) => InstantRange[]): ParameterHandler<T> {
+  return {
+    parse: (parameter, search) => {
+      for (const value of parameter.values) {
+        const condition = parseDateCondition(value);
+        if (condition) conditionsOf(search).push(condition);
+        else parameter.invalid(`${quoted(value)} is not a date: expected ${DATE_SYNTAX}`);
+      }
+    },
+  };
+}
+
+/** Paging: `_count` (0 answers the total alone) and the `_offset` this service writes into `next` links. */
+export function pagingParameters<T extends { count: number; offset: number }>(): Record<'_count' | '_offset', ParameterHandler<T>> {
+  return {
+    _count: {
+      parse: (parameter, search) => {
+        search.count = Number(parameter.single());
+        if (!Number.isInteger(search.count) || search.count < 0 || search.count > MAX_PAGE_SIZE) parameter.invalid(`expected an integer from 0 to ${MAX_PAGE_SIZE}`);
+      },
+    },
+    _offset: {
+      parse: (parameter, search) => {
+        search.offset = Number(parameter.single());
+        // A safe integer: it goes to PostgreSQL's OFFSET as a bigint.
+        if (!Number.isSafeInteger(search.offset) || search.offset < 0) parameter.invalid('expected a non-negative integer');
+      },
+    },
+  };
+}
+
+/**
+ * The search parameters, each with its parser. Keyed by the names of TASK_SEARCH_PARAMETERS, so
+ * that the compiler refuses a declared parameter without a parser and a parser for an undeclared one.
+ */
+const SEARCH_PARAMETERS: Record<TaskSearchParameterName, ParameterHandler<TaskSearch>> = {
+  'based-on': requestIdentifierParameter(),
   owner: {
     parse: (parameter, search) => {
       const [system, ik] = splitToken(parameter.single());
@@ -132,15 +174,7 @@ const SEARCH_PARAMETERS: Record<TaskSearchParameterName, ParameterHandler<TaskSe
       search.statuses = codes;
     },
   },
-  _lastUpdated: {
-    parse: (parameter, search) => {
-      for (const value of parameter.values) {
-        const condition = parseDateCondition(value);
-        if (condition) search.lastModified.push(condition);
-        else parameter.invalid(`${quoted(value)} is not a date: expected ${DATE_SYNTAX}`);
-      }
-    },
-  },
+  _lastUpdated: dateParameter((search) => search.lastModified),
 };
 
 const DECLARED = new Set<string>(TASK_SEARCH_PARAMETERS.map((parameter) => parameter.name));
@@ -161,19 +195,7 @@ const ELEMENTS: ParameterHandler<TaskShape> = {
 
 /** The result parameters of a search (search.html#return) and the `_offset` of this service's `next` links. */
 const SEARCH_RESULT_PARAMETERS: Record<string, ParameterHandler<TaskSearch>> = {
-  _count: {
-    parse: (parameter, search) => {
-      search.count = Number(parameter.single());
-      if (!Number.isInteger(search.count) || search.count < 0 || search.count > MAX_PAGE_SIZE) parameter.invalid(`expected an integer from 0 to ${MAX_PAGE_SIZE}`);
-    },
-  },
-  _offset: {
-    parse: (parameter, search) => {
-      search.offset = Number(parameter.single());
-      // A safe integer: it goes to PostgreSQL's OFFSET as a bigint.
-      if (!Number.isSafeInteger(search.offset) || search.offset < 0) parameter.invalid('expected a non-negative integer');
-    },
-  },
+  ...pagingParameters(),
   _total: {
     parse: (parameter, search) => {
       const value = parameter.single();
