@@ -1,4 +1,5 @@
 import { CommandLine, command, option, type CommandContext, type OptionValues, type Session } from '@bedrequest/cli';
+import { describeDatabase } from '@bedrequest/persistence';
 import { RoutingClinicDirectory, commandLineServiceTokens } from './clinics/routing-clinic-directory';
 import type { AuthCliConfig } from './config';
 import { PasswordHasher } from './passwords/password-hasher';
@@ -97,8 +98,3 @@ export async function openUserAdministration(deps: { config: AuthCliConfig; clin
   return { services, close: () => prisma.$disconnect() };
 }
 
-/** Host, port and database of a connection URL: never the password. */
-function describeDatabase(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-}

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
-import { Pool } from 'pg';
-import { SqlKeyStore, describeKeys, reencryptColumn, rewrapDataKeys, type CountedColumn, type DataKeyring, type SealedColumn, type SqlClient } from '@bedrequest/crypto';
+import { SqlKeyStore, describeKeys, reencryptColumn, rewrapDataKeys, type CountedColumn, type DataKeyring, type SealedColumn } from '@bedrequest/crypto';
+import { describeDatabase, openPlainSql } from '@bedrequest/persistence';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
 import { RequestExport } from './audit/request-export';
@@ -152,12 +152,16 @@ export async function openIntakeKeys(config: IntakeCliConfig): Promise<Session<I
   const prisma = await openDatabase(config);
   try {
     const { fields } = await openSealedFields(config, prisma);
-    // The re-encryption's statements through plain pg: they pass arrays of bytea values, which
-    // Prisma's raw queries did not pass unchanged (some rows' values no longer compared equal).
-    const pool = new Pool({ connectionString: config.DATABASE_URL, max: 1 });
-    const sql: SqlClient = { query: async <Row>(text: string, values: unknown[]) => (await pool.query(text, values)).rows as Row[] };
+    // The key table and the re-encryption through plain pg (see openPlainSql: arrays of bytea values).
+    const sql = openPlainSql(config.DATABASE_URL);
     const services = { keyring: fields.keyring, store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA), columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields) };
-    return { services, close: async () => { await pool.end(); await prisma.$disconnect(); } };
+    return {
+      services,
+      close: async () => {
+        await sql.end();
+        await prisma.$disconnect();
+      },
+    };
   } catch (error) {
     await prisma.$disconnect();
     throw error;
@@ -170,8 +174,3 @@ function openDatabase(config: IntakeCliConfig): Promise<IntakeDatabase> {
   });
 }
 
-/** Host, port and database of a connection URL: never the password. */
-function describeDatabase(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-}

@@ -1,8 +1,9 @@
 import { CommandLine, command, option, type CommandContext, type Session } from '@bedrequest/cli';
 import { SqlKeyStore, describeKeys, reencryptColumn, rewrapDataKeys, type DataKeyring } from '@bedrequest/crypto';
+import { describeDatabase, openPlainSql } from '@bedrequest/persistence';
 import type { NotifierCliConfig } from './config';
 import { openNotifierDatabase } from './persistence/database';
-import { openSealedFields, sealedColumnsOf, sqlClientOf } from './persistence/sealed-fields';
+import { openSealedFields, sealedColumnsOf } from './persistence/sealed-fields';
 
 interface NotifierKeys {
   keyring: DataKeyring;
@@ -62,16 +63,19 @@ export async function openNotifierKeys(config: NotifierCliConfig): Promise<Sessi
   });
   try {
     const { fields } = await openSealedFields(config, prisma);
-    const services = { keyring: fields.keyring, store: new SqlKeyStore(sqlClientOf(prisma), config.NOTIFIER_DB_SCHEMA), columns: sealedColumnsOf(prisma, config.NOTIFIER_DB_SCHEMA) };
-    return { services, close: () => prisma.$disconnect() };
+    // The key table and the re-encryption through plain pg (see openPlainSql: arrays of bytea values).
+    const sql = openPlainSql(config.DATABASE_URL);
+    const services = { keyring: fields.keyring, store: new SqlKeyStore(sql, config.NOTIFIER_DB_SCHEMA), columns: sealedColumnsOf(sql, config.NOTIFIER_DB_SCHEMA) };
+    return {
+      services,
+      close: async () => {
+        await sql.end();
+        await prisma.$disconnect();
+      },
+    };
   } catch (error) {
     await prisma.$disconnect();
     throw error;
   }
 }
 
-/** Host, port and database of a connection URL: never the password. */
-function describeDatabase(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-}

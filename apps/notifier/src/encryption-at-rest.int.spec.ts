@@ -2,12 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { declareTopology, messageCatalog } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
-import { WebhookReceiver, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { dumpSchemas, formsOf, WebhookReceiver, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { TestAuthority } from '@bedrequest/tokens/testing';
 import { NOTIFIER_CLI, openNotifierKeys } from './cli';
 import { NotifierCliConfig } from './config';
 import { startNotifier, type RunningNotifier } from './start';
-import { dumpSchemas, formsOf } from './testing/schema-dump';
 import { SubscriptionsApi, notifierConfig, notifierEnvironment, publishResponse, removeTopology, requestIdentifier } from './testing/notifier-test-kit';
 
 const env = testEnvironment();

@@ -1,4 +1,5 @@
 import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
+import { describeDatabase } from '@bedrequest/persistence';
 import { BedCapacityRepository } from './beds/bed-capacity.repository';
 import { BedCountService, type BedCountView } from './beds/bed-count.service';
 import type { RoutingCliConfig } from './config';
@@ -119,8 +120,3 @@ export async function openRoutingServices(config: RoutingCliConfig): Promise<Ses
   return { services, close: () => prisma.$disconnect() };
 }
 
-/** Host, port and database of a connection URL: never the password. */
-function describeDatabase(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-}

@@ -1,0 +1,34 @@
+import { Pool } from 'pg';
+
+/**
+ * Host, port and database of a connection URL, for messages: never the user or password. An
+ * unreadable URL is named as such rather than quoted.
+ */
+export function describeDatabase(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
+  } catch {
+    return 'an unreadable DATABASE_URL';
+  }
+}
+
+/** Raw statements with positional parameters, answered with their rows. */
+export interface PlainSqlClient {
+  query<Row>(text: string, values: unknown[]): Promise<Row[]>;
+  end(): Promise<void>;
+}
+
+/**
+ * A small pg pool for statements Prisma's raw queries do not pass unchanged: arrays of bytea
+ * values (the key commands' re-encryption compares each row's old ciphertext with such an array,
+ * and through `$queryRawUnsafe` some rows no longer compared equal, so they were skipped as
+ * "changed meanwhile").
+ */
+export function openPlainSql(databaseUrl: string, connections = 1): PlainSqlClient {
+  const pool = new Pool({ connectionString: databaseUrl, max: connections });
+  return {
+    query: async <Row>(text: string, values: unknown[]) => (await pool.query(text, values)).rows as Row[],
+    end: () => pool.end(),
+  };
+}
