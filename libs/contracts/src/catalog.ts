@@ -6,6 +6,7 @@ import { ClinicRegistryChangedV1 } from './messages/clinic-registry-changed';
 import { DocumentBundleSubmittedV1 } from './messages/document-bundle-submitted';
 import { IntakeVerdictV1 } from './messages/intake-verdict';
 import { RequestDispatchedV1 } from './messages/request-dispatched';
+import { RequestErasedV1 } from './messages/request-erased';
 
 /** Every message the services exchange, by routing key. Publish and consume both check against it. */
 export const messageCatalog: ReadonlyMap<string, MessageDefinition> = new Map<string, MessageDefinition>(
@@ -17,6 +18,7 @@ export const messageCatalog: ReadonlyMap<string, MessageDefinition> = new Map<st
     RequestDispatchedV1,
     AdmissionResponseV1,
     ClinicRegistryChangedV1,
+    RequestErasedV1,
   ].map((definition) => [definition.routingKey, definition]),
 );
 

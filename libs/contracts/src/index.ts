@@ -12,6 +12,7 @@ export * from './messages/intake-verdict';
 export * from './messages/request-dispatched';
 export * from './messages/admission-response';
 export * from './messages/clinic-registry-changed';
+export * from './messages/request-erased';
 export * from './internal-api';
 export * from './public-api';
 export * from './auto-answer';

@@ -3,6 +3,7 @@ import { AdmissionResponseV1 } from './messages/admission-response';
 import { ClinicAnswerSubmittedV1 } from './messages/clinic-answer-submitted';
 import { DocumentBundleSubmittedV1 } from './messages/document-bundle-submitted';
 import { RequestDispatchedV1 } from './messages/request-dispatched';
+import { RequestErasedV1 } from './messages/request-erased';
 
 /**
  * The one place that declares the broker's exchanges and queues. Every service asserts the whole
@@ -39,7 +40,8 @@ export function declareTopology(namespace: string): Topology {
       ]),
       // Routing also hears every answer: a clinic's own decline releases the bed held for it.
       routing: queue('routing', [RequestDispatchedV1.routingKey, AdmissionResponseV1.routingKey]),
-      notifier: queue('notifier', [AdmissionResponseV1.routingKey]),
+      // The notifier also hears of erasures: it drops the request's pending webhook events and data.
+      notifier: queue('notifier', [AdmissionResponseV1.routingKey, RequestErasedV1.routingKey]),
     },
   };
 }

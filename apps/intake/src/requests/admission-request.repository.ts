@@ -29,6 +29,7 @@ interface RequestJson {
   latest_hash: string;
   created_at: string;
   updated_at: string;
+  erased: boolean;
 }
 
 interface TaskJson {
@@ -60,7 +61,7 @@ interface TaskJson {
  * connection's search_path).
  */
 export class AdmissionRequestRepository {
-  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'expectRows' | 'appendAudit', Prisma.Sql>;
+  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'erasure' | 'expectRows' | 'appendAudit', Prisma.Sql>;
 
   constructor(
     /** Prisma in the service (prismaRunner); plain pg in the benchmark's comparison. */
@@ -78,6 +79,7 @@ export class AdmissionRequestRepository {
       document: table('request_document'),
       inbox: table('inbox_message'),
       outbox: table('outbox_message'),
+      erasure: table('request_erasure'),
       expectRows: table('expect_rows'),
       appendAudit: table('append_audit_events'),
     };
@@ -92,7 +94,7 @@ export class AdmissionRequestRepository {
   async load(keys: { identifiers: string[]; taskIds: string[]; messageIds: string[]; documentHashes: string[] }): Promise<LoadedState> {
     const t = this.t;
     const [row] = await this.run.rows<{ requests: RequestJson[]; tasks: TaskJson[]; inbox: { message_id: string; sealed_verdict: string | null; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
-      WITH requests AS (
+      WITH found AS (
         -- Two index look-ups (an OR of the two conditions would read the whole table).
         SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
           FROM ${t.request}
@@ -100,7 +102,9 @@ export class AdmissionRequestRepository {
         UNION
         SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
           FROM ${t.request}
-         WHERE id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[])))
+         WHERE id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[]))),
+      requests AS (
+        SELECT f.*, EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = f.id) AS erased FROM found f)
       SELECT
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
@@ -132,6 +136,7 @@ export class AdmissionRequestRepository {
         latestHash: request.latest_hash,
         createdAt: new Date(request.created_at),
         updatedAt: new Date(request.updated_at),
+        ...(request.erased ? { erased: true } : {}),
       })),
       tasks: row.tasks.map((task, index) => ({
         id: task.id,
@@ -184,7 +189,12 @@ export class AdmissionRequestRepository {
       updated_at: request.updatedAt,
     });
     const payload = JSON.stringify({
-      inbox: changes.inbox.map((entry) => ({ message_id: entry.messageId, message_type: entry.messageType, sealed_verdict: sealed(sealedFor.verdict(entry.messageId), entry.verdict) })),
+      inbox: changes.inbox.map((entry) => ({
+        message_id: entry.messageId,
+        message_type: entry.messageType,
+        sealed_verdict: sealed(sealedFor.verdict(entry.messageId), entry.verdict),
+        request_identifier: entry.verdict.requestIdentifier ?? null,
+      })),
       created: changes.createdRequests.map(requestRow),
       changed: changes.changedRequests.map((request) => ({ ...requestRow(request), expected_version: request.expectedVersion })),
       versions: changes.versions.map((version) => ({
@@ -224,9 +234,9 @@ export class AdmissionRequestRepository {
     await this.run.rows(Prisma.sql`
       WITH changes AS (SELECT ${payload}::jsonb AS c),
       inbox AS (
-        INSERT INTO ${t.inbox} (message_id, message_type, sealed_verdict)
-        SELECT x.message_id, x.message_type, decode(x.sealed_verdict, 'base64')
-          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, sealed_verdict text)
+        INSERT INTO ${t.inbox} (message_id, message_type, sealed_verdict, request_identifier)
+        SELECT x.message_id, x.message_type, decode(x.sealed_verdict, 'base64'), x.request_identifier
+          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, sealed_verdict text, request_identifier text)
         RETURNING 1),
       created AS (
         INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at)
@@ -241,6 +251,8 @@ export class AdmissionRequestRepository {
           FROM changes, jsonb_to_recordset(c -> 'changed') AS x(id uuid, status text, intent text, selected_clinic_ik text, current_version integer,
                latest_hash text, updated_at timestamptz, expected_version integer)
          WHERE r.id = x.id AND r.current_version = x.expected_version
+           -- A request erased since the batch read it (RequestErasureRepository) takes no new version.
+           AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)
         RETURNING 1),
       versions AS (
         INSERT INTO ${t.version} (request_id, version, sealed_bundle, sealed_summary, canonical_hash, message_id, received_at)
@@ -269,7 +281,8 @@ export class AdmissionRequestRepository {
                expected_version integer)
          -- Accepted for the request as read (not revoked meanwhile); one created by this batch is new.
          WHERE x.expected_version IS NULL
-            OR EXISTS (SELECT 1 FROM ${t.request} r WHERE r.id = x.request_id AND r.current_version = x.expected_version)
+            OR EXISTS (SELECT 1 FROM ${t.request} r WHERE r.id = x.request_id AND r.current_version = x.expected_version
+                         AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id))
         RETURNING 1),
       outbox AS (
         INSERT INTO ${t.outbox} (routing_key, envelope)

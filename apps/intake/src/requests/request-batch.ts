@@ -53,6 +53,8 @@ export interface StoredRequest {
   latestHash: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Its patient data was erased (RequestErasureRepository): only the tombstone is left, and nothing is accepted for it. */
+  erased?: true;
 }
 
 export interface StoredTask {
@@ -98,6 +100,7 @@ interface RequestState {
 
 const verdict = (outcome: VerdictOutcome, extra: Pick<IntakeVerdict, 'requestIdentifier' | 'task'>): IntakeVerdict => ({ outcome, issues: [], ...extra });
 const rejected = (refusal: VerdictRefusal, code: Issue['code'], diagnostics: string): IntakeVerdict => ({ outcome: 'rejected', refusal, issues: [{ code, diagnostics }] });
+const erased = (): IntakeVerdict => rejected('conflict', 'conflict', 'the patient data of this request was erased; nothing more is accepted for it');
 
 /**
  * The unit of work of one batch of intake's messages: the requests they touch, loaded and locked
@@ -169,6 +172,7 @@ export class RequestBatch {
     if (existing && existing.request.referrerPartyId !== submitter.partyId) {
       return rejected('forbidden', 'forbidden', 'this request identifier belongs to another referrer');
     }
+    if (existing?.request.erased) return erased();
     const decision = decide(existing && { ...existing.request, tasks: existing.tasks }, {
       hash: command.hash,
       status: submitted.status,
@@ -228,6 +232,7 @@ export class RequestBatch {
     // decisions.md: "a document for an unknown or foreign request is 404/403".
     if (!state) return rejected('not-found', 'not-found', 'there is no request with this identifier');
     if (state.request.referrerPartyId !== command.submitter.partyId) return rejected('forbidden', 'forbidden', 'the request belongs to another referrer');
+    if (state.request.erased) return erased();
     // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
     if (state.request.status === 'revoked') return rejected('conflict', 'conflict', 'the request was revoked; no further bundles are accepted for it');
     const key = documentKey(state.request.id, command.hash);
@@ -252,6 +257,7 @@ export class RequestBatch {
     const found = this.taskById.get(answer.taskId);
     if (!found || found.task.clinicIk !== answer.clinicIk) return rejected('not-found', 'not-found', 'no such Task for this clinic');
     const { task, state } = found;
+    if (state.request.erased) return erased();
     // An automatic answer computed for an older version of the request is out of date.
     if (answer.answersVersion !== undefined && answer.answersVersion < task.sentVersion) {
       return rejected('conflict', 'conflict', 'the answer refers to an older version of the request');

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord, type Envelope } from '@bedrequest/contracts';
+import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
+import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
+import { prismaRunner } from '../persistence/sql-runner';
+import { AdmissionRequestRepository } from '../requests/admission-request.repository';
+import { IntakeService, type IntakeCommand } from '../requests/intake.service';
+import { testSealedFields } from '../testing/sealed-fields';
+import { RequestErasureRepository } from './request-erasure.repository';
+
+const env = testEnvironment();
+const CLINIC = '510000001';
+const REFERRER = { partyId: 'referrer-erasure', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
+const registry = new Map<string, ClinicRecord>([[CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }]]);
+const referrerAgent = { kind: 'referrer' as const, user: REFERRER.partyId, ik: FIXTURE_REQUESTER_IK };
+
+/** Erasing a request's patient data against the real PostgreSQL: what is left, what is told, what is refused after. */
+describe('erasing a request', () => {
+  const schema = uniqueName('intake_erasure');
+  let prisma: IntakeDatabase;
+  let pool: Pool;
+  let service: IntakeService;
+  let erasure: RequestErasureRepository;
+
+  beforeAll(async () => {
+    prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+    pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
+    const fields = await testSealedFields(prisma, schema);
+    const lookup = async (iks: readonly string[]) => new Map(iks.flatMap((ik) => (registry.has(ik) ? [[ik, registry.get(ik)!] as const] : [])));
+    service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), schema, fields), { lookup }, fhirSystems());
+    erasure = new RequestErasureRepository(prisma, schema);
+  });
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
+  const submission = (options: Parameters<typeof admissionRequestBundle>[0]): IntakeCommand => {
+    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
+    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
+    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
+    const envelope = createEnvelope(AdmissionBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) }, { correlationId: 'erasure' });
+    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+  };
+  const documentOf = (identifier: string): IntakeCommand => {
+    const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: `Arztbrief ${randomUUID()}` }] }) as unknown as Record<string, unknown>;
+    const envelope = createEnvelope(DocumentBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier }, { correlationId: 'erasure' });
+    return service.prepare({ envelope, definition: DocumentBundleSubmittedV1 })!;
+  };
+  const answerOf = (taskId: string, businessStatus: 'accepted' | 'query'): IntakeCommand =>
+    service.prepare({
+      envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}`, source: 'clinic' }, { correlationId: 'erasure' }),
+      definition: ClinicAnswerSubmittedV1,
+    })!;
+
+  /** A request with a document, answered with a note, then selected with the patient's complete data. */
+  async function wholeRequest() {
+    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['Z. n. Sturz'] })]);
+    await service.handle([documentOf(identifier)]);
+    const [task] = await query<{ id: string; request_id: string }>('SELECT t.id, t.request_id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    const answer = answerOf(task!.id, 'accepted');
+    await service.handle([answer]);
+    const [selected] = await service.handle([submission({ requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' })]);
+    expect(selected).toMatchObject({ outcome: 'accepted' });
+    return { identifier, taskId: task!.id, requestId: task!.request_id, answer };
+  }
+  /** What the schema still holds of the request's patient data. */
+  const leftOf = async (request: { requestId: string; identifier: string }) => {
+    const [row] = await query<{ versions: number; documents: number; notes: number; verdicts: number }>(
+      `SELECT (SELECT count(*)::int FROM $schema.request_version WHERE request_id = $1) AS versions,
+              (SELECT count(*)::int FROM $schema.request_document WHERE request_id = $1) AS documents,
+              (SELECT count(*)::int FROM $schema.clinic_task WHERE request_id = $1 AND (sealed_notes IS NOT NULL OR notes IS NOT NULL)) AS notes,
+              (SELECT count(*)::int FROM $schema.inbox_message WHERE request_identifier = $2 AND (sealed_verdict IS NOT NULL OR verdict IS NOT NULL)) AS verdicts`,
+      [request.requestId, request.identifier],
+    );
+    return row;
+  };
+  const erasedMessages = (identifier: string) =>
+    query<{ envelope: Envelope }>(`SELECT envelope FROM $schema.outbox_message WHERE routing_key = 'request.erased.v1' AND envelope #>> '{payload,requestIdentifier}' = $1`, [identifier]);
+  const deletions = (identifier: string) =>
+    query<{ resource: { subtype: { code: string }[] } }>(`SELECT resource FROM $schema.audit_events WHERE request_identifier = $1 AND resource #>> '{subtype,0,code}' = 'delete'`, [identifier]);
+
+  it('deletes the versions and documents, drops the notes and the kept verdicts, and leaves the tombstone', async () => {
+    const request = await wholeRequest();
+    expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4 });
+
+    const result = await erasure.erase({ identifier: request.identifier, ownerPartyId: REFERRER.partyId }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });
+
+    expect(result).toMatchObject({
+      outcome: 'erased',
+      tombstone: { identifier: request.identifier, status: 'active', intent: 'order', reason: 'requested', versions: 2, documents: 1, tasks: [{ id: request.taskId, clinicIk: CLINIC, status: 'in-progress', businessStatus: 'accepted' }] },
+    });
+    expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0 });
+    const [told] = await erasedMessages(request.identifier);
+    expect(told?.envelope.payload).toMatchObject({ referrerPartyId: REFERRER.partyId, reason: 'requested', tasks: [{ taskId: request.taskId, clinicIk: CLINIC }] });
+    expect(await deletions(request.identifier)).toHaveLength(1);
+    expect(await erasure.tombstone(request.identifier)).toEqual(result.outcome === 'not-found' ? undefined : result.tombstone);
+  });
+
+  it('is idempotent: a second erasure answers the tombstone and records and tells nothing more', async () => {
+    const request = await wholeRequest();
+    const first = await erasure.erase({ identifier: request.identifier }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });
+    const second = await erasure.erase({ identifier: request.identifier }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });
+
+    expect(second).toEqual({ ...first, outcome: 'already-erased' });
+    expect(await erasedMessages(request.identifier)).toHaveLength(1);
+    expect(await deletions(request.identifier)).toHaveLength(1);
+  });
+
+  it("does not find another referrer's request, nor an unknown one, and changes nothing", async () => {
+    const request = await wholeRequest();
+    expect(await erasure.erase({ identifier: request.identifier, ownerPartyId: 'someone-else' }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' })).toEqual({ outcome: 'not-found' });
+    expect(await erasure.erase({ identifier: `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}` }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' })).toEqual({ outcome: 'not-found' });
+    expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4 });
+    expect(await erasure.tombstone(request.identifier)).toBeUndefined();
+  });
+
+  it('accepts nothing more for an erased request; a redelivered message changes nothing', async () => {
+    const request = await wholeRequest();
+    await erasure.erase({ identifier: request.identifier }, { agent: referrerAgent, reason: 'retention', correlationId: 'erasure' });
+
+    const verdicts = await service.handle([
+      submission({ requestIdentifier: request.identifier, performerIks: [CLINIC], notes: ['noch ein Befund'] }),
+      documentOf(request.identifier),
+      answerOf(request.taskId, 'query'),
+    ]);
+    expect(verdicts.map((verdict) => [verdict.outcome, verdict.refusal])).toEqual([
+      ['rejected', 'conflict'],
+      ['rejected', 'conflict'],
+      ['rejected', 'conflict'],
+    ]);
+    const [redelivered] = await service.handle([request.answer]);
+    expect(redelivered).toMatchObject({ outcome: 'unchanged' });
+    expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0 });
+  });
+});

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { RequestErasedV1 } from '@bedrequest/contracts';
+import { outboxRecord } from '@bedrequest/messaging';
+import { Prisma } from '../generated/prisma/client';
+import { appendPayload } from '../audit/audit-trail.repository';
+import type { AuditAgent } from '../audit/audit-event';
+import { entriesOf } from '../audit/audit-trail.service';
+import type { IntakeDatabase } from '../persistence/database';
+
+/** Why a request's patient data is erased. */
+export type ErasureReason = RequestErasedV1['reason'];
+
+/** What is left of an erased request: identifier, dates, states and counts; nothing about the patient. */
+export interface Tombstone {
+  identifier: string;
+  referrerPartyId: string;
+  status: string;
+  intent: string;
+  createdAt: Date;
+  updatedAt: Date;
+  erasedAt: Date;
+  reason: ErasureReason;
+  versions: number;
+  documents: number;
+  tasks: { id: string; clinicIk: string; status: string; businessStatus: string | null }[];
+}
+
+export type ErasureResult = { outcome: 'erased' | 'already-erased'; tombstone: Tombstone } | { outcome: 'not-found' };
+
+interface RequestRow {
+  id: string;
+  identifier: string;
+  referrer_party_id: string;
+  referrer_ik: string;
+  status: string;
+  intent: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Erases the patient data of one request in one transaction (docs/data-protection.md, "Retention
+ * and erasure"): deletes its versions (sealed bundles and list summaries) and documents, drops the
+ * clinics' notes from its Tasks and the verdicts kept for its messages, marks it erased
+ * (`request_erasure`), and records the erasure in the audit trail and, for the notifier and
+ * routing, in the outbox (`request.erased.v1`). The request row and its Tasks stay: the tombstone.
+ *
+ * The request row is locked first (FOR UPDATE): a batch writing to it meanwhile waits, then finds
+ * its `current_version` unchanged and writes; it is refused later by `load`, which no longer hands
+ * out an erased request's data. The audit append comes last (it holds its day's chain lock until
+ * the commit).
+ */
+export class RequestErasureRepository {
+  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'erasure' | 'appendAudit', Prisma.Sql>;
+
+  constructor(
+    private readonly prisma: IntakeDatabase,
+    schema: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
+    const table = (name: string) => Prisma.raw(`"${schema}"."${name}"`);
+    this.t = {
+      request: table('admission_request'),
+      version: table('request_version'),
+      task: table('clinic_task'),
+      document: table('request_document'),
+      inbox: table('inbox_message'),
+      outbox: table('outbox_message'),
+      erasure: table('request_erasure'),
+      appendAudit: table('append_audit_events'),
+    };
+  }
+
+  /**
+   * Erases the request `identifier` (of the referrer `ownerPartyId`, when given: another's is
+   * not found). A request erased before answers its tombstone and changes nothing.
+   */
+  erase(request: { identifier: string; ownerPartyId?: string }, by: { agent: AuditAgent; reason: ErasureReason; correlationId: string }): Promise<ErasureResult> {
+    const t = this.t;
+    return this.prisma.$transaction(async (tx) => {
+      const [found] = await tx.$queryRaw<RequestRow[]>`
+        SELECT id::text AS id, identifier, referrer_party_id, referrer_ik, status, intent, created_at, updated_at
+          FROM ${t.request} WHERE identifier = ${request.identifier} FOR UPDATE`;
+      if (!found || (request.ownerPartyId !== undefined && found.referrer_party_id !== request.ownerPartyId)) return { outcome: 'not-found' };
+      const previous = await this.tombstoneIn(tx, found);
+      if (previous) return { outcome: 'already-erased', tombstone: previous };
+
+      const erasedAt = this.now();
+      // The verdicts kept for the request's messages (an answer's holds the Task with its notes); a
+      // redelivery of one then gets "unchanged". Rows from before migration 0009 name no request:
+      // those of its versions and documents are found by message id.
+      await tx.$executeRaw`
+        UPDATE ${t.inbox} SET sealed_verdict = NULL, verdict = NULL
+         WHERE request_identifier = ${found.identifier}
+            OR message_id IN (SELECT message_id FROM ${t.version} WHERE request_id = ${found.id}::uuid
+                              UNION SELECT message_id FROM ${t.document} WHERE request_id = ${found.id}::uuid)`;
+      const documents = await tx.$executeRaw`DELETE FROM ${t.document} WHERE request_id = ${found.id}::uuid`;
+      const versions = await tx.$executeRaw`DELETE FROM ${t.version} WHERE request_id = ${found.id}::uuid`;
+      const tasks = await tx.$queryRaw<{ id: string; clinic_ik: string }[]>`
+        UPDATE ${t.task} SET notes = NULL, sealed_notes = NULL, revision = revision + 1
+         WHERE request_id = ${found.id}::uuid
+        RETURNING id::text AS id, clinic_ik`;
+      await tx.$executeRaw`
+        INSERT INTO ${t.erasure} (request_id, erased_at, reason, versions, documents)
+        VALUES (${found.id}::uuid, ${erasedAt}, ${by.reason}, ${versions}, ${documents})`;
+      const message = outboxRecord(
+        RequestErasedV1,
+        {
+          requestIdentifier: found.identifier,
+          referrerPartyId: found.referrer_party_id,
+          reason: by.reason,
+          erasedAt: erasedAt.toISOString(),
+          tasks: tasks.map((task) => ({ taskId: task.id, clinicIk: task.clinic_ik })),
+        },
+        { correlationId: by.correlationId },
+      );
+      await tx.$executeRaw`INSERT INTO ${t.outbox} (routing_key, envelope) VALUES (${message.routingKey}, ${JSON.stringify(message.envelope)}::jsonb)`;
+      const audit = entriesOf(
+        [{ interaction: 'delete', agent: by.agent, request: { identifier: found.identifier, ownerPartyId: found.referrer_party_id, change: 'erased' }, resources: tasks.map((task) => ({ type: 'Task' as const, id: task.id })), source: 'intake' }],
+        erasedAt,
+      );
+      await tx.$queryRaw`SELECT ${t.appendAudit}(${appendPayload(audit)}::jsonb) AS appended`;
+      const tombstone = await this.tombstoneIn(tx, found);
+      return { outcome: 'erased', tombstone: tombstone! };
+    });
+  }
+
+  /** The tombstone of an erased request, or undefined for one that was not erased. */
+  async tombstone(identifier: string): Promise<Tombstone | undefined> {
+    const [found] = await this.prisma.$queryRaw<RequestRow[]>`
+      SELECT id::text AS id, identifier, referrer_party_id, referrer_ik, status, intent, created_at, updated_at FROM ${this.t.request} WHERE identifier = ${identifier}`;
+    return found ? this.tombstoneIn(this.prisma, found) : undefined;
+  }
+
+  private async tombstoneIn(sql: Pick<IntakeDatabase, '$queryRaw'>, request: RequestRow): Promise<Tombstone | undefined> {
+    const t = this.t;
+    const [erasure] = await sql.$queryRaw<{ erased_at: Date; reason: ErasureReason; versions: number; documents: number }[]>`
+      SELECT erased_at, reason, versions, documents FROM ${t.erasure} WHERE request_id = ${request.id}::uuid`;
+    if (!erasure) return undefined;
+    const tasks = await sql.$queryRaw<{ id: string; clinic_ik: string; status: string; business_status: string | null }[]>`
+      SELECT id::text AS id, clinic_ik, status, business_status FROM ${t.task} WHERE request_id = ${request.id}::uuid ORDER BY clinic_ik`;
+    return {
+      identifier: request.identifier,
+      referrerPartyId: request.referrer_party_id,
+      status: request.status,
+      intent: request.intent,
+      createdAt: request.created_at,
+      updatedAt: request.updated_at,
+      erasedAt: erasure.erased_at,
+      reason: erasure.reason,
+      versions: erasure.versions,
+      documents: erasure.documents,
+      tasks: tasks.map((task) => ({ id: task.id, clinicIk: task.clinic_ik, status: task.status, businessStatus: task.business_status })),
+    };
+  }
+}
+
+/** A correlation id for an erasure that no message caused (the retention job, the CLI). */
+export const newCorrelationId = (): string => randomUUID();

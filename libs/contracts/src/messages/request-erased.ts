@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { defineMessage } from '../envelope';
+import { IkNumber } from './ik-number';
+
+/**
+ * Intake → the services that keep a copy of a request's patient data (the notifier; routing once it
+ * listens): intake has erased the patient data of a request (at the referrer's demand or when its
+ * retention ended) and kept only a tombstone. Each service erases its own copy: the notifier
+ * discards the request's pending webhook events and the sealed Task data of its deliveries.
+ * Identifiers only: the message itself carries nothing about the patient.
+ */
+export const RequestErasedV1 = defineMessage(
+  'request.erased',
+  1,
+  z.object({
+    requestIdentifier: z.string().min(1),
+    referrerPartyId: z.string().min(1),
+    /** Why: the referrer asked for it, or the retention period ended. */
+    reason: z.enum(['requested', 'retention']),
+    erasedAt: z.iso.datetime({ offset: true }),
+    tasks: z.array(z.object({ taskId: z.uuid(), clinicIk: IkNumber })),
+  }),
+);
+export type RequestErasedV1 = z.infer<typeof RequestErasedV1.payload>;
