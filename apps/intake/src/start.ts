@@ -12,6 +12,7 @@ import { ClinicTaskReadsRepository } from './clinic-tasks/clinic-task-reads.repo
 import { ClinicTaskReadsService } from './clinic-tasks/clinic-task-reads.service';
 import { clinicTasksRouter } from './clinic-tasks/clinic-tasks.router';
 import type { IntakeConfig } from './config';
+import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
 import { openIntakeDatabase } from './persistence/database';
@@ -70,7 +71,7 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit);
     const verifier = tokenVerifierFor(config, { services: false });
-    app.use(internalRouter(tasks, audit, verifier, logger));
+    app.use(internalRouter(tasks, audit, new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA), verifier, logger));
     // The clinic's list rows and request versions (the clinic inbox and any clinic software).
     app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger));
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });

@@ -15,6 +15,7 @@ import { AUDIT_CLI, REQUEST_CLI, openIntakeServices } from '../cli';
 import { internalRouter } from '../http/internal.router';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { RequestErasureRepository } from '../erasure/request-erasure.repository';
 import { testSealedFields } from '../testing/sealed-fields';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
 import { IntakeService, type IntakeCommand } from '../requests/intake.service';
@@ -72,7 +73,7 @@ describe('the audit trail', () => {
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems(), audit);
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
-    server = await listen(express().use(internalRouter(tasks, audit, verifier, silentLogger())), 0, '127.0.0.1');
+    server = await listen(express().use(internalRouter(tasks, audit, new RequestErasureRepository(prisma, schema), verifier, silentLogger())), 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 

@@ -76,7 +76,11 @@ export class RequestErasureRepository {
    * Erases the request `identifier` (of the referrer `ownerPartyId`, when given: another's is
    * not found). A request erased before answers its tombstone and changes nothing.
    */
-  erase(request: { identifier: string; ownerPartyId?: string }, by: { agent: AuditAgent; reason: ErasureReason; correlationId: string }): Promise<ErasureResult> {
+  erase(
+    request: { identifier: string; ownerPartyId?: string },
+    /** `agent`: who asked, or a function of the request's referrer IK (a referrer asking for its own). */
+    by: { agent: AuditAgent | ((referrerIk: string) => AuditAgent); reason: ErasureReason; correlationId: string },
+  ): Promise<ErasureResult> {
     const t = this.t;
     return this.prisma.$transaction(async (tx) => {
       const [found] = await tx.$queryRaw<RequestRow[]>`
@@ -117,12 +121,13 @@ export class RequestErasureRepository {
       );
       await tx.$executeRaw`INSERT INTO ${t.outbox} (routing_key, envelope) VALUES (${message.routingKey}, ${JSON.stringify(message.envelope)}::jsonb)`;
       const audit = entriesOf(
-        [{ interaction: 'delete', agent: by.agent, request: { identifier: found.identifier, ownerPartyId: found.referrer_party_id, change: 'erased' }, resources: tasks.map((task) => ({ type: 'Task' as const, id: task.id })), source: 'intake' }],
+        [{ interaction: 'delete', agent: typeof by.agent === 'function' ? by.agent(found.referrer_ik) : by.agent, request: { identifier: found.identifier, ownerPartyId: found.referrer_party_id, change: 'erased' }, resources: tasks.map((task) => ({ type: 'Task' as const, id: task.id })), source: 'intake' }],
         erasedAt,
       );
       await tx.$queryRaw`SELECT ${t.appendAudit}(${appendPayload(audit)}::jsonb) AS appended`;
       const tombstone = await this.tombstoneIn(tx, found);
-      return { outcome: 'erased', tombstone: tombstone! };
+      if (!tombstone) throw new Error('the erasure just written was not read back');
+      return { outcome: 'erased', tombstone };
     });
   }
 

@@ -11,6 +11,7 @@ import { AuditTrailRepository } from '../audit/audit-trail.repository';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { RequestErasureRepository } from '../erasure/request-erasure.repository';
 import { testSealedFields } from '../testing/sealed-fields';
 import { TaskReadRepository } from '../tasks/task-read.repository';
 import { TaskReadService } from '../tasks/task-read.service';
@@ -59,7 +60,7 @@ describe('intake internal Task API', () => {
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems('https://bedrequest.example.org'), audit);
-    const app = express().use(internalRouter(tasks, audit, verifier, silentLogger()));
+    const app = express().use(internalRouter(tasks, audit, new RequestErasureRepository(prisma, schema), verifier, silentLogger()));
     server = await listen(app, 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

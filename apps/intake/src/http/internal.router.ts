@@ -4,6 +4,7 @@ import { notFound, outcome } from '@bedrequest/fhir-model';
 import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
 import { ANY_ROLE, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { AuditTrail } from '../audit/audit-trail.service';
+import type { RequestErasureRepository } from '../erasure/request-erasure.repository';
 import type { TaskReadService } from '../tasks/task-read.service';
 import { callerOf } from './caller';
 
@@ -14,10 +15,37 @@ import { callerOf } from './caller';
  * here, by the owner of the data. The caller's address, which the gateway forwards in
  * `X-Forwarded-For`, goes into the audit trail's entries (it grants nothing).
  */
-export function internalRouter(tasks: TaskReadService, audit: AuditTrail, verifier: TokenVerifier, logger: Logger): Router {
+export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasure: RequestErasureRepository, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
   const fhirJson = (res: Response, status: number, body: unknown) => res.status(status).type('application/fhir+json').send(JSON.stringify(body));
   router.use(['/internal/tasks', '/internal/audit-events'], requireToken({ verifier, roles: ANY_ROLE }));
+  router.use('/internal/requests', requireToken({ verifier, roles: ['referrer'] }));
+
+  // A referrer erases the patient data of one of its requests (issue 14): done here, in one
+  // transaction, before the answer; the notifier and routing follow through the outbox. Another's
+  // request is not found; a request erased before answers the same (202 both: the rest is asynchronous).
+  router.delete('/internal/requests', async (req, res) => {
+    const identifier = req.query['identifier'];
+    if (typeof identifier !== 'string' || identifier.length === 0) {
+      return fhirJson(res, 400, outcome([{ code: 'required', diagnostics: 'the parameter identifier (the ServiceRequest identifier, once) is required' }]));
+    }
+    const caller = callerOf(req, res);
+    if (caller.viewer.role !== 'referrer') return fhirJson(res, 403, outcome([{ code: 'forbidden', diagnostics: 'only the referrer of a request may ask for its erasure' }]));
+    const result = await erasure.erase(
+      { identifier, ownerPartyId: caller.viewer.partyId },
+      {
+        agent: (ik) => ({ kind: 'referrer', user: caller.user, ik, ...(caller.address ? { address: caller.address } : {}) }),
+        reason: 'requested',
+        correlationId: String(req.header('x-correlation-id') ?? identifier),
+      },
+    );
+    if (result.outcome === 'not-found') return fhirJson(res, 404, notFound('there is no request of yours with this identifier'));
+    const diagnostics =
+      result.outcome === 'erased'
+        ? 'the patient data of the request was erased; the other services follow shortly; its tombstone (identifier, dates, states) stays'
+        : 'the patient data of the request was erased before; its tombstone (identifier, dates, states) stays';
+    return fhirJson(res, 202, outcome([{ severity: 'information', code: 'informational', diagnostics }]));
+  });
 
   router.get('/internal/tasks', async (req, res) => {
     const result = await tasks.search(req.query, callerOf(req, res), { base: publicBase(req), path: '/api/v2/fhir/Task' });
