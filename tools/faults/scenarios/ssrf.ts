@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -127,6 +127,8 @@ export async function ssrf(faults: FaultStack): Promise<void> {
       undefined,
       {
         NODE_ENV: 'production',
+        // Production seals data at rest only with a configured key-encryption key.
+        DATA_KEK: randomBytes(32).toString('base64'),
         WEBHOOK_ALLOW_PRIVATE: 'false',
         AMQP_NAMESPACE: namespace,
         NOTIFIER_DB_SCHEMA: schema,
