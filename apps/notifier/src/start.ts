@@ -12,6 +12,8 @@ import { DeliveryWorker } from './delivery/delivery-worker';
 import { RetentionCleanup } from './delivery/retention-cleanup';
 import { RetryPolicy } from './delivery/retry-policy';
 import { WebhookSender } from './delivery/webhook-sender';
+import { withErasures } from './erasure/erasure.consumer';
+import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import { admissionResponseHandler } from './events/admission-response.consumer';
 import { EventRepository } from './events/event.repository';
 import { notifierTables, openNotifierDatabase } from './persistence/database';
@@ -92,7 +94,11 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     // Stopped before the worker: no new events are taken in while the last attempts finish.
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
-    await broker.consume(topology.queues.notifier.name, admissionResponseHandler(new EventRepository(prisma, tables, stored), worker, logger));
+    // Events of AdmissionResponse messages, and the erasures intake tells of (request.erased.v1).
+    await broker.consume(
+      topology.queues.notifier.name,
+      withErasures(admissionResponseHandler(new EventRepository(prisma, tables, stored), worker, logger), new RequestErasureRepository(prisma, tables, stored), logger),
+    );
 
     const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {
       allowPrivate,
