@@ -18,6 +18,12 @@ export const IntakeConfig = z.object({
   ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
   /** How often the outbox relay looks for messages whose immediate publish failed. */
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
+  /**
+   * Retention (docs/data-protection.md): a request whose selection is older than
+   * RETENTION_SELECTED_DAYS, or that was revoked, has its patient data erased RETENTION_ERASURE_DELAY_DAYS later.
+   */
+  RETENTION_SELECTED_DAYS: env.positiveInt(90),
+  RETENTION_ERASURE_DELAY_DAYS: env.positiveInt(30),
 }).superRefine(requireDataKekInProduction);
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 

@@ -13,6 +13,7 @@ import { ClinicTaskReadsService } from './clinic-tasks/clinic-task-reads.service
 import { clinicTasksRouter } from './clinic-tasks/clinic-tasks.router';
 import type { IntakeConfig } from './config';
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
+import { RetentionJob } from './erasure/retention-job';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
 import { openIntakeDatabase } from './persistence/database';
@@ -71,7 +72,12 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit);
     const verifier = tokenVerifierFor(config, { services: false });
-    app.use(internalRouter(tasks, audit, new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA), verifier, logger));
+    const erasures = new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA);
+    app.use(internalRouter(tasks, audit, erasures, verifier, logger));
+    // Requests past their retention are erased (docs/data-protection.md, "Retention and erasure").
+    const retention = new RetentionJob(erasures, { selectedDays: config.RETENTION_SELECTED_DAYS, erasureDelayDays: config.RETENTION_ERASURE_DELAY_DAYS }, logger);
+    retention.start();
+    lifecycle.onStop('retention', () => retention.stop());
     // The clinic's list rows and request versions (the clinic inbox and any clinic software).
     app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger));
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });

@@ -3,13 +3,14 @@ import { Pool } from 'pg';
 import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord, type Envelope } from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
 import { IntakeService, type IntakeCommand } from '../requests/intake.service';
 import { testSealedFields } from '../testing/sealed-fields';
 import { RequestErasureRepository } from './request-erasure.repository';
+import { RetentionJob } from './retention-job';
 
 const env = testEnvironment();
 const CLINIC = '510000001';
@@ -138,5 +139,30 @@ describe('erasing a request', () => {
     const [redelivered] = await service.handle([request.answer]);
     expect(redelivered).toMatchObject({ outcome: 'unchanged' });
     expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0 });
+  });
+
+  it('erases, once their retention ended, the requests revoked or selected long enough ago, and no other', async () => {
+    const day = 24 * 60 * 60 * 1000;
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * day);
+    const [revokedLongAgo, revokedRecently, selectedLongAgo, selectedRecently] = await Promise.all([wholeRequest(), wholeRequest(), wholeRequest(), wholeRequest()]);
+    const set = (request: { requestId: string }, status: string, selected: boolean, updatedAt: Date) =>
+      query(`UPDATE $schema.admission_request SET status = $2, selected_clinic_ik = CASE WHEN $3 THEN selected_clinic_ik END, updated_at = $4 WHERE id = $1`, [request.requestId, status, selected, updatedAt]);
+    // Retention 90 days after the selection, erasure 30 days after that or after a revocation.
+    await set(revokedLongAgo, 'revoked', false, at(31));
+    await set(revokedRecently, 'revoked', false, at(29));
+    await set(selectedLongAgo, 'active', true, at(121));
+    await set(selectedRecently, 'active', true, at(119));
+    // Every other request of this schema is recent.
+
+    const job = new RetentionJob(erasure, { selectedDays: 90, erasureDelayDays: 30 }, silentLogger());
+    expect(await job.run()).toBe(2);
+
+    expect(await erasure.tombstone(revokedLongAgo.identifier)).toMatchObject({ reason: 'retention', status: 'revoked' });
+    expect(await erasure.tombstone(selectedLongAgo.identifier)).toMatchObject({ reason: 'retention' });
+    expect(await erasure.tombstone(revokedRecently.identifier)).toBeUndefined();
+    expect(await erasure.tombstone(selectedRecently.identifier)).toBeUndefined();
+    expect(await leftOf(selectedLongAgo)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0 });
+    expect(await leftOf(selectedRecently)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4 });
+    expect(await job.run()).toBe(0);
   });
 });

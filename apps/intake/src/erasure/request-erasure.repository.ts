@@ -131,6 +131,23 @@ export class RequestErasureRepository {
     });
   }
 
+  /**
+   * Identifiers of requests whose retention ended, oldest first, at most `limit`: revoked before
+   * `revokedBefore`, or selected (a clinic chosen) with no change since `selectedBefore` (the last
+   * change of a selected request is its selection or later, so none is erased early). Not erased yet.
+   */
+  async dueForRetention(bounds: { revokedBefore: Date; selectedBefore: Date }, limit: number): Promise<string[]> {
+    const t = this.t;
+    const rows = await this.prisma.$queryRaw<{ identifier: string }[]>`
+      SELECT r.identifier FROM ${t.request} r
+       WHERE ((r.status = 'revoked' AND r.updated_at < ${bounds.revokedBefore})
+              OR (r.selected_clinic_ik IS NOT NULL AND r.updated_at < ${bounds.selectedBefore}))
+         AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)
+       ORDER BY r.updated_at
+       LIMIT ${limit}`;
+    return rows.map((row) => row.identifier);
+  }
+
   /** The tombstone of an erased request, or undefined for one that was not erased. */
   async tombstone(identifier: string): Promise<Tombstone | undefined> {
     const [found] = await this.prisma.$queryRaw<RequestRow[]>`
