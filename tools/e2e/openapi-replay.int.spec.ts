@@ -184,6 +184,13 @@ describe('the OpenAPI document, replayed against the running service', () => {
       }
       const documents = await api('GET', `/api/v1/clinic/tasks/${taskId}/documents`, { token: clinic });
       expect((documents.body.items as unknown[]).length).toBe(1);
+      // A request of its own to erase, so that the others stay for the tests after this one (404
+      // until intake has stored it, should its verdict come after the POST's answer).
+      const erasable = `${requestIdentifier}-erasable`;
+      expect((await api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: erasable }) })).status).toBe(202);
+      await waitFor(async () => (await api('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(erasable)}`, { token: referrer })).status === 202 || undefined, {
+        what: 'the erasure of a request of its own',
+      });
     });
 
     it('answers HEAD wherever the document lists it, with GET’s status and no body', async () => {

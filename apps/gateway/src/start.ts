@@ -14,6 +14,7 @@ import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
 import { auditEventRouter } from './fhir/audit-event.router';
 import { bundleRoute } from './fhir/bundle.router';
+import { erasureRoute, IntakeErasureClient } from './fhir/erasure.router';
 import { IntakeClient } from './fhir/intake.client';
 import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
@@ -66,11 +67,12 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const capacity = new ClinicCapacityClient(config.ROUTING_URL);
     const auth = authTokenClient(config.AUTH_URL);
     const clinicTaskReads = new ClinicTaskReadsClient(config.INTAKE_URL);
+    const erasure = new IntakeErasureClient(config.INTAKE_URL);
     // The clinic inbox reads and answers through this gateway's own public API (known once it listens).
     let publicUrl = '';
     const inboxApi = new InboxApi(() => publicUrl, auth);
     lifecycle.onStop('service clients', () =>
-      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), inboxApi.close()]),
+      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), inboxApi.close(), erasure.close()]),
     );
 
     const app = createServiceHttpApp({ logger, registry });
@@ -102,6 +104,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
         verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
       }),
     );
+    app.delete('/api/v2/fhir/ServiceRequest', ...referrers, erasureRoute(erasure));
     app.use('/api/v2/fhir', ...anyone, taskRouter(intake), auditEventRouter(intake));
     app.use(
       '/inbox',

@@ -16,6 +16,7 @@ export function registerFhirPaths(registry: OpenAPIRegistry, secured: Secured): 
   registerBundlePath(registry, secured);
   registerTaskPaths(registry, secured);
   registerAuditEventPath(registry, secured);
+  registerErasurePath(registry, secured);
   registerConformancePaths(registry);
 }
 
@@ -119,6 +120,31 @@ function registerAuditEventPath(registry: OpenAPIRegistry, secured: Secured): vo
       ...refusals(
         'fhir',
         merged(guarded('any'), { 400: 'An unknown parameter or modifier, or a malformed value (each issue names it)', 503: 'the audit trail is unavailable' }, notAcceptable),
+      ),
+    },
+  });
+}
+
+function registerErasurePath(registry: OpenAPIRegistry, secured: Secured): void {
+  registry.registerPath({
+    method: 'delete',
+    path: '/api/v2/fhir/ServiceRequest',
+    summary: 'Erase the patient data of one of the referrer’s requests',
+    description: [
+      'Intake erases its copy (versions, documents, the clinics’ notes) before it answers and records the erasure in the audit trail; the notifier and routing follow asynchronously.',
+      'The tombstone stays: the Task search and read still answer the request’s Tasks (states, dates), without notes. Asking again is safe (202 again, nothing more changes).',
+    ].join(' '),
+    security: secured,
+    request: { query: z.object({ identifier: z.string().describe('The ServiceRequest identifier (URI) of the request') }) },
+    responses: {
+      202: { description: 'Erased (or erased before): an informational OperationOutcome', headers: { 'Cache-Control': header('NoStore') }, content: fhir(OperationOutcome) },
+      ...refusals(
+        'fhir',
+        merged(guarded('referrer'), {
+          400: 'identifier is missing',
+          404: 'No request of the caller’s with this identifier (another referrer’s is not found either)',
+          503: 'the request store is unavailable: nothing was erased, ask again',
+        }),
       ),
     },
   });

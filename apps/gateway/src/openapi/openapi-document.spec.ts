@@ -58,6 +58,7 @@ describe('OpenAPI document', () => {
         '/api/v2/fhir/Bundle',
         '/api/v2/fhir/CodeSystem',
         '/api/v2/fhir/CodeSystem/{id}',
+        '/api/v2/fhir/ServiceRequest',
         '/api/v2/fhir/StructureDefinition',
         '/api/v2/fhir/StructureDefinition/{id}',
         '/api/v2/fhir/Task',

@@ -1,0 +1,125 @@
+// Erasure of a request's patient data at the referrer's demand (issue 14), end to end: the whole
+// stack in-process, driven through the gateway, then intake's schema dumped with pg_dump.
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { WebhookReceiver, dumpSchemas, formsOf, testEnvironment, waitFor } from '@bedrequest/testing';
+import { startTestStack, type TestStack } from './stack-harness';
+
+const CLINIC = '510000301';
+
+interface TaskSearch {
+  total?: number;
+  entry?: { resource: { id: string; status: string; businessStatus?: unknown; note?: unknown } }[];
+}
+
+describe('erasure at the referrer’s demand, through the gateway', () => {
+  let stack: TestStack;
+  let referrer: string;
+  let otherReferrer: string;
+  let clinic: string;
+  let pool: Pool;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    await stack.registerClinic(CLINIC, 'Reha-Klinik Am Forst', ['2300']);
+    await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
+    await stack.createReferrer('other-hospital', ['260000009'], 'https://other.example/fhir');
+    await stack.createClinicUser('forst', CLINIC);
+    referrer = await stack.login('hospital');
+    otherReferrer = await stack.login('other-hospital');
+    clinic = await stack.login('forst');
+    pool = new Pool({ connectionString: testEnvironment().databaseUrl, max: 1 });
+    await receiver.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await pool?.end();
+    await receiver.stop();
+    await stack?.stop();
+  });
+
+  const taskSearch = (identifier: string) => stack.api<TaskSearch>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer });
+  const erase = (identifier: string, token = referrer) => stack.api<{ issue: { severity: string; diagnostics: string }[] }>('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(identifier)}`, { token });
+
+  it('erases the patient data from intake, answers the tombstone, and is idempotent', async () => {
+    const schema = stack.env.INTAKE_DB_SCHEMA!;
+    // The referrer's webhook refuses for now: the clinic's answer stays a pending event.
+    receiver.answer = () => ({ status: 503 });
+    const subscription = await stack.api<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', { token: referrer, body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url } });
+    expect(subscription.status).toBe(201);
+    receiver.secret = subscription.body.secret;
+    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+    const bundle = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['Z. n. Hüft-TEP rechts, Mobilisation an Unterarmgehstützen'] });
+    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: bundle, contentType: 'application/fhir+json' })).status).toBe(202);
+    const tasks = await waitFor(async () => (await taskSearch(identifier)).body.entry, { what: 'the Task' });
+    const note = `Aufnahme am Montag möglich; bitte Medikationsplan mitgeben (${randomUUID()})`;
+    expect((await stack.api('POST', `/api/v1/clinic/tasks/${tasks[0]!.resource.id}/answer`, { token: clinic, body: { businessStatus: 'accepted', note } })).status).toBe(200);
+    const letter = `Entlassbrief: Wundheilung regelrecht (${randomUUID()})`;
+    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: letter }] }) })).status).toBe(202);
+    const selection = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' });
+    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: selection, contentType: 'application/fhir+json' })).status).toBe(202);
+    await waitFor(async () => (await taskSearch(identifier)).body.entry?.[0]?.resource.status === 'in-progress', { what: 'the selection' });
+
+    // What intake sealed for the request: none of these values may be left in the schema.
+    const sealed = (
+      await pool.query<{ hex: string }>(
+        `SELECT encode(v, 'hex') AS hex FROM (
+           SELECT sealed_bundle AS v FROM "${schema}".request_version WHERE request_id = r.id UNION ALL SELECT sealed_summary FROM "${schema}".request_version WHERE request_id = r.id
+           UNION ALL SELECT sealed_bundle FROM "${schema}".request_document WHERE request_id = r.id UNION ALL SELECT sealed_notes FROM "${schema}".clinic_task WHERE request_id = r.id
+           UNION ALL SELECT sealed_verdict FROM "${schema}".inbox_message WHERE request_identifier = r.identifier) s
+         WHERE v IS NOT NULL`.replaceAll('request_id = r.id', `request_id = (SELECT id FROM "${schema}".admission_request WHERE identifier = $1)`).replace('request_identifier = r.identifier', 'request_identifier = $1'),
+        [identifier],
+      )
+    ).rows.map((row) => row.hex);
+    expect(sealed.length).toBeGreaterThanOrEqual(6);
+    expect(JSON.stringify((await taskSearch(identifier)).body)).toContain(JSON.stringify(note));
+
+    // Another referrer does not find it; nothing changes.
+    expect((await erase(identifier, otherReferrer)).status).toBe(404);
+    expect((await taskSearch(identifier)).body.entry?.[0]?.resource.note).toBeDefined();
+
+    const [refused] = await waitFor(() => receiver.received.length > 0 && receiver.received, { timeoutMs: 15_000, what: 'the refused webhook' });
+    const feed = () => stack.api<{ items: { id: string; data: { note?: unknown } }[] }>('GET', `/api/v1/subscriptions/${subscription.body.id}/events?since=0`, { token: referrer });
+    expect((await feed()).body.items.find((item) => item.id === refused!.id)?.data.note).toBeDefined();
+
+    const erased = await erase(identifier);
+    expect(erased.status).toBe(202);
+    expect(erased.body.issue[0]).toMatchObject({ severity: 'information' });
+
+    const dump = await dumpSchemas(testEnvironment().databaseUrl, [schema]);
+    expect(dump).toContain(identifier);
+    for (const value of sealed) expect({ sealedValueLeft: dump.includes(value.slice(0, 200)) }).toEqual({ sealedValueLeft: false });
+    for (const text of [note, letter, 'Musterfrau', '1956-01-01', 'Invalidenstraße 117', 'Hüft-TEP']) {
+      for (const form of formsOf(text)) expect({ form, found: dump.includes(form) }).toEqual({ form, found: false });
+    }
+
+    // The notifier follows: the event keeps its Task without the note, and is not sent any more.
+    await waitFor(async () => (await feed()).body.items.find((item) => item.id === refused!.id)?.data.note === undefined, { timeoutMs: 15_000, what: 'the notifier’s erasure' });
+    const { rows: [event] } = await pool.query<{ status: string }>(`SELECT status FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`, [refused!.id]);
+    expect(event?.status).toBe('failed');
+
+    // The tombstone: the Task is still searched and read, with its states, without the notes.
+    const tombstone = await taskSearch(identifier);
+    expect(tombstone.status).toBe(200);
+    expect(tombstone.body.entry?.map((entry) => [entry.resource.id, entry.resource.status, entry.resource.note])).toEqual([[tasks[0]!.resource.id, 'in-progress', undefined]]);
+    expect((await stack.api('GET', `/api/v2/fhir/Task/${tasks[0]!.resource.id}`, { token: clinic })).status).toBe(200);
+
+    // The erasure is in the audit trail.
+    const audit = await stack.api<{ entry?: { resource: { subtype: { code: string }[] } }[] }>('GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(identifier)}`, { token: referrer });
+    expect(audit.body.entry?.filter((entry) => entry.resource.subtype[0]?.code === 'delete')).toHaveLength(1);
+
+    // Idempotent; a bundle for the erased request is refused.
+    const again = await erase(identifier);
+    expect(again.status).toBe(202);
+    const more = await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['noch ein Befund'] }), contentType: 'application/fhir+json' });
+    expect(more.status).toBe(409);
+  }, 60_000);
+
+  it('refuses a missing identifier and an unknown request', async () => {
+    expect((await stack.api('DELETE', '/api/v2/fhir/ServiceRequest', { token: referrer })).status).toBe(400);
+    expect((await erase(`${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`)).status).toBe(404);
+    expect((await erase(`${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`, clinic)).status).toBe(403);
+  });
+});
