@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
-import { SqlKeyStore, describeKeys, reencryptColumn, rewrapDataKeys, type CountedColumn, type DataKeyring, type SealedColumn } from '@bedrequest/crypto';
+import { SqlKeyStore, dataKeyCommands, type ServiceDataKeys } from '@bedrequest/crypto';
 import { describeDatabase, openPlainSql } from '@bedrequest/persistence';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
@@ -70,13 +70,6 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
   },
 });
 
-interface IntakeKeys {
-  keyring: DataKeyring;
-  store: SqlKeyStore;
-  columns: (SealedColumn & CountedColumn)[];
-}
-
-type KeysContext = CommandContext<IntakeKeys>;
 
 /**
  * `npm run admin -- intake ...` (docs/data-protection.md, "Key rotation"): intake's data keys, and
@@ -84,41 +77,11 @@ type KeysContext = CommandContext<IntakeKeys>;
  * migration 0008), in the intake schema with the stack's key-encryption keys. The service keeps
  * running meanwhile.
  */
-export const INTAKE_KEYS_CLI = new CommandLine<IntakeKeys>({
+export const INTAKE_KEYS_CLI = new CommandLine<ServiceDataKeys>({
   program: 'npm run admin --',
   group: 'intake',
   summary: `Intake's keys for data at rest. ${SUMMARY}`,
-  commands: {
-    keys: command({
-      summary: 'lists the key-encryption keys, the data keys with the KEK wrapping each and the rows each sealed, and the rows still in clear',
-      options: {},
-      async run(_, { services, out }: KeysContext) {
-        const { keyring, store, columns } = await services();
-        for (const line of await describeKeys(keyring, store, columns)) out(line);
-      },
-    }),
-    'new-data-key': command({
-      summary: 'makes a new data key under DATA_KEK; running intakes seal with it within a minute (then run reencrypt)',
-      options: {},
-      async run(_, { services, out }: KeysContext) {
-        const { keyring } = await services();
-        out(`data key ${await keyring.createDataKey()} made under ${keyring.keks.current.id}; new values are sealed with it within a minute`);
-      },
-    }),
-    reencrypt: command({
-      summary: 're-wraps every data key under DATA_KEK, then seals every value in clear or under an older data key anew, in batches',
-      options: { 'batch-size': option.integer('<n>', { min: 1, max: 10_000 }).default(500) },
-      async run(values, { services, out }: KeysContext) {
-        const { keyring, store, columns } = await services();
-        const wrapping = await rewrapDataKeys(keyring, store, out);
-        out(`data keys: ${wrapping.rewrapped} re-wrapped under ${keyring.keks.current.id}${wrapping.unavailable ? `, ${wrapping.unavailable} wrapped by a KEK not configured (left as they are)` : ''}`);
-        for (const column of columns) {
-          const { reencrypted, skipped } = await reencryptColumn(column, keyring, { batchSize: values['batch-size'], progress: out });
-          out(`${column.name}: done, ${reencrypted} re-encrypted${skipped ? `, ${skipped} changed meanwhile and left as the service wrote them` : ''}`);
-        }
-      },
-    }),
-  },
+  commands: dataKeyCommands('intake'),
 });
 
 /** The command lines of intake, by their group (the first argument). */
@@ -148,7 +111,7 @@ export async function openIntakeServices(config: IntakeCliConfig): Promise<Sessi
 }
 
 /** Intake's schema (migrated first) and its keyring, with the KEKs of `config`. */
-export async function openIntakeKeys(config: IntakeCliConfig): Promise<Session<IntakeKeys>> {
+export async function openIntakeKeys(config: IntakeCliConfig): Promise<Session<ServiceDataKeys>> {
   const prisma = await openDatabase(config);
   try {
     const { fields } = await openSealedFields(config, prisma);

@@ -18,3 +18,4 @@ export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, type DataKeyConfi
 export { reencryptColumn, rewrapDataKeys, type Progress, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
 export { SqlSealedColumn, type SqlSealedColumnOptions } from './sql-sealed-column';
 export { describeKeys, type CountedColumn } from './key-status';
+export { dataKeyCommands, type ServiceDataKeys } from './key-commands';
