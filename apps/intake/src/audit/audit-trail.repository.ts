@@ -1,5 +1,6 @@
 import type { AuditEvent } from '@medplum/fhirtypes';
 import { Prisma } from '../generated/prisma/client';
+import { intakeTable } from '../persistence/intake-table';
 import type { SqlRunner } from '../persistence/sql-runner';
 import { canonicalEntry, type StoredAuditEntry } from './audit-chain';
 import { auditColumnsOf, type AuditEntry } from './audit-event';
@@ -42,9 +43,8 @@ export class AuditTrailRepository {
     private readonly run: SqlRunner,
     schema: string,
   ) {
-    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
-    this.table = Prisma.raw(`"${schema}"."audit_events"`);
-    this.append = Prisma.raw(`"${schema}"."append_audit_events"`);
+    this.table = intakeTable(schema, 'audit_events');
+    this.append = intakeTable(schema, 'append_audit_events');
   }
 
   /** Appends entries to their days' chains in one statement, its own transaction. */

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { intakeTable } from '../persistence/intake-table';
 import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { bundleSummaryOf, type BundleSummary } from './bundle-summary';
 import type { SummaryRow } from './clinic-task-summary';
@@ -42,8 +43,7 @@ export class ClinicTaskReadsRepository {
     /** Versions and their summaries are stored sealed (docs/data-protection.md). */
     private readonly fields: SealedFields,
   ) {
-    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
-    const table = (name: string) => Prisma.raw(`"${schema}"."${name}"`);
+    const table = (name: string) => intakeTable(schema, name);
     this.task = table('clinic_task');
     this.request = table('admission_request');
     this.version = table('request_version');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RequestErasedV1 } from '@bedrequest/contracts';
 import { outboxRecord } from '@bedrequest/messaging';
 import { Prisma } from '../generated/prisma/client';
+import { intakeTable } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
 import type { AuditAgent } from '../audit/audit-event';
 import { entriesOf } from '../audit/audit-trail.service';
@@ -58,8 +59,7 @@ export class RequestErasureRepository {
     schema: string,
     private readonly now: () => Date = () => new Date(),
   ) {
-    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
-    const table = (name: string) => Prisma.raw(`"${schema}"."${name}"`);
+    const table = (name: string) => intakeTable(schema, name);
     this.t = {
       request: table('admission_request'),
       version: table('request_version'),

@@ -1,5 +1,6 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
+import { intakeTable } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
 import { bundleSummaryOf } from '../clinic-tasks/bundle-summary';
 import { byteaOfJson, sealedFor, type SealedFields } from '../persistence/sealed-fields';
@@ -70,8 +71,7 @@ export class AdmissionRequestRepository {
     /** Bundles, list summaries, documents, notes and verdicts are sealed at rest (docs/data-protection.md). */
     private readonly fields: SealedFields,
   ) {
-    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
-    const table = (name: string) => Prisma.raw(`"${schema}"."${name}"`);
+    const table = (name: string) => intakeTable(schema, name);
     this.t = {
       request: table('admission_request'),
       version: table('request_version'),

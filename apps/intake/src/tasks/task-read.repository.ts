@@ -1,5 +1,6 @@
 import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { intakeTable } from '../persistence/intake-table';
 import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { taskViewOf } from '../requests/admission-request.repository';
 import type { InstantRange } from './search-date';
@@ -199,16 +200,6 @@ function sqlInstant(instant: Date): string {
 function visibleTo(viewer: Viewer): Prisma.Sql {
   if (viewer.role === 'referrer') return Prisma.sql`r.referrer_party_id = ${viewer.partyId}`;
   return viewer.ikNumbers.length ? Prisma.sql`t.clinic_ik IN (${Prisma.join(viewer.ikNumbers)})` : Prisma.sql`false`;
-}
-
-/**
- * A table of the intake schema for raw SQL. Prisma qualifies its own queries with the adapter's
- * schema, but raw queries run on the connection's search_path, so they name the schema themselves.
- * The schema name is safe to splice: config.ts admits only `[a-z_][a-z0-9_]*`, checked again here.
- */
-function intakeTable(schema: string, table: string): Prisma.Sql {
-  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
-  return Prisma.raw(`"${schema}"."${table}"`);
 }
 
 function toTaskView(row: TaskRow, notes: TaskNote[] | null): SearchedTask {
