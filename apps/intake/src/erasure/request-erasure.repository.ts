@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RequestErasedV1 } from '@bedrequest/contracts';
 import { outboxRecord } from '@bedrequest/messaging';
-import { Prisma } from '../generated/prisma/client';
-import { intakeTable } from '../persistence/intake-table';
+import { requestWriterTables } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
 import type { AuditAgent } from '../audit/audit-event';
 import { entriesOf } from '../audit/audit-trail.service';
@@ -52,24 +51,14 @@ interface RequestRow {
  * the commit).
  */
 export class RequestErasureRepository {
-  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'erasure' | 'appendAudit', Prisma.Sql>;
+  private readonly t: ReturnType<typeof requestWriterTables>;
 
   constructor(
     private readonly prisma: IntakeDatabase,
     schema: string,
     private readonly now: () => Date = () => new Date(),
   ) {
-    const table = (name: string) => intakeTable(schema, name);
-    this.t = {
-      request: table('admission_request'),
-      version: table('request_version'),
-      task: table('clinic_task'),
-      document: table('request_document'),
-      inbox: table('inbox_message'),
-      outbox: table('outbox_message'),
-      erasure: table('request_erasure'),
-      appendAudit: table('append_audit_events'),
-    };
+    this.t = requestWriterTables(schema);
   }
 
   /**

@@ -9,3 +9,19 @@ export function intakeTable(schema: string, table: string): Prisma.Sql {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unsafe schema name ${schema}`);
   return Prisma.raw(`"${schema}"."${table}"`);
 }
+
+/** The tables and functions the request writers (storing, erasing) name in their raw statements. */
+export function requestWriterTables(schema: string) {
+  const table = (name: string) => intakeTable(schema, name);
+  return {
+    request: table('admission_request'),
+    version: table('request_version'),
+    task: table('clinic_task'),
+    document: table('request_document'),
+    inbox: table('inbox_message'),
+    outbox: table('outbox_message'),
+    erasure: table('request_erasure'),
+    expectRows: table('expect_rows'),
+    appendAudit: table('append_audit_events'),
+  };
+}

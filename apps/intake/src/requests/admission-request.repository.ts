@@ -1,6 +1,6 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
-import { intakeTable } from '../persistence/intake-table';
+import { requestWriterTables } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
 import { bundleSummaryOf } from '../clinic-tasks/bundle-summary';
 import { byteaOfJson, sealedFor, type SealedFields } from '../persistence/sealed-fields';
@@ -62,7 +62,7 @@ interface TaskJson {
  * connection's search_path).
  */
 export class AdmissionRequestRepository {
-  private readonly t: Record<'request' | 'version' | 'task' | 'document' | 'inbox' | 'outbox' | 'erasure' | 'expectRows' | 'appendAudit', Prisma.Sql>;
+  private readonly t: ReturnType<typeof requestWriterTables>;
 
   constructor(
     /** Prisma in the service (prismaRunner); plain pg in the benchmark's comparison. */
@@ -71,18 +71,7 @@ export class AdmissionRequestRepository {
     /** Bundles, list summaries, documents, notes and verdicts are sealed at rest (docs/data-protection.md). */
     private readonly fields: SealedFields,
   ) {
-    const table = (name: string) => intakeTable(schema, name);
-    this.t = {
-      request: table('admission_request'),
-      version: table('request_version'),
-      task: table('clinic_task'),
-      document: table('request_document'),
-      inbox: table('inbox_message'),
-      outbox: table('outbox_message'),
-      erasure: table('request_erasure'),
-      expectRows: table('expect_rows'),
-      appendAudit: table('append_audit_events'),
-    };
+    this.t = requestWriterTables(schema);
   }
 
   /**
