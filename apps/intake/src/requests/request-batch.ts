@@ -266,7 +266,10 @@ export class RequestBatch {
     if (decision.kind === 'reject') return rejected('conflict', 'conflict', decision.diagnostics);
     this.recordAnswer(state, task, answer.businessStatus, answer.note);
     // An automatic answer is routing's, made on the clinic's behalf (bed counts): not the clinic's own access.
-    const agent = answer.source === 'clinic' ? { kind: 'clinic' as const, ik: answer.clinicIk } : { kind: 'service' as const, service: 'routing' };
+    const agent: AuditRecord['agent'] =
+      answer.source === 'clinic'
+        ? { kind: 'clinic', ik: answer.clinicIk, ...(answer.user ? { user: answer.user } : {}), ...(answer.clientAddress ? { address: answer.clientAddress } : {}) }
+        : { kind: 'service', service: 'routing' };
     this.audit({ interaction: 'update', agent, request: this.audited(state), resources: [{ type: 'Task', id: task.id }] });
     const response = this.responseRecord(state, task, meta, answer.source);
     this.changes.outbox.push(response);
@@ -365,9 +368,12 @@ export class RequestBatch {
   }
 }
 
-/** The referrer as its message names it (its `sub`), for the IK its request names; the message carries no client address. */
+/**
+ * The referrer as its message names it (its `sub`), for the IK its request names, and the address it
+ * connected from (absent in a message from a gateway older than that field).
+ */
 function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecord['agent'] {
-  return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk };
+  return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
 }
 
 /** How a stored document is recognised: its request and the canonical hash of its bundle. */

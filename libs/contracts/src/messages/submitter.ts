@@ -1,11 +1,23 @@
 import { z } from 'zod';
 import { IkNumber } from './ik-number';
 
+/**
+ * The address a party connected to the gateway from, as the audit trail records it (at most an
+ * IPv6 address with a zone: 64 characters).
+ */
+export const ClientAddress = z.string().min(1).max(64);
+
 /** The authenticated referrer on whose behalf a bundle was sent (from its access token). */
 export const Submitter = z.object({
+  /** The access token's `sub`: the party, and the user the audit trail records for the change, as it does for reads. */
   partyId: z.string().min(1),
   ikNumbers: z.array(IkNumber).min(1),
   fhirBase: z.string().min(1),
+  /**
+   * Where the referrer connected from, for the change's AuditEvent (issue 14). Optional: gateways
+   * before it sent none, and their messages may still be queued during a deployment.
+   */
+  clientAddress: ClientAddress.optional(),
 });
 export type Submitter = z.infer<typeof Submitter>;
 
