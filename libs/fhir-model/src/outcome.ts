@@ -27,6 +27,7 @@ const statusByIssueCode: Partial<Record<IssueCode, number>> = {
   security: 401,
   forbidden: 403,
   'not-found': 404,
+  deleted: 410,
   conflict: 409,
   'business-rule': 409,
   'too-costly': 413,
@@ -66,6 +67,14 @@ export const unauthorized = (diagnostics = 'a valid bearer access token is requi
   outcome([{ code: 'login', diagnostics }]);
 export const forbidden = (diagnostics: string) => outcome([{ code: 'forbidden', diagnostics }]);
 export const notFound = (diagnostics = 'not found') => outcome([{ code: 'not-found', diagnostics }]);
+/** A read of what was deleted (FHIR http.html#read: 410 Gone). */
+export const gone = (diagnostics: string) => outcome([{ code: 'deleted', diagnostics }]);
+/**
+ * Why a clinic's read of an erased request's bundle, documents or versions is 410: said once, for
+ * the FHIR answer and the `{"error", "message"}` one alike.
+ */
+export const erasedMessage = (erasedAt: Date) =>
+  `the patient data of this request was erased on ${erasedAt.toISOString()} (data protection); its Task remains, with its states, as a tombstone`;
 export const conflict = (diagnostics: string) => outcome([{ code: 'conflict', diagnostics }]);
 export const tooLarge = (diagnostics: string) => outcome([{ code: 'too-costly', diagnostics }]);
 export const throttled = (diagnostics = 'too many requests') => outcome([{ code: 'throttled', diagnostics }]);

@@ -57,6 +57,7 @@ export function clinicApiRouter(options: {
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
     const answer = await options.intake.clinicRead(taskId, what, forwardedCallOf(req, res));
     if (answer.status === 404) throw noSuchTask();
+    if (answer.status === 410) throw new HttpError('gone', answer.body.issue[0].diagnostics);
     return what === 'bundle' ? res.status(200).type(FHIR_JSON).send(JSON.stringify(answer.body)) : res.status(200).json(answer.body);
   };
   router.get('/tasks/:taskId/bundle', read('bundle'));

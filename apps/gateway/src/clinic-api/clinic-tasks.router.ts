@@ -28,7 +28,9 @@ export const ClinicTaskSummary = z.object({
     requesterIk: z.string(),
     requesterName: z.string().optional(),
   }),
-  patient: z.object({ dataLevel: z.enum(['masked', 'complete']), gender: z.string().optional(), age: z.number().int().optional() }),
+  /** When the request's patient data was erased: the row is its tombstone (`patient.dataLevel` `erased`, no patient data). */
+  erasedAt: z.string().optional(),
+  patient: z.object({ dataLevel: z.enum(['masked', 'complete', 'erased']), gender: z.string().optional(), age: z.number().int().optional() }),
   mainDiagnosis: z.object({ code: z.string(), display: z.string().optional() }).optional(),
 });
 export type ClinicTaskSummary = z.infer<typeof ClinicTaskSummary>;
@@ -103,7 +105,8 @@ export class ClinicTaskReadsClient {
  *   addressed to the clinic, open (`requested`) first, then the most recently changed; 400
  *   `invalid_request` for anything else.
  * - `GET /tasks/{taskId}/versions`: 200 `{items: [{version, receivedAt, bundle}]}`, the
- *   AdmissionRequestBundle versions the clinic was sent, oldest first; 404 for another clinic's Task.
+ *   AdmissionRequestBundle versions the clinic was sent, oldest first; 404 for another clinic's Task,
+ *   410 once the request's patient data was erased (intake's message passed on).
  *
  * Both carry patient data: `Cache-Control: no-store`. Intake's JSON goes back unread (like Task
  * reads); intake unavailable is 503 with Retry-After.

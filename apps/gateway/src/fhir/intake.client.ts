@@ -42,6 +42,8 @@ export function publicBaseOf(req: Request): string {
 /** A FHIR resource as intake answers it; passed on to the clinic as it is. */
 const FhirResource = z.looseObject({ resourceType: z.string() });
 const DocumentList = z.object({ items: z.array(z.looseObject({})) });
+/** Intake's answer for an erased request: why, and since when, in the first issue's diagnostics. */
+const ErasedOutcome = z.object({ resourceType: z.literal('OperationOutcome'), issue: z.tuple([z.object({ diagnostics: z.string() })], z.unknown()) });
 
 /**
  * Intake's internal read API (it owns requests and Tasks), called with the caller's forwarded token.
@@ -71,11 +73,11 @@ export class IntakeClient {
     return this.client.raw({ method: 'GET', path: `/internal/audit-events${search}`, ...this.request(call) });
   }
 
-  /** A clinic's read of a Task's bundle or documents: 404 for a Task it may not see. */
+  /** A clinic's read of a Task's bundle or documents: 404 for a Task it may not see, 410 once its request's patient data was erased. */
   clinicRead(taskId: string, what: 'bundle' | 'documents', call: ForwardedCall) {
     return this.client.json(
       { method: 'GET', path: `/internal/tasks/${encodeURIComponent(taskId)}/${what}`, ...this.request(call) },
-      { 200: what === 'bundle' ? FhirResource : DocumentList, 404: FhirResource },
+      { 200: what === 'bundle' ? FhirResource : DocumentList, 404: FhirResource, 410: ErasedOutcome },
     );
   }
 

@@ -199,6 +199,7 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
   const base = guarded('clinic');
   const task = { params: z.object({ taskId: TaskId.describe('The Task id') }) };
   const notThisClinics: Refusals = { 404: 'Not a Task of this clinic (or not a Task id)' };
+  const erased: Refusals = { 410: "The request's patient data was erased (data protection): the message says when; the Task remains, read and searched as its tombstone" };
   const taskStore: Refusals = { 503: 'the Task store is unavailable' };
 
   const noStore = { 'Cache-Control': header('NoStore') };
@@ -221,7 +222,7 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     request: task,
     responses: {
       200: { description: 'The versions as received', headers: noStore, content: json(RequestVersionList) },
-      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, taskStore)),
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
     },
   });
   registry.registerPath({
@@ -230,7 +231,7 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     summary: 'The latest AdmissionRequestBundle version this clinic was sent, as received (only the selected clinic ever receives full master data)',
     security: secured,
     request: task,
-    responses: { 200: { description: 'The bundle', content: fhir(AdmissionRequestBundle) }, ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, taskStore)) },
+    responses: { 200: { description: 'The bundle', content: fhir(AdmissionRequestBundle) }, ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)) },
   });
   registry.registerPath({
     method: 'get',
@@ -238,7 +239,7 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     summary: 'The DocumentBundles sent for the request of the Task, oldest first',
     security: secured,
     request: task,
-    responses: { 200: { description: 'The documents', content: json(ClinicDocumentList) }, ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, taskStore)) },
+    responses: { 200: { description: 'The documents', content: json(ClinicDocumentList) }, ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)) },
   });
   registry.registerPath({
     method: 'post',

@@ -13,7 +13,7 @@ export type Surface = 'v1' | 'fhir';
 export type Responses = RouteConfig['responses'];
 /** The security requirement of a route behind the token guard. */
 export type Secured = Record<string, string[]>[];
-export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 413 | 415 | 429 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 410 | 413 | 415 | 429 | 503;
 /** Why a route answers each error status it can answer. */
 export type Refusals = Partial<Record<ErrorStatus, string>>;
 

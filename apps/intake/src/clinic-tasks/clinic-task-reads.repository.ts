@@ -18,6 +18,33 @@ export interface SummaryQuery {
   offset: number;
 }
 
+/** A list row's stored part: the version's summary (sealed, or its bundle from before 0008), or the erased request's states. */
+interface ErasedOrStored {
+  sealed_summary: Uint8Array | null;
+  sealed_bundle: Uint8Array | null;
+  bundle: unknown;
+  erased_request_status: string;
+  erased_intent: string;
+}
+
+/** The summary of an erased request's Task: the request's states, nothing about the patient. */
+function erasedSummary(status: string, intent: string): BundleSummary {
+  return {
+    request_status: status,
+    intent,
+    order_detail: null,
+    service_type: null,
+    occurrence_date: null,
+    performer_type: null,
+    requester_name: null,
+    gender: null,
+    birth_date: null,
+    masked: false,
+    diagnosis_code: null,
+    diagnosis_display: null,
+  };
+}
+
 /** A Task with what decides which versions of its request its clinic may read. */
 export interface TaskOfClinic {
   id: string;
@@ -26,6 +53,8 @@ export interface TaskOfClinic {
   sentVersion: number;
   /** The request, for the audit trail: its ServiceRequest identifier and the referrer owning it. */
   request: { identifier: string; referrerPartyId: string };
+  /** When the request's patient data was erased: its versions are gone. */
+  erasedAt: Date | null;
 }
 
 /**
@@ -36,6 +65,7 @@ export class ClinicTaskReadsRepository {
   private readonly task: Prisma.Sql;
   private readonly request: Prisma.Sql;
   private readonly version: Prisma.Sql;
+  private readonly erasure: Prisma.Sql;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -47,6 +77,7 @@ export class ClinicTaskReadsRepository {
     this.task = table('clinic_task');
     this.request = table('admission_request');
     this.version = table('request_version');
+    this.erasure = table('request_erasure');
   }
 
   /**
@@ -56,10 +87,11 @@ export class ClinicTaskReadsRepository {
    * when its version was stored (bundle-summary.ts) and is kept sealed beside it, so a row costs one
    * small value to open, not a bundle to read. A version stored in clear before migration 0008 has
    * no summary yet: its bundle is read and summarised here, until `intake reencrypt` seals it.
+   * A Task of an erased request keeps its row as a tombstone: its request's states, no summary.
    */
   async summaries(query: SummaryQuery): Promise<SummaryRow[]> {
     if (query.clinicIks.length === 0) return [];
-    const rows = await this.prisma.$queryRaw<(TaskOfRow & { sealed_summary: Uint8Array | null; sealed_bundle: Uint8Array | null; bundle: unknown })[]>`
+    const rows = await this.prisma.$queryRaw<(TaskOfRow & ErasedOrStored)[]>`
       WITH page AS (
         SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version
           FROM ${this.task} t
@@ -69,15 +101,19 @@ export class ClinicTaskReadsRepository {
       )
       SELECT p.id, p.request_id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik,
              r.referrer_ik, r.identifier AS request_identifier, r.referrer_party_id,
+             e.erased_at, r.status AS erased_request_status, r.intent AS erased_intent,
              v.sealed_summary,
              CASE WHEN v.sealed_summary IS NULL THEN v.sealed_bundle END AS sealed_bundle,
              CASE WHEN v.sealed_summary IS NULL THEN v.bundle END AS bundle
         FROM page p
         JOIN ${this.request} r ON r.id = p.request_id
-        JOIN ${this.version} v ON v.request_id = p.request_id AND v.version = p.sent_version
+        LEFT JOIN ${this.version} v ON v.request_id = p.request_id AND v.version = p.sent_version
+        LEFT JOIN ${this.erasure} e ON e.request_id = p.request_id
+       WHERE v.request_id IS NOT NULL OR e.request_id IS NOT NULL
        ORDER BY (p.status = 'requested') DESC, p.last_modified DESC, p.id DESC`;
     return Promise.all(
-      rows.map(async ({ request_id: requestId, sealed_summary: sealedSummary, sealed_bundle: sealedBundle, bundle, ...task }) => {
+      rows.map(async ({ request_id: requestId, sealed_summary: sealedSummary, sealed_bundle: sealedBundle, bundle, erased_request_status: erasedStatus, erased_intent: erasedIntent, ...task }) => {
+        if (task.erased_at) return { ...task, ...erasedSummary(erasedStatus, erasedIntent) };
         const summary = sealedSummary
           ? await this.fields.open<BundleSummary>(sealedFor.summary(requestId, task.sent_version), { sealed: sealedSummary, clear: null })
           : bundleSummaryOf(await this.fields.open(sealedFor.bundle(requestId, task.sent_version), { sealed: sealedBundle, clear: bundle }));
@@ -97,9 +133,11 @@ export class ClinicTaskReadsRepository {
   async findTask(taskId: string): Promise<TaskOfClinic | undefined> {
     const row = await this.prisma.clinicTask.findUnique({
       where: { id: taskId },
-      select: { id: true, clinicIk: true, requestId: true, sentVersion: true, request: { select: { identifier: true, referrerPartyId: true } } },
+      select: { id: true, clinicIk: true, requestId: true, sentVersion: true, request: { select: { identifier: true, referrerPartyId: true, erasure: { select: { erasedAt: true } } } } },
     });
-    return row ?? undefined;
+    if (!row) return undefined;
+    const { erasure, ...request } = row.request;
+    return { ...row, request, erasedAt: erasure?.erasedAt ?? null };
   }
 
   /** The request's versions up to `upTo`, oldest first. */

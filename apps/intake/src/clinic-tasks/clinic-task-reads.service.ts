@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AuditRecord } from '../audit/audit-event';
 import type { AuditTrail, Caller } from '../audit/audit-trail.service';
+import type { ClinicRead } from '../tasks/task-read.service';
 import type { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
 import { listStateOf, summaryOf, TASK_LIST_STATE_NAMES, TASK_LIST_STATES, type ClinicTaskSummary, type SummaryRow, type TaskListState } from './clinic-task-summary';
 import { versionsSentTo, type RequestVersionView } from './versions-sent';
@@ -75,11 +76,15 @@ export class ClinicTaskReadsService {
     return { total, counts, items };
   }
 
-  /** The versions of the Task's request that its clinic was sent, oldest first; undefined for a Task it may not see. */
-  async versions(taskId: string, caller: Caller, clinicIks: readonly string[]): Promise<RequestVersionView[] | undefined> {
-    if (!z.guid().safeParse(taskId).success) return undefined;
+  /**
+   * The versions of the Task's request that its clinic was sent, oldest first; not found for a Task
+   * it may not see; erased once the request's patient data was erased.
+   */
+  async versions(taskId: string, caller: Caller, clinicIks: readonly string[]): Promise<ClinicRead<RequestVersionView[]>> {
+    if (!z.guid().safeParse(taskId).success) return { outcome: 'not-found' };
     const task = await this.reads.findTask(taskId);
-    if (!task || !clinicIks.includes(task.clinicIk)) return undefined;
+    if (!task || !clinicIks.includes(task.clinicIk)) return { outcome: 'not-found' };
+    if (task.erasedAt) return { outcome: 'erased', erasedAt: task.erasedAt };
     const versions = await this.reads.versionsUpTo(task.requestId, task.sentVersion);
     const sent = new Set(versionsSentTo(task.clinicIk, versions).map((version) => version.version));
     // The latest one the Task records was sent by definition.
@@ -94,7 +99,7 @@ export class ClinicTaskReadsService {
         source: 'intake',
       })),
     );
-    return readable;
+    return { outcome: 'found', value: readable };
   }
 }
 

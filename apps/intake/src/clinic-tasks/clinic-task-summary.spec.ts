@@ -24,6 +24,7 @@ const row: SummaryRow = {
   masked: true,
   diagnosis_code: 'S72.01',
   diagnosis_display: null,
+  erased_at: null,
 };
 
 describe('a Task list summary', () => {
@@ -37,6 +38,20 @@ describe('a Task list summary', () => {
       request: { status: 'active', intent: 'proposal', serviceType: 'full-inpatient-rehabilitation', occurrenceDate: '2026-12-01', departmentCode: '2800', requesterIk: '260000001', requesterName: 'Akutklinik Mitte' },
       patient: { dataLevel: 'masked', gender: 'female', age: 70 },
       mainDiagnosis: { code: 'S72.01' },
+    });
+  });
+
+  it('shows an erased request as its tombstone: states and the time of the erasure, nothing about the patient', () => {
+    const erased = { ...row, order_detail: null, service_type: null, occurrence_date: null, performer_type: null, requester_name: null, gender: null, birth_date: null, masked: false, diagnosis_code: null, erased_at: new Date('2026-11-22T08:00:00Z') };
+    expect(summaryOf(erased, fhirSystems(), new Date('2026-11-22T12:00:00Z'))).toEqual({
+      id: row.id,
+      status: 'requested',
+      authoredOn: '2026-11-21T10:00:00.000Z',
+      lastModified: '2026-11-21T10:00:00.000Z',
+      version: 1,
+      request: { status: 'active', intent: 'proposal', requesterIk: '260000001' },
+      erasedAt: '2026-11-22T08:00:00.000Z',
+      patient: { dataLevel: 'erased' },
     });
   });
 

@@ -47,8 +47,11 @@ export interface ClinicTaskSummary {
     requesterIk: string;
     requesterName?: string;
   };
+  /** When the request's patient data was erased (docs/data-protection.md): the row is its tombstone, without patient data. */
+  erasedAt?: string;
   patient: {
-    dataLevel: 'masked' | 'complete';
+    /** `erased`: the request's patient data was erased; nothing else is left of the patient. */
+    dataLevel: 'masked' | 'complete' | 'erased';
     gender?: string;
     /** Whole years on the day of the answer. */
     age?: number;
@@ -82,6 +85,8 @@ export interface SummaryRow {
   masked: boolean;
   diagnosis_code: string | null;
   diagnosis_display: string | null;
+  /** Set for a Task of an erased request: the other fields of the version are null. */
+  erased_at: Date | null;
 }
 
 export function summaryOf(row: SummaryRow, systems: FhirSystems, today: Date): ClinicTaskSummary {
@@ -105,8 +110,9 @@ export function summaryOf(row: SummaryRow, systems: FhirSystems, today: Date): C
       requesterIk: row.referrer_ik,
       ...(row.requester_name ? { requesterName: row.requester_name } : {}),
     },
+    ...(row.erased_at ? { erasedAt: row.erased_at.toISOString() } : {}),
     patient: {
-      dataLevel: row.masked ? 'masked' : 'complete',
+      dataLevel: row.erased_at ? 'erased' : row.masked ? 'masked' : 'complete',
       ...(row.gender ? { gender: row.gender } : {}),
       ...(age !== undefined ? { age } : {}),
     },

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import { erasedMessage } from '@bedrequest/fhir-model';
 import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import { callerOf } from '../http/caller';
@@ -13,7 +14,7 @@ import { ClinicTaskListQuery, type ClinicTaskReadsService } from './clinic-task-
  *
  * - `GET /internal/clinic-tasks?state=&since=&_count=&_offset=`: 200 `{total, counts, items}`; 400.
  * - `GET /internal/clinic-tasks/{id}/versions`: 200 `{items: [{version, receivedAt, bundle}]}`, oldest
- *   first; 404 for a Task the clinic may not see.
+ *   first; 404 for a Task the clinic may not see; 410 once its request's patient data was erased.
  */
 export function clinicTasksRouter(reads: ClinicTaskReadsService, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
@@ -27,8 +28,9 @@ export function clinicTasksRouter(reads: ClinicTaskReadsService, verifier: Token
 
   router.get('/internal/clinic-tasks/:id/versions', async (req, res) => {
     const versions = await reads.versions(req.params.id, callerOf(req, res), principalOf(res).ikNumbers);
-    if (!versions) throw new HttpError('not_found', 'no such Task');
-    res.json({ items: versions });
+    if (versions.outcome === 'not-found') throw new HttpError('not_found', 'no such Task');
+    if (versions.outcome === 'erased') throw new HttpError('gone', erasedMessage(versions.erasedAt));
+    res.json({ items: versions.value });
   });
 
   router.use('/internal/clinic-tasks', jsonErrorHandler(logger));

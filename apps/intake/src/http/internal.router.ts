@@ -1,11 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { notFound, outcome } from '@bedrequest/fhir-model';
+import { erasedMessage, gone, notFound, outcome } from '@bedrequest/fhir-model';
 import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
 import { ANY_ROLE, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { AuditTrail } from '../audit/audit-trail.service';
 import type { RequestErasureRepository } from '../erasure/request-erasure.repository';
-import type { TaskReadService } from '../tasks/task-read.service';
+import type { ClinicRead, TaskReadService } from '../tasks/task-read.service';
 import { callerOf } from './caller';
 
 /**
@@ -18,6 +18,8 @@ import { callerOf } from './caller';
 export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasure: RequestErasureRepository, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
   const fhirJson = (res: Response, status: number, body: unknown) => res.status(status).type('application/fhir+json').send(JSON.stringify(body));
+  const notFoundOrErased = (res: Response, read: Exclude<ClinicRead<unknown>, { outcome: 'found' }>) =>
+    read.outcome === 'erased' ? fhirJson(res, 410, gone(erasedMessage(read.erasedAt))) : fhirJson(res, 404, notFound('no such Task'));
   router.use(['/internal/tasks', '/internal/audit-events'], requireToken({ verifier, roles: ANY_ROLE }));
   router.use('/internal/requests', requireToken({ verifier, roles: ['referrer'] }));
 
@@ -60,16 +62,18 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
     return fhirJson(res, 200, result.task);
   });
 
+  // A clinic's reads of its Task's request: 404 for a Task it may not see, 410 once the request's
+  // patient data was erased (the Task stays readable as its tombstone).
   router.get('/internal/tasks/:id/bundle', async (req, res) => {
-    const bundle = await tasks.bundleForClinic(req.params.id, callerOf(req, res));
-    if (!bundle) return fhirJson(res, 404, notFound('no such Task'));
-    return fhirJson(res, 200, bundle);
+    const read = await tasks.bundleForClinic(req.params.id, callerOf(req, res));
+    if (read.outcome !== 'found') return notFoundOrErased(res, read);
+    return fhirJson(res, 200, read.value);
   });
 
   router.get('/internal/tasks/:id/documents', async (req, res) => {
-    const documents = await tasks.documentsForClinic(req.params.id, callerOf(req, res));
-    if (!documents) return fhirJson(res, 404, notFound('no such Task'));
-    return fhirJson(res, 200, { items: documents });
+    const read = await tasks.documentsForClinic(req.params.id, callerOf(req, res));
+    if (read.outcome !== 'found') return notFoundOrErased(res, read);
+    return fhirJson(res, 200, { items: read.value });
   });
 
   // The AuditEvents the caller may see: a referrer those about its own requests, a clinic those of its own access.

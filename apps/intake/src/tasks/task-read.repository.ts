@@ -13,6 +13,8 @@ export interface StoredTask extends ClinicTaskView {
   referrerPartyId: string;
   sentVersion: number;
   cancelledAt: Date | null;
+  /** When its request's patient data was erased: the Task is a tombstone, its bundle and documents are gone. */
+  erasedAt: Date | null;
 }
 
 interface TaskRow {
@@ -138,11 +140,18 @@ export class TaskReadRepository {
   async findTask(taskId: string): Promise<StoredTask | undefined> {
     const row = await this.prisma.clinicTask.findUnique({
       where: { id: taskId },
-      include: { request: { select: { identifier: true, referrerIk: true, referrerPartyId: true } } },
+      include: { request: { select: { identifier: true, referrerIk: true, referrerPartyId: true, erasure: { select: { erasedAt: true } } } } },
     });
     if (!row) return undefined;
     const notes = await this.fields.open(sealedFor.notes(row.id), { sealed: row.sealedNotes, clear: row.notes });
-    return { ...taskViewOf({ ...row, notes }, row.request), requestId: row.requestId, referrerPartyId: row.request.referrerPartyId, sentVersion: row.sentVersion, cancelledAt: row.cancelledAt };
+    return {
+      ...taskViewOf({ ...row, notes }, row.request),
+      requestId: row.requestId,
+      referrerPartyId: row.request.referrerPartyId,
+      sentVersion: row.sentVersion,
+      cancelledAt: row.cancelledAt,
+      erasedAt: row.request.erasure?.erasedAt ?? null,
+    };
   }
 
   async findBundle(requestId: string, version: number): Promise<unknown> {

@@ -19,7 +19,7 @@ const view: SearchedTask = {
   referrerIk: '260000001',
   referrerPartyId: 'party-1',
 };
-const stored: StoredTask = { ...view, requestId: 'request-1', sentVersion: 1, cancelledAt: null };
+const stored: StoredTask = { ...view, requestId: 'request-1', sentVersion: 1, cancelledAt: null, erasedAt: null };
 
 describe('TaskReadService', () => {
   const findTask = jest.fn(async (): Promise<StoredTask | undefined> => undefined);
@@ -67,6 +67,18 @@ describe('TaskReadService', () => {
       expect(record.mock.calls[0]![0]).toEqual([
         expect.objectContaining({ interaction: 'vread', agent: { kind: 'clinic', user: 'clinic-user', ik: '510000001', address: '198.51.100.2' }, request: expect.objectContaining({ version: 3 }) }),
       ]);
+    });
+
+    it("answers an erased request's bundle and documents as erased, recording no read of them", async () => {
+      const erasedAt = new Date('2026-11-22T11:00:00Z');
+      findTask.mockResolvedValue({ ...stored, erasedAt });
+
+      expect(await sut.bundleForClinic(view.id, clinic)).toEqual({ outcome: 'erased', erasedAt });
+      expect(await sut.documentsForClinic(view.id, clinic)).toEqual({ outcome: 'erased', erasedAt });
+      expect(findDocuments).not.toHaveBeenCalled();
+      expect(record).not.toHaveBeenCalled();
+      findTask.mockReset();
+      findTask.mockResolvedValue(undefined);
     });
 
     it('records each DocumentBundle a clinic reads, and nothing when there is none', async () => {

@@ -8,6 +8,12 @@ import { toFhirTask, type ClinicTaskView } from './task-resource';
 import { subsetOf } from './result-parameters';
 import { answerParts, parseTaskRead, parseTaskSearch, type QueryRefusal, type TaskShape } from './task-search';
 
+/**
+ * What a clinic's read of its Task's request finds: nothing it may see, the mark of an erasure (the
+ * Task is left as a tombstone, its request's data is gone), or the data.
+ */
+export type ClinicRead<T> = { outcome: 'not-found' } | { outcome: 'erased'; erasedAt: Date } | { outcome: 'found'; value: T };
+
 /** Task ids are the `uuid` column's: 8-4-4-4-12 hex digits, in either case. */
 const TaskId = z.guid();
 
@@ -69,28 +75,35 @@ export class TaskReadService {
    * The latest bundle version the clinic was sent (decisions.md: after a cancellation, never a
    * later one; only the selected clinic ever receives full master data).
    */
-  async bundleForClinic(taskId: string, caller: Caller): Promise<unknown> {
-    if (caller.viewer.role !== 'clinic') return undefined;
-    const task = await this.findVisible(taskId, caller);
-    const bundle = task && (await this.tasks.findBundle(task.requestId, task.sentVersion));
-    if (task && bundle) await this.audit.record([readRecord('vread', task, caller, [{ type: 'Task', id: task.id }], task.sentVersion)]);
-    return bundle;
+  async bundleForClinic(taskId: string, caller: Caller): Promise<ClinicRead<unknown>> {
+    const task = await this.findForClinic(taskId, caller);
+    if (task.outcome !== 'found') return task;
+    const bundle = await this.tasks.findBundle(task.value.requestId, task.value.sentVersion);
+    if (!bundle) return { outcome: 'not-found' };
+    await this.audit.record([readRecord('vread', task.value, caller, [{ type: 'Task', id: task.value.id }], task.value.sentVersion)]);
+    return { outcome: 'found', value: bundle };
   }
 
   /**
    * The DocumentBundles sent for the request of a Task the clinic may see, oldest first; for a
    * cancelled Task only those received before the cancellation (like the bundle versions).
    */
-  async documentsForClinic(taskId: string, caller: Caller): Promise<unknown[] | undefined> {
-    if (caller.viewer.role !== 'clinic') return undefined;
-    const task = await this.findVisible(taskId, caller);
-    if (!task) return undefined;
-    const documents = await this.tasks.findDocuments(task.requestId, task.cancelledAt);
+  async documentsForClinic(taskId: string, caller: Caller): Promise<ClinicRead<unknown[]>> {
+    const task = await this.findForClinic(taskId, caller);
+    if (task.outcome !== 'found') return task;
+    const documents = await this.tasks.findDocuments(task.value.requestId, task.value.cancelledAt);
     if (documents.length) {
-      const resources = [{ type: 'Task' as const, id: task.id }, ...documents.map((document) => ({ type: 'DocumentBundle' as const, id: document.id }))];
-      await this.audit.record([readRecord('read', task, caller, resources)]);
+      const resources = [{ type: 'Task' as const, id: task.value.id }, ...documents.map((document) => ({ type: 'DocumentBundle' as const, id: document.id }))];
+      await this.audit.record([readRecord('read', task.value, caller, resources)]);
     }
-    return documents.map((document) => document.bundle);
+    return { outcome: 'found', value: documents.map((document) => document.bundle) };
+  }
+
+  /** A Task addressed to the calling clinic, or the erasure that left only its tombstone. */
+  private async findForClinic(taskId: string, caller: Caller): Promise<ClinicRead<StoredTask>> {
+    const task = caller.viewer.role === 'clinic' ? await this.findVisible(taskId, caller) : undefined;
+    if (!task) return { outcome: 'not-found' };
+    return task.erasedAt ? { outcome: 'erased', erasedAt: task.erasedAt } : { outcome: 'found', value: task };
   }
 
   private async findVisible(taskId: string, { viewer }: Caller): Promise<StoredTask | undefined> {
