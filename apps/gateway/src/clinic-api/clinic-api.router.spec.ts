@@ -164,7 +164,16 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       expect(published).toEqual([
         {
           definition: expect.objectContaining({ routingKey: 'clinic.answer.submitted.v1' }),
-          payload: { taskId: TASK_ID, clinicIk: '510000001', businessStatus: 'accepted', source: 'clinic', note: 'Aufnahme am 1.12. möglich' },
+          payload: {
+            taskId: TASK_ID,
+            clinicIk: '510000001',
+            businessStatus: 'accepted',
+            source: 'clinic',
+            note: 'Aufnahme am 1.12. möglich',
+            // Who answered and from where, for the AuditEvent of the change.
+            user: 'clinic-user-1',
+            clientAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/),
+          },
           meta: { correlationId: 'answer-1' },
           replyTimeoutMs: ANSWER_TIMEOUT_MS,
         },

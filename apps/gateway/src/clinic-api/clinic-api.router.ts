@@ -9,7 +9,7 @@ import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf } from '@bedrequest/tokens';
 import { refusedByIntake } from '../fhir/bundle.router';
 import { FHIR_JSON } from '../fhir/fhir-response';
-import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
+import { clientAddressOf, forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
 import { errorHandler } from '../http-errors';
 import { jsonBody } from '../json-body';
 
@@ -69,7 +69,17 @@ export function clinicApiRouter(options: {
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
     const answer = HttpError.parseInput(ClinicAnswer, req.body);
     const principal = principalOf(res);
-    const payload = { taskId, clinicIk: principal.ikNumbers[0]!, businessStatus: answer.businessStatus, source: 'clinic' as const, ...(answer.note ? { note: answer.note } : {}) };
+    // Who answered and from where, for the change's AuditEvent (issue 14), as reads record it.
+    const clientAddress = clientAddressOf(req);
+    const payload = {
+      taskId,
+      clinicIk: principal.ikNumbers[0]!,
+      businessStatus: answer.businessStatus,
+      source: 'clinic' as const,
+      ...(answer.note ? { note: answer.note } : {}),
+      user: principal.partyId,
+      ...(clientAddress ? { clientAddress } : {}),
+    };
     let reply;
     try {
       ({ reply } = await options.broker.publishAndAwaitReply(ClinicAnswerSubmittedV1, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.answerTimeoutMs));

@@ -103,6 +103,22 @@ describe('POST /api/v2/fhir/Bundle', () => {
       });
     });
 
+    it("names the address the referrer connected from, for the change's AuditEvent, and not one the caller claims", async () => {
+      const response = await request(gateway())
+        .post('/api/v2/fhir/Bundle')
+        .set('content-type', 'application/fhir+json')
+        .set('x-forwarded-for', '203.0.113.9')
+        .send(JSON.stringify(admissionRequestBundle({ requestIdentifier: REQUEST })));
+
+      expect(response.status).toBe(202);
+      expect(published[0]?.payload.submitter).toEqual({
+        partyId: 'referrer-1',
+        ikNumbers: [FIXTURE_REQUESTER_IK],
+        fhirBase: FIXTURE_FHIR_BASE,
+        clientAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/),
+      });
+    });
+
     it('is accepted as application/json too', async () => {
       const response = await request(gateway())
         .post('/api/v2/fhir/Bundle')
@@ -315,7 +331,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
       expect(published).toHaveLength(1);
       expect(published[0]).toMatchObject({
         definition: { routingKey: 'document.bundle.submitted.v1' },
-        payload: { submitter: { partyId: 'referrer-1' }, bundle, requestIdentifier: REQUEST },
+        payload: { submitter: { partyId: 'referrer-1', clientAddress: expect.stringMatching(/127\.0\.0\.1$|^::1$/) }, bundle, requestIdentifier: REQUEST },
       });
     });
 

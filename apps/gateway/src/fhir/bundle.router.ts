@@ -23,6 +23,7 @@ import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { principalOf, type Principal } from '@bedrequest/tokens';
 import { fhirJsonBody } from './fhir-body';
 import { sendFhir } from './fhir-response';
+import { clientAddressOf } from './intake.client';
 
 export interface BundleRouteOptions {
   broker: Pick<Broker, 'publishAndAwaitReply'>;
@@ -105,7 +106,8 @@ async function submit(
   requestIdentifier: string,
   options: BundleRouteOptions,
 ) {
-  const submitter: Submitter = { partyId: principal.partyId, ikNumbers: [...principal.ikNumbers], fhirBase: principal.fhirBase ?? '' };
+  const clientAddress = clientAddressOf(req);
+  const submitter: Submitter = { partyId: principal.partyId, ikNumbers: [...principal.ikNumbers], fhirBase: principal.fhirBase ?? '', ...(clientAddress ? { clientAddress } : {}) };
   const payload = { submitter, receivedAt: new Date().toISOString(), bundle: req.body as Record<string, unknown>, ...read };
   let reply;
   try {

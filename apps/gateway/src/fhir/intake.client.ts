@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { InternalClient, type RawAnswer } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { accessTokenOf } from '@bedrequest/tokens';
+import { addressForwardedByInbox } from '../inbox/inbox-forwarding';
 
 /**
  * Who asks intake, and for whom: the caller's verified access token, forwarded so that intake
@@ -24,10 +25,12 @@ export function forwardedCallOf(req: Request, res: Response): ForwardedCall {
 
 /**
  * The address of the connection the request came on, as the token proxy forwards it to auth: the
- * gateway is the edge, so an `X-Forwarded-For` the caller sent is not believed.
+ * gateway is the edge, so an `X-Forwarded-For` the caller sent is not believed. Except the clinic
+ * inbox's, which calls this API over loopback for the person in the browser and vouches for the
+ * browser's address with this process's secret (inbox-forwarding.ts).
  */
 export function clientAddressOf(req: Request): string {
-  return req.socket.remoteAddress ?? '';
+  return addressForwardedByInbox(req) ?? req.socket.remoteAddress ?? '';
 }
 
 /** The headers every call to intake's internal API carries besides the credential. */

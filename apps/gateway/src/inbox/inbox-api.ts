@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, ClinicAnswerQueued, ClinicDocumentList, ClinicList, FhirTask, type LoginRequest, TokenResponse } from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
 import { ClinicTaskList, RequestVersionList } from '../clinic-api/clinic-tasks.router';
+import { inboxForwardingHeaders } from './inbox-forwarding';
 
 /** The access token the API refused (expired, revoked keys): the person must log in again. */
 export class SessionExpiredError extends Error {
@@ -23,10 +24,14 @@ export class LoginRefusedError extends Error {
 const AUTO_ANSWER_PATH = '/api/v1/clinic/capacity/auto-answer';
 const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutcome') });
 
-/** Who asks: the person's access token and the correlation id of the page request. */
+/**
+ * Who asks: the person's access token, the correlation id of the page request, and the address the
+ * browser connected from, which the API records in the audit trail (see inbox-forwarding.ts).
+ */
 export interface ApiCall {
   readonly token: string;
   readonly correlationId: string;
+  readonly clientAddress: string;
 }
 
 export type AnswerResult = { status: 200; task: FhirTask } | { status: 202 } | { status: 400 | 404 | 409; message: string };
@@ -156,7 +161,7 @@ export class InboxApi {
   }
 
   private credentials(call: ApiCall) {
-    return { credential: call.token, correlationId: call.correlationId };
+    return { credential: call.token, correlationId: call.correlationId, headers: inboxForwardingHeaders(call.clientAddress) };
   }
 
   private async read<T extends z.ZodType>(request: { path: string; query?: URLSearchParams }, schema: T, call: ApiCall): Promise<z.output<T>> {

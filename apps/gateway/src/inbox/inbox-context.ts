@@ -29,7 +29,7 @@ export function sessionOf(res: Response): InboxSession {
 }
 
 export function apiCallOf(req: Request, res: Response): ApiCall {
-  return { token: sessionOf(res).accessToken, correlationId: String(req.headers['x-correlation-id']) };
+  return { token: sessionOf(res).accessToken, correlationId: String(req.headers['x-correlation-id']), clientAddress: req.socket.remoteAddress ?? '' };
 }
 
 /** The clinic's IK: a clinic token names exactly one (libs/tokens, PartyClaims). */
