@@ -1,21 +1,24 @@
-// Encryption at rest in the services that keep requests (intake), webhooks (notifier) and the
-// clinic registry (routing), end to end: the whole stack in-process, driven through the gateway,
-// then the three schemas dumped with pg_dump as a copy of the database would hold them.
+// Encryption at rest in every service (issue 14, done means 1), end to end: the whole stack
+// in-process on a database of its own, driven through the gateway (request, documents, an answer
+// with a note, the selection with full data, a signed webhook), then the whole database dumped with
+// pg_dump, as a copy of it would hold the data.
 import { randomUUID } from 'node:crypto';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { WebhookReceiver, dumpSchemas, formsOf, testEnvironment, waitFor } from '@bedrequest/testing';
+import { WebhookReceiver, dumpDatabase, formsOf, ownDatabase, waitFor, type OwnDatabase } from '@bedrequest/testing';
 import { startTestStack, type TestStack } from './stack-harness';
 
 const CLINIC = '510000201';
 
-describe('webhook data at rest, through the gateway', () => {
+describe('patient data at rest, through the gateway', () => {
+  let database: OwnDatabase;
   let stack: TestStack;
   let referrer: string;
   let clinic: string;
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    database = await ownDatabase('at_rest');
+    stack = await startTestStack({ DATABASE_URL: database.url });
     await stack.registerClinic(CLINIC, 'Reha-Zentrum Lindenhof', ['2300']);
     await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createClinicUser('lindenhof', CLINIC);
@@ -27,9 +30,10 @@ describe('webhook data at rest, through the gateway', () => {
   afterAll(async () => {
     await receiver.stop();
     await stack?.stop();
+    await database?.drop();
   });
 
-  it("keeps none of the patient's data, the documents, the notes or the webhook secret in clear in intake's, the notifier's and routing's schemas, and still delivers and serves them", async () => {
+  it("keeps none of the patient's data, the documents, the notes or the webhook secret in clear anywhere in the database, and still delivers and serves them", async () => {
     const subscription = await stack.api<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', { token: referrer, body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url } });
     expect(subscription.status).toBe(201);
     receiver.secret = subscription.body.secret;
@@ -71,7 +75,9 @@ describe('webhook data at rest, through the gateway', () => {
     const list = await stack.api<{ items: { id: string; patient: { dataLevel: string; gender?: string } }[] }>('GET', '/api/v1/clinic/tasks', { token: clinic });
     expect(list.body.items.find((item) => item.id === tasks[0]!.resource.id)?.patient).toMatchObject({ dataLevel: 'complete', gender: 'female' });
 
-    const dump = await dumpSchemas(testEnvironment().databaseUrl, [stack.env.INTAKE_DB_SCHEMA!, stack.env.NOTIFIER_DB_SCHEMA!, stack.env.ROUTING_DB_SCHEMA!]);
+    const dump = await dumpDatabase(database.url);
+    // Every service's schema is in it (each keeps its own), with the rows of this flow.
+    for (const schema of [stack.env.AUTH_DB_SCHEMA!, stack.env.INTAKE_DB_SCHEMA!, stack.env.NOTIFIER_DB_SCHEMA!, stack.env.ROUTING_DB_SCHEMA!]) expect(dump).toContain(`CREATE SCHEMA ${schema};`);
     expect(dump).toContain(webhook!.id);
     // The searchable fields stay in clear: the request's identifier is in intake's schema.
     expect(dump).toContain(identifier);

@@ -1,9 +1,10 @@
 // Erasure of a request's patient data at the referrer's demand (issue 14), end to end: the whole
-// stack in-process, driven through the gateway, then intake's schema dumped with pg_dump.
+// stack in-process on a database of its own, driven through the gateway, then, once every service
+// followed, the whole database dumped with pg_dump.
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { WebhookReceiver, dumpSchemas, formsOf, testEnvironment, waitFor } from '@bedrequest/testing';
+import { WebhookReceiver, dumpDatabase, formsOf, ownDatabase, waitFor, type OwnDatabase } from '@bedrequest/testing';
 import { startTestStack, type TestStack } from './stack-harness';
 
 const CLINIC = '510000301';
@@ -14,6 +15,7 @@ interface TaskSearch {
 }
 
 describe('erasure at the referrer’s demand, through the gateway', () => {
+  let database: OwnDatabase;
   let stack: TestStack;
   let referrer: string;
   let otherReferrer: string;
@@ -22,7 +24,8 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    database = await ownDatabase('erasure');
+    stack = await startTestStack({ DATABASE_URL: database.url });
     await stack.registerClinic(CLINIC, 'Reha-Klinik Am Forst', ['2300']);
     await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createReferrer('other-hospital', ['260000009'], 'https://other.example/fhir');
@@ -30,7 +33,7 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     referrer = await stack.login('hospital');
     otherReferrer = await stack.login('other-hospital');
     clinic = await stack.login('forst');
-    pool = new Pool({ connectionString: testEnvironment().databaseUrl, max: 1 });
+    pool = new Pool({ connectionString: database.url, max: 1 });
     await receiver.start();
   }, 120_000);
 
@@ -38,12 +41,13 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     await pool?.end();
     await receiver.stop();
     await stack?.stop();
+    await database?.drop();
   });
 
   const taskSearch = (identifier: string) => stack.api<TaskSearch>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer });
   const erase = (identifier: string, token = referrer) => stack.api<{ issue: { severity: string; diagnostics: string }[] }>('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(identifier)}`, { token });
 
-  it('erases the patient data from intake, answers the tombstone, and is idempotent', async () => {
+  it('erases the patient data from every service, answers the tombstone, and is idempotent', async () => {
     const schema = stack.env.INTAKE_DB_SCHEMA!;
     // The referrer's webhook refuses for now: the clinic's answer stays a pending event.
     receiver.answer = () => ({ status: 503 });
@@ -88,23 +92,36 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     expect(erased.status).toBe(202);
     expect(erased.body.issue[0]).toMatchObject({ severity: 'information' });
 
-    const dump = await dumpSchemas(testEnvironment().databaseUrl, [schema]);
-    expect(dump).toContain(identifier);
-    for (const value of sealed) expect({ sealedValueLeft: dump.includes(value.slice(0, 200)) }).toEqual({ sealedValueLeft: false });
-    for (const text of [note, letter, 'Musterfrau', '1956-01-01', 'Invalidenstraße 117', 'Hüft-TEP']) {
-      for (const form of formsOf(text)) expect({ form, found: dump.includes(form) }).toEqual({ form, found: false });
-    }
-
     // The notifier follows: the event keeps its Task without the note, and is not sent any more.
     await waitFor(async () => (await feed()).body.items.find((item) => item.id === refused!.id)?.data.note === undefined, { timeoutMs: 15_000, what: 'the notifier’s erasure' });
     const { rows: [event] } = await pool.query<{ status: string }>(`SELECT status FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`, [refused!.id]);
     expect(event?.status).toBe('failed');
+    // Routing follows too: it keeps no bed held for the request.
+    await waitFor(async () => (await pool.query(`SELECT 1 FROM "${stack.env.ROUTING_DB_SCHEMA!}".bed_hold WHERE request_identifier = $1`, [identifier])).rowCount === 0, { timeoutMs: 15_000, what: 'routing’s erasure' });
+
+    // Nothing of the patient is left anywhere in the database: not in clear, not sealed.
+    const dump = await dumpDatabase(database.url);
+    expect(dump).toContain(identifier);
+    for (const value of sealed) expect({ sealedValueLeft: dump.includes(value.slice(0, 200)) }).toEqual({ sealedValueLeft: false });
+    for (const text of [note, letter, 'Musterfrau', 'Erika', '1956-01-01', 'Invalidenstraße 117', '+49 30 1234567', 'Hüft-TEP', 'Schenkelhalsfraktur']) {
+      for (const form of formsOf(text)) expect({ form, found: dump.includes(form) }).toEqual({ form, found: false });
+    }
 
     // The tombstone: the Task is still searched and read, with its states, without the notes.
     const tombstone = await taskSearch(identifier);
     expect(tombstone.status).toBe(200);
     expect(tombstone.body.entry?.map((entry) => [entry.resource.id, entry.resource.status, entry.resource.note])).toEqual([[tasks[0]!.resource.id, 'in-progress', undefined]]);
     expect((await stack.api('GET', `/api/v2/fhir/Task/${tasks[0]!.resource.id}`, { token: clinic })).status).toBe(200);
+    // The clinic lists it as erased; what it read of the request is gone (410, saying since when).
+    const list = await stack.api<{ items: { id: string; erasedAt?: string; patient: unknown; request: unknown; mainDiagnosis?: unknown }[] }>('GET', '/api/v1/clinic/tasks', { token: clinic });
+    const row = list.body.items.find((item) => item.id === tasks[0]!.resource.id);
+    expect(row).toMatchObject({ erasedAt: expect.any(String), patient: { dataLevel: 'erased' }, request: { status: 'active', intent: 'order' } });
+    expect(row?.mainDiagnosis).toBeUndefined();
+    for (const read of ['bundle', 'documents', 'versions']) {
+      const gone = await stack.api<{ error: string; message: string }>('GET', `/api/v1/clinic/tasks/${tasks[0]!.resource.id}/${read}`, { token: clinic });
+      expect([read, gone.status, gone.body.error]).toEqual([read, 410, 'gone']);
+      expect(gone.body.message).toContain(row!.erasedAt!);
+    }
 
     // The erasure is in the audit trail.
     const audit = await stack.api<{ entry?: { resource: { subtype: { code: string }[] } }[] }>('GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(identifier)}`, { token: referrer });

@@ -1,4 +1,5 @@
-// Drops the run's database and stops containers started by global-setup. Broker objects are
+// Drops the run's database (and the databases of its own that a test made and could not drop,
+// named after it: libs/testing ownDatabase) and stops containers started by global-setup. Broker objects are
 // deleted by the tests that declared them; Redis keys of the run are removed by prefix.
 const { Client } = require('pg');
 
@@ -6,7 +7,8 @@ module.exports = async function globalTeardown() {
   const database = `bedrequest_test_${process.env.TEST_RUN_ID}`;
   const admin = new Client({ connectionString: process.env.TEST_POSTGRES_URL });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  const { rows } = await admin.query(`SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $1 || '_')`, [database]);
+  for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   await admin.end();
 
   const { Redis } = require('ioredis');

@@ -8,5 +8,6 @@ export { bundleScript } from './bundle-script';
 export { freePort } from './free-port';
 export { serveClinicRegistry } from './clinic-registry-stub';
 export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer } from './webhook-receiver';
-export { dumpSchemas, formsOf } from './schema-dump';
+export { dumpDatabase, dumpSchemas, formsOf } from './schema-dump';
+export { ownDatabase, type OwnDatabase } from './own-database';
 export { describeFhirIssues, expectValidFhir, fhirValidationIssues } from './fhir-validator';

@@ -4,8 +4,16 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /**
+ * Everything PostgreSQL holds in the database of `databaseUrl`, every schema, as `pg_dump` writes
+ * it: for a test whose stack has a database of its own (`ownDatabase`).
+ */
+export async function dumpDatabase(databaseUrl: string): Promise<string> {
+  return dumpSchemas(databaseUrl, []);
+}
+
+/**
  * Everything PostgreSQL holds of `schemas` in the database of `databaseUrl`, as `pg_dump` writes it
- * (definitions and every row; `bytea` as hex). For tests that look for data that must not be there
+ * (definitions and every row; `bytea` as hex; every schema when `schemas` is empty). For tests that look for data that must not be there
  * (encryption at rest, docs/data-protection.md).
  */
 export async function dumpSchemas(databaseUrl: string, schemas: readonly string[]): Promise<string> {
