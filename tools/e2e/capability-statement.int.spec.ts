@@ -135,6 +135,23 @@ describe('the CapabilityStatement, and what it promises, on the running service'
     }
   });
 
+  it('the ServiceRequest delete it lists erases a request of the referrer, by identifier', async () => {
+    const serviceRequest = resourceOf('ServiceRequest');
+    expect(serviceRequest.interaction?.map((interaction) => interaction.code)).toEqual(['delete']);
+    expect(serviceRequest.conditionalDelete).toBe('single');
+    const requestIdentifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+    expectFhirAnswer(await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ profileBase: PROFILE_BASE, requestIdentifier }) }), 202, 'POST /Bundle');
+    await waitFor(async () => ((await fhir<Bundle>(`/Task?based-on=${encodeURIComponent(requestIdentifier)}`, referrer)).body.total ?? 0) > 0, { what: 'the Tasks of the request' });
+
+    const erase = (identifier: string) => stack.api<OperationOutcome>('DELETE', `/api/v2/fhir/ServiceRequest?${new URLSearchParams({ identifier })}`, { token: referrer });
+    const erased = await erase(requestIdentifier);
+    expectFhirAnswer(erased, 202, 'DELETE /ServiceRequest?identifier=...');
+    expect(erased.body.issue?.[0]?.severity).toBe('information');
+    expectFhirAnswer(await erase(`${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`), 404, 'DELETE /ServiceRequest of an unknown identifier');
+    // The tombstone: the Tasks are still searched.
+    expectFhirAnswer(await fhir(`/Task?based-on=${encodeURIComponent(requestIdentifier)}`, referrer), 200, 'GET /Task of the erased request');
+  });
+
   it('every profile and code system it refers to is served at its canonical id, without a token', async () => {
     const profiles = resourceOf('Bundle').supportedProfile ?? [];
     for (const url of profiles) {

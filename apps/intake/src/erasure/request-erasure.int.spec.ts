@@ -73,11 +73,12 @@ describe('erasing a request', () => {
   }
   /** What the schema still holds of the request's patient data. */
   const leftOf = async (request: { requestId: string; identifier: string }) => {
-    const [row] = await query<{ versions: number; documents: number; notes: number; verdicts: number }>(
+    const [row] = await query<{ versions: number; documents: number; notes: number; verdicts: number; unpublishedNotes: number }>(
       `SELECT (SELECT count(*)::int FROM $schema.request_version WHERE request_id = $1) AS versions,
               (SELECT count(*)::int FROM $schema.request_document WHERE request_id = $1) AS documents,
               (SELECT count(*)::int FROM $schema.clinic_task WHERE request_id = $1 AND (sealed_notes IS NOT NULL OR notes IS NOT NULL)) AS notes,
-              (SELECT count(*)::int FROM $schema.inbox_message WHERE request_identifier = $2 AND (sealed_verdict IS NOT NULL OR verdict IS NOT NULL)) AS verdicts`,
+              (SELECT count(*)::int FROM $schema.inbox_message WHERE request_identifier = $2 AND (sealed_verdict IS NOT NULL OR verdict IS NOT NULL)) AS verdicts,
+              (SELECT count(*)::int FROM $schema.outbox_message WHERE envelope #>> '{payload,requestIdentifier}' = $2 AND envelope #> '{payload,task,note}' IS NOT NULL) AS "unpublishedNotes"`,
       [request.requestId, request.identifier],
     );
     return row;
@@ -89,7 +90,8 @@ describe('erasing a request', () => {
 
   it('deletes the versions and documents, drops the notes and the kept verdicts, and leaves the tombstone', async () => {
     const request = await wholeRequest();
-    expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4 });
+    // No relay runs here: the answer's admission.response is still in the outbox, with the note.
+    expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4, unpublishedNotes: 1 });
 
     const result = await erasure.erase({ identifier: request.identifier, ownerPartyId: REFERRER.partyId }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });
 
@@ -97,7 +99,7 @@ describe('erasing a request', () => {
       outcome: 'erased',
       tombstone: { identifier: request.identifier, status: 'active', intent: 'order', reason: 'requested', versions: 2, documents: 1, tasks: [{ id: request.taskId, clinicIk: CLINIC, status: 'in-progress', businessStatus: 'accepted' }] },
     });
-    expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0 });
+    expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0, unpublishedNotes: 0 });
     const [told] = await erasedMessages(request.identifier);
     expect(told?.envelope.payload).toMatchObject({ referrerPartyId: REFERRER.partyId, reason: 'requested', tasks: [{ taskId: request.taskId, clinicIk: CLINIC }] });
     expect(await deletions(request.identifier)).toHaveLength(1);
@@ -118,7 +120,8 @@ describe('erasing a request', () => {
     const request = await wholeRequest();
     expect(await erasure.erase({ identifier: request.identifier, ownerPartyId: 'someone-else' }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' })).toEqual({ outcome: 'not-found' });
     expect(await erasure.erase({ identifier: `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}` }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' })).toEqual({ outcome: 'not-found' });
-    expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4 });
+    // No relay runs here: the answer's admission.response is still in the outbox, with the note.
+    expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4, unpublishedNotes: 1 });
     expect(await erasure.tombstone(request.identifier)).toBeUndefined();
   });
 
@@ -138,7 +141,7 @@ describe('erasing a request', () => {
     ]);
     const [redelivered] = await service.handle([request.answer]);
     expect(redelivered).toMatchObject({ outcome: 'unchanged' });
-    expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0 });
+    expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0, unpublishedNotes: 0 });
   });
 
   it('erases, once their retention ended, the requests revoked or selected long enough ago, and no other', async () => {
@@ -161,8 +164,8 @@ describe('erasing a request', () => {
     expect(await erasure.tombstone(selectedLongAgo.identifier)).toMatchObject({ reason: 'retention' });
     expect(await erasure.tombstone(revokedRecently.identifier)).toBeUndefined();
     expect(await erasure.tombstone(selectedRecently.identifier)).toBeUndefined();
-    expect(await leftOf(selectedLongAgo)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0 });
-    expect(await leftOf(selectedRecently)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4 });
+    expect(await leftOf(selectedLongAgo)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0, unpublishedNotes: 0 });
+    expect(await leftOf(selectedRecently)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4, unpublishedNotes: 1 });
     expect(await job.run()).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RequestErasedV1 } from '@bedrequest/contracts';
+import { AdmissionResponseV1, RequestErasedV1 } from '@bedrequest/contracts';
 import { outboxRecord } from '@bedrequest/messaging';
 import { requestWriterTables } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
@@ -41,7 +41,8 @@ interface RequestRow {
 /**
  * Erases the patient data of one request in one transaction (docs/data-protection.md, "Retention
  * and erasure"): deletes its versions (sealed bundles and list summaries) and documents, drops the
- * clinics' notes from its Tasks and the verdicts kept for its messages, marks it erased
+ * clinics' notes from its Tasks, from its answers still in the outbox and the verdicts kept for its
+ * messages, marks it erased
  * (`request_erasure`), and records the erasure in the audit trail and, for the notifier and
  * routing, in the outbox (`request.erased.v1`). The request row and its Tasks stay: the tombstone.
  *
@@ -94,6 +95,11 @@ export class RequestErasureRepository {
         UPDATE ${t.task} SET notes = NULL, sealed_notes = NULL, revision = revision + 1
          WHERE request_id = ${found.id}::uuid
         RETURNING id::text AS id, clinic_ik`;
+      // Answers not yet published (or published, not yet cleared by the relay) carry the Task with
+      // its notes: they go out without them, like the notifier keeps its stored events.
+      await tx.$executeRaw`
+        UPDATE ${t.outbox} SET envelope = envelope #- '{payload,task,note}'
+         WHERE routing_key = ${AdmissionResponseV1.routingKey} AND envelope->'payload'->>'requestIdentifier' = ${found.identifier}`;
       await tx.$executeRaw`
         INSERT INTO ${t.erasure} (request_id, erased_at, reason, versions, documents)
         VALUES (${found.id}::uuid, ${erasedAt}, ${by.reason}, ${versions}, ${documents})`;

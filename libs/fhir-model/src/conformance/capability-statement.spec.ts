@@ -64,6 +64,11 @@ describe('the CapabilityStatement', () => {
     expect(interactions('Task')).toEqual(['read', 'search-type']);
   });
 
+  it('lists the erasure as a conditional delete of ServiceRequest by identifier', () => {
+    expect(interactions('ServiceRequest')).toEqual(['delete']);
+    expect(resource(statement, 'ServiceRequest')).toMatchObject({ conditionalDelete: 'single', searchParam: [{ name: 'identifier', type: 'token' }] });
+  });
+
   it('lists the AuditEvent search with every parameter the search declares, and _count', () => {
     const listed = resource(statement, 'AuditEvent').searchParam ?? [];
     expect(listed.map(({ name, type, definition }) => ({ name, type, definition }))).toEqual([

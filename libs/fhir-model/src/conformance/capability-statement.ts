@@ -109,7 +109,7 @@ export function capabilityStatement(options: CapabilityStatementOptions): Capabi
             'Referrers send bundles, referrers and clinics read Tasks and the AuditEvents of their own data; a token of the other role is 403.',
           ].join(' '),
         },
-        resource: [bundleResource(resources), taskResource(), auditEventResource(), ...conformanceResourceEntries(resources)],
+        resource: [bundleResource(resources), taskResource(), serviceRequestResource(), auditEventResource(), ...conformanceResourceEntries(resources)],
       },
     ],
   };
@@ -155,11 +155,32 @@ function taskResource(): CapabilityStatementRestResource {
   };
 }
 
+/**
+ * The referrer's erasure of a request's patient data: a conditional delete by the request's
+ * identifier (http.html#cdelete). ServiceRequests are not read or searched on their own.
+ */
+function serviceRequestResource(): CapabilityStatementRestResource {
+  return {
+    type: 'ServiceRequest',
+    documentation:
+      'A request is sent inside an AdmissionRequestBundle and followed through its Tasks; the referrer that owns it may have its patient data erased. Afterwards its Tasks remain as the tombstone (identifier, dates, states; no notes), a clinic reading its bundle, versions or documents gets 410, and new bundles or answers for it are 409.',
+    interaction: [
+      {
+        code: 'delete',
+        documentation:
+          '`DELETE [base]/ServiceRequest?identifier=<the ServiceRequest identifier URI>` (referrer tokens): 202 with an OperationOutcome (information) once intake erased the patient data; the other services follow asynchronously. Idempotent; another referrer\'s or an unknown request is 404, no identifier 400.',
+      },
+    ],
+    conditionalDelete: 'single',
+    searchParam: [{ name: 'identifier', type: 'token', documentation: 'The ServiceRequest identifier URI (the conditional delete\'s criterion, not a search).' }],
+  };
+}
+
 function auditEventResource(): CapabilityStatementRestResource {
   return {
     type: 'AuditEvent',
     documentation:
-      'The audit trail: one AuditEvent per read of patient data (Task search and read, a clinic reading a request version or its documents, an administrator\'s export) and per change (a bundle or document posted, an answer), with who (agent: the IK as who, the user as altId, the caller\'s address), what (entity: the ServiceRequest identifier and the resource), when and the outcome. A referrer sees the entries about its own requests, a clinic those of its own access; nobody sees another party\'s.',
+      'The audit trail: one AuditEvent per read of patient data (Task search and read, a clinic reading a request version or its documents, an administrator\'s export) and per change (a bundle or document posted, an answer, an erasure), with who (agent: the IK as who, the user as altId, the caller\'s address), what (entity: the ServiceRequest identifier and the resource), when and the outcome. A referrer sees the entries about its own requests, a clinic those of its own access; nobody sees another party\'s.',
     interaction: [
       {
         code: 'search-type',
