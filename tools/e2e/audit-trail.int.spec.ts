@@ -97,11 +97,12 @@ describe('the audit trail through the gateway', () => {
     const [userA, userB, referrerUser] = [subOf(clinic[A]!), subOf(clinic[B]!), subOf(referrer)];
     const loopback = expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/);
 
-    // The changes, in the order they were made (each recorded with its batch).
+    // The changes, in the order they were made (each recorded with its batch), with who made them
+    // from where: the gateway sends both with the message.
     expect(summaries.filter((event) => event.action === 'C' || event.action === 'U')).toEqual([
-      { action: 'C', subtype: 'create', role: 'referrer', ik: FIXTURE_REQUESTER_IK, user: referrerUser, address: undefined, what: [] },
-      { action: 'C', subtype: 'create', role: 'referrer', ik: FIXTURE_REQUESTER_IK, user: referrerUser, address: undefined, what: ['Bundle'] },
-      { action: 'U', subtype: 'update', role: 'clinic', ik: A, user: undefined, address: undefined, what: [`Task/${taskOf[A]}`] },
+      { action: 'C', subtype: 'create', role: 'referrer', ik: FIXTURE_REQUESTER_IK, user: referrerUser, address: loopback, what: [] },
+      { action: 'C', subtype: 'create', role: 'referrer', ik: FIXTURE_REQUESTER_IK, user: referrerUser, address: loopback, what: ['Bundle'] },
+      { action: 'U', subtype: 'update', role: 'clinic', ik: A, user: userA, address: loopback, what: [`Task/${taskOf[A]}`] },
     ]);
     // Clinic A's reads: its Task search, the request version it was sent, the documents.
     expect(summaries).toEqual(
