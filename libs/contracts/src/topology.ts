@@ -38,8 +38,9 @@ export function declareTopology(namespace: string): Topology {
         DocumentBundleSubmittedV1.routingKey,
         ClinicAnswerSubmittedV1.routingKey,
       ]),
-      // Routing also hears every answer: a clinic's own decline releases the bed held for it.
-      routing: queue('routing', [RequestDispatchedV1.routingKey, AdmissionResponseV1.routingKey]),
+      // Routing also hears every answer (a clinic's own decline releases the bed held for it) and
+      // of erasures (it releases the request's held beds and drops its department and date).
+      routing: queue('routing', [RequestDispatchedV1.routingKey, AdmissionResponseV1.routingKey, RequestErasedV1.routingKey]),
       // The notifier also hears of erasures: it drops the request's pending webhook events and data.
       notifier: queue('notifier', [AdmissionResponseV1.routingKey, RequestErasedV1.routingKey]),
     },

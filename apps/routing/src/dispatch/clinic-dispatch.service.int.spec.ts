@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { AdmissionResponseV1, RequestDispatchedV1, createEnvelope, type BusinessStatus, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import { AdmissionResponseV1, RequestDispatchedV1, RequestErasedV1, createEnvelope, type BusinessStatus, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { BedCapacityRepository } from '../beds/bed-capacity.repository';
@@ -124,7 +124,7 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
       });
 
     const ignored = await service.handle([response('query', 'clinic'), response('declined', 'automatic')]);
-    expect(ignored).toEqual({ notifications: [], released: [], duplicates: 0, answers: 0 });
+    expect(ignored).toEqual({ notifications: [], released: [], erased: 0, ignoredErased: 0, duplicates: 0, answers: 0 });
     expect(await bedCount(ik)).toMatchObject({ held: 1 });
     const declined = await service.handle([response('declined')]);
 
@@ -145,6 +145,8 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
       holdTaskIds: [late],
       wantedBeds: [{ clinicIk: ik, departmentCode: '2300', admissionDate: DATE }],
       clinicIks: [ik],
+      requestIdentifiers: [lateDispatch.request.requestIdentifier],
+      erasedRequests: [],
     });
     const batch = new DispatchBatch(state);
     batch.take(lateDispatch.meta);
@@ -159,5 +161,48 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     // Tried again, it finds no free bed.
     await service.handle([lateDispatch]);
     expect(await outcomesOf(late)).toEqual(['declined-no-free-bed']);
+  });
+
+  it('a dispatch read before its request was erased writes nothing, and is ignored when tried again', async () => {
+    const ik = await newClinic(1);
+    const taskId = randomUUID();
+    const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    const late = dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }]);
+    if (late.kind !== 'dispatch') throw new Error('not a dispatch');
+    const state = await repository.load({
+      messages: [late.meta],
+      taskIds: [taskId],
+      holdTaskIds: [taskId],
+      wantedBeds: [{ clinicIk: ik, departmentCode: '2300', admissionDate: DATE }],
+      clinicIks: [ik],
+      requestIdentifiers: [identifier],
+      erasedRequests: [],
+    });
+    const batch = new DispatchBatch(state);
+    batch.take(late.meta);
+    batch.dispatch(late.request, late.meta);
+    const erasure = command(RequestErasedV1, { requestIdentifier: identifier, referrerPartyId: 'referrer-1', reason: 'requested', erasedAt: new Date().toISOString(), tasks: [{ taskId, clinicIk: ik }] });
+    expect(await service.handle([erasure])).toMatchObject({ erased: 1, released: [] });
+
+    await expect(repository.write(batch.changes())).rejects.toThrow(/concurrent change: erased requests/);
+    expect(await service.handle([late])).toMatchObject({ ignoredErased: 1, notifications: [] });
+    expect(await bedCount(ik)).toMatchObject({ held: 0 });
+    expect(await outcomesOf(taskId)).toEqual([]);
+  });
+
+  it('gives back a bed held and erases the need of a request dispatched and erased in one batch', async () => {
+    const ik = await newClinic(1);
+    const taskId = randomUUID();
+    const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    const erasure = command(RequestErasedV1, { requestIdentifier: identifier, referrerPartyId: 'referrer-1', reason: 'retention', erasedAt: new Date().toISOString(), tasks: [{ taskId, clinicIk: ik }] });
+
+    const result = await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }]), erasure]);
+
+    expect(result).toMatchObject({ erased: 1, released: [taskId] });
+    expect(await bedCount(ik)).toMatchObject({ held: 0, reserved: 0 });
+    expect(await prisma.bedHold.count({ where: { taskId } })).toBe(0);
+    expect(await prisma.clinicNotification.findMany({ where: { taskId }, select: { outcome: true, departmentCode: true, admissionDate: true, note: true } })).toEqual([
+      { outcome: 'accepted-bed-held', departmentCode: null, admissionDate: null, note: null },
+    ]);
   });
 });

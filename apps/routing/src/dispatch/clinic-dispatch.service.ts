@@ -1,6 +1,6 @@
-import { AdmissionResponseV1, businessStatusOf, RequestDispatchedV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { AdmissionResponseV1, businessStatusOf, RequestDispatchedV1, RequestErasedV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
 import type { BedKey } from '../beds/bed-count';
-import { DispatchBatch, type MessageMeta, type NotificationEntry } from './dispatch-batch';
+import { DispatchBatch, type MessageMeta, type NotificationEntry, type RequestErasure } from './dispatch-batch';
 import type { DispatchRepository } from './dispatch.repository';
 
 /** A message routing handles, read from its envelope. */
@@ -8,14 +8,20 @@ export type RoutingCommand =
   | { kind: 'dispatch'; meta: MessageMeta; request: RequestDispatchedV1 }
   /** A clinic declined its Task: the bed the Task holds goes back. */
   | { kind: 'declined'; meta: MessageMeta; taskId: string }
+  /** Intake erased the request's patient data: routing erases its copy (DispatchBatch.erase). */
+  | { kind: 'erased'; meta: MessageMeta; erasure: RequestErasure }
   /** Any other answer (the service's own included): nothing to do, nothing to record. */
   | { kind: 'ignored'; meta: MessageMeta };
 
 export interface BatchResult {
   /** Notification log lines of the dispatches that were new. */
   notifications: NotificationEntry[];
-  /** Tasks whose bed a decline gave back. */
+  /** Tasks whose bed a decline or an erasure gave back. */
   released: string[];
+  /** Requests erased (request.erased.v1 processed for the first time). */
+  erased: number;
+  /** Dispatches of requests erased before: acknowledged, nothing booked or logged. */
+  ignoredErased: number;
   /** Messages processed before (redeliveries): acknowledged again, nothing changed. */
   duplicates: number;
   /** Automatic answers written to the outbox. */
@@ -23,8 +29,9 @@ export interface BatchResult {
 }
 
 /**
- * Fans changed requests out to their clinics (request.dispatched.v1) and gives back the beds of
- * declined Tasks (admission.response.v1), a batch at a time. One statement writes the inbox rows,
+ * Fans changed requests out to their clinics (request.dispatched.v1), gives back the beds of
+ * declined Tasks (admission.response.v1) and erases what routing keeps of an erased request
+ * (request.erased.v1), a batch at a time. One statement writes the inbox rows,
  * the bed bookings, the notification log and the automatic answers (outbox), so a bed is never held
  * without its answer being sent, and a redelivered message changes nothing.
  */
@@ -36,6 +43,10 @@ export class ClinicDispatchService {
     const { envelope, definition } = message;
     const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
     if (definition.routingKey === RequestDispatchedV1.routingKey) return { kind: 'dispatch', meta, request: envelope.payload as RequestDispatchedV1 };
+    if (definition.routingKey === RequestErasedV1.routingKey) {
+      const { requestIdentifier, erasedAt } = envelope.payload as RequestErasedV1;
+      return { kind: 'erased', meta, erasure: { requestIdentifier, erasedAt } };
+    }
     if (definition.routingKey !== AdmissionResponseV1.routingKey) return undefined;
     const { source, task } = envelope.payload as AdmissionResponseV1;
     // The service's own answers booked or released their beds already (routing's from bed counts,
@@ -47,7 +58,8 @@ export class ClinicDispatchService {
   /** Applies a batch (read its state, decide in memory, write it in one statement), in the order the messages arrived. */
   async handle(commands: readonly RoutingCommand[]): Promise<BatchResult> {
     const relevant = commands.filter((command) => command.kind !== 'ignored');
-    if (relevant.length === 0) return { notifications: [], released: [], duplicates: 0, answers: 0 };
+    const result: BatchResult = { notifications: [], released: [], erased: 0, ignoredErased: 0, duplicates: 0, answers: 0 };
+    if (relevant.length === 0) return result;
     const dispatches = relevant.flatMap((command) => (command.kind === 'dispatch' ? [command.request] : []));
     const tasks = dispatches.flatMap((request) => request.tasks);
     const wantedBeds: BedKey[] = dispatches.flatMap((request) =>
@@ -55,26 +67,33 @@ export class ClinicDispatchService {
         ? request.tasks.map((task) => ({ clinicIk: task.clinicIk, departmentCode: request.departmentCode!, admissionDate: request.occurrenceDate! }))
         : [],
     );
+    const erasedRequests = relevant.flatMap((command) => (command.kind === 'erased' ? [command.erasure.requestIdentifier] : []));
     const state = await this.dispatches.load({
-        messages: relevant.map((command) => command.meta),
-        taskIds: tasks.map((task) => task.taskId),
-        holdTaskIds: [...tasks.map((task) => task.taskId), ...relevant.flatMap((command) => (command.kind === 'declined' ? [command.taskId] : []))],
-        wantedBeds,
+      messages: relevant.map((command) => command.meta),
+      taskIds: tasks.map((task) => task.taskId),
+      holdTaskIds: [...tasks.map((task) => task.taskId), ...relevant.flatMap((command) => (command.kind === 'declined' ? [command.taskId] : []))],
+      wantedBeds,
       clinicIks: tasks.map((task) => task.clinicIk),
+      requestIdentifiers: [...dispatches.map((request) => request.requestIdentifier), ...erasedRequests],
+      erasedRequests,
     });
     const batch = new DispatchBatch(state);
-    const result: BatchResult = { notifications: [], released: [], duplicates: 0, answers: 0 };
     for (const command of relevant) {
       if (!batch.take(command.meta)) {
         result.duplicates++;
       } else if (command.kind === 'dispatch') {
-        result.notifications.push(...batch.dispatch(command.request, command.meta));
-      } else if (command.kind === 'declined' && batch.releaseForDecline(command.taskId)) {
-        result.released.push(command.taskId);
+        const entries = batch.dispatch(command.request, command.meta);
+        if (entries === 'erased') result.ignoredErased++;
+        else result.notifications.push(...entries);
+      } else if (command.kind === 'declined') {
+        if (batch.releaseForDecline(command.taskId)) result.released.push(command.taskId);
+      } else if (command.kind === 'erased') {
+        result.released.push(...batch.erase(command.erasure));
+        result.erased++;
       }
     }
     const changes = batch.changes();
     await this.dispatches.write(changes);
-    return { ...result, answers: changes.outbox.length };
+    return { ...result, notifications: changes.notifications, answers: changes.outbox.length };
   }
 }

@@ -1,4 +1,4 @@
-import { ClinicAnswerSubmittedV1, type RequestDispatchedV1 } from '@bedrequest/contracts';
+import { ClinicAnswerSubmittedV1, type RequestDispatchedV1, type RequestErasedV1 } from '@bedrequest/contracts';
 import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
 import { availableBeds, type BedCount, type BedKey, type HeldBed } from '../beds/bed-count';
 import { afterHoldAttempt, planTask, type DispatchedTask, type RegisteredClinic, type SettledPlan } from './dispatch-rules';
@@ -26,6 +26,9 @@ export interface NotificationEntry {
   note?: string;
 }
 
+/** What routing keeps of an erasure (request_erasure): the identifier and the date, as intake's tombstone. */
+export type RequestErasure = Pick<RequestErasedV1, 'requestIdentifier' | 'erasedAt'>;
+
 /** A bed a Task holds, as bed_hold stores it. */
 export type StoredHold = HeldBed & { requestIdentifier: string };
 
@@ -40,6 +43,8 @@ export interface DispatchState {
   /** Bed counts of every bed the batch may book or give back. */
   bedCounts: readonly BedCount[];
   clinics: ReadonlyMap<string, RegisteredClinic>;
+  /** Requests of the batch that intake erased before (request_erasure). */
+  erased: ReadonlySet<string>;
 }
 
 /**
@@ -54,6 +59,8 @@ export interface DispatchChanges {
   bedCounts: { read: BedCount; after: BedCount }[];
   holds: { removed: StoredHold[]; added: StoredHold[]; changed: { read: StoredHold; after: StoredHold }[] };
   notifications: NotificationEntry[];
+  /** Requests erased by this batch: recorded, and their notification log lines lose the patient's need. */
+  erasures: RequestErasure[];
   /** Automatic answers (clinic.answer.submitted.v1), in the order they were made. */
   outbox: OutboxRecord[];
 }
@@ -76,6 +83,8 @@ export class DispatchBatch {
   private readonly processed: MessageMeta[] = [];
   private readonly notifications: NotificationEntry[] = [];
   private readonly outbox: OutboxRecord[] = [];
+  private readonly erasures: RequestErasure[] = [];
+  private readonly erased: Set<string>;
 
   constructor(private readonly state: DispatchState) {
     this.routed = new Map([...state.routedVersions].map(([taskId, version]) => [taskId, { version, isNew: false, changed: false, clinicIk: '', requestIdentifier: '', readVersion: version }]));
@@ -83,6 +92,7 @@ export class DispatchBatch {
     this.originalHolds = new Map(state.holds.map((hold) => [hold.taskId, hold]));
     this.counts = new Map(state.bedCounts.map((count) => [bedId(count), { ...count }]));
     this.readCounts = new Map(state.bedCounts.map((count) => [bedId(count), count]));
+    this.erased = new Set(state.erased);
   }
 
   /** True for a message not processed before; it is then recorded as processed by this batch. */
@@ -92,8 +102,12 @@ export class DispatchBatch {
     return true;
   }
 
-  /** Fans a changed request out to its clinics; returns the notification log lines. */
-  dispatch(request: RequestDispatchedV1, meta: MessageMeta): NotificationEntry[] {
+  /**
+   * Fans a changed request out to its clinics; returns the notification log lines. A dispatch of an
+   * erased request (one sent before the erasure and delivered after it) books nothing and logs nothing.
+   */
+  dispatch(request: RequestDispatchedV1, meta: MessageMeta): NotificationEntry[] | 'erased' {
+    if (this.erased.has(request.requestIdentifier)) return 'erased';
     const entries = request.tasks.map((task) => this.notifyClinic(request, task, meta));
     this.notifications.push(...entries);
     return entries;
@@ -102,6 +116,32 @@ export class DispatchBatch {
   /** A decline (by the clinic or for it) gives back the bed its Task holds; true when it held one. */
   releaseForDecline(taskId: string): boolean {
     return this.release(taskId);
+  }
+
+  /**
+   * Routing's share of a request's erasure (docs/data-protection.md): the beds its Tasks still hold
+   * go back as a decline gives them back; a reserved bed stays counted (the admission was agreed, and
+   * the clinic's count is its own business from then on) while its hold goes, since it names the
+   * department and date; the notification log keeps ids, states and outcomes only. Returns the
+   * Tasks whose held bed went back.
+   */
+  erase(erasure: RequestErasure): string[] {
+    const released: string[] = [];
+    for (const hold of [...this.holds.values()]) {
+      if (hold.requestIdentifier !== erasure.requestIdentifier) continue;
+      if (hold.state === 'held') {
+        this.release(hold.taskId);
+        released.push(hold.taskId);
+      } else {
+        this.holds.delete(hold.taskId);
+      }
+    }
+    for (const [index, entry] of this.notifications.entries()) {
+      if (entry.requestIdentifier === erasure.requestIdentifier) this.notifications[index] = withoutPatientNeed(entry);
+    }
+    if (!this.erased.has(erasure.requestIdentifier)) this.erasures.push(erasure);
+    this.erased.add(erasure.requestIdentifier);
+    return released;
   }
 
   changes(): DispatchChanges {
@@ -120,6 +160,7 @@ export class DispatchBatch {
       bedCounts: [...this.changedCounts].map((id) => ({ read: this.readCounts.get(id)!, after: this.counts.get(id)! })),
       holds: { removed, added, changed },
       notifications: this.notifications,
+      erasures: this.erasures,
       outbox: this.outbox,
     };
   }
@@ -209,4 +250,16 @@ export class DispatchBatch {
     this.holds.delete(taskId);
     return true;
   }
+}
+
+/**
+ * A notification log line without what described the patient's need: the department and date, and
+ * the automatic answer's note, which names them. Ids, the change, the outcome and the answer stay.
+ */
+function withoutPatientNeed(entry: NotificationEntry): NotificationEntry {
+  const kept: NotificationEntry = { ...entry };
+  delete kept.departmentCode;
+  delete kept.admissionDate;
+  delete kept.note;
+  return kept;
 }

@@ -19,6 +19,10 @@ export interface DispatchKeys {
   /** Beds the batch may try to hold (their counts are locked, with those of the beds held now). */
   wantedBeds: readonly BedKey[];
   clinicIks: readonly string[];
+  /** Requests of the batch, to learn which intake erased before. */
+  requestIdentifiers: readonly string[];
+  /** Requests the batch erases: every hold of theirs is loaded (locked like the others). */
+  erasedRequests: readonly string[];
 }
 
 /** What `load` reads, its rows already named as the domain names them (the SQL says which column is which). */
@@ -28,10 +32,11 @@ interface StateRow {
   holds: StoredHold[];
   beds: BedCount[];
   clinics: RegisteredClinic[];
+  erased: string[];
 }
 
 /**
- * Routing's SQL about dispatches. A batch costs two statements whatever its size, each atomic on
+ * Routing's SQL about dispatches, declines and erasures. A batch costs two statements whatever its size, each atomic on
  * its own and neither holding a lock while the batch decides: `load` reads every row the batch
  * decides on in one snapshot; `write` writes every change in one statement, each changed row only if
  * it is still as `load` read it (a Task's routed version; a bed count's free, held and reserved beds;
@@ -41,7 +46,7 @@ interface StateRow {
  * round trip per row.
  */
 export class DispatchRepository {
-  private readonly t: Record<'inbox' | 'routed' | 'hold' | 'capacity' | 'clinic' | 'notification' | 'outbox' | 'expectRows', Prisma.Sql>;
+  private readonly t: Record<'inbox' | 'routed' | 'hold' | 'capacity' | 'clinic' | 'notification' | 'erasure' | 'outbox' | 'expectRows', Prisma.Sql>;
 
   constructor(
     private readonly prisma: RoutingDatabase,
@@ -54,6 +59,7 @@ export class DispatchRepository {
       capacity: routingTable(schema, 'bed_capacity'),
       clinic: routingTable(schema, 'clinic'),
       notification: routingTable(schema, 'clinic_notification'),
+      erasure: routingTable(schema, 'request_erasure'),
       outbox: routingTable(schema, 'outbox_message'),
       expectRows: routingTable(schema, 'expect_rows'),
     };
@@ -73,7 +79,7 @@ export class DispatchRepository {
       holds AS (
         SELECT task_id AS "taskId", request_identifier AS "requestIdentifier", clinic_ik AS "clinicIk", department_code AS "departmentCode",
                to_char(admission_date, 'YYYY-MM-DD') AS "admissionDate", state
-          FROM ${t.hold} WHERE task_id = ANY(${keys.holdTaskIds}::uuid[])),
+          FROM ${t.hold} WHERE task_id = ANY(${keys.holdTaskIds}::uuid[]) OR request_identifier = ANY(${keys.erasedRequests}::text[])),
       beds AS (
         SELECT clinic_ik AS "clinicIk", department_code AS "departmentCode", to_char(admission_date, 'YYYY-MM-DD') AS "admissionDate",
                free_beds AS "freeBeds", held, reserved
@@ -87,7 +93,8 @@ export class DispatchRepository {
         'routed', (SELECT coalesce(json_agg(routed), '[]') FROM routed),
         'holds', (SELECT coalesce(json_agg(holds), '[]') FROM holds),
         'beds', (SELECT coalesce(json_agg(beds), '[]') FROM beds),
-        'clinics', (SELECT coalesce(json_agg(c), '[]') FROM (SELECT ik, departments, auto_answer AS "automaticAnswers" FROM ${t.clinic} WHERE ik = ANY(${keys.clinicIks}::text[])) c)
+        'clinics', (SELECT coalesce(json_agg(c), '[]') FROM (SELECT ik, departments, auto_answer AS "automaticAnswers" FROM ${t.clinic} WHERE ik = ANY(${keys.clinicIks}::text[])) c),
+        'erased', (SELECT coalesce(json_agg(request_identifier), '[]') FROM ${t.erasure} WHERE request_identifier = ANY(${keys.requestIdentifiers}::text[]))
       ) AS state`;
     if (!row) throw new Error('the state query returned no row');
     const state = row.state;
@@ -98,6 +105,7 @@ export class DispatchRepository {
       holds: state.holds,
       bedCounts: state.beds,
       clinics: new Map(state.clinics.map((clinic) => [clinic.ik, clinic])),
+      erased: new Set(state.erased),
     };
   }
 
@@ -143,6 +151,8 @@ export class DispatchRepository {
         answer: entry.answer ?? null,
         note: entry.note ?? null,
       })),
+      erasures: changes.erasures.map((erasure) => ({ request_identifier: erasure.requestIdentifier, erased_at: erasure.erasedAt })),
+      dispatched: [...new Set(changes.routedTasks.map((task) => task.requestIdentifier))],
       outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
     });
     await this.prisma.$queryRaw`
@@ -189,6 +199,14 @@ export class DispatchRepository {
         SELECT x.message_id, x.task_id, x.clinic_ik, x.request_identifier, x.request_version, x.change, x.action, x.department_code, x.admission_date, x.outcome, x.answer, x.note
           FROM changes, jsonb_to_recordset(c -> 'notifications') AS x(message_id uuid, task_id uuid, clinic_ik text, request_identifier text, request_version integer,
                change text, action text, department_code text, admission_date date, outcome text, answer text, note text)),
+      erasures AS (
+        INSERT INTO ${t.erasure} (request_identifier, erased_at)
+        SELECT x.request_identifier, x.erased_at FROM changes, jsonb_to_recordset(c -> 'erasures') AS x(request_identifier text, erased_at timestamptz)
+        ON CONFLICT (request_identifier) DO NOTHING),
+      erased_notifications AS (
+        UPDATE ${t.notification} AS n SET department_code = NULL, admission_date = NULL, note = NULL
+          FROM changes, jsonb_to_recordset(c -> 'erasures') AS x(request_identifier text)
+         WHERE n.request_identifier = x.request_identifier),
       outbox AS (
         INSERT INTO ${t.outbox} (routing_key, envelope)
         SELECT x.routing_key, x.envelope
@@ -197,6 +215,8 @@ export class DispatchRepository {
       SELECT ${t.expectRows}(${changes.routedTasks.filter((task) => !task.isNew).length}, (SELECT count(*) FROM routed_changed), 'routed Tasks')
          AND ${t.expectRows}(${changes.bedCounts.length}, (SELECT count(*) FROM beds), 'bed counts')
          AND ${t.expectRows}(${changes.holds.removed.length + changes.holds.changed.length}, (SELECT count(*) FROM holds_removed) + (SELECT count(*) FROM holds_changed), 'holds')
+         -- A request the batch dispatched and another batch erased after this one read it.
+         AND ${t.expectRows}(0, (SELECT count(*) FROM ${t.erasure}, changes WHERE request_identifier IN (SELECT jsonb_array_elements_text(c -> 'dispatched'))), 'erased requests')
          AS written`;
   }
 
