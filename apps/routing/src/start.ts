@@ -38,6 +38,8 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     const clinics = new ClinicRegistry(new ClinicRepository(prisma));
     const beds = new BedCapacityRepository(prisma, config.ROUTING_DB_SCHEMA);
     const dispatches = new DispatchRepository(prisma, config.ROUTING_DB_SCHEMA);
+    // Dispatches, answers and erasures (request.erased.v1) share one batch handler: an erasure gives
+    // beds back as a decline does, and applies in order with the dispatches of its request.
     await broker.consume(topology.queues.routing.name, dispatchAndBedReleaseHandler(new ClinicDispatchService(dispatches), relay, logger));
 
     // The registry is read by services (service tokens); a clinic's bed counts by that clinic only
