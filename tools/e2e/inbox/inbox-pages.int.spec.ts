@@ -20,7 +20,7 @@ const SCREENSHOTS = process.env.INBOX_SCREENSHOTS;
 describeInChromium('the clinic inbox pages', () => {
   let inbox: InboxHarness;
   let page: Page;
-  const tasks: Record<'open' | 'supplemented' | 'selected' | 'cancelled' | 'answered', string> = { open: '', supplemented: '', selected: '', cancelled: '', answered: '' };
+  const tasks: Record<'open' | 'supplemented' | 'selected' | 'cancelled' | 'answered' | 'erased', string> = { open: '', supplemented: '', selected: '', cancelled: '', answered: '', erased: '' };
 
   beforeAll(async () => {
     inbox = await startInboxHarness([WALDSEE]);
@@ -33,6 +33,12 @@ describeInChromium('the clinic inbox pages', () => {
       return { identifier: sent, taskId: (await inbox.taskOf(sent, WALDSEE.ik)).id };
     };
     const id = () => `https://inbox-hospital.example/fhir/ServiceRequest/${randomUUID()}`;
+
+    // A request the referrer had erased (data protection): its Task stays as the tombstone.
+    const erased = await send({ requestIdentifier: id() }, { gender: 'female', birthDate: '1939-04-18', diagnosis: ['I63.5', 'Hirninfarkt durch Verschluss zerebraler Arterien'], requester: 'Klinikum Nord', specialty: 'neurology' });
+    const erasure = await inbox.stack.api('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(erased.identifier)}`, { token: inbox.referrerToken });
+    if (erasure.status !== 202) throw new Error(`the erasure answered ${erasure.status}`);
+    tasks.erased = erased.taskId;
 
     const cancelled = await send({ requestIdentifier: id() }, { gender: 'male', birthDate: '1949-05-02', diagnosis: ['I63.4', 'Hirninfarkt durch Embolie zerebraler Arterien'], requester: 'Klinikum Nord', specialty: 'neurology' });
     await inbox.sendRequest({ requestIdentifier: cancelled.identifier, status: 'revoked' });
@@ -86,6 +92,7 @@ describeInChromium('the clinic inbox pages', () => {
       ['supplemented request', `/inbox/tasks/${tasks.supplemented}`],
       ['selected request', `/inbox/tasks/${tasks.selected}`],
       ['cancelled request', `/inbox/tasks/${tasks.cancelled}`],
+      ['erased request', `/inbox/tasks/${tasks.erased}`],
       ['beds', '/inbox/beds'],
       ['not found', '/inbox/nowhere'],
     ];
@@ -101,6 +108,18 @@ describeInChromium('the clinic inbox pages', () => {
     found['confirmation'] = await violations(page);
 
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((name) => [name, []])));
+  });
+
+  it('shows an erased request as its tombstone: listed without patient data, opened without anything to read or answer', async () => {
+    await page.goto(`${inbox.baseUrl}/inbox/tasks`);
+    const row = page.locator(`tr[data-task-id="${tasks.erased}"]`);
+    await expect(row.locator('th').innerText()).resolves.toContain('Daten gelöscht');
+    await expect(row.innerText()).resolves.not.toContain('I63.5');
+
+    await page.goto(`${inbox.baseUrl}/inbox/tasks/${tasks.erased}`);
+    await expect(page.locator('main').innerText()).resolves.toContain('aus Datenschutzgründen gelöscht');
+    expect(await page.getByRole('button', { name: 'Weiter zur Bestätigung' }).count()).toBe(0);
+    expect(await page.locator('main').innerText()).not.toContain('Hirninfarkt');
   });
 
   it('is usable by keyboard alone: skip link, open a request from the list, answer it', async () => {

@@ -21,6 +21,9 @@ export class LoginRefusedError extends Error {
   }
 }
 
+/** What the API answers for the data of a request whose patient data was erased (410): its Task remains, the rest is gone. */
+export const ERASED = 'erased';
+
 const AUTO_ANSWER_PATH = '/api/v1/clinic/capacity/auto-answer';
 const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutcome') });
 
@@ -73,16 +76,18 @@ export class InboxApi {
     return this.read({ path: '/api/v1/clinic/tasks', query }, ClinicTaskList, call);
   }
 
-  /** The FHIR Task, or undefined when there is none the clinic may see (404). */
+  /** The FHIR Task, or undefined when there is none the clinic may see (404); a Task is never erased (it is the tombstone). */
   async task(taskId: string, call: ApiCall): Promise<FhirTask | undefined> {
-    return this.readOrMissing(`/api/v2/fhir/Task/${encodeURIComponent(taskId)}`, FhirTask, OperationOutcome, call);
+    const task = await this.readOrMissing(`/api/v2/fhir/Task/${encodeURIComponent(taskId)}`, FhirTask, OperationOutcome, call);
+    return task === ERASED ? undefined : task;
   }
 
-  async versions(taskId: string, call: ApiCall): Promise<RequestVersionList | undefined> {
+  /** The versions the clinic was sent; undefined for a Task it may not see, `erased` once the request's patient data was erased (410). */
+  async versions(taskId: string, call: ApiCall): Promise<RequestVersionList | undefined | typeof ERASED> {
     return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/versions`, RequestVersionList, ApiErrorBody, call);
   }
 
-  async documents(taskId: string, call: ApiCall): Promise<ClinicDocumentList | undefined> {
+  async documents(taskId: string, call: ApiCall): Promise<ClinicDocumentList | undefined | typeof ERASED> {
     return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/documents`, ClinicDocumentList, ApiErrorBody, call);
   }
 
@@ -170,9 +175,10 @@ export class InboxApi {
     throw refusalOf(answer.status);
   }
 
-  private async readOrMissing<T extends z.ZodType>(path: string, schema: T, missing: z.ZodType, call: ApiCall): Promise<z.output<T> | undefined> {
-    const answer = await this.api().json({ method: 'GET', path, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 404: missing, 429: ApiErrorBody });
+  private async readOrMissing<T extends z.ZodType>(path: string, schema: T, missing: z.ZodType, call: ApiCall): Promise<z.output<T> | undefined | typeof ERASED> {
+    const answer = await this.api().json({ method: 'GET', path, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 404: missing, 410: ApiErrorBody, 429: ApiErrorBody });
     if (answer.status === 404) return undefined;
+    if (answer.status === 410) return ERASED;
     if (answer.status === 200) return answer.body as z.output<T>;
     throw refusalOf(answer.status);
   }

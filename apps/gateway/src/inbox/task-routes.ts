@@ -4,6 +4,7 @@ import { BusinessStatus } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { ClinicTaskList } from '../clinic-api/clinic-tasks.router';
 import { attachmentsOf, type Attachment } from './attachments';
+import { ERASED } from './inbox-api';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';
 import { isInFilter, LIST_FILTERS, taskListPage, taskRow, type ListFilter } from './pages/task-list.page';
 import { ANSWER_CODES, confirmAnswerPage, MAX_NOTE_LENGTH, NOTE_REQUIRED, taskViewPage, type AnswerForm, type TaskViewModel, type VersionEntry } from './pages/task-view.page';
@@ -102,7 +103,7 @@ export function taskRoutes(context: InboxContext): Router {
     const index = z.coerce.number().int().min(0).max(10_000).safeParse(req.params.index);
     if (!index.success) throw notFound();
     const documents = await context.api.documents(taskId, apiCallOf(req, res));
-    const attachment = documents && attachmentsOf(documents.items)[index.data];
+    const attachment = documents && documents !== ERASED && attachmentsOf(documents.items)[index.data];
     if (!attachment) throw notFound();
     sendAttachment(res, attachment, req.query.download === '1', texts.task.documentName(index.data + 1));
   });
@@ -117,6 +118,8 @@ export function taskRoutes(context: InboxContext): Router {
     const call = apiCallOf(req, res);
     const [task, versions, documents] = await Promise.all([context.api.task(taskId, call), context.api.versions(taskId, call), context.api.documents(taskId, call)]);
     if (!task || !versions) throw notFound();
+    // The request's patient data was erased: the Task alone is left (its states and answer code).
+    if (versions === ERASED) return { task, versions: [], attachments: [], formats, erased: true, ...extra };
     const today = new Date();
     const entries: VersionEntry[] = [];
     for (const version of versions.items) {
@@ -124,7 +127,7 @@ export function taskRoutes(context: InboxContext): Router {
       const previous = entries.at(-1);
       entries.push({ version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) });
     }
-    const attachments = attachmentsOf(documents?.items ?? []).map((attachment, index) => ({
+    const attachments = attachmentsOf(documents && documents !== ERASED ? documents.items : []).map((attachment, index) => ({
       index,
       contentType: attachment.contentType,
       size: attachment.size,

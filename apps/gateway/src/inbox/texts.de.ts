@@ -35,6 +35,8 @@ export const de = {
     columns: { patient: 'Patient', specialty: 'Fachrichtung', admission: 'Aufnahme gewünscht', diagnosis: 'Hauptdiagnose', requester: 'Zuweiser', received: 'Eingang', status: 'Status' },
     empty: 'Keine Anfragen in dieser Ansicht.',
     newBadge: 'Neu',
+    /** The patient cell of a request whose patient data was erased. */
+    erased: 'Daten gelöscht',
     more: 'Ältere Anfragen anzeigen',
     refresh: 'Liste aktualisieren',
     liveHint: 'Neue Anfragen erscheinen automatisch.',
@@ -50,6 +52,7 @@ export const de = {
     versionOf: (version: number, when: string) => (version === 1 ? `Erstanfrage vom ${when}` : `Version ${version} vom ${when}`),
     selected: 'Ihre Klinik wurde ausgewählt. Die vollständigen Patientendaten:',
     cancelled: 'Diese Anfrage ist für Ihre Klinik storniert: zurückgezogen, an eine andere Klinik vergeben oder die Auswahl wurde aufgehoben. Eine Antwort ist nicht mehr möglich.',
+    erased: 'Die Patientendaten dieser Anfrage wurden aus Datenschutzgründen gelöscht. Erhalten sind nur Status und Antwort Ihrer Klinik; lesen oder beantworten lässt sie sich nicht mehr.',
     supplemented: 'Der Zuweiser hat die Anfrage ergänzt. Geänderte Angaben sind markiert. Bitte beantworten Sie sie erneut.',
     changed: 'geändert',
     changedLegend: 'Markierte Angaben wurden mit der letzten Ergänzung geändert.',

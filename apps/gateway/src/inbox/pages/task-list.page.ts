@@ -38,7 +38,7 @@ export function specialtyText(request: ClinicTaskSummary['request'], texts: Text
  * the stylesheet, inbox-style.ts).
  */
 export function taskRow(task: ClinicTaskSummary, texts: Texts, formats: Formats, now: number): Html {
-  const patient = texts.patientShort(task.patient.gender, task.patient.age);
+  const patient = task.patient.dataLevel === 'erased' ? texts.list.erased : texts.patientShort(task.patient.gender, task.patient.age);
   const diagnosis = task.mainDiagnosis ? [task.mainDiagnosis.code, task.mainDiagnosis.display].filter(Boolean).join(' ') : texts.task.none;
   const requester = task.request.requesterName ?? texts.ik(task.request.requesterIk);
   const open = task.status === 'requested';

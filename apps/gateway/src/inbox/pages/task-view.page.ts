@@ -41,6 +41,8 @@ export interface TaskViewModel {
   form: AnswerForm;
   flash?: { kind: 'success' | 'error' | 'info'; message: string };
   formats: Formats;
+  /** The request's patient data was erased: only the Task is left, nothing to read or answer. */
+  erased?: boolean;
 }
 
 export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
@@ -51,7 +53,7 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
   const changed = new Set((latest?.changes ?? []).map((change) => change.key));
   const selected = task.status === 'in-progress';
   const cancelled = task.status === 'cancelled';
-  const canAnswer = !cancelled && latest !== undefined;
+  const canAnswer = !cancelled && !model.erased && latest !== undefined;
   const title = `${t.title}: ${texts.patientShort(latest?.view.patient.gender, latest?.view.patient.age)}`;
 
   return layout(context, {
@@ -61,7 +63,7 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
 <h1 data-task-id="${task.id}" data-version="${latest?.version ?? 0}" id="task-title">${title}</h1>
 <p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}">${statusText({ status: task.status, ...(businessStatusOf(task) ? { businessStatus: businessStatusOf(task) } : {}) }, texts)}</span></p>
 ${model.flash ? notice(model.flash.kind, model.flash.message) : ''}
-${cancelled ? notice('warning', t.cancelled) : ''}
+${model.erased ? notice('info', t.erased) : cancelled ? notice('warning', t.cancelled) : ''}
 ${selected && latest ? selectedPatient(latest.view, texts) : ''}
 ${task.status === 'requested' && task.businessStatus && changed.size ? notice('info', t.supplemented) : ''}
 ${changed.size && versions.length > 1 ? html`<p class="legend"><mark class="changed">${t.changed}</mark> ${t.changedLegend}</p>` : ''}
