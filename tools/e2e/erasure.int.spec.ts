@@ -96,8 +96,12 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     await waitFor(async () => (await feed()).body.items.find((item) => item.id === refused!.id)?.data.note === undefined, { timeoutMs: 15_000, what: 'the notifier’s erasure' });
     const { rows: [event] } = await pool.query<{ status: string }>(`SELECT status FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`, [refused!.id]);
     expect(event?.status).toBe('failed');
-    // Routing follows too: it keeps no bed held for the request.
-    await waitFor(async () => (await pool.query(`SELECT 1 FROM "${stack.env.ROUTING_DB_SCHEMA!}".bed_hold WHERE request_identifier = $1`, [identifier])).rowCount === 0, { timeoutMs: 15_000, what: 'routing’s erasure' });
+    // Routing follows too: it records the erasure, keeps no bed held for the request, and its
+    // notification log keeps neither department nor date of it.
+    const routing = stack.env.ROUTING_DB_SCHEMA!;
+    await waitFor(async () => (await pool.query(`SELECT 1 FROM "${routing}".request_erasure WHERE request_identifier = $1`, [identifier])).rowCount === 1, { timeoutMs: 15_000, what: 'routing’s erasure' });
+    expect((await pool.query(`SELECT 1 FROM "${routing}".bed_hold WHERE request_identifier = $1`, [identifier])).rowCount).toBe(0);
+    expect((await pool.query(`SELECT 1 FROM "${routing}".clinic_notification WHERE request_identifier = $1 AND (department_code IS NOT NULL OR admission_date IS NOT NULL)`, [identifier])).rowCount).toBe(0);
 
     // Nothing of the patient is left anywhere in the database: not in clear, not sealed.
     const dump = await dumpDatabase(database.url);
