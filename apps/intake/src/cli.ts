@@ -5,6 +5,7 @@ import { describeDatabase, openPlainSql } from '@bedrequest/persistence';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
 import { RequestExport } from './audit/request-export';
+import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import type { IntakeCliConfig } from './config';
 import { openIntakeDatabase, type IntakeDatabase } from './persistence/database';
 import { sealedColumnsOf } from './persistence/sealed-columns';
@@ -14,6 +15,7 @@ import { prismaRunner } from './persistence/sql-runner';
 interface IntakeCliServices {
   audit: AuditTrail;
   exports: RequestExport;
+  erasure: RequestErasureRepository;
 }
 
 type Context = CommandContext<IntakeCliServices>;
@@ -50,7 +52,9 @@ export const AUDIT_CLI = new CommandLine<IntakeCliServices>({
 /**
  * `npm run admin -- request export --identifier <uri>`: prints a request's latest bundle version
  * (FHIR JSON, for a data subject's access request or a DPO), recorded in the audit trail as the
- * administrator's read.
+ * administrator's read. `request erase --identifier <uri>`: erases its patient data as the
+ * referrer's `DELETE` does (an erasure request that reached the operator another way), recorded as
+ * the administrator's.
  */
 export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
   program: 'npm run admin --',
@@ -65,6 +69,23 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
         const exported = await exports.latestBundle(identifier, userInfo().username);
         if (!exported) throw new Error(`there is no request with the identifier ${identifier}`);
         out(JSON.stringify(exported.bundle, null, 2));
+      },
+    }),
+    erase: command({
+      summary:
+        "erases the request's patient data in intake (versions, documents, the clinics' notes) as the referrer's DELETE does, keeps its tombstone, tells routing and the notifier, and records the erasure under the operator's login",
+      options: { identifier: option.string('<ServiceRequest identifier URI>') },
+      async run({ identifier }, { services, out }: Context) {
+        const { erasure } = await services();
+        const result = await erasure.erase({ identifier }, { agent: { kind: 'administrator', user: userInfo().username }, reason: 'requested', correlationId: `admin-erase-${Date.now()}` });
+        if (result.outcome === 'not-found') throw new Error(`there is no request with the identifier ${identifier}`);
+        const { tombstone } = result;
+        const when = tombstone.erasedAt.toISOString();
+        out(
+          result.outcome === 'erased'
+            ? `erased: ${tombstone.versions} version(s), ${tombstone.documents} document(s) and the notes of ${tombstone.tasks.length} Task(s) at ${when}; routing and the notifier follow once intake's outbox relay runs (the stack must be running)`
+            : `already erased at ${when} (${tombstone.reason}); nothing changed`,
+        );
       },
     }),
   },
@@ -102,6 +123,7 @@ export async function openIntakeServices(config: IntakeCliConfig): Promise<Sessi
     const services = {
       audit: new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA)),
       exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA, fields),
+      erasure: new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA),
     };
     return { services, close: () => prisma.$disconnect() };
   } catch (error) {

@@ -379,5 +379,25 @@ describe('the audit trail', () => {
       expect(JSON.parse(out.join('\n'))).toMatchObject({ resourceType: 'Bundle', entry: expect.any(Array) });
       expect((await entriesOf(identifier)).at(-1)).toMatchObject({ action: 'R', subtype: 'vread', role: 'administrator', agent_ik: null, agent_user: expect.any(String) });
     });
+
+    it('erases a request at the operator\'s hand, recorded as the administrator\'s delete, once', async () => {
+      const { identifier } = await requestWithHistory();
+      const erase = async () => {
+        const out: string[] = [];
+        const code = await REQUEST_CLI.run(['request', 'erase', '--identifier', identifier], {
+          open: () => openIntakeServices({ NODE_ENV: 'test', DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema, DATA_KEK: undefined, DATA_KEK_ID: undefined, DATA_PREVIOUS_KEKS: [] }),
+          out: (line) => out.push(line),
+        });
+        return { code, out: out.join('\n') };
+      };
+
+      const first = await erase();
+      expect(first.code).toBe(0);
+      expect(first.out).toMatch(/^erased: 1 version\(s\), 1 document\(s\) and the notes of 2 Task\(s\) at /);
+      expect((await entriesOf(identifier)).at(-1)).toMatchObject({ action: 'D', subtype: 'delete', role: 'administrator', agent_ik: null, agent_user: expect.any(String) });
+      const again = await erase();
+      expect([again.code, again.out]).toEqual([0, expect.stringMatching(/^already erased at .* \(requested\); nothing changed$/)]);
+      expect((await entriesOf(identifier)).filter((entry) => entry.subtype === 'delete')).toHaveLength(1);
+    });
   });
 });

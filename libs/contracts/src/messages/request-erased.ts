@@ -3,10 +3,11 @@ import { defineMessage } from '../envelope';
 import { IkNumber } from './ik-number';
 
 /**
- * Intake → the services that keep a copy of a request's patient data (the notifier; routing once it
- * listens): intake has erased the patient data of a request (at the referrer's demand or when its
+ * Intake → the services that keep a copy of a request's data (the notifier and routing): intake has
+ * erased the patient data of a request (at the referrer's demand, the operator's, or when its
  * retention ended) and kept only a tombstone. Each service erases its own copy: the notifier
- * discards the request's pending webhook events and the sealed Task data of its deliveries.
+ * discards the request's pending webhook events and the notes of its stored events; routing gives
+ * back the beds held for it and drops department and dates from its notification log.
  * Identifiers only: the message itself carries nothing about the patient.
  */
 export const RequestErasedV1 = defineMessage(
