@@ -3,8 +3,9 @@
 // followed, the whole database dumped with pg_dump.
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { WebhookReceiver, dumpDatabase, formsOf, ownDatabase, waitFor, type OwnDatabase } from '@bedrequest/testing';
+import { runPatientFlow } from './patient-flow';
 import { startTestStack, type TestStack } from './stack-harness';
 
 const CLINIC = '510000301';
@@ -51,20 +52,7 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     const schema = stack.env.INTAKE_DB_SCHEMA!;
     // The referrer's webhook refuses for now: the clinic's answer stays a pending event.
     receiver.answer = () => ({ status: 503 });
-    const subscription = await stack.api<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', { token: referrer, body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url } });
-    expect(subscription.status).toBe(201);
-    receiver.secret = subscription.body.secret;
-    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-    const bundle = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['Z. n. Hüft-TEP rechts, Mobilisation an Unterarmgehstützen'] });
-    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: bundle, contentType: 'application/fhir+json' })).status).toBe(202);
-    const tasks = await waitFor(async () => (await taskSearch(identifier)).body.entry, { what: 'the Task' });
-    const note = `Aufnahme am Montag möglich; bitte Medikationsplan mitgeben (${randomUUID()})`;
-    expect((await stack.api('POST', `/api/v1/clinic/tasks/${tasks[0]!.resource.id}/answer`, { token: clinic, body: { businessStatus: 'accepted', note } })).status).toBe(200);
-    const letter = `Entlassbrief: Wundheilung regelrecht (${randomUUID()})`;
-    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: letter }] }) })).status).toBe(202);
-    const selection = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' });
-    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: selection, contentType: 'application/fhir+json' })).status).toBe(202);
-    await waitFor(async () => (await taskSearch(identifier)).body.entry?.[0]?.resource.status === 'in-progress', { what: 'the selection' });
+    const { identifier, taskId, subscription, note, secrets } = await runPatientFlow(stack, { referrer, clinic, clinicIk: CLINIC, receiver });
 
     // What intake sealed for the request: none of these values may be left in the schema.
     const sealed = (
@@ -85,7 +73,7 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     expect((await taskSearch(identifier)).body.entry?.[0]?.resource.note).toBeDefined();
 
     const [refused] = await waitFor(() => receiver.received.length > 0 && receiver.received, { timeoutMs: 15_000, what: 'the refused webhook' });
-    const feed = () => stack.api<{ items: { id: string; data: { note?: unknown } }[] }>('GET', `/api/v1/subscriptions/${subscription.body.id}/events?since=0`, { token: referrer });
+    const feed = () => stack.api<{ items: { id: string; data: { note?: unknown } }[] }>('GET', `/api/v1/subscriptions/${subscription.id}/events?since=0`, { token: referrer });
     expect((await feed()).body.items.find((item) => item.id === refused!.id)?.data.note).toBeDefined();
 
     const erased = await erase(identifier);
@@ -107,22 +95,22 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     const dump = await dumpDatabase(database.url);
     expect(dump).toContain(identifier);
     for (const value of sealed) expect({ sealedValueLeft: dump.includes(value.slice(0, 200)) }).toEqual({ sealedValueLeft: false });
-    for (const text of [note, letter, 'Musterfrau', 'Erika', '1956-01-01', 'Invalidenstraße 117', '+49 30 1234567', 'Hüft-TEP', 'Schenkelhalsfraktur']) {
+    for (const text of secrets) {
       for (const form of formsOf(text)) expect({ form, found: dump.includes(form) }).toEqual({ form, found: false });
     }
 
     // The tombstone: the Task is still searched and read, with its states, without the notes.
     const tombstone = await taskSearch(identifier);
     expect(tombstone.status).toBe(200);
-    expect(tombstone.body.entry?.map((entry) => [entry.resource.id, entry.resource.status, entry.resource.note])).toEqual([[tasks[0]!.resource.id, 'in-progress', undefined]]);
-    expect((await stack.api('GET', `/api/v2/fhir/Task/${tasks[0]!.resource.id}`, { token: clinic })).status).toBe(200);
+    expect(tombstone.body.entry?.map((entry) => [entry.resource.id, entry.resource.status, entry.resource.note])).toEqual([[taskId, 'in-progress', undefined]]);
+    expect((await stack.api('GET', `/api/v2/fhir/Task/${taskId}`, { token: clinic })).status).toBe(200);
     // The clinic lists it as erased; what it read of the request is gone (410, saying since when).
     const list = await stack.api<{ items: { id: string; erasedAt?: string; patient: unknown; request: unknown; mainDiagnosis?: unknown }[] }>('GET', '/api/v1/clinic/tasks', { token: clinic });
-    const row = list.body.items.find((item) => item.id === tasks[0]!.resource.id);
+    const row = list.body.items.find((item) => item.id === taskId);
     expect(row).toMatchObject({ erasedAt: expect.any(String), patient: { dataLevel: 'erased' }, request: { status: 'active', intent: 'order' } });
     expect(row?.mainDiagnosis).toBeUndefined();
     for (const read of ['bundle', 'documents', 'versions']) {
-      const gone = await stack.api<{ error: string; message: string }>('GET', `/api/v1/clinic/tasks/${tasks[0]!.resource.id}/${read}`, { token: clinic });
+      const gone = await stack.api<{ error: string; message: string }>('GET', `/api/v1/clinic/tasks/${taskId}/${read}`, { token: clinic });
       expect([read, gone.status, gone.body.error]).toEqual([read, 410, 'gone']);
       expect(gone.body.message).toContain(row!.erasedAt!);
     }

@@ -27,22 +27,9 @@ interface ErasedOrStored {
   erased_intent: string;
 }
 
-/** The summary of an erased request's Task: the request's states, nothing about the patient. */
+/** The summary of an erased request's Task: the request's states, nothing of a bundle (there is none left). */
 function erasedSummary(status: string, intent: string): BundleSummary {
-  return {
-    request_status: status,
-    intent,
-    order_detail: null,
-    service_type: null,
-    occurrence_date: null,
-    performer_type: null,
-    requester_name: null,
-    gender: null,
-    birth_date: null,
-    masked: false,
-    diagnosis_code: null,
-    diagnosis_display: null,
-  };
+  return { ...bundleSummaryOf(undefined), request_status: status, intent };
 }
 
 /** A Task with what decides which versions of its request its clinic may read. */
