@@ -17,7 +17,31 @@ import { deliver } from './figure-webhooks';
 import { summarize } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
 
-type Variant = 'sealed' | 'clear';
+export type Variant = 'sealed' | 'clear';
+
+/**
+ * `measure` of both variants, `runs` times each, alternating which goes first (sealed first in
+ * even runs, clear first in odd ones) so that the drift of the shared machine falls on both.
+ */
+export async function alternating<Measured>(runs: number, measure: (variant: Variant, run: number) => Promise<Measured>): Promise<Record<Variant, Measured[]>> {
+  const measured: Record<Variant, Measured[]> = { sealed: [], clear: [] };
+  for (let run = 0; run < runs; run++) {
+    for (const variant of run % 2 === 0 ? (['sealed', 'clear'] as const) : (['clear', 'sealed'] as const)) measured[variant].push(await measure(variant, run));
+  }
+  return measured;
+}
+
+/** The configuration that makes a service seal at rest as in production: a DATA_KEK of its own. */
+export function dataKek(): Record<string, string> {
+  return { DATA_KEK: randomBytes(32).toString('base64'), DATA_KEK_ID: 'bench' };
+}
+
+export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
 
 /**
  * Figure 3b: what sealing the webhook secrets and Tasks at rest costs the notifier. The same
@@ -45,23 +69,13 @@ export async function encryptionFigure(options: {
   mkdirSync(outdir, { recursive: true });
   const entry = join(outdir, 'notifier-process.cjs');
   bundleEntry(root, { entryPoints: [join(root, 'apps', 'notifier', 'src', 'testing', 'notifier-process.ts')], outfile: entry });
-  const perSecond: Record<Variant, number[]> = { sealed: [], clear: [] };
-  const notifierCpuMs: Record<Variant, number[]> = { sealed: [], clear: [] };
-  const postgresCpuMs: Record<Variant, number[]> = { sealed: [], clear: [] };
-  for (let run = 0; run < options.runs; run++) {
-    const order: Variant[] = run % 2 === 0 ? ['sealed', 'clear'] : ['clear', 'sealed'];
-    for (const variant of order) {
-      const measured = await measureOnce(options, entry, variant, run);
-      perSecond[variant].push(measured.perSecond);
-      notifierCpuMs[variant].push(measured.notifierCpuMsPerEvent);
-      postgresCpuMs[variant].push(measured.postgresCpuMsPerEvent);
-    }
-  }
-  const sealed = summarize(perSecond.sealed);
-  const clear = summarize(perSecond.clear);
+  const measured = await alternating(options.runs, (variant, run) => measureOnce(options, entry, variant, run));
+  const of = (variant: Variant, value: (run: Awaited<ReturnType<typeof measureOnce>>) => number) => summarize(measured[variant].map(value));
+  const sealed = of('sealed', (run) => run.perSecond);
+  const clear = of('clear', (run) => run.perSecond);
   const cryptography = await cryptographyPerEvent();
-  const cpuSealed = summarize(notifierCpuMs.sealed);
-  const cpuClear = summarize(notifierCpuMs.clear);
+  const cpuSealed = of('sealed', (run) => run.notifierCpuMsPerEvent);
+  const cpuClear = of('clear', (run) => run.notifierCpuMsPerEvent);
   return {
     eventsPerRun: options.count,
     distinctRequests: options.requests,
@@ -69,7 +83,7 @@ export async function encryptionFigure(options: {
     clearPerSecond: clear,
     ratioSealedToClear: sealed.median / clear.median,
     notifierCpuMsPerEvent: { sealed: cpuSealed, clear: cpuClear },
-    postgresCpuMsPerEvent: { sealed: summarize(postgresCpuMs.sealed), clear: summarize(postgresCpuMs.clear) },
+    postgresCpuMsPerEvent: { sealed: of('sealed', (run) => run.postgresCpuMsPerEvent), clear: of('clear', (run) => run.postgresCpuMsPerEvent) },
     notifierCpuRatioSealedToClear: cpuSealed.median / cpuClear.median,
     cryptographyMicrosecondsPerEvent: cryptography,
   };
@@ -114,7 +128,7 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
       AMQP_NAMESPACE: namespace,
       NOTIFIER_DB_SCHEMA: schema,
       NOTIFIER_TEST_MIGRATIONS_DIR: join(root, 'apps', 'notifier', 'prisma', 'migrations'),
-      ...(variant === 'sealed' ? { DATA_KEK: randomBytes(32).toString('base64'), DATA_KEK_ID: 'bench' } : { NOTIFIER_TEST_STORE_IN_CLEAR: 'true' }),
+      ...(variant === 'sealed' ? dataKek() : { NOTIFIER_TEST_STORE_IN_CLEAR: 'true' }),
     },
     { entry },
   );
@@ -141,9 +155,6 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
     await broker.stop();
     await options.stack.stopService(instance);
     await deleteBrokerTopology(options.amqpUrl, declareTopology(namespace)).catch(() => undefined);
-    const client = new Client({ connectionString: options.databaseUrl });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchema(options.databaseUrl, schema);
   }
 }

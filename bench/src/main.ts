@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=intake,end-to-end,rates,webhooks,encryption,polling,persistence]`
+// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence]`
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
 // and writes bench/results/latest.json and latest.md. See bench/README.md.
@@ -18,6 +18,7 @@ import { cpuFigure } from './figure-cpu';
 import { encryptionFigure } from './figure-encryption';
 import { endToEndFigure, highestRateFigure } from './figure-end-to-end';
 import { intakeFigure } from './figure-intake';
+import { intakeEncryptionFigure } from './figure-intake-encryption';
 import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
 import { webhookFigure } from './figure-webhooks';
@@ -154,6 +155,23 @@ async function main() {
           referrer,
           count: quick ? 500 : 2_000,
           requests: 200,
+          runs: quick ? 2 : 4,
+        }),
+      );
+    }
+    if (wanted('intake-encryption')) {
+      console.log('[bench] 3c/5 intake accepting bundles sealed at rest, and without');
+      await measure('intakeEncryption', () =>
+        intakeEncryptionFigure({
+          stack,
+          databaseUrl: databaseUrl.toString(),
+          amqpUrl: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+          namespace,
+          referrerPartyId: referrer.partyId,
+          profileBase: PROFILE_BASE,
+          performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2],
+          count: quick ? 500 : 3_000,
+          inFlight: 32,
           runs: quick ? 2 : 4,
         }),
       );

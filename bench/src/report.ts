@@ -117,11 +117,11 @@ function markdown(results: Record<string, unknown>): string {
       '',
     );
   }
-  if (r.encryption?.failed) lines.push('### 3b. The cost of encryption at rest', '', `**Failed:** ${r.encryption.failed}`, '');
+  if (r.encryption?.failed) lines.push('### 3b. The cost of encryption at rest: the notifier', '', `**Failed:** ${r.encryption.failed}`, '');
   else if (r.encryption) {
     const e = r.encryption;
     lines.push(
-      '### 3b. The cost of encryption at rest',
+      '### 3b. The cost of encryption at rest: the notifier',
       '',
       `One notifier process of the same build, storing webhook secrets and Tasks sealed (AES-256-GCM, a configured DATA_KEK) or the same bytes unsealed in the same columns; ${e.eventsPerRun} events over ${e.distinctRequests} requests per run, a fresh process and schema per run, the two alternating (${e.sealedPerSecond.runs.length} runs each).`,
       '',
@@ -131,6 +131,27 @@ function markdown(results: Record<string, unknown>): string {
       `| unsealed | ${spread(e.clearPerSecond)} | ${spread(e.notifierCpuMsPerEvent.clear, 3)} | ${spread(e.postgresCpuMsPerEvent.clear, 3)} |`,
       '',
       `Sealed ÷ unsealed: deliveries/s ${fmt(e.ratioSealedToClear, 2)}, notifier CPU per event ${fmt(e.notifierCpuRatioSealedToClear, 2)} (medians). The cryptography of one event alone (seal the Task, open it, open the secret), measured in the bench process: ${spread(e.cryptographyMicrosecondsPerEvent, 1)} µs of CPU.`,
+      '',
+    );
+  }
+  if (r.intakeEncryption?.failed) lines.push('### 3c. The cost of encryption at rest: intake', '', `**Failed:** ${r.intakeEncryption.failed}`, '');
+  else if (r.intakeEncryption) {
+    const e = r.intakeEncryption;
+    const row = (label: string, phase: any, variant: 'sealed' | 'clear') => // eslint-disable-line @typescript-eslint/no-explicit-any
+      `| ${label} | ${spread(phase.perSecond[variant])} | ${spread(phase.intakeCpuMsPerBundle[variant], 3)} | ${spread(phase.postgresCpuMsPerBundle[variant], 3)} |`;
+    lines.push(
+      '### 3c. The cost of encryption at rest: intake',
+      '',
+      `One intake process of the same build, sealing bundles, their summaries and its verdicts (AES-256-GCM, a configured DATA_KEK) or storing the same bytes unsealed in the same columns. What the gateway sends (the bundle of figure 1 with the summary the gateway read) published straight to intake's queue, ${e.inFlight} awaiting their verdicts at a time: ${e.bundlesPerPhase.toLocaleString('en-US')} new requests, then a supplement of each (the same request with a note added: a new version), after ${e.warmUpPerPhase} of each not measured. Bundles per second until the last verdict; CPU from /proc once intake's outbox was empty too (so with relaying the dispatches). A fresh process and schema per run, the two alternating (${e.newRequests.perSecond.sealed.runs.length} runs each).`,
+      '',
+      '| | bundles/s | intake CPU ms per bundle | PostgreSQL CPU ms per bundle |',
+      '|---|---|---|---|',
+      row('new requests, sealed', e.newRequests, 'sealed'),
+      row('new requests, unsealed', e.newRequests, 'clear'),
+      row('supplements, sealed', e.supplements, 'sealed'),
+      row('supplements, unsealed', e.supplements, 'clear'),
+      '',
+      `Sealed ÷ unsealed (medians): new requests ${fmt(e.newRequests.ratioSealedToClear, 2)} in bundles/s and ${fmt(e.newRequests.intakeCpuRatioSealedToClear, 2)} in intake CPU per bundle; supplements ${fmt(e.supplements.ratioSealedToClear, 2)} and ${fmt(e.supplements.intakeCpuRatioSealedToClear, 2)}. A bundle version takes ${fmt(e.storedBundleBytes.sealed.median)} bytes in its column sealed and ${fmt(e.storedBundleBytes.clear.median)} unsealed: PostgreSQL compresses the unsealed JSON when it stores it (TOAST), and gains nothing on ciphertext. The cryptography of one bundle alone (seal the bundle, its summary and the verdict), measured in the bench process: ${spread(e.cryptographyMicrosecondsPerBundle, 1)} µs of CPU.`,
       '',
     );
   }
