@@ -91,6 +91,39 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     expect((await notifier.api.call(party, 'POST', `/${subscription.id}/deliveries/${randomUUID()}/retry`)).status).toBe(404);
   });
 
+  it("sends no event of an erased request again: the erasure (told twice) gives up its pending one, a late one is not kept, a retry is refused", async () => {
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
+    receiver.answer = () => ({ status: 503 });
+    const identifier = requestIdentifier();
+    const pending = await notifier.publish({ partyId: party, requestIdentifier: identifier, notes: ['Patientin bitte mit Röntgenbild'] });
+    await waitFor(() => receiver.received.length >= 1, { what: 'the first attempt' });
+
+    const erasedAt = new Date('2026-11-20T09:30:00.000Z');
+    await notifier.publishErasure({ partyId: party, requestIdentifier: identifier, erasedAt }, 2);
+    await waitFor(async () => (await notifier.api.deliveries(party, subscription.id))[0]?.status === 'failed', { what: 'the erasure' });
+    const late = await notifier.publish({ partyId: party, requestIdentifier: identifier });
+    // Stored after the late one (one queue, in order): once it is there, the late one was handled.
+    const later = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
+    await waitFor(async () => (await notifier.api.deliveries(party, subscription.id)).some((entry) => entry.eventId === later), { what: 'the later event' });
+
+    expect((await notifier.api.deliveries(party, subscription.id)).map((entry) => [entry.eventId, entry.sequence, entry.status])).toEqual([
+      [later, 2, 'pending'],
+      [pending, 1, 'failed'],
+    ]);
+    expect((await notifier.api.eventsSince(party, subscription.id, 0)).body.items.map((event) => [event.id, 'note' in (event.data as object)])).toEqual([
+      [pending, false],
+      [later, false],
+    ]);
+    expect(await notifier.api.call(party, 'POST', `/${subscription.id}/deliveries/${pending}/retry`)).toEqual({
+      status: 409,
+      body: { error: 'conflict', message: "the request's patient data was erased on 2026-11-20T09:30:00.000Z; its events are not sent any more" },
+    });
+    const attempts = receiver.attemptsOf(pending).length;
+    await sleep(RETRY_MS * 2);
+    expect(receiver.attemptsOf(pending)).toHaveLength(attempts);
+    expect(receiver.attemptsOf(late)).toEqual([]);
+  });
+
   it('sends nothing more to a deleted subscription and discards its undelivered events', async () => {
     const { party, subscription } = await subscribedParty(notifier.api, receiver);
     receiver.answer = () => ({ status: 500 });

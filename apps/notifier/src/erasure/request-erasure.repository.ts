@@ -13,7 +13,14 @@ export interface ErasureCounts {
  * their lease withdrawn, so that a worker sending one right now cannot mark it delivered), and the
  * Task every event of the request carries is sealed again without its notes, so that the events
  * feed still answers the tombstone (the Task's states). Only the referrer's own subscriptions.
+ * The same transaction marks the request erased (`request_erasure`, the first erasedAt kept): a
+ * manual retry of its events is refused, and an event of it that arrives later is not stored.
  * One transaction; a redelivered message finds nothing more to do.
+ *
+ * It locks the referrer's subscription rows first (the lock order of every writer here: subscriptions,
+ * then their deliveries). The event store holds them while it stores a batch, and asks for the mark
+ * in a fresh snapshot once it has them (migration 0005): a batch in flight is either committed before
+ * this transaction reads the deliveries, or sees the mark.
  */
 export class RequestErasureRepository {
   constructor(
@@ -22,9 +29,14 @@ export class RequestErasureRepository {
     private readonly fields: ProtectedFields,
   ) {}
 
-  erase(request: { requestIdentifier: string; referrerPartyId: string }): Promise<ErasureCounts> {
+  erase(request: { requestIdentifier: string; referrerPartyId: string; erasedAt: Date }): Promise<ErasureCounts> {
     const t = this.tables;
     return this.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM ${t.subscription} WHERE party_id = ${request.referrerPartyId} ORDER BY id FOR NO KEY UPDATE`;
+      await tx.$executeRaw`
+        INSERT INTO ${t.erasure} (request_identifier, party_id, erased_at)
+        VALUES (${request.requestIdentifier}, ${request.referrerPartyId}, ${request.erasedAt.toISOString()}::timestamptz)
+        ON CONFLICT DO NOTHING`;
       const rows = await tx.$queryRaw<{ event_id: string; status: string; sealed_data: Uint8Array | null; data: unknown }[]>`
         SELECT d.event_id::text AS event_id, d.status, d.sealed_data, d.data
           FROM ${t.delivery} d JOIN ${t.subscription} s ON s.id = d.subscription_id

@@ -11,7 +11,8 @@ export const ADMISSION_RESPONSE_EVENT = 'AdmissionResponse';
  * The notifier queue's handler: stores a batch of events for the referrers' AdmissionResponse
  * subscriptions in one statement (the delivery worker sends them), then acks. An event for a party
  * without a subscription is not kept: sequence numbers belong to a subscription, the referrer can
- * read its Tasks instead, and no Task content is stored that nobody will receive. A thrown error
+ * read its Tasks instead, and no Task content is stored that nobody will receive. Nor is an event of
+ * a request that was erased before it arrived (EventRepository, `erased`). A thrown error
  * (database down) means retry; the broker then splits the batch and tries each message alone.
  *
  * Sequence numbers follow the queue's order: the broker hands this handler one batch at a time, in
@@ -39,7 +40,7 @@ export function admissionResponseHandler(events: EventRepository, deliveries: Pi
       deliveries.handOver({ claimed: [], unreadable: [] }, reserved, { noSlot: 0, followUps: [] });
       throw error;
     }
-    const counts = { stored: 0, handedOver: 0, duplicates: 0, withoutSubscription: 0 };
+    const counts = { stored: 0, handedOver: 0, duplicates: 0, withoutSubscription: 0, ofErasedRequests: 0 };
     const leftBehind = { noSlot: 0, followUps: [] as { subscriptionId: string; requestIdentifier: string }[] };
     readable.forEach((message, index) => {
       const outcome = recorded.outcomes[index] ?? { kind: 'duplicate' };
@@ -50,6 +51,7 @@ export function admissionResponseHandler(events: EventRepository, deliveries: Pi
         else if (outcome.waitsForEarlier) leftBehind.followUps.push({ subscriptionId: outcome.subscriptionId, requestIdentifier: incoming[index]!.requestIdentifier });
         else leftBehind.noSlot += 1;
       } else if (outcome.kind === 'duplicate') counts.duplicates += 1;
+      else if (outcome.kind === 'erased') counts.ofErasedRequests += 1;
       else counts.withoutSubscription += 1;
     });
     deliveries.handOver(recorded, reserved, leftBehind);
@@ -78,6 +80,8 @@ function logOutcome(message: ConsumedMessage, outcome: RecordOutcome): void {
     message.logger.debug({ eventId, subscriptionId: outcome.subscriptionId, sequence: outcome.sequence }, 'event stored for delivery');
   } else if (outcome.kind === 'no-subscription') {
     message.logger.debug({ eventId, partyId }, 'event dropped: the party has no AdmissionResponse subscription');
+  } else if (outcome.kind === 'erased') {
+    message.logger.info({ eventId, partyId }, "event dropped: the request's patient data was erased before it arrived");
   } else {
     message.logger.debug({ eventId }, 'event already stored');
   }

@@ -25,7 +25,14 @@ export type RecordOutcome =
   | { kind: 'stored'; subscriptionId: string; sequence: number; handedOver: boolean; waitsForEarlier: boolean }
   /** The message (or the event, under another message id, also earlier in the same batch) was recorded before. */
   | { kind: 'duplicate' }
-  | { kind: 'no-subscription' };
+  | { kind: 'no-subscription' }
+  /**
+   * Not stored: the referrer's request was erased before (a redelivered or late message). Nothing
+   * rather than a discarded copy without notes: nothing of an erased request is to be sent again,
+   * the referrer reads the Task's states from its tombstone, and the subscription's sequence
+   * numbers stay gap-free without it.
+   */
+  | { kind: 'erased' };
 
 /**
  * Stores incoming events with their pending deliveries. SQL rather than Prisma's API where the
@@ -44,7 +51,8 @@ export class EventRepository {
    * order: records every message id in the inbox; skips messages seen before and events already
    * stored (also a second message of one event within the batch); takes the sequence numbers of
    * each subscription with one `last_sequence + <its count>` and numbers its events in batch order;
-   * stores the pending deliveries, due now. Returns one outcome per event, in order.
+   * stores the pending deliveries, due now. Returns one outcome per event, in order. An event of a
+   * request its referrer had erased (`request_erasure`) is recorded in the inbox only.
    *
    * Sequence numbers stay unique and gap-free across notifier processes: the subscription's row lock
    * serialises concurrent batches until commit, and a failed statement takes its numbers back. The
@@ -77,6 +85,7 @@ export class EventRepository {
         secret: string | null;
         sealed_secret: Uint8Array | null;
         waits_for_earlier: boolean;
+        erased: boolean;
       }[]
     >`
       WITH input AS (
@@ -99,15 +108,23 @@ export class EventRepository {
            AND NOT EXISTS (SELECT 1 FROM ${t.delivery} d WHERE d.event_id = i.event_id)
          ORDER BY i.event_id, i.ord
       ),
-      wanted AS (
-        SELECT party_id, event_type, count(*)::int AS n FROM fresh GROUP BY party_id, event_type
-      ),
       locked AS (
         SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.secret, s.sealed_secret
           FROM ${t.subscription} s
-         WHERE (s.party_id, s.event_type) IN (SELECT party_id, event_type FROM wanted)
+         WHERE (s.party_id, s.event_type) IN (SELECT party_id, event_type FROM fresh)
          ORDER BY s.id
            FOR NO KEY UPDATE
+      ),
+      kept AS (
+        -- Events of erased requests are not stored. The mark is read by a function in a snapshot of its
+        -- own, and only once the subscription's row is locked (the condition names the locked row):
+        -- this statement's snapshot may predate an erasure whose lock it has waited for.
+        SELECT f.*
+          FROM fresh f JOIN locked l ON l.party_id = f.party_id AND l.event_type = f.event_type
+         WHERE NOT ${t.requestErased}(l.party_id, f.request_identifier)
+      ),
+      wanted AS (
+        SELECT party_id, event_type, count(*)::int AS n FROM kept GROUP BY party_id, event_type
       ),
       numbered AS (
         UPDATE ${t.subscription} s
@@ -123,7 +140,7 @@ export class EventRepository {
                AND NOT EXISTS (SELECT 1 FROM ${t.delivery} earlier
                                 WHERE earlier.status = 'pending' AND earlier.subscription_id = n.id AND earlier.request_identifier = f.request_identifier) AS first_of_request,
                n.callback_url, n.secret, n.sealed_secret
-          FROM fresh f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
+          FROM kept f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
       ),
       handed AS (
         SELECT event_id FROM placed WHERE first_of_request ORDER BY ord LIMIT ${handOff.limit}
@@ -138,14 +155,16 @@ export class EventRepository {
         RETURNING event_id, subscription_id, sequence, lease_token
       )
       SELECT (f.ord - 1)::int AS position, s.subscription_id::text AS subscription_id, s.sequence, s.lease_token::text AS lease_token,
-             f.event_type, f.occurred_at, p.callback_url, p.secret, p.sealed_secret, NOT coalesce(p.first_of_request, false) AS waits_for_earlier
-        FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id`;
+             f.event_type, f.occurred_at, p.callback_url, p.secret, p.sealed_secret, NOT coalesce(p.first_of_request, false) AS waits_for_earlier,
+             l.id IS NOT NULL AND k.event_id IS NULL AS erased
+        FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id
+             LEFT JOIN locked l ON l.party_id = f.party_id AND l.event_type = f.event_type LEFT JOIN kept k ON k.event_id = f.event_id`;
 
     const outcomes: RecordOutcome[] = events.map(() => ({ kind: 'duplicate' }));
     const handedOver: SealedClaim[] = [];
     for (const row of rows) {
       if (row.subscription_id === null || row.sequence === null) {
-        outcomes[row.position] = { kind: 'no-subscription' };
+        outcomes[row.position] = { kind: row.erased ? 'erased' : 'no-subscription' };
         continue;
       }
       const event = events[row.position]!;

@@ -23,6 +23,9 @@ export function notifierTables(schema: string) {
     subscription: table('subscription'),
     delivery: table('delivery'),
     attempt: table('delivery_attempt'),
+    erasure: table('request_erasure'),
+    /** The function `request_erased(party, request)` (migration 0005): reads the marks in a fresh snapshot. */
+    requestErased: table('request_erased'),
   };
 }
 export type NotifierTables = ReturnType<typeof notifierTables>;

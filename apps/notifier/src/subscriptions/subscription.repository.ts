@@ -134,12 +134,28 @@ export class SubscriptionRepository {
     );
   }
 
-  /** Makes one event of the subscription due now, whatever its state, with a fresh schedule. */
-  async redeliverNow(subscriptionId: string, eventId: string): Promise<boolean> {
-    const count = await this.prisma.$executeRaw`
-      UPDATE ${this.tables.delivery} SET status = 'pending', next_attempt_at = now(), attempt_count = 0, delivered_at = NULL
-       WHERE event_id = ${eventId}::uuid AND subscription_id = ${subscriptionId}::uuid`;
-    return count === 1;
+  /**
+   * Makes one event of the subscription due now, whatever its state, with a fresh schedule; not one
+   * of a request whose patient data was erased (then: when it was erased). The subscription's row is
+   * locked first, as an erasure locks it before it discards and marks (RequestErasureRepository), so
+   * the mark is read after any erasure of the request has committed, or the erasure runs after this.
+   */
+  async redeliverNow(subscriptionId: string, eventId: string): Promise<{ kind: 'scheduled' } | { kind: 'not-found' } | { kind: 'erased'; erasedAt: Date }> {
+    const t = this.tables;
+    return this.prisma.$transaction(async (tx) => {
+      const [subscription] = await tx.$queryRaw<{ party_id: string }[]>`SELECT party_id FROM ${t.subscription} WHERE id = ${subscriptionId}::uuid FOR SHARE`;
+      if (!subscription) return { kind: 'not-found' };
+      const [event] = await tx.$queryRaw<{ erased_at: Date | null }[]>`
+        SELECT e.erased_at
+          FROM ${t.delivery} d LEFT JOIN ${t.erasure} e ON e.request_identifier = d.request_identifier AND e.party_id = ${subscription.party_id}
+         WHERE d.event_id = ${eventId}::uuid AND d.subscription_id = ${subscriptionId}::uuid`;
+      if (!event) return { kind: 'not-found' };
+      if (event.erased_at) return { kind: 'erased', erasedAt: event.erased_at };
+      const count = await tx.$executeRaw`
+        UPDATE ${t.delivery} SET status = 'pending', next_attempt_at = now(), attempt_count = 0, delivered_at = NULL
+         WHERE event_id = ${eventId}::uuid AND subscription_id = ${subscriptionId}::uuid`;
+      return count === 1 ? { kind: 'scheduled' } : { kind: 'not-found' };
+    });
   }
 
   private async opened({ secret, sealedSecret, ...row }: SubscriptionRow): Promise<StoredSubscription> {

@@ -17,6 +17,15 @@ export class SubscriptionRequestError extends Error {
   override name = 'SubscriptionRequestError';
 }
 
+/** A manual retry of an event of a request whose patient data was erased: 409 with this message. */
+export class ErasedEventError extends Error {
+  override name = 'ErasedEventError';
+
+  constructor(readonly erasedAt: Date) {
+    super(`the request's patient data was erased on ${erasedAt.toISOString()}; its events are not sent any more`);
+  }
+}
+
 /**
  * The subscription rules of the spec and decisions.md: one subscription per event type and party
  * (a second POST changes the address and keeps id and secret), visible to its owner only, callback
@@ -91,13 +100,17 @@ export class SubscriptionService {
     }));
   }
 
-  /** Manual redelivery of one event, now, even of a delivered or given-up one. */
+  /**
+   * Manual redelivery of one event, now, even of a delivered or given-up one; never of a request
+   * whose patient data was erased (docs/data-protection.md): ErasedEventError.
+   */
   async redeliver(partyId: string, id: string, eventId: string): Promise<boolean> {
     const subscription = await this.owned(partyId, id);
     if (!subscription || !isId(eventId)) return false;
-    const found = await this.repository.redeliverNow(subscription.id, eventId);
-    if (found) this.options.onDeliveriesDue?.();
-    return found;
+    const outcome = await this.repository.redeliverNow(subscription.id, eventId);
+    if (outcome.kind === 'erased') throw new ErasedEventError(outcome.erasedAt);
+    if (outcome.kind === 'scheduled') this.options.onDeliveriesDue?.();
+    return outcome.kind === 'scheduled';
   }
 
   /** Gap recovery: the events after sequence number `since`, in the webhook body's shape. */

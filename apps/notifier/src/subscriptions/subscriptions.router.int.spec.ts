@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -6,6 +7,9 @@ import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, TestAuthority, localKeys } from '@bedrequest/tokens/testing';
 import type { Resolve } from '../delivery/address-guard';
+import { RequestErasureRepository } from '../erasure/request-erasure.repository';
+import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
+import { EventRepository, type IncomingEvent } from '../events/event.repository';
 import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
 import { openSealedFields, type SealedFields } from '../persistence/sealed-fields';
 import { SubscriptionsApi } from '../testing/notifier-test-kit';
@@ -196,6 +200,67 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
   it('pages the event log from a sequence number, with a limit', async () => {
     const { body } = await post('party-pages', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/q' });
     expect(await api.call('party-pages', 'GET', `/${body.id}/events?since=7&limit=1000`)).toEqual({ status: 200, body: { items: [] } });
+  });
+
+  describe("after a request's patient data was erased", () => {
+    const erasedAt = new Date('2026-11-20T09:30:00.000Z');
+    const event = (partyId: string, requestIdentifier: string): IncomingEvent => ({
+      messageId: randomUUID(),
+      messageType: 'admission.response.v1',
+      eventId: randomUUID(),
+      eventType: ADMISSION_RESPONSE_EVENT,
+      partyId,
+      requestIdentifier,
+      occurredAt: new Date(),
+      data: { resourceType: 'Task', status: 'accepted', note: [{ text: 'Patientin bitte mit Röntgenbild' }] },
+    });
+    /** A subscription of `party` with an event of an erased request and one of another request, both pending before the erasure. */
+    const subscribedWithErasedEvent = async (party: string) => {
+      const { body } = await post(party, { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/erased' });
+      const tables = notifierTables(schema);
+      const request = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+      const [ofErased, ofOther] = [event(party, request), event(party, `${request}-other`)];
+      await new EventRepository(prisma, tables, fields).recordAll([ofErased, ofOther]);
+      await new RequestErasureRepository(prisma, tables, fields).erase({ requestIdentifier: request, referrerPartyId: party, erasedAt });
+      return { subscription: body, ofErased: ofErased.eventId, ofOther: ofOther.eventId };
+    };
+    const deliveries = async (eventIds: string[]) =>
+      (await prisma.delivery.findMany({ where: { eventId: { in: eventIds } }, select: { eventId: true, status: true, nextAttemptAt: true, attemptCount: true } })).sort(
+        (a, b) => eventIds.indexOf(a.eventId) - eventIds.indexOf(b.eventId),
+      );
+
+    it('refuses to send one of its events again with 409, and the event stays given up; others are sent again', async () => {
+      const { subscription, ofErased, ofOther } = await subscribedWithErasedEvent('party-erased-retry');
+
+      expect(await api.call('party-erased-retry', 'POST', `/${subscription.id}/deliveries/${ofErased}/retry`)).toEqual({
+        status: 409,
+        body: { error: 'conflict', message: "the request's patient data was erased on 2026-11-20T09:30:00.000Z; its events are not sent any more" },
+      });
+      expect(await api.call('party-erased-retry', 'POST', `/${subscription.id}/deliveries/${ofOther}/retry`)).toEqual({
+        status: 202,
+        body: { status: 'scheduled', message: 'the event is sent again now' },
+      });
+      expect(await deliveries([ofErased, ofOther])).toEqual([
+        { eventId: ofErased, status: 'failed', nextAttemptAt: null, attemptCount: 0 },
+        { eventId: ofOther, status: 'pending', nextAttemptAt: expect.any(Date), attemptCount: 0 },
+      ]);
+      // Another party's subscription still answers 404, whatever the event.
+      expect((await api.call('party-thief', 'POST', `/${subscription.id}/deliveries/${ofErased}/retry`)).status).toBe(404);
+    });
+
+    it('a new address or re-enabling makes the pending events due now, not those of the erased request', async () => {
+      const { subscription, ofErased, ofOther } = await subscribedWithErasedEvent('party-erased-put');
+      const later = new Date(Date.now() + 3_600_000);
+      await prisma.delivery.update({ where: { eventId: ofOther }, data: { nextAttemptAt: later, attemptCount: 3 } });
+      await prisma.subscription.update({ where: { id: subscription.id }, data: { status: 'disabled', disabledReason: 'the receiver answered 410 Gone' } });
+
+      expect((await api.call('party-erased-put', 'PUT', `/${subscription.id}`, { callbackUrl: 'http://hooks.example.org/repaired' })).status).toBe(200);
+
+      const [erased, other] = await deliveries([ofErased, ofOther]);
+      expect(erased).toEqual({ eventId: ofErased, status: 'failed', nextAttemptAt: null, attemptCount: 0 });
+      expect(other).toMatchObject({ status: 'pending', attemptCount: 0 });
+      expect(other!.nextAttemptAt!.getTime()).toBeLessThan(later.getTime());
+    });
   });
 
   describe('in production mode (WEBHOOK_ALLOW_PRIVATE not set)', () => {

@@ -3,10 +3,14 @@ import type { Logger } from 'pino';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, PageLimit, SequenceNumber } from '@bedrequest/contracts';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
-import { SubscriptionRequestError, type SubscriptionService } from './subscription.service';
+import { ErasedEventError, SubscriptionRequestError, type SubscriptionService } from './subscription.service';
 
 const noSuchSubscription = () => new HttpError('not_found', 'no such subscription');
-const subscriptionErrors: DomainErrors = (error) => (error instanceof SubscriptionRequestError ? new HttpError('invalid_request', error.message) : undefined);
+const subscriptionErrors: DomainErrors = (error) => {
+  if (error instanceof SubscriptionRequestError) return new HttpError('invalid_request', error.message);
+  if (error instanceof ErasedEventError) return new HttpError('conflict', error.message);
+  return undefined;
+};
 
 /**
  * The notifier's internal subscription API, called by the gateway only (mounted at

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { declareTopology, messageCatalog, type Topology } from '@bedrequest/contracts';
+import { RequestErasedV1, createEnvelope, declareTopology, messageCatalog, type Topology } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
 import { silentLogger, testEnvironment, uniqueName, type WebhookReceiver } from '@bedrequest/testing';
 import { TestAuthority } from '@bedrequest/tokens/testing';
@@ -57,6 +57,16 @@ export class NotifierUnderTest {
   /** Publishes an AdmissionResponse as routing/intake would; resolves with the event id. */
   publish(event: Parameters<typeof publishResponse>[1]): Promise<string> {
     return publishResponse(this.client, event);
+  }
+
+  /** Publishes intake's `request.erased.v1` for the party's request, `times` times (a redelivery). */
+  async publishErasure(erasure: { partyId: string; requestIdentifier: string; erasedAt: Date }, times = 1): Promise<void> {
+    const envelope = createEnvelope(
+      RequestErasedV1,
+      { requestIdentifier: erasure.requestIdentifier, referrerPartyId: erasure.partyId, reason: 'requested', erasedAt: erasure.erasedAt.toISOString(), tasks: [] },
+      { correlationId: 'notifier-test' },
+    );
+    for (let n = 0; n < times; n += 1) await this.client.publishEnvelope(RequestErasedV1.routingKey, envelope);
   }
 
   private started(): { notifier: RunningNotifier; authority: TestAuthority } {
