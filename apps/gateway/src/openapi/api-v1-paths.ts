@@ -178,7 +178,13 @@ function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Secured):
     request: { params: z.object({ id: z.uuid(), eventId: z.uuid().describe('The event id (the webhook-id)') }) },
     responses: {
       202: { description: 'Scheduled now', content: json(RedeliveryScheduled) },
-      ...refusals('v1', merged(base, UNDECODABLE_PATH, { 404: 'No such subscription of the caller, or no such event of it' })),
+      ...refusals(
+        'v1',
+        merged(base, UNDECODABLE_PATH, {
+          404: 'No such subscription of the caller, or no such event of it',
+          409: "The event's request had its patient data erased (data protection): its events are not sent any more; the message says when",
+        }),
+      ),
     },
   });
   registry.registerPath({

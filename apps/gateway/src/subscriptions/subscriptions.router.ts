@@ -24,7 +24,7 @@ const FORWARDED_QUERY = ['since', 'limit'];
  *   GET  /                                   {"items": [...]}
  *   GET|PUT|DELETE /{id}                     200 | 200 | 204, 404 for unknown or foreign ids
  *   GET  /{id}/deliveries                    the delivery log: events with their attempts
- *   POST /{id}/deliveries/{eventId}/retry    202, the event is sent again now
+ *   POST /{id}/deliveries/{eventId}/retry    202, the event is sent again now; 409 if its request was erased
  *   GET  /{id}/events?since=<n>              {"items": [...]} the events after sequence n
  */
 export function subscriptionsRouter(options: { notifier: NotifierClient; logger: Logger }): Router {
@@ -53,7 +53,7 @@ export function subscriptionsRouter(options: { notifier: NotifierClient; logger:
   router.put('/:id', ...body, forward('PUT', id, { 200: SubscriptionView, ...refused }));
   router.delete('/:id', forward('DELETE', id, { 204: z.undefined(), ...refused }));
   router.get('/:id/deliveries', forward('GET', (req) => `${id(req)}/deliveries`, { 200: DeliveryLog, ...refused }));
-  router.post('/:id/deliveries/:eventId/retry', forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`, { 202: RedeliveryScheduled, ...refused }));
+  router.post('/:id/deliveries/:eventId/retry', forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`, { 202: RedeliveryScheduled, ...refused, 409: ApiErrorBody }));
   router.get('/:id/events', forward('GET', (req) => `${id(req)}/events`, { 200: WebhookEventList, ...refused }));
 
   router.use(errorHandler(options.logger));
