@@ -92,6 +92,15 @@ describe('subscriptionsRouter', () => {
     expect(calls).toEqual([]);
   });
 
+  it("passes on the notifier's 409 for a retry of an erased request's event", async () => {
+    const refusal = { error: 'conflict', message: "the request's patient data was erased on 2026-11-22T10:00:00.000Z; its events are not sent any more" };
+    answer = { status: 409, body: JSON.stringify(refusal) };
+
+    const response = await request(gateway(referrer)).post('/api/v1/subscriptions/s1/deliveries/3f1c1e0e-8a2b-4c1d-9e5f-0a6b3c2d1e01/retry');
+
+    expect([response.status, response.body]).toEqual([409, refusal]);
+  });
+
   it('answers 403 to a clinic, without calling the notifier', async () => {
     const response = await request(gateway(clinic)).get('/api/v1/subscriptions');
 
