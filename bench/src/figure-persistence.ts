@@ -29,16 +29,6 @@ async function sealedFieldsIn(pool: Pool, schema: string): Promise<SealedFields>
   return new SealedFields(keyring);
 }
 
-/**
- * The yardstick of what sealing costs: the same columns (bytea) written with the values' JSON bytes
- * as they are, no AES-GCM. Only for the figure: such rows do not open.
- */
-class UnsealedFields extends SealedFields {
-  override seal(_context: string, value: unknown): Buffer<ArrayBuffer> {
-    return Buffer.from(JSON.stringify(value));
-  }
-}
-
 /** `count` new requests as the gateway sends them (validated, with what it read), in batches of `batchSize`. */
 function batchesOf(service: IntakeService, options: { count: number; batchSize: number; performerIks: string[]; profileBase: string }): IntakeCommand[][] {
   const bundles = bundleFactory(options.performerIks);
@@ -73,36 +63,29 @@ async function throughput(service: IntakeService, batches: IntakeCommand[][], co
  * beforehand, so both sides measure only the database work and what each client costs around it.
  */
 export async function persistenceFigure(options: { databaseUrl: string; profileBase: string; performerIks: string[]; runs: number; count: number; concurrency: number; batchSize: number }) {
-  const schemas = { prisma: `bench_prisma_${Date.now().toString(36)}`, raw: `bench_raw_${Date.now().toString(36)}`, unsealed: `bench_unsealed_${Date.now().toString(36)}` };
+  const schemas = { prisma: `bench_prisma_${Date.now().toString(36)}`, raw: `bench_raw_${Date.now().toString(36)}` };
   const open = (schema: string) =>
     openServiceDatabase({ databaseUrl: options.databaseUrl, schema, poolSize: options.concurrency, migrationsDir: join(root, 'apps', 'intake', 'prisma', 'migrations') }, (adapter) => new PrismaClient({ adapter }));
   const prisma = await open(schemas.prisma);
   await (await open(schemas.raw)).$disconnect();
-  const unsealedPrisma = await open(schemas.unsealed);
   const pool = new Pool({ connectionString: options.databaseUrl, max: options.concurrency });
   const viaPrisma = intakeOver(prismaRunner(prisma), schemas.prisma, await sealedFieldsIn(pool, schemas.prisma), options.profileBase, options.performerIks);
   const viaPg = intakeOver(pgRunner(pool), schemas.raw, await sealedFieldsIn(pool, schemas.raw), options.profileBase, options.performerIks);
-  const unsealedFields = new UnsealedFields((await sealedFieldsIn(pool, schemas.unsealed)).keyring);
-  const unsealed = intakeOver(prismaRunner(unsealedPrisma), schemas.unsealed, unsealedFields, options.profileBase, options.performerIks);
   const prismaRates: number[] = [];
   const pgRates: number[] = [];
-  const unsealedRates: number[] = [];
   const batches = (service: IntakeService, count = options.count) => batchesOf(service, { ...options, count });
   try {
     // Warm-up of both paths (JIT, connection pools), not measured.
     await throughput(viaPrisma, batches(viaPrisma, 200), options.concurrency);
     await throughput(viaPg, batches(viaPg, 200), options.concurrency);
-    await throughput(unsealed, batches(unsealed, 200), options.concurrency);
-    // Interleaved, so that the machine's changing load falls on all three alike.
+    // Interleaved, so that the machine's changing load falls on both alike.
     for (let run = 0; run < options.runs; run++) {
       prismaRates.push(await throughput(viaPrisma, batches(viaPrisma), options.concurrency));
       pgRates.push(await throughput(viaPg, batches(viaPg), options.concurrency));
-      unsealedRates.push(await throughput(unsealed, batches(unsealed), options.concurrency));
     }
   } finally {
     await prisma.$disconnect();
-    await unsealedPrisma.$disconnect();
-    await pool.query(`DROP SCHEMA "${schemas.prisma}" CASCADE; DROP SCHEMA "${schemas.raw}" CASCADE; DROP SCHEMA "${schemas.unsealed}" CASCADE`);
+    await pool.query(`DROP SCHEMA "${schemas.prisma}" CASCADE; DROP SCHEMA "${schemas.raw}" CASCADE`);
     await pool.end();
   }
   return {
@@ -112,9 +95,6 @@ export async function persistenceFigure(options: { databaseUrl: string; profileB
     prismaPerSecond: summarize(prismaRates),
     rawPgPerSecond: summarize(pgRates),
     ratioPrismaToPg: summarize(prismaRates.map((rate, index) => rate / pgRates[index]!)),
-    /** Encryption at rest: the Prisma path without AES-GCM (the same bytea columns, the JSON as it is). */
-    unsealedPrismaPerSecond: summarize(unsealedRates),
-    ratioSealedToUnsealed: summarize(prismaRates.map((rate, index) => rate / unsealedRates[index]!)),
     target: 0.8,
   };
 }

@@ -17,7 +17,7 @@ import { RetentionJob } from './erasure/retention-job';
 import { internalRouter } from './http/internal.router';
 import { intakeHandler } from './messages/intake.consumer';
 import { openIntakeDatabase } from './persistence/database';
-import { openSealedFields } from './persistence/sealed-fields';
+import { openSealedFields, type SealedFields } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 import { AdmissionRequestRepository } from './requests/admission-request.repository';
 import { IntakeService } from './requests/intake.service';
@@ -30,7 +30,13 @@ export type RunningIntake = Started<{
   readonly url: string;
 }>;
 
-export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
+/** What a test process may put in place of the service's own parts. */
+export interface IntakeOverrides {
+  /** The fields intake stores, given its keyring: the bench's unsealed yardstick (testing/clear-fields.ts). */
+  fields?: (keyring: SealedFields['keyring']) => SealedFields;
+}
+
+export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {}): Promise<RunningIntake> {
   return startService('intake', { logLevel: config.LOG_LEVEL }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const systems = fhirSystems(config.PROFILE_BASE);
@@ -38,9 +44,9 @@ export function startIntake(config: IntakeConfig): Promise<RunningIntake> {
     const prisma = await openIntakeDatabase({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     lifecycle.onStop('database', () => prisma.$disconnect());
     // Bundles, documents, notes and verdicts are sealed at rest (docs/data-protection.md).
-    const { fields, development, unavailable } = await openSealedFields(config, prisma, (error) =>
-      logger.warn({ err: String(error) }, 'looking for a new data key failed; sealing with the current one'),
-    );
+    const sealed = await openSealedFields(config, prisma, (error) => logger.warn({ err: String(error) }, 'looking for a new data key failed; sealing with the current one'));
+    const { development, unavailable } = sealed;
+    const fields = overrides.fields ? overrides.fields(sealed.fields.keyring) : sealed.fields;
     fields.keyring.startRefreshing();
     lifecycle.onStop('data keys', async () => fields.keyring.stop());
     if (development) logger.warn({ kekId: fields.keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');

@@ -1,0 +1,16 @@
+import { SealedFields, type StoredValue } from '../persistence/sealed-fields';
+
+/**
+ * Bundles, summaries, documents, notes and verdicts stored as their plain JSON bytes in the sealed
+ * columns: the same statements and columns as SealedFields, without the cryptography. Only for the
+ * bench's measure of what sealing costs (bench/src/figure-intake-encryption.ts); never in a service.
+ */
+export class ClearFields extends SealedFields {
+  override seal(_context: string, value: unknown): Buffer<ArrayBuffer> {
+    return Buffer.from(JSON.stringify(value));
+  }
+
+  override async open<T>(_context: string, stored: StoredValue): Promise<T> {
+    return (stored.sealed ? JSON.parse(Buffer.from(stored.sealed).toString('utf8')) : stored.clear) as T;
+  }
+}
