@@ -9,6 +9,7 @@ import { prismaRunner } from '../../apps/intake/src/persistence/sql-runner';
 import { TaskReadRepository } from '../../apps/intake/src/tasks/task-read.repository';
 import { TaskReadService } from '../../apps/intake/src/tasks/task-read.service';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
+import { cpuSpent, sampleCpu } from './process-cpu';
 import { closedLoop, summarize } from './load';
 
 const seededIdentifier = (n: number) => `${FHIR_BASE}/ServiceRequest/seed-${n}`;
@@ -82,11 +83,26 @@ async function searchPlans(options: { databaseUrl: string; schema: string; party
 }
 
 /** Figure 4: Task polling by `based-on` with `count` stored requests. */
-export async function pollingFigure(options: { gatewayUrl: string; token: string; databaseUrl: string; schema: string; partyId: string; profileBase: string; count: number; runs: number; seconds: number; connections: number }) {
+export async function pollingFigure(options: {
+  gatewayUrl: string;
+  token: string;
+  databaseUrl: string;
+  schema: string;
+  partyId: string;
+  profileBase: string;
+  count: number;
+  runs: number;
+  seconds: number;
+  connections: number;
+  /** The stack's service processes by name: the CPU each spends per poll (every search also records its read in the audit trail). */
+  pids: ReadonlyMap<string, number>;
+}) {
   const plans = await searchPlans(options);
   const rates: number[] = [];
   const p99: number[] = [];
   let non2xx = 0;
+  let answered = 0;
+  const cpuBefore = sampleCpu(options.pids);
   for (let run = 0; run < options.runs; run++) {
     const result = await closedLoop({
       url: options.gatewayUrl,
@@ -98,7 +114,10 @@ export async function pollingFigure(options: { gatewayUrl: string; token: string
     rates.push(result.requestsPerSecond);
     p99.push(result.latencyP99Ms);
     non2xx += result.non2xx;
+    answered += result.ok + result.non2xx;
   }
+  const spent = cpuSpent(cpuBefore, sampleCpu(options.pids));
+  const cpuMsPerPoll = Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, ms / Math.max(1, answered)]));
   const usesIndex = plans.every((plan) => !/Seq Scan on (admission_request|clinic_task)/.test(plan));
-  return { storedRequests: options.count, requestsPerSecond: summarize(rates), latencyP99Ms: summarize(p99), non2xx, statementsPerSearch: plans.length, usesIndex, plans };
+  return { storedRequests: options.count, requestsPerSecond: summarize(rates), latencyP99Ms: summarize(p99), non2xx, cpuMsPerPoll, statementsPerSearch: plans.length, usesIndex, plans };
 }

@@ -181,7 +181,19 @@ async function main() {
       const count = quick ? 10_000 : 1_000_000;
       const seeded = await seedRequests({ databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, count, clinicIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2] });
       console.log(`[bench] seeded ${seeded.requests} requests with ${seeded.tasks} Tasks in ${seeded.seconds} s`);
-      await measure('polling', () => pollingFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, profileBase: PROFILE_BASE, count, runs: 3, seconds: quick ? 3 : 10, connections: 16 }));
+      await measure('polling', () => pollingFigure({
+          gatewayUrl: stack.gatewayUrl,
+          token: referrer.token,
+          databaseUrl: databaseUrl.toString(),
+          schema: 'intake',
+          partyId: referrer.partyId,
+          profileBase: PROFILE_BASE,
+          count,
+          runs: 3,
+          seconds: quick ? 3 : 10,
+          connections: 16,
+          pids: new Map([...stack.services.values()].map((service) => [service.name, service.process.pid!] as const)),
+        }));
     }
     if (wanted('persistence')) {
       console.log('[bench] 5/5 persistence: Prisma against raw pg');

@@ -19,11 +19,11 @@ export function writeReport(results: Record<string, unknown>): string[] {
 }
 
 /** CPU ms per request by process, as a one-row table. */
-function cpuLines(cpu: Record<string, number> | undefined): string[] {
+function cpuLines(cpu: Record<string, number> | undefined, caption = 'CPU per request of the first run, ms:'): string[] {
   if (!cpu) return [];
   const names = Object.keys(cpu);
   const total = names.reduce((sum, name) => sum + cpu[name]!, 0);
-  return ['CPU per request of the first run, ms:', '', `| total | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`, `| ${fmt(total, 2)} | ${names.map((name) => fmt(cpu[name]!, 2)).join(' | ')} |`, ''];
+  return [caption, '', `| total | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`, `| ${fmt(total, 2)} | ${names.map((name) => fmt(cpu[name]!, 2)).join(' | ')} |`, ''];
 }
 
 function markdown(results: Record<string, unknown>): string {
@@ -163,6 +163,7 @@ function markdown(results: Record<string, unknown>): string {
       '',
       `${p.storedRequests.toLocaleString('en-US')} stored requests (two Tasks each): ${spread(p.requestsPerSecond)} requests/s, p99 ${spread(p.latencyP99Ms, 1)} ms, non-2xx ${p.non2xx}; targets ≥ 2,000/s and p99 < 20 ms: ${verdict(p.requestsPerSecond.median >= 2000 && p.latencyP99Ms.median < 20)}. Uses indexes only: ${p.usesIndex ? 'yes' : '**no**'}.`,
       '',
+      ...cpuLines(p.cpuMsPerPoll, 'CPU per poll over all runs, ms (intake also records each search in the audit trail):'),
       `Plan of the ${p.statementsPerSearch ?? ''} statement(s) intake runs for one search:`,
       '',
       '```',
