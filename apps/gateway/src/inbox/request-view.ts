@@ -1,4 +1,5 @@
 import {
+  ageOn,
   BODY_HEIGHT_LOINC,
   BODY_WEIGHT_LOINC,
   DEPARTMENT_KEY_SYSTEM,
@@ -171,17 +172,6 @@ export function changesBetween(before: RequestView, after: RequestView): FieldCh
   }
   for (const [key, entry] of old) if (!now.has(key)) changes.push({ key, label: entry.label, before: entry.value });
   return changes;
-}
-
-/** Whole years from a FHIR date to `today` (UTC calendar days). */
-export function ageOn(birthDate: string | undefined, today: Date): number | undefined {
-  const match = /^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$/.exec(birthDate ?? '');
-  if (!match) return undefined;
-  const [year, month, day] = [Number(match[1]), Number(match[2] ?? 1), Number(match[3] ?? 1)];
-  const thisMonth = today.getUTCMonth() + 1;
-  const birthdayPassed = thisMonth > month || (thisMonth === month && today.getUTCDate() >= day);
-  const age = today.getUTCFullYear() - year - (birthdayPassed ? 0 : 1);
-  return age >= 0 ? age : undefined;
 }
 
 function sameValue(a: string | string[], b: string | string[]): boolean {

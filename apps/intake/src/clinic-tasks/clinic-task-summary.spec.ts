@@ -1,5 +1,5 @@
 import { fhirSystems } from '@bedrequest/fhir-model';
-import { ageOn, listStateOf, summaryOf, type SummaryRow } from './clinic-task-summary';
+import { listStateOf, summaryOf, type SummaryRow } from './clinic-task-summary';
 
 const row: SummaryRow = {
   id: '7b1f8b52-0c3e-4d53-9c2c-0a1b2c3d4e5f',
@@ -53,15 +53,6 @@ describe('a Task list summary', () => {
       erasedAt: '2026-11-22T08:00:00.000Z',
       patient: { dataLevel: 'erased' },
     });
-  });
-
-  it('counts whole years up to the birthday, and reads pseudonymised years and months', () => {
-    expect(ageOn('1956-03-15', new Date('2026-03-14T23:00:00Z'))).toBe(69);
-    expect(ageOn('1956-03-15', new Date('2026-03-15T00:00:00Z'))).toBe(70);
-    expect(ageOn('1956', new Date('2026-01-01T00:00:00Z'))).toBe(70);
-    expect(ageOn('1956-07', new Date('2026-06-30T00:00:00Z'))).toBe(69);
-    expect(ageOn('2030-01-01', new Date('2026-01-01T00:00:00Z'))).toBeUndefined();
-    expect(ageOn('15.03.1956', new Date())).toBeUndefined();
   });
 
   it('puts every Task status in exactly one list state', () => {

@@ -1,5 +1,5 @@
 import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
-import { resolveDepartment, type FhirSystems } from '@bedrequest/fhir-model';
+import { ageOn, resolveDepartment, type FhirSystems } from '@bedrequest/fhir-model';
 
 /**
  * The filters of a clinic's Task list (the clinic inbox's tabs), each a set of Task statuses
@@ -118,16 +118,6 @@ export function summaryOf(row: SummaryRow, systems: FhirSystems, today: Date): C
     },
     ...(row.diagnosis_code ? { mainDiagnosis: { code: row.diagnosis_code, ...(row.diagnosis_display ? { display: row.diagnosis_display } : {}) } } : {}),
   };
-}
-
-/** Whole years from a FHIR date (YYYY, YYYY-MM or YYYY-MM-DD) to `today` (UTC calendar days). */
-export function ageOn(birthDate: string, today: Date): number | undefined {
-  const match = /^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$/.exec(birthDate);
-  if (!match) return undefined;
-  const [year, month = 1, day = 1] = match.slice(1).map((part) => (part === undefined ? undefined : Number(part))) as [number, number?, number?];
-  const birthdayPassed = today.getUTCMonth() + 1 > month || (today.getUTCMonth() + 1 === month && today.getUTCDate() >= day);
-  const age = today.getUTCFullYear() - year - (birthdayPassed ? 0 : 1);
-  return age >= 0 ? age : undefined;
 }
 
 function isCodeable(value: unknown): value is { system?: string; code?: string }[] {
