@@ -1,3 +1,4 @@
+import type { AutomaticDeclineReason } from '@bedrequest/contracts';
 import { DEPARTMENTS } from './departments';
 
 /**
@@ -7,8 +8,8 @@ import { DEPARTMENTS } from './departments';
  * reaches a clinic; routing answers from bed counts. Both word their notes here.
  */
 
-/** Why the service declines for a clinic at once, whatever the clinic's own settings. */
-export type DeclineReason = 'not-participating' | 'department-not-offered';
+/** Why the service declines for a clinic at once, whatever the clinic's own settings: what request.dispatched.v1 tells routing. */
+export type DeclineReason = AutomaticDeclineReason;
 
 /** The decline rule: undefined when the clinic takes part and offers the department. */
 export function declineReason(clinic: { readonly departments: readonly string[] } | undefined, departmentCode: string | undefined): DeclineReason | undefined {
