@@ -26,7 +26,8 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
 
   beforeAll(async () => {
     database = await ownDatabase('erasure');
-    stack = await startTestStack({ DATABASE_URL: database.url });
+    // Retries every 2 s: the webhook refused before the erasure would come again within the test.
+    stack = await startTestStack({ DATABASE_URL: database.url, WEBHOOK_RETRY_SCHEDULE: Array(20).fill('2s').join(',') });
     await stack.registerClinic(CLINIC, 'Reha-Klinik Am Forst', ['2300']);
     await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createReferrer('other-hospital', ['260000009'], 'https://other.example/fhir');
@@ -84,6 +85,12 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     await waitFor(async () => (await feed()).body.items.find((item) => item.id === refused!.id)?.data.note === undefined, { timeoutMs: 15_000, what: 'the notifier’s erasure' });
     const { rows: [event] } = await pool.query<{ status: string }>(`SELECT status FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`, [refused!.id]);
     expect(event?.status).toBe('failed');
+    // The receiver would take it now, but it does not come again, by schedule or by a manual retry.
+    receiver.answer = () => ({ status: 204 });
+    const retry = await stack.api<{ error: string }>('POST', `/api/v1/subscriptions/${subscription.id}/deliveries/${refused!.id}/retry`, { token: referrer });
+    expect([retry.status, retry.body.error]).toEqual([409, 'conflict']);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(receiver.accepted().filter((webhook) => webhook.id === refused!.id)).toEqual([]);
     // Routing follows too: it records the erasure, keeps no bed held for the request, and its
     // notification log keeps neither department nor date of it.
     const routing = stack.env.ROUTING_DB_SCHEMA!;

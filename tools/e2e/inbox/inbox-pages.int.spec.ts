@@ -114,6 +114,8 @@ describeInChromium('the clinic inbox pages', () => {
     await page.goto(`${inbox.baseUrl}/inbox/tasks`);
     const row = page.locator(`tr[data-task-id="${tasks.erased}"]`);
     await expect(row.locator('th').innerText()).resolves.toContain('Daten gelöscht');
+    // Erased before the clinic answered: cancelled, not left open in "Neu" for good.
+    await expect(row.getAttribute('data-status')).resolves.toBe('cancelled');
     await expect(row.innerText()).resolves.not.toContain('I63.5');
 
     await page.goto(`${inbox.baseUrl}/inbox/tasks/${tasks.erased}`);

@@ -106,6 +106,22 @@ describe('erasing a request', () => {
     expect(await erasure.tombstone(request.identifier)).toEqual(result.outcome === 'not-found' ? undefined : result.tombstone);
   });
 
+  it('cancels the Tasks still open (nothing can be answered any more), and keeps a selected one in progress', async () => {
+    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [CLINIC] })]);
+    const before = await query<{ status: string; last_modified: Date }>('SELECT t.status, t.last_modified FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    expect(before.map((task) => task.status)).toEqual(['requested']);
+
+    const result = await erasure.erase({ identifier }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });
+
+    expect(result).toMatchObject({ outcome: 'erased', tombstone: { status: 'active', tasks: [{ clinicIk: CLINIC, status: 'cancelled' }] } });
+    const [after] = await query<{ status: string; cancelled_at: Date | null; last_modified: Date }>('SELECT t.status, t.cancelled_at, t.last_modified FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    const erasedAt = result.outcome === 'not-found' ? undefined : result.tombstone.erasedAt;
+    // Changed at the erasure: a clinic polling its list with `since` sees the tombstone.
+    expect(after).toEqual({ status: 'cancelled', cancelled_at: erasedAt, last_modified: erasedAt });
+    expect(after!.last_modified.getTime()).toBeGreaterThan(before[0]!.last_modified.getTime());
+  });
+
   it('is idempotent: a second erasure answers the tombstone and records and tells nothing more', async () => {
     const request = await wholeRequest();
     const first = await erasure.erase({ identifier: request.identifier }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });

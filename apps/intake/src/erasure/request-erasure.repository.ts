@@ -41,8 +41,8 @@ interface RequestRow {
 /**
  * Erases the patient data of one request in one transaction (docs/data-protection.md, "Retention
  * and erasure"): deletes its versions (sealed bundles and list summaries) and documents, drops the
- * clinics' notes from its Tasks, from its answers still in the outbox and the verdicts kept for its
- * messages, marks it erased
+ * clinics' notes from its Tasks (cancelling those still open), from its answers still in the outbox
+ * and the verdicts kept for its messages, marks it erased
  * (`request_erasure`), and records the erasure in the audit trail and, for the notifier and
  * routing, in the outbox (`request.erased.v1`). The request row and its Tasks stay: the tombstone.
  *
@@ -91,8 +91,14 @@ export class RequestErasureRepository {
                               UNION SELECT message_id FROM ${t.document} WHERE request_id = ${found.id}::uuid)`;
       const documents = await tx.$executeRaw`DELETE FROM ${t.document} WHERE request_id = ${found.id}::uuid`;
       const versions = await tx.$executeRaw`DELETE FROM ${t.version} WHERE request_id = ${found.id}::uuid`;
+      // Every Task loses its notes; one still open (waiting for the clinic or for the referrer) is
+      // cancelled, as a revocation cancels it: nothing more can be sent, answered or selected for an
+      // erased request. A selected clinic's Task stays in progress (the admission was agreed).
       const tasks = await tx.$queryRaw<{ id: string; clinic_ik: string }[]>`
-        UPDATE ${t.task} SET notes = NULL, sealed_notes = NULL, revision = revision + 1
+        UPDATE ${t.task}
+           SET notes = NULL, sealed_notes = NULL, revision = revision + 1, last_modified = ${erasedAt},
+               status = CASE WHEN status IN ('in-progress', 'cancelled') THEN status ELSE 'cancelled' END,
+               cancelled_at = CASE WHEN status IN ('in-progress', 'cancelled') THEN cancelled_at ELSE ${erasedAt} END
          WHERE request_id = ${found.id}::uuid
         RETURNING id::text AS id, clinic_ik`;
       // Answers not yet published (or published, not yet cleared by the relay) carry the Task with
