@@ -261,7 +261,7 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
         merged(base, UNDECODABLE_PATH, {
           400: `The body is empty or not JSON, an unknown businessStatus, a note over ${MAX_NOTE_CHARACTERS} characters (any body over 32 KiB counts as one), or an unknown field`,
           ...notThisClinics,
-          409: 'The Task is cancelled or the request revoked',
+          409: 'The Task is cancelled, the request revoked, or its patient data erased',
           415: 'Not `application/json`, or a charset or Content-Encoding the gateway does not read',
           503: 'the answer could not be stored (broker unavailable)',
         }),

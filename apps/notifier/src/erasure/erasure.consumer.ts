@@ -6,8 +6,9 @@ import type { RequestErasureRepository } from './request-erasure.repository';
 /**
  * The notifier queue's handler with erasures: `request.erased.v1` messages are applied here (each
  * its own transaction, then acked), every other message goes to `next` (the AdmissionResponse
- * handler), and the outcomes are put back in the batch's order. Erasures are applied before the
- * batch's events: an event of the request in the same batch came before its erasure.
+ * handler), and the outcomes are put back in the batch's order. The batch's events are stored
+ * before its erasures are applied: an event of the request in the same batch came before its
+ * erasure, and is then discarded with the rest.
  */
 export function withErasures(next: BatchHandler, erasures: RequestErasureRepository, logger: Logger): BatchHandler {
   return async (messages) => {

@@ -198,7 +198,8 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
 
     const result = await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }]), erasure]);
 
-    expect(result).toMatchObject({ erased: 1, released: [taskId] });
+    // The automatic answer the dispatch made is not sent: its note names department and date.
+    expect(result).toMatchObject({ erased: 1, released: [taskId], answers: 0 });
     expect(await bedCount(ik)).toMatchObject({ held: 0, reserved: 0 });
     expect(await prisma.bedHold.count({ where: { taskId } })).toBe(0);
     expect(await prisma.clinicNotification.findMany({ where: { taskId }, select: { outcome: true, departmentCode: true, admissionDate: true, note: true } })).toEqual([

@@ -139,6 +139,12 @@ export class DispatchBatch {
     for (const [index, entry] of this.notifications.entries()) {
       if (entry.requestIdentifier === erasure.requestIdentifier) this.notifications[index] = withoutPatientNeed(entry);
     }
+    // Automatic answers this batch made for the request are not sent: intake would refuse them
+    // (409), and their notes name the department and the date.
+    for (let index = this.outbox.length - 1; index >= 0; index--) {
+      const taskId = (this.outbox[index]!.envelope.payload as { taskId?: unknown }).taskId;
+      if (typeof taskId === 'string' && this.routed.get(taskId)?.requestIdentifier === erasure.requestIdentifier) this.outbox.splice(index, 1);
+    }
     if (!this.erased.has(erasure.requestIdentifier)) this.erasures.push(erasure);
     this.erased.add(erasure.requestIdentifier);
     return released;

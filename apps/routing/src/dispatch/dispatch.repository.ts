@@ -21,7 +21,7 @@ export interface DispatchKeys {
   clinicIks: readonly string[];
   /** Requests of the batch, to learn which intake erased before. */
   requestIdentifiers: readonly string[];
-  /** Requests the batch erases: every hold of theirs is loaded (locked like the others). */
+  /** Requests the batch erases: every hold of theirs is loaded (the write checks them like the others). */
   erasedRequests: readonly string[];
 }
 
