@@ -104,6 +104,16 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       expect(response.body).toEqual({ error: 'not_found', message: expect.any(String) });
     });
 
+    it("answers 410 (gone) with intake's reason once the request's patient data was erased, for the bundle and the documents", async () => {
+      const reason = 'the patient data of this request was erased on 2026-11-22T10:00:00.000Z (data protection); its Task remains, with its states, as a tombstone';
+      intakeAnswer = { status: 410, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'deleted', diagnostics: reason }] } };
+
+      for (const read of ['bundle', 'documents']) {
+        const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/${read}`);
+        expect([read, response.status, response.body]).toEqual([read, 410, { error: 'gone', message: reason }]);
+      }
+    });
+
     it('answers 404 for a Task id that is not a UUID without asking intake', async () => {
       const response = await request(gateway()).get('/api/v1/clinic/tasks/not-a-uuid/bundle');
 
