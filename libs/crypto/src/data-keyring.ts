@@ -1,6 +1,7 @@
 import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
+import { FingerprintKey } from './fingerprint';
 import { DataKeyUnavailableError, type KeyEncryptionKeys } from './key-encryption-keys';
-import type { DataKeyStore, WrappedDataKey } from './key-store';
+import type { DataKeyStore, FingerprintKeyStore, WrappedDataKey } from './key-store';
 import { DATA_KEY_BYTES, dataKeyIdOf, openWith, sealWith, type DataKey } from './sealed-value';
 
 /** How often a keyring looks again which data key is current: a new one is used within this time. */
@@ -24,16 +25,21 @@ export interface UnavailableDataKey {
  * `DATA_KEY_REFRESH_INTERVAL_MS` (`startRefreshing`). Values sealed under older keys still open: a
  * data key this process has not seen yet (made by another process) is read from the table on
  * first use.
+ *
+ * A service that recognises values by keyed hashes also takes its fingerprint key from here
+ * (`fingerprintKey`, fingerprint.ts): read, or made, on first use, so that a service without one
+ * never reads its table.
  */
 export class DataKeyring {
   private readonly keys = new Map<string, DataKey>();
   private readonly loading = new Map<string, Promise<DataKey>>();
   private current: DataKey;
   private timer?: NodeJS.Timeout;
+  private fingerprints?: Promise<FingerprintKey>;
 
   private constructor(
     readonly keks: KeyEncryptionKeys,
-    private readonly store: DataKeyStore,
+    private readonly store: DataKeyStore & FingerprintKeyStore,
     current: DataKey,
     private readonly onRefreshFailed: (error: unknown) => void,
   ) {
@@ -46,7 +52,7 @@ export class DataKeyring {
    * current KEK wraps none yet. Data keys it cannot unwrap are listed in `unavailable` (a KEK
    * removed from DATA_PREVIOUS_KEKS too early): values sealed under them cannot be opened.
    */
-  static async load(options: { keks: KeyEncryptionKeys; store: DataKeyStore; onRefreshFailed?: (error: unknown) => void }): Promise<{ keyring: DataKeyring; unavailable: UnavailableDataKey[] }> {
+  static async load(options: { keks: KeyEncryptionKeys; store: DataKeyStore & FingerprintKeyStore; onRefreshFailed?: (error: unknown) => void }): Promise<{ keyring: DataKeyring; unavailable: UnavailableDataKey[] }> {
     const { keks, store } = options;
     const current = (await store.newestWrappedBy(keks.current.id)) ?? (await addDataKey(keks, store));
     const keyring = new DataKeyring(keks, store, unwrapped(keks, current), options.onRefreshFailed ?? (() => undefined));
@@ -99,6 +105,20 @@ export class DataKeyring {
     return added.id;
   }
 
+  /**
+   * The service's fingerprint key, unwrapped: the one in its `fingerprint_key` table, made (under
+   * the current KEK) when there is none yet. Replicas making it at once all take the one stored
+   * first. It never changes while the process runs. Fails (and is tried again at the next call)
+   * when its KEK is not configured: fingerprints made with another key would recognise nothing.
+   */
+  fingerprintKey(): Promise<FingerprintKey> {
+    this.fingerprints ??= loadFingerprintKey(this.keks, this.store).catch((error: unknown) => {
+      this.fingerprints = undefined;
+      throw error;
+    });
+    return this.fingerprints;
+  }
+
   /** Looks again which data key is current (a new one, made by an admin command or another process). */
   async refresh(): Promise<void> {
     const newest = await this.store.newestWrappedBy(this.keks.current.id);
@@ -149,6 +169,17 @@ async function addDataKey(keks: KeyEncryptionKeys, store: DataKeyStore): Promise
   // Replicas starting at once may each add one; each seals under its own until the next refresh,
   // when all take the newest. Every one of them opens what the others sealed.
   return { id, wrappedKey, kekId: keks.current.id, createdAt: new Date() };
+}
+
+async function loadFingerprintKey(keks: KeyEncryptionKeys, store: FingerprintKeyStore): Promise<FingerprintKey> {
+  let stored = await store.fingerprintKey();
+  if (!stored) {
+    const id = randomUUID();
+    await store.addFingerprintKey({ id, wrappedKey: keks.wrap(id, randomBytes(DATA_KEY_BYTES), 'fingerprint_key'), kekId: keks.current.id });
+    stored = await store.fingerprintKey();
+    if (!stored) throw new Error('the fingerprint key was stored but cannot be read back');
+  }
+  return new FingerprintKey(stored.id, createSecretKey(keks.unwrap(stored.id, stored.wrappedKey, stored.kekId, 'fingerprint_key')));
 }
 
 function unwrapped(keks: KeyEncryptionKeys, stored: WrappedDataKey): DataKey {

@@ -11,11 +11,21 @@ export {
   uuidBytes,
   type DataKey,
 } from './sealed-value';
-export { DataKeyUnavailableError, KEK_BYTES, KeyEncryptionKeys, kekIdOf, keyEncryptionKey, type KeyEncryptionKey } from './key-encryption-keys';
-export { KEY_TABLES_SQL, SqlKeyStore, type DataKeyStore, type DevelopmentKekStore, type SqlClient, type WrappedDataKey } from './key-store';
+export { DataKeyUnavailableError, KEK_BYTES, KeyEncryptionKeys, kekIdOf, keyEncryptionKey, type KeyEncryptionKey, type WrappedKeyTable } from './key-encryption-keys';
+export {
+  FINGERPRINT_KEY_TABLE_SQL,
+  KEY_TABLES_SQL,
+  SqlKeyStore,
+  type DataKeyStore,
+  type DevelopmentKekStore,
+  type FingerprintKeyStore,
+  type SqlClient,
+  type WrappedDataKey,
+} from './key-store';
 export { DATA_KEY_REFRESH_INTERVAL_MS, DataKeyring, type UnavailableDataKey } from './data-keyring';
 export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, type DataKeyConfig } from './from-config';
-export { reencryptColumn, rewrapDataKeys, type Progress, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
+export { FINGERPRINT_PREFIX, FingerprintKey, isKeyedFingerprint, refingerprintColumn, type FingerprintColumn } from './fingerprint';
+export { reencryptColumn, rewrapDataKeys, rewrapFingerprintKey, type Progress, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
 export { SqlSealedColumn, type SqlSealedColumnOptions } from './sql-sealed-column';
-export { describeKeys, type CountedColumn } from './key-status';
+export { describeFingerprints, describeKeys, type CountedColumn } from './key-status';
 export { dataKeyCommands, type ServiceDataKeys } from './key-commands';

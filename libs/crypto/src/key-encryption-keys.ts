@@ -13,6 +13,9 @@ export interface KeyEncryptionKey {
   readonly secret: KeyObject;
 }
 
+/** Where a wrapped key is kept: a data key, or the service's fingerprint key (libs/crypto fingerprint.ts). */
+export type WrappedKeyTable = 'data_key' | 'fingerprint_key';
+
 /** A data key wrapped by a key-encryption key we do not hold, or a wrapped key that does not authenticate. */
 export class DataKeyUnavailableError extends Error {
   override name = 'DataKeyUnavailableError';
@@ -44,31 +47,33 @@ export class KeyEncryptionKeys {
   /**
    * Wraps a data key under the current KEK: IV (12 bytes), tag (16), ciphertext (32), with the data
    * key's and the KEK's ids as additional data, so that a wrapped key moved to another data key's
-   * row, or relabelled with another KEK id, does not unwrap.
+   * row, or relabelled with another KEK id, does not unwrap. The table is part of it too: the
+   * fingerprint key moved into `data_key` (to seal with it) does not unwrap there either.
    */
-  wrap(dataKeyId: string, dataKey: Uint8Array): Buffer<ArrayBuffer> {
+  wrap(dataKeyId: string, dataKey: Uint8Array, table: WrappedKeyTable = 'data_key'): Buffer<ArrayBuffer> {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.current.secret, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(wrappingContext(dataKeyId, this.current.id));
+    cipher.setAAD(wrappingContext(table, dataKeyId, this.current.id));
     const ciphertext = Buffer.concat([cipher.update(dataKey), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
   }
 
-  /** The raw data key of a row of `data_key`. */
-  unwrap(dataKeyId: string, wrapped: Uint8Array, kekId: string): Buffer {
+  /** The raw key of a row of `data_key` (or of `fingerprint_key`). */
+  unwrap(dataKeyId: string, wrapped: Uint8Array, kekId: string, table: WrappedKeyTable = 'data_key'): Buffer {
+    const what = `${table === 'data_key' ? 'data key' : 'fingerprint key'} ${dataKeyId}`;
     const kek = this.byId.get(kekId);
-    if (!kek) throw new DataKeyUnavailableError(`data key ${dataKeyId} is wrapped by key-encryption key "${kekId}", which is neither DATA_KEK nor in DATA_PREVIOUS_KEKS`);
+    if (!kek) throw new DataKeyUnavailableError(`${what} is wrapped by key-encryption key "${kekId}", which is neither DATA_KEK nor in DATA_PREVIOUS_KEKS`);
     const bytes = Buffer.from(wrapped.buffer, wrapped.byteOffset, wrapped.byteLength);
     const decipher = createDecipheriv(ALGORITHM, kek.secret, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
-    decipher.setAAD(wrappingContext(dataKeyId, kekId));
+    decipher.setAAD(wrappingContext(table, dataKeyId, kekId));
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     let key: Buffer;
     try {
       key = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
     } catch {
-      throw new DataKeyUnavailableError(`data key ${dataKeyId} does not unwrap with key-encryption key "${kekId}" (another key under the same id, or an altered row)`);
+      throw new DataKeyUnavailableError(`${what} does not unwrap with key-encryption key "${kekId}" (another key under the same id, or an altered row)`);
     }
-    if (key.length !== DATA_KEY_BYTES) throw new DataKeyUnavailableError(`data key ${dataKeyId} is not ${DATA_KEY_BYTES} bytes long`);
+    if (key.length !== DATA_KEY_BYTES) throw new DataKeyUnavailableError(`${what} is not ${DATA_KEY_BYTES} bytes long`);
     return key;
   }
 }
@@ -88,6 +93,6 @@ export function kekIdOf(raw: Uint8Array): string {
   return `kek-${createHash('sha256').update('bedrequest key-encryption key id\0').update(raw).digest('hex').slice(0, 16)}`;
 }
 
-function wrappingContext(dataKeyId: string, kekId: string): Buffer {
-  return Buffer.from(`data_key:wrapped_key:${dataKeyId}:${kekId}`, 'utf8');
+function wrappingContext(table: WrappedKeyTable, dataKeyId: string, kekId: string): Buffer {
+  return Buffer.from(`${table}:wrapped_key:${dataKeyId}:${kekId}`, 'utf8');
 }

@@ -1,5 +1,6 @@
 import type { DataKeyring } from './data-keyring';
-import type { DataKeyStore } from './key-store';
+import type { FingerprintColumn } from './fingerprint';
+import type { DataKeyStore, FingerprintKeyStore } from './key-store';
 
 /** A sealed column that can say how many of its rows each data key sealed (null: rows in clear). */
 export interface CountedColumn {
@@ -30,4 +31,21 @@ export async function describeKeys(keyring: DataKeyring, store: DataKeyStore, co
   const clear = rowsOf(null);
   lines.push(`rows in clear: ${clear.length ? clear.join(', ') : 'none'}`);
   return lines;
+}
+
+/**
+ * For a service with a fingerprint key: the key with the KEK that wraps it, and the rows whose
+ * hashes are not keyed fingerprints yet (what `reencrypt` replaces), ids and counts only.
+ */
+export async function describeFingerprints(keyring: DataKeyring, store: FingerprintKeyStore, columns: readonly FingerprintColumn[]): Promise<string[]> {
+  const key = await store.fingerprintKey();
+  const unkeyed = (await Promise.all(columns.map(async (column) => ({ name: column.name, rows: await column.countUnkeyed() }))))
+    .filter((entry) => entry.rows > 0)
+    .map((entry) => `${entry.name} ${entry.rows}`);
+  return [
+    key
+      ? `fingerprint key ${key.id}  wrapped by ${key.kekId}  created ${key.createdAt.toISOString()}${keyring.keks.holds(key.kekId) ? '' : '  (KEK NOT CONFIGURED: no submission is recognised)'}`
+      : 'fingerprint key: none yet (made on first use)',
+    `rows with unkeyed hashes: ${unkeyed.length ? unkeyed.join(', ') : 'none'}`,
+  ];
 }

@@ -24,7 +24,7 @@ describe('the key tables in PostgreSQL', () => {
     await pool.end();
   });
 
-  beforeEach(() => pool.query(`TRUNCATE "${schema}".data_key, "${schema}".development_kek`));
+  beforeEach(() => pool.query(`TRUNCATE "${schema}".data_key, "${schema}".development_kek, "${schema}".fingerprint_key`));
 
   const config = { NODE_ENV: 'production' as const, DATA_KEK: randomBytes(32).toString('base64'), DATA_KEK_ID: 'kek-a' };
   const context = 'delivery:data:0b6c1f7e-5d7a-4f43-8c1e-52a1b0d1c001';
@@ -78,6 +78,33 @@ describe('the key tables in PostgreSQL', () => {
     expect(await after.keyring.openText(sealed, context)).toBe('Notiz');
     const { rows } = await pool.query<{ kek_id: string }>(`SELECT kek_id FROM "${schema}".data_key ORDER BY created_at`);
     expect(rows.map((row) => row.kek_id)).toEqual(['kek-a', 'kek-b']);
+  });
+
+  it('replicas making the fingerprint key at once all take the one stored first; it is re-wrapped only from the KEK read', async () => {
+    const replicas = await Promise.all([1, 2, 3, 4].map(() => openDataKeyring(config, { sql, schema })));
+    const keys = await Promise.all(replicas.map(({ keyring }) => keyring.fingerprintKey()));
+    expect(new Set(keys.map((key) => key.id)).size).toBe(1);
+    expect(new Set(keys.map((key) => key.of('Befund'))).size).toBe(1);
+    const { rows } = await pool.query<{ id: string; kek_id: string; wrapped_key: Buffer }>(`SELECT id::text AS id, kek_id, wrapped_key FROM "${schema}".fingerprint_key`);
+    expect(rows).toEqual([{ id: keys[0]!.id, kek_id: 'kek-a', wrapped_key: expect.any(Buffer) }]);
+    expect(rows[0]!.wrapped_key).toHaveLength(12 + 16 + 32);
+
+    const store = new SqlKeyStore(sql, schema);
+    expect(await store.rewrapFingerprintKey(keys[0]!.id, Buffer.from('rewrapped'), 'kek-b', 'kek-c')).toBe(false);
+    expect(await store.rewrapFingerprintKey(keys[0]!.id, Buffer.from('rewrapped'), 'kek-b', 'kek-a')).toBe(true);
+    expect(await store.fingerprintKey()).toMatchObject({ id: keys[0]!.id, kekId: 'kek-b' });
+  });
+
+  it('wraps the fingerprint key with the development KEK too, and keeps it across restarts and a new DATA_KEK', async () => {
+    const first = await openDataKeyring({ NODE_ENV: 'development' }, { sql, schema });
+    const fingerprint = (await first.keyring.fingerprintKey()).of('Befund');
+    const [row] = (await pool.query<{ kek_id: string }>(`SELECT kek_id FROM "${schema}".fingerprint_key`)).rows;
+    expect(row!.kek_id).toBe(first.keyring.keks.current.id);
+    expect(row!.kek_id).toMatch(/^development-/);
+    const restarted = await openDataKeyring({ NODE_ENV: 'development' }, { sql, schema });
+    expect((await restarted.keyring.fingerprintKey()).of('Befund')).toBe(fingerprint);
+    const configured = await openDataKeyring({ NODE_ENV: 'development', DATA_KEK: config.DATA_KEK, DATA_KEK_ID: 'kek-a' }, { sql, schema });
+    expect((await configured.keyring.fingerprintKey()).of('Befund')).toBe(fingerprint);
   });
 
   it('re-encrypts a sealed column with a bigint key and a clear column, counting the rows per data key', async () => {

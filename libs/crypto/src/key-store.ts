@@ -1,5 +1,17 @@
 /**
- * The two key tables every service that seals data has in its own schema (copy this into the
+ * The table of a service's fingerprint key (fingerprint.ts): one row at most, ever (`single`, unique
+ * and true), so that replicas making it at the same first start all end up with the same key.
+ */
+export const FINGERPRINT_KEY_TABLE_SQL = `CREATE TABLE fingerprint_key (
+  id          uuid PRIMARY KEY,
+  wrapped_key bytea NOT NULL,
+  kek_id      text NOT NULL,
+  created_at  timestamptz(3) NOT NULL DEFAULT now(),
+  single      boolean NOT NULL DEFAULT true UNIQUE CHECK (single)
+);`;
+
+/**
+ * The key tables every service that seals data has in its own schema (copy this into the
  * service's migration and its schema.prisma):
  *
  * - `data_key`: the service's data keys, each wrapped by a key-encryption key (KEK) from the
@@ -8,6 +20,8 @@
  *   DATA_KEK is not set (as the auth service keeps its development signing key). It lies beside
  *   the data it protects, so it protects nothing against a copy of the database: it only lets
  *   development and tests run the same code as production, which refuses to start without DATA_KEK.
+ * - `fingerprint_key` (FINGERPRINT_KEY_TABLE_SQL), for a service that recognises values by keyed
+ *   hashes (fingerprint.ts): its one fingerprint key, wrapped like a data key.
  */
 export const KEY_TABLES_SQL = `CREATE TABLE data_key (
   id          uuid PRIMARY KEY,
@@ -20,7 +34,9 @@ CREATE TABLE development_kek (
   id         text PRIMARY KEY,
   key        bytea NOT NULL,
   created_at timestamptz(3) NOT NULL DEFAULT now()
-);`;
+);
+
+${FINGERPRINT_KEY_TABLE_SQL}`;
 
 /** One row of `data_key`. */
 export interface WrappedDataKey {
@@ -40,6 +56,18 @@ export interface DataKeyStore {
   add(key: Omit<WrappedDataKey, 'createdAt'>): Promise<void>;
   /** Stores the key wrapped anew, only if it is still wrapped by `previousKekId`; whether it was. */
   rewrap(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean>;
+}
+
+/**
+ * Where a service keeps its fingerprint key: one, made once and never replaced (the hashes made
+ * with it are compared with those of later submissions), only re-wrapped when the KEK changes.
+ */
+export interface FingerprintKeyStore {
+  fingerprintKey(): Promise<WrappedDataKey | undefined>;
+  /** Stores it unless the service has one already (made by a replica at the same time): that one stays. */
+  addFingerprintKey(key: Omit<WrappedDataKey, 'createdAt'>): Promise<void>;
+  /** Stores it wrapped anew, only if it is still wrapped by `previousKekId`; whether it was. */
+  rewrapFingerprintKey(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean>;
 }
 
 /** Where the development KEK is kept, so that restarts and replicas share it. */
@@ -62,9 +90,13 @@ interface DataKeyRow {
   created_at: Date;
 }
 
-/** Both key tables in the schema `schema`, through the service's own database client. */
-export class SqlKeyStore implements DataKeyStore, DevelopmentKekStore {
+/**
+ * The key tables in the schema `schema`, through the service's own database client. The
+ * fingerprint key's table is read only by a service that uses one (DataKeyring.fingerprintKey).
+ */
+export class SqlKeyStore implements DataKeyStore, FingerprintKeyStore, DevelopmentKekStore {
   private readonly dataKeys: string;
+  private readonly fingerprintKeys: string;
   private readonly developmentKekTable: string;
 
   constructor(
@@ -74,6 +106,7 @@ export class SqlKeyStore implements DataKeyStore, DevelopmentKekStore {
     // Checked here too: the name is quoted into the statements.
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`unusable schema name "${schema}"`);
     this.dataKeys = `"${schema}"."data_key"`;
+    this.fingerprintKeys = `"${schema}"."fingerprint_key"`;
     this.developmentKekTable = `"${schema}"."development_kek"`;
   }
 
@@ -100,6 +133,30 @@ export class SqlKeyStore implements DataKeyStore, DevelopmentKekStore {
 
   async rewrap(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
     const rows = await this.sql.query(`UPDATE ${this.dataKeys} SET wrapped_key = $2, kek_id = $3 WHERE id = $1::uuid AND kek_id = $4 RETURNING id`, [
+      id,
+      Buffer.from(wrappedKey),
+      kekId,
+      previousKekId,
+    ]);
+    return rows.length === 1;
+  }
+
+  async fingerprintKey(): Promise<WrappedDataKey | undefined> {
+    const rows = await this.sql.query<DataKeyRow>(`SELECT id::text AS id, wrapped_key, kek_id, created_at FROM ${this.fingerprintKeys}`, []);
+    return rows[0] && dataKeyOf(rows[0]);
+  }
+
+  async addFingerprintKey(key: Omit<WrappedDataKey, 'createdAt'>): Promise<void> {
+    // A concurrent insert waits for the first one's commit at the unique `single`, then does nothing.
+    await this.sql.query(`INSERT INTO ${this.fingerprintKeys} (id, wrapped_key, kek_id) VALUES ($1::uuid, $2, $3) ON CONFLICT (single) DO NOTHING`, [
+      key.id,
+      Buffer.from(key.wrappedKey),
+      key.kekId,
+    ]);
+  }
+
+  async rewrapFingerprintKey(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
+    const rows = await this.sql.query(`UPDATE ${this.fingerprintKeys} SET wrapped_key = $2, kek_id = $3 WHERE id = $1::uuid AND kek_id = $4 RETURNING id`, [
       id,
       Buffer.from(wrappedKey),
       kekId,

@@ -1,5 +1,5 @@
 import type { DataKeyring } from './data-keyring';
-import type { DataKeyStore } from './key-store';
+import type { DataKeyStore, FingerprintKeyStore } from './key-store';
 
 /** One line of progress for the operator (ids and counts only). */
 export type Progress = (line: string) => void;
@@ -27,6 +27,25 @@ export async function rewrapDataKeys(keyring: DataKeyring, store: DataKeyStore, 
     }
   }
   return { rewrapped, unavailable };
+}
+
+/**
+ * Wraps the service's fingerprint key anew under the current KEK when another KEK wraps it (a
+ * rotation): the key itself stays, so every fingerprint stays valid. Says what it did: `rewrapped`,
+ * `current` (nothing to do, or no fingerprint key yet) or `unavailable` (its KEK is not configured).
+ */
+export async function rewrapFingerprintKey(keyring: DataKeyring, store: FingerprintKeyStore, progress: Progress): Promise<'rewrapped' | 'current' | 'unavailable'> {
+  const { keks } = keyring;
+  const stored = await store.fingerprintKey();
+  if (!stored || stored.kekId === keks.current.id) return 'current';
+  if (!keks.holds(stored.kekId)) {
+    progress(`fingerprint key ${stored.id}: wrapped by ${stored.kekId}, which is not configured; left as it is`);
+    return 'unavailable';
+  }
+  const raw = keks.unwrap(stored.id, stored.wrappedKey, stored.kekId, 'fingerprint_key');
+  if (!(await store.rewrapFingerprintKey(stored.id, keks.wrap(stored.id, raw, 'fingerprint_key'), keks.current.id, stored.kekId))) return 'current';
+  progress(`fingerprint key ${stored.id}: re-wrapped from ${stored.kekId} to ${keks.current.id}`);
+  return 'rewrapped';
 }
 
 /** A row of a sealed column that is not sealed under the current data key. */
@@ -95,6 +114,6 @@ export async function reencryptColumn(
   return { reencrypted, skipped: seen - reencrypted };
 }
 
-function percent(part: number, whole: number): string {
+export function percent(part: number, whole: number): string {
   return `${whole === 0 ? 100 : Math.min(100, Math.round((part / whole) * 100))} %`;
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { KeyEncryptionKeys, keyEncryptionKey, type KeyEncryptionKey } from '../key-encryption-keys';
-import type { DataKeyStore, DevelopmentKekStore, WrappedDataKey } from '../key-store';
+import type { DataKeyStore, DevelopmentKekStore, FingerprintKeyStore, WrappedDataKey } from '../key-store';
 
 /** The key tables in memory, for unit tests of code that seals (the SQL store has its own integration test). */
-export class MemoryKeyStore implements DataKeyStore, DevelopmentKekStore {
+export class MemoryKeyStore implements DataKeyStore, FingerprintKeyStore, DevelopmentKekStore {
   readonly rows: WrappedDataKey[] = [];
+  fingerprintRow?: WrappedDataKey;
   readonly developmentRows: { id: string; key: Uint8Array }[] = [];
   private clock = 0;
 
@@ -31,6 +32,22 @@ export class MemoryKeyStore implements DataKeyStore, DevelopmentKekStore {
   async rewrap(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
     const row = this.rows.find((candidate) => candidate.id === id && candidate.kekId === previousKekId);
     if (!row) return false;
+    row.wrappedKey = wrappedKey;
+    row.kekId = kekId;
+    return true;
+  }
+
+  async fingerprintKey(): Promise<WrappedDataKey | undefined> {
+    return this.fingerprintRow && { ...this.fingerprintRow };
+  }
+
+  async addFingerprintKey(key: Omit<WrappedDataKey, 'createdAt'>): Promise<void> {
+    this.fingerprintRow ??= { ...key, createdAt: new Date() };
+  }
+
+  async rewrapFingerprintKey(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
+    const row = this.fingerprintRow;
+    if (row?.id !== id || row.kekId !== previousKekId) return false;
     row.wrappedKey = wrappedKey;
     row.kekId = kekId;
     return true;
