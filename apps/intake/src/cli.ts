@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
-import { SqlKeyStore, dataKeyCommands, type ServiceDataKeys } from '@bedrequest/crypto';
+import { SqlKeyStore, dataKeyCommands, openDataKeyring, type ServiceDataKeys } from '@bedrequest/crypto';
 import { describeDatabase, openPlainSql } from '@bedrequest/persistence';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
@@ -8,8 +8,9 @@ import { RequestExport } from './audit/request-export';
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import type { IntakeCliConfig } from './config';
 import { openIntakeDatabase, type IntakeDatabase } from './persistence/database';
+import { fingerprintColumnsOf } from './persistence/fingerprint-columns';
 import { sealedColumnsOf } from './persistence/sealed-columns';
-import { openSealedFields } from './persistence/sealed-fields';
+import { SealedFields, openSealedFields, sqlClientOf } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 
 interface IntakeCliServices {
@@ -132,14 +133,23 @@ export async function openIntakeServices(config: IntakeCliConfig): Promise<Sessi
   }
 }
 
-/** Intake's schema (migrated first) and its keyring, with the KEKs of `config`. */
+/**
+ * Intake's schema (migrated first) and its keyring, with the KEKs of `config`. The fingerprint key
+ * is read only when a command needs it: `keys` still reports it when its KEK is not configured.
+ */
 export async function openIntakeKeys(config: IntakeCliConfig): Promise<Session<ServiceDataKeys>> {
   const prisma = await openDatabase(config);
   try {
-    const { fields } = await openSealedFields(config, prisma);
+    const { keyring } = await openDataKeyring(config, { sql: sqlClientOf(prisma), schema: config.INTAKE_DB_SCHEMA });
+    const fields = new SealedFields(keyring);
     // The key table and the re-encryption through plain pg (see openPlainSql: arrays of bytea values).
     const sql = openPlainSql(config.DATABASE_URL);
-    const services = { keyring: fields.keyring, store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA), columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields) };
+    const services = {
+      keyring,
+      store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA),
+      columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
+      fingerprints: fingerprintColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
+    };
     return {
       services,
       close: async () => {

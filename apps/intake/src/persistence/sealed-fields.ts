@@ -22,8 +22,9 @@ export interface StoredValue {
 /**
  * How intake stores what describes the patient (docs/data-protection.md): bundle versions, their
  * list summaries, documents, the clinic's notes and the verdicts kept for redeliveries, each sealed
- * with the service's data keys for its own row. Identifiers, IKs, states, dates, versions and hashes
- * stay in clear: the statements search, join and order by them.
+ * with the service's data keys for its own row. Identifiers, IKs, states, dates and versions stay in
+ * clear: the statements search, join and order by them; so do the hashes that recognise a bundle
+ * sent again, which are keyed (the keyring's fingerprint key, requests/canonical-json.ts).
  */
 export class SealedFields {
   constructor(readonly keyring: DataKeyring) {}
@@ -52,7 +53,11 @@ export function sqlClientOf(prisma: IntakeDatabase): SqlClient {
   return { query: <Row>(sql: string, values: unknown[]) => prisma.$queryRawUnsafe<Row[]>(sql, ...values) };
 }
 
-/** Intake's data keys in its schema, with the KEKs of `config` (or the development KEK). */
+/**
+ * Intake's data keys in its schema, with the KEKs of `config` (or the development KEK), and its
+ * fingerprint key (made on the first start): without it intake would recognise no retransmission,
+ * so it does not start when the fingerprint key's KEK is not configured.
+ */
 export async function openSealedFields(
   config: DataKeyConfig & { INTAKE_DB_SCHEMA: string },
   prisma: IntakeDatabase,
@@ -63,5 +68,6 @@ export async function openSealedFields(
     schema: config.INTAKE_DB_SCHEMA,
     ...(onRefreshFailed ? { onRefreshFailed } : {}),
   });
+  await keyring.fingerprintKey();
   return { fields: new SealedFields(keyring), development, unavailable };
 }

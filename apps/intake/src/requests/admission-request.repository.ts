@@ -1,4 +1,5 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
+import { FINGERPRINT_PREFIX } from '@bedrequest/crypto';
 import { Prisma } from '../generated/prisma/client';
 import { requestWriterTables } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
@@ -6,7 +7,8 @@ import { bundleSummaryOf } from '../clinic-tasks/bundle-summary';
 import { byteaOfJson, sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import type { SqlRunner } from '../persistence/sql-runner';
 import type { ClinicTaskView, TaskNote } from '../tasks/task-resource';
-import { documentKey, type BatchChanges, type StoredRequest, type StoredTask } from './request-batch';
+import { bundleFingerprint, type BundleFingerprint } from './canonical-json';
+import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-batch';
 
 /** What a batch must know before it decides: its requests, their Tasks, what was seen before. */
 export interface LoadedState {
@@ -14,8 +16,11 @@ export interface LoadedState {
   tasks: StoredTask[];
   /** Verdicts of messages processed before (redeliveries), by message id. */
   verdicts: Map<string, IntakeVerdictV1 | null>;
-  /** `documentKey`s of documents already stored. */
-  documentKeys: string[];
+  /**
+   * The documents already stored of the batch's requests that it may be sending again: those with
+   * one of its fingerprints, and those whose hash is still a plain SHA-256 (before migration 0010).
+   */
+  documents: StoredDocumentHash[];
 }
 
 interface RequestJson {
@@ -75,6 +80,15 @@ export class AdmissionRequestRepository {
   }
 
   /**
+   * How the batch's bundles are recognised in the store: by their fingerprints under intake's
+   * fingerprint key (read once, then kept by the keyring).
+   */
+  async fingerprinter(): Promise<(bundle: unknown) => BundleFingerprint> {
+    const key = await this.fields.keyring.fingerprintKey();
+    return (bundle) => bundleFingerprint(key, bundle);
+  }
+
+  /**
    * Everything a batch decides on, in one statement: the requests it names (by identifier, or by
    * the id of one of their Tasks), their Tasks, the verdicts of messages seen before and the
    * documents already stored. A request that does not exist yet is created by `write`; two batches
@@ -101,9 +115,11 @@ export class AdmissionRequestRepository {
                    FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT message_id, sealed_verdict, verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
+        -- A document stored before migration 0010 holds a plain SHA-256, which the batch compares itself.
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT request_id, canonical_hash FROM ${t.document}
-                  WHERE request_id IN (SELECT id FROM requests) AND canonical_hash = ANY(${keys.documentHashes}::text[])) x) AS documents`);
+                  WHERE cardinality(${keys.documentHashes}::text[]) > 0 AND request_id IN (SELECT id FROM requests)
+                    AND (canonical_hash = ANY(${keys.documentHashes}::text[]) OR canonical_hash NOT LIKE ${`${FINGERPRINT_PREFIX}%`})) x) AS documents`);
     if (!row) throw new Error('the state query returned no row');
     const fields = this.fields;
     const [notes, verdicts] = await Promise.all([
@@ -141,7 +157,7 @@ export class AdmissionRequestRepository {
         revision: task.revision,
       })),
       verdicts: new Map(verdicts),
-      documentKeys: row.documents.map((document) => documentKey(document.request_id, document.canonical_hash)),
+      documents: row.documents.map((document) => ({ requestId: document.request_id, hash: document.canonical_hash })),
     };
   }
 

@@ -1,12 +1,40 @@
-import { canonicalHash, canonicalJson } from './canonical-json';
+import { createHash } from 'node:crypto';
+import { DataKeyring } from '@bedrequest/crypto';
+import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
+import { bundleFingerprint, canonicalJson } from './canonical-json';
+
+const keyOf = async (store = new MemoryKeyStore()) => (await DataKeyring.load({ keks: kekSet(newKek('kek-1')), store })).keyring.fingerprintKey();
+const plainSha256 = (value: unknown) => createHash('sha256').update(canonicalJson(value)).digest('hex');
 
 describe('canonical JSON', () => {
   it('sorts object keys at every depth', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":1,"z":0}]},"b":1}');
   });
+});
 
-  it('gives the same hash whatever the key order, and another when an array is reordered', () => {
-    expect(canonicalHash({ a: 1, b: [1, 2] })).toBe(canonicalHash({ b: [1, 2], a: 1 }));
-    expect(canonicalHash({ a: 1, b: [1, 2] })).not.toBe(canonicalHash({ a: 1, b: [2, 1] }));
+describe('the fingerprint of a bundle', () => {
+  it('is the same whatever the key order, and another when an array is reordered', async () => {
+    const key = await keyOf();
+    expect(bundleFingerprint(key, { a: 1, b: [1, 2] }).value).toBe(bundleFingerprint(key, { b: [1, 2], a: 1 }).value);
+    expect(bundleFingerprint(key, { a: 1, b: [1, 2] }).value).not.toBe(bundleFingerprint(key, { a: 1, b: [2, 1] }).value);
+  });
+
+  it('is keyed: not the plain SHA-256 of the canonical JSON, and another under another service key', async () => {
+    const bundle = { resourceType: 'Bundle', entry: [{ resource: { name: [{ family: 'Musterfrau' }] } }] };
+    const fingerprint = bundleFingerprint(await keyOf(), bundle).value;
+    expect(fingerprint).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(fingerprint).not.toContain(plainSha256(bundle));
+    expect(bundleFingerprint(await keyOf(), bundle).value).not.toBe(fingerprint);
+  });
+
+  it("matches its own fingerprint and a row's plain SHA-256 written before migration 0010, and nothing else", async () => {
+    const key = await keyOf();
+    const fingerprint = bundleFingerprint(key, { a: 1 });
+    expect(fingerprint.matches(fingerprint.value)).toBe(true);
+    expect(fingerprint.matches(plainSha256({ a: 1 }))).toBe(true);
+    expect(fingerprint.matches(plainSha256({ a: 2 }))).toBe(false);
+    expect(fingerprint.matches(bundleFingerprint(key, { a: 2 }).value)).toBe(false);
+    // A request made in this batch has no hash yet.
+    expect(fingerprint.matches('')).toBe(false);
   });
 });

@@ -166,7 +166,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     // This batch reads the request at version 1 ...
     const loaded = await repository.load({ identifiers: [identifier], taskIds: [], messageIds: [late.meta.messageId], documentHashes: [] });
     const batch = new RequestBatch(loaded, { clinics: registry, systems: fhirSystems(), now: new Date() });
-    batch.apply(late);
+    batch.apply((await service.fingerprinted([late]))[0]!);
     // ... another one changes it to version 2 meanwhile ...
     await service.handle([submission({ requestIdentifier: identifier, performerIks: [A], notes: ['die andere Änderung'] })]);
 
@@ -189,7 +189,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     const late = answer('declined');
     const loaded = await repository.load({ identifiers: [], taskIds: [task!.id], messageIds: [late.meta.messageId], documentHashes: [] });
     const batch = new RequestBatch(loaded, { clinics: registry, systems: fhirSystems(), now: new Date() });
-    expect(batch.apply(late)).toMatchObject({ status: 200 });
+    expect(batch.apply((await service.fingerprinted([late]))[0]!)).toMatchObject({ status: 200 });
     await service.handle([answer('accepted')]);
 
     await expect(repository.write(batch.result())).rejects.toThrow(/concurrent change: Tasks/);

@@ -12,8 +12,7 @@ import {
 } from '@bedrequest/contracts';
 import { admissionRequestSummary, validateAdmissionRequestBundle, validateDocumentBundle, type FhirSystems, type Issue } from '@bedrequest/fhir-model';
 import type { AdmissionRequestRepository } from './admission-request.repository';
-import { canonicalHash } from './canonical-json';
-import { RequestBatch, type IntakeCommand, type MessageMeta } from './request-batch';
+import { RequestBatch, type FingerprintedCommand, type IntakeCommand, type MessageMeta } from './request-batch';
 
 export type { IntakeCommand, MessageMeta };
 
@@ -46,14 +45,14 @@ export class IntakeService {
         const payload = envelope.payload as AdmissionBundleSubmittedV1;
         const request = payload.request ?? this.readAdmissionRequest(payload.bundle);
         if ('issues' in request) return { kind: 'refused', meta, verdict: refused(request.issues) };
-        return { kind: 'admission', meta, submitter: payload.submitter, bundle: payload.bundle, request, hash: canonicalHash(payload.bundle) };
+        return { kind: 'admission', meta, submitter: payload.submitter, bundle: payload.bundle, request };
       }
       case DocumentBundleSubmittedV1.routingKey: {
         const payload = envelope.payload as DocumentBundleSubmittedV1;
         const validation = payload.requestIdentifier ? undefined : validateDocumentBundle(payload.bundle, { profileBase: this.systems.profileBase });
         if (validation && !validation.ok) return { kind: 'refused', meta, verdict: refused(validation.issues) };
         const requestIdentifier = payload.requestIdentifier ?? (validation?.ok ? validation.bundle.requestIdentifier : '');
-        return { kind: 'document', meta, submitter: payload.submitter, bundle: payload.bundle, requestIdentifier, hash: canonicalHash(payload.bundle) };
+        return { kind: 'document', meta, submitter: payload.submitter, bundle: payload.bundle, requestIdentifier };
       }
       case ClinicAnswerSubmittedV1.routingKey:
         return { kind: 'answer', meta, answer: envelope.payload as ClinicAnswerSubmittedV1 };
@@ -68,7 +67,8 @@ export class IntakeService {
    * before (a redelivery, or a copy of a message earlier in the batch) gets the verdict recorded the
    * first time and changes nothing.
    */
-  async handle(commands: readonly IntakeCommand[]): Promise<IntakeVerdictV1[]> {
+  async handle(received: readonly IntakeCommand[]): Promise<IntakeVerdictV1[]> {
+    const commands = await this.fingerprinted(received);
     const performerIks = [...new Set(commands.flatMap((command) => (command.kind === 'admission' ? command.request.performerIks : [])))];
     // A registry miss may read routing's registry again.
     const clinics = performerIks.length > 0 ? await this.clinics.lookup(performerIks) : new Map();
@@ -76,7 +76,7 @@ export class IntakeService {
       identifiers: commands.flatMap((command) => (command.kind === 'admission' ? [command.request.identifier] : command.kind === 'document' ? [command.requestIdentifier] : [])),
       taskIds: commands.flatMap((command) => (command.kind === 'answer' ? [command.answer.taskId] : [])),
       messageIds: commands.map((command) => command.meta.messageId),
-      documentHashes: commands.flatMap((command) => (command.kind === 'document' ? [command.hash] : [])),
+      documentHashes: commands.flatMap((command) => (command.kind === 'document' ? [command.fingerprint.value] : [])),
     });
     const batch = new RequestBatch(loaded, { clinics, systems: this.systems, now: this.now() });
     const given = new Map<string, IntakeVerdictV1>();
@@ -91,6 +91,16 @@ export class IntakeService {
     });
     await this.repository.write(batch.result());
     return verdicts;
+  }
+
+  /**
+   * The commands with the fingerprints of their bundles, by which a stored bundle is recognised
+   * (docs/data-protection.md): one HMAC per bundle, under intake's fingerprint key.
+   */
+  async fingerprinted(commands: readonly IntakeCommand[]): Promise<FingerprintedCommand[]> {
+    if (!commands.some((command) => 'bundle' in command)) return [...commands] as FingerprintedCommand[];
+    const fingerprintOf = await this.repository.fingerprinter();
+    return commands.map((command) => ('bundle' in command ? { ...command, fingerprint: fingerprintOf(command.bundle) } : command));
   }
 
   /** A bundle from a gateway older than the summary in the message: validated here, as it used to be. */

@@ -1,26 +1,32 @@
+import { createHash } from 'node:crypto';
 import type { ClinicAnswerSubmittedV1, ClinicRecord, Submitter } from '@bedrequest/contracts';
+import { DataKeyring, type FingerprintKey } from '@bedrequest/crypto';
+import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
 import { admissionRequestSummary, DEFAULT_PROFILE_BASE, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { RequestBatch, type IntakeCommand } from './request-batch';
+import { bundleFingerprint, canonicalJson } from './canonical-json';
+import { RequestBatch, type FingerprintedCommand } from './request-batch';
 
 const [A] = FIXTURE_PERFORMER_IKS;
 const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/audit-agents`;
 const orthopaedics = { code: '2300', specialty: 'orthopaedics', display: 'Orthopädie' };
 const clinics = new Map<string, ClinicRecord>(FIXTURE_PERFORMER_IKS.map((ik) => [ik, { ik, name: `Rehaklinik ${ik}`, departments: [orthopaedics] }]));
 const meta = (messageId: string) => ({ messageId, messageType: 'test', correlationId: 'c-1' });
+/** A bundle whose stored hash would be `hash`. */
+const hashed = (hash: string) => ({ value: hash, matches: (stored: string) => stored === hash });
 
-function admission(submitter: Submitter): IntakeCommand {
+function admission(submitter: Submitter): FingerprintedCommand {
   const validated = validateAdmissionRequestBundle(admissionRequestBundle({ requestIdentifier: identifier }), { profileBase: DEFAULT_PROFILE_BASE });
   if (!validated.ok) throw new Error('the fixture is not a valid bundle');
-  return { kind: 'admission', meta: meta('m-1'), submitter, bundle: validated.bundle.bundle as unknown as Record<string, unknown>, request: admissionRequestSummary(validated.bundle), hash: 'h-1' };
+  return { kind: 'admission', meta: meta('m-1'), submitter, bundle: validated.bundle.bundle as unknown as Record<string, unknown>, request: admissionRequestSummary(validated.bundle), fingerprint: hashed('h-1') };
 }
 
 /** A batch that creates the request, then applies the rest; the agents of the entries it records. */
 function agentsOf(submitter: Submitter, answer?: Omit<ClinicAnswerSubmittedV1, 'taskId' | 'clinicIk' | 'businessStatus'>) {
-  const sut = new RequestBatch({ requests: [], tasks: [], documentKeys: [] }, { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date('2026-11-22T10:00:00Z') });
+  const sut = new RequestBatch({ requests: [], tasks: [], documents: [] }, { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date('2026-11-22T10:00:00Z') });
   expect(sut.apply(admission(submitter)).outcome).toBe('accepted');
   const document = documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown>;
-  expect(sut.apply({ kind: 'document', meta: meta('m-2'), submitter, bundle: document, requestIdentifier: identifier, hash: 'h-2' }).outcome).toBe('accepted');
+  expect(sut.apply({ kind: 'document', meta: meta('m-2'), submitter, bundle: document, requestIdentifier: identifier, fingerprint: hashed('h-2') }).outcome).toBe('accepted');
   if (answer) {
     const taskId = sut.result().tasks.find((task) => task.clinicIk === A)!.id;
     expect(sut.apply({ kind: 'answer', meta: meta('m-3'), answer: { taskId, clinicIk: A, businessStatus: 'accepted', ...answer } }).outcome).toBe('accepted');
@@ -53,5 +59,25 @@ describe('the agents of the changes a batch records', () => {
     expect(answered).toMatchObject({ role: [{ text: 'service' }], who: { display: 'routing' } });
     expect(answered).not.toHaveProperty('altId');
     expect(answered).not.toHaveProperty('network');
+  });
+});
+
+describe('a document sent again', () => {
+  const stored = { id: 'r-1', identifier, referrerPartyId: referrer.partyId, referrerIk: FIXTURE_REQUESTER_IK, status: 'active' as const, intent: 'proposal' as const, selectedClinicIk: null, currentVersion: 1, latestHash: 'h-1', createdAt: new Date(), updatedAt: new Date() };
+  const document = documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown>;
+  const sendAgain = async (hashOfStored: (key: FingerprintKey) => string) => {
+    const key = await (await DataKeyring.load({ keks: kekSet(newKek('kek-1')), store: new MemoryKeyStore() })).keyring.fingerprintKey();
+    const sut = new RequestBatch({ requests: [stored], tasks: [], documents: [{ requestId: stored.id, hash: hashOfStored(key) }] }, { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date() });
+    return sut.apply({ kind: 'document', meta: meta('m-9'), submitter: referrer, bundle: document, requestIdentifier: identifier, fingerprint: bundleFingerprint(key, document) }).outcome;
+  };
+
+  it('is recognised by its fingerprint, and by the plain SHA-256 a row written before migration 0010 holds', async () => {
+    expect(await sendAgain((key) => bundleFingerprint(key, document).value)).toBe('unchanged');
+    expect(await sendAgain(() => createHash('sha256').update(canonicalJson(document)).digest('hex'))).toBe('unchanged');
+  });
+
+  it('is stored when only another document is', async () => {
+    expect(await sendAgain((key) => bundleFingerprint(key, { resourceType: 'Bundle', id: 'another' }).value)).toBe('accepted');
+    expect(await sendAgain(() => createHash('sha256').update(canonicalJson({ resourceType: 'Bundle', id: 'another' })).digest('hex'))).toBe('accepted');
   });
 });

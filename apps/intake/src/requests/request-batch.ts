@@ -23,6 +23,7 @@ import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
 import type { AuditEntry, AuditRecord } from '../audit/audit-event';
 import { entriesOf } from '../audit/audit-trail.service';
 import { toFhirTask, type TaskNote } from '../tasks/task-resource';
+import type { BundleFingerprint } from './canonical-json';
 import { answerTask, decide, type TaskChange } from './request-state-machine';
 
 /** Metadata of the message being processed: its id keys the inbox, its correlation id travels on. */
@@ -34,12 +35,20 @@ export interface MessageMeta {
 
 /** One message of a batch, read and checked against its contract (see IntakeService.prepare). */
 export type IntakeCommand = { meta: MessageMeta } & (
-  | { kind: 'admission'; submitter: Submitter; bundle: Record<string, unknown>; request: AdmissionRequestSummary; hash: string }
-  | { kind: 'document'; submitter: Submitter; bundle: Record<string, unknown>; requestIdentifier: string; hash: string }
+  | { kind: 'admission'; submitter: Submitter; bundle: Record<string, unknown>; request: AdmissionRequestSummary }
+  | { kind: 'document'; submitter: Submitter; bundle: Record<string, unknown>; requestIdentifier: string }
   | { kind: 'answer'; answer: ClinicAnswerSubmittedV1 }
   /** Refused before any state was read (an invalid bundle from a gateway that did not validate). */
   | { kind: 'refused'; verdict: IntakeVerdict }
 );
+
+type WithBundle = Extract<IntakeCommand, { bundle: unknown }>;
+
+/**
+ * A command as a batch applies it: one with a bundle carries the bundle's fingerprint, made with
+ * intake's fingerprint key when the batch is handled (IntakeService.handle).
+ */
+export type FingerprintedCommand = Exclude<IntakeCommand, WithBundle> | (WithBundle & { fingerprint: BundleFingerprint });
 
 export interface StoredRequest {
   id: string;
@@ -111,14 +120,15 @@ const erased = (): IntakeVerdict => rejected('conflict', 'conflict', 'the patien
 export class RequestBatch {
   private readonly byIdentifier = new Map<string, RequestState>();
   private readonly taskById = new Map<string, { task: StoredTask; state: RequestState }>();
-  private readonly storedDocuments: Set<string>;
+  /** The hashes of the documents stored for each request (by request id), as loaded, and those this batch adds. */
+  private readonly storedDocuments = new Map<string, string[]>();
   private readonly changes: Omit<BatchChanges, 'createdRequests' | 'changedRequests' | 'tasks'> = { inbox: [], versions: [], documents: [], outbox: [], audit: [] };
   private readonly changedTasks = new Set<StoredTask>();
   /** Tasks this batch created: inserted, not guarded. */
   private readonly createdTasks = new Set<StoredTask>();
 
   constructor(
-    loaded: { requests: StoredRequest[]; tasks: StoredTask[]; documentKeys: readonly string[] },
+    loaded: { requests: StoredRequest[]; tasks: StoredTask[]; documents: readonly StoredDocumentHash[] },
     private readonly context: { clinics: ReadonlyMap<string, ClinicRecord>; systems: FhirSystems; now: Date },
   ) {
     const byId = new Map<string, RequestState>();
@@ -133,11 +143,11 @@ export class RequestBatch {
       state.tasks.push(task);
       this.taskById.set(task.id, { task, state });
     }
-    this.storedDocuments = new Set(loaded.documentKeys);
+    for (const document of loaded.documents) this.storedDocuments.set(document.requestId, [...(this.storedDocuments.get(document.requestId) ?? []), document.hash]);
   }
 
   /** Applies one message and returns its verdict (also recorded in the inbox), as the reply carries it. */
-  apply(command: IntakeCommand): IntakeVerdictV1 {
+  apply(command: FingerprintedCommand): IntakeVerdictV1 {
     const result = withLegacyStatus(this.decideAndApply(command));
     this.changes.inbox.push({ messageId: command.meta.messageId, messageType: command.meta.messageType, verdict: result });
     return result;
@@ -153,7 +163,7 @@ export class RequestBatch {
     };
   }
 
-  private decideAndApply(command: IntakeCommand): IntakeVerdict {
+  private decideAndApply(command: FingerprintedCommand): IntakeVerdict {
     switch (command.kind) {
       case 'refused':
         return command.verdict;
@@ -166,7 +176,7 @@ export class RequestBatch {
     }
   }
 
-  private submitAdmissionRequest(command: Extract<IntakeCommand, { kind: 'admission' }>): IntakeVerdict {
+  private submitAdmissionRequest(command: Extract<FingerprintedCommand, { kind: 'admission' }>): IntakeVerdict {
     const { request: submitted, submitter, meta } = command;
     const existing = this.byIdentifier.get(submitted.identifier);
     if (existing && existing.request.referrerPartyId !== submitter.partyId) {
@@ -174,7 +184,7 @@ export class RequestBatch {
     }
     if (existing?.request.erased) return erased();
     const decision = decide(existing && { ...existing.request, tasks: existing.tasks }, {
-      hash: command.hash,
+      fingerprint: command.fingerprint,
       status: submitted.status,
       intent: submitted.intent,
       orderDetail: submitted.orderDetail,
@@ -187,9 +197,10 @@ export class RequestBatch {
     const { now } = this.context;
     const state = existing ?? this.createRequest(submitted, submitter, now);
     const version = state.request.currentVersion + 1;
-    Object.assign(state.request, { ...decision.next, currentVersion: version, latestHash: command.hash, updatedAt: now });
+    const hash = command.fingerprint.value;
+    Object.assign(state.request, { ...decision.next, currentVersion: version, latestHash: hash, updatedAt: now });
     state.changed = true;
-    this.changes.versions.push({ requestId: state.request.id, version, bundle: command.bundle, canonicalHash: command.hash, messageId: meta.messageId, receivedAt: now });
+    this.changes.versions.push({ requestId: state.request.id, version, bundle: command.bundle, canonicalHash: hash, messageId: meta.messageId, receivedAt: now });
 
     this.audit({ interaction: version === 1 ? 'create' : 'update', agent: referrerAgent(submitter, state.request), request: { ...this.audited(state, version), change: decision.change } });
 
@@ -227,7 +238,7 @@ export class RequestBatch {
     return verdict('accepted', { requestIdentifier: submitted.identifier });
   }
 
-  private submitDocument(command: Extract<IntakeCommand, { kind: 'document' }>): IntakeVerdict {
+  private submitDocument(command: Extract<FingerprintedCommand, { kind: 'document' }>): IntakeVerdict {
     const state = this.byIdentifier.get(command.requestIdentifier);
     // decisions.md: "a document for an unknown or foreign request is 404/403".
     if (!state) return rejected('not-found', 'not-found', 'there is no request with this identifier');
@@ -235,16 +246,16 @@ export class RequestBatch {
     if (state.request.erased) return erased();
     // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
     if (state.request.status === 'revoked') return rejected('conflict', 'conflict', 'the request was revoked; no further bundles are accepted for it');
-    const key = documentKey(state.request.id, command.hash);
-    if (this.storedDocuments.has(key)) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
-    this.storedDocuments.add(key);
+    const stored = this.storedDocuments.get(state.request.id) ?? [];
+    if (stored.some((hash) => command.fingerprint.matches(hash))) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
+    this.storedDocuments.set(state.request.id, [...stored, command.fingerprint.value]);
     const id = randomUUID();
     this.audit({ interaction: 'create', agent: referrerAgent(command.submitter, state.request), request: this.audited(state), resources: [{ type: 'DocumentBundle', id }] });
     this.changes.documents.push({
       id,
       requestId: state.request.id,
       bundle: command.bundle,
-      canonicalHash: command.hash,
+      canonicalHash: command.fingerprint.value,
       messageId: command.meta.messageId,
       receivedAt: this.context.now,
       expectedVersion: state.isNew ? null : state.readVersion,
@@ -376,7 +387,11 @@ function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecor
   return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
 }
 
-/** How a stored document is recognised: its request and the canonical hash of its bundle. */
-export function documentKey(requestId: string, canonicalHash: string): string {
-  return `${requestId} ${canonicalHash}`;
+/**
+ * How a stored document is recognised: its request and the hash of its bundle (a fingerprint, or
+ * the plain SHA-256 of a row written before migration 0010).
+ */
+export interface StoredDocumentHash {
+  requestId: string;
+  hash: string;
 }

@@ -4,8 +4,11 @@ const A = '510000001';
 const B = '510000002';
 const C = '510000003';
 
+/** A bundle whose stored hash would be `hash`. */
+const hashed = (hash: string): Submission['fingerprint'] => ({ value: hash, matches: (stored) => stored === hash });
+
 const submission = (overrides: Partial<Submission> = {}): Submission => ({
-  hash: 'new-hash',
+  fingerprint: hashed('new-hash'),
   status: 'active',
   intent: 'proposal',
   orderDetail: undefined,
@@ -112,7 +115,7 @@ describe('decide: supplemented data (active/proposal)', () => {
   });
 
   it('treats a bundle identical to the latest version as a retry: nothing changes', () => {
-    expect(decide(proposal(), submission({ hash: 'old-hash' }))).toEqual({ kind: 'unchanged' });
+    expect(decide(proposal(), submission({ fingerprint: hashed('old-hash') }))).toEqual({ kind: 'unchanged' });
   });
 
   it('rejects intent order without an orderDetail code as invalid', () => {
@@ -213,7 +216,7 @@ describe('decide: revocation', () => {
 
   it('answers a retransmission of the revocation itself as a retry: nothing changes', () => {
     const revoked: RequestState = { ...proposal(), status: 'revoked' };
-    expect(decide(revoked, submission({ hash: 'old-hash', status: 'revoked' }))).toEqual({ kind: 'unchanged' });
+    expect(decide(revoked, submission({ fingerprint: hashed('old-hash'), status: 'revoked' }))).toEqual({ kind: 'unchanged' });
   });
 });
 

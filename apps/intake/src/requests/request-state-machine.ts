@@ -9,6 +9,7 @@ import type {
   TaskStatus,
   VerdictRefusal,
 } from '@bedrequest/contracts';
+import type { BundleFingerprint } from './canonical-json';
 
 /**
  * The request state machine of the spec ("States and transitions") with the choices of
@@ -33,7 +34,7 @@ export interface RequestState {
 
 /** What the state machine needs to know of a valid incoming AdmissionRequestBundle. */
 export interface Submission {
-  hash: string;
+  fingerprint: BundleFingerprint;
   status: ServiceRequestStatus;
   intent: ServiceRequestIntent;
   orderDetail: OrderDetailCode | undefined;
@@ -82,7 +83,7 @@ const invalid = (diagnostics: string, code: 'invalid' | 'required' = 'invalid'):
 export function decide(current: RequestState | undefined, submission: Submission): Decision {
   if (!current) return decideNew(submission);
   // decisions.md: an identical bundle is a retry of the same transmission, a repeated revocation too.
-  if (submission.hash === current.latestHash) return { kind: 'unchanged' };
+  if (submission.fingerprint.matches(current.latestHash)) return { kind: 'unchanged' };
   // decisions.md: "further bundles for a revoked identifier are rejected with 409".
   if (current.status === 'revoked') return conflict('the request was revoked; no further bundles are accepted for it');
   // Spec: "revoked takes precedence over every other field: the bundle is always treated as cancellation."
