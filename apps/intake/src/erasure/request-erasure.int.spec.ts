@@ -100,6 +100,7 @@ describe('erasing a request', () => {
       tombstone: { identifier: request.identifier, status: 'active', intent: 'order', reason: 'requested', versions: 2, documents: 1, tasks: [{ id: request.taskId, clinicIk: CLINIC, status: 'in-progress', businessStatus: 'accepted' }] },
     });
     expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0, unpublishedNotes: 0 });
+    expect(await query('SELECT latest_hash FROM $schema.admission_request WHERE identifier = $1', [request.identifier])).toEqual([{ latest_hash: '' }]);
     const [told] = await erasedMessages(request.identifier);
     expect(told?.envelope.payload).toMatchObject({ referrerPartyId: REFERRER.partyId, reason: 'requested', tasks: [{ taskId: request.taskId, clinicIk: CLINIC }] });
     expect(await deletions(request.identifier)).toHaveLength(1);
