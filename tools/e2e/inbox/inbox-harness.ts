@@ -55,8 +55,9 @@ export interface InboxHarness {
   stop(): Promise<void>;
 }
 
-export async function startInboxHarness(clinics: readonly { ik: string; name: string; departments?: string[] }[]): Promise<InboxHarness> {
-  const stack = await startTestStack({ NODE_ENV: 'test' });
+/** `env`: settings of the stack beside the defaults (e.g. a higher rate limit for a test that seeds many requests). */
+export async function startInboxHarness(clinics: readonly { ik: string; name: string; departments?: string[] }[], env: Record<string, string> = {}): Promise<InboxHarness> {
+  const stack = await startTestStack({ NODE_ENV: 'test', ...env });
   const contexts: BrowserContext[] = [];
   const webhooks = new WebhookReceiver();
   let browser: Browser | undefined;
