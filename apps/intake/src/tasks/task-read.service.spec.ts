@@ -81,6 +81,15 @@ describe('TaskReadService', () => {
       findTask.mockResolvedValue(undefined);
     });
 
+    it('answers erased, not "no such Task", when the request is erased between reading the Task and its bundle', async () => {
+      const erasedAt = new Date('2026-11-22T11:00:00Z');
+      findTask.mockResolvedValueOnce(stored).mockResolvedValueOnce({ ...stored, erasedAt });
+      findBundle.mockResolvedValueOnce(undefined);
+
+      expect(await sut.bundleForClinic(view.id, clinic)).toEqual({ outcome: 'erased', erasedAt });
+      expect(record).not.toHaveBeenCalled();
+    });
+
     it('records each DocumentBundle a clinic reads, and nothing when there is none', async () => {
       findTask.mockResolvedValue(stored);
       findDocuments.mockResolvedValueOnce([]).mockResolvedValueOnce([{ id: 'document-1', bundle: {} }, { id: 'document-2', bundle: {} }]);

@@ -79,7 +79,11 @@ export class TaskReadService {
     const task = await this.findForClinic(taskId, caller);
     if (task.outcome !== 'found') return task;
     const bundle = await this.tasks.findBundle(task.value.requestId, task.value.sentVersion);
-    if (!bundle) return { outcome: 'not-found' };
+    if (!bundle) {
+      // Erased between the two reads: its versions went with the erasure's commit.
+      const erasedAt = (await this.tasks.findTask(task.value.id))?.erasedAt;
+      return erasedAt ? { outcome: 'erased', erasedAt } : { outcome: 'not-found' };
+    }
     await this.audit.record([readRecord('vread', task.value, caller, [{ type: 'Task', id: task.value.id }], task.value.sentVersion)]);
     return { outcome: 'found', value: bundle };
   }
