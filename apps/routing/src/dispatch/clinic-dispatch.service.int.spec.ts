@@ -190,6 +190,29 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     expect(await outcomesOf(taskId)).toEqual([]);
   });
 
+  it('an erasure read before a dispatch of its request booked another bed writes nothing, and finds that hold when tried again', async () => {
+    const [first, second] = [await newClinic(1), await newClinic(1)];
+    const [firstTask, secondTask] = [randomUUID(), randomUUID()];
+    const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    await service.handle([dispatch(identifier, 1, 'created', [{ taskId: firstTask, clinicIk: first, action: 'answer-requested' }])]);
+    const erasure = command(RequestErasedV1, { requestIdentifier: identifier, referrerPartyId: 'referrer-1', reason: 'requested', erasedAt: new Date().toISOString(), tasks: [{ taskId: firstTask, clinicIk: first }] });
+    if (erasure.kind !== 'erased') throw new Error('not an erasure');
+    // This batch reads the request's holds (the first clinic's) and erases them in memory ...
+    const state = await repository.load({ messages: [erasure.meta], taskIds: [], holdTaskIds: [], wantedBeds: [], clinicIks: [], requestIdentifiers: [identifier], erasedRequests: [identifier] });
+    const batch = new DispatchBatch(state);
+    batch.take(erasure.meta);
+    expect(batch.erase(erasure.erasure)).toEqual([firstTask]);
+    // ... a stale dispatch of the request books the second clinic's bed meanwhile ...
+    await service.handle([dispatch(identifier, 1, 'created', [{ taskId: secondTask, clinicIk: second, action: 'answer-requested' }])]);
+    expect(await bedCount(second)).toMatchObject({ held: 1 });
+
+    // ... so the erasure may not write: that hold would outlive it.
+    await expect(repository.write(batch.changes())).rejects.toThrow(/concurrent change: holds of erased requests/);
+    expect(await service.handle([erasure])).toMatchObject({ erased: 1, released: expect.arrayContaining([firstTask, secondTask]) });
+    expect([await bedCount(first), await bedCount(second)]).toMatchObject([{ held: 0 }, { held: 0 }]);
+    expect(await prisma.bedHold.count({ where: { requestIdentifier: identifier } })).toBe(0);
+  });
+
   it('gives back a bed held and erases the need of a request dispatched and erased in one batch', async () => {
     const ik = await newClinic(1);
     const taskId = randomUUID();

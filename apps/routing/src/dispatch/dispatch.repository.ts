@@ -152,7 +152,8 @@ export class DispatchRepository {
         note: entry.note ?? null,
       })),
       erasures: changes.erasures.map((erasure) => ({ request_identifier: erasure.requestIdentifier, erased_at: erasure.erasedAt })),
-      dispatched: [...new Set(changes.routedTasks.map((task) => task.requestIdentifier))],
+      // Every request the batch wrote something of: its Tasks' versions or a notification log line.
+      dispatched: [...new Set([...changes.routedTasks, ...changes.notifications].map((entry) => entry.requestIdentifier))],
       outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
     });
     await this.prisma.$queryRaw`
@@ -220,6 +221,12 @@ export class DispatchRepository {
          -- only where both change the same bed count. That needs a stale dispatch of the request
          -- (intake's outbox sends it before the erasure) on another replica in the same instant.
          AND ${t.expectRows}(0, (SELECT count(*) FROM ${t.erasure}, changes WHERE request_identifier IN (SELECT jsonb_array_elements_text(c -> 'dispatched'))), 'erased requests')
+         -- And the other way round: a hold of a request this batch erases that another batch added
+         -- after this one read the request's holds (a stale dispatch booking another clinic's bed)
+         -- would outlive the erasure: the batch is tried again and finds it.
+         AND ${t.expectRows}(0, (SELECT count(*) FROM ${t.hold} h, changes
+                                  WHERE h.request_identifier IN (SELECT x ->> 'request_identifier' FROM jsonb_array_elements(c -> 'erasures') x)
+                                    AND h.task_id NOT IN (SELECT (x ->> 'task_id')::uuid FROM jsonb_array_elements(c -> 'holds_removed') x)), 'holds of erased requests')
          AS written`;
   }
 
