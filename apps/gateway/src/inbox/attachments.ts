@@ -1,3 +1,5 @@
+import { list, record, text, type Json } from './json-reading';
+
 /** One attachment of a DocumentBundle (a DocumentReference's `content[].attachment`). */
 export interface Attachment {
   title?: string;
@@ -9,8 +11,6 @@ export interface Attachment {
   /** The DocumentBundle's `timestamp`. */
   date?: string;
 }
-
-type Json = Record<string, unknown>;
 
 /**
  * The attachments of a request's DocumentBundles in a fixed order (bundles oldest first, then entry
@@ -36,16 +36,4 @@ export function attachmentsOf(documentBundles: readonly unknown[]): Attachment[]
 function decodedSize(base64: string): number {
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   return Math.floor((base64.length * 3) / 4) - padding;
-}
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
 }

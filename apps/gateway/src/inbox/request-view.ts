@@ -13,6 +13,7 @@ import {
   URI_IDENTIFIER_SYSTEM,
 } from '@bedrequest/fhir-model';
 import type { Formats } from './format';
+import { list, record, text, type Json } from './json-reading';
 import type { Texts } from './texts.de';
 
 /**
@@ -40,8 +41,6 @@ export interface RequestView {
   /** `proposal`, `order`, `revoked` or `withdrawn` (selection withdrawn). */
   stage: 'proposal' | 'order' | 'revoked' | 'withdrawn';
 }
-
-type Json = Record<string, unknown>;
 
 export function requestViewOf(bundle: unknown, context: { clinicIk: string; profileBase: string; texts: Texts; formats: Formats; today: Date }): RequestView {
   const { texts, formats } = context;
@@ -210,18 +209,6 @@ function organizationName(organization: Json, texts: Texts): string | undefined 
 
 function httpUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
-}
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
 function nonEmpty(value: string | undefined): value is string {
