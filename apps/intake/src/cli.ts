@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
 import { SqlKeyStore, dataKeyCommands, openDataKeyring, type ServiceDataKeys } from '@bedrequest/crypto';
-import { describeDatabase, openPlainSql } from '@bedrequest/persistence';
+import { describeDatabase, openPlainSqlSession } from '@bedrequest/persistence';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
 import { RequestExport } from './audit/request-export';
@@ -137,30 +137,22 @@ export async function openIntakeServices(config: IntakeCliConfig): Promise<Sessi
  * Intake's schema (migrated first) and its keyring, with the KEKs of `config`. The fingerprint key
  * is read only when a command needs it: `keys` still reports it when its KEK is not configured.
  */
-export async function openIntakeKeys(config: IntakeCliConfig): Promise<Session<ServiceDataKeys>> {
-  const prisma = await openDatabase(config);
-  try {
-    const { keyring } = await openDataKeyring(config, { sql: sqlClientOf(prisma), schema: config.INTAKE_DB_SCHEMA });
-    const fields = new SealedFields(keyring);
+export function openIntakeKeys(config: IntakeCliConfig): Promise<Session<ServiceDataKeys>> {
+  return openPlainSqlSession(
+    config.DATABASE_URL,
+    () => openIntakeDatabase({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, poolSize: 2 }),
     // The key table and the re-encryption through plain pg (see openPlainSql: arrays of bytea values).
-    const sql = openPlainSql(config.DATABASE_URL);
-    const services = {
-      keyring,
-      store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA),
-      columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
-      fingerprints: fingerprintColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
-    };
-    return {
-      services,
-      close: async () => {
-        await sql.end();
-        await prisma.$disconnect();
-      },
-    };
-  } catch (error) {
-    await prisma.$disconnect();
-    throw error;
-  }
+    async (prisma, sql) => {
+      const { keyring } = await openDataKeyring(config, { sql: sqlClientOf(prisma), schema: config.INTAKE_DB_SCHEMA });
+      const fields = new SealedFields(keyring);
+      return {
+        keyring,
+        store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA),
+        columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
+        fingerprints: fingerprintColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
+      };
+    },
+  );
 }
 
 function openDatabase(config: IntakeCliConfig): Promise<IntakeDatabase> {

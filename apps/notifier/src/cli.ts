@@ -1,6 +1,6 @@
 import { CommandLine, type Session } from '@bedrequest/cli';
 import { SqlKeyStore, dataKeyCommands, type ServiceDataKeys } from '@bedrequest/crypto';
-import { describeDatabase, openPlainSql } from '@bedrequest/persistence';
+import { openPlainSqlSession } from '@bedrequest/persistence';
 import type { NotifierCliConfig } from './config';
 import { openNotifierDatabase } from './persistence/database';
 import { openSealedFields, sealedColumnsOf } from './persistence/sealed-fields';
@@ -19,25 +19,14 @@ export const NOTIFIER_CLI = new CommandLine<ServiceDataKeys>({
 });
 
 /** The notifier schema (migrated first) and its keyring, with the KEKs of `config`. */
-export async function openNotifierKeys(config: NotifierCliConfig): Promise<Session<ServiceDataKeys>> {
-  const prisma = await openNotifierDatabase({ databaseUrl: config.DATABASE_URL, schema: config.NOTIFIER_DB_SCHEMA, poolSize: 2 }).catch((error: unknown) => {
-    throw new Error(`cannot open the database at ${describeDatabase(config.DATABASE_URL)}: ${error instanceof Error ? error.message : String(error)}`);
-  });
-  try {
-    const { fields } = await openSealedFields(config, prisma);
+export function openNotifierKeys(config: NotifierCliConfig): Promise<Session<ServiceDataKeys>> {
+  return openPlainSqlSession(
+    config.DATABASE_URL,
+    () => openNotifierDatabase({ databaseUrl: config.DATABASE_URL, schema: config.NOTIFIER_DB_SCHEMA, poolSize: 2 }),
     // The key table and the re-encryption through plain pg (see openPlainSql: arrays of bytea values).
-    const sql = openPlainSql(config.DATABASE_URL);
-    const services = { keyring: fields.keyring, store: new SqlKeyStore(sql, config.NOTIFIER_DB_SCHEMA), columns: sealedColumnsOf(sql, config.NOTIFIER_DB_SCHEMA) };
-    return {
-      services,
-      close: async () => {
-        await sql.end();
-        await prisma.$disconnect();
-      },
-    };
-  } catch (error) {
-    await prisma.$disconnect();
-    throw error;
-  }
+    async (prisma, sql) => {
+      const { fields } = await openSealedFields(config, prisma);
+      return { keyring: fields.keyring, store: new SqlKeyStore(sql, config.NOTIFIER_DB_SCHEMA), columns: sealedColumnsOf(sql, config.NOTIFIER_DB_SCHEMA) };
+    },
+  );
 }
-

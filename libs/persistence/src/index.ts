@@ -3,4 +3,4 @@ export { applyMigrations, readMigrations, type Migration, type MigrationResult }
 export { createPrismaAdapter, preparedStatementName } from './prisma-adapter';
 export { databaseIsReachable } from './readiness';
 export { findMigrationsDir, openServiceDatabase } from './service-database';
-export { describeDatabase, openPlainSql, type PlainSqlClient } from './plain-sql';
+export { describeDatabase, openPlainSql, openPlainSqlSession, type PlainSqlClient } from './plain-sql';

@@ -32,3 +32,30 @@ export function openPlainSql(databaseUrl: string, connections = 1): PlainSqlClie
     end: () => pool.end(),
   };
 }
+
+/**
+ * A command line's session on a service's schema: the service's own client (its opener migrates
+ * first) and a plain pg pool beside it (see openPlainSql), closed together. A database that does not
+ * open is named in the error (host, port, database; never the credentials); whatever `build` fails
+ * on closes both again.
+ */
+export async function openPlainSqlSession<Db extends { $disconnect(): Promise<void> }, S>(
+  databaseUrl: string,
+  open: () => Promise<Db>,
+  build: (db: Db, sql: PlainSqlClient) => Promise<S>,
+): Promise<{ services: S; close(): Promise<void> }> {
+  const db = await open().catch((error: unknown) => {
+    throw new Error(`cannot open the database at ${describeDatabase(databaseUrl)}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  const sql = openPlainSql(databaseUrl);
+  const close = async () => {
+    await sql.end();
+    await db.$disconnect();
+  };
+  try {
+    return { services: await build(db, sql), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
