@@ -1,8 +1,8 @@
-import { testEnvironment } from '@bedrequest/testing';
 import { openPlainSqlSession } from './plain-sql';
 
 describe('openPlainSqlSession', () => {
-  const { databaseUrl } = testEnvironment();
+  // The test run's database (libs/testing cannot be used here: it depends on this library).
+  const databaseUrl = process.env.DATABASE_URL ?? '';
 
   it('gives the service client and a plain pool, and closes both together', async () => {
     let disconnected = 0;
