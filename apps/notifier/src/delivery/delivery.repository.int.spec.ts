@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { testEnvironment } from '@bedrequest/testing';
-import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
 import type { EventRepository } from '../events/event.repository';
 import type { SubscriptionRepository } from '../subscriptions/subscription.repository';
-import { openNotifierStore, type NotifierStore } from '../testing/notifier-store';
+import { incomingEvent, openNotifierStore, type NotifierStore } from '../testing/notifier-store';
 import type { ClaimedDelivery, DeliveryRepository, FinishedAttempt } from './delivery.repository';
 import type { NextStep } from './retry-policy';
 
@@ -37,16 +36,7 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
   /** Stores events (request identifiers in this order, occurring 1 ms apart) and returns their ids. */
   const store = async (partyId: string, requests: string[]) => {
     const start = Date.now() - 60_000;
-    const batch = requests.map((requestIdentifier, n) => ({
-      messageId: randomUUID(),
-      messageType: 'admission.response.v1',
-      eventId: randomUUID(),
-      eventType: ADMISSION_RESPONSE_EVENT,
-      partyId,
-      requestIdentifier,
-      occurredAt: new Date(start + n),
-      data: { resourceType: 'Task' },
-    }));
+    const batch = requests.map((requestIdentifier, n) => incomingEvent(partyId, requestIdentifier, { occurredAt: new Date(start + n) }));
     await events.recordAll(batch);
     return batch.map((event): string => event.eventId);
   };

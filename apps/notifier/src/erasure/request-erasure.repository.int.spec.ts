@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { testEnvironment, waitFor } from '@bedrequest/testing';
-import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
 import type { IncomingEvent } from '../events/event.repository';
 import { notifierTables } from '../persistence/database';
-import { openNotifierStore, type NotifierStore } from '../testing/notifier-store';
+import { incomingEvent, openNotifierStore, type NotifierStore } from '../testing/notifier-store';
 import { RequestErasureRepository } from './request-erasure.repository';
 
 const env = testEnvironment();
@@ -19,16 +18,8 @@ describe("the notifier's share of an erasure, against the real PostgreSQL", () =
   });
   afterAll(() => store.close());
 
-  const event = (partyId: string, requestIdentifier: string): IncomingEvent => ({
-    messageId: randomUUID(),
-    messageType: 'admission.response.v1',
-    eventId: randomUUID(),
-    eventType: ADMISSION_RESPONSE_EVENT,
-    partyId,
-    requestIdentifier,
-    occurredAt: new Date(),
-    data: { resourceType: 'Task', id: randomUUID(), status: 'accepted', note: [{ text: 'Patientin bitte mit Röntgenbild' }] },
-  });
+  const event = (partyId: string, requestIdentifier: string): IncomingEvent =>
+    incomingEvent(partyId, requestIdentifier, { data: { resourceType: 'Task', id: randomUUID(), status: 'accepted', note: [{ text: 'Patientin bitte mit Röntgenbild' }] } });
   const ERASED_AT = new Date('2026-11-20T09:30:00.000Z');
   const marks = async (requestIdentifier: string) =>
     (await store.pool.query<{ party_id: string; erased_at: Date }>(`SELECT party_id, erased_at FROM "${store.schema}".request_erasure WHERE request_identifier = $1`, [requestIdentifier])).rows;

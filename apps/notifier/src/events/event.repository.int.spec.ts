@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { testEnvironment } from '@bedrequest/testing';
-import { openNotifierStore, type NotifierStore } from '../testing/notifier-store';
-import { ADMISSION_RESPONSE_EVENT } from './admission-response.consumer';
+import { incomingEvent, openNotifierStore, type NotifierStore } from '../testing/notifier-store';
 import type { EventRepository, IncomingEvent } from './event.repository';
 
 const env = testEnvironment();
@@ -22,17 +21,8 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
 
   const subscribedParty = () => store.subscribedParty();
 
-  const event = (partyId: string, requestIdentifier = 'request-1', overrides: Partial<IncomingEvent> = {}): IncomingEvent => ({
-    messageId: randomUUID(),
-    messageType: 'admission.response.v1',
-    eventId: randomUUID(),
-    eventType: ADMISSION_RESPONSE_EVENT,
-    partyId,
-    requestIdentifier,
-    occurredAt: new Date('2025-03-06T12:00:00.123Z'),
-    data: { resourceType: 'Task', note: [{ text: 'patient details' }] },
-    ...overrides,
-  });
+  const event = (partyId: string, requestIdentifier = 'request-1', overrides: Partial<IncomingEvent> = {}): IncomingEvent =>
+    incomingEvent(partyId, requestIdentifier, { occurredAt: new Date('2025-03-06T12:00:00.123Z'), data: { resourceType: 'Task', note: [{ text: 'patient details' }] }, ...overrides });
 
   const stored = async (subscriptionId: string) =>
     (

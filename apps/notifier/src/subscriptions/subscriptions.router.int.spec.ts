@@ -8,10 +8,10 @@ import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, TestAuthority, localKeys } from '@bedrequest/tokens/testing';
 import type { Resolve } from '../delivery/address-guard';
 import { RequestErasureRepository } from '../erasure/request-erasure.repository';
-import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
 import { EventRepository, type IncomingEvent } from '../events/event.repository';
 import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';
 import { openSealedFields, type SealedFields } from '../persistence/sealed-fields';
+import { incomingEvent } from '../testing/notifier-store';
 import { SubscriptionsApi } from '../testing/notifier-test-kit';
 import { SubscriptionRepository } from './subscription.repository';
 import { SubscriptionService, type SubscriptionView } from './subscription.service';
@@ -204,16 +204,8 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
 
   describe("after a request's patient data was erased", () => {
     const erasedAt = new Date('2026-11-20T09:30:00.000Z');
-    const event = (partyId: string, requestIdentifier: string): IncomingEvent => ({
-      messageId: randomUUID(),
-      messageType: 'admission.response.v1',
-      eventId: randomUUID(),
-      eventType: ADMISSION_RESPONSE_EVENT,
-      partyId,
-      requestIdentifier,
-      occurredAt: new Date(),
-      data: { resourceType: 'Task', status: 'accepted', note: [{ text: 'Patientin bitte mit Röntgenbild' }] },
-    });
+    const event = (partyId: string, requestIdentifier: string): IncomingEvent =>
+      incomingEvent(partyId, requestIdentifier, { data: { resourceType: 'Task', status: 'accepted', note: [{ text: 'Patientin bitte mit Röntgenbild' }] } });
     /** A subscription of `party` with an event of an erased request and one of another request, both pending before the erasure. */
     const subscribedWithErasedEvent = async (party: string) => {
       const { body } = await post(party, { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/erased' });

@@ -4,7 +4,7 @@ import type { DataKeyConfig } from '@bedrequest/crypto';
 import { uniqueName } from '@bedrequest/testing';
 import { DeliveryRepository } from '../delivery/delivery.repository';
 import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
-import { EventRepository } from '../events/event.repository';
+import { EventRepository, type IncomingEvent } from '../events/event.repository';
 import { notifierTables, openNotifierDatabase } from '../persistence/database';
 import { openSealedFields } from '../persistence/sealed-fields';
 import { SubscriptionRepository } from '../subscriptions/subscription.repository';
@@ -43,3 +43,21 @@ export async function openNotifierStore(databaseUrl: string, keys: Omit<DataKeyC
 }
 
 export type NotifierStore = Awaited<ReturnType<typeof openNotifierStore>>;
+
+/**
+ * An AdmissionResponse event of `partyId` about `requestIdentifier`, as the consumer hands it to the
+ * event store: new message and event ids, occurring now, a bare Task unless `overrides` say more.
+ */
+export function incomingEvent(partyId: string, requestIdentifier: string, overrides: Partial<IncomingEvent> = {}): IncomingEvent {
+  return {
+    messageId: randomUUID(),
+    messageType: 'admission.response.v1',
+    eventId: randomUUID(),
+    eventType: ADMISSION_RESPONSE_EVENT,
+    partyId,
+    requestIdentifier,
+    occurredAt: new Date(),
+    data: { resourceType: 'Task' },
+    ...overrides,
+  };
+}
