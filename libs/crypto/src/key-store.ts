@@ -131,14 +131,8 @@ export class SqlKeyStore implements DataKeyStore, FingerprintKeyStore, Developme
     await this.sql.query(`INSERT INTO ${this.dataKeys} (id, wrapped_key, kek_id) VALUES ($1::uuid, $2, $3)`, [key.id, Buffer.from(key.wrappedKey), key.kekId]);
   }
 
-  async rewrap(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
-    const rows = await this.sql.query(`UPDATE ${this.dataKeys} SET wrapped_key = $2, kek_id = $3 WHERE id = $1::uuid AND kek_id = $4 RETURNING id`, [
-      id,
-      Buffer.from(wrappedKey),
-      kekId,
-      previousKekId,
-    ]);
-    return rows.length === 1;
+  rewrap(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
+    return this.rewrapIn(this.dataKeys, id, wrappedKey, kekId, previousKekId);
   }
 
   async fingerprintKey(): Promise<WrappedDataKey | undefined> {
@@ -155,13 +149,13 @@ export class SqlKeyStore implements DataKeyStore, FingerprintKeyStore, Developme
     ]);
   }
 
-  async rewrapFingerprintKey(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
-    const rows = await this.sql.query(`UPDATE ${this.fingerprintKeys} SET wrapped_key = $2, kek_id = $3 WHERE id = $1::uuid AND kek_id = $4 RETURNING id`, [
-      id,
-      Buffer.from(wrappedKey),
-      kekId,
-      previousKekId,
-    ]);
+  rewrapFingerprintKey(id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
+    return this.rewrapIn(this.fingerprintKeys, id, wrappedKey, kekId, previousKekId);
+  }
+
+  /** Wraps a key anew, only if it is still wrapped by `previousKekId` (a concurrent re-wrap wins). */
+  private async rewrapIn(table: string, id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
+    const rows = await this.sql.query(`UPDATE ${table} SET wrapped_key = $2, kek_id = $3 WHERE id = $1::uuid AND kek_id = $4 RETURNING id`, [id, Buffer.from(wrappedKey), kekId, previousKekId]);
     return rows.length === 1;
   }
 
