@@ -220,13 +220,16 @@ export class DispatchRepository {
          -- sees erasures committed before this statement began; one committed while it runs is met
          -- only where both change the same bed count. That needs a stale dispatch of the request
          -- (intake's outbox sends it before the erasure) on another replica in the same instant.
-         AND ${t.expectRows}(0, (SELECT count(*) FROM ${t.erasure}, changes WHERE request_identifier IN (SELECT jsonb_array_elements_text(c -> 'dispatched'))), 'erased requests')
+         -- (Both checks join the batch's identifiers to the table, so that they read its index: an
+         -- IN over a subquery scanned all of request_erasure and bed_hold on every batch.)
+         AND ${t.expectRows}(0, (SELECT count(*) FROM changes, jsonb_array_elements_text(c -> 'dispatched') d(request_identifier)
+                                   JOIN ${t.erasure} e ON e.request_identifier = d.request_identifier), 'erased requests')
          -- And the other way round: a hold of a request this batch erases that another batch added
          -- after this one read the request's holds (a stale dispatch booking another clinic's bed)
          -- would outlive the erasure: the batch is tried again and finds it.
-         AND ${t.expectRows}(0, (SELECT count(*) FROM ${t.hold} h, changes
-                                  WHERE h.request_identifier IN (SELECT x ->> 'request_identifier' FROM jsonb_array_elements(c -> 'erasures') x)
-                                    AND h.task_id NOT IN (SELECT (x ->> 'task_id')::uuid FROM jsonb_array_elements(c -> 'holds_removed') x)), 'holds of erased requests')
+         AND ${t.expectRows}(0, (SELECT count(*) FROM changes, jsonb_to_recordset(c -> 'erasures') x(request_identifier text)
+                                   JOIN ${t.hold} h ON h.request_identifier = x.request_identifier
+                                  WHERE h.task_id NOT IN (SELECT (r ->> 'task_id')::uuid FROM changes, jsonb_array_elements(c -> 'holds_removed') r)), 'holds of erased requests')
          AS written`;
   }
 
