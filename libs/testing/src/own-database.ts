@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { ensureDatabase } from '@bedrequest/persistence';
 import { testEnvironment } from './environment';
 
 export interface OwnDatabase {
@@ -17,18 +18,20 @@ export interface OwnDatabase {
 export async function ownDatabase(label: string): Promise<OwnDatabase> {
   const runUrl = new URL(testEnvironment().databaseUrl);
   const name = `${decodeURIComponent(runUrl.pathname.slice(1))}_${label}_${randomBytes(3).toString('hex')}`.toLowerCase();
-  if (!/^[a-z0-9_]{1,63}$/.test(name)) throw new Error(`unusable database name "${name}"`);
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: runUrl.toString() });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(runUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  // ensureDatabase refuses a name that is not plain letters, digits, `_` and `-`.
+  await ensureDatabase(url.toString());
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new Client({ connectionString: runUrl.toString() });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }
