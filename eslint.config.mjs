@@ -33,6 +33,7 @@ function moduleBoundaries({ testCode }) {
         { sourceTag: 'scope:intake', onlyDependOnLibsWithTags: ['scope:shared', 'scope:intake'] },
         { sourceTag: 'scope:routing', onlyDependOnLibsWithTags: ['scope:shared', 'scope:routing'] },
         { sourceTag: 'scope:notifier', onlyDependOnLibsWithTags: ['scope:shared', 'scope:notifier'] },
+        { sourceTag: 'scope:web', onlyDependOnLibsWithTags: ['scope:shared', 'scope:web'] },
       ],
     },
   ];

@@ -19,8 +19,9 @@ if (process.env.NODE_ENV === 'production') {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const admin = join(root, 'tools', 'admin.mjs');
-// The gateway of `npm start` (its PORT, on the loopback address).
+// The gateway and the web app of `npm start` (their PORT and WEB_PORT, on the loopback address).
 const gatewayUrl = process.env.GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? '8080'}`;
+const webUrl = process.env.WEB_PUBLIC_URL ?? `http://127.0.0.1:${process.env.WEB_PORT ?? '8085'}`;
 
 const clinics = [
   { ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: ['2300', '0300', '2800'], username: 'demo-waldsee' },
@@ -66,7 +67,7 @@ for (const row of rows) console.log(`  ${row.map((cell, column) => cell.padEnd(w
 const sent = await sendDemoRequests();
 const waldsee = clinics[0];
 console.log('');
-console.log(`Clinic inbox: ${gatewayUrl}/inbox/  (log in as ${waldsee.username} / ${passwordOf(waldsee.username)}${sent ? `; ${sent} demo requests waiting` : ''})`);
+console.log(`Clinic inbox: ${webUrl}/inbox/  (log in as ${waldsee.username} / ${passwordOf(waldsee.username)}${sent ? `; ${sent} demo requests waiting` : ''})`);
 
 /**
  * Three requests of the demo referrer, made from docs/examples/admission-request.json: another

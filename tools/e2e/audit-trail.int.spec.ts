@@ -11,7 +11,7 @@ import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERF
 import { waitFor } from '@bedrequest/testing';
 import { AUDIT_CLI, REQUEST_CLI, openIntakeServices } from '../../apps/intake/src/cli';
 import { IntakeCliConfig } from '../../apps/intake/src/config';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 const [A, B] = FIXTURE_PERFORMER_IKS as unknown as [string, string];
 const IK_SYSTEM = 'http://fhir.de/sid/arge-ik/iknr';
@@ -31,7 +31,7 @@ const summaryOf = (event: AuditEvent) => ({
 });
 
 describe('the audit trail through the gateway', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let otherReferrer: string;
   let clinic: Record<string, string>;
@@ -54,7 +54,7 @@ describe('the audit trail through the gateway', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     for (const ik of [A, B]) await stack.registerClinic(ik, `Rehaklinik ${ik}`, ['2300']);
     await stack.createReferrer('audit-hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createReferrer('audit-other-hospital', ['260000009'], 'https://other-hospital.example/fhir');

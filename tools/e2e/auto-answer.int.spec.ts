@@ -3,7 +3,7 @@
 // in-process (tools/e2e/stack-harness.ts), driven like a referrer and a clinic would.
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 interface FhirTask {
   id: string;
@@ -19,12 +19,12 @@ const DATE = '2026-12-01';
 const AUTO_ANSWER = '/api/v1/clinic/capacity/auto-answer';
 
 describe("a clinic's automatic answers, switched through the gateway", () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let clinic: string;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     await stack.registerClinic(CLINIC, 'Rehazentrum Am See', ['2300']);
     await stack.registerClinic(OTHER_CLINIC, 'Klinik Talblick', ['2300']);
     await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);

@@ -13,7 +13,7 @@ import {
   FIXTURE_REQUESTER_IK,
 } from '@bedrequest/fhir-model/testing';
 import { expectValidFhir, waitFor } from '@bedrequest/testing';
-import { passwordOf, startTestStack, type ApiResponse, type TestStack } from './stack-harness';
+import { passwordOf, startE2eStack, type ApiResponse, type E2eStack } from './e2e-stack';
 
 /** A profile base of this test's own: the configured PROFILE_BASE must shape every canonical URL. */
 const PROFILE_BASE = 'https://conformance-e2e.example';
@@ -38,7 +38,7 @@ const lastSegment = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 const FHIR_JSON = /^application\/fhir\+json(;|$)/;
 
 describe('the CapabilityStatement, and what it promises, on the running service', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let statement: CapabilityStatement;
   let referrer: string;
 
@@ -55,7 +55,7 @@ describe('the CapabilityStatement, and what it promises, on the running service'
   };
 
   beforeAll(async () => {
-    stack = await startTestStack({ PROFILE_BASE });
+    stack = await startE2eStack({ PROFILE_BASE });
     for (const ik of FIXTURE_PERFORMER_IKS) await stack.registerClinic(ik, `Klinik ${ik}`, ['2300']);
     await stack.createReferrer('conformance-hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     const res = await fhir<CapabilityStatement>('/metadata');

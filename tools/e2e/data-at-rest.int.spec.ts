@@ -5,20 +5,20 @@
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { WebhookReceiver, dumpDatabase, formsOf, ownDatabase, waitFor, type OwnDatabase } from '@bedrequest/testing';
 import { runPatientFlow } from './patient-flow';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 const CLINIC = '510000201';
 
 describe('patient data at rest, through the gateway', () => {
   let database: OwnDatabase;
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let clinic: string;
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     database = await ownDatabase('at_rest');
-    stack = await startTestStack({ DATABASE_URL: database.url });
+    stack = await startE2eStack({ DATABASE_URL: database.url });
     await stack.registerClinic(CLINIC, 'Reha-Zentrum Lindenhof', ['2300']);
     await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createClinicUser('lindenhof', CLINIC);

@@ -6,7 +6,7 @@ import { Pool } from 'pg';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { WebhookReceiver, dumpDatabase, formsOf, ownDatabase, waitFor, type OwnDatabase } from '@bedrequest/testing';
 import { runPatientFlow } from './patient-flow';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 const CLINIC = '510000301';
 
@@ -17,7 +17,7 @@ interface TaskSearch {
 
 describe('erasure at the referrer’s demand, through the gateway', () => {
   let database: OwnDatabase;
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let otherReferrer: string;
   let clinic: string;
@@ -27,7 +27,7 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
   beforeAll(async () => {
     database = await ownDatabase('erasure');
     // Retries every 2 s: the webhook refused before the erasure would come again within the test.
-    stack = await startTestStack({ DATABASE_URL: database.url, WEBHOOK_RETRY_SCHEDULE: Array(20).fill('2s').join(',') });
+    stack = await startE2eStack({ DATABASE_URL: database.url, WEBHOOK_RETRY_SCHEDULE: Array(20).fill('2s').join(',') });
     await stack.registerClinic(CLINIC, 'Reha-Klinik Am Forst', ['2300']);
     await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createReferrer('other-hospital', ['260000009'], 'https://other.example/fhir');

@@ -7,14 +7,14 @@
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { fhirValidationIssues, waitFor } from '@bedrequest/testing';
 import { validatedFhirAnswers } from './api-client';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 interface SearchSet {
   entry?: { resource: { id: string; owner: { identifier: { value: string } } } }[];
 }
 
 describe('every FHIR answer of the service passes an outside R4 validator', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let clinic: string;
   let identifier: string;
@@ -22,7 +22,7 @@ describe('every FHIR answer of the service passes an outside R4 validator', () =
 
   beforeAll(async () => {
     // A low rate limit, so that a 429 is cheap to provoke.
-    stack = await startTestStack({ RATE_LIMIT_PER_SECOND: '20' });
+    stack = await startE2eStack({ RATE_LIMIT_PER_SECOND: '20' });
     for (const ik of FIXTURE_PERFORMER_IKS) await stack.registerClinic(ik, `Rehaklinik ${ik}`, ['2300']);
     await stack.createReferrer('conformance-hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createClinicUser('conformance-clinic', FIXTURE_PERFORMER_IKS[0]);

@@ -3,7 +3,7 @@
 // address, empty and oversized bodies, unknown fields. End-to-end tests live outside the apps, so
 // no app imports another.
 import { randomUUID } from 'node:crypto';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 interface OperationOutcome {
   resourceType: 'OperationOutcome';
@@ -19,7 +19,7 @@ const REFERRER_IK = '260000301';
 const FHIR_BASE = 'https://manners-hospital.example/fhir';
 
 describe('HTTP manners, through the gateway', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let clinic: string;
   const suffix = randomUUID().slice(0, 8);
@@ -27,7 +27,7 @@ describe('HTTP manners, through the gateway', () => {
   const taskPath = `/api/v1/clinic/tasks/${randomUUID()}`;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     await stack.registerClinic(CLINIC_IK, 'Rehaklinik Manieren', ['2300']);
     await stack.createReferrer(referrerName, [REFERRER_IK], FHIR_BASE);
     await stack.createClinicUser(`manners-clinic-${suffix}`, CLINIC_IK);
@@ -127,7 +127,7 @@ describe('HTTP manners, through the gateway', () => {
     });
 
     it('are JSON on the internal port too, never express\'s HTML', async () => {
-      const response = await fetch(`${stack.gateway.internalUrl}/health/nothing-here`);
+      const response = await fetch(`${stack.stack.probeUrl('gateway')}/health/nothing-here`);
 
       expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([
         404,

@@ -10,7 +10,7 @@ import { WebhookReceiver, waitFor } from '@bedrequest/testing';
 import { openApiDocument, type OpenApiDocument } from '../../apps/gateway/src/openapi/openapi-document';
 import { fetchExchange, type ApiCallOptions } from './api-client';
 import { OpenApiContract, openApiContract } from './openapi-contract';
-import { passwordOf, startTestStack, type TestStack } from './stack-harness';
+import { passwordOf, startE2eStack, type E2eStack } from './e2e-stack';
 
 const CLINIC_IK = FIXTURE_PERFORMER_IKS[0];
 const METHODS = ['get', 'head', 'post', 'put', 'delete', 'patch', 'options'] as const;
@@ -20,7 +20,7 @@ const tamperedDocument = (): OpenApiDocument => openApiDocument({ serverUrl: 'ht
 type Schemas = Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
 
 describe('the OpenAPI document, replayed against the running service', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let clinic: string;
   let refreshToken: string;
@@ -33,7 +33,7 @@ describe('the OpenAPI document, replayed against the running service', () => {
   const suffix = randomUUID().slice(0, 8);
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     for (const ik of FIXTURE_PERFORMER_IKS) await stack.registerClinic(ik, `Rehaklinik ${ik}`, ['2300']);
     await stack.createReferrer(`replay-hospital-${suffix}`, [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createClinicUser(`replay-clinic-${suffix}`, CLINIC_IK);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE } from '@bedrequest/fhir-model/testing';
 import { waitFor, type WebhookReceiver } from '@bedrequest/testing';
-import type { TestStack } from './stack-harness';
+import type { E2eStack } from './e2e-stack';
 
 export interface PatientFlow {
   identifier: string;
@@ -28,7 +28,7 @@ type TaskSearch = { entry?: { resource: { id: string; status: string } }[] };
  * `receiver`, and waits until the selection is applied. Whether a webhook is accepted is the
  * receiver's business.
  */
-export async function runPatientFlow(stack: TestStack, parties: { referrer: string; clinic: string; clinicIk: string; receiver: WebhookReceiver }): Promise<PatientFlow> {
+export async function runPatientFlow(stack: E2eStack, parties: { referrer: string; clinic: string; clinicIk: string; receiver: WebhookReceiver }): Promise<PatientFlow> {
   const { referrer, clinic, clinicIk, receiver } = parties;
   const ok = (what: string, status: number, expected: number) => {
     if (status !== expected) throw new Error(`${what} answered ${status}, not ${expected}`);

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
-import { startTestStack, type ApiResponse, type TestStack } from './stack-harness';
+import { startE2eStack, type ApiResponse, type E2eStack } from './e2e-stack';
 
 interface FhirTask {
   id: string;
@@ -36,12 +36,12 @@ const SEEUFER = '510000103'; // orthopaedics, automatic answers: concurrent requ
 const SONNENHANG = '510000104'; // orthopaedics, automatic answers: selection and revocation
 
 describe('routing and the clinic side, through the gateway', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   const clinicToken: Record<string, string> = {};
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     await stack.registerClinic(WALDSEE, 'Reha-Klinik Am Waldsee', ['2300', '0300']);
     await stack.registerClinic(BERGBLICK, 'Fachklinik Bergblick', ['3100']);
     await stack.registerClinic(SEEUFER, 'Rehazentrum Seeufer', ['2300']);
@@ -249,7 +249,7 @@ class WebhookTarget {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
   }
 
-  async subscribe(stack: TestStack, token: string): Promise<void> {
+  async subscribe(stack: E2eStack, token: string): Promise<void> {
     const response = await stack.api('POST', '/api/v1/subscriptions', { token, body: { eventType: 'AdmissionResponse', callbackUrl: this.url } });
     if (response.status !== 201 && response.status !== 200) throw new Error(`subscription failed: ${response.status}`);
   }

@@ -12,7 +12,7 @@ import {
   setAt,
 } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 interface OperationOutcome {
   resourceType: 'OperationOutcome';
@@ -28,12 +28,12 @@ const SMALL_BODY_BYTES = 4096;
 const THREE_MB = 3 * 1024 * 1024;
 
 describe('the bundle endpoint refuses what FHIR R4 does not define', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let clinic: string;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     for (const ik of FIXTURE_PERFORMER_IKS) await stack.registerClinic(ik, `Rehaklinik ${ik}`, ['2300']);
     await stack.createReferrer('strict-hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createClinicUser('strict-clinic', FIXTURE_PERFORMER_IKS[0]);

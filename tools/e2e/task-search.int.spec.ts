@@ -4,7 +4,7 @@
 // no app imports another.
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
-import { startTestStack, type TestStack } from './stack-harness';
+import { startE2eStack, type E2eStack } from './e2e-stack';
 
 interface Task {
   resourceType: 'Task';
@@ -27,14 +27,14 @@ interface OperationOutcome {
 const SUBSETTED = { system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED', display: 'subsetted' };
 
 describe('the Task search through the gateway', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   let taskIds: string[];
   /** The UTC day the Tasks were last updated on: today, read off the Tasks so that midnight cannot fall between. */
   let day: string;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     for (const ik of FIXTURE_PERFORMER_IKS) await stack.registerClinic(ik, `Rehaklinik ${ik}`, ['2300']);
     await stack.createReferrer('search-hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     referrer = await stack.login('search-hospital');

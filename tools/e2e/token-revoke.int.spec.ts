@@ -1,6 +1,6 @@
 // POST /api/v1/token/revoke through the gateway (RFC 7009): the whole stack in-process
 // (tools/e2e/stack-harness.ts), the gateway's token proxy in front of the real auth service and Redis.
-import { startTestStack, passwordOf, type TestStack } from './stack-harness';
+import { startE2eStack, passwordOf, type E2eStack } from './e2e-stack';
 
 interface TokenPair {
   accessToken: string;
@@ -8,10 +8,10 @@ interface TokenPair {
 }
 
 describe('revoking a refresh token through the gateway', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     await stack.registerClinic('510000301', 'Reha-Klinik Am Waldsee', ['2300']);
     await stack.createClinicUser('waldsee', '510000301');
   }, 120_000);

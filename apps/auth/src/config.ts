@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseServiceEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { databaseEnv, env, processEnv, redisEnv, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
 const database = databaseEnv('AUTH_DB_SCHEMA', 'auth');
 
@@ -30,12 +30,10 @@ const signing = {
 };
 
 export const AuthConfig = z.object({
-  ...baseServiceEnv,
+  ...processEnv,
   HOST: z.string().default('127.0.0.1'),
   AUTH_PORT: env.port(8081),
-  REDIS_URL: env.url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-  /** Prefix of every Redis key, so that test runs and stacks can share one Redis. */
-  REDIS_KEY_PREFIX: z.string().default('bedrequest:'),
+  ...redisEnv,
   ...database,
 
   ...signing,
@@ -50,11 +48,6 @@ export const AuthConfig = z.object({
   /** Failed logins per client address within the window before 429 (password spraying). */
   AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: env.positiveInt(100),
   AUTH_LOGIN_FAILURE_WINDOW_SECONDS: env.positiveInt(15 * 60),
-  /**
-   * Take the client address for throttling from X-Forwarded-For (set by the gateway). Auth is
-   * reachable only through the gateway on the internal network; set false if it is exposed directly.
-   */
-  AUTH_TRUST_FORWARDED_FOR: env.bool(true),
 });
 export type AuthConfig = z.infer<typeof AuthConfig>;
 
@@ -63,7 +56,7 @@ export type AuthConfig = z.infer<typeof AuthConfig>;
  * signing key, for the service token it asks routing with.
  */
 export const AuthCliConfig = z.object({
-  NODE_ENV: baseServiceEnv.NODE_ENV,
+  NODE_ENV: processEnv.NODE_ENV,
   ...database,
   ...signing,
   ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),

@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
-import { Redis } from 'ioredis';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
-import { databaseIsReachable } from '@bedrequest/persistence';
+import { closeRedis, databaseIsReachable, openRedis } from '@bedrequest/persistence';
 import type { AuthConfig } from './config';
 import { jwksRouter } from './keys/jwks.router';
 import { signingKeysOf } from './keys/signing-key.repository';
@@ -41,15 +40,8 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     const keys = await signingKeysOf(config, prisma);
     if (!config.AUTH_SIGNING_KEY) logger.warn({ kid: keys.current.kid }, 'signing with the development key (AUTH_SIGNING_KEY not set)');
 
-    const redis = new Redis(config.REDIS_URL, {
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      // Commands fail fast while Redis is down instead of queueing without bound; the caller answers 503.
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
-    });
-    redis.on('error', (error) => logger.warn({ err: error.message }, 'redis unavailable'));
-    lifecycle.onStop('redis', () => redis.quit().catch(() => redis.disconnect()));
+    const redis = openRedis(config, logger);
+    lifecycle.onStop('redis', () => closeRedis(redis));
 
     const tokens = new TokenService({
       users: new UserRepository(prisma),
@@ -64,9 +56,9 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
       logger,
     });
 
-    const app = createServiceHttpApp({ logger, registry });
+    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(probeRouter({ registry, readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
-    app.use('/api/v1/token', tokenRouter(tokens, { trustForwardedFor: config.AUTH_TRUST_FORWARDED_FOR }));
+    app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });
     app.use('/internal', serviceTokenRouter(serviceTokens, config.SERVICE_CLIENT_SECRET));

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { baseServiceEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
-import { inboxEnv } from './inbox/inbox-config';
 
 export const GatewayConfig = z.object({
   ...baseServiceEnv,
@@ -32,7 +31,10 @@ export const GatewayConfig = z.object({
   INTAKE_VERDICT_TIMEOUT_MS: env.positiveInt(1_000),
   /** Requests per second per authenticated party and gateway process, then 429. */
   RATE_LIMIT_PER_SECOND: env.positiveInt(200),
-  /** The clinic inbox (`/inbox`): the key of its CSRF tokens. */
-  ...inboxEnv,
+  /**
+   * The web app's public address (apps/web): `GET /inbox/…` here, the clinic inbox's address before
+   * it became its own app, is redirected there so that bookmarks keep working.
+   */
+  WEB_PUBLIC_URL: env.url('http://127.0.0.1:8085', ['http:', 'https:']),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

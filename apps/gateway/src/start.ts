@@ -20,9 +20,8 @@ import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiDocument } from './openapi/openapi-document';
 import { errorHandler, unknownPath } from './http-errors';
-import { InboxApi } from './inbox/inbox-api';
-import { inboxRouter } from './inbox/inbox.router';
 import { rateLimitPerParty } from './rate-limit';
+import { redirectToWeb } from './web-redirect';
 import { SERVICE_VERSION, serviceIndex } from './service-index';
 import { NotifierClient } from './subscriptions/notifier.client';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
@@ -68,14 +67,9 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const auth = authTokenClient(config.AUTH_URL);
     const clinicTaskReads = new ClinicTaskReadsClient(config.INTAKE_URL);
     const erasure = new IntakeErasureClient(config.INTAKE_URL);
-    // The clinic inbox reads and answers through this gateway's own public API (known once it listens).
-    let publicUrl = '';
-    const inboxApi = new InboxApi(() => publicUrl, auth);
-    lifecycle.onStop('service clients', () =>
-      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), inboxApi.close(), erasure.close()]),
-    );
+    lifecycle.onStop('service clients', () => Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close()]));
 
-    const app = createServiceHttpApp({ logger, registry });
+    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(helmet());
     app.use(allowedMethods(app));
     app.get('/', serviceIndex);
@@ -106,10 +100,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     );
     app.delete('/api/v2/fhir/ServiceRequest', ...referrers, erasureRoute(erasure));
     app.use('/api/v2/fhir', ...anyone, taskRouter(intake), auditEventRouter(intake));
-    app.use(
-      '/inbox',
-      inboxRouter({ api: inboxApi, verifier, logger, nodeEnv: config.NODE_ENV, csrfSecret: config.INBOX_CSRF_SECRET, profileBase: config.PROFILE_BASE }),
-    );
+    // The clinic inbox is the web app's (apps/web); bookmarks of its old address here keep working.
+    app.get(['/inbox', '/inbox/*path'], redirectToWeb(config.WEB_PUBLIC_URL));
     app.use(unknownPath);
     app.use(errorHandler(logger));
 
@@ -120,7 +112,6 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       .use(errorHandler(logger));
     const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTERNAL_PORT, name: 'internal http' });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.PORT });
-    publicUrl = url;
     return { server, broker, url, internalUrl: internal.url };
   });
 }

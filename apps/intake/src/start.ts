@@ -72,7 +72,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA, fields), clinics, systems);
     await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
-    const app = createServiceHttpApp({ logger, registry });
+    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
     // Every read of patient data is recorded in the audit trail before it is answered.
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));

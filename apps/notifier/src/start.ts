@@ -105,7 +105,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
       onDeliveriesDue: () => worker.wake(),
     });
-    const app = createServiceHttpApp({ logger, registry });
+    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
     app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, tokenVerifierFor(config, { services: false }), logger));
     logger.info({ allowPrivateCallbacks: allowPrivate }, allowPrivate ? 'callback URLs on private addresses are allowed' : 'callback URLs on private addresses are refused');

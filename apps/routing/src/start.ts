@@ -45,7 +45,7 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     // The registry is read by services (service tokens); a clinic's bed counts by that clinic only
     // (its token, forwarded by the gateway).
     const verifier = tokenVerifierFor(config, { services: true });
-    const app = createServiceHttpApp({ logger, registry });
+    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
     app.use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(clinics, beds), verifier, logger));
     app.use('/internal/clinics', clinicsRouter(clinics, verifier, logger));

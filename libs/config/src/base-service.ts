@@ -2,12 +2,28 @@ import { z } from 'zod';
 import * as env from './env-schemas';
 
 /**
- * Variables every service reads. Defaults point at the local services so that `npm start` works
- * on a developer machine without any configuration.
+ * Variables every service reads, whatever else it speaks. Defaults point at the local services so
+ * that `npm start` works on a developer machine without any configuration.
  */
-export const baseServiceEnv = {
+export const processEnv = {
   NODE_ENV: env.nodeEnv,
   LOG_LEVEL: env.logLevel,
+  /** How long shutdown waits for in-flight work before closing anyway. */
+  SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
+  /**
+   * How long a starting service waits for what it needs (PostgreSQL, Redis, RabbitMQ; auth and
+   * routing for the clinic registry) before it gives up with one line naming what is missing.
+   */
+  STARTUP_TIMEOUT_MS: env.positiveInt(60_000),
+  /**
+   * The proxies whose `X-Forwarded-For` a service believes (docs/architecture.md, "Client
+   * addresses"): addresses and CIDR ranges, comma-separated. Empty: none, the socket's peer is the client.
+   */
+  TRUSTED_PROXIES: env.trustedProxies,
+};
+
+/** The broker block of every service that speaks over RabbitMQ. */
+export const amqpEnv = {
   AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672', ['amqp:', 'amqps:']),
   /** Prefix of every exchange and queue, so that test runs and stacks can share one broker. */
   AMQP_NAMESPACE: env.namespace('bedrequest'),
@@ -22,14 +38,10 @@ export const baseServiceEnv = {
   AMQP_DELIVERY_LIMIT: env.positiveInt(5),
   /** In-process tries again of a failing handler per delivery, with exponential backoff (≈16–31 s for 6). */
   AMQP_HANDLER_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
-  /** How long shutdown waits for in-flight messages before closing anyway. */
-  SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
-  /**
-   * How long a starting service waits for what it needs (PostgreSQL, Redis, RabbitMQ; auth and
-   * routing for the clinic registry) before it gives up with one line naming what is missing.
-   */
-  STARTUP_TIMEOUT_MS: env.positiveInt(60_000),
 };
+
+/** What a service on the message backbone reads: the process's variables and the broker's. */
+export const baseServiceEnv = { ...processEnv, ...amqpEnv };
 
 export const baseServiceSchema = z.object(baseServiceEnv);
 export type BaseServiceConfig = z.infer<typeof baseServiceSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compile as compileProxyList } from 'proxy-addr';
 
 /** Reusable parsers for environment variables (all env values arrive as strings). */
 
@@ -37,3 +38,24 @@ export const namespace = (fallback: string) =>
 
 /** A PostgreSQL schema name a service owns. */
 export const schemaName = (fallback: string) => z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be lower-case letters, digits or "_"').default(fallback);
+
+/**
+ * `TRUSTED_PROXIES`: a comma- (or space-) separated list of IPv4/IPv6 addresses, CIDR ranges
+ * (`10.0.0.0/8`, `fd00::/8`) and proxy-addr's names `loopback`, `linklocal`, `uniquelocal`; empty by
+ * default. Each entry is checked the way express will read it (proxy-addr), so that a typo stops
+ * the start instead of trusting nobody or everybody.
+ */
+export const trustedProxies = z
+  .string()
+  .default('')
+  .transform((value, context) => {
+    const entries = value.split(/[\s,]+/).filter(Boolean);
+    for (const entry of entries) {
+      try {
+        compileProxyList([entry]);
+      } catch {
+        context.addIssue({ code: 'custom', message: `"${entry.slice(0, 64)}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal` });
+      }
+    }
+    return entries;
+  });

@@ -1,5 +1,5 @@
 export { loadConfig, ConfigError } from './load-config';
 export * as env from './env-schemas';
-export { baseServiceEnv, type BaseServiceConfig } from './base-service';
-export { dataKeyEnv, databaseEnv, jwksUrlOf, requireDataKekInProduction, serviceClientEnv, tokenEnv } from './shared-env';
+export { amqpEnv, baseServiceEnv, processEnv, type BaseServiceConfig } from './base-service';
+export { dataKeyEnv, databaseEnv, jwksUrlOf, redisEnv, requireDataKekInProduction, serviceClientEnv, tokenEnv } from './shared-env';
 export { addressOf, describeInfrastructure, postgresOf, rabbitMqOf, redisOf, startHintOf, type Infrastructure } from './infrastructure';

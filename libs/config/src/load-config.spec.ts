@@ -39,3 +39,21 @@ describe('loadConfig', () => {
     expect(message).toContain('amqp: or amqps:');
   });
 });
+
+describe('TRUSTED_PROXIES', () => {
+  const Proxies = z.object({ TRUSTED_PROXIES: env.trustedProxies });
+
+  it('trusts no proxy by default', () => {
+    expect(loadConfig(Proxies, {}).TRUSTED_PROXIES).toEqual([]);
+  });
+
+  it('reads addresses, CIDR ranges and the named ranges, comma- or space-separated', () => {
+    expect(loadConfig(Proxies, { TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7 fd00::/8,loopback' }).TRUSTED_PROXIES).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', 'loopback']);
+  });
+
+  it('refuses an entry express could not read, naming it', () => {
+    expect(() => loadConfig(Proxies, { TRUSTED_PROXIES: '10.0.0.0/8,gateway.internal,10.0.0.0/33' })).toThrow(
+      /TRUSTED_PROXIES: "gateway.internal" is not an IP address[^\n]*\n\s+TRUSTED_PROXIES: "10.0.0.0\/33" is not/,
+    );
+  });
+});

@@ -13,6 +13,13 @@ export function databaseEnv<V extends string>(schemaVariable: V, schema: string)
   };
 }
 
+/** The Redis block of a service that keeps shared state there (auth's refresh tokens, the web app's sessions). */
+export const redisEnv = {
+  REDIS_URL: env.url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+  /** Prefix of every Redis key, so that test runs and stacks can share one Redis. */
+  REDIS_KEY_PREFIX: z.string().default('bedrequest:'),
+};
+
 /**
  * Where tokens come from and what they must say: every service that verifies access tokens (the
  * gateway; intake, routing and the notifier for the tokens the gateway forwards) reads the auth

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BusinessStatus, TaskStatus } from './codes';
 
 /**
  * Bodies of the public /api/v1 endpoints that more than one app reads: declared once, for the
@@ -114,3 +115,46 @@ export const ClinicAnswerQueued = z
   .object({ status: z.literal('queued'), message: z.string() })
   .describe('The answer is safely queued; the Task shows it shortly (a refusal found later is not reported back)');
 export type ClinicAnswerQueued = z.infer<typeof ClinicAnswerQueued>;
+
+/** The list states of `GET /api/v1/clinic/tasks` (the clinic inbox's tabs), each a set of Task statuses. */
+export const TaskListState = z.enum(['new', 'answered', 'selected', 'cancelled']);
+export type TaskListState = z.infer<typeof TaskListState>;
+
+/** One row of a clinic's Task list: the Task's state and the request at a glance (no master data). */
+export const ClinicTaskSummary = z.object({
+  id: z.string(),
+  status: TaskStatus,
+  businessStatus: BusinessStatus.optional(),
+  authoredOn: z.string(),
+  lastModified: z.string(),
+  version: z.number().int(),
+  request: z.object({
+    status: z.string(),
+    intent: z.string(),
+    orderDetail: z.string().optional(),
+    serviceType: z.string().optional(),
+    occurrenceDate: z.string().optional(),
+    departmentCode: z.string().optional(),
+    specialty: z.string().optional(),
+    requesterIk: z.string(),
+    requesterName: z.string().optional(),
+  }),
+  /** When the request's patient data was erased: the row is its tombstone (`patient.dataLevel` `erased`, no patient data). */
+  erasedAt: z.string().optional(),
+  patient: z.object({ dataLevel: z.enum(['masked', 'complete', 'erased']), gender: z.string().optional(), age: z.number().int().optional() }),
+  mainDiagnosis: z.object({ code: z.string(), display: z.string().optional() }).optional(),
+});
+export type ClinicTaskSummary = z.infer<typeof ClinicTaskSummary>;
+
+export const ClinicTaskList = z.object({
+  total: z.number().int(),
+  counts: z.record(TaskListState, z.number().int()),
+  items: z.array(ClinicTaskSummary),
+});
+export type ClinicTaskList = z.infer<typeof ClinicTaskList>;
+
+/** The request versions a clinic was sent, oldest first; `bundle` is the AdmissionRequestBundle as received. */
+export const RequestVersionList = z.object({
+  items: z.array(z.object({ version: z.number().int(), receivedAt: z.string(), bundle: z.looseObject({ resourceType: z.literal('Bundle') }) })),
+});
+export type RequestVersionList = z.infer<typeof RequestVersionList>;

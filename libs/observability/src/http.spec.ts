@@ -2,11 +2,11 @@ import request from 'supertest';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { captureLogger } from '@bedrequest/testing';
-import { createServiceHttpApp, probeRouter } from './http';
+import { clientAddressOf, createServiceHttpApp, probeRouter } from './http';
 
 function appWith(readiness: Record<string, () => boolean | Promise<boolean>>) {
   const registry = new Registry();
-  const app = createServiceHttpApp({ logger: pino({ level: 'silent' }), registry });
+  const app = createServiceHttpApp({ logger: pino({ level: 'silent' }), registry, trustedProxies: [] });
   app.use(probeRouter({ registry, readiness }));
   app.get('/things/:id', (_req, res) => {
     res.json({ ok: true });
@@ -43,7 +43,7 @@ describe('service HTTP app', () => {
 
   it('logs a 503 answer as one access line without a made-up error and its stack', async () => {
     const captured = captureLogger();
-    const app = createServiceHttpApp({ logger: captured.logger, registry: new Registry() });
+    const app = createServiceHttpApp({ logger: captured.logger, registry: new Registry(), trustedProxies: [] });
     app.get('/unavailable', (_req, res) => {
       res.status(503).json({ error: 'unavailable', message: 'the authentication service is unavailable; please retry' });
     });
@@ -61,5 +61,37 @@ describe('service HTTP app', () => {
     await request(app).get('/things/2').expect(200);
     const metrics = await request(app).get('/metrics').expect(200);
     expect(metrics.text).toContain('http_requests_total{method="GET",route="/things/:id",status="200"} 2');
+  });
+});
+
+describe('the client address (TRUSTED_PROXIES)', () => {
+  /** What the service reads as the client's address, for a request from this process over loopback. */
+  async function addressSeen(trustedProxies: string[], forwardedFor?: string): Promise<string> {
+    const app = createServiceHttpApp({ logger: pino({ level: 'silent' }), registry: new Registry(), trustedProxies });
+    app.get('/whoami', (req, res) => {
+      res.json({ address: clientAddressOf(req) });
+    });
+    const call = request(app).get('/whoami');
+    const response = await (forwardedFor === undefined ? call : call.set('x-forwarded-for', forwardedFor));
+    return (response.body as { address: string }).address;
+  }
+  const LOOPBACK = /^(::ffff:)?127\.0\.0\.1$|^::1$/;
+
+  it('is the socket peer when no proxy is trusted, whatever X-Forwarded-For claims', async () => {
+    expect(await addressSeen([])).toMatch(LOOPBACK);
+    expect(await addressSeen([], '203.0.113.9')).toMatch(LOOPBACK);
+  });
+
+  it('is the socket peer when that peer is not a trusted proxy', async () => {
+    expect(await addressSeen(['10.0.0.0/8'], '203.0.113.9')).toMatch(LOOPBACK);
+  });
+
+  it('is the right-most X-Forwarded-For entry that is not trusted, from a trusted peer', async () => {
+    expect(await addressSeen(['loopback'], '198.51.100.1, 203.0.113.9')).toBe('203.0.113.9');
+    expect(await addressSeen(['loopback', '203.0.113.0/24'], '198.51.100.1, 203.0.113.9')).toBe('198.51.100.1');
+  });
+
+  it('is the trusted peer itself when it forwards nothing', async () => {
+    expect(await addressSeen(['loopback'])).toMatch(LOOPBACK);
   });
 });

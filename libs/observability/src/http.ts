@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -11,16 +11,21 @@ export type Readiness = Record<string, () => boolean | Promise<boolean>>;
 export interface ServiceHttpOptions {
   logger: Logger;
   registry: Registry;
+  /** `TRUSTED_PROXIES` (libs/config): whose `X-Forwarded-For` is believed; see clientAddressOf. */
+  trustedProxies: readonly string[];
 }
 
 /**
  * The HTTP app every service starts from: correlation ids, access logs without bodies, request
- * metrics. Services add their routes, and the probes (probeRouter) where their port is internal.
+ * metrics, and the one rule for the client's address. Services add their routes, and the probes
+ * (probeRouter) where their port is internal.
  */
-export function createServiceHttpApp({ logger, registry }: ServiceHttpOptions): Express {
+export function createServiceHttpApp({ logger, registry, trustedProxies }: ServiceHttpOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Express's own reading of X-Forwarded-For (proxy-addr): from the socket's peer back through the
+  // header, the first address that is not a trusted proxy. Nothing trusted, nothing read.
+  app.set('trust proxy', trustedProxies.length > 0 ? [...trustedProxies] : false);
 
   const requests = new Counter({
     name: 'http_requests_total',
@@ -69,6 +74,16 @@ export function createServiceHttpApp({ logger, registry }: ServiceHttpOptions): 
   );
 
   return app;
+}
+
+/**
+ * The address a request came from (docs/architecture.md, "Client addresses"): the right-most
+ * `X-Forwarded-For` entry that is not in `TRUSTED_PROXIES`, when the socket's peer is a trusted
+ * proxy; otherwise the socket's peer, whatever the header says. Every service reads it here, for
+ * throttling and for the audit trail.
+ */
+export function clientAddressOf(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? '';
 }
 
 /**

@@ -1,6 +1,6 @@
 export { createLogger, type Logger } from './logger';
 export { createMetricsRegistry } from './metrics';
-export { createServiceHttpApp, listen, probeRouter, type Readiness, type ServiceHttpOptions } from './http';
+export { clientAddressOf, createServiceHttpApp, listen, probeRouter, type Readiness, type ServiceHttpOptions } from './http';
 export { correlationIdFrom, CORRELATION_HEADER } from './correlation';
 export { Lifecycle, closeServer } from './lifecycle';
 export { serveHttp, startService, type ServiceContext, type Serving, type Started } from './service';

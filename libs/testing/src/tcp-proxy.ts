@@ -1,20 +1,28 @@
 import net, { type AddressInfo, type Server, type Socket } from 'node:net';
 
+type Target = { host: string; port: number };
+
 /**
  * A TCP proxy in front of a real service, so a test can make the service "go away" for the client
  * (cut every connection and refuse new ones) and come back, without stopping the shared service.
+ * In front of several instances of a service, it takes turns: each new connection goes to the next
+ * one (a round-robin load balancer, as a deployment puts before its replicas).
  */
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly targets: readonly Target[];
   private accepting = true;
+  private connections = 0;
 
-  constructor(private readonly target: { host: string; port: number }) {}
+  constructor(target: Target | readonly Target[]) {
+    this.targets = Array.isArray(target) ? target : [target as Target];
+  }
 
   async start(): Promise<number> {
     this.server = net.createServer((client) => {
       if (!this.accepting) return client.destroy();
-      const upstream = net.connect(this.target);
+      const upstream = net.connect(this.targets[this.connections++ % this.targets.length]!);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));

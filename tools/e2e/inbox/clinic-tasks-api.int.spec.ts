@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
-import { startTestStack, type TestStack } from '../stack-harness';
+import { startE2eStack, type E2eStack } from '../e2e-stack';
 
 /**
  * `GET /api/v1/clinic/tasks` and `GET /api/v1/clinic/tasks/{id}/versions`: what the clinic inbox
@@ -29,13 +29,13 @@ interface List {
 }
 
 describe('the clinic list and version API', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
   let referrer: string;
   const clinic: Record<string, string> = {};
   const suffix = randomUUID().slice(0, 8);
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startE2eStack();
     await stack.registerClinic(A, 'Klinik A', ['2300', '0300']);
     await stack.registerClinic(B, 'Klinik B', ['2300']);
     await stack.createReferrer(`list-referrer-${suffix}`, [REFERRER_IK], FHIR_BASE);

@@ -1,13 +1,15 @@
 // The clinic inbox in real Chromium (Debian's `chromium`, driven by playwright-core) against the
-// whole stack started in-process (startTestStack): a referrer, clinics with one user each, and
+// whole stack started in-process (startE2eStack): a referrer, clinics with one user each, and
 // helpers to send requests through the API and to log a browser page in.
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Bundle } from '@medplum/fhirtypes';
-import { WebhookReceiver, waitFor } from '@bedrequest/testing';
+import { Redis } from 'ioredis';
+import { WebhookReceiver, testEnvironment, waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
-import { passwordOf, startTestStack, type TestStack } from '../stack-harness';
+import { SessionStore, type SessionRecord } from '../../../apps/web/src/session/session-store';
+import { passwordOf, startE2eStack, type E2eStack } from '../e2e-stack';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -34,9 +36,9 @@ export interface InboxClinic {
 }
 
 export interface InboxHarness {
-  stack: TestStack;
+  stack: E2eStack;
   browser: Browser;
-  /** `http://127.0.0.1:<port>`: the gateway, which serves the inbox at /inbox. */
+  /** `http://127.0.0.1:<port>`: the web app, which serves the inbox at /inbox/. */
   baseUrl: string;
   /** The referrer's username (its password is `passwordOf(username)`). */
   referrer: string;
@@ -52,12 +54,14 @@ export interface InboxHarness {
   newPage(options?: { width?: number; height?: number }): Promise<Page>;
   /** Logs the page in through the login form. */
   logIn(page: Page, clinic: InboxClinic): Promise<void>;
+  /** What the web app keeps of the page's session in Redis (its tokens), read with the page's session cookie. */
+  sessionOf(page: Page): Promise<SessionRecord | undefined>;
   stop(): Promise<void>;
 }
 
 /** `env`: settings of the stack beside the defaults (e.g. a higher rate limit for a test that seeds many requests). */
 export async function startInboxHarness(clinics: readonly { ik: string; name: string; departments?: string[] }[], env: Record<string, string> = {}): Promise<InboxHarness> {
-  const stack = await startTestStack({ NODE_ENV: 'test', ...env });
+  const stack = await startE2eStack({ NODE_ENV: 'test', ...env });
   const contexts: BrowserContext[] = [];
   const webhooks = new WebhookReceiver();
   let browser: Browser | undefined;
@@ -80,7 +84,7 @@ export async function startInboxHarness(clinics: readonly { ik: string; name: st
 
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
     const launched = browser;
-    const baseUrl = stack.gatewayUrl;
+    const baseUrl = stack.webUrl;
 
     return {
       stack,
@@ -120,6 +124,17 @@ export async function startInboxHarness(clinics: readonly { ik: string; name: st
         await page.getByLabel('Benutzername').fill(clinic.username);
         await page.getByLabel('Passwort').fill(passwordOf(clinic.username));
         await Promise.all([page.waitForURL(`${baseUrl}/inbox/tasks`), page.getByRole('button', { name: 'Anmelden' }).click()]);
+      },
+      sessionOf: async (page) => {
+        const id = (await page.context().cookies()).find((cookie) => cookie.name === 'inbox_session')?.value;
+        if (!id) return undefined;
+        const redis = new Redis(testEnvironment().redisUrl, { keyPrefix: stack.env.REDIS_KEY_PREFIX, lazyConnect: true });
+        try {
+          await redis.connect();
+          return await new SessionStore(redis, { ttlSeconds: 60 }).load(id);
+        } finally {
+          redis.disconnect();
+        }
       },
       stop: async () => {
         for (const context of contexts) await context.close().catch(() => undefined);

@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { startTestStack, type TestStack } from '../stack-harness';
+import { startE2eStack, type E2eStack } from '../e2e-stack';
 
 /**
  * `npm run seed:demo` against a running stack, as the README's inbox walk-through uses it: the demo
  * parties, and three requests that the demo clinic's inbox lists; run again, it changes nothing.
  */
 describe('npm run seed:demo', () => {
-  let stack: TestStack;
+  let stack: E2eStack;
 
   beforeAll(async () => {
-    stack = await startTestStack({ NODE_ENV: 'test' });
+    stack = await startE2eStack({ NODE_ENV: 'test' });
   }, 120_000);
 
   afterAll(async () => {
@@ -23,7 +23,7 @@ describe('npm run seed:demo', () => {
       execFile(
         process.execPath,
         [join(__dirname, '..', '..', 'seed-demo.mjs')],
-        { env: { ...stack.env, GATEWAY_URL: stack.gatewayUrl, ROUTING_URL: stack.routing.url }, encoding: 'utf8', timeout: 240_000 },
+        { env: { ...stack.env, GATEWAY_URL: stack.gatewayUrl }, encoding: 'utf8', timeout: 240_000 },
         (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
@@ -32,7 +32,7 @@ describe('npm run seed:demo', () => {
     const first = await seed();
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
-    expect(first.stdout).toContain(`Clinic inbox: ${stack.gatewayUrl}/inbox/  (log in as demo-waldsee / demo-waldsee-password; 3 demo requests waiting)`);
+    expect(first.stdout).toContain(`Clinic inbox: ${stack.webUrl}/inbox/  (log in as demo-waldsee / demo-waldsee-password; 3 demo requests waiting)`);
 
     const token = await stack.login('demo-waldsee', 'demo-waldsee-password');
     const list = async () => (await stack.api<{ items: { id: string; status: string; version: number; mainDiagnosis?: { code: string } }[] }>('GET', '/api/v1/clinic/tasks', { token })).body.items;

@@ -40,6 +40,8 @@ export function testAuthConfig(overrides: Record<string, string> = {}): AuthConf
     REDIS_KEY_PREFIX: `${env.redisKeyPrefix}${uniqueName('auth')}:`,
     DATABASE_POOL_SIZE: '3',
     SERVICE_CLIENT_SECRET: TEST_SERVICE_CLIENT_SECRET,
+    // The test stands where the gateway does: a proxy on loopback whose X-Forwarded-For is believed.
+    TRUSTED_PROXIES: 'loopback',
     ...overrides,
   });
 }

@@ -284,6 +284,21 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       expect((await login(sut.url, 'hospital', 'referrer-password-1', from())).status).toBe(200);
     });
 
+    it('counts the connection\'s own address when X-Forwarded-For comes from a peer that is not a trusted proxy', async () => {
+      // A second auth beside the suite's, trusting only a range the test's loopback connection is not in.
+      const direct = await startTestAuth({ TRUSTED_PROXIES: '10.0.0.0/8', AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: '3' });
+      try {
+        await direct.addUser(referrer('direct', 'direct-password'));
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          expect((await login(direct.url, `forger-${attempt}`, 'password', from())).status).toBe(401);
+        }
+        // Each try claimed another address; all of them counted against the one they came from.
+        expect((await login(direct.url, 'direct', 'direct-password', from())).status).toBe(429);
+      } finally {
+        await direct.stop();
+      }
+    });
+
     it('forgets a username\'s failures after a successful login', async () => {
       await sut.addUser(referrer('forgetful', 'forgetful-password'));
       for (let round = 0; round < 2; round += 1) {

@@ -1,6 +1,7 @@
-import express, { Router, type Request } from 'express';
+import express, { Router } from 'express';
 import { LoginRequest, RefreshRequest, RevokeRequest, type TokenServiceStatus } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
+import { clientAddressOf } from '@bedrequest/observability';
 import type { TokenService } from './token.service';
 
 /**
@@ -9,7 +10,7 @@ import type { TokenService } from './token.service';
  * 400 only for a body without a `refreshToken` string). Errors are thrown as typed errors
  * (../errors.ts) and answered by the app's jsonErrorHandler.
  */
-export function tokenRouter(tokens: TokenService, options: { trustForwardedFor: boolean }): Router {
+export function tokenRouter(tokens: TokenService): Router {
   const router = Router();
   router.get('/status', (_req, res) => {
     res.json({ status: 'ok', time: new Date().toISOString() } satisfies TokenServiceStatus);
@@ -18,7 +19,9 @@ export function tokenRouter(tokens: TokenService, options: { trustForwardedFor: 
   router.use(express.json({ limit: '16kb' }));
   router.post('/login', async (req, res) => {
     const body = HttpError.parseInput(LoginRequest, req.body);
-    const answer = await tokens.login({ ...body, clientAddress: clientAddress(req, options.trustForwardedFor) });
+    // The address login throttling counts (per address): the gateway's X-Forwarded-For, believed
+    // only from a trusted proxy (TRUSTED_PROXIES), else the connection's peer.
+    const answer = await tokens.login({ ...body, clientAddress: clientAddressOf(req) || 'unknown' });
     noStore(res).json(answer);
   });
   router.post('/refresh', async (req, res) => {
@@ -36,11 +39,4 @@ export function tokenRouter(tokens: TokenService, options: { trustForwardedFor: 
 /** RFC 6749 5.1: token responses must not be cached (nor, RFC 7009 2.2, a revocation's answer). */
 function noStore(res: express.Response): express.Response {
   return res.setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache');
-}
-
-/** The caller's address for throttling: the gateway passes it on in X-Forwarded-For. */
-function clientAddress(req: Request, trustForwardedFor: boolean): string {
-  const forwarded = trustForwardedFor ? req.headers['x-forwarded-for'] : undefined;
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  return first || req.socket.remoteAddress || 'unknown';
 }

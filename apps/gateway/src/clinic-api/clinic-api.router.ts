@@ -5,11 +5,11 @@ import { BusinessStatus, ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedre
 import { UNSTORABLE_TEXT } from '@bedrequest/fhir-model';
 import { classifyError, HttpError } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
-import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
 import { principalOf } from '@bedrequest/tokens';
 import { refusedByIntake } from '../fhir/bundle.router';
 import { FHIR_JSON } from '../fhir/fhir-response';
-import { clientAddressOf, forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
+import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
 import { errorHandler } from '../http-errors';
 import { jsonBody } from '../json-body';
 

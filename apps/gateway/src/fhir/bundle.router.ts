@@ -19,11 +19,10 @@ import {
 } from '@bedrequest/fhir-model';
 import { codeOfStatus, HttpError, type ErrorCode } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
-import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
 import { principalOf, type Principal } from '@bedrequest/tokens';
 import { fhirJsonBody } from './fhir-body';
 import { sendFhir } from './fhir-response';
-import { clientAddressOf } from './intake.client';
 
 export interface BundleRouteOptions {
   broker: Pick<Broker, 'publishAndAwaitReply'>;

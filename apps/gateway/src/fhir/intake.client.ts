@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { InternalClient, type RawAnswer } from '@bedrequest/http';
-import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
 import { accessTokenOf } from '@bedrequest/tokens';
-import { addressForwardedByInbox } from '../inbox/inbox-forwarding';
 
 /**
  * Who asks intake, and for whom: the caller's verified access token, forwarded so that intake
@@ -19,18 +18,9 @@ export interface ForwardedCall {
   readonly clientAddress?: string;
 }
 
+/** The call as the caller made it; its address is the one rule of every app (clientAddressOf, TRUSTED_PROXIES). */
 export function forwardedCallOf(req: Request, res: Response): ForwardedCall {
   return { token: accessTokenOf(res), correlationId: String(req.headers[CORRELATION_HEADER]), publicBase: publicBaseOf(req), clientAddress: clientAddressOf(req) };
-}
-
-/**
- * The address of the connection the request came on, as the token proxy forwards it to auth: the
- * gateway is the edge, so an `X-Forwarded-For` the caller sent is not believed. Except the clinic
- * inbox's, which calls this API over loopback for the person in the browser and vouches for the
- * browser's address with this process's secret (inbox-forwarding.ts).
- */
-export function clientAddressOf(req: Request): string {
-  return addressForwardedByInbox(req) ?? req.socket.remoteAddress ?? '';
 }
 
 /** The headers every call to intake's internal API carries besides the credential. */

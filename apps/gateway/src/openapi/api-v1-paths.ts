@@ -10,12 +10,14 @@ import {
   ClinicAnswerQueued,
   ClinicDocumentList,
   ClinicList,
+  ClinicTaskList,
   DeliveryLog,
   DeliveryLogQuery,
   FhirTask,
   LoginRequest,
   RedeliveryScheduled,
   RefreshRequest,
+  RequestVersionList,
   RevokeRequest,
   SubscribeRequest,
   SubscriptionList,
@@ -27,7 +29,7 @@ import {
 } from '@bedrequest/contracts';
 import { BedCount, DateQuery } from '../capacity/capacity.router';
 import { ClinicAnswer, MAX_NOTE_CHARACTERS, TaskId } from '../clinic-api/clinic-api.router';
-import { ClinicTaskList, ClinicTaskListQuery, RequestVersionList } from '../clinic-api/clinic-tasks.router';
+import { ClinicTaskListQuery } from '../clinic-api/clinic-tasks.router';
 import { fhir, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** `/api/v1`: the token endpoints (auth's, proxied), the clinics, subscriptions, and the clinic API. */

@@ -12,12 +12,15 @@ import {
   ClinicDocumentList,
   ClinicList,
   ClinicRecord,
+  ClinicTaskList,
+  ClinicTaskSummary,
   DeliveryLog,
   DeliveryLogView,
   DocumentBundle,
   FhirTask,
   LoginRequest,
   RefreshRequest,
+  RequestVersionList,
   RevokeRequest,
   SubscribeRequest,
   SubscriptionList,
@@ -27,7 +30,6 @@ import {
 } from '@bedrequest/contracts';
 import { BedCount } from '../capacity/capacity.router';
 import { ClinicAnswer } from '../clinic-api/clinic-api.router';
-import { ClinicTaskList, ClinicTaskSummary, RequestVersionList } from '../clinic-api/clinic-tasks.router';
 import { SERVICE_VERSION } from '../service-index';
 import { registerApiV1Paths } from './api-v1-paths';
 import { registerFhirPaths } from './fhir-paths';
@@ -102,7 +104,7 @@ const DESCRIPTION = [
   'The public interface of the Bed Occupancy Request Service; docs/api.md gives the rules behind each endpoint, docs/webhooks.md the delivery of the AdmissionResponse webhook.',
   'Errors: an OperationOutcome on /api/v2/fhir, `{"error", "message"}` on every other path, with the same status for the same condition; an unexpected failure is 500 with the same body.',
   'Every path answers OPTIONS with 204 and `Allow` (no token needed), HEAD wherever it answers GET, and any other method it does not take with 405 and `Allow`; an unknown path is 404 (after the token check of a guarded prefix).',
-  'Every answer carries `x-correlation-id`. The clinic inbox’s HTML pages under /inbox (docs/inbox.md) read and write through this API and are not part of it.',
+  'Every answer carries `x-correlation-id`. The clinic inbox (the web app, docs/inbox.md) reads and writes through this API like any client and is not part of it; `GET /inbox/…` here redirects to it.',
 ].join('\n\n');
 
 /**

@@ -1,7 +1,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { InternalClient } from '@bedrequest/http';
-import { CORRELATION_HEADER } from '@bedrequest/observability';
+import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
 import { errorHandler } from '../http-errors';
 import { requireJsonBody } from '../json-body';
 
@@ -27,7 +27,8 @@ export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
         path: req.originalUrl,
         ...(!reads && Buffer.isBuffer(req.body) ? { body: req.body, contentType: req.headers['content-type'] ?? 'application/json' } : {}),
         correlationId: String(req.headers[CORRELATION_HEADER]),
-        headers: { 'x-forwarded-for': req.socket.remoteAddress ?? '' },
+        // The caller's address for auth's login throttling (auth believes it from the gateway, a trusted proxy).
+        headers: { 'x-forwarded-for': clientAddressOf(req) },
       },
       PASSED_HEADERS,
     );

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AuditEvent, Bundle } from '@medplum/fhirtypes';
-import express from 'express';
 import { Pool } from 'pg';
+import { Registry } from 'prom-client';
 import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { listen } from '@bedrequest/observability';
+import { createServiceHttpApp, listen } from '@bedrequest/observability';
 import { expectValidFhir, silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, accessToken, localKeys, newSigningKey } from '@bedrequest/tokens/testing';
@@ -73,7 +73,9 @@ describe('the audit trail', () => {
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems(), audit);
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
-    server = await listen(express().use(internalRouter(tasks, audit, new RequestErasureRepository(prisma, schema), verifier, silentLogger())), 0, '127.0.0.1');
+    // The test calls as the gateway does, from a trusted proxy on loopback with the client's address in X-Forwarded-For.
+    const app = createServiceHttpApp({ logger: silentLogger(), registry: new Registry(), trustedProxies: ['loopback'] });
+    server = await listen(app.use(internalRouter(tasks, audit, new RequestErasureRepository(prisma, schema), verifier, silentLogger())), 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 

@@ -1,21 +1,17 @@
 import type { Request, Response } from 'express';
+import { clientAddressOf } from '@bedrequest/observability';
 import { principalOf } from '@bedrequest/tokens';
 import type { Caller } from '../audit/audit-trail.service';
 
 /**
  * The party of the verified token, as the visibility rules see it, its user and the client's
- * address for the audit trail (the first address of `X-Forwarded-For`, which the gateway sends: it
- * grants nothing).
+ * address for the audit trail: the address the gateway forwards in `X-Forwarded-For`, believed
+ * because the gateway is a trusted proxy (`TRUSTED_PROXIES`); it grants nothing.
  */
 export function callerOf(req: Request, res: Response): Caller {
   const principal = principalOf(res);
   const viewer = principal.role === 'referrer' ? { role: 'referrer' as const, partyId: principal.partyId } : { role: 'clinic' as const, ikNumbers: principal.ikNumbers };
-  const address = clientAddressOf(req);
+  // At most the length of an IPv6 address with zone.
+  const address = clientAddressOf(req).slice(0, 64);
   return { viewer, user: principal.partyId, ...(address ? { address } : {}) };
-}
-
-/** At most the length of an IPv6 address with zone. */
-function clientAddressOf(req: Request): string | undefined {
-  const first = req.header('x-forwarded-for')?.split(',')[0]?.trim();
-  return first ? first.slice(0, 64) : undefined;
 }

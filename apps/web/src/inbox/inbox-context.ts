@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ClinicRecord } from '@bedrequest/contracts';
-import type { CsrfTokens } from './csrf';
+import { clientAddressOf } from '@bedrequest/observability';
+import type { CsrfTokens } from '../session/csrf';
 import type { Formats } from './format';
 import type { Html } from './html';
 import type { ApiCall, InboxApi } from './inbox-api';
@@ -29,7 +30,7 @@ export function sessionOf(res: Response): InboxSession {
 }
 
 export function apiCallOf(req: Request, res: Response): ApiCall {
-  return { token: sessionOf(res).accessToken, correlationId: String(req.headers['x-correlation-id']), clientAddress: req.socket.remoteAddress ?? '' };
+  return { token: sessionOf(res).accessToken, correlationId: String(req.headers['x-correlation-id']), clientAddress: clientAddressOf(req) };
 }
 
 /** The clinic's IK: a clinic token names exactly one (libs/tokens, PartyClaims). */

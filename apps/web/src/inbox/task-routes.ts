@@ -1,8 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BusinessStatus } from '@bedrequest/contracts';
+import { BusinessStatus, type ClinicTaskList } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
-import type { ClinicTaskList } from '../clinic-api/clinic-tasks.router';
 import { attachmentsOf, type Attachment } from './attachments';
 import { ERASED } from './inbox-api';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';

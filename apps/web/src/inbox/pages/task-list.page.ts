@@ -1,4 +1,4 @@
-import type { ClinicTaskList, ClinicTaskSummary, TaskListState } from '../../clinic-api/clinic-tasks.router';
+import type { ClinicTaskList, ClinicTaskSummary, TaskListState } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, type Html } from '../html';
 import type { Texts } from '../texts.de';

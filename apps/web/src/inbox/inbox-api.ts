@@ -1,8 +1,19 @@
 import { z } from 'zod';
-import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, ClinicAnswerQueued, ClinicDocumentList, ClinicList, FhirTask, type LoginRequest, TokenResponse } from '@bedrequest/contracts';
+import {
+  ApiErrorBody,
+  AutoAnswerSetting,
+  BedCountList,
+  BedCountView,
+  ClinicAnswerQueued,
+  ClinicDocumentList,
+  ClinicList,
+  ClinicTaskList,
+  FhirTask,
+  type LoginRequest,
+  RequestVersionList,
+  TokenResponse,
+} from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
-import { ClinicTaskList, RequestVersionList } from '../clinic-api/clinic-tasks.router';
-import { inboxForwardingHeaders } from './inbox-forwarding';
 
 /** The access token the API refused (expired, revoked keys): the person must log in again. */
 export class SessionExpiredError extends Error {
@@ -29,7 +40,8 @@ const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutco
 
 /**
  * Who asks: the person's access token, the correlation id of the page request, and the address the
- * browser connected from, which the API records in the audit trail (see inbox-forwarding.ts).
+ * browser connected from, which the web app forwards in `X-Forwarded-For` (the gateway believes it
+ * because the web app is one of its TRUSTED_PROXIES) and the API records in the audit trail.
  */
 export interface ApiCall {
   readonly token: string;
@@ -40,36 +52,30 @@ export interface ApiCall {
 export type AnswerResult = { status: 200; task: FhirTask } | { status: 202 } | { status: 400 | 404 | 409; message: string };
 
 /**
- * The clinic inbox's client of the gateway's own public API: the inbox reads and writes through the
- * same endpoints, checks and rate limits as any integrator's software, with the person's access
- * token as Bearer (no second path into the data). The gateway's address is known only once it
- * listens (PORT=0 picks one), so the connection pool is made on first use.
- *
- * The token endpoints are asked at the auth service directly, as the gateway's token proxy does it,
- * so that the browser's address reaches auth's login throttling (over the loopback every inbox
- * login would come from the gateway's own address and share one throttle).
+ * The clinic inbox's client of the gateway's public API: the inbox reads and writes through the same
+ * endpoints, checks and rate limits as any integrator's software, with the person's access token as
+ * Bearer (no second path into the data), and the person's address in `X-Forwarded-For`, so that
+ * login throttling and the audit trail count the browser, not the web app.
  */
 export class InboxApi {
-  private pool?: InternalClient;
+  private readonly client: InternalClient;
 
-  constructor(
-    private readonly gatewayUrl: () => string,
-    private readonly auth: InternalClient,
-    private readonly timeoutMs = 10_000,
-  ) {}
+  constructor(gatewayUrl: string, timeoutMs = 10_000) {
+    this.client = new InternalClient({ service: 'gateway', baseUrl: gatewayUrl, timeoutMs, unavailableMessage: 'the service is temporarily unavailable', connections: 16 });
+  }
 
   async login(credentials: LoginRequest, clientAddress: string, correlationId: string): Promise<TokenResponse> {
-    return this.token('/api/v1/token/login', credentials, { 'x-forwarded-for': clientAddress }, correlationId);
+    return this.token('/api/v1/token/login', credentials, clientAddress, correlationId);
   }
 
   async refresh(refreshToken: string, correlationId: string): Promise<TokenResponse> {
-    return this.token('/api/v1/token/refresh', { refreshToken }, {}, correlationId);
+    return this.token('/api/v1/token/refresh', { refreshToken }, '', correlationId);
   }
 
-  /** Ends the refresh token's whole family (`POST /api/v1/token/revoke`); auth answers 200 whether or not it was live. */
+  /** Ends the refresh token's whole family (`POST /api/v1/token/revoke`); the API answers 200 whether or not it was live. */
   async revoke(refreshToken: string, correlationId: string): Promise<void> {
-    const answer = await this.auth.raw({ method: 'POST', path: '/api/v1/token/revoke', json: { refreshToken }, correlationId });
-    if (answer.status !== 200) throw new HttpError('unavailable', `the token service answered a revocation with HTTP ${answer.status}`, { retryAfterSeconds: 5 });
+    const answer = await this.client.raw({ method: 'POST', path: '/api/v1/token/revoke', json: { refreshToken }, correlationId });
+    if (answer.status !== 200) throw new HttpError('unavailable', `the token endpoint answered a revocation with HTTP ${answer.status}`, { retryAfterSeconds: 5 });
   }
 
   async tasks(query: URLSearchParams, call: ApiCall): Promise<ClinicTaskList> {
@@ -92,7 +98,7 @@ export class InboxApi {
   }
 
   async answer(taskId: string, body: { businessStatus: string; note?: string }, call: ApiCall): Promise<AnswerResult> {
-    const answer = await this.api().json(
+    const answer = await this.client.json(
       { method: 'POST', path: `/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/answer`, json: body, ...this.credentials(call) },
       { 200: FhirTask, 202: ClinicAnswerQueued, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody },
     );
@@ -116,7 +122,7 @@ export class InboxApi {
   }
 
   async capacity(range: { from: string; to: string }, call: ApiCall): Promise<z.infer<typeof BedCountList> | undefined> {
-    const answer = await this.api().json(
+    const answer = await this.client.json(
       { method: 'GET', path: '/api/v1/clinic/capacity', query: new URLSearchParams(range), ...this.credentials(call) },
       { 200: BedCountList, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
     );
@@ -126,7 +132,7 @@ export class InboxApi {
   }
 
   async publishCapacity(count: { department: string; date: string; freeBeds: number }, call: ApiCall): Promise<{ ok: true } | { ok: false; message: string }> {
-    const answer = await this.api().json(
+    const answer = await this.client.json(
       { method: 'PUT', path: '/api/v1/clinic/capacity', json: count, ...this.credentials(call) },
       { 200: BedCountView, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
     );
@@ -137,7 +143,7 @@ export class InboxApi {
 
   /** Whether routing answers for the clinic from its bed counts; undefined for a clinic that is not participating (404). */
   async automaticAnswers(call: ApiCall): Promise<boolean | undefined> {
-    const answer = await this.api().json(
+    const answer = await this.client.json(
       { method: 'GET', path: AUTO_ANSWER_PATH, ...this.credentials(call) },
       { 200: AutoAnswerSetting, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
     );
@@ -147,7 +153,7 @@ export class InboxApi {
   }
 
   async switchAutomaticAnswers(enabled: boolean, call: ApiCall): Promise<{ ok: true; enabled: boolean } | { ok: false; message: string }> {
-    const answer = await this.api().json(
+    const answer = await this.client.json(
       { method: 'PUT', path: AUTO_ANSWER_PATH, json: { enabled }, ...this.credentials(call) },
       { 200: AutoAnswerSetting, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
     );
@@ -157,48 +163,48 @@ export class InboxApi {
   }
 
   close(): Promise<void> {
-    return this.pool?.close() ?? Promise.resolve();
-  }
-
-  private api(): InternalClient {
-    this.pool ??= new InternalClient({ service: 'gateway', baseUrl: this.gatewayUrl(), timeoutMs: this.timeoutMs, unavailableMessage: 'the service is temporarily unavailable', connections: 16 });
-    return this.pool;
+    return this.client.close();
   }
 
   private credentials(call: ApiCall) {
-    return { credential: call.token, correlationId: call.correlationId, headers: inboxForwardingHeaders(call.clientAddress) };
+    return { credential: call.token, correlationId: call.correlationId, headers: forwardedFor(call.clientAddress) };
   }
 
   private async read<T extends z.ZodType>(request: { path: string; query?: URLSearchParams }, schema: T, call: ApiCall): Promise<z.output<T>> {
-    const answer = await this.api().json({ method: 'GET', ...request, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 429: ApiErrorBody });
+    const answer = await this.client.json({ method: 'GET', ...request, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 429: ApiErrorBody });
     if (answer.status === 200) return answer.body as z.output<T>;
     throw refusalOf(answer.status);
   }
 
   private async readOrMissing<T extends z.ZodType>(path: string, schema: T, missing: z.ZodType, call: ApiCall): Promise<z.output<T> | undefined | typeof ERASED> {
-    const answer = await this.api().json({ method: 'GET', path, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 404: missing, 410: ApiErrorBody, 429: ApiErrorBody });
+    const answer = await this.client.json({ method: 'GET', path, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 404: missing, 410: ApiErrorBody, 429: ApiErrorBody });
     if (answer.status === 404) return undefined;
     if (answer.status === 410) return ERASED;
     if (answer.status === 200) return answer.body as z.output<T>;
     throw refusalOf(answer.status);
   }
 
-  private async token(path: string, body: unknown, headers: Record<string, string>, correlationId: string): Promise<TokenResponse> {
-    const answer: RawAnswer = await this.auth.raw({ method: 'POST', path, json: body, headers, correlationId }, ['retry-after']);
+  private async token(path: string, body: unknown, clientAddress: string, correlationId: string): Promise<TokenResponse> {
+    const answer: RawAnswer = await this.client.raw({ method: 'POST', path, json: body, headers: forwardedFor(clientAddress), correlationId }, ['retry-after']);
     const parsed = answer.body.length ? (JSON.parse(answer.body.toString('utf8')) as unknown) : undefined;
     if (answer.status === 200) {
       const pair = TokenResponse.safeParse(parsed);
       if (pair.success) return pair.data;
-      throw new HttpError('unavailable', 'the token service answered outside its contract', { retryAfterSeconds: 5 });
+      throw new HttpError('unavailable', 'the token endpoint answered outside its contract', { retryAfterSeconds: 5 });
     }
     if (answer.status === 401) throw new LoginRefusedError('invalid_credentials');
     if (answer.status === 400) throw new LoginRefusedError('invalid_request');
     if (answer.status === 429) throw new LoginRefusedError('too_many_requests', Number(answer.headers['retry-after'] ?? 60) || 60);
-    throw new HttpError('unavailable', `the token service answered HTTP ${answer.status}`, { retryAfterSeconds: 5 });
+    throw new HttpError('unavailable', `the token endpoint answered HTTP ${answer.status}`, { retryAfterSeconds: 5 });
   }
 }
 
 /** A refusal of the session (401: the person logs in again) or of the rate (429). */
 function refusalOf(status: 401 | 429): Error {
   return status === 401 ? new SessionExpiredError() : new HttpError('too_many_requests', 'rate limited', { retryAfterSeconds: 1 });
+}
+
+/** The browser's address for the gateway (docs/architecture.md, "Client addresses"); nothing when there is none. */
+function forwardedFor(clientAddress: string): Record<string, string> {
+  return clientAddress ? { 'x-forwarded-for': clientAddress } : {};
 }

@@ -1,13 +1,13 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { classifyError, logServerError } from '@bedrequest/http';
-import type { TokenVerifier } from '@bedrequest/tokens';
+import { clientAddressOf } from '@bedrequest/observability';
+import { CsrfTokens, isSameOrigin } from '../session/csrf';
+import type { SessionStore } from '../session/session-store';
 import { inboxAssets } from './assets/assets';
 import { bedsRoutes } from './beds-routes';
-import { CsrfTokens, isSameOrigin } from './csrf';
 import { Formats } from './format';
 import { LoginRefusedError, SessionExpiredError, type InboxApi } from './inbox-api';
-import { inboxCsrfSecretOf } from './inbox-config';
 import { ClinicRecords, sendPage, type InboxContext } from './inbox-context';
 import { errorPage } from './pages/error.page';
 import { loginPage } from './pages/login.page';
@@ -18,13 +18,15 @@ import { de, type Texts } from './texts.de';
 export interface InboxOptions {
   /** The gateway's public API, asked with the person's token (see InboxApi). */
   api: InboxApi;
-  /** The gateway's verifier of access tokens. */
-  verifier: TokenVerifier;
+  /** Where the sessions live (Redis, shared by every web process). */
+  sessions: SessionStore;
+  /** WEB_SESSION_REFRESH_MARGIN_SECONDS, in milliseconds. */
+  refreshMarginMs: number;
   logger: Logger;
   /** `NODE_ENV`: cookies are `Secure` in production. */
   nodeEnv: string;
-  /** `INBOX_CSRF_SECRET` (inbox-config.ts): required in production. */
-  csrfSecret: string | undefined;
+  /** The key of the CSRF tokens, the same in every web process (csrfSecretOf). */
+  csrfSecret: string;
   /** `PROFILE_BASE`: the code systems the bundles are read with. */
   profileBase: string;
   texts?: Texts;
@@ -64,8 +66,14 @@ const CONTENT_SECURITY_POLICY = [
  */
 export function inboxRouter(options: InboxOptions): Router {
   const texts = options.texts ?? de;
-  const csrf = new CsrfTokens(inboxCsrfSecretOf({ NODE_ENV: options.nodeEnv, INBOX_CSRF_SECRET: options.csrfSecret }));
-  const sessions = new InboxSessions({ api: options.api, verifier: options.verifier, secureCookies: options.nodeEnv === 'production', logger: options.logger });
+  const csrf = new CsrfTokens(options.csrfSecret);
+  const sessions = new InboxSessions({
+    api: options.api,
+    store: options.sessions,
+    secureCookies: options.nodeEnv === 'production',
+    refreshMarginMs: options.refreshMarginMs,
+    logger: options.logger,
+  });
   const assets = inboxAssets(MOUNT, texts);
   const context: InboxContext = {
     api: options.api,
@@ -107,10 +115,13 @@ export function inboxRouter(options: InboxOptions): Router {
       sendPage(res, loginPage(bare, { csrfToken: csrf.tokenOf(loginId, 'login'), username, error }), status);
     if (!username || !password) return again(texts.login.missing, 400);
     try {
-      const pair = await options.api.login({ username, password }, req.socket.remoteAddress ?? '', String(req.headers['x-correlation-id']));
-      const principal = await sessions.verify(pair.accessToken);
-      if (principal?.role !== 'clinic') return again(texts.login.notAClinic, 403);
-      sessions.start(res, pair);
+      const correlationId = String(req.headers['x-correlation-id']);
+      const pair = await options.api.login({ username, password }, clientAddressOf(req), correlationId);
+      if (!(await sessions.start(res, pair))) {
+        // Not a clinic's login: the pair it got is of no use here and is ended at once.
+        await options.api.revoke(pair.refreshToken, correlationId).catch(() => undefined);
+        return again(texts.login.notAClinic, 403);
+      }
       res.redirect(303, `${MOUNT}/tasks`);
     } catch (error) {
       if (!(error instanceof LoginRefusedError)) throw error;
@@ -136,17 +147,16 @@ export function inboxRouter(options: InboxOptions): Router {
   router.use(guard);
 
   router.post('/logout', async (req, res) => {
-    // The refresh token's whole family is revoked, so no token of this session renews again (also
-    // not one the guard just rotated in: the browser's cookie still holds its predecessor, of the
-    // same family). The access token lives on until it expires (at most an hour): it cannot be revoked.
-    const refreshToken = cookiesOf(req).get(COOKIES.refresh);
+    // The session leaves the store and its refresh token's whole family is revoked, so no token of
+    // it renews again. The access token lives on until it expires (at most an hour): it cannot be
+    // revoked, but it never reached the browser.
+    const refreshToken = await sessions.end(req, res);
     if (refreshToken) {
-      // The browser's session ends all the same: the person asked to leave, and cookies are all this side holds.
+      // The browser's session ends all the same: the person asked to leave.
       await options.api.revoke(refreshToken, String(req.headers['x-correlation-id'])).catch((error: unknown) => {
         options.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'inbox logout: the refresh token could not be revoked');
       });
     }
-    sessions.end(res);
     res.redirect(303, `${MOUNT}/login?loggedOut=1`);
   });
 
@@ -158,10 +168,11 @@ export function inboxRouter(options: InboxOptions): Router {
     sendPage(res, errorPage(bare, texts.errors.notFound), 404);
   });
 
-  const errors: ErrorRequestHandler = (error: unknown, req, res, next) => {
+  const errors: ErrorRequestHandler = async (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     if (error instanceof SessionExpiredError) {
-      sessions.end(res);
+      // The API refused the session's token: the session is over (the person logs in again).
+      await sessions.end(req, res).catch(() => undefined);
       if (wantsJson(req)) return res.status(401).json({ error: 'unauthorized', message: 'the session has ended' });
       return res.redirect(303, `${MOUNT}/login?expired=1`);
     }

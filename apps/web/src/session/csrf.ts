@@ -1,8 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
+import type { Redis } from 'ioredis';
 
 /**
- * CSRF protection of the inbox's state-changing requests (OWASP CSRF Prevention Cheat Sheet), in
+ * CSRF protection of the pages' state-changing requests (OWASP CSRF Prevention Cheat Sheet), in
  * three layers:
  * 1. the session cookies are `SameSite=Strict`: another site's form or script sends none of them;
  * 2. `Sec-Fetch-Site` (when the browser sends it) must be `same-origin` and `Origin` (when sent) must
@@ -57,3 +58,19 @@ export function isSameOrigin(req: Request): boolean {
     return false;
   }
 }
+
+/**
+ * The key of the CSRF tokens: `WEB_CSRF_SECRET` where it is set (production requires it). Elsewhere
+ * the first web process makes a random one and keeps it in Redis (`SET NX`), and every other process
+ * takes that one: a form served by one process is accepted by another. Never a key written in the
+ * repository.
+ */
+export async function csrfSecretOf(config: { WEB_CSRF_SECRET?: string | undefined }, redis: Redis): Promise<string> {
+  if (config.WEB_CSRF_SECRET) return config.WEB_CSRF_SECRET;
+  await redis.set(DEVELOPMENT_SECRET_KEY, randomBytes(32).toString('hex'), 'NX');
+  const shared = await redis.get(DEVELOPMENT_SECRET_KEY);
+  if (!shared) throw new Error('the development CSRF key could not be kept in Redis');
+  return shared;
+}
+
+const DEVELOPMENT_SECRET_KEY = 'web:development-csrf-secret';

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import type { CookieOptions, Request, Response } from 'express';
+import { decodeJwt } from 'jose';
+import type { Logger } from 'pino';
+import type { TokenResponse } from '@bedrequest/contracts';
+import { PartyClaims } from '@bedrequest/tokens';
+import type { SessionRecord, SessionStore } from '../session/session-store';
+import { LoginRefusedError, type InboxApi } from './inbox-api';
+
+/** The inbox's cookies, both httpOnly, SameSite=Strict, on /inbox only. */
+export const COOKIES = {
+  /** The session's id: all the browser holds of it (the tokens stay in the session store). */
+  session: 'inbox_session',
+  /** A random id of the login form, for its CSRF token before there is a session. */
+  login: 'inbox_login',
+} as const;
+
+export interface InboxSession {
+  readonly id: string;
+  readonly accessToken: string;
+  readonly principal: SessionRecord['principal'];
+}
+
+/**
+ * The inbox's sessions: the browser holds a session id in an httpOnly cookie, the session store (in
+ * Redis, shared by every web process) holds the person's tokens, and the access token is renewed with
+ * refresh-token rotation, once across all processes, shortly before it expires.
+ */
+export class InboxSessions {
+  constructor(
+    private readonly options: {
+      api: InboxApi;
+      store: SessionStore;
+      secureCookies: boolean;
+      /** Renew the access token when less than this is left of its lifetime (WEB_SESSION_REFRESH_MARGIN_SECONDS). */
+      refreshMarginMs: number;
+      logger: Logger;
+    },
+  ) {}
+
+  get cookieOptions(): CookieOptions {
+    return { httpOnly: true, sameSite: 'strict', secure: this.options.secureCookies, path: '/inbox' };
+  }
+
+  /**
+   * Starts a session after a successful login, under a new id (never one the browser brought).
+   * Undefined, and nothing stored, for tokens that are not a clinic's.
+   */
+  async start(res: Response, pair: TokenResponse): Promise<InboxSession | undefined> {
+    const principal = principalOf(pair.accessToken);
+    if (principal?.role !== 'clinic') return undefined;
+    const id = this.options.store.newId();
+    await this.options.store.save(id, { accessToken: pair.accessToken, refreshToken: pair.refreshToken, principal });
+    res.cookie(COOKIES.session, id, this.cookieOptions);
+    res.clearCookie(COOKIES.login, this.cookieOptions);
+    return { id, accessToken: pair.accessToken, principal };
+  }
+
+  /** Ends the session: gone from the store, its cookie cleared. Returns its refresh token, for revoking. */
+  async end(req: Request, res: Response): Promise<string | undefined> {
+    res.clearCookie(COOKIES.session, this.cookieOptions);
+    const id = cookiesOf(req).get(COOKIES.session);
+    if (!id) return undefined;
+    const record = await this.options.store.load(id);
+    await this.options.store.remove(id);
+    return record?.refreshToken;
+  }
+
+  /** The login form's pre-session id: the one the browser has, or a new one. */
+  loginId(req: Request, res: Response): string {
+    const existing = cookiesOf(req).get(COOKIES.login);
+    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+    const id = randomBytes(32).toString('base64url');
+    res.cookie(COOKIES.login, id, this.cookieOptions);
+    return id;
+  }
+
+  /**
+   * The request's session, its access token renewed first when it is about to expire; undefined
+   * (and the cookie cleared) when there is none or it cannot be renewed.
+   */
+  async resolve(req: Request, res: Response): Promise<InboxSession | undefined> {
+    const id = cookiesOf(req).get(COOKIES.session);
+    if (!id) return undefined;
+    let record = await this.options.store.load(id);
+    if (record && this.expiresSoon(record)) {
+      const correlationId = String(req.headers['x-correlation-id']);
+      record = await this.options.store.renewOnce(id, (current) => this.expiresSoon(current), (current) => this.renew(current, correlationId));
+    }
+    if (!record) {
+      res.clearCookie(COOKIES.session, this.cookieOptions);
+      return undefined;
+    }
+    return { id, accessToken: record.accessToken, principal: record.principal };
+  }
+
+  private expiresSoon(record: SessionRecord): boolean {
+    return (expiryOf(record.accessToken) ?? 0) - Date.now() < this.options.refreshMarginMs;
+  }
+
+  /** A new pair for the session; undefined when the token endpoint refuses (the session has ended). */
+  private async renew(record: SessionRecord, correlationId: string): Promise<SessionRecord | undefined> {
+    try {
+      const pair = await this.options.api.refresh(record.refreshToken, correlationId);
+      const principal = principalOf(pair.accessToken);
+      return principal ? { accessToken: pair.accessToken, refreshToken: pair.refreshToken, principal } : undefined;
+    } catch (error) {
+      if (!(error instanceof LoginRefusedError)) throw error;
+      this.options.logger.info({ reason: error.reason }, 'inbox session ended: the refresh token was refused');
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Who a token is for, read from its claims without verifying its signature: the token came from the
+ * token endpoint over the web app's own connection and is kept where the browser cannot touch it,
+ * and the API verifies it on every use. Undefined for a token whose claims are not a party's.
+ */
+export function principalOf(accessToken: string): SessionRecord['principal'] | undefined {
+  try {
+    const claims = PartyClaims.safeParse(decodeJwt(accessToken));
+    return claims.success ? { partyId: claims.data.sub, role: claims.data.role, ikNumbers: claims.data.ik } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `exp` of a JWT in milliseconds, read without verifying (only to decide when to renew). */
+export function expiryOf(jwt: string): number | undefined {
+  try {
+    const { exp } = decodeJwt(jwt);
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the Cookie header; values are URI-decoded as express's `res.cookie` encodes them. */
+export function cookiesOf(req: Request): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const pair of (req.headers.cookie ?? '').split(';')) {
+    const separator = pair.indexOf('=');
+    if (separator < 0) continue;
+    const name = pair.slice(0, separator).trim();
+    if (!name || cookies.has(name)) continue;
+    try {
+      cookies.set(name, decodeURIComponent(pair.slice(separator + 1).trim()));
+    } catch {
+      // a value that is not URI-encoded is none of ours
+    }
+  }
+  return cookies;
+}

@@ -1,0 +1,67 @@
+import type { Server } from 'node:http';
+import express from 'express';
+import helmet from 'helmet';
+import { jsonErrorHandler } from '@bedrequest/http';
+import { createServiceHttpApp, probeRouter, serveHttp, startService, waitForDependency, type Started } from '@bedrequest/observability';
+import { closeRedis, openRedis } from '@bedrequest/persistence';
+import type { WebConfig } from './config';
+import { InboxApi } from './inbox/inbox-api';
+import { inboxRouter } from './inbox/inbox.router';
+import { csrfSecretOf } from './session/csrf';
+import { SessionStore } from './session/session-store';
+
+export type RunningWeb = Started<{
+  readonly server: Server;
+  /** The pages' address (WEB_PORT=0 picks a free port). */
+  readonly url: string;
+  /** The internal address (WEB_INTERNAL_PORT): health probes and metrics. */
+  readonly internalUrl: string;
+}>;
+
+/**
+ * The web app (docs/architecture.md): the clinic inbox under /inbox/, a backend-for-frontend that
+ * reads and writes through the gateway's public API with the person's token, like any client. It
+ * holds nothing in memory that another process would need: sessions live in Redis.
+ */
+export function startWeb(config: WebConfig): Promise<RunningWeb> {
+  return startService('web', { logLevel: config.LOG_LEVEL }, async (context) => {
+    const { logger, registry, lifecycle } = context;
+    const redis = openRedis(config, logger);
+    lifecycle.onStop('redis', () => closeRedis(redis));
+    // The CSRF key may have to be read from Redis: wait for it like for any dependency at start.
+    const csrfSecret = await waitForDependency(() => csrfSecretOf(config, redis), {
+      logger,
+      describe: (error) => ({ what: 'Redis', reason: error instanceof Error ? error.message : String(error) }),
+      giveUpAfterMs: config.STARTUP_TIMEOUT_MS,
+    });
+    const api = new InboxApi(config.GATEWAY_URL);
+    lifecycle.onStop('api client', () => api.close());
+
+    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
+    app.use(helmet());
+    app.get('/', (_req, res) => res.redirect(303, '/inbox/'));
+    app.use(
+      '/inbox',
+      inboxRouter({
+        api,
+        sessions: new SessionStore(redis, { ttlSeconds: config.WEB_SESSION_TTL_SECONDS }),
+        refreshMarginMs: config.WEB_SESSION_REFRESH_MARGIN_SECONDS * 1000,
+        csrfSecret,
+        nodeEnv: config.NODE_ENV,
+        profileBase: config.PROFILE_BASE,
+        logger,
+      }),
+    );
+    app.use((_req, res) => {
+      res.status(404).type('text/plain').send('Not found. The clinic inbox is at /inbox/.');
+    });
+
+    const probes = express()
+      .disable('x-powered-by')
+      .use(probeRouter({ registry, readiness: { redis: () => redis.status === 'ready' } }))
+      .use(jsonErrorHandler(logger));
+    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.WEB_INTERNAL_PORT, name: 'internal http' });
+    const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.WEB_PORT });
+    return { server, url, internalUrl: internal.url };
+  });
+}

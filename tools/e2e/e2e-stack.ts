@@ -1,0 +1,59 @@
+// What the end-to-end tests do with a stack: the one launcher (@bedrequest/stack) in-process by
+// default, parties made with the real admin command line, and calls to the gateway checked against
+// its OpenAPI document and an outside FHIR validator (api-client.ts).
+import { Stack, type StackMode } from '@bedrequest/stack';
+import { callApi, type ApiCallOptions, type ApiResponse } from './api-client';
+
+export type { ApiResponse };
+
+export interface E2eStack {
+  /** The launched stack: its instances, their addresses and processes. */
+  readonly stack: Stack;
+  readonly gatewayUrl: string;
+  /** The clinic inbox's web app. */
+  readonly webUrl: string;
+  readonly env: Record<string, string>;
+  /** `npm run admin -- clinic ...` / `user ...`; throws with the command's message on failure. */
+  admin(...argv: string[]): Promise<string>;
+  registerClinic(ik: string, name: string, departments: readonly string[]): Promise<void>;
+  createReferrer(username: string, iks: readonly string[], fhirBase: string): Promise<void>;
+  createClinicUser(username: string, ik: string): Promise<void>;
+  /** Logs in through the gateway and returns the access token. */
+  login(username: string, password?: string): Promise<string>;
+  /** A call to the gateway, its answer checked against the OpenAPI document and, for FHIR, an outside validator. */
+  api<T = unknown>(method: string, path: string, options?: ApiCallOptions): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+/** Every test user's password: `<username>-secret-pw`. */
+export const passwordOf = (username: string) => `${username}-secret-pw`;
+
+/** The whole stack for a test file, with `overrides` on top of the defaults (silent logs, private webhooks allowed). */
+export async function startE2eStack(overrides: Record<string, string> = {}, mode: StackMode = 'in-process'): Promise<E2eStack> {
+  const stack = await Stack.launch({
+    mode,
+    isolate: 'e2e',
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_POOL_SIZE: '4', WEBHOOK_ALLOW_PRIVATE: 'true', ...overrides },
+  });
+  const admin = (...argv: string[]) => stack.admin(...argv);
+  const api = <T>(method: string, path: string, options?: ApiCallOptions) => callApi<T>(stack.gatewayUrl, method, path, options);
+  return {
+    stack,
+    gatewayUrl: stack.gatewayUrl,
+    webUrl: stack.webUrl,
+    env: stack.env,
+    admin,
+    api,
+    registerClinic: async (ik, name, departments) => {
+      await admin('clinic', 'upsert', '--ik', ik, '--name', name, '--departments', departments.join(','));
+    },
+    createReferrer: async (username, iks, fhirBase) => {
+      await admin('user', 'create', '--role', 'referrer', '--username', username, '--password', passwordOf(username), '--ik', iks.join(','), '--fhir-base', fhirBase);
+    },
+    createClinicUser: async (username, ik) => {
+      await admin('user', 'create', '--role', 'clinic', '--username', username, '--password', passwordOf(username), '--ik', ik);
+    },
+    login: async (username, password = passwordOf(username)) => (await stack.login(username, password)).accessToken,
+    stop: () => stack.stop(),
+  };
+}

@@ -1,0 +1,78 @@
+// The services as processes of their own, from dist, as `npm start` and the Docker image run them:
+// for the fault suite (kill -9, restarts on the same port), the benchmark (CPU and memory per
+// process), `npm start` itself, and the tests that need two processes of one service.
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import type { ServiceName } from './services';
+
+/** The repository root: this file lives three levels down (tools/stack/src), and its bundle (dist/tools/stack) too. */
+export const root = join(__dirname, '..', '..', '..');
+
+/** The V8 options every service process runs with, as `npm start` and the Docker image run them. */
+const SERVICE_NODE_OPTIONS: readonly string[] = (JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8')) as { nodeOptions: string[] }).nodeOptions;
+
+/** `nx run-many -t build` (cached by Nx: a second call without changes takes about a second). */
+export function buildServices(): void {
+  const result = spawnSync('nx', ['run-many', '-t', 'build', '--outputStyle=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' } });
+  if (result.status !== 0) throw new Error('the build (nx run-many -t build) failed');
+}
+
+/** What becomes of a process's output: thrown away, kept for `output()`, or handed on line by line. */
+export type OutputHandling = 'discard' | 'capture' | ((instance: string, line: string) => void);
+
+/** Captured output kept per process: the newest part. */
+const OUTPUT_LIMIT = 4 * 2 ** 20;
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What it wrote to stdout and stderr, when captured. */
+  output(): string;
+}
+
+/** Spawns `entry` (default: the service's bundle in dist) with `env` as its whole environment. */
+export function spawnService(
+  instance: string,
+  service: ServiceName,
+  options: { env: Record<string, string>; entry?: string; nodeArgs?: readonly string[]; output: OutputHandling; ownProcessGroup?: boolean },
+): ServiceProcess {
+  const entry = options.entry ?? join(root, 'dist', 'apps', service, 'main.cjs');
+  const child = spawn(process.execPath, ['--enable-source-maps', ...SERVICE_NODE_OPTIONS, ...(options.nodeArgs ?? []), entry], {
+    cwd: root,
+    env: options.env,
+    // In a process group of its own (`npm start`), a Ctrl-C at the terminal reaches only the launcher, which stops the services in order.
+    detached: options.ownProcessGroup ?? false,
+    stdio: ['ignore', options.output === 'discard' ? 'ignore' : 'pipe', options.output === 'discard' ? 'inherit' : 'pipe'],
+  });
+  let output = '';
+  const handle = options.output;
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    if (typeof handle === 'function') {
+      createInterface({ input: stream }).on('line', (line) => handle(instance, line));
+    } else {
+      stream.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.length > OUTPUT_LIMIT) output = output.slice(-OUTPUT_LIMIT / 2);
+      });
+    }
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exited, output: () => output };
+}
+
+/** `npm run admin -- …args` (tools/admin.mjs) as its own process; the exit code and what it wrote. */
+export async function adminProcess(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(root, 'tools', 'admin.mjs'), ...argv], { cwd: root, env });
+    return { code: 0, out: lines(stdout), err: lines(stderr) };
+  } catch (error) {
+    const failure = error as { stdout?: string; stderr?: string; code?: number };
+    return { code: typeof failure.code === 'number' ? failure.code : 1, out: lines(failure.stdout ?? ''), err: lines(failure.stderr ?? '') };
+  }
+}
+
+const lines = (text: string) => text.split('\n').filter((line) => line.length > 0);

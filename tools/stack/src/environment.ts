@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * What keeps one stack apart from every other on the same PostgreSQL, Redis and RabbitMQ: its broker
+ * namespace, a schema per service and a Redis key prefix, all named after `namespace`; a service
+ * client secret of its own (what `npm start` or a secret store gives a real stack); and the one
+ * proxy its services trust, the loopback address they call each other from, so that the gateway
+ * believes the web app's `X-Forwarded-For` and intake the gateway's, while a client on any other
+ * address of 127.0.0.0/8 is a stranger whose header counts for nothing.
+ */
+export function isolatedEnvironment(namespace: string, redisKeyPrefix = ''): Record<string, string> {
+  return {
+    AMQP_NAMESPACE: namespace,
+    AUTH_DB_SCHEMA: `${namespace}_auth`,
+    INTAKE_DB_SCHEMA: `${namespace}_intake`,
+    ROUTING_DB_SCHEMA: `${namespace}_routing`,
+    NOTIFIER_DB_SCHEMA: `${namespace}_notifier`,
+    REDIS_KEY_PREFIX: `${redisKeyPrefix}${namespace}:`,
+    SERVICE_CLIENT_SECRET: randomBytes(32).toString('hex'),
+    TRUSTED_PROXIES: LOCAL_PROXY,
+  };
+}
+
+/** The address the services of a local stack call each other from. */
+export const LOCAL_PROXY = '127.0.0.1';
+
+/** The schemas an isolated stack's services own. */
+export function schemasOf(env: Record<string, string | undefined>): string[] {
+  return ['AUTH_DB_SCHEMA', 'INTAKE_DB_SCHEMA', 'ROUTING_DB_SCHEMA', 'NOTIFIER_DB_SCHEMA'].flatMap((variable) => (env[variable] ? [env[variable]] : []));
+}

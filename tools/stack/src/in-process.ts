@@ -1,0 +1,72 @@
+// The services started inside the calling process, from their sources: for the integration tests,
+// which start many stacks and look at no process ids. The only place outside the apps that starts
+// them this way (eslint.config.mjs allows these imports here and nowhere else).
+import { loadConfig } from '@bedrequest/config';
+import { CLINIC_CLI, openRoutingServices } from '../../../apps/routing/src/cli';
+import { RoutingCliConfig, RoutingConfig } from '../../../apps/routing/src/config';
+import { startRouting } from '../../../apps/routing/src/start';
+import { USER_CLI, openUserAdministration } from '../../../apps/auth/src/cli';
+import { AuthCliConfig, AuthConfig } from '../../../apps/auth/src/config';
+import { startAuth } from '../../../apps/auth/src/start';
+import { GatewayConfig } from '../../../apps/gateway/src/config';
+import { startGateway } from '../../../apps/gateway/src/start';
+import { IntakeConfig } from '../../../apps/intake/src/config';
+import { startIntake } from '../../../apps/intake/src/start';
+import { NotifierConfig } from '../../../apps/notifier/src/config';
+import { startNotifier } from '../../../apps/notifier/src/start';
+import { WebConfig } from '../../../apps/web/src/config';
+import { startWeb } from '../../../apps/web/src/start';
+import type { ServiceName } from './services';
+
+/** A service running in this process: where it answers, and how to stop it. */
+export interface InProcessService {
+  readonly url: string;
+  /** Its probes and metrics: the internal port of the gateway and the web app, the service's own port otherwise. */
+  readonly probeUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `service` with `env` as its whole environment; resolves once it is ready. */
+export async function startInProcess(service: ServiceName, env: Record<string, string>): Promise<InProcessService> {
+  switch (service) {
+    case 'auth': {
+      const running = await startAuth(loadConfig(AuthConfig, env));
+      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+    }
+    case 'routing': {
+      const running = await startRouting(loadConfig(RoutingConfig, env));
+      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+    }
+    case 'intake': {
+      const running = await startIntake(loadConfig(IntakeConfig, env));
+      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+    }
+    case 'notifier': {
+      const running = await startNotifier(loadConfig(NotifierConfig, env));
+      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+    }
+    case 'gateway': {
+      const running = await startGateway(loadConfig(GatewayConfig, env));
+      return { url: running.url, probeUrl: running.internalUrl, stop: () => running.stop() };
+    }
+    case 'web': {
+      const running = await startWeb(loadConfig(WebConfig, env));
+      return { url: running.url, probeUrl: running.internalUrl, stop: () => running.stop() };
+    }
+  }
+}
+
+/**
+ * `npm run admin -- clinic …` and `… user …` in this process, with the CLI modules of routing and
+ * auth; the exit code and the lines the command wrote.
+ */
+export async function adminInProcess(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
+  let code: number;
+  if (argv[0] === 'clinic') code = await CLINIC_CLI.run([...argv], { open: () => openRoutingServices(loadConfig(RoutingCliConfig, env)), ...io });
+  else if (argv[0] === 'user') code = await USER_CLI.run([...argv], { open: () => openUserAdministration({ config: loadConfig(AuthCliConfig, env) }), ...io });
+  else throw new Error(`admin ${argv[0] ?? ''}: only "clinic" and "user" run in-process; launch the stack with mode 'processes' for the others`);
+  return { code, out, err };
+}
