@@ -1,4 +1,4 @@
-# One multi-stage image for all five services; SERVICE selects which one runs.
+# One multi-stage image for all six services; SERVICE selects which one runs.
 #   docker build --build-arg SERVICE=gateway -t bedrequest-gateway .
 # docker-compose.yml builds it once per service.
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -10,7 +10,7 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 COPY . .
 ARG SERVICE
-RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=<gateway|auth|intake|routing|notifier> is required" && false)
+RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=<gateway|web|auth|intake|routing|notifier> is required" && false)
 RUN npx nx run ${SERVICE}:build --outputStyle=static \
  && npm prune --omit=dev
 

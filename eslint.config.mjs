@@ -10,15 +10,21 @@ import tseslint from 'typescript-eslint';
  * and the apps (type:app, no layer) stand on all of them. A project imports from its own layer and
  * those below it, never from a higher one; no app imports another app; the testing layer is for
  * test code only (specs and testing/ folders, the second block using this).
+ *
+ * The tools (type:tool: tools/stack, the stack launcher; tools/e2e, tools/faults, bench; the
+ * scripts in tools/) drive the apps from outside as tests do: they stand on every library layer,
+ * testing included, and on each other, and they may reach into the apps' sources (`appSources`:
+ * the launcher starts them in-process, the end-to-end tests read the gateway's OpenAPI document,
+ * the benchmark measures intake's repositories). Nothing imports a tool but another tool.
  */
-function moduleBoundaries({ testCode }) {
+function moduleBoundaries({ testCode, appSources = false }) {
   const testing = testCode ? ['layer:testing'] : [];
   return [
     'error',
     {
-      // The esbuild settings of the workspace, in one .mjs that the tools (plain node) import too.
-      allow: ['../../../tools/bundle-entry.mjs'],
       enforceBuildableLibDependency: false,
+      // Relative imports of an app's files, from a tool (Nx refuses every import of an app otherwise).
+      allow: appSources ? ['../apps/**', '../../apps/**', '../../../apps/**', '../../../../apps/**'] : [],
       depConstraints: [
         { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', 'layer:feature', ...testing] },
         { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
@@ -26,6 +32,7 @@ function moduleBoundaries({ testCode }) {
         { sourceTag: 'layer:infra', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', ...testing] },
         { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:domain', ...testing] },
         { sourceTag: 'layer:testing', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', 'layer:feature'] },
+        { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['layer:domain', 'layer:infra', 'layer:feature', 'layer:testing', 'type:tool'] },
         // A service's own code stays in its app; what services share is scope:shared.
         { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
         { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
@@ -70,10 +77,12 @@ export default [
     },
   },
   {
-    // The end-to-end and fault harnesses and the benchmark drive the stack like tests do: they may
-    // build their messages with the fixtures.
-    files: ['tools/e2e/**/*.ts', 'tools/faults/**/*.ts', 'bench/src/**/*.ts'],
+    // The tools drive the stack like tests do: they may build their messages with the fixtures and
+    // reach into the apps' sources (moduleBoundaries above).
+    files: ['tools/**/*.ts', 'bench/**/*.ts'],
     rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@nx/enforce-module-boundaries': moduleBoundaries({ testCode: true, appSources: true }),
       'no-restricted-imports': 'off',
     },
   },

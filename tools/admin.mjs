@@ -6,7 +6,7 @@
 // `audit ...` (the audit trail's verification), `request ...` (an audited export of a request) and
 // `intake ...` (its keys for data at rest) are apps/intake/src/cli.ts, `notifier ...` (its keys for data at rest, docs/data-protection.md)
 // is apps/notifier/src/cli.ts, all on @bedrequest/cli. This script generates the service's Prisma
-// client if it is missing or older than its schema, bundles the CLI (tools/bundle-entry.mjs), copies
+// client if it is missing or older than its schema, bundles the CLI (libs/testing/src/bundle-entry.mjs), copies
 // its SQL migrations beside the bundle (the CLI migrates first, so it works before the stack's first
 // start), and runs it with this Node. Configuration comes from the environment: DATABASE_URL, AUTH_DB_SCHEMA /
 // ROUTING_DB_SCHEMA / INTAKE_DB_SCHEMA / NOTIFIER_DB_SCHEMA, ROUTING_URL, DATA_KEK... (see apps/*/src/config.ts). Exit codes as the
@@ -15,7 +15,7 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleEntry } from './bundle-entry.mjs';
+import { bundleEntry } from '../libs/testing/src/bundle-entry.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', intake: 'intake', notifier: 'notifier' };

@@ -9,6 +9,7 @@ import { GatewayConfig } from '../apps/gateway/src/config';
 import { IntakeConfig } from '../apps/intake/src/config';
 import { NotifierConfig } from '../apps/notifier/src/config';
 import { RoutingConfig } from '../apps/routing/src/config';
+import { WebConfig } from '../apps/web/src/config';
 
 const root = join(__dirname, '..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -20,6 +21,7 @@ const configs: Record<string, ZodObject<ZodRawShape>> = {
   intake: IntakeConfig,
   routing: RoutingConfig,
   notifier: NotifierConfig,
+  web: WebConfig,
 };
 
 describe('docker-compose.yml', () => {
@@ -36,9 +38,12 @@ describe('docker-compose.yml', () => {
   });
 
   it.each(Object.keys(configs))('points every *_URL that %s reads at a container, not at 127.0.0.1', (name) => {
-    // The ones whose default is a local address; optional ones derived from another are exempt.
+    // The ones whose default is a local address; optional ones derived from another are exempt, and
+    // so are the *_PUBLIC_URLs: where a browser reaches a service, through its published port.
     const shape = configs[name]!.shape;
-    const urls = Object.keys(shape).filter((variable) => variable.endsWith('_URL') && /127\.0\.0\.1|localhost/.test(String((shape[variable] as unknown as ZodType).safeParse(undefined).data)));
+    const urls = Object.keys(shape).filter(
+      (variable) => variable.endsWith('_URL') && !variable.endsWith('_PUBLIC_URL') && /127\.0\.0\.1|localhost/.test(String((shape[variable] as unknown as ZodType).safeParse(undefined).data)),
+    );
     const environment = compose.services[name]?.environment ?? {};
     for (const variable of urls) {
       expect({ variable, value: environment[variable] }).toEqual({ variable, value: expect.stringMatching(/^[a-z]+:\/\/(?!127\.0\.0\.1|localhost)/) });

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import type { ProcessStack } from '../../tools/e2e/process-stack';
+import type { Stack } from '@bedrequest/stack';
 import { bundleFactory } from './bundles';
 import { closedLoop } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
@@ -43,9 +43,9 @@ async function batchSizes(serviceUrls: string[]): Promise<Record<string, number>
  * `connections`, read once the work the load caused has drained. Each bundle is a new request to
  * two clinics that answer themselves (routing notifies them; no automatic answer).
  */
-export async function cpuFigure(options: { stack: ProcessStack; databaseUrl: string; gatewayUrl: string; token: string; performerIks: string[]; seconds: number; connections: number }) {
+export async function cpuFigure(options: { stack: Stack; databaseUrl: string; gatewayUrl: string; token: string; performerIks: string[]; seconds: number; connections: number }) {
   const bundles = bundleFactory(options.performerIks);
-  const pids = new Map([...options.stack.services.values()].map((service) => [service.name, service.process.pid!] as const));
+  const pids = new Map(options.stack.instances().map((instance) => [instance.name, instance.pid] as const));
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
   const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM routing.clinic_notification');
@@ -71,7 +71,7 @@ export async function cpuFigure(options: { stack: ProcessStack; databaseUrl: str
   const spent = cpuSpent(before, sampleCpu(pids));
   const perBundle = Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, Math.round((ms / Math.max(1, load.ok)) * 100) / 100]));
   const total = Object.values(spent).reduce((sum, ms) => sum + ms, 0);
-  const consumers = ['intake', 'routing', 'notifier'].filter((name) => options.stack.services.has(name)).map((name) => options.stack.url(name));
+  const consumers = ['intake', 'routing', 'notifier'].filter((name) => options.stack.instances().some((instance) => instance.name === name)).map((name) => options.stack.url(name));
   return {
     seconds: options.seconds,
     connections: options.connections,

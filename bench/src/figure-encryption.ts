@@ -10,9 +10,8 @@ import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
 // The bench is a test harness, not a service: the fixture Task is what it should publish.
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { connectServiceBroker } from '@bedrequest/messaging';
-import { deleteBrokerTopology, type WebhookReceiver } from '@bedrequest/testing';
-import { bundleEntry } from '../../tools/bundle-entry.mjs';
-import { root, type ProcessStack } from '../../tools/e2e/process-stack';
+import { bundleEntry, deleteBrokerTopology, type WebhookReceiver } from '@bedrequest/testing';
+import { root, type Stack } from '@bedrequest/stack';
 import { deliver } from './figure-webhooks';
 import { summarize } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
@@ -54,7 +53,7 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
  * process and PostgreSQL spent per event.
  */
 export async function encryptionFigure(options: {
-  stack: ProcessStack;
+  stack: Stack;
   databaseUrl: string;
   amqpUrl: string;
   namespace: string;
@@ -120,18 +119,15 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
   const namespace = `${options.namespace}-enc-${variant}-${run}`;
   const schema = `bench_notifier_${variant}_${run}`;
   const instance = `notifier-${variant}`;
-  const service = await options.stack.startService(
-    instance,
-    'notifier',
-    undefined,
-    {
+  const service = await options.stack.start(instance, 'notifier', {
+    env: {
       AMQP_NAMESPACE: namespace,
       NOTIFIER_DB_SCHEMA: schema,
       NOTIFIER_TEST_MIGRATIONS_DIR: join(root, 'apps', 'notifier', 'prisma', 'migrations'),
       ...(variant === 'sealed' ? dataKek() : { NOTIFIER_TEST_STORE_IN_CLEAR: 'true' }),
     },
-    { entry },
-  );
+    entry,
+  });
   const broker = await connectServiceBroker(
     { AMQP_URL: options.amqpUrl, AMQP_NAMESPACE: namespace, AMQP_PREFETCH: 32, AMQP_DELIVERY_LIMIT: 5 },
     { logger: pino({ level: 'warn' }), metrics: new Registry() },
@@ -144,7 +140,7 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
     });
     if (subscription.status !== 201) throw new Error(`subscribing to the ${variant} notifier answered ${subscription.status}`);
     options.receiver.secret = ((await subscription.json()) as { secret: string }).secret;
-    const processes = new Map([['notifier', service.process.pid!]]);
+    const processes = new Map([['notifier', service.pid]]);
     const before = sampleCpu(processes);
     const perSecond = await deliver({ broker, receiver: options.receiver, referrerPartyId: options.referrer.partyId, count: options.count, requests: options.requests });
     const spent = cpuSpent(before, sampleCpu(processes));
@@ -153,7 +149,7 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
     return { perSecond, notifierCpuMsPerEvent: spent.notifier! / options.count, postgresCpuMsPerEvent: spent.postgresql! / options.count };
   } finally {
     await broker.stop();
-    await options.stack.stopService(instance);
+    await options.stack.stopInstance(instance);
     await deleteBrokerTopology(options.amqpUrl, declareTopology(namespace)).catch(() => undefined);
     await dropSchema(options.databaseUrl, schema);
   }

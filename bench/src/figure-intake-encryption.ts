@@ -8,10 +8,9 @@ import { DataKeyring } from '@bedrequest/crypto';
 import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
 import { admissionRequestSummary, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
-import { deleteBrokerTopology } from '@bedrequest/testing';
-import { bundleEntry } from '../../tools/bundle-entry.mjs';
+import { bundleEntry, deleteBrokerTopology } from '@bedrequest/testing';
 import { bundleSummaryOf } from '../../apps/intake/src/clinic-tasks/bundle-summary';
-import { root, type ProcessStack } from '../../tools/e2e/process-stack';
+import { root, type Stack } from '@bedrequest/stack';
 import { FHIR_BASE, REFERRER_IK, bundleFactory } from './bundles';
 import { alternating, dataKek, dropSchema, type Variant } from './figure-encryption';
 import { summarize } from './load';
@@ -43,7 +42,7 @@ const VERDICT_TIMEOUT_MS = 60_000;
  * namespace; the variants alternate so that the machine's drift falls on both.
  */
 export async function intakeEncryptionFigure(options: {
-  stack: ProcessStack;
+  stack: Stack;
   databaseUrl: string;
   amqpUrl: string;
   namespace: string;
@@ -111,13 +110,10 @@ async function measureOnce(
   // A fresh process compiles its hot paths during the first bundles: a round of each phase first, not measured.
   const warmUp = submissionsOf(options, WARM_UP);
   // Both variants are configured alike; only the switch differs.
-  const service = await options.stack.startService(
-    instance,
-    'intake',
-    undefined,
-    { AMQP_NAMESPACE: namespace, INTAKE_DB_SCHEMA: schema, ...dataKek(), ...(variant === 'clear' ? { INTAKE_TEST_STORE_IN_CLEAR: 'true' } : {}) },
-    { entry },
-  );
+  const service = await options.stack.start(instance, 'intake', {
+    env: { AMQP_NAMESPACE: namespace, INTAKE_DB_SCHEMA: schema, ...dataKek(), ...(variant === 'clear' ? { INTAKE_TEST_STORE_IN_CLEAR: 'true' } : {}) },
+    entry,
+  });
   let broker: Broker | undefined;
   const database = new Client({ connectionString: options.databaseUrl });
   try {
@@ -126,7 +122,7 @@ async function measureOnce(
       { logger: pino({ level: 'warn' }), metrics: new Registry() },
     );
     await database.connect();
-    const processes = new Map([['intake', service.process.pid!]]);
+    const processes = new Map([['intake', service.pid]]);
     for (const phase of PHASES) await submitAll(broker, warmUp[phase], options.inFlight);
     await outboxDrained(database, schema);
     const measured = {} as Record<Phase, PhaseMeasure>;
@@ -142,7 +138,7 @@ async function measureOnce(
   } finally {
     await database.end().catch(() => undefined);
     await broker?.stop();
-    await options.stack.stopService(instance);
+    await options.stack.stopInstance(instance);
     await deleteBrokerTopology(options.amqpUrl, declareTopology(namespace)).catch(() => undefined);
     await dropSchema(options.databaseUrl, schema);
   }

@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '../../tools/e2e/process-stack';
+import { freePort } from '@bedrequest/testing';
 import { bundleFactory } from './bundles';
 import { closedLoop, summarize, type LoadResult } from './load';
 

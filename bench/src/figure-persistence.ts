@@ -10,7 +10,7 @@ import { SealedFields } from '../../apps/intake/src/persistence/sealed-fields';
 import { pgRunner, prismaRunner, type SqlRunner } from '../../apps/intake/src/persistence/sql-runner';
 import { AdmissionRequestRepository } from '../../apps/intake/src/requests/admission-request.repository';
 import { IntakeService, type IntakeCommand } from '../../apps/intake/src/requests/intake.service';
-import { root } from '../../tools/e2e/process-stack';
+import { root } from '@bedrequest/stack';
 import { bundleFactory, FHIR_BASE, REFERRER_IK } from './bundles';
 import { summarize } from './load';
 

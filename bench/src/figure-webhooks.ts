@@ -4,7 +4,7 @@ import { AdmissionResponseV1 } from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import type { Broker } from '@bedrequest/messaging';
 import type { WebhookReceiver } from '@bedrequest/testing';
-import type { ProcessStack } from '../../tools/e2e/process-stack';
+import type { Stack } from '@bedrequest/stack';
 import { summarize } from './load';
 
 /** Publishes `count` AdmissionResponse events for the referrer and times until all were delivered. */
@@ -32,15 +32,15 @@ export async function deliver(options: { broker: Broker; receiver: WebhookReceiv
 }
 
 /** Figure 3: webhook deliveries per second to a local receiver with one notifier process, then two. */
-export async function webhookFigure(options: { stack: ProcessStack; broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number; runs: number }) {
+export async function webhookFigure(options: { stack: Stack; broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number; runs: number }) {
   const one: number[] = [];
   const two: number[] = [];
   for (let run = 0; run < options.runs; run++) one.push(await deliver(options));
-  await options.stack.startService('notifier-2', 'notifier');
+  await options.stack.start('notifier-2', 'notifier');
   try {
     for (let run = 0; run < options.runs; run++) two.push(await deliver(options));
   } finally {
-    await options.stack.stopService('notifier-2');
+    await options.stack.stopInstance('notifier-2');
   }
   return {
     eventsPerRun: options.count,

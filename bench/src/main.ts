@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import { declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker } from '@bedrequest/messaging';
 import { WebhookReceiver, deleteBrokerTopology } from '@bedrequest/testing';
-import { ProcessStack, buildServices } from '../../tools/e2e/process-stack';
+import { buildServices, launchStack } from '@bedrequest/stack';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
 import { cpuFigure } from './figure-cpu';
 import { encryptionFigure } from './figure-encryption';
@@ -77,7 +77,7 @@ async function main() {
   console.log(`[bench] building, then starting the stack (namespace ${namespace}, database bedrequest_bench)`);
   buildServices();
   await recreateDatabase(base, 'bedrequest_bench');
-  const stack = await ProcessStack.start(env, profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {});
+  const stack = await launchStack({ mode: 'processes', isolate: false, env, ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) });
   const receiver = new WebhookReceiver();
   // With --only, the other figures of the previous run are kept (each carries its measuredAt).
   const previous = only && existsSync(LATEST_JSON) ? (JSON.parse(readFileSync(LATEST_JSON, 'utf8')) as Record<string, unknown>) : {};
@@ -192,7 +192,7 @@ async function main() {
           runs: 3,
           seconds: quick ? 3 : 10,
           connections: 16,
-          pids: new Map([...stack.services.values()].map((service) => [service.name, service.process.pid!] as const)),
+          pids: new Map(stack.instances().map((instance) => [instance.name, instance.pid] as const)),
         }));
     }
     if (wanted('persistence')) {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { root } from '../../tools/e2e/process-stack';
+import { root } from '@bedrequest/stack';
 
 const execute = promisify(execFile);
 

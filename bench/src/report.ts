@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root } from '../../tools/e2e/process-stack';
+import { root } from '@bedrequest/stack';
 
 type Summary = { median: number; min: number; max: number; runs: number[] };
 const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');

@@ -5,10 +5,11 @@ import { Webhook } from 'standardwebhooks';
 import { waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { callApi } from './api-client';
-import { spawnStack, type SpawnedStack } from './spawned-stack';
+import { buildServices, launchStack, type Stack } from '@bedrequest/stack';
 
 /**
- * The whole path as a hospital and two clinics use it, through `npm start`'s processes:
+ * The whole path as a hospital and two clinics use it, through the services as processes of their own
+ * (from dist, as `npm start` runs them), with parties made by `npm run admin` as its own process:
  * gateway → broker → intake → PostgreSQL → Task search, and the clinic API.
  */
 const FHIR_BASE = 'https://flow-hospital.example/fhir';
@@ -25,7 +26,7 @@ interface OperationOutcome {
 }
 
 describe('an admission request through HTTP, end to end', () => {
-  let stack: SpawnedStack;
+  let stack: Stack;
   let referrerToken: string;
   let clinicToken: Record<string, string>;
   const suffix = randomUUID().slice(0, 8);
@@ -45,7 +46,8 @@ describe('an admission request through HTTP, end to end', () => {
     call<{ status: string }>('POST', `/api/v1/clinic/tasks/${taskId}/answer`, clinicToken[clinicIk], { businessStatus, ...(note ? { note } : {}) });
 
   beforeAll(async () => {
-    stack = await spawnStack();
+    buildServices();
+    stack = await launchStack({ mode: 'processes', isolate: 'flow', output: 'capture', env: { LOG_LEVEL: 'info' } });
     await stack.admin('clinic', 'upsert', '--ik', A, '--name', 'Rehaklinik A', '--departments', '2300,0300');
     await stack.admin('clinic', 'upsert', '--ik', B, '--name', 'Rehaklinik B', '--departments', '2300');
     await stack.admin('user', 'create', '--role', 'referrer', '--username', `flow-referrer-${suffix}`, '--password', `flow-referrer-${suffix}-password`, '--ik', REFERRER_IK, '--fhir-base', FHIR_BASE);
@@ -56,7 +58,7 @@ describe('an admission request through HTTP, end to end', () => {
   }, 180_000);
 
   afterAll(async () => {
-    if (stack) expect(await stack.stop()).toBe(0);
+    await stack?.stop();
   });
 
   it('is created, answered, supplemented, selected, withdrawn and revoked, visible as Tasks throughout', async () => {
@@ -211,7 +213,7 @@ describe('an admission request through HTTP, end to end', () => {
 
   it('never writes patient data into the logs', async () => {
     // The flows above sent complete patient data (selection) and free text; none of it may appear.
-    const logs = stack.output();
+    const logs = stack.instances().map((instance) => instance.output()).join('\n');
     expect(logs).toContain('processed');
     for (const secret of ['Musterfrau', 'Erika', '1956-01-01', '+49 30 1234567', 'Röntgenbefund']) expect(logs).not.toContain(secret);
     // A refused bundle is logged once, with what an operator can act on: its issue codes and

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { bundleEntry } from '../../../tools/bundle-entry.mjs';
+import { bundleEntry } from './bundle-entry.mjs';
 
 const root = resolve(__dirname, '../../..');
 

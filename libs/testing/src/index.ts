@@ -5,6 +5,7 @@ export { TcpProxy } from './tcp-proxy';
 export { deleteBrokerTopology } from './broker';
 export { compareSchemaWithMigrations } from './schema-drift';
 export { bundleScript } from './bundle-script';
+export { bundleEntry } from './bundle-entry.mjs';
 export { freePort } from './free-port';
 export { serveClinicRegistry } from './clinic-registry-stub';
 export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer } from './webhook-receiver';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Stack, buildServices } from '@bedrequest/stack';
+import { buildServices, launchStack, type Stack } from '@bedrequest/stack';
 import { TcpProxy, waitFor } from '@bedrequest/testing';
 import { HttpBrowser, csrfOf } from './http-browser';
 
@@ -21,7 +21,7 @@ describe('the clinic inbox on two web processes behind one address', () => {
 
   beforeAll(async () => {
     buildServices();
-    stack = await Stack.launch({
+    stack = await launchStack({
       mode: 'processes',
       isolate: 'replicas',
       output: 'capture',

@@ -25,12 +25,12 @@ export async function intakeKill(faults: FaultStack): Promise<void> {
     try {
       await waitFor(() => load.answered >= KILL_AFTER, { timeoutMs: 180_000, intervalMs: 10, what: `${KILL_AFTER} answers` });
       const killedAt = Date.now();
-      expect(await faults.stack.killService('intake', 'SIGKILL')).toBe('SIGKILL');
+      expect(await faults.stack.kill('intake', 'SIGKILL')).toBe('SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
-      await faults.stack.restartService('intake');
+      await faults.stack.restart('intake');
       outageMs = Date.now() - killedAt;
     } finally {
-      if (!faults.stack.isRunning('intake')) await faults.stack.restartService('intake');
+      if (!faults.stack.isRunning('intake')) await faults.stack.restart('intake');
       posts = await load.finished();
       loadMs = Date.now() - started;
     }

@@ -63,7 +63,7 @@ export async function poisonMessage(faults: FaultStack): Promise<void> {
       [new Date(publishedAt), new Date(deadLetteredAt)],
     );
     committedMeanwhile = rows[0]!.n;
-    deliveries = failedDeliveries(faults.stack.services.get('intake')!.output(), poison.id);
+    deliveries = failedDeliveries(faults.stack.instance('intake').output(), poison.id);
     const stored = await faults.settleAccepted(posts, 60_000);
 
     expect(deliveries).toEqual(Array.from({ length: limit + 1 }, (_item, index) => index));

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { AdmissionResponseV1, declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, testEnvironment, waitFor } from '@bedrequest/testing';
-import { root } from '../../e2e/process-stack';
+import { root } from '@bedrequest/stack';
 import type { FaultStack } from '../support/fault-stack';
 import { reportFigures } from '../support/figures';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
@@ -121,11 +121,8 @@ export async function ssrf(faults: FaultStack): Promise<void> {
   const refusedAtSubscription: string[] = [];
   const outcomes = new Map<string, { statusCode: number | null; error: string | null }>();
   try {
-    const notifier = await faults.stack.startService(
-      'notifier-ssrf',
-      'notifier',
-      undefined,
-      {
+    const notifier = await faults.stack.start('notifier-ssrf', 'notifier', {
+      env: {
         NODE_ENV: 'production',
         // Production seals data at rest only with a configured key-encryption key.
         DATA_KEK: randomBytes(32).toString('base64'),
@@ -140,9 +137,9 @@ export async function ssrf(faults: FaultStack): Promise<void> {
         FAULTS_FIREWALL_MAP: JSON.stringify({ [PUBLIC_ADDRESS]: redirectorPort }),
         NOTIFIER_TEST_MIGRATIONS_DIR: join(root, 'apps', 'notifier', 'prisma', 'migrations'),
       },
-      { entry: bundleScript(join(__dirname, '..', 'support', 'ssrf-notifier.ts')) },
-    );
-    const gateway = await faults.stack.startService('gateway-ssrf', 'gateway', undefined, { NOTIFIER_URL: notifier.url });
+      entry: bundleScript(join(__dirname, '..', 'support', 'ssrf-notifier.ts')),
+    });
+    const gateway = await faults.stack.start('gateway-ssrf', 'gateway', { env: { NOTIFIER_URL: notifier.url } });
 
     // At subscription time, through the public API: 400 for every internal address.
     for (const callbackUrl of SUBSCRIPTION_CASES(canary.port)) {
@@ -218,8 +215,8 @@ export async function ssrf(faults: FaultStack): Promise<void> {
         `${canary.connections} connections reached the canary, ${faults.blockedConnections().length} connections beyond loopback attempted`,
     );
     await broker?.stop(2_000).catch(() => undefined);
-    await faults.stack.stopService('gateway-ssrf');
-    await faults.stack.stopService('notifier-ssrf');
+    await faults.stack.stopInstance('gateway-ssrf');
+    await faults.stack.stopInstance('notifier-ssrf');
     await deleteBrokerTopology(testEnvironment().amqpUrl, declareTopology(namespace)).catch(() => undefined);
     await faults.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await canary.stop();

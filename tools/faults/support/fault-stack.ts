@@ -1,11 +1,9 @@
-// One fault's own stack: the five services as processes from dist (ProcessStack), in database
-// schemas, a broker namespace and a Redis key prefix of its own (like tools/e2e/spawned-stack.ts),
-// with a referrer and a clinic registered through the admin command line. Every service process
-// runs with the loopback firewall preloaded (support/loopback-firewall.cjs).
-import { execFile } from 'node:child_process';
+// One fault's own stack: the services as processes from dist (the stack launcher, @bedrequest/stack),
+// in database schemas, a broker namespace and a Redis key prefix of its own, with a referrer and a
+// clinic registered through the admin command line. Every service process runs with the loopback
+// firewall preloaded (support/loopback-firewall.cjs).
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { connect as connectAmqp, type GetMessage } from 'amqplib';
 import { Pool } from 'pg';
 import pino from 'pino';
@@ -14,12 +12,9 @@ import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { accessToken, type TestSigningKey } from '@bedrequest/tokens/testing';
 import { declareTopology, deadLetterQueueName, type QueueKey } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
-import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
-import { ProcessStack, root } from '../../e2e/process-stack';
-import { stackEnvironment } from '../../e2e/stack-environment';
+import { launchStack, root, type Stack } from '@bedrequest/stack';
+import { testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import type { PostRecord, Referrer } from './load';
-
-const execute = promisify(execFile);
 
 export const FIREWALL = join(__dirname, 'loopback-firewall.cjs');
 /** The referrer and clinic every fault stack has: the clinic offers orthopaedics (2300), what the bundles ask for. */
@@ -49,8 +44,7 @@ export class FaultStack {
   private signingKey?: Promise<TestSigningKey>;
 
   private constructor(
-    readonly stack: ProcessStack,
-    readonly namespace: string,
+    readonly stack: Stack,
     readonly firewallLog: string,
   ) {
     this.pool = new Pool({ connectionString: testEnvironment().databaseUrl, max: 3 });
@@ -59,23 +53,24 @@ export class FaultStack {
 
   /** Starts the stack; `settings` add to or override the environment of every service. */
   static async start(label: string, settings: Record<string, string> = {}): Promise<FaultStack> {
-    const namespace = uniqueName(label);
-    const firewallLog = join(root, 'tmp', 'faults', `${namespace}.firewall.jsonl`);
+    const firewallLog = join(root, 'tmp', 'faults', `${uniqueName(label)}.firewall.jsonl`);
     mkdirSync(join(firewallLog, '..'), { recursive: true });
     rmSync(firewallLog, { force: true });
-    const stack = await ProcessStack.start(
-      {
+    const stack = await launchStack({
+      mode: 'processes',
+      isolate: label,
+      env: {
         LOG_LEVEL: 'error',
-        ...stackEnvironment(namespace),
         // The faults measure resilience, not the per-party limit of 200/s.
         RATE_LIMIT_PER_SECOND: '1000000',
         SHUTDOWN_TIMEOUT_MS: '5000',
         FAULTS_FIREWALL_LOG: firewallLog,
         ...settings,
       },
-      { nodeArgs: ['--require', FIREWALL], captureOutput: true },
-    );
-    const faults = new FaultStack(stack, namespace, firewallLog);
+      nodeArgs: ['--require', FIREWALL],
+      output: 'capture',
+    });
+    const faults = new FaultStack(stack, firewallLog);
     try {
       await faults.admin('clinic', 'upsert', '--ik', CLINIC.ik, '--name', CLINIC.name, '--departments', CLINIC.departments);
       await faults.admin('user', 'create', '--role', 'referrer', '--username', REFERRER.username, '--password', REFERRER.password, '--ik', REFERRER.ik, '--fhir-base', REFERRER.fhirBase);
@@ -91,6 +86,10 @@ export class FaultStack {
 
   get gatewayUrl(): string {
     return this.stack.gatewayUrl;
+  }
+
+  get namespace(): string {
+    return this.stack.namespace;
   }
 
   schema(service: 'auth' | 'intake' | 'routing' | 'notifier'): string {
@@ -119,21 +118,13 @@ export class FaultStack {
   }
 
   /** `npm run admin -- ...args` against this stack; rejects with the command's one-line error. */
-  async admin(...args: string[]): Promise<string> {
-    try {
-      return (await execute(process.execPath, [join(root, 'tools', 'admin.mjs'), ...args], { cwd: root, env: this.stack.env })).stdout;
-    } catch (error) {
-      const failure = error as { stderr?: string; code?: number };
-      throw new Error(`npm run admin -- ${args.slice(0, 2).join(' ')} exited ${failure.code}: ${failure.stderr?.trim()}`);
-    }
+  admin(...args: string[]): Promise<string> {
+    return this.stack.admin(...args);
   }
 
   async login(username: string, password: string): Promise<Tokens> {
-    const response = await fetch(`${this.gatewayUrl}/api/v1/token/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
-    if (!response.ok) throw new Error(`login of ${username} answered ${response.status}`);
-    const { accessToken, refreshToken } = (await response.json()) as { accessToken: string; refreshToken: string };
-    const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as { sub: string };
-    return { token: accessToken, refreshToken, partyId: claims.sub };
+    const { accessToken, refreshToken, partyId } = await this.stack.login(username, password);
+    return { token: accessToken, refreshToken, partyId };
   }
 
   /** A broker client of the test in this stack's namespace (publishes like a service would). */
@@ -229,10 +220,10 @@ export class FaultStack {
   /** Every service process still running and answering /health/ready with 200. */
   async health(): Promise<Record<string, number | 'exited'>> {
     const entries = await Promise.all(
-      [...this.stack.services.values()].map(async (service) => {
-        if (!this.stack.isRunning(service.name)) return [service.name, 'exited'] as const;
-        const status = await fetch(`${service.probeUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
-        return [service.name, status] as const;
+      this.stack.instances().map(async (instance) => {
+        if (!this.stack.isRunning(instance.name)) return [instance.name, 'exited'] as const;
+        const status = await fetch(`${instance.probeUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
+        return [instance.name, status] as const;
       }),
     );
     return Object.fromEntries(entries);
@@ -254,11 +245,8 @@ export class FaultStack {
    */
   async stop(): Promise<void> {
     await this.client?.stop(2_000).catch(() => undefined);
+    // The launcher removes the stack's schemas and broker objects too.
     await this.stack.stop();
-    await deleteBrokerTopology(testEnvironment().amqpUrl, declareTopology(this.namespace)).catch(() => undefined);
-    for (const service of ['auth', 'intake', 'routing', 'notifier'] as const) {
-      await this.pool.query(`DROP SCHEMA IF EXISTS "${this.schema(service)}" CASCADE`).catch(() => undefined);
-    }
     await this.pool.end();
     const blocked = this.blockedConnections();
     rmSync(this.firewallLog, { force: true });

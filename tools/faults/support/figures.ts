@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { root } from '../../e2e/process-stack';
+import { root } from '@bedrequest/stack';
 
 /** Where the run's figures are collected: the summary reporter prints them when the run ends. */
 export function figuresFile(runId = process.env.TEST_RUN_ID ?? 'local'): string {

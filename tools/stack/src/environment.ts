@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
 
 /**
+ * What every stack on one machine needs unless the environment says otherwise: a service client
+ * secret of its own (what a secret store gives a real deployment), and the one proxy its services
+ * trust, the loopback address they call each other from, so that the gateway believes the web app's
+ * `X-Forwarded-For` and intake the gateway's, while a client on any other address of 127.0.0.0/8
+ * is a stranger whose header counts for nothing.
+ */
+export function localDefaults(): Record<string, string> {
+  return { SERVICE_CLIENT_SECRET: randomBytes(32).toString('hex'), TRUSTED_PROXIES: LOCAL_PROXY };
+}
+
+/**
  * What keeps one stack apart from every other on the same PostgreSQL, Redis and RabbitMQ: its broker
- * namespace, a schema per service and a Redis key prefix, all named after `namespace`; a service
- * client secret of its own (what `npm start` or a secret store gives a real stack); and the one
- * proxy its services trust, the loopback address they call each other from, so that the gateway
- * believes the web app's `X-Forwarded-For` and intake the gateway's, while a client on any other
- * address of 127.0.0.0/8 is a stranger whose header counts for nothing.
+ * namespace, a schema per service and a Redis key prefix, all named after `namespace`.
  */
 export function isolatedEnvironment(namespace: string, redisKeyPrefix = ''): Record<string, string> {
   return {
@@ -16,8 +23,6 @@ export function isolatedEnvironment(namespace: string, redisKeyPrefix = ''): Rec
     ROUTING_DB_SCHEMA: `${namespace}_routing`,
     NOTIFIER_DB_SCHEMA: `${namespace}_notifier`,
     REDIS_KEY_PREFIX: `${redisKeyPrefix}${namespace}:`,
-    SERVICE_CLIENT_SECRET: randomBytes(32).toString('hex'),
-    TRUSTED_PROXIES: LOCAL_PROXY,
   };
 }
 

@@ -16,18 +16,14 @@ import { NotifierConfig } from '../../../apps/notifier/src/config';
 import { startNotifier } from '../../../apps/notifier/src/start';
 import { WebConfig } from '../../../apps/web/src/config';
 import { startWeb } from '../../../apps/web/src/start';
+import type { InProcessRunner, InProcessService } from './launcher';
 import type { ServiceName } from './services';
 
-/** A service running in this process: where it answers, and how to stop it. */
-export interface InProcessService {
-  readonly url: string;
-  /** Its probes and metrics: the internal port of the gateway and the web app, the service's own port otherwise. */
-  readonly probeUrl: string;
-  stop(): Promise<void>;
-}
+/** The runner of in-process stacks (launchStack). */
+export const inProcessRunner: InProcessRunner = { start: startInProcess, admin: adminInProcess };
 
 /** Starts `service` with `env` as its whole environment; resolves once it is ready. */
-export async function startInProcess(service: ServiceName, env: Record<string, string>): Promise<InProcessService> {
+async function startInProcess(service: ServiceName, env: Record<string, string>): Promise<InProcessService> {
   switch (service) {
     case 'auth': {
       const running = await startAuth(loadConfig(AuthConfig, env));
@@ -60,7 +56,7 @@ export async function startInProcess(service: ServiceName, env: Record<string, s
  * `npm run admin -- clinic …` and `… user …` in this process, with the CLI modules of routing and
  * auth; the exit code and the lines the command wrote.
  */
-export async function adminInProcess(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }> {
+async function adminInProcess(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
   const io = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };

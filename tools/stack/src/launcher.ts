@@ -3,8 +3,7 @@ import { Pool } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, freePort, uniqueName } from '@bedrequest/testing';
 import { adminProcess, spawnService, type OutputHandling, type ServiceProcess } from './child-process';
-import { isolatedEnvironment, schemasOf } from './environment';
-import { adminInProcess, startInProcess, type InProcessService } from './in-process';
+import { isolatedEnvironment, localDefaults, schemasOf } from './environment';
 import { SERVICES, serviceEntry, type ServiceName } from './services';
 
 /**
@@ -35,6 +34,25 @@ export interface LaunchOptions {
   readonly output?: OutputHandling;
   /** processes: each in a process group of its own, so that a Ctrl-C at the terminal reaches only the launcher. */
   readonly ownProcessGroup?: boolean;
+  /** processes: how long an instance may take to answer /health/ready (default 90 s). */
+  readonly readyTimeoutMs?: number;
+}
+
+/** A service started inside this process (in-process.ts); `stop` ends it. */
+export interface InProcessService {
+  readonly url: string;
+  readonly probeUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * How services start inside this process, and the admin command line with them: in-process.ts, given
+ * by `launchStack` (index.ts). Kept out of this file so that `npm start`'s bundle, which runs only
+ * processes, does not carry every service's code.
+ */
+export interface InProcessRunner {
+  start(service: ServiceName, env: Record<string, string>): Promise<InProcessService>;
+  admin(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }>;
 }
 
 /** One running instance of a service (a stack may run several of one service: `notifier-2`). */
@@ -82,11 +100,14 @@ export class Stack {
     /** The environment every service of the stack got (and `admin` uses). */
     readonly env: Record<string, string>,
     private readonly options: LaunchOptions,
+    private readonly inProcess: InProcessRunner | undefined,
   ) {}
 
-  static async launch(options: LaunchOptions): Promise<Stack> {
+  /** Launches a stack; `inProcess` is needed for mode `in-process` (launchStack of index.ts gives it). */
+  static async launch(options: LaunchOptions, inProcess?: InProcessRunner): Promise<Stack> {
+    if (options.mode === 'in-process' && !inProcess) throw new Error('an in-process stack needs the in-process runner: use launchStack');
     const isolation = options.isolate === false ? {} : isolatedEnvironment(uniqueName(options.isolate ?? 'stack'), process.env.REDIS_KEY_PREFIX ?? '');
-    const env: Record<string, string> = { ...definedOnly(process.env), ...isolation, ...options.env };
+    const env: Record<string, string> = { ...localDefaults(), ...definedOnly(process.env), ...isolation, ...options.env };
     const services = options.services ?? SERVICES;
     // Every address first, so that the services find each other whatever order they come up in.
     const ports = new Map<ServiceName, { port: number; internalPort?: number }>();
@@ -99,7 +120,7 @@ export class Stack {
       });
     }
     for (const [name, { port }] of ports) env[serviceEntry(name).url] = `http://127.0.0.1:${port}`;
-    const stack = new Stack(options.mode, env, options);
+    const stack = new Stack(options.mode, env, options, inProcess);
     try {
       // All at once: each service waits for those it needs, as in production.
       await Promise.all([...ports].map(([name, assigned]) => stack.start(name, name, assigned)));
@@ -210,7 +231,7 @@ export class Stack {
 
   /** `npm run admin -- …argv` against this stack; its output, or a rejection with its one-line error. */
   async admin(...argv: string[]): Promise<string> {
-    const { code, out, err } = this.mode === 'in-process' ? await adminInProcess(argv, this.env) : await adminProcess(argv, this.env);
+    const { code, out, err } = this.inProcess && this.mode === 'in-process' ? await this.inProcess.admin(argv, this.env) : await adminProcess(argv, this.env);
     if (code !== 0) throw new Error(`npm run admin -- ${argv.slice(0, 2).join(' ')} exited ${code}: ${err.join(' ')}`);
     return out.join('\n');
   }
@@ -248,7 +269,8 @@ export class Stack {
   }
 
   private async startInProcess(name: string, launch: Running['launch'], env: Record<string, string>): Promise<Running> {
-    const started: InProcessService = await startInProcess(launch.service, env);
+    if (!this.inProcess) throw new Error('no in-process runner');
+    const started = await this.inProcess.start(launch.service, env);
     const instance = { name, service: launch.service, port: launch.options.port, url: started.url, probeUrl: started.probeUrl, pid: process.pid, output: () => '' };
     return { instance, launch, stop: () => started.stop() };
   }
@@ -277,7 +299,8 @@ export class Stack {
 
   private async waitUntilReady(running: Running): Promise<void> {
     const { instance, process: child } = running;
-    const deadline = Date.now() + READY_TIMEOUT_MS;
+    const timeoutMs = this.options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (child && (child.child.exitCode !== null || child.child.signalCode !== null)) {
         this.running.delete(instance.name);
@@ -288,7 +311,7 @@ export class Stack {
       if (Date.now() > deadline) {
         child?.child.kill('SIGKILL');
         this.running.delete(instance.name);
-        throw new Error(`${instance.name} did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
+        throw new Error(`${instance.name} did not become ready within ${timeoutMs / 1000} s`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

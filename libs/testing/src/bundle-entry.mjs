@@ -1,8 +1,9 @@
 // Bundles TypeScript entry points of the workspace into CommonJS files that plain `node` runs: the
 // workspace's path aliases resolved from tsconfig.base.json, packages left in node_modules (so the
 // output must lie inside the workspace, e.g. in the git-ignored tmp/, for them to resolve). The
-// way the services' own builds bundle (apps/*/project.json), for the tools that run TypeScript:
-// tools/admin.mjs, bench/run.mjs and bundleScript of @bedrequest/testing.
+// way the services' own builds bundle (apps/*/project.json), for what runs TypeScript without a
+// build: tools/admin.mjs, bench/run.mjs and bundleScript (bundle-script.ts). Plain JavaScript, so
+// that those two scripts can import it with plain `node`.
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 
