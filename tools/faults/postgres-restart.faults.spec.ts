@@ -1,5 +1,5 @@
 import { waitFor } from '@bedrequest/testing';
-import { CLINIC, FaultStack, type StoredCounts } from './support/fault-stack';
+import { CLINIC, FaultFixture, type StoredCounts } from './support/fault-fixture';
 import { byStatus, reportFigures, seconds } from './support/figures';
 import { postgres, restore, waitUntil } from './support/infrastructure';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/load';
@@ -12,7 +12,7 @@ import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/l
  * and nothing may be dead-lettered.
  */
 describe('PostgreSQL restarted during load', () => {
-  let faults: FaultStack;
+  let faults: FaultFixture;
   let posts: PostRecord[] = [];
   let counts: (StoredCounts & { accepted: number; settledMs: number }) | undefined;
   let restartMs = 0;
@@ -20,7 +20,7 @@ describe('PostgreSQL restarted during load', () => {
   let health: Record<string, number | 'exited'> = {};
 
   beforeAll(async () => {
-    faults = await FaultStack.start('postgres');
+    faults = await FaultFixture.start('postgres');
   }, 180_000);
 
   afterAll(async () => {

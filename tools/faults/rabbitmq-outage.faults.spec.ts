@@ -1,5 +1,5 @@
 import { waitFor } from '@bedrequest/testing';
-import { CLINIC, FaultStack, type StoredCounts } from './support/fault-stack';
+import { CLINIC, FaultFixture, type StoredCounts } from './support/fault-fixture';
 import { byStatus, reportFigures, seconds } from './support/figures';
 import { rabbitmq, whileDown, type OutageTimes } from './support/infrastructure';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/load';
@@ -12,7 +12,7 @@ import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/l
 const DOWN_MS = 3_000;
 
 describe('RabbitMQ stopped and started during load', () => {
-  let faults: FaultStack;
+  let faults: FaultFixture;
   let posts: PostRecord[] = [];
   let times: OutageTimes | undefined;
   let whileStopped: PostRecord[] = [];
@@ -20,7 +20,7 @@ describe('RabbitMQ stopped and started during load', () => {
   let recoveredAfter = 0;
 
   beforeAll(async () => {
-    faults = await FaultStack.start('rabbit');
+    faults = await FaultFixture.start('rabbit');
   }, 180_000);
 
   afterAll(async () => {

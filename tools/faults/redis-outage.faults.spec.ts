@@ -1,5 +1,5 @@
 import { waitFor } from '@bedrequest/testing';
-import { CLINIC, FaultStack, REFERRER, type Tokens } from './support/fault-stack';
+import { CLINIC, FaultFixture, REFERRER, type Tokens } from './support/fault-fixture';
 import { byStatus, reportFigures, seconds } from './support/figures';
 import { redis, whileDown, type OutageTimes } from './support/infrastructure';
 import { accepted, bundleSource, postBundle, type PostRecord } from './support/load';
@@ -18,7 +18,7 @@ interface Answer {
 }
 
 describe('Redis stopped', () => {
-  let faults: FaultStack;
+  let faults: FaultFixture;
   let posts: PostRecord[] = [];
   let taskSearch: Answer | undefined;
   let login: Answer | undefined;
@@ -28,7 +28,7 @@ describe('Redis stopped', () => {
   let stored = -1;
 
   beforeAll(async () => {
-    faults = await FaultStack.start('redis');
+    faults = await FaultFixture.start('redis');
   }, 180_000);
 
   afterAll(async () => {

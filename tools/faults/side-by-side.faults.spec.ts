@@ -4,7 +4,7 @@ import { intakeKill } from './scenarios/intake-kill';
 import { poisonMessage } from './scenarios/poison-message';
 import { ssrf } from './scenarios/ssrf';
 import { WEBHOOK_RETRY_SCHEDULE, webhookOutage } from './scenarios/webhook-outage';
-import { FaultStack } from './support/fault-stack';
+import { FaultFixture } from './support/fault-fixture';
 
 /**
  * The faults of issue 7 that disturb only processes and queues the test owns, none of the
@@ -31,15 +31,15 @@ function lane() {
 
 describe('faults on the test’s own processes, side by side', () => {
   const oneAtATime = lane();
-  let shared: FaultStack;
-  let killable: FaultStack | undefined;
+  let shared: FaultFixture;
+  let killable: FaultFixture | undefined;
 
   beforeAll(async () => {
     // Six database connections per pool: two stacks and the tests of other developers share
     // PostgreSQL's 100. One in-process try again per delivery: see poison-message.ts.
     const started = await Promise.allSettled([
-      FaultStack.start('side', { WEBHOOK_RETRY_SCHEDULE, INTAKE_VERDICT_TIMEOUT_MS: '2000', DATABASE_POOL_SIZE: '6', AMQP_HANDLER_RETRIES: '1' }),
-      FaultStack.start('kill', { INTAKE_VERDICT_TIMEOUT_MS: '1000', DATABASE_POOL_SIZE: '6' }),
+      FaultFixture.start('side', { WEBHOOK_RETRY_SCHEDULE, INTAKE_VERDICT_TIMEOUT_MS: '2000', DATABASE_POOL_SIZE: '6', AMQP_HANDLER_RETRIES: '1' }),
+      FaultFixture.start('kill', { INTAKE_VERDICT_TIMEOUT_MS: '1000', DATABASE_POOL_SIZE: '6' }),
     ]);
     if (started[0].status === 'fulfilled') shared = started[0].value;
     if (started[1].status === 'fulfilled') killable = started[1].value;

@@ -1,6 +1,6 @@
 import { AdmissionBundleSubmittedV1, createEnvelope } from '@bedrequest/contracts';
 import { waitFor } from '@bedrequest/testing';
-import { CLINIC, type FaultStack } from '../support/fault-stack';
+import { CLINIC, type FaultFixture } from '../support/fault-fixture';
 import { reportFigures, seconds } from '../support/figures';
 import { bundleSource } from '../support/load';
 
@@ -15,7 +15,7 @@ import { bundleSource } from '../support/load';
  */
 const MESSAGES = 1_000;
 
-export async function duplicateDelivery(faults: FaultStack): Promise<void> {
+export async function duplicateDelivery(faults: FaultFixture): Promise<void> {
   const bundles = bundleSource(faults.referrer, [CLINIC.ik]);
   const submitter = { partyId: faults.referrer.partyId, ikNumbers: [faults.referrer.ik], fhirBase: faults.referrer.fhirBase };
   const envelope = (body: string) => createEnvelope(AdmissionBundleSubmittedV1, { submitter, receivedAt: new Date().toISOString(), bundle: JSON.parse(body) as Record<string, unknown> }, { correlationId: 'duplicate-delivery' });

@@ -1,4 +1,4 @@
-import { CLINIC, type FaultStack } from '../support/fault-stack';
+import { CLINIC, type FaultFixture } from '../support/fault-fixture';
 import { byStatus, reportFigures, seconds } from '../support/figures';
 import { PLACEHOLDER, bundleSource } from '../support/load';
 import { BundleMutator, type FuzzCase } from '../support/mutations';
@@ -20,7 +20,7 @@ interface Answer {
   error?: string;
 }
 
-export async function fuzz(faults: FaultStack): Promise<void> {
+export async function fuzz(faults: FaultFixture): Promise<void> {
   const seed = Number(process.env.FAULTS_FUZZ_SEED ?? 7_000_007);
   const mutator = new BundleMutator(bundleSource(faults.referrer, [CLINIC.ik]).template, PLACEHOLDER, seed);
   const answers: Answer[] = [];
@@ -69,7 +69,7 @@ export async function fuzz(faults: FaultStack): Promise<void> {
   }
 }
 
-async function post(faults: FaultStack, fuzz: FuzzCase): Promise<Answer> {
+async function post(faults: FaultFixture, fuzz: FuzzCase): Promise<Answer> {
   try {
     const response = await fetch(`${faults.gatewayUrl}/api/v2/fhir/Bundle`, {
       method: 'POST',

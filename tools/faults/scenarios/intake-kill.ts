@@ -1,5 +1,5 @@
 import { waitFor } from '@bedrequest/testing';
-import { CLINIC, type FaultStack, type StoredCounts } from '../support/fault-stack';
+import { CLINIC, type FaultFixture, type StoredCounts } from '../support/fault-fixture';
 import { byStatus, reportFigures, seconds } from '../support/figures';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from '../support/load';
 
@@ -13,7 +13,7 @@ const POSTS = 5_000;
 const KILL_AFTER = 1_500;
 const DOWN_MS = 1_000;
 
-export async function intakeKill(faults: FaultStack): Promise<void> {
+export async function intakeKill(faults: FaultFixture): Promise<void> {
   let posts: PostRecord[] = [];
   let counts: (StoredCounts & { accepted: number; settledMs: number }) | undefined;
   let loadMs = 0;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionBundleSubmittedV1, createEnvelope } from '@bedrequest/contracts';
 import { waitFor } from '@bedrequest/testing';
-import { CLINIC, type FaultStack } from '../support/fault-stack';
+import { CLINIC, type FaultFixture } from '../support/fault-fixture';
 import { reportFigures, seconds } from '../support/figures';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from '../support/load';
 
@@ -25,7 +25,7 @@ import { BundleLoad, accepted, bundleSource, type PostRecord } from '../support/
  * side-by-side stack sets that to 1 (default 6, about 16–31 s per delivery), so that the six
  * deliveries take seconds rather than minutes.
  */
-export async function poisonMessage(faults: FaultStack): Promise<void> {
+export async function poisonMessage(faults: FaultFixture): Promise<void> {
   const limit = Number(faults.stack.env.AMQP_DELIVERY_LIMIT ?? 5);
   const bundles = bundleSource(faults.referrer, [CLINIC.ik]);
   const poison = createEnvelope(

@@ -9,7 +9,7 @@ import { AdmissionResponseV1, declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, testEnvironment, waitFor } from '@bedrequest/testing';
 import { root } from '@bedrequest/stack';
-import type { FaultStack } from '../support/fault-stack';
+import type { FaultFixture } from '../support/fault-fixture';
 import { reportFigures } from '../support/figures';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 
@@ -99,7 +99,7 @@ class Canary {
   }
 }
 
-export async function ssrf(faults: FaultStack): Promise<void> {
+export async function ssrf(faults: FaultFixture): Promise<void> {
   const canary = new Canary();
   await canary.start();
   let redirected = 0;

@@ -1,5 +1,5 @@
 import { waitFor } from '@bedrequest/testing';
-import type { FaultStack } from '../support/fault-stack';
+import type { FaultFixture } from '../support/fault-fixture';
 import { reportFigures, seconds } from '../support/figures';
 import { bundleSource, postBundle } from '../support/load';
 import { OutageReceiver, type ArrivedWebhook } from '../support/webhook-receiver';
@@ -28,7 +28,7 @@ interface StoredEvent {
   data: { basedOn?: { identifier?: { value?: string } }[] };
 }
 
-export async function webhookOutage(faults: FaultStack): Promise<void> {
+export async function webhookOutage(faults: FaultFixture): Promise<void> {
   const receiver = await OutageReceiver.onFreeLowPort();
   let stored: StoredEvent[] = [];
   let failedAttempts = 0;

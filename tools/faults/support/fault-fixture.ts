@@ -36,7 +36,7 @@ export interface StoredCounts {
   missing: string[];
 }
 
-export class FaultStack {
+export class FaultFixture {
   readonly pool: Pool;
   referrer!: Referrer;
   private client?: Broker;
@@ -52,7 +52,7 @@ export class FaultStack {
   }
 
   /** Starts the stack; `settings` add to or override the environment of every service. */
-  static async start(label: string, settings: Record<string, string> = {}): Promise<FaultStack> {
+  static async start(label: string, settings: Record<string, string> = {}): Promise<FaultFixture> {
     const firewallLog = join(root, 'tmp', 'faults', `${uniqueName(label)}.firewall.jsonl`);
     mkdirSync(join(firewallLog, '..'), { recursive: true });
     rmSync(firewallLog, { force: true });
@@ -70,7 +70,7 @@ export class FaultStack {
       nodeArgs: ['--require', FIREWALL],
       output: 'capture',
     });
-    const faults = new FaultStack(stack, firewallLog);
+    const faults = new FaultFixture(stack, firewallLog);
     try {
       await faults.admin('clinic', 'upsert', '--ik', CLINIC.ik, '--name', CLINIC.name, '--departments', CLINIC.departments);
       await faults.admin('user', 'create', '--role', 'referrer', '--username', REFERRER.username, '--password', REFERRER.password, '--ik', REFERRER.ik, '--fhir-base', REFERRER.fhirBase);
