@@ -2,14 +2,21 @@
 // for the fault suite (kill -9, restarts on the same port), the benchmark (CPU and memory per
 // process), `npm start` itself, and the tests that need two processes of one service.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { ServiceName } from './services';
 
-/** The repository root: this file lives three levels down (tools/stack/src), and its bundle (dist/tools/stack) too. */
-export const root = join(__dirname, '..', '..', '..');
+/** The repository root: the nearest directory above this file, or above the bundle it was bundled into, that holds nx.json. */
+export const root = workspaceRootAbove(__dirname);
+
+function workspaceRootAbove(directory: string): string {
+  for (let current = directory; ; current = dirname(current)) {
+    if (existsSync(join(current, 'nx.json'))) return current;
+    if (dirname(current) === current) throw new Error(`no workspace (nx.json) above ${directory}`);
+  }
+}
 
 /** The V8 options every service process runs with, as `npm start` and the Docker image run them. */
 const SERVICE_NODE_OPTIONS: readonly string[] = (JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8')) as { nodeOptions: string[] }).nodeOptions;
