@@ -1,5 +1,5 @@
 import { createHmac, type KeyObject } from 'node:crypto';
-import { percent, type Progress } from './rotation';
+import { percent, type Progress } from './progress';
 
 /** How a keyed fingerprint starts: the algorithm, so that a value of another form is told apart. */
 export const FINGERPRINT_PREFIX = 'hmac-sha256:';

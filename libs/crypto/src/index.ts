@@ -25,7 +25,8 @@ export {
 export { DATA_KEY_REFRESH_INTERVAL_MS, DataKeyring, type UnavailableDataKey } from './data-keyring';
 export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, type DataKeyConfig } from './from-config';
 export { FINGERPRINT_PREFIX, FingerprintKey, isKeyedFingerprint, refingerprintColumn, type FingerprintColumn } from './fingerprint';
-export { reencryptColumn, rewrapDataKeys, rewrapFingerprintKey, type Progress, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
+export { type Progress } from './progress';
+export { reencryptColumn, rewrapDataKeys, rewrapFingerprintKey, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
 export { SqlSealedColumn, type SqlSealedColumnOptions } from './sql-sealed-column';
 export { describeFingerprints, describeKeys, type CountedColumn } from './key-status';
 export { dataKeyCommands, type ServiceDataKeys } from './key-commands';

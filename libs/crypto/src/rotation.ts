@@ -1,8 +1,6 @@
 import type { DataKeyring } from './data-keyring';
 import type { DataKeyStore, FingerprintKeyStore } from './key-store';
-
-/** One line of progress for the operator (ids and counts only). */
-export type Progress = (line: string) => void;
+import { percent, type Progress } from './progress';
 
 /**
  * Wraps every data key that another KEK wraps anew under the current KEK, so that the old KEK can
@@ -112,8 +110,4 @@ export async function reencryptColumn(
     options.progress(`${column.name}: ${seen} of ${total} (${percent(seen, total)}), ${reencrypted} re-encrypted`);
   }
   return { reencrypted, skipped: seen - reencrypted };
-}
-
-export function percent(part: number, whole: number): string {
-  return `${whole === 0 ? 100 : Math.min(100, Math.round((part / whole) * 100))} %`;
 }
