@@ -38,7 +38,12 @@ export interface ServiceProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** What it wrote to stdout and stderr, when captured. */
   output(): string;
+  isRunning(): boolean;
+  /** Graceful stop: SIGTERM, SIGKILL after 20 s; resolves once the process is gone. */
+  stop(): Promise<void>;
 }
+
+const STOP_TIMEOUT_MS = 20_000;
 
 /** Spawns `entry` (default: the service's bundle in dist) with `env` as its whole environment. */
 export function spawnService(
@@ -68,7 +73,33 @@ export function spawnService(
     }
   }
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, exited, output: () => output };
+  const isRunning = () => child.exitCode === null && child.signalCode === null;
+  const stop = async () => {
+    if (!isRunning()) return;
+    child.kill('SIGTERM');
+    const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(force);
+  };
+  return { child, exited, output: () => output, isRunning, stop };
+}
+
+/**
+ * Resolves once `probeUrl`/health/ready answers 200; rejects when the process ends first or the time
+ * is up (and then kills it: a service that never became ready is of no use to anyone).
+ */
+export async function untilReady(name: string, probeUrl: string, timeoutMs: number, process?: ServiceProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (process && !process.isRunning()) throw new Error(`${name} exited during start-up`);
+    const ready = await fetch(`${probeUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
+    if (ready) return;
+    if (Date.now() > deadline) {
+      process?.child.kill('SIGKILL');
+      throw new Error(`${name} did not become ready within ${timeoutMs / 1000} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** `npm run admin -- …args` (tools/admin.mjs) as its own process; the exit code and what it wrote. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, freePort, uniqueName } from '@bedrequest/testing';
-import { adminProcess, spawnService, type OutputHandling, type ServiceProcess } from './child-process';
+import { adminProcess, spawnService, untilReady, type OutputHandling, type ServiceProcess } from './child-process';
 import { isolatedEnvironment, localDefaults, schemasOf } from './environment';
 import { SERVICES, serviceEntry, type ServiceName } from './services';
 
@@ -87,7 +87,6 @@ interface Running {
   readonly process?: ServiceProcess;
 }
 
-const STOP_TIMEOUT_MS = 20_000;
 const READY_TIMEOUT_MS = 90_000;
 
 /** The one launcher of the whole stack, for every test tier, the fault suite, the benchmark and `npm start`. */
@@ -178,7 +177,12 @@ export class Stack {
     };
     const running = this.mode === 'in-process' ? await this.startInProcess(name, launch, env) : await this.startProcess(name, launch, env);
     this.running.set(name, running);
-    if (this.mode === 'processes' && options.waitUntilReady !== false) await this.waitUntilReady(running);
+    if (this.mode === 'processes' && options.waitUntilReady !== false) {
+      await untilReady(name, running.instance.probeUrl, this.options.readyTimeoutMs ?? READY_TIMEOUT_MS, running.process).catch((error: unknown) => {
+        this.running.delete(name);
+        throw error;
+      });
+    }
     return running.instance;
   }
 
@@ -193,8 +197,7 @@ export class Stack {
 
   isRunning(name: string): boolean {
     const running = this.running.get(name);
-    if (!running) return false;
-    return !running.process || (running.process.child.exitCode === null && running.process.child.signalCode === null);
+    return running !== undefined && (running.process?.isRunning() ?? true);
   }
 
   /** Graceful stop (SIGTERM for a process, SIGKILL after 20 s), waiting for it to end. */
@@ -287,34 +290,7 @@ export class Stack {
     });
     const url = `http://127.0.0.1:${port}`;
     const probeUrl = internalPort === undefined ? url : `http://127.0.0.1:${internalPort}`;
-    const stop = async () => {
-      if (child.child.exitCode !== null || child.child.signalCode !== null) return;
-      child.child.kill('SIGTERM');
-      const force = setTimeout(() => child.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await child.exited;
-      clearTimeout(force);
-    };
-    return { instance: { name, service, port, url, probeUrl, pid: child.child.pid ?? 0, output: child.output }, launch, stop, process: child };
-  }
-
-  private async waitUntilReady(running: Running): Promise<void> {
-    const { instance, process: child } = running;
-    const timeoutMs = this.options.readyTimeoutMs ?? READY_TIMEOUT_MS;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (child && (child.child.exitCode !== null || child.child.signalCode !== null)) {
-        this.running.delete(instance.name);
-        throw new Error(`${instance.name} exited during start-up`);
-      }
-      const ready = await fetch(`${instance.probeUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
-      if (ready) return;
-      if (Date.now() > deadline) {
-        child?.child.kill('SIGKILL');
-        this.running.delete(instance.name);
-        throw new Error(`${instance.name} did not become ready within ${timeoutMs / 1000} s`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    return { instance: { name, service, port, url, probeUrl, pid: child.child.pid ?? 0, output: child.output }, launch, stop: child.stop, process: child };
   }
 }
 
