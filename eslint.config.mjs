@@ -1,4 +1,5 @@
 import nx from '@nx/eslint-plugin';
+import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -66,6 +67,24 @@ export default [
       'no-restricted-imports': ['error', { patterns: [{ group: ['@bedrequest/*/testing'], message: 'Fixtures are for tests (*.spec.ts, testing/) only.' }] }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // A type-only import says so (`import type`, or `type` inside the braces): the bundle drops it,
+      // and a reader sees at the import which names are only types.
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // `==` converts: `0 == ''` is true. The one exception is `== null`, which means null or undefined.
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      // A body over several lines has braces; `if (done) return;` on one line needs none.
+      curly: ['error', 'multi-line'],
+    },
+  },
+  {
+    // A focused test (`it.only`) silently skips all the others of its file, and a skipped one
+    // (`it.skip`, `xit`) proves nothing: neither lands. A test skipped on purpose (a missing browser)
+    // says why in an eslint-disable comment.
+    files: ['**/*.spec.ts', 'tools/e2e/**/*.ts', 'tools/faults/**/*.ts'],
+    plugins: { jest },
+    rules: {
+      'jest/no-focused-tests': 'error',
+      'jest/no-disabled-tests': 'error',
     },
   },
   {

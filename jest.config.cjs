@@ -10,18 +10,13 @@
 //   runs a project's global set-up only when one of its tests is selected.
 const { compilerOptions } = require('./tsconfig.base.json');
 
-const moduleNameMapper = Object.fromEntries(
-  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]),
-);
+const moduleNameMapper = Object.fromEntries(Object.entries(compilerOptions.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]));
 
 /** How every tier (and jest.faults.config.cjs) compiles and resolves the sources. */
 const compilation = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.[cm]?[tj]s$': [
-      '@swc/jest',
-      { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
-    ],
+    '^.+\\.[cm]?[tj]s$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
   // ESM-only packages jest must compile to CommonJS (Node itself loads them with require(esm)).
   transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error|jose)/)'],

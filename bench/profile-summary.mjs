@@ -8,7 +8,13 @@ const args = process.argv.slice(2);
 const top = Number(args.find((arg) => arg.startsWith('--top='))?.slice(6) ?? 25);
 const files = args
   .filter((arg) => !arg.startsWith('--'))
-  .flatMap((path) => (statSync(path).isDirectory() ? readdirSync(path).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(path, name)) : [path]));
+  .flatMap((path) =>
+    statSync(path).isDirectory()
+      ? readdirSync(path)
+          .filter((name) => name.endsWith('.cpuprofile'))
+          .map((name) => join(path, name))
+      : [path],
+  );
 if (files.length === 0) {
   console.error('usage: node bench/profile-summary.mjs <profile-dir-or-file>... [--top=25]');
   process.exit(2);

@@ -33,7 +33,11 @@ if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
   process.exitCode = runCli(args[0], args);
 } else {
   const problem = args[0] === undefined ? 'missing command' : `unknown command "${args[0]}"`;
-  console.error(`error: ${problem} (expected ${Object.keys(serviceOf).map((group) => `"${group}"`).join(', ')}); see npm run admin -- --help`);
+  console.error(
+    `error: ${problem} (expected ${Object.keys(serviceOf)
+      .map((group) => `"${group}"`)
+      .join(', ')}); see npm run admin -- --help`,
+  );
   process.exitCode = USAGE_ERROR;
 }
 

@@ -42,7 +42,10 @@ describe('docker-compose.yml', () => {
     // so are the *_PUBLIC_URLs: where a browser reaches a service, through its published port.
     const shape = configs[name]!.shape;
     const urls = Object.keys(shape).filter(
-      (variable) => variable.endsWith('_URL') && !variable.endsWith('_PUBLIC_URL') && /127\.0\.0\.1|localhost/.test(String((shape[variable] as unknown as ZodType).safeParse(undefined).data)),
+      (variable) =>
+        variable.endsWith('_URL') &&
+        !variable.endsWith('_PUBLIC_URL') &&
+        /127\.0\.0\.1|localhost/.test(String((shape[variable] as unknown as ZodType).safeParse(undefined).data)),
     );
     const environment = compose.services[name]?.environment ?? {};
     for (const variable of urls) {

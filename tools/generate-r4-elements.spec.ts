@@ -13,11 +13,14 @@ describe('the R4 element table (libs/fhir-model/src/r4/r4-elements.generated.jso
   });
 
   it('changes when a definition changes, so the check above can fail', () => {
-    const resources = (readJson('fhir/r4/profiles-resources.json') as { entry: { resource: { id?: string; snapshot?: { element: { path: string }[] } } }[] }).entry.map(
-      (entry) => entry.resource,
-    );
+    const resources = (
+      readJson('fhir/r4/profiles-resources.json') as { entry: { resource: { id?: string; snapshot?: { element: { path: string }[] } } }[] }
+    ).entry.map((entry) => entry.resource);
     const patient = resources.find((resource) => resource.id === 'Patient');
-    patient?.snapshot?.element.splice(patient.snapshot.element.findIndex((element) => element.path === 'Patient.gender'), 1);
+    patient?.snapshot?.element.splice(
+      patient.snapshot.element.findIndex((element) => element.path === 'Patient.gender'),
+      1,
+    );
     const table = JSON.parse(generateR4Elements({ resources })) as { definitions: Record<string, { elements: Record<string, string> }> };
     expect(table.definitions['Patient']?.elements).not.toHaveProperty('gender');
     expect(table.definitions['Patient']?.elements).toHaveProperty('birthDate', 'date');

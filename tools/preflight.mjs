@@ -14,9 +14,23 @@ const HANDSHAKE_TIMEOUT_MS = 3_000;
  * apps/auth's REDIS_URL (defaults: the local services), and their services in docker-compose.yml.
  */
 export const INFRASTRUCTURE = [
-  { name: 'PostgreSQL', variable: 'DATABASE_URL', fallback: 'postgresql://postgres@127.0.0.1:5432/bedrequest', composeService: 'postgres', defaultPort: 5432, handshake: postgresHandshake },
+  {
+    name: 'PostgreSQL',
+    variable: 'DATABASE_URL',
+    fallback: 'postgresql://postgres@127.0.0.1:5432/bedrequest',
+    composeService: 'postgres',
+    defaultPort: 5432,
+    handshake: postgresHandshake,
+  },
   { name: 'Redis', variable: 'REDIS_URL', fallback: 'redis://127.0.0.1:6379', composeService: 'redis', defaultPort: 6379, handshake: redisHandshake },
-  { name: 'RabbitMQ', variable: 'AMQP_URL', fallback: 'amqp://guest:guest@127.0.0.1:5672', composeService: 'rabbitmq', defaultPort: 5672, handshake: rabbitMqHandshake },
+  {
+    name: 'RabbitMQ',
+    variable: 'AMQP_URL',
+    fallback: 'amqp://guest:guest@127.0.0.1:5672',
+    composeService: 'rabbitmq',
+    defaultPort: 5672,
+    handshake: rabbitMqHandshake,
+  },
 ];
 
 /** Errors of the network (nothing there, or no answer), as opposed to a server that answered and refused. */
@@ -76,7 +90,13 @@ async function postgresHandshake(url, timeoutMs) {
 
 /** Connect without retrying, `PING`. */
 async function redisHandshake(url, timeoutMs) {
-  const redis = new Redis(url.toString(), { lazyConnect: true, connectTimeout: timeoutMs + 1_000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const redis = new Redis(url.toString(), {
+    lazyConnect: true,
+    connectTimeout: timeoutMs + 1_000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   // Without retries, connect() rejects with "Connection is closed."; the reason came as an event before.
   let failure;
   redis.on('error', (error) => (failure = error));

@@ -48,8 +48,18 @@ for (const clinic of clinics) {
   run(['clinic', 'upsert', '--ik', clinic.ik, '--name', clinic.name, '--departments', clinic.departments.join(',')]);
 }
 run([
-  'user', 'upsert', '--role', 'referrer', '--username', referrer.username, '--password', passwordOf(referrer.username),
-  '--ik', referrer.ik, '--fhir-base', referrer.fhirBase,
+  'user',
+  'upsert',
+  '--role',
+  'referrer',
+  '--username',
+  referrer.username,
+  '--password',
+  passwordOf(referrer.username),
+  '--ik',
+  referrer.ik,
+  '--fhir-base',
+  referrer.fhirBase,
 ]);
 for (const clinic of clinics) {
   run(['user', 'upsert', '--role', 'clinic', '--username', clinic.username, '--password', passwordOf(clinic.username), '--ik', clinic.ik]);
@@ -62,12 +72,20 @@ const rows = [
 ];
 const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
 console.log('Demo parties ready (log in with POST /api/v1/token/login):');
-for (const row of rows) console.log(`  ${row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()}`);
+for (const row of rows)
+  console.log(
+    `  ${row
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join('  ')
+      .trimEnd()}`,
+  );
 
 const sent = await sendDemoRequests();
 const waldsee = clinics[0];
 console.log('');
-console.log(`Clinic inbox: ${webUrl}/inbox/  (log in as ${waldsee.username} / ${passwordOf(waldsee.username)}${sent ? `; ${sent} demo requests waiting` : ''})`);
+console.log(
+  `Clinic inbox: ${webUrl}/inbox/  (log in as ${waldsee.username} / ${passwordOf(waldsee.username)}${sent ? `; ${sent} demo requests waiting` : ''})`,
+);
 
 /**
  * Three requests of the demo referrer, made from docs/examples/admission-request.json: another
@@ -77,9 +95,34 @@ console.log(`Clinic inbox: ${webUrl}/inbox/  (log in as ${waldsee.username} / ${
 async function sendDemoRequests() {
   const example = JSON.parse(readFileSync(join(root, 'docs', 'examples', 'admission-request.json'), 'utf8'));
   const variants = [
-    { id: '3f6b8a52-9c1d-4e7a-8b2f-1a0c9d8e7f01', performers: ['510000001', '510000002'], gender: 'female', birthDate: '1956-01-01', diagnosis: ['S72.01', 'Schenkelhalsfraktur: Intrakapsulär'], date: '2026-12-01', notes: ['Einzelzimmer erwünscht'] },
-    { id: '3f6b8a52-9c1d-4e7a-8b2f-1a0c9d8e7f02', performers: ['510000001'], gender: 'male', birthDate: '1961-09-12', diagnosis: ['M17.1', 'Sonstige primäre Gonarthrose'], date: '2026-12-08', notes: ['Mobil an Unterarmgehstützen'] },
-    { id: '3f6b8a52-9c1d-4e7a-8b2f-1a0c9d8e7f03', performers: ['510000001'], gender: 'male', birthDate: '1958-02-20', diagnosis: ['I21.0', 'Akuter transmuraler Myokardinfarkt der Vorderwand'], date: '2026-12-03', notes: [], specialty: ['cardiology', '0300'] },
+    {
+      id: '3f6b8a52-9c1d-4e7a-8b2f-1a0c9d8e7f01',
+      performers: ['510000001', '510000002'],
+      gender: 'female',
+      birthDate: '1956-01-01',
+      diagnosis: ['S72.01', 'Schenkelhalsfraktur: Intrakapsulär'],
+      date: '2026-12-01',
+      notes: ['Einzelzimmer erwünscht'],
+    },
+    {
+      id: '3f6b8a52-9c1d-4e7a-8b2f-1a0c9d8e7f02',
+      performers: ['510000001'],
+      gender: 'male',
+      birthDate: '1961-09-12',
+      diagnosis: ['M17.1', 'Sonstige primäre Gonarthrose'],
+      date: '2026-12-08',
+      notes: ['Mobil an Unterarmgehstützen'],
+    },
+    {
+      id: '3f6b8a52-9c1d-4e7a-8b2f-1a0c9d8e7f03',
+      performers: ['510000001'],
+      gender: 'male',
+      birthDate: '1958-02-20',
+      diagnosis: ['I21.0', 'Akuter transmuraler Myokardinfarkt der Vorderwand'],
+      date: '2026-12-03',
+      notes: [],
+      specialty: ['cardiology', '0300'],
+    },
   ];
   let token;
   try {
@@ -91,13 +134,19 @@ async function sendDemoRequests() {
     if (login.status !== 200) throw new Error(`login answered ${login.status}`);
     token = (await login.json()).accessToken;
   } catch (error) {
-    console.error(`note: no demo requests sent: the gateway at ${gatewayUrl} did not log the demo referrer in (${error.message}); set GATEWAY_URL if it runs elsewhere`);
+    console.error(
+      `note: no demo requests sent: the gateway at ${gatewayUrl} did not log the demo referrer in (${error.message}); set GATEWAY_URL if it runs elsewhere`,
+    );
     return 0;
   }
   let accepted = 0;
   for (const [index, variant] of variants.entries()) {
     const bundle = demoBundle(example, variant, index + 1);
-    const answer = await fetch(`${gatewayUrl}/api/v2/fhir/Bundle`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json' }, body: JSON.stringify(bundle) });
+    const answer = await fetch(`${gatewayUrl}/api/v2/fhir/Bundle`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(bundle),
+    });
     if (answer.status === 202) accepted += 1;
     else console.error(`note: demo request ${index + 1} answered ${answer.status} (it may have been withdrawn or selected meanwhile)`);
   }
@@ -124,7 +173,9 @@ function demoBundle(example, variant, number) {
   const ikOf = (resource) => resource.identifier?.find((identifier) => identifier.system === 'http://fhir.de/sid/arge-ik/iknr')?.value;
   const performers = bundle.entry.filter((entry) => entry.resource.resourceType === 'Organization' && variant.performers.includes(ikOf(entry.resource)));
   serviceRequest.performer = performers.map((entry) => ({ reference: entry.fullUrl }));
-  bundle.entry = bundle.entry.filter((entry) => entry.resource.resourceType !== 'Organization' || ikOf(entry.resource) === referrer.ik || performers.includes(entry));
+  bundle.entry = bundle.entry.filter(
+    (entry) => entry.resource.resourceType !== 'Organization' || ikOf(entry.resource) === referrer.ik || performers.includes(entry),
+  );
   const patient = resources.find((resource) => resource.resourceType === 'Patient');
   Object.assign(patient, { gender: variant.gender, birthDate: variant.birthDate });
   const condition = resources.find((resource) => resource.resourceType === 'Condition');

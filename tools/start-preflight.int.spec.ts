@@ -7,7 +7,11 @@ const root = join(__dirname, '..');
 /** `npm start` (tools/start.mjs under Node 24, as `npm start` runs it) with `env`: its exit code, output and duration. */
 function npmStart(env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, [join(root, 'tools', 'start.mjs')], { cwd: root, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'tools', 'start.mjs')], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

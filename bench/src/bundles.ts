@@ -13,14 +13,26 @@ const PLACEHOLDER = '00000000-0000-4000-8000-00000000b0b0';
  */
 export function bundleFactory(performerIks: readonly string[]) {
   const templateOf = (notes?: string[]) =>
-    JSON.stringify(admissionRequestBundle({ fhirBase: FHIR_BASE, requesterIk: REFERRER_IK, performerIks, requestIdentifier: `${FHIR_BASE}/ServiceRequest/${PLACEHOLDER}`, ...(notes ? { notes } : {}) }));
+    JSON.stringify(
+      admissionRequestBundle({
+        fhirBase: FHIR_BASE,
+        requesterIk: REFERRER_IK,
+        performerIks,
+        requestIdentifier: `${FHIR_BASE}/ServiceRequest/${PLACEHOLDER}`,
+        ...(notes ? { notes } : {}),
+      }),
+    );
   const template = templateOf();
   const supplemented = templateOf(['Einzelzimmer erwünscht', 'Nachtrag: aktueller Barthel-Index 65, Wunde reizlos']);
   return {
     bytes: Buffer.byteLength(template),
     next(): { identifier: string; body: string; supplement: () => string } {
       const id = randomUUID();
-      return { identifier: `${FHIR_BASE}/ServiceRequest/${id}`, body: template.replaceAll(PLACEHOLDER, id), supplement: () => supplemented.replaceAll(PLACEHOLDER, id) };
+      return {
+        identifier: `${FHIR_BASE}/ServiceRequest/${id}`,
+        body: template.replaceAll(PLACEHOLDER, id),
+        supplement: () => supplemented.replaceAll(PLACEHOLDER, id),
+      };
     },
   };
 }

@@ -34,7 +34,9 @@ async function batchSizes(serviceUrls: string[]): Promise<Record<string, number>
       entry[kind as 'sum' | 'count'] += Number(value);
     }
   }
-  return Object.fromEntries(Object.entries(sizes).map(([queue, { sum, count }]) => [queue.replace(/^.*\./, ''), Math.round((sum / Math.max(1, count)) * 10) / 10]));
+  return Object.fromEntries(
+    Object.entries(sizes).map(([queue, { sum, count }]) => [queue.replace(/^.*\./, ''), Math.round((sum / Math.max(1, count)) * 10) / 10]),
+  );
 }
 
 /**
@@ -43,7 +45,15 @@ async function batchSizes(serviceUrls: string[]): Promise<Record<string, number>
  * `connections`, read once the work the load caused has drained. Each bundle is a new request to
  * two clinics that answer themselves (routing notifies them; no automatic answer).
  */
-export async function cpuFigure(options: { stack: Stack; databaseUrl: string; gatewayUrl: string; token: string; performerIks: string[]; seconds: number; connections: number }) {
+export async function cpuFigure(options: {
+  stack: Stack;
+  databaseUrl: string;
+  gatewayUrl: string;
+  token: string;
+  performerIks: string[];
+  seconds: number;
+  connections: number;
+}) {
   const bundles = bundleFactory(options.performerIks);
   const pids = new Map(options.stack.instances().map((instance) => [instance.name, instance.pid] as const));
   const client = new Client({ connectionString: options.databaseUrl });
@@ -71,7 +81,9 @@ export async function cpuFigure(options: { stack: Stack; databaseUrl: string; ga
   const spent = cpuSpent(before, sampleCpu(pids));
   const perBundle = Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, Math.round((ms / Math.max(1, load.ok)) * 100) / 100]));
   const total = Object.values(spent).reduce((sum, ms) => sum + ms, 0);
-  const consumers = ['intake', 'routing', 'notifier'].filter((name) => options.stack.instances().some((instance) => instance.name === name)).map((name) => options.stack.url(name));
+  const consumers = ['intake', 'routing', 'notifier']
+    .filter((name) => options.stack.instances().some((instance) => instance.name === name))
+    .map((name) => options.stack.url(name));
   return {
     seconds: options.seconds,
     connections: options.connections,

@@ -142,7 +142,13 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
     options.receiver.secret = ((await subscription.json()) as { secret: string }).secret;
     const processes = new Map([['notifier', service.pid]]);
     const before = sampleCpu(processes);
-    const perSecond = await deliver({ broker, receiver: options.receiver, referrerPartyId: options.referrer.partyId, count: options.count, requests: options.requests });
+    const perSecond = await deliver({
+      broker,
+      receiver: options.receiver,
+      referrerPartyId: options.referrer.partyId,
+      count: options.count,
+      requests: options.requests,
+    });
     const spent = cpuSpent(before, sampleCpu(processes));
     const unverified = options.receiver.received.filter((webhook) => !webhook.verified).length;
     if (unverified > 0) throw new Error(`${unverified} webhooks of the ${variant} notifier did not verify`);

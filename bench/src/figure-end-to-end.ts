@@ -19,7 +19,16 @@ interface RateResult {
 }
 
 /** POSTs new requests at a fixed rate and times each from sending to its first webhook arriving. */
-async function atRate(options: { stack: Stack; gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; ratePerSecond: number; seconds: number; graceMs: number }): Promise<RateResult> {
+async function atRate(options: {
+  stack: Stack;
+  gatewayUrl: string;
+  token: string;
+  performerIks: string[];
+  receiver: WebhookReceiver;
+  ratePerSecond: number;
+  seconds: number;
+  graceMs: number;
+}): Promise<RateResult> {
   const bundles = bundleFactory(options.performerIks);
   const pids = new Map(options.stack.instances().map((instance) => [instance.name, instance.pid] as const));
   const cpuBefore = sampleCpu(pids);
@@ -80,7 +89,15 @@ function firstArrivals(receiver: WebhookReceiver): Map<string, number> {
  * Figure 2: POST to webhook for requests routing answers automatically (a clinic that does not
  * offer the department: automatic decline), at 200 requests/s for 60 s.
  */
-export async function endToEndFigure(options: { stack: Stack; gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; runs: number; seconds: number }) {
+export async function endToEndFigure(options: {
+  stack: Stack;
+  gatewayUrl: string;
+  token: string;
+  performerIks: string[];
+  receiver: WebhookReceiver;
+  runs: number;
+  seconds: number;
+}) {
   const fixed: RateResult[] = [];
   for (let run = 0; run < options.runs; run++) {
     fixed.push(await atRate({ ...options, ratePerSecond: 200, seconds: options.seconds, graceMs: 60_000 }));
@@ -93,7 +110,15 @@ export async function endToEndFigure(options: { stack: Stack; gatewayUrl: string
 }
 
 /** Figure 2b: rising offered rates, from low, until p99 passes 1 s; the last rate below is the answer. */
-export async function highestRateFigure(options: { stack: Stack; gatewayUrl: string; token: string; performerIks: string[]; receiver: WebhookReceiver; stepSeconds: number; rates: number[] }) {
+export async function highestRateFigure(options: {
+  stack: Stack;
+  gatewayUrl: string;
+  token: string;
+  performerIks: string[];
+  receiver: WebhookReceiver;
+  stepSeconds: number;
+  rates: number[];
+}) {
   const steps: RateResult[] = [];
   for (const rate of options.rates) {
     const step = await atRate({ ...options, ratePerSecond: rate, seconds: options.stepSeconds, graceMs: 30_000 });

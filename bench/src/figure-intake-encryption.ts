@@ -62,7 +62,10 @@ export async function intakeEncryptionFigure(options: {
     return {
       perSecond,
       intakeCpuMsPerBundle: intakeCpuMs,
-      postgresCpuMsPerBundle: { sealed: of('sealed', phase, (run) => run.postgresCpuMsPerBundle), clear: of('clear', phase, (run) => run.postgresCpuMsPerBundle) },
+      postgresCpuMsPerBundle: {
+        sealed: of('sealed', phase, (run) => run.postgresCpuMsPerBundle),
+        clear: of('clear', phase, (run) => run.postgresCpuMsPerBundle),
+      },
       ratioSealedToClear: perSecond.sealed.median / perSecond.clear.median,
       intakeCpuRatioSealedToClear: intakeCpuMs.sealed.median / intakeCpuMs.clear.median,
     };
@@ -73,7 +76,10 @@ export async function intakeEncryptionFigure(options: {
     inFlight: options.inFlight,
     newRequests: figure('new'),
     supplements: figure('supplement'),
-    storedBundleBytes: { sealed: summarize(measured.sealed.map((run) => run.storedBundleBytes)), clear: summarize(measured.clear.map((run) => run.storedBundleBytes)) },
+    storedBundleBytes: {
+      sealed: summarize(measured.sealed.map((run) => run.storedBundleBytes)),
+      clear: summarize(measured.clear.map((run) => run.storedBundleBytes)),
+    },
     cryptographyMicrosecondsPerBundle: await cryptographyPerBundle(submissionsOf(options, 1).new[0]!),
   };
 }
@@ -131,7 +137,11 @@ async function measureOnce(
       const seconds = await submitAll(broker, submissions[phase], options.inFlight);
       await outboxDrained(database, schema);
       const spent = cpuSpent(before, sampleCpu(processes));
-      measured[phase] = { perSecond: options.count / seconds, intakeCpuMsPerBundle: spent.intake! / options.count, postgresCpuMsPerBundle: spent.postgresql! / options.count };
+      measured[phase] = {
+        perSecond: options.count / seconds,
+        intakeCpuMsPerBundle: spent.intake! / options.count,
+        postgresCpuMsPerBundle: spent.postgresql! / options.count,
+      };
     }
     await expectStored(database, schema, variant);
     return { ...measured, storedBundleBytes: await storedBundleBytes(database, schema) };
@@ -175,9 +185,16 @@ async function submitAll(broker: Broker, submissions: readonly Submission[], inF
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
       while (next < submissions.length) {
-        const { reply } = await broker.publishAndAwaitReply(AdmissionBundleSubmittedV1, submissions[next++]!, { correlationId: 'bench-intake' }, VERDICT_TIMEOUT_MS);
+        const { reply } = await broker.publishAndAwaitReply(
+          AdmissionBundleSubmittedV1,
+          submissions[next++]!,
+          { correlationId: 'bench-intake' },
+          VERDICT_TIMEOUT_MS,
+        );
         const verdict = reply && IntakeVerdictV1.payload.parse(reply.payload);
-        if (verdict?.outcome !== 'accepted') refused.push(verdict ? `${verdict.outcome} ${verdict.refusal ?? ''} ${verdict.issues.map((issue) => issue.diagnostics).join('; ')}` : 'no verdict');
+        if (verdict?.outcome !== 'accepted') {
+          refused.push(verdict ? `${verdict.outcome} ${verdict.refusal ?? ''} ${verdict.issues.map((issue) => issue.diagnostics).join('; ')}` : 'no verdict');
+        }
       }
     }),
   );
@@ -198,10 +215,14 @@ async function outboxDrained(client: Client, schema: string): Promise<void> {
 
 /** The variant took effect: a stored bundle is its JSON when unsealed, and not when sealed. */
 async function expectStored(client: Client, schema: string, variant: Variant): Promise<void> {
-  const { rows } = await client.query<{ stored: Buffer }>(`SELECT sealed_bundle AS stored FROM "${schema}".request_version WHERE sealed_bundle IS NOT NULL LIMIT 1`);
+  const { rows } = await client.query<{ stored: Buffer }>(
+    `SELECT sealed_bundle AS stored FROM "${schema}".request_version WHERE sealed_bundle IS NOT NULL LIMIT 1`,
+  );
   const stored = rows[0]?.stored;
   const clear = stored !== undefined && stored.toString('utf8').startsWith('{"resourceType":"Bundle"');
-  if (!stored || clear !== (variant === 'clear')) throw new Error(`the ${variant} intake stored its bundles ${stored ? (clear ? 'unsealed' : 'sealed') : 'nowhere'}`);
+  if (!stored || clear !== (variant === 'clear')) {
+    throw new Error(`the ${variant} intake stored its bundles ${stored ? (clear ? 'unsealed' : 'sealed') : 'nowhere'}`);
+  }
 }
 
 /**
@@ -223,7 +244,9 @@ async function storedBundleBytes(client: Client, schema: string): Promise<number
 async function cryptographyPerBundle(submission: Submission) {
   const { keyring } = await DataKeyring.load({ keks: kekSet(newKek('bench')), store: new MemoryKeyStore() });
   const requestIdentifier = submission.request!.identifier;
-  const values = [submission.bundle, bundleSummaryOf(submission.bundle), { status: 202, outcome: 'accepted', issues: [], requestIdentifier }].map((value) => JSON.stringify(value));
+  const values = [submission.bundle, bundleSummaryOf(submission.bundle), { status: 202, outcome: 'accepted', issues: [], requestIdentifier }].map((value) =>
+    JSON.stringify(value),
+  );
   const bundle = (n: number) => {
     for (const [index, text] of values.entries()) keyring.seal(text, `bench:${index}:${n}`);
   };

@@ -18,7 +18,12 @@ const submitter = { partyId: 'bench-referrer', ikNumbers: [REFERRER_IK], fhirBas
 
 /** Intake's use case over `runner`, with the performers registered as clinics that offer 2300. */
 function intakeOver(runner: SqlRunner, schema: string, fields: SealedFields, profileBase: string, performerIks: string[]): IntakeService {
-  const clinics = new Map(performerIks.map((ik): [string, ClinicRecord] => [ik, { ik, name: ik, departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] }]));
+  const clinics = new Map(
+    performerIks.map((ik): [string, ClinicRecord] => [
+      ik,
+      { ik, name: ik, departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] },
+    ]),
+  );
   return new IntakeService(new AdmissionRequestRepository(runner, schema, fields), { lookup: async () => clinics }, fhirSystems(profileBase));
 }
 
@@ -36,7 +41,11 @@ function batchesOf(service: IntakeService, options: { count: number; batchSize: 
     const bundle = JSON.parse(bundles.next().body) as Record<string, unknown>;
     const validation = validateAdmissionRequestBundle(bundle, { profileBase: options.profileBase });
     if (!validation.ok) throw new Error('invalid bundle');
-    const envelope = createEnvelope(AdmissionBundleSubmittedV1, { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) }, { correlationId: 'bench', id: randomUUID() });
+    const envelope = createEnvelope(
+      AdmissionBundleSubmittedV1,
+      { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
+      { correlationId: 'bench', id: randomUUID() },
+    );
     return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
   });
   const batches: IntakeCommand[][] = [];
@@ -62,10 +71,21 @@ async function throughput(service: IntakeService, batches: IntakeCommand[][], co
  * statements through a plain `pg` pool. The commands are prepared
  * beforehand, so both sides measure only the database work and what each client costs around it.
  */
-export async function persistenceFigure(options: { databaseUrl: string; profileBase: string; performerIks: string[]; runs: number; count: number; concurrency: number; batchSize: number }) {
+export async function persistenceFigure(options: {
+  databaseUrl: string;
+  profileBase: string;
+  performerIks: string[];
+  runs: number;
+  count: number;
+  concurrency: number;
+  batchSize: number;
+}) {
   const schemas = { prisma: `bench_prisma_${Date.now().toString(36)}`, raw: `bench_raw_${Date.now().toString(36)}` };
   const open = (schema: string) =>
-    openServiceDatabase({ databaseUrl: options.databaseUrl, schema, poolSize: options.concurrency, migrationsDir: join(root, 'apps', 'intake', 'prisma', 'migrations') }, (adapter) => new PrismaClient({ adapter }));
+    openServiceDatabase(
+      { databaseUrl: options.databaseUrl, schema, poolSize: options.concurrency, migrationsDir: join(root, 'apps', 'intake', 'prisma', 'migrations') },
+      (adapter) => new PrismaClient({ adapter }),
+    );
   const prisma = await open(schemas.prisma);
   await (await open(schemas.raw)).$disconnect();
   const pool = new Pool({ connectionString: options.databaseUrl, max: options.concurrency });

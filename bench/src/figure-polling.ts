@@ -21,7 +21,13 @@ const seededIdentifier = (n: number) => `${FHIR_BASE}/ServiceRequest/seed-${n}`;
  * right edge instead of splitting pages all over. Then VACUUM ANALYZE: fresh statistics for the
  * planner, and autovacuum does not wake up for two million new rows in the middle of the load.
  */
-export async function seedRequests(options: { databaseUrl: string; schema: string; partyId: string; count: number; clinicIks: [string, string] }): Promise<{ requests: number; tasks: number; seconds: number }> {
+export async function seedRequests(options: {
+  databaseUrl: string;
+  schema: string;
+  partyId: string;
+  count: number;
+  clinicIks: [string, string];
+}): Promise<{ requests: number; tasks: number; seconds: number }> {
   const started = performance.now();
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
@@ -56,7 +62,10 @@ export async function seedRequests(options: { databaseUrl: string; schema: strin
  * the search uses indexes only.
  */
 async function searchPlans(options: { databaseUrl: string; schema: string; partyId: string; profileBase: string }): Promise<string[]> {
-  const prisma = new PrismaClient({ adapter: createPrismaAdapter({ databaseUrl: options.databaseUrl, schema: options.schema, poolSize: 1 }), log: [{ emit: 'event', level: 'query' }] });
+  const prisma = new PrismaClient({
+    adapter: createPrismaAdapter({ databaseUrl: options.databaseUrl, schema: options.schema, poolSize: 1 }),
+    log: [{ emit: 'event', level: 'query' }],
+  });
   const statements: { query: string; params: unknown[] }[] = [];
   prisma.$on('query', (event) => statements.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
   // As intake runs it: every search records who read which request (the audit trail).
@@ -65,7 +74,11 @@ async function searchPlans(options: { databaseUrl: string; schema: string; party
   // The key tables' statements are not the search's.
   statements.length = 0;
   const tasks = new TaskReadService(new TaskReadRepository(prisma, options.schema, fields), fhirSystems(options.profileBase), audit);
-  await tasks.search({ 'based-on': seededIdentifier(4242) }, { viewer: { role: 'referrer', partyId: options.partyId }, user: options.partyId }, { base: '', path: '/api/v2/fhir/Task' });
+  await tasks.search(
+    { 'based-on': seededIdentifier(4242) },
+    { viewer: { role: 'referrer', partyId: options.partyId }, user: options.partyId },
+    { base: '', path: '/api/v2/fhir/Task' },
+  );
   await prisma.$disconnect();
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
@@ -119,5 +132,14 @@ export async function pollingFigure(options: {
   const spent = cpuSpent(cpuBefore, sampleCpu(options.pids));
   const cpuMsPerPoll = Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, ms / Math.max(1, answered)]));
   const usesIndex = plans.every((plan) => !/Seq Scan on (admission_request|clinic_task)/.test(plan));
-  return { storedRequests: options.count, requestsPerSecond: summarize(rates), latencyP99Ms: summarize(p99), non2xx, cpuMsPerPoll, statementsPerSearch: plans.length, usesIndex, plans };
+  return {
+    storedRequests: options.count,
+    requestsPerSecond: summarize(rates),
+    latencyP99Ms: summarize(p99),
+    non2xx,
+    cpuMsPerPoll,
+    statementsPerSearch: plans.length,
+    usesIndex,
+    plans,
+  };
 }

@@ -8,7 +8,13 @@ import type { Stack } from '@bedrequest/stack';
 import { summarize } from './load';
 
 /** Publishes `count` AdmissionResponse events for the referrer and times until all were delivered. */
-export async function deliver(options: { broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number }): Promise<number> {
+export async function deliver(options: {
+  broker: Broker;
+  receiver: WebhookReceiver;
+  referrerPartyId: string;
+  count: number;
+  requests: number;
+}): Promise<number> {
   options.receiver.reset();
   const started = performance.now();
   const publishes: Promise<unknown>[] = [];
@@ -17,7 +23,12 @@ export async function deliver(options: { broker: Broker; receiver: WebhookReceiv
     publishes.push(
       options.broker.publish(
         AdmissionResponseV1,
-        { eventId: randomUUID(), referrerPartyId: options.referrerPartyId, requestIdentifier, task: fhirTask({ requestIdentifier, businessStatus: 'declined' }) },
+        {
+          eventId: randomUUID(),
+          referrerPartyId: options.referrerPartyId,
+          requestIdentifier,
+          task: fhirTask({ requestIdentifier, businessStatus: 'declined' }),
+        },
         { correlationId: 'bench-webhooks' },
       ),
     );
@@ -32,7 +43,15 @@ export async function deliver(options: { broker: Broker; receiver: WebhookReceiv
 }
 
 /** Figure 3: webhook deliveries per second to a local receiver with one notifier process, then two. */
-export async function webhookFigure(options: { stack: Stack; broker: Broker; receiver: WebhookReceiver; referrerPartyId: string; count: number; requests: number; runs: number }) {
+export async function webhookFigure(options: {
+  stack: Stack;
+  broker: Broker;
+  receiver: WebhookReceiver;
+  referrerPartyId: string;
+  count: number;
+  requests: number;
+  runs: number;
+}) {
   const one: number[] = [];
   const two: number[] = [];
   for (let run = 0; run < options.runs; run++) one.push(await deliver(options));

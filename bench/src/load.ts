@@ -50,7 +50,11 @@ export async function closedLoop(options: {
  * An open-loop load: `send(i)` is started at a fixed rate whatever the answers take (so latency is
  * not hidden by the load generator waiting, "coordinated omission"). Resolves when all answered.
  */
-export async function openLoop(options: { ratePerSecond: number; durationSeconds: number; send: (index: number) => Promise<void> }): Promise<{ sent: number; failed: number }> {
+export async function openLoop(options: {
+  ratePerSecond: number;
+  durationSeconds: number;
+  send: (index: number) => Promise<void>;
+}): Promise<{ sent: number; failed: number }> {
   const total = Math.round(options.ratePerSecond * options.durationSeconds);
   const started = performance.now();
   const pending: Promise<void>[] = [];

@@ -27,7 +27,10 @@ import { writeReport } from './report';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const wanted = (figure: string) => !only || only.includes(figure);
 /** `--profile=<dir>`: every service runs with `--cpu-prof` and writes its profile there on exit. */
 const profileDir = args.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
@@ -77,7 +80,12 @@ async function main() {
   console.log(`[bench] building, then starting the stack (namespace ${namespace}, database bedrequest_bench)`);
   buildServices();
   await recreateDatabase(base, 'bedrequest_bench');
-  const stack = await launchStack({ mode: 'processes', isolate: false, env, ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) });
+  const stack = await launchStack({
+    mode: 'processes',
+    isolate: false,
+    env,
+    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  });
   const receiver = new WebhookReceiver();
   // With --only, the other figures of the previous run are kept (each carries its measuredAt).
   const previous = only && existsSync(LATEST_JSON) ? (JSON.parse(readFileSync(LATEST_JSON, 'utf8')) as Record<string, unknown>) : {};
@@ -90,7 +98,21 @@ async function main() {
     await admin(stackEnv, 'clinic', 'upsert', '--ik', CLINIC_ACCEPTING, '--name', 'Bench Rehaklinik A', '--departments', '2300');
     await admin(stackEnv, 'clinic', 'upsert', '--ik', CLINIC_ACCEPTING_2, '--name', 'Bench Rehaklinik B', '--departments', '2300');
     await admin(stackEnv, 'clinic', 'upsert', '--ik', CLINIC_DECLINING, '--name', 'Bench Rehaklinik C (no orthopaedics)', '--departments', '0300');
-    await admin(stackEnv, 'user', 'upsert', '--role', 'referrer', '--username', 'bench-referrer', '--password', 'bench-referrer-password', '--ik', REFERRER_IK, '--fhir-base', FHIR_BASE);
+    await admin(
+      stackEnv,
+      'user',
+      'upsert',
+      '--role',
+      'referrer',
+      '--username',
+      'bench-referrer',
+      '--password',
+      'bench-referrer-password',
+      '--ik',
+      REFERRER_IK,
+      '--fhir-base',
+      FHIR_BASE,
+    );
     const referrer = await login(stack.gatewayUrl, 'bench-referrer', 'bench-referrer-password');
     const callbackUrl = await receiver.start();
     const subscription = await fetch(`${stack.gatewayUrl}/api/v1/subscriptions`, {
@@ -102,7 +124,7 @@ async function main() {
 
     const measure = async (name: string, figure: () => Promise<unknown>) => {
       try {
-        results[name] = { ...(await figure() as object), measuredAt: new Date().toISOString() };
+        results[name] = { ...((await figure()) as object), measuredAt: new Date().toISOString() };
       } catch (error) {
         console.error(`[bench] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
         results[name] = { failed: error instanceof Error ? error.message : String(error) };
@@ -112,33 +134,69 @@ async function main() {
     };
     if (wanted('cpu')) {
       console.log('[bench] 0 CPU per accepted bundle, every process of the stack');
-      await measure('cpu', () => cpuFigure({ stack, databaseUrl: databaseUrl.toString(), gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], seconds: quick ? 5 : 15, connections: 16 }));
+      await measure('cpu', () =>
+        cpuFigure({
+          stack,
+          databaseUrl: databaseUrl.toString(),
+          gatewayUrl: stack.gatewayUrl,
+          token: referrer.token,
+          performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2],
+          seconds: quick ? 5 : 15,
+          connections: 16,
+        }),
+      );
     }
     if (wanted('intake')) {
       console.log('[bench] 1/5 intake vs baseline');
-      await measure('intake', () => intakeFigure({ gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, seconds: quick ? 3 : 10, connections: 32 }));
+      await measure('intake', () =>
+        intakeFigure({
+          gatewayUrl: stack.gatewayUrl,
+          token: referrer.token,
+          performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2],
+          runs: 3,
+          seconds: quick ? 3 : 10,
+          connections: 32,
+        }),
+      );
     }
     if (wanted('end-to-end')) {
       console.log('[bench] 2/5 end to end at 200 requests/s');
-      await measure('endToEnd', () => endToEndFigure({
-        stack,
-        gatewayUrl: stack.gatewayUrl,
-        token: referrer.token,
-        performerIks: [CLINIC_DECLINING],
-        receiver,
-        runs: quick ? 1 : 3,
-        seconds: quick ? 5 : 60,
-      }));
+      await measure('endToEnd', () =>
+        endToEndFigure({
+          stack,
+          gatewayUrl: stack.gatewayUrl,
+          token: referrer.token,
+          performerIks: [CLINIC_DECLINING],
+          receiver,
+          runs: quick ? 1 : 3,
+          seconds: quick ? 5 : 60,
+        }),
+      );
     }
     if (wanted('rates')) {
       console.log('[bench] 2b/5 highest rate with end-to-end p99 under 1 s');
-      await measure('endToEndRates', () => highestRateFigure({ stack, gatewayUrl: stack.gatewayUrl, token: referrer.token, performerIks: [CLINIC_DECLINING], receiver, stepSeconds: quick ? 3 : 15, rates: (process.env.BENCH_RATES ?? '50,100,200,300,400,500,600,700,800,1000').split(',').map(Number) }));
+      await measure('endToEndRates', () =>
+        highestRateFigure({
+          stack,
+          gatewayUrl: stack.gatewayUrl,
+          token: referrer.token,
+          performerIks: [CLINIC_DECLINING],
+          receiver,
+          stepSeconds: quick ? 3 : 15,
+          rates: (process.env.BENCH_RATES ?? '50,100,200,300,400,500,600,700,800,1000').split(',').map(Number),
+        }),
+      );
     }
     if (wanted('webhooks')) {
       console.log('[bench] 3/5 webhook deliveries');
-      const broker = await connectServiceBroker({ AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', AMQP_NAMESPACE: namespace, AMQP_PREFETCH: 32, AMQP_DELIVERY_LIMIT: 5 }, { logger: pino({ level: 'warn' }), metrics: new Registry() });
+      const broker = await connectServiceBroker(
+        { AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', AMQP_NAMESPACE: namespace, AMQP_PREFETCH: 32, AMQP_DELIVERY_LIMIT: 5 },
+        { logger: pino({ level: 'warn' }), metrics: new Registry() },
+      );
       try {
-        await measure('webhooks', () => webhookFigure({ stack, broker, receiver, referrerPartyId: referrer.partyId, count: quick ? 500 : 2_000, requests: 200, runs: 3 }));
+        await measure('webhooks', () =>
+          webhookFigure({ stack, broker, receiver, referrerPartyId: referrer.partyId, count: quick ? 500 : 2_000, requests: 200, runs: 3 }),
+        );
       } finally {
         await broker.stop();
       }
@@ -179,9 +237,16 @@ async function main() {
     if (wanted('polling')) {
       console.log('[bench] 4/5 Task polling with 1,000,000 stored requests');
       const count = quick ? 10_000 : 1_000_000;
-      const seeded = await seedRequests({ databaseUrl: databaseUrl.toString(), schema: 'intake', partyId: referrer.partyId, count, clinicIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2] });
+      const seeded = await seedRequests({
+        databaseUrl: databaseUrl.toString(),
+        schema: 'intake',
+        partyId: referrer.partyId,
+        count,
+        clinicIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2],
+      });
       console.log(`[bench] seeded ${seeded.requests} requests with ${seeded.tasks} Tasks in ${seeded.seconds} s`);
-      await measure('polling', () => pollingFigure({
+      await measure('polling', () =>
+        pollingFigure({
           gatewayUrl: stack.gatewayUrl,
           token: referrer.token,
           databaseUrl: databaseUrl.toString(),
@@ -193,11 +258,22 @@ async function main() {
           seconds: quick ? 3 : 10,
           connections: 16,
           pids: new Map(stack.instances().map((instance) => [instance.name, instance.pid] as const)),
-        }));
+        }),
+      );
     }
     if (wanted('persistence')) {
       console.log('[bench] 5/5 persistence: Prisma against raw pg');
-      await measure('persistence', () => persistenceFigure({ databaseUrl: databaseUrl.toString(), profileBase: PROFILE_BASE, performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2], runs: 3, count: quick ? 320 : 3_200, concurrency: 4, batchSize: 16 }));
+      await measure('persistence', () =>
+        persistenceFigure({
+          databaseUrl: databaseUrl.toString(),
+          profileBase: PROFILE_BASE,
+          performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2],
+          runs: 3,
+          count: quick ? 320 : 3_200,
+          concurrency: 4,
+          batchSize: 16,
+        }),
+      );
     }
     results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
   } finally {

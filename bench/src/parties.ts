@@ -11,7 +11,11 @@ export async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<
 }
 
 export async function login(gatewayUrl: string, username: string, password: string): Promise<{ token: string; partyId: string }> {
-  const response = await fetch(`${gatewayUrl}/api/v1/token/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const response = await fetch(`${gatewayUrl}/api/v1/token/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
   if (!response.ok) throw new Error(`login of ${username} failed: ${response.status}`);
   const { accessToken } = (await response.json()) as { accessToken: string };
   const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as { sub: string };

@@ -1,10 +1,13 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the figures are read back from their JSON, each of its own shape: typing every one would only restate report.ts */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '@bedrequest/stack';
 
 type Summary = { median: number; min: number; max: number; runs: number[] };
-const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
-const spread = (summary: Summary | undefined, digits = 0) => (summary ? `${fmt(summary.median, digits)} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})` : 'n/a');
+const fmt = (value: number, digits = 0) =>
+  Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+const spread = (summary: Summary | undefined, digits = 0) =>
+  summary ? `${fmt(summary.median, digits)} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})` : 'n/a';
 const verdict = (met: boolean) => (met ? 'met' : '**missed**');
 
 /** Writes bench/results/latest.json (everything) and latest.md (the figures, readable). */
@@ -23,11 +26,18 @@ function cpuLines(cpu: Record<string, number> | undefined, caption = 'CPU per re
   if (!cpu) return [];
   const names = Object.keys(cpu);
   const total = names.reduce((sum, name) => sum + cpu[name]!, 0);
-  return [caption, '', `| total | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`, `| ${fmt(total, 2)} | ${names.map((name) => fmt(cpu[name]!, 2)).join(' | ')} |`, ''];
+  return [
+    caption,
+    '',
+    `| total | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---').join('|')}|`,
+    `| ${fmt(total, 2)} | ${names.map((name) => fmt(cpu[name]!, 2)).join(' | ')} |`,
+    '',
+  ];
 }
 
 function markdown(results: Record<string, unknown>): string {
-  const r = results as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const r = results as Record<string, any>;
   const m = r.machine;
   const lines = [
     '# Benchmark results',
@@ -49,7 +59,9 @@ function markdown(results: Record<string, unknown>): string {
       `|---|${names.map(() => '---').join('|')}|`,
       `| **${fmt(c.cpuMsPerBundle, 2)} ms** | ${names.map((name) => fmt(c.cpuMsPerBundleByProcess[name], 2)).join(' | ')} |`,
       '',
-      `Average batch size (messages per unit of work): ${Object.entries(c.averageBatchSize ?? {}).map(([queue, size]) => `${queue} ${size}`).join(', ')}. Target ≤ ${c.target} ms: ${verdict(c.cpuMsPerBundle <= c.target)}.`,
+      `Average batch size (messages per unit of work): ${Object.entries(c.averageBatchSize ?? {})
+        .map(([queue, size]) => `${queue} ${size}`)
+        .join(', ')}. Target ≤ ${c.target} ms: ${verdict(c.cpuMsPerBundle <= c.target)}.`,
       '',
     );
   }
@@ -79,7 +91,10 @@ function markdown(results: Record<string, unknown>): string {
       '',
       '| rate/s | seconds | sent | 202 | webhooks arrived | p50 ms | p99 ms | max ms |',
       '|---|---|---|---|---|---|---|---|',
-      ...e.at200PerSecond.map((s: any) => `| ${s.ratePerSecond} | ${s.seconds} | ${s.sent} | ${s.accepted} | ${s.arrived} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(s.maxMs, 1)} |`), // eslint-disable-line @typescript-eslint/no-explicit-any
+      ...e.at200PerSecond.map(
+        (s: any) =>
+          `| ${s.ratePerSecond} | ${s.seconds} | ${s.sent} | ${s.accepted} | ${s.arrived} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(s.maxMs, 1)} |`,
+      ),
       '',
       `At 200/s: all arrived: ${e.allArrived ? 'yes' : '**no**'}; p99 target < ${e.targetP99Ms} ms: ${verdict(e.at200PerSecond.every((s: { p99Ms: number }) => s.p99Ms < e.targetP99Ms))}.`,
       '',
@@ -94,7 +109,10 @@ function markdown(results: Record<string, unknown>): string {
       '',
       '| rate/s | seconds | sent | 202 | webhooks arrived | p50 ms | p99 ms | max ms |',
       '|---|---|---|---|---|---|---|---|',
-      ...t.steps.map((s: any) => `| ${s.ratePerSecond} | ${s.seconds} | ${s.sent} | ${s.accepted} | ${s.arrived} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(s.maxMs, 1)} |`), // eslint-disable-line @typescript-eslint/no-explicit-any
+      ...t.steps.map(
+        (s: any) =>
+          `| ${s.ratePerSecond} | ${s.seconds} | ${s.sent} | ${s.accepted} | ${s.arrived} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(s.maxMs, 1)} |`,
+      ),
       '',
       `Highest rate with p99 < 1 s: ${t.highestRateWithP99Under1s ?? 'none of those tried'}/s; target ≥ ${t.target ?? 600}/s: ${verdict((t.highestRateWithP99Under1s ?? 0) >= (t.target ?? 600))}.`,
       '',
@@ -137,7 +155,7 @@ function markdown(results: Record<string, unknown>): string {
   if (r.intakeEncryption?.failed) lines.push('### 3c. The cost of encryption at rest: intake', '', `**Failed:** ${r.intakeEncryption.failed}`, '');
   else if (r.intakeEncryption) {
     const e = r.intakeEncryption;
-    const row = (label: string, phase: any, variant: 'sealed' | 'clear') => // eslint-disable-line @typescript-eslint/no-explicit-any
+    const row = (label: string, phase: any, variant: 'sealed' | 'clear') =>
       `| ${label} | ${spread(phase.perSecond[variant])} | ${spread(phase.intakeCpuMsPerBundle[variant], 3)} | ${spread(phase.postgresCpuMsPerBundle[variant], 3)} |`;
     lines.push(
       '### 3c. The cost of encryption at rest: intake',
@@ -188,7 +206,11 @@ function markdown(results: Record<string, unknown>): string {
     const names = Object.keys(r.memoryMiB.idle);
     const highest = Math.max(...names.map((name) => Number(r.memoryMiB.afterLoad[name] ?? 0)));
     lines.push('## 6. Memory (resident, MiB)', '', `| | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
-    lines.push(`| idle | ${names.map((name) => r.memoryMiB.idle[name]).join(' | ')} |`, `| after load | ${names.map((name) => r.memoryMiB.afterLoad[name] ?? '').join(' | ')} |`, '');
+    lines.push(
+      `| idle | ${names.map((name) => r.memoryMiB.idle[name]).join(' | ')} |`,
+      `| after load | ${names.map((name) => r.memoryMiB.afterLoad[name] ?? '').join(' | ')} |`,
+      '',
+    );
     lines.push(`Target < 200 MiB per service after load: ${verdict(highest < 200)}.`, '');
   }
   return `${lines.join('\n')}\n`;

@@ -49,7 +49,11 @@ describe('the audit trail through the gateway', () => {
     const out: string[] = [];
     const err: string[] = [];
     const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
-    const code = await group.run(argv, { open: () => openIntakeServices(loadConfig(IntakeCliConfig, stack.env)), out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await group.run(argv, {
+      open: () => openIntakeServices(loadConfig(IntakeCliConfig, stack.env)),
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
 
@@ -65,10 +69,21 @@ describe('the audit trail through the gateway', () => {
     clinic = { [A]: await stack.login('audit-clinic-a'), [B]: await stack.login('audit-clinic-b') };
 
     // The flow: post, documents, each clinic finds its Task, A reads the request and the documents and answers, B reads its Task.
-    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B] }) })).status).toBe(202);
-    await waitFor(async () => ((await stack.api<Bundle<Task>>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer })).body.total ?? 0) === 2, {
-      what: 'the Tasks of the posted request',
-    });
+    expect(
+      (
+        await stack.api('POST', '/api/v2/fhir/Bundle', {
+          token: referrer,
+          body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B] }),
+        })
+      ).status,
+    ).toBe(202);
+    await waitFor(
+      async () =>
+        ((await stack.api<Bundle<Task>>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer })).body.total ?? 0) === 2,
+      {
+        what: 'the Tasks of the posted request',
+      },
+    );
     expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: documentBundle({ requestIdentifier: identifier }) })).status).toBe(202);
     for (const ik of [A, B]) {
       const found = await stack.api<Bundle<Task>>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: clinic[ik]! });
@@ -83,7 +98,14 @@ describe('the audit trail through the gateway', () => {
       { what: 'the documents of the request' },
     );
     expect(documents).toHaveLength(1);
-    expect((await stack.api('POST', `/api/v1/clinic/tasks/${taskOf[A]}/answer`, { token: clinic[A], body: { businessStatus: 'accepted', note: 'Aufnahme am Montag' } })).status).toBe(200);
+    expect(
+      (
+        await stack.api('POST', `/api/v1/clinic/tasks/${taskOf[A]}/answer`, {
+          token: clinic[A],
+          body: { businessStatus: 'accepted', note: 'Aufnahme am Montag' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await stack.api('GET', `/api/v2/fhir/Task/${taskOf[B]}`, { token: clinic[B] })).status).toBe(200);
   }, 180_000);
 
@@ -186,7 +208,10 @@ describe('the audit trail through the gateway', () => {
     const events = await eventsOf(`entity=${encodeURIComponent(identifier)}&_count=100`, referrer);
     expect(summaryOf(events.at(-1)!)).toMatchObject({ action: 'R', subtype: 'vread', role: 'administrator' });
 
-    expect(await cli(['audit', 'verify'])).toMatchObject({ code: 0, out: expect.stringMatching(/^the audit trail is intact: \d+ entries of \d+ days? checked$/) });
+    expect(await cli(['audit', 'verify'])).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^the audit trail is intact: \d+ entries of \d+ days? checked$/),
+    });
   });
 
   it('lists the AuditEvent search in the CapabilityStatement', async () => {

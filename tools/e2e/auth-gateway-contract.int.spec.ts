@@ -21,9 +21,12 @@ async function startGatewayApp(auth: TestAuth, options: { now?: () => number; is
     ...(options.now ? { now: options.now } : {}),
   });
   const app = express();
-  const route = (roles: readonly Role[]) => [requireToken({ verifier, roles }), (_req: express.Request, res: express.Response) => {
-    res.json(principalOf(res));
-  }];
+  const route = (roles: readonly Role[]) => [
+    requireToken({ verifier, roles }),
+    (_req: express.Request, res: express.Response) => {
+      res.json(principalOf(res));
+    },
+  ];
   app.get('/api/v1/kliniken', ...route(ANY_ROLE));
   app.post('/api/v2/fhir/Bundle', ...route(['referrer']));
   app.get('/api/v1/subscriptions', ...route(['referrer']));
@@ -202,7 +205,10 @@ describe('signing key rotation', () => {
       await auth.stop();
     });
     const fetchToken = (name: string, secret: string) =>
-      fetch(`${auth.url}/internal/service-tokens`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${name}:${secret}`).toString('base64')}` } });
+      fetch(`${auth.url}/internal/service-tokens`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${name}:${secret}`).toString('base64')}` },
+      });
 
     it('issues a service token for the service client secret, not cacheable, and refuses anything else with 401', async () => {
       const issued = await fetchToken('gateway', TEST_SERVICE_CLIENT_SECRET);
@@ -210,7 +216,11 @@ describe('signing key rotation', () => {
       expect(issued.headers.get('cache-control')).toBe('no-store');
       expect(await issued.json()).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 300 });
 
-      for (const refused of [await fetchToken('gateway', 'wrong-secret'), await fetchToken('Not A Name', TEST_SERVICE_CLIENT_SECRET), await fetch(`${auth.url}/internal/service-tokens`, { method: 'POST' })]) {
+      for (const refused of [
+        await fetchToken('gateway', 'wrong-secret'),
+        await fetchToken('Not A Name', TEST_SERVICE_CLIENT_SECRET),
+        await fetch(`${auth.url}/internal/service-tokens`, { method: 'POST' }),
+      ]) {
         expect(refused.status).toBe(401);
         expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /);
       }
@@ -221,7 +231,12 @@ describe('signing key rotation', () => {
       try {
         const token = await source.token();
         expect(await source.token()).toBe(token);
-        const internal = createTokenVerifier({ keys: remoteSigningKeys(new URL('/internal/jwks', auth.url)), issuer: 'urn:bedrequest:auth', audience: 'urn:bedrequest:api', serviceAudience: 'urn:bedrequest:internal' });
+        const internal = createTokenVerifier({
+          keys: remoteSigningKeys(new URL('/internal/jwks', auth.url)),
+          issuer: 'urn:bedrequest:auth',
+          audience: 'urn:bedrequest:api',
+          serviceAudience: 'urn:bedrequest:internal',
+        });
 
         await expect(internal.verify(token)).resolves.toEqual({ kind: 'service', service: 'intake' });
         expect((await call(`${gateway.url}/api/v1/kliniken`, token)).status).toBe(401);

@@ -38,7 +38,9 @@ describe("a clinic's automatic answers, switched through the gateway", () => {
   });
 
   const tasksOf = async (identifier: string) =>
-    (await stack.api<{ entry?: { resource: FhirTask }[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer })).body.entry?.map((entry) => entry.resource) ?? [];
+    (
+      await stack.api<{ entry?: { resource: FhirTask }[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer })
+    ).body.entry?.map((entry) => entry.resource) ?? [];
 
   /**
    * Sends a request for orthopaedics on DATE to the clinic; answers its Task and what routing did
@@ -47,12 +49,18 @@ describe("a clinic's automatic answers, switched through the gateway", () => {
    */
   const sendRequest = async (): Promise<{ identifier: string; task: FhirTask; outcome: string }> => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
-    const sent = await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], occurrenceDate: DATE }) });
+    const sent = await stack.api('POST', '/api/v2/fhir/Bundle', {
+      token: referrer,
+      body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], occurrenceDate: DATE }),
+    });
     expect(sent.status).toBe(202);
     const task = await waitFor(async () => (await tasksOf(identifier))[0], { what: 'the Task' });
-    const line = await waitFor(async () => (await stack.admin('clinic', 'notifications', '--ik', CLINIC)).split('\n').find((entry) => entry.includes(`task ${task.id} `)), {
-      what: "routing's handling of the Task",
-    });
+    const line = await waitFor(
+      async () => (await stack.admin('clinic', 'notifications', '--ik', CLINIC)).split('\n').find((entry) => entry.includes(`task ${task.id} `)),
+      {
+        what: "routing's handling of the Task",
+      },
+    );
     return { identifier, task, outcome: line.split(/\s+/)[5] ?? '' };
   };
   const businessStatusOf = async (identifier: string) => (await tasksOf(identifier))[0]?.businessStatus?.coding[0]?.code;

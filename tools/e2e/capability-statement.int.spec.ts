@@ -5,13 +5,7 @@
 // End-to-end tests live outside the apps, so no app imports another.
 import { randomUUID } from 'node:crypto';
 import type { Bundle, CapabilityStatement, CapabilityStatementRestResource, CodeSystem, OperationOutcome, StructureDefinition } from '@medplum/fhirtypes';
-import {
-  admissionRequestBundle,
-  documentBundle,
-  FIXTURE_FHIR_BASE,
-  FIXTURE_PERFORMER_IKS,
-  FIXTURE_REQUESTER_IK,
-} from '@bedrequest/fhir-model/testing';
+import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { expectValidFhir, waitFor } from '@bedrequest/testing';
 import { passwordOf, startE2eStack, type ApiResponse, type E2eStack } from './e2e-stack';
 
@@ -118,7 +112,10 @@ describe('the CapabilityStatement, and what it promises, on the running service'
 
   it('the Bundle intake accepts a bundle of each profile it supports', async () => {
     const requestIdentifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-    const examples = [admissionRequestBundle({ profileBase: PROFILE_BASE, requestIdentifier }), documentBundle({ profileBase: PROFILE_BASE, requestIdentifier })];
+    const examples = [
+      admissionRequestBundle({ profileBase: PROFILE_BASE, requestIdentifier }),
+      documentBundle({ profileBase: PROFILE_BASE, requestIdentifier }),
+    ];
     const supported = resourceOf('Bundle').supportedProfile ?? [];
     expect(supported).toEqual([`${PROFILE_BASE}/fhir/StructureDefinition/AdmissionRequestBundle`, `${PROFILE_BASE}/fhir/StructureDefinition/DocumentBundle`]);
     expect(resourceOf('Bundle').interaction?.map((interaction) => interaction.code)).toEqual(['create']);
@@ -140,10 +137,17 @@ describe('the CapabilityStatement, and what it promises, on the running service'
     expect(serviceRequest.interaction?.map((interaction) => interaction.code)).toEqual(['delete']);
     expect(serviceRequest.conditionalDelete).toBe('single');
     const requestIdentifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-    expectFhirAnswer(await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ profileBase: PROFILE_BASE, requestIdentifier }) }), 202, 'POST /Bundle');
-    await waitFor(async () => ((await fhir<Bundle>(`/Task?based-on=${encodeURIComponent(requestIdentifier)}`, referrer)).body.total ?? 0) > 0, { what: 'the Tasks of the request' });
+    expectFhirAnswer(
+      await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ profileBase: PROFILE_BASE, requestIdentifier }) }),
+      202,
+      'POST /Bundle',
+    );
+    await waitFor(async () => ((await fhir<Bundle>(`/Task?based-on=${encodeURIComponent(requestIdentifier)}`, referrer)).body.total ?? 0) > 0, {
+      what: 'the Tasks of the request',
+    });
 
-    const erase = (identifier: string) => stack.api<OperationOutcome>('DELETE', `/api/v2/fhir/ServiceRequest?${new URLSearchParams({ identifier })}`, { token: referrer });
+    const erase = (identifier: string) =>
+      stack.api<OperationOutcome>('DELETE', `/api/v2/fhir/ServiceRequest?${new URLSearchParams({ identifier })}`, { token: referrer });
     const erased = await erase(requestIdentifier);
     expectFhirAnswer(erased, 202, 'DELETE /ServiceRequest?identifier=...');
     expect(erased.body.issue?.[0]?.severity).toBe('information');

@@ -40,21 +40,29 @@ describe('patient data at rest, through the gateway', () => {
     const [webhook] = await waitFor(() => receiver.accepted().length > 0 && receiver.accepted(), { timeoutMs: 15_000, what: 'the webhook' });
     expect(webhook!.verified).toBe(true);
     expect(JSON.stringify(webhook!.body.data)).toContain(JSON.stringify(flow.note));
-    const events = await stack.api<{ items: { id: string; data: unknown }[] }>('GET', `/api/v1/subscriptions/${flow.subscription.id}/events?since=0`, { token: referrer });
+    const events = await stack.api<{ items: { id: string; data: unknown }[] }>('GET', `/api/v1/subscriptions/${flow.subscription.id}/events?since=0`, {
+      token: referrer,
+    });
     expect(events.body.items.map((event) => [event.id, JSON.stringify(event.data).includes(JSON.stringify(flow.note))])).toEqual([[webhook!.id, true]]);
-    expect((await stack.api<{ secret: string }>('GET', `/api/v1/subscriptions/${flow.subscription.id}`, { token: referrer })).body.secret).toBe(flow.subscription.secret);
+    expect((await stack.api<{ secret: string }>('GET', `/api/v1/subscriptions/${flow.subscription.id}`, { token: referrer })).body.secret).toBe(
+      flow.subscription.secret,
+    );
     // What intake sealed still opens for the clinic: the complete bundle and the document.
     const sent = await stack.api<{ items: { version: number; bundle: unknown }[] }>('GET', `/api/v1/clinic/tasks/${flow.taskId}/versions`, { token: clinic });
     expect(sent.status).toBe(200);
     expect(JSON.stringify(sent.body.items.at(-1)!.bundle)).toContain('Musterfrau');
     const documents = await stack.api('GET', `/api/v1/clinic/tasks/${flow.taskId}/documents`, { token: clinic });
     expect(JSON.stringify(documents.body)).toContain(Buffer.from(flow.letter).toString('base64'));
-    const list = await stack.api<{ items: { id: string; patient: { dataLevel: string; gender?: string } }[] }>('GET', '/api/v1/clinic/tasks', { token: clinic });
+    const list = await stack.api<{ items: { id: string; patient: { dataLevel: string; gender?: string } }[] }>('GET', '/api/v1/clinic/tasks', {
+      token: clinic,
+    });
     expect(list.body.items.find((item) => item.id === flow.taskId)?.patient).toMatchObject({ dataLevel: 'complete', gender: 'female' });
 
     const dump = await dumpDatabase(database.url);
     // Every service's schema is in it (each keeps its own), with the rows of this flow.
-    for (const schema of [stack.env.AUTH_DB_SCHEMA!, stack.env.INTAKE_DB_SCHEMA!, stack.env.NOTIFIER_DB_SCHEMA!, stack.env.ROUTING_DB_SCHEMA!]) expect(dump).toContain(`CREATE SCHEMA ${schema};`);
+    for (const schema of [stack.env.AUTH_DB_SCHEMA!, stack.env.INTAKE_DB_SCHEMA!, stack.env.NOTIFIER_DB_SCHEMA!, stack.env.ROUTING_DB_SCHEMA!]) {
+      expect(dump).toContain(`CREATE SCHEMA ${schema};`);
+    }
     expect(dump).toContain(webhook!.id);
     // The searchable fields stay in clear: the request's identifier is in intake's schema.
     expect(dump).toContain(flow.identifier);

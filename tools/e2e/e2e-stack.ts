@@ -48,7 +48,20 @@ export async function startE2eStack(overrides: Record<string, string> = {}, mode
       await admin('clinic', 'upsert', '--ik', ik, '--name', name, '--departments', departments.join(','));
     },
     createReferrer: async (username, iks, fhirBase) => {
-      await admin('user', 'create', '--role', 'referrer', '--username', username, '--password', passwordOf(username), '--ik', iks.join(','), '--fhir-base', fhirBase);
+      await admin(
+        'user',
+        'create',
+        '--role',
+        'referrer',
+        '--username',
+        username,
+        '--password',
+        passwordOf(username),
+        '--ik',
+        iks.join(','),
+        '--fhir-base',
+        fhirBase,
+      );
     },
     createClinicUser: async (username, ik) => {
       await admin('user', 'create', '--role', 'clinic', '--username', username, '--password', passwordOf(username), '--ik', ik);

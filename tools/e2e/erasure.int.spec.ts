@@ -47,7 +47,10 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
   });
 
   const taskSearch = (identifier: string) => stack.api<TaskSearch>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer });
-  const erase = (identifier: string, token = referrer) => stack.api<{ issue: { severity: string; diagnostics: string }[] }>('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(identifier)}`, { token });
+  const erase = (identifier: string, token = referrer) =>
+    stack.api<{ issue: { severity: string; diagnostics: string }[] }>('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(identifier)}`, {
+      token,
+    });
 
   it('erases the patient data from every service, answers the tombstone, and is idempotent', async () => {
     const schema = stack.env.INTAKE_DB_SCHEMA!;
@@ -62,7 +65,9 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
            SELECT sealed_bundle AS v FROM "${schema}".request_version WHERE request_id = r.id UNION ALL SELECT sealed_summary FROM "${schema}".request_version WHERE request_id = r.id
            UNION ALL SELECT sealed_bundle FROM "${schema}".request_document WHERE request_id = r.id UNION ALL SELECT sealed_notes FROM "${schema}".clinic_task WHERE request_id = r.id
            UNION ALL SELECT sealed_verdict FROM "${schema}".inbox_message WHERE request_identifier = r.identifier) s
-         WHERE v IS NOT NULL`.replaceAll('request_id = r.id', `request_id = (SELECT id FROM "${schema}".admission_request WHERE identifier = $1)`).replace('request_identifier = r.identifier', 'request_identifier = $1'),
+         WHERE v IS NOT NULL`
+          .replaceAll('request_id = r.id', `request_id = (SELECT id FROM "${schema}".admission_request WHERE identifier = $1)`)
+          .replace('request_identifier = r.identifier', 'request_identifier = $1'),
         [identifier],
       )
     ).rows.map((row) => row.hex);
@@ -74,7 +79,8 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     expect((await taskSearch(identifier)).body.entry?.[0]?.resource.note).toBeDefined();
 
     const [refused] = await waitFor(() => receiver.received.length > 0 && receiver.received, { timeoutMs: 15_000, what: 'the refused webhook' });
-    const feed = () => stack.api<{ items: { id: string; data: { note?: unknown } }[] }>('GET', `/api/v1/subscriptions/${subscription.id}/events?since=0`, { token: referrer });
+    const feed = () =>
+      stack.api<{ items: { id: string; data: { note?: unknown } }[] }>('GET', `/api/v1/subscriptions/${subscription.id}/events?since=0`, { token: referrer });
     expect((await feed()).body.items.find((item) => item.id === refused!.id)?.data.note).toBeDefined();
 
     const erased = await erase(identifier);
@@ -82,8 +88,13 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     expect(erased.body.issue[0]).toMatchObject({ severity: 'information' });
 
     // The notifier follows: the event keeps its Task without the note, and is not sent any more.
-    await waitFor(async () => (await feed()).body.items.find((item) => item.id === refused!.id)?.data.note === undefined, { timeoutMs: 15_000, what: 'the notifier’s erasure' });
-    const { rows: [event] } = await pool.query<{ status: string }>(`SELECT status FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`, [refused!.id]);
+    await waitFor(async () => (await feed()).body.items.find((item) => item.id === refused!.id)?.data.note === undefined, {
+      timeoutMs: 15_000,
+      what: 'the notifier’s erasure',
+    });
+    const {
+      rows: [event],
+    } = await pool.query<{ status: string }>(`SELECT status FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`, [refused!.id]);
     expect(event?.status).toBe('failed');
     // The receiver would take it now, but it does not come again, by schedule or by a manual retry.
     receiver.answer = () => ({ status: 204 });
@@ -94,9 +105,19 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     // Routing follows too: it records the erasure, keeps no bed held for the request, and its
     // notification log keeps neither department nor date of it.
     const routing = stack.env.ROUTING_DB_SCHEMA!;
-    await waitFor(async () => (await pool.query(`SELECT 1 FROM "${routing}".request_erasure WHERE request_identifier = $1`, [identifier])).rowCount === 1, { timeoutMs: 15_000, what: 'routing’s erasure' });
+    await waitFor(async () => (await pool.query(`SELECT 1 FROM "${routing}".request_erasure WHERE request_identifier = $1`, [identifier])).rowCount === 1, {
+      timeoutMs: 15_000,
+      what: 'routing’s erasure',
+    });
     expect((await pool.query(`SELECT 1 FROM "${routing}".bed_hold WHERE request_identifier = $1`, [identifier])).rowCount).toBe(0);
-    expect((await pool.query(`SELECT 1 FROM "${routing}".clinic_notification WHERE request_identifier = $1 AND (department_code IS NOT NULL OR admission_date IS NOT NULL)`, [identifier])).rowCount).toBe(0);
+    expect(
+      (
+        await pool.query(
+          `SELECT 1 FROM "${routing}".clinic_notification WHERE request_identifier = $1 AND (department_code IS NOT NULL OR admission_date IS NOT NULL)`,
+          [identifier],
+        )
+      ).rowCount,
+    ).toBe(0);
 
     // Nothing of the patient is left anywhere in the database: not in clear, not sealed.
     const dump = await dumpDatabase(database.url);
@@ -112,7 +133,11 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     expect(tombstone.body.entry?.map((entry) => [entry.resource.id, entry.resource.status, entry.resource.note])).toEqual([[taskId, 'in-progress', undefined]]);
     expect((await stack.api('GET', `/api/v2/fhir/Task/${taskId}`, { token: clinic })).status).toBe(200);
     // The clinic lists it as erased; what it read of the request is gone (410, saying since when).
-    const list = await stack.api<{ items: { id: string; erasedAt?: string; patient: unknown; request: unknown; mainDiagnosis?: unknown }[] }>('GET', '/api/v1/clinic/tasks', { token: clinic });
+    const list = await stack.api<{ items: { id: string; erasedAt?: string; patient: unknown; request: unknown; mainDiagnosis?: unknown }[] }>(
+      'GET',
+      '/api/v1/clinic/tasks',
+      { token: clinic },
+    );
     const row = list.body.items.find((item) => item.id === taskId);
     expect(row).toMatchObject({ erasedAt: expect.any(String), patient: { dataLevel: 'erased' }, request: { status: 'active', intent: 'order' } });
     expect(row?.mainDiagnosis).toBeUndefined();
@@ -123,13 +148,21 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
     }
 
     // The erasure is in the audit trail.
-    const audit = await stack.api<{ entry?: { resource: { subtype: { code: string }[] } }[] }>('GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(identifier)}`, { token: referrer });
+    const audit = await stack.api<{ entry?: { resource: { subtype: { code: string }[] } }[] }>(
+      'GET',
+      `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(identifier)}`,
+      { token: referrer },
+    );
     expect(audit.body.entry?.filter((entry) => entry.resource.subtype[0]?.code === 'delete')).toHaveLength(1);
 
     // Idempotent; a bundle for the erased request is refused.
     const again = await erase(identifier);
     expect(again.status).toBe(202);
-    const more = await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['noch ein Befund'] }), contentType: 'application/fhir+json' });
+    const more = await stack.api('POST', '/api/v2/fhir/Bundle', {
+      token: referrer,
+      body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['noch ein Befund'] }),
+      contentType: 'application/fhir+json',
+    });
     expect(more.status).toBe(409);
   }, 60_000);
 

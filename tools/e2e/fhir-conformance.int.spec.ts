@@ -47,7 +47,10 @@ describe('every FHIR answer of the service passes an outside R4 validator', () =
   });
 
   it('the validator is not a formality: it refuses a broken OperationOutcome and a Task with an unknown element', () => {
-    expect(fhirValidationIssues({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', diagnostics: 'x', expression: 'Bundle' }] }).length).toBeGreaterThan(0);
+    expect(
+      fhirValidationIssues({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', diagnostics: 'x', expression: 'Bundle' }] })
+        .length,
+    ).toBeGreaterThan(0);
     expect(fhirValidationIssues({ resourceType: 'Task', status: 'requested', intent: 'order', colour: 'blue' }).length).toBeGreaterThan(0);
   });
 
@@ -77,7 +80,7 @@ describe('every FHIR answer of the service passes an outside R4 validator', () =
     expect(validatedFhirAnswers.count - before).toBe(reads.length);
   });
 
-  it("accepts the OperationOutcome of every error status a FHIR endpoint answers", async () => {
+  it('accepts the OperationOutcome of every error status a FHIR endpoint answers', async () => {
     const before = validatedFhirAnswers.count;
     const revoked = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
     const expectations: [string, () => Promise<{ status: number }>, number][] = [
@@ -89,8 +92,16 @@ describe('every FHIR answer of the service passes an outside R4 validator', () =
       ['unknown FHIR path', () => stack.api('GET', '/api/v2/fhir/Patient', { token: referrer }), 404],
       ['wrong method', () => stack.api('DELETE', '/api/v2/fhir/Task', { token: referrer }), 405],
       ['unsupported format', () => stack.api('GET', '/api/v2/fhir/Task?_format=xml', { token: referrer }), 406],
-      ['revoking an unknown request', () => stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: revoked, status: 'revoked' }) }), 409],
-      ['bundle over 10 MiB', () => stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: `{"resourceType":"Bundle","pad":"${'x'.repeat(10 * 1024 * 1024)}"}` }), 413],
+      [
+        'revoking an unknown request',
+        () => stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: revoked, status: 'revoked' }) }),
+        409,
+      ],
+      [
+        'bundle over 10 MiB',
+        () => stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: `{"resourceType":"Bundle","pad":"${'x'.repeat(10 * 1024 * 1024)}"}` }),
+        413,
+      ],
       ['wrong content type', () => stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: '<Bundle/>', contentType: 'application/xml' }), 415],
     ];
     for (const [what, call, status] of expectations) expect([what, (await call()).status]).toEqual([what, status]);

@@ -103,7 +103,10 @@ describe('HTTP manners, through the gateway', () => {
         expect(response.status).toBe(405);
         expect(response.headers.get('allow')).toBe(allow);
         expect(response.headers.get('content-type')).toMatch(/^application\/fhir\+json/);
-        expect(response.body).toEqual({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: `${method} is not allowed on ${path}; it takes ${allow}` }] });
+        expect(response.body).toEqual({
+          resourceType: 'OperationOutcome',
+          issue: [{ severity: 'error', code: 'not-supported', diagnostics: `${method} is not allowed on ${path}; it takes ${allow}` }],
+        });
       }
     });
 
@@ -126,7 +129,7 @@ describe('HTTP manners, through the gateway', () => {
       expect(long.body.message).toBe(`no such endpoint: GET /api/v1/${'x'.repeat(192)}…`);
     });
 
-    it('are JSON on the internal port too, never express\'s HTML', async () => {
+    it("are JSON on the internal port too, never express's HTML", async () => {
       const response = await fetch(`${stack.stack.probeUrl('gateway')}/health/nothing-here`);
 
       expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([
@@ -178,11 +181,18 @@ describe('HTTP manners, through the gateway', () => {
       const response = await stack.api<OperationOutcome>('POST', '/api/v2/fhir/Bundle', { token: referrer });
 
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', diagnostics: 'the request body is empty' }] });
+      expect(response.body).toEqual({
+        resourceType: 'OperationOutcome',
+        issue: [{ severity: 'error', code: 'invalid', diagnostics: 'the request body is empty' }],
+      });
     });
 
     it('differs from a body of another content type: 415', async () => {
-      const response = await stack.api('POST', `${taskPath}/answer`, { token: clinic, body: 'businessStatus=accepted', contentType: 'application/x-www-form-urlencoded' });
+      const response = await stack.api('POST', `${taskPath}/answer`, {
+        token: clinic,
+        body: 'businessStatus=accepted',
+        contentType: 'application/x-www-form-urlencoded',
+      });
 
       expect([response.status, response.body]).toEqual([415, { error: 'unsupported_media_type', message: 'Content-Type must be application/json' }]);
     });
@@ -201,7 +211,10 @@ describe('HTTP manners, through the gateway', () => {
     });
 
     it('with an unknown field is 400 naming it, and every refused field is named', async () => {
-      expect((await answer({ businessStatus: 'accepted', notes: 'Bitte Befund nachreichen' })).body).toEqual({ error: 'invalid_request', message: 'notes: not allowed' });
+      expect((await answer({ businessStatus: 'accepted', notes: 'Bitte Befund nachreichen' })).body).toEqual({
+        error: 'invalid_request',
+        message: 'notes: not allowed',
+      });
       expect((await answer({ businessStatus: 'maybe', note: 42 })).body).toEqual({
         error: 'invalid_request',
         message: 'businessStatus: must be one of accepted, declined, query, more-data-required; note: must be a string',
@@ -219,7 +232,10 @@ describe('HTTP manners, through the gateway', () => {
       expect([renewal.status, renewal.body]).toEqual([400, { error: 'invalid_request', message: 'grant_type: not allowed' }]);
       expect((await refresh(refreshToken)).status).toBe(200);
 
-      const capacity = await stack.api('PUT', '/api/v1/clinic/capacity', { token: clinic, body: { department: '2300', date: '2026-12-01', freeBeds: 2, wardName: 'Station 3' } });
+      const capacity = await stack.api('PUT', '/api/v1/clinic/capacity', {
+        token: clinic,
+        body: { department: '2300', date: '2026-12-01', freeBeds: 2, wardName: 'Station 3' },
+      });
       expect([capacity.status, capacity.body]).toEqual([400, { error: 'invalid_request', message: 'wardName: not allowed' }]);
     });
   });

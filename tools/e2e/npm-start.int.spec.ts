@@ -54,22 +54,32 @@ describe('npm start', () => {
     // clinic registry could not be reloaded"), no stack trace; the only warnings are those of the development keys.
     const startUp = output.slice(0, output.indexOf('is ready at'));
     // The development keys (auth's signing key, intake's and the notifier's key of data at rest) warn on purpose.
-    expect(startUp.split('\n').filter((line) => /\b(WARN|ERROR|FATAL)\b/.test(line) && !/(signing|encrypting data at rest) with the development key/.test(line))).toEqual([]);
+    expect(
+      startUp.split('\n').filter((line) => /\b(WARN|ERROR|FATAL)\b/.test(line) && !/(signing|encrypting data at rest) with the development key/.test(line)),
+    ).toEqual([]);
     expect(startUp).not.toMatch(/"stack"|\n\s+at .+:\d+:\d+/);
 
     const status = await fetch(`${gatewayUrl}/api/v1/token/status`, { headers: { 'x-correlation-id': `stack-test-${run.runId}` } });
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({ status: 'ok' });
     // The correlation id travels from the gateway to the auth service and into both logs.
-    await waitFor(() => output.split('\n').filter((line) => line.includes(`stack-test-${run.runId}`)).length >= 2, { what: 'both services to log the correlation id' });
+    await waitFor(() => output.split('\n').filter((line) => line.includes(`stack-test-${run.runId}`)).length >= 2, {
+      what: 'both services to log the correlation id',
+    });
 
     // The inbox answers on the web app's port; the gateway sends its old address there.
     expect((await fetch(`http://127.0.0.1:${web}/inbox/login`)).status).toBe(200);
     const moved = await fetch(`${gatewayUrl}/inbox/tasks?filter=new`, { redirect: 'manual' });
-    expect({ status: moved.status, location: moved.headers.get('location') }).toEqual({ status: 301, location: `http://127.0.0.1:${web}/inbox/tasks?filter=new` });
+    expect({ status: moved.status, location: moved.headers.get('location') }).toEqual({
+      status: 301,
+      location: `http://127.0.0.1:${web}/inbox/tasks?filter=new`,
+    });
 
     // Probes and metrics are on the internal ports only, never on the public ones.
-    for (const [publicUrl, internalUrl] of [[gatewayUrl, `http://127.0.0.1:${gatewayInternal}`], [`http://127.0.0.1:${web}`, `http://127.0.0.1:${webInternal}`]] as const) {
+    for (const [publicUrl, internalUrl] of [
+      [gatewayUrl, `http://127.0.0.1:${gatewayInternal}`],
+      [`http://127.0.0.1:${web}`, `http://127.0.0.1:${webInternal}`],
+    ] as const) {
       for (const path of ['/metrics', '/health/ready', '/health/live']) {
         expect({ publicUrl, path, status: (await fetch(`${publicUrl}${path}`)).status }).toEqual({ publicUrl, path, status: 404 });
         expect({ internalUrl, path, status: (await fetch(`${internalUrl}${path}`)).status }).toEqual({ internalUrl, path, status: 200 });

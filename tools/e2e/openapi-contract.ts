@@ -115,13 +115,17 @@ export class OpenApiContract {
     if (!operation) {
       // A method the path does not take: 405, as every operation of the path declares it.
       const declaring = METHODS.find((other) => item[other]?.responses['405']);
-      if (exchange.status !== 405 || !declaring) throw new ContractViolation(`${what}: ${template} has no ${exchange.method} operation: only a 405 its operations declare may answer it`);
+      if (exchange.status !== 405 || !declaring) {
+        throw new ContractViolation(`${what}: ${template} has no ${exchange.method} operation: only a 405 its operations declare may answer it`);
+      }
       this.exercised.add(`${exchange.method} ${template} → 405 (undeclared method)`);
       return this.checkAnswer(exchange, `${pointer}/${declaring}/responses/405`, what);
     }
     const declared = operation.responses[String(exchange.status)] ? String(exchange.status) : `${String(exchange.status)[0]}XX`;
     if (!operation.responses[declared]) {
-      throw new ContractViolation(`${what}: the document declares no ${exchange.status} for ${exchange.method} ${template} (it declares ${Object.keys(operation.responses).join(', ')})`);
+      throw new ContractViolation(
+        `${what}: the document declares no ${exchange.status} for ${exchange.method} ${template} (it declares ${Object.keys(operation.responses).join(', ')})`,
+      );
     }
     this.exercised.add(`${exchange.method} ${template} → ${declared}`);
     this.checkAnswer(exchange, `${pointer}/${method}/responses/${escaped(declared)}`, what);
@@ -155,7 +159,9 @@ export class OpenApiContract {
     this.exercised.add(`(undocumented path) → ${exchange.status}`);
     if (exchange.method === 'HEAD') return;
     const mediaType = fhir ? 'application/fhir+json' : 'application/json';
-    if (mediaTypeOf(exchange.headers.get('content-type')) !== mediaType) throw new ContractViolation(`${what}: an error of an unknown path must be ${mediaType}`);
+    if (mediaTypeOf(exchange.headers.get('content-type')) !== mediaType) {
+      throw new ContractViolation(`${what}: an error of an unknown path must be ${mediaType}`);
+    }
     this.validate(`#/components/schemas/${fhir ? 'OperationOutcome' : 'ApiError'}`, exchange.body, `${what}: the body`);
   }
 
@@ -174,14 +180,18 @@ export class OpenApiContract {
     }
     if (exchange.method === 'HEAD') return;
     if (!answer.content) {
-      if (exchange.text !== '') throw new ContractViolation(`${what}: the document declares no body, but one came: ${shortened(exchange.text, QUOTED_BODY_LENGTH)}`);
+      if (exchange.text !== '') {
+        throw new ContractViolation(`${what}: the document declares no body, but one came: ${shortened(exchange.text, QUOTED_BODY_LENGTH)}`);
+      }
       return;
     }
     const mediaType = mediaTypeOf(exchange.headers.get('content-type'));
     if (!answer.content[mediaType]) {
       throw new ContractViolation(`${what}: the content type ${mediaType || '(none)'} is not declared (${Object.keys(answer.content).join(', ')} is)`);
     }
-    if (typeof exchange.body === 'string' || exchange.body === undefined) throw new ContractViolation(`${what}: the body is not JSON: ${shortened(exchange.text, QUOTED_BODY_LENGTH)}`);
+    if (typeof exchange.body === 'string' || exchange.body === undefined) {
+      throw new ContractViolation(`${what}: the body is not JSON: ${shortened(exchange.text, QUOTED_BODY_LENGTH)}`);
+    }
     this.validate(`#${answerPointer}/content/${escaped(mediaType)}/schema`, exchange.body, `${what}: the body`);
   }
 
@@ -216,8 +226,15 @@ export class OpenApiContract {
   private validate(pointer: string, value: unknown, what: string): void {
     const validator = this.validatorOf(pointer);
     if (validator(value)) return;
-    const errors = (validator.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(root)'} ${error.message ?? ''}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`);
-    throw new ContractViolation(`${what} does not match the document (${pointer}): ${errors.join('; ')}\n${shortened(JSON.stringify(value) ?? '', QUOTED_BODY_LENGTH)}`);
+    const errors = (validator.errors ?? [])
+      .slice(0, 5)
+      .map(
+        (error) =>
+          `${error.instancePath || '(root)'} ${error.message ?? ''}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`,
+      );
+    throw new ContractViolation(
+      `${what} does not match the document (${pointer}): ${errors.join('; ')}\n${shortened(JSON.stringify(value) ?? '', QUOTED_BODY_LENGTH)}`,
+    );
   }
 
   /** The node at a local pointer (`#/paths/...`). */
@@ -246,7 +263,11 @@ function closed(node: unknown): unknown {
   if (typeof node !== 'object' || node === null) return node;
   const schema = node as Schema;
   if ('allOf' in schema) throw new Error('the e2e contract check cannot close allOf compositions; declare the object in one piece');
-  if ((schema.type === 'object' || (typeof schema.properties === 'object' && typeof schema.type !== 'object')) && schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined) {
+  if (
+    (schema.type === 'object' || (typeof schema.properties === 'object' && typeof schema.type !== 'object')) &&
+    schema.additionalProperties === undefined &&
+    schema.unevaluatedProperties === undefined
+  ) {
     schema.additionalProperties = false;
   }
   Object.values(schema).forEach(closed);

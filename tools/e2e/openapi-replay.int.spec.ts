@@ -37,27 +37,41 @@ describe('the OpenAPI document, replayed against the running service', () => {
     for (const ik of FIXTURE_PERFORMER_IKS) await stack.registerClinic(ik, `Rehaklinik ${ik}`, ['2300']);
     await stack.createReferrer(`replay-hospital-${suffix}`, [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
     await stack.createClinicUser(`replay-clinic-${suffix}`, CLINIC_IK);
-    const login = await api('POST', '/api/v1/token/login', { body: { username: `replay-hospital-${suffix}`, password: passwordOf(`replay-hospital-${suffix}`) } });
+    const login = await api('POST', '/api/v1/token/login', {
+      body: { username: `replay-hospital-${suffix}`, password: passwordOf(`replay-hospital-${suffix}`) },
+    });
     referrer = String(login.body.accessToken);
     refreshToken = String(login.body.refreshToken);
     clinic = await stack.login(`replay-clinic-${suffix}`);
 
-    const subscription = await api('POST', '/api/v1/subscriptions', { token: referrer, body: { eventType: 'AdmissionResponse', callbackUrl: await receiver.start() } });
+    const subscription = await api('POST', '/api/v1/subscriptions', {
+      token: referrer,
+      body: { eventType: 'AdmissionResponse', callbackUrl: await receiver.start() },
+    });
     expect(subscription.status).toBe(201);
     subscriptionId = String(subscription.body.id);
     receiver.secret = String(subscription.body.secret);
 
     requestIdentifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
     expect((await api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier }) })).status).toBe(202);
-    expect((await api('POST', '/api/v2/fhir/Bundle', { token: referrer, contentType: 'application/json', body: documentBundle({ requestIdentifier }) })).status).toBe(202);
+    expect(
+      (await api('POST', '/api/v2/fhir/Bundle', { token: referrer, contentType: 'application/json', body: documentBundle({ requestIdentifier }) })).status,
+    ).toBe(202);
     taskId = await waitFor(
       async () => {
-        const search = await stack.api<{ entry?: { resource: { id: string; owner: { identifier: { value: string } } } }[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}&owner=${CLINIC_IK}`, { token: referrer });
+        const search = await stack.api<{ entry?: { resource: { id: string; owner: { identifier: { value: string } } } }[] }>(
+          'GET',
+          `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}&owner=${CLINIC_IK}`,
+          { token: referrer },
+        );
         return search.body.entry?.[0]?.resource.id;
       },
       { what: "the clinic's Task" },
     );
-    expect((await api('POST', `/api/v1/clinic/tasks/${taskId}/answer`, { token: clinic, body: { businessStatus: 'query', note: 'Bitte Befund nachreichen' } })).status).toBe(200);
+    expect(
+      (await api('POST', `/api/v1/clinic/tasks/${taskId}/answer`, { token: clinic, body: { businessStatus: 'query', note: 'Bitte Befund nachreichen' } }))
+        .status,
+    ).toBe(200);
     await waitFor(() => receiver.accepted().length > 0, { what: 'the AdmissionResponse webhook' });
   }, 180_000);
 
@@ -73,7 +87,9 @@ describe('the OpenAPI document, replayed against the running service', () => {
       const unknownTask = await fetchExchange(stack.gatewayUrl, 'GET', `/api/v2/fhir/Task/${randomUUID()}`, { token: referrer });
 
       expect(unknownTask.status).toBe(404);
-      expect(() => new OpenApiContract(document).check(unknownTask)).toThrow(/declares no 404 for GET \/api\/v2\/fhir\/Task\/\{id\} \(it declares 200, 400, 401, 405, 406, 429, 503\)/);
+      expect(() => new OpenApiContract(document).check(unknownTask)).toThrow(
+        /declares no 404 for GET \/api\/v2\/fhir\/Task\/\{id\} \(it declares 200, 400, 401, 405, 406, 429, 503\)/,
+      );
       expect(() => openApiContract().check(unknownTask)).not.toThrow();
     });
 
@@ -99,21 +115,28 @@ describe('the OpenAPI document, replayed against the running service', () => {
       const document = tamperedDocument();
       const accepted = document.paths!['/api/v2/fhir/Bundle']!.post!.responses!['202'] as { headers: Record<string, unknown> };
       accepted.headers['X-Never-Sent'] = { required: true, schema: { type: 'string' } };
-      const bundle = await fetchExchange(stack.gatewayUrl, 'POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier }) });
+      const bundle = await fetchExchange(stack.gatewayUrl, 'POST', '/api/v2/fhir/Bundle', {
+        token: referrer,
+        body: admissionRequestBundle({ requestIdentifier }),
+      });
       expect(bundle.status).toBe(202);
       expect(() => new OpenApiContract(document).check(bundle)).toThrow(/the header X-Never-Sent the document requires is missing/);
 
       const undocumented = tamperedDocument();
       delete undocumented.paths!['/api/v1/kliniken'];
       const clinics = await fetchExchange(stack.gatewayUrl, 'GET', '/api/v1/kliniken', { token: referrer });
-      expect(() => new OpenApiContract(undocumented).check(clinics)).toThrow(/no path of the document matches \/api\/v1\/kliniken, so only 401, 403, 404, 429 may answer it/);
+      expect(() => new OpenApiContract(undocumented).check(clinics)).toThrow(
+        /no path of the document matches \/api\/v1\/kliniken, so only 401, 403, 404, 429 may answer it/,
+      );
 
       const without405 = tamperedDocument();
       const clinicList = without405.paths!['/api/v1/kliniken']!;
       for (const operation of [clinicList.get, clinicList.head]) delete operation!.responses!['405'];
       const deletion = await fetchExchange(stack.gatewayUrl, 'DELETE', '/api/v1/kliniken', { token: referrer });
       expect(deletion.status).toBe(405);
-      expect(() => new OpenApiContract(without405).check(deletion)).toThrow(/\/api\/v1\/kliniken has no DELETE operation: only a 405 its operations declare may answer it/);
+      expect(() => new OpenApiContract(without405).check(deletion)).toThrow(
+        /\/api\/v1\/kliniken has no DELETE operation: only a 405 its operations declare may answer it/,
+      );
       expect(() => openApiContract().check(deletion)).not.toThrow();
     });
   });
@@ -134,7 +157,10 @@ describe('the OpenAPI document, replayed against the running service', () => {
       for (const [template, item] of documented()) {
         const eventId = receiver.accepted()[0]!.id;
         const response = await api('OPTIONS', filled(template).replace('{eventId}', eventId));
-        const listed = METHODS.filter((method) => method in item).map((method) => method.toUpperCase()).sort().join(', ');
+        const listed = METHODS.filter((method) => method in item)
+          .map((method) => method.toUpperCase())
+          .sort()
+          .join(', ');
 
         expect({ template, status: response.status, allow: response.headers.get('allow') }).toEqual({ template, status: 204, allow: listed });
       }
@@ -146,7 +172,10 @@ describe('the OpenAPI document, replayed against the running service', () => {
       const other = `replay-other-${suffix}`;
       await stack.createReferrer(other, [FIXTURE_REQUESTER_IK], 'https://other-hospital.example/fhir');
       const otherToken = await stack.login(other);
-      const otherSubscription = await api('POST', '/api/v1/subscriptions', { token: otherToken, body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url } });
+      const otherSubscription = await api('POST', '/api/v1/subscriptions', {
+        token: otherToken,
+        body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url },
+      });
       const calls: [string, string, ApiCallOptions][] = [
         ['GET', '/', {}],
         ['GET', '/api/openapi.json', {}],
@@ -188,9 +217,13 @@ describe('the OpenAPI document, replayed against the running service', () => {
       // until intake has stored it, should its verdict come after the POST's answer).
       const erasable = `${requestIdentifier}-erasable`;
       expect((await api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier: erasable }) })).status).toBe(202);
-      await waitFor(async () => (await api('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(erasable)}`, { token: referrer })).status === 202 || undefined, {
-        what: 'the erasure of a request of its own',
-      });
+      await waitFor(
+        async () =>
+          (await api('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(erasable)}`, { token: referrer })).status === 202 || undefined,
+        {
+          what: 'the erasure of a request of its own',
+        },
+      );
     });
 
     it('answers HEAD wherever the document lists it, with GET’s status and no body', async () => {
@@ -224,7 +257,9 @@ describe('the OpenAPI document, replayed against the running service', () => {
       const data = webhook!.body.data as Record<string, unknown>;
 
       expect(() => openApiContract().checkWebhook('AdmissionResponse', unsigned, webhook!.body)).toThrow(/the header webhook-signature is missing/);
-      expect(() => openApiContract().checkWebhook('AdmissionResponse', webhook!.headers, { ...webhook!.body, data: { ...data, status: 'done' } })).toThrow(/\/data\/status must be equal to one of the allowed values/);
+      expect(() => openApiContract().checkWebhook('AdmissionResponse', webhook!.headers, { ...webhook!.body, data: { ...data, status: 'done' } })).toThrow(
+        /\/data\/status must be equal to one of the allowed values/,
+      );
     });
   });
 });

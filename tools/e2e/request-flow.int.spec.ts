@@ -18,7 +18,13 @@ const A = '511100001';
 const B = '511100002';
 
 interface TaskEntry {
-  resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] }; note?: { text: string }[] };
+  resource: {
+    id: string;
+    status: string;
+    owner: { identifier: { value: string } };
+    businessStatus?: { coding: { code: string }[] };
+    note?: { text: string }[];
+  };
 }
 interface OperationOutcome {
   resourceType: 'OperationOutcome';
@@ -33,12 +39,16 @@ describe('an admission request through HTTP, end to end', () => {
 
   const call = <T>(method: string, path: string, token?: string, body?: unknown, contentType?: string) =>
     callApi<T>(stack.gatewayUrl, method, path, { token, body, contentType });
-  const login = async (username: string) => (await call<{ accessToken: string }>('POST', '/api/v1/token/login', undefined, { username, password: `${username}-password` })).body.accessToken;
+  const login = async (username: string) =>
+    (await call<{ accessToken: string }>('POST', '/api/v1/token/login', undefined, { username, password: `${username}-password` })).body.accessToken;
   const tasksOf = async (identifier: string, token = referrerToken) => {
     const response = await call<{ total: number; entry?: TaskEntry[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, token);
     expect(response.status).toBe(200);
     return Object.fromEntries(
-      (response.body.entry ?? []).map(({ resource }) => [resource.owner.identifier.value, { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code, notes: resource.note?.map((note) => note.text) }]),
+      (response.body.entry ?? []).map(({ resource }) => [
+        resource.owner.identifier.value,
+        { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code, notes: resource.note?.map((note) => note.text) },
+      ]),
     );
   };
   const post = (bundle: object, token = referrerToken) => call<OperationOutcome>('POST', '/api/v2/fhir/Bundle', token, bundle);
@@ -50,7 +60,20 @@ describe('an admission request through HTTP, end to end', () => {
     stack = await launchStack({ mode: 'processes', isolate: 'flow', output: 'capture', env: { LOG_LEVEL: 'info' } });
     await stack.admin('clinic', 'upsert', '--ik', A, '--name', 'Rehaklinik A', '--departments', '2300,0300');
     await stack.admin('clinic', 'upsert', '--ik', B, '--name', 'Rehaklinik B', '--departments', '2300');
-    await stack.admin('user', 'create', '--role', 'referrer', '--username', `flow-referrer-${suffix}`, '--password', `flow-referrer-${suffix}-password`, '--ik', REFERRER_IK, '--fhir-base', FHIR_BASE);
+    await stack.admin(
+      'user',
+      'create',
+      '--role',
+      'referrer',
+      '--username',
+      `flow-referrer-${suffix}`,
+      '--password',
+      `flow-referrer-${suffix}-password`,
+      '--ik',
+      REFERRER_IK,
+      '--fhir-base',
+      FHIR_BASE,
+    );
     await stack.admin('user', 'create', '--role', 'clinic', '--username', `flow-a-${suffix}`, '--password', `flow-a-${suffix}-password`, '--ik', A);
     await stack.admin('user', 'create', '--role', 'clinic', '--username', `flow-b-${suffix}`, '--password', `flow-b-${suffix}-password`, '--ik', B);
     referrerToken = await login(`flow-referrer-${suffix}`);
@@ -94,8 +117,14 @@ describe('an admission request through HTTP, end to end', () => {
     expect(tasks[B]).toMatchObject({ status: 'in-progress' });
 
     // Only the selected clinic receives the complete master data.
-    const read = (clinicIk: string) => call<{ entry: { resource: { resourceType: string; name?: { family?: string }[] } }[] }>('GET', `/api/v1/clinic/tasks/${tasks[clinicIk]!.id}/bundle`, clinicToken[clinicIk]);
-    const family = async (clinicIk: string) => (await read(clinicIk)).body.entry.find((entry) => entry.resource.resourceType === 'Patient')!.resource.name?.[0]?.family;
+    const read = (clinicIk: string) =>
+      call<{ entry: { resource: { resourceType: string; name?: { family?: string }[] } }[] }>(
+        'GET',
+        `/api/v1/clinic/tasks/${tasks[clinicIk]!.id}/bundle`,
+        clinicToken[clinicIk],
+      );
+    const family = async (clinicIk: string) =>
+      (await read(clinicIk)).body.entry.find((entry) => entry.resource.resourceType === 'Patient')!.resource.name?.[0]?.family;
     expect(await family(B)).toBe('Musterfrau');
     expect(await family(A)).toBeUndefined();
     expect((await answer(A, tasks[A]!.id, 'accepted')).status).toBe(409);
@@ -153,8 +182,13 @@ describe('an admission request through HTTP, end to end', () => {
     expect(await call('GET', '/api/v1/nothing-here', referrerToken)).toMatchObject({ status: 404, body: { error: 'not_found' } });
     expect(await call('GET', '/api/v2/fhir/Patient', referrerToken)).toMatchObject({ status: 404, body: { resourceType: 'OperationOutcome' } });
     const taskId = randomUUID();
-    expect(await call('POST', `/api/v1/clinic/tasks/${taskId}/answer`, clinicToken[A], '{"businessStatus": ', 'application/json')).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-    expect((await call('POST', `/api/v1/clinic/tasks/${taskId}/answer`, clinicToken[A], { businessStatus: 'accepted', note: 'x'.repeat(4001) })).status).toBe(400);
+    expect(await call('POST', `/api/v1/clinic/tasks/${taskId}/answer`, clinicToken[A], '{"businessStatus": ', 'application/json')).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request' },
+    });
+    expect((await call('POST', `/api/v1/clinic/tasks/${taskId}/answer`, clinicToken[A], { businessStatus: 'accepted', note: 'x'.repeat(4001) })).status).toBe(
+      400,
+    );
 
     // Hostile shapes are client errors, never server errors.
     const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
@@ -187,7 +221,10 @@ describe('an admission request through HTTP, end to end', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-      const subscription = await call<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', referrerToken, { eventType: 'AdmissionResponse', callbackUrl });
+      const subscription = await call<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', referrerToken, {
+        eventType: 'AdmissionResponse',
+        callbackUrl,
+      });
       expect([200, 201]).toContain(subscription.status);
       secret = subscription.body.secret;
 
@@ -213,7 +250,10 @@ describe('an admission request through HTTP, end to end', () => {
 
   it('never writes patient data into the logs', async () => {
     // The flows above sent complete patient data (selection) and free text; none of it may appear.
-    const logs = stack.instances().map((instance) => instance.output()).join('\n');
+    const logs = stack
+      .instances()
+      .map((instance) => instance.output())
+      .join('\n');
     expect(logs).toContain('processed');
     for (const secret of ['Musterfrau', 'Erika', '1956-01-01', '+49 30 1234567', 'Röntgenbefund']) expect(logs).not.toContain(secret);
     // A refused bundle is logged once, with what an operator can act on: its issue codes and

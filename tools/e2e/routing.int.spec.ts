@@ -58,7 +58,8 @@ describe('routing and the clinic side, through the gateway', () => {
     await stack?.stop();
   });
 
-  const post = (options: AdmissionRequestFixtureOptions) => stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle(options) });
+  const post = (options: AdmissionRequestFixtureOptions) =>
+    stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle(options) });
   const tasksOf = async (identifier: string, token = referrer): Promise<Record<string, FhirTask>> => {
     const response = await stack.api<SearchSet>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token });
     expect(response.status).toBe(200);
@@ -66,10 +67,13 @@ describe('routing and the clinic side, through the gateway', () => {
   };
   const businessStatusOf = (task: FhirTask | undefined) => task?.businessStatus?.coding[0]?.code;
   const answeredTask = (identifier: string, ik: string, options: { timeoutMs?: number } = {}) =>
-    waitFor(async () => {
-      const task = (await tasksOf(identifier))[ik];
-      return businessStatusOf(task) ? task : undefined;
-    }, { what: `an answer of ${ik} to ${identifier}`, intervalMs: 20, ...options });
+    waitFor(
+      async () => {
+        const task = (await tasksOf(identifier))[ik];
+        return businessStatusOf(task) ? task : undefined;
+      },
+      { what: `an answer of ${ik} to ${identifier}`, intervalMs: 20, ...options },
+    );
   const newIdentifier = () => `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
   const capacity = async (method: 'GET' | 'PUT', ik: string, body?: unknown): Promise<ApiResponse> => {
     const response = await fetch(`${stack.gatewayUrl}/api/v1/clinic/capacity`, {
@@ -96,7 +100,10 @@ describe('routing and the clinic side, through the gateway', () => {
       expect(declined.status).toBe('rejected');
       expect(declined.note?.at(-1)?.text).toBe(`Automatische Antwort: Die Klinik ${BERGBLICK} bietet die Fachabteilung 2300 (orthopedics) nicht an.`);
       // decisions.md, "Timing": the first webhook attempt starts within 2 s of the 202 as well.
-      const delivery = await waitFor(() => webhooks.received.find((hook) => hook.taskId === declined.id), { timeoutMs: Math.max(0, accepted + 2_000 - Date.now()), what: 'the webhook of the decline' });
+      const delivery = await waitFor(() => webhooks.received.find((hook) => hook.taskId === declined.id), {
+        timeoutMs: Math.max(0, accepted + 2_000 - Date.now()),
+        what: 'the webhook of the decline',
+      });
       expect(delivery.receivedAt - accepted).toBeLessThan(2_000);
       expect(delivery.businessStatus).toBe('declined');
 
@@ -112,7 +119,7 @@ describe('routing and the clinic side, through the gateway', () => {
     }
   });
 
-  it('shows a clinic\'s own answer on the Task', async () => {
+  it("shows a clinic's own answer on the Task", async () => {
     const identifier = newIdentifier();
     expect((await post({ requestIdentifier: identifier, performerIks: [WALDSEE] })).status).toBe(202);
     const task = await waitFor(async () => (await tasksOf(identifier, clinicToken[WALDSEE]))[WALDSEE]);
@@ -128,7 +135,7 @@ describe('routing and the clinic side, through the gateway', () => {
     expect(seen).toMatchObject({ status: 'accepted', note: [expect.objectContaining({ text: 'Aufnahme am 01.12. möglich' })] });
   });
 
-  it('does not let a clinic see or answer another clinic\'s Task (404)', async () => {
+  it("does not let a clinic see or answer another clinic's Task (404)", async () => {
     const identifier = newIdentifier();
     expect((await post({ requestIdentifier: identifier, performerIks: [WALDSEE] })).status).toBe(202);
     const task = await waitFor(async () => (await tasksOf(identifier))[WALDSEE]);
@@ -162,14 +169,18 @@ describe('routing and the clinic side, through the gateway', () => {
     });
     const identifiers = Array.from({ length: 10 }, newIdentifier);
 
-    const responses = await Promise.all(identifiers.map((identifier) => post({ requestIdentifier: identifier, performerIks: [SEEUFER], occurrenceDate: DATE })));
+    const responses = await Promise.all(
+      identifiers.map((identifier) => post({ requestIdentifier: identifier, performerIks: [SEEUFER], occurrenceDate: DATE })),
+    );
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(202));
 
     const answers = await Promise.all(identifiers.map((identifier) => answeredTask(identifier, SEEUFER)));
     const accepted = answers.filter((task) => businessStatusOf(task) === 'accepted');
     const declined = answers.filter((task) => businessStatusOf(task) === 'declined');
     expect([accepted.length, declined.length]).toEqual([1, 9]);
-    expect(declined[0]?.note?.at(-1)?.text).toBe(`Automatische Antwort: Die Klinik ${SEEUFER} hat in der Fachabteilung 2300 (orthopedics) am ${DATE} kein freies Bett.`);
+    expect(declined[0]?.note?.at(-1)?.text).toBe(
+      `Automatische Antwort: Die Klinik ${SEEUFER} hat in der Fachabteilung 2300 (orthopedics) am ${DATE} kein freies Bett.`,
+    );
     expect(await bedCount(SEEUFER)).toMatchObject({ freeBeds: 1, held: 1, reserved: 0, available: 0 });
   });
 
@@ -182,7 +193,13 @@ describe('routing and the clinic side, through the gateway', () => {
     expect(businessStatusOf(await answeredTask(identifier, SONNENHANG))).toBe('accepted');
     expect(await bedCount(SONNENHANG)).toMatchObject({ held: 1, reserved: 0, available: 0 });
 
-    const selection = await post({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [SONNENHANG], occurrenceDate: DATE });
+    const selection = await post({
+      requestIdentifier: identifier,
+      intent: 'order',
+      orderDetail: 'selected-provider',
+      performerIks: [SONNENHANG],
+      occurrenceDate: DATE,
+    });
     expect(selection.status).toBe(202);
     await waitFor(async () => (await bedCount(SONNENHANG))?.reserved === 1, { what: 'the bed reserved' });
     expect(await bedCount(SONNENHANG)).toMatchObject({ held: 0, reserved: 1, available: 0 });
@@ -200,7 +217,10 @@ describe('routing and the clinic side, through the gateway', () => {
     expect(businessStatusOf(task)).toBe('accepted');
     expect(await bedCount(SONNENHANG)).toMatchObject({ held: 1, available: 0 });
 
-    const declined = await stack.api('POST', `/api/v1/clinic/tasks/${task.id}/answer`, { token: clinicToken[SONNENHANG], body: { businessStatus: 'declined', note: 'Bett doch belegt' } });
+    const declined = await stack.api('POST', `/api/v1/clinic/tasks/${task.id}/answer`, {
+      token: clinicToken[SONNENHANG],
+      body: { businessStatus: 'declined', note: 'Bett doch belegt' },
+    });
     expect(declined.status).toBe(200);
     await waitFor(async () => (await bedCount(SONNENHANG))?.held === 0, { what: 'the held bed released' });
     expect(await bedCount(SONNENHANG)).toMatchObject({ held: 0, reserved: 0, available: 1 });
@@ -213,9 +233,18 @@ describe('routing and the clinic side, through the gateway', () => {
     const others = (await capacity('GET', BERGBLICK)).body as { items: BedCountView[] };
     expect(others.items.some((item) => item.date === '2026-12-24')).toBe(false);
 
-    expect(await capacity('PUT', WALDSEE, { department: '3100', date: DATE, freeBeds: 1 })).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.stringContaining('offers (2300, 0300)') } });
-    expect(await capacity('PUT', WALDSEE, { department: '2300', date: '2026-02-30', freeBeds: 1 })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-    expect(await capacity('PUT', WALDSEE, { department: '2300', date: DATE, freeBeds: -1 })).toMatchObject({ status: 400, body: { message: 'freeBeds: must be a whole number from 0' } });
+    expect(await capacity('PUT', WALDSEE, { department: '3100', date: DATE, freeBeds: 1 })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request', message: expect.stringContaining('offers (2300, 0300)') },
+    });
+    expect(await capacity('PUT', WALDSEE, { department: '2300', date: '2026-02-30', freeBeds: 1 })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request' },
+    });
+    expect(await capacity('PUT', WALDSEE, { department: '2300', date: DATE, freeBeds: -1 })).toMatchObject({
+      status: 400,
+      body: { message: 'freeBeds: must be a whole number from 0' },
+    });
     expect(await capacity('PUT', WALDSEE, { department: '2300', date: DATE, freeBeds: 1, ik: BERGBLICK })).toMatchObject({ status: 400 });
     expect((await capacity('PUT', 'not-a-token', { department: '2300', date: DATE, freeBeds: 1 })).status).toBe(401);
     const asReferrer = await fetch(`${stack.gatewayUrl}/api/v1/clinic/capacity`, { headers: { authorization: `Bearer ${referrer}` } });

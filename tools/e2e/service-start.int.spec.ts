@@ -7,7 +7,11 @@ import { buildServices, isolatedEnvironment, launchStack, type Stack } from '@be
 import { deleteBrokerTopology, freePort, serveClinicRegistry, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 
 /** The JSON log lines of a service. */
-const logLines = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+const logLines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
 
 describe('a service started before what it needs', () => {
   const run = testEnvironment();
@@ -41,11 +45,17 @@ describe('a service started before what it needs', () => {
     try {
       const intake = await processes.start('intake', 'intake', { port: intakePort, env, waitUntilReady: false });
       // Intake reads the clinic registry at start with a service token from auth, which is not there yet.
-      await waitFor(() => intake.output().includes('waiting for auth') || !processes.isRunning('intake'), { timeoutMs: 30_000, what: 'intake to say that it waits for auth' });
+      await waitFor(() => intake.output().includes('waiting for auth') || !processes.isRunning('intake'), {
+        timeoutMs: 30_000,
+        what: 'intake to say that it waits for auth',
+      });
       expect(processes.isRunning('intake')).toBe(true);
 
       auth = await launchStack({ mode: 'in-process', isolate: false, services: ['auth'], ports: 'configured', env: { ...env, LOG_LEVEL: 'silent' } });
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${intakePort}/health/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, what: 'intake to become ready' });
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${intakePort}/health/ready`).catch(() => undefined))?.status === 200, {
+        timeoutMs: 30_000,
+        what: 'intake to become ready',
+      });
 
       const lines = logLines(intake.output());
       expect(lines.filter((line) => line.msg.startsWith('waiting for')).map((line) => line.msg)).toEqual([`waiting for auth at http://127.0.0.1:${authPort}`]);
@@ -76,8 +86,16 @@ describe('a service started before what it needs', () => {
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     // Nothing on stdout (the run's LOG_LEVEL is silent): what it wrote is the two lines on stderr.
     expect(alone.output().trimEnd().split('\n')).toEqual([
-      expect.stringMatching(new RegExp(`^notifier: PostgreSQL at 127\\.0\\.0\\.1:${database} is not reachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${database}; waited \\d\\.\\d s\\): start it \\(\`docker compose up -d postgres\`\\) or point DATABASE_URL at a running one$`)),
-      expect.stringMatching(new RegExp(`^notifier: RabbitMQ at 127\\.0\\.0\\.1:${broker} is not reachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${broker}; waited \\d\\.\\d s\\): start it \\(\`docker compose up -d rabbitmq\`\\) or point AMQP_URL at a running one$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^notifier: PostgreSQL at 127\\.0\\.0\\.1:${database} is not reachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${database}; waited \\d\\.\\d s\\): start it \\(\`docker compose up -d postgres\`\\) or point DATABASE_URL at a running one$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^notifier: RabbitMQ at 127\\.0\\.0\\.1:${broker} is not reachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${broker}; waited \\d\\.\\d s\\): start it \\(\`docker compose up -d rabbitmq\`\\) or point AMQP_URL at a running one$`,
+        ),
+      ),
     ]);
     expect(alone.output()).not.toContain('"stack"');
   }, 30_000);

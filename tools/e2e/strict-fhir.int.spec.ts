@@ -3,14 +3,7 @@
 // issue each, nothing is stored, and an error body stays small whatever the input. End-to-end tests
 // live outside the apps, so no app imports another.
 import type { Bundle } from '@medplum/fhirtypes';
-import {
-  admissionRequestBundle,
-  documentBundle,
-  FIXTURE_FHIR_BASE,
-  FIXTURE_PERFORMER_IKS,
-  FIXTURE_REQUESTER_IK,
-  setAt,
-} from '@bedrequest/fhir-model/testing';
+import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK, setAt } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
 import { startE2eStack, type E2eStack } from './e2e-stack';
 
@@ -56,18 +49,45 @@ describe('the bundle endpoint refuses what FHIR R4 does not define', () => {
 
   describe('an AdmissionRequestBundle with elements R4 does not define: 400, one structure issue each, no Task', () => {
     it.each<[string, (bundle: Bundle) => unknown, string, string]>([
-      ['ServiceRequest.occurenceDateTime (a typo)', (b) => setAt(setAt(b, 'entry[0].resource.occurrenceDateTime', undefined), 'entry[0].resource.occurenceDateTime', '2026-12-01'), 'Bundle.entry[0].resource.occurenceDateTime', "did you mean 'occurrenceDateTime'?"],
-      ['ServiceRequest.notes instead of note', (b) => setAt(setAt(b, 'entry[0].resource.notes', [{ text: 'Einzelzimmer erwünscht' }]), 'entry[0].resource.note', undefined), 'Bundle.entry[0].resource.notes', "did you mean 'note'?"],
-      ['Patient.favouriteColour', (b) => setAt(b, 'entry[1].resource.favouriteColour', 'blau'), 'Bundle.entry[1].resource.favouriteColour', "unknown element 'favouriteColour'"],
+      [
+        'ServiceRequest.occurenceDateTime (a typo)',
+        (b) => setAt(setAt(b, 'entry[0].resource.occurrenceDateTime', undefined), 'entry[0].resource.occurenceDateTime', '2026-12-01'),
+        'Bundle.entry[0].resource.occurenceDateTime',
+        "did you mean 'occurrenceDateTime'?",
+      ],
+      [
+        'ServiceRequest.notes instead of note',
+        (b) => setAt(setAt(b, 'entry[0].resource.notes', [{ text: 'Einzelzimmer erwünscht' }]), 'entry[0].resource.note', undefined),
+        'Bundle.entry[0].resource.notes',
+        "did you mean 'note'?",
+      ],
+      [
+        'Patient.favouriteColour',
+        (b) => setAt(b, 'entry[1].resource.favouriteColour', 'blau'),
+        'Bundle.entry[1].resource.favouriteColour',
+        "unknown element 'favouriteColour'",
+      ],
       ['a top-level foo', (b) => setAt(b, 'foo', 'bar'), 'Bundle.foo', "unknown element 'foo'"],
-      ['an unknown key beside the extensions of _family', (b) => setAt(b, 'entry[1].resource.name[0]._family.colour', 'blau'), 'Bundle.entry[1].resource.name[0].family.colour', "unknown element 'colour'"],
-      ['Coding.sytem inside a datatype', (b) => setAt(b, 'entry[4].resource.code.coding[0].sytem', 'urn:x'), 'Bundle.entry[4].resource.code.coding[0].sytem', "did you mean 'system'?"],
+      [
+        'an unknown key beside the extensions of _family',
+        (b) => setAt(b, 'entry[1].resource.name[0]._family.colour', 'blau'),
+        'Bundle.entry[1].resource.name[0].family.colour',
+        "unknown element 'colour'",
+      ],
+      [
+        'Coding.sytem inside a datatype',
+        (b) => setAt(b, 'entry[4].resource.code.coding[0].sytem', 'urn:x'),
+        'Bundle.entry[4].resource.code.coding[0].sytem',
+        "did you mean 'system'?",
+      ],
     ])('%s', async (_, damage, expression, diagnostics) => {
       const identifier = newIdentifier();
       const response = await post(damage(admissionRequestBundle({ requestIdentifier: identifier })));
       expect(response.status).toBe(400);
       expect(response.body.resourceType).toBe('OperationOutcome');
-      expect(response.body.issue).toEqual([{ severity: 'error', code: 'structure', diagnostics: expect.stringContaining(diagnostics), expression: [expression] }]);
+      expect(response.body.issue).toEqual([
+        { severity: 'error', code: 'structure', diagnostics: expect.stringContaining(diagnostics), expression: [expression] },
+      ]);
       expect(await tasksOf(identifier)).toEqual([]);
     });
 
@@ -86,7 +106,9 @@ describe('the bundle endpoint refuses what FHIR R4 does not define', () => {
 
       // The check above could fail: the bundle without the unknown elements makes its Tasks.
       expect((await post(valid)).status).toBe(202);
-      await waitFor(async () => ((await tasksOf(identifier)).length === FIXTURE_PERFORMER_IKS.length ? true : undefined), { what: 'the Tasks of the valid bundle' });
+      await waitFor(async () => ((await tasksOf(identifier)).length === FIXTURE_PERFORMER_IKS.length ? true : undefined), {
+        what: 'the Tasks of the valid bundle',
+      });
     });
   });
 
@@ -94,10 +116,13 @@ describe('the bundle endpoint refuses what FHIR R4 does not define', () => {
     it('whose Composition has only an id is refused with the R4-required elements named, and no document is stored', async () => {
       const identifier = newIdentifier();
       expect((await post(admissionRequestBundle({ requestIdentifier: identifier }))).status).toBe(202);
-      const [task] = await waitFor(async () => {
-        const tasks = await tasksOf(identifier, clinic);
-        return tasks.length > 0 ? tasks : undefined;
-      }, { what: "the clinic's Task of the request" });
+      const [task] = await waitFor(
+        async () => {
+          const tasks = await tasksOf(identifier, clinic);
+          return tasks.length > 0 ? tasks : undefined;
+        },
+        { what: "the clinic's Task of the request" },
+      );
       const documents = () => stack.api<{ items: unknown[] }>('GET', `/api/v1/clinic/tasks/${task!.resource.id}/documents`, { token: clinic });
 
       const bundle = documentBundle({ requestIdentifier: identifier });
@@ -113,7 +138,9 @@ describe('the bundle endpoint refuses what FHIR R4 does not define', () => {
 
       const unknown = await post(setAt(structuredClone(bundle), 'entry[1].resource.content[0].attachment.titel', 'Arztbrief'));
       expect(unknown.status).toBe(400);
-      expect(unknown.body.issue).toEqual([expect.objectContaining({ code: 'structure', expression: ['Bundle.entry[1].resource.content[0].attachment.titel'] })]);
+      expect(unknown.body.issue).toEqual([
+        expect.objectContaining({ code: 'structure', expression: ['Bundle.entry[1].resource.content[0].attachment.titel'] }),
+      ]);
 
       // The valid bundle is stored, so the empty list above was no accident.
       expect((await post(bundle)).status).toBe(202);
@@ -125,7 +152,11 @@ describe('the bundle endpoint refuses what FHIR R4 does not define', () => {
     it.each<[string, (bundle: Bundle) => unknown, string]>([
       ['a 3 MB resourceType of an entry', (b) => setAt(b, 'entry[2].resource.resourceType', 'C'.repeat(THREE_MB)), 'Bundle.entry[2].resource.resourceType'],
       ['a 3 MB resourceType of the Bundle', (b) => setAt(b, 'resourceType', 'B'.repeat(THREE_MB)), 'Bundle.resourceType'],
-      ['a 3 MB unknown element name', (b) => setAt(b, `entry[0].resource.${'x'.repeat(THREE_MB)}`, 1), `Bundle.entry[0].resource.\`${'x'.repeat(64)}…(${THREE_MB} characters)\``],
+      [
+        'a 3 MB unknown element name',
+        (b) => setAt(b, `entry[0].resource.${'x'.repeat(THREE_MB)}`, 1),
+        `Bundle.entry[0].resource.\`${'x'.repeat(64)}…(${THREE_MB} characters)\``,
+      ],
     ])('%s', async (_, damage, expression) => {
       const response = await post(damage(admissionRequestBundle({ requestIdentifier: newIdentifier() })));
       expect(response.status).toBe(400);

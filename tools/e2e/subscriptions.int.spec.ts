@@ -73,9 +73,17 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
   });
 
   const as = (who: keyof typeof tokens) => ({
-    post: (body: unknown) => request(app).post('/api/v1/subscriptions').set('Authorization', `Bearer ${tokens[who]}`).send(body as object),
+    post: (body: unknown) =>
+      request(app)
+        .post('/api/v1/subscriptions')
+        .set('Authorization', `Bearer ${tokens[who]}`)
+        .send(body as object),
     get: (path = '') => request(app).get(`/api/v1/subscriptions${path}`).set('Authorization', `Bearer ${tokens[who]}`),
-    put: (path: string, body: unknown) => request(app).put(`/api/v1/subscriptions${path}`).set('Authorization', `Bearer ${tokens[who]}`).send(body as object),
+    put: (path: string, body: unknown) =>
+      request(app)
+        .put(`/api/v1/subscriptions${path}`)
+        .set('Authorization', `Bearer ${tokens[who]}`)
+        .send(body as object),
     delete: (path: string) => request(app).delete(`/api/v1/subscriptions${path}`).set('Authorization', `Bearer ${tokens[who]}`),
   });
 
@@ -108,11 +116,15 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
     expect((await as('alice').get()).body).toEqual({ items: [] });
   });
 
-  it('hides one referrer\'s subscription from another: 404 on GET, PUT and DELETE, absent from the list', async () => {
+  it("hides one referrer's subscription from another: 404 on GET, PUT and DELETE, absent from the list", async () => {
     const { body } = await as('alice').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/alice' });
     const id = (body as { id: string }).id;
 
-    for (const response of [await as('bob').get(`/${id}`), await as('bob').put(`/${id}`, { callbackUrl: 'http://127.0.0.1:9/bob' }), await as('bob').delete(`/${id}`)]) {
+    for (const response of [
+      await as('bob').get(`/${id}`),
+      await as('bob').put(`/${id}`, { callbackUrl: 'http://127.0.0.1:9/bob' }),
+      await as('bob').delete(`/${id}`),
+    ]) {
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: 'not_found', message: 'no such subscription' });
     }
@@ -136,7 +148,12 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
 
   it('refuses unknown fields with 400 naming each of them, on POST and PUT, and changes nothing', async () => {
     const before = (await as('alice').get()).body;
-    const refusedPost = await as('alice').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/strict', secret: 'whsec_chosen', events: ['all'] });
+    const refusedPost = await as('alice').post({
+      eventType: 'AdmissionResponse',
+      callbackUrl: 'http://127.0.0.1:9/strict',
+      secret: 'whsec_chosen',
+      events: ['all'],
+    });
     expect([refusedPost.status, refusedPost.body]).toEqual([400, { error: 'invalid_request', message: 'secret: not allowed; events: not allowed' }]);
     expect((await as('alice').get()).body).toEqual(before);
 
@@ -160,7 +177,9 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
     expect(await as('bob').get(`/${id}/events?since=0`)).toMatchObject({ status: 200, body: { items: [] } });
     expect((await as('bob').get(`/${id}/events?since=minus-one`)).status).toBe(400);
     expect((await as('alice').get(`/${id}/events?since=0`)).status).toBe(404);
-    const retry = await request(app).post(`/api/v1/subscriptions/${id}/deliveries/00000000-0000-4000-8000-000000000000/retry`).set('Authorization', `Bearer ${tokens.bob}`);
+    const retry = await request(app)
+      .post(`/api/v1/subscriptions/${id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)
+      .set('Authorization', `Bearer ${tokens.bob}`);
     expect(retry.status).toBe(404);
   });
 

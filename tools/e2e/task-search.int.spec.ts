@@ -139,7 +139,9 @@ describe('the Task search through the gateway', () => {
     const { status, body } = await refused(`_lastUpdated=${day}&colour=blue`);
 
     expect(status).toBe(400);
-    expect(body.issue).toEqual([expect.objectContaining({ code: 'invalid', expression: ['colour'], diagnostics: expect.stringMatching(/^colour: unknown parameter/) })]);
+    expect(body.issue).toEqual([
+      expect.objectContaining({ code: 'invalid', expression: ['colour'], diagnostics: expect.stringMatching(/^colour: unknown parameter/) }),
+    ]);
     const read = await stack.api<OperationOutcome>('GET', `/api/v2/fhir/Task/${taskIds[0]}?colour=blue`, { token: referrer });
     expect(read.status).toBe(400);
     expect(read.body.issue[0]!.expression).toEqual(['colour']);

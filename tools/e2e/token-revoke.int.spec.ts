@@ -20,7 +20,8 @@ describe('revoking a refresh token through the gateway', () => {
     await stack?.stop();
   });
 
-  const login = async () => (await stack.api<TokenPair>('POST', '/api/v1/token/login', { body: { username: 'waldsee', password: passwordOf('waldsee') } })).body.refreshToken;
+  const login = async () =>
+    (await stack.api<TokenPair>('POST', '/api/v1/token/login', { body: { username: 'waldsee', password: passwordOf('waldsee') } })).body.refreshToken;
   const refresh = (refreshToken: string) => stack.api<TokenPair>('POST', '/api/v1/token/refresh', { body: { refreshToken } });
   const revoke = (body: unknown, contentType?: string) => stack.api('POST', '/api/v1/token/revoke', { body, ...(contentType ? { contentType } : {}) });
 

@@ -9,7 +9,10 @@ class FaultFiguresReporter {
   onRunComplete(_contexts, results) {
     const file = join(__dirname, '..', '..', 'tmp', 'faults', `figures-${process.env.TEST_RUN_ID ?? 'local'}.jsonl`);
     const entries = existsSync(file)
-      ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+      ? readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
       : [];
     rmSync(file, { force: true });
     const total = ((Date.now() - results.startTime) / 1000).toFixed(0);

@@ -45,7 +45,9 @@ module.exports = async function faultsGlobalSetup() {
   }
   const missing = ['pg_ctlcluster', 'redis-cli', 'redis-server', 'rabbitmqctl'].filter((command) => !commandExists(command));
   if (missing.length || !existsSync('/etc/postgresql') || process.getuid?.() !== 0) {
-    throw new Error(`faults: needs root and the local PostgreSQL, Redis and RabbitMQ with their commands (missing: ${missing.join(', ') || 'none'}; root: ${process.getuid?.() === 0})`);
+    throw new Error(
+      `faults: needs root and the local PostgreSQL, Redis and RabbitMQ with their commands (missing: ${missing.join(', ') || 'none'}; root: ${process.getuid?.() === 0})`,
+    );
   }
 
   if (!(await listening(5432))) {
@@ -53,7 +55,27 @@ module.exports = async function faultsGlobalSetup() {
     execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'], { stdio: 'inherit' });
   }
   if (!(await listening(6379))) {
-    execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log'], { stdio: 'inherit' });
+    execFileSync(
+      'redis-server',
+      [
+        '--daemonize',
+        'yes',
+        '--bind',
+        '127.0.0.1',
+        '-::1',
+        '--port',
+        '6379',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        '/var/lib/redis',
+        '--logfile',
+        '/var/log/redis/ci.log',
+      ],
+      { stdio: 'inherit' },
+    );
   }
   if (!(await listening(5672))) {
     // The node may run with its application stopped (a fault interrupted mid-way) or not at all.

@@ -26,7 +26,9 @@ describe('PostgreSQL restarted during load', () => {
   afterAll(async () => {
     reportFigures(
       'PostgreSQL restart',
-      `${posts.length} POSTs (${byStatus(posts.map((post) => post.status))}); restart took ${seconds(restartMs)}; services afterwards: ${Object.entries(health).map(([name, status]) => `${name} ${status}`).join(', ')}; ` +
+      `${posts.length} POSTs (${byStatus(posts.map((post) => post.status))}); restart took ${seconds(restartMs)}; services afterwards: ${Object.entries(health)
+        .map(([name, status]) => `${name} ${status}`)
+        .join(', ')}; ` +
         `${counts?.storedOnce ?? '?'} of ${counts?.accepted ?? '?'} 202s stored exactly once, ${counts?.missing.length ?? '?'} lost, ${counts?.duplicated.length ?? '?'} duplicated; ` +
         `dead-lettered: intake ${deadLettered.intake}, routing ${deadLettered.routing}; all stored ${seconds(counts?.settledMs ?? 0)} after the last answer`,
     );
@@ -34,7 +36,13 @@ describe('PostgreSQL restarted during load', () => {
   });
 
   it('lets consumers retry through the restart and loses nothing that was acknowledged', async () => {
-    const load = new BundleLoad({ gatewayUrl: faults.gatewayUrl, token: faults.referrer.token, bundles: bundleSource(faults.referrer, [CLINIC.ik]), concurrency: 16, minIntervalMs: 20 }).start();
+    const load = new BundleLoad({
+      gatewayUrl: faults.gatewayUrl,
+      token: faults.referrer.token,
+      bundles: bundleSource(faults.referrer, [CLINIC.ik]),
+      concurrency: 16,
+      minIntervalMs: 20,
+    }).start();
     try {
       await waitFor(() => accepted(load.posts).length >= 300, { timeoutMs: 60_000, what: 'load before the restart' });
       const started = Date.now();

@@ -34,13 +34,23 @@ describe('RabbitMQ stopped and started during load', () => {
   });
 
   it('answers 503 with Retry-After while the broker is down, never 202, and processes every 202 once it is back', async () => {
-    const load = new BundleLoad({ gatewayUrl: faults.gatewayUrl, token: faults.referrer.token, bundles: bundleSource(faults.referrer, [CLINIC.ik]), concurrency: 8, minIntervalMs: 50 }).start();
+    const load = new BundleLoad({
+      gatewayUrl: faults.gatewayUrl,
+      token: faults.referrer.token,
+      bundles: bundleSource(faults.referrer, [CLINIC.ik]),
+      concurrency: 8,
+      minIntervalMs: 50,
+    }).start();
     try {
       await waitFor(() => accepted(load.posts).length >= 100, { timeoutMs: 60_000, what: 'load before the outage' });
       ({ times } = await whileDown(rabbitmq, () => new Promise((resolve) => setTimeout(resolve, DOWN_MS))));
       const backAt = times.backAt;
       // The services reconnect with backoff; then bundles are accepted again.
-      await waitFor(() => load.posts.some((post) => post.sentAt > backAt && post.status === 202), { timeoutMs: 60_000, intervalMs: 50, what: 'a 202 after the broker is back' });
+      await waitFor(() => load.posts.some((post) => post.sentAt > backAt && post.status === 202), {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        what: 'a 202 after the broker is back',
+      });
       recoveredAfter = Math.min(...load.posts.filter((post) => post.sentAt > backAt && post.status === 202).map((post) => post.answeredAt)) - backAt;
       const recovered = load.posts.length;
       await waitFor(() => load.posts.length >= recovered + 100, { timeoutMs: 60_000, what: 'load after the outage' });

@@ -53,13 +53,19 @@ describe('Redis stopped', () => {
 
     ({ times } = await whileDown(redis, async (downAt) => {
       posts = await Promise.all(Array.from({ length: 50 }, () => postBundle(faults.gatewayUrl, before.token, bundles.next())));
-      taskSearch = await call(`/api/v2/fhir/Task?based-on=${encodeURIComponent(posts[0]!.identifier)}`, { headers: { authorization: `Bearer ${before.token}` } });
+      taskSearch = await call(`/api/v2/fhir/Task?based-on=${encodeURIComponent(posts[0]!.identifier)}`, {
+        headers: { authorization: `Bearer ${before.token}` },
+      });
       login = await call('/api/v1/token/login', json({ username: REFERRER.username, password: REFERRER.password }));
       refresh = await call('/api/v1/token/refresh', json({ refreshToken: before.refreshToken }));
       await new Promise((resolve) => setTimeout(resolve, downAt + DOWN_AT_LEAST_MS - Date.now()));
     }));
     // Auth reconnects to Redis by itself (backoff up to 5 s).
-    await waitFor(async () => (await call('/api/v1/token/login', json({ username: REFERRER.username, password: REFERRER.password }))).status === 200, { timeoutMs: 30_000, intervalMs: 200, what: 'login to work again' });
+    await waitFor(async () => (await call('/api/v1/token/login', json({ username: REFERRER.username, password: REFERRER.password }))).status === 200, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'login to work again',
+    });
     loginBackAfter = Date.now() - times!.backAt;
     const after = await faults.login(REFERRER.username, REFERRER.password);
     const refreshedAfter = await call('/api/v1/token/refresh', json({ refreshToken: after.refreshToken }));

@@ -65,7 +65,9 @@ describe('faults on the test’s own processes, side by side', () => {
     }),
   );
   it.concurrent('a poison message is dead-lettered after exactly the delivery limit while other traffic flows', () => oneAtATime(() => poisonMessage(shared)));
-  it.concurrent('1,000 messages each delivered twice: exactly 1,000 stored versions and 1,000 clinic notifications', () => oneAtATime(() => duplicateDelivery(shared)));
+  it.concurrent('1,000 messages each delivered twice: exactly 1,000 stored versions and 1,000 clinic notifications', () =>
+    oneAtATime(() => duplicateDelivery(shared)),
+  );
   it.concurrent('SSRF in production mode: no connection reaches a loopback canary', () => oneAtATime(() => ssrf(shared)));
   it.concurrent('10,000 fuzzed bundles: only 4xx (or 202 and stored), no 5xx, every service still up', () => oneAtATime(() => fuzz(shared)));
 });

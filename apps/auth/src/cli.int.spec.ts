@@ -21,9 +21,10 @@ describe('npm run admin -- user ...', () => {
   beforeAll(async () => {
     routing = createServer((req, res) => {
       const ik = /^\/internal\/clinics\/(\d+)$/.exec(req.url ?? '')?.[1];
-      const [status, body] = ik && registeredClinics.has(ik)
-        ? [200, { ik, name: `Rehaklinik ${ik}`, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }]
-        : [404, { error: 'not_found', message: 'no participating clinic with this IK' }];
+      const [status, body] =
+        ik && registeredClinics.has(ik)
+          ? [200, { ik, name: `Rehaklinik ${ik}`, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }]
+          : [404, { error: 'not_found', message: 'no participating clinic with this IK' }];
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => routing.listen(0, '127.0.0.1', resolve));
@@ -50,12 +51,27 @@ describe('npm run admin -- user ...', () => {
     return prisma.userAccount.findUnique({ where: { username } });
   };
 
-  const referrerArgs = ['--role', 'referrer', '--username', 'Demo-Referrer', '--password', 'referrer-password', '--ik', '260000001,260000002', '--fhir-base', 'https://demo-hospital.example/fhir'];
+  const referrerArgs = [
+    '--role',
+    'referrer',
+    '--username',
+    'Demo-Referrer',
+    '--password',
+    'referrer-password',
+    '--ik',
+    '260000001,260000002',
+    '--fhir-base',
+    'https://demo-hospital.example/fhir',
+  ];
 
   it('creates a referrer with several IK numbers, its FHIR base and an Argon2id hash of the password', async () => {
     const result = await admin(['user', 'create', ...referrerArgs]);
 
-    expect(result).toEqual({ code: 0, out: expect.stringMatching(/^created referrer user demo-referrer \(id [0-9a-f-]{36}\) ik 260000001,260000002/), err: '' });
+    expect(result).toEqual({
+      code: 0,
+      out: expect.stringMatching(/^created referrer user demo-referrer \(id [0-9a-f-]{36}\) ik 260000001,260000002/),
+      err: '',
+    });
     const user = await stored('demo-referrer');
     expect(user).toMatchObject({ role: 'referrer', ikNumbers: ['260000001', '260000002'], fhirBase: 'https://demo-hospital.example/fhir', disabledAt: null });
     expect(user!.passwordHash).toMatch(/^\$argon2id\$/);
@@ -102,14 +118,30 @@ describe('npm run admin -- user ...', () => {
     ['a duplicate username', ['user', 'create', ...referrerArgs], 'a user named "demo-referrer" already exists'],
     ['an unknown clinic IK', clinicArgs('519999999'), 'unknown clinic IK 519999999: register the clinic first'],
     ['a malformed IK', clinicArgs('51000001'), 'malformed IK number "51000001": an IK number is 9 digits'],
-    ['a malformed IK among several', ['user', 'create', ...referrerArgs.slice(0, 6), '--ik', '260000001,26000000x', '--fhir-base', 'https://x.example/fhir'], 'malformed IK number "26000000x"'],
-    ['two IK numbers for a clinic user', ['user', 'create', '--role', 'clinic', '--username', 'two', '--password', 'clinic-password', '--ik', '510000001,510000002'], 'exactly one IK number'],
+    [
+      'a malformed IK among several',
+      ['user', 'create', ...referrerArgs.slice(0, 6), '--ik', '260000001,26000000x', '--fhir-base', 'https://x.example/fhir'],
+      'malformed IK number "26000000x"',
+    ],
+    [
+      'two IK numbers for a clinic user',
+      ['user', 'create', '--role', 'clinic', '--username', 'two', '--password', 'clinic-password', '--ik', '510000001,510000002'],
+      'exactly one IK number',
+    ],
     ['a referrer without FHIR base', ['user', 'create', ...referrerArgs.slice(0, 8)], 'missing option --fhir-base'],
     ['a bad FHIR base URL', ['user', 'create', ...referrerArgs.slice(0, 8), '--fhir-base', 'demo-hospital/fhir'], 'bad URL "demo-hospital/fhir"'],
     ['a non-http FHIR base URL', ['user', 'create', ...referrerArgs.slice(0, 8), '--fhir-base', 'ftp://demo.example/fhir'], 'bad URL'],
     ['a FHIR base for a clinic user', [...clinicArgs('510000001'), '--fhir-base', 'https://x.example/fhir'], '--fhir-base applies to referrers only'],
-    ['an unknown role', ['user', 'create', '--role', 'admin', '--username', 'root', '--password', 'root-password', '--ik', '260000001'], 'unknown role "admin"'],
-    ['a malformed username', ['user', 'create', '--role', 'clinic', '--username', 'a b', '--password', 'clinic-password', '--ik', '510000001'], 'malformed username'],
+    [
+      'an unknown role',
+      ['user', 'create', '--role', 'admin', '--username', 'root', '--password', 'root-password', '--ik', '260000001'],
+      'unknown role "admin"',
+    ],
+    [
+      'a malformed username',
+      ['user', 'create', '--role', 'clinic', '--username', 'a b', '--password', 'clinic-password', '--ik', '510000001'],
+      'malformed username',
+    ],
     ['disabling an unknown user', ['user', 'disable', '--username', 'ghost'], 'no user named "ghost"'],
   ])('refuses %s with exit code 1 and a one-line reason', async (_case, argv, reason) => {
     const result = await admin(argv);
@@ -123,7 +155,11 @@ describe('npm run admin -- user ...', () => {
   it.each([
     ['a missing password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--ik', '510000001'], 'missing option --password'],
     ['an empty password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--password', '', '--ik', '510000001'], 'missing option --password'],
-    ['an unknown option', [...clinicArgs('510000001'), '--admin'], 'unknown option --admin (user create takes --role, --username, --password, --ik, --fhir-base)'],
+    [
+      'an unknown option',
+      [...clinicArgs('510000001'), '--admin'],
+      'unknown option --admin (user create takes --role, --username, --password, --ik, --fhir-base)',
+    ],
     ['an unknown command', ['user', 'delete'], 'unknown command "user delete" (expected one of "user create", "user upsert", "user disable", "user list")'],
     ['no command', [], 'missing command'],
   ])('refuses %s as a usage error: exit code 2 and a pointer to --help', async (_case, argv, reason) => {

@@ -84,11 +84,9 @@ function describe(user: UserAccount): string {
  */
 export async function openUserAdministration(deps: { config: AuthCliConfig; clinics?: ClinicDirectory }): Promise<Session<UserAdministration>> {
   const passwords = await PasswordHasher.create();
-  const prisma = await openAuthDatabase({ databaseUrl: deps.config.DATABASE_URL, schema: deps.config.AUTH_DB_SCHEMA, poolSize: 2 }).catch(
-    (error: unknown) => {
-      throw new Error(`cannot open the database at ${describeDatabase(deps.config.DATABASE_URL)}: ${error instanceof Error ? error.message : String(error)}`);
-    },
-  );
+  const prisma = await openAuthDatabase({ databaseUrl: deps.config.DATABASE_URL, schema: deps.config.AUTH_DB_SCHEMA, poolSize: 2 }).catch((error: unknown) => {
+    throw new Error(`cannot open the database at ${describeDatabase(deps.config.DATABASE_URL)}: ${error instanceof Error ? error.message : String(error)}`);
+  });
   const services = new UserAdministration({
     users: new UserRepository(prisma),
     passwords,
@@ -97,4 +95,3 @@ export async function openUserAdministration(deps: { config: AuthCliConfig; clin
   });
   return { services, close: () => prisma.$disconnect() };
 }
-

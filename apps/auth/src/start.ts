@@ -57,7 +57,9 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     });
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(probeRouter({ registry, readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
+    app.use(
+      probeRouter({ registry, readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }),
+    );
     app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });

@@ -55,7 +55,10 @@ describe('allowedMethods', () => {
     const api = await request(app()).patch('/api/v1/items/42?secret=1');
 
     expect(fhir.headers['content-type']).toMatch(/^application\/fhir\+json/);
-    expect(fhir.body).toEqual({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'DELETE is not allowed on /api/v2/fhir/Task/42; it takes GET, HEAD, OPTIONS' }] });
+    expect(fhir.body).toEqual({
+      resourceType: 'OperationOutcome',
+      issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'DELETE is not allowed on /api/v2/fhir/Task/42; it takes GET, HEAD, OPTIONS' }],
+    });
     expect(api.body).toEqual({ error: 'method_not_allowed', message: 'PATCH is not allowed on /api/v1/items/42; it takes DELETE, OPTIONS, PUT' });
   });
 

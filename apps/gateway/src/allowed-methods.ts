@@ -96,4 +96,3 @@ function matchOf(layer: RouterLayer, path: string): { path: string } | false {
     return false;
   }
 }
-

@@ -69,7 +69,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
  */
 function logRefusal(logger: Logger, req: Request, error: HttpError): void {
   if (error.status >= 500 || !error.issues?.length) return;
-  const issues = error.issues.slice(0, MAX_LOGGED_ISSUES).map(({ code, expression }) => ({ code, ...(expression ? { expression: shortened(expression) } : {}) }));
+  const issues = error.issues
+    .slice(0, MAX_LOGGED_ISSUES)
+    .map(({ code, expression }) => ({ code, ...(expression ? { expression: shortened(expression) } : {}) }));
   logger.info(
     {
       correlationId: req.headers[CORRELATION_HEADER],

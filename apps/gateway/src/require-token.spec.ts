@@ -1,17 +1,29 @@
 import express from 'express';
 import request from 'supertest';
 import { createTokenVerifier, principalOf, remoteSigningKeys, requireToken, type Role, type TokenVerifier } from '@bedrequest/tokens';
-import { AUDIENCE, ISSUER, SERVICE_AUDIENCE, accessToken, clinicClaims, localKeys, newSigningKey, serviceToken, type TestSigningKey } from '@bedrequest/tokens/testing';
+import {
+  AUDIENCE,
+  ISSUER,
+  SERVICE_AUDIENCE,
+  accessToken,
+  clinicClaims,
+  localKeys,
+  newSigningKey,
+  serviceToken,
+  type TestSigningKey,
+} from '@bedrequest/tokens/testing';
 import { silentLogger } from '@bedrequest/testing';
 import { errorHandler } from './http-errors';
-
 
 /** A gateway-like app: a referrer route on /api/v1 and /api/v2/fhir, a clinic route, an any-role route. */
 function appWith(verifier: TokenVerifier) {
   const app = express();
-  const route = (roles: Role[]) => [requireToken({ verifier, roles }), (_req: express.Request, res: express.Response) => {
-    res.json(principalOf(res));
-  }];
+  const route = (roles: Role[]) => [
+    requireToken({ verifier, roles }),
+    (_req: express.Request, res: express.Response) => {
+      res.json(principalOf(res));
+    },
+  ];
   app.get('/api/v1/subscriptions', ...route(['referrer']));
   app.post('/api/v2/fhir/Bundle', ...route(['referrer']));
   app.get('/api/v1/clinic/tasks', ...route(['clinic']));
@@ -68,7 +80,9 @@ describe("the gateway's token guard (requireToken with the gateway's error answe
   it('answers 401 with error="invalid_token" for a token that fails verification', async () => {
     const stranger = await newSigningKey(key.kid);
 
-    const response = await request(app).get('/api/v1/kliniken').set('Authorization', `Bearer ${await accessToken(stranger)}`);
+    const response = await request(app)
+      .get('/api/v1/kliniken')
+      .set('Authorization', `Bearer ${await accessToken(stranger)}`);
 
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
@@ -114,7 +128,7 @@ describe("the gateway's token guard (requireToken with the gateway's error answe
     expect(response.body).toMatchObject({ error: 'forbidden' });
   });
 
-  it('answers 401 for a service token, even from a verifier that knows the services\' audience', async () => {
+  it("answers 401 for a service token, even from a verifier that knows the services' audience", async () => {
     const lenient = appWith(createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, serviceAudience: SERVICE_AUDIENCE }));
     const strict = appWith(createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE }));
     const token = await serviceToken(key, 'gateway');
@@ -130,7 +144,9 @@ describe("the gateway's token guard (requireToken with the gateway's error answe
       audience: AUDIENCE,
     });
 
-    const response = await request(appWith(unreachable)).get('/api/v1/kliniken').set('Authorization', `Bearer ${await accessToken(key)}`);
+    const response = await request(appWith(unreachable))
+      .get('/api/v1/kliniken')
+      .set('Authorization', `Bearer ${await accessToken(key)}`);
 
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('5');

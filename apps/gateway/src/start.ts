@@ -67,7 +67,9 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const auth = authTokenClient(config.AUTH_URL);
     const clinicTaskReads = new ClinicTaskReadsClient(config.INTAKE_URL);
     const erasure = new IntakeErasureClient(config.INTAKE_URL);
-    lifecycle.onStop('service clients', () => Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close()]));
+    lifecycle.onStop('service clients', () =>
+      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close()]),
+    );
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(helmet());

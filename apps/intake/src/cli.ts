@@ -78,7 +78,10 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
       options: { identifier: option.string('<ServiceRequest identifier URI>') },
       async run({ identifier }, { services, out }: Context) {
         const { erasure } = await services();
-        const result = await erasure.erase({ identifier }, { agent: { kind: 'administrator', user: userInfo().username }, reason: 'requested', correlationId: `admin-erase-${Date.now()}` });
+        const result = await erasure.erase(
+          { identifier },
+          { agent: { kind: 'administrator', user: userInfo().username }, reason: 'requested', correlationId: `admin-erase-${Date.now()}` },
+        );
         if (result.outcome === 'not-found') throw new Error(`there is no request with the identifier ${identifier}`);
         const { tombstone } = result;
         const when = tombstone.erasedAt.toISOString();
@@ -91,7 +94,6 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
     }),
   },
 });
-
 
 /**
  * `npm run admin -- intake ...` (docs/data-protection.md, "Key rotation"): intake's data keys, and
@@ -160,4 +162,3 @@ function openDatabase(config: IntakeCliConfig): Promise<IntakeDatabase> {
     throw new Error(`cannot open the database at ${describeDatabase(config.DATABASE_URL)}: ${error instanceof Error ? error.message : String(error)}`);
   });
 }
-

@@ -18,7 +18,9 @@ import { TaskReadRepository } from './tasks/task-read.repository';
 const env = testEnvironment();
 const CLINIC = '510000001';
 const REFERRER = { partyId: 'referrer-at-rest', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
-const registry = new Map<string, ClinicRecord>([[CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }]]);
+const registry = new Map<string, ClinicRecord>([
+  [CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }],
+]);
 const newKek = () => randomBytes(32).toString('base64');
 
 /**
@@ -50,7 +52,11 @@ describe("intake's data at rest", () => {
     const out: string[] = [];
     const err: string[] = [];
     const config = IntakeCliConfig.parse({ NODE_ENV: 'production', DATABASE_URL: env.databaseUrl, INTAKE_DB_SCHEMA: schema, ...keys });
-    const code = await INTAKE_KEYS_CLI.run(['intake', ...argv], { open: () => openIntakeKeys(config), out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await INTAKE_KEYS_CLI.run(['intake', ...argv], {
+      open: () => openIntakeKeys(config),
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
     if (code !== 0) throw new Error(`intake ${argv.join(' ')} failed: ${err.join(' ')}`);
     return out;
   };
@@ -60,7 +66,11 @@ describe("intake's data at rest", () => {
     const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
     const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
     if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(AdmissionBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) }, { correlationId: 'at-rest' });
+    const envelope = createEnvelope(
+      AdmissionBundleSubmittedV1,
+      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
+      { correlationId: 'at-rest' },
+    );
     return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
   };
   const letter = `Arztbrief: Zustand nach Hüft-TEP links, Wundheilung regelrecht (${randomUUID()})`;
@@ -70,14 +80,33 @@ describe("intake's data at rest", () => {
   async function wholeRequest(service: IntakeService) {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
     await service.handle([submission(service, { requestIdentifier: identifier, performerIks: [CLINIC], notes: ['Z. n. Sturz in der Häuslichkeit'] })]);
-    const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: letter }] }) as unknown as Record<string, unknown>;
+    const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: letter }] }) as unknown as Record<
+      string,
+      unknown
+    >;
     await service.handle([
-      service.prepare({ envelope: createEnvelope(DocumentBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier }, { correlationId: 'at-rest' }), definition: DocumentBundleSubmittedV1 })!,
+      service.prepare({
+        envelope: createEnvelope(
+          DocumentBundleSubmittedV1,
+          { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
+          { correlationId: 'at-rest' },
+        ),
+        definition: DocumentBundleSubmittedV1,
+      })!,
     ]);
-    const [task] = await query<{ id: string; request_id: string }>('SELECT t.id, t.request_id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
-    const answer = createEnvelope(ClinicAnswerSubmittedV1, { taskId: task!.id, clinicIk: CLINIC, businessStatus: 'accepted', note, source: 'clinic' }, { correlationId: 'at-rest' });
+    const [task] = await query<{ id: string; request_id: string }>(
+      'SELECT t.id, t.request_id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1',
+      [identifier],
+    );
+    const answer = createEnvelope(
+      ClinicAnswerSubmittedV1,
+      { taskId: task!.id, clinicIk: CLINIC, businessStatus: 'accepted', note, source: 'clinic' },
+      { correlationId: 'at-rest' },
+    );
     await service.handle([service.prepare({ envelope: answer, definition: ClinicAnswerSubmittedV1 })!]);
-    const [selected] = await service.handle([submission(service, { requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' })]);
+    const [selected] = await service.handle([
+      submission(service, { requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' }),
+    ]);
     expect(selected).toMatchObject({ outcome: 'accepted' });
     return { identifier, taskId: task!.id, requestId: task!.request_id };
   }
@@ -94,7 +123,12 @@ describe("intake's data at rest", () => {
       row: row && { gender: row.gender, birthDate: row.birth_date, masked: row.masked, diagnosis: row.diagnosis_code },
     };
   };
-  const expectedReadBack = { notes: [note], patientName: true, documents: [true], row: { gender: 'female', birthDate: '1956-01-01', masked: false, diagnosis: 'S72.01' } };
+  const expectedReadBack = {
+    notes: [note],
+    patientName: true,
+    documents: [true],
+    row: { gender: 'female', birthDate: '1956-01-01', masked: false, diagnosis: 'S72.01' },
+  };
   /** Each sealed value's data key (bytes 2-17), over every sealed column, and `in clear` for rows still in clear. */
   const keysInUse = async () => {
     const rows = await query<{ key: string | null }>(
@@ -137,7 +171,16 @@ describe("intake's data at rest", () => {
     expect(dump).toContain(first.taskId);
     // ... and the values sealed (version 1 of the format, then the data key's id).
     expect(dump).toContain(`\\x01${(await dataKeys())[0]!.replace(/-/g, '')}`);
-    const patient = ['Musterfrau', 'Erika', '1956-01-01', 'Invalidenstraße 117', '+49 30 1234567', 'Schenkelhalsfraktur', 'Benigne essentielle Hypertonie', 'Sturz in der Häuslichkeit'];
+    const patient = [
+      'Musterfrau',
+      'Erika',
+      '1956-01-01',
+      'Invalidenstraße 117',
+      '+49 30 1234567',
+      'Schenkelhalsfraktur',
+      'Benigne essentielle Hypertonie',
+      'Sturz in der Häuslichkeit',
+    ];
     for (const secret of [...patient, letter, 'Wundheilung regelrecht', note, 'Medikationsplan']) {
       for (const form of formsOf(secret)) expect({ form, found: dump.includes(form) }).toEqual({ form, found: false });
     }
@@ -155,7 +198,10 @@ describe("intake's data at rest", () => {
       `UPDATE $schema.request_version SET sealed_bundle = (SELECT sealed_bundle FROM $schema.request_version WHERE request_id = $1 AND version = 2) WHERE request_id = $2 AND version = 1`,
       [first.requestId, other.requestId],
     );
-    await query('UPDATE $schema.clinic_task SET sealed_notes = (SELECT sealed_notes FROM $schema.clinic_task WHERE id = $1) WHERE id = $2', [first.taskId, other.taskId]);
+    await query('UPDATE $schema.clinic_task SET sealed_notes = (SELECT sealed_notes FROM $schema.clinic_task WHERE id = $1) WHERE id = $2', [
+      first.taskId,
+      other.taskId,
+    ]);
 
     await expect(intake.tasks.findBundle(other.requestId, 1)).rejects.toBeInstanceOf(SealedValueRejectedError);
     await expect(intake.tasks.findTask(other.taskId)).rejects.toBeInstanceOf(SealedValueRejectedError);
@@ -184,7 +230,12 @@ describe("intake's data at rest", () => {
     for (const request of [first, old, fresh]) expect(await readBack(intakeB, request)).toEqual(expectedReadBack);
 
     const progress = await admin(rotated, 'reencrypt', '--batch-size', '2');
-    expect(progress).toEqual(expect.arrayContaining([expect.stringMatching(/^request_version\.sealed_bundle: done, \d+ re-encrypted$/), expect.stringMatching(/^clinic_task\.sealed_notes: done/)]));
+    expect(progress).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^request_version\.sealed_bundle: done, \d+ re-encrypted$/),
+        expect.stringMatching(/^clinic_task\.sealed_notes: done/),
+      ]),
+    );
     expect(await keysInUse()).toEqual(new Set([keyB]));
     expect(await query('SELECT 1 FROM $schema.request_version WHERE sealed_summary IS NULL')).toEqual([]);
     expect(await admin(rotated, 'keys')).toContain('rows in clear: none');
@@ -196,11 +247,20 @@ describe("intake's data at rest", () => {
 
   /** Rewrites a request's rows as intake stored them before migration 0008: opened into the clear columns, no summary. */
   async function writeInClear(fields: SealedFields, request: { requestId: string; taskId: string }) {
-    for (const version of await query<{ version: number; sealed_bundle: Buffer }>('SELECT version, sealed_bundle FROM $schema.request_version WHERE request_id = $1', [request.requestId])) {
+    for (const version of await query<{ version: number; sealed_bundle: Buffer }>(
+      'SELECT version, sealed_bundle FROM $schema.request_version WHERE request_id = $1',
+      [request.requestId],
+    )) {
       const bundle = await fields.open(`request_version:bundle:${request.requestId}:${version.version}`, { sealed: version.sealed_bundle, clear: null });
-      await query('UPDATE $schema.request_version SET bundle = $3, sealed_bundle = NULL, sealed_summary = NULL WHERE request_id = $1 AND version = $2', [request.requestId, version.version, bundle]);
+      await query('UPDATE $schema.request_version SET bundle = $3, sealed_bundle = NULL, sealed_summary = NULL WHERE request_id = $1 AND version = $2', [
+        request.requestId,
+        version.version,
+        bundle,
+      ]);
     }
-    for (const document of await query<{ id: string; sealed_bundle: Buffer }>('SELECT id, sealed_bundle FROM $schema.request_document WHERE request_id = $1', [request.requestId])) {
+    for (const document of await query<{ id: string; sealed_bundle: Buffer }>('SELECT id, sealed_bundle FROM $schema.request_document WHERE request_id = $1', [
+      request.requestId,
+    ])) {
       const bundle = await fields.open(`request_document:bundle:${document.id}`, { sealed: document.sealed_bundle, clear: null });
       await query('UPDATE $schema.request_document SET bundle = $2, sealed_bundle = NULL WHERE id = $1', [document.id, bundle]);
     }

@@ -78,15 +78,24 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     send(AdmissionBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: bundle as Record<string, unknown> });
   const tasksOf = async (identifier: string, viewer: { party: string } | { clinicIk: string } = { party: referrer.partyId }) => {
     const response = await fetch(`${intake.url}/internal/tasks?based-on=${encodeURIComponent(identifier)}`, { headers: await as(viewer) });
-    const bundle = (await response.json()) as { total: number; entry?: { resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] } } }[] };
-    return Object.fromEntries((bundle.entry ?? []).map(({ resource }) => [resource.owner.identifier.value, { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code }]));
+    const bundle = (await response.json()) as {
+      total: number;
+      entry?: { resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] } } }[];
+    };
+    return Object.fromEntries(
+      (bundle.entry ?? []).map(({ resource }) => [
+        resource.owner.identifier.value,
+        { id: resource.id, status: resource.status, businessStatus: resource.businessStatus?.coding[0]?.code },
+      ]),
+    );
   };
   const answer = (taskId: string, clinicIk: string, businessStatus: 'accepted' | 'declined' | 'query' | 'more-data-required') =>
     send(ClinicAnswerSubmittedV1, { taskId, clinicIk, businessStatus, source: 'clinic', note: `answer ${businessStatus}` });
 
   it('runs a request through create, answer, supplement, select, withdraw and revoke', async () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
-    const bundle = (options: Parameters<typeof admissionRequestBundle>[0] = {}) => admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B], ...options });
+    const bundle = (options: Parameters<typeof admissionRequestBundle>[0] = {}) =>
+      admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B], ...options });
 
     expect(await submit(bundle())).toMatchObject({ status: 202, outcome: 'accepted', requestIdentifier: identifier });
     let tasks = await tasksOf(identifier);
@@ -115,15 +124,15 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
 
     // The selected clinic reads the complete master data; the cancelled one the version before.
     const readAs = async (clinicIk: string) =>
-      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/bundle`, { headers: await as({ clinicIk }) }).then(
-        (r) => r.json() as Promise<FetchedBundle>,
-      );
+      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/bundle`, { headers: await as({ clinicIk }) }).then((r) => r.json() as Promise<FetchedBundle>);
     const patientOf = (b: FetchedBundle) => b.entry.find((e) => e.resource.resourceType === 'Patient')!.resource;
     expect(patientOf(await readAs(B)).name?.[0]?.family).toBeDefined();
     expect(patientOf(await readAs(A)).name?.[0]?.family).toBeUndefined();
 
     // Withdrawal: proposal again, B cancelled.
-    expect(await submit(bundle({ intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [B], patient: 'complete' }))).toMatchObject({ status: 202 });
+    expect(await submit(bundle({ intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [B], patient: 'complete' }))).toMatchObject({
+      status: 202,
+    });
     expect((await tasksOf(identifier))[B]).toMatchObject({ status: 'cancelled' });
 
     // A later bundle naming A again reopens its Task without its old answer.
@@ -152,7 +161,11 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
     const { envelope } = await client.publishAndAwaitReply(
       AdmissionBundleSubmittedV1,
-      { submitter: referrer, receivedAt: new Date().toISOString(), bundle: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A] }) as unknown as Record<string, unknown> },
+      {
+        submitter: referrer,
+        receivedAt: new Date().toISOString(),
+        bundle: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A] }) as unknown as Record<string, unknown>,
+      },
       { correlationId: 'redelivery' },
       10_000,
     );
@@ -183,7 +196,11 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
     await submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A] }));
     const document = (requestIdentifier: string) =>
-      send(DocumentBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: documentBundle({ requestIdentifier }) as unknown as Record<string, unknown> });
+      send(DocumentBundleSubmittedV1, {
+        submitter: referrer,
+        receivedAt: new Date().toISOString(),
+        bundle: documentBundle({ requestIdentifier }) as unknown as Record<string, unknown>,
+      });
     expect(await document(identifier)).toMatchObject({ status: 202 });
     expect(await document(`${FIXTURE_FHIR_BASE}/ServiceRequest/unknown`)).toMatchObject({ status: 404 });
     const taskId = (await tasksOf(identifier))[A]!.id;
@@ -203,10 +220,18 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     await submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B] }));
     const tasks = await tasksOf(identifier);
     await answer(tasks[B]!.id, B, 'accepted');
-    expect(await submit(admissionRequestBundle({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [B] }))).toMatchObject({ status: 202 });
-    await send(DocumentBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown> });
+    expect(
+      await submit(admissionRequestBundle({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [B] })),
+    ).toMatchObject({ status: 202 });
+    await send(DocumentBundleSubmittedV1, {
+      submitter: referrer,
+      receivedAt: new Date().toISOString(),
+      bundle: documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown>,
+    });
     const documentsOf = async (clinicIk: string) =>
-      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/documents`, { headers: await as({ clinicIk }) }).then((r) => r.json() as Promise<{ items: unknown[] }>);
+      fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/documents`, { headers: await as({ clinicIk }) }).then(
+        (r) => r.json() as Promise<{ items: unknown[] }>,
+      );
     expect((await documentsOf(B)).items).toHaveLength(1);
     expect((await documentsOf(A)).items).toHaveLength(0);
   });

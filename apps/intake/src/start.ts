@@ -44,21 +44,32 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     const prisma = await openIntakeDatabase({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     lifecycle.onStop('database', () => prisma.$disconnect());
     // Bundles, documents, notes and verdicts are sealed at rest (docs/data-protection.md).
-    const sealed = await openSealedFields(config, prisma, (error) => logger.warn({ err: String(error) }, 'looking for a new data key failed; sealing with the current one'));
+    const sealed = await openSealedFields(config, prisma, (error) =>
+      logger.warn({ err: String(error) }, 'looking for a new data key failed; sealing with the current one'),
+    );
     const { development, unavailable } = sealed;
     const fields = overrides.fields ? overrides.fields(sealed.fields.keyring) : sealed.fields;
     fields.keyring.startRefreshing();
     lifecycle.onStop('data keys', async () => fields.keyring.stop());
     if (development) logger.warn({ kekId: fields.keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');
     for (const key of unavailable) {
-      logger.error({ dataKeyId: key.id, kekId: key.kekId }, 'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS');
+      logger.error(
+        { dataKeyId: key.id, kekId: key.kekId },
+        'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS',
+      );
     }
 
     const topology = declareTopology(config.AMQP_NAMESPACE);
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
-    const { relay, stop: stopRelay } = startOutboxRelay({ databaseUrl: config.DATABASE_URL, schema: config.INTAKE_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
+    const { relay, stop: stopRelay } = startOutboxRelay({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.INTAKE_DB_SCHEMA,
+      broker,
+      logger,
+      pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+    });
     lifecycle.onStop('outbox relay', stopRelay);
 
     // The registry in memory (routing owns it): declining for clinics without the requested
@@ -81,11 +92,17 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     const erasures = new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA);
     app.use(internalRouter(tasks, audit, erasures, verifier, logger));
     // Requests past their retention are erased (docs/data-protection.md, "Retention and erasure").
-    const retention = new RetentionJob(erasures, { selectedDays: config.RETENTION_SELECTED_DAYS, erasureDelayDays: config.RETENTION_ERASURE_DELAY_DAYS }, logger);
+    const retention = new RetentionJob(
+      erasures,
+      { selectedDays: config.RETENTION_SELECTED_DAYS, erasureDelayDays: config.RETENTION_ERASURE_DELAY_DAYS },
+      logger,
+    );
     retention.start();
     lifecycle.onStop('retention', () => retention.stop());
     // The clinic's list rows and request versions (the clinic inbox and any clinic software).
-    app.use(clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger));
+    app.use(
+      clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger),
+    );
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
   });
 }

@@ -39,7 +39,9 @@ describe('NotifierConfig', () => {
   });
 
   it('refuses to start in production without a key-encryption key, in one line naming DATA_KEK', () => {
-    expect(() => loadConfig(NotifierConfig, { NODE_ENV: 'production' })).toThrow(/^invalid configuration:\n {2}DATA_KEK: required in production: base64 of 32 random bytes[^\n]*$/);
+    expect(() => loadConfig(NotifierConfig, { NODE_ENV: 'production' })).toThrow(
+      /^invalid configuration:\n {2}DATA_KEK: required in production: base64 of 32 random bytes[^\n]*$/,
+    );
     expect(loadConfig(NotifierConfig, { NODE_ENV: 'production', DATA_KEK }).DATA_KEK).toBe(DATA_KEK);
     expect(loadConfig(NotifierConfig, {}).DATA_KEK).toBeUndefined();
   });

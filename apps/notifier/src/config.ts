@@ -34,48 +34,50 @@ const optionalBool = z
   .optional()
   .transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
 
-export const NotifierConfig = z.object({
-  ...baseServiceEnv,
-  HOST: z.string().default('127.0.0.1'),
-  NOTIFIER_PORT: env.port(8084),
-  ...databaseEnv('NOTIFIER_DB_SCHEMA', 'notifier'),
-  /** The key-encryption keys of the webhook secrets and Tasks sealed at rest (docs/data-protection.md). */
-  ...dataKeyEnv,
-  /** Subscriptions are managed with the referrers' access tokens the gateway forwards. */
-  ...tokenEnv,
-  /**
-   * Delays before the 2nd, 3rd, ... attempt (decisions.md, "Subscriptions and webhooks"), each
-   * with ±10 % jitter: 5 s + 30 s + 2 min + 10 min + 30 min + 1 h + 2 h + 4 h + 8 h + 8 h ≈ 24 h
-   * over 11 attempts. Comma-separated durations (`ms`, `s`, `m`, `h`, `d`); empty: one attempt only.
-   */
-  WEBHOOK_RETRY_SCHEDULE: durationList('5s,30s,2m,10m,30m,1h,2h,4h,8h,8h'),
-  /** An attempt without a complete answer head within this time failed (decisions.md: 10 s). */
-  WEBHOOK_TIMEOUT: duration('10s'),
-  /**
-   * Callback URLs on loopback, private, link-local or otherwise reserved addresses are refused
-   * unless this is true. Default: true in development and test, false in production.
-   */
-  WEBHOOK_ALLOW_PRIVATE: optionalBool,
-  /** A subscription whose attempts have all failed for this long is disabled. */
-  WEBHOOK_DISABLE_AFTER: duration('5d'),
-  /** Delivered and failed events stay readable (`/events?since=`, delivery log) this long. */
-  WEBHOOK_EVENT_RETENTION: duration('7d'),
-  /**
-   * Attempts one notifier process has in flight at once, from claim to recorded outcome; also the
-   * most connections it keeps open to one callback origin (an attempt never waits for one). An
-   * attempt holds its slot for its answer plus the batched recording and the next claim, about 10
-   * to 20 ms under load, so 3,000 attempts/s need 3,000 × 0.02 ≈ 60 slots. Measured on 2 cores
-   * (2,000 events over 200 requests to one local receiver): 16 slots ~1,900/s, 32 ~2,600/s, 64 and
-   * 128 ~3,000/s (the machine's CPU is then the limit).
-   */
-  WEBHOOK_CONCURRENCY: env.positiveInt(64),
-  /**
-   * How often a worker looks for due deliveries on its own: retries (5 s and later, so at most a
-   * second late) and events other processes left. New events that can go out at once are handed to
-   * the worker when they are stored, so this does not delay first attempts (decisions.md, "Timing").
-   */
-  WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(1_000),
-}).superRefine(requireDataKekInProduction);
+export const NotifierConfig = z
+  .object({
+    ...baseServiceEnv,
+    HOST: z.string().default('127.0.0.1'),
+    NOTIFIER_PORT: env.port(8084),
+    ...databaseEnv('NOTIFIER_DB_SCHEMA', 'notifier'),
+    /** The key-encryption keys of the webhook secrets and Tasks sealed at rest (docs/data-protection.md). */
+    ...dataKeyEnv,
+    /** Subscriptions are managed with the referrers' access tokens the gateway forwards. */
+    ...tokenEnv,
+    /**
+     * Delays before the 2nd, 3rd, ... attempt (decisions.md, "Subscriptions and webhooks"), each
+     * with ±10 % jitter: 5 s + 30 s + 2 min + 10 min + 30 min + 1 h + 2 h + 4 h + 8 h + 8 h ≈ 24 h
+     * over 11 attempts. Comma-separated durations (`ms`, `s`, `m`, `h`, `d`); empty: one attempt only.
+     */
+    WEBHOOK_RETRY_SCHEDULE: durationList('5s,30s,2m,10m,30m,1h,2h,4h,8h,8h'),
+    /** An attempt without a complete answer head within this time failed (decisions.md: 10 s). */
+    WEBHOOK_TIMEOUT: duration('10s'),
+    /**
+     * Callback URLs on loopback, private, link-local or otherwise reserved addresses are refused
+     * unless this is true. Default: true in development and test, false in production.
+     */
+    WEBHOOK_ALLOW_PRIVATE: optionalBool,
+    /** A subscription whose attempts have all failed for this long is disabled. */
+    WEBHOOK_DISABLE_AFTER: duration('5d'),
+    /** Delivered and failed events stay readable (`/events?since=`, delivery log) this long. */
+    WEBHOOK_EVENT_RETENTION: duration('7d'),
+    /**
+     * Attempts one notifier process has in flight at once, from claim to recorded outcome; also the
+     * most connections it keeps open to one callback origin (an attempt never waits for one). An
+     * attempt holds its slot for its answer plus the batched recording and the next claim, about 10
+     * to 20 ms under load, so 3,000 attempts/s need 3,000 × 0.02 ≈ 60 slots. Measured on 2 cores
+     * (2,000 events over 200 requests to one local receiver): 16 slots ~1,900/s, 32 ~2,600/s, 64 and
+     * 128 ~3,000/s (the machine's CPU is then the limit).
+     */
+    WEBHOOK_CONCURRENCY: env.positiveInt(64),
+    /**
+     * How often a worker looks for due deliveries on its own: retries (5 s and later, so at most a
+     * second late) and events other processes left. New events that can go out at once are handed to
+     * the worker when they are stored, so this does not delay first attempts (decisions.md, "Timing").
+     */
+    WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(1_000),
+  })
+  .superRefine(requireDataKekInProduction);
 export type NotifierConfig = z.infer<typeof NotifierConfig>;
 
 /** What `npm run admin -- notifier ...` needs: the running stack's database and its key-encryption keys. */

@@ -17,7 +17,7 @@ const newKek = () => randomBytes(32).toString('base64');
  * rotation of the key-encryption key: a production-mode notifier (DATA_KEK required) is started,
  * stopped and started again on one schema with other keys, as an operator would roll it.
  */
-describe('the notifier\'s data at rest', () => {
+describe("the notifier's data at rest", () => {
   const namespace = uniqueName('notifier');
   const schema = uniqueName('notifier');
   const topology = declareTopology(namespace);
@@ -40,7 +40,11 @@ describe('the notifier\'s data at rest', () => {
     const out: string[] = [];
     const err: string[] = [];
     const config = NotifierCliConfig.parse({ NODE_ENV: 'production', DATABASE_URL: env.databaseUrl, NOTIFIER_DB_SCHEMA: schema, ...keys });
-    const code = await NOTIFIER_CLI.run(['notifier', ...argv], { open: () => openNotifierKeys(config), out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await NOTIFIER_CLI.run(['notifier', ...argv], {
+      open: () => openNotifierKeys(config),
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
     if (code !== 0) throw new Error(`notifier ${argv.join(' ')} failed: ${err.join(' ')}`);
     return out;
   };
@@ -59,7 +63,11 @@ describe('the notifier\'s data at rest', () => {
     const eventId = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier(), notes: [note] });
     await waitFor(() => receiver.accepted().length > before, { what: 'the webhook' });
     const webhook = receiver.accepted().at(-1)!;
-    expect({ id: webhook.id, verified: webhook.verified, note: (webhook.body.data as { note?: { text: string }[] }).note?.[0]?.text }).toEqual({ id: eventId, verified: true, note });
+    expect({ id: webhook.id, verified: webhook.verified, note: (webhook.body.data as { note?: { text: string }[] }).note?.[0]?.text }).toEqual({
+      id: eventId,
+      verified: true,
+      note,
+    });
     return eventId;
   };
 
@@ -125,7 +133,9 @@ describe('the notifier\'s data at rest', () => {
   it('the re-encrypt command re-wraps the old data key and moves every row to the new one, reporting progress; the old KEK can then go', async () => {
     const keys = { DATA_KEK: keks.b, DATA_KEK_ID: 'kek-b', DATA_PREVIOUS_KEKS: `kek-a:${keks.a}` };
     // A row as written before sealing existed, in clear (migration 0004 left such rows as they were).
-    await pool.query(`UPDATE "${schema}".delivery SET data = '{"resourceType":"Task","note":[{"text":"alt"}]}', sealed_data = NULL WHERE event_id = $1`, [firstEvent]);
+    await pool.query(`UPDATE "${schema}".delivery SET data = '{"resourceType":"Task","note":[{"text":"alt"}]}', sealed_data = NULL WHERE event_id = $1`, [
+      firstEvent,
+    ]);
     expect(await keysInUse()).toContain('in clear');
 
     const lines = await admin(keys, 'reencrypt', '--batch-size', '1');
@@ -152,7 +162,9 @@ describe('the notifier\'s data at rest', () => {
     expect(await admin({ DATA_KEK: keks.b, DATA_KEK_ID: 'kek-b' }, 'keys')).toEqual([
       'key-encryption keys: kek-b (current)',
       expect.stringMatching(new RegExp(`^data key ${oldKey!.id}  wrapped by kek-b  created \\S+  rows: none$`)),
-      expect.stringMatching(new RegExp(`^data key ${newKey!.id}  wrapped by kek-b  created \\S+  \\(current\\)  rows: subscription.sealed_secret 1, delivery.sealed_data 2$`)),
+      expect.stringMatching(
+        new RegExp(`^data key ${newKey!.id}  wrapped by kek-b  created \\S+  \\(current\\)  rows: subscription.sealed_secret 1, delivery.sealed_data 2$`),
+      ),
       'rows in clear: none',
     ]);
   });

@@ -37,7 +37,7 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     });
   });
 
-  it('delivers nothing for a party without a subscription, and only the owner\'s events to a subscription', async () => {
+  it("delivers nothing for a party without a subscription, and only the owner's events to a subscription", async () => {
     const { party } = await subscribedParty(notifier.api, receiver);
     await notifier.publish({ partyId: `stranger-${randomUUID()}`, requestIdentifier: requestIdentifier() });
     const own = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
@@ -91,7 +91,7 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     expect((await notifier.api.call(party, 'POST', `/${subscription.id}/deliveries/${randomUUID()}/retry`)).status).toBe(404);
   });
 
-  it("sends no event of an erased request again: the erasure (told twice) gives up its pending one, a late one is not kept, a retry is refused", async () => {
+  it('sends no event of an erased request again: the erasure (told twice) gives up its pending one, a late one is not kept, a retry is refused', async () => {
     const { party, subscription } = await subscribedParty(notifier.api, receiver);
     receiver.answer = () => ({ status: 503 });
     const identifier = requestIdentifier();
@@ -151,11 +151,18 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     newReceiver.secret = subscription.secret;
     const newUrl = await newReceiver.start();
     try {
-      const changed = await notifier.api.call<{ id: string; callbackUrl: string; secret: string }>(party, 'PUT', `/${subscription.id}`, { callbackUrl: newUrl });
+      const changed = await notifier.api.call<{ id: string; callbackUrl: string; secret: string }>(party, 'PUT', `/${subscription.id}`, {
+        callbackUrl: newUrl,
+      });
       expect(changed).toMatchObject({ status: 200, body: { id: subscription.id, callbackUrl: newUrl, secret: subscription.secret } });
 
       await waitFor(() => newReceiver.accepted().length === 2, { what: 'the events at the new address' });
-      expect(newReceiver.accepted().map((webhook) => webhook.id).sort()).toEqual([first, second].sort());
+      expect(
+        newReceiver
+          .accepted()
+          .map((webhook) => webhook.id)
+          .sort(),
+      ).toEqual([first, second].sort());
       expect(newReceiver.accepted().every((webhook) => webhook.verified)).toBe(true);
       const oldCount = receiver.received.length;
       await sleep(RETRY_MS * 2);
@@ -170,7 +177,8 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     const slow = requestIdentifier();
     const other = requestIdentifier();
     const start = Date.now();
-    receiver.answer = (webhook) => (requestOf(webhook.body) === slow && webhook.body.sequence === 1 && webhook.attempt <= 2 ? { status: 503 } : { status: 200 });
+    receiver.answer = (webhook) =>
+      requestOf(webhook.body) === slow && webhook.body.sequence === 1 && webhook.attempt <= 2 ? { status: 503 } : { status: 200 };
 
     const slow1 = await notifier.publish({ partyId: party, requestIdentifier: slow, occurredAt: new Date(start) });
     const slow2 = await notifier.publish({ partyId: party, requestIdentifier: slow, occurredAt: new Date(start + 1) });
@@ -276,7 +284,8 @@ describe('a notifier with a small connection pool and batched recording (WEBHOOK
   it('delivers many events of several requests, each request in order, over no more connections than attempts in flight', async () => {
     const { party, subscription } = await subscribedParty(notifier.api, receiver);
     // Every fifth event fails once, so that retries and later events of its request meet in batches.
-    receiver.answer = (webhook) => (webhook.body.sequence % 5 === 0 && webhook.attempt === 1 ? { status: 503 } : { status: 204, delayMs: webhook.body.sequence % 3 });
+    receiver.answer = (webhook) =>
+      webhook.body.sequence % 5 === 0 && webhook.attempt === 1 ? { status: 503 } : { status: 204, delayMs: webhook.body.sequence % 3 };
     const requests = Array.from({ length: 6 }, () => requestIdentifier());
     const happened = new Map<string, string[]>(requests.map((request) => [request, []]));
     const start = Date.now() - 10_000;
@@ -302,7 +311,9 @@ describe('a notifier with a small connection pool and batched recording (WEBHOOK
       return entries.length === 60 && entries.every((entry) => entry.status === 'delivered') && entries;
     });
     expect(log.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, n) => n + 1));
-    expect(log.filter((entry) => entry.attempts.length === 2).every((entry) => entry.attempts[0]!.statusCode === 503 && entry.attempts[1]!.statusCode === 204)).toBe(true);
+    expect(
+      log.filter((entry) => entry.attempts.length === 2).every((entry) => entry.attempts[0]!.statusCode === 503 && entry.attempts[1]!.statusCode === 204),
+    ).toBe(true);
     expect(log.filter((entry) => entry.attempts.length === 2)).toHaveLength(12);
   });
 });
@@ -311,7 +322,10 @@ describe('a notifier in production mode (private callback addresses refused)', (
   // What hooks.example.org resolves to: a public address when the subscription is saved, then
   // re-pointed at the receiver on loopback (DNS rebinding).
   let address = '93.184.215.14';
-  const notifier = notifierUnderTest({ NODE_ENV: 'production', DATA_KEK: randomBytes(32).toString('base64'), WEBHOOK_RETRY_SCHEDULE: '' }, { resolve: async () => [{ address, family: 4 }] });
+  const notifier = notifierUnderTest(
+    { NODE_ENV: 'production', DATA_KEK: randomBytes(32).toString('base64'), WEBHOOK_RETRY_SCHEDULE: '' },
+    { resolve: async () => [{ address, family: 4 }] },
+  );
   const receiver = new WebhookReceiver();
   beforeAll(() => receiver.start());
   afterAll(() => receiver.stop());

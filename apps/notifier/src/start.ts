@@ -60,7 +60,10 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     lifecycle.onStop('data keys', async () => fields.keyring.stop());
     if (development) logger.warn({ kekId: fields.keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');
     for (const key of unavailable) {
-      logger.error({ dataKeyId: key.id, kekId: key.kekId }, 'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS');
+      logger.error(
+        { dataKeyId: key.id, kekId: key.kekId },
+        'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS',
+      );
     }
 
     const stored = overrides.protectedFields ?? fields;
@@ -97,7 +100,11 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     // Events of AdmissionResponse messages, and the erasures intake tells of (request.erased.v1).
     await broker.consume(
       topology.queues.notifier.name,
-      withErasures(admissionResponseHandler(new EventRepository(prisma, tables, stored), worker, logger), new RequestErasureRepository(prisma, tables, stored), logger),
+      withErasures(
+        admissionResponseHandler(new EventRepository(prisma, tables, stored), worker, logger),
+        new RequestErasureRepository(prisma, tables, stored),
+        logger,
+      ),
     );
 
     const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {
@@ -108,7 +115,10 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
     app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, tokenVerifierFor(config, { services: false }), logger));
-    logger.info({ allowPrivateCallbacks: allowPrivate }, allowPrivate ? 'callback URLs on private addresses are allowed' : 'callback URLs on private addresses are refused');
+    logger.info(
+      { allowPrivateCallbacks: allowPrivate },
+      allowPrivate ? 'callback URLs on private addresses are allowed' : 'callback URLs on private addresses are refused',
+    );
     return serveHttp(context, app, { host: config.HOST, port: config.NOTIFIER_PORT });
   });
 }

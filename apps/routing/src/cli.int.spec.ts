@@ -50,10 +50,19 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
   it.each([
     [['clinic', 'upsert', '--ik', '510000009', '--departments', '2300'], 'missing option --name'],
     [['clinic', 'upsert', '--ik', '510000009', '--name', 'X'], 'missing option --departments'],
-    [['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--colour', 'red'], 'unknown option --colour (clinic upsert takes --ik, --name, --departments)'],
-    [['clinic', 'remove'], 'unknown command "clinic remove" (expected one of "clinic upsert", "clinic list", "clinic auto-answer", "clinic beds", "clinic notifications")'],
+    [
+      ['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--colour', 'red'],
+      'unknown option --colour (clinic upsert takes --ik, --name, --departments)',
+    ],
+    [
+      ['clinic', 'remove'],
+      'unknown command "clinic remove" (expected one of "clinic upsert", "clinic list", "clinic auto-answer", "clinic beds", "clinic notifications")',
+    ],
     [['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2026-12-01'], 'missing option --free'],
-    [['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--from', '2026-12-01'], '--from and --to list counts; they do not go with --department, --date or --free'],
+    [
+      ['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--from', '2026-12-01'],
+      '--from and --to list counts; they do not go with --department, --date or --free',
+    ],
     [['clinic', 'notifications', '--ik', '510000022', '--limit', '0'], '--limit must be a whole number from 1 to 500, got "0"'],
     [[], 'missing command'],
   ])('refuses %j as a usage error: exit code 2 and a pointer to --help', async (argv, reason) => {
@@ -101,7 +110,11 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
   it('switches automatic answers on and off, keeping them across a later upsert', async () => {
     await admin('clinic', 'upsert', '--ik', '510000021', '--name', 'Fachklinik Bergblick', '--departments', '3100');
 
-    expect(await admin('clinic', 'auto-answer', '--ik', '510000021', '--enabled', 'true')).toEqual({ code: 0, out: 'clinic 510000021: automatic answers enabled', err: '' });
+    expect(await admin('clinic', 'auto-answer', '--ik', '510000021', '--enabled', 'true')).toEqual({
+      code: 0,
+      out: 'clinic 510000021: automatic answers enabled',
+      err: '',
+    });
     await admin('clinic', 'upsert', '--ik', '510000021', '--name', 'Fachklinik Bergblick', '--departments', '3100,8501');
     expect((await admin('clinic', 'list')).out).toContain('510000021  Fachklinik Bergblick  [3100, 8501]  automatic answers');
 
@@ -125,7 +138,10 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
   });
 
   it.each([
-    [['--ik', '510000022', '--department', '3100', '--date', '2026-12-01', '--free', '1'], 'department must be a department key the clinic offers (2300, 0200)'],
+    [
+      ['--ik', '510000022', '--department', '3100', '--date', '2026-12-01', '--free', '1'],
+      'department must be a department key the clinic offers (2300, 0200)',
+    ],
     [['--ik', '510000022', '--department', '2300', '--date', '2026-02-30', '--free', '1'], 'date must be a calendar date YYYY-MM-DD'],
     [['--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', 'many'], 'freeBeds must be a whole number from 0 to 10000'],
     [['--ik', '599999999', '--department', '2300', '--date', '2026-12-01', '--free', '1'], 'no participating clinic with IK 599999999'],
@@ -148,7 +164,7 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
     });
   });
 
-  it('shows a clinic\'s notification log (empty for a clinic not yet sent anything)', async () => {
+  it("shows a clinic's notification log (empty for a clinic not yet sent anything)", async () => {
     expect(await admin('clinic', 'notifications', '--ik', '510000022')).toEqual({ code: 0, out: '', err: '' });
     expect((await admin('clinic', 'notifications', '--ik', '510000022', '--limit', '0')).code).toBe(2);
   });

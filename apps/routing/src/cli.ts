@@ -89,7 +89,9 @@ export const CLINIC_CLI = new CommandLine<RoutingServices>({
         const { dispatches } = await services();
         for (const entry of await dispatches.notificationsOf(ik, values.limit)) {
           const answer = entry.answer ? ` answered ${entry.answer}` : '';
-          out(`${entry.createdAt.toISOString()}  task ${entry.taskId}  v${entry.requestVersion} ${entry.change}/${entry.action}  ${entry.outcome}${answer}  ${entry.requestIdentifier}`);
+          out(
+            `${entry.createdAt.toISOString()}  task ${entry.taskId}  v${entry.requestVersion} ${entry.change}/${entry.action}  ${entry.outcome}${answer}  ${entry.requestIdentifier}`,
+          );
         }
       },
     }),
@@ -119,4 +121,3 @@ export async function openRoutingServices(config: RoutingCliConfig): Promise<Ses
   };
   return { services, close: () => prisma.$disconnect() };
 }
-

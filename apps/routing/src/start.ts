@@ -32,7 +32,13 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
 
-    const { relay, stop: stopRelay } = startOutboxRelay({ databaseUrl: config.DATABASE_URL, schema: config.ROUTING_DB_SCHEMA, broker, logger, pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
+    const { relay, stop: stopRelay } = startOutboxRelay({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.ROUTING_DB_SCHEMA,
+      broker,
+      logger,
+      pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+    });
     lifecycle.onStop('outbox relay', stopRelay);
 
     const clinics = new ClinicRegistry(new ClinicRepository(prisma));

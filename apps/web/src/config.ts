@@ -44,7 +44,11 @@ export const WebConfig = z
   })
   .superRefine((config, context) => {
     if (config.NODE_ENV === 'production' && config.WEB_CSRF_SECRET === undefined) {
-      context.addIssue({ code: 'custom', path: ['WEB_CSRF_SECRET'], message: 'required in production: at least 32 characters (e.g. `openssl rand -hex 32`), the same in every web process' });
+      context.addIssue({
+        code: 'custom',
+        path: ['WEB_CSRF_SECRET'],
+        message: 'required in production: at least 32 characters (e.g. `openssl rand -hex 32`), the same in every web process',
+      });
     }
   });
 export type WebConfig = z.infer<typeof WebConfig>;

@@ -119,7 +119,11 @@ describe('CommandLine', () => {
   });
 
   it('reports a failing command in one line with exit code 1, and still closes its services', async () => {
-    expect(await admin('clinic', 'remove', '--ik', '599999999', '--confirm', 'yes')).toEqual({ code: EXIT_CODE.failure, out: '', err: 'error: no clinic with IK 599999999' });
+    expect(await admin('clinic', 'remove', '--ik', '599999999', '--confirm', 'yes')).toEqual({
+      code: EXIT_CODE.failure,
+      out: '',
+      err: 'error: no clinic with IK 599999999',
+    });
     expect(store.closed).toBe(true);
   });
 
@@ -136,7 +140,9 @@ describe('CommandLine', () => {
       program: 'test',
       group: 'clinic',
       summary: '',
-      commands: { count: command({ summary: '', options: {}, run: async (_, context: Context) => void (await Promise.all([context.services(), context.services()])) }) },
+      commands: {
+        count: command({ summary: '', options: {}, run: async (_, context: Context) => void (await Promise.all([context.services(), context.services()])) }),
+      },
     });
     const open = jest.fn(async () => ({ services: store, close: async () => undefined }));
 

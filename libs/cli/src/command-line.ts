@@ -55,8 +55,7 @@ export interface CommandLineIo<Services> {
 }
 
 export type Invocation<Services> =
-  | { readonly kind: 'help' }
-  | { readonly kind: 'command'; readonly command: Command<Services>; readonly values: OptionValues<Options> };
+  { readonly kind: 'help' } | { readonly kind: 'command'; readonly command: Command<Services>; readonly values: OptionValues<Options> };
 
 const HELP = new Set(['--help', '-h', 'help']);
 
@@ -125,7 +124,10 @@ export class CommandLine<Services> {
       return EXIT_CODE.failure;
     } finally {
       // A session that failed to open has reported its error above and has nothing to close.
-      await session?.then((opened) => opened.close(), () => undefined);
+      await session?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
     }
   }
 

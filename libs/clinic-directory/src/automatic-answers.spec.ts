@@ -11,7 +11,9 @@ describe('the decline rule of automatic answers', () => {
     expect(declineNote('department-not-offered', '510000001', { departmentCode: '2300', specialty: 'orthopedics' })).toBe(
       'Automatische Antwort: Die Klinik 510000001 bietet die Fachabteilung 2300 (orthopedics) nicht an.',
     );
-    expect(declineNote('not-participating', '510000009', { departmentCode: '2300' })).toBe('Automatische Antwort: Die Klinik 510000009 ist keine teilnehmende Klinik.');
+    expect(declineNote('not-participating', '510000009', { departmentCode: '2300' })).toBe(
+      'Automatische Antwort: Die Klinik 510000009 ist keine teilnehmende Klinik.',
+    );
   });
 });
 

@@ -44,5 +44,7 @@ export const automaticAnswerNotes = {
 
 /** The note of a decline for `reason`. */
 export function declineNote(reason: DeclineReason, clinicIk: string, request: Parameters<typeof departmentLabel>[0]): string {
-  return reason === 'not-participating' ? automaticAnswerNotes.notParticipating(clinicIk) : automaticAnswerNotes.departmentNotOffered(clinicIk, departmentLabel(request));
+  return reason === 'not-participating'
+    ? automaticAnswerNotes.notParticipating(clinicIk)
+    : automaticAnswerNotes.departmentNotOffered(clinicIk, departmentLabel(request));
 }

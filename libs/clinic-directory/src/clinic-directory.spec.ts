@@ -31,7 +31,11 @@ function subscriber() {
 
 /** What InternalClient throws when the service token cannot be fetched because auth is not up. */
 const authRefused = () =>
-  new UpstreamUnavailableError('the authentication service is unavailable; please retry', { service: 'auth', url: 'http://127.0.0.1:8081', reason: 'connect ECONNREFUSED 127.0.0.1:8081' });
+  new UpstreamUnavailableError('the authentication service is unavailable; please retry', {
+    service: 'auth',
+    url: 'http://127.0.0.1:8081',
+    reason: 'connect ECONNREFUSED 127.0.0.1:8081',
+  });
 
 describe('ClinicDirectory', () => {
   it('answers known clinics from memory, reading the registry once', async () => {
@@ -85,11 +89,22 @@ describe('ClinicDirectory', () => {
 
   it('gives up at start with one line naming the service it waited for, having said once that it waits', async () => {
     const captured = captureLogger();
-    const directory = new ClinicDirectory({ load: async () => Promise.reject(authRefused()), logger: captured.logger, noticeAfterMs: 100, startTimeoutMs: 600 });
+    const directory = new ClinicDirectory({
+      load: async () => Promise.reject(authRefused()),
+      logger: captured.logger,
+      noticeAfterMs: 100,
+      startTimeoutMs: 600,
+    });
     const failure = await directory.start(subscriber()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(DependencyUnavailableError);
-    expect((failure as Error).message).toMatch(/^gave up waiting for auth at http:\/\/127\.0\.0\.1:8081 after \d\.\d s: connect ECONNREFUSED 127\.0\.0\.1:8081$/);
-    const lines = captured.text().trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
+    expect((failure as Error).message).toMatch(
+      /^gave up waiting for auth at http:\/\/127\.0\.0\.1:8081 after \d\.\d s: connect ECONNREFUSED 127\.0\.0\.1:8081$/,
+    );
+    const lines = captured
+      .text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string });
     expect(lines.map((line) => line.msg)).toEqual(['waiting for auth at http://127.0.0.1:8081']);
   });
 

@@ -85,10 +85,12 @@ export class ClinicDirectory {
     const cached = this.clinics;
     let clinics = cached ?? (await this.reload());
     if (cached && iks.some((ik) => !cached.has(ik))) clinics = await this.reload();
-    return new Map(iks.flatMap((ik) => {
-      const clinic = clinics.get(ik);
-      return clinic ? [[ik, clinic] as const] : [];
-    }));
+    return new Map(
+      iks.flatMap((ik) => {
+        const clinic = clinics.get(ik);
+        return clinic ? [[ik, clinic] as const] : [];
+      }),
+    );
   }
 
   /** Every participating clinic, ordered by IK. */
@@ -112,7 +114,9 @@ export class ClinicDirectory {
         return clinics;
       })
       .catch((error: unknown) => {
-        throw error instanceof ClinicDirectoryUnavailableError ? error : new ClinicDirectoryUnavailableError('the clinic registry is unavailable', { cause: error });
+        throw error instanceof ClinicDirectoryUnavailableError
+          ? error
+          : new ClinicDirectoryUnavailableError('the clinic registry is unavailable', { cause: error });
       })
       .finally(() => {
         this.loading = undefined;
@@ -123,7 +127,9 @@ export class ClinicDirectory {
   /** A reload after a (re)subscription or on the timer; before the first load, `start` is already loading. */
   private reloadInBackground(): void {
     if (!this.clinics) return;
-    this.reload().catch((error: unknown) => this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'the clinic registry could not be reloaded; will retry'));
+    this.reload().catch((error: unknown) =>
+      this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'the clinic registry could not be reloaded; will retry'),
+    );
   }
 }
 
@@ -133,7 +139,13 @@ export class ClinicDirectory {
  * ClinicDirectoryUnavailableError (the directory's reload wraps them).
  */
 export function loadClinicsFrom(routingUrl: string, tokens: TokenSource, timeoutMs = 5_000): () => Promise<ClinicRecord[]> {
-  const routing = new InternalClient({ service: 'routing', baseUrl: routingUrl, timeoutMs, unavailableMessage: 'the clinic registry is unavailable', connections: 1 });
+  const routing = new InternalClient({
+    service: 'routing',
+    baseUrl: routingUrl,
+    timeoutMs,
+    unavailableMessage: 'the clinic registry is unavailable',
+    connections: 1,
+  });
   return async () => (await routing.json({ method: 'GET', path: '/internal/clinics', credential: tokens }, { 200: ClinicList })).body.items;
 }
 

@@ -13,7 +13,10 @@ function problemsOf(source: Record<string, string>): string[] {
     return [];
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message.split('\n').slice(1).map((line) => line.trim());
+    return (error as Error).message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim());
   }
 }
 
@@ -23,7 +26,9 @@ describe('dataKeyEnv', () => {
   });
 
   it('stops a production start without DATA_KEK with one line naming it', () => {
-    expect(problemsOf({ NODE_ENV: 'production' })).toEqual(['DATA_KEK: required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store']);
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'DATA_KEK: required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store',
+    ]);
     expect(loadConfig(Schema, { NODE_ENV: 'production', DATA_KEK: key }).DATA_KEK).toBe(key);
   });
 

@@ -11,13 +11,16 @@ export const url = (fallback: string, protocols: readonly string[]) =>
   z
     .string()
     .default(fallback)
-    .refine((value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a URL with protocol ${protocols.join(' or ')}`);
+    .refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL with protocol ${protocols.join(' or ')}`,
+    );
 
 export const bool = (fallback: boolean) =>
   z
@@ -37,7 +40,11 @@ export const namespace = (fallback: string) =>
     .refine((value) => /^[a-z][a-z0-9_-]{0,40}$/.test(value), 'must be lower-case letters, digits, "-" or "_"');
 
 /** A PostgreSQL schema name a service owns. */
-export const schemaName = (fallback: string) => z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be lower-case letters, digits or "_"').default(fallback);
+export const schemaName = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be lower-case letters, digits or "_"')
+    .default(fallback);
 
 /**
  * `TRUSTED_PROXIES`: a comma- (or space-) separated list of IPv4/IPv6 addresses, CIDR ranges

@@ -15,7 +15,9 @@ describe('infrastructure', () => {
   });
 
   it('says how to start each one: its docker compose service, or the variable to set', () => {
-    expect(startHintOf(postgresOf({ DATABASE_URL: 'postgresql://127.0.0.1/x' }))).toBe('start it (`docker compose up -d postgres`) or point DATABASE_URL at a running one');
+    expect(startHintOf(postgresOf({ DATABASE_URL: 'postgresql://127.0.0.1/x' }))).toBe(
+      'start it (`docker compose up -d postgres`) or point DATABASE_URL at a running one',
+    );
     expect(startHintOf(redisOf({ REDIS_URL: 'redis://127.0.0.1' }))).toBe('start it (`docker compose up -d redis`) or point REDIS_URL at a running one');
     expect(startHintOf(rabbitMqOf({ AMQP_URL: 'amqp://127.0.0.1' }))).toBe('start it (`docker compose up -d rabbitmq`) or point AMQP_URL at a running one');
   });

@@ -12,9 +12,24 @@ export interface Infrastructure {
   readonly composeService: 'postgres' | 'redis' | 'rabbitmq';
 }
 
-export const postgresOf = (config: { DATABASE_URL: string }): Infrastructure => ({ name: 'PostgreSQL', variable: 'DATABASE_URL', url: config.DATABASE_URL, composeService: 'postgres' });
-export const redisOf = (config: { REDIS_URL: string }): Infrastructure => ({ name: 'Redis', variable: 'REDIS_URL', url: config.REDIS_URL, composeService: 'redis' });
-export const rabbitMqOf = (config: { AMQP_URL: string }): Infrastructure => ({ name: 'RabbitMQ', variable: 'AMQP_URL', url: config.AMQP_URL, composeService: 'rabbitmq' });
+export const postgresOf = (config: { DATABASE_URL: string }): Infrastructure => ({
+  name: 'PostgreSQL',
+  variable: 'DATABASE_URL',
+  url: config.DATABASE_URL,
+  composeService: 'postgres',
+});
+export const redisOf = (config: { REDIS_URL: string }): Infrastructure => ({
+  name: 'Redis',
+  variable: 'REDIS_URL',
+  url: config.REDIS_URL,
+  composeService: 'redis',
+});
+export const rabbitMqOf = (config: { AMQP_URL: string }): Infrastructure => ({
+  name: 'RabbitMQ',
+  variable: 'AMQP_URL',
+  url: config.AMQP_URL,
+  composeService: 'rabbitmq',
+});
 
 /** The protocols' registered ports, for URLs that name none. */
 const DEFAULT_PORTS: Record<string, number> = { 'postgresql:': 5432, 'postgres:': 5432, 'redis:': 6379, 'rediss:': 6379, 'amqp:': 5672, 'amqps:': 5671 };

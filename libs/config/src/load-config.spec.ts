@@ -35,7 +35,13 @@ describe('loadConfig', () => {
         return (error as Error).message;
       }
     })();
-    expect(message.split('\n').slice(1).map((line) => line.trim().split(':')[0]).sort()).toEqual(['AMQP_URL', 'LOG_LEVEL', 'PORT']);
+    expect(
+      message
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim().split(':')[0])
+        .sort(),
+    ).toEqual(['AMQP_URL', 'LOG_LEVEL', 'PORT']);
     expect(message).toContain('amqp: or amqps:');
   });
 });
@@ -48,7 +54,12 @@ describe('TRUSTED_PROXIES', () => {
   });
 
   it('reads addresses, CIDR ranges and the named ranges, comma- or space-separated', () => {
-    expect(loadConfig(Proxies, { TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7 fd00::/8,loopback' }).TRUSTED_PROXIES).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', 'loopback']);
+    expect(loadConfig(Proxies, { TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7 fd00::/8,loopback' }).TRUSTED_PROXIES).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+      'loopback',
+    ]);
   });
 
   it('refuses an entry express could not read, naming it', () => {

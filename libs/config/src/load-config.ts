@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -8,10 +8,7 @@ export class ConfigError extends Error {
  * Parses the environment once, at start-up, with the service's schema. A bad value stops the
  * service with one line per problem naming the variable, instead of failing later mid-request.
  */
-export function loadConfig<S extends z.ZodType>(
-  schema: S,
-  source: NodeJS.ProcessEnv = process.env,
-): z.infer<S> {
+export function loadConfig<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse(source);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {

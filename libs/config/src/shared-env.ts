@@ -91,7 +91,10 @@ export const dataKeyEnv = {
   DATA_PREVIOUS_KEKS: optionalText.transform((value, context) => {
     if (value === undefined) return [];
     const entries: { id?: string; key: string }[] = [];
-    for (const [index, entry] of value.split(',').map((part) => part.trim()).entries()) {
+    for (const [index, entry] of value
+      .split(',')
+      .map((part) => part.trim())
+      .entries()) {
       const separator = entry.lastIndexOf(':');
       const id = separator === -1 ? undefined : entry.slice(0, separator);
       const key = entry.slice(separator + 1);
@@ -113,6 +116,10 @@ export const dataKeyEnv = {
  */
 export function requireDataKekInProduction(config: { NODE_ENV: string; DATA_KEK?: string | undefined }, context: z.RefinementCtx): void {
   if (config.NODE_ENV === 'production' && config.DATA_KEK === undefined) {
-    context.addIssue({ code: 'custom', path: ['DATA_KEK'], message: 'required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store' });
+    context.addIssue({
+      code: 'custom',
+      path: ['DATA_KEK'],
+      message: 'required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store',
+    });
   }
 }

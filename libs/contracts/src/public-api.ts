@@ -57,7 +57,9 @@ export const CallbackUrl = z
         return url.username === '' && url.password === '';
       }, 'must not contain credentials'),
   )
-  .describe(`An absolute http or https URL without user or password, at most ${MAX_CALLBACK_URL_LENGTH} characters; in production its host must resolve to public addresses only`);
+  .describe(
+    `An absolute http or https URL without user or password, at most ${MAX_CALLBACK_URL_LENGTH} characters; in production its host must resolve to public addresses only`,
+  );
 
 /** `POST /api/v1/subscriptions`: one subscription per event type and party (a second POST changes its address). */
 export const SubscribeRequest = z.strictObject({ eventType: SubscriptionEventType, callbackUrl: CallbackUrl });
@@ -89,8 +91,7 @@ export const DeliveryLogQuery = z.object({ limit: PageLimit.optional() });
 /** `GET /api/v1/subscriptions/{id}/events` (gap recovery). */
 export const WebhookEventQuery = z.object({ since: SequenceNumber.optional(), limit: PageLimit.optional() });
 
-const profileOf = (name: string) =>
-  z.looseObject({ profile: z.array(z.string()).min(1).describe(`Claims {profile_base}/fhir/StructureDefinition/${name}`) });
+const profileOf = (name: string) => z.looseObject({ profile: z.array(z.string()).min(1).describe(`Claims {profile_base}/fhir/StructureDefinition/${name}`) });
 const BundleEntry = z.looseObject({ fullUrl: z.string(), resource: z.looseObject({ resourceType: z.string() }) });
 
 /**
@@ -103,7 +104,9 @@ export const AdmissionRequestBundle = z
   .describe('An AdmissionRequestBundle (decisions.md, "Requests"); its full definition: GET /api/v2/fhir/StructureDefinition/AdmissionRequestBundle');
 export const DocumentBundle = z
   .looseObject({ resourceType: z.literal('Bundle'), meta: profileOf('DocumentBundle'), type: z.literal('document'), entry: z.array(BundleEntry) })
-  .describe('A DocumentBundle: a Composition, then DocumentReferences naming the request; its full definition: GET /api/v2/fhir/StructureDefinition/DocumentBundle');
+  .describe(
+    'A DocumentBundle: a Composition, then DocumentReferences naming the request; its full definition: GET /api/v2/fhir/StructureDefinition/DocumentBundle',
+  );
 export type DocumentBundle = z.infer<typeof DocumentBundle>;
 
 /** `GET /api/v1/clinic/tasks/{taskId}/documents`. */

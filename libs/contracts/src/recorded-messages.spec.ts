@@ -16,7 +16,11 @@ const recorded = readdirSync(FIXTURES, { withFileTypes: true })
   .flatMap((folder) =>
     readdirSync(join(FIXTURES, folder.name))
       .filter((file) => file.endsWith('.json'))
-      .map((file) => ({ name: `${folder.name}/${file}`, routingKey: folder.name, message: JSON.parse(readFileSync(join(FIXTURES, folder.name, file), 'utf8')) as unknown })),
+      .map((file) => ({
+        name: `${folder.name}/${file}`,
+        routingKey: folder.name,
+        message: JSON.parse(readFileSync(join(FIXTURES, folder.name, file), 'utf8')) as unknown,
+      })),
   );
 
 describe('messages recorded from earlier versions', () => {

@@ -33,11 +33,7 @@ export function declareTopology(namespace: string): Topology {
     eventsExchange: `${namespace}.events`,
     deadLetterExchange: `${namespace}.dead-letter`,
     queues: {
-      intake: queue('intake', [
-        AdmissionBundleSubmittedV1.routingKey,
-        DocumentBundleSubmittedV1.routingKey,
-        ClinicAnswerSubmittedV1.routingKey,
-      ]),
+      intake: queue('intake', [AdmissionBundleSubmittedV1.routingKey, DocumentBundleSubmittedV1.routingKey, ClinicAnswerSubmittedV1.routingKey]),
       // Routing also hears every answer (a clinic's own decline releases the bed held for it) and
       // of erasures (it releases the request's held beds and drops its department and date).
       routing: queue('routing', [RequestDispatchedV1.routingKey, AdmissionResponseV1.routingKey, RequestErasedV1.routingKey]),

@@ -63,7 +63,9 @@ describe('DataKeyring', () => {
       const before = (await DataKeyring.load({ keks: kekSet(newKek('kek-old')), store })).keyring;
       const sealedBefore = before.sealJson(task, context);
       const { keyring: after, unavailable } = await DataKeyring.load({ keks: kekSet(newKek('kek-new')), store });
-      expect(unavailable).toEqual([{ id: before.currentKeyId, kekId: 'kek-old', reason: expect.stringContaining('neither DATA_KEK nor in DATA_PREVIOUS_KEKS') }]);
+      expect(unavailable).toEqual([
+        { id: before.currentKeyId, kekId: 'kek-old', reason: expect.stringContaining('neither DATA_KEK nor in DATA_PREVIOUS_KEKS') },
+      ]);
       await expect(after.open(sealedBefore, context)).rejects.toThrow(DataKeyUnavailableError);
     });
   });

@@ -52,7 +52,11 @@ export class DataKeyring {
    * current KEK wraps none yet. Data keys it cannot unwrap are listed in `unavailable` (a KEK
    * removed from DATA_PREVIOUS_KEKS too early): values sealed under them cannot be opened.
    */
-  static async load(options: { keks: KeyEncryptionKeys; store: DataKeyStore & FingerprintKeyStore; onRefreshFailed?: (error: unknown) => void }): Promise<{ keyring: DataKeyring; unavailable: UnavailableDataKey[] }> {
+  static async load(options: {
+    keks: KeyEncryptionKeys;
+    store: DataKeyStore & FingerprintKeyStore;
+    onRefreshFailed?: (error: unknown) => void;
+  }): Promise<{ keyring: DataKeyring; unavailable: UnavailableDataKey[] }> {
     const { keks, store } = options;
     const current = (await store.newestWrappedBy(keks.current.id)) ?? (await addDataKey(keks, store));
     const keyring = new DataKeyring(keks, store, unwrapped(keks, current), options.onRefreshFailed ?? (() => undefined));

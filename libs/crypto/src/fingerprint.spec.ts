@@ -55,7 +55,11 @@ describe('the fingerprint key', () => {
     const store = new MemoryKeyStore();
     await (await DataKeyring.load({ keks: kekSet(newKek('kek-old')), store })).keyring.fingerprintKey();
     const { keyring } = await DataKeyring.load({ keks: kekSet(newKek('kek-new')), store });
-    await expect(keyring.fingerprintKey()).rejects.toThrow(new DataKeyUnavailableError(`fingerprint key ${store.fingerprintRow!.id} is wrapped by key-encryption key "kek-old", which is neither DATA_KEK nor in DATA_PREVIOUS_KEKS`));
+    await expect(keyring.fingerprintKey()).rejects.toThrow(
+      new DataKeyUnavailableError(
+        `fingerprint key ${store.fingerprintRow!.id} is wrapped by key-encryption key "kek-old", which is neither DATA_KEK nor in DATA_PREVIOUS_KEKS`,
+      ),
+    );
     expect(await rewrapFingerprintKey(keyring, store, () => undefined)).toBe('unavailable');
     await expect(keyring.fingerprintKey()).rejects.toThrow(DataKeyUnavailableError);
   });

@@ -8,7 +8,9 @@ const base64Key = () => randomBytes(32).toString('base64');
 describe('keyEncryptionKeysOf', () => {
   it('refuses to run in production without DATA_KEK, and makes no development key there', async () => {
     const store = new MemoryKeyStore();
-    await expect(keyEncryptionKeysOf({ NODE_ENV: 'production' }, store)).rejects.toThrow(new KeyConfigError('DATA_KEK is required in production (base64 of 32 random bytes, e.g. `openssl rand -base64 32`)'));
+    await expect(keyEncryptionKeysOf({ NODE_ENV: 'production' }, store)).rejects.toThrow(
+      new KeyConfigError('DATA_KEK is required in production (base64 of 32 random bytes, e.g. `openssl rand -base64 32`)'),
+    );
     expect(store.developmentRows).toEqual([]);
   });
 
@@ -35,7 +37,10 @@ describe('keyEncryptionKeysOf', () => {
     const store = new MemoryKeyStore();
     const development = await keyEncryptionKeysOf({ NODE_ENV: 'development' }, store);
     const previous = base64Key();
-    const { keks } = await keyEncryptionKeysOf({ NODE_ENV: 'development', DATA_KEK: base64Key(), DATA_KEK_ID: 'new', DATA_PREVIOUS_KEKS: [{ id: 'old', key: previous }, { key: base64Key() }] }, store);
+    const { keks } = await keyEncryptionKeysOf(
+      { NODE_ENV: 'development', DATA_KEK: base64Key(), DATA_KEK_ID: 'new', DATA_PREVIOUS_KEKS: [{ id: 'old', key: previous }, { key: base64Key() }] },
+      store,
+    );
     expect(keks.current.id).toBe('new');
     expect(keks.holds('old')).toBe(true);
     expect(keks.holds(development.keks.current.id)).toBe(true);

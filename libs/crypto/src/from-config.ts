@@ -23,7 +23,10 @@ export class KeyConfigError extends Error {
  * current one while DATA_KEK stays unset; after DATA_KEK is set they still open what they wrapped).
  * Production refuses to start without DATA_KEK; the config says so first (requireDataKekInProduction).
  */
-export async function keyEncryptionKeysOf(config: DataKeyConfig, developmentKeks: DevelopmentKekStore): Promise<{ keks: KeyEncryptionKeys; development: boolean }> {
+export async function keyEncryptionKeysOf(
+  config: DataKeyConfig,
+  developmentKeks: DevelopmentKekStore,
+): Promise<{ keks: KeyEncryptionKeys; development: boolean }> {
   const previous = (config.DATA_PREVIOUS_KEKS ?? []).map((entry) => keyEncryptionKey(Buffer.from(entry.key, 'base64'), entry.id));
   if (config.NODE_ENV === 'production') {
     if (!config.DATA_KEK) throw new KeyConfigError('DATA_KEK is required in production (base64 of 32 random bytes, e.g. `openssl rand -base64 32`)');

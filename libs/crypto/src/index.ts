@@ -11,7 +11,15 @@ export {
   uuidBytes,
   type DataKey,
 } from './sealed-value';
-export { DataKeyUnavailableError, KEK_BYTES, KeyEncryptionKeys, kekIdOf, keyEncryptionKey, type KeyEncryptionKey, type WrappedKeyTable } from './key-encryption-keys';
+export {
+  DataKeyUnavailableError,
+  KEK_BYTES,
+  KeyEncryptionKeys,
+  kekIdOf,
+  keyEncryptionKey,
+  type KeyEncryptionKey,
+  type WrappedKeyTable,
+} from './key-encryption-keys';
 export {
   FINGERPRINT_KEY_TABLE_SQL,
   KEY_TABLES_SQL,

@@ -52,7 +52,9 @@ export function dataKeyCommands(service: string) {
       async run(values, { services, out }: Context) {
         const { keyring, store, columns, fingerprints } = await services();
         const wrapping = await rewrapDataKeys(keyring, store, out);
-        out(`data keys: ${wrapping.rewrapped} re-wrapped under ${keyring.keks.current.id}${wrapping.unavailable ? `, ${wrapping.unavailable} wrapped by a KEK not configured (left as they are)` : ''}`);
+        out(
+          `data keys: ${wrapping.rewrapped} re-wrapped under ${keyring.keks.current.id}${wrapping.unavailable ? `, ${wrapping.unavailable} wrapped by a KEK not configured (left as they are)` : ''}`,
+        );
         if (fingerprints) await rewrapFingerprintKey(keyring, store, out);
         for (const column of columns) {
           const { reencrypted, skipped } = await reencryptColumn(column, keyring, { batchSize: values['batch-size'], progress: out });

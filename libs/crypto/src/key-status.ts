@@ -24,9 +24,14 @@ export async function describeKeys(keyring: DataKeyring, store: DataKeyStore, co
   const [current, ...previous] = keyring.keks.ids;
   const lines = [`key-encryption keys: ${current} (current)${previous.map((id) => `, ${id}`).join('')}`];
   for (const key of await store.all()) {
-    const state = [key.id === keyring.currentKeyId ? 'current' : undefined, keyring.keks.holds(key.kekId) ? undefined : 'KEK NOT CONFIGURED: its rows cannot be read'].filter(Boolean);
+    const state = [
+      key.id === keyring.currentKeyId ? 'current' : undefined,
+      keyring.keks.holds(key.kekId) ? undefined : 'KEK NOT CONFIGURED: its rows cannot be read',
+    ].filter(Boolean);
     const rows = rowsOf(key.id);
-    lines.push(`data key ${key.id}  wrapped by ${key.kekId}  created ${key.createdAt.toISOString()}${state.length ? `  (${state.join('; ')})` : ''}  rows: ${rows.length ? rows.join(', ') : 'none'}`);
+    lines.push(
+      `data key ${key.id}  wrapped by ${key.kekId}  created ${key.createdAt.toISOString()}${state.length ? `  (${state.join('; ')})` : ''}  rows: ${rows.length ? rows.join(', ') : 'none'}`,
+    );
   }
   const clear = rowsOf(null);
   lines.push(`rows in clear: ${clear.length ? clear.join(', ') : 'none'}`);

@@ -72,7 +72,12 @@ describe('the key tables in PostgreSQL', () => {
   it('a new KEK with the old one among the previous opens old rows and seals under a data key of its own', async () => {
     const before = await openDataKeyring(config, { sql, schema });
     const sealed = before.keyring.seal('Notiz', context);
-    const rotated = { ...config, DATA_KEK: randomBytes(32).toString('base64'), DATA_KEK_ID: 'kek-b', DATA_PREVIOUS_KEKS: [{ id: 'kek-a', key: config.DATA_KEK }] };
+    const rotated = {
+      ...config,
+      DATA_KEK: randomBytes(32).toString('base64'),
+      DATA_KEK_ID: 'kek-b',
+      DATA_PREVIOUS_KEKS: [{ id: 'kek-a', key: config.DATA_KEK }],
+    };
     const after = await openDataKeyring(rotated, { sql, schema });
     expect(after.keyring.currentKeyId).not.toBe(before.keyring.currentKeyId);
     expect(await after.keyring.openText(sealed, context)).toBe('Notiz');
@@ -85,7 +90,9 @@ describe('the key tables in PostgreSQL', () => {
     const keys = await Promise.all(replicas.map(({ keyring }) => keyring.fingerprintKey()));
     expect(new Set(keys.map((key) => key.id)).size).toBe(1);
     expect(new Set(keys.map((key) => key.of('Befund'))).size).toBe(1);
-    const { rows } = await pool.query<{ id: string; kek_id: string; wrapped_key: Buffer }>(`SELECT id::text AS id, kek_id, wrapped_key FROM "${schema}".fingerprint_key`);
+    const { rows } = await pool.query<{ id: string; kek_id: string; wrapped_key: Buffer }>(
+      `SELECT id::text AS id, kek_id, wrapped_key FROM "${schema}".fingerprint_key`,
+    );
     expect(rows).toEqual([{ id: keys[0]!.id, kek_id: 'kek-a', wrapped_key: expect.any(Buffer) }]);
     expect(rows[0]!.wrapped_key).toHaveLength(12 + 16 + 32);
 
@@ -110,19 +117,40 @@ describe('the key tables in PostgreSQL', () => {
   it('re-encrypts a sealed column with a bigint key and a clear column, counting the rows per data key', async () => {
     const first = (await openDataKeyring(config, { sql, schema })).keyring;
     const context = (id: string) => `clinic_note:sealed_note:${id}`;
-    const column = new SqlSealedColumn({ sql, schema, table: 'clinic_note', key: { column: 'id', type: 'bigint' }, sealed: 'sealed_note', clear: { column: 'note', type: 'text' }, context });
+    const column = new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'clinic_note',
+      key: { column: 'id', type: 'bigint' },
+      sealed: 'sealed_note',
+      clear: { column: 'note', type: 'text' },
+      context,
+    });
     await pool.query(`TRUNCATE "${schema}".clinic_note`);
-    await pool.query(`INSERT INTO "${schema}".clinic_note (id, note, sealed_note) VALUES (2, 'Röntgenbefund folgt', NULL), (10, NULL, $1), (11, NULL, NULL)`, [first.seal('Zimmer frei', context('10'))]);
+    await pool.query(`INSERT INTO "${schema}".clinic_note (id, note, sealed_note) VALUES (2, 'Röntgenbefund folgt', NULL), (10, NULL, $1), (11, NULL, NULL)`, [
+      first.seal('Zimmer frei', context('10')),
+    ]);
     const keyring = (await openDataKeyring(config, { sql, schema })).keyring;
     const newKey = await keyring.createDataKey();
 
-    expect(await column.countByDataKey()).toEqual(expect.arrayContaining([{ dataKeyId: first.currentKeyId, rows: 1 }, { dataKeyId: null, rows: 1 }]));
+    expect(await column.countByDataKey()).toEqual(
+      expect.arrayContaining([
+        { dataKeyId: first.currentKeyId, rows: 1 },
+        { dataKeyId: null, rows: 1 },
+      ]),
+    );
     const lines: string[] = [];
     expect(await reencryptColumn(column, keyring, { batchSize: 1, progress: (line) => lines.push(line) })).toEqual({ reencrypted: 2, skipped: 0 });
     expect(lines[0]).toBe(`clinic_note.sealed_note: 2 rows to seal under data key ${newKey}`);
 
-    const { rows } = await pool.query<{ id: string; note: string | null; sealed_note: Buffer | null }>(`SELECT n.id::text AS id, note, sealed_note FROM "${schema}".clinic_note n ORDER BY n.id`);
-    expect(rows.map((row) => [row.id, row.note, row.sealed_note && dataKeyIdOf(row.sealed_note)])).toEqual([['2', null, newKey], ['10', null, newKey], ['11', null, null]]);
+    const { rows } = await pool.query<{ id: string; note: string | null; sealed_note: Buffer | null }>(
+      `SELECT n.id::text AS id, note, sealed_note FROM "${schema}".clinic_note n ORDER BY n.id`,
+    );
+    expect(rows.map((row) => [row.id, row.note, row.sealed_note && dataKeyIdOf(row.sealed_note)])).toEqual([
+      ['2', null, newKey],
+      ['10', null, newKey],
+      ['11', null, null],
+    ]);
     expect(await keyring.openText(rows[0]!.sealed_note!, context('2'))).toBe('Röntgenbefund folgt');
     expect(await keyring.openText(rows[1]!.sealed_note!, context('10'))).toBe('Zimmer frei');
     expect(await column.countByDataKey()).toEqual([{ dataKeyId: newKey, rows: 2 }]);

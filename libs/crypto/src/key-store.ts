@@ -111,7 +111,9 @@ export class SqlKeyStore implements DataKeyStore, FingerprintKeyStore, Developme
   }
 
   async all(): Promise<WrappedDataKey[]> {
-    return (await this.sql.query<DataKeyRow>(`SELECT id::text AS id, wrapped_key, kek_id, created_at FROM ${this.dataKeys} ORDER BY created_at, id`, [])).map(dataKeyOf);
+    return (await this.sql.query<DataKeyRow>(`SELECT id::text AS id, wrapped_key, kek_id, created_at FROM ${this.dataKeys} ORDER BY created_at, id`, [])).map(
+      dataKeyOf,
+    );
   }
 
   async find(id: string): Promise<WrappedDataKey | undefined> {
@@ -155,7 +157,12 @@ export class SqlKeyStore implements DataKeyStore, FingerprintKeyStore, Developme
 
   /** Wraps a key anew, only if it is still wrapped by `previousKekId` (a concurrent re-wrap wins). */
   private async rewrapIn(table: string, id: string, wrappedKey: Uint8Array, kekId: string, previousKekId: string): Promise<boolean> {
-    const rows = await this.sql.query(`UPDATE ${table} SET wrapped_key = $2, kek_id = $3 WHERE id = $1::uuid AND kek_id = $4 RETURNING id`, [id, Buffer.from(wrappedKey), kekId, previousKekId]);
+    const rows = await this.sql.query(`UPDATE ${table} SET wrapped_key = $2, kek_id = $3 WHERE id = $1::uuid AND kek_id = $4 RETURNING id`, [
+      id,
+      Buffer.from(wrappedKey),
+      kekId,
+      previousKekId,
+    ]);
     return rows.length === 1;
   }
 

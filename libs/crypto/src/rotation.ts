@@ -32,7 +32,11 @@ export async function rewrapDataKeys(keyring: DataKeyring, store: DataKeyStore, 
  * rotation): the key itself stays, so every fingerprint stays valid. Says what it did: `rewrapped`,
  * `current` (nothing to do, or no fingerprint key yet) or `unavailable` (its KEK is not configured).
  */
-export async function rewrapFingerprintKey(keyring: DataKeyring, store: FingerprintKeyStore, progress: Progress): Promise<'rewrapped' | 'current' | 'unavailable'> {
+export async function rewrapFingerprintKey(
+  keyring: DataKeyring,
+  store: FingerprintKeyStore,
+  progress: Progress,
+): Promise<'rewrapped' | 'current' | 'unavailable'> {
   const { keks } = keyring;
   const stored = await store.fingerprintKey();
   if (!stored || stored.kekId === keks.current.id) return 'current';

@@ -102,7 +102,9 @@ function uuidOf(bytes: Buffer): string {
 
 function partsOf(sealed: Uint8Array) {
   const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
-  if (bytes.length < SEALED_OVERHEAD_BYTES) throw new MalformedSealedValueError(`a sealed value has at least ${SEALED_OVERHEAD_BYTES} bytes, this one ${bytes.length}`);
+  if (bytes.length < SEALED_OVERHEAD_BYTES) {
+    throw new MalformedSealedValueError(`a sealed value has at least ${SEALED_OVERHEAD_BYTES} bytes, this one ${bytes.length}`);
+  }
   if (bytes[0] !== SEALED_FORMAT_VERSION) throw new MalformedSealedValueError(`unknown sealed value format version ${bytes[0]}`);
   const header = bytes.subarray(0, HEADER_BYTES);
   return {

@@ -45,7 +45,9 @@ export class SqlSealedColumn implements SealedColumn {
   }
 
   async countStale(currentKeyId: string): Promise<number> {
-    const [row] = await this.options.sql.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM ${this.table} WHERE ${this.stale}`, [uuidBytes(currentKeyId)]);
+    const [row] = await this.options.sql.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM ${this.table} WHERE ${this.stale}`, [
+      uuidBytes(currentKeyId),
+    ]);
     return row?.rows ?? 0;
   }
 

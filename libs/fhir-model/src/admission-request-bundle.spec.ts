@@ -163,7 +163,13 @@ describe('validateAdmissionRequestBundle', () => {
       ['of type transaction', 'type', 'transaction', 'code-invalid', 'Bundle.type'],
       ['without meta', 'meta', undefined, 'required', 'Bundle.meta'],
       ['without the AdmissionRequestBundle profile', 'meta.profile', [systems.documentBundleProfile], 'value', 'Bundle.meta.profile'],
-      ['with a profile of another profile base', 'meta.profile', ['https://other.example/fhir/StructureDefinition/AdmissionRequestBundle'], 'value', 'Bundle.meta.profile'],
+      [
+        'with a profile of another profile base',
+        'meta.profile',
+        ['https://other.example/fhir/StructureDefinition/AdmissionRequestBundle'],
+        'value',
+        'Bundle.meta.profile',
+      ],
       ['without identifier', 'identifier', undefined, 'required', 'Bundle.identifier'],
       ['with another identifier system', 'identifier.system', 'urn:ietf:rfc:3986', 'code-invalid', 'Bundle.identifier.system'],
       ['without identifier value', 'identifier.value', undefined, 'required', 'Bundle.identifier.value'],
@@ -181,11 +187,26 @@ describe('validateAdmissionRequestBundle', () => {
     it.each<[string, (bundle: Bundle) => unknown, IssueCode, string]>([
       ['without fullUrl', (b) => setAt(b, 'entry[4].fullUrl', undefined), 'required', 'Bundle.entry[4].fullUrl'],
       ['with a URL as fullUrl', (b) => setAt(b, 'entry[4].fullUrl', 'https://x.example/fhir/Condition/1'), 'value', 'Bundle.entry[4].fullUrl'],
-      ['with an upper-case UUID', (b) => setAt(b, 'entry[4].fullUrl', `urn:uuid:${b.entry?.[4]?.fullUrl?.slice('urn:uuid:'.length).toUpperCase()}`), 'value', 'Bundle.entry[4].fullUrl'],
+      [
+        'with an upper-case UUID',
+        (b) => setAt(b, 'entry[4].fullUrl', `urn:uuid:${b.entry?.[4]?.fullUrl?.slice('urn:uuid:'.length).toUpperCase()}`),
+        'value',
+        'Bundle.entry[4].fullUrl',
+      ],
       ['with the fullUrl of another entry', (b) => setAt(b, 'entry[5].fullUrl', b.entry?.[4]?.fullUrl), 'invalid', 'Bundle.entry[5].fullUrl'],
       ['without resource', (b) => setAt(b, 'entry[4].resource', undefined), 'required', 'Bundle.entry[4].resource'],
-      ['with a resource of another type', (b) => setAt(b, 'entry[4].resource.resourceType', 'Procedure'), 'code-invalid', 'Bundle.entry[4].resource.resourceType'],
-      ['with a resource without resourceType', (b) => setAt(b, 'entry[4].resource.resourceType', undefined), 'required', 'Bundle.entry[4].resource.resourceType'],
+      [
+        'with a resource of another type',
+        (b) => setAt(b, 'entry[4].resource.resourceType', 'Procedure'),
+        'code-invalid',
+        'Bundle.entry[4].resource.resourceType',
+      ],
+      [
+        'with a resource without resourceType',
+        (b) => setAt(b, 'entry[4].resource.resourceType', undefined),
+        'required',
+        'Bundle.entry[4].resource.resourceType',
+      ],
     ])('%s', (_, breakIt, code, expression) => {
       const bundle = proposal();
       breakIt(bundle);
@@ -221,15 +242,60 @@ describe('validateAdmissionRequestBundle', () => {
     it.each<[string, (bundle: Bundle) => [string, unknown], IssueCode, string]>([
       ['in relative form', () => ['entry[0].resource.subject.reference', 'Patient/123'], 'value', 'Bundle.entry[0].resource.subject.reference'],
       ['to no entry of the bundle', () => ['entry[0].resource.subject.reference', UNKNOWN_URN], 'invalid', 'Bundle.entry[0].resource.subject.reference'],
-      ['of subject to an Organization', (b) => ['entry[0].resource.subject.reference', fullUrlOf(b, 'Organization')], 'invalid', 'Bundle.entry[0].resource.subject.reference'],
-      ['of requester to the Patient', (b) => ['entry[0].resource.requester.reference', fullUrlOf(b, 'Patient')], 'invalid', 'Bundle.entry[0].resource.requester.reference'],
-      ['of performer to the Encounter', (b) => ['entry[0].resource.performer[1].reference', fullUrlOf(b, 'Encounter')], 'invalid', 'Bundle.entry[0].resource.performer[1].reference'],
-      ['of encounter to a Condition', (b) => ['entry[0].resource.encounter.reference', fullUrlOf(b, 'Condition')], 'invalid', 'Bundle.entry[0].resource.encounter.reference'],
-      ['of beneficiary to an Organization', (b) => ['entry[2].resource.beneficiary.reference', fullUrlOf(b, 'Organization')], 'invalid', 'Bundle.entry[2].resource.beneficiary.reference'],
-      ['of serviceProvider to the Patient', (b) => ['entry[3].resource.serviceProvider.reference', fullUrlOf(b, 'Patient')], 'invalid', 'Bundle.entry[3].resource.serviceProvider.reference'],
-      ['of a Condition encounter to the Patient', (b) => ['entry[4].resource.encounter.reference', fullUrlOf(b, 'Patient')], 'invalid', 'Bundle.entry[4].resource.encounter.reference'],
-      ['of an Observation subject to nothing', () => ['entry[7].resource.subject.reference', UNKNOWN_URN], 'invalid', 'Bundle.entry[7].resource.subject.reference'],
-      ['in an element the profile does not name', () => ['entry[4].resource.evidence', [{ detail: [{ reference: 'Observation/1' }] }]], 'value', 'Bundle.entry[4].resource.evidence[0].detail[0].reference'],
+      [
+        'of subject to an Organization',
+        (b) => ['entry[0].resource.subject.reference', fullUrlOf(b, 'Organization')],
+        'invalid',
+        'Bundle.entry[0].resource.subject.reference',
+      ],
+      [
+        'of requester to the Patient',
+        (b) => ['entry[0].resource.requester.reference', fullUrlOf(b, 'Patient')],
+        'invalid',
+        'Bundle.entry[0].resource.requester.reference',
+      ],
+      [
+        'of performer to the Encounter',
+        (b) => ['entry[0].resource.performer[1].reference', fullUrlOf(b, 'Encounter')],
+        'invalid',
+        'Bundle.entry[0].resource.performer[1].reference',
+      ],
+      [
+        'of encounter to a Condition',
+        (b) => ['entry[0].resource.encounter.reference', fullUrlOf(b, 'Condition')],
+        'invalid',
+        'Bundle.entry[0].resource.encounter.reference',
+      ],
+      [
+        'of beneficiary to an Organization',
+        (b) => ['entry[2].resource.beneficiary.reference', fullUrlOf(b, 'Organization')],
+        'invalid',
+        'Bundle.entry[2].resource.beneficiary.reference',
+      ],
+      [
+        'of serviceProvider to the Patient',
+        (b) => ['entry[3].resource.serviceProvider.reference', fullUrlOf(b, 'Patient')],
+        'invalid',
+        'Bundle.entry[3].resource.serviceProvider.reference',
+      ],
+      [
+        'of a Condition encounter to the Patient',
+        (b) => ['entry[4].resource.encounter.reference', fullUrlOf(b, 'Patient')],
+        'invalid',
+        'Bundle.entry[4].resource.encounter.reference',
+      ],
+      [
+        'of an Observation subject to nothing',
+        () => ['entry[7].resource.subject.reference', UNKNOWN_URN],
+        'invalid',
+        'Bundle.entry[7].resource.subject.reference',
+      ],
+      [
+        'in an element the profile does not name',
+        () => ['entry[4].resource.evidence', [{ detail: [{ reference: 'Observation/1' }] }]],
+        'value',
+        'Bundle.entry[4].resource.evidence[0].detail[0].reference',
+      ],
     ])('%s', (_, change, code, expression) => {
       const bundle = proposal();
       const [at, value] = change(bundle);
@@ -240,17 +306,13 @@ describe('validateAdmissionRequestBundle', () => {
     it('refuses the same clinic named twice as performer', () => {
       const bundle = proposal();
       setAt(bundle, 'entry[0].resource.performer[1]', { reference: fullUrlOf(bundle, 'Organization', 1) });
-      expect(issuesOf(bundle)).toEqual([
-        expect.objectContaining({ code: 'invalid', expression: 'Bundle.entry[0].resource.performer[1]' }),
-      ]);
+      expect(issuesOf(bundle)).toEqual([expect.objectContaining({ code: 'invalid', expression: 'Bundle.entry[0].resource.performer[1]' })]);
     });
 
     it('refuses two performer Organizations with the same IK number', () => {
       const bundle = proposal();
       setAt(bundle, 'entry[11].resource.identifier[0]', { system: IK_NUMBER_SYSTEM, value: '510000001' });
-      expect(issuesOf(bundle)).toEqual([
-        expect.objectContaining({ code: 'invalid', expression: 'Bundle.entry[0].resource.performer[1]' }),
-      ]);
+      expect(issuesOf(bundle)).toEqual([expect.objectContaining({ code: 'invalid', expression: 'Bundle.entry[0].resource.performer[1]' })]);
     });
   });
 });

@@ -1,12 +1,6 @@
 import type { Bundle } from '@medplum/fhirtypes';
 import type { z } from 'zod';
-import {
-  type OrderDetailCode,
-  SERVICE_TYPE_CODES,
-  type ServiceRequestIntent,
-  type ServiceRequestStatus,
-  type ServiceTypeCode,
-} from './codes';
+import { type OrderDetailCode, SERVICE_TYPE_CODES, type ServiceRequestIntent, type ServiceRequestStatus, type ServiceTypeCode } from './codes';
 import type { Issue } from './outcome';
 import { type PatientDataLevel, patientDataLevel } from './patient-data';
 import { resolveDepartment, type SpecialtyCode } from './specialties';
@@ -72,10 +66,7 @@ export interface AdmissionRequestBundle {
  * Validates a POSTed AdmissionRequestBundle against the spec's field tables and decisions.md and
  * reports every problem found, each with its FHIRPath. Never throws.
  */
-export function validateAdmissionRequestBundle(
-  input: unknown,
-  options: ValidationOptions,
-): ValidationResult<AdmissionRequestBundle> {
+export function validateAdmissionRequestBundle(input: unknown, options: ValidationOptions): ValidationResult<AdmissionRequestBundle> {
   try {
     return validate(input, admissionRequestSchemas(options.profileBase));
   } catch (error) {
@@ -107,20 +98,14 @@ function validate(input: unknown, schemas: AdmissionRequestSchemas): ValidationR
   if (issues.length > 0 || !envelope.success) return { ok: false, issues: capIssues(issues, omitted + structure.omitted) };
 
   const summary = summarize(input, envelope.data, parsed, schemas.systems);
-  return summary
-    ? { ok: true, bundle: summary }
-    : { ok: false, issues: [issue('exception', 'a valid bundle could not be summarized')] };
+  return summary ? { ok: true, bundle: summary } : { ok: false, issues: [issue('exception', 'a valid bundle could not be summarized')] };
 }
 
 /** The resources one by one, then the rules across them: counts, references, request stage. */
 function checkEntries(entries: readonly EntryView[], schemas: AdmissionRequestSchemas, parsed: ParsedResources): Issue[] {
   const byFullUrl = entriesByFullUrl(entries);
   const issues = entries.flatMap((entry) => parseResource(entry, schemas, parsed));
-  issues.push(
-    ...checkUniqueFullUrls(entries),
-    ...checkResourceCounts(entries, ADMISSION_REQUEST_CARDINALITY),
-    ...checkReferences(entries, byFullUrl),
-  );
+  issues.push(...checkUniqueFullUrls(entries), ...checkResourceCounts(entries, ADMISSION_REQUEST_CARDINALITY), ...checkReferences(entries, byFullUrl));
   const serviceRequest = entries.find((entry) => entry.resourceType === 'ServiceRequest');
   if (serviceRequest) {
     const patient = entries.find((entry) => entry.resourceType === 'Patient');
@@ -174,9 +159,7 @@ function summarize(
   if (!serviceRequest || !department || !patientLevel || !isServiceType(serviceType)) return undefined;
   if (!requestIdentifier || !requesterIk || !patientIdentifier) return undefined;
 
-  const performers = serviceRequest.performer.map((performer) =>
-    performerClinic(organizations.get(performer.reference), systems.performerDeepLinkSystem),
-  );
+  const performers = serviceRequest.performer.map((performer) => performerClinic(organizations.get(performer.reference), systems.performerDeepLinkSystem));
   if (!performers.every((performer): performer is PerformerClinic => performer !== undefined)) return undefined;
   return {
     requestIdentifier,
@@ -198,10 +181,7 @@ function summarize(
   };
 }
 
-function performerClinic(
-  organization: ParsedOrganization | undefined,
-  deepLinkSystem: string,
-): PerformerClinic | undefined {
+function performerClinic(organization: ParsedOrganization | undefined, deepLinkSystem: string): PerformerClinic | undefined {
   const ik = organization && ikNumberOf(organization);
   if (!organization || !ik) return undefined;
   return { ik, deepLink: organization.identifier.find((identifier) => identifier.system === deepLinkSystem)?.value };

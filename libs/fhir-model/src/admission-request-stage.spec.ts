@@ -20,11 +20,41 @@ function issuesOf(bundle: Bundle): Issue[] {
 
 describe('validateAdmissionRequestBundle: request stage', () => {
   it.each<[string, AdmissionRequestFixtureOptions, ((bundle: Bundle) => void) | undefined, IssueCode, string]>([
-    ['an orderDetail needs intent order', { intent: 'proposal', orderDetail: 'selected-provider' }, undefined, 'invalid', 'Bundle.entry[0].resource.orderDetail'],
-    ['intent order needs an orderDetail', { intent: 'order' }, (b) => setAt(b, 'entry[0].resource.orderDetail', undefined), 'required', 'Bundle.entry[0].resource.orderDetail'],
-    ['intent order takes one orderDetail code only', { intent: 'order' }, (b) => setAt(b, 'entry[0].resource.orderDetail', orderDetail('selected-provider', 'selected-provider-cancelled')), 'invalid', 'Bundle.entry[0].resource.orderDetail'],
-    ['a selection names exactly one performer', { orderDetail: 'selected-provider', performerIks: TWO_CLINICS, patient: 'complete' }, undefined, 'invalid', 'Bundle.entry[0].resource.performer'],
-    ['a withdrawal names exactly one performer', { orderDetail: 'selected-provider-cancelled', performerIks: TWO_CLINICS }, undefined, 'invalid', 'Bundle.entry[0].resource.performer'],
+    [
+      'an orderDetail needs intent order',
+      { intent: 'proposal', orderDetail: 'selected-provider' },
+      undefined,
+      'invalid',
+      'Bundle.entry[0].resource.orderDetail',
+    ],
+    [
+      'intent order needs an orderDetail',
+      { intent: 'order' },
+      (b) => setAt(b, 'entry[0].resource.orderDetail', undefined),
+      'required',
+      'Bundle.entry[0].resource.orderDetail',
+    ],
+    [
+      'intent order takes one orderDetail code only',
+      { intent: 'order' },
+      (b) => setAt(b, 'entry[0].resource.orderDetail', orderDetail('selected-provider', 'selected-provider-cancelled')),
+      'invalid',
+      'Bundle.entry[0].resource.orderDetail',
+    ],
+    [
+      'a selection names exactly one performer',
+      { orderDetail: 'selected-provider', performerIks: TWO_CLINICS, patient: 'complete' },
+      undefined,
+      'invalid',
+      'Bundle.entry[0].resource.performer',
+    ],
+    [
+      'a withdrawal names exactly one performer',
+      { orderDetail: 'selected-provider-cancelled', performerIks: TWO_CLINICS },
+      undefined,
+      'invalid',
+      'Bundle.entry[0].resource.performer',
+    ],
   ])('%s', (_, options, change, code, expression) => {
     const bundle = admissionRequestBundle(options);
     change?.(bundle);
@@ -46,9 +76,7 @@ describe('validateAdmissionRequestBundle: request stage', () => {
   it('a selection with a name that is neither complete nor masked is reported once, on the family name', () => {
     const bundle = admissionRequestBundle({ orderDetail: 'selected-provider' });
     setAt(bundle, 'entry[1].resource.name[0]', { given: ['Erika'] });
-    expect(issuesOf(bundle)).toEqual([
-      expect.objectContaining({ code: 'required', expression: 'Bundle.entry[1].resource.name[0].family' }),
-    ]);
+    expect(issuesOf(bundle)).toEqual([expect.objectContaining({ code: 'required', expression: 'Bundle.entry[1].resource.name[0].family' })]);
   });
 
   it.each<[string, AdmissionRequestFixtureOptions]>([
@@ -56,7 +84,10 @@ describe('validateAdmissionRequestBundle: request stage', () => {
     ['a cancellation of a proposal', { status: 'revoked' }],
     ['a cancellation with intent order and no orderDetail', { status: 'revoked', intent: 'order', orderDetail: undefined }],
     ['a cancellation of a proposal that carries an orderDetail', { status: 'revoked', intent: 'proposal', orderDetail: 'selected-provider' }],
-    ['a cancellation of a selection with a masked patient and two performers', { status: 'revoked', orderDetail: 'selected-provider', patient: 'masked', performerIks: TWO_CLINICS }],
+    [
+      'a cancellation of a selection with a masked patient and two performers',
+      { status: 'revoked', orderDetail: 'selected-provider', patient: 'masked', performerIks: TWO_CLINICS },
+    ],
   ])('accepts %s', (_, options) => {
     const bundle = admissionRequestBundle(options);
     if (options.intent === 'order' && !options.orderDetail) setAt(bundle, 'entry[0].resource.orderDetail', undefined);

@@ -10,8 +10,7 @@ export const AUDIT_EVENT_SEARCH_PARAMETERS = [
     name: 'entity',
     type: 'reference',
     definition: 'http://hl7.org/fhir/SearchParameter/AuditEvent-entity',
-    documentation:
-      'The ServiceRequest identifier URI the entry is about; also as entity:identifier=urn:ietf:rfc:3986|<uri>. Repeatable (all must hold).',
+    documentation: 'The ServiceRequest identifier URI the entry is about; also as entity:identifier=urn:ietf:rfc:3986|<uri>. Repeatable (all must hold).',
   },
   {
     name: 'date',

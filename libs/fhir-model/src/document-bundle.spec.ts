@@ -30,7 +30,9 @@ describe('validateDocumentBundle', () => {
   });
 
   it('accepts base64 data broken into lines', () => {
-    const data = Buffer.from('x'.repeat(200)).toString('base64').replace(/(.{76})/g, '$1\n');
+    const data = Buffer.from('x'.repeat(200))
+      .toString('base64')
+      .replace(/(.{76})/g, '$1\n');
     expect(issuesOf(setAt(twoDocuments(), `${DR}.content[0].attachment.data`, data))).toEqual([]);
   });
 
@@ -48,15 +50,55 @@ describe('validateDocumentBundle', () => {
     ['with an entry without fullUrl', (b) => setAt(b, 'entry[2].fullUrl', undefined), 'required', 'Bundle.entry[2].fullUrl'],
     ['with a duplicate fullUrl', (b) => setAt(b, 'entry[2].fullUrl', b.entry?.[1]?.fullUrl), 'invalid', 'Bundle.entry[2].fullUrl'],
     ['with a DocumentReference without content', (b) => setAt(b, `${DR}.content`, []), 'required', 'Bundle.entry[1].resource.content'],
-    ['with an attachment without contentType', (b) => setAt(b, `${DR}.content[0].attachment.contentType`, undefined), 'required', 'Bundle.entry[1].resource.content[0].attachment.contentType'],
-    ['with a malformed contentType', (b) => setAt(b, `${DR}.content[0].attachment.contentType`, 'pdf'), 'value', 'Bundle.entry[1].resource.content[0].attachment.contentType'],
-    ['with an attachment without data', (b) => setAt(b, `${DR}.content[0].attachment.data`, undefined), 'required', 'Bundle.entry[1].resource.content[0].attachment.data'],
-    ['with data that is not base64', (b) => setAt(b, `${DR}.content[0].attachment.data`, 'not base64!'), 'value', 'Bundle.entry[1].resource.content[0].attachment.data'],
-    ['with base64 of a wrong length', (b) => setAt(b, `${DR}.content[0].attachment.data`, 'abcde'), 'value', 'Bundle.entry[1].resource.content[0].attachment.data'],
+    [
+      'with an attachment without contentType',
+      (b) => setAt(b, `${DR}.content[0].attachment.contentType`, undefined),
+      'required',
+      'Bundle.entry[1].resource.content[0].attachment.contentType',
+    ],
+    [
+      'with a malformed contentType',
+      (b) => setAt(b, `${DR}.content[0].attachment.contentType`, 'pdf'),
+      'value',
+      'Bundle.entry[1].resource.content[0].attachment.contentType',
+    ],
+    [
+      'with an attachment without data',
+      (b) => setAt(b, `${DR}.content[0].attachment.data`, undefined),
+      'required',
+      'Bundle.entry[1].resource.content[0].attachment.data',
+    ],
+    [
+      'with data that is not base64',
+      (b) => setAt(b, `${DR}.content[0].attachment.data`, 'not base64!'),
+      'value',
+      'Bundle.entry[1].resource.content[0].attachment.data',
+    ],
+    [
+      'with base64 of a wrong length',
+      (b) => setAt(b, `${DR}.content[0].attachment.data`, 'abcde'),
+      'value',
+      'Bundle.entry[1].resource.content[0].attachment.data',
+    ],
     ['without context', (b) => setAt(b, `${DR}.context`, undefined), 'required', 'Bundle.entry[1].resource.context'],
-    ['without the request identifier', (b) => setAt(b, `${DR}.context.related[0].identifier.system`, 'urn:oid:1.2.3'), 'required', 'Bundle.entry[1].resource.context.related'],
-    ['with a request identifier that is not a URI', (b) => setAt(b, `${DR}.context.related[0].identifier.value`, '42'), 'value', 'Bundle.entry[1].resource.context.related[0].identifier.value'],
-    ['naming two requests', (b) => setAt(b, 'entry[2].resource.context.related[0].identifier.value', `${REQUEST}-other`), 'invalid', 'Bundle.entry[2].resource.context.related'],
+    [
+      'without the request identifier',
+      (b) => setAt(b, `${DR}.context.related[0].identifier.system`, 'urn:oid:1.2.3'),
+      'required',
+      'Bundle.entry[1].resource.context.related',
+    ],
+    [
+      'with a request identifier that is not a URI',
+      (b) => setAt(b, `${DR}.context.related[0].identifier.value`, '42'),
+      'value',
+      'Bundle.entry[1].resource.context.related[0].identifier.value',
+    ],
+    [
+      'naming two requests',
+      (b) => setAt(b, 'entry[2].resource.context.related[0].identifier.value', `${REQUEST}-other`),
+      'invalid',
+      'Bundle.entry[2].resource.context.related',
+    ],
     ['with a huge string outside attachments', (b) => setAt(b, 'entry[0].resource.title', 'x'.repeat(20_000)), 'too-long', 'Bundle.entry[0].resource.title'],
   ])('rejects a bundle %s', (_, breakIt, code, expression) => {
     const bundle = twoDocuments();

@@ -4,9 +4,7 @@ describe('OperationOutcome builders', () => {
   it('carry severity, code, diagnostics and the FHIRPath expression', () => {
     expect(badRequest('value is required', 'Bundle.entry[0].resource.status')).toEqual({
       resourceType: 'OperationOutcome',
-      issue: [
-        { severity: 'error', code: 'invalid', diagnostics: 'value is required', expression: ['Bundle.entry[0].resource.status'] },
-      ],
+      issue: [{ severity: 'error', code: 'invalid', diagnostics: 'value is required', expression: ['Bundle.entry[0].resource.status'] }],
     });
   });
 

@@ -61,10 +61,8 @@ export function getStatus(result: OperationOutcome): number {
   return (code && statusByIssueCode[code]) ?? 500;
 }
 
-export const badRequest = (diagnostics: string, expression?: string) =>
-  outcome([{ code: 'invalid', diagnostics, expression }]);
-export const unauthorized = (diagnostics = 'a valid bearer access token is required') =>
-  outcome([{ code: 'login', diagnostics }]);
+export const badRequest = (diagnostics: string, expression?: string) => outcome([{ code: 'invalid', diagnostics, expression }]);
+export const unauthorized = (diagnostics = 'a valid bearer access token is required') => outcome([{ code: 'login', diagnostics }]);
 export const forbidden = (diagnostics: string) => outcome([{ code: 'forbidden', diagnostics }]);
 export const notFound = (diagnostics = 'not found') => outcome([{ code: 'not-found', diagnostics }]);
 /** A read of what was deleted (FHIR http.html#read: 410 Gone). */

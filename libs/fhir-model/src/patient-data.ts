@@ -11,8 +11,7 @@ export type PatientDataLevel = 'masked' | 'complete';
 /** True when a HumanName carries `_family.extension[]` with the nullFlavor `MSK`. */
 export function isMaskedName(name: unknown): boolean {
   return arrayField(field(name, '_family'), 'extension').some(
-    (extension) =>
-      stringField(extension, 'url') === NULL_FLAVOR_EXTENSION && stringField(extension, 'valueCode') === MASKED_NULL_FLAVOR,
+    (extension) => stringField(extension, 'url') === NULL_FLAVOR_EXTENSION && stringField(extension, 'valueCode') === MASKED_NULL_FLAVOR,
   );
 }
 

@@ -65,9 +65,7 @@ describe('robustness of the validators', () => {
 
     it('refuses __proto__ deep inside a resource, at its FHIRPath', () => {
       const json = JSON.stringify(fixture()).replace('"postalCode"', '"__proto__":{"polluted":true},"postalCode"');
-      expect(issuesOf(JSON.parse(json))).toEqual([
-        expect.objectContaining({ code: 'invalid', expression: 'Bundle.entry[1].resource.address[0].__proto__' }),
-      ]);
+      expect(issuesOf(JSON.parse(json))).toEqual([expect.objectContaining({ code: 'invalid', expression: 'Bundle.entry[1].resource.address[0].__proto__' })]);
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     });
   });
@@ -88,7 +86,9 @@ describe('robustness of the validators', () => {
 
     it('reports the first level too deep once, without recursing further', () => {
       const issues = issuesOf(setAt(fixture(), 'entry[0].resource.extension', nested(100_000)));
-      expect(issues).toEqual([expect.objectContaining({ code: 'structure', expression: expect.stringMatching(/^Bundle\.entry\[0\]\.resource(\.extension\[0\])+\.extension$/) })]);
+      expect(issues).toEqual([
+        expect.objectContaining({ code: 'structure', expression: expect.stringMatching(/^Bundle\.entry\[0\]\.resource(\.extension\[0\])+\.extension$/) }),
+      ]);
     });
 
     it('reports a cyclic structure instead of looping', () => {

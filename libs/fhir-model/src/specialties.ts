@@ -70,20 +70,14 @@ export function resolveDepartment(
   const codings = performerType?.coding ?? [];
   const { specialtySystem } = fhirSystems(profileBase);
 
-  const specialties = distinct(
-    codings.filter((coding) => coding.system === specialtySystem).map((coding) => findSpecialty(coding.code ?? '')),
-  );
+  const specialties = distinct(codings.filter((coding) => coding.system === specialtySystem).map((coding) => findSpecialty(coding.code ?? '')));
   if (specialties.length > 0) {
     const [specialty] = specialties;
-    return specialties.length === 1 && specialty
-      ? { departmentCode: specialty.department, specialty, source: 'specialty' }
-      : undefined;
+    return specialties.length === 1 && specialty ? { departmentCode: specialty.department, specialty, source: 'specialty' } : undefined;
   }
 
   const departmentCodes = distinct(
-    codings
-      .filter((coding) => coding.system === DEPARTMENT_KEY_SYSTEM && /^\d{4}$/.test(coding.code ?? ''))
-      .map((coding) => coding.code),
+    codings.filter((coding) => coding.system === DEPARTMENT_KEY_SYSTEM && /^\d{4}$/.test(coding.code ?? '')).map((coding) => coding.code),
   );
   const [departmentCode] = departmentCodes;
   if (departmentCodes.length !== 1 || !departmentCode) return undefined;

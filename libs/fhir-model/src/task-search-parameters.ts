@@ -20,8 +20,7 @@ export const TASK_SEARCH_PARAMETERS = [
     name: 'based-on',
     type: 'reference',
     definition: 'http://hl7.org/fhir/SearchParameter/Task-based-on',
-    documentation:
-      'The ServiceRequest identifier URI the Task is based on; also as based-on:identifier=urn:ietf:rfc:3986|<uri>. Repeatable (all must hold).',
+    documentation: 'The ServiceRequest identifier URI the Task is based on; also as based-on:identifier=urn:ietf:rfc:3986|<uri>. Repeatable (all must hold).',
   },
   {
     name: 'owner',

@@ -31,7 +31,10 @@ export function classifyError(error: unknown, domainErrors?: DomainErrors): Http
     case 'entity.parse.failed':
       return new HttpError('invalid_request', 'the body is not valid JSON');
     case 'entity.too.large':
-      return new HttpError('payload_too_large', typeof raised.limit === 'number' ? `the body is larger than ${sizeText(raised.limit)}` : 'the body is too large');
+      return new HttpError(
+        'payload_too_large',
+        typeof raised.limit === 'number' ? `the body is larger than ${sizeText(raised.limit)}` : 'the body is too large',
+      );
     case 'charset.unsupported':
       return new HttpError('unsupported_media_type', `unsupported charset "${String(raised.charset).toUpperCase()}"`);
     case 'encoding.unsupported':

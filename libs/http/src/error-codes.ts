@@ -7,7 +7,11 @@ import type { IssueCode } from '@bedrequest/fhir-model';
  * table for callers; keep the two in step.
  */
 export const errorCodes = {
-  invalid_request: { status: 400, issue: 'invalid', meaning: 'the body, a parameter or a header is not what the endpoint takes (including a body that is not valid JSON)' },
+  invalid_request: {
+    status: 400,
+    issue: 'invalid',
+    meaning: 'the body, a parameter or a header is not what the endpoint takes (including a body that is not valid JSON)',
+  },
   unauthorized: { status: 401, issue: 'login', meaning: 'missing, invalid or expired access token' },
   invalid_credentials: { status: 401, issue: 'login', meaning: 'login failed: unknown user, wrong password or disabled user' },
   invalid_refresh_token: { status: 401, issue: 'login', meaning: 'unknown, expired, already used or revoked refresh token' },
@@ -15,12 +19,20 @@ export const errorCodes = {
   not_found: { status: 404, issue: 'not-found', meaning: 'unknown endpoint or id, or one the caller may not see' },
   method_not_allowed: { status: 405, issue: 'not-supported', meaning: 'the path exists, but not with this method; `Allow` lists the methods it takes' },
   conflict: { status: 409, issue: 'conflict', meaning: 'the state does not allow it (e.g. an answer to a cancelled Task)' },
-  gone: { status: 410, issue: 'deleted', meaning: "the patient data of an erased request (bundle, documents, versions); its Task remains, searched and read as a tombstone" },
+  gone: {
+    status: 410,
+    issue: 'deleted',
+    meaning: 'the patient data of an erased request (bundle, documents, versions); its Task remains, searched and read as a tombstone',
+  },
   payload_too_large: { status: 413, issue: 'too-costly', meaning: "the body is larger than the endpoint's limit" },
   unsupported_media_type: { status: 415, issue: 'not-supported', meaning: 'a content type, charset or content encoding the endpoint does not read' },
   too_many_requests: { status: 429, issue: 'throttled', meaning: 'rate limited or too many failed logins; `Retry-After` says when to try again' },
   internal_error: { status: 500, issue: 'exception', meaning: 'an unexpected failure; the details are logged, not returned' },
-  unavailable: { status: 503, issue: 'transient', meaning: 'a backing service (broker, database, Redis, another service) is unreachable or answered outside its contract; `Retry-After` says when to retry' },
+  unavailable: {
+    status: 503,
+    issue: 'transient',
+    meaning: 'a backing service (broker, database, Redis, another service) is unreachable or answered outside its contract; `Retry-After` says when to retry',
+  },
 } as const satisfies Record<string, { status: number; issue: IssueCode; meaning: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -13,7 +13,11 @@ describe('jsonErrorHandler', () => {
     const app = express();
     app.post('/', express.json({ limit: '16kb' }), route);
     app.get('/', route);
-    app.use(jsonErrorHandler(logger.logger, { domainErrors: (error) => (error instanceof UnknownThingError ? new HttpError('not_found', error.message) : undefined) }));
+    app.use(
+      jsonErrorHandler(logger.logger, {
+        domainErrors: (error) => (error instanceof UnknownThingError ? new HttpError('not_found', error.message) : undefined),
+      }),
+    );
     return { app, logger };
   };
   const echo: RequestHandler = (req, res) => res.json(req.body);
@@ -44,7 +48,10 @@ describe('jsonErrorHandler', () => {
 
   it('answers a body over the limit with 413 payload_too_large, naming the limit', async () => {
     const { app } = serve(echo);
-    const response = await request(app).post('/').set('content-type', 'application/json').send(JSON.stringify({ text: 'x'.repeat(17 * 1024) }));
+    const response = await request(app)
+      .post('/')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ text: 'x'.repeat(17 * 1024) }));
     expect([response.status, response.body]).toEqual([413, { error: 'payload_too_large', message: 'the body is larger than 16 KiB' }]);
   });
 

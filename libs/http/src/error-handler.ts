@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { classifyError, type DomainErrors } from './classify';
-import { HttpError } from './http-error';
+import { type HttpError } from './http-error';
 
 /** `{"error": "<code>", "message": "<text>"}` (decisions.md, "Errors": non-FHIR endpoints), with `Retry-After` where the error has one. */
 export function sendError(res: Response, error: HttpError): void {
@@ -23,7 +23,10 @@ export function logServerError(logger: Logger, req: Request, error: HttpError): 
     return;
   }
   const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined;
-  logger.warn({ ...request, code: error.code, err: error.detail ?? error.message, cause }, 'request failed: a backing service is unavailable or answered unexpectedly');
+  logger.warn(
+    { ...request, code: error.code, err: error.detail ?? error.message, cause },
+    'request failed: a backing service is unavailable or answered unexpectedly',
+  );
 }
 
 /**
@@ -44,6 +47,9 @@ function describeUnexpected(error: unknown): { errorType: string; errorCode?: st
   if (!(error instanceof Error)) return { errorType: typeof error };
   const code = (error as { code?: unknown }).code;
   // The first stack line repeats the message; the frames say where it failed.
-  const frames = error.stack?.split('\n').slice(1, 6).map((frame) => frame.trim());
+  const frames = error.stack
+    ?.split('\n')
+    .slice(1, 6)
+    .map((frame) => frame.trim());
   return { errorType: error.name, ...(typeof code === 'string' ? { errorCode: code } : {}), ...(frames ? { stack: frames } : {}) };
 }

@@ -6,7 +6,10 @@ describe('HttpError.parseInput', () => {
     status: z.enum(['accepted', 'declined']),
     note: z.string().max(10).optional(),
     beds: z.number().int().min(0).optional(),
-    ward: z.string().regex(/^\d{2}$/, 'must be a ward number of 2 digits').optional(),
+    ward: z
+      .string()
+      .regex(/^\d{2}$/, 'must be a ward number of 2 digits')
+      .optional(),
     items: z.array(z.strictObject({ code: z.string().min(1) })).optional(),
   });
   const refusalOf = (input: unknown): HttpError => {
@@ -30,7 +33,12 @@ describe('HttpError.parseInput', () => {
     expect(refusal.message).toBe(
       'status: must be one of accepted, declined; note: must be at most 10 characters; beds: must be at least 0; ward: must be a ward number of 2 digits; items[0].code: must not be empty; colour: not allowed',
     );
-    expect(refusal.issues).toEqual(expect.arrayContaining([{ code: 'structure', diagnostics: 'not allowed', expression: 'colour' }, { code: 'invalid', diagnostics: 'must be at least 0', expression: 'beds' }]));
+    expect(refusal.issues).toEqual(
+      expect.arrayContaining([
+        { code: 'structure', diagnostics: 'not allowed', expression: 'colour' },
+        { code: 'invalid', diagnostics: 'must be at least 0', expression: 'beds' },
+      ]),
+    );
   });
 
   it('says a missing field is required and a value of the wrong type what type it must be', () => {

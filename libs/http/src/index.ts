@@ -3,4 +3,14 @@ export { HttpError, type HttpErrorOptions } from './http-error';
 export { classifyError, type DomainErrors } from './classify';
 export { jsonErrorHandler, logServerError, sendError } from './error-handler';
 export { outcomeOf } from './fhir-outcome';
-export { InternalClient, UpstreamUnavailableError, type Answer, type Answers, type Credential, type InternalClientOptions, type InternalRequest, type RawAnswer, type TokenSource } from './internal-client';
+export {
+  InternalClient,
+  UpstreamUnavailableError,
+  type Answer,
+  type Answers,
+  type Credential,
+  type InternalClientOptions,
+  type InternalRequest,
+  type RawAnswer,
+  type TokenSource,
+} from './internal-client';

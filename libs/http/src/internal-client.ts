@@ -104,7 +104,9 @@ export class InternalClient {
       throw this.unavailable(`answered HTTP ${status} with a body that is not JSON`, error);
     }
     const checked = schema.safeParse(parsed);
-    if (!checked.success) throw this.unavailable(`answered HTTP ${status} with a body its contract does not allow (${checked.error.issues[0]?.path.join('.') || 'body'})`);
+    if (!checked.success) {
+      throw this.unavailable(`answered HTTP ${status} with a body its contract does not allow (${checked.error.issues[0]?.path.join('.') || 'body'})`);
+    }
     return { status, body: checked.data } as Answer<A>;
   }
 
@@ -144,7 +146,11 @@ export class InternalClient {
     const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     try {
       const body = request.json === undefined ? request.body : Buffer.from(JSON.stringify(request.json));
-      const { statusCode, headers, body: answer } = await this.pool.request({
+      const {
+        statusCode,
+        headers,
+        body: answer,
+      } = await this.pool.request({
         method: request.method,
         path: request.query?.size ? `${request.path}?${request.query}` : request.path,
         headers: {

@@ -152,7 +152,8 @@ describe('Broker against the real RabbitMQ', () => {
     const schema = uniqueName('effects');
     let pool: Pool;
     const effects = async (ids: string[]) =>
-      (await pool.query<{ message_id: string; n: number }>(`SELECT message_id, n FROM "${schema}".effect WHERE message_id = ANY($1::uuid[]) ORDER BY n`, [ids])).rows;
+      (await pool.query<{ message_id: string; n: number }>(`SELECT message_id, n FROM "${schema}".effect WHERE message_id = ANY($1::uuid[]) ORDER BY n`, [ids]))
+        .rows;
 
     beforeAll(async () => {
       pool = new Pool({ connectionString: env.databaseUrl });
@@ -270,9 +271,7 @@ describe('Broker against the real RabbitMQ', () => {
 
       proxy.cut();
       await waitFor(() => !broker.isReady(), { what: 'the broker to notice the lost connection' });
-      await expect(broker.publish(TestJobV1, { n: 2 }, { correlationId: 'during' })).rejects.toBeInstanceOf(
-        BrokerUnavailableError,
-      );
+      await expect(broker.publish(TestJobV1, { n: 2 }, { correlationId: 'during' })).rejects.toBeInstanceOf(BrokerUnavailableError);
 
       proxy.restore();
       await waitFor(() => broker.isReady(), { what: 'the reconnection' });

@@ -83,7 +83,9 @@ describe('the outbox relay against the real RabbitMQ and PostgreSQL', () => {
   it('has one relay per schema publish, each message once, and deletes what was confirmed', async () => {
     const broker = newBroker();
     await broker.start();
-    const relays = [0, 1].map(() => new OutboxRelay({ databaseUrl: env.databaseUrl, schema, broker, logger: silentLogger(), pollIntervalMs: 30, batchSize: 5 }));
+    const relays = [0, 1].map(
+      () => new OutboxRelay({ databaseUrl: env.databaseUrl, schema, broker, logger: silentLogger(), pollIntervalMs: 30, batchSize: 5 }),
+    );
     const pending = async () => Number((await pool.query(`SELECT count(*) FROM "${schema}".outbox_message`)).rows[0].count);
     try {
       for (let n = 100; n < 120; n++) {

@@ -10,11 +10,7 @@ export interface OutboxRecord {
   envelope: Envelope;
 }
 
-export function outboxRecord<D extends MessageDefinition>(
-  definition: D,
-  payload: PayloadOf<D>,
-  meta: { correlationId: string },
-): OutboxRecord {
+export function outboxRecord<D extends MessageDefinition>(definition: D, payload: PayloadOf<D>, meta: { correlationId: string }): OutboxRecord {
   return { routingKey: definition.routingKey, envelope: createEnvelope(definition, payload, meta) };
 }
 
@@ -129,7 +125,9 @@ export class OutboxRelay {
     });
     try {
       await client.connect();
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`bedrequest-outbox:${this.options.schema}`]);
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        `bedrequest-outbox:${this.options.schema}`,
+      ]);
       if (!rows[0]?.locked) {
         await client.end();
         return undefined;

@@ -62,7 +62,13 @@ export class ConfirmedPublisher {
     }
   }
 
-  private confirmed(channel: ConfirmChannel, routingKey: string, envelope: Envelope, headers: Record<string, string> | undefined, replyTo: string | undefined): Promise<void> {
+  private confirmed(
+    channel: ConfirmChannel,
+    routingKey: string,
+    envelope: Envelope,
+    headers: Record<string, string> | undefined,
+    replyTo: string | undefined,
+  ): Promise<void> {
     const { timeoutMs, exchange, catalog } = this.options;
     const returnedMessageIds = this.returned.get(channel);
     return new Promise<void>((resolve, reject) => {

@@ -16,11 +16,15 @@ function appWith(readiness: Record<string, () => boolean | Promise<boolean>>) {
 
 describe('service HTTP app', () => {
   it('is live regardless of its dependencies', async () => {
-    await request(appWith({ broker: () => false })).get('/health/live').expect(200, { status: 'up' });
+    await request(appWith({ broker: () => false }))
+      .get('/health/live')
+      .expect(200, { status: 'up' });
   });
 
   it('is ready only when every dependency is up, and says which one is down', async () => {
-    await request(appWith({ broker: () => true, database: async () => true })).get('/health/ready').expect(200);
+    await request(appWith({ broker: () => true, database: async () => true }))
+      .get('/health/ready')
+      .expect(200);
     const response = await request(appWith({ broker: () => true, database: async () => false })).get('/health/ready');
     expect(response.status).toBe(503);
     expect(response.body).toEqual({ status: 'down', checks: { broker: 'up', database: 'down' } });
@@ -30,7 +34,9 @@ describe('service HTTP app', () => {
     const failing = async () => {
       throw new Error('boom');
     };
-    await request(appWith({ database: failing })).get('/health/ready').expect(503);
+    await request(appWith({ database: failing }))
+      .get('/health/ready')
+      .expect(503);
   });
 
   it('echoes a sane correlation id and replaces an unusable one', async () => {

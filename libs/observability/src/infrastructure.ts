@@ -19,7 +19,11 @@ const CONNECT_TIMEOUT_MS = 2_000;
  * refuse. Says once, after 5 s, what it waits for; throws InfrastructureUnreachableError whose
  * message has one line per unreachable piece: its address, why, and how to start it.
  */
-export async function awaitInfrastructure(service: string, infrastructure: readonly Infrastructure[], options: { logLevel: string; giveUpAfterMs?: number }): Promise<void> {
+export async function awaitInfrastructure(
+  service: string,
+  infrastructure: readonly Infrastructure[],
+  options: { logLevel: string; giveUpAfterMs?: number },
+): Promise<void> {
   const logger = createLogger(service, options.logLevel);
   const waits = infrastructure.map((piece) =>
     waitForDependency(() => tcpConnect(addressOf(piece), CONNECT_TIMEOUT_MS), {

@@ -30,7 +30,11 @@ describe('waitForDependency', () => {
     const captured = captureLogger();
     const dependency = dependencyReadyAfter(1_500);
     await expect(waitForDependency(dependency.attempt, { logger: captured.logger, describe: waitingForAuth, noticeAfterMs: 300 })).resolves.toBe('keys');
-    const lines = captured.text().trim().split('\n').map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string });
+    const lines = captured
+      .text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string });
     expect(lines.map(({ level, msg, reason }) => ({ level, msg, reason }))).toEqual([
       { level: 40, msg: 'waiting for auth at http://127.0.0.1:8081', reason: 'connect ECONNREFUSED 127.0.0.1:8081' },
       { level: 30, msg: expect.stringMatching(/^auth at http:\/\/127\.0\.0\.1:8081 answered after \d\.\d s$/), reason: undefined },
@@ -42,10 +46,17 @@ describe('waitForDependency', () => {
     const captured = captureLogger();
     const dependency = dependencyReadyAfter(60_000);
     const startedAt = Date.now();
-    const failure = await waitForDependency(dependency.attempt, { logger: captured.logger, describe: waitingForAuth, noticeAfterMs: 100, giveUpAfterMs: 800 }).catch((error: unknown) => error);
+    const failure = await waitForDependency(dependency.attempt, {
+      logger: captured.logger,
+      describe: waitingForAuth,
+      noticeAfterMs: 100,
+      giveUpAfterMs: 800,
+    }).catch((error: unknown) => error);
     expect(Date.now() - startedAt).toBeLessThan(2_000);
     expect(failure).toBeInstanceOf(DependencyUnavailableError);
-    expect((failure as Error).message).toMatch(/^gave up waiting for auth at http:\/\/127\.0\.0\.1:8081 after \d\.\d s: connect ECONNREFUSED 127\.0\.0\.1:8081$/);
+    expect((failure as Error).message).toMatch(
+      /^gave up waiting for auth at http:\/\/127\.0\.0\.1:8081 after \d\.\d s: connect ECONNREFUSED 127\.0\.0\.1:8081$/,
+    );
     expect(captured.text().trim().split('\n')).toHaveLength(1);
   });
 });

@@ -40,17 +40,13 @@ describe('applyMigrations', () => {
   });
 
   it('applies each migration once when several replicas start at the same time', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 4 }, () => applyMigrations({ databaseUrl, schema, migrations: [first, second] })),
-    );
+    const results = await Promise.all(Array.from({ length: 4 }, () => applyMigrations({ databaseUrl, schema, migrations: [first, second] })));
     expect(results.flatMap((result) => result.applied).sort()).toEqual(['0001_things', '0002_more']);
   });
 
   it('rolls a failing migration back completely and reports it', async () => {
     const broken = migration('0002_broken', 'ALTER TABLE thing ADD COLUMN label text; SELECT no_such_function()');
-    await expect(applyMigrations({ databaseUrl, schema, migrations: [first, broken] })).rejects.toThrow(
-      /migration 0002_broken of schema .* failed/,
-    );
+    await expect(applyMigrations({ databaseUrl, schema, migrations: [first, broken] })).rejects.toThrow(/migration 0002_broken of schema .* failed/);
     expect(await columnsOfThing()).toEqual(['id']);
     expect(await applyMigrations({ databaseUrl, schema, migrations: [first, second] })).toEqual({ applied: ['0002_more'], alreadyApplied: 1 });
   });

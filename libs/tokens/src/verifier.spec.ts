@@ -1,9 +1,20 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AUDIENCE, HOUR, ISSUER, SERVICE_AUDIENCE, accessToken, clinicClaims, localKeys, newSigningKey, referrerClaims, serviceToken, type TestSigningKey } from './testing';
+import {
+  AUDIENCE,
+  HOUR,
+  ISSUER,
+  SERVICE_AUDIENCE,
+  accessToken,
+  clinicClaims,
+  localKeys,
+  newSigningKey,
+  referrerClaims,
+  serviceToken,
+  type TestSigningKey,
+} from './testing';
 import { InvalidAccessTokenError, SigningKeysUnavailableError, createTokenVerifier, remoteSigningKeys, type TokenVerifier } from './verifier';
-
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
@@ -68,7 +79,13 @@ describe('access token verification', () => {
   it('keeps at most its cache size of verified tokens, the newest', async () => {
     let keyLookups = 0;
     const keys = localKeys(key);
-    const small = createTokenVerifier({ keys: (header, token) => (keyLookups++, keys(header, token)), issuer: ISSUER, audience: AUDIENCE, now: () => clock, cacheSize: 2 });
+    const small = createTokenVerifier({
+      keys: (header, token) => (keyLookups++, keys(header, token)),
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      now: () => clock,
+      cacheSize: 2,
+    });
     const [first, second, third] = await Promise.all(['a', 'b', 'c'].map((sub) => accessToken(key, { sub })));
     for (const token of [first!, second!, third!]) await small.verify(token);
     await small.verify(third!);
@@ -151,7 +168,7 @@ describe('access token verification', () => {
     });
 
     it.each([
-      ['the parties\' audience', { audience: AUDIENCE }],
+      ["the parties' audience", { audience: AUDIENCE }],
       ['another audience', { audience: 'urn:another-api' }],
     ])('refuses a service token for %s', async (_case, options) => {
       await expect(internal.verify(await serviceToken(key, 'gateway', options))).rejects.toBeInstanceOf(InvalidAccessTokenError);
@@ -159,7 +176,9 @@ describe('access token verification', () => {
 
     it('refuses a party token addressed to the services, and a service token naming no service', async () => {
       await expect(internal.verify(await accessToken(key, { audience: SERVICE_AUDIENCE }))).rejects.toBeInstanceOf(InvalidAccessTokenError);
-      await expect(internal.verify(await accessToken(key, { claims: { role: 'service' }, sub: 'Not A Name', audience: SERVICE_AUDIENCE }))).rejects.toBeInstanceOf(InvalidAccessTokenError);
+      await expect(
+        internal.verify(await accessToken(key, { claims: { role: 'service' }, sub: 'Not A Name', audience: SERVICE_AUDIENCE })),
+      ).rejects.toBeInstanceOf(InvalidAccessTokenError);
     });
   });
 

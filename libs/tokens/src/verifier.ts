@@ -99,7 +99,9 @@ function callerOf(payload: JWTPayload, options: TokenVerifierOptions): Caller {
   const audiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
   if (payload['role'] === SERVICE_ROLE) {
     const service = ServiceClaims.safeParse(payload);
-    if (!service.success || !options.serviceAudience || !audiences.includes(options.serviceAudience)) throw new InvalidAccessTokenError('the access token is invalid');
+    if (!service.success || !options.serviceAudience || !audiences.includes(options.serviceAudience)) {
+      throw new InvalidAccessTokenError('the access token is invalid');
+    }
     return { kind: 'service', service: service.data.sub };
   }
   const party = PartyClaims.safeParse(payload);

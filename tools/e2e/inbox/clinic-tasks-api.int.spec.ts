@@ -51,13 +51,20 @@ describe('the clinic list and version API', () => {
   });
 
   const send = async (identifier: string, options: AdmissionRequestFixtureOptions = {}) => {
-    const answer = await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ fhirBase: FHIR_BASE, requesterIk: REFERRER_IK, performerIks: [A, B], requestIdentifier: identifier, ...options }) });
+    const answer = await stack.api('POST', '/api/v2/fhir/Bundle', {
+      token: referrer,
+      body: admissionRequestBundle({ fhirBase: FHIR_BASE, requesterIk: REFERRER_IK, performerIks: [A, B], requestIdentifier: identifier, ...options }),
+    });
     expect(answer.status).toBe(202);
   };
   const list = (ik: string, query = '') => stack.api<List>('GET', `/api/v1/clinic/tasks${query}`, { token: clinic[ik] });
   const idOf = async (identifier: string, ik: string) =>
     waitFor(async () => {
-      const search = await stack.api<{ entry?: { resource: { id: string; owner: { identifier: { value: string } } } }[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer });
+      const search = await stack.api<{ entry?: { resource: { id: string; owner: { identifier: { value: string } } } }[] }>(
+        'GET',
+        `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`,
+        { token: referrer },
+      );
       return search.body.entry?.find((entry) => entry.resource.owner.identifier.value === ik)?.resource.id;
     });
   const answer = (ik: string, taskId: string, businessStatus: string, note?: string) =>
@@ -127,7 +134,16 @@ describe('the clinic list and version API', () => {
   });
 
   it('refuses what it does not take: unknown parameters, bad values, no token, a referrer token', async () => {
-    for (const query of ['?status=requested', '?state=open', '?state=new&state=answered', '?_count=0', '?_count=1001', '?_offset=-1', '?since=yesterday', '?since=2026-11-21T10:00:00']) {
+    for (const query of [
+      '?status=requested',
+      '?state=open',
+      '?state=new&state=answered',
+      '?_count=0',
+      '?_count=1001',
+      '?_offset=-1',
+      '?since=yesterday',
+      '?since=2026-11-21T10:00:00',
+    ]) {
       const response = await list(A, query);
       expect({ query, status: response.status }).toEqual({ query, status: 400 });
       expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
@@ -142,13 +158,22 @@ describe('the clinic list and version API', () => {
     const [taskA, taskB] = [await idOf(identifier, A), await idOf(identifier, B)];
     await answer(B, taskB, 'accepted');
     await send(identifier, { intent: 'order', orderDetail: 'selected-provider', performerIks: [B] });
-    expect((await list(B, '?state=selected')).body.items.find((item) => item.id === taskB)).toMatchObject({ status: 'in-progress', version: 2, patient: { dataLevel: 'complete' }, request: { intent: 'order', orderDetail: 'selected-provider' } });
+    expect((await list(B, '?state=selected')).body.items.find((item) => item.id === taskB)).toMatchObject({
+      status: 'in-progress',
+      version: 2,
+      patient: { dataLevel: 'complete' },
+      request: { intent: 'order', orderDetail: 'selected-provider' },
+    });
     await send(identifier, { intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [B], patient: 'complete' });
     await send(identifier, { notes: ['vier'] });
     await waitFor(async () => (await list(A, '?state=new')).body.items.some((item) => item.id === taskA && item.version === 4), { what: 'version 4 at A' });
 
     const versions = async (ik: string, taskId: string) => {
-      const response = await stack.api<{ items: { version: number; receivedAt: string; bundle: { resourceType: string } }[] }>('GET', `/api/v1/clinic/tasks/${taskId}/versions`, { token: clinic[ik] });
+      const response = await stack.api<{ items: { version: number; receivedAt: string; bundle: { resourceType: string } }[] }>(
+        'GET',
+        `/api/v1/clinic/tasks/${taskId}/versions`,
+        { token: clinic[ik] },
+      );
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('no-store');
       return response.body.items;

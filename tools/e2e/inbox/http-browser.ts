@@ -25,7 +25,12 @@ export class HttpBrowser {
 
   /** A form post as the browser sends it from one of the pages (same origin). */
   postForm(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<PageAnswer> {
-    return this.send('POST', path, { 'content-type': 'application/x-www-form-urlencoded', origin: this.baseUrl, ...headers }, new URLSearchParams(fields).toString());
+    return this.send(
+      'POST',
+      path,
+      { 'content-type': 'application/x-www-form-urlencoded', origin: this.baseUrl, ...headers },
+      new URLSearchParams(fields).toString(),
+    );
   }
 
   cookie(name: string): string | undefined {
@@ -35,7 +40,12 @@ export class HttpBrowser {
   private send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<PageAnswer> {
     const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     return new Promise((resolve, reject) => {
-      const options = { method, agent: false, ...(this.localAddress ? { localAddress: this.localAddress } : {}), headers: { connection: 'close', ...(cookie ? { cookie } : {}), ...headers } };
+      const options = {
+        method,
+        agent: false,
+        ...(this.localAddress ? { localAddress: this.localAddress } : {}),
+        headers: { connection: 'close', ...(cookie ? { cookie } : {}), ...headers },
+      };
       const req = httpRequest(`${this.baseUrl}${path}`, options, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -41,7 +41,9 @@ describe("the audit trail of the clinic inbox: the person's address, not the web
     const bundle = admissionRequestBundle({ fhirBase: FHIR_BASE, requesterIk: REFERRER_IK, performerIks: [WALDSEE.ik], requestIdentifier: identifier });
     expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrerToken, body: bundle })).status).toBe(202);
     taskId = await waitFor(
-      async () => (await stack.api<Bundle>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrerToken })).body.entry?.[0]?.resource?.id,
+      async () =>
+        (await stack.api<Bundle>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrerToken })).body.entry?.[0]?.resource
+          ?.id,
       { what: 'the Task of the request' },
     );
   }, 180_000);
@@ -51,7 +53,9 @@ describe("the audit trail of the clinic inbox: the person's address, not the web
   });
 
   const clinicEvents = async () => {
-    const answer = await stack.api<Bundle<AuditEvent>>('GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(identifier)}&_count=100`, { token: referrerToken });
+    const answer = await stack.api<Bundle<AuditEvent>>('GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(identifier)}&_count=100`, {
+      token: referrerToken,
+    });
     expect(answer.status).toBe(200);
     return (answer.body.entry ?? [])
       .map((entry) => entry.resource as AuditEvent)
@@ -63,12 +67,20 @@ describe("the audit trail of the clinic inbox: the person's address, not the web
     const browser = new HttpBrowser(stack.webUrl, BROWSER_ADDRESS);
     const login = await browser.get('/inbox/login');
     expect(login.status).toBe(200);
-    const loggedIn = await browser.postForm('/inbox/login', { username: clinicUser, password: passwordOf(clinicUser), _csrf: csrfOf(login.text) }, { 'x-forwarded-for': FORGED_ADDRESS });
+    const loggedIn = await browser.postForm(
+      '/inbox/login',
+      { username: clinicUser, password: passwordOf(clinicUser), _csrf: csrfOf(login.text) },
+      { 'x-forwarded-for': FORGED_ADDRESS },
+    );
     expect(loggedIn).toMatchObject({ status: 303, headers: { location: '/inbox/tasks' } });
 
     const view = await browser.get(`/inbox/tasks/${taskId}`, { 'x-forwarded-for': FORGED_ADDRESS });
     expect(view.status).toBe(200);
-    const answered = await browser.postForm(`/inbox/tasks/${taskId}/answer`, { businessStatus: 'accepted', step: 'confirm', _csrf: csrfOf(view.text) }, { 'x-forwarded-for': FORGED_ADDRESS });
+    const answered = await browser.postForm(
+      `/inbox/tasks/${taskId}/answer`,
+      { businessStatus: 'accepted', step: 'confirm', _csrf: csrfOf(view.text) },
+      { 'x-forwarded-for': FORGED_ADDRESS },
+    );
     expect(answered.status).toBe(303);
 
     const user = subOf(await stack.login(clinicUser));

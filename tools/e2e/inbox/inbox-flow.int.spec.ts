@@ -93,16 +93,26 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     await page.getByRole('button', { name: 'Antwort jetzt senden' }).click();
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('Ihre Antwort „Rückfrage“ wurde gesendet.');
 
-    const webhook = await waitFor(() => inbox.webhooks.received.find((candidate) => taskIdOf(candidate.body.data) === task.id), { timeoutMs: 15_000, what: 'the webhook' });
+    const webhook = await waitFor(() => inbox.webhooks.received.find((candidate) => taskIdOf(candidate.body.data) === task.id), {
+      timeoutMs: 15_000,
+      what: 'the webhook',
+    });
     expect(webhook.verified).toBe(true);
-    expect(webhook.body.data).toMatchObject({ status: 'on-hold', businessStatus: { coding: [{ code: 'query' }] }, note: [{ text: 'Bitte aktuellen Röntgenbefund nachreichen.' }] });
+    expect(webhook.body.data).toMatchObject({
+      status: 'on-hold',
+      businessStatus: { coding: [{ code: 'query' }] },
+      note: [{ text: 'Bitte aktuellen Röntgenbefund nachreichen.' }],
+    });
   });
 
   it('highlights what a supplement changed, then accepts; after the selection the full name shows', async () => {
     const identifier = `${FHIR_BASE}/ServiceRequest/${randomUUID()}`;
     await inbox.sendRequest({ requestIdentifier: identifier, notes: ['Einzelzimmer erwünscht'] });
     const task = await inbox.taskOf(identifier, WALDSEE.ik);
-    await inbox.stack.api('POST', `/api/v1/clinic/tasks/${task.id}/answer`, { token: await inbox.stack.login(clinic().username), body: { businessStatus: 'query', note: 'Röntgenbefund?' } });
+    await inbox.stack.api('POST', `/api/v1/clinic/tasks/${task.id}/answer`, {
+      token: await inbox.stack.login(clinic().username),
+      body: { businessStatus: 'query', note: 'Röntgenbefund?' },
+    });
 
     await inbox.sendRequest({ requestIdentifier: identifier, notes: ['Einzelzimmer erwünscht', 'Röntgenbefund vom 20.11. liegt bei'] });
     await waitFor(async () => (await inbox.taskOf(identifier, WALDSEE.ik)).status === 'requested', { what: 'the supplement' });
@@ -122,7 +132,13 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('Ihre Antwort „Zusage“ wurde gesendet.');
     expect((await inbox.taskOf(identifier, WALDSEE.ik)).businessStatus).toBe('accepted');
 
-    await inbox.sendRequest({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [WALDSEE.ik], patient: 'complete' });
+    await inbox.sendRequest({
+      requestIdentifier: identifier,
+      intent: 'order',
+      orderDetail: 'selected-provider',
+      performerIks: [WALDSEE.ik],
+      patient: 'complete',
+    });
     await waitFor(async () => (await inbox.taskOf(identifier, WALDSEE.ik)).status === 'in-progress', { what: 'the selection' });
     await page.reload();
     await expect(page.locator('.selected .patient-name').innerText()).resolves.toBe('Erika Musterfrau');
@@ -142,7 +158,9 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     await inbox.sendRequest({ requestIdentifier: identifier, status: 'revoked' });
     await waitFor(async () => (await inbox.taskOf(identifier, WALDSEE.ik)).status === 'cancelled', { what: 'the cancellation' });
     await page.getByRole('button', { name: 'Antwort jetzt senden' }).click();
-    await expect(page.locator('.notice-error').first().innerText()).resolves.toContain('Die Anfrage wurde inzwischen storniert oder vom Zuweiser zurückgezogen.');
+    await expect(page.locator('.notice-error').first().innerText()).resolves.toContain(
+      'Die Anfrage wurde inzwischen storniert oder vom Zuweiser zurückgezogen.',
+    );
 
     await page.goto(`${inbox.baseUrl}/inbox/tasks/${task.id}`);
     await expect(page.locator('.notice-warning').innerText()).resolves.toContain('Eine Antwort ist nicht mehr möglich.');
@@ -153,7 +171,10 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
   it('lists the documents and opens and downloads each attachment', async () => {
     const { identifier } = await inbox.sendRequest();
     const task = await inbox.taskOf(identifier, WALDSEE.ik);
-    const documents = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: 'Entlassbrief: mobil an Unterarmgehstützen.', title: 'Arztbrief' }] });
+    const documents = documentBundle({
+      requestIdentifier: identifier,
+      documents: [{ contentType: 'text/plain', text: 'Entlassbrief: mobil an Unterarmgehstützen.', title: 'Arztbrief' }],
+    });
     expect((await inbox.stack.api('POST', '/api/v2/fhir/Bundle', { token: inbox.referrerToken, body: documents })).status).toBe(202);
     await page.goto(`${inbox.baseUrl}/inbox/tasks/${task.id}`);
     await expect(page.locator('.documents').innerText()).resolves.toContain('Arztbrief');

@@ -23,6 +23,7 @@ export function describeInChromium(name: string, body: () => void): void {
     return;
   }
   console.warn(`skipping "${name}": ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
+  // eslint-disable-next-line jest/no-disabled-tests -- skipped on purpose, and said so above: no browser on this machine
   describe.skip(name, body);
 }
 
@@ -60,7 +61,10 @@ export interface InboxHarness {
 }
 
 /** `env`: settings of the stack beside the defaults (e.g. a higher rate limit for a test that seeds many requests). */
-export async function startInboxHarness(clinics: readonly { ik: string; name: string; departments?: string[] }[], env: Record<string, string> = {}): Promise<InboxHarness> {
+export async function startInboxHarness(
+  clinics: readonly { ik: string; name: string; departments?: string[] }[],
+  env: Record<string, string> = {},
+): Promise<InboxHarness> {
   const stack = await startE2eStack({ NODE_ENV: 'test', ...env });
   const contexts: BrowserContext[] = [];
   const webhooks = new WebhookReceiver();
@@ -78,7 +82,10 @@ export async function startInboxHarness(clinics: readonly { ik: string; name: st
     }
     const referrerToken = await stack.login(referrer);
     const callbackUrl = await webhooks.start();
-    const subscription = await stack.api<{ secret: string }>('POST', '/api/v1/subscriptions', { token: referrerToken, body: { eventType: 'AdmissionResponse', callbackUrl } });
+    const subscription = await stack.api<{ secret: string }>('POST', '/api/v1/subscriptions', {
+      token: referrerToken,
+      body: { eventType: 'AdmissionResponse', callbackUrl },
+    });
     if (subscription.status !== 201) throw new Error(`subscription failed with ${subscription.status}`);
     webhooks.secret = subscription.body.secret;
 
@@ -96,7 +103,13 @@ export async function startInboxHarness(clinics: readonly { ik: string; name: st
       webhooks,
       sendRequest: async (options = {}) => {
         const identifier = options.requestIdentifier ?? `${FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-        const bundle = admissionRequestBundle({ fhirBase: FHIR_BASE, requesterIk: REFERRER_IK, performerIks: registered.map((clinic) => clinic.ik), ...options, requestIdentifier: identifier });
+        const bundle = admissionRequestBundle({
+          fhirBase: FHIR_BASE,
+          requesterIk: REFERRER_IK,
+          performerIks: registered.map((clinic) => clinic.ik),
+          ...options,
+          requestIdentifier: identifier,
+        });
         const answer = await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrerToken, body: bundle });
         if (answer.status !== 202) throw new Error(`the request was refused with ${answer.status}: ${JSON.stringify(answer.body)}`);
         return { identifier, bundle };
@@ -104,18 +117,20 @@ export async function startInboxHarness(clinics: readonly { ik: string; name: st
       taskOf: async (identifier, clinicIk) =>
         waitFor(
           async () => {
-            const search = await stack.api<{ entry?: { resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] } } }[] }>(
-              'GET',
-              `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`,
-              { token: referrerToken },
-            );
+            const search = await stack.api<{
+              entry?: { resource: { id: string; status: string; owner: { identifier: { value: string } }; businessStatus?: { coding: { code: string }[] } } }[];
+            }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrerToken });
             const task = search.body.entry?.find((entry) => entry.resource.owner.identifier.value === clinicIk)?.resource;
             return task && { id: task.id, status: task.status, ...(task.businessStatus ? { businessStatus: task.businessStatus.coding[0]?.code } : {}) };
           },
           { what: `the Task of ${clinicIk}` },
         ),
       newPage: async (size = {}) => {
-        const context = await launched.newContext({ viewport: { width: size.width ?? 1280, height: size.height ?? 900 }, locale: 'de-DE', timezoneId: 'Europe/Berlin' });
+        const context = await launched.newContext({
+          viewport: { width: size.width ?? 1280, height: size.height ?? 900 },
+          locale: 'de-DE',
+          timezoneId: 'Europe/Berlin',
+        });
         contexts.push(context);
         return context.newPage();
       },

@@ -28,7 +28,12 @@ describeInChromium('the clinic inbox with 1,000 requests', () => {
     const sender = async () => {
       while (next < TASKS) {
         next += 1;
-        const bundle = admissionRequestBundle({ fhirBase: FHIR_BASE, requesterIk: REFERRER_IK, performerIks: [CLINIC.ik], requestIdentifier: `${FHIR_BASE}/ServiceRequest/${randomUUID()}` });
+        const bundle = admissionRequestBundle({
+          fhirBase: FHIR_BASE,
+          requesterIk: REFERRER_IK,
+          performerIks: [CLINIC.ik],
+          requestIdentifier: `${FHIR_BASE}/ServiceRequest/${randomUUID()}`,
+        });
         const answer = await inbox.stack.api('POST', '/api/v2/fhir/Bundle', { token: inbox.referrerToken, body: bundle });
         if (answer.status !== 202) throw new Error(`seeding failed with ${answer.status}`);
       }

@@ -20,7 +20,14 @@ const SCREENSHOTS = process.env.INBOX_SCREENSHOTS;
 describeInChromium('the clinic inbox pages', () => {
   let inbox: InboxHarness;
   let page: Page;
-  const tasks: Record<'open' | 'supplemented' | 'selected' | 'cancelled' | 'answered' | 'erased', string> = { open: '', supplemented: '', selected: '', cancelled: '', answered: '', erased: '' };
+  const tasks: Record<'open' | 'supplemented' | 'selected' | 'cancelled' | 'answered' | 'erased', string> = {
+    open: '',
+    supplemented: '',
+    selected: '',
+    cancelled: '',
+    answered: '',
+    erased: '',
+  };
 
   beforeAll(async () => {
     inbox = await startInboxHarness([WALDSEE]);
@@ -35,31 +42,83 @@ describeInChromium('the clinic inbox pages', () => {
     const id = () => `https://inbox-hospital.example/fhir/ServiceRequest/${randomUUID()}`;
 
     // A request the referrer had erased (data protection): its Task stays as the tombstone.
-    const erased = await send({ requestIdentifier: id() }, { gender: 'female', birthDate: '1939-04-18', diagnosis: ['I63.5', 'Hirninfarkt durch Verschluss zerebraler Arterien'], requester: 'Klinikum Nord', specialty: 'neurology' });
-    const erasure = await inbox.stack.api('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(erased.identifier)}`, { token: inbox.referrerToken });
+    const erased = await send(
+      { requestIdentifier: id() },
+      {
+        gender: 'female',
+        birthDate: '1939-04-18',
+        diagnosis: ['I63.5', 'Hirninfarkt durch Verschluss zerebraler Arterien'],
+        requester: 'Klinikum Nord',
+        specialty: 'neurology',
+      },
+    );
+    const erasure = await inbox.stack.api('DELETE', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(erased.identifier)}`, {
+      token: inbox.referrerToken,
+    });
     if (erasure.status !== 202) throw new Error(`the erasure answered ${erasure.status}`);
     tasks.erased = erased.taskId;
 
-    const cancelled = await send({ requestIdentifier: id() }, { gender: 'male', birthDate: '1949-05-02', diagnosis: ['I63.4', 'Hirninfarkt durch Embolie zerebraler Arterien'], requester: 'Klinikum Nord', specialty: 'neurology' });
+    const cancelled = await send(
+      { requestIdentifier: id() },
+      {
+        gender: 'male',
+        birthDate: '1949-05-02',
+        diagnosis: ['I63.4', 'Hirninfarkt durch Embolie zerebraler Arterien'],
+        requester: 'Klinikum Nord',
+        specialty: 'neurology',
+      },
+    );
     await inbox.sendRequest({ requestIdentifier: cancelled.identifier, status: 'revoked' });
     tasks.cancelled = cancelled.taskId;
 
-    const selected = await send({ requestIdentifier: id() }, { gender: 'female', birthDate: '1961-09-12', diagnosis: ['M17.1', 'Sonstige primäre Gonarthrose'], requester: 'St. Marien-Krankenhaus' });
+    const selected = await send(
+      { requestIdentifier: id() },
+      { gender: 'female', birthDate: '1961-09-12', diagnosis: ['M17.1', 'Sonstige primäre Gonarthrose'], requester: 'St. Marien-Krankenhaus' },
+    );
     await answer(selected.taskId, 'accepted');
-    await sendVaried(inbox, selected.identifier, { requestIdentifier: selected.identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [WALDSEE.ik], patient: 'complete' }, { gender: 'female', birthDate: '1961-09-12', diagnosis: ['M17.1', 'Sonstige primäre Gonarthrose'], requester: 'St. Marien-Krankenhaus' });
+    await sendVaried(
+      inbox,
+      selected.identifier,
+      { requestIdentifier: selected.identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [WALDSEE.ik], patient: 'complete' },
+      { gender: 'female', birthDate: '1961-09-12', diagnosis: ['M17.1', 'Sonstige primäre Gonarthrose'], requester: 'St. Marien-Krankenhaus' },
+    );
     tasks.selected = selected.taskId;
 
-    const answered = await send({ requestIdentifier: id() }, { gender: 'male', birthDate: '1958-02-20', diagnosis: ['I21.0', 'Akuter transmuraler Myokardinfarkt der Vorderwand'], requester: 'Herzzentrum West', specialty: 'cardiology' });
+    const answered = await send(
+      { requestIdentifier: id() },
+      {
+        gender: 'male',
+        birthDate: '1958-02-20',
+        diagnosis: ['I21.0', 'Akuter transmuraler Myokardinfarkt der Vorderwand'],
+        requester: 'Herzzentrum West',
+        specialty: 'cardiology',
+      },
+    );
     await answer(answered.taskId, 'more-data-required', 'Bitte Echokardiographie-Befund nachreichen.');
     tasks.answered = answered.taskId;
 
-    const supplemented = await send({ requestIdentifier: id(), notes: ['Einzelzimmer erwünscht'] }, { gender: 'female', birthDate: '1944-11-30', diagnosis: ['S72.01', 'Schenkelhalsfraktur: Intrakapsulär'], requester: 'Akutklinik Mitte' });
+    const supplemented = await send(
+      { requestIdentifier: id(), notes: ['Einzelzimmer erwünscht'] },
+      { gender: 'female', birthDate: '1944-11-30', diagnosis: ['S72.01', 'Schenkelhalsfraktur: Intrakapsulär'], requester: 'Akutklinik Mitte' },
+    );
     await answer(supplemented.taskId, 'query', 'Ist die Patientin mobil an Unterarmgehstützen?');
-    await sendVaried(inbox, supplemented.identifier, { requestIdentifier: supplemented.identifier, notes: ['Einzelzimmer erwünscht', 'Mobil an Unterarmgehstützen, Treppensteigen mit Hilfe'], occurrenceDate: '2026-12-04' }, { gender: 'female', birthDate: '1944-11-30', diagnosis: ['S72.01', 'Schenkelhalsfraktur: Intrakapsulär'], requester: 'Akutklinik Mitte' });
+    await sendVaried(
+      inbox,
+      supplemented.identifier,
+      {
+        requestIdentifier: supplemented.identifier,
+        notes: ['Einzelzimmer erwünscht', 'Mobil an Unterarmgehstützen, Treppensteigen mit Hilfe'],
+        occurrenceDate: '2026-12-04',
+      },
+      { gender: 'female', birthDate: '1944-11-30', diagnosis: ['S72.01', 'Schenkelhalsfraktur: Intrakapsulär'], requester: 'Akutklinik Mitte' },
+    );
     await inbox.stack.api('POST', '/api/v2/fhir/Bundle', { token: inbox.referrerToken, body: documentBundle({ requestIdentifier: supplemented.identifier }) });
     tasks.supplemented = supplemented.taskId;
 
-    const open = await send({ requestIdentifier: id(), occurrenceDate: '2026-12-10' }, { gender: 'male', birthDate: '1952-06-14', diagnosis: ['Z96.64', 'Vorhandensein einer Hüftgelenkendoprothese'], requester: 'Kreisklinik Süd' });
+    const open = await send(
+      { requestIdentifier: id(), occurrenceDate: '2026-12-10' },
+      { gender: 'male', birthDate: '1952-06-14', diagnosis: ['Z96.64', 'Vorhandensein einer Hüftgelenkendoprothese'], requester: 'Kreisklinik Süd' },
+    );
     tasks.open = open.taskId;
     await waitFor(async () => (await inbox.taskOf(supplemented.identifier, WALDSEE.ik)).status === 'requested', { what: 'the supplement' });
 
@@ -74,7 +133,9 @@ describeInChromium('the clinic inbox pages', () => {
   const violations = async (target: Page) => {
     await target.evaluate(axe.source);
     const results = await target.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-    return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    return results.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
   };
 
   it('has no serious or critical axe-core violation on any page', async () => {
@@ -127,7 +188,10 @@ describeInChromium('the clinic inbox pages', () => {
   it('is usable by keyboard alone: skip link, open a request from the list, answer it', async () => {
     const keyboard = await inbox.newPage();
     await inbox.logIn(keyboard, inbox.clinics[0]!);
-    const focused = () => keyboard.evaluate(() => `${document.activeElement?.tagName} ${(document.activeElement as HTMLElement | null)?.innerText ?? ''} ${document.activeElement?.id ?? ''}`.trim());
+    const focused = () =>
+      keyboard.evaluate(() =>
+        `${document.activeElement?.tagName} ${(document.activeElement as HTMLElement | null)?.innerText ?? ''} ${document.activeElement?.id ?? ''}`.trim(),
+      );
     const tabTo = async (matches: (description: string) => boolean, limit = 60) => {
       for (let step = 0; step < limit; step += 1) {
         await keyboard.keyboard.press('Tab');
@@ -163,7 +227,10 @@ describeInChromium('the clinic inbox pages', () => {
     await inbox.logIn(zoomed, inbox.clinics[0]!);
     for (const path of ['/inbox/tasks', `/inbox/tasks/${tasks.supplemented}`, `/inbox/tasks/${tasks.selected}`, '/inbox/beds', '/inbox/login']) {
       await zoomed.goto(`${inbox.baseUrl}${path}`);
-      const { scrollWidth, clientWidth } = await zoomed.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      const { scrollWidth, clientWidth } = await zoomed.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
       expect({ path, overflow: scrollWidth > clientWidth }).toEqual({ path, overflow: false });
     }
   });
@@ -175,7 +242,11 @@ describeInChromium('the clinic inbox pages', () => {
     await page.getByLabel('Freie Betten Kardiologie (0300) am 05.12.2026').fill('1');
     await page.getByRole('button', { name: 'Bettenzahlen speichern' }).click();
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('2 Bettenzahlen gespeichert.');
-    const counts = await inbox.stack.api<{ items: { department: string; date: string; freeBeds: number }[] }>('GET', '/api/v1/clinic/capacity?from=2026-12-01&to=2026-12-07', { token: await inbox.stack.login(inbox.clinics[0]!.username) });
+    const counts = await inbox.stack.api<{ items: { department: string; date: string; freeBeds: number }[] }>(
+      'GET',
+      '/api/v1/clinic/capacity?from=2026-12-01&to=2026-12-07',
+      { token: await inbox.stack.login(inbox.clinics[0]!.username) },
+    );
     expect(counts.body.items.map(({ department, date, freeBeds }) => ({ department, date, freeBeds }))).toEqual([
       { department: '2300', date: '2026-12-02', freeBeds: 3 },
       { department: '0300', date: '2026-12-05', freeBeds: 1 },
@@ -185,7 +256,9 @@ describeInChromium('the clinic inbox pages', () => {
     // The browser's own check (min 0, step 1) stops -2 before it is sent; without it the server refuses it.
     await page.getByLabel('Freie Betten Orthopädie (2300) am 03.12.2026').fill('-2');
     await page.getByRole('button', { name: 'Bettenzahlen speichern' }).click();
-    expect(await page.getByLabel('Freie Betten Orthopädie (2300) am 03.12.2026').evaluate((input: HTMLInputElement) => input.validity.rangeUnderflow)).toBe(true);
+    expect(await page.getByLabel('Freie Betten Orthopädie (2300) am 03.12.2026').evaluate((input: HTMLInputElement) => input.validity.rangeUnderflow)).toBe(
+      true,
+    );
     await page.locator('form:has(table.beds)').evaluate((form: HTMLFormElement) => (form.noValidate = true));
     await page.getByRole('button', { name: 'Bettenzahlen speichern' }).click();
     await expect(page.getByRole('alert').first().innerText()).resolves.toContain('Bitte geben Sie ganze Zahlen ab 0 ein.');
@@ -210,7 +283,11 @@ describeInChromium('the clinic inbox pages', () => {
     expect(await registered()).toContain('automatic answers');
 
     // The form of another origin, or one without the session's token, changes nothing.
-    const refused = await page.request.post(`${inbox.baseUrl}/inbox/beds/auto-answer`, { form: { automaticAnswers: 'off' }, headers: { origin: inbox.baseUrl }, maxRedirects: 0 });
+    const refused = await page.request.post(`${inbox.baseUrl}/inbox/beds/auto-answer`, {
+      form: { automaticAnswers: 'off' },
+      headers: { origin: inbox.baseUrl },
+      maxRedirects: 0,
+    });
     expect(refused.status()).toBe(403);
     expect(await registered()).toContain('automatic answers');
 
@@ -235,7 +312,11 @@ describeInChromium('the clinic inbox pages', () => {
     const box = (await shots.locator('section.answer').boundingBox())!;
     await shots.locator('section.answer').scrollIntoViewIfNeeded();
     const margin = 24;
-    await shots.screenshot({ path: join(directory, 'inbox-answer.png'), fullPage: true, clip: { x: 0, y: box.y - margin, width: 1280, height: box.height + 2 * margin } });
+    await shots.screenshot({
+      path: join(directory, 'inbox-answer.png'),
+      fullPage: true,
+      clip: { x: 0, y: box.y - margin, width: 1280, height: box.height + 2 * margin },
+    });
   });
 });
 
@@ -260,7 +341,9 @@ async function sendVaried(inbox: InboxHarness, identifier: string, options: Para
   for (const entry of bundle.entry ?? []) {
     const resource = entry.resource;
     if (resource?.resourceType === 'Patient') Object.assign(resource as Patient, { gender: variant.gender, birthDate: variant.birthDate });
-    if (resource?.resourceType === 'Organization' && (resource as Organization).name === 'Akutklinik Mitte') (resource as Organization).name = variant.requester;
+    if (resource?.resourceType === 'Organization' && (resource as Organization).name === 'Akutklinik Mitte') {
+      (resource as Organization).name = variant.requester;
+    }
   }
   const condition = bundle.entry?.find((entry) => entry.resource?.resourceType === 'Condition')?.resource as Condition | undefined;
   if (condition?.code?.coding?.[0]) Object.assign(condition.code.coding[0], { code: variant.diagnosis[0], display: variant.diagnosis[1] });

@@ -16,7 +16,8 @@ import { describeInChromium, startInboxHarness, type InboxHarness } from './inbo
 const WALDSEE = { ik: '513200001', name: 'Reha-Klinik Am Waldsee' };
 const BERGBLICK = { ik: '513200002', name: 'Fachklinik Bergblick' };
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 describeInChromium('the clinic inbox refuses what it must', () => {
   let inbox: InboxHarness;
@@ -53,7 +54,7 @@ describeInChromium('the clinic inbox refuses what it must', () => {
     try {
       await redis.connect();
       const familyId = await redis.hget(`auth:refresh:token:${createHash('sha256').update(refreshToken).digest('hex')}`, 'familyId');
-      if (!familyId) throw new Error('no such refresh token in auth\'s Redis');
+      if (!familyId) throw new Error("no such refresh token in auth's Redis");
       return (await redis.exists(`auth:refresh:family:${familyId}`)) === 1;
     } finally {
       redis.disconnect();
@@ -68,7 +69,11 @@ describeInChromium('the clinic inbox refuses what it must', () => {
     await expect(bergblick.locator('tr.task-row').count()).resolves.toBe(0);
     await expect(bergblick.locator('[data-count="all"]').textContent()).resolves.toBe('0');
 
-    for (const path of [`/inbox/tasks/${waldseeOnly.taskId}`, `/inbox/tasks/${waldseeOnly.taskId}/attachments/0`, `/inbox/tasks/${waldseeOnly.taskId}/attachments/0?download=1`]) {
+    for (const path of [
+      `/inbox/tasks/${waldseeOnly.taskId}`,
+      `/inbox/tasks/${waldseeOnly.taskId}/attachments/0`,
+      `/inbox/tasks/${waldseeOnly.taskId}/attachments/0?download=1`,
+    ]) {
       const response = await bergblick.goto(`${inbox.baseUrl}${path}`);
       expect(response?.status()).toBe(404);
       expect(await bergblick.locator('main').innerText()).toContain('Diese Seite gibt es nicht, oder sie ist nicht für Ihre Klinik bestimmt.');
@@ -91,7 +96,11 @@ describeInChromium('the clinic inbox refuses what it must', () => {
     const token = (await csrfOf(waldsee))!;
     const bergblickToken = (await csrfOf(bergblick))!;
     const post = (form: Record<string, string>, headers: Record<string, string> = { origin: inbox.baseUrl }) =>
-      waldsee.request.post(`${inbox.baseUrl}/inbox/tasks/${waldseeOnly.taskId}/answer`, { form: { businessStatus: 'accepted', note: '', step: 'confirm', ...form }, headers, maxRedirects: 0 });
+      waldsee.request.post(`${inbox.baseUrl}/inbox/tasks/${waldseeOnly.taskId}/answer`, {
+        form: { businessStatus: 'accepted', note: '', step: 'confirm', ...form },
+        headers,
+        maxRedirects: 0,
+      });
 
     for (const [form, headers] of [
       [{}, { origin: inbox.baseUrl }],
@@ -140,7 +149,10 @@ describeInChromium('the clinic inbox refuses what it must', () => {
     const updates = await anonymous.request.get(`${inbox.baseUrl}/inbox/tasks/updates?since=2000-01-01T00:00:00Z`);
     expect(updates.status()).toBe(401);
     expect(await updates.json()).toEqual({ error: 'unauthorized', message: expect.any(String) });
-    const answer = await anonymous.request.post(`${inbox.baseUrl}/inbox/tasks/${waldseeOnly.taskId}/answer`, { form: { businessStatus: 'declined', note: 'x', step: 'confirm' }, maxRedirects: 0 });
+    const answer = await anonymous.request.post(`${inbox.baseUrl}/inbox/tasks/${waldseeOnly.taskId}/answer`, {
+      form: { businessStatus: 'declined', note: 'x', step: 'confirm' },
+      maxRedirects: 0,
+    });
     expect(answer.status()).toBe(303);
     expect(answer.headers().location).toBe('/inbox/login');
     expect((await taskStatus()).businessStatus).toBe('accepted');

@@ -35,12 +35,18 @@ describe('npm run seed:demo', () => {
     expect(first.stdout).toContain(`Clinic inbox: ${stack.webUrl}/inbox/  (log in as demo-waldsee / demo-waldsee-password; 3 demo requests waiting)`);
 
     const token = await stack.login('demo-waldsee', 'demo-waldsee-password');
-    const list = async () => (await stack.api<{ items: { id: string; status: string; version: number; mainDiagnosis?: { code: string } }[] }>('GET', '/api/v1/clinic/tasks', { token })).body.items;
+    const list = async () =>
+      (
+        await stack.api<{ items: { id: string; status: string; version: number; mainDiagnosis?: { code: string } }[] }>('GET', '/api/v1/clinic/tasks', {
+          token,
+        })
+      ).body.items;
     const before = await list();
     expect(before.map((item) => item.mainDiagnosis?.code).sort()).toEqual(['I21.0', 'M17.1', 'S72.01']);
     expect(before.every((item) => item.status === 'requested' && item.version === 1)).toBe(true);
     const bergblick = await stack.login('demo-bergblick', 'demo-bergblick-password');
-    const declined = (await stack.api<{ items: { status: string; businessStatus?: string }[] }>('GET', '/api/v1/clinic/tasks', { token: bergblick })).body.items;
+    const declined = (await stack.api<{ items: { status: string; businessStatus?: string }[] }>('GET', '/api/v1/clinic/tasks', { token: bergblick })).body
+      .items;
     expect(declined).toEqual([expect.objectContaining({ status: 'rejected', businessStatus: 'declined' })]);
 
     const again = await seed();

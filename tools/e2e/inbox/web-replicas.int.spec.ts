@@ -41,7 +41,16 @@ describe('the clinic inbox on two web processes behind one address', () => {
 
   /** How many page requests (not assets) each web process answered, from its access log. */
   const pagesServed = () =>
-    Object.fromEntries(['web', 'web-2'].map((name) => [name, stack.instance(name).output().split('\n').filter((line) => line.includes('"url":"/inbox/tasks"')).length]));
+    Object.fromEntries(
+      ['web', 'web-2'].map((name) => [
+        name,
+        stack
+          .instance(name)
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"url":"/inbox/tasks"')).length,
+      ]),
+    );
 
   it('logs in through one process and renews one session through both, one request after another and many at once, without ending it', async () => {
     const browser = new HttpBrowser(address);

@@ -18,7 +18,12 @@ const MESSAGES = 1_000;
 export async function duplicateDelivery(faults: FaultFixture): Promise<void> {
   const bundles = bundleSource(faults.referrer, [CLINIC.ik]);
   const submitter = { partyId: faults.referrer.partyId, ikNumbers: [faults.referrer.ik], fhirBase: faults.referrer.fhirBase };
-  const envelope = (body: string) => createEnvelope(AdmissionBundleSubmittedV1, { submitter, receivedAt: new Date().toISOString(), bundle: JSON.parse(body) as Record<string, unknown> }, { correlationId: 'duplicate-delivery' });
+  const envelope = (body: string) =>
+    createEnvelope(
+      AdmissionBundleSubmittedV1,
+      { submitter, receivedAt: new Date().toISOString(), bundle: JSON.parse(body) as Record<string, unknown> },
+      { correlationId: 'duplicate-delivery' },
+    );
   const messages = Array.from({ length: MESSAGES }, () => {
     const bundle = bundles.next();
     return { identifier: bundle.identifier, envelope: envelope(bundle.body) };
@@ -31,10 +36,12 @@ export async function duplicateDelivery(faults: FaultFixture): Promise<void> {
     const started = Date.now();
     for (let offset = 0; offset < messages.length; offset += 50) {
       await Promise.all(
-        messages.slice(offset, offset + 50).flatMap(({ envelope: copy }) => [
-          broker.publishEnvelope(AdmissionBundleSubmittedV1.routingKey, copy),
-          broker.publishEnvelope(AdmissionBundleSubmittedV1.routingKey, copy),
-        ]),
+        messages
+          .slice(offset, offset + 50)
+          .flatMap(({ envelope: copy }) => [
+            broker.publishEnvelope(AdmissionBundleSubmittedV1.routingKey, copy),
+            broker.publishEnvelope(AdmissionBundleSubmittedV1.routingKey, copy),
+          ]),
       );
       counts.published += Math.min(50, messages.length - offset) * 2;
     }
@@ -44,8 +51,13 @@ export async function duplicateDelivery(faults: FaultFixture): Promise<void> {
       const routing = faults.schema('routing');
       const query = async (sql: string, values: unknown[]) => (await faults.pool.query<{ n: number }>(sql, values)).rows[0]!.n;
       counts.requests = await query(`SELECT count(*)::int AS n FROM "${intake}".admission_request WHERE identifier = ANY($1)`, [identifiers]);
-      counts.versions = await query(`SELECT count(*)::int AS n FROM "${intake}".request_version v JOIN "${intake}".admission_request r ON r.id = v.request_id WHERE r.identifier = ANY($1)`, [identifiers]);
-      counts.inbox = await query(`SELECT count(*)::int AS n FROM "${intake}".inbox_message WHERE message_id = ANY($1::uuid[])`, [messages.map((message) => message.envelope.id)]);
+      counts.versions = await query(
+        `SELECT count(*)::int AS n FROM "${intake}".request_version v JOIN "${intake}".admission_request r ON r.id = v.request_id WHERE r.identifier = ANY($1)`,
+        [identifiers],
+      );
+      counts.inbox = await query(`SELECT count(*)::int AS n FROM "${intake}".inbox_message WHERE message_id = ANY($1::uuid[])`, [
+        messages.map((message) => message.envelope.id),
+      ]);
       counts.notifications = await query(`SELECT count(*)::int AS n FROM "${routing}".clinic_notification WHERE request_identifier = ANY($1)`, [identifiers]);
       counts.notifiedTwice = await query(
         `SELECT count(*)::int AS n FROM (SELECT request_identifier FROM "${routing}".clinic_notification WHERE request_identifier = ANY($1) GROUP BY request_identifier HAVING count(*) > 1) twice`,
@@ -53,13 +65,21 @@ export async function duplicateDelivery(faults: FaultFixture): Promise<void> {
       );
       return counts;
     };
-    await waitFor(async () => (await count()).versions >= MESSAGES && counts.notifications >= MESSAGES, { timeoutMs: 180_000, intervalMs: 500, what: '1,000 versions and notifications' });
+    await waitFor(async () => (await count()).versions >= MESSAGES && counts.notifications >= MESSAGES, {
+      timeoutMs: 180_000,
+      intervalMs: 500,
+      what: '1,000 versions and notifications',
+    });
     processingMs = Date.now() - started;
     // Every second copy was published before this marker; once the marker is stored (the queue
     // is first in, first out) and a moment has passed, a late duplicate would have shown.
     const marker = bundles.next();
     await broker.publishEnvelope(AdmissionBundleSubmittedV1.routingKey, envelope(marker.body));
-    await waitFor(async () => (await faults.storedCounts([marker.identifier])).storedOnce === 1, { timeoutMs: 120_000, intervalMs: 200, what: 'the marker bundle' });
+    await waitFor(async () => (await faults.storedCounts([marker.identifier])).storedOnce === 1, {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+      what: 'the marker bundle',
+    });
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await count();
 

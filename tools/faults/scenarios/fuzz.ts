@@ -45,8 +45,13 @@ export async function fuzz(faults: FaultFixture): Promise<void> {
     const acceptedCases = answers.filter((answer) => answer.status === 202);
     // A NUL character cannot be a query parameter either: such an identifier is not stored by definition.
     const storable = acceptedCases.filter((answer) => answer.fuzz.identifier && !answer.fuzz.identifier.includes('\u0000'));
-    const counts = await faults.settleAccepted(storable.map((answer) => ({ identifier: answer.fuzz.identifier!, status: 202, sentAt: 0, answeredAt: 0, retryAfter: null })), 30_000);
-    notStored = acceptedCases.filter((answer) => !answer.fuzz.identifier || answer.fuzz.identifier.includes('\u0000') || counts.missing.includes(answer.fuzz.identifier));
+    const counts = await faults.settleAccepted(
+      storable.map((answer) => ({ identifier: answer.fuzz.identifier!, status: 202, sentAt: 0, answeredAt: 0, retryAfter: null })),
+      30_000,
+    );
+    notStored = acceptedCases.filter(
+      (answer) => !answer.fuzz.identifier || answer.fuzz.identifier.includes('\u0000') || counts.missing.includes(answer.fuzz.identifier),
+    );
 
     expect(answers).toHaveLength(CASES);
     expect(examples(answers.filter((answer) => answer.status >= 500 || answer.status === 0))).toEqual([]);
@@ -61,7 +66,9 @@ export async function fuzz(faults: FaultFixture): Promise<void> {
       'fuzzing',
       `${answers.length} mutated bundles (seed ${seed}) in ${seconds(elapsed)}: ${byStatus(answers.map((answer) => answer.status))}; ${serverErrors} 5xx, ${unanswered} without a readable answer, ` +
         `${answers.filter((answer) => answer.status >= 400 && !answer.outcome).length} errors without an OperationOutcome, ` +
-        `${notStored.length} answered 202 but not stored; services afterwards: ${Object.entries(health).map(([name, status]) => `${name} ${status}`).join(', ')}`,
+        `${notStored.length} answered 202 but not stored; services afterwards: ${Object.entries(health)
+          .map(([name, status]) => `${name} ${status}`)
+          .join(', ')}`,
     );
     const unreadable = answers.filter((answer) => answer.status === 0);
     if (notStored.length) reportFigures('fuzzing: answered 202 but not stored', `${traits(notStored)}; first ones: ${examples(notStored).join(' | ')}`);

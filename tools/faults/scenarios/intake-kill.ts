@@ -21,7 +21,13 @@ export async function intakeKill(faults: FaultFixture): Promise<void> {
   let deadLettered = -1;
   try {
     const started = Date.now();
-    const load = new BundleLoad({ gatewayUrl: faults.gatewayUrl, token: faults.referrer.token, bundles: bundleSource(faults.referrer, [CLINIC.ik]), concurrency: 32, count: POSTS }).start();
+    const load = new BundleLoad({
+      gatewayUrl: faults.gatewayUrl,
+      token: faults.referrer.token,
+      bundles: bundleSource(faults.referrer, [CLINIC.ik]),
+      concurrency: 32,
+      count: POSTS,
+    }).start();
     try {
       await waitFor(() => load.answered >= KILL_AFTER, { timeoutMs: 180_000, intervalMs: 10, what: `${KILL_AFTER} answers` });
       const killedAt = Date.now();

@@ -51,7 +51,11 @@ export async function poisonMessage(faults: FaultFixture): Promise<void> {
       await waitFor(() => meanwhile.answered >= 20, { timeoutMs: 60_000, what: 'traffic before the poison' });
       publishedAt = Date.now();
       await broker.publishEnvelope(AdmissionBundleSubmittedV1.routingKey, poison);
-      deadLetter = await waitFor(() => faults.takeDeadLettered('intake', poison.id), { timeoutMs: 120_000, intervalMs: 200, what: 'the poison message in the dead-letter queue' });
+      deadLetter = await waitFor(() => faults.takeDeadLettered('intake', poison.id), {
+        timeoutMs: 120_000,
+        intervalMs: 200,
+        what: 'the poison message in the dead-letter queue',
+      });
       deadLetteredAt = Date.now();
       lifetime = deadLetteredAt - publishedAt;
     } finally {

@@ -47,15 +47,45 @@ interface DeliveryCase {
 }
 
 const DELIVERY_CASES: DeliveryCase[] = [
-  { name: 'stored 127.0.0.1', callbackUrl: (port) => `http://stored-a.faults.test:${port}/hook`, storedUrl: (port) => `http://127.0.0.1:${port}/hook`, expected: 'refused' },
-  { name: 'stored [::1]', callbackUrl: (port) => `http://stored-b.faults.test:${port}/hook`, storedUrl: (port) => `http://[::1]:${port}/hook`, expected: 'refused' },
-  { name: 'stored 169.254.169.254', callbackUrl: () => 'http://stored-c.faults.test/latest/meta-data/', storedUrl: () => 'http://169.254.169.254/latest/meta-data/', expected: 'refused' },
+  {
+    name: 'stored 127.0.0.1',
+    callbackUrl: (port) => `http://stored-a.faults.test:${port}/hook`,
+    storedUrl: (port) => `http://127.0.0.1:${port}/hook`,
+    expected: 'refused',
+  },
+  {
+    name: 'stored [::1]',
+    callbackUrl: (port) => `http://stored-b.faults.test:${port}/hook`,
+    storedUrl: (port) => `http://[::1]:${port}/hook`,
+    expected: 'refused',
+  },
+  {
+    name: 'stored 169.254.169.254',
+    callbackUrl: () => 'http://stored-c.faults.test/latest/meta-data/',
+    storedUrl: () => 'http://169.254.169.254/latest/meta-data/',
+    expected: 'refused',
+  },
   { name: 'stored 10.0.0.1', callbackUrl: () => 'http://stored-d.faults.test/hook', storedUrl: () => 'http://10.0.0.1/hook', expected: 'refused' },
-  { name: 'name re-pointed to 127.0.0.1', callbackUrl: (port) => `http://rebind-a.faults.test:${port}/hook`, resolvesLaterTo: ['127.0.0.1'], expected: 'refused' },
+  {
+    name: 'name re-pointed to 127.0.0.1',
+    callbackUrl: (port) => `http://rebind-a.faults.test:${port}/hook`,
+    resolvesLaterTo: ['127.0.0.1'],
+    expected: 'refused',
+  },
   { name: 'name re-pointed to ::1', callbackUrl: (port) => `http://rebind-b.faults.test:${port}/hook`, resolvesLaterTo: ['::1'], expected: 'refused' },
-  { name: 'name re-pointed to 169.254.169.254', callbackUrl: () => 'http://rebind-c.faults.test/latest/meta-data/', resolvesLaterTo: ['169.254.169.254'], expected: 'refused' },
+  {
+    name: 'name re-pointed to 169.254.169.254',
+    callbackUrl: () => 'http://rebind-c.faults.test/latest/meta-data/',
+    resolvesLaterTo: ['169.254.169.254'],
+    expected: 'refused',
+  },
   { name: 'name re-pointed to 10.0.0.1', callbackUrl: () => 'http://rebind-d.faults.test/hook', resolvesLaterTo: ['10.0.0.1'], expected: 'refused' },
-  { name: 'name with a public and a loopback address', callbackUrl: (port) => `http://rebind-e.faults.test:${port}/hook`, resolvesLaterTo: [PUBLIC_ADDRESS, '127.0.0.1'], expected: 'refused' },
+  {
+    name: 'name with a public and a loopback address',
+    callbackUrl: (port) => `http://rebind-e.faults.test:${port}/hook`,
+    resolvesLaterTo: [PUBLIC_ADDRESS, '127.0.0.1'],
+    expected: 'refused',
+  },
   { name: 'redirect to the canary', callbackUrl: () => 'http://redirector.faults.test/hook', expected: 'redirect-not-followed' },
 ];
 
@@ -112,7 +142,9 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
 
   const dnsFile = join(root, 'tmp', 'faults', `${faults.namespace}.dns.json`);
   const dns: Record<string, string[]> = { localhost: ['127.0.0.1', '::1'], 'loopback.faults.test': ['127.0.0.1'], 'redirector.faults.test': [PUBLIC_ADDRESS] };
-  for (const name of ['stored-a', 'stored-b', 'stored-c', 'stored-d', 'rebind-a', 'rebind-b', 'rebind-c', 'rebind-d', 'rebind-e']) dns[`${name}.faults.test`] = [PUBLIC_ADDRESS];
+  for (const name of ['stored-a', 'stored-b', 'stored-c', 'stored-d', 'rebind-a', 'rebind-b', 'rebind-c', 'rebind-d', 'rebind-e']) {
+    dns[`${name}.faults.test`] = [PUBLIC_ADDRESS];
+  }
   writeFileSync(dnsFile, JSON.stringify(dns));
 
   const namespace = `${faults.namespace}-ssrf`;
@@ -167,7 +199,9 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
       subscriptions.set(delivery.name, `${party} ${id}`);
       const host = new URL(delivery.callbackUrl(canary.port)).hostname;
       if (delivery.resolvesLaterTo) dns[host] = delivery.resolvesLaterTo;
-      if (delivery.storedUrl) await faults.pool.query(`UPDATE "${schema}".subscription SET callback_url = $1 WHERE id = $2`, [delivery.storedUrl(canary.port), id]);
+      if (delivery.storedUrl) {
+        await faults.pool.query(`UPDATE "${schema}".subscription SET callback_url = $1 WHERE id = $2`, [delivery.storedUrl(canary.port), id]);
+      }
     }
     writeFileSync(dnsFile, JSON.stringify(dns));
 
@@ -189,7 +223,11 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
         for (const [name, partyAndId] of subscriptions) {
           if (outcomes.has(name)) continue;
           const [party, id] = partyAndId.split(' ');
-          const log = (await (await fetch(`${notifier.url}/internal/subscriptions/${id}/deliveries`, { headers: { authorization: `Bearer ${await faults.referrerToken(party!)}` } })).json()) as { items: { attempts: { statusCode: number | null; error: string | null }[] }[] };
+          const log = (await (
+            await fetch(`${notifier.url}/internal/subscriptions/${id}/deliveries`, {
+              headers: { authorization: `Bearer ${await faults.referrerToken(party!)}` },
+            })
+          ).json()) as { items: { attempts: { statusCode: number | null; error: string | null }[] }[] };
           const attempt = log.items[0]?.attempts[0];
           if (attempt) outcomes.set(name, attempt);
         }
@@ -200,7 +238,10 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
 
     for (const delivery of DELIVERY_CASES) {
       const outcome = outcomes.get(delivery.name)!;
-      const matches = delivery.expected === 'refused' ? outcome.statusCode === null && /callback address (is|resolves to) a/.test(outcome.error ?? '') : outcome.statusCode === 302;
+      const matches =
+        delivery.expected === 'refused'
+          ? outcome.statusCode === null && /callback address (is|resolves to) a/.test(outcome.error ?? '')
+          : outcome.statusCode === 302;
       expect({ case: delivery.name, outcome, matches }).toEqual({ case: delivery.name, outcome, matches: true });
     }
     expect(redirected).toBeGreaterThanOrEqual(1);

@@ -37,7 +37,20 @@ export async function webhookOutage(faults: FaultFixture): Promise<void> {
   try {
     await faults.admin('clinic', 'upsert', '--ik', ANSWERING.ik, '--name', 'Rehaklinik Antwort', '--departments', '2300');
     await faults.admin('clinic', 'upsert', '--ik', DECLINING.ik, '--name', 'Herzklinik Absage', '--departments', '0300');
-    await faults.admin('user', 'create', '--role', 'referrer', '--username', REFERRER.username, '--password', REFERRER.password, '--ik', REFERRER.ik, '--fhir-base', REFERRER.fhirBase);
+    await faults.admin(
+      'user',
+      'create',
+      '--role',
+      'referrer',
+      '--username',
+      REFERRER.username,
+      '--password',
+      REFERRER.password,
+      '--ik',
+      REFERRER.ik,
+      '--fhir-base',
+      REFERRER.fhirBase,
+    );
     await faults.admin('user', 'create', '--role', 'clinic', '--username', ANSWERING.username, '--password', ANSWERING.password, '--ik', ANSWERING.ik);
     const referrer = await faults.login(REFERRER.username, REFERRER.password);
     const clinic = await faults.login(ANSWERING.username, ANSWERING.password);
@@ -51,7 +64,10 @@ export async function webhookOutage(faults: FaultFixture): Promise<void> {
     };
 
     // The receiver is not started: from the subscription on, every attempt meets a closed port.
-    const subscribed = await call<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', referrer.token, { eventType: 'AdmissionResponse', callbackUrl: receiver.url });
+    const subscribed = await call<{ id: string; secret: string }>('POST', '/api/v1/subscriptions', referrer.token, {
+      eventType: 'AdmissionResponse',
+      callbackUrl: receiver.url,
+    });
     expect(subscribed.status).toBe(201);
     receiver.secret = subscribed.body.secret;
     const downAt = Date.now();
@@ -65,7 +81,9 @@ export async function webhookOutage(faults: FaultFixture): Promise<void> {
         expect((await postBundle(faults.gatewayUrl, referrer.token, bundle)).status).toBe(202);
         // Under load the 202 may come before intake's verdict: the Task follows shortly.
         const taskId = await waitFor(
-          async () => (await call<{ entry?: { resource: { id: string } }[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(bundle.identifier)}`, clinic.token)).body.entry?.[0]?.resource.id,
+          async () =>
+            (await call<{ entry?: { resource: { id: string } }[] }>('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(bundle.identifier)}`, clinic.token))
+              .body.entry?.[0]?.resource.id,
           { timeoutMs: 60_000, intervalMs: 200, what: 'the clinic’s Task' },
         );
         for (const businessStatus of ANSWERS) {
@@ -75,7 +93,11 @@ export async function webhookOutage(faults: FaultFixture): Promise<void> {
       }),
     );
     const events = () => call<{ items: StoredEvent[] }>('GET', `/api/v1/subscriptions/${subscribed.body.id}/events?since=0&limit=1000`, referrer.token);
-    await waitFor(async () => (await events()).body.items.length === REQUESTS * (ANSWERS.length + 1), { timeoutMs: 60_000, intervalMs: 500, what: 'every event to be stored' });
+    await waitFor(async () => (await events()).body.items.length === REQUESTS * (ANSWERS.length + 1), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      what: 'every event to be stored',
+    });
 
     await new Promise((resolve) => setTimeout(resolve, downAt + OUTAGE_MS - Date.now()));
     const log = await call<{ items: { attempts: unknown[] }[] }>('GET', `/api/v1/subscriptions/${subscribed.body.id}/deliveries?limit=1000`, referrer.token);
@@ -86,7 +108,11 @@ export async function webhookOutage(faults: FaultFixture): Promise<void> {
 
     stored = (await events()).body.items;
     const storedIds = new Set(stored.map((event) => event.id));
-    await waitFor(() => storedIds.size > 0 && [...storedIds].every((id) => receiver.arrived.some((webhook) => webhook.id === id)), { timeoutMs: 90_000, intervalMs: 100, what: 'every event at the receiver' });
+    await waitFor(() => storedIds.size > 0 && [...storedIds].every((id) => receiver.arrived.some((webhook) => webhook.id === id)), {
+      timeoutMs: 90_000,
+      intervalMs: 100,
+      what: 'every event at the receiver',
+    });
     allArrivedAfter = Date.now() - upAt;
 
     // Every event arrived, signed, with the event id as webhook-id, and nothing else arrived.

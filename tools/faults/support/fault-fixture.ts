@@ -18,7 +18,12 @@ import type { PostRecord, Referrer } from './load';
 
 export const FIREWALL = join(__dirname, 'loopback-firewall.cjs');
 /** The referrer and clinic every fault stack has: the clinic offers orthopaedics (2300), what the bundles ask for. */
-export const REFERRER = { username: 'faults-referrer', password: 'faults-referrer-password', ik: '269900001', fhirBase: 'https://faults-hospital.example/fhir' };
+export const REFERRER = {
+  username: 'faults-referrer',
+  password: 'faults-referrer-password',
+  ik: '269900001',
+  fhirBase: 'https://faults-hospital.example/fhir',
+};
 export const CLINIC = { username: 'faults-clinic', password: 'faults-clinic-password', ik: '519900001', name: 'Rehaklinik Fehlerfall', departments: '2300' };
 
 export interface Tokens {
@@ -73,7 +78,20 @@ export class FaultFixture {
     const faults = new FaultFixture(stack, firewallLog);
     try {
       await faults.admin('clinic', 'upsert', '--ik', CLINIC.ik, '--name', CLINIC.name, '--departments', CLINIC.departments);
-      await faults.admin('user', 'create', '--role', 'referrer', '--username', REFERRER.username, '--password', REFERRER.password, '--ik', REFERRER.ik, '--fhir-base', REFERRER.fhirBase);
+      await faults.admin(
+        'user',
+        'create',
+        '--role',
+        'referrer',
+        '--username',
+        REFERRER.username,
+        '--password',
+        REFERRER.password,
+        '--ik',
+        REFERRER.ik,
+        '--fhir-base',
+        REFERRER.fhirBase,
+      );
       await faults.admin('user', 'create', '--role', 'clinic', '--username', CLINIC.username, '--password', CLINIC.password, '--ik', CLINIC.ik);
       const { token, partyId } = await faults.login(REFERRER.username, REFERRER.password);
       faults.referrer = { fhirBase: REFERRER.fhirBase, ik: REFERRER.ik, token, partyId };
@@ -111,7 +129,9 @@ export class FaultFixture {
   }
 
   private async readSigningKey(): Promise<TestSigningKey> {
-    const { rows } = await this.pool.query<{ kid: string; private_jwk: JWK }>(`SELECT kid, private_jwk FROM "${this.schema('auth')}".signing_key ORDER BY created_at, kid LIMIT 1`);
+    const { rows } = await this.pool.query<{ kid: string; private_jwk: JWK }>(
+      `SELECT kid, private_jwk FROM "${this.schema('auth')}".signing_key ORDER BY created_at, kid LIMIT 1`,
+    );
     const row = rows[0];
     if (!row) throw new Error('the auth service has no development key yet');
     return { kid: row.kid, privateKey: (await importJWK(row.private_jwk, 'EdDSA')) as CryptoKey, publicJwk: {} };
@@ -130,7 +150,12 @@ export class FaultFixture {
   /** A broker client of the test in this stack's namespace (publishes like a service would). */
   async broker(): Promise<Broker> {
     this.client ??= await connectServiceBroker(
-      { AMQP_URL: testEnvironment().amqpUrl, AMQP_NAMESPACE: this.namespace, AMQP_PREFETCH: 32, AMQP_DELIVERY_LIMIT: Number(this.stack.env.AMQP_DELIVERY_LIMIT ?? 5) },
+      {
+        AMQP_URL: testEnvironment().amqpUrl,
+        AMQP_NAMESPACE: this.namespace,
+        AMQP_PREFETCH: 32,
+        AMQP_DELIVERY_LIMIT: Number(this.stack.env.AMQP_DELIVERY_LIMIT ?? 5),
+      },
       { logger: pino({ level: 'silent' }), metrics: new Registry() },
     );
     return this.client;
@@ -199,7 +224,11 @@ export class FaultFixture {
   async settleAccepted(posts: readonly PostRecord[], timeoutMs = 90_000): Promise<StoredCounts & { accepted: number; settledMs: number }> {
     const identifiers = posts.filter((post) => post.status === 202).map((post) => post.identifier);
     const started = Date.now();
-    await waitFor(async () => (await this.storedCounts(identifiers)).missing.length === 0, { timeoutMs, intervalMs: 500, what: 'every accepted bundle to be stored' }).catch(() => undefined);
+    await waitFor(async () => (await this.storedCounts(identifiers)).missing.length === 0, {
+      timeoutMs,
+      intervalMs: 500,
+      what: 'every accepted bundle to be stored',
+    }).catch(() => undefined);
     await this.drained(Math.max(5_000, timeoutMs - (Date.now() - started))).catch(() => undefined);
     const counts = await this.storedCounts(identifiers);
     return { ...counts, accepted: identifiers.length, settledMs: Date.now() - started };
@@ -222,7 +251,10 @@ export class FaultFixture {
     const entries = await Promise.all(
       this.stack.instances().map(async (instance) => {
         if (!this.stack.isRunning(instance.name)) return [instance.name, 'exited'] as const;
-        const status = await fetch(`${instance.probeUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
+        const status = await fetch(`${instance.probeUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then(
+          (response) => response.status,
+          () => 0,
+        );
         return [instance.name, status] as const;
       }),
     );

@@ -73,8 +73,21 @@ export const redis: Dependency = {
   // The same command line as .ci/run: no persistence, loopback only.
   start: () =>
     command('redis-server', [
-      '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', String(new URL(urls().redis).port || 6379),
-      '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log',
+      '--daemonize',
+      'yes',
+      '--bind',
+      '127.0.0.1',
+      '-::1',
+      '--port',
+      String(new URL(urls().redis).port || 6379),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      '/var/lib/redis',
+      '--logfile',
+      '/var/log/redis/ci.log',
     ]),
   async isUp() {
     const client = new Redis(urls().redis, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });

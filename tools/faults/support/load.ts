@@ -20,7 +20,12 @@ export const PLACEHOLDER = '00000000-0000-4000-8000-00000000fa17';
  */
 export function bundleSource(referrer: Pick<Referrer, 'fhirBase' | 'ik'>, performerIks: readonly string[]) {
   const template = JSON.stringify(
-    admissionRequestBundle({ fhirBase: referrer.fhirBase, requesterIk: referrer.ik, performerIks, requestIdentifier: `${referrer.fhirBase}/ServiceRequest/${PLACEHOLDER}` }),
+    admissionRequestBundle({
+      fhirBase: referrer.fhirBase,
+      requesterIk: referrer.ik,
+      performerIks,
+      requestIdentifier: `${referrer.fhirBase}/ServiceRequest/${PLACEHOLDER}`,
+    }),
   );
   return {
     template,
@@ -57,7 +62,13 @@ export async function postBundle(gatewayUrl: string, token: string, bundle: { id
       body: bundle.body,
     });
     const text = await response.text();
-    const record: PostRecord = { identifier: bundle.identifier, sentAt, answeredAt: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after') };
+    const record: PostRecord = {
+      identifier: bundle.identifier,
+      sentAt,
+      answeredAt: Date.now(),
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+    };
     if (response.status === 202) record.accepted = text.includes('queued for processing') ? 'queued' : 'processed';
     return record;
   } catch (error) {

@@ -66,8 +66,15 @@ export class BundleMutator {
     const identifier = requestIdentifierOf(bundle);
     let body = JSON.stringify(bundle);
     for (const patch of patches) body = patch(body);
-    const contentType = this.chance(0.03) ? this.pick(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/fhir+json; charset=utf-16']) : 'application/fhir+json';
-    return { description: `${applied.join('; ')}${contentType === 'application/fhir+json' ? '' : ` (content-type ${contentType})`}`, body, contentType, ...(identifier ? { identifier } : {}) };
+    const contentType = this.chance(0.03)
+      ? this.pick(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/fhir+json; charset=utf-16'])
+      : 'application/fhir+json';
+    return {
+      description: `${applied.join('; ')}${contentType === 'application/fhir+json' ? '' : ` (content-type ${contentType})`}`,
+      body,
+      contentType,
+      ...(identifier ? { identifier } : {}),
+    };
   }
 
   /** A version 4 UUID drawn from the seeded generator: a new request per case, the same ones every run. */
@@ -111,7 +118,9 @@ export class BundleMutator {
     if (kind === 0) return null;
     if (kind === 1) return this.chance(0.5);
     if (kind === 2) return this.pick([0, -1, 1.5, 2 ** 31, -(2 ** 53), 1e300, 123456789]);
-    if (kind === 3) return this.pick(['', 'x', 'urn:uuid:not-a-uuid', '2026-13-45', '<script>alert(1)</script>', "' OR 1=1 --", '../../etc/passwd', '${jndi:ldap://x}']);
+    if (kind === 3) {
+      return this.pick(['', 'x', 'urn:uuid:not-a-uuid', '2026-13-45', '<script>alert(1)</script>', "' OR 1=1 --", '../../etc/passwd', '${jndi:ldap://x}']);
+    }
     if (kind === 4) return Array.from({ length: this.int(4) }, () => this.randomValue(depth + 1));
     return Object.fromEntries(Array.from({ length: this.int(4) }, (_item, index) => [`k${index}`, this.randomValue(depth + 1)]));
   }

@@ -19,11 +19,17 @@ function workspaceRootAbove(directory: string): string {
 }
 
 /** The V8 options every service process runs with, as `npm start` and the Docker image run them. */
-const SERVICE_NODE_OPTIONS: readonly string[] = (JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8')) as { nodeOptions: string[] }).nodeOptions;
+const SERVICE_NODE_OPTIONS: readonly string[] = (
+  JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8')) as { nodeOptions: string[] }
+).nodeOptions;
 
 /** `nx run-many -t build` (cached by Nx: a second call without changes takes about a second). */
 export function buildServices(): void {
-  const result = spawnSync('nx', ['run-many', '-t', 'build', '--outputStyle=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' } });
+  const result = spawnSync('nx', ['run-many', '-t', 'build', '--outputStyle=static'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' },
+  });
   if (result.status !== 0) throw new Error('the build (nx run-many -t build) failed');
 }
 
@@ -72,7 +78,9 @@ export function spawnService(
       });
     }
   }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const isRunning = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
     if (!isRunning()) return;
@@ -92,7 +100,10 @@ export async function untilReady(name: string, probeUrl: string, timeoutMs: numb
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (process && !process.isRunning()) throw new Error(`${name} exited during start-up`);
-    const ready = await fetch(`${probeUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
+    const ready = await fetch(`${probeUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) return;
     if (Date.now() > deadline) {
       process?.child.kill('SIGKILL');

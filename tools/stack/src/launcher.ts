@@ -241,7 +241,11 @@ export class Stack {
 
   /** Logs a party in through the gateway. */
   async login(username: string, password: string): Promise<{ accessToken: string; refreshToken: string; partyId: string }> {
-    const response = await fetch(`${this.gatewayUrl}/api/v1/token/login`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ username, password }) });
+    const response = await fetch(`${this.gatewayUrl}/api/v1/token/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ username, password }),
+    });
     if (response.status !== 200) throw new Error(`login of ${username} answered ${response.status}`);
     const { accessToken, refreshToken } = (await response.json()) as { accessToken: string; refreshToken: string };
     const claims = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string };
@@ -274,7 +278,15 @@ export class Stack {
   private async startInProcess(name: string, launch: Running['launch'], env: Record<string, string>): Promise<Running> {
     if (!this.inProcess) throw new Error('no in-process runner');
     const started = await this.inProcess.start(launch.service, env);
-    const instance = { name, service: launch.service, port: launch.options.port, url: started.url, probeUrl: started.probeUrl, pid: process.pid, output: () => '' };
+    const instance = {
+      name,
+      service: launch.service,
+      port: launch.options.port,
+      url: started.url,
+      probeUrl: started.probeUrl,
+      pid: process.pid,
+      output: () => '',
+    };
     return { instance, launch, stop: () => started.stop() };
   }
 

@@ -22,15 +22,26 @@ export class RoutingClinicDirectory implements ClinicDirectory {
     private readonly routingUrl: string,
     private readonly tokens: TokenSource,
   ) {
-    this.routing = new InternalClient({ service: 'routing', baseUrl: routingUrl, timeoutMs: 5_000, unavailableMessage: 'the routing service is unavailable', connections: 1 });
+    this.routing = new InternalClient({
+      service: 'routing',
+      baseUrl: routingUrl,
+      timeoutMs: 5_000,
+      unavailableMessage: 'the routing service is unavailable',
+      connections: 1,
+    });
   }
 
   async isParticipatingClinic(ik: string): Promise<boolean> {
     try {
-      const answer = await this.routing.json({ method: 'GET', path: `/internal/clinics/${encodeURIComponent(ik)}`, credential: this.tokens }, { 200: ClinicRecord, 404: ApiErrorBody });
+      const answer = await this.routing.json(
+        { method: 'GET', path: `/internal/clinics/${encodeURIComponent(ik)}`, credential: this.tokens },
+        { 200: ClinicRecord, 404: ApiErrorBody },
+      );
       return answer.status === 200;
     } catch (error) {
-      throw new RoutingUnreachableError(`cannot reach the routing service at ${this.routingUrl} to check clinic IK ${ik}: start the stack first (npm start)`, { cause: error });
+      throw new RoutingUnreachableError(`cannot reach the routing service at ${this.routingUrl} to check clinic IK ${ik}: start the stack first (npm start)`, {
+        cause: error,
+      });
     }
   }
 }

@@ -3,7 +3,6 @@ import { openAuthDatabase, type AuthDatabase } from '../persistence/database';
 import { SigningKeyRepository } from './signing-key.repository';
 import { loadSigningKeys } from './signing-keys';
 
-
 describe('the development signing key, kept in the real PostgreSQL', () => {
   let prisma: AuthDatabase;
 

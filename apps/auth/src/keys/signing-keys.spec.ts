@@ -1,7 +1,6 @@
 import { exportJWK, exportPKCS8, generateKeyPair, type JWK } from 'jose';
 import { SigningKeyConfigError, loadSigningKeys, type DevelopmentKeyStore } from './signing-keys';
 
-
 /** Configured keys never touch the development key store. */
 const noStore: DevelopmentKeyStore = {
   oldest: () => Promise.reject(new Error('the development key store must not be used')),

@@ -1,13 +1,4 @@
-import {
-  calculateJwkThumbprint,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  importPKCS8,
-  type CryptoKey,
-  type JSONWebKeySet,
-  type JWK,
-} from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
 import { TOKEN_ALGORITHM } from '@bedrequest/tokens';
 
 /** A signing key or public key from the configuration that cannot be used; names the variable only. */
@@ -47,9 +38,7 @@ export interface SigningKeyOptions {
  * rotation verify until they expire (at most one hour later).
  */
 export async function loadSigningKeys(options: SigningKeyOptions): Promise<SigningKeys> {
-  const current = options.signingKey
-    ? await importPrivateKey(options.signingKey, options.signingKeyId)
-    : await developmentKey(options);
+  const current = options.signingKey ? await importPrivateKey(options.signingKey, options.signingKeyId) : await developmentKey(options);
   const previous = options.previousPublicKeys ? await importPublicKeys(options.previousPublicKeys) : [];
   const keys = [current.publicJwk, ...previous.filter((jwk) => jwk.kid !== current.kid)];
   return { current: { kid: current.kid, privateKey: current.privateKey }, jwks: { keys } };

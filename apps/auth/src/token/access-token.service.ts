@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, ACCESS_TOKEN_TYPE, SERVICE_ROLE, SERVICE_TOKEN_LIFETIME_SECONDS, TOKEN_ALGORITHM, partyClaimsOf } from '@bedrequest/tokens';
+import {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  ACCESS_TOKEN_TYPE,
+  SERVICE_ROLE,
+  SERVICE_TOKEN_LIFETIME_SECONDS,
+  TOKEN_ALGORITHM,
+  partyClaimsOf,
+} from '@bedrequest/tokens';
 import type { SigningKeys } from '../keys/signing-keys';
 import type { UserAccount } from '../users/user';
 
@@ -21,7 +28,12 @@ export class AccessTokenIssuer {
   constructor(private readonly options: IssuerOptions & { audience: string }) {}
 
   issue(user: UserAccount): Promise<string> {
-    return sign(this.options, { claims: partyClaimsOf(user), subject: user.id, audience: this.options.audience, lifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS });
+    return sign(this.options, {
+      claims: partyClaimsOf(user),
+      subject: user.id,
+      audience: this.options.audience,
+      lifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS,
+    });
   }
 }
 
@@ -35,7 +47,12 @@ export class ServiceTokenIssuer {
   constructor(private readonly options: IssuerOptions & { serviceAudience: string }) {}
 
   issue(service: string): Promise<string> {
-    return sign(this.options, { claims: { role: SERVICE_ROLE }, subject: service, audience: this.options.serviceAudience, lifetimeSeconds: this.lifetimeSeconds });
+    return sign(this.options, {
+      claims: { role: SERVICE_ROLE },
+      subject: service,
+      audience: this.options.serviceAudience,
+      lifetimeSeconds: this.lifetimeSeconds,
+    });
   }
 }
 

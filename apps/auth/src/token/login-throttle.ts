@@ -19,7 +19,10 @@ export class LoginThrottle {
   private readonly byUsername: RateLimiterRedis;
   private readonly byAddress: RateLimiterRedis;
 
-  constructor(redis: Redis, private readonly limits: LoginThrottleLimits) {
+  constructor(
+    redis: Redis,
+    private readonly limits: LoginThrottleLimits,
+  ) {
     // ioredis is passed as storeClient (useRedisPackage is for node-redis only); keys get the
     // client's REDIS_KEY_PREFIX in front of keyPrefix. rejectIfRedisNotReady fails fast while down.
     const common = { storeClient: redis, duration: limits.windowSeconds, rejectIfRedisNotReady: true };
@@ -30,10 +33,7 @@ export class LoginThrottle {
   /** Throws TooManyAttemptsError when either limit is used up. */
   async assertAllowed(username: string, address: string): Promise<void> {
     const [user, client] = await this.call(() => Promise.all([this.byUsername.get(username), this.byAddress.get(address)]));
-    const waitMs = Math.max(
-      exhaustedFor(user, this.limits.failuresPerUsername),
-      exhaustedFor(client, this.limits.failuresPerAddress),
-    );
+    const waitMs = Math.max(exhaustedFor(user, this.limits.failuresPerUsername), exhaustedFor(client, this.limits.failuresPerAddress));
     if (waitMs > 0) throw new TooManyAttemptsError(Math.max(1, Math.ceil(waitMs / 1000)));
   }
 

@@ -226,11 +226,14 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
 
     it.each([
       ['an unknown token', async () => 'A'.repeat(43)],
-      ['a token revoked before', async () => {
-        const token = await loggedIn();
-        await revoke(token);
-        return token;
-      }],
+      [
+        'a token revoked before',
+        async () => {
+          const token = await loggedIn();
+          await revoke(token);
+          return token;
+        },
+      ],
       ['an access token', async () => (await login(sut.url, 'hospital', 'referrer-password-1', from())).body.accessToken as string],
       ['an empty string', async () => ''],
     ])('answers 200 for %s, as for a live one (RFC 7009 2.2)', async (_case, token) => {
@@ -284,7 +287,7 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       expect((await login(sut.url, 'hospital', 'referrer-password-1', from())).status).toBe(200);
     });
 
-    it('counts the connection\'s own address when X-Forwarded-For comes from a peer that is not a trusted proxy', async () => {
+    it("counts the connection's own address when X-Forwarded-For comes from a peer that is not a trusted proxy", async () => {
       // A second auth beside the suite's, trusting only a range the test's loopback connection is not in.
       const direct = await startTestAuth({ TRUSTED_PROXIES: '10.0.0.0/8', AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: '3' });
       try {
@@ -299,7 +302,7 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       }
     });
 
-    it('forgets a username\'s failures after a successful login', async () => {
+    it("forgets a username's failures after a successful login", async () => {
       await sut.addUser(referrer('forgetful', 'forgetful-password'));
       for (let round = 0; round < 2; round += 1) {
         for (let attempt = 0; attempt < 2; attempt += 1) await login(sut.url, 'forgetful', 'typo', from());

@@ -12,7 +12,6 @@ import { LoginThrottle } from './login-throttle';
 import { RefreshTokenRepository } from './refresh-token.repository';
 import { TokenService } from './token.service';
 
-
 const env = testEnvironment();
 
 describe('TokenService login timing, against the real PostgreSQL and Redis', () => {

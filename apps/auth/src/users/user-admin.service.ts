@@ -40,9 +40,7 @@ export function normalizeUsername(username: string): string {
 
 /** Creates, lists and disables the users that log in (the `user` commands of `npm run admin`). */
 export class UserAdministration {
-  constructor(
-    private readonly deps: { users: UserRepository; passwords: PasswordHasher; clinics: ClinicDirectory; now: () => number },
-  ) {}
+  constructor(private readonly deps: { users: UserRepository; passwords: PasswordHasher; clinics: ClinicDirectory; now: () => number }) {}
 
   async create(input: UserInput): Promise<UserAccount> {
     return this.deps.users.create(await this.prepare(input));
@@ -75,7 +73,7 @@ export class UserAdministration {
     const ikNumbers = parseIkNumbers(input.ik);
     let fhirBase: string | undefined;
     if (role === 'referrer') {
-      if (input.fhirBase === undefined) throw new InvalidUserError('missing option --fhir-base (the referrer\'s registered FHIR base URL)');
+      if (input.fhirBase === undefined) throw new InvalidUserError("missing option --fhir-base (the referrer's registered FHIR base URL)");
       fhirBase = parseFhirBase(input.fhirBase);
     } else {
       if (input.fhirBase !== undefined) throw new InvalidUserError('--fhir-base applies to referrers only');
@@ -95,7 +93,14 @@ function parseRole(value: string): Role {
 }
 
 function parseIkNumbers(value: string): string[] {
-  const ikNumbers = [...new Set(value.split(',').map((ik) => ik.trim()).filter((ik) => ik !== ''))];
+  const ikNumbers = [
+    ...new Set(
+      value
+        .split(',')
+        .map((ik) => ik.trim())
+        .filter((ik) => ik !== ''),
+    ),
+  ];
   if (ikNumbers.length === 0) throw new InvalidUserError('at least one IK number is required');
   for (const ik of ikNumbers) {
     if (!IK_PATTERN.test(ik)) throw new InvalidUserError(`malformed IK number "${ik}": an IK number is 9 digits`);

@@ -15,7 +15,13 @@ export class ClinicCapacityClient {
   private readonly client: InternalClient;
 
   constructor(routingUrl: string, timeoutMs = 5_000) {
-    this.client = new InternalClient({ service: 'routing', baseUrl: routingUrl, timeoutMs, unavailableMessage: 'the bed counts are temporarily unavailable; please retry', connections: 8 });
+    this.client = new InternalClient({
+      service: 'routing',
+      baseUrl: routingUrl,
+      timeoutMs,
+      unavailableMessage: 'the bed counts are temporarily unavailable; please retry',
+      connections: 8,
+    });
   }
 
   put(ik: string, body: unknown, call: CapacityCall) {

@@ -53,7 +53,7 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
       .use('/api/v1/clinic/capacity', capacityRouter({ capacity: new ClinicCapacityClient(url, 2_000), logger: silentLogger() }));
 
   describe('PUT', () => {
-    it('publishes the count for the IK of the clinic\'s token and answers routing\'s figures', async () => {
+    it("publishes the count for the IK of the clinic's token and answers routing's figures", async () => {
       const stored = { ...bedCount, specialty: 'orthopedics', held: 0, reserved: 1, available: 2 };
       answer = { status: 200, body: JSON.stringify(stored) };
 
@@ -91,7 +91,10 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
     it('names the refused fields in the message', async () => {
       const response = await request(gateway()).put('/api/v1/clinic/capacity').send({ department: '23', date: '2026-12-01', freeBeds: -1, ik: '510000002' });
 
-      expect(response.body).toEqual({ error: 'invalid_request', message: 'department: must be a department key of 4 digits, e.g. "2300"; freeBeds: must be a whole number from 0; ik: not allowed' });
+      expect(response.body).toEqual({
+        error: 'invalid_request',
+        message: 'department: must be a department key of 4 digits, e.g. "2300"; freeBeds: must be a whole number from 0; ik: not allowed',
+      });
     });
 
     it('answers 400 for a body that is not JSON', async () => {
@@ -103,7 +106,9 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
     });
 
     it('answers 413 for a body over 16 KiB', async () => {
-      const response = await request(gateway()).put('/api/v1/clinic/capacity').send({ ...bedCount, padding: 'x'.repeat(17 * 1024) });
+      const response = await request(gateway())
+        .put('/api/v1/clinic/capacity')
+        .send({ ...bedCount, padding: 'x'.repeat(17 * 1024) });
 
       expect(response.status).toBe(413);
       expect(calls).toEqual([]);
@@ -111,7 +116,7 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
   });
 
   describe('GET', () => {
-    it('lists the clinic\'s counts for the range', async () => {
+    it("lists the clinic's counts for the range", async () => {
       const items = [{ ...bedCount, specialty: 'orthopedics', held: 0, reserved: 0, available: 3 }];
       answer = { status: 200, body: JSON.stringify({ items }) };
 
@@ -139,7 +144,7 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
   });
 
   describe('automatic answers: /auto-answer', () => {
-    it('reads the setting of the IK of the clinic\'s token, with the clinic\'s token', async () => {
+    it("reads the setting of the IK of the clinic's token, with the clinic's token", async () => {
       answer = { status: 200, body: '{"enabled":false}' };
 
       const response = await request(gateway()).get('/api/v1/clinic/capacity/auto-answer').set('x-correlation-id', 'auto-1');
@@ -156,7 +161,7 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
       ]);
     });
 
-    it('switches it for the IK of the clinic\'s token and answers the new setting', async () => {
+    it("switches it for the IK of the clinic's token and answers the new setting", async () => {
       answer = { status: 200, body: '{"enabled":true}' };
 
       const response = await request(gateway()).put('/api/v1/clinic/capacity/auto-answer').send({ enabled: true });
@@ -212,8 +217,8 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
     });
   });
 
-  describe('routing\'s refusals and failures', () => {
-    it('passes a 400 on with routing\'s message (e.g. a department the clinic does not offer)', async () => {
+  describe("routing's refusals and failures", () => {
+    it("passes a 400 on with routing's message (e.g. a department the clinic does not offer)", async () => {
       answer = { status: 400, body: JSON.stringify({ error: 'invalid_request', message: 'the clinic offers no department 2300' }) };
 
       const response = await request(gateway()).put('/api/v1/clinic/capacity').send(bedCount);
@@ -252,7 +257,7 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
       expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
     });
 
-    it('answers 503 with Retry-After when what answers is not routing\'s JSON (a proxy\'s error page)', async () => {
+    it("answers 503 with Retry-After when what answers is not routing's JSON (a proxy's error page)", async () => {
       answer = { status: 502, body: '<html>Bad Gateway</html>', contentType: 'text/html' };
 
       const response = await request(gateway()).get('/api/v1/clinic/capacity');

@@ -21,7 +21,10 @@ export const BedCount = z.strictObject({
   freeBeds: z.number().int(WHOLE_NUMBER).min(0, WHOLE_NUMBER),
 });
 
-export const DateQuery = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
+export const DateQuery = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .optional();
 
 /**
  * The clinic's bed counts, for clinic tokens only (mount behind the clinic-role guard): a clinic

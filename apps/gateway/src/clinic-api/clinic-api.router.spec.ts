@@ -78,7 +78,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       );
 
   describe('GET /tasks/{taskId}/bundle', () => {
-    it('answers the bundle as application/fhir+json, asking intake with the clinic\'s token', async () => {
+    it("answers the bundle as application/fhir+json, asking intake with the clinic's token", async () => {
       const bundle = { resourceType: 'Bundle', type: 'collection', entry: [] };
       intakeAnswer = { status: 200, body: bundle };
 
@@ -105,7 +105,8 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     });
 
     it("answers 410 (gone) with intake's reason once the request's patient data was erased, for the bundle and the documents", async () => {
-      const reason = 'the patient data of this request was erased on 2026-11-22T10:00:00.000Z (data protection); its Task remains, with its states, as a tombstone';
+      const reason =
+        'the patient data of this request was erased on 2026-11-22T10:00:00.000Z (data protection); its Task remains, with its states, as a tombstone';
       intakeAnswer = { status: 410, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'deleted', diagnostics: reason }] } };
 
       for (const read of ['bundle', 'documents']) {
@@ -161,9 +162,12 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
 
   describe('POST /tasks/{taskId}/answer', () => {
     const answer = (body: unknown, taskId = TASK_ID) =>
-      request(gateway()).post(`/api/v1/clinic/tasks/${taskId}/answer`).set('x-correlation-id', 'answer-1').send(body as object);
+      request(gateway())
+        .post(`/api/v1/clinic/tasks/${taskId}/answer`)
+        .set('x-correlation-id', 'answer-1')
+        .send(body as object);
 
-    it('publishes the answer for this clinic\'s IK and answers 200 with the updated Task', async () => {
+    it("publishes the answer for this clinic's IK and answers 200 with the updated Task", async () => {
       broker = { reply: { status: 200, outcome: 'accepted', issues: [], task: acceptedTask } };
 
       const response = await answer({ businessStatus: 'accepted', note: 'Aufnahme am 1.12. möglich' });
@@ -200,7 +204,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     });
 
     it.each([
-      [404, 'not_found', 'not-found', 'another clinic\'s Task'],
+      [404, 'not_found', 'not-found', "another clinic's Task"],
       [409, 'conflict', 'conflict', 'the Task is cancelled'],
     ] as const)('answers %i when intake refuses the answer (%s)', async (status, error, refusal, diagnostics) => {
       broker = { reply: { status, outcome: 'rejected', refusal, issues: [{ code: refusal, diagnostics }] } };
@@ -240,7 +244,11 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       ['a note over 4000 characters', { businessStatus: 'query', note: 'x'.repeat(4001) }, 'note: must be at most 4000 characters'],
       ['a note with U+0000', { businessStatus: 'query', note: 'a\u0000b' }, 'note: must not contain U+0000 or unpaired surrogates'],
       ['an unknown field', { businessStatus: 'query', notes: 'hello' }, 'notes: not allowed'],
-      ['a body larger than any answer', { businessStatus: 'query', note: 'x'.repeat(100_000) }, 'note: must be at most 4000 characters (the body is larger than 32 KiB, more than any valid answer)'],
+      [
+        'a body larger than any answer',
+        { businessStatus: 'query', note: 'x'.repeat(100_000) },
+        'note: must be at most 4000 characters (the body is larger than 32 KiB, more than any valid answer)',
+      ],
     ])('answers 400 naming the field, without publishing, for %s', async (_, body, message) => {
       const response = await answer(body);
 
@@ -257,12 +265,19 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     it('logs a refused answer once with the refused fields, not the note', async () => {
       await answer({ businessStatus: 'maybe', note: 'Patientin Erika Mustermann', ward: 3 });
 
-      const refusals = logger.text().split('\n').filter((line) => line.includes('"request refused"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const refusals = logger
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('"request refused"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(refusals).toEqual([
         expect.objectContaining({
           status: 400,
           correlationId: 'answer-1',
-          issues: [{ code: 'invalid', expression: 'businessStatus' }, { code: 'structure', expression: 'ward' }],
+          issues: [
+            { code: 'invalid', expression: 'businessStatus' },
+            { code: 'structure', expression: 'ward' },
+          ],
         }),
       ]);
       expect(logger.text()).not.toContain('Mustermann');

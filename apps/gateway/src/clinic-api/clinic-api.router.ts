@@ -63,7 +63,8 @@ export function clinicApiRouter(options: {
   router.get('/tasks/:taskId/bundle', read('bundle'));
   router.get('/tasks/:taskId/documents', read('documents'));
 
-  const answerBody: ErrorRequestHandler = (error: unknown, _req, _res, next) => next(classifyError(error).code === 'payload_too_large' ? answerTooLarge() : error);
+  const answerBody: ErrorRequestHandler = (error: unknown, _req, _res, next) =>
+    next(classifyError(error).code === 'payload_too_large' ? answerTooLarge() : error);
   router.post('/tasks/:taskId/answer', ...jsonBody({ limit: MAX_ANSWER_BYTES }), answerBody, async (req: Request, res: Response) => {
     const taskId = String(req.params.taskId);
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
@@ -82,7 +83,12 @@ export function clinicApiRouter(options: {
     };
     let reply;
     try {
-      ({ reply } = await options.broker.publishAndAwaitReply(ClinicAnswerSubmittedV1, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.answerTimeoutMs));
+      ({ reply } = await options.broker.publishAndAwaitReply(
+        ClinicAnswerSubmittedV1,
+        payload,
+        { correlationId: String(req.headers[CORRELATION_HEADER]) },
+        options.answerTimeoutMs,
+      ));
     } catch (error) {
       if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) {
         throw new HttpError('unavailable', 'the answer could not be stored; please retry', { retryAfterSeconds: 5, cause: error });

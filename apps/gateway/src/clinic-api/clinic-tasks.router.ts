@@ -22,8 +22,16 @@ export const ClinicTaskListQuery = z.strictObject(
       .datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' })
       .optional()
       .describe('Only Tasks changed after this instant (with time zone, e.g. 2026-11-21T10:00:00Z)'),
-    _count: z.string().regex(/^\d{1,4}$/, '_count: a whole number from 1 to 1000').optional().describe('Page size, a whole number from 1 to 1000'),
-    _offset: z.string().regex(/^\d{1,9}$/, '_offset: a whole number from 0').optional().describe('Where the page begins, a whole number from 0'),
+    _count: z
+      .string()
+      .regex(/^\d{1,4}$/, '_count: a whole number from 1 to 1000')
+      .optional()
+      .describe('Page size, a whole number from 1 to 1000'),
+    _offset: z
+      .string()
+      .regex(/^\d{1,9}$/, '_offset: a whole number from 0')
+      .optional()
+      .describe('Where the page begins, a whole number from 0'),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset)` : undefined) },
 );
@@ -33,7 +41,13 @@ export class ClinicTaskReadsClient {
   private readonly client: InternalClient;
 
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = new InternalClient({ service: 'intake', baseUrl: intakeUrl, timeoutMs, unavailableMessage: 'the Task store is unavailable; please retry', connections: 8 });
+    this.client = new InternalClient({
+      service: 'intake',
+      baseUrl: intakeUrl,
+      timeoutMs,
+      unavailableMessage: 'the Task store is unavailable; please retry',
+      connections: 8,
+    });
   }
 
   list(query: URLSearchParams, call: ForwardedCall) {

@@ -30,9 +30,12 @@ describe('GET /api/v1/kliniken', () => {
   afterAll(() => new Promise((resolve) => routing.close(resolve)));
 
   const gateway = (url: string) =>
-    express().use('/api/v1/kliniken', klinikenRouter(new ClinicDirectory({ load: loadClinicsFrom(url, serviceToken), logger: silentLogger() }), silentLogger()));
+    express().use(
+      '/api/v1/kliniken',
+      klinikenRouter(new ClinicDirectory({ load: loadClinicsFrom(url, serviceToken), logger: silentLogger() }), silentLogger()),
+    );
 
-  it('answers with routing\'s clinic list in the documented shape', async () => {
+  it("answers with routing's clinic list in the documented shape", async () => {
     const clinic = { ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] };
     answer = { status: 200, body: { items: [{ ...clinic, createdAt: 'internal detail' }] } };
 

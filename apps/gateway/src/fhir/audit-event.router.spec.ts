@@ -43,7 +43,8 @@ describe('GET /api/v2/fhir/AuditEvent through the intake client', () => {
       })
       .use('/api/v2/fhir', auditEventRouter(intakeClient))
       .use(errorHandler(silentLogger()));
-  const fhirJson = (status: number, body: string) => (res: ServerResponse) => res.writeHead(status, { 'content-type': 'application/fhir+json; charset=utf-8' }).end(body);
+  const fhirJson = (status: number, body: string) => (res: ServerResponse) =>
+    res.writeHead(status, { 'content-type': 'application/fhir+json; charset=utf-8' }).end(body);
 
   it("passes intake's searchset through unchanged, not to be cached, with the caller's token, search, base and address", async () => {
     const body = '{"resourceType":"Bundle", "type":"searchset","total":0}';
@@ -66,7 +67,10 @@ describe('GET /api/v2/fhir/AuditEvent through the intake client', () => {
   });
 
   it("passes intake's refusal of a parameter through with its status", async () => {
-    const body = JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', diagnostics: 'patient: unknown parameter', expression: ['patient'] }] });
+    const body = JSON.stringify({
+      resourceType: 'OperationOutcome',
+      issue: [{ severity: 'error', code: 'invalid', diagnostics: 'patient: unknown parameter', expression: ['patient'] }],
+    });
     answer = fhirJson(400, body);
 
     const response = await request(gatewayTo(client)).get('/api/v2/fhir/AuditEvent?patient=1');

@@ -1,6 +1,14 @@
 import express from 'express';
 import request from 'supertest';
-import { createEnvelope, IntakeVerdictV1, legacyVerdictStatus, VerdictRefusal, type ClinicRecord, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import {
+  createEnvelope,
+  IntakeVerdictV1,
+  legacyVerdictStatus,
+  VerdictRefusal,
+  type ClinicRecord,
+  type Envelope,
+  type MessageDefinition,
+} from '@bedrequest/contracts';
 import { ClinicDirectoryUnavailableError } from '@bedrequest/clinic-directory';
 import { DEFAULT_PROFILE_BASE } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
@@ -77,7 +85,11 @@ describe('POST /api/v2/fhir/Bundle', () => {
       )
       .use(errorHandler(logger.logger));
   const post = (body: unknown, principal?: Principal) =>
-    request(gateway(principal)).post('/api/v2/fhir/Bundle').set('content-type', 'application/fhir+json').set('x-correlation-id', 'corr-1').send(JSON.stringify(body));
+    request(gateway(principal))
+      .post('/api/v2/fhir/Bundle')
+      .set('content-type', 'application/fhir+json')
+      .set('x-correlation-id', 'corr-1')
+      .send(JSON.stringify(body));
 
   describe('a valid AdmissionRequestBundle', () => {
     it('is published with what intake needs and answered 202 with Location, Content-Location and an informational OperationOutcome', async () => {
@@ -145,8 +157,8 @@ describe('POST /api/v2/fhir/Bundle', () => {
       [409, 'conflict', 'conflict', 'the request is revoked'],
       [400, 'invalid', 'required', 'a selection needs complete patient data'],
       [404, 'not-found', 'not-found', 'no such request'],
-      [403, 'forbidden', 'forbidden', 'another referrer\'s request'],
-    ] as const)('is answered %i with intake\'s issues when intake refuses it (%s)', async (status, refusal, code, diagnostics) => {
+      [403, 'forbidden', 'forbidden', "another referrer's request"],
+    ] as const)("is answered %i with intake's issues when intake refuses it (%s)", async (status, refusal, code, diagnostics) => {
       broker = { reply: { status, outcome: 'rejected', refusal, issues: [{ code, diagnostics, expression: 'Bundle.entry[0].resource' }] } };
 
       const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }));
@@ -160,7 +172,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
     });
   });
 
-  describe('the answer to intake\'s refusal', () => {
+  describe("the answer to intake's refusal", () => {
     it.each(VerdictRefusal.options)('follows the refusal (%s), with the status gateways reading the deprecated status gave', async (refusal) => {
       const verdict = { outcome: 'rejected' as const, refusal, issues: [{ code: 'conflict', diagnostics: 'refused' }] };
       broker = { reply: { ...verdict, status: 500 } };
@@ -227,12 +239,14 @@ describe('POST /api/v2/fhir/Bundle', () => {
       expect(response.status).toBe(400);
       const issues = (response.body as { issue: { severity: string; code: string; diagnostics: string; expression?: string[] }[] }).issue;
       expect(issues.length).toBeGreaterThanOrEqual(2);
-      for (const issue of issues) expect(issue).toMatchObject({ severity: 'error', diagnostics: expect.any(String), expression: [expect.stringMatching(/^Bundle/)] });
+      for (const issue of issues) {
+        expect(issue).toMatchObject({ severity: 'error', diagnostics: expect.any(String), expression: [expect.stringMatching(/^Bundle/)] });
+      }
       expect(issues.flatMap((issue) => issue.expression)).toEqual(expect.arrayContaining(['Bundle.timestamp', 'Bundle.identifier']));
       expect(published).toEqual([]);
     });
 
-    it('logs the refusal once, with its issue codes and expressions and none of the bundle\'s values', async () => {
+    it("logs the refusal once, with its issue codes and expressions and none of the bundle's values", async () => {
       const bundle = admissionRequestBundle({ requestIdentifier: REQUEST, patient: 'complete' });
       const entries = bundle.entry as unknown as { resource: Record<string, unknown> }[];
       const patientIndex = entries.findIndex((entry) => entry.resource.resourceType === 'Patient');
@@ -242,7 +256,11 @@ describe('POST /api/v2/fhir/Bundle', () => {
       const response = await post(bundle);
 
       expect(response.status).toBe(400);
-      const refusals = logger.text().split('\n').filter((line) => line.includes('"request refused"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const refusals = logger
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('"request refused"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(refusals).toHaveLength(1);
       expect(refusals[0]).toMatchObject({ level: 30, status: 400, method: 'POST', path: '/api/v2/fhir/Bundle' });
       expect(refusals[0]!.issues).toEqual(
@@ -255,8 +273,8 @@ describe('POST /api/v2/fhir/Bundle', () => {
     });
 
     it.each([
-      ['the requester IK is not one of the referrer\'s', { requesterIk: '260000009' }],
-      ['the identifier does not begin with the referrer\'s FHIR base', { fhirBase: 'https://other-hospital.example/fhir' }],
+      ["the requester IK is not one of the referrer's", { requesterIk: '260000009' }],
+      ["the identifier does not begin with the referrer's FHIR base", { fhirBase: 'https://other-hospital.example/fhir' }],
     ])('403 when %s', async (_, options) => {
       const response = await post(admissionRequestBundle(options));
 
@@ -321,7 +339,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
   });
 
   describe('a DocumentBundle', () => {
-    it('is published with its request identifier and answered 202 with the Location of the request\'s Tasks', async () => {
+    it("is published with its request identifier and answered 202 with the Location of the request's Tasks", async () => {
       const bundle = documentBundle({ requestIdentifier: REQUEST });
 
       const response = await post(bundle);
@@ -335,7 +353,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
       });
     });
 
-    it('for a request outside the referrer\'s FHIR base is refused with 403', async () => {
+    it("for a request outside the referrer's FHIR base is refused with 403", async () => {
       const response = await post(documentBundle({ requestIdentifier: 'https://other-hospital.example/fhir/ServiceRequest/1' }));
 
       expect(response.status).toBe(403);

@@ -44,7 +44,13 @@ export function bundleRoute(options: BundleRouteOptions): RequestHandler[] {
     const principal = principalOf(res);
     const kind = bundleKind(req.body, options.profileBase);
     if (kind === 'unknown') {
-      throw refused('invalid_request', [{ code: 'invalid', diagnostics: 'meta.profile names neither the AdmissionRequestBundle nor the DocumentBundle profile', expression: 'Bundle.meta.profile' }]);
+      throw refused('invalid_request', [
+        {
+          code: 'invalid',
+          diagnostics: 'meta.profile names neither the AdmissionRequestBundle nor the DocumentBundle profile',
+          expression: 'Bundle.meta.profile',
+        },
+      ]);
     }
     if (kind === 'admission-request') {
       const result = validateAdmissionRequestBundle(req.body, { profileBase: options.profileBase });
@@ -60,7 +66,15 @@ export function bundleRoute(options: BundleRouteOptions): RequestHandler[] {
       }
       if (unknownPerformers.length) throw refused('invalid_request', unknownPerformers);
       // Validated once, here: intake gets what it needs of the bundle and never walks it again.
-      return submit(req, res, AdmissionBundleSubmittedV1, { request: admissionRequestSummary(result.bundle) }, principal, result.bundle.requestIdentifier, options);
+      return submit(
+        req,
+        res,
+        AdmissionBundleSubmittedV1,
+        { request: admissionRequestSummary(result.bundle) },
+        principal,
+        result.bundle.requestIdentifier,
+        options,
+      );
     }
     const result = validateDocumentBundle(req.body, { profileBase: options.profileBase });
     if (!result.ok) throw refused('invalid_request', result.issues);
@@ -92,7 +106,13 @@ async function performersNotParticipating(bundle: AdmissionRequestBundle, clinic
   return bundle.performerIks.flatMap((ik, index) =>
     !unknown.includes(ik)
       ? []
-      : [{ code: 'invalid' as const, diagnostics: `the performer with IK ${ik} is not a participating clinic`, expression: `Bundle.entry[${serviceRequestIndex}].resource.performer[${index}]` }],
+      : [
+          {
+            code: 'invalid' as const,
+            diagnostics: `the performer with IK ${ik} is not a participating clinic`,
+            expression: `Bundle.entry[${serviceRequestIndex}].resource.performer[${index}]`,
+          },
+        ],
   );
 }
 
@@ -106,13 +126,25 @@ async function submit(
   options: BundleRouteOptions,
 ) {
   const clientAddress = clientAddressOf(req);
-  const submitter: Submitter = { partyId: principal.partyId, ikNumbers: [...principal.ikNumbers], fhirBase: principal.fhirBase ?? '', ...(clientAddress ? { clientAddress } : {}) };
+  const submitter: Submitter = {
+    partyId: principal.partyId,
+    ikNumbers: [...principal.ikNumbers],
+    fhirBase: principal.fhirBase ?? '',
+    ...(clientAddress ? { clientAddress } : {}),
+  };
   const payload = { submitter, receivedAt: new Date().toISOString(), bundle: req.body as Record<string, unknown>, ...read };
   let reply;
   try {
-    ({ reply } = await options.broker.publishAndAwaitReply(definition, payload, { correlationId: String(req.headers[CORRELATION_HEADER]) }, options.verdictTimeoutMs));
+    ({ reply } = await options.broker.publishAndAwaitReply(
+      definition,
+      payload,
+      { correlationId: String(req.headers[CORRELATION_HEADER]) },
+      options.verdictTimeoutMs,
+    ));
   } catch (error) {
-    if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) throw unavailable('the bundle could not be stored; please retry', error);
+    if (error instanceof BrokerUnavailableError || error instanceof PublishRejectedError) {
+      throw unavailable('the bundle could not be stored; please retry', error);
+    }
     throw error;
   }
   const taskSearch = `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}`;
@@ -146,7 +178,10 @@ export function refusalErrorCode(verdict: Pick<IntakeVerdictV1, 'refusal' | 'sta
 
 /** Intake's refusal with intake's issues: the OperationOutcome of a bundle, the message of a clinic answer. */
 export function refusedByIntake(verdict: Pick<IntakeVerdictV1, 'refusal' | 'status' | 'issues'>): HttpError {
-  return refused(refusalErrorCode(verdict), verdict.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] })));
+  return refused(
+    refusalErrorCode(verdict),
+    verdict.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] })),
+  );
 }
 
 /**

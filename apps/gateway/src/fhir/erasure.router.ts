@@ -14,11 +14,22 @@ export class IntakeErasureClient {
   private readonly client: InternalClient;
 
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = new InternalClient({ service: 'intake', baseUrl: intakeUrl, timeoutMs, unavailableMessage: 'the request store is unavailable; please retry' });
+    this.client = new InternalClient({
+      service: 'intake',
+      baseUrl: intakeUrl,
+      timeoutMs,
+      unavailableMessage: 'the request store is unavailable; please retry',
+    });
   }
 
   erase(search: string, call: ForwardedCall): Promise<RawAnswer> {
-    return this.client.raw({ method: 'DELETE', path: `/internal/requests${search}`, credential: call.token, correlationId: call.correlationId, headers: forwardedHeaders(call) });
+    return this.client.raw({
+      method: 'DELETE',
+      path: `/internal/requests${search}`,
+      credential: call.token,
+      correlationId: call.correlationId,
+      headers: forwardedHeaders(call),
+    });
   }
 
   close(): Promise<void> {

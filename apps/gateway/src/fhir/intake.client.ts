@@ -20,7 +20,12 @@ export interface ForwardedCall {
 
 /** The call as the caller made it; its address is the one rule of every app (clientAddressOf, TRUSTED_PROXIES). */
 export function forwardedCallOf(req: Request, res: Response): ForwardedCall {
-  return { token: accessTokenOf(res), correlationId: String(req.headers[CORRELATION_HEADER]), publicBase: publicBaseOf(req), clientAddress: clientAddressOf(req) };
+  return {
+    token: accessTokenOf(res),
+    correlationId: String(req.headers[CORRELATION_HEADER]),
+    publicBase: publicBaseOf(req),
+    clientAddress: clientAddressOf(req),
+  };
 }
 
 /** The headers every call to intake's internal API carries besides the credential. */

@@ -48,9 +48,10 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
       .use('/api/v2/fhir', taskRouter(client))
       .use(errorHandler(silentLogger()));
   };
-  const fhirJson = (status: number, body: string) => (res: ServerResponse) => res.writeHead(status, { 'content-type': 'application/fhir+json; charset=utf-8' }).end(body);
+  const fhirJson = (status: number, body: string) => (res: ServerResponse) =>
+    res.writeHead(status, { 'content-type': 'application/fhir+json; charset=utf-8' }).end(body);
 
-  it('passes intake\'s answer through unchanged and forwards the caller\'s token, the search and the public base', async () => {
+  it("passes intake's answer through unchanged and forwards the caller's token, the search and the public base", async () => {
     // Key order and spacing as intake wrote them: the gateway does not parse and re-serialise.
     const body = '{"resourceType":"Bundle", "type":"searchset","total":0,"entry":[]}';
     answer = fhirJson(200, body);
@@ -71,7 +72,7 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     expect(Object.keys(seen.at(-1)!.headers).filter((name) => name.startsWith('x-viewer'))).toEqual([]);
   });
 
-  it('passes intake\'s refusals through with their status', async () => {
+  it("passes intake's refusals through with their status", async () => {
     const body = JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found', diagnostics: 'no such Task' }] });
     answer = fhirJson(404, body);
 
@@ -82,10 +83,12 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     expect(seen.at(-1)!.url).toBe('/internal/tasks/5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11');
   });
 
-  it('asks intake for a Task id as one path segment, with the caller\'s correlation id', async () => {
+  it("asks intake for a Task id as one path segment, with the caller's correlation id", async () => {
     answer = fhirJson(404, '{"resourceType":"OperationOutcome"}');
 
-    await request(gateway(new IntakeClient(intakeUrl))).get('/api/v2/fhir/Task/a%2F..%2Fdocuments').set('x-correlation-id', 'poll-2');
+    await request(gateway(new IntakeClient(intakeUrl)))
+      .get('/api/v2/fhir/Task/a%2F..%2Fdocuments')
+      .set('x-correlation-id', 'poll-2');
 
     expect(seen.at(-1)!.url).toBe('/internal/tasks/a%2F..%2Fdocuments');
     expect(seen.at(-1)!.headers['x-correlation-id']).toBe('poll-2');
@@ -109,7 +112,7 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     expect(response.body).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'transient' }] });
   });
 
-  it('answers 503 when what answers is not intake\'s JSON (a proxy\'s error page)', async () => {
+  it("answers 503 when what answers is not intake's JSON (a proxy's error page)", async () => {
     answer = (res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad Gateway</html>');
 
     const response = await request(gateway(new IntakeClient(intakeUrl))).get('/api/v2/fhir/Task');

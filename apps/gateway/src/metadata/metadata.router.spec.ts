@@ -121,7 +121,10 @@ describe('the conformance resources the statement lists', () => {
     const res = await get(`/StructureDefinition/${'Nope'.repeat(1000)}`);
     expect(res.status).toBe(404);
     expectValidFhir(res.body, 'GET /StructureDefinition/<unknown>');
-    expect(res.body.issue[0]).toMatchObject({ code: 'not-found', diagnostics: 'no StructureDefinition with this id; there are: AdmissionRequestBundle, DocumentBundle' });
+    expect(res.body.issue[0]).toMatchObject({
+      code: 'not-found',
+      diagnostics: 'no StructureDefinition with this id; there are: AdmissionRequestBundle, DocumentBundle',
+    });
   });
 
   it('a search with a parameter is 400 naming it', async () => {

@@ -1,13 +1,6 @@
 import { Router, type Request } from 'express';
 import type { Bundle, OperationOutcome, Resource } from '@medplum/fhirtypes';
-import {
-  capabilityStatement,
-  conformanceResources,
-  CONFORMANCE_RESOURCE_TYPES,
-  notFound,
-  outcome,
-  type Issue,
-} from '@bedrequest/fhir-model';
+import { capabilityStatement, conformanceResources, CONFORMANCE_RESOURCE_TYPES, notFound, outcome, type Issue } from '@bedrequest/fhir-model';
 import { sendFhir, sendOutcome } from '../fhir/fhir-response';
 
 export interface MetadataRouterOptions {

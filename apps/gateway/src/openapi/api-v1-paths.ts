@@ -97,7 +97,13 @@ function registerTokenPaths(registry: OpenAPIRegistry): void {
     request: { body: { required: true, content: json(RevokeRequest) } },
     responses: {
       200: { description: 'Revoked, or not live anyway: no body', headers: { 'Cache-Control': header('NoStore'), Pragma: header('NoCache') } },
-      ...refusals('v1', merged(jsonBodyRefusals('16 KiB'), { 400: 'no refreshToken string, or an unknown field', 503: 'The authentication service or its store is unavailable: nothing was revoked' })),
+      ...refusals(
+        'v1',
+        merged(jsonBodyRefusals('16 KiB'), {
+          400: 'no refreshToken string, or an unknown field',
+          503: 'The authentication service or its store is unavailable: nothing was revoked',
+        }),
+      ),
     },
   });
   registry.registerPath({
@@ -112,7 +118,8 @@ function registerTokenPaths(registry: OpenAPIRegistry): void {
 function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Secured): void {
   const base: Refusals = merged(guarded('referrer'), { 503: 'the subscription service is unavailable' });
   const unknown: Refusals = { 404: 'No such subscription of the caller (an unknown id and another party’s are alike)' };
-  const addressRefused = 'a callbackUrl that is not an absolute http(s) URL, carries credentials, is longer than 2048 characters or (in production) resolves to a private address';
+  const addressRefused =
+    'a callbackUrl that is not an absolute http(s) URL, carries credentials, is longer than 2048 characters or (in production) resolves to a private address';
   const subscription = { params: z.object({ id: z.uuid() }) };
 
   registry.registerPath({
@@ -197,7 +204,10 @@ function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Secured):
     request: { ...subscription, query: WebhookEventQuery },
     responses: {
       200: { description: 'The events; ask again with the last sequence for more', content: json(WebhookEventList) },
-      ...refusals('v1', merged(base, UNDECODABLE_PATH, { 400: 'since is not a sequence number (0 or more), or limit not a whole number from 1 to 1000' }, unknown)),
+      ...refusals(
+        'v1',
+        merged(base, UNDECODABLE_PATH, { 400: 'since is not a sequence number (0 or more), or limit not a whole number from 1 to 1000' }, unknown),
+      ),
     },
   });
 }
@@ -207,7 +217,9 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
   const base = guarded('clinic');
   const task = { params: z.object({ taskId: TaskId.describe('The Task id') }) };
   const notThisClinics: Refusals = { 404: 'Not a Task of this clinic (or not a Task id)' };
-  const erased: Refusals = { 410: "The request's patient data was erased (data protection): the message says when; the Task remains, read and searched as its tombstone" };
+  const erased: Refusals = {
+    410: "The request's patient data was erased (data protection): the message says when; the Task remains, read and searched as its tombstone",
+  };
   const taskStore: Refusals = { 503: 'the Task store is unavailable' };
 
   const noStore = { 'Cache-Control': header('NoStore') };
@@ -239,7 +251,10 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     summary: 'The latest AdmissionRequestBundle version this clinic was sent, as received (only the selected clinic ever receives full master data)',
     security: secured,
     request: task,
-    responses: { 200: { description: 'The bundle', content: fhir(AdmissionRequestBundle) }, ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)) },
+    responses: {
+      200: { description: 'The bundle', content: fhir(AdmissionRequestBundle) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -247,7 +262,10 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     summary: 'The DocumentBundles sent for the request of the Task, oldest first',
     security: secured,
     request: task,
-    responses: { 200: { description: 'The documents', content: json(ClinicDocumentList) }, ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)) },
+    responses: {
+      200: { description: 'The documents', content: json(ClinicDocumentList) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -280,7 +298,15 @@ function registerClinicPaths(registry: OpenAPIRegistry, secured: Secured): void 
     request: { body: { required: true, content: json(BedCount) } },
     responses: {
       200: { description: 'The stored count with the beds held and reserved', content: json(BedCountView) },
-      ...refusals('v1', merged(base, jsonBodyRefusals('16 KiB'), { 400: 'a field is missing, malformed or unknown, not a calendar date, or a department the clinic does not offer' }, routing)),
+      ...refusals(
+        'v1',
+        merged(
+          base,
+          jsonBodyRefusals('16 KiB'),
+          { 400: 'a field is missing, malformed or unknown, not a calendar date, or a department the clinic does not offer' },
+          routing,
+        ),
+      ),
     },
   });
   registry.registerPath({

@@ -1,10 +1,25 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AdmissionRequestBundle, DocumentBundle, FhirTask } from '@bedrequest/contracts';
-import { AUDIT_EVENT_SEARCH_PARAMETERS, CONFORMANCE_RESOURCE_TYPES, conformanceResources, TASK_RESULT_PARAMETERS, TASK_SEARCH_PARAMETERS } from '@bedrequest/fhir-model';
+import {
+  AUDIT_EVENT_SEARCH_PARAMETERS,
+  CONFORMANCE_RESOURCE_TYPES,
+  conformanceResources,
+  TASK_RESULT_PARAMETERS,
+  TASK_SEARCH_PARAMETERS,
+} from '@bedrequest/fhir-model';
 import { FHIR_CONTENT_TYPES, MAX_BUNDLE_BYTES } from '../fhir/fhir-body';
 import { SERVICE_VERSION } from '../service-index';
-import { AuditEventSearchSet, CapabilityStatement, CodeSystem, conformanceSearchSet, OperationOutcome, StructureDefinition, TaskSearchSet, TaskSubset } from './public-shapes';
+import {
+  AuditEventSearchSet,
+  CapabilityStatement,
+  CodeSystem,
+  conformanceSearchSet,
+  OperationOutcome,
+  StructureDefinition,
+  TaskSearchSet,
+  TaskSubset,
+} from './public-shapes';
 import { fhir, guarded, header, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** `_format` (FHIR R4 http.html#mime-type): JSON is all that is served; anything else is 406. */
@@ -59,7 +74,9 @@ function registerBundlePath(registry: OpenAPIRegistry, secured: Secured): void {
  * CapabilityStatement lists (libs/fhir-model), and the ones every search takes.
  */
 function taskSearchQuery() {
-  const declared = [...TASK_SEARCH_PARAMETERS, ...TASK_RESULT_PARAMETERS].map(({ name, documentation }) => [name, z.string().optional().describe(documentation)] as const);
+  const declared = [...TASK_SEARCH_PARAMETERS, ...TASK_RESULT_PARAMETERS].map(
+    ({ name, documentation }) => [name, z.string().optional().describe(documentation)] as const,
+  );
   return z.object({
     ...Object.fromEntries(declared),
     'based-on:identifier': z.string().optional().describe('`urn:ietf:rfc:3986|<ServiceRequest identifier>`: the same as based-on'),
@@ -78,7 +95,14 @@ function registerTaskPaths(registry: OpenAPIRegistry, secured: Secured): void {
     request: { query: taskSearchQuery() },
     responses: {
       200: { description: 'A searchset', content: fhir(TaskSearchSet) },
-      ...refusals('fhir', merged(base, { 400: 'An unknown parameter or modifier, a malformed value, or a second value of a parameter that takes one (each issue names it)' }, notAcceptable)),
+      ...refusals(
+        'fhir',
+        merged(
+          base,
+          { 400: 'An unknown parameter or modifier, a malformed value, or a second value of a parameter that takes one (each issue names it)' },
+          notAcceptable,
+        ),
+      ),
     },
   });
   registry.registerPath({
@@ -88,11 +112,23 @@ function registerTaskPaths(registry: OpenAPIRegistry, secured: Secured): void {
     security: secured,
     request: {
       params: z.object({ id: z.guid().describe('The Task id') }),
-      query: z.object({ _elements: z.string().optional().describe('Comma-separated top-level Task elements to return; the mandatory ones always come, tagged SUBSETTED'), _format: Format }),
+      query: z.object({
+        _elements: z.string().optional().describe('Comma-separated top-level Task elements to return; the mandatory ones always come, tagged SUBSETTED'),
+        _format: Format,
+      }),
     },
     responses: {
       200: { description: 'The Task', content: fhir(z.union([FhirTask, TaskSubset])) },
-      ...refusals('fhir', merged(base, UNDECODABLE_PATH, { 400: 'A parameter other than _elements and _format, or an element Task does not have' }, { 404: 'No Task the caller may see has this id' }, notAcceptable)),
+      ...refusals(
+        'fhir',
+        merged(
+          base,
+          UNDECODABLE_PATH,
+          { 400: 'A parameter other than _elements and _format, or an element Task does not have' },
+          { 404: 'No Task the caller may see has this id' },
+          notAcceptable,
+        ),
+      ),
     },
   });
 }
@@ -119,7 +155,11 @@ function registerAuditEventPath(registry: OpenAPIRegistry, secured: Secured): vo
       200: { description: 'A searchset', headers: { 'Cache-Control': header('NoStore') }, content: fhir(AuditEventSearchSet) },
       ...refusals(
         'fhir',
-        merged(guarded('any'), { 400: 'An unknown parameter or modifier, or a malformed value (each issue names it)', 503: 'the audit trail is unavailable' }, notAcceptable),
+        merged(
+          guarded('any'),
+          { 400: 'An unknown parameter or modifier, or a malformed value (each issue names it)', 503: 'the audit trail is unavailable' },
+          notAcceptable,
+        ),
       ),
     },
   });
@@ -137,7 +177,11 @@ function registerErasurePath(registry: OpenAPIRegistry, secured: Secured): void 
     security: secured,
     request: { query: z.object({ identifier: z.string().describe('The ServiceRequest identifier (URI) of the request') }) },
     responses: {
-      202: { description: 'Erased (or erased before): an informational OperationOutcome', headers: { 'Cache-Control': header('NoStore') }, content: fhir(OperationOutcome) },
+      202: {
+        description: 'Erased (or erased before): an informational OperationOutcome',
+        headers: { 'Cache-Control': header('NoStore') },
+        content: fhir(OperationOutcome),
+      },
       ...refusals(
         'fhir',
         merged(guarded('referrer'), {

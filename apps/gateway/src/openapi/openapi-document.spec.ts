@@ -29,7 +29,9 @@ describe('OpenAPI document', () => {
   const document = openApiDocument({ serverUrl: 'http://127.0.0.1:8080' });
   const paths = document.paths as Record<string, PathItem>;
   const schemas = document.components?.schemas as Record<string, JsonSchema>;
-  const operations = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as Operation })));
+  const operations = Object.entries(paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as Operation })),
+  );
   const bodyOf = (answer: Answer | undefined, mediaType = 'application/json') => answer?.content?.[mediaType]?.schema;
 
   it('describes every public endpoint of the gateway', () => {
@@ -74,7 +76,11 @@ describe('OpenAPI document', () => {
 
   it('gives every path OPTIONS (204 with Allow, no token) and HEAD beside GET, and every other operation a 405 with Allow in the form of its surface', () => {
     for (const [path, item] of Object.entries(paths)) {
-      expect({ path, options: item.options?.responses['204']?.headers?.['Allow'], security: item.options?.security }).toEqual({ path, options: { $ref: '#/components/headers/Allow' }, security: undefined });
+      expect({ path, options: item.options?.responses['204']?.headers?.['Allow'], security: item.options?.security }).toEqual({
+        path,
+        options: { $ref: '#/components/headers/Allow' },
+        security: undefined,
+      });
       expect({ path, head: Boolean(item.head) }).toEqual({ path, head: Boolean(item.get) });
     }
     for (const { path, method, operation } of operations.filter(({ method }) => method !== 'options')) {
@@ -91,9 +97,20 @@ describe('OpenAPI document', () => {
     expect(guarded.length).toBeGreaterThan(20);
     for (const { path, method, operation } of guarded) {
       const errorBody = path.startsWith('/api/v2/fhir') ? bodyOf(operation.responses['401'], 'application/fhir+json') : bodyOf(operation.responses['401']);
-      expect({ path, method, errorBody }).toEqual({ path, method, errorBody: method === 'head' ? undefined : { $ref: `#/components/schemas/${path.startsWith('/api/v2/fhir') ? 'OperationOutcome' : 'ApiError'}` } });
+      expect({ path, method, errorBody }).toEqual({
+        path,
+        method,
+        errorBody: method === 'head' ? undefined : { $ref: `#/components/schemas/${path.startsWith('/api/v2/fhir') ? 'OperationOutcome' : 'ApiError'}` },
+      });
       expect(operation.responses['401']?.headers?.['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WwwAuthenticate' });
-      for (const status of ['429', '503']) expect({ path, method, status, header: operation.responses[status]?.headers?.['Retry-After'] }).toEqual({ path, method, status, header: { $ref: '#/components/headers/RetryAfter' } });
+      for (const status of ['429', '503']) {
+        expect({ path, method, status, header: operation.responses[status]?.headers?.['Retry-After'] }).toEqual({
+          path,
+          method,
+          status,
+          header: { $ref: '#/components/headers/RetryAfter' },
+        });
+      }
     }
     // 403 only where a role is required: the clinics and the Task reads take either role.
     expect(paths['/api/v1/kliniken']?.get?.responses['403']).toBeUndefined();
@@ -104,7 +121,12 @@ describe('OpenAPI document', () => {
   it('gives every answer the correlation id', () => {
     for (const { path, method, operation } of operations) {
       for (const [status, answer] of Object.entries(operation.responses).filter(([, answer]) => !answer.$ref)) {
-        expect({ path, method, status, header: answer.headers?.['x-correlation-id'] }).toEqual({ path, method, status, header: { $ref: '#/components/headers/CorrelationId' } });
+        expect({ path, method, status, header: answer.headers?.['x-correlation-id'] }).toEqual({
+          path,
+          method,
+          status,
+          header: { $ref: '#/components/headers/CorrelationId' },
+        });
       }
     }
   });
@@ -112,14 +134,20 @@ describe('OpenAPI document', () => {
   it('takes a bundle in both FHIR content types and answers 202 with Location, or 400, 401, 403, 404, 409, 413, 415, 429, 503', () => {
     const post = paths['/api/v2/fhir/Bundle']?.post;
     expect(Object.keys(post?.requestBody?.content ?? {})).toEqual([...FHIR_CONTENT_TYPES]);
-    expect(post?.responses['202']?.headers).toMatchObject({ Location: { $ref: '#/components/headers/TaskSearchLocation' }, 'Content-Location': { $ref: '#/components/headers/TaskSearchLocation' } });
+    expect(post?.responses['202']?.headers).toMatchObject({
+      Location: { $ref: '#/components/headers/TaskSearchLocation' },
+      'Content-Location': { $ref: '#/components/headers/TaskSearchLocation' },
+    });
     expect(Object.keys(post?.responses ?? {}).sort()).toEqual(['202', '400', '401', '403', '404', '405', '409', '413', '415', '429', '503']);
   });
 
   it('gives the token answers of the spec, not to be cached', () => {
     expect(schemas['TokenResponse']?.required?.sort()).toEqual(['accessToken', 'expiresIn', 'refreshToken', 'tokenType']);
     for (const path of ['/api/v1/token/login', '/api/v1/token/refresh', '/api/v1/token/revoke']) {
-      expect(paths[path]?.post?.responses['200']?.headers).toMatchObject({ 'Cache-Control': { $ref: '#/components/headers/NoStore' }, Pragma: { $ref: '#/components/headers/NoCache' } });
+      expect(paths[path]?.post?.responses['200']?.headers).toMatchObject({
+        'Cache-Control': { $ref: '#/components/headers/NoStore' },
+        Pragma: { $ref: '#/components/headers/NoCache' },
+      });
       // A failed login or refresh is auth's answer, not the token guard's: no challenge.
       expect(paths[path]?.post?.responses['401']?.headers?.['WWW-Authenticate']).toBeUndefined();
       expect(paths[path]?.post?.security).toBeUndefined();
@@ -132,12 +160,19 @@ describe('OpenAPI document', () => {
     expect(task?.properties?.['status']?.enum).toEqual(TaskStatus.options);
     expect(task?.properties?.['businessStatus']?.properties?.['coding']?.items?.properties?.['code']?.enum).toEqual(BusinessStatus.options);
     expect(schemas['TaskSubset']?.required?.sort()).toEqual(['id', 'intent', 'meta', 'resourceType', 'status']);
-    expect(bodyOf(paths['/api/v2/fhir/Task/{id}']?.get?.responses['200'], 'application/fhir+json')).toEqual({ anyOf: [{ $ref: '#/components/schemas/Task' }, { $ref: '#/components/schemas/TaskSubset' }] });
+    expect(bodyOf(paths['/api/v2/fhir/Task/{id}']?.get?.responses['200'], 'application/fhir+json')).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/Task' }, { $ref: '#/components/schemas/TaskSubset' }],
+    });
   });
 
   it('lists the Task search parameters intake parses, and _format', () => {
     const names = paths['/api/v2/fhir/Task']?.get?.parameters?.map((parameter) => parameter.name);
-    expect(names).toEqual([...[...TASK_SEARCH_PARAMETERS, ...TASK_RESULT_PARAMETERS].map((parameter): string => parameter.name), 'based-on:identifier', '_offset', '_format']);
+    expect(names).toEqual([
+      ...[...TASK_SEARCH_PARAMETERS, ...TASK_RESULT_PARAMETERS].map((parameter): string => parameter.name),
+      'based-on:identifier',
+      '_offset',
+      '_format',
+    ]);
     expect(Object.keys(paths['/api/v2/fhir/Task']?.get?.responses ?? {})).toContain('406');
   });
 

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import { type z } from 'zod';
 import {
   AdmissionRequestBundle,
   AdmissionResponseWebhook,
@@ -216,4 +216,3 @@ function withCorrelationIds(document: OpenApiDocument): void {
   }
   for (const answer of answers) answer.headers = { ...answer.headers, 'x-correlation-id': header('CorrelationId') };
 }
-

@@ -25,7 +25,11 @@ export const OperationOutcome = z
       .array(
         z.object({
           severity: z.enum(['fatal', 'error', 'warning', 'information']),
-          code: z.string().describe('FHIR issue type: invalid, structure, required, value, too-long, login, forbidden, not-found, not-supported, conflict, too-costly, throttled, transient, informational…'),
+          code: z
+            .string()
+            .describe(
+              'FHIR issue type: invalid, structure, required, value, too-long, login, forbidden, not-found, not-supported, conflict, too-costly, throttled, transient, informational…',
+            ),
           diagnostics: z.string().describe('What is wrong; it quotes input only as a short excerpt'),
           expression: z.array(z.string()).length(1).optional().describe('The FHIRPath of the element or the name of the parameter'),
         }),
@@ -43,7 +47,9 @@ const Coding = z.looseObject({ system: z.string(), code: z.string(), display: z.
  */
 export const TaskSubset = FhirTask.partial()
   .required({ resourceType: true, id: true, status: true, intent: true })
-  .extend({ meta: FhirTask.shape.meta.extend({ tag: z.array(Coding).min(1).describe('SUBSETTED (http://terminology.hl7.org/CodeSystem/v3-ObservationValue)') }) })
+  .extend({
+    meta: FhirTask.shape.meta.extend({ tag: z.array(Coding).min(1).describe('SUBSETTED (http://terminology.hl7.org/CodeSystem/v3-ObservationValue)') }),
+  })
   .describe('A Task with only the elements `_elements` named and the mandatory ones, tagged SUBSETTED');
 
 const SearchLink = z.object({ relation: z.enum(['self', 'next']), url: z.url() });
@@ -101,12 +107,21 @@ export const CapabilityStatement = z
     format: z.array(z.string()).min(1),
     rest: z.array(z.looseObject({ mode: z.literal('server'), resource: z.array(z.looseObject({ type: z.string() })) })).length(1),
   })
-  .describe('What this server does: FHIR 4.0.1 in JSON, the Bundle intake and its profiles, the Task read and search with their parameters, the security section naming the token endpoints, the conformance resources');
+  .describe(
+    'What this server does: FHIR 4.0.1 in JSON, the Bundle intake and its profiles, the Task read and search with their parameters, the security section naming the token endpoints, the conformance resources',
+  );
 export const StructureDefinition = z
   .looseObject({ resourceType: z.literal('StructureDefinition'), id: z.string(), url: z.url(), type: z.literal('Bundle'), derivation: z.literal('constraint') })
   .describe('A profile of the interface, at its canonical id');
 export const CodeSystem = z
-  .looseObject({ resourceType: z.literal('CodeSystem'), id: z.string(), url: z.url(), status: z.literal('active'), content: z.literal('complete'), concept: z.array(Coding.omit({ system: true })).min(1) })
+  .looseObject({
+    resourceType: z.literal('CodeSystem'),
+    id: z.string(),
+    url: z.url(),
+    status: z.literal('active'),
+    content: z.literal('complete'),
+    concept: z.array(Coding.omit({ system: true })).min(1),
+  })
   .describe('A code system of the interface, with every code and its display');
 
 /** `GET /api/v2/fhir/StructureDefinition` and `/CodeSystem`: all of them. */
@@ -135,4 +150,8 @@ export const ServiceIndex = z
   .describe('What answers here and where to begin');
 
 /** `GET /api/openapi.json`: the OpenAPI 3.1 document itself. */
-export const OpenApiDocumentShape = z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+export const OpenApiDocumentShape = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});

@@ -29,10 +29,22 @@ export const HEADERS = {
     required: true,
     schema: { type: 'string', pattern: '^Bearer ' },
   },
-  TaskSearchLocation: { description: 'The Task search of the request: `/api/v2/fhir/Task?based-on=<ServiceRequest identifier, percent-encoded>`', required: true, schema: { type: 'string', pattern: '^/api/v2/fhir/Task\\?based-on=' } },
-  NoStore: { description: 'Not to be cached: token responses (RFC 6749 §5.1), answers with patient or audit data', required: true, schema: { type: 'string', const: 'no-store' } },
+  TaskSearchLocation: {
+    description: 'The Task search of the request: `/api/v2/fhir/Task?based-on=<ServiceRequest identifier, percent-encoded>`',
+    required: true,
+    schema: { type: 'string', pattern: '^/api/v2/fhir/Task\\?based-on=' },
+  },
+  NoStore: {
+    description: 'Not to be cached: token responses (RFC 6749 §5.1), answers with patient or audit data',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
   NoCache: { description: 'RFC 6749 §5.1, for HTTP/1.0 caches', required: true, schema: { type: 'string', const: 'no-cache' } },
-  CorrelationId: { description: "The caller's `x-correlation-id` when it sent a sane one, else a new one; quote it when reporting a problem", required: true, schema: { type: 'string' } },
+  CorrelationId: {
+    description: "The caller's `x-correlation-id` when it sent a sane one, else a new one; quote it when reporting a problem",
+    required: true,
+    schema: { type: 'string' },
+  },
 } as const;
 export type HeaderName = keyof typeof HEADERS;
 export const header = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });

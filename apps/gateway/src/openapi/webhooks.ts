@@ -34,7 +34,10 @@ export function registerWebhooks(registry: OpenAPIRegistry): void {
       410: { description: 'Gone: the subscription is disabled; no more attempts until its address is set again (PUT)' },
       429: { description: 'Not before Retry-After (seconds or an HTTP date, at most 24 h ahead), nor before the schedule’s next delay' },
       503: { description: 'As 429: not before Retry-After' },
-      default: { description: 'Anything else, or no answer: tried again on the schedule (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h; ±10 %), then given up' },
+      default: {
+        description:
+          'Anything else, or no answer: tried again on the schedule (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h; ±10 %), then given up',
+      },
     },
   });
 }

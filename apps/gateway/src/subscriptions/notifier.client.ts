@@ -16,7 +16,13 @@ export class NotifierClient {
   private readonly client: InternalClient;
 
   constructor(notifierUrl: string, timeoutMs = 10_000) {
-    this.client = new InternalClient({ service: 'notifier', baseUrl: notifierUrl, timeoutMs, unavailableMessage: 'subscriptions are temporarily unavailable; please retry', connections: 8 });
+    this.client = new InternalClient({
+      service: 'notifier',
+      baseUrl: notifierUrl,
+      timeoutMs,
+      unavailableMessage: 'subscriptions are temporarily unavailable; please retry',
+      connections: 8,
+    });
   }
 
   call<A extends Answers>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, call: NotifierCall, answers: A): Promise<Answer<A>> {

@@ -38,7 +38,14 @@ describe('subscriptionsRouter', () => {
   });
   afterAll(() => new Promise((resolve) => notifier.close(resolve)));
 
-  const subscription = { id: 's1', eventType: 'AdmissionResponse', callbackUrl: 'https://receiver.example.org/', secret: 'whsec_x', status: 'active', disabledReason: null };
+  const subscription = {
+    id: 's1',
+    eventType: 'AdmissionResponse',
+    callbackUrl: 'https://receiver.example.org/',
+    secret: 'whsec_x',
+    status: 'active',
+    disabledReason: null,
+  };
   const gateway = (principal: Principal, url = notifierUrl) =>
     express()
       .use((_req, res, next) => {
@@ -48,7 +55,7 @@ describe('subscriptionsRouter', () => {
       })
       .use('/api/v1/subscriptions', subscriptionsRouter({ notifier: new NotifierClient(url, 2_000), logger: silentLogger() }));
 
-  it('passes the call on with the caller\'s token and correlation id, and the answer back', async () => {
+  it("passes the call on with the caller's token and correlation id, and the answer back", async () => {
     answer = { status: 201, body: JSON.stringify(subscription) };
 
     const response = await request(gateway(referrer))

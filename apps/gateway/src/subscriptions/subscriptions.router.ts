@@ -35,26 +35,51 @@ export function subscriptionsRouter(options: { notifier: NotifierClient; logger:
   const forward = (method: Method, path: (req: Request) => string, answers: Answers) => async (req: Request, res: Response) => {
     // requireToken already refuses clinic tokens here; kept so the router is safe on its own.
     if (principalOf(res).role !== 'referrer') throw new HttpError('forbidden', 'subscriptions are for referring parties');
-    const answer = await notifier.call(method, path(req), {
-      token: accessTokenOf(res),
-      correlationId: String(req.headers[CORRELATION_HEADER] ?? ''),
-      query: forwardedQuery(req),
-      ...(method === 'POST' || method === 'PUT' ? { body: req.body } : {}),
-    }, answers);
+    const answer = await notifier.call(
+      method,
+      path(req),
+      {
+        token: accessTokenOf(res),
+        correlationId: String(req.headers[CORRELATION_HEADER] ?? ''),
+        query: forwardedQuery(req),
+        ...(method === 'POST' || method === 'PUT' ? { body: req.body } : {}),
+      },
+      answers,
+    );
     if (answer.status === 204) return res.status(204).end();
     return res.status(answer.status).json(answer.body);
   };
   const id = (req: Request) => `/${encodeURIComponent(String(req.params.id))}`;
 
   const refused = { 400: ApiErrorBody, 404: ApiErrorBody };
-  router.post('/', ...body, forward('POST', () => '', { 200: SubscriptionView, 201: SubscriptionView, 400: ApiErrorBody }));
-  router.get('/', forward('GET', () => '', { 200: SubscriptionList }));
+  router.post(
+    '/',
+    ...body,
+    forward('POST', () => '', { 200: SubscriptionView, 201: SubscriptionView, 400: ApiErrorBody }),
+  );
+  router.get(
+    '/',
+    forward('GET', () => '', { 200: SubscriptionList }),
+  );
   router.get('/:id', forward('GET', id, { 200: SubscriptionView, ...refused }));
   router.put('/:id', ...body, forward('PUT', id, { 200: SubscriptionView, ...refused }));
   router.delete('/:id', forward('DELETE', id, { 204: z.undefined(), ...refused }));
-  router.get('/:id/deliveries', forward('GET', (req) => `${id(req)}/deliveries`, { 200: DeliveryLog, ...refused }));
-  router.post('/:id/deliveries/:eventId/retry', forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`, { 202: RedeliveryScheduled, ...refused, 409: ApiErrorBody }));
-  router.get('/:id/events', forward('GET', (req) => `${id(req)}/events`, { 200: WebhookEventList, ...refused }));
+  router.get(
+    '/:id/deliveries',
+    forward('GET', (req) => `${id(req)}/deliveries`, { 200: DeliveryLog, ...refused }),
+  );
+  router.post(
+    '/:id/deliveries/:eventId/retry',
+    forward('POST', (req) => `${id(req)}/deliveries/${encodeURIComponent(String(req.params.eventId))}/retry`, {
+      202: RedeliveryScheduled,
+      ...refused,
+      409: ApiErrorBody,
+    }),
+  );
+  router.get(
+    '/:id/events',
+    forward('GET', (req) => `${id(req)}/events`, { 200: WebhookEventList, ...refused }),
+  );
 
   router.use(errorHandler(options.logger));
   return router;

@@ -39,12 +39,16 @@ describe('token endpoints: /api/v1/token', () => {
 
   const gateway = (url = authUrl) => express().use('/api/v1/token', tokenProxyRouter(authTokenClient(url), silentLogger()));
 
-  it('forwards a login\'s body byte for byte and answers auth\'s status and body', async () => {
+  it("forwards a login's body byte for byte and answers auth's status and body", async () => {
     const tokens = '{"tokenType":"Bearer","accessToken":"eyJ...","expiresIn":3600,"refreshToken":"Tq3..."}';
     answer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: tokens };
     const login = '{ "username": "demo-referrer",  "password": "demo-referrer-password" }';
 
-    const response = await request(gateway()).post('/api/v1/token/login').set('content-type', 'application/json').set('x-correlation-id', 'login-1').send(login);
+    const response = await request(gateway())
+      .post('/api/v1/token/login')
+      .set('content-type', 'application/json')
+      .set('x-correlation-id', 'login-1')
+      .send(login);
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -53,7 +57,11 @@ describe('token endpoints: /api/v1/token', () => {
       {
         method: 'POST',
         url: '/api/v1/token/login',
-        headers: expect.objectContaining({ 'content-type': 'application/json', 'x-correlation-id': 'login-1', 'x-forwarded-for': expect.stringMatching(/127\.0\.0\.1/) }),
+        headers: expect.objectContaining({
+          'content-type': 'application/json',
+          'x-correlation-id': 'login-1',
+          'x-forwarded-for': expect.stringMatching(/127\.0\.0\.1/),
+        }),
         body: login,
       },
     ]);
@@ -65,7 +73,7 @@ describe('token endpoints: /api/v1/token', () => {
     expect(calls[0]).toMatchObject({ method: 'POST', url: '/api/v1/token/refresh', body: '{"refreshToken":"Tq3"}' });
   });
 
-  it('forwards a revocation and answers auth\'s 200 without a body, not to be cached', async () => {
+  it("forwards a revocation and answers auth's 200 without a body, not to be cached", async () => {
     answer = { status: 200, headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body: '' };
 
     const response = await request(gateway()).post('/api/v1/token/revoke').set('x-correlation-id', 'logout-1').send({ refreshToken: 'Tq3' });
@@ -95,7 +103,7 @@ describe('token endpoints: /api/v1/token', () => {
     expect(calls[0]).toMatchObject({ method: 'GET', url: '/api/v1/token/status', body: '' });
   });
 
-  it('answers a HEAD of the status check with the GET\'s status and headers and no body, asking auth the GET', async () => {
+  it("answers a HEAD of the status check with the GET's status and headers and no body, asking auth the GET", async () => {
     const status = '{"status":"ok","time":"2026-11-22T10:00:00.000Z"}';
     answer = { status: 200, headers: { 'content-type': 'application/json' }, body: status };
 
@@ -105,7 +113,9 @@ describe('token endpoints: /api/v1/token', () => {
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.headers['content-length']).toBe(String(status.length));
     expect(response.text).toBeUndefined();
-    expect(calls).toEqual([{ method: 'GET', url: '/api/v1/token/status', headers: expect.not.objectContaining({ 'content-type': expect.anything() }), body: '' }]);
+    expect(calls).toEqual([
+      { method: 'GET', url: '/api/v1/token/status', headers: expect.not.objectContaining({ 'content-type': expect.anything() }), body: '' },
+    ]);
   });
 
   it('leaves malformed JSON for auth to refuse, and answers its refusal', async () => {
@@ -118,7 +128,7 @@ describe('token endpoints: /api/v1/token', () => {
     expect(response.body).toEqual({ error: 'invalid_request', message: 'the body is not JSON' });
   });
 
-  it('passes on Retry-After and WWW-Authenticate, and no other header of auth\'s', async () => {
+  it("passes on Retry-After and WWW-Authenticate, and no other header of auth's", async () => {
     answer = {
       status: 429,
       headers: { 'content-type': 'application/json', 'retry-after': '30', 'www-authenticate': 'Bearer', 'x-internal': 'secret', 'set-cookie': 'a=b' },
@@ -143,7 +153,7 @@ describe('token endpoints: /api/v1/token', () => {
     expect(response.headers.pragma).toBe('no-cache');
   });
 
-  it('sends auth only the allow-listed headers, not the caller\'s credentials or cookies', async () => {
+  it("sends auth only the allow-listed headers, not the caller's credentials or cookies", async () => {
     await request(gateway())
       .post('/api/v1/token/login')
       .set('authorization', 'Bearer someone-elses-token')
@@ -159,7 +169,11 @@ describe('token endpoints: /api/v1/token', () => {
   });
 
   it('answers 401 with WWW-Authenticate for a failed login', async () => {
-    answer = { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }, body: '{"error":"invalid_credentials","message":"wrong username or password"}' };
+    answer = {
+      status: 401,
+      headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
+      body: '{"error":"invalid_credentials","message":"wrong username or password"}',
+    };
 
     const response = await request(gateway()).post('/api/v1/token/login').send({ username: 'u', password: 'wrong' });
 
@@ -168,7 +182,9 @@ describe('token endpoints: /api/v1/token', () => {
   });
 
   it('answers 413 for a body over 16 KiB without forwarding it', async () => {
-    const response = await request(gateway()).post('/api/v1/token/login').send({ username: 'u', password: 'x'.repeat(17 * 1024) });
+    const response = await request(gateway())
+      .post('/api/v1/token/login')
+      .send({ username: 'u', password: 'x'.repeat(17 * 1024) });
 
     expect(response.status).toBe(413);
     expect(calls).toEqual([]);

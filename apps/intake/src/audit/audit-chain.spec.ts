@@ -45,7 +45,9 @@ describe('the canonical form of an entry', () => {
 
   it('is the same whatever order the keys were written in', () => {
     const entry = entryAt(1);
-    const reordered = JSON.parse(JSON.stringify({ resource: Object.fromEntries(Object.entries(entry.resource).reverse()), ownerPartyId: entry.ownerPartyId })) as AuditEntry;
+    const reordered = JSON.parse(
+      JSON.stringify({ resource: Object.fromEntries(Object.entries(entry.resource).reverse()), ownerPartyId: entry.ownerPartyId }),
+    ) as AuditEntry;
     expect(canonicalEntry(reordered)).toBe(canonicalEntry(entry));
   });
 

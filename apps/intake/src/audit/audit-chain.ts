@@ -21,7 +21,9 @@ export function canonicalEntry(entry: AuditEntry): string {
 }
 
 export function chainHash(canonical: string, previousHash: string): string {
-  return createHash('sha256').update(canonical + previousHash, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonical + previousHash, 'utf8')
+    .digest('hex');
 }
 
 /** An entry as stored: its place in the chain, the columns the search reads, and its hashes. */

@@ -8,12 +8,51 @@ const TASK = { type: 'Task', id: '00000000-0000-4000-8000-000000000001' } as con
 
 describe('the AuditEvent of a record', () => {
   const records: [string, AuditRecord][] = [
-    ['a clinic reading a bundle version', { interaction: 'vread', agent: { kind: 'clinic', user: 'u-1', ik: '510000001', address: '2001:db8::1' }, request: { ...REQUEST, version: 2 }, resources: [TASK], source: 'intake' }],
-    ['a referrer searching', { interaction: 'search-type', agent: { kind: 'referrer', user: 'referrer-1', ik: '260000001' }, request: REQUEST, resources: [TASK], query: 'based-on=x&_count=5', source: 'intake' }],
-    ['a clinic reading documents', { interaction: 'read', agent: { kind: 'clinic', user: 'u-1', ik: '510000001' }, request: REQUEST, resources: [TASK, { type: 'DocumentBundle', id: ID }], source: 'intake' }],
-    ['a referrer creating a request', { interaction: 'create', agent: { kind: 'referrer', user: 'referrer-1', ik: '260000001' }, request: { ...REQUEST, version: 1, change: 'created' }, source: 'intake' }],
+    [
+      'a clinic reading a bundle version',
+      {
+        interaction: 'vread',
+        agent: { kind: 'clinic', user: 'u-1', ik: '510000001', address: '2001:db8::1' },
+        request: { ...REQUEST, version: 2 },
+        resources: [TASK],
+        source: 'intake',
+      },
+    ],
+    [
+      'a referrer searching',
+      {
+        interaction: 'search-type',
+        agent: { kind: 'referrer', user: 'referrer-1', ik: '260000001' },
+        request: REQUEST,
+        resources: [TASK],
+        query: 'based-on=x&_count=5',
+        source: 'intake',
+      },
+    ],
+    [
+      'a clinic reading documents',
+      {
+        interaction: 'read',
+        agent: { kind: 'clinic', user: 'u-1', ik: '510000001' },
+        request: REQUEST,
+        resources: [TASK, { type: 'DocumentBundle', id: ID }],
+        source: 'intake',
+      },
+    ],
+    [
+      'a referrer creating a request',
+      {
+        interaction: 'create',
+        agent: { kind: 'referrer', user: 'referrer-1', ik: '260000001' },
+        request: { ...REQUEST, version: 1, change: 'created' },
+        source: 'intake',
+      },
+    ],
     ['an automatic answer', { interaction: 'update', agent: { kind: 'service', service: 'routing' }, request: REQUEST, resources: [TASK], source: 'intake' }],
-    ['an export at the command line', { interaction: 'vread', agent: { kind: 'administrator', user: 'root' }, request: { ...REQUEST, version: 3 }, source: 'intake admin CLI' }],
+    [
+      'an export at the command line',
+      { interaction: 'vread', agent: { kind: 'administrator', user: 'root' }, request: { ...REQUEST, version: 3 }, source: 'intake admin CLI' },
+    ],
   ];
 
   it.each(records)('is valid FHIR R4 for a validator outside the project: %s', (what, record) => {
@@ -42,7 +81,11 @@ describe('the AuditEvent of a record', () => {
           network: { address: '2001:db8::1', type: '2' },
         },
       ],
-      source: { site: 'bedrequest', observer: { display: 'intake' }, type: [{ system: 'http://terminology.hl7.org/CodeSystem/security-source-type', code: '4', display: 'Application Server' }] },
+      source: {
+        site: 'bedrequest',
+        observer: { display: 'intake' },
+        type: [{ system: 'http://terminology.hl7.org/CodeSystem/security-source-type', code: '4', display: 'Application Server' }],
+      },
       entity: [
         {
           what: { type: 'ServiceRequest', identifier: { system: 'urn:ietf:rfc:3986', value: REQUEST.identifier } },
@@ -61,7 +104,14 @@ describe('the AuditEvent of a record', () => {
 
   it('maps the interactions to R4 actions: reads R, searches E, creation C, changes U', () => {
     const actionOf = (interaction: AuditRecord['interaction']) => auditEntryOf({ ...records[0]![1], interaction }, ID, RECORDED).resource.action;
-    expect(['read', 'vread', 'search-type', 'create', 'update', 'delete'].map((interaction) => actionOf(interaction as AuditRecord['interaction']))).toEqual(['R', 'R', 'E', 'C', 'U', 'D']);
+    expect(['read', 'vread', 'search-type', 'create', 'update', 'delete'].map((interaction) => actionOf(interaction as AuditRecord['interaction']))).toEqual([
+      'R',
+      'R',
+      'E',
+      'C',
+      'U',
+      'D',
+    ]);
   });
 
   it('records a search query base64-encoded, as AuditEvent.entity.query is', () => {

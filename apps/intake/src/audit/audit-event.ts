@@ -45,7 +45,10 @@ export interface AuditEntry {
 }
 
 /** R4 AuditEvent.action: Read for reads, Execute for searches ("perform a query/search operation"). */
-const ACTIONS = { read: 'R', vread: 'R', 'search-type': 'E', create: 'C', update: 'U', delete: 'D' } as const satisfies Record<AuditInteraction, AuditEvent['action']>;
+const ACTIONS = { read: 'R', vread: 'R', 'search-type': 'E', create: 'C', update: 'U', delete: 'D' } as const satisfies Record<
+  AuditInteraction,
+  AuditEvent['action']
+>;
 
 const REST: Coding = { system: 'http://terminology.hl7.org/CodeSystem/audit-event-type', code: 'rest', display: 'RESTful Operation' };
 const RESTFUL_INTERACTION = 'http://hl7.org/fhir/restful-interaction';

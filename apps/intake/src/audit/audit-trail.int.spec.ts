@@ -28,9 +28,16 @@ const env = testEnvironment();
 const A = '510000001';
 const B = '510000002';
 const REFERRER = { partyId: 'referrer-audit', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
-const clinic = (ik: string, departments: string[]): ClinicRecord => ({ ik, name: ik, departments: departments.map((code) => ({ code, specialty: 'x', display: 'x' })) });
+const clinic = (ik: string, departments: string[]): ClinicRecord => ({
+  ik,
+  name: ik,
+  departments: departments.map((code) => ({ code, specialty: 'x', display: 'x' })),
+});
 // A offers orthopaedics (what the fixtures ask for); B does not, and is declined at once.
-const registry = new Map([[A, clinic(A, ['2300'])], [B, clinic(B, ['0300'])]]);
+const registry = new Map([
+  [A, clinic(A, ['2300'])],
+  [B, clinic(B, ['0300'])],
+]);
 
 interface AuditRow {
   seq: number;
@@ -91,22 +98,39 @@ describe('the audit trail', () => {
     const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
     const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
     if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(AdmissionBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) }, { correlationId: 'audit-test' });
+    const envelope = createEnvelope(
+      AdmissionBundleSubmittedV1,
+      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
+      { correlationId: 'audit-test' },
+    );
     return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
   };
   const documents = (requestIdentifier: string): IntakeCommand => {
     const bundle = documentBundle({ requestIdentifier }) as unknown as Record<string, unknown>;
-    const envelope = createEnvelope(DocumentBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier }, { correlationId: 'audit-test' });
+    const envelope = createEnvelope(
+      DocumentBundleSubmittedV1,
+      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier },
+      { correlationId: 'audit-test' },
+    );
     return service.prepare({ envelope, definition: DocumentBundleSubmittedV1 })!;
   };
   const answer = (taskId: string, clinicIk: string): IntakeCommand =>
     service.prepare({
-      envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', source: 'clinic' }, { correlationId: 'audit-test' }),
+      envelope: createEnvelope(
+        ClinicAnswerSubmittedV1,
+        { taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', source: 'clinic' },
+        { correlationId: 'audit-test' },
+      ),
       definition: ClinicAnswerSubmittedV1,
     })!;
   const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
   const taskOf = async (identifier: string, clinicIk: string) =>
-    (await query<{ id: string }>('SELECT t.id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 AND t.clinic_ik = $2', [identifier, clinicIk]))[0]!.id;
+    (
+      await query<{ id: string }>(
+        'SELECT t.id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 AND t.clinic_ik = $2',
+        [identifier, clinicIk],
+      )
+    )[0]!.id;
   /** The request's entries in chain order, reduced to what the tests compare. */
   const entriesOf = (identifier: string) =>
     query<AuditRow>(
@@ -140,12 +164,28 @@ describe('the audit trail', () => {
   describe('changes', () => {
     it('records a posted bundle, an automatic decline, documents and an answer, each with its batch', async () => {
       const { identifier, taskA, taskB } = await requestWithHistory();
-      const [documentId] = await query<{ id: string }>('SELECT d.id FROM $schema.request_document d JOIN $schema.admission_request r ON r.id = d.request_id WHERE r.identifier = $1', [identifier]);
+      const [documentId] = await query<{ id: string }>(
+        'SELECT d.id FROM $schema.request_document d JOIN $schema.admission_request r ON r.id = d.request_id WHERE r.identifier = $1',
+        [identifier],
+      );
 
       expect(await entriesOf(identifier)).toEqual([
-        expect.objectContaining({ action: 'C', subtype: 'create', agent_user: REFERRER.partyId, agent_ik: FIXTURE_REQUESTER_IK, role: 'referrer', entities: [identifier] }),
+        expect.objectContaining({
+          action: 'C',
+          subtype: 'create',
+          agent_user: REFERRER.partyId,
+          agent_ik: FIXTURE_REQUESTER_IK,
+          role: 'referrer',
+          entities: [identifier],
+        }),
         expect.objectContaining({ action: 'U', subtype: 'update', agent_user: null, agent_ik: null, role: 'service', entities: [identifier, `Task/${taskB}`] }),
-        expect.objectContaining({ action: 'C', subtype: 'create', agent_user: REFERRER.partyId, role: 'referrer', entities: [identifier, `urn:uuid:${documentId!.id}`] }),
+        expect.objectContaining({
+          action: 'C',
+          subtype: 'create',
+          agent_user: REFERRER.partyId,
+          role: 'referrer',
+          entities: [identifier, `urn:uuid:${documentId!.id}`],
+        }),
         expect.objectContaining({ action: 'U', subtype: 'update', agent_user: null, agent_ik: A, role: 'clinic', entities: [identifier, `Task/${taskA}`] }),
       ]);
     });
@@ -156,7 +196,10 @@ describe('the audit trail', () => {
       await service.handle([selection]);
       await service.handle([submission({ requestIdentifier: identifier, performerIks: [A], intent: 'order', orderDetail: 'selected-provider' })]);
 
-      const [last] = await query<{ resource: AuditEvent }>('SELECT resource FROM $schema.audit_events WHERE request_identifier = $1 ORDER BY recorded DESC, seq DESC LIMIT 1', [identifier]);
+      const [last] = await query<{ resource: AuditEvent }>(
+        'SELECT resource FROM $schema.audit_events WHERE request_identifier = $1 ORDER BY recorded DESC, seq DESC LIMIT 1',
+        [identifier],
+      );
       expect(last!.resource.entity?.[0]?.detail).toEqual([
         { type: 'version', valueString: '2' },
         { type: 'change', valueString: 'selected' },
@@ -190,16 +233,44 @@ describe('the audit trail', () => {
 
       const reads = (await entriesOf(identifier)).slice(before);
       expect(reads).toEqual([
-        expect.objectContaining({ action: 'E', subtype: 'search-type', agent_user: REFERRER.partyId, agent_ik: FIXTURE_REQUESTER_IK, role: 'referrer', address: '198.51.100.7' }),
-        expect.objectContaining({ action: 'R', subtype: 'read', agent_user: 'user-of-a', agent_ik: A, role: 'clinic', address: '203.0.113.42', entities: [identifier, `Task/${taskA}`] }),
-        expect.objectContaining({ action: 'R', subtype: 'vread', agent_user: 'user-of-a', agent_ik: A, address: '2001:db8::5', entities: [identifier, `Task/${taskA}`] }),
-        expect.objectContaining({ action: 'R', subtype: 'read', agent_user: 'user-of-a', agent_ik: A, entities: [identifier, `Task/${taskA}`, expect.stringMatching(/^urn:uuid:/)] }),
+        expect.objectContaining({
+          action: 'E',
+          subtype: 'search-type',
+          agent_user: REFERRER.partyId,
+          agent_ik: FIXTURE_REQUESTER_IK,
+          role: 'referrer',
+          address: '198.51.100.7',
+        }),
+        expect.objectContaining({
+          action: 'R',
+          subtype: 'read',
+          agent_user: 'user-of-a',
+          agent_ik: A,
+          role: 'clinic',
+          address: '203.0.113.42',
+          entities: [identifier, `Task/${taskA}`],
+        }),
+        expect.objectContaining({
+          action: 'R',
+          subtype: 'vread',
+          agent_user: 'user-of-a',
+          agent_ik: A,
+          address: '2001:db8::5',
+          entities: [identifier, `Task/${taskA}`],
+        }),
+        expect.objectContaining({
+          action: 'R',
+          subtype: 'read',
+          agent_user: 'user-of-a',
+          agent_ik: A,
+          entities: [identifier, `Task/${taskA}`, expect.stringMatching(/^urn:uuid:/)],
+        }),
       ]);
       // The search recorded both Tasks it answered, and the query.
       expect(reads[0]!.entities).toEqual(expect.arrayContaining([`Task/${taskA}`, 'Query']));
     });
 
-    it('records nothing for what is not answered: another party\'s Task, a count alone, a refused search', async () => {
+    it("records nothing for what is not answered: another party's Task, a count alone, a refused search", async () => {
       const { identifier, taskA } = await requestWithHistory();
       const before = (await entriesOf(identifier)).length;
 
@@ -214,7 +285,9 @@ describe('the audit trail', () => {
     it('answers a read whose entry cannot be written with 503 and without the data', async () => {
       const { identifier, taskA } = await requestWithHistory();
       const before = (await entriesOf(identifier)).length;
-      await pool.query(`CREATE FUNCTION "${schema}".fail_read_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit storage failed'; END $$`);
+      await pool.query(
+        `CREATE FUNCTION "${schema}".fail_read_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit storage failed'; END $$`,
+      );
       await pool.query(`CREATE TRIGGER fail_read_audit BEFORE INSERT ON "${schema}".audit_events FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_read_audit()`);
       let answer;
       try {
@@ -223,7 +296,10 @@ describe('the audit trail', () => {
         await pool.query(`DROP TRIGGER fail_read_audit ON "${schema}".audit_events`);
       }
 
-      expect(answer).toEqual({ status: 503, body: expect.objectContaining({ resourceType: 'OperationOutcome', issue: [expect.objectContaining({ code: 'transient' })] }) });
+      expect(answer).toEqual({
+        status: 503,
+        body: expect.objectContaining({ resourceType: 'OperationOutcome', issue: [expect.objectContaining({ code: 'transient' })] }),
+      });
       expect(JSON.stringify(answer.body)).not.toContain('Patient');
       expect(await entriesOf(identifier)).toHaveLength(before);
     });
@@ -241,7 +317,11 @@ describe('the audit trail', () => {
     it("shows a referrer every entry about its own requests: changes and every party's reads", async () => {
       const bundle = await search(`entity=${encodeURIComponent(history.identifier)}`, tokens.referrer);
 
-      const agents = (bundle.entry ?? []).map((entry) => [entry.resource?.action, entry.resource?.agent[0]?.role?.[0]?.text, entry.resource?.agent[0]?.who?.identifier?.value ?? null]);
+      const agents = (bundle.entry ?? []).map((entry) => [
+        entry.resource?.action,
+        entry.resource?.agent[0]?.role?.[0]?.text,
+        entry.resource?.agent[0]?.who?.identifier?.value ?? null,
+      ]);
       expect(agents).toEqual([
         ['C', 'referrer', FIXTURE_REQUESTER_IK],
         ['U', 'service', null],
@@ -276,7 +356,9 @@ describe('the audit trail', () => {
       const first = await search(`${entity}&_count=4`, tokens.referrer);
       expect(first.entry).toHaveLength(4);
       const next = first.link?.find((link) => link.relation === 'next')?.url ?? '';
-      expect(next).toBe(`/api/v2/fhir/AuditEvent?${new URLSearchParams({ 'entity:identifier': `urn:ietf:rfc:3986|${history.identifier}`, _count: '4', _offset: '4' })}`);
+      expect(next).toBe(
+        `/api/v2/fhir/AuditEvent?${new URLSearchParams({ 'entity:identifier': `urn:ietf:rfc:3986|${history.identifier}`, _count: '4', _offset: '4' })}`,
+      );
       const second = await search(new URL(next, 'http://x').search.slice(1), tokens.referrer);
       expect(second.entry).toHaveLength(2);
       expect(second.link?.some((link) => link.relation === 'next')).toBe(false);
@@ -296,7 +378,16 @@ describe('the audit trail', () => {
       const err: string[] = [];
       const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
       const code = await group.run(argv, {
-        open: () => openIntakeServices({ NODE_ENV: 'test', DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema, DATA_KEK: undefined, DATA_KEK_ID: undefined, DATA_PREVIOUS_KEKS: [] }),
+        open: () =>
+          openIntakeServices({
+            NODE_ENV: 'test',
+            DATABASE_URL: env.databaseUrl,
+            DATABASE_POOL_SIZE: 2,
+            INTAKE_DB_SCHEMA: schema,
+            DATA_KEK: undefined,
+            DATA_KEK_ID: undefined,
+            DATA_PREVIOUS_KEKS: [],
+          }),
         out: (line) => out.push(line),
         err: (line) => err.push(line),
       });
@@ -352,7 +443,9 @@ describe('the audit trail', () => {
       try {
         await client.query('BEGIN');
         await client.query('SET LOCAL session_replication_role = replica');
-        await client.query(`UPDATE "${schema}".audit_events SET resource = jsonb_set(resource, '{agent,0,altId}', '"someone-else"') WHERE id = $1`, [second!.id]);
+        await client.query(`UPDATE "${schema}".audit_events SET resource = jsonb_set(resource, '{agent,0,altId}', '"someone-else"') WHERE id = $1`, [
+          second!.id,
+        ]);
         await client.query('COMMIT');
       } finally {
         client.release();
@@ -368,26 +461,50 @@ describe('the audit trail', () => {
     });
   });
 
-  describe('the administrator\'s export', () => {
+  describe("the administrator's export", () => {
     it('prints the latest version and records the export in the same transaction', async () => {
       const { identifier } = await requestWithHistory();
       const out: string[] = [];
       const code = await REQUEST_CLI.run(['request', 'export', '--identifier', identifier], {
-        open: () => openIntakeServices({ NODE_ENV: 'test', DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema, DATA_KEK: undefined, DATA_KEK_ID: undefined, DATA_PREVIOUS_KEKS: [] }),
+        open: () =>
+          openIntakeServices({
+            NODE_ENV: 'test',
+            DATABASE_URL: env.databaseUrl,
+            DATABASE_POOL_SIZE: 2,
+            INTAKE_DB_SCHEMA: schema,
+            DATA_KEK: undefined,
+            DATA_KEK_ID: undefined,
+            DATA_PREVIOUS_KEKS: [],
+          }),
         out: (line) => out.push(line),
       });
 
       expect(code).toBe(0);
       expect(JSON.parse(out.join('\n'))).toMatchObject({ resourceType: 'Bundle', entry: expect.any(Array) });
-      expect((await entriesOf(identifier)).at(-1)).toMatchObject({ action: 'R', subtype: 'vread', role: 'administrator', agent_ik: null, agent_user: expect.any(String) });
+      expect((await entriesOf(identifier)).at(-1)).toMatchObject({
+        action: 'R',
+        subtype: 'vread',
+        role: 'administrator',
+        agent_ik: null,
+        agent_user: expect.any(String),
+      });
     });
 
-    it('erases a request at the operator\'s hand, recorded as the administrator\'s delete, once', async () => {
+    it("erases a request at the operator's hand, recorded as the administrator's delete, once", async () => {
       const { identifier } = await requestWithHistory();
       const erase = async () => {
         const out: string[] = [];
         const code = await REQUEST_CLI.run(['request', 'erase', '--identifier', identifier], {
-          open: () => openIntakeServices({ NODE_ENV: 'test', DATABASE_URL: env.databaseUrl, DATABASE_POOL_SIZE: 2, INTAKE_DB_SCHEMA: schema, DATA_KEK: undefined, DATA_KEK_ID: undefined, DATA_PREVIOUS_KEKS: [] }),
+          open: () =>
+            openIntakeServices({
+              NODE_ENV: 'test',
+              DATABASE_URL: env.databaseUrl,
+              DATABASE_POOL_SIZE: 2,
+              INTAKE_DB_SCHEMA: schema,
+              DATA_KEK: undefined,
+              DATA_KEK_ID: undefined,
+              DATA_PREVIOUS_KEKS: [],
+            }),
           out: (line) => out.push(line),
         });
         return { code, out: out.join('\n') };
@@ -396,7 +513,13 @@ describe('the audit trail', () => {
       const first = await erase();
       expect(first.code).toBe(0);
       expect(first.out).toMatch(/^erased: 1 version\(s\), 1 document\(s\) and the notes of 2 Task\(s\) at /);
-      expect((await entriesOf(identifier)).at(-1)).toMatchObject({ action: 'D', subtype: 'delete', role: 'administrator', agent_ik: null, agent_user: expect.any(String) });
+      expect((await entriesOf(identifier)).at(-1)).toMatchObject({
+        action: 'D',
+        subtype: 'delete',
+        role: 'administrator',
+        agent_ik: null,
+        agent_user: expect.any(String),
+      });
       const again = await erase();
       expect([again.code, again.out]).toEqual([0, expect.stringMatching(/^already erased at .* \(requested\); nothing changed$/)]);
       expect((await entriesOf(identifier)).filter((entry) => entry.subtype === 'delete')).toHaveLength(1);

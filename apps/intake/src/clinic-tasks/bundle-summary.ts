@@ -28,7 +28,9 @@ type JsonRecord = Record<string, unknown>;
  * the nullFlavor MSK (spec, Patient) is `masked`.
  */
 export function bundleSummaryOf(bundle: unknown): BundleSummary {
-  const entries = arrayOf(recordOf(bundle)?.entry).map(recordOf).filter((entry): entry is JsonRecord => entry !== undefined);
+  const entries = arrayOf(recordOf(bundle)?.entry)
+    .map(recordOf)
+    .filter((entry): entry is JsonRecord => entry !== undefined);
   const resources = entries.map((entry) => recordOf(entry.resource)).filter((resource): resource is JsonRecord => resource !== undefined);
   const ofType = (type: string) => resources.find((resource) => resource.resourceType === type);
   const serviceRequest = ofType('ServiceRequest');
@@ -37,10 +39,14 @@ export function bundleSummaryOf(bundle: unknown): BundleSummary {
   const organizations = new Map<string, unknown>();
   for (const entry of entries) {
     const resource = recordOf(entry.resource);
-    if (resource?.resourceType === 'Organization' && typeof entry.fullUrl === 'string' && !organizations.has(entry.fullUrl)) organizations.set(entry.fullUrl, resource.name);
+    if (resource?.resourceType === 'Organization' && typeof entry.fullUrl === 'string' && !organizations.has(entry.fullUrl)) {
+      organizations.set(entry.fullUrl, resource.name);
+    }
   }
   const requester = textOf(recordOf(serviceRequest?.requester)?.reference);
-  const diagnosis = arrayOf(recordOf(condition?.code)?.coding).map(recordOf).find((coding) => coding?.system === ICD10GM_SYSTEM);
+  const diagnosis = arrayOf(recordOf(condition?.code)?.coding)
+    .map(recordOf)
+    .find((coding) => coding?.system === ICD10GM_SYSTEM);
   return {
     request_status: textOf(serviceRequest?.status),
     intent: textOf(serviceRequest?.intent),

@@ -99,13 +99,23 @@ export class ClinicTaskReadsRepository {
        WHERE v.request_id IS NOT NULL OR e.request_id IS NOT NULL
        ORDER BY (p.status = 'requested') DESC, p.last_modified DESC, p.id DESC`;
     return Promise.all(
-      rows.map(async ({ request_id: requestId, sealed_summary: sealedSummary, sealed_bundle: sealedBundle, bundle, erased_request_status: erasedStatus, erased_intent: erasedIntent, ...task }) => {
-        if (task.erased_at) return { ...task, ...erasedSummary(erasedStatus, erasedIntent) };
-        const summary = sealedSummary
-          ? await this.fields.open<BundleSummary>(sealedFor.summary(requestId, task.sent_version), { sealed: sealedSummary, clear: null })
-          : bundleSummaryOf(await this.fields.open(sealedFor.bundle(requestId, task.sent_version), { sealed: sealedBundle, clear: bundle }));
-        return { ...task, ...summary };
-      }),
+      rows.map(
+        async ({
+          request_id: requestId,
+          sealed_summary: sealedSummary,
+          sealed_bundle: sealedBundle,
+          bundle,
+          erased_request_status: erasedStatus,
+          erased_intent: erasedIntent,
+          ...task
+        }) => {
+          if (task.erased_at) return { ...task, ...erasedSummary(erasedStatus, erasedIntent) };
+          const summary = sealedSummary
+            ? await this.fields.open<BundleSummary>(sealedFor.summary(requestId, task.sent_version), { sealed: sealedSummary, clear: null })
+            : bundleSummaryOf(await this.fields.open(sealedFor.bundle(requestId, task.sent_version), { sealed: sealedBundle, clear: bundle }));
+          return { ...task, ...summary };
+        },
+      ),
     );
   }
 
@@ -120,7 +130,13 @@ export class ClinicTaskReadsRepository {
   async findTask(taskId: string): Promise<TaskOfClinic | undefined> {
     const row = await this.prisma.clinicTask.findUnique({
       where: { id: taskId },
-      select: { id: true, clinicIk: true, requestId: true, sentVersion: true, request: { select: { identifier: true, referrerPartyId: true, erasure: { select: { erasedAt: true } } } } },
+      select: {
+        id: true,
+        clinicIk: true,
+        requestId: true,
+        sentVersion: true,
+        request: { select: { identifier: true, referrerPartyId: true, erasure: { select: { erasedAt: true } } } },
+      },
     });
     if (!row) return undefined;
     const { erasure, ...request } = row.request;

@@ -4,7 +4,15 @@ import type { AuditRecord } from '../audit/audit-event';
 import type { AuditTrail, Caller } from '../audit/audit-trail.service';
 import type { ClinicRead } from '../tasks/task-read.service';
 import type { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
-import { listStateOf, summaryOf, TASK_LIST_STATE_NAMES, TASK_LIST_STATES, type ClinicTaskSummary, type SummaryRow, type TaskListState } from './clinic-task-summary';
+import {
+  listStateOf,
+  summaryOf,
+  TASK_LIST_STATE_NAMES,
+  TASK_LIST_STATES,
+  type ClinicTaskSummary,
+  type SummaryRow,
+  type TaskListState,
+} from './clinic-task-summary';
 import { versionsSentTo, type RequestVersionView } from './versions-sent';
 
 export const DEFAULT_LIST_SIZE = 100;
@@ -21,10 +29,21 @@ export const ClinicTaskListQuery = z.strictObject(
     state: z
       .string()
       .transform((value) => value.split(','))
-      .pipe(z.array(z.enum(TASK_LIST_STATE_NAMES as [TaskListState, ...TaskListState[]], { error: `state: one or more of ${TASK_LIST_STATE_NAMES.join(', ')}, comma-separated` })))
+      .pipe(
+        z.array(
+          z.enum(TASK_LIST_STATE_NAMES as [TaskListState, ...TaskListState[]], {
+            error: `state: one or more of ${TASK_LIST_STATE_NAMES.join(', ')}, comma-separated`,
+          }),
+        ),
+      )
       .optional(),
     since: z.iso.datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' }).optional(),
-    _count: z.coerce.number({ error: `_count: a whole number from 1 to ${MAX_LIST_SIZE}` }).int().min(1).max(MAX_LIST_SIZE).default(DEFAULT_LIST_SIZE),
+    _count: z.coerce
+      .number({ error: `_count: a whole number from 1 to ${MAX_LIST_SIZE}` })
+      .int()
+      .min(1)
+      .max(MAX_LIST_SIZE)
+      .default(DEFAULT_LIST_SIZE),
     _offset: z.coerce.number({ error: '_offset: a whole number from 0' }).int().min(0).default(0),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset)` : undefined) },

@@ -35,14 +35,34 @@ describe('a Task list summary', () => {
       authoredOn: '2026-11-21T10:00:00.000Z',
       lastModified: '2026-11-21T10:00:00.000Z',
       version: 1,
-      request: { status: 'active', intent: 'proposal', serviceType: 'full-inpatient-rehabilitation', occurrenceDate: '2026-12-01', departmentCode: '2800', requesterIk: '260000001', requesterName: 'Akutklinik Mitte' },
+      request: {
+        status: 'active',
+        intent: 'proposal',
+        serviceType: 'full-inpatient-rehabilitation',
+        occurrenceDate: '2026-12-01',
+        departmentCode: '2800',
+        requesterIk: '260000001',
+        requesterName: 'Akutklinik Mitte',
+      },
       patient: { dataLevel: 'masked', gender: 'female', age: 70 },
       mainDiagnosis: { code: 'S72.01' },
     });
   });
 
   it('shows an erased request as its tombstone: states and the time of the erasure, nothing about the patient', () => {
-    const erased = { ...row, order_detail: null, service_type: null, occurrence_date: null, performer_type: null, requester_name: null, gender: null, birth_date: null, masked: false, diagnosis_code: null, erased_at: new Date('2026-11-22T08:00:00Z') };
+    const erased = {
+      ...row,
+      order_detail: null,
+      service_type: null,
+      occurrence_date: null,
+      performer_type: null,
+      requester_name: null,
+      gender: null,
+      birth_date: null,
+      masked: false,
+      diagnosis_code: null,
+      erased_at: new Date('2026-11-22T08:00:00Z'),
+    };
     expect(summaryOf(erased, fhirSystems(), new Date('2026-11-22T12:00:00Z'))).toEqual({
       id: row.id,
       status: 'requested',
@@ -56,6 +76,13 @@ describe('a Task list summary', () => {
   });
 
   it('puts every Task status in exactly one list state', () => {
-    expect(['requested', 'accepted', 'rejected', 'on-hold', 'in-progress', 'cancelled'].map(listStateOf)).toEqual(['new', 'answered', 'answered', 'answered', 'selected', 'cancelled']);
+    expect(['requested', 'accepted', 'rejected', 'on-hold', 'in-progress', 'cancelled'].map(listStateOf)).toEqual([
+      'new',
+      'answered',
+      'answered',
+      'answered',
+      'selected',
+      'cancelled',
+    ]);
   });
 });

@@ -4,7 +4,8 @@ import { versionsSentTo, wasSentTo } from './versions-sent';
 const A = '510000001';
 const B = '510000002';
 const identifier = 'https://referrer.example/fhir/ServiceRequest/versions';
-const bundle = (options: Parameters<typeof admissionRequestBundle>[0] = {}) => admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B], ...options });
+const bundle = (options: Parameters<typeof admissionRequestBundle>[0] = {}) =>
+  admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B], ...options });
 
 describe('the versions a clinic was sent', () => {
   it('are those that name it as a performer', () => {

@@ -26,7 +26,9 @@ export function wasSentTo(clinicIk: string, bundle: unknown): boolean {
   const byFullUrl = new Map(resources.map(({ fullUrl, resource }) => [fullUrl, resource]));
   return arrayOf(serviceRequest.performer).some((performer) => {
     const organization = byFullUrl.get(String(recordOf(performer)?.reference ?? ''));
-    return arrayOf(organization?.identifier).some((identifier) => recordOf(identifier)?.system === IK_NUMBER_SYSTEM && recordOf(identifier)?.value === clinicIk);
+    return arrayOf(organization?.identifier).some(
+      (identifier) => recordOf(identifier)?.system === IK_NUMBER_SYSTEM && recordOf(identifier)?.value === clinicIk,
+    );
   });
 }
 

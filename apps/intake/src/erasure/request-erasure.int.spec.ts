@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord, type Envelope } from '@bedrequest/contracts';
+import {
+  AdmissionBundleSubmittedV1,
+  ClinicAnswerSubmittedV1,
+  createEnvelope,
+  DocumentBundleSubmittedV1,
+  type ClinicRecord,
+  type Envelope,
+} from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
@@ -15,7 +22,9 @@ import { RetentionJob } from './retention-job';
 const env = testEnvironment();
 const CLINIC = '510000001';
 const REFERRER = { partyId: 'referrer-erasure', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
-const registry = new Map<string, ClinicRecord>([[CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }]]);
+const registry = new Map<string, ClinicRecord>([
+  [CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }],
+]);
 const referrerAgent = { kind: 'referrer' as const, user: REFERRER.partyId, ik: FIXTURE_REQUESTER_IK };
 
 /** Erasing a request's patient data against the real PostgreSQL: what is left, what is told, what is refused after. */
@@ -45,17 +54,32 @@ describe('erasing a request', () => {
     const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
     const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
     if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(AdmissionBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) }, { correlationId: 'erasure' });
+    const envelope = createEnvelope(
+      AdmissionBundleSubmittedV1,
+      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
+      { correlationId: 'erasure' },
+    );
     return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
   };
   const documentOf = (identifier: string): IntakeCommand => {
-    const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: `Arztbrief ${randomUUID()}` }] }) as unknown as Record<string, unknown>;
-    const envelope = createEnvelope(DocumentBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier }, { correlationId: 'erasure' });
+    const bundle = documentBundle({
+      requestIdentifier: identifier,
+      documents: [{ contentType: 'text/plain', text: `Arztbrief ${randomUUID()}` }],
+    }) as unknown as Record<string, unknown>;
+    const envelope = createEnvelope(
+      DocumentBundleSubmittedV1,
+      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
+      { correlationId: 'erasure' },
+    );
     return service.prepare({ envelope, definition: DocumentBundleSubmittedV1 })!;
   };
   const answerOf = (taskId: string, businessStatus: 'accepted' | 'query'): IntakeCommand =>
     service.prepare({
-      envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}`, source: 'clinic' }, { correlationId: 'erasure' }),
+      envelope: createEnvelope(
+        ClinicAnswerSubmittedV1,
+        { taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}`, source: 'clinic' },
+        { correlationId: 'erasure' },
+      ),
       definition: ClinicAnswerSubmittedV1,
     })!;
 
@@ -64,10 +88,15 @@ describe('erasing a request', () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
     await service.handle([submission({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['Z. n. Sturz'] })]);
     await service.handle([documentOf(identifier)]);
-    const [task] = await query<{ id: string; request_id: string }>('SELECT t.id, t.request_id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    const [task] = await query<{ id: string; request_id: string }>(
+      'SELECT t.id, t.request_id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1',
+      [identifier],
+    );
     const answer = answerOf(task!.id, 'accepted');
     await service.handle([answer]);
-    const [selected] = await service.handle([submission({ requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' })]);
+    const [selected] = await service.handle([
+      submission({ requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' }),
+    ]);
     expect(selected).toMatchObject({ outcome: 'accepted' });
     return { identifier, taskId: task!.id, requestId: task!.request_id, answer };
   }
@@ -84,25 +113,46 @@ describe('erasing a request', () => {
     return row;
   };
   const erasedMessages = (identifier: string) =>
-    query<{ envelope: Envelope }>(`SELECT envelope FROM $schema.outbox_message WHERE routing_key = 'request.erased.v1' AND envelope #>> '{payload,requestIdentifier}' = $1`, [identifier]);
+    query<{ envelope: Envelope }>(
+      `SELECT envelope FROM $schema.outbox_message WHERE routing_key = 'request.erased.v1' AND envelope #>> '{payload,requestIdentifier}' = $1`,
+      [identifier],
+    );
   const deletions = (identifier: string) =>
-    query<{ resource: { subtype: { code: string }[] } }>(`SELECT resource FROM $schema.audit_events WHERE request_identifier = $1 AND resource #>> '{subtype,0,code}' = 'delete'`, [identifier]);
+    query<{ resource: { subtype: { code: string }[] } }>(
+      `SELECT resource FROM $schema.audit_events WHERE request_identifier = $1 AND resource #>> '{subtype,0,code}' = 'delete'`,
+      [identifier],
+    );
 
   it('deletes the versions and documents, drops the notes and the kept verdicts, and leaves the tombstone', async () => {
     const request = await wholeRequest();
     // No relay runs here: the answer's admission.response is still in the outbox, with the note.
     expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4, unpublishedNotes: 1 });
 
-    const result = await erasure.erase({ identifier: request.identifier, ownerPartyId: REFERRER.partyId }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });
+    const result = await erasure.erase(
+      { identifier: request.identifier, ownerPartyId: REFERRER.partyId },
+      { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' },
+    );
 
     expect(result).toMatchObject({
       outcome: 'erased',
-      tombstone: { identifier: request.identifier, status: 'active', intent: 'order', reason: 'requested', versions: 2, documents: 1, tasks: [{ id: request.taskId, clinicIk: CLINIC, status: 'in-progress', businessStatus: 'accepted' }] },
+      tombstone: {
+        identifier: request.identifier,
+        status: 'active',
+        intent: 'order',
+        reason: 'requested',
+        versions: 2,
+        documents: 1,
+        tasks: [{ id: request.taskId, clinicIk: CLINIC, status: 'in-progress', businessStatus: 'accepted' }],
+      },
     });
     expect(await leftOf(request)).toEqual({ versions: 0, documents: 0, notes: 0, verdicts: 0, unpublishedNotes: 0 });
     expect(await query('SELECT latest_hash FROM $schema.admission_request WHERE identifier = $1', [request.identifier])).toEqual([{ latest_hash: '' }]);
     const [told] = await erasedMessages(request.identifier);
-    expect(told?.envelope.payload).toMatchObject({ referrerPartyId: REFERRER.partyId, reason: 'requested', tasks: [{ taskId: request.taskId, clinicIk: CLINIC }] });
+    expect(told?.envelope.payload).toMatchObject({
+      referrerPartyId: REFERRER.partyId,
+      reason: 'requested',
+      tasks: [{ taskId: request.taskId, clinicIk: CLINIC }],
+    });
     expect(await deletions(request.identifier)).toHaveLength(1);
     expect(await erasure.tombstone(request.identifier)).toEqual(result.outcome === 'not-found' ? undefined : result.tombstone);
   });
@@ -110,13 +160,19 @@ describe('erasing a request', () => {
   it('cancels the Tasks still open (nothing can be answered any more), and keeps a selected one in progress', async () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
     await service.handle([submission({ requestIdentifier: identifier, performerIks: [CLINIC] })]);
-    const before = await query<{ status: string; last_modified: Date }>('SELECT t.status, t.last_modified FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    const before = await query<{ status: string; last_modified: Date }>(
+      'SELECT t.status, t.last_modified FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1',
+      [identifier],
+    );
     expect(before.map((task) => task.status)).toEqual(['requested']);
 
     const result = await erasure.erase({ identifier }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' });
 
     expect(result).toMatchObject({ outcome: 'erased', tombstone: { status: 'active', tasks: [{ clinicIk: CLINIC, status: 'cancelled' }] } });
-    const [after] = await query<{ status: string; cancelled_at: Date | null; last_modified: Date }>('SELECT t.status, t.cancelled_at, t.last_modified FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    const [after] = await query<{ status: string; cancelled_at: Date | null; last_modified: Date }>(
+      'SELECT t.status, t.cancelled_at, t.last_modified FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1',
+      [identifier],
+    );
     const erasedAt = result.outcome === 'not-found' ? undefined : result.tombstone.erasedAt;
     // Changed at the erasure: a clinic polling its list with `since` sees the tombstone.
     expect(after).toEqual({ status: 'cancelled', cancelled_at: erasedAt, last_modified: erasedAt });
@@ -135,8 +191,18 @@ describe('erasing a request', () => {
 
   it("does not find another referrer's request, nor an unknown one, and changes nothing", async () => {
     const request = await wholeRequest();
-    expect(await erasure.erase({ identifier: request.identifier, ownerPartyId: 'someone-else' }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' })).toEqual({ outcome: 'not-found' });
-    expect(await erasure.erase({ identifier: `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}` }, { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' })).toEqual({ outcome: 'not-found' });
+    expect(
+      await erasure.erase(
+        { identifier: request.identifier, ownerPartyId: 'someone-else' },
+        { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' },
+      ),
+    ).toEqual({ outcome: 'not-found' });
+    expect(
+      await erasure.erase(
+        { identifier: `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}` },
+        { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' },
+      ),
+    ).toEqual({ outcome: 'not-found' });
     // No relay runs here: the answer's admission.response is still in the outbox, with the note.
     expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4, unpublishedNotes: 1 });
     expect(await erasure.tombstone(request.identifier)).toBeUndefined();
@@ -164,9 +230,19 @@ describe('erasing a request', () => {
   it('erases, once their retention ended, the requests revoked or selected long enough ago, and no other', async () => {
     const day = 24 * 60 * 60 * 1000;
     const at = (daysAgo: number) => new Date(Date.now() - daysAgo * day);
-    const [revokedLongAgo, revokedRecently, selectedLongAgo, selectedRecently] = await Promise.all([wholeRequest(), wholeRequest(), wholeRequest(), wholeRequest()]);
+    const [revokedLongAgo, revokedRecently, selectedLongAgo, selectedRecently] = await Promise.all([
+      wholeRequest(),
+      wholeRequest(),
+      wholeRequest(),
+      wholeRequest(),
+    ]);
     const set = (request: { requestId: string }, status: string, selected: boolean, updatedAt: Date) =>
-      query(`UPDATE $schema.admission_request SET status = $2, selected_clinic_ik = CASE WHEN $3 THEN selected_clinic_ik END, updated_at = $4 WHERE id = $1`, [request.requestId, status, selected, updatedAt]);
+      query(`UPDATE $schema.admission_request SET status = $2, selected_clinic_ik = CASE WHEN $3 THEN selected_clinic_ik END, updated_at = $4 WHERE id = $1`, [
+        request.requestId,
+        status,
+        selected,
+        updatedAt,
+      ]);
     // Retention 90 days after the selection, erasure 30 days after that or after a revocation.
     await set(revokedLongAgo, 'revoked', false, at(31));
     await set(revokedRecently, 'revoked', false, at(29));

@@ -125,7 +125,15 @@ export class RequestErasureRepository {
       );
       await tx.$executeRaw`INSERT INTO ${t.outbox} (routing_key, envelope) VALUES (${message.routingKey}, ${JSON.stringify(message.envelope)}::jsonb)`;
       const audit = entriesOf(
-        [{ interaction: 'delete', agent: typeof by.agent === 'function' ? by.agent(found.referrer_ik) : by.agent, request: { identifier: found.identifier, ownerPartyId: found.referrer_party_id, change: 'erased' }, resources: tasks.map((task) => ({ type: 'Task' as const, id: task.id })), source: 'intake' }],
+        [
+          {
+            interaction: 'delete',
+            agent: typeof by.agent === 'function' ? by.agent(found.referrer_ik) : by.agent,
+            request: { identifier: found.identifier, ownerPartyId: found.referrer_party_id, change: 'erased' },
+            resources: tasks.map((task) => ({ type: 'Task' as const, id: task.id })),
+            source: 'intake',
+          },
+        ],
         erasedAt,
       );
       await tx.$queryRaw`SELECT ${t.appendAudit}(${appendPayload(audit)}::jsonb) AS appended`;

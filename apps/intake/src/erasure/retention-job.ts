@@ -63,7 +63,10 @@ export class RetentionJob {
     for (;;) {
       const due = await this.erasures.dueForRetention(bounds, BATCH);
       for (const identifier of due) {
-        const result = await this.erasures.erase({ identifier }, { agent: { kind: 'service', service: 'intake' }, reason: 'retention', correlationId: newCorrelationId() });
+        const result = await this.erasures.erase(
+          { identifier },
+          { agent: { kind: 'service', service: 'intake' }, reason: 'retention', correlationId: newCorrelationId() },
+        );
         if (result.outcome === 'erased') count(1);
       }
       if (due.length > 0) this.logger.info({ requests: due.length }, 'requests past their retention erased');

@@ -10,7 +10,8 @@ import type { Caller } from '../audit/audit-trail.service';
  */
 export function callerOf(req: Request, res: Response): Caller {
   const principal = principalOf(res);
-  const viewer = principal.role === 'referrer' ? { role: 'referrer' as const, partyId: principal.partyId } : { role: 'clinic' as const, ikNumbers: principal.ikNumbers };
+  const viewer =
+    principal.role === 'referrer' ? { role: 'referrer' as const, partyId: principal.partyId } : { role: 'clinic' as const, ikNumbers: principal.ikNumbers };
   // At most the length of an IPv6 address with zone.
   const address = clientAddressOf(req).slice(0, 64);
   return { viewer, user: principal.partyId, ...(address ? { address } : {}) };

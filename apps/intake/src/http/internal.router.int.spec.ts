@@ -59,7 +59,11 @@ describe('intake internal Task API', () => {
     }
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
-    const tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems('https://bedrequest.example.org'), audit);
+    const tasks = new TaskReadService(
+      new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)),
+      fhirSystems('https://bedrequest.example.org'),
+      audit,
+    );
     const app = express().use(internalRouter(tasks, audit, new RequestErasureRepository(prisma, schema), verifier, silentLogger()));
     server = await listen(app, 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -75,7 +79,7 @@ describe('intake internal Task API', () => {
     return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as Record<string, unknown> };
   };
 
-  it('answers a search with a searchset whose links and fullUrls use the gateway\'s public base', async () => {
+  it("answers a search with a searchset whose links and fullUrls use the gateway's public base", async () => {
     const answer = await get(`/internal/tasks?based-on=${encodeURIComponent(IDENTIFIER)}&_count=2`, { ...referrer, 'x-public-base': 'https://api.example/' });
 
     expect(answer).toMatchObject({ status: 200, type: 'application/fhir+json; charset=utf-8' });
@@ -104,11 +108,20 @@ describe('intake internal Task API', () => {
     expect(await get('/internal/tasks?_lastUpdated=2026-03-01T08:01Z&_summary=count', referrer)).toEqual({
       status: 200,
       type: 'application/fhir+json; charset=utf-8',
-      body: { resourceType: 'Bundle', type: 'searchset', total: 1, link: [{ relation: 'self', url: '/api/v2/fhir/Task?_lastUpdated=2026-03-01T08%3A01Z&_summary=count' }] },
+      body: {
+        resourceType: 'Bundle',
+        type: 'searchset',
+        total: 1,
+        link: [{ relation: 'self', url: '/api/v2/fhir/Task?_lastUpdated=2026-03-01T08%3A01Z&_summary=count' }],
+      },
     });
 
     const refused = await get('/internal/tasks?_format=xml', referrer);
-    expect(refused).toMatchObject({ status: 406, type: 'application/fhir+json; charset=utf-8', body: { resourceType: 'OperationOutcome', issue: [{ code: 'not-supported', expression: ['_format'] }] } });
+    expect(refused).toMatchObject({
+      status: 406,
+      type: 'application/fhir+json; charset=utf-8',
+      body: { resourceType: 'OperationOutcome', issue: [{ code: 'not-supported', expression: ['_format'] }] },
+    });
   });
 
   it('reads a Task with _format and _elements, and refuses other parameters on a read', async () => {
@@ -117,11 +130,17 @@ describe('intake internal Task API', () => {
     expect(Object.keys(read.body)).toEqual(['resourceType', 'id', 'meta', 'status', 'intent', 'owner']);
 
     expect(await get(`/internal/tasks/${taskIds[0]}?_format=xml`, referrer)).toMatchObject({ status: 406, body: { issue: [{ code: 'not-supported' }] } });
-    expect(await get(`/internal/tasks/${taskIds[0]}?colour=blue`, referrer)).toMatchObject({ status: 400, body: { issue: [{ code: 'invalid', expression: ['colour'] }] } });
+    expect(await get(`/internal/tasks/${taskIds[0]}?colour=blue`, referrer)).toMatchObject({
+      status: 400,
+      body: { issue: [{ code: 'invalid', expression: ['colour'] }] },
+    });
   });
 
   it('finds no Task for a party who may not see it, and the Task for its clinic', async () => {
-    expect(await get(`/internal/tasks/${taskIds[0]}`, bearer(await accessToken(key, { sub: 'referrer-2' })))).toMatchObject({ status: 404, body: { resourceType: 'OperationOutcome' } });
+    expect(await get(`/internal/tasks/${taskIds[0]}`, bearer(await accessToken(key, { sub: 'referrer-2' })))).toMatchObject({
+      status: 404,
+      body: { resourceType: 'OperationOutcome' },
+    });
     const clinic = bearer(await accessToken(key, { sub: 'clinic-user', claims: { role: 'clinic', ik: [CLINICS[0]] } }));
     expect(await get(`/internal/tasks/${taskIds[0]}`, clinic)).toMatchObject({ status: 200, body: { id: taskIds[0] } });
   });
@@ -130,14 +149,24 @@ describe('intake internal Task API', () => {
     const forged = { 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1', 'x-viewer-iks': '260000001' };
     const stranger = await newSigningKey(key.kid);
 
-    for (const headers of [forged, { ...forged, ...bearer(await accessToken(stranger, { sub: 'referrer-1' })) }, { ...forged, ...bearer(await serviceToken(key, 'gateway')) }]) {
-      for (const path of ['/internal/tasks', `/internal/tasks/${taskIds[0]}`, `/internal/tasks/${taskIds[0]}/bundle`, `/internal/tasks/${taskIds[0]}/documents`, '/internal/audit-events']) {
+    for (const headers of [
+      forged,
+      { ...forged, ...bearer(await accessToken(stranger, { sub: 'referrer-1' })) },
+      { ...forged, ...bearer(await serviceToken(key, 'gateway')) },
+    ]) {
+      for (const path of [
+        '/internal/tasks',
+        `/internal/tasks/${taskIds[0]}`,
+        `/internal/tasks/${taskIds[0]}/bundle`,
+        `/internal/tasks/${taskIds[0]}/documents`,
+        '/internal/audit-events',
+      ]) {
         expect(await get(path, headers)).toMatchObject({ status: 401, body: { resourceType: 'OperationOutcome', issue: [{ code: 'login' }] } });
       }
     }
   });
 
-  it('takes who asks from the token, not from headers: another referrer\'s token with forged headers sees nothing', async () => {
+  it("takes who asks from the token, not from headers: another referrer's token with forged headers sees nothing", async () => {
     const headers = { ...bearer(await accessToken(key, { sub: 'referrer-2' })), 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1' };
 
     expect(await get(`/internal/tasks/${taskIds[0]}`, headers)).toMatchObject({ status: 404 });

@@ -32,7 +32,9 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
       return fhirJson(res, 400, outcome([{ code: 'required', diagnostics: 'the parameter identifier (the ServiceRequest identifier, once) is required' }]));
     }
     const caller = callerOf(req, res);
-    if (caller.viewer.role !== 'referrer') return fhirJson(res, 403, outcome([{ code: 'forbidden', diagnostics: 'only the referrer of a request may ask for its erasure' }]));
+    if (caller.viewer.role !== 'referrer') {
+      return fhirJson(res, 403, outcome([{ code: 'forbidden', diagnostics: 'only the referrer of a request may ask for its erasure' }]));
+    }
     const result = await erasure.erase(
       { identifier, ownerPartyId: caller.viewer.partyId },
       {

@@ -59,7 +59,9 @@ class VersionHashes implements FingerprintColumn {
         LIMIT $3`,
       [afterRequest, afterVersion === null ? null : Number(afterVersion), limit],
     );
-    const hashes = await Promise.all(rows.map(async (row) => bundleFingerprint(key, await bundleOf(this.fields, sealedFor.bundle(row.request_id, row.version), row)).value));
+    const hashes = await Promise.all(
+      rows.map(async (row) => bundleFingerprint(key, await bundleOf(this.fields, sealedFor.bundle(row.request_id, row.version), row)).value),
+    );
     const written = rows.length
       ? await this.sql.query(
           `UPDATE ${this.table('request_version')} AS t SET canonical_hash = x.hash
@@ -140,7 +142,9 @@ class LatestHashes implements FingerprintColumn {
       [after ?? null, limit],
     );
     const hashes = await Promise.all(
-      rows.map(async (row) => (row.has_version ? bundleFingerprint(key, await bundleOf(this.fields, sealedFor.bundle(row.id, row.current_version), row)).value : '')),
+      rows.map(async (row) =>
+        row.has_version ? bundleFingerprint(key, await bundleOf(this.fields, sealedFor.bundle(row.id, row.current_version), row)).value : '',
+      ),
     );
     const written = rows.length
       ? await this.sql.query(

@@ -8,9 +8,33 @@ export function sealedColumnsOf(sql: SqlClient, schema: string, fields: SealedFi
   return [
     new RequestVersionColumn(sql, schema, 'sealed_bundle', fields),
     new RequestVersionColumn(sql, schema, 'sealed_summary', fields),
-    new SqlSealedColumn({ sql, schema, table: 'request_document', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_bundle', clear: jsonb('bundle'), context: sealedFor.document }),
-    new SqlSealedColumn({ sql, schema, table: 'clinic_task', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_notes', clear: jsonb('notes'), context: sealedFor.notes }),
-    new SqlSealedColumn({ sql, schema, table: 'inbox_message', key: { column: 'message_id', type: 'uuid' }, sealed: 'sealed_verdict', clear: jsonb('verdict'), context: sealedFor.verdict }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'request_document',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_bundle',
+      clear: jsonb('bundle'),
+      context: sealedFor.document,
+    }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'clinic_task',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_notes',
+      clear: jsonb('notes'),
+      context: sealedFor.notes,
+    }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'inbox_message',
+      key: { column: 'message_id', type: 'uuid' },
+      sealed: 'sealed_verdict',
+      clear: jsonb('verdict'),
+      context: sealedFor.verdict,
+    }),
   ];
 }
 
@@ -107,6 +131,9 @@ export class RequestVersionColumn implements SealedColumn, CountedColumn {
        ${this.column === 'sealed_bundle' ? `UNION ALL SELECT NULL, count(*)::int FROM ${this.table} WHERE bundle IS NOT NULL HAVING count(*) > 0` : ''}`,
       [],
     );
-    return rows.map((row) => ({ dataKeyId: row.key && `${row.key.slice(0, 8)}-${row.key.slice(8, 12)}-${row.key.slice(12, 16)}-${row.key.slice(16, 20)}-${row.key.slice(20)}`, rows: row.rows }));
+    return rows.map((row) => ({
+      dataKeyId: row.key && `${row.key.slice(0, 8)}-${row.key.slice(8, 12)}-${row.key.slice(12, 16)}-${row.key.slice(16, 20)}-${row.key.slice(20)}`,
+      rows: row.rows,
+    }));
   }
 }

@@ -96,7 +96,12 @@ export class AdmissionRequestRepository {
    */
   async load(keys: { identifiers: string[]; taskIds: string[]; messageIds: string[]; documentHashes: string[] }): Promise<LoadedState> {
     const t = this.t;
-    const [row] = await this.run.rows<{ requests: RequestJson[]; tasks: TaskJson[]; inbox: { message_id: string; sealed_verdict: string | null; verdict: IntakeVerdictV1 | null }[]; documents: { request_id: string; canonical_hash: string }[] }>(Prisma.sql`
+    const [row] = await this.run.rows<{
+      requests: RequestJson[];
+      tasks: TaskJson[];
+      inbox: { message_id: string; sealed_verdict: string | null; verdict: IntakeVerdictV1 | null }[];
+      documents: { request_id: string; canonical_hash: string }[];
+    }>(Prisma.sql`
       WITH found AS (
         -- Two index look-ups (an OR of the two conditions would read the whole table).
         SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
@@ -123,9 +128,20 @@ export class AdmissionRequestRepository {
     if (!row) throw new Error('the state query returned no row');
     const fields = this.fields;
     const [notes, verdicts] = await Promise.all([
-      Promise.all(row.tasks.map((task) => fields.open<TaskNote[] | null>(sealedFor.notes(task.id), { sealed: byteaOfJson(task.sealed_notes), clear: task.notes }))),
       Promise.all(
-        row.inbox.map(async (entry) => [entry.message_id, await fields.open<IntakeVerdictV1 | null>(sealedFor.verdict(entry.message_id), { sealed: byteaOfJson(entry.sealed_verdict), clear: entry.verdict })] as const),
+        row.tasks.map((task) => fields.open<TaskNote[] | null>(sealedFor.notes(task.id), { sealed: byteaOfJson(task.sealed_notes), clear: task.notes })),
+      ),
+      Promise.all(
+        row.inbox.map(
+          async (entry) =>
+            [
+              entry.message_id,
+              await fields.open<IntakeVerdictV1 | null>(sealedFor.verdict(entry.message_id), {
+                sealed: byteaOfJson(entry.sealed_verdict),
+                clear: entry.verdict,
+              }),
+            ] as const,
+        ),
       ),
     ]);
     return {

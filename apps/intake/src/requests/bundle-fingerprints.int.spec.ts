@@ -16,7 +16,9 @@ import { IntakeService, type IntakeCommand } from './intake.service';
 const env = testEnvironment();
 const CLINIC = '510000001';
 const REFERRER = { partyId: 'referrer-fingerprints', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
-const registry = new Map<string, ClinicRecord>([[CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }]]);
+const registry = new Map<string, ClinicRecord>([
+  [CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }],
+]);
 const newKek = () => randomBytes(32).toString('base64');
 const plainSha256 = (bundle: unknown) => createHash('sha256').update(canonicalJson(bundle)).digest('hex');
 
@@ -35,7 +37,8 @@ describe("intake's bundle fingerprints", () => {
   let prisma: IntakeDatabase;
   let pool: Pool;
 
-  const configOf = (keys: Record<string, string>) => IntakeCliConfig.parse({ NODE_ENV: 'production', DATABASE_URL: env.databaseUrl, INTAKE_DB_SCHEMA: schema, ...keys });
+  const configOf = (keys: Record<string, string>) =>
+    IntakeCliConfig.parse({ NODE_ENV: 'production', DATABASE_URL: env.databaseUrl, INTAKE_DB_SCHEMA: schema, ...keys });
   /** Intake's use case on the test's schema under these key variables, as it starts. */
   const intakeWith = async (keys: Record<string, string>) => {
     const { fields } = await openSealedFields(configOf(keys), prisma);
@@ -46,7 +49,11 @@ describe("intake's bundle fingerprints", () => {
   const admin = async (keys: Record<string, string>, ...argv: string[]): Promise<string[]> => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await INTAKE_KEYS_CLI.run(['intake', ...argv], { open: () => openIntakeKeys(configOf(keys)), out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await INTAKE_KEYS_CLI.run(['intake', ...argv], {
+      open: () => openIntakeKeys(configOf(keys)),
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
     if (code !== 0) throw new Error(`intake ${argv.join(' ')} failed: ${err.join(' ')}`);
     return out;
   };
@@ -55,15 +62,33 @@ describe("intake's bundle fingerprints", () => {
   /** A request's bundle and a document for it, and the commands that send each (again: a new message each time). */
   const newRequest = () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-    const bundle = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], notes: [`Z. n. Sturz (${randomUUID()})`] }) as unknown as Record<string, unknown>;
-    const document = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: `Arztbrief ${randomUUID()}` }] }) as unknown as Record<string, unknown>;
+    const bundle = admissionRequestBundle({
+      requestIdentifier: identifier,
+      performerIks: [CLINIC],
+      notes: [`Z. n. Sturz (${randomUUID()})`],
+    }) as unknown as Record<string, unknown>;
+    const document = documentBundle({
+      requestIdentifier: identifier,
+      documents: [{ contentType: 'text/plain', text: `Arztbrief ${randomUUID()}` }],
+    }) as unknown as Record<string, unknown>;
     const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
     if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
     const request = admissionRequestSummary(validation.bundle);
     const send = (service: IntakeService): IntakeCommand[] => [
-      service.prepare({ envelope: createEnvelope(AdmissionBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request }, { correlationId: 'fingerprints' }), definition: AdmissionBundleSubmittedV1 })!,
       service.prepare({
-        envelope: createEnvelope(DocumentBundleSubmittedV1, { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle: document, requestIdentifier: identifier }, { correlationId: 'fingerprints' }),
+        envelope: createEnvelope(
+          AdmissionBundleSubmittedV1,
+          { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request },
+          { correlationId: 'fingerprints' },
+        ),
+        definition: AdmissionBundleSubmittedV1,
+      })!,
+      service.prepare({
+        envelope: createEnvelope(
+          DocumentBundleSubmittedV1,
+          { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle: document, requestIdentifier: identifier },
+          { correlationId: 'fingerprints' },
+        ),
         definition: DocumentBundleSubmittedV1,
       })!,
     ];
@@ -73,21 +98,35 @@ describe("intake's bundle fingerprints", () => {
 
   /** The request's stored hashes: its latest, its versions' and its documents'. */
   const hashesOf = async (identifier: string) => {
-    const [request] = await query<{ id: string; latest_hash: string }>('SELECT id, latest_hash FROM $schema.admission_request WHERE identifier = $1', [identifier]);
-    const versions = await query<{ canonical_hash: string }>('SELECT canonical_hash FROM $schema.request_version WHERE request_id = $1 ORDER BY version', [request!.id]);
+    const [request] = await query<{ id: string; latest_hash: string }>('SELECT id, latest_hash FROM $schema.admission_request WHERE identifier = $1', [
+      identifier,
+    ]);
+    const versions = await query<{ canonical_hash: string }>('SELECT canonical_hash FROM $schema.request_version WHERE request_id = $1 ORDER BY version', [
+      request!.id,
+    ]);
     const documents = await query<{ canonical_hash: string }>('SELECT canonical_hash FROM $schema.request_document WHERE request_id = $1', [request!.id]);
     return { latest: request!.latest_hash, versions: versions.map((row) => row.canonical_hash), documents: documents.map((row) => row.canonical_hash) };
   };
   /** Sends the request's bundle and document again: both are recognised, nothing new is stored. */
   const expectRecognised = async (service: IntakeService, request: Request) => {
     expect((await service.handle(request.send(service))).map((verdict) => verdict.outcome)).toEqual(['unchanged', 'unchanged']);
-    expect(await query('SELECT version FROM $schema.request_version v JOIN $schema.admission_request r ON r.id = v.request_id WHERE r.identifier = $1', [request.identifier])).toEqual([{ version: 1 }]);
+    expect(
+      await query('SELECT version FROM $schema.request_version v JOIN $schema.admission_request r ON r.id = v.request_id WHERE r.identifier = $1', [
+        request.identifier,
+      ]),
+    ).toEqual([{ version: 1 }]);
   };
   /** Rewrites a request's hashes as intake stored them before migration 0010: the plain SHA-256 of the canonical JSON. */
   const writePlainHashes = async (request: Request) => {
     await query('UPDATE $schema.admission_request SET latest_hash = $2 WHERE identifier = $1', [request.identifier, plainSha256(request.bundle)]);
-    await query('UPDATE $schema.request_version v SET canonical_hash = $2 FROM $schema.admission_request r WHERE r.id = v.request_id AND r.identifier = $1', [request.identifier, plainSha256(request.bundle)]);
-    await query('UPDATE $schema.request_document d SET canonical_hash = $2 FROM $schema.admission_request r WHERE r.id = d.request_id AND r.identifier = $1', [request.identifier, plainSha256(request.document)]);
+    await query('UPDATE $schema.request_version v SET canonical_hash = $2 FROM $schema.admission_request r WHERE r.id = v.request_id AND r.identifier = $1', [
+      request.identifier,
+      plainSha256(request.bundle),
+    ]);
+    await query('UPDATE $schema.request_document d SET canonical_hash = $2 FROM $schema.admission_request r WHERE r.id = d.request_id AND r.identifier = $1', [
+      request.identifier,
+      plainSha256(request.document),
+    ]);
   };
 
   beforeAll(async () => {
@@ -109,7 +148,11 @@ describe("intake's bundle fingerprints", () => {
     first = newRequest();
     expect((await intake.handle(first.send(intake))).map((verdict) => verdict.outcome)).toEqual(['accepted', 'accepted']);
     keyed = await hashesOf(first.identifier);
-    expect(keyed).toEqual({ latest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/), versions: [keyed.latest], documents: [expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/)] });
+    expect(keyed).toEqual({
+      latest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
+      versions: [keyed.latest],
+      documents: [expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/)],
+    });
     await expectRecognised(intake, first);
 
     const dump = await dumpSchemas(env.databaseUrl, [schema]);
@@ -129,12 +172,20 @@ describe("intake's bundle fingerprints", () => {
     const erased = newRequest();
     await intake.handle(erased.send(intake));
     await writePlainHashes(erased);
-    await query('DELETE FROM $schema.request_document d USING $schema.admission_request r WHERE r.id = d.request_id AND r.identifier = $1', [erased.identifier]);
+    await query('DELETE FROM $schema.request_document d USING $schema.admission_request r WHERE r.id = d.request_id AND r.identifier = $1', [
+      erased.identifier,
+    ]);
     await query('DELETE FROM $schema.request_version v USING $schema.admission_request r WHERE r.id = v.request_id AND r.identifier = $1', [erased.identifier]);
 
     await expectRecognised(intake, old);
-    expect(await hashesOf(old.identifier)).toEqual({ latest: plainSha256(old.bundle), versions: [plainSha256(old.bundle)], documents: [plainSha256(old.document)] });
-    expect(await admin(keysA, 'keys')).toContain('rows with unkeyed hashes: request_version.canonical_hash 1, request_document.canonical_hash 1, admission_request.latest_hash 2');
+    expect(await hashesOf(old.identifier)).toEqual({
+      latest: plainSha256(old.bundle),
+      versions: [plainSha256(old.bundle)],
+      documents: [plainSha256(old.document)],
+    });
+    expect(await admin(keysA, 'keys')).toContain(
+      'rows with unkeyed hashes: request_version.canonical_hash 1, request_document.canonical_hash 1, admission_request.latest_hash 2',
+    );
 
     const lines = await admin(keysA, 'reencrypt', '--batch-size', '1');
     expect(lines).toEqual(
@@ -150,7 +201,9 @@ describe("intake's bundle fingerprints", () => {
     expect(await admin(keysA, 'keys')).toContain('rows with unkeyed hashes: none');
     await expectRecognised(intake, old);
     // Run again, it finds nothing to replace.
-    expect(await admin(keysA, 'reencrypt')).toEqual(expect.arrayContaining(['request_version.canonical_hash: done, 0 replaced', 'admission_request.latest_hash: done, 0 replaced']));
+    expect(await admin(keysA, 'reencrypt')).toEqual(
+      expect.arrayContaining(['request_version.canonical_hash: done, 0 replaced', 'admission_request.latest_hash: done, 0 replaced']),
+    );
   });
 
   it('recognises the same bundles after a new data key, a new KEK, its reencrypt and without the old KEK', async () => {
@@ -162,13 +215,20 @@ describe("intake's bundle fingerprints", () => {
     const lines = await admin(rotated, 'reencrypt');
     expect(lines).toContain(`fingerprint key ${key!.id}: re-wrapped from kek-a to kek-b`);
     expect(await query('SELECT id::text, kek_id FROM $schema.fingerprint_key')).toEqual([{ id: key!.id, kek_id: 'kek-b' }]);
-    expect(await admin(onlyB, 'keys')).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^fingerprint key ${key!.id}  wrapped by kek-b  created \\S+$`)), 'rows with unkeyed hashes: none']));
+    expect(await admin(onlyB, 'keys')).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^fingerprint key ${key!.id}  wrapped by kek-b  created \\S+$`)),
+        'rows with unkeyed hashes: none',
+      ]),
+    );
 
     await expectRecognised(await intakeWith(onlyB), first);
     expect(await hashesOf(first.identifier)).toEqual(keyed);
   });
 
   it('does not start with a fingerprint key whose KEK is not configured, rather than recognise nothing', async () => {
-    await expect(intakeWith({ DATA_KEK: newKek(), DATA_KEK_ID: 'kek-c' })).rejects.toThrow(/fingerprint key \S+ is wrapped by key-encryption key "kek-b", which is neither DATA_KEK nor in DATA_PREVIOUS_KEKS/);
+    await expect(intakeWith({ DATA_KEK: newKek(), DATA_KEK_ID: 'kek-c' })).rejects.toThrow(
+      /fingerprint key \S+ is wrapped by key-encryption key "kek-b", which is neither DATA_KEK nor in DATA_PREVIOUS_KEKS/,
+    );
   });
 });

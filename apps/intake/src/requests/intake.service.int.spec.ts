@@ -16,7 +16,11 @@ const env = testEnvironment();
 const A = '510000001';
 const B = '510000002';
 const referrer = { partyId: 'referrer-batch', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
-const clinic = (ik: string, departments: string[]): ClinicRecord => ({ ik, name: ik, departments: departments.map((code) => ({ code, specialty: 'x', display: 'x' })) });
+const clinic = (ik: string, departments: string[]): ClinicRecord => ({
+  ik,
+  name: ik,
+  departments: departments.map((code) => ({ code, specialty: 'x', display: 'x' })),
+});
 
 /**
  * Intake's batches against the real PostgreSQL: the semantics of one unit of work of several
@@ -30,7 +34,10 @@ describe('IntakeService batches against the real PostgreSQL', () => {
   let repository: AdmissionRequestRepository;
   let fields: SealedFields;
   // A offers orthopaedics (what the fixtures ask for); B only cardiology.
-  const registry = new Map([[A, clinic(A, ['2300'])], [B, clinic(B, ['0300'])]]);
+  const registry = new Map([
+    [A, clinic(A, ['2300'])],
+    [B, clinic(B, ['0300'])],
+  ]);
 
   beforeAll(async () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
@@ -60,7 +67,10 @@ describe('IntakeService batches against the real PostgreSQL', () => {
   };
   const query = async <T>(sql: string, values: unknown[]) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
   const versionsOf = (identifier: string) =>
-    query<{ version: number }>('SELECT v.version FROM $schema.request_version v JOIN $schema.admission_request r ON r.id = v.request_id WHERE r.identifier = $1 ORDER BY v.version', [identifier]);
+    query<{ version: number }>(
+      'SELECT v.version FROM $schema.request_version v JOIN $schema.admission_request r ON r.id = v.request_id WHERE r.identifier = $1 ORDER BY v.version',
+      [identifier],
+    );
   const outboxOf = (identifier: string) =>
     query<{ routing_key: string; version: number | null; tasks: { clinicIk: string; declined?: string }[] | null }>(
       `SELECT routing_key, (envelope #>> '{payload,version}')::int AS version, envelope #> '{payload,tasks}' AS tasks
@@ -104,7 +114,9 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     const identifier = newIdentifier();
     await service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })]);
 
-    const [verdict] = await service.handle([submission({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [A] })]);
+    const [verdict] = await service.handle([
+      submission({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [A] }),
+    ]);
 
     expect(verdict).toEqual({
       status: 409,
@@ -117,7 +129,11 @@ describe('IntakeService batches against the real PostgreSQL', () => {
   it('gives a redelivered message the verdict an older intake stored for it, without a refusal reason', async () => {
     const command = submission({ requestIdentifier: newIdentifier(), performerIks: [A] });
     const stored = { status: 409, outcome: 'rejected', issues: [{ code: 'conflict', diagnostics: 'the request was revoked' }] };
-    await query('INSERT INTO $schema.inbox_message (message_id, message_type, verdict) VALUES ($1, $2, $3)', [command.meta.messageId, command.meta.messageType, stored]);
+    await query('INSERT INTO $schema.inbox_message (message_id, message_type, verdict) VALUES ($1, $2, $3)', [
+      command.meta.messageId,
+      command.meta.messageType,
+      stored,
+    ]);
 
     expect(await service.handle([command])).toEqual([stored]);
   });
@@ -132,10 +148,17 @@ describe('IntakeService batches against the real PostgreSQL', () => {
       [identifier],
     );
     // The notes are stored sealed for their Task.
-    const tasks = await Promise.all(rows.map(async ({ id, sealed_notes: sealed, ...task }) => ({ ...task, notes: await fields.open(sealedFor.notes(id), { sealed, clear: null }) })));
+    const tasks = await Promise.all(
+      rows.map(async ({ id, sealed_notes: sealed, ...task }) => ({ ...task, notes: await fields.open(sealedFor.notes(id), { sealed, clear: null }) })),
+    );
     expect(tasks).toEqual([
       { clinic_ik: A, status: 'requested', business_status: null, notes: [] },
-      { clinic_ik: B, status: 'rejected', business_status: 'declined', notes: [expect.objectContaining({ text: `Automatische Antwort: Die Klinik ${B} bietet die Fachabteilung 2300 (orthopedics) nicht an.` })] },
+      {
+        clinic_ik: B,
+        status: 'rejected',
+        business_status: 'declined',
+        notes: [expect.objectContaining({ text: `Automatische Antwort: Die Klinik ${B} bietet die Fachabteilung 2300 (orthopedics) nicht an.` })],
+      },
     ]);
     const outbox = await outboxOf(identifier);
     expect(outbox.map((row) => row.routing_key)).toEqual(['request.dispatched.v1', 'admission.response.v1']);
@@ -183,9 +206,15 @@ describe('IntakeService batches against the real PostgreSQL', () => {
   it('an answer to a Task that changed after the batch read it writes nothing', async () => {
     const identifier = newIdentifier();
     await service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })]);
-    const [task] = await query<{ id: string }>('SELECT t.id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1', [identifier]);
+    const [task] = await query<{ id: string }>(
+      'SELECT t.id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1',
+      [identifier],
+    );
     const answer = (businessStatus: 'accepted' | 'declined') =>
-      service.prepare({ envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId: task!.id, clinicIk: A, businessStatus, source: 'clinic' }, { correlationId: 'batch-test' }), definition: ClinicAnswerSubmittedV1 })!;
+      service.prepare({
+        envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId: task!.id, clinicIk: A, businessStatus, source: 'clinic' }, { correlationId: 'batch-test' }),
+        definition: ClinicAnswerSubmittedV1,
+      })!;
     const late = answer('declined');
     const loaded = await repository.load({ identifiers: [], taskIds: [task!.id], messageIds: [late.meta.messageId], documentHashes: [] });
     const batch = new RequestBatch(loaded, { clinics: registry, systems: fhirSystems(), now: new Date() });
@@ -193,7 +222,9 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     await service.handle([answer('accepted')]);
 
     await expect(repository.write(batch.result())).rejects.toThrow(/concurrent change: Tasks/);
-    const [stored] = await query<{ business_status: string; revision: number }>('SELECT business_status, revision FROM $schema.clinic_task WHERE id = $1', [task!.id]);
+    const [stored] = await query<{ business_status: string; revision: number }>('SELECT business_status, revision FROM $schema.clinic_task WHERE id = $1', [
+      task!.id,
+    ]);
     expect(stored).toEqual({ business_status: 'accepted', revision: 1 });
   });
 });

@@ -73,7 +73,9 @@ export class IntakeService {
     // A registry miss may read routing's registry again.
     const clinics = performerIks.length > 0 ? await this.clinics.lookup(performerIks) : new Map();
     const loaded = await this.repository.load({
-      identifiers: commands.flatMap((command) => (command.kind === 'admission' ? [command.request.identifier] : command.kind === 'document' ? [command.requestIdentifier] : [])),
+      identifiers: commands.flatMap((command) =>
+        command.kind === 'admission' ? [command.request.identifier] : command.kind === 'document' ? [command.requestIdentifier] : [],
+      ),
       taskIds: commands.flatMap((command) => (command.kind === 'answer' ? [command.answer.taskId] : [])),
       messageIds: commands.map((command) => command.meta.messageId),
       documentHashes: commands.flatMap((command) => (command.kind === 'document' ? [command.fingerprint.value] : [])),

@@ -18,15 +18,27 @@ const hashed = (hash: string) => ({ value: hash, matches: (stored: string) => st
 function admission(submitter: Submitter): FingerprintedCommand {
   const validated = validateAdmissionRequestBundle(admissionRequestBundle({ requestIdentifier: identifier }), { profileBase: DEFAULT_PROFILE_BASE });
   if (!validated.ok) throw new Error('the fixture is not a valid bundle');
-  return { kind: 'admission', meta: meta('m-1'), submitter, bundle: validated.bundle.bundle as unknown as Record<string, unknown>, request: admissionRequestSummary(validated.bundle), fingerprint: hashed('h-1') };
+  return {
+    kind: 'admission',
+    meta: meta('m-1'),
+    submitter,
+    bundle: validated.bundle.bundle as unknown as Record<string, unknown>,
+    request: admissionRequestSummary(validated.bundle),
+    fingerprint: hashed('h-1'),
+  };
 }
 
 /** A batch that creates the request, then applies the rest; the agents of the entries it records. */
 function agentsOf(submitter: Submitter, answer?: Omit<ClinicAnswerSubmittedV1, 'taskId' | 'clinicIk' | 'businessStatus'>) {
-  const sut = new RequestBatch({ requests: [], tasks: [], documents: [] }, { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date('2026-11-22T10:00:00Z') });
+  const sut = new RequestBatch(
+    { requests: [], tasks: [], documents: [] },
+    { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date('2026-11-22T10:00:00Z') },
+  );
   expect(sut.apply(admission(submitter)).outcome).toBe('accepted');
   const document = documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown>;
-  expect(sut.apply({ kind: 'document', meta: meta('m-2'), submitter, bundle: document, requestIdentifier: identifier, fingerprint: hashed('h-2') }).outcome).toBe('accepted');
+  expect(
+    sut.apply({ kind: 'document', meta: meta('m-2'), submitter, bundle: document, requestIdentifier: identifier, fingerprint: hashed('h-2') }).outcome,
+  ).toBe('accepted');
   if (answer) {
     const taskId = sut.result().tasks.find((task) => task.clinicIk === A)!.id;
     expect(sut.apply({ kind: 'answer', meta: meta('m-3'), answer: { taskId, clinicIk: A, businessStatus: 'accepted', ...answer } }).outcome).toBe('accepted');
@@ -38,10 +50,22 @@ const referrer: Submitter = { partyId: 'referrer-user', ikNumbers: [FIXTURE_REQU
 
 describe('the agents of the changes a batch records', () => {
   it("name the referrer's user and address for its request and documents, and the clinic's for its answer", () => {
-    const [created, documented, answered] = agentsOf({ ...referrer, clientAddress: '192.0.2.10' }, { source: 'clinic', user: 'clinic-user', clientAddress: '2001:db8::7' });
-    expect(created).toMatchObject({ altId: 'referrer-user', network: { address: '192.0.2.10', type: '2' }, who: { identifier: { value: FIXTURE_REQUESTER_IK } } });
+    const [created, documented, answered] = agentsOf(
+      { ...referrer, clientAddress: '192.0.2.10' },
+      { source: 'clinic', user: 'clinic-user', clientAddress: '2001:db8::7' },
+    );
+    expect(created).toMatchObject({
+      altId: 'referrer-user',
+      network: { address: '192.0.2.10', type: '2' },
+      who: { identifier: { value: FIXTURE_REQUESTER_IK } },
+    });
     expect(documented).toMatchObject({ altId: 'referrer-user', network: { address: '192.0.2.10', type: '2' } });
-    expect(answered).toMatchObject({ role: [{ text: 'clinic' }], altId: 'clinic-user', network: { address: '2001:db8::7', type: '2' }, who: { identifier: { value: A } } });
+    expect(answered).toMatchObject({
+      role: [{ text: 'clinic' }],
+      altId: 'clinic-user',
+      network: { address: '2001:db8::7', type: '2' },
+      who: { identifier: { value: A } },
+    });
   });
 
   it('leave out user and address that a message from an older gateway does not carry', () => {
@@ -63,12 +87,34 @@ describe('the agents of the changes a batch records', () => {
 });
 
 describe('a document sent again', () => {
-  const stored = { id: 'r-1', identifier, referrerPartyId: referrer.partyId, referrerIk: FIXTURE_REQUESTER_IK, status: 'active' as const, intent: 'proposal' as const, selectedClinicIk: null, currentVersion: 1, latestHash: 'h-1', createdAt: new Date(), updatedAt: new Date() };
+  const stored = {
+    id: 'r-1',
+    identifier,
+    referrerPartyId: referrer.partyId,
+    referrerIk: FIXTURE_REQUESTER_IK,
+    status: 'active' as const,
+    intent: 'proposal' as const,
+    selectedClinicIk: null,
+    currentVersion: 1,
+    latestHash: 'h-1',
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  };
   const document = documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown>;
   const sendAgain = async (hashOfStored: (key: FingerprintKey) => string) => {
     const key = await (await DataKeyring.load({ keks: kekSet(newKek('kek-1')), store: new MemoryKeyStore() })).keyring.fingerprintKey();
-    const sut = new RequestBatch({ requests: [stored], tasks: [], documents: [{ requestId: stored.id, hash: hashOfStored(key) }] }, { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date() });
-    return sut.apply({ kind: 'document', meta: meta('m-9'), submitter: referrer, bundle: document, requestIdentifier: identifier, fingerprint: bundleFingerprint(key, document) }).outcome;
+    const sut = new RequestBatch(
+      { requests: [stored], tasks: [], documents: [{ requestId: stored.id, hash: hashOfStored(key) }] },
+      { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date() },
+    );
+    return sut.apply({
+      kind: 'document',
+      meta: meta('m-9'),
+      submitter: referrer,
+      bundle: document,
+      requestIdentifier: identifier,
+      fingerprint: bundleFingerprint(key, document),
+    }).outcome;
   };
 
   it('is recognised by its fingerprint, and by the plain SHA-256 a row written before migration 0010 holds', async () => {
@@ -78,6 +124,12 @@ describe('a document sent again', () => {
 
   it('is stored when only another document is', async () => {
     expect(await sendAgain((key) => bundleFingerprint(key, { resourceType: 'Bundle', id: 'another' }).value)).toBe('accepted');
-    expect(await sendAgain(() => createHash('sha256').update(canonicalJson({ resourceType: 'Bundle', id: 'another' })).digest('hex'))).toBe('accepted');
+    expect(
+      await sendAgain(() =>
+        createHash('sha256')
+          .update(canonicalJson({ resourceType: 'Bundle', id: 'another' }))
+          .digest('hex'),
+      ),
+    ).toBe('accepted');
   });
 });

@@ -108,7 +108,11 @@ interface RequestState {
 }
 
 const verdict = (outcome: VerdictOutcome, extra: Pick<IntakeVerdict, 'requestIdentifier' | 'task'>): IntakeVerdict => ({ outcome, issues: [], ...extra });
-const rejected = (refusal: VerdictRefusal, code: Issue['code'], diagnostics: string): IntakeVerdict => ({ outcome: 'rejected', refusal, issues: [{ code, diagnostics }] });
+const rejected = (refusal: VerdictRefusal, code: Issue['code'], diagnostics: string): IntakeVerdict => ({
+  outcome: 'rejected',
+  refusal,
+  issues: [{ code, diagnostics }],
+});
 const erased = (): IntakeVerdict => rejected('conflict', 'conflict', 'the patient data of this request was erased; nothing more is accepted for it');
 
 /**
@@ -122,7 +126,13 @@ export class RequestBatch {
   private readonly taskById = new Map<string, { task: StoredTask; state: RequestState }>();
   /** The hashes of the documents stored for each request (by request id), as loaded, and those this batch adds. */
   private readonly storedDocuments = new Map<string, string[]>();
-  private readonly changes: Omit<BatchChanges, 'createdRequests' | 'changedRequests' | 'tasks'> = { inbox: [], versions: [], documents: [], outbox: [], audit: [] };
+  private readonly changes: Omit<BatchChanges, 'createdRequests' | 'changedRequests' | 'tasks'> = {
+    inbox: [],
+    versions: [],
+    documents: [],
+    outbox: [],
+    audit: [],
+  };
   private readonly changedTasks = new Set<StoredTask>();
   /** Tasks this batch created: inserted, not guarded. */
   private readonly createdTasks = new Set<StoredTask>();
@@ -143,7 +153,9 @@ export class RequestBatch {
       state.tasks.push(task);
       this.taskById.set(task.id, { task, state });
     }
-    for (const document of loaded.documents) this.storedDocuments.set(document.requestId, [...(this.storedDocuments.get(document.requestId) ?? []), document.hash]);
+    for (const document of loaded.documents) {
+      this.storedDocuments.set(document.requestId, [...(this.storedDocuments.get(document.requestId) ?? []), document.hash]);
+    }
   }
 
   /** Applies one message and returns its verdict (also recorded in the inbox), as the reply carries it. */
@@ -200,9 +212,20 @@ export class RequestBatch {
     const hash = command.fingerprint.value;
     Object.assign(state.request, { ...decision.next, currentVersion: version, latestHash: hash, updatedAt: now });
     state.changed = true;
-    this.changes.versions.push({ requestId: state.request.id, version, bundle: command.bundle, canonicalHash: hash, messageId: meta.messageId, receivedAt: now });
+    this.changes.versions.push({
+      requestId: state.request.id,
+      version,
+      bundle: command.bundle,
+      canonicalHash: hash,
+      messageId: meta.messageId,
+      receivedAt: now,
+    });
 
-    this.audit({ interaction: version === 1 ? 'create' : 'update', agent: referrerAgent(submitter, state.request), request: { ...this.audited(state, version), change: decision.change } });
+    this.audit({
+      interaction: version === 1 ? 'create' : 'update',
+      agent: referrerAgent(submitter, state.request),
+      request: { ...this.audited(state, version), change: decision.change },
+    });
 
     const dispatched: RequestDispatchedV1['tasks'] = [];
     const responses: OutboxRecord[] = [];
@@ -214,7 +237,12 @@ export class RequestBatch {
       if (reason) {
         this.recordAnswer(state, task, 'declined', declineNote(reason, task.clinicIk, submitted));
         responses.push(this.responseRecord(state, task, meta, 'automatic'));
-        this.audit({ interaction: 'update', agent: { kind: 'service', service: 'intake' }, request: this.audited(state), resources: [{ type: 'Task', id: task.id }] });
+        this.audit({
+          interaction: 'update',
+          agent: { kind: 'service', service: 'intake' },
+          request: this.audited(state),
+          resources: [{ type: 'Task', id: task.id }],
+        });
       }
       dispatched.push({ taskId: task.id, clinicIk: task.clinicIk, action: change.action, ...(reason ? { declined: reason } : {}) });
     }
@@ -250,7 +278,12 @@ export class RequestBatch {
     if (stored.some((hash) => command.fingerprint.matches(hash))) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
     this.storedDocuments.set(state.request.id, [...stored, command.fingerprint.value]);
     const id = randomUUID();
-    this.audit({ interaction: 'create', agent: referrerAgent(command.submitter, state.request), request: this.audited(state), resources: [{ type: 'DocumentBundle', id }] });
+    this.audit({
+      interaction: 'create',
+      agent: referrerAgent(command.submitter, state.request),
+      request: this.audited(state),
+      resources: [{ type: 'DocumentBundle', id }],
+    });
     this.changes.documents.push({
       id,
       requestId: state.request.id,
@@ -279,7 +312,12 @@ export class RequestBatch {
     // An automatic answer is routing's, made on the clinic's behalf (bed counts): not the clinic's own access.
     const agent: AuditRecord['agent'] =
       answer.source === 'clinic'
-        ? { kind: 'clinic', ik: answer.clinicIk, ...(answer.user ? { user: answer.user } : {}), ...(answer.clientAddress ? { address: answer.clientAddress } : {}) }
+        ? {
+            kind: 'clinic',
+            ik: answer.clinicIk,
+            ...(answer.user ? { user: answer.user } : {}),
+            ...(answer.clientAddress ? { address: answer.clientAddress } : {}),
+          }
         : { kind: 'service', service: 'routing' };
     this.audit({ interaction: 'update', agent, request: this.audited(state), resources: [{ type: 'Task', id: task.id }] });
     const response = this.responseRecord(state, task, meta, answer.source);

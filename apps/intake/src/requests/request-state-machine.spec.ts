@@ -41,10 +41,8 @@ const ordered = (): RequestState => ({
   tasks: [task(A, { status: 'in-progress', businessStatus: 'accepted' }), task(B, { status: 'cancelled', businessStatus: 'accepted' })],
 });
 
-const selection = (clinicIk = A) =>
-  submission({ intent: 'order', orderDetail: 'selected-provider', performerIks: [clinicIk], patient: 'complete' });
-const withdrawal = (clinicIk = A) =>
-  submission({ intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [clinicIk], patient: 'complete' });
+const selection = (clinicIk = A) => submission({ intent: 'order', orderDetail: 'selected-provider', performerIks: [clinicIk], patient: 'complete' });
+const withdrawal = (clinicIk = A) => submission({ intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [clinicIk], patient: 'complete' });
 
 describe('decide: a new identifier', () => {
   it('creates an active proposal with one requested Task per requested clinic', () => {
@@ -199,7 +197,14 @@ describe('decide: revocation', () => {
     expect(decision).toMatchObject({ kind: 'apply', change: 'revoked', next: { status: 'revoked', selectedClinicIk: null } });
     const open = current.tasks.filter((candidate) => candidate.status !== 'cancelled');
     expect(decision.kind === 'apply' && decision.tasks).toEqual(
-      open.map((candidate) => ({ clinicIk: candidate.clinicIk, taskId: candidate.id, status: 'cancelled', clearBusinessStatus: false, send: false, action: 'cancelled' })),
+      open.map((candidate) => ({
+        clinicIk: candidate.clinicIk,
+        taskId: candidate.id,
+        status: 'cancelled',
+        clearBusinessStatus: false,
+        send: false,
+        action: 'cancelled',
+      })),
     );
   });
 

@@ -21,7 +21,10 @@ describe('_elements (search.html#elements)', () => {
     expect(subset).toEqual({
       resourceType: 'Task',
       id: 'task-1',
-      meta: { lastUpdated: '2026-11-22T10:00:00.000Z', tag: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED', display: 'subsetted' }] },
+      meta: {
+        lastUpdated: '2026-11-22T10:00:00.000Z',
+        tag: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED', display: 'subsetted' }],
+      },
       status: 'requested',
       intent: 'order',
       owner: task.owner,

@@ -58,9 +58,9 @@ describe('FHIR date search over an instant (search.html#date)', () => {
   });
 
   it.each([
-    ['lt2026-11-22 excludes the day\'s first instant', 'lt2026-11-22', '2026-11-22T00:00:00.000Z', false],
-    ['lt2026-11-22 includes the day before\'s last millisecond', 'lt2026-11-22', '2026-11-21T23:59:59.999Z', true],
-    ['le2026-11-22 includes the day\'s last millisecond', 'le2026-11-22', '2026-11-22T23:59:59.999Z', true],
+    ["lt2026-11-22 excludes the day's first instant", 'lt2026-11-22', '2026-11-22T00:00:00.000Z', false],
+    ["lt2026-11-22 includes the day before's last millisecond", 'lt2026-11-22', '2026-11-21T23:59:59.999Z', true],
+    ["le2026-11-22 includes the day's last millisecond", 'le2026-11-22', '2026-11-22T23:59:59.999Z', true],
     ['le2026-11-22 excludes the next day', 'le2026-11-22', '2026-11-23T00:00:00.000Z', false],
     ['eq2026-11-22 is the whole day: its first instant', 'eq2026-11-22', '2026-11-22T00:00:00.000Z', true],
     ['eq2026-11-22 is the whole day: noon', 'eq2026-11-22', '2026-11-22T12:00:00.000Z', true],

@@ -85,9 +85,13 @@ interface DateFields {
 /** The range [start, end) a value's precision spans, or undefined for a field out of range (month 13, 25:00, +15:00). */
 function rangeOf(fields: DateFields): { start: Date; end: Date } | undefined {
   const { year } = fields;
-  const [month, day, hour, minute, second] = [fields.month ?? '01', fields.day ?? '01', fields.hour ?? '00', fields.minute ?? '00', fields.second ?? '00'].map(Number) as [number, number, number, number, number];
+  const [month, day, hour, minute, second] = [fields.month ?? '01', fields.day ?? '01', fields.hour ?? '00', fields.minute ?? '00', fields.second ?? '00'].map(
+    Number,
+  ) as [number, number, number, number, number];
   const offsetMinutes = zoneOffsetMinutes(fields.zone);
-  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59 || offsetMinutes === undefined) return undefined;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59 || offsetMinutes === undefined) {
+    return undefined;
+  }
 
   if (fields.month === undefined) return { start: utc(year, 0, 1), end: utc(year + 1, 0, 1) };
   if (fields.day === undefined) return { start: utc(year, month - 1, 1), end: utc(year, month, 1) };

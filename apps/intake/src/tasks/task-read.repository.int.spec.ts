@@ -20,11 +20,31 @@ const BUSINESS_STATUSES = [null, 'accepted', 'declined', 'query', 'more-data-req
 /** Few distinct instants, so that many Tasks tie on lastModified and the id decides their order. */
 const INSTANTS = ['2026-03-01T08:00:00.000Z', '2026-03-01T08:00:00.001Z', '2026-03-02T12:30:00.000Z', '2026-03-05T00:00:00.000Z'];
 /** `_lastUpdated` values of every precision around INSTANTS. */
-const DATE_VALUES = [...INSTANTS, '2026', '2027', '2026-03', '2026-02', '2026-03-01', '2026-03-02', '2026-03-04', '2026-03-05', '2026-03-02T12:30Z', '2026-03-01T09:00+01:00'];
+const DATE_VALUES = [
+  ...INSTANTS,
+  '2026',
+  '2027',
+  '2026-03',
+  '2026-02',
+  '2026-03-01',
+  '2026-03-02',
+  '2026-03-04',
+  '2026-03-05',
+  '2026-03-02T12:30Z',
+  '2026-03-01T09:00+01:00',
+];
 const DATE_PREFIXES = ['', 'eq', 'ne', 'gt', 'ge', 'lt', 'le', 'sa', 'eb'];
 const DAY_MS = 86_400_000;
 /** One Task per clinic at these instants: the edges of 2026-11-22, of November 2026 and of 2026. */
-const EDGE_INSTANTS = ['2025-12-31T23:59:59.999Z', '2026-11-21T23:59:59.999Z', '2026-11-22T00:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T23:59:59.999Z', '2026-11-23T00:00:00.000Z', '2027-01-01T00:00:00.000Z'];
+const EDGE_INSTANTS = [
+  '2025-12-31T23:59:59.999Z',
+  '2026-11-21T23:59:59.999Z',
+  '2026-11-22T00:00:00.000Z',
+  '2026-11-22T12:00:00.000Z',
+  '2026-11-22T23:59:59.999Z',
+  '2026-11-23T00:00:00.000Z',
+  '2027-01-01T00:00:00.000Z',
+];
 
 /**
  * The range [start, end) a `_lastUpdated` value of DATE_VALUES stands for (FHIR R4 search.html#date,
@@ -85,7 +105,11 @@ describe('Task search and read against the real PostgreSQL', () => {
 
   beforeAll(async () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
-    tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems('https://bedrequest.example.org'), new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema)));
+    tasks = new TaskReadService(
+      new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)),
+      fhirSystems('https://bedrequest.example.org'),
+      new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema)),
+    );
     // Referrer "a" and "a2" share every identifier prefix ("a-1" is a prefix of "a-10" and of "a2-1"...).
     const requests: { referrer: string; identifier: string; clinics: string[]; instants?: string[] }[] = [
       ...Array.from({ length: 9 }, (_, n) => ({ referrer: 'a', identifier: identifierOf('a', n + 1), clinics: CLINICS.filter(() => next() < 0.5) })),
@@ -108,7 +132,15 @@ describe('Task search and read against the real PostgreSQL', () => {
         );
         for (const [n, clinicIk] of request.clinics.entries()) {
           const [status, businessStatus, lastModified] = [pick(STATUSES), pick(BUSINESS_STATUSES), pick(INSTANTS)];
-          const task = { id: crypto.randomUUID(), identifier: request.identifier, referrerPartyId: request.referrer, clinicIk, status, businessStatus, lastModified: request.instants?.[n] ?? lastModified };
+          const task = {
+            id: crypto.randomUUID(),
+            identifier: request.identifier,
+            referrerPartyId: request.referrer,
+            clinicIk,
+            status,
+            businessStatus,
+            lastModified: request.instants?.[n] ?? lastModified,
+          };
           const notes = task.businessStatus ? [{ text: `answer ${task.businessStatus}`, time: task.lastModified }] : [];
           await client.query(
             `INSERT INTO "${schema}".clinic_task (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified)
@@ -162,7 +194,7 @@ describe('Task search and read against the real PostgreSQL', () => {
     return { ids, pages };
   }
 
-  it('shows a referrer only the Tasks of its own requests, also where another referrer\'s identifiers share the prefix', async () => {
+  it("shows a referrer only the Tasks of its own requests, also where another referrer's identifiers share the prefix", async () => {
     const foreign = identifierOf('a', 1) + '0';
     const { ids } = await allPages({}, { role: 'referrer', partyId: 'a' });
     expect(ids).toEqual(expected({}, { role: 'referrer', partyId: 'a' }).map((task) => task.id));
@@ -196,9 +228,9 @@ describe('Task search and read against the real PostgreSQL', () => {
   });
 
   it.each([
-    ['one request\'s Tasks', { 'based-on': identifierOf('a', 99) }, { role: 'referrer', partyId: 'a' }],
-    ['a referrer\'s Tasks', {}, { role: 'referrer', partyId: 'a2' }],
-    ['a clinic\'s Tasks', { owner: CLINICS[2]! }, { role: 'clinic', ikNumbers: [CLINICS[2]!] }],
+    ["one request's Tasks", { 'based-on': identifierOf('a', 99) }, { role: 'referrer', partyId: 'a' }],
+    ["a referrer's Tasks", {}, { role: 'referrer', partyId: 'a2' }],
+    ["a clinic's Tasks", { owner: CLINICS[2]! }, { role: 'clinic', ikNumbers: [CLINICS[2]!] }],
   ] as const)('pages %s with _count: each Task once, in lastModified then id order, the total on every page', async (_name, query, viewer) => {
     const all = expected(query, viewer);
     expect(all.length).toBeGreaterThan(4);
@@ -248,25 +280,49 @@ describe('Task search and read against the real PostgreSQL', () => {
   it('matches _lastUpdated in SQL exactly as search-date.ts admits, at the edges of each precision, in every statement', async () => {
     const viewer: Viewer = { role: 'referrer', partyId: 'edge' };
     const edgeTasks = stored.filter((task) => task.referrerPartyId === 'edge');
-    const values = ['2026-11-22', '2026-11', '2026', '2026-11-22T23:59Z', '2026-11-22T23:59:59.999Z', '2026-11-22T00:00+01:00', '2026-11-22T12:00:00Z', '2026-11-22T12:00:00.0004Z', '9999', '0001'];
+    const values = [
+      '2026-11-22',
+      '2026-11',
+      '2026',
+      '2026-11-22T23:59Z',
+      '2026-11-22T23:59:59.999Z',
+      '2026-11-22T00:00+01:00',
+      '2026-11-22T12:00:00Z',
+      '2026-11-22T12:00:00.0004Z',
+      '9999',
+      '0001',
+    ];
     for (const value of values) {
       for (const prefix of DATE_PREFIXES) {
         const condition = parseDateCondition(`${prefix}${value}`)!;
-        const want = edgeTasks.filter((task) => admits(condition, new Date(task.lastModified))).map((task) => task.id).sort();
+        const want = edgeTasks
+          .filter((task) => admits(condition, new Date(task.lastModified)))
+          .map((task) => task.id)
+          .sort();
         const lastUpdated = { _lastUpdated: `${prefix}${value}` };
         for (const query of [lastUpdated, { ...lastUpdated, 'based-on': identifierOf('edge', 1) }, { ...lastUpdated, _total: 'none' }]) {
           const bundle = await searchOk(query, viewer);
           expect({ query, ids: (bundle.entry ?? []).map((entry) => entry.resource!.id).sort() }).toEqual({ query, ids: want });
         }
-        expect({ value: `${prefix}${value}`, total: (await searchOk({ ...lastUpdated, _summary: 'count' }, viewer)).total }).toEqual({ value: `${prefix}${value}`, total: want.length });
+        expect({ value: `${prefix}${value}`, total: (await searchOk({ ...lastUpdated, _summary: 'count' }, viewer)).total }).toEqual({
+          value: `${prefix}${value}`,
+          total: want.length,
+        });
       }
     }
     // The edges themselves, as docs/api.md states them.
-    const idsAt = (...instants: string[]) => edgeTasks.filter((task) => instants.includes(task.lastModified)).map((task) => task.id).sort();
-    const found = async (lastUpdated: string) => ((await searchOk({ _lastUpdated: lastUpdated }, viewer)).entry ?? []).map((entry) => entry.resource!.id).sort();
+    const idsAt = (...instants: string[]) =>
+      edgeTasks
+        .filter((task) => instants.includes(task.lastModified))
+        .map((task) => task.id)
+        .sort();
+    const found = async (lastUpdated: string) =>
+      ((await searchOk({ _lastUpdated: lastUpdated }, viewer)).entry ?? []).map((entry) => entry.resource!.id).sort();
     expect(await found('2026-11-22')).toEqual(idsAt('2026-11-22T00:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T23:59:59.999Z'));
     expect(await found('lt2026-11-22')).toEqual(idsAt('2025-12-31T23:59:59.999Z', '2026-11-21T23:59:59.999Z'));
-    expect(await found('le2026-11-22')).toEqual(idsAt('2025-12-31T23:59:59.999Z', '2026-11-21T23:59:59.999Z', '2026-11-22T00:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T23:59:59.999Z'));
+    expect(await found('le2026-11-22')).toEqual(
+      idsAt('2025-12-31T23:59:59.999Z', '2026-11-21T23:59:59.999Z', '2026-11-22T00:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T23:59:59.999Z'),
+    );
     expect(await found('ne2026')).toEqual(idsAt('2025-12-31T23:59:59.999Z', '2027-01-01T00:00:00.000Z'));
   });
 
@@ -345,7 +401,11 @@ describe('Task search and read against the real PostgreSQL', () => {
         requester: { identifier: { system: 'http://fhir.de/sid/arge-ik/iknr', value: '260000001' } },
         authoredOn: '2026-02-28T00:00:00.000Z',
         lastModified: task.lastModified,
-        businessStatus: { coding: [{ system: 'https://bedrequest.example.org/fhir/CodeSystem/admission-response-status', code: task.businessStatus, display: expect.any(String) }] },
+        businessStatus: {
+          coding: [
+            { system: 'https://bedrequest.example.org/fhir/CodeSystem/admission-response-status', code: task.businessStatus, display: expect.any(String) },
+          ],
+        },
         note: [{ text: `answer ${task.businessStatus}`, time: task.lastModified }],
       },
     });
@@ -353,9 +413,18 @@ describe('Task search and read against the real PostgreSQL', () => {
 
   it('reads one Task only for its referrer or its clinic', async () => {
     const task = stored[0]!;
-    expect(await tasks.read(task.id, {}, { viewer: { role: 'referrer', partyId: task.referrerPartyId }, user: 'reader' })).toMatchObject({ ok: true, task: { id: task.id } });
-    expect(await tasks.read(task.id, {}, { viewer: { role: 'clinic', ikNumbers: [task.clinicIk] }, user: 'reader' })).toMatchObject({ ok: true, task: { id: task.id } });
+    expect(await tasks.read(task.id, {}, { viewer: { role: 'referrer', partyId: task.referrerPartyId }, user: 'reader' })).toMatchObject({
+      ok: true,
+      task: { id: task.id },
+    });
+    expect(await tasks.read(task.id, {}, { viewer: { role: 'clinic', ikNumbers: [task.clinicIk] }, user: 'reader' })).toMatchObject({
+      ok: true,
+      task: { id: task.id },
+    });
     expect(await tasks.read(task.id, {}, { viewer: { role: 'referrer', partyId: 'nobody' }, user: 'reader' })).toEqual({ ok: true, task: undefined });
-    expect(await tasks.read(task.id, {}, { viewer: { role: 'clinic', ikNumbers: CLINICS.filter((ik) => ik !== task.clinicIk) }, user: 'reader' })).toEqual({ ok: true, task: undefined });
+    expect(await tasks.read(task.id, {}, { viewer: { role: 'clinic', ikNumbers: CLINICS.filter((ik) => ik !== task.clinicIk) }, user: 'reader' })).toEqual({
+      ok: true,
+      task: undefined,
+    });
   });
 });

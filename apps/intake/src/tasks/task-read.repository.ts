@@ -155,7 +155,10 @@ export class TaskReadRepository {
   }
 
   async findBundle(requestId: string, version: number): Promise<unknown> {
-    const row = await this.prisma.requestVersion.findUnique({ where: { requestId_version: { requestId, version } }, select: { sealedBundle: true, bundle: true } });
+    const row = await this.prisma.requestVersion.findUnique({
+      where: { requestId_version: { requestId, version } },
+      select: { sealedBundle: true, bundle: true },
+    });
     return row ? this.fields.open(sealedFor.bundle(requestId, version), { sealed: row.sealedBundle, clear: row.bundle }) : undefined;
   }
 
@@ -166,12 +169,16 @@ export class TaskReadRepository {
       orderBy: { receivedAt: 'asc' },
       select: { id: true, sealedBundle: true, bundle: true },
     });
-    return Promise.all(rows.map(async (row) => ({ id: row.id, bundle: await this.fields.open(sealedFor.document(row.id), { sealed: row.sealedBundle, clear: row.bundle }) })));
+    return Promise.all(
+      rows.map(async (row) => ({ id: row.id, bundle: await this.fields.open(sealedFor.document(row.id), { sealed: row.sealedBundle, clear: row.bundle }) })),
+    );
   }
 
   /** The rows' Tasks, each with its notes opened. */
   private taskViews(rows: readonly TaskRow[]): Promise<SearchedTask[]> {
-    return Promise.all(rows.map(async (row) => toTaskView(row, await this.fields.open(sealedFor.notes(row.id), { sealed: row.sealed_notes, clear: row.notes }))));
+    return Promise.all(
+      rows.map(async (row) => toTaskView(row, await this.fields.open(sealedFor.notes(row.id), { sealed: row.sealed_notes, clear: row.notes }))),
+    );
   }
 
   /** The search's conditions, ANDed, the viewer's visibility rule first (decisions.md). */

@@ -27,7 +27,11 @@ describe('TaskReadService', () => {
   const findBundle = jest.fn(async (): Promise<unknown> => ({ resourceType: 'Bundle' }));
   const findDocuments = jest.fn(async (): Promise<{ id: string; bundle: unknown }[]> => []);
   const record = jest.fn(async (_records: readonly AuditRecord[]): Promise<void> => undefined);
-  const sut = new TaskReadService({ findTask, search, findBundle, findDocuments } as unknown as TaskReadRepository, fhirSystems('https://bedrequest.example.org'), { record });
+  const sut = new TaskReadService(
+    { findTask, search, findBundle, findDocuments } as unknown as TaskReadRepository,
+    fhirSystems('https://bedrequest.example.org'),
+    { record },
+  );
 
   beforeEach(() => {
     findTask.mockClear();
@@ -65,7 +69,11 @@ describe('TaskReadService', () => {
       await sut.bundleForClinic(view.id, clinic);
 
       expect(record.mock.calls[0]![0]).toEqual([
-        expect.objectContaining({ interaction: 'vread', agent: { kind: 'clinic', user: 'clinic-user', ik: '510000001', address: '198.51.100.2' }, request: expect.objectContaining({ version: 3 }) }),
+        expect.objectContaining({
+          interaction: 'vread',
+          agent: { kind: 'clinic', user: 'clinic-user', ik: '510000001', address: '198.51.100.2' },
+          request: expect.objectContaining({ version: 3 }),
+        }),
       ]);
     });
 
@@ -92,7 +100,10 @@ describe('TaskReadService', () => {
 
     it('records each DocumentBundle a clinic reads, and nothing when there is none', async () => {
       findTask.mockResolvedValue(stored);
-      findDocuments.mockResolvedValueOnce([]).mockResolvedValueOnce([{ id: 'document-1', bundle: {} }, { id: 'document-2', bundle: {} }]);
+      findDocuments.mockResolvedValueOnce([]).mockResolvedValueOnce([
+        { id: 'document-1', bundle: {} },
+        { id: 'document-2', bundle: {} },
+      ]);
 
       await sut.documentsForClinic(view.id, clinic);
       expect(record).not.toHaveBeenCalled();
@@ -133,10 +144,13 @@ describe('TaskReadService', () => {
       },
     );
 
-    it.each(['7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01', '7D0C1F4E-2B8A-4C11-9E5F-0A6B3C2D1E01', '00000000-0000-0000-0000-000000000000'])('looks %s up', async (taskId) => {
-      await sut.read(taskId, {}, viewer);
-      expect(findTask).toHaveBeenCalledWith(taskId);
-    });
+    it.each(['7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01', '7D0C1F4E-2B8A-4C11-9E5F-0A6B3C2D1E01', '00000000-0000-0000-0000-000000000000'])(
+      'looks %s up',
+      async (taskId) => {
+        await sut.read(taskId, {}, viewer);
+        expect(findTask).toHaveBeenCalledWith(taskId);
+      },
+    );
 
     it('refuses an unsupported _format with 406 before looking the Task up', async () => {
       await expect(sut.read(view.id, { _format: 'xml' }, viewer)).resolves.toMatchObject({ ok: false, status: 406 });
@@ -173,7 +187,12 @@ describe('TaskReadService', () => {
 
       const bundle = await bundleOf({ _summary: 'count' });
 
-      expect(bundle).toEqual({ resourceType: 'Bundle', type: 'searchset', total: 3, link: [{ relation: 'self', url: `${LINKS.base}${LINKS.path}?_summary=count` }] });
+      expect(bundle).toEqual({
+        resourceType: 'Bundle',
+        type: 'searchset',
+        total: 3,
+        link: [{ relation: 'self', url: `${LINKS.base}${LINKS.path}?_summary=count` }],
+      });
     });
 
     it('answers _total=none without a total', async () => {

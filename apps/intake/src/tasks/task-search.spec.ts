@@ -57,7 +57,7 @@ describe('parseTaskSearch (docs/api.md, "Tasks")', () => {
     });
   });
 
-  it('reads a _lastUpdated day as the whole UTC day, with or without eq, so that the day\'s Tasks match', () => {
+  it("reads a _lastUpdated day as the whole UTC day, with or without eq, so that the day's Tasks match", () => {
     for (const value of ['2026-11-22', 'eq2026-11-22']) {
       const [condition] = searchOf({ _lastUpdated: value }).lastModified;
 
@@ -74,7 +74,12 @@ describe('parseTaskSearch (docs/api.md, "Tasks")', () => {
     const conditions = searchOf({ _lastUpdated: ['ge2026-11-22', 'lt2026-11-23'] }).lastModified;
     const within = (iso: string) => conditions.every((condition) => admits(condition, new Date(iso)));
 
-    expect([within('2026-11-21T23:59:59.999Z'), within('2026-11-22T00:00:00.000Z'), within('2026-11-22T23:59:59.999Z'), within('2026-11-23T00:00:00.000Z')]).toEqual([false, true, true, false]);
+    expect([
+      within('2026-11-21T23:59:59.999Z'),
+      within('2026-11-22T00:00:00.000Z'),
+      within('2026-11-22T23:59:59.999Z'),
+      within('2026-11-23T00:00:00.000Z'),
+    ]).toEqual([false, true, true, false]);
   });
 
   it('knows every parameter TASK_SEARCH_PARAMETERS declares', () => {
@@ -158,7 +163,10 @@ describe('parseTaskSearch (docs/api.md, "Tasks")', () => {
     [{ _total: 'none' }, { total: false, entries: true }],
     [{ _summary: 'count' }, { total: true, entries: false }],
     [{ _count: '0' }, { total: true, entries: false }],
-    [{ _count: '0', _total: 'none' }, { total: false, entries: false }],
+    [
+      { _count: '0', _total: 'none' },
+      { total: false, entries: false },
+    ],
     [{ _summary: 'false' }, { total: true, entries: true }],
     [{ _summary: 'data' }, { total: true, entries: true }],
   ])('answers %j with %j', (query, parts) => {

@@ -64,7 +64,11 @@ export function parseTaskSearch(query: Record<string, unknown>, viewer: Viewer):
   const refusal = readQuery(query, searchHandlerOf, search, SEARCH_PARAMETER_LIST);
   if (refusal) return refusal;
   if (search.summaryCount && search.total === 'none') {
-    return { ok: false, status: 400, issues: [{ code: 'invalid', diagnostics: '_total: none contradicts _summary=count, which asks for the total alone', expression: '_total' }] };
+    return {
+      ok: false,
+      status: 400,
+      issues: [{ code: 'invalid', diagnostics: '_total: none contradicts _summary=count, which asks for the total alone', expression: '_total' }],
+    };
   }
   return { ok: true, search };
 }
@@ -134,7 +138,9 @@ export function pagingParameters<T extends { count: number; offset: number }>():
     _count: {
       parse: (parameter, search) => {
         search.count = Number(parameter.single());
-        if (!Number.isInteger(search.count) || search.count < 0 || search.count > MAX_PAGE_SIZE) parameter.invalid(`expected an integer from 0 to ${MAX_PAGE_SIZE}`);
+        if (!Number.isInteger(search.count) || search.count < 0 || search.count > MAX_PAGE_SIZE) {
+          parameter.invalid(`expected an integer from 0 to ${MAX_PAGE_SIZE}`);
+        }
       },
     },
     _offset: {
@@ -162,7 +168,10 @@ const SEARCH_PARAMETERS: Record<TaskSearchParameterName, ParameterHandler<TaskSe
   },
   'business-status': {
     parse: (parameter, search) => {
-      const codes = parameter.single().split(',').map((token) => splitToken(token)[1] ?? '');
+      const codes = parameter
+        .single()
+        .split(',')
+        .map((token) => splitToken(token)[1] ?? '');
       if (codes.some((code) => !BusinessStatus.safeParse(code).success)) parameter.invalid(`expected one of ${BusinessStatus.options.join(', ')}`);
       search.businessStatuses = codes;
     },
@@ -208,7 +217,9 @@ const SEARCH_RESULT_PARAMETERS: Record<string, ParameterHandler<TaskSearch>> = {
       const value = parameter.single();
       if (value === 'count') search.summaryCount = true;
       // `false` is the whole resource; `data` leaves out the narrative, which Tasks here never have.
-      else if (value !== 'false' && value !== 'data') parameter.invalid('expected count, data or false (true and text are not supported; _elements selects elements)');
+      else if (value !== 'false' && value !== 'data') {
+        parameter.invalid('expected count, data or false (true and text are not supported; _elements selects elements)');
+      }
     },
   },
   _elements: ELEMENTS,
@@ -226,7 +237,12 @@ function searchHandlerOf(name: string): ParameterHandler<TaskSearch> | undefined
  * than JSON ends the reading: 406 Not Acceptable, whatever else is wrong (http.html#mime-type
  * names the formats, RFC 9110 §15.5.7 the status).
  */
-export function readQuery<T>(query: Record<string, unknown>, handlerOf: (name: string) => ParameterHandler<T> | undefined, into: T, known: string): QueryRefusal | undefined {
+export function readQuery<T>(
+  query: Record<string, unknown>,
+  handlerOf: (name: string) => ParameterHandler<T> | undefined,
+  into: T,
+  known: string,
+): QueryRefusal | undefined {
   const issues: Issue[] = [];
   for (const [name, raw] of Object.entries(query)) {
     const values = (Array.isArray(raw) ? raw : [raw]).map(String);
@@ -257,7 +273,10 @@ export function readQuery<T>(query: Record<string, unknown>, handlerOf: (name: s
 /** At most MAX_ISSUES issues (as the bundle validation answers), so that the answer stays small whatever the query. */
 function bounded(issues: Issue[]): Issue[] {
   if (issues.length <= MAX_ISSUES) return issues;
-  return [...issues.slice(0, MAX_ISSUES), { severity: 'information', code: 'informational', diagnostics: `${issues.length - MAX_ISSUES} further issues are not listed` }];
+  return [
+    ...issues.slice(0, MAX_ISSUES),
+    { severity: 'information', code: 'informational', diagnostics: `${issues.length - MAX_ISSUES} further issues are not listed` },
+  ];
 }
 
 /** `system|value` → [system, value]; a bare `value` → [undefined, value]. */

@@ -9,7 +9,10 @@ import { startIntake } from '../start';
 import { ClearFields } from './clear-fields';
 
 async function main(): Promise<void> {
-  const service = await startIntake(loadConfig(IntakeConfig), process.env.INTAKE_TEST_STORE_IN_CLEAR === 'true' ? { fields: (keyring) => new ClearFields(keyring) } : {});
+  const service = await startIntake(
+    loadConfig(IntakeConfig),
+    process.env.INTAKE_TEST_STORE_IN_CLEAR === 'true' ? { fields: (keyring) => new ClearFields(keyring) } : {},
+  );
   process.once('SIGTERM', () => void service.stop().then(() => process.exit(0)));
 }
 

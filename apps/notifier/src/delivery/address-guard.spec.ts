@@ -116,9 +116,12 @@ describe('forbiddenAddressReason', () => {
     expect(forbiddenAddressReason(address)).toBeUndefined();
   });
 
-  it.each(['example.org', '999.1.1.1', '1.2.3', '', 'fe80::zz', '1:2:3:4:5:6:7:8:9', '[1.2.3.4]', '1.2.3.4%eth0', '::ffff:1.2.3.256'])('refuses %j, which is not an IP address', (text) => {
-    expect(forbiddenAddressReason(text)).toBe('not an IP address');
-  });
+  it.each(['example.org', '999.1.1.1', '1.2.3', '', 'fe80::zz', '1:2:3:4:5:6:7:8:9', '[1.2.3.4]', '1.2.3.4%eth0', '::ffff:1.2.3.256'])(
+    'refuses %j, which is not an IP address',
+    (text) => {
+      expect(forbiddenAddressReason(text)).toBe('not an IP address');
+    },
+  );
 });
 
 describe('assertPublicHost', () => {
@@ -128,7 +131,9 @@ describe('assertPublicHost', () => {
       (table[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
   it('accepts a name whose addresses are all public', async () => {
-    await expect(assertPublicHost('hooks.example.org', resolving({ 'hooks.example.org': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }))).resolves.toHaveLength(2);
+    await expect(
+      assertPublicHost('hooks.example.org', resolving({ 'hooks.example.org': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] })),
+    ).resolves.toHaveLength(2);
   });
 
   it('refuses a name when any of its addresses is private', async () => {

@@ -149,7 +149,8 @@ export function guardedLookup(resolve: Resolve, options: { allowPrivate?: boolea
   return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
     addressesOf(hostname).then(
       (addresses) => {
-        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? addresses.filter((entry) => entry.family === lookupOptions.family) : addresses;
+        const wanted =
+          lookupOptions.family === 4 || lookupOptions.family === 6 ? addresses.filter((entry) => entry.family === lookupOptions.family) : addresses;
         const first = wanted[0];
         if (!first) return callback(Object.assign(new Error(`${hostname} has no IPv${lookupOptions.family} address`), { code: 'ENOTFOUND' }), []);
         if (lookupOptions.all) return callback(null, wanted);

@@ -101,7 +101,11 @@ export class DeliveryWorker {
    * sends them at once. The other stored events are claimed as usual: those that found no free slot
    * at once, those that wait for an earlier event of their request when that one is done here.
    */
-  handOver(handed: ClaimResult, reserved: number, leftBehind: { noSlot: number; followUps: readonly { subscriptionId: string; requestIdentifier: string }[] }): void {
+  handOver(
+    handed: ClaimResult,
+    reserved: number,
+    leftBehind: { noSlot: number; followUps: readonly { subscriptionId: string; requestIdentifier: string }[] },
+  ): void {
     this.reserved -= reserved;
     this.reportUnreadable(handed.unreadable);
     for (const delivery of handed.claimed) this.send(delivery);
@@ -184,12 +188,22 @@ export class DeliveryWorker {
   private async record(finished: FinishedDelivery[]): Promise<void> {
     const { repository, metrics, logger } = this.options;
     const disabled = await repository.recordAttempts(
-      finished.map(({ delivery, attemptedAt, durationMs, outcome, step }) => ({ claim: delivery, attempt: { attemptedAt, durationMs, ...describe(outcome) }, step })),
+      finished.map(({ delivery, attemptedAt, durationMs, outcome, step }) => ({
+        claim: delivery,
+        attempt: { attemptedAt, durationMs, ...describe(outcome) },
+        step,
+      })),
       this.options.disableAfterMs,
     );
     let delivered = 0;
     for (const { delivery, outcome, durationMs, step } of finished) {
-      const context = { eventId: delivery.eventId, subscriptionId: delivery.subscriptionId, attempt: delivery.attemptCount + 1, durationMs, ...summary(outcome) };
+      const context = {
+        eventId: delivery.eventId,
+        subscriptionId: delivery.subscriptionId,
+        attempt: delivery.attemptCount + 1,
+        durationMs,
+        ...summary(outcome),
+      };
       if (step.kind === 'delivered') {
         delivered += 1;
         metrics.succeeded.inc();

@@ -50,7 +50,14 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
 
   const deliveryRow = async (eventId: string) =>
     (
-      await pool.query<{ status: string; attempt_count: number; lease_token: string | null; delivered_at: Date | null; due_in_ms: number | null; attempts: number }>(
+      await pool.query<{
+        status: string;
+        attempt_count: number;
+        lease_token: string | null;
+        delivered_at: Date | null;
+        due_in_ms: number | null;
+        attempts: number;
+      }>(
         `SELECT status, attempt_count, lease_token, delivered_at, (extract(epoch FROM next_attempt_at - now()) * 1000)::int AS due_in_ms,
                 (SELECT count(*)::int FROM "${schema}".delivery_attempt a WHERE a.event_id = d.event_id) AS attempts
            FROM "${schema}".delivery d WHERE event_id = $1`,
@@ -64,12 +71,15 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
         [id],
       )
     ).rows[0]!;
-  const failingSince = (id: string, agoMs: number) => pool.query(`UPDATE "${schema}".subscription SET failing_since = now() - $2 * interval '1 millisecond' WHERE id = $1`, [id, agoMs]);
+  const failingSince = (id: string, agoMs: number) =>
+    pool.query(`UPDATE "${schema}".subscription SET failing_since = now() - $2 * interval '1 millisecond' WHERE id = $1`, [id, agoMs]);
 
   /** Claims what is due (the whole schema: other tests leave nothing due), by subscription. */
   const claimAll = async (limit = 100) => {
     const bySubscription = new Map<string, ClaimedDelivery[]>();
-    for (const claimed of (await deliveries.claimDue(limit, LEASE_MS)).claimed) bySubscription.set(claimed.subscriptionId, [...(bySubscription.get(claimed.subscriptionId) ?? []), claimed]);
+    for (const claimed of (await deliveries.claimDue(limit, LEASE_MS)).claimed) {
+      bySubscription.set(claimed.subscriptionId, [...(bySubscription.get(claimed.subscriptionId) ?? []), claimed]);
+    }
     return { of: (subscriptionId: string) => bySubscription.get(subscriptionId) ?? [] };
   };
   const claim = async (subscriptionId: string, limit = 100) => (await claimAll(limit)).of(subscriptionId);
@@ -202,7 +212,10 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
 
   it('lets concurrent claimers share the due deliveries without claiming one twice', async () => {
     const { partyId, subscriptionId } = await subscribedParty();
-    const stored = await store(partyId, Array.from({ length: 60 }, (_, n) => `request-${n}`));
+    const stored = await store(
+      partyId,
+      Array.from({ length: 60 }, (_, n) => `request-${n}`),
+    );
 
     const claims = await Promise.all([claim(subscriptionId, 10), claim(subscriptionId, 10), claim(subscriptionId, 10), claim(subscriptionId, 10)]);
     const claimedIds = claims.flat().map((claimed) => claimed.eventId);
@@ -228,7 +241,9 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
       await pool.query(`UPDATE "${schema}".subscription SET secret = 'whsec_b2xkLXNlY3JldA==', sealed_secret = NULL WHERE id = $1`, [subscriptionId]);
       await pool.query(`UPDATE "${schema}".delivery SET data = '{"resourceType":"Task","id":"old"}', sealed_data = NULL WHERE event_id = $1`, [eventId]);
 
-      expect(await claim(subscriptionId)).toEqual([expect.objectContaining({ eventId, data: { resourceType: 'Task', id: 'old' }, secret: 'whsec_b2xkLXNlY3JldA==' })]);
+      expect(await claim(subscriptionId)).toEqual([
+        expect.objectContaining({ eventId, data: { resourceType: 'Task', id: 'old' }, secret: 'whsec_b2xkLXNlY3JldA==' }),
+      ]);
       expect((await subscriptions.find(partyId, subscriptionId))?.secret).toBe('whsec_b2xkLXNlY3JldA==');
       expect((await subscriptions.eventsSince(subscriptionId, 0, 10)).map((event) => event.data)).toEqual([{ resourceType: 'Task', id: 'old' }]);
       await finish(subscriptionId);
@@ -237,11 +252,21 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
     it('does not attempt a delivery whose Task was copied from another row, and still claims the others', async () => {
       const { partyId, subscriptionId } = await subscribedParty();
       const [copied, intact, source] = await store(partyId, ['a', 'b', 'c']);
-      await pool.query(`UPDATE "${schema}".delivery SET sealed_data = (SELECT sealed_data FROM "${schema}".delivery WHERE event_id = $2) WHERE event_id = $1`, [copied, source]);
+      await pool.query(`UPDATE "${schema}".delivery SET sealed_data = (SELECT sealed_data FROM "${schema}".delivery WHERE event_id = $2) WHERE event_id = $1`, [
+        copied,
+        source,
+      ]);
 
       const { claimed, unreadable } = await deliveries.claimDue(100, LEASE_MS);
-      expect(claimed.filter((delivery) => delivery.subscriptionId === subscriptionId).map((delivery) => delivery.eventId).sort()).toEqual([intact, source].sort());
-      expect(unreadable).toEqual([{ eventId: copied, subscriptionId, reason: expect.stringMatching(/does not authenticate under data key [0-9a-f-]{36} for delivery:data$/) }]);
+      expect(
+        claimed
+          .filter((delivery) => delivery.subscriptionId === subscriptionId)
+          .map((delivery) => delivery.eventId)
+          .sort(),
+      ).toEqual([intact, source].sort());
+      expect(unreadable).toEqual([
+        { eventId: copied, subscriptionId, reason: expect.stringMatching(/does not authenticate under data key [0-9a-f-]{36} for delivery:data$/) },
+      ]);
       // Leased like the others: claimed again only once its lease has run out.
       expect((await deliveryRow(copied!))?.lease_token).not.toBeNull();
       await finish(subscriptionId);

@@ -10,8 +10,7 @@ export const JITTER = 0.1;
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
 export type AttemptOutcome =
-  | { kind: 'answered'; statusCode: number; retryAfter?: string | undefined }
-  | { kind: 'no-answer'; reason: 'timeout' | 'network' | 'refused'; error: string };
+  { kind: 'answered'; statusCode: number; retryAfter?: string | undefined } | { kind: 'no-answer'; reason: 'timeout' | 'network' | 'refused'; error: string };
 
 export type NextStep =
   | { kind: 'delivered' }
@@ -39,9 +38,7 @@ export class RetryPolicy {
     if (delay === undefined) return { kind: 'exhausted' };
     const jittered = Math.round(delay * (1 + (this.random() * 2 - 1) * JITTER));
     const askedFor =
-      outcome.kind === 'answered' && (outcome.statusCode === 429 || outcome.statusCode === 503)
-        ? parseRetryAfter(outcome.retryAfter, this.now())
-        : undefined;
+      outcome.kind === 'answered' && (outcome.statusCode === 429 || outcome.statusCode === 503) ? parseRetryAfter(outcome.retryAfter, this.now()) : undefined;
     return { kind: 'retry', delayMs: Math.max(jittered, askedFor ?? 0) };
   }
 }

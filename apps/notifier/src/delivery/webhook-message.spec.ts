@@ -17,7 +17,11 @@ describe('signedWebhook', () => {
 
   it('sends the body of decisions.md with the event id as webhook-id', () => {
     expect(JSON.parse(body)).toEqual({ id: event.id, type: 'AdmissionResponse', timestamp: '2025-03-01T12:00:00.123Z', sequence: 7, data: event.data });
-    expect(headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': event.id, 'webhook-timestamp': String(Math.floor(attemptTime.getTime() / 1000)) });
+    expect(headers).toMatchObject({
+      'content-type': 'application/json',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(attemptTime.getTime() / 1000)),
+    });
   });
 
   it('signs so that the standardwebhooks library verifies it with the subscription secret', () => {

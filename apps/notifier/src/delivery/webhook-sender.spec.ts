@@ -52,7 +52,11 @@ describe('WebhookSender against a local receiver', () => {
     expect(outcome).toEqual({ kind: 'answered', statusCode: 204, retryAfter: undefined });
     expect(durationMs).toBeGreaterThanOrEqual(0);
     expect(received).toEqual([
-      { path: '/hook?x=1', body: '{"id":"e1"}', headers: expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': 'e1', 'content-length': '11' }) },
+      {
+        path: '/hook?x=1',
+        body: '{"id":"e1"}',
+        headers: expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': 'e1', 'content-length': '11' }),
+      },
     ]);
   });
 
@@ -128,7 +132,7 @@ describe('WebhookSender against a local receiver', () => {
       });
     });
 
-    it('refuses the system resolver\'s answer for localhost', async () => {
+    it("refuses the system resolver's answer for localhost", async () => {
       const sender = newSender({ timeoutMs: 1_000, allowPrivate: false });
 
       expect((await sender.send(`http://localhost:${port}/hook`, request)).outcome).toMatchObject({ kind: 'no-answer', reason: 'refused' });
@@ -176,7 +180,7 @@ describe('WebhookSender against a local receiver', () => {
       expect(lookups).toHaveLength(connections);
     });
 
-    it('keeps a connection usable after a failed attempt\'s answer', async () => {
+    it("keeps a connection usable after a failed attempt's answer", async () => {
       const sender = newSender({ timeoutMs: 1_000, allowPrivate: true });
       respond = (req, res) => (req.url === '/fail' ? res.writeHead(500).end('x'.repeat(10_000)) : res.writeHead(204).end());
 

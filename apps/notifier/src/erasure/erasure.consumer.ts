@@ -21,7 +21,11 @@ export function withErasures(next: BatchHandler, erasures: RequestErasureReposit
     for (const message of messages) {
       if (message.definition.routingKey !== RequestErasedV1.routingKey) continue;
       const payload = message.envelope.payload as RequestErasedV1;
-      const counts = await erasures.erase({ requestIdentifier: payload.requestIdentifier, referrerPartyId: payload.referrerPartyId, erasedAt: new Date(payload.erasedAt) });
+      const counts = await erasures.erase({
+        requestIdentifier: payload.requestIdentifier,
+        referrerPartyId: payload.referrerPartyId,
+        erasedAt: new Date(payload.erasedAt),
+      });
       // Ids and counts only.
       logger.info({ messageId: message.envelope.id, ...counts }, 'request erased: pending events discarded, notes dropped');
     }

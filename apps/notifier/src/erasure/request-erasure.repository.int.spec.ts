@@ -19,16 +19,27 @@ describe("the notifier's share of an erasure, against the real PostgreSQL", () =
   afterAll(() => store.close());
 
   const event = (partyId: string, requestIdentifier: string): IncomingEvent =>
-    incomingEvent(partyId, requestIdentifier, { data: { resourceType: 'Task', id: randomUUID(), status: 'accepted', note: [{ text: 'Patientin bitte mit Röntgenbild' }] } });
+    incomingEvent(partyId, requestIdentifier, {
+      data: { resourceType: 'Task', id: randomUUID(), status: 'accepted', note: [{ text: 'Patientin bitte mit Röntgenbild' }] },
+    });
   const ERASED_AT = new Date('2026-11-20T09:30:00.000Z');
   const marks = async (requestIdentifier: string) =>
-    (await store.pool.query<{ party_id: string; erased_at: Date }>(`SELECT party_id, erased_at FROM "${store.schema}".request_erasure WHERE request_identifier = $1`, [requestIdentifier])).rows;
+    (
+      await store.pool.query<{ party_id: string; erased_at: Date }>(
+        `SELECT party_id, erased_at FROM "${store.schema}".request_erasure WHERE request_identifier = $1`,
+        [requestIdentifier],
+      )
+    ).rows;
   const storedEvents = async (eventIds: string[]) =>
-    (await store.pool.query<{ event_id: string }>(`SELECT event_id::text FROM "${store.schema}".delivery WHERE event_id = ANY($1::uuid[])`, [eventIds])).rows.map((row) => row.event_id);
+    (
+      await store.pool.query<{ event_id: string }>(`SELECT event_id::text FROM "${store.schema}".delivery WHERE event_id = ANY($1::uuid[])`, [eventIds])
+    ).rows.map((row) => row.event_id);
   /** Statements of this test's schema waiting for a lock. */
   const waiting = async () =>
     (
-      await store.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`, [`"${store.schema}"`])
+      await store.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`, [
+        `"${store.schema}"`,
+      ])
     ).rows[0]!.n;
   /** Each event's status, whether it is due, and its Task as the events feed would serve it. */
   const deliveries = async (eventIds: string[]) => {
@@ -55,7 +66,9 @@ describe("the notifier's share of an erasure, against the real PostgreSQL", () =
     const otherRequest = event(partyId, `${request}-other`);
     const othersParty = event(other.partyId, request);
     await store.events.recordAll([delivered, pending, otherRequest, othersParty]);
-    await store.pool.query(`UPDATE "${store.schema}".delivery SET status = 'delivered', next_attempt_at = NULL, delivered_at = now() WHERE event_id = $1`, [delivered.eventId]);
+    await store.pool.query(`UPDATE "${store.schema}".delivery SET status = 'delivered', next_attempt_at = NULL, delivered_at = now() WHERE event_id = $1`, [
+      delivered.eventId,
+    ]);
 
     expect(await erasure.erase({ requestIdentifier: request, referrerPartyId: partyId, erasedAt: ERASED_AT })).toEqual({ discarded: 1, erased: 2 });
 

@@ -20,7 +20,11 @@ export const ADMISSION_RESPONSE_EVENT = 'AdmissionResponse';
  *
  * Logs name ids and counts only, never the Task (it may hold notes about the patient).
  */
-export function admissionResponseHandler(events: EventRepository, deliveries: Pick<DeliveryWorker, 'reserve' | 'handOver' | 'leaseMs'>, logger: Logger): BatchHandler {
+export function admissionResponseHandler(
+  events: EventRepository,
+  deliveries: Pick<DeliveryWorker, 'reserve' | 'handOver' | 'leaseMs'>,
+  logger: Logger,
+): BatchHandler {
   return async (messages) => {
     const outcomes: HandlerOutcome[] = messages.map((message) => (message.definition.routingKey === AdmissionResponseV1.routingKey ? 'ack' : 'dead-letter'));
     const readable = messages.filter((message, index) => {
@@ -48,8 +52,9 @@ export function admissionResponseHandler(events: EventRepository, deliveries: Pi
       if (outcome.kind === 'stored') {
         counts.stored += 1;
         if (outcome.handedOver) counts.handedOver += 1;
-        else if (outcome.waitsForEarlier) leftBehind.followUps.push({ subscriptionId: outcome.subscriptionId, requestIdentifier: incoming[index]!.requestIdentifier });
-        else leftBehind.noSlot += 1;
+        else if (outcome.waitsForEarlier) {
+          leftBehind.followUps.push({ subscriptionId: outcome.subscriptionId, requestIdentifier: incoming[index]!.requestIdentifier });
+        } else leftBehind.noSlot += 1;
       } else if (outcome.kind === 'duplicate') counts.duplicates += 1;
       else if (outcome.kind === 'erased') counts.ofErasedRequests += 1;
       else counts.withoutSubscription += 1;

@@ -22,7 +22,11 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
   const subscribedParty = () => store.subscribedParty();
 
   const event = (partyId: string, requestIdentifier = 'request-1', overrides: Partial<IncomingEvent> = {}): IncomingEvent =>
-    incomingEvent(partyId, requestIdentifier, { occurredAt: new Date('2025-03-06T12:00:00.123Z'), data: { resourceType: 'Task', note: [{ text: 'patient details' }] }, ...overrides });
+    incomingEvent(partyId, requestIdentifier, {
+      occurredAt: new Date('2025-03-06T12:00:00.123Z'),
+      data: { resourceType: 'Task', note: [{ text: 'patient details' }] },
+      ...overrides,
+    });
 
   const stored = async (subscriptionId: string) =>
     (
@@ -33,7 +37,9 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     ).rows;
   /** The outcomes of storing `batch` without a hand-off, as the sequence-number tests read them. */
   const record = async (batch: IncomingEvent[]) =>
-    (await events.recordAll(batch)).outcomes.map((outcome) => (outcome.kind === 'stored' ? { kind: outcome.kind, subscriptionId: outcome.subscriptionId, sequence: outcome.sequence } : outcome));
+    (await events.recordAll(batch)).outcomes.map((outcome) =>
+      outcome.kind === 'stored' ? { kind: outcome.kind, subscriptionId: outcome.subscriptionId, sequence: outcome.sequence } : outcome,
+    );
   const lastSequence = async (subscriptionId: string) =>
     (await pool.query<{ last_sequence: number }>(`SELECT last_sequence FROM "${schema}".subscription WHERE id = $1`, [subscriptionId])).rows[0]!.last_sequence;
 
@@ -45,7 +51,9 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
 
     expect(outcomes).toEqual([1, 2, 3, 4, 5].map((sequence) => ({ kind: 'stored', subscriptionId, sequence })));
     const rows = await stored(subscriptionId);
-    expect(rows.map((row) => [row.event_id, row.sequence, row.status, row.due])).toEqual(batch.map((sent, index) => [sent.eventId, index + 1, 'pending', true]));
+    expect(rows.map((row) => [row.event_id, row.sequence, row.status, row.due])).toEqual(
+      batch.map((sent, index) => [sent.eventId, index + 1, 'pending', true]),
+    );
     expect(await store.fields.openData(rows[0]!.event_id, { sealed: rows[0]!.sealed_data, clear: null })).toEqual(batch[0]!.data);
     expect(await lastSequence(subscriptionId)).toBe(5);
   });
@@ -134,7 +142,12 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
       expect(await lastSequence(subscriptionId)).toBe(40);
     }
     // Within each batch, the events of one subscription got increasing numbers in batch order.
-    const sequenceOf = new Map((await pool.query<{ event_id: string; sequence: number }>(`SELECT event_id, sequence FROM "${schema}".delivery`)).rows.map((row) => [row.event_id, row.sequence]));
+    const sequenceOf = new Map(
+      (await pool.query<{ event_id: string; sequence: number }>(`SELECT event_id, sequence FROM "${schema}".delivery`)).rows.map((row) => [
+        row.event_id,
+        row.sequence,
+      ]),
+    );
     for (const batch of batches) {
       for (const partyId of [one.partyId, two.partyId]) {
         const numbers = batch.filter((sent) => sent.partyId === partyId).map((sent) => sequenceOf.get(sent.eventId)!);
@@ -158,7 +171,9 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
       [true, false],
       [false, false],
     ]);
-    expect(claimed.map((delivery) => [delivery.eventId, delivery.requestIdentifier, delivery.callbackUrl, delivery.attemptCount, delivery.secret, delivery.data])).toEqual([
+    expect(
+      claimed.map((delivery) => [delivery.eventId, delivery.requestIdentifier, delivery.callbackUrl, delivery.attemptCount, delivery.secret, delivery.data]),
+    ).toEqual([
       [batch[0]!.eventId, 'a', 'http://127.0.0.1:9/hook', 0, 'whsec_c2VjcmV0', batch[0]!.data],
       [batch[3]!.eventId, 'b', 'http://127.0.0.1:9/hook', 0, 'whsec_c2VjcmV0', batch[3]!.data],
     ]);
@@ -166,7 +181,9 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
       `SELECT event_id, leased_until > now() AS leased, lease_token::text AS token FROM "${schema}".delivery WHERE subscription_id = $1 AND leased_until IS NOT NULL`,
       [subscriptionId],
     );
-    expect(leases.rows.map((row) => [row.event_id, row.leased, row.token])).toEqual(expect.arrayContaining(claimed.map((delivery) => [delivery.eventId, true, delivery.leaseToken])));
+    expect(leases.rows.map((row) => [row.event_id, row.leased, row.token])).toEqual(
+      expect.arrayContaining(claimed.map((delivery) => [delivery.eventId, true, delivery.leaseToken])),
+    );
     expect(leases.rows).toHaveLength(2);
   });
 

@@ -170,7 +170,13 @@ export class EventRepository {
       const event = events[row.position]!;
       const { lease_token: leaseToken, callback_url: callbackUrl } = row;
       const claimed = leaseToken !== null && callbackUrl !== null;
-      outcomes[row.position] = { kind: 'stored', subscriptionId: row.subscription_id, sequence: row.sequence, handedOver: claimed, waitsForEarlier: row.waits_for_earlier };
+      outcomes[row.position] = {
+        kind: 'stored',
+        subscriptionId: row.subscription_id,
+        sequence: row.sequence,
+        handedOver: claimed,
+        waitsForEarlier: row.waits_for_earlier,
+      };
       if (claimed) {
         handedOver.push({
           eventId: event.eventId,

@@ -97,7 +97,23 @@ export async function openSealedFields(
 /** The sealed columns, for the key commands; `sql` must pass arrays of bytea values unchanged (`openPlainSql`). */
 export function sealedColumnsOf(sql: SqlClient, schema: string): SqlSealedColumn[] {
   return [
-    new SqlSealedColumn({ sql, schema, table: 'subscription', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_secret', clear: { column: 'secret', type: 'text' }, context: sealedFor.secret }),
-    new SqlSealedColumn({ sql, schema, table: 'delivery', key: { column: 'event_id', type: 'uuid' }, sealed: 'sealed_data', clear: { column: 'data', type: 'jsonb' }, context: sealedFor.data }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'subscription',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_secret',
+      clear: { column: 'secret', type: 'text' },
+      context: sealedFor.secret,
+    }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'delivery',
+      key: { column: 'event_id', type: 'uuid' },
+      sealed: 'sealed_data',
+      clear: { column: 'data', type: 'jsonb' },
+      context: sealedFor.data,
+    }),
   ];
 }

@@ -34,7 +34,16 @@ export interface StoredEvent {
   data: unknown;
 }
 
-const subscriptionFields = { id: true, partyId: true, eventType: true, callbackUrl: true, secret: true, sealedSecret: true, status: true, disabledReason: true } as const;
+const subscriptionFields = {
+  id: true,
+  partyId: true,
+  eventType: true,
+  callbackUrl: true,
+  secret: true,
+  sealedSecret: true,
+  status: true,
+  disabledReason: true,
+} as const;
 
 /** A subscription row as read, its secret still sealed (or, written before sealing, in clear). */
 interface SubscriptionRow extends Omit<StoredSubscription, 'secret' | 'status'> {

@@ -67,7 +67,9 @@ describe('SubscriptionService request validation', () => {
     const { sut } = setup();
     const id = '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01';
     await expect(sut.changeAddress('party-1', id, { callbackUrl: 'not a url' })).rejects.toThrow('callbackUrl: must be an absolute http or https URL');
-    await expect(sut.changeAddress('party-1', id, { callbackUrl: 'https://hooks.example.org/', eventType: 'AdmissionResponse' })).rejects.toThrow('eventType: not allowed');
+    await expect(sut.changeAddress('party-1', id, { callbackUrl: 'https://hooks.example.org/', eventType: 'AdmissionResponse' })).rejects.toThrow(
+      'eventType: not allowed',
+    );
   });
 
   it.each(['not-a-uuid', '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e0'])('finds no subscription %j without asking the database', async (id) => {

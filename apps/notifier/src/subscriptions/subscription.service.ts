@@ -118,7 +118,9 @@ export class SubscriptionService {
     const subscription = await this.owned(partyId, id);
     if (!subscription) return undefined;
     const events = await this.repository.eventsSince(subscription.id, since, limit);
-    return events.map((event) => webhookBody({ id: event.eventId, type: event.eventType, occurredAt: event.occurredAt, sequence: event.sequence, data: event.data }));
+    return events.map((event) =>
+      webhookBody({ id: event.eventId, type: event.eventType, occurredAt: event.occurredAt, sequence: event.sequence, data: event.data }),
+    );
   }
 
   private async owned(partyId: string, id: string): Promise<StoredSubscription | undefined> {

@@ -22,13 +22,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Public names resolve to a documentation-free public address; these to internal ones. */
 const fakeDns: Resolve = async (hostname) => {
-  const table: Record<string, string> = { 'hooks.example.org': '93.184.215.14', 'intranet.example.org': '10.20.30.40', 'metadata.example.org': '169.254.169.254' };
+  const table: Record<string, string> = {
+    'hooks.example.org': '93.184.215.14',
+    'intranet.example.org': '10.20.30.40',
+    'metadata.example.org': '169.254.169.254',
+  };
   const address = table[hostname];
   if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
   return [{ address, family: 4 }];
 };
 
-describe('the notifier\'s internal subscription API against the real PostgreSQL', () => {
+describe("the notifier's internal subscription API against the real PostgreSQL", () => {
   let prisma: NotifierDatabase;
   let fields: SealedFields;
   const servers: Server[] = [];
@@ -86,7 +90,7 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
     expect((await api.call('party-twice', 'GET', '')).body).toEqual({ items: [second.body] });
   });
 
-  it('lists only the caller\'s own subscriptions', async () => {
+  it("lists only the caller's own subscriptions", async () => {
     const own = await post('party-list', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/a' });
     await post('party-other', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/b' });
 
@@ -94,7 +98,7 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
     expect(await api.call('party-nobody', 'GET', '')).toEqual({ status: 200, body: { items: [] } });
   });
 
-  it('reads one subscription; another party\'s or an unknown id is 404', async () => {
+  it("reads one subscription; another party's or an unknown id is 404", async () => {
     const { body } = await post('party-read', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/r' });
 
     expect(await api.call('party-read', 'GET', `/${body.id}`)).toEqual({ status: 200, body });
@@ -162,7 +166,7 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
     expect(await response.json()).toEqual({ error: 'invalid_request', message: 'the body is not valid JSON' });
   });
 
-  it('refuses a call without a referrer\'s valid token with 401 (403 for a clinic\'s), whatever x-viewer-party claims', async () => {
+  it("refuses a call without a referrer's valid token with 401 (403 for a clinic's), whatever x-viewer-party claims", async () => {
     const created = await post('party-owner', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/owned' });
     const forged = { 'x-viewer-party': 'party-owner' };
     const calls = [
@@ -174,7 +178,9 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ error: 'unauthorized' });
     }
-    const clinic = await fetch(`${api.baseUrl}/internal/subscriptions`, { headers: { authorization: `Bearer ${await authority.clinic('clinic-user', '510000001')}` } });
+    const clinic = await fetch(`${api.baseUrl}/internal/subscriptions`, {
+      headers: { authorization: `Bearer ${await authority.clinic('clinic-user', '510000001')}` },
+    });
     expect(clinic.status).toBe(403);
     // Another referrer's token with the owner's party in the header sees nothing of the owner's.
     expect(await api.call('party-other', 'GET', `/${created.body.id}`)).toMatchObject({ status: 404 });
@@ -217,9 +223,12 @@ describe('the notifier\'s internal subscription API against the real PostgreSQL'
       return { subscription: body, ofErased: ofErased.eventId, ofOther: ofOther.eventId };
     };
     const deliveries = async (eventIds: string[]) =>
-      (await prisma.delivery.findMany({ where: { eventId: { in: eventIds } }, select: { eventId: true, status: true, nextAttemptAt: true, attemptCount: true } })).sort(
-        (a, b) => eventIds.indexOf(a.eventId) - eventIds.indexOf(b.eventId),
-      );
+      (
+        await prisma.delivery.findMany({
+          where: { eventId: { in: eventIds } },
+          select: { eventId: true, status: true, nextAttemptAt: true, attemptCount: true },
+        })
+      ).sort((a, b) => eventIds.indexOf(a.eventId) - eventIds.indexOf(b.eventId));
 
     it('refuses to send one of its events again with 409, and the event stays given up; others are sent again', async () => {
       const { subscription, ofErased, ofOther } = await subscribedWithErasedEvent('party-erased-retry');

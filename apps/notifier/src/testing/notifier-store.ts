@@ -32,7 +32,13 @@ export async function openNotifierStore(databaseUrl: string, keys: Omit<DataKeyC
     /** A new referring party with an AdmissionResponse subscription. */
     async subscribedParty(): Promise<{ partyId: string; subscriptionId: string }> {
       const partyId = `referrer-${randomUUID()}`;
-      const created = await subscriptions.createIfAbsent({ id: randomUUID(), partyId, eventType: ADMISSION_RESPONSE_EVENT, callbackUrl: 'http://127.0.0.1:9/hook', secret: 'whsec_c2VjcmV0' });
+      const created = await subscriptions.createIfAbsent({
+        id: randomUUID(),
+        partyId,
+        eventType: ADMISSION_RESPONSE_EVENT,
+        callbackUrl: 'http://127.0.0.1:9/hook',
+        secret: 'whsec_c2VjcmV0',
+      });
       return { partyId, subscriptionId: created!.id };
     },
     async close(): Promise<void> {

@@ -14,7 +14,12 @@ import type { DeliveryLogView, SubscriptionView } from '../subscriptions/subscri
  * Environment of a test notifier: the run's PostgreSQL and RabbitMQ, its own schema and namespace,
  * and the stand-in auth service whose keys the tokens of its subscription API are checked with.
  */
-export function notifierEnvironment(options: { namespace: string; schema: string; authority: TestAuthority; settings?: Record<string, string> }): Record<string, string> {
+export function notifierEnvironment(options: {
+  namespace: string;
+  schema: string;
+  authority: TestAuthority;
+  settings?: Record<string, string>;
+}): Record<string, string> {
   const env = testEnvironment();
   return {
     ...options.authority.env,
@@ -105,7 +110,12 @@ export async function publishResponse(
   const eventId = options.eventId ?? randomUUID();
   const envelope = createEnvelope(
     AdmissionResponseV1,
-    { eventId, referrerPartyId: options.partyId, requestIdentifier: options.requestIdentifier, task: fhirTask({ requestIdentifier: options.requestIdentifier, businessStatus: 'accepted', ...(options.notes ? { notes: options.notes } : {}) }) },
+    {
+      eventId,
+      referrerPartyId: options.partyId,
+      requestIdentifier: options.requestIdentifier,
+      task: fhirTask({ requestIdentifier: options.requestIdentifier, businessStatus: 'accepted', ...(options.notes ? { notes: options.notes } : {}) }),
+    },
     { correlationId: 'notifier-test', ...(options.occurredAt ? { occurredAt: options.occurredAt } : {}) },
   );
   await broker.publishEnvelope(AdmissionResponseV1.routingKey, envelope);

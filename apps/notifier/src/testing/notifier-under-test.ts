@@ -29,7 +29,14 @@ export class NotifierUnderTest {
     private readonly overrides: NotifierOverrides,
   ) {
     this.topology = declareTopology(this.namespace);
-    this.client = new Broker({ url: testEnvironment().amqpUrl, topology: this.topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
+    this.client = new Broker({
+      url: testEnvironment().amqpUrl,
+      topology: this.topology,
+      catalog: messageCatalog,
+      logger: silentLogger(),
+      prefetch: 8,
+      deliveryLimit: 5,
+    });
   }
 
   get url(): string {
@@ -63,7 +70,13 @@ export class NotifierUnderTest {
   async publishErasure(erasure: { partyId: string; requestIdentifier: string; erasedAt: Date }, times = 1): Promise<void> {
     const envelope = createEnvelope(
       RequestErasedV1,
-      { requestIdentifier: erasure.requestIdentifier, referrerPartyId: erasure.partyId, reason: 'requested', erasedAt: erasure.erasedAt.toISOString(), tasks: [] },
+      {
+        requestIdentifier: erasure.requestIdentifier,
+        referrerPartyId: erasure.partyId,
+        reason: 'requested',
+        erasedAt: erasure.erasedAt.toISOString(),
+        tasks: [],
+      },
       { correlationId: 'notifier-test' },
     );
     for (let n = 0; n < times; n += 1) await this.client.publishEnvelope(RequestErasedV1.routingKey, envelope);

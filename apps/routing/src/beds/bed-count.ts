@@ -54,7 +54,9 @@ export function isCalendarDate(value: string): boolean {
 }
 
 export function parseAdmissionDate(value: unknown): string {
-  if (typeof value !== 'string' || !isCalendarDate(value)) throw new InvalidBedCountError(`date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !isCalendarDate(value)) {
+    throw new InvalidBedCountError(`date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  }
   return value;
 }
 

@@ -28,7 +28,10 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     const registry = new ClinicRegistry(new ClinicRepository(prisma));
     await registry.register({ ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: ['2300', '0300'] });
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, serviceAudience: SERVICE_AUDIENCE });
-    const app = express().use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(registry, new BedCapacityRepository(prisma, schema)), verifier, silentLogger()));
+    const app = express().use(
+      '/internal/clinics/:ik/capacity',
+      capacityRouter(new BedCountService(registry, new BedCapacityRepository(prisma, schema)), verifier, silentLogger()),
+    );
     server = await listen(app, 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -55,10 +58,18 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     const response = await put('510000001', { department: '2300', date: '2026-12-01', freeBeds: 4 });
 
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ department: '2300', specialty: 'orthopedics', date: '2026-12-01', freeBeds: 4, held: 0, reserved: 0, available: 4 });
+    expect(await response.json()).toEqual({
+      department: '2300',
+      specialty: 'orthopedics',
+      date: '2026-12-01',
+      freeBeds: 4,
+      held: 0,
+      reserved: 0,
+      available: 4,
+    });
   });
 
-  it('lists the clinic\'s counts by date, optionally within a range', async () => {
+  it("lists the clinic's counts by date, optionally within a range", async () => {
     await put('510000001', { department: '0300', date: '2026-12-02', freeBeds: 1 });
     await put('510000001', { department: '2300', date: '2026-12-01', freeBeds: 2 });
 
@@ -91,7 +102,7 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     expect((await get('599999999')).status).toBe(404);
   });
 
-  it('refuses a call without the clinic\'s own token: none 401, another clinic\'s 403, a referrer\'s or a service\'s 403', async () => {
+  it("refuses a call without the clinic's own token: none 401, another clinic's 403, a referrer's or a service's 403", async () => {
     const count = { department: '2300', date: '2026-12-03', freeBeds: 9 };
 
     expect((await put('510000001', count, {})).status).toBe(401);

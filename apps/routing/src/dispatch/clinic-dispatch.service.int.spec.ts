@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { AdmissionResponseV1, RequestDispatchedV1, RequestErasedV1, createEnvelope, type BusinessStatus, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import {
+  AdmissionResponseV1,
+  RequestDispatchedV1,
+  RequestErasedV1,
+  createEnvelope,
+  type BusinessStatus,
+  type MessageDefinition,
+  type PayloadOf,
+} from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { BedCapacityRepository } from '../beds/bed-capacity.repository';
@@ -49,10 +57,25 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
   const command = <D extends MessageDefinition>(definition: D, payload: PayloadOf<D>): RoutingCommand =>
     service.prepare({ envelope: createEnvelope(definition, payload, { correlationId: 'routing-batch' }), definition })!;
   const dispatch = (requestIdentifier: string, version: number, change: RequestDispatchedV1['change'], tasks: RequestDispatchedV1['tasks']) =>
-    command(RequestDispatchedV1, { requestIdentifier, referrerPartyId: 'referrer-1', version, change, departmentCode: '2300', specialty: 'orthopedics', occurrenceDate: DATE, tasks });
+    command(RequestDispatchedV1, {
+      requestIdentifier,
+      referrerPartyId: 'referrer-1',
+      version,
+      change,
+      departmentCode: '2300',
+      specialty: 'orthopedics',
+      occurrenceDate: DATE,
+      tasks,
+    });
   const bedCount = async (ik: string) => (await beds.list(ik))[0];
-  const outcomesOf = async (taskId: string) => (await prisma.clinicNotification.findMany({ where: { taskId }, orderBy: { id: 'asc' } })).map((entry) => entry.outcome);
-  const answersIn = async () => (await pool.query<{ envelope: { payload: { taskId: string; businessStatus: string } } }>(`SELECT envelope FROM "${schema}".outbox_message WHERE routing_key = 'clinic.answer.submitted.v1' ORDER BY id`)).rows;
+  const outcomesOf = async (taskId: string) =>
+    (await prisma.clinicNotification.findMany({ where: { taskId }, orderBy: { id: 'asc' } })).map((entry) => entry.outcome);
+  const answersIn = async () =>
+    (
+      await pool.query<{ envelope: { payload: { taskId: string; businessStatus: string } } }>(
+        `SELECT envelope FROM "${schema}".outbox_message WHERE routing_key = 'clinic.answer.submitted.v1' ORDER BY id`,
+      )
+    ).rows;
 
   it('applies two dispatches of one Task in one batch in order: held, then kept', async () => {
     const ik = await newClinic(1);
@@ -83,7 +106,9 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
   it('a redelivered batch changes nothing', async () => {
     const ik = await newClinic(2);
     const taskId = randomUUID();
-    const batch = [dispatch(`https://referrer.example/fhir/ServiceRequest/${randomUUID()}`, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])];
+    const batch = [
+      dispatch(`https://referrer.example/fhir/ServiceRequest/${randomUUID()}`, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }]),
+    ];
     const answersBefore = (await answersIn()).length;
 
     const first = await service.handle(batch);
@@ -109,7 +134,7 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     expect((await answersIn()).length).toBe(answersBefore);
   });
 
-  it('gives back the bed of a Task its clinic declined, and ignores other answers and the service\'s own declines without a trace', async () => {
+  it("gives back the bed of a Task its clinic declined, and ignores other answers and the service's own declines without a trace", async () => {
     const ik = await newClinic(1);
     const taskId = randomUUID();
     const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
@@ -181,7 +206,13 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     const batch = new DispatchBatch(state);
     batch.take(late.meta);
     batch.dispatch(late.request, late.meta);
-    const erasure = command(RequestErasedV1, { requestIdentifier: identifier, referrerPartyId: 'referrer-1', reason: 'requested', erasedAt: new Date().toISOString(), tasks: [{ taskId, clinicIk: ik }] });
+    const erasure = command(RequestErasedV1, {
+      requestIdentifier: identifier,
+      referrerPartyId: 'referrer-1',
+      reason: 'requested',
+      erasedAt: new Date().toISOString(),
+      tasks: [{ taskId, clinicIk: ik }],
+    });
     expect(await service.handle([erasure])).toMatchObject({ erased: 1, released: [] });
 
     await expect(repository.write(batch.changes())).rejects.toThrow(/concurrent change: erased requests/);
@@ -195,10 +226,24 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     const [firstTask, secondTask] = [randomUUID(), randomUUID()];
     const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
     await service.handle([dispatch(identifier, 1, 'created', [{ taskId: firstTask, clinicIk: first, action: 'answer-requested' }])]);
-    const erasure = command(RequestErasedV1, { requestIdentifier: identifier, referrerPartyId: 'referrer-1', reason: 'requested', erasedAt: new Date().toISOString(), tasks: [{ taskId: firstTask, clinicIk: first }] });
+    const erasure = command(RequestErasedV1, {
+      requestIdentifier: identifier,
+      referrerPartyId: 'referrer-1',
+      reason: 'requested',
+      erasedAt: new Date().toISOString(),
+      tasks: [{ taskId: firstTask, clinicIk: first }],
+    });
     if (erasure.kind !== 'erased') throw new Error('not an erasure');
     // This batch reads the request's holds (the first clinic's) and erases them in memory ...
-    const state = await repository.load({ messages: [erasure.meta], taskIds: [], holdTaskIds: [], wantedBeds: [], clinicIks: [], requestIdentifiers: [identifier], erasedRequests: [identifier] });
+    const state = await repository.load({
+      messages: [erasure.meta],
+      taskIds: [],
+      holdTaskIds: [],
+      wantedBeds: [],
+      clinicIks: [],
+      requestIdentifiers: [identifier],
+      erasedRequests: [identifier],
+    });
     const batch = new DispatchBatch(state);
     batch.take(erasure.meta);
     expect(batch.erase(erasure.erasure)).toEqual([firstTask]);
@@ -217,7 +262,13 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     const ik = await newClinic(1);
     const taskId = randomUUID();
     const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
-    const erasure = command(RequestErasedV1, { requestIdentifier: identifier, referrerPartyId: 'referrer-1', reason: 'retention', erasedAt: new Date().toISOString(), tasks: [{ taskId, clinicIk: ik }] });
+    const erasure = command(RequestErasedV1, {
+      requestIdentifier: identifier,
+      referrerPartyId: 'referrer-1',
+      reason: 'retention',
+      erasedAt: new Date().toISOString(),
+      tasks: [{ taskId, clinicIk: ik }],
+    });
 
     const result = await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }]), erasure]);
 
@@ -225,8 +276,8 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     expect(result).toMatchObject({ erased: 1, released: [taskId], answers: 0 });
     expect(await bedCount(ik)).toMatchObject({ held: 0, reserved: 0 });
     expect(await prisma.bedHold.count({ where: { taskId } })).toBe(0);
-    expect(await prisma.clinicNotification.findMany({ where: { taskId }, select: { outcome: true, departmentCode: true, admissionDate: true, note: true } })).toEqual([
-      { outcome: 'accepted-bed-held', departmentCode: null, admissionDate: null, note: null },
-    ]);
+    expect(
+      await prisma.clinicNotification.findMany({ where: { taskId }, select: { outcome: true, departmentCode: true, admissionDate: true, note: true } }),
+    ).toEqual([{ outcome: 'accepted-bed-held', departmentCode: null, admissionDate: null, note: null }]);
   });
 });

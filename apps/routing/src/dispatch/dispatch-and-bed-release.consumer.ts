@@ -29,9 +29,33 @@ export function dispatchAndBedReleaseHandler(service: ClinicDispatchService, rel
     if (result.notifications.length > 0 || result.released.length > 0 || result.erased > 0 || result.ignoredErased > 0 || result.duplicates > 0) {
       const outcomesByKind: Record<string, number> = {};
       for (const entry of result.notifications) outcomesByKind[entry.outcome] = (outcomesByKind[entry.outcome] ?? 0) + 1;
-      logger.info({ messages: messages.length, notified: result.notifications.length, outcomes: outcomesByKind, bedsReleased: result.released, erased: result.erased, dispatchesOfErasedIgnored: result.ignoredErased, duplicates: result.duplicates }, 'batch routed');
+      logger.info(
+        {
+          messages: messages.length,
+          notified: result.notifications.length,
+          outcomes: outcomesByKind,
+          bedsReleased: result.released,
+          erased: result.erased,
+          dispatchesOfErasedIgnored: result.ignoredErased,
+          duplicates: result.duplicates,
+        },
+        'batch routed',
+      );
     }
-    for (const entry of result.notifications) logger.debug({ taskId: entry.taskId, clinicIk: entry.clinicIk, requestVersion: entry.requestVersion, change: entry.change, action: entry.action, outcome: entry.outcome, answer: entry.answer }, 'clinic notified');
+    for (const entry of result.notifications) {
+      logger.debug(
+        {
+          taskId: entry.taskId,
+          clinicIk: entry.clinicIk,
+          requestVersion: entry.requestVersion,
+          change: entry.change,
+          action: entry.action,
+          outcome: entry.outcome,
+          answer: entry.answer,
+        },
+        'clinic notified',
+      );
+    }
     return outcomes;
   };
 }

@@ -87,7 +87,12 @@ export class DispatchBatch {
   private readonly erased: Set<string>;
 
   constructor(private readonly state: DispatchState) {
-    this.routed = new Map([...state.routedVersions].map(([taskId, version]) => [taskId, { version, isNew: false, changed: false, clinicIk: '', requestIdentifier: '', readVersion: version }]));
+    this.routed = new Map(
+      [...state.routedVersions].map(([taskId, version]) => [
+        taskId,
+        { version, isNew: false, changed: false, clinicIk: '', requestIdentifier: '', readVersion: version },
+      ]),
+    );
     this.holds = new Map(state.holds.map((hold) => [hold.taskId, { ...hold }]));
     this.originalHolds = new Map(state.holds.map((hold) => [hold.taskId, hold]));
     this.counts = new Map(state.bedCounts.map((count) => [bedId(count), { ...count }]));
@@ -230,7 +235,14 @@ export class DispatchBatch {
     if (availableBeds(count) <= 0) return 'no-free-bed';
     this.counts.set(bedId(bed), { ...count, held: count.held + 1 });
     this.changedCounts.add(bedId(bed));
-    this.holds.set(taskId, { taskId, clinicIk: bed.clinicIk, departmentCode: bed.departmentCode, admissionDate: bed.admissionDate, state: 'held', requestIdentifier });
+    this.holds.set(taskId, {
+      taskId,
+      clinicIk: bed.clinicIk,
+      departmentCode: bed.departmentCode,
+      admissionDate: bed.admissionDate,
+      state: 'held',
+      requestIdentifier,
+    });
     return 'held';
   }
 

@@ -12,7 +12,12 @@ const request = (overrides: Partial<DispatchedRequest> = {}): DispatchedRequest 
   ...overrides,
 });
 const task = (action: DispatchedTask['action'] = 'answer-requested'): DispatchedTask => ({ taskId: TASK_ID, clinicIk: '510000001', action });
-const clinic = (overrides: Partial<RegisteredClinic> = {}): RegisteredClinic => ({ ik: '510000001', departments: ['2300', '0300'], automaticAnswers: false, ...overrides });
+const clinic = (overrides: Partial<RegisteredClinic> = {}): RegisteredClinic => ({
+  ik: '510000001',
+  departments: ['2300', '0300'],
+  automaticAnswers: false,
+  ...overrides,
+});
 const held = (overrides: Partial<HeldBed> = {}): HeldBed => ({
   taskId: TASK_ID,
   clinicIk: '510000001',
@@ -127,20 +132,38 @@ describe('beds on selection and cancellation', () => {
   });
 
   it('books nothing for a selected clinic that held no bed (it answered itself)', () => {
-    expect(planTask(request({ change: 'selected' }), task('selected'), clinic(), undefined)).toEqual({ kind: 'notify', outcome: 'selected', releaseBed: false });
+    expect(planTask(request({ change: 'selected' }), task('selected'), clinic(), undefined)).toEqual({
+      kind: 'notify',
+      outcome: 'selected',
+      releaseBed: false,
+    });
   });
 
   it('does not reserve twice', () => {
-    expect(planTask(request({ change: 'selected' }), task('selected'), clinic(), held({ state: 'reserved' }))).toMatchObject({ kind: 'notify', releaseBed: false });
+    expect(planTask(request({ change: 'selected' }), task('selected'), clinic(), held({ state: 'reserved' }))).toMatchObject({
+      kind: 'notify',
+      releaseBed: false,
+    });
   });
 
-  it.each(['revoked', 'selected', 'selection-withdrawn', 'supplemented'] as const)('releases a held or reserved bed when the Task is cancelled (%s)', (change) => {
-    for (const state of ['held', 'reserved'] as const) {
-      expect(planTask(request({ change }), task('cancelled'), clinic(), held({ state }))).toEqual({ kind: 'notify', outcome: 'cancelled-bed-released', releaseBed: true });
-    }
-  });
+  it.each(['revoked', 'selected', 'selection-withdrawn', 'supplemented'] as const)(
+    'releases a held or reserved bed when the Task is cancelled (%s)',
+    (change) => {
+      for (const state of ['held', 'reserved'] as const) {
+        expect(planTask(request({ change }), task('cancelled'), clinic(), held({ state }))).toEqual({
+          kind: 'notify',
+          outcome: 'cancelled-bed-released',
+          releaseBed: true,
+        });
+      }
+    },
+  );
 
   it('only notifies a cancelled Task without a bed', () => {
-    expect(planTask(request({ change: 'revoked' }), task('cancelled'), clinic(), undefined)).toEqual({ kind: 'notify', outcome: 'cancelled', releaseBed: false });
+    expect(planTask(request({ change: 'revoked' }), task('cancelled'), clinic(), undefined)).toEqual({
+      kind: 'notify',
+      outcome: 'cancelled',
+      releaseBed: false,
+    });
   });
 });

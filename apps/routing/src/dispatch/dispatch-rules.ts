@@ -91,7 +91,15 @@ function planAnswer(request: DispatchedRequest, task: DispatchedTask, clinic: Re
   }
   if (!clinic.automaticAnswers || !request.departmentCode) return { kind: 'notify', outcome: 'forwarded', releaseBed };
   if (!wanted) return { kind: 'notify', outcome: 'forwarded-no-date', releaseBed };
-  if (keepsBed) return { kind: 'answer', outcome: 'accepted-bed-kept', answer: 'accepted', note: notes.bedHeld(clinic.ik, departmentLabel(request), wanted.admissionDate), releaseBed };
+  if (keepsBed) {
+    return {
+      kind: 'answer',
+      outcome: 'accepted-bed-kept',
+      answer: 'accepted',
+      note: notes.bedHeld(clinic.ik, departmentLabel(request), wanted.admissionDate),
+      releaseBed,
+    };
+  }
   return { kind: 'hold', bed: wanted, releaseBed };
 }
 
@@ -103,9 +111,21 @@ export function afterHoldAttempt(request: DispatchedRequest, bed: BedKey, result
   const label = departmentLabel(request);
   switch (result) {
     case 'held':
-      return { kind: 'answer', outcome: 'accepted-bed-held', answer: 'accepted', note: notes.bedHeld(bed.clinicIk, label, bed.admissionDate), releaseBed: false };
+      return {
+        kind: 'answer',
+        outcome: 'accepted-bed-held',
+        answer: 'accepted',
+        note: notes.bedHeld(bed.clinicIk, label, bed.admissionDate),
+        releaseBed: false,
+      };
     case 'no-free-bed':
-      return { kind: 'answer', outcome: 'declined-no-free-bed', answer: 'declined', note: notes.noFreeBed(bed.clinicIk, label, bed.admissionDate), releaseBed: false };
+      return {
+        kind: 'answer',
+        outcome: 'declined-no-free-bed',
+        answer: 'declined',
+        note: notes.noFreeBed(bed.clinicIk, label, bed.admissionDate),
+        releaseBed: false,
+      };
     case 'no-bed-count':
       return { kind: 'notify', outcome: 'forwarded-no-bed-count', releaseBed: false };
   }

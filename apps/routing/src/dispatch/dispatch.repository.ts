@@ -122,8 +122,12 @@ export class DispatchRepository {
     });
     const payload = JSON.stringify({
       inbox: changes.processed.map((meta) => ({ message_id: meta.messageId, message_type: meta.messageType })),
-      routed_new: changes.routedTasks.filter((task) => task.isNew).map((task) => ({ task_id: task.taskId, request_identifier: task.requestIdentifier, clinic_ik: task.clinicIk, version: task.version })),
-      routed_changed: changes.routedTasks.filter((task) => !task.isNew).map((task) => ({ task_id: task.taskId, version: task.version, expected_version: task.readVersion })),
+      routed_new: changes.routedTasks
+        .filter((task) => task.isNew)
+        .map((task) => ({ task_id: task.taskId, request_identifier: task.requestIdentifier, clinic_ik: task.clinicIk, version: task.version })),
+      routed_changed: changes.routedTasks
+        .filter((task) => !task.isNew)
+        .map((task) => ({ task_id: task.taskId, version: task.version, expected_version: task.readVersion })),
       beds: changes.bedCounts.map(({ after, read }) => ({
         clinic_ik: after.clinicIk,
         department_code: after.departmentCode,

@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  ClinicAnswerSubmittedV1,
-  RequestDispatchedV1,
-  createEnvelope,
-  declareTopology,
-  messageCatalog,
-  type Envelope,
-} from '@bedrequest/contracts';
+import { ClinicAnswerSubmittedV1, RequestDispatchedV1, createEnvelope, declareTopology, messageCatalog, type Envelope } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
 import { deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { BedCapacityRepository } from '../beds/bed-capacity.repository';
@@ -95,7 +88,14 @@ describe('routing fans requests out to clinics', () => {
     let total = 0;
     for (const instance of instances) {
       const text = await (await fetch(`${instance.url}/metrics`)).text();
-      const line = text.split('\n').find((candidate) => candidate.startsWith('messages_consumed_total{') && candidate.includes(`queue="${topology.queues.routing.name}"`) && candidate.includes('outcome="ack"'));
+      const line = text
+        .split('\n')
+        .find(
+          (candidate) =>
+            candidate.startsWith('messages_consumed_total{') &&
+            candidate.includes(`queue="${topology.queues.routing.name}"`) &&
+            candidate.includes('outcome="ack"'),
+        );
       total += line ? Number(line.split(' ').at(-1)) : 0;
     }
     return total;
@@ -116,7 +116,14 @@ describe('routing fans requests out to clinics', () => {
       answersVersion: 1,
     });
     const [entry] = await prisma.clinicNotification.findMany({ where: { taskId } });
-    expect(entry).toMatchObject({ clinicIk: ik, action: 'answer-requested', change: 'created', departmentCode: '2300', outcome: 'declined-department-not-offered', answer: 'declined' });
+    expect(entry).toMatchObject({
+      clinicIk: ik,
+      action: 'answer-requested',
+      change: 'created',
+      departmentCode: '2300',
+      outcome: 'declined-department-not-offered',
+      answer: 'declined',
+    });
   });
 
   it('only records the notification for a clinic that answers itself', async () => {
@@ -133,7 +140,9 @@ describe('routing fans requests out to clinics', () => {
   it('processes a redelivered dispatch once: one hold, one answer, one log entry', async () => {
     const ik = await newClinic({ automaticAnswers: true, freeBeds: 5 });
     const taskId = randomUUID();
-    const envelope = createEnvelope(RequestDispatchedV1, dispatch({ tasks: [{ taskId, clinicIk: ik, action: 'answer-requested' }] }), { correlationId: 'redelivery' });
+    const envelope = createEnvelope(RequestDispatchedV1, dispatch({ tasks: [{ taskId, clinicIk: ik, action: 'answer-requested' }] }), {
+      correlationId: 'redelivery',
+    });
     const before = await acked();
 
     await client.publishEnvelope(RequestDispatchedV1.routingKey, envelope);

@@ -65,7 +65,12 @@ describe('routing erases its copy of an erased request', () => {
     return ik;
   };
   const newIdentifier = () => `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
-  const dispatched = (requestIdentifier: string, version: number, change: RequestDispatchedV1['change'], tasks: RequestDispatchedV1['tasks']): RequestDispatchedV1 => ({
+  const dispatched = (
+    requestIdentifier: string,
+    version: number,
+    change: RequestDispatchedV1['change'],
+    tasks: RequestDispatchedV1['tasks'],
+  ): RequestDispatchedV1 => ({
     requestIdentifier,
     referrerPartyId: 'referrer-1',
     version,
@@ -84,7 +89,11 @@ describe('routing erases its copy of an erased request', () => {
   });
   const bedCount = async (ik: string) => (await beds.list(ik))[0];
   const notificationsOf = (requestIdentifier: string) =>
-    prisma.clinicNotification.findMany({ where: { requestIdentifier }, orderBy: { id: 'asc' }, select: { taskId: true, outcome: true, answer: true, departmentCode: true, admissionDate: true, note: true } });
+    prisma.clinicNotification.findMany({
+      where: { requestIdentifier },
+      orderBy: { id: 'asc' },
+      select: { taskId: true, outcome: true, answer: true, departmentCode: true, admissionDate: true, note: true },
+    });
   /** Everything routing keeps of the requests' Tasks, to prove that a message changed nothing. */
   const snapshot = async (iks: readonly string[]) => ({
     counts: await Promise.all(iks.map(bedCount)),
@@ -96,7 +105,11 @@ describe('routing erases its copy of an erased request', () => {
   /** Messages routing acknowledged, of every type, from its /metrics. */
   const acked = async () => {
     const text = await (await fetch(`${routing.url}/metrics`)).text();
-    const lines = text.split('\n').filter((line) => line.startsWith('messages_consumed_total{') && line.includes(`queue="${topology.queues.routing.name}"`) && line.includes('outcome="ack"'));
+    const lines = text
+      .split('\n')
+      .filter(
+        (line) => line.startsWith('messages_consumed_total{') && line.includes(`queue="${topology.queues.routing.name}"`) && line.includes('outcome="ack"'),
+      );
     return lines.reduce((total, line) => total + Number(line.split(' ').at(-1)), 0);
   };
   const publishAndAwaitAck = async (routingKey: string, envelope: ReturnType<typeof createEnvelope>) => {
@@ -114,7 +127,8 @@ describe('routing erases its copy of an erased request', () => {
       { taskId: selectedTask, clinicIk: selected, action: 'answer-requested' as const },
       { taskId: otherTask, clinicIk: other, action: 'answer-requested' as const },
     ];
-    const send = (payload: RequestDispatchedV1) => publishAndAwaitAck(RequestDispatchedV1.routingKey, createEnvelope(RequestDispatchedV1, payload, { correlationId: 'erasure-test' }));
+    const send = (payload: RequestDispatchedV1) =>
+      publishAndAwaitAck(RequestDispatchedV1.routingKey, createEnvelope(RequestDispatchedV1, payload, { correlationId: 'erasure-test' }));
     // Both clinics hold a bed for the request; the referrer selects one, whose bed becomes reserved
     // while the other's stays held. Another request holds the selected clinic's second bed.
     await send(dispatched(identifier, 1, 'created', tasks));
@@ -124,7 +138,14 @@ describe('routing erases its copy of an erased request', () => {
     expect(await bedCount(other)).toMatchObject({ freeBeds: 1, held: 1, reserved: 0 });
     expect((await notificationsOf(identifier)).map((entry) => entry.departmentCode)).toEqual(['2300', '2300', '2300']);
 
-    const erasure = createEnvelope(RequestErasedV1, erased(identifier, tasks.map(({ taskId, clinicIk }) => ({ taskId, clinicIk }))), { correlationId: 'erasure-test' });
+    const erasure = createEnvelope(
+      RequestErasedV1,
+      erased(
+        identifier,
+        tasks.map(({ taskId, clinicIk }) => ({ taskId, clinicIk })),
+      ),
+      { correlationId: 'erasure-test' },
+    );
     await publishAndAwaitAck(RequestErasedV1.routingKey, erasure);
 
     expect(await bedCount(other)).toMatchObject({ freeBeds: 1, held: 0, reserved: 0 });
@@ -137,11 +158,19 @@ describe('routing erases its copy of an erased request', () => {
     ]);
     expect(await notificationsOf(unrelated)).toEqual([expect.objectContaining({ departmentCode: '2300', admissionDate: new Date(DATE) })]);
     // The tombstone: which Tasks went to which clinic, at which version.
-    expect((await prisma.routedTask.findMany({ where: { requestIdentifier: identifier }, orderBy: { version: 'asc' } })).map((task) => [task.clinicIk, task.version])).toEqual([
+    expect(
+      (await prisma.routedTask.findMany({ where: { requestIdentifier: identifier }, orderBy: { version: 'asc' } })).map((task) => [
+        task.clinicIk,
+        task.version,
+      ]),
+    ).toEqual([
       [other, 1],
       [selected, 2],
     ]);
-    expect(await prisma.requestErasure.findUnique({ where: { requestIdentifier: identifier } })).toEqual({ requestIdentifier: identifier, erasedAt: new Date(erasure.payload.erasedAt as string) });
+    expect(await prisma.requestErasure.findUnique({ where: { requestIdentifier: identifier } })).toEqual({
+      requestIdentifier: identifier,
+      erasedAt: new Date(erasure.payload.erasedAt as string),
+    });
 
     const erasedState = await snapshot([selected, other]);
     await publishAndAwaitAck(RequestErasedV1.routingKey, erasure);
@@ -158,11 +187,16 @@ describe('routing erases its copy of an erased request', () => {
     const identifier = newIdentifier();
     const taskId = randomUUID();
 
-    await publishAndAwaitAck(RequestErasedV1.routingKey, createEnvelope(RequestErasedV1, erased(identifier, [{ taskId, clinicIk: ik }]), { correlationId: 'erasure-test' }));
+    await publishAndAwaitAck(
+      RequestErasedV1.routingKey,
+      createEnvelope(RequestErasedV1, erased(identifier, [{ taskId, clinicIk: ik }]), { correlationId: 'erasure-test' }),
+    );
     expect(await prisma.requestErasure.count({ where: { requestIdentifier: identifier } })).toBe(1);
     await publishAndAwaitAck(
       RequestDispatchedV1.routingKey,
-      createEnvelope(RequestDispatchedV1, dispatched(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }]), { correlationId: 'erasure-test' }),
+      createEnvelope(RequestDispatchedV1, dispatched(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }]), {
+        correlationId: 'erasure-test',
+      }),
     );
 
     expect(await bedCount(ik)).toMatchObject({ held: 0, reserved: 0 });

@@ -53,7 +53,11 @@ export class ClinicRegistry {
     if (name === '') throw new InvalidClinicError('the clinic name must not be empty');
     const clinic = { ik: parseIk(input.ik), name, departments: parseDepartments(input.departments) };
     // Every process that keeps the registry in memory hears of the change (gateway, intake).
-    const announcement = outboxRecord(ClinicRegistryChangedV1, { clinic: clinicRecord(describe({ ...clinic, automaticAnswers: false })) }, { correlationId: `clinic-registry:${clinic.ik}` });
+    const announcement = outboxRecord(
+      ClinicRegistryChangedV1,
+      { clinic: clinicRecord(describe({ ...clinic, automaticAnswers: false })) },
+      { correlationId: `clinic-registry:${clinic.ik}` },
+    );
     const { record, created } = await this.clinics.upsert(clinic, announcement);
     return { clinic: describe(record), created };
   }

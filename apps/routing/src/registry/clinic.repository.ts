@@ -30,7 +30,10 @@ export class ClinicRepository {
    * transaction, puts `announcement` into the outbox (the registry's change broadcast); tells
    * whether the clinic was new.
    */
-  async upsert(clinic: { ik: string; name: string; departments: readonly string[] }, announcement: OutboxRecord): Promise<{ record: ClinicRecord; created: boolean }> {
+  async upsert(
+    clinic: { ik: string; name: string; departments: readonly string[] },
+    announcement: OutboxRecord,
+  ): Promise<{ record: ClinicRecord; created: boolean }> {
     return this.prisma.$transaction(async (tx) => {
       const existing = await tx.clinic.findUnique({ where: { ik: clinic.ik }, select: { ik: true } });
       const data = { name: clinic.name, departments: [...clinic.departments] };

@@ -82,7 +82,7 @@ describe('routing internal clinic API against the real PostgreSQL', () => {
     }
   });
 
-  it('answers only a service token: none is 401, a party\'s token 403', async () => {
+  it("answers only a service token: none is 401, a party's token 403", async () => {
     expect((await fetch(`${baseUrl}/internal/clinics`)).status).toBe(401);
     expect((await fetch(`${baseUrl}/internal/clinics`, { headers: { authorization: `Bearer ${await accessToken(key)}` } })).status).toBe(403);
   });

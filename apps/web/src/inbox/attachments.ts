@@ -27,7 +27,15 @@ export function attachmentsOf(documentBundles: readonly unknown[]): Attachment[]
         const data = text(attachment?.data);
         if (!attachment || !data) return [];
         const title = text(attachment.title);
-        return [{ contentType: text(attachment.contentType) ?? 'application/octet-stream', data, size: decodedSize(data), ...(title ? { title } : {}), ...(date ? { date } : {}) }];
+        return [
+          {
+            contentType: text(attachment.contentType) ?? 'application/octet-stream',
+            data,
+            size: decodedSize(data),
+            ...(title ? { title } : {}),
+            ...(date ? { date } : {}),
+          },
+        ];
       });
   });
 }

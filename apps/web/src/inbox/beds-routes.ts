@@ -60,17 +60,29 @@ export function bedsRoutes(context: InboxContext): Router {
     if (changes.some((change) => !/^\d{1,6}$/.test(change.value))) {
       return render(req, res, range, { entered, flash: { kind: 'error', message: texts.beds.invalid } }, 400);
     }
-    const results = await Promise.all(changes.map((change) => context.api.publishCapacity({ department: change.department, date: change.date, freeBeds: Number(change.value) }, call)));
+    const results = await Promise.all(
+      changes.map((change) => context.api.publishCapacity({ department: change.department, date: change.date, freeBeds: Number(change.value) }, call)),
+    );
     const refused = results.find((result) => !result.ok);
-    if (refused && !refused.ok) return render(req, res, range, { entered, flash: { kind: 'error', message: `${texts.beds.invalid} (${refused.message})` } }, 400);
+    if (refused && !refused.ok) {
+      return render(req, res, range, { entered, flash: { kind: 'error', message: `${texts.beds.invalid} (${refused.message})` } }, 400);
+    }
     res.redirect(303, `/inbox/beds?${new URLSearchParams({ ...range, saved: String(changes.length) }).toString()}`);
   });
 
   async function render(req: Request, res: Response, range: { from: string; to: string }, extra: RenderExtra, status = 200): Promise<void> {
     const call = apiCallOf(req, res);
-    const [clinic, counts, automaticAnswers] = await Promise.all([context.clinics.find(clinicIkOf(res), call), context.api.capacity(range, call), context.api.automaticAnswers(call)]);
+    const [clinic, counts, automaticAnswers] = await Promise.all([
+      context.clinics.find(clinicIkOf(res), call),
+      context.api.capacity(range, call),
+      context.api.automaticAnswers(call),
+    ]);
     // The confirmation states the setting as routing has it now, not as the address claims.
-    const flash = extra.flash ?? (extra.confirmSwitch && automaticAnswers !== undefined ? { kind: 'success' as const, message: texts.beds.autoAnswer.saved(automaticAnswers) } : undefined);
+    const flash =
+      extra.flash ??
+      (extra.confirmSwitch && automaticAnswers !== undefined
+        ? { kind: 'success' as const, message: texts.beds.autoAnswer.saved(automaticAnswers) }
+        : undefined);
     const departments = (clinic?.departments ?? []).map((department) => ({
       code: department.code,
       label: `${texts.specialty[department.specialty] ?? department.display} (${department.code})`,

@@ -3,7 +3,9 @@ import { escapeHtml, html, safeHttpUrl } from './html';
 describe('the inbox templates', () => {
   it('escape every interpolated text, in text and in attributes', () => {
     const name = `<script>alert("x")</script>'&`;
-    expect(html`<p title="${name}">${name}</p>`.markup).toBe('<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;</p>');
+    expect(html`<p title="${name}">${name}</p>`.markup).toBe(
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;</p>',
+    );
     expect(escapeHtml('a & b')).toBe('a &amp; b');
   });
 

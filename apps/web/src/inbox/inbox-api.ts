@@ -61,7 +61,13 @@ export class InboxApi {
   private readonly client: InternalClient;
 
   constructor(gatewayUrl: string, timeoutMs = 10_000) {
-    this.client = new InternalClient({ service: 'gateway', baseUrl: gatewayUrl, timeoutMs, unavailableMessage: 'the service is temporarily unavailable', connections: 16 });
+    this.client = new InternalClient({
+      service: 'gateway',
+      baseUrl: gatewayUrl,
+      timeoutMs,
+      unavailableMessage: 'the service is temporarily unavailable',
+      connections: 16,
+    });
   }
 
   async login(credentials: LoginRequest, clientAddress: string, correlationId: string): Promise<TokenResponse> {
@@ -75,7 +81,9 @@ export class InboxApi {
   /** Ends the refresh token's whole family (`POST /api/v1/token/revoke`); the API answers 200 whether or not it was live. */
   async revoke(refreshToken: string, correlationId: string): Promise<void> {
     const answer = await this.client.raw({ method: 'POST', path: '/api/v1/token/revoke', json: { refreshToken }, correlationId });
-    if (answer.status !== 200) throw new HttpError('unavailable', `the token endpoint answered a revocation with HTTP ${answer.status}`, { retryAfterSeconds: 5 });
+    if (answer.status !== 200) {
+      throw new HttpError('unavailable', `the token endpoint answered a revocation with HTTP ${answer.status}`, { retryAfterSeconds: 5 });
+    }
   }
 
   async tasks(query: URLSearchParams, call: ApiCall): Promise<ClinicTaskList> {
@@ -176,8 +184,16 @@ export class InboxApi {
     throw refusalOf(answer.status);
   }
 
-  private async readOrMissing<T extends z.ZodType>(path: string, schema: T, missing: z.ZodType, call: ApiCall): Promise<z.output<T> | undefined | typeof ERASED> {
-    const answer = await this.client.json({ method: 'GET', path, ...this.credentials(call) }, { 200: schema, 401: ApiErrorBody, 404: missing, 410: ApiErrorBody, 429: ApiErrorBody });
+  private async readOrMissing<T extends z.ZodType>(
+    path: string,
+    schema: T,
+    missing: z.ZodType,
+    call: ApiCall,
+  ): Promise<z.output<T> | undefined | typeof ERASED> {
+    const answer = await this.client.json(
+      { method: 'GET', path, ...this.credentials(call) },
+      { 200: schema, 401: ApiErrorBody, 404: missing, 410: ApiErrorBody, 429: ApiErrorBody },
+    );
     if (answer.status === 404) return undefined;
     if (answer.status === 410) return ERASED;
     if (answer.status === 200) return answer.body as z.output<T>;

@@ -42,7 +42,11 @@ export async function pageContextOf(context: InboxContext, req: Request, res: Re
   const session = sessionOf(res);
   const ik = clinicIkOf(res);
   const clinic = await context.clinics.find(ik, apiCallOf(req, res));
-  return { texts: context.texts, assets: context.assets, signedIn: { clinic: context.texts.clinicOf(clinic?.name, ik), csrfToken: context.csrf.tokenOf(session.id) } };
+  return {
+    texts: context.texts,
+    assets: context.assets,
+    signedIn: { clinic: context.texts.clinicOf(clinic?.name, ik), csrfToken: context.csrf.tokenOf(session.id) },
+  };
 }
 
 export function sendPage(res: Response, page: Html, status = 200): void {

@@ -111,8 +111,7 @@ export function inboxRouter(options: InboxOptions): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const username = typeof body.username === 'string' ? body.username.trim() : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const again = (error: string, status: number) =>
-      sendPage(res, loginPage(bare, { csrfToken: csrf.tokenOf(loginId, 'login'), username, error }), status);
+    const again = (error: string, status: number) => sendPage(res, loginPage(bare, { csrfToken: csrf.tokenOf(loginId, 'login'), username, error }), status);
     if (!username || !password) return again(texts.login.missing, 400);
     try {
       const correlationId = String(req.headers['x-correlation-id']);

@@ -10,7 +10,10 @@ const fieldsOf = (view: RequestView) => Object.fromEntries(view.sections.flatMap
 
 describe('a request version as a person reads it', () => {
   it('shows a masked patient without name or address lines, and the request in German', () => {
-    const view = requestViewOf(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], performerDeepLinks: { [A]: 'https://referrer.example/view/1' } }), context);
+    const view = requestViewOf(
+      admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], performerDeepLinks: { [A]: 'https://referrer.example/view/1' } }),
+      context,
+    );
     expect(view.patient).toEqual({ masked: true, gender: 'female', age: 70 });
     expect(view.stage).toBe('proposal');
     expect(fieldsOf(view)).toMatchObject({
@@ -38,7 +41,10 @@ describe('a request version as a person reads it', () => {
   });
 
   it('shows the complete patient of a selection', () => {
-    const view = requestViewOf(admissionRequestBundle({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [A] }), context);
+    const view = requestViewOf(
+      admissionRequestBundle({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [A] }),
+      context,
+    );
     expect(view.patient).toMatchObject({ masked: false, name: 'Erika Musterfrau' });
     expect(view.stage).toBe('order');
     expect(fieldsOf(view)['patient.telecom']).toEqual(['Telefon: +49 30 1234567']);
@@ -46,7 +52,15 @@ describe('a request version as a person reads it', () => {
 
   it('names what a supplement changed, added and dropped', () => {
     const before = requestViewOf(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], notes: ['Einzelzimmer erwünscht'] }), context);
-    const after = requestViewOf(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], notes: ['Einzelzimmer erwünscht', 'Befund anbei'], occurrenceDate: '2026-12-08' }), context);
+    const after = requestViewOf(
+      admissionRequestBundle({
+        requestIdentifier: identifier,
+        performerIks: [A],
+        notes: ['Einzelzimmer erwünscht', 'Befund anbei'],
+        occurrenceDate: '2026-12-08',
+      }),
+      context,
+    );
     expect(changesBetween(before, after)).toEqual([
       { key: 'request.admission', label: 'Gewünschtes Aufnahmedatum', before: '01.12.2026', after: '08.12.2026' },
       { key: 'notes', label: 'Hinweise', before: ['Einzelzimmer erwünscht'], after: ['Einzelzimmer erwünscht', 'Befund anbei'] },
@@ -57,6 +71,10 @@ describe('a request version as a person reads it', () => {
   });
 
   it('reads what it can of a bundle that is not one', () => {
-    expect(requestViewOf({ resourceType: 'Bundle', entry: 'nonsense' }, context).sections.every((section) => section.name === 'request' || section.fields.length === 0)).toBe(true);
+    expect(
+      requestViewOf({ resourceType: 'Bundle', entry: 'nonsense' }, context).sections.every(
+        (section) => section.name === 'request' || section.fields.length === 0,
+      ),
+    ).toBe(true);
   });
 });

@@ -65,34 +65,76 @@ export function requestViewOf(bundle: unknown, context: { clinicIk: string; prof
     field('patient.birthDate', f.birthDate, formats.day(text(patient.birthDate))),
     field('patient.age', f.age, age !== undefined ? texts.task.years(age) : undefined),
     field('patient.address', f.address, list(patient.address).map(address).filter(nonEmpty)),
-    field('patient.telecom', f.telecom, list(patient.telecom).map((contact) => telecom(contact, texts)).filter(nonEmpty)),
-    field('patient.identifier', f.patientId, list(patient.identifier).map(record).find((id) => id?.system === URI_IDENTIFIER_SYSTEM)?.value),
+    field(
+      'patient.telecom',
+      f.telecom,
+      list(patient.telecom)
+        .map((contact) => telecom(contact, texts))
+        .filter(nonEmpty),
+    ),
+    field(
+      'patient.identifier',
+      f.patientId,
+      list(patient.identifier)
+        .map(record)
+        .find((id) => id?.system === URI_IDENTIFIER_SYSTEM)?.value,
+    ),
   ].filter(present);
 
   const performerType = record(serviceRequest.performerType);
   const department = resolveDepartment({ coding: list(performerType?.coding).map(record).filter(present) }, context.profileBase);
-  const departmentCoding = list(performerType?.coding).map(record).find((coding) => coding?.system === DEPARTMENT_KEY_SYSTEM);
+  const departmentCoding = list(performerType?.coding)
+    .map(record)
+    .find((coding) => coding?.system === DEPARTMENT_KEY_SYSTEM);
   const requester = byReference(serviceRequest.requester);
-  const serviceType = list(record(serviceRequest.code)?.coding).map(record).find((coding) => coding?.system === systems.serviceTypeSystem);
-  const orderDetail = list(serviceRequest.orderDetail).flatMap((concept) => list(record(concept)?.coding)).map(record)[0]?.code;
-  const stage = serviceRequest.status === 'revoked' ? 'revoked' : orderDetail === 'selected-provider-cancelled' ? 'withdrawn' : serviceRequest.intent === 'order' ? 'order' : 'proposal';
+  const serviceType = list(record(serviceRequest.code)?.coding)
+    .map(record)
+    .find((coding) => coding?.system === systems.serviceTypeSystem);
+  const orderDetail = list(serviceRequest.orderDetail)
+    .flatMap((concept) => list(record(concept)?.coding))
+    .map(record)[0]?.code;
+  const stage =
+    serviceRequest.status === 'revoked'
+      ? 'revoked'
+      : orderDetail === 'selected-provider-cancelled'
+        ? 'withdrawn'
+        : serviceRequest.intent === 'order'
+          ? 'order'
+          : 'proposal';
   const ownPerformer = list(serviceRequest.performer)
     .map(byReference)
     .find((organization) => list(organization?.identifier).some((id) => record(id)?.system === IK_NUMBER_SYSTEM && record(id)?.value === context.clinicIk));
-  const deepLink = list(ownPerformer?.identifier).map(record).find((id) => id?.system === systems.performerDeepLinkSystem)?.value;
+  const deepLink = list(ownPerformer?.identifier)
+    .map(record)
+    .find((id) => id?.system === systems.performerDeepLinkSystem)?.value;
 
   const requestFields: RequestField[] = [
     field('request.stage', f.stage, texts.task.stage[stage]),
-    field('request.serviceType', f.serviceType, text(serviceType?.code) && (texts.serviceType[text(serviceType?.code) ?? ''] ?? text(serviceType?.display) ?? text(serviceType?.code))),
+    field(
+      'request.serviceType',
+      f.serviceType,
+      text(serviceType?.code) && (texts.serviceType[text(serviceType?.code) ?? ''] ?? text(serviceType?.display) ?? text(serviceType?.code)),
+    ),
     field('request.specialty', f.specialty, department?.specialty && (texts.specialty[department.specialty.code] ?? department.specialty.display)),
-    field('request.department', f.department, department && [department.departmentCode, text(departmentCoding?.code) === department.departmentCode ? text(departmentCoding?.display) : undefined].filter(nonEmpty).join(' – ')),
+    field(
+      'request.department',
+      f.department,
+      department &&
+        [department.departmentCode, text(departmentCoding?.code) === department.departmentCode ? text(departmentCoding?.display) : undefined]
+          .filter(nonEmpty)
+          .join(' – '),
+    ),
     field('request.admission', f.admission, formats.day(text(serviceRequest.occurrenceDateTime))),
     field('request.requester', f.requester, requester && organizationName(requester, texts)),
-    ...(typeof deepLink === 'string' ? [{ key: 'request.deepLink', label: f.deepLink, value: deepLink, ...(httpUrl(deepLink) ? { href: deepLink } : {}) }] : []),
+    ...(typeof deepLink === 'string'
+      ? [{ key: 'request.deepLink', label: f.deepLink, value: deepLink, ...(httpUrl(deepLink) ? { href: deepLink } : {}) }]
+      : []),
   ].filter(present);
 
   const diagnoses = byType('Condition').flatMap((condition) => {
-    const coding = list(record(condition.code)?.coding).map(record).find((candidate) => candidate?.system === ICD10GM_SYSTEM);
+    const coding = list(record(condition.code)?.coding)
+      .map(record)
+      .find((candidate) => candidate?.system === ICD10GM_SYSTEM);
     if (!coding) return [];
     const recorded = formats.day(text(condition.recordedDate));
     return [[text(coding.code), text(coding.display)].filter(nonEmpty).join(' ') + (recorded ? ` (${recorded})` : '')];
@@ -104,14 +146,23 @@ export function requestViewOf(bundle: unknown, context: { clinicIk: string; prof
   }));
 
   const measurement = (loinc: string) => {
-    const observation = byType('Observation').find((candidate) => list(record(candidate.code)?.coding).some((coding) => record(coding)?.system === LOINC_SYSTEM && record(coding)?.code === loinc));
+    const observation = byType('Observation').find((candidate) =>
+      list(record(candidate.code)?.coding).some((coding) => record(coding)?.system === LOINC_SYSTEM && record(coding)?.code === loinc),
+    );
     const quantity = record(observation?.valueQuantity);
-    return typeof quantity?.value === 'number' ? `${quantity.value.toLocaleString(texts.locale)} ${text(quantity.unit) ?? text(quantity.code) ?? ''}`.trim() : undefined;
+    return typeof quantity?.value === 'number'
+      ? `${quantity.value.toLocaleString(texts.locale)} ${text(quantity.unit) ?? text(quantity.code) ?? ''}`.trim()
+      : undefined;
   };
-  const measurementFields = [field('measurements.weight', f.weight, measurement(BODY_WEIGHT_LOINC)), field('measurements.height', f.height, measurement(BODY_HEIGHT_LOINC))].filter(present);
+  const measurementFields = [
+    field('measurements.weight', f.weight, measurement(BODY_WEIGHT_LOINC)),
+    field('measurements.height', f.height, measurement(BODY_HEIGHT_LOINC)),
+  ].filter(present);
 
   const coverage = byType('Coverage')[0];
-  const insuranceType = list(record(coverage?.type)?.coding).map(record).find((coding) => coding?.system === INSURANCE_TYPE_SYSTEM)?.code;
+  const insuranceType = list(record(coverage?.type)?.coding)
+    .map(record)
+    .find((coding) => coding?.system === INSURANCE_TYPE_SYSTEM)?.code;
   const coverageFields = [
     field('coverage.type', f.insuranceType, typeof insuranceType === 'string' ? (texts.insuranceType[insuranceType] ?? insuranceType) : undefined),
     field(
@@ -134,7 +185,9 @@ export function requestViewOf(bundle: unknown, context: { clinicIk: string; prof
     field('stay.status', f.stayStatus, text(encounter?.status) && (texts.encounterStatus[text(encounter?.status) ?? ''] ?? text(encounter?.status))),
   ].filter(present);
 
-  const notes = list(serviceRequest.note).map((note) => text(record(note)?.text)).filter(nonEmpty);
+  const notes = list(serviceRequest.note)
+    .map((note) => text(record(note)?.text))
+    .filter(nonEmpty);
   const noteFields: RequestField[] = notes.length ? [{ key: 'notes', label: f.notes, value: notes }] : [];
 
   return {
@@ -167,7 +220,9 @@ export function changesBetween(before: RequestView, after: RequestView): FieldCh
   const changes: FieldChange[] = [];
   for (const [key, entry] of now) {
     const previous = old.get(key);
-    if (!previous || !sameValue(previous.value, entry.value)) changes.push({ key, label: entry.label, ...(previous ? { before: previous.value } : {}), after: entry.value });
+    if (!previous || !sameValue(previous.value, entry.value)) {
+      changes.push({ key, label: entry.label, ...(previous ? { before: previous.value } : {}), after: entry.value });
+    }
   }
   for (const [key, entry] of old) if (!now.has(key)) changes.push({ key, label: entry.label, before: entry.value });
   return changes;
@@ -186,13 +241,20 @@ function field(key: string, label: string, value: unknown): RequestField | undef
 }
 
 function humanName(name: unknown): string | undefined {
-  const parts = [...list(record(name)?.prefix), ...list(record(name)?.given), record(name)?.family].filter((part): part is string => typeof part === 'string' && part.length > 0);
+  const parts = [...list(record(name)?.prefix), ...list(record(name)?.given), record(name)?.family].filter(
+    (part): part is string => typeof part === 'string' && part.length > 0,
+  );
   return parts.length ? parts.join(' ') : undefined;
 }
 
 function address(value: unknown): string {
   const entry = record(value);
-  return [...list(entry?.line).filter((line): line is string => typeof line === 'string'), [text(entry?.postalCode), text(entry?.city)].filter(nonEmpty).join(' ')].filter(nonEmpty).join(', ');
+  return [
+    ...list(entry?.line).filter((line): line is string => typeof line === 'string'),
+    [text(entry?.postalCode), text(entry?.city)].filter(nonEmpty).join(' '),
+  ]
+    .filter(nonEmpty)
+    .join(', ');
 }
 
 function telecom(value: unknown, texts: Texts): string {
@@ -202,7 +264,9 @@ function telecom(value: unknown, texts: Texts): string {
 }
 
 function organizationName(organization: Json, texts: Texts): string | undefined {
-  const ik = list(organization.identifier).map(record).find((id) => id?.system === IK_NUMBER_SYSTEM)?.value;
+  const ik = list(organization.identifier)
+    .map(record)
+    .find((id) => id?.system === IK_NUMBER_SYSTEM)?.value;
   const name = text(organization.name);
   return [name, typeof ik === 'string' ? (name ? `(${texts.ik(ik)})` : texts.ik(ik)) : undefined].filter(nonEmpty).join(' ') || undefined;
 }

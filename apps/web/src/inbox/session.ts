@@ -85,7 +85,11 @@ export class InboxSessions {
     let record = await this.options.store.load(id);
     if (record && this.expiresSoon(record)) {
       const correlationId = String(req.headers['x-correlation-id']);
-      record = await this.options.store.renewOnce(id, (current) => this.expiresSoon(current), (current) => this.renew(current, correlationId));
+      record = await this.options.store.renewOnce(
+        id,
+        (current) => this.expiresSoon(current),
+        (current) => this.renew(current, correlationId),
+      );
     }
     if (!record) {
       res.clearCookie(COOKIES.session, this.cookieOptions);

@@ -6,7 +6,16 @@ import { attachmentsOf, type Attachment } from './attachments';
 import { ERASED } from './inbox-api';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';
 import { isInFilter, LIST_FILTERS, taskListPage, taskRow, type ListFilter } from './pages/task-list.page';
-import { ANSWER_CODES, confirmAnswerPage, MAX_NOTE_LENGTH, NOTE_REQUIRED, taskViewPage, type AnswerForm, type TaskViewModel, type VersionEntry } from './pages/task-view.page';
+import {
+  ANSWER_CODES,
+  confirmAnswerPage,
+  MAX_NOTE_LENGTH,
+  NOTE_REQUIRED,
+  taskViewPage,
+  type AnswerForm,
+  type TaskViewModel,
+  type VersionEntry,
+} from './pages/task-view.page';
 import { changesBetween, requestViewOf } from './request-view';
 
 /**
@@ -40,7 +49,19 @@ export function taskRoutes(context: InboxContext): Router {
     const page = Page.parse(req.query.page);
     const list = await context.api.tasks(listQuery(filter, { count: LIST_PAGE_SIZE, offset: (page - 1) * LIST_PAGE_SIZE }), apiCallOf(req, res));
     const now = Date.now();
-    sendPage(res, taskListPage(await pageContextOf(context, req, res), { list, filter, page, pageSize: LIST_PAGE_SIZE, formats, cursor: cursorOf(list, now), now, live: page === 1 }));
+    sendPage(
+      res,
+      taskListPage(await pageContextOf(context, req, res), {
+        list,
+        filter,
+        page,
+        pageSize: LIST_PAGE_SIZE,
+        formats,
+        cursor: cursorOf(list, now),
+        now,
+        live: page === 1,
+      }),
+    );
   });
 
   router.get('/tasks/updates', async (req, res) => {
@@ -85,7 +106,10 @@ export function taskRoutes(context: InboxContext): Router {
       // The confirmation step shows the answer once more; nothing is sent yet.
       const model = await viewModel(req, res, taskId, { form });
       const patient = model.versions.at(-1)?.view.patient;
-      return sendPage(res, confirmAnswerPage(await pageContextOf(context, req, res), { taskId, businessStatus, note, patient: texts.patientShort(patient?.gender, patient?.age) }));
+      return sendPage(
+        res,
+        confirmAnswerPage(await pageContextOf(context, req, res), { taskId, businessStatus, note, patient: texts.patientShort(patient?.gender, patient?.age) }),
+      );
     }
     const result = await context.api.answer(taskId, { businessStatus, ...(note.trim() ? { note } : {}) }, apiCallOf(req, res));
     if (result.status === 200 || result.status === 202) {
@@ -115,7 +139,11 @@ export function taskRoutes(context: InboxContext): Router {
 
   async function viewModel(req: Request, res: Response, taskId: string, extra: Pick<TaskViewModel, 'form' | 'flash'>): Promise<TaskViewModel> {
     const call = apiCallOf(req, res);
-    const [task, versions, documents] = await Promise.all([context.api.task(taskId, call), context.api.versions(taskId, call), context.api.documents(taskId, call)]);
+    const [task, versions, documents] = await Promise.all([
+      context.api.task(taskId, call),
+      context.api.versions(taskId, call),
+      context.api.documents(taskId, call),
+    ]);
     if (!task || !versions) throw notFound();
     // The request's patient data was erased: the Task alone is left (its states and answer code).
     if (versions === ERASED) return { task, versions: [], attachments: [], formats, erased: true, ...extra };
@@ -187,7 +215,10 @@ function sendAttachment(res: Response, attachment: Attachment, download: boolean
       'content-type': contentType === 'text/plain' ? 'text/plain; charset=utf-8' : contentType,
       'x-content-type-options': 'nosniff',
       // A document runs nothing: no script, no plugin, no form; a PDF viewer keeps its own sandbox.
-      'content-security-policy': contentType === 'application/pdf' ? "default-src 'none'; frame-ancestors 'none'" : "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox",
+      'content-security-policy':
+        contentType === 'application/pdf'
+          ? "default-src 'none'; frame-ancestors 'none'"
+          : "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox",
     })
     .send(Buffer.from(attachment.data, 'base64'));
 }

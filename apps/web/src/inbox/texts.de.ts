@@ -32,7 +32,15 @@ export const de = {
     filters: 'Anfragen filtern',
     filter: { all: 'Alle', new: 'Neu', answered: 'Beantwortet', selected: 'Ausgewählt', cancelled: 'Storniert' },
     caption: 'Anfragen an Ihre Klinik, offene zuerst, neueste zuerst',
-    columns: { patient: 'Patient', specialty: 'Fachrichtung', admission: 'Aufnahme gewünscht', diagnosis: 'Hauptdiagnose', requester: 'Zuweiser', received: 'Eingang', status: 'Status' },
+    columns: {
+      patient: 'Patient',
+      specialty: 'Fachrichtung',
+      admission: 'Aufnahme gewünscht',
+      diagnosis: 'Hauptdiagnose',
+      requester: 'Zuweiser',
+      received: 'Eingang',
+      status: 'Status',
+    },
     empty: 'Keine Anfragen in dieser Ansicht.',
     newBadge: 'Neu',
     /** The patient cell of a request whose patient data was erased. */
@@ -51,8 +59,10 @@ export const de = {
     receivedAt: (when: string) => `Eingegangen am ${when}`,
     versionOf: (version: number, when: string) => (version === 1 ? `Erstanfrage vom ${when}` : `Version ${version} vom ${when}`),
     selected: 'Ihre Klinik wurde ausgewählt. Die vollständigen Patientendaten:',
-    cancelled: 'Diese Anfrage ist für Ihre Klinik storniert: zurückgezogen, an eine andere Klinik vergeben oder die Auswahl wurde aufgehoben. Eine Antwort ist nicht mehr möglich.',
-    erased: 'Die Patientendaten dieser Anfrage wurden aus Datenschutzgründen gelöscht. Erhalten sind nur Status und Antwort Ihrer Klinik; lesen oder beantworten lässt sie sich nicht mehr.',
+    cancelled:
+      'Diese Anfrage ist für Ihre Klinik storniert: zurückgezogen, an eine andere Klinik vergeben oder die Auswahl wurde aufgehoben. Eine Antwort ist nicht mehr möglich.',
+    erased:
+      'Die Patientendaten dieser Anfrage wurden aus Datenschutzgründen gelöscht. Erhalten sind nur Status und Antwort Ihrer Klinik; lesen oder beantworten lässt sie sich nicht mehr.',
     supplemented: 'Der Zuweiser hat die Anfrage ergänzt. Geänderte Angaben sind markiert. Bitte beantworten Sie sie erneut.',
     changed: 'geändert',
     changedLegend: 'Markierte Angaben wurden mit der letzten Ergänzung geändert.',
@@ -168,7 +178,8 @@ export const de = {
       on: 'Ein – der Dienst antwortet aus den Bettenzahlen',
       off: 'Aus – Sie beantworten jede Anfrage selbst',
       save: 'Einstellung speichern',
-      saved: (enabled: boolean) => (enabled ? 'Gespeichert: Automatische Antworten sind eingeschaltet.' : 'Gespeichert: Automatische Antworten sind ausgeschaltet.'),
+      saved: (enabled: boolean) =>
+        enabled ? 'Gespeichert: Automatische Antworten sind eingeschaltet.' : 'Gespeichert: Automatische Antworten sind ausgeschaltet.',
       choose: 'Bitte wählen Sie „Ein“ oder „Aus“.',
       refused: 'Die Einstellung wurde nicht gespeichert:',
     },

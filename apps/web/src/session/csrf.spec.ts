@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { CsrfTokens, isSameOrigin } from './csrf';
 
-const request = (headers: Record<string, string>, body: Record<string, unknown> = {}) => ({ headers: { host: 'inbox.example:8080', ...headers }, body }) as unknown as Request;
+const request = (headers: Record<string, string>, body: Record<string, unknown> = {}) =>
+  ({ headers: { host: 'inbox.example:8080', ...headers }, body }) as unknown as Request;
 
 describe('the inbox CSRF checks', () => {
   const tokens = new CsrfTokens('k'.repeat(32));

@@ -31,7 +31,7 @@ describe('the session store, against the real Redis', () => {
     principal: { partyId: 'user-1', role: 'clinic', ikNumbers: ['510000001'] },
   });
 
-  it("serves a session saved by one process to another, and keeps neither its id nor its tokens readable in Redis", async () => {
+  it('serves a session saved by one process to another, and keeps neither its id nor its tokens readable in Redis', async () => {
     const first = new SessionStore(one, { ttlSeconds: 60 });
     const id = first.newId();
     await first.save(id, record(1));

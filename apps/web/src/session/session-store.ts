@@ -68,7 +68,11 @@ export class SessionStore {
    * the process that has it and returns what that one stored. Undefined when the session is gone or
    * `renew` ended it.
    */
-  async renewOnce(id: string, needsRenewal: (record: SessionRecord) => boolean, renew: (record: SessionRecord) => Promise<SessionRecord | undefined>): Promise<SessionRecord | undefined> {
+  async renewOnce(
+    id: string,
+    needsRenewal: (record: SessionRecord) => boolean,
+    renew: (record: SessionRecord) => Promise<SessionRecord | undefined>,
+  ): Promise<SessionRecord | undefined> {
     const lock = `${keyOf(id)}:renewal`;
     const deadline = Date.now() + RENEWAL_LOCK_MS + 1_000;
     for (;;) {

@@ -23,7 +23,10 @@ export const AdmissionRequestSummary = z.object({
   departmentCode: z.string().regex(/^\d{4}$/),
   specialty: z.string().optional(),
   /** Desired admission date (YYYY-MM-DD) when given. */
-  occurrenceDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+  occurrenceDate: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
 });
 export type AdmissionRequestSummary = z.infer<typeof AdmissionRequestSummary>;
 

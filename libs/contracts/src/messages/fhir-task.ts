@@ -27,9 +27,7 @@ export const FhirTask = z.looseObject({
   authoredOn: Instant,
   lastModified: Instant,
   /** The clinic's latest answer; absent until there is one. */
-  businessStatus: z
-    .looseObject({ coding: z.array(z.looseObject({ system: z.string(), code: BusinessStatus, display: z.string() })).min(1) })
-    .optional(),
+  businessStatus: z.looseObject({ coding: z.array(z.looseObject({ system: z.string(), code: BusinessStatus, display: z.string() })).min(1) }).optional(),
   /** The answers' notes, oldest first; absent when there are none. */
   note: z.array(z.looseObject({ text: z.string(), time: Instant })).optional(),
 });

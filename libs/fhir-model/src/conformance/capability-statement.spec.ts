@@ -7,7 +7,13 @@ import { DEFAULT_PROFILE_BASE, fhirSystems } from '../systems';
 import { TASK_SEARCH_PARAMETERS } from '../task-search-parameters';
 import { admissionRequestBundle, documentBundle } from '../testing';
 import { AUDIT_EVENT_SEARCH_PARAMETERS } from '../audit-event-search-parameters';
-import { AUDIT_EVENT_RESULT_PARAMETERS, capabilityStatement, conformanceResources, TASK_RESULT_PARAMETERS, type CapabilityStatementOptions } from './capability-statement';
+import {
+  AUDIT_EVENT_RESULT_PARAMETERS,
+  capabilityStatement,
+  conformanceResources,
+  TASK_RESULT_PARAMETERS,
+  type CapabilityStatementOptions,
+} from './capability-statement';
 
 const options: CapabilityStatementOptions = {
   profileBase: DEFAULT_PROFILE_BASE,

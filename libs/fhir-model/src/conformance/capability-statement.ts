@@ -168,11 +168,13 @@ function serviceRequestResource(): CapabilityStatementRestResource {
       {
         code: 'delete',
         documentation:
-          '`DELETE [base]/ServiceRequest?identifier=<the ServiceRequest identifier URI>` (referrer tokens): 202 with an OperationOutcome (information) once intake erased the patient data; the other services follow asynchronously. Idempotent; another referrer\'s or an unknown request is 404, no identifier 400.',
+          "`DELETE [base]/ServiceRequest?identifier=<the ServiceRequest identifier URI>` (referrer tokens): 202 with an OperationOutcome (information) once intake erased the patient data; the other services follow asynchronously. Idempotent; another referrer's or an unknown request is 404, no identifier 400.",
       },
     ],
     conditionalDelete: 'single',
-    searchParam: [{ name: 'identifier', type: 'token', documentation: 'The ServiceRequest identifier URI (the conditional delete\'s criterion, not a search).' }],
+    searchParam: [
+      { name: 'identifier', type: 'token', documentation: "The ServiceRequest identifier URI (the conditional delete's criterion, not a search)." },
+    ],
   };
 }
 
@@ -180,7 +182,7 @@ function auditEventResource(): CapabilityStatementRestResource {
   return {
     type: 'AuditEvent',
     documentation:
-      'The audit trail: one AuditEvent per read of patient data (Task search and read, a clinic reading a request version or its documents, an administrator\'s export) and per change (a bundle or document posted, an answer, an erasure), with who (agent: the IK as who, the user as altId, the caller\'s address), what (entity: the ServiceRequest identifier and the resource), when and the outcome. A referrer sees the entries about its own requests, a clinic those of its own access; nobody sees another party\'s.',
+      "The audit trail: one AuditEvent per read of patient data (Task search and read, a clinic reading a request version or its documents, an administrator's export) and per change (a bundle or document posted, an answer, an erasure), with who (agent: the IK as who, the user as altId, the caller's address), what (entity: the ServiceRequest identifier and the resource), when and the outcome. A referrer sees the entries about its own requests, a clinic those of its own access; nobody sees another party's.",
     interaction: [
       {
         code: 'search-type',

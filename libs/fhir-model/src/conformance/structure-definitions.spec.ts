@@ -74,7 +74,10 @@ describe('the Bundle profiles', () => {
   it('fix the type, the profile claim and, for the admission request, the identifier system', () => {
     expect(element(admissionProfile, 'Bundle.type')?.fixedCode).toBe('collection');
     expect(element(documentProfile, 'Bundle.type')?.fixedCode).toBe('document');
-    expect(element(admissionProfile, 'Bundle.meta.profile:admissionRequestBundle')).toMatchObject({ min: 1, fixedCanonical: systems.admissionRequestBundleProfile });
+    expect(element(admissionProfile, 'Bundle.meta.profile:admissionRequestBundle')).toMatchObject({
+      min: 1,
+      fixedCanonical: systems.admissionRequestBundleProfile,
+    });
     expect(element(documentProfile, 'Bundle.meta.profile:documentBundle')).toMatchObject({ min: 1, fixedCanonical: systems.documentBundleProfile });
     expect(element(admissionProfile, 'Bundle.identifier.system')).toMatchObject({ min: 1, fixedUri: systems.admissionRequestNamingSystem });
     expect(element(admissionProfile, 'Bundle.timestamp')?.min).toBe(1);

@@ -108,8 +108,7 @@ function entriesOf(
       slicing: {
         discriminator: [{ type: 'type', path: 'resource' }],
         rules,
-        description:
-          rules === 'closed' ? 'By resource type; no other resource type is allowed' : 'By resource type; other resource types may follow',
+        description: rules === 'closed' ? 'By resource type; no other resource type is allowed' : 'By resource type; other resource types may follow',
       },
     },
     { id: 'Bundle.entry.fullUrl', path: 'Bundle.entry.fullUrl', min: 1, short: fullUrl },

@@ -94,14 +94,10 @@ export function admissionRequestBundle(options: AdmissionRequestFixtureOptions =
     patient(o, ids.patient),
     coverage(id('Coverage'), toPatient()),
     encounter(ids.encounter, toPatient(), ref(ids.requester)),
-    ...DIAGNOSES.map((diagnosis) =>
-      condition(id(`Condition/${diagnosis.code}`), diagnosis, toPatient(), ref(ids.encounter)),
-    ),
+    ...DIAGNOSES.map((diagnosis) => condition(id(`Condition/${diagnosis.code}`), diagnosis, toPatient(), ref(ids.encounter))),
     ...MEASUREMENTS.map((measurement) => observation(id(`Observation/${measurement.loinc}`), measurement, toPatient())),
     organization(ids.requester, o.requesterIk, 'Akutklinik Mitte'),
-    ...ids.performers.map((performer) =>
-      organization(performer.id, performer.ik, `Rehaklinik ${performer.ik}`, deepLink(o, systems, performer.ik)),
-    ),
+    ...ids.performers.map((performer) => organization(performer.id, performer.ik, `Rehaklinik ${performer.ik}`, deepLink(o, systems, performer.ik))),
   ];
   return {
     resourceType: 'Bundle',
@@ -115,8 +111,7 @@ export function admissionRequestBundle(options: AdmissionRequestFixtureOptions =
 }
 
 /** The options with every default applied (`null` still means "leave out"). */
-type FixtureSettings = Required<Omit<AdmissionRequestFixtureOptions, 'orderDetail'>> &
-  Pick<AdmissionRequestFixtureOptions, 'orderDetail'>;
+type FixtureSettings = Required<Omit<AdmissionRequestFixtureOptions, 'orderDetail'>> & Pick<AdmissionRequestFixtureOptions, 'orderDetail'>;
 
 interface FixtureIds {
   serviceRequest: string;
@@ -178,9 +173,7 @@ function serviceRequest(o: FixtureSettings, systems: FhirSystems, ids: FixtureId
     performerType: {
       coding: [
         ...(specialty ? [{ system: systems.specialtySystem, code: specialty.code, display: specialty.display }] : []),
-        ...(o.departmentCode
-          ? [{ system: DEPARTMENT_KEY_SYSTEM, code: o.departmentCode, display: `Fachabteilung ${o.departmentCode}` }]
-          : []),
+        ...(o.departmentCode ? [{ system: DEPARTMENT_KEY_SYSTEM, code: o.departmentCode, display: `Fachabteilung ${o.departmentCode}` }] : []),
       ],
     },
     subject: ref(ids.patient),
@@ -241,12 +234,7 @@ const DIAGNOSES = [
   { code: 'E11.90', display: 'Diabetes mellitus, Typ 2' },
 ] as const;
 
-function condition(
-  id: string,
-  diagnosis: (typeof DIAGNOSES)[number],
-  subject: { reference: string },
-  encounterRef: { reference: string },
-): Condition {
+function condition(id: string, diagnosis: (typeof DIAGNOSES)[number], subject: { reference: string }, encounterRef: { reference: string }): Condition {
   return {
     resourceType: 'Condition',
     id,

@@ -2,9 +2,7 @@ import type { Bundle, ExtractResource, ResourceType } from '@medplum/fhirtypes';
 
 /** Index of the first entry holding a resource of this type (throws if there is none: a broken test setup). */
 export function entryIndexOf(bundle: Bundle, resourceType: ResourceType, nth = 0): number {
-  const indexes = (bundle.entry ?? []).flatMap((entry, index) =>
-    entry.resource?.resourceType === resourceType ? [index] : [],
-  );
+  const indexes = (bundle.entry ?? []).flatMap((entry, index) => (entry.resource?.resourceType === resourceType ? [index] : []));
   const index = indexes[nth];
   if (index === undefined) throw new Error(`the bundle has no ${resourceType} entry number ${nth}`);
   return index;

@@ -94,7 +94,10 @@ describe('every fixture is FHIR R4 for a validator from outside the project (@me
 
   it.each<[string, Resource]>([
     ['a masked proposal', admissionRequestBundle()],
-    ['a selection with complete patient data', admissionRequestBundle({ intent: 'order', performerDeepLinks: { '510000001': 'https://referrer.example/app/1' } })],
+    [
+      'a selection with complete patient data',
+      admissionRequestBundle({ intent: 'order', performerDeepLinks: { '510000001': 'https://referrer.example/app/1' } }),
+    ],
     ['a revocation', admissionRequestBundle({ status: 'revoked' })],
     ['a DocumentBundle', documentBundle()],
     ['the spec example admission-request-masked.json', specExample('admission-request-masked.json')],

@@ -40,7 +40,11 @@ export function fhirTask(options: FhirTaskFixtureOptions = {}): FhirTask {
     authoredOn: at,
     lastModified: at,
     ...(businessStatus
-      ? { businessStatus: { coding: [{ system: fhirSystems().admissionResponseStatusSystem, code: businessStatus, display: ADMISSION_RESPONSE_STATUSES[businessStatus] }] } }
+      ? {
+          businessStatus: {
+            coding: [{ system: fhirSystems().admissionResponseStatusSystem, code: businessStatus, display: ADMISSION_RESPONSE_STATUSES[businessStatus] }],
+          },
+        }
       : {}),
     ...(options.notes?.length ? { note: options.notes.map((text) => ({ text, time: at })) } : {}),
   };

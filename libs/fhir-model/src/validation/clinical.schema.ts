@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { ENCOUNTER_STATUSES, UCUM_UNIT_BY_LOINC } from '../codes';
-import {
-  ACT_CODE_SYSTEM,
-  ICD10GM_SYSTEM,
-  IK_NUMBER_SYSTEM,
-  INSURANCE_TYPE_SYSTEM,
-  LOINC_SYSTEM,
-  UCUM_SYSTEM,
-} from '../systems';
+import { ACT_CODE_SYSTEM, ICD10GM_SYSTEM, IK_NUMBER_SYSTEM, INSURANCE_TYPE_SYSTEM, LOINC_SYSTEM, UCUM_SYSTEM } from '../systems';
 import { codedWith, fhirDateTime, fhirId, fhirString, ikNumber, reference } from './datatypes';
 import { quoted } from './excerpt';
 import { customIssue } from './issues';
@@ -24,9 +17,7 @@ export const coverageSchema = z.object({
   // The insurance type list is maintained by the national base profile, so any code is accepted.
   type: codedWith(INSURANCE_TYPE_SYSTEM, { label: 'insurance type', atMostOne: true }),
   beneficiary: reference,
-  payor: z
-    .array(z.object({ identifier: z.object({ system: z.literal(IK_NUMBER_SYSTEM), value: ikNumber }), display: fhirString }))
-    .min(1),
+  payor: z.array(z.object({ identifier: z.object({ system: z.literal(IK_NUMBER_SYSTEM), value: ikNumber }), display: fhirString })).min(1),
 });
 
 export const encounterSchema = z.object({
@@ -66,10 +57,7 @@ export const observationSchema = z
     const unit = UCUM_UNIT_BY_LOINC.get(loinc);
     if (unit && observation.valueQuantity.code !== unit) {
       ctx.addIssue(
-        customIssue('code-invalid', `LOINC ${loinc} is measured in '${unit}', not ${quoted(observation.valueQuantity.code)}`, [
-          'valueQuantity',
-          'code',
-        ]),
+        customIssue('code-invalid', `LOINC ${loinc} is measured in '${unit}', not ${quoted(observation.valueQuantity.code)}`, ['valueQuantity', 'code']),
       );
     }
   });

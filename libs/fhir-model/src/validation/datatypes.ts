@@ -100,13 +100,7 @@ export function codedWith(system: string, { codes, label, atMostOne = false }: C
     }
     for (const { entry, index } of matching) {
       if (codes && !codes.includes(entry.code)) {
-        ctx.addIssue(
-          customIssue('code-invalid', `${quoted(entry.code)} is not a ${label} code (allowed: ${codes.join(', ')})`, [
-            'coding',
-            index,
-            'code',
-          ]),
-        );
+        ctx.addIssue(customIssue('code-invalid', `${quoted(entry.code)} is not a ${label} code (allowed: ${codes.join(', ')})`, ['coding', index, 'code']));
       }
     }
     const second = matching[1];

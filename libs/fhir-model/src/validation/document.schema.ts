@@ -53,10 +53,7 @@ const documentReferenceSchema = z.object({
         // A malformed value under the right system is reported on the value itself.
         if (!related.some((item) => item.identifier?.system === URI_IDENTIFIER_SYSTEM)) {
           ctx.addIssue(
-            customIssue(
-              'required',
-              `an identifier with system ${URI_IDENTIFIER_SYSTEM} and the ServiceRequest identifier URI as value is required`,
-            ),
+            customIssue('required', `an identifier with system ${URI_IDENTIFIER_SYSTEM} and the ServiceRequest identifier URI as value is required`),
           );
         }
       }),

@@ -75,9 +75,7 @@ function describeZodIssue(raw: ZodRawIssue): string | undefined {
       return raw.input === undefined ? 'is required' : `must be ${article(raw.expected)}`;
     case 'invalid_value':
       if (raw.input === undefined) return 'is required';
-      return raw.values.length === 1
-        ? `must be ${quote(raw.values[0])}`
-        : `must be one of ${raw.values.map(quote).join(', ')}`;
+      return raw.values.length === 1 ? `must be ${quote(raw.values[0])}` : `must be one of ${raw.values.map(quote).join(', ')}`;
     case 'too_small':
       return raw.origin === 'array' ? `must have at least ${raw.minimum} item(s)` : 'must not be empty';
     case 'too_big':

@@ -15,15 +15,11 @@ const humanName = z
   .object({
     family: fhirString.optional(),
     given: z.array(fhirString).optional(),
-    _family: z
-      .object({ extension: z.array(z.object({ url: fhirString, valueCode: fhirString.optional() })).optional() })
-      .optional(),
+    _family: z.object({ extension: z.array(z.object({ url: fhirString, valueCode: fhirString.optional() })).optional() }).optional(),
   })
   .superRefine((name, ctx) => {
     if (name.family === undefined && !isMaskedName(name)) {
-      ctx.addIssue(
-        customIssue('required', 'family is required unless the name is masked with the nullFlavor extension (MSK)', ['family']),
-      );
+      ctx.addIssue(customIssue('required', 'family is required unless the name is masked with the nullFlavor extension (MSK)', ['family']));
     }
   });
 
@@ -35,14 +31,8 @@ export const patientSchema = z
     name: z.array(humanName).min(1),
     gender: z.enum(ADMINISTRATIVE_GENDERS),
     birthDate: fhirDate,
-    address: z
-      .array(z.object({ line: z.array(fhirString).optional(), postalCode: fhirString.optional(), city: fhirString.optional() }))
-      .optional(),
-    telecom: z
-      .array(
-        z.object({ system: z.enum(PATIENT_TELECOM_SYSTEMS), value: fhirString, use: z.enum(CONTACT_POINT_USES).optional() }),
-      )
-      .optional(),
+    address: z.array(z.object({ line: z.array(fhirString).optional(), postalCode: fhirString.optional(), city: fhirString.optional() })).optional(),
+    telecom: z.array(z.object({ system: z.enum(PATIENT_TELECOM_SYSTEMS), value: fhirString, use: z.enum(CONTACT_POINT_USES).optional() })).optional(),
   })
   .superRefine((patient, ctx) => {
     if (!patient.name.some(isMaskedName)) return;

@@ -45,7 +45,10 @@ describe('isR4Base64', () => {
 
   it('accepts what the R4 regex accepts and nothing else', () => {
     const text = fc.string({ unit: fc.constantFrom('Q', 'U', 'J', 'D', '+', '/', '=', ' ', '\n', '\t', '!'), maxLength: 14 });
-    fc.assert(fc.property(text, (value) => isR4Base64(value) === r4.test(value)), { numRuns: 2000, seed: 12 });
+    fc.assert(
+      fc.property(text, (value) => isR4Base64(value) === r4.test(value)),
+      { numRuns: 2000, seed: 12 },
+    );
   });
 
   it('checks a long value with line breaks that fails at its end in linear time', () => {

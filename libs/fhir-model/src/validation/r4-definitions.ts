@@ -68,7 +68,7 @@ const SYSTEM_STRING = 'System.String';
  */
 const JAVA_SPACES = [' ', '\t', '\n', '\x0B', '\f', '\r'];
 const CLASS_ESCAPE: Readonly<Record<string, string>> = { ' ': ' ', '\t': '\\t', '\n': '\\n', '\x0B': '\\x0B', '\f': '\\f', '\r': '\\r' };
-const ESCAPED_SPACE: Readonly<Record<string, string>> = { 't': '\t', 'n': '\n', 'r': '\r', 'f': '\f' };
+const ESCAPED_SPACE: Readonly<Record<string, string>> = { t: '\t', n: '\n', r: '\r', f: '\f' };
 
 export function javaRegexToJs(source: string): RegExp {
   const spaces = JAVA_SPACES.map((space) => CLASS_ESCAPE[space]).join('');
@@ -155,9 +155,7 @@ function primitiveType(name: string, json: string, regex: string | undefined): P
 }
 
 function load(source: ElementTable) {
-  const primitives = new Map(
-    Object.entries(source.primitives).map(([name, { json, regex }]) => [name, primitiveType(name, json, regex)]),
-  );
+  const primitives = new Map(Object.entries(source.primitives).map(([name, { json, regex }]) => [name, primitiveType(name, json, regex)]));
   // Every definition exists before any element refers to it: Extension contains Extension.
   const definitions = new Map<string, ElementDefinitions & { elements: Map<string, ElementRule> }>(
     Object.entries(source.definitions).map(([path, definition]) => [
@@ -196,11 +194,7 @@ function requiredElement(required: string | string[]): RequiredElement {
   return { name, properties: variants, satisfiedBy: [...variants, ...variants.map((property) => `_${property}`)] };
 }
 
-function elementType(
-  typeName: string,
-  primitives: ReadonlyMap<string, PrimitiveType>,
-  definitions: ReadonlyMap<string, ElementDefinitions>,
-): ElementType {
+function elementType(typeName: string, primitives: ReadonlyMap<string, PrimitiveType>, definitions: ReadonlyMap<string, ElementDefinitions>): ElementType {
   if (typeName === 'Resource') return { kind: 'resource' };
   const primitive = primitives.get(typeName);
   if (primitive) return { kind: 'primitive', primitive };

@@ -26,13 +26,23 @@ const PATIENT = 'entry[1].resource';
 describe('the FHIR R4 structure check', () => {
   describe('refuses unknown elements, one structure issue each, at their FHIRPath', () => {
     it.each([
-      ['a misspelt ServiceRequest element', `${SR}.occurenceDateTime`, '2026-12-01', "unknown element 'occurenceDateTime' in ServiceRequest (did you mean 'occurrenceDateTime'?)"],
+      [
+        'a misspelt ServiceRequest element',
+        `${SR}.occurenceDateTime`,
+        '2026-12-01',
+        "unknown element 'occurenceDateTime' in ServiceRequest (did you mean 'occurrenceDateTime'?)",
+      ],
       ['notes instead of note', `${SR}.notes`, [{ text: 'Einzelzimmer' }], "unknown element 'notes' in ServiceRequest (did you mean 'note'?)"],
       ['Patient.favouriteColour', `${PATIENT}.favouriteColour`, 'blue', "unknown element 'favouriteColour' in Patient"],
       ['a top-level foo', 'foo', 'bar', "unknown element 'foo' in Bundle"],
       ['an unknown key inside a datatype', `${SR}.code.coding[0].sytem`, 'urn:x', "unknown element 'sytem' in Coding (did you mean 'system'?)"],
       ['an unknown key beside the extensions of a primitive', `${PATIENT}.name[0]._family.colour`, 'blue', "unknown element 'colour' in Element"],
-      ['an unknown key inside an extension', `${PATIENT}.name[0]._family.extension[0].valueCodes`, 'MSK', "unknown element 'valueCodes' in Extension (did you mean 'valueCode'?)"],
+      [
+        'an unknown key inside an extension',
+        `${PATIENT}.name[0]._family.extension[0].valueCodes`,
+        'MSK',
+        "unknown element 'valueCodes' in Extension (did you mean 'valueCode'?)",
+      ],
       ['an element of another resource type', `${PATIENT}.intent`, 'proposal', "unknown element 'intent' in Patient"],
       ['an entry element misplaced on the Bundle', 'fullUrl', 'urn:uuid:0d9c0e4a-3b4f-4a8e-9a57-1f2d3c4b5a69', "unknown element 'fullUrl' in Bundle"],
     ])('%s', (_, at, value, diagnostics) => {
@@ -52,15 +62,27 @@ describe('the FHIR R4 structure check', () => {
 
     it('refuses them in a DocumentBundle too', () => {
       expect(documentIssues(setAt(document(), 'entry[1].resource.content[0].attachment.titel', 'Arztbrief'))).toEqual([
-        expect.objectContaining({ code: 'structure', expression: 'Bundle.entry[1].resource.content[0].attachment.titel', diagnostics: expect.stringContaining("did you mean 'title'?") }),
+        expect.objectContaining({
+          code: 'structure',
+          expression: 'Bundle.entry[1].resource.content[0].attachment.titel',
+          diagnostics: expect.stringContaining("did you mean 'title'?"),
+        }),
       ]);
     });
   });
 
   describe('accepts what R4 allows beyond the profiles', () => {
     it.each([
-      ['a masked family name (primitive extension)', `${PATIENT}.name[0]._family`, { extension: [{ url: NULL_FLAVOR_EXTENSION, valueCode: MASKED_NULL_FLAVOR }] }],
-      ['an id on a primitive extension', `${PATIENT}.name[0]._family`, { id: 'f1', extension: [{ url: NULL_FLAVOR_EXTENSION, valueCode: MASKED_NULL_FLAVOR }] }],
+      [
+        'a masked family name (primitive extension)',
+        `${PATIENT}.name[0]._family`,
+        { extension: [{ url: NULL_FLAVOR_EXTENSION, valueCode: MASKED_NULL_FLAVOR }] },
+      ],
+      [
+        'an id on a primitive extension',
+        `${PATIENT}.name[0]._family`,
+        { id: 'f1', extension: [{ url: NULL_FLAVOR_EXTENSION, valueCode: MASKED_NULL_FLAVOR }] },
+      ],
       ['an R4 element the profile does not name', `${PATIENT}.active`, true],
       ['an extension on a resource', `${SR}.extension`, [{ url: 'https://example.org/fhir/StructureDefinition/x', valueBoolean: true }]],
       ['a choice element of another type', 'entry[7].resource.effectiveDateTime', '2026-11-18T10:00:00+01:00'],
@@ -90,7 +112,11 @@ describe('the FHIR R4 structure check', () => {
       const relatesTo = (target: object) => setAt(document(), 'entry[0].resource.relatesTo', [{ code: 'replaces', ...target }]);
       expect(documentIssues(relatesTo({ targetIdentifier: { value: 'x' } }))).toEqual([]);
       expect(documentIssues(relatesTo({}))).toEqual([
-        expect.objectContaining({ code: 'required', diagnostics: 'target[x] is required (one of targetIdentifier, targetReference)', expression: 'Bundle.entry[0].resource.relatesTo[0].target' }),
+        expect.objectContaining({
+          code: 'required',
+          diagnostics: 'target[x] is required (one of targetIdentifier, targetReference)',
+          expression: 'Bundle.entry[0].resource.relatesTo[0].target',
+        }),
       ]);
     });
 
@@ -105,7 +131,9 @@ describe('the FHIR R4 structure check', () => {
         expect.objectContaining({ code: 'required', expression: 'Bundle.entry[1].resource.name[0].family.extension[0].url' }),
       );
       const withoutStatus = setAt(document(), 'entry[0].resource.status', undefined);
-      setAt(withoutStatus, 'entry[0].resource._status', { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/data-absent-reason', valueCode: 'unknown' }] });
+      setAt(withoutStatus, 'entry[0].resource._status', {
+        extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/data-absent-reason', valueCode: 'unknown' }],
+      });
       expect(documentIssues(withoutStatus)).toEqual([]);
     });
 
@@ -119,7 +147,13 @@ describe('the FHIR R4 structure check', () => {
   describe('checks cardinality and JSON types', () => {
     it.each([
       ['one value where R4 allows one', `${PATIENT}.active`, [true], 'structure', 'active takes a single value in FHIR R4, not an array'],
-      ['one value where R4 takes an array', 'entry[7].resource.category', { text: 'vital-signs' }, 'structure', 'category must be an array (FHIR R4 allows it more than once)'],
+      [
+        'one value where R4 takes an array',
+        'entry[7].resource.category',
+        { text: 'vital-signs' },
+        'structure',
+        'category must be an array (FHIR R4 allows it more than once)',
+      ],
       ['an empty object', `${PATIENT}.maritalStatus`, {}, 'structure', 'an empty object is not allowed in FHIR JSON'],
       ['an empty array', `${PATIENT}.extension`, [], 'structure', 'extension must not be an empty array'],
       ['null', `${PATIENT}.active`, null, 'structure', 'null is not allowed in FHIR JSON'],
@@ -132,7 +166,13 @@ describe('the FHIR R4 structure check', () => {
       ['a code with a double space', `${PATIENT}.language`, 'de  DE', 'value', 'language is not a valid FHIR code'],
       ['an empty string', `${PATIENT}.language`, '', 'value', 'language must not be an empty string (FHIR JSON)'],
       ['a positiveInt of 0', 'entry[2].resource.order', 0, 'value', 'order is not a valid FHIR positiveInt'],
-      ['a resource of a type no bundle carries', `${SR}.contained`, [{ resourceType: 'Practitioner', id: 'p1' }], 'code-invalid', "resourceType 'Practitioner' is not one a bundle of this service may carry"],
+      [
+        'a resource of a type no bundle carries',
+        `${SR}.contained`,
+        [{ resourceType: 'Practitioner', id: 'p1' }],
+        'code-invalid',
+        "resourceType 'Practitioner' is not one a bundle of this service may carry",
+      ],
     ])('%s', (_, at, value, code, diagnostics) => {
       const issues = admissionIssues(setAt(admission(), at, value));
       expect(issues).toHaveLength(1);
@@ -140,9 +180,7 @@ describe('the FHIR R4 structure check', () => {
     });
 
     it('reports the wrong JSON type at the element, once, when the profile schema reports it too', () => {
-      expect(admissionIssues(setAt(admission(), `${PATIENT}.gender`, 5))).toEqual([
-        expect.objectContaining({ expression: 'Bundle.entry[1].resource.gender' }),
-      ]);
+      expect(admissionIssues(setAt(admission(), `${PATIENT}.gender`, 5))).toEqual([expect.objectContaining({ expression: 'Bundle.entry[1].resource.gender' })]);
     });
   });
 

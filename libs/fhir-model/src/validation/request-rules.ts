@@ -66,9 +66,7 @@ function checkOrderDetail(intent: unknown, orderDetails: readonly OrderDetailCod
 function checkCompletePatient(patient: EntryView): Issue[] {
   const maskedIndex = arrayField(patient.resource, 'name').findIndex(isMaskedName);
   if (maskedIndex < 0) return [];
-  const diagnostics =
-    `${INCOMPLETE_PATIENT_AT_SELECTION}: the family name is masked (MSK); ` +
-    'complete master data are required when a clinic is selected';
+  const diagnostics = `${INCOMPLETE_PATIENT_AT_SELECTION}: the family name is masked (MSK); ` + 'complete master data are required when a clinic is selected';
   return [issue('required', diagnostics, ['entry', patient.index, 'resource', 'name', maskedIndex, 'family'])];
 }
 
@@ -96,13 +94,7 @@ export function checkDistinctPerformers({ serviceRequest, byFullUrl }: RequestCo
     if (first === undefined) firstIndexByClinic.set(clinic, index);
     else {
       issues.push(
-        issue('invalid', `performer[${index}] names the same clinic as performer[${first}]`, [
-          'entry',
-          serviceRequest.index,
-          'resource',
-          'performer',
-          index,
-        ]),
+        issue('invalid', `performer[${index}] names the same clinic as performer[${first}]`, ['entry', serviceRequest.index, 'resource', 'performer', index]),
       );
     }
   });

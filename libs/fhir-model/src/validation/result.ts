@@ -18,10 +18,7 @@ export const MAX_ISSUES = 100;
 export function capIssues(issues: readonly Issue[], omitted = 0): Issue[] {
   const further = Math.max(issues.length - MAX_ISSUES, 0) + omitted;
   if (further === 0) return [...issues];
-  return [
-    ...issues.slice(0, MAX_ISSUES),
-    { severity: 'information', code: 'informational', diagnostics: `${further} further issues are not listed` },
-  ];
+  return [...issues.slice(0, MAX_ISSUES), { severity: 'information', code: 'informational', diagnostics: `${further} further issues are not listed` }];
 }
 
 /**

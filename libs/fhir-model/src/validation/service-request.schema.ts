@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import {
-  ORDER_DETAIL_CODES,
-  SERVICE_REQUEST_INTENTS,
-  SERVICE_REQUEST_STATUSES,
-  SERVICE_TYPE_CODES,
-} from '../codes';
+import { ORDER_DETAIL_CODES, SERVICE_REQUEST_INTENTS, SERVICE_REQUEST_STATUSES, SERVICE_TYPE_CODES } from '../codes';
 import { findSpecialty, SPECIALTIES } from '../specialties';
 import { DEPARTMENT_KEY_SYSTEM, type FhirSystems, URI_IDENTIFIER_SYSTEM } from '../systems';
 import { absoluteUri, codedWith, fhirDate, fhirString, reference, uuid } from './datatypes';
@@ -19,7 +14,17 @@ export function serviceRequestSchema(systems: FhirSystems) {
     // At most 2048 printable ASCII characters (RFC 3986 URIs are ASCII): the identifier is a unique
     // database key and goes into the Location header of the 202.
     identifier: z
-      .array(z.object({ system: z.literal(URI_IDENTIFIER_SYSTEM), value: absoluteUri.pipe(z.string().max(2048).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII (RFC 3986)')) }))
+      .array(
+        z.object({
+          system: z.literal(URI_IDENTIFIER_SYSTEM),
+          value: absoluteUri.pipe(
+            z
+              .string()
+              .max(2048)
+              .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII (RFC 3986)'),
+          ),
+        }),
+      )
       .length(1),
     status: z.enum(SERVICE_REQUEST_STATUSES),
     intent: z.enum(SERVICE_REQUEST_INTENTS),

@@ -32,7 +32,15 @@ export const clinicClaims = { role: 'clinic', ik: ['510000001'] };
 /** An access token as the auth service issues it; every part can be overridden to break it. */
 export async function accessToken(
   key: TestSigningKey,
-  options: { claims?: Record<string, unknown>; issuedAt?: number; lifetimeSeconds?: number; issuer?: string; audience?: string; typ?: string; sub?: string } = {},
+  options: {
+    claims?: Record<string, unknown>;
+    issuedAt?: number;
+    lifetimeSeconds?: number;
+    issuer?: string;
+    audience?: string;
+    typ?: string;
+    sub?: string;
+  } = {},
 ): Promise<string> {
   const issuedAt = options.issuedAt ?? Math.floor(Date.now() / 1000);
   return new SignJWT(options.claims ?? referrerClaims)
@@ -48,7 +56,12 @@ export async function accessToken(
 
 /** A service token as the auth service issues it. */
 export function serviceToken(key: TestSigningKey, service: string, options: { audience?: string } = {}): Promise<string> {
-  return accessToken(key, { claims: { role: SERVICE_ROLE }, sub: service, audience: options.audience ?? SERVICE_AUDIENCE, lifetimeSeconds: SERVICE_TOKEN_LIFETIME_SECONDS });
+  return accessToken(key, {
+    claims: { role: SERVICE_ROLE },
+    sub: service,
+    audience: options.audience ?? SERVICE_AUDIENCE,
+    lifetimeSeconds: SERVICE_TOKEN_LIFETIME_SECONDS,
+  });
 }
 
 /**
@@ -71,7 +84,9 @@ export class TestAuthority {
       const answer = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.method === 'GET' && req.url === '/internal/jwks') return answer(200, { keys: [key.publicJwk] });
       if (req.method === 'POST' && req.url === '/internal/service-tokens') {
-        const [service, secret] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':');
+        const [service, secret] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+          .toString()
+          .split(':');
         if (!service || secret !== clientSecret) return answer(401, { error: 'unauthorized', message: 'unknown service client' });
         void serviceToken(key, service).then((token) => answer(200, { accessToken: token, tokenType: 'Bearer', expiresIn: SERVICE_TOKEN_LIFETIME_SECONDS }));
         return;

@@ -48,14 +48,15 @@ ${context.signedIn ? csrfField(context.signedIn.csrfToken) : ''}
 <thead><tr><th scope="col">${t.date}</th>${view.departments.map((department) => html`<th scope="col">${department.label}</th>`)}</tr></thead>
 <tbody>
 ${view.dates.map(
-  (date) => html`<tr><th scope="row">${view.formats.day(date)}</th>${view.departments.map((department) => {
-    const count = countOf(department.code, date);
-    const name = bedInputName(department.code, date);
-    const value = view.entered?.[name] ?? (count ? String(count.freeBeds) : '');
-    const takenId = `${name}-taken`.replace(/\./g, '-');
-    return html`<td><input type="number" inputmode="numeric" min="0" step="1" name="${name}" value="${value}" aria-label="${t.free(department.label, view.formats.day(date) ?? date)}"${count ? html` aria-describedby="${takenId}"` : ''}>
+  (date) =>
+    html`<tr><th scope="row">${view.formats.day(date)}</th>${view.departments.map((department) => {
+      const count = countOf(department.code, date);
+      const name = bedInputName(department.code, date);
+      const value = view.entered?.[name] ?? (count ? String(count.freeBeds) : '');
+      const takenId = `${name}-taken`.replace(/\./g, '-');
+      return html`<td><input type="number" inputmode="numeric" min="0" step="1" name="${name}" value="${value}" aria-label="${t.free(department.label, view.formats.day(date) ?? date)}"${count ? html` aria-describedby="${takenId}"` : ''}>
 <input type="hidden" name="was.${name}" value="${count ? String(count.freeBeds) : ''}">${count ? html`<span class="taken" id="${takenId}">${t.taken(count.held, count.reserved)}</span>` : ''}</td>`;
-  })}</tr>`,
+    })}</tr>`,
 )}
 </tbody>
 </table>

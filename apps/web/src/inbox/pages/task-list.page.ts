@@ -22,7 +22,9 @@ export function isInFilter(status: string, filter: ListFilter): boolean {
 /** The Task's state for a person: what it waits for, or what the clinic answered. */
 export function statusText(task: Pick<ClinicTaskSummary, 'status' | 'businessStatus'>, texts: Texts): string {
   if (task.status === 'requested') return task.businessStatus ? texts.status.resubmitted : texts.status.requested;
-  if (task.status === 'on-hold' && (task.businessStatus === 'query' || task.businessStatus === 'more-data-required')) return texts.status.onHold[task.businessStatus];
+  if (task.status === 'on-hold' && (task.businessStatus === 'query' || task.businessStatus === 'more-data-required')) {
+    return texts.status.onHold[task.businessStatus];
+  }
   return texts.status[task.status];
 }
 

@@ -140,7 +140,8 @@ function historyOf(versions: VersionEntry[], texts: Texts, formats: Formats): Ht
       : entry.changes.length === 0
         ? html`<p>${t.historyUnchanged}</p>`
         : html`<p>${t.historyChanged}</p><ul class="changes">${entry.changes.map(
-            (change) => html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`,
+            (change) =>
+              html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`,
           )}</ul>`;
     return html`<li data-version="${entry.version}"><h3>${t.versionOf(entry.version, when)}</h3>${body}</li>`;
   })}</ol>`;
@@ -157,7 +158,8 @@ function answerForm(taskId: string, form: AnswerForm, texts: Texts, csrfToken: s
 ${
   errors.length
     ? html`<div class="notice notice-error error-summary" role="alert" tabindex="-1" id="answer-errors"><p>${t.errorSummary}</p><ul>${errors.map(
-        (error) => html`<li>${error.field === 'form' ? error.message : html`<a href="#${error.field === 'note' ? 'note' : 'answer-accepted'}">${error.message}</a>`}</li>`,
+        (error) =>
+          html`<li>${error.field === 'form' ? error.message : html`<a href="#${error.field === 'note' ? 'note' : 'answer-accepted'}">${error.message}</a>`}</li>`,
       )}</ul></div>`
     : ''
 }
