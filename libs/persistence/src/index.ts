@@ -5,3 +5,4 @@ export { databaseIsReachable } from './readiness';
 export { findMigrationsDir, openServiceDatabase } from './service-database';
 export { describeDatabase, openPlainSql, openPlainSqlSession, type PlainSqlClient } from './plain-sql';
 export { closeRedis, openRedis } from './redis';
+export { MigrationHistoryError } from './migrations';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { applyMigrations, type Migration } from './migrations';
+import { applyMigrations, MigrationHistoryError, type Migration } from './migrations';
 
 // Not from @bedrequest/testing, which depends on this library: the run's database from global setup.
 const databaseUrl = process.env.DATABASE_URL ?? '';
@@ -49,6 +49,19 @@ describe('applyMigrations', () => {
     await expect(applyMigrations({ databaseUrl, schema, migrations: [first, broken] })).rejects.toThrow(/migration 0002_broken of schema .* failed/);
     expect(await columnsOfThing()).toEqual(['id']);
     expect(await applyMigrations({ databaseUrl, schema, migrations: [first, second] })).toEqual({ applied: ['0002_more'], alreadyApplied: 1 });
+  });
+
+  it('refuses, with one line saying to reset it, a schema migrated with a history this release does not have, and changes nothing', async () => {
+    await applyMigrations({ databaseUrl, schema, migrations: [first, second] });
+    const baseline = migration('0001_baseline', 'CREATE TABLE thing (id integer PRIMARY KEY, label text, extra text)');
+    const attempt = applyMigrations({ databaseUrl, schema, migrations: [baseline] });
+    await expect(attempt).rejects.toThrow(MigrationHistoryError);
+    await expect(attempt).rejects.toThrow(
+      new RegExp(
+        `^schema ${schema} holds migration 0001_things, which this release does not know .*: reset the development database \\(DROP SCHEMA "${schema}" CASCADE, or drop the database\\) and start again$`,
+      ),
+    );
+    expect(await columnsOfThing()).toEqual(['id', 'label']);
   });
 
   it('refuses to run when an applied migration was edited afterwards', async () => {

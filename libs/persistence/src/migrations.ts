@@ -30,13 +30,30 @@ export function readMigrations(migrationsDir: string): Migration[] {
 }
 
 /**
+ * The schema was migrated by a build this release does not know: one from before 1.0, whose
+ * migrations were squashed into the 1.0 baseline (docs/compatibility.md), or a newer one. Nothing is
+ * changed; a development database of that time is reset, never patched up.
+ */
+export class MigrationHistoryError extends Error {
+  override name = 'MigrationHistoryError';
+
+  constructor(schema: string, migration: string) {
+    super(
+      `schema ${schema} holds migration ${migration}, which this release does not know (a development database from before 1.0, or from a newer build): ` +
+        `reset the development database (DROP SCHEMA "${schema}" CASCADE, or drop the database) and start again`,
+    );
+  }
+}
+
+/**
  * Applies the service's pending migrations to its own PostgreSQL schema.
  *
  * `prisma migrate deploy` needs Prisma's native schema engine, which cannot be downloaded on our
  * build machines, so the versioned SQL files Prisma's layout uses are applied here instead: under a
  * session advisory lock (several replicas may start at once), each migration in its own transaction
  * together with its row in `_migrations`, so a failed migration leaves nothing half-applied. An
- * applied migration whose file changed since is an error: migrations are append-only.
+ * applied migration whose file changed since is an error: migrations are append-only; so is an
+ * applied migration this release does not have (MigrationHistoryError).
  */
 export async function applyMigrations(options: { databaseUrl: string; schema: string; migrations: readonly Migration[] }): Promise<MigrationResult> {
   const { schema, migrations } = options;
@@ -52,6 +69,12 @@ export async function applyMigrations(options: { databaseUrl: string; schema: st
     );
     const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${schema}"."_migrations"`);
     const applied = new Map(rows.map((row) => [row.name, row.checksum]));
+    const known = new Set(migrations.map((migration) => migration.name));
+    const foreign = rows
+      .map((row) => row.name)
+      .filter((name) => !known.has(name))
+      .sort();
+    if (foreign.length > 0) throw new MigrationHistoryError(schema, foreign[0]!);
     const newlyApplied: string[] = [];
     for (const migration of migrations) {
       const checksum = applied.get(migration.name);
