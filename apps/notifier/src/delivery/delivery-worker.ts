@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { WakeUpLoop } from '@bedrequest/messaging';
 import { Batcher } from './batcher';
-import type { ClaimResult, ClaimedDelivery, DeliveryRepository, UnreadableDelivery } from './delivery.repository';
+import type { ClaimResult, ClaimedDelivery, UnreadableDelivery } from './claimed-delivery';
+import type { DeliveryRepository } from './delivery.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
 import { isSuccess, type AttemptOutcome, type NextStep, type RetryPolicy } from './retry-policy';
 import { signedWebhook } from './webhook-message';

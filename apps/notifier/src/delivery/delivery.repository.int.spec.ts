@@ -4,7 +4,8 @@ import { testEnvironment } from '@bedrequest/testing';
 import type { EventRepository } from '../events/event.repository';
 import type { SubscriptionRepository } from '../subscriptions/subscription.repository';
 import { incomingEvent, openNotifierStore, type NotifierStore } from '../testing/notifier-store';
-import type { ClaimedDelivery, DeliveryRepository, FinishedAttempt } from './delivery.repository';
+import type { ClaimedDelivery } from './claimed-delivery';
+import type { DeliveryRepository, FinishedAttempt } from './delivery.repository';
 import type { NextStep } from './retry-policy';
 
 const env = testEnvironment();

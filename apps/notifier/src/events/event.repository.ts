@@ -1,4 +1,4 @@
-import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/delivery.repository';
+import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/claimed-delivery';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
 import type { ProtectedFields } from '../persistence/sealed-fields';
 

@@ -1,0 +1,60 @@
+import type { ProtectedFields, StoredValue } from '../persistence/sealed-fields';
+
+/** A due delivery a worker has claimed, with its subscription's address and secret as they are now. */
+export interface ClaimedDelivery {
+  eventId: string;
+  subscriptionId: string;
+  /** The request the event is about: its next event is not due before this one is delivered. */
+  requestIdentifier: string;
+  sequence: number;
+  eventType: string;
+  occurredAt: Date;
+  data: unknown;
+  /** Attempts made in the current schedule before this one. */
+  attemptCount: number;
+  leaseToken: string;
+  callbackUrl: string;
+  secret: string;
+}
+
+/** A claimed delivery as read: its Task and its subscription's secret still as stored. */
+export interface SealedClaim extends Omit<ClaimedDelivery, 'data' | 'secret'> {
+  data: StoredValue<unknown>;
+  secret: StoredValue<string>;
+}
+
+/**
+ * A claimed delivery whose Task or secret does not open (its data key's KEK is not configured, or
+ * the row was altered): it is not attempted, and is claimed again when its lease has run out.
+ */
+export interface UnreadableDelivery {
+  eventId: string;
+  subscriptionId: string;
+  /** The key ids and the column, never the value. */
+  reason: string;
+}
+
+export interface ClaimResult {
+  claimed: ClaimedDelivery[];
+  unreadable: UnreadableDelivery[];
+}
+
+/** Opens the Task and secret of each claim, in their order; those that do not open are set apart. */
+export async function openClaims(claims: readonly SealedClaim[], fields: ProtectedFields): Promise<ClaimResult> {
+  const opened = await Promise.all(
+    claims.map(async (claim): Promise<ClaimedDelivery | UnreadableDelivery> => {
+      try {
+        const [data, secret] = await Promise.all([fields.openData(claim.eventId, claim.data), fields.openSecret(claim.subscriptionId, claim.secret)]);
+        return { ...claim, data, secret };
+      } catch (error) {
+        return { eventId: claim.eventId, subscriptionId: claim.subscriptionId, reason: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+  const result: ClaimResult = { claimed: [], unreadable: [] };
+  for (const claim of opened) {
+    if ('reason' in claim) result.unreadable.push(claim);
+    else result.claimed.push(claim);
+  }
+  return result;
+}
