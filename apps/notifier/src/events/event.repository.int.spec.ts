@@ -187,6 +187,23 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     expect(leases.rows).toHaveLength(2);
   });
 
+  it("hands a request's events over in the order they happened, as the worker's claim takes them, not in the order they arrived", async () => {
+    const { partyId } = await subscribedParty();
+    const at = (ms: number) => ({ occurredAt: new Date(Date.parse('2025-03-06T12:00:00.000Z') + ms) });
+    await events.recordAll([event(partyId, 'stored-later', at(50))]);
+    // One that happened before the stored one goes out at once; within the batch the earlier event is first.
+    const batch = [event(partyId, 'stored-later', at(10)), event(partyId, 'a', at(30)), event(partyId, 'a', at(20))];
+
+    const { outcomes, claimed } = await events.recordAll(batch, { limit: 5, leaseMs: 15_000 });
+
+    expect(outcomes.map((outcome) => (outcome.kind === 'stored' ? [outcome.handedOver, outcome.waitsForEarlier] : outcome.kind))).toEqual([
+      [true, false],
+      [false, true],
+      [true, false],
+    ]);
+    expect(claimed.map((delivery) => delivery.eventId).sort()).toEqual([batch[0]!.eventId, batch[2]!.eventId].sort());
+  });
+
   it('hands nothing over for a disabled subscription', async () => {
     const { partyId, subscriptionId } = await subscribedParty();
     await pool.query(`UPDATE "${schema}".subscription SET status = 'disabled' WHERE id = $1`, [subscriptionId]);

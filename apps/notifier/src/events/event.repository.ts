@@ -1,4 +1,6 @@
+import { mayBeClaimed, newLease } from '../delivery/claim-rule';
 import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/claimed-delivery';
+import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
 import type { ProtectedFields } from '../persistence/sealed-fields';
 
@@ -21,7 +23,10 @@ export interface HandOff {
 }
 
 export type RecordOutcome =
-  /** `handedOver`: claimed for the worker by the same statement; `waitsForEarlier`: its request has an earlier event pending. */
+  /**
+   * `handedOver`: claimed for the worker by the same statement; `waitsForEarlier`: the claim rule
+   * keeps it back (an earlier event of its request is pending, or its subscription is disabled).
+   */
   | { kind: 'stored'; subscriptionId: string; sequence: number; handedOver: boolean; waitsForEarlier: boolean }
   /** The message (or the event, under another message id, also earlier in the same batch) was recorded before. */
   | { kind: 'duplicate' }
@@ -62,17 +67,19 @@ export class EventRepository {
    * by the consumer and that event found stored on its own.
    *
    * The same statement hands up to `handOff.limit` of the stored events straight to the worker,
-   * claimed (leased) as its claim query would: each is the first pending event of its request for
-   * its subscription (none earlier in the table, none earlier in the batch), and its subscription
-   * is active. A webhook that can go out at once thus costs no claim statement of its own; the
-   * others wait for the worker's claim as before. Each Task is stored sealed (SealedFields); the
-   * hand-off takes it from `events`, and opens only the subscription's secret. A handed-over event
-   * whose secret cannot be opened is `unreadable`: it stays claimed until its lease runs out.
+   * claimed under the claim rule the worker's own claims use (claim-rule.ts), applied to the
+   * pending deliveries stored before and to those of the batch: an event whose request has an
+   * earlier one pending waits, as does one of a disabled subscription. A webhook that can go out at
+   * once thus costs no claim statement of its own; the others wait for the worker's claim. Each
+   * Task is stored sealed (SealedFields); the hand-off takes it from `events`, and opens only the
+   * subscription's secret. A handed-over event whose secret cannot be opened is `unreadable`: it
+   * stays claimed until its lease runs out.
    */
   async recordAll(events: readonly IncomingEvent[], handOff: HandOff = { limit: 0, leaseMs: 0 }): Promise<{ outcomes: RecordOutcome[] } & ClaimResult> {
     if (events.length === 0) return { outcomes: [], claimed: [], unreadable: [] };
     const t = this.tables;
     const column = <T>(value: (event: IncomingEvent) => T) => events.map(value);
+    const lease = newLease(handOff.leaseMs);
     const rows = await this.prisma.$queryRaw<
       {
         position: number;
@@ -134,30 +141,34 @@ export class EventRepository {
         RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.secret, l.sealed_secret
       ),
       placed AS (
-        SELECT f.*, n.id AS subscription_id, n.before + row_number() OVER (PARTITION BY n.id ORDER BY f.ord) AS sequence,
-               n.status = 'active'
-               AND row_number() OVER (PARTITION BY n.id, f.request_identifier ORDER BY f.ord) = 1
-               AND NOT EXISTS (SELECT 1 FROM ${t.delivery} earlier
-                                WHERE earlier.status = 'pending' AND earlier.subscription_id = n.id AND earlier.request_identifier = f.request_identifier) AS first_of_request,
-               n.callback_url, n.secret, n.sealed_secret
+        -- Each event as its delivery row will be stored: pending, due now, not leased.
+        SELECT f.*, n.id AS subscription_id, (n.before + row_number() OVER (PARTITION BY n.id ORDER BY f.ord))::int AS sequence,
+               'pending' AS status, now() AS next_attempt_at, NULL::timestamptz AS leased_until,
+               n.status AS subscription_status, n.callback_url, n.secret, n.sealed_secret
           FROM kept f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
       ),
+      judged AS (
+        -- The claim rule, over the pending deliveries stored before and those of this batch.
+        SELECT p.event_id, p.ord, ${mayBeClaimed('p', { subscriptionStatus: Prisma.sql`p.subscription_status`, among: [t.delivery, Prisma.raw('placed')] })} AS claimable
+          FROM placed p
+      ),
       handed AS (
-        SELECT event_id FROM placed WHERE first_of_request ORDER BY ord LIMIT ${handOff.limit}
+        SELECT event_id FROM judged WHERE claimable ORDER BY ord LIMIT ${handOff.limit}
       ),
       stored AS (
         INSERT INTO ${t.delivery}
                (event_id, subscription_id, sequence, event_type, request_identifier, occurred_at, sealed_data, status, next_attempt_at, leased_until, lease_token)
-        SELECT p.event_id, p.subscription_id, p.sequence, p.event_type, p.request_identifier, p.occurred_at, p.sealed_data, 'pending', now(),
-               CASE WHEN h.event_id IS NULL THEN NULL ELSE now() + ${handOff.leaseMs} * interval '1 millisecond' END,
-               CASE WHEN h.event_id IS NULL THEN NULL ELSE gen_random_uuid() END
+        SELECT p.event_id, p.subscription_id, p.sequence, p.event_type, p.request_identifier, p.occurred_at, p.sealed_data, p.status, p.next_attempt_at,
+               CASE WHEN h.event_id IS NULL THEN p.leased_until ELSE ${lease.until} END,
+               CASE WHEN h.event_id IS NULL THEN NULL ELSE ${lease.token} END
           FROM placed p LEFT JOIN handed h ON h.event_id = p.event_id
         RETURNING event_id, subscription_id, sequence, lease_token
       )
       SELECT (f.ord - 1)::int AS position, s.subscription_id::text AS subscription_id, s.sequence, s.lease_token::text AS lease_token,
-             f.event_type, f.occurred_at, p.callback_url, p.secret, p.sealed_secret, NOT coalesce(p.first_of_request, false) AS waits_for_earlier,
+             f.event_type, f.occurred_at, p.callback_url, p.secret, p.sealed_secret, NOT coalesce(j.claimable, false) AS waits_for_earlier,
              l.id IS NOT NULL AND k.event_id IS NULL AS erased
         FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id
+             LEFT JOIN judged j ON j.event_id = f.event_id
              LEFT JOIN locked l ON l.party_id = f.party_id AND l.event_type = f.event_type LEFT JOIN kept k ON k.event_id = f.event_id`;
 
     const outcomes: RecordOutcome[] = events.map(() => ({ kind: 'duplicate' }));
