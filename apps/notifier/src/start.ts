@@ -78,6 +78,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     lifecycle.onStop('webhook connections', () => sender.close());
     const worker = new DeliveryWorker({
       repository: deliveries,
+      events: new EventRepository(prisma, tables, stored),
       sender,
       policy: new RetryPolicy(config.WEBHOOK_RETRY_SCHEDULE),
       metrics: deliveryMetrics(registry),
@@ -100,11 +101,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     // Events of AdmissionResponse messages, and the erasures intake tells of (request.erased.v1).
     await broker.consume(
       topology.queues.notifier.name,
-      withErasures(
-        admissionResponseHandler(new EventRepository(prisma, tables, stored), worker, logger),
-        new RequestErasureRepository(prisma, tables, stored),
-        logger,
-      ),
+      withErasures(admissionResponseHandler(worker, logger), new RequestErasureRepository(prisma, tables, stored), logger),
     );
 
     const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {

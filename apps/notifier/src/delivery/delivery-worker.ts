@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { WakeUpLoop } from '@bedrequest/messaging';
+import type { EventRepository, IncomingEvent, RecordOutcome } from '../events/event.repository';
 import { Batcher } from './batcher';
 import type { ClaimResult, ClaimedDelivery, UnreadableDelivery } from './claimed-delivery';
 import type { DeliveryRepository } from './delivery.repository';
@@ -23,8 +24,10 @@ const LEASE_MARGIN_MS = 5_000;
 const RECORD_WINDOW_MS = 2;
 
 export interface DeliveryWorkerOptions {
-  repository: DeliveryRepository;
-  sender: WebhookSender;
+  repository: Pick<DeliveryRepository, 'claimDue' | 'recordAttempts'>;
+  /** Stores the events the consumer takes in (storeAndHandOver). */
+  events: Pick<EventRepository, 'recordAll'>;
+  sender: Pick<WebhookSender, 'send'>;
   policy: RetryPolicy;
   metrics: DeliveryMetrics;
   logger: Logger;
@@ -45,9 +48,16 @@ interface FinishedDelivery {
 
 /**
  * Sends due deliveries. The schedule lives in the database (DeliveryRepository), so any number of
- * processes can run a worker and a restart loses nothing; this loop only claims what is due (up to
- * the free slots, in one statement), polled every `pollIntervalMs` and when woken (a new event
- * stored, attempts recorded: the next event of a request may now be due).
+ * processes can run a worker and a restart loses nothing. Deliveries come to it by two claims under
+ * the one claim rule (claim-rule.ts): the statement that stores a batch of new events takes those
+ * that can go out at once (storeAndHandOver), and this loop claims what else is due, polled every
+ * `pollIntervalMs` and when woken (events stored that found no free slot, attempts recorded: the
+ * next event of a request may now be due).
+ *
+ * Slots are counted here and nowhere else: `concurrency` of them, each free, held by a claim under
+ * way (its statement may return that many deliveries), or taken by an attempt until it is recorded.
+ * Either claim asks for at most the free slots and holds them while its statement runs, so however
+ * the two interleave no more than `concurrency` attempts are in flight.
  *
  * Finished attempts are recorded in batches (one statement each, see Batcher and
  * DeliveryRepository.recordAttempts). A slot stays taken until its attempt is recorded, so the next
@@ -59,12 +69,12 @@ export class DeliveryWorker {
   /** Claims what is due: when woken, and every `pollIntervalMs` (retries, events other processes left, anything missed). */
   private readonly claims: WakeUpLoop;
   private stopped = false;
-  /** Slots promised to a hand-off under way (the consumer storing events). */
-  private reserved = 0;
+  /** Slots held by claims under way: their statements may return this many deliveries between them. */
+  private claiming = 0;
   /**
-   * Whether due deliveries may wait that nobody has claimed: set when stored events could not be
-   * handed over for want of a slot, when a claim filled every free slot, and by the poll; cleared by
-   * a claim that left slots free. While it is clear, a finished attempt claims nothing.
+   * Whether due deliveries may wait that nobody has claimed: set when stored events were not handed
+   * over, when a claim filled every slot it held, and by the poll; cleared by a claim that left
+   * slots unused. While it is clear, a finished attempt claims nothing.
    */
   private backlog = true;
   /** Requests (subscription and identifier) with a later event waiting for the one in flight here. */
@@ -87,31 +97,23 @@ export class DeliveryWorker {
   }
 
   /**
-   * Promises up to `wanted` free slots to the events about to be stored (EventRepository.recordAll's
-   * hand-off), so that the worker's own claims do not take them meanwhile. `handOver` gives back
-   * what the store did not use.
+   * Stores a batch of events (EventRepository.recordAll: one statement, which also claims under the
+   * claim rule, up to the free slots, those that can go out at once) and sends what it claimed; one
+   * outcome per event, in order. Of the events stored and not handed over, one that found no free
+   * slot is claimed as soon as the worker looks again (now), one kept back by an earlier event of
+   * its request when that event's attempt is recorded here, or by the poll.
    */
-  reserve(wanted: number): number {
-    const granted = this.stopped ? 0 : Math.max(0, Math.min(wanted, this.options.concurrency - this.inFlight.size - this.reserved));
-    this.reserved += granted;
-    return granted;
-  }
-
-  /**
-   * Takes deliveries that were claimed when they were stored (their slots reserved before) and
-   * sends them at once. The other stored events are claimed as usual: those that found no free slot
-   * at once, those that wait for an earlier event of their request when that one is done here.
-   */
-  handOver(
-    handed: ClaimResult,
-    reserved: number,
-    leftBehind: { noSlot: number; followUps: readonly { subscriptionId: string; requestIdentifier: string }[] },
-  ): void {
-    this.reserved -= reserved;
-    this.reportUnreadable(handed.unreadable);
-    for (const delivery of handed.claimed) this.send(delivery);
-    for (const followUp of leftBehind.followUps) this.followUps.add(requestKey(followUp));
-    if (leftBehind.noSlot > 0 || leftBehind.followUps.length > 0) this.wake();
+  async storeAndHandOver(events: readonly IncomingEvent[]): Promise<RecordOutcome[]> {
+    const { outcomes } = await this.claimWithin(events.length, (limit) => this.options.events.recordAll(events, { limit, leaseMs: this.leaseMs }));
+    let leftBehind = false;
+    events.forEach((event, index) => {
+      const outcome = outcomes[index];
+      if (outcome?.kind !== 'stored' || outcome.handedOver) return;
+      leftBehind = true;
+      if (outcome.waitsForEarlier) this.followUps.add(requestKey({ subscriptionId: outcome.subscriptionId, requestIdentifier: event.requestIdentifier }));
+    });
+    if (leftBehind) this.wake();
+    return outcomes;
   }
 
   /**
@@ -137,13 +139,31 @@ export class DeliveryWorker {
   }
 
   private async claim(): Promise<void> {
-    if (!this.backlog) return;
-    const free = this.options.concurrency - this.inFlight.size - this.reserved;
-    if (free <= 0) return;
-    const { claimed, unreadable } = await this.options.repository.claimDue(free, this.leaseMs);
-    this.backlog = claimed.length + unreadable.length === free;
-    this.reportUnreadable(unreadable);
-    for (const delivery of claimed) this.send(delivery);
+    if (!this.backlog || this.freeSlots() <= 0) return;
+    const { claimed, unreadable, limit } = await this.claimWithin(this.options.concurrency, (limit) => this.options.repository.claimDue(limit, this.leaseMs));
+    this.backlog = claimed.length + unreadable.length === limit;
+  }
+
+  private freeSlots(): number {
+    return this.stopped ? 0 : this.options.concurrency - this.inFlight.size - this.claiming;
+  }
+
+  /**
+   * Runs `claim` with a limit of up to `wanted` of the free slots, holds them while it runs, and
+   * sends what it claimed (its limit at most): the one way deliveries take slots.
+   */
+  private async claimWithin<T extends ClaimResult>(wanted: number, claim: (limit: number) => Promise<T>): Promise<T & { limit: number }> {
+    const limit = Math.max(0, Math.min(wanted, this.freeSlots()));
+    this.claiming += limit;
+    let result: T;
+    try {
+      result = await claim(limit);
+    } finally {
+      this.claiming -= limit;
+    }
+    this.reportUnreadable(result.unreadable);
+    for (const delivery of result.claimed) this.send(delivery);
+    return { ...result, limit };
   }
 
   /**

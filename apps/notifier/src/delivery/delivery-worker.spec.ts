@@ -1,0 +1,192 @@
+import { Registry } from 'prom-client';
+import { silentLogger, waitFor } from '@bedrequest/testing';
+import type { IncomingEvent, RecordOutcome } from '../events/event.repository';
+import type { ClaimResult, ClaimedDelivery } from './claimed-delivery';
+import { deliveryMetrics } from './delivery-metrics';
+import { DeliveryWorker } from './delivery-worker';
+import { RetryPolicy } from './retry-policy';
+import type { SendResult } from './webhook-sender';
+
+interface Pending<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+function pending<T>(): Pending<T> {
+  const settle: Partial<Pending<T>> = {};
+  settle.promise = new Promise<T>((resolve, reject) => Object.assign(settle, { resolve, reject }));
+  return settle as Pending<T>;
+}
+
+const delivery = (n: number, requestIdentifier = `request-${n}`): ClaimedDelivery => ({
+  eventId: `event-${n}`,
+  subscriptionId: 'subscription-1',
+  requestIdentifier,
+  sequence: n,
+  eventType: 'AdmissionResponse',
+  occurredAt: new Date('2025-03-06T12:00:00.000Z'),
+  data: { resourceType: 'Task' },
+  attemptCount: 0,
+  leaseToken: `lease-${n}`,
+  callbackUrl: 'http://127.0.0.1:9/hook',
+  secret: 'whsec_c2VjcmV0',
+});
+
+const event = (n: number, requestIdentifier = `request-${n}`): IncomingEvent => ({
+  messageId: `message-${n}`,
+  messageType: 'admission.response.v1',
+  eventId: `event-${n}`,
+  eventType: 'AdmissionResponse',
+  partyId: 'referrer-1',
+  requestIdentifier,
+  occurredAt: new Date('2025-03-06T12:00:00.000Z'),
+  data: { resourceType: 'Task' },
+});
+
+const stored = (sequence: number, handedOver: boolean, waitsForEarlier = false): RecordOutcome => ({
+  kind: 'stored',
+  subscriptionId: 'subscription-1',
+  sequence,
+  handedOver,
+  waitsForEarlier,
+});
+
+const DELIVERED: SendResult = { outcome: { kind: 'answered', statusCode: 204 }, durationMs: 3 };
+
+/**
+ * A worker whose statements and attempts the test settles: every claim, store and attempt waits
+ * until the test resolves it, so the test decides how they interleave.
+ */
+function workerUnderTest(concurrency: number) {
+  const claims: { limit: number; result: Pending<ClaimResult> }[] = [];
+  const stores: { limit: number; result: Pending<{ outcomes: RecordOutcome[] } & ClaimResult> }[] = [];
+  const attempts: { eventId: string; result: Pending<SendResult> }[] = [];
+  const sut = new DeliveryWorker({
+    repository: {
+      claimDue: (limit) => {
+        const result = pending<ClaimResult>();
+        claims.push({ limit, result });
+        return result.promise;
+      },
+      recordAttempts: async () => [],
+    },
+    events: {
+      recordAll: (_events, handOff) => {
+        const result = pending<{ outcomes: RecordOutcome[] } & ClaimResult>();
+        stores.push({ limit: handOff?.limit ?? 0, result });
+        return result.promise;
+      },
+    },
+    sender: {
+      send: (_url, request) => {
+        const result = pending<SendResult>();
+        attempts.push({ eventId: (JSON.parse(request.body) as { id: string }).id, result });
+        return result.promise;
+      },
+    },
+    policy: new RetryPolicy([]),
+    metrics: deliveryMetrics(new Registry()),
+    logger: silentLogger(),
+    timeoutMs: 1_000,
+    concurrency,
+    pollIntervalMs: 600_000,
+    disableAfterMs: 86_400_000,
+  });
+  /** Lets wake-ups and settled statements run (the worker wakes on the next turn of the event loop). */
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  /** Answers every attempt in flight and stops the worker. */
+  const finish = async () => {
+    for (const attempt of attempts) attempt.result.resolve(DELIVERED);
+    for (const claim of claims) claim.result.resolve({ claimed: [], unreadable: [] });
+    await sut.stop();
+  };
+  return { sut, claims, stores, attempts, settle, finish };
+}
+
+describe('DeliveryWorker', () => {
+  it('gives a batch stored while a claim is under way only the slots the claim does not hold, so no more than the concurrency are in flight', async () => {
+    const { sut, claims, stores, attempts, settle, finish } = workerUnderTest(4);
+    sut.start();
+    await settle();
+    expect(claims.map((claim) => claim.limit)).toEqual([4]);
+
+    const handedOver = sut.storeAndHandOver([event(11), event(12)]);
+    await settle();
+    expect(stores.map((store) => store.limit)).toEqual([0]);
+
+    claims[0]!.result.resolve({ claimed: [1, 2, 3, 4].map((n) => delivery(n)), unreadable: [] });
+    stores[0]!.result.resolve({ outcomes: [stored(1, false), stored(2, false)], claimed: [], unreadable: [] });
+    expect(await handedOver).toEqual([stored(1, false), stored(2, false)]);
+    await settle();
+    expect(attempts.map((attempt) => attempt.eventId)).toEqual(['event-1', 'event-2', 'event-3', 'event-4']);
+    await finish();
+  });
+
+  it('hands a stored batch the free slots, sends what the statement claimed, and claims the rest as slots come free', async () => {
+    const { sut, claims, stores, attempts, settle, finish } = workerUnderTest(4);
+    sut.start();
+    await settle();
+    claims[0]!.result.resolve({ claimed: [delivery(1)], unreadable: [] });
+    await settle();
+
+    const handedOver = sut.storeAndHandOver([event(2), event(3), event(4), event(5)]);
+    await settle();
+    expect(stores.map((store) => store.limit)).toEqual([3]);
+    stores[0]!.result.resolve({
+      outcomes: [stored(2, true), stored(3, true), stored(4, true), stored(5, false)],
+      claimed: [delivery(2), delivery(3), delivery(4)],
+      unreadable: [],
+    });
+    await handedOver;
+    await settle();
+    expect(attempts.map((attempt) => attempt.eventId)).toEqual(['event-1', 'event-2', 'event-3', 'event-4']);
+    // The event without a slot is claimed once an attempt is recorded, with the slot it left.
+    expect(claims).toHaveLength(1);
+    attempts[0]!.result.resolve(DELIVERED);
+    await waitFor(() => claims.length === 2, { what: 'the claim after the recorded attempt' });
+    expect(claims[1]!.limit).toBe(1);
+    await finish();
+  });
+
+  it('gives the slots back when storing the batch fails', async () => {
+    const { sut, claims, stores, settle, finish } = workerUnderTest(4);
+    sut.start();
+    await settle();
+    claims[0]!.result.resolve({ claimed: [], unreadable: [] });
+    await settle();
+
+    const handedOver = sut.storeAndHandOver([event(1), event(2)]);
+    await settle();
+    stores[0]!.result.reject(new Error('the database is down'));
+    await expect(handedOver).rejects.toThrow('the database is down');
+
+    sut.wake();
+    await settle();
+    expect(claims.map((claim) => claim.limit)).toEqual([4, 4]);
+    await finish();
+  });
+
+  it("claims an event kept back by an earlier one of its request as soon as that one's attempt is recorded", async () => {
+    const { sut, claims, stores, attempts, settle, finish } = workerUnderTest(4);
+    sut.start();
+    await settle();
+    claims[0]!.result.resolve({ claimed: [], unreadable: [] });
+    await settle();
+
+    const handedOver = sut.storeAndHandOver([event(1, 'request-a'), event(2, 'request-a')]);
+    await settle();
+    stores[0]!.result.resolve({ outcomes: [stored(1, true), stored(2, false, true)], claimed: [delivery(1, 'request-a')], unreadable: [] });
+    await handedOver;
+    await settle();
+    // Woken for the event left behind: nothing is due yet, so the worker sees no backlog.
+    expect(claims).toHaveLength(2);
+    claims[1]!.result.resolve({ claimed: [], unreadable: [] });
+    await settle();
+
+    attempts[0]!.result.resolve(DELIVERED);
+    await waitFor(() => claims.length === 3, { what: 'the claim of the next event of the request' });
+    expect(claims[2]!.limit).toBe(4);
+    await finish();
+  });
+});
