@@ -189,4 +189,41 @@ describe('DeliveryWorker', () => {
     expect(claims[2]!.limit).toBe(4);
     await finish();
   });
+
+  it("claims a request's third event once the second's attempt is recorded, without waiting for the poll", async () => {
+    const { sut, claims, stores, attempts, settle, finish } = workerUnderTest(4);
+    sut.start();
+    await settle();
+    claims[0]!.result.resolve({ claimed: [], unreadable: [] });
+    await settle();
+
+    const handedOver = sut.storeAndHandOver([event(1, 'request-a'), event(2, 'request-a'), event(3, 'request-a')]);
+    await settle();
+    stores[0]!.result.resolve({
+      outcomes: [stored(1, true), stored(2, false, true), stored(3, false, true)],
+      claimed: [delivery(1, 'request-a')],
+      unreadable: [],
+    });
+    await handedOver;
+    await settle();
+    claims[1]!.result.resolve({ claimed: [], unreadable: [] });
+    await settle();
+
+    attempts[0]!.result.resolve(DELIVERED);
+    await waitFor(() => claims.length === 3, { what: 'the claim of the second event' });
+    claims[2]!.result.resolve({ claimed: [delivery(2, 'request-a')], unreadable: [] });
+    await waitFor(() => attempts.length === 2, { what: 'the attempt of the second event' });
+    attempts[1]!.result.resolve(DELIVERED);
+    await waitFor(() => claims.length === 4, { what: 'the claim of the third event, right after the second was recorded' });
+    claims[3]!.result.resolve({ claimed: [delivery(3, 'request-a')], unreadable: [] });
+    await waitFor(() => attempts.length === 3, { what: 'the attempt of the third event' });
+    attempts[2]!.result.resolve(DELIVERED);
+    // The end of the chain: one more look, which finds nothing of the request, and then no more.
+    await waitFor(() => claims.length === 5, { what: 'the last look after the third event' });
+    claims[4]!.result.resolve({ claimed: [], unreadable: [] });
+    await settle();
+    await settle();
+    expect(claims).toHaveLength(5);
+    await finish();
+  });
 });

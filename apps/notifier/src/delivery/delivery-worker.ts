@@ -79,6 +79,12 @@ export class DeliveryWorker {
   private backlog = true;
   /** Requests (subscription and identifier) with a later event waiting for the one in flight here. */
   private readonly followUps = new Set<string>();
+  /**
+   * Requests whose waiting event became due when the attempt before it was recorded, until the next
+   * claim: a delivery of one of them that this claim takes may have yet another event behind it, so
+   * its request is followed up again (one more look at the end of a chain, never a wait for the poll).
+   */
+  private readonly released = new Set<string>();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.recorder = new Batcher((finished) => this.record(finished), { maxBatch: options.concurrency, windowMs: RECORD_WINDOW_MS });
@@ -140,7 +146,10 @@ export class DeliveryWorker {
 
   private async claim(): Promise<void> {
     if (!this.backlog || this.freeSlots() <= 0) return;
+    const released = [...this.released];
+    this.released.clear();
     const { claimed, unreadable, limit } = await this.claimWithin(this.options.concurrency, (limit) => this.options.repository.claimDue(limit, this.leaseMs));
+    for (const delivery of claimed) if (released.includes(requestKey(delivery))) this.followUps.add(requestKey(delivery));
     this.backlog = claimed.length + unreadable.length === limit;
   }
 
@@ -185,7 +194,10 @@ export class DeliveryWorker {
       .finally(() => {
         this.inFlight.delete(work);
         // The next event of its request is due now, if one waits for it; free slots may serve a backlog.
-        if (this.followUps.delete(requestKey(delivery))) this.backlog = true;
+        if (this.followUps.delete(requestKey(delivery))) {
+          this.released.add(requestKey(delivery));
+          this.backlog = true;
+        }
         this.claims.wake();
       });
     this.inFlight.add(work);
