@@ -1,6 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { outcome } from '@bedrequest/fhir-model';
 import { classifyError, HttpError, logServerError, outcomeOf, sendError } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { sendOutcome } from './fhir/fhir-response';
@@ -35,7 +34,7 @@ export function quotedPath(req: Request): string {
 export function answerError(req: Request, res: Response, error: HttpError): void {
   if (!isFhirPath(req)) return sendError(res, error);
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-  sendOutcome(res, error.issues?.length ? outcome(error.issues) : outcomeOf(error), error.status);
+  sendOutcome(res, outcomeOf(error), error.status);
 }
 
 /** Unknown paths: 404 `not_found`. */

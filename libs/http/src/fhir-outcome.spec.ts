@@ -4,10 +4,20 @@ import { outcomeOf } from './fhir-outcome';
 import { HttpError } from './http-error';
 
 describe('outcomeOf', () => {
-  it('answers a classified error with the issue type of its code and the expression', () => {
-    expect(outcomeOf(new HttpError('invalid_request', 'the body is not valid JSON'), 'Bundle')).toEqual({
+  it('answers a classified error with one issue of the type of its code', () => {
+    expect(outcomeOf(new HttpError('gone', 'the patient data of this request was erased'))).toEqual({
       resourceType: 'OperationOutcome',
-      issue: [{ severity: 'error', code: 'invalid', diagnostics: 'the body is not valid JSON', expression: ['Bundle'] }],
+      issue: [{ severity: 'error', code: 'deleted', diagnostics: 'the patient data of this request was erased' }],
+    });
+  });
+
+  it('answers an error that names what it refused with its issues, codes and expressions as they are', () => {
+    const refused = new HttpError('invalid_request', 'identifier: is required', {
+      issues: [{ code: 'required', diagnostics: 'is required', expression: 'identifier' }],
+    });
+    expect(outcomeOf(refused)).toEqual({
+      resourceType: 'OperationOutcome',
+      issue: [{ severity: 'error', code: 'required', diagnostics: 'is required', expression: ['identifier'] }],
     });
   });
 
