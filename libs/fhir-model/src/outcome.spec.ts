@@ -1,27 +1,22 @@
-import { badRequest, conflict, forbidden, getStatus, MAX_DIAGNOSTICS_LENGTH, outcome, throttled, unavailable } from './outcome';
+import { MAX_DIAGNOSTICS_LENGTH, outcome } from './outcome';
 
-describe('OperationOutcome builders', () => {
-  it('carry severity, code, diagnostics and the FHIRPath expression', () => {
-    expect(badRequest('value is required', 'Bundle.entry[0].resource.status')).toEqual({
+describe('outcome', () => {
+  it('carries severity, code, diagnostics and the FHIRPath expression', () => {
+    expect(outcome([{ code: 'invalid', diagnostics: 'value is required', expression: 'Bundle.entry[0].resource.status' }])).toEqual({
       resourceType: 'OperationOutcome',
       issue: [{ severity: 'error', code: 'invalid', diagnostics: 'value is required', expression: ['Bundle.entry[0].resource.status'] }],
     });
   });
 
-  it.each([
-    [badRequest('x'), 400],
-    [forbidden('x'), 403],
-    [conflict('x'), 409],
-    [throttled(), 429],
-    [unavailable('x'), 503],
-    [outcome([{ code: 'not-found', diagnostics: 'x' }]), 404],
-    [outcome([{ code: 'too-long', diagnostics: 'x' }]), 400],
-  ])('map to the HTTP status of their first issue (%#)', (result, status) => {
-    expect(getStatus(result)).toBe(status);
+  it('keeps a severity other than error, and leaves out an expression not given', () => {
+    expect(outcome([{ severity: 'information', code: 'informational', diagnostics: 'queued' }])).toEqual({
+      resourceType: 'OperationOutcome',
+      issue: [{ severity: 'information', code: 'informational', diagnostics: 'queued' }],
+    });
   });
 
-  it(`cut diagnostics to ${MAX_DIAGNOSTICS_LENGTH} characters, whatever a message passed on quotes`, () => {
-    const [issue] = badRequest(`unsupported charset "${'x'.repeat(16_000)}"`).issue ?? [];
+  it(`cuts diagnostics to ${MAX_DIAGNOSTICS_LENGTH} characters, whatever a message passed on quotes`, () => {
+    const [issue] = outcome([{ code: 'invalid', diagnostics: `unsupported charset "${'x'.repeat(16_000)}"` }]).issue ?? [];
     expect(issue?.diagnostics).toHaveLength(MAX_DIAGNOSTICS_LENGTH + '…(16022 characters)'.length);
     expect(issue?.diagnostics?.endsWith('…(16022 characters)')).toBe(true);
   });

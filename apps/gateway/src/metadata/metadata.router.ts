@@ -1,7 +1,9 @@
 import { Router, type Request } from 'express';
 import type { Bundle, OperationOutcome, Resource } from '@medplum/fhirtypes';
-import { capabilityStatement, conformanceResources, CONFORMANCE_RESOURCE_TYPES, notFound, outcome, type Issue } from '@bedrequest/fhir-model';
+import { capabilityStatement, conformanceResources, CONFORMANCE_RESOURCE_TYPES, outcome, type Issue } from '@bedrequest/fhir-model';
+import { HttpError } from '@bedrequest/http';
 import { sendFhir, sendOutcome } from '../fhir/fhir-response';
+import { answerError } from '../http-errors';
 
 export interface MetadataRouterOptions {
   /** `{profile_base}` (config `PROFILE_BASE`): the canonical URLs of the profiles and code systems. */
@@ -49,7 +51,7 @@ export function metadataRouter({ profileBase, version }: MetadataRouterOptions):
       if (refused) return sendOutcome(res, refused.outcome, refused.status);
       const resource = byId.get(req.params.id);
       // The id is not quoted back: it is the caller's input, of any length.
-      if (!resource) return sendOutcome(res, notFound(`no ${type} with this id; there are: ${known}`));
+      if (!resource) return answerError(req, res, new HttpError('not_found', `no ${type} with this id; there are: ${known}`));
       sendFhir(res, 200, resource);
     });
   }

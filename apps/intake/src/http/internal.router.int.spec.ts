@@ -145,6 +145,31 @@ describe('intake internal Task API', () => {
     expect(await get(`/internal/tasks/${taskIds[0]}`, clinic)).toMatchObject({ status: 200, body: { id: taskIds[0] } });
   });
 
+  it('answers its refusals as OperationOutcomes with the status and issue type of their error code', async () => {
+    const outcomeOf = (code: string, diagnostics: string) => ({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code, diagnostics }] });
+    const stranger = bearer(await accessToken(key, { sub: 'referrer-2' }));
+    const erase = async (query: string, headers: Record<string, string>) => {
+      const response = await fetch(`${baseUrl}/internal/requests${query}`, { method: 'DELETE', headers });
+      return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as Record<string, unknown> };
+    };
+
+    expect(await get(`/internal/tasks/${taskIds[0]}`, stranger)).toEqual({
+      status: 404,
+      type: 'application/fhir+json; charset=utf-8',
+      body: outcomeOf('not-found', 'no such Task'),
+    });
+    expect(await get(`/internal/tasks/${taskIds[0]}/documents`, stranger)).toMatchObject({ status: 404, body: outcomeOf('not-found', 'no such Task') });
+    expect(await erase('', referrer)).toEqual({
+      status: 400,
+      type: 'application/fhir+json; charset=utf-8',
+      body: outcomeOf('required', 'the parameter identifier (the ServiceRequest identifier, once) is required'),
+    });
+    expect(await erase(`?identifier=${encodeURIComponent('https://hospital.example/fhir/ServiceRequest/unknown')}`, referrer)).toMatchObject({
+      status: 404,
+      body: outcomeOf('not-found', 'there is no request of yours with this identifier'),
+    });
+  });
+
   it('refuses a call without a valid party token with 401, whatever identity headers claim', async () => {
     const forged = { 'x-viewer-role': 'referrer', 'x-viewer-party': 'referrer-1', 'x-viewer-iks': '260000001' };
     const stranger = await newSigningKey(key.kid);

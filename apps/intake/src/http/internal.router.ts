@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { erasedMessage, gone, notFound, outcome } from '@bedrequest/fhir-model';
-import { classifyError, logServerError, outcomeOf } from '@bedrequest/http';
+import { erasedMessage, outcome } from '@bedrequest/fhir-model';
+import { classifyError, HttpError, logServerError, outcomeOf } from '@bedrequest/http';
 import { ANY_ROLE, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { AuditTrail } from '../audit/audit-trail.service';
 import type { RequestErasureRepository } from '../erasure/request-erasure.repository';
@@ -18,8 +18,8 @@ import { callerOf } from './caller';
 export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasure: RequestErasureRepository, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
   const fhirJson = (res: Response, status: number, body: unknown) => res.status(status).type('application/fhir+json').send(JSON.stringify(body));
-  const notFoundOrErased = (res: Response, read: Exclude<ClinicRead<unknown>, { outcome: 'found' }>) =>
-    read.outcome === 'erased' ? fhirJson(res, 410, gone(erasedMessage(read.erasedAt))) : fhirJson(res, 404, notFound('no such Task'));
+  const notFoundOrErased = (read: Exclude<ClinicRead<unknown>, { outcome: 'found' }>) =>
+    read.outcome === 'erased' ? new HttpError('gone', erasedMessage(read.erasedAt)) : new HttpError('not_found', 'no such Task');
   router.use(['/internal/tasks', '/internal/audit-events'], requireToken({ verifier, roles: ANY_ROLE }));
   router.use('/internal/requests', requireToken({ verifier, roles: ['referrer'] }));
 
@@ -29,12 +29,11 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
   router.delete('/internal/requests', async (req, res) => {
     const identifier = req.query['identifier'];
     if (typeof identifier !== 'string' || identifier.length === 0) {
-      return fhirJson(res, 400, outcome([{ code: 'required', diagnostics: 'the parameter identifier (the ServiceRequest identifier, once) is required' }]));
+      const diagnostics = 'the parameter identifier (the ServiceRequest identifier, once) is required';
+      throw new HttpError('invalid_request', diagnostics, { issues: [{ code: 'required', diagnostics }] });
     }
     const caller = callerOf(req, res);
-    if (caller.viewer.role !== 'referrer') {
-      return fhirJson(res, 403, outcome([{ code: 'forbidden', diagnostics: 'only the referrer of a request may ask for its erasure' }]));
-    }
+    if (caller.viewer.role !== 'referrer') throw new HttpError('forbidden', 'only the referrer of a request may ask for its erasure');
     const result = await erasure.erase(
       { identifier, ownerPartyId: caller.viewer.partyId },
       {
@@ -43,7 +42,7 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
         correlationId: String(req.header('x-correlation-id') ?? identifier),
       },
     );
-    if (result.outcome === 'not-found') return fhirJson(res, 404, notFound('there is no request of yours with this identifier'));
+    if (result.outcome === 'not-found') throw new HttpError('not_found', 'there is no request of yours with this identifier');
     const diagnostics =
       result.outcome === 'erased'
         ? 'the patient data of the request was erased; the other services follow shortly; its tombstone (identifier, dates, states) stays'
@@ -60,7 +59,7 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
   router.get('/internal/tasks/:id', async (req, res) => {
     const result = await tasks.read(req.params.id, req.query, callerOf(req, res));
     if (!result.ok) return fhirJson(res, result.status, outcome(result.issues));
-    if (!result.task) return fhirJson(res, 404, notFound('no such Task'));
+    if (!result.task) throw new HttpError('not_found', 'no such Task');
     return fhirJson(res, 200, result.task);
   });
 
@@ -68,13 +67,13 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
   // patient data was erased (the Task stays readable as its tombstone).
   router.get('/internal/tasks/:id/bundle', async (req, res) => {
     const read = await tasks.bundleForClinic(req.params.id, callerOf(req, res));
-    if (read.outcome !== 'found') return notFoundOrErased(res, read);
+    if (read.outcome !== 'found') throw notFoundOrErased(read);
     return fhirJson(res, 200, read.value);
   });
 
   router.get('/internal/tasks/:id/documents', async (req, res) => {
     const read = await tasks.documentsForClinic(req.params.id, callerOf(req, res));
-    if (read.outcome !== 'found') return notFoundOrErased(res, read);
+    if (read.outcome !== 'found') throw notFoundOrErased(read);
     return fhirJson(res, 200, { items: read.value });
   });
 
@@ -85,8 +84,9 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
     return fhirJson(res, 200, result.bundle);
   });
 
-  // Classified like every service's errors (@bedrequest/http); answered as an OperationOutcome
-  // because the gateway passes intake's answers to FHIR endpoints on unchanged.
+  // Classified like every service's errors (@bedrequest/http), the refusals above included: the
+  // status and issue type of each code are the one table's (errorCodes). Answered as an
+  // OperationOutcome because the gateway passes intake's answers to FHIR endpoints on unchanged.
   router.use((error: unknown, req: Request, res: Response, _next: (error?: unknown) => void) => {
     const failure = classifyError(error);
     logServerError(logger, req, failure);

@@ -5,7 +5,7 @@ import { elementName, fhirPath, type PathSegment } from './fhir-path';
 
 /**
  * Validation issues: built by hand, or translated from zod issues. The FHIR issue type says what
- * kind of problem it is (all of them are 400 through `getStatus`):
+ * kind of problem it is (all of them answer 400: the gateway refuses a bundle as `invalid_request`):
  *
  * | problem                                             | FHIR issue type |
  * |-----------------------------------------------------|-----------------|
