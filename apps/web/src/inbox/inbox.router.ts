@@ -1,6 +1,6 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
-import { classifyError, logServerError } from '@bedrequest/http';
+import { classifyError, HttpError, logServerError, sendError } from '@bedrequest/http';
 import { clientAddressOf } from '@bedrequest/observability';
 import { CsrfTokens, isSameOrigin } from '../session/csrf';
 import type { SessionStore } from '../session/session-store';
@@ -136,7 +136,7 @@ export function inboxRouter(options: InboxOptions): Router {
   const guard: RequestHandler = async (req, res, next) => {
     const session = await sessions.resolve(req, res);
     if (!session) {
-      if (wantsJson(req)) return res.status(401).json({ error: 'unauthorized', message: 'no session: log in at /inbox/login' });
+      if (wantsJson(req)) return sendError(res, new HttpError('unauthorized', 'no session: log in at /inbox/login'));
       return res.redirect(303, `${MOUNT}/login${req.method === 'GET' && cookiesOf(req).has(COOKIES.session) ? '?expired=1' : ''}`);
     }
     res.locals.inboxSession = session;
@@ -163,7 +163,7 @@ export function inboxRouter(options: InboxOptions): Router {
   router.use(bedsRoutes(context));
 
   router.use((req, res) => {
-    if (wantsJson(req)) return res.status(404).json({ error: 'not_found', message: 'no such page' });
+    if (wantsJson(req)) return sendError(res, new HttpError('not_found', 'no such page'));
     sendPage(res, errorPage(bare, texts.errors.notFound), 404);
   });
 
@@ -172,13 +172,13 @@ export function inboxRouter(options: InboxOptions): Router {
     if (error instanceof SessionExpiredError) {
       // The API refused the session's token: the session is over (the person logs in again).
       await sessions.end(req, res).catch(() => undefined);
-      if (wantsJson(req)) return res.status(401).json({ error: 'unauthorized', message: 'the session has ended' });
+      if (wantsJson(req)) return sendError(res, new HttpError('unauthorized', 'the session has ended'));
       return res.redirect(303, `${MOUNT}/login?expired=1`);
     }
     const failure = classifyError(error);
     logServerError(options.logger, req, failure);
     if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds));
-    if (wantsJson(req)) return res.status(failure.status).json({ error: failure.code, message: failure.message });
+    if (wantsJson(req)) return sendError(res, failure);
     const message =
       failure.status === 404
         ? texts.errors.notFound
