@@ -123,34 +123,59 @@ export type ClinicAnswerQueued = z.infer<typeof ClinicAnswerQueued>;
 export const TaskListState = z.enum(['new', 'answered', 'selected', 'cancelled']);
 export type TaskListState = z.infer<typeof TaskListState>;
 
-/** One row of a clinic's Task list: the Task's state and the request at a glance (no master data). */
+/**
+ * The Task statuses of each list state (decisions.md, "Tasks"): `new` waits for the clinic's answer
+ * (a first request or a supplement), `answered` was answered and waits for the referrer, `selected`
+ * is the clinic's admission, `cancelled` needs nothing more. Intake lists and counts by it; the
+ * clinic inbox filters its live rows by it.
+ */
+export const TASK_STATUSES_OF_LIST_STATE = {
+  new: ['requested'],
+  answered: ['accepted', 'rejected', 'on-hold'],
+  selected: ['in-progress'],
+  cancelled: ['cancelled'],
+} as const satisfies Record<TaskListState, readonly TaskStatus[]>;
+
+/**
+ * One row of a clinic's Task list: the Task's state and what a person needs to judge the request at
+ * a glance, read from the request version the clinic was sent (never a later one, so a masked
+ * patient stays masked for it). No name, address or other master data: age and gender only.
+ */
 export const ClinicTaskSummary = z.object({
   id: z.string(),
   status: TaskStatus,
   businessStatus: BusinessStatus.optional(),
+  /** When the request reached the clinic (the Task's creation). */
   authoredOn: z.string(),
   lastModified: z.string(),
+  /** The request version the clinic was sent last (1 = the first request; higher after supplements). */
   version: z.number().int(),
   request: z.object({
     status: z.string(),
     intent: z.string(),
     orderDetail: z.string().optional(),
     serviceType: z.string().optional(),
+    /** The desired admission date, YYYY-MM-DD. */
     occurrenceDate: z.string().optional(),
+    /** Resolved from `performerType` like routing does (decisions.md, "Requests"). */
     departmentCode: z.string().optional(),
     specialty: z.string().optional(),
     requesterIk: z.string(),
     requesterName: z.string().optional(),
   }),
-  /** When the request's patient data was erased: the row is its tombstone (`patient.dataLevel` `erased`, no patient data). */
+  /** When the request's patient data was erased (docs/data-protection.md): the row is its tombstone (`patient.dataLevel` `erased`, no patient data). */
   erasedAt: z.string().optional(),
+  /** `age`: whole years on the day of the answer. */
   patient: z.object({ dataLevel: z.enum(['masked', 'complete', 'erased']), gender: z.string().optional(), age: z.number().int().optional() }),
+  /** The first ICD-10-GM coded Condition of the bundle. */
   mainDiagnosis: z.object({ code: z.string(), display: z.string().optional() }).optional(),
 });
 export type ClinicTaskSummary = z.infer<typeof ClinicTaskSummary>;
 
 export const ClinicTaskList = z.object({
+  /** The clinic's Tasks in the states asked for (all without `state`), `since` aside: `items` is a page of them. */
   total: z.number().int(),
+  /** The clinic's Tasks per list state, whatever the query: the inbox's tab counts. */
   counts: z.record(TaskListState, z.number().int()),
   items: z.array(ClinicTaskSummary),
 });
@@ -161,3 +186,4 @@ export const RequestVersionList = z.object({
   items: z.array(z.object({ version: z.number().int(), receivedAt: z.string(), bundle: z.looseObject({ resourceType: z.literal('Bundle') }) })),
 });
 export type RequestVersionList = z.infer<typeof RequestVersionList>;
+export type RequestVersion = RequestVersionList['items'][number];

@@ -1,9 +1,9 @@
+import type { RequestVersion } from '@bedrequest/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { intakeTable } from '../persistence/intake-table';
 import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { bundleSummaryOf, type BundleSummary } from './bundle-summary';
 import type { SummaryRow } from './clinic-task-summary';
-import type { RequestVersionView } from './versions-sent';
 
 /** The Task's and request's own columns of a list row (the rest is the version's summary). */
 type TaskOfRow = Omit<SummaryRow, keyof BundleSummary> & { request_id: string };
@@ -144,7 +144,7 @@ export class ClinicTaskReadsRepository {
   }
 
   /** The request's versions up to `upTo`, oldest first. */
-  async versionsUpTo(requestId: string, upTo: number): Promise<RequestVersionView[]> {
+  async versionsUpTo(requestId: string, upTo: number): Promise<RequestVersion[]> {
     const rows = await this.prisma.requestVersion.findMany({
       where: { requestId, version: { lte: upTo } },
       orderBy: { version: 'asc' },
@@ -154,7 +154,8 @@ export class ClinicTaskReadsRepository {
       rows.map(async (row) => ({
         version: row.version,
         receivedAt: row.receivedAt.toISOString(),
-        bundle: await this.fields.open(sealedFor.bundle(requestId, row.version), { sealed: row.sealedBundle, clear: row.bundle }),
+        // An AdmissionRequestBundle as received (the gateway validated it before intake stored it).
+        bundle: await this.fields.open<RequestVersion['bundle']>(sealedFor.bundle(requestId, row.version), { sealed: row.sealedBundle, clear: row.bundle }),
       })),
     );
   }

@@ -1,19 +1,12 @@
 import { z } from 'zod';
+import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type RequestVersion } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AuditRecord } from '../audit/audit-event';
 import type { AuditTrail, Caller } from '../audit/audit-trail.service';
 import type { ClinicRead } from '../tasks/task-read.service';
 import type { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
-import {
-  listStateOf,
-  summaryOf,
-  TASK_LIST_STATE_NAMES,
-  TASK_LIST_STATES,
-  type ClinicTaskSummary,
-  type SummaryRow,
-  type TaskListState,
-} from './clinic-task-summary';
-import { versionsSentTo, type RequestVersionView } from './versions-sent';
+import { listStateOf, summaryOf, type SummaryRow } from './clinic-task-summary';
+import { versionsSentTo } from './versions-sent';
 
 export const DEFAULT_LIST_SIZE = 100;
 /** A whole inbox of 1,000 rows in one answer (about 0.5 MB of JSON); more is paged with `_offset`. */
@@ -31,8 +24,8 @@ export const ClinicTaskListQuery = z.strictObject(
       .transform((value) => value.split(','))
       .pipe(
         z.array(
-          z.enum(TASK_LIST_STATE_NAMES as [TaskListState, ...TaskListState[]], {
-            error: `state: one or more of ${TASK_LIST_STATE_NAMES.join(', ')}, comma-separated`,
+          z.enum(TaskListState.options, {
+            error: `state: one or more of ${TaskListState.options.join(', ')}, comma-separated`,
           }),
         ),
       )
@@ -50,14 +43,6 @@ export const ClinicTaskListQuery = z.strictObject(
 );
 export type ClinicTaskListQuery = z.infer<typeof ClinicTaskListQuery>;
 
-export interface ClinicTaskList {
-  /** The clinic's Tasks in the states asked for (all without `state`), `since` aside: `items` is a page of them. */
-  total: number;
-  /** The clinic's Tasks per list state, whatever the query: the inbox's tab counts. */
-  counts: Record<TaskListState, number>;
-  items: ClinicTaskSummary[];
-}
-
 /**
  * What a clinic reads of its Tasks beyond the FHIR Task reads: list rows and request versions. Both
  * show patient data (age, gender, diagnosis; whole bundles), so each read is recorded in the audit
@@ -72,7 +57,7 @@ export class ClinicTaskReadsService {
   ) {}
 
   async list(caller: Caller, clinicIks: readonly string[], query: ClinicTaskListQuery): Promise<ClinicTaskList> {
-    const statuses = query.state?.flatMap((state) => TASK_LIST_STATES[state]);
+    const statuses = query.state?.flatMap((state) => TASK_STATUSES_OF_LIST_STATE[state]);
     const [rows, byStatus] = await Promise.all([
       this.reads.summaries({
         clinicIks,
@@ -83,7 +68,7 @@ export class ClinicTaskReadsService {
       }),
       this.reads.countsByStatus(clinicIks),
     ]);
-    const counts = Object.fromEntries(TASK_LIST_STATE_NAMES.map((state) => [state, 0])) as Record<TaskListState, number>;
+    const counts = Object.fromEntries(TaskListState.options.map((state) => [state, 0])) as ClinicTaskList['counts'];
     for (const [status, count] of byStatus) {
       const state = listStateOf(status);
       if (state) counts[state] += count;
@@ -91,7 +76,7 @@ export class ClinicTaskReadsService {
     if (rows.length > 0) await this.audit.record(listRecords(rows, caller, queryStringOf(query)));
     const today = this.now();
     const items = rows.map((row) => summaryOf(row, this.systems, today));
-    const total = [...new Set(query.state ?? TASK_LIST_STATE_NAMES)].reduce((sum, state) => sum + counts[state], 0);
+    const total = [...new Set(query.state ?? TaskListState.options)].reduce((sum, state) => sum + counts[state], 0);
     return { total, counts, items };
   }
 
@@ -99,7 +84,7 @@ export class ClinicTaskReadsService {
    * The versions of the Task's request that its clinic was sent, oldest first; not found for a Task
    * it may not see; erased once the request's patient data was erased.
    */
-  async versions(taskId: string, caller: Caller, clinicIks: readonly string[]): Promise<ClinicRead<RequestVersionView[]>> {
+  async versions(taskId: string, caller: Caller, clinicIks: readonly string[]): Promise<ClinicRead<RequestVersion[]>> {
     if (!z.guid().safeParse(taskId).success) return { outcome: 'not-found' };
     const task = await this.reads.findTask(taskId);
     if (!task || !clinicIks.includes(task.clinicIk)) return { outcome: 'not-found' };

@@ -1,63 +1,9 @@
-import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
+import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type BusinessStatus, type ClinicTaskSummary, type TaskStatus } from '@bedrequest/contracts';
 import { ageOn, resolveDepartment, type FhirSystems } from '@bedrequest/fhir-model';
 
-/**
- * The filters of a clinic's Task list (the clinic inbox's tabs), each a set of Task statuses
- * (decisions.md, "Tasks"): `new` waits for the clinic's answer (a first request or a supplement),
- * `answered` was answered and waits for the referrer, `selected` is the clinic's admission,
- * `cancelled` needs nothing more.
- */
-export const TASK_LIST_STATES = {
-  new: ['requested'],
-  answered: ['accepted', 'rejected', 'on-hold'],
-  selected: ['in-progress'],
-  cancelled: ['cancelled'],
-} as const satisfies Record<string, readonly TaskStatus[]>;
-export type TaskListState = keyof typeof TASK_LIST_STATES;
-export const TASK_LIST_STATE_NAMES = Object.keys(TASK_LIST_STATES) as TaskListState[];
-
+/** The list state a Task of this status is in (libs/contracts `TASK_STATUSES_OF_LIST_STATE`). */
 export function listStateOf(status: string): TaskListState | undefined {
-  return TASK_LIST_STATE_NAMES.find((state) => (TASK_LIST_STATES[state] as readonly string[]).includes(status));
-}
-
-/**
- * One row of a clinic's Task list: the Task's state and what a person needs to judge the request at
- * a glance, read from the request version the clinic was sent (never a later one, so a masked
- * patient stays masked for it). No name, address or other master data: age and gender only.
- */
-export interface ClinicTaskSummary {
-  id: string;
-  status: TaskStatus;
-  businessStatus?: BusinessStatus;
-  /** When the request reached the clinic (the Task's creation). */
-  authoredOn: string;
-  lastModified: string;
-  /** The request version the clinic was sent last (1 = the first request; higher after supplements). */
-  version: number;
-  request: {
-    status: string;
-    intent: string;
-    orderDetail?: string;
-    serviceType?: string;
-    /** The desired admission date, YYYY-MM-DD. */
-    occurrenceDate?: string;
-    /** Resolved from `performerType` like routing does (decisions.md, "Requests"). */
-    departmentCode?: string;
-    specialty?: string;
-    requesterIk: string;
-    requesterName?: string;
-  };
-  /** When the request's patient data was erased (docs/data-protection.md): the row is its tombstone, without patient data. */
-  erasedAt?: string;
-  patient: {
-    /** `erased`: the request's patient data was erased; nothing else is left of the patient. */
-    dataLevel: 'masked' | 'complete' | 'erased';
-    gender?: string;
-    /** Whole years on the day of the answer. */
-    age?: number;
-  };
-  /** The first ICD-10-GM coded Condition of the bundle. */
-  mainDiagnosis?: { code: string; display?: string };
+  return TaskListState.options.find((state) => (TASK_STATUSES_OF_LIST_STATE[state] as readonly string[]).includes(status));
 }
 
 /** What the list statement reads per Task (snake_case as the SQL names it). */
@@ -89,6 +35,7 @@ export interface SummaryRow {
   erased_at: Date | null;
 }
 
+/** A row of the clinic's list (libs/contracts `ClinicTaskSummary`) from what the list statement read. */
 export function summaryOf(row: SummaryRow, systems: FhirSystems, today: Date): ClinicTaskSummary {
   const department = resolveDepartment(isCodeable(row.performer_type) ? { coding: row.performer_type } : undefined, systems.profileBase);
   const age = row.birth_date ? ageOn(row.birth_date, today) : undefined;

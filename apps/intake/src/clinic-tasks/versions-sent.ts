@@ -1,12 +1,5 @@
 import { IK_NUMBER_SYSTEM } from '@bedrequest/fhir-model';
 
-/** A stored version of a request, as the clinic may read it. */
-export interface RequestVersionView {
-  version: number;
-  receivedAt: string;
-  bundle: unknown;
-}
-
 /**
  * The versions of the request, up to the clinic's `sentVersion`, that went to the clinic, oldest
  * first. Intake keeps only the latest version a clinic was sent; which earlier ones it received
@@ -20,7 +13,7 @@ export interface RequestVersionView {
  * So a clinic that another clinic's selection left out never sees the selection version with its
  * complete master data, and a clinic named again after a gap does not see the versions of the gap.
  */
-export function versionsSentTo(clinicIk: string, versions: readonly RequestVersionView[]): RequestVersionView[] {
+export function versionsSentTo<Version extends { readonly bundle: unknown }>(clinicIk: string, versions: readonly Version[]): Version[] {
   let open = false;
   return versions.filter((version) => {
     const sent = sentTo(clinicIk, version.bundle, open);
