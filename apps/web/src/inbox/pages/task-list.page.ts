@@ -1,22 +1,16 @@
-import type { ClinicTaskList, ClinicTaskSummary, TaskListState } from '@bedrequest/contracts';
+import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type ClinicTaskSummary } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, type Html } from '../html';
 import type { Texts } from '../texts.de';
 import { layout, type PageContext } from './layout';
 
 export type ListFilter = TaskListState | 'all';
-export const LIST_FILTERS: readonly ListFilter[] = ['all', 'new', 'answered', 'selected', 'cancelled'];
+/** The inbox's tabs: every Task, then the list states in the contract's order. */
+export const LIST_FILTERS: readonly ListFilter[] = ['all', ...TaskListState.options];
 
-/** The list states and the Task statuses in each (as `GET /api/v1/clinic/tasks?state=` groups them). */
-const STATUSES_OF: Record<TaskListState, readonly string[]> = {
-  new: ['requested'],
-  answered: ['accepted', 'rejected', 'on-hold'],
-  selected: ['in-progress'],
-  cancelled: ['cancelled'],
-};
-
+/** Whether a Task of this status belongs on the filter's tab (grouped as `GET /api/v1/clinic/tasks?state=` groups them). */
 export function isInFilter(status: string, filter: ListFilter): boolean {
-  return filter === 'all' || STATUSES_OF[filter].includes(status);
+  return filter === 'all' || (TASK_STATUSES_OF_LIST_STATE[filter] as readonly string[]).includes(status);
 }
 
 /** The Task's state for a person: what it waits for, or what the clinic answered. */
