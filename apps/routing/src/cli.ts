@@ -1,7 +1,8 @@
 import { CommandLine, UsageError, command, option, type CommandContext, type Session } from '@bedrequest/cli';
+import type { BedCountView } from '@bedrequest/contracts';
 import { describeDatabase } from '@bedrequest/persistence';
 import { BedCapacityRepository } from './beds/bed-capacity.repository';
-import { BedCountService, type BedCountView } from './beds/bed-count.service';
+import { BedCountService } from './beds/bed-count.service';
 import type { RoutingCliConfig } from './config';
 import { DispatchRepository } from './dispatch/dispatch.repository';
 import { openRoutingDatabase } from './persistence/database';

@@ -1,22 +1,12 @@
-import { IK_PATTERN, type ClinicRegistry } from '../registry/clinic-registry.service';
+import type { BedCountView } from '@bedrequest/contracts';
 import { DEPARTMENTS } from '@bedrequest/clinic-directory';
+import { IK_PATTERN, type ClinicRegistry } from '../registry/clinic-registry.service';
 import type { BedCapacityRepository } from './bed-capacity.repository';
 import { InvalidBedCountError, availableBeds, parseAdmissionDate, parseFreeBeds, type BedCount } from './bed-count';
 
 /** No participating clinic has this IK. */
 export class UnknownClinicError extends Error {
   override name = 'UnknownClinicError';
-}
-
-/** A bed count as the clinic API and the admin command line show it. */
-export interface BedCountView {
-  readonly department: string;
-  readonly specialty: string;
-  readonly date: string;
-  readonly freeBeds: number;
-  readonly held: number;
-  readonly reserved: number;
-  readonly available: number;
 }
 
 /** The clinics' published bed counts: set by the clinic (capacity API) or an administrator. */
@@ -49,6 +39,7 @@ export class BedCountService {
   }
 }
 
+/** A bed count as the clinic API (libs/contracts `BedCountView`) and the admin command line show it. */
 function view(count: BedCount): BedCountView {
   return {
     department: count.departmentCode,
