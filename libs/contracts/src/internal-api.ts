@@ -11,6 +11,10 @@ import { FhirTask } from './messages/fhir-task';
 export const ApiErrorBody = z.object({ error: z.string(), message: z.string() });
 export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
 
+/** Auth, `POST /internal/service-tokens`: a service token for the service that asked (libs/tokens `ServiceTokenSource`). */
+export const ServiceTokenAnswer = z.object({ accessToken: z.string().min(1), tokenType: z.literal('Bearer'), expiresIn: z.number().int().positive() });
+export type ServiceTokenAnswer = z.infer<typeof ServiceTokenAnswer>;
+
 /** Routing, `/internal/clinics/{ik}/capacity`: one published bed count with what is taken of it. */
 export const BedCountView = z.object({
   department: z.string(),

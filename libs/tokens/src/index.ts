@@ -23,5 +23,5 @@ export {
   type TokenVerifierOptions,
 } from './verifier';
 export { accessTokenOf, principalOf, requireToken, type RequireTokenOptions } from './require-token';
-export { ServiceTokenAnswer, ServiceTokenSource } from './service-token-source';
+export { ServiceTokenSource } from './service-token-source';
 export { serviceTokensFor, tokenVerifierFor, type TokenConfig } from './from-config';

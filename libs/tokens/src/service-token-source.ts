@@ -1,8 +1,5 @@
-import { z } from 'zod';
+import { ServiceTokenAnswer } from '@bedrequest/contracts';
 import { InternalClient, type TokenSource } from '@bedrequest/http';
-
-/** The answer of auth's `POST /internal/service-tokens`. */
-export const ServiceTokenAnswer = z.object({ accessToken: z.string().min(1), tokenType: z.literal('Bearer'), expiresIn: z.number().int().positive() });
 
 /** A token is fetched again this long before it expires, so that none expires on its way. */
 const RENEW_BEFORE_MS = 60_000;

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
+import type { ServiceTokenAnswer } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { ServiceName } from '@bedrequest/tokens';
 import type { ServiceTokenIssuer } from './access-token.service';
@@ -22,7 +23,7 @@ export function serviceTokenRouter(issuer: ServiceTokenIssuer, clientSecret: str
       throw new HttpError('unauthorized', 'a service name and the service client secret are required');
     }
     res.setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache');
-    res.json({ accessToken: await issuer.issue(service.data), tokenType: 'Bearer', expiresIn: issuer.lifetimeSeconds });
+    res.json({ accessToken: await issuer.issue(service.data), tokenType: 'Bearer', expiresIn: issuer.lifetimeSeconds } satisfies ServiceTokenAnswer);
   });
   return router;
 }
