@@ -37,18 +37,12 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-/** The generic code of an HTTP status that express or body-parser raised without saying more. */
+/**
+ * The generic code of an HTTP status that express or body-parser raised without saying more: the
+ * first code of that 4xx status in `errorCodes` (so the generic one of a status is listed first, e.g.
+ * `unauthorized` before `invalid_credentials`), `invalid_request` for any other status.
+ */
 export function codeOfStatus(status: number): ErrorCode {
-  const generic: Partial<Record<number, ErrorCode>> = {
-    401: 'unauthorized',
-    403: 'forbidden',
-    404: 'not_found',
-    405: 'method_not_allowed',
-    409: 'conflict',
-    410: 'gone',
-    413: 'payload_too_large',
-    415: 'unsupported_media_type',
-    429: 'too_many_requests',
-  };
-  return generic[status] ?? 'invalid_request';
+  if (status < 400 || status >= 500) return 'invalid_request';
+  return (Object.keys(errorCodes) as ErrorCode[]).find((code) => errorCodes[code].status === status) ?? 'invalid_request';
 }
