@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { declareTopology } from '@bedrequest/contracts';
+import { deleteBrokerTopology } from '@bedrequest/testing';
 
 /**
  * What every stack on one machine needs unless the environment says otherwise: a service client
@@ -29,7 +32,16 @@ export function isolatedEnvironment(namespace: string, redisKeyPrefix = ''): Rec
 /** The address the services of a local stack call each other from. */
 export const LOCAL_PROXY = '127.0.0.1';
 
-/** The schemas an isolated stack's services own. */
-export function schemasOf(env: Record<string, string | undefined>): string[] {
-  return ['AUTH_DB_SCHEMA', 'INTAKE_DB_SCHEMA', 'ROUTING_DB_SCHEMA', 'NOTIFIER_DB_SCHEMA'].flatMap((variable) => (env[variable] ? [env[variable]] : []));
+/** Removes what an isolated stack left behind: its broker objects and its services' schemas (its Redis keys go with the test run's prefix). */
+export async function removeNamespace(env: Record<string, string | undefined>): Promise<void> {
+  await deleteBrokerTopology(env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', declareTopology(env.AMQP_NAMESPACE ?? 'bedrequest')).catch(() => undefined);
+  const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    for (const variable of ['AUTH_DB_SCHEMA', 'INTAKE_DB_SCHEMA', 'ROUTING_DB_SCHEMA', 'NOTIFIER_DB_SCHEMA']) {
+      if (env[variable]) await pool.query(`DROP SCHEMA IF EXISTS "${env[variable]}" CASCADE`).catch(() => undefined);
+    }
+  } finally {
+    await pool.end();
+  }
 }

@@ -16,7 +16,7 @@ import { NotifierConfig } from '../../../apps/notifier/src/config';
 import { startNotifier } from '../../../apps/notifier/src/start';
 import { WebConfig } from '../../../apps/web/src/config';
 import { startWeb } from '../../../apps/web/src/start';
-import type { InProcessRunner, InProcessService } from './launcher';
+import type { InProcessRunner, InProcessService } from './stack-types';
 import type { ServiceName } from './services';
 
 /** The runner of in-process stacks (launchStack). */

@@ -1,7 +1,9 @@
 import { inProcessRunner } from './in-process';
-import { Stack, type LaunchOptions } from './launcher';
+import { Stack } from './launcher';
+import type { LaunchOptions } from './stack-types';
 
-export { Stack, type Instance, type InstanceOptions, type LaunchOptions, type StackMode } from './launcher';
+export { Stack } from './launcher';
+export type { Instance, InstanceOptions, LaunchOptions, StackMode } from './stack-types';
 export { SERVICES, serviceEntry, type ServiceName } from './services';
 export { LOCAL_PROXY, isolatedEnvironment } from './environment';
 export { buildServices, root, type OutputHandling } from './child-process';

@@ -1,84 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Pool } from 'pg';
-import { declareTopology } from '@bedrequest/contracts';
-import { deleteBrokerTopology, freePort, uniqueName } from '@bedrequest/testing';
-import { adminProcess, spawnService, untilReady, type OutputHandling, type ServiceProcess } from './child-process';
-import { isolatedEnvironment, localDefaults, schemasOf } from './environment';
+import { freePort, uniqueName } from '@bedrequest/testing';
+import { adminProcess, spawnService, untilReady, type ServiceProcess } from './child-process';
+import { isolatedEnvironment, localDefaults, removeNamespace } from './environment';
 import { SERVICES, serviceEntry, type ServiceName } from './services';
-
-/**
- * - `in-process`: the services inside the calling process, from their sources (integration tests:
- *   fast, no build);
- * - `processes`: each service a process of its own from dist, as `npm start` and the Docker image
- *   run them (faults, the benchmark, `npm start`, tests that need two processes of one service).
- */
-export type StackMode = 'in-process' | 'processes';
-
-export interface LaunchOptions {
-  readonly mode: StackMode;
-  /** The services' environment, on top of the calling process's. */
-  readonly env?: Record<string, string>;
-  /**
-   * A label for a namespace of the stack's own (schemas, broker namespace, Redis key prefix: see
-   * isolatedEnvironment), removed again by `stop()`. Default `stack`; false: the environment as
-   * given (`npm start`, the benchmark's own database).
-   */
-  readonly isolate?: string | false;
-  /** Which services to start (default: all six), in the order of services.json. */
-  readonly services?: readonly ServiceName[];
-  /** `free` (default): ports picked at start; `configured`: each service's variable, or its default (`npm start`). */
-  readonly ports?: 'free' | 'configured';
-  /** processes: Node options of every service process (e.g. `--cpu-prof`, `--require` of a preload). */
-  readonly nodeArgs?: readonly string[];
-  /** processes: what becomes of their output (default: discarded). */
-  readonly output?: OutputHandling;
-  /** processes: each in a process group of its own, so that a Ctrl-C at the terminal reaches only the launcher. */
-  readonly ownProcessGroup?: boolean;
-  /** processes: how long an instance may take to answer /health/ready (default 90 s). */
-  readonly readyTimeoutMs?: number;
-}
-
-/** A service started inside this process (in-process.ts); `stop` ends it. */
-export interface InProcessService {
-  readonly url: string;
-  readonly probeUrl: string;
-  stop(): Promise<void>;
-}
-
-/**
- * How services start inside this process, and the admin command line with them: in-process.ts, given
- * by `launchStack` (index.ts). Kept out of this file so that `npm start`'s bundle, which runs only
- * processes, does not carry every service's code.
- */
-export interface InProcessRunner {
-  start(service: ServiceName, env: Record<string, string>): Promise<InProcessService>;
-  admin(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }>;
-}
-
-/** One running instance of a service (a stack may run several of one service: `notifier-2`). */
-export interface Instance {
-  readonly name: string;
-  readonly service: ServiceName;
-  readonly port: number;
-  readonly url: string;
-  /** Its /health/* and /metrics: the internal port of the gateway and the web app, the service's own port otherwise. */
-  readonly probeUrl: string;
-  /** Its process id: this process's for an in-process instance. */
-  readonly pid: number;
-  /** What its process wrote (output `capture`); empty otherwise. */
-  output(): string;
-}
-
-export interface InstanceOptions {
-  /** Variables on top of the stack's environment. */
-  readonly env?: Record<string, string>;
-  /** Its port (default: a free one). */
-  readonly port?: number;
-  /** processes: another script to run instead of `dist/apps/<service>/main.cjs` (one with test hooks). */
-  readonly entry?: string;
-  /** Resolve once it answers /health/ready (default), or as soon as it was started. */
-  readonly waitUntilReady?: boolean;
-}
+import type { InProcessRunner, Instance, InstanceOptions, LaunchOptions, StackMode } from './stack-types';
 
 interface Running {
   readonly instance: Instance;
@@ -108,26 +33,47 @@ export class Stack {
     const isolation = options.isolate === false ? {} : isolatedEnvironment(uniqueName(options.isolate ?? 'stack'), process.env.REDIS_KEY_PREFIX ?? '');
     const env: Record<string, string> = { ...localDefaults(), ...definedOnly(process.env), ...isolation, ...options.env };
     const services = options.services ?? SERVICES;
-    // Every address first, so that the services find each other whatever order they come up in.
-    const ports = new Map<ServiceName, { port: number; internalPort?: number }>();
-    for (const name of services) {
-      const entry = serviceEntry(name);
-      const portOf = async (variable: string, fallback: number) => (options.ports === 'configured' ? Number(env[variable] ?? fallback) : await freePort());
-      ports.set(name, {
-        port: await portOf(entry.port.variable, entry.port.default),
-        ...(entry.internalPort ? { internalPort: await portOf(entry.internalPort.variable, entry.internalPort.default) } : {}),
-      });
-    }
-    for (const [name, { port }] of ports) env[serviceEntry(name).url] = `http://127.0.0.1:${port}`;
     const stack = new Stack(options.mode, env, options, inProcess);
     try {
-      // All at once: each service waits for those it needs, as in production.
-      await Promise.all([...ports].map(([name, assigned]) => stack.start(name, name, assigned)));
+      if (options.mode === 'in-process' && options.ports !== 'configured') await stack.startInOrder(services);
+      else await stack.startTogether(services);
     } catch (error) {
       await stack.stop();
       throw error;
     }
     return stack;
+  }
+
+  /**
+   * In this process, each service on a port the system picks as it binds (port 0): one after the
+   * other in start order, each finding those before it at the addresses they got. No port is chosen
+   * before it is bound, so none can be taken meanwhile (by another test's outgoing connection, say).
+   * The gateway's WEB_PUBLIC_URL keeps its default: the web app comes last.
+   */
+  private async startInOrder(services: readonly ServiceName[]): Promise<void> {
+    for (const name of services) {
+      const instance = await this.start(name, name, { port: 0, internalPort: 0 });
+      this.env[serviceEntry(name).url] = instance.url;
+    }
+  }
+
+  /**
+   * Every address first, then all at once: each service waits for those it needs, as in production.
+   * Processes cannot report the port they bound, so free ones are chosen first (or the configured).
+   */
+  private async startTogether(services: readonly ServiceName[]): Promise<void> {
+    const ports = new Map<ServiceName, { port: number; internalPort?: number }>();
+    for (const name of services) {
+      const entry = serviceEntry(name);
+      const portOf = async (variable: string, fallback: number) =>
+        this.options.ports === 'configured' ? Number(this.env[variable] ?? fallback) : await freePort();
+      ports.set(name, {
+        port: await portOf(entry.port.variable, entry.port.default),
+        ...(entry.internalPort ? { internalPort: await portOf(entry.internalPort.variable, entry.internalPort.default) } : {}),
+      });
+    }
+    for (const [name, { port }] of ports) this.env[serviceEntry(name).url] = `http://127.0.0.1:${port}`;
+    await Promise.all([...ports].map(([name, assigned]) => this.start(name, name, assigned)));
   }
 
   get gatewayUrl(): string {
@@ -258,15 +204,7 @@ export class Stack {
    */
   async stop(): Promise<void> {
     for (const name of [...this.running.keys()].reverse()) await this.stopInstance(name).catch(() => undefined);
-    if (this.options.isolate === false) return;
-    await deleteBrokerTopology(this.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', declareTopology(this.namespace)).catch(() => undefined);
-    const pool = new Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
-    pool.on('error', () => undefined);
-    try {
-      for (const schema of schemasOf(this.env)) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-    } finally {
-      await pool.end();
-    }
+    if (this.options.isolate !== false) await removeNamespace(this.env);
   }
 
   private processOf(name: string): ServiceProcess {

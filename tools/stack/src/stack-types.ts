@@ -1,0 +1,76 @@
+import type { OutputHandling } from './child-process';
+import type { ServiceName } from './services';
+
+/**
+ * - `in-process`: the services inside the calling process, from their sources (integration tests:
+ *   fast, no build);
+ * - `processes`: each service a process of its own from dist, as `npm start` and the Docker image
+ *   run them (faults, the benchmark, `npm start`, tests that need two processes of one service).
+ */
+export type StackMode = 'in-process' | 'processes';
+
+export interface LaunchOptions {
+  readonly mode: StackMode;
+  /** The services' environment, on top of the calling process's. */
+  readonly env?: Record<string, string>;
+  /**
+   * A label for a namespace of the stack's own (schemas, broker namespace, Redis key prefix: see
+   * isolatedEnvironment), removed again by `stop()`. Default `stack`; false: the environment as
+   * given (`npm start`, the benchmark's own database).
+   */
+  readonly isolate?: string | false;
+  /** Which services to start (default: all six), in the order of services.json. */
+  readonly services?: readonly ServiceName[];
+  /** `free` (default): ports picked at start; `configured`: each service's variable, or its default (`npm start`). */
+  readonly ports?: 'free' | 'configured';
+  /** processes: Node options of every service process (e.g. `--cpu-prof`, `--require` of a preload). */
+  readonly nodeArgs?: readonly string[];
+  /** processes: what becomes of their output (default: discarded). */
+  readonly output?: OutputHandling;
+  /** processes: each in a process group of its own, so that a Ctrl-C at the terminal reaches only the launcher. */
+  readonly ownProcessGroup?: boolean;
+  /** processes: how long an instance may take to answer /health/ready (default 90 s). */
+  readonly readyTimeoutMs?: number;
+}
+
+/** A service started inside this process (in-process.ts); `stop` ends it. */
+export interface InProcessService {
+  readonly url: string;
+  readonly probeUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * How services start inside this process, and the admin command line with them: in-process.ts, given
+ * by `launchStack` (index.ts). Kept out of this file so that `npm start`'s bundle, which runs only
+ * processes, does not carry every service's code.
+ */
+export interface InProcessRunner {
+  start(service: ServiceName, env: Record<string, string>): Promise<InProcessService>;
+  admin(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }>;
+}
+
+/** One running instance of a service (a stack may run several of one service: `notifier-2`). */
+export interface Instance {
+  readonly name: string;
+  readonly service: ServiceName;
+  readonly port: number;
+  readonly url: string;
+  /** Its /health/* and /metrics: the internal port of the gateway and the web app, the service's own port otherwise. */
+  readonly probeUrl: string;
+  /** Its process id: this process's for an in-process instance. */
+  readonly pid: number;
+  /** What its process wrote (output `capture`); empty otherwise. */
+  output(): string;
+}
+
+export interface InstanceOptions {
+  /** Variables on top of the stack's environment. */
+  readonly env?: Record<string, string>;
+  /** Its port (default: a free one). */
+  readonly port?: number;
+  /** processes: another script to run instead of `dist/apps/<service>/main.cjs` (one with test hooks). */
+  readonly entry?: string;
+  /** Resolve once it answers /health/ready (default), or as soon as it was started. */
+  readonly waitUntilReady?: boolean;
+}
