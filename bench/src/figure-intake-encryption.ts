@@ -193,7 +193,11 @@ async function submitAll(broker: Broker, submissions: readonly Submission[], inF
         );
         const verdict = reply && IntakeVerdictV1.payload.parse(reply.payload);
         if (verdict?.outcome !== 'accepted') {
-          refused.push(verdict ? `${verdict.outcome} ${verdict.refusal ?? ''} ${verdict.issues.map((issue) => issue.diagnostics).join('; ')}` : 'no verdict');
+          refused.push(
+            verdict
+              ? `${verdict.outcome} ${'refusal' in verdict ? verdict.refusal : ''} ${verdict.issues.map((issue) => issue.diagnostics).join('; ')}`
+              : 'no verdict',
+          );
         }
       }
     }),

@@ -97,30 +97,33 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     const bundle = (options: Parameters<typeof admissionRequestBundle>[0] = {}) =>
       admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B], ...options });
 
-    expect(await submit(bundle())).toMatchObject({ status: 202, outcome: 'accepted', requestIdentifier: identifier });
+    expect(await submit(bundle())).toMatchObject({ outcome: 'accepted', requestIdentifier: identifier });
     let tasks = await tasksOf(identifier);
     expect(tasks).toEqual({ [A]: expect.objectContaining({ status: 'requested' }), [B]: expect.objectContaining({ status: 'requested' }) });
     expect(tasks[A]!.businessStatus).toBeUndefined();
 
-    expect(await answer(tasks[A]!.id, A, 'query')).toMatchObject({ status: 200, task: { status: 'on-hold' } });
-    expect(await answer(tasks[B]!.id, B, 'accepted')).toMatchObject({ status: 200, task: { status: 'accepted' } });
+    expect(await answer(tasks[A]!.id, A, 'query')).toMatchObject({ outcome: 'accepted', task: { status: 'on-hold' } });
+    expect(await answer(tasks[B]!.id, B, 'accepted')).toMatchObject({ outcome: 'accepted', task: { status: 'accepted' } });
     // Another clinic's Task is not found for the answering clinic.
-    expect(await answer(tasks[A]!.id, B, 'accepted')).toMatchObject({ status: 404 });
+    expect(await answer(tasks[A]!.id, B, 'accepted')).toMatchObject({ outcome: 'rejected', refusal: 'not-found' });
 
     // Supplemented data: every open Task back to requested, keeping its last answer.
-    expect(await submit(bundle({ notes: ['Befund ergänzt'] }))).toMatchObject({ status: 202, outcome: 'accepted' });
+    expect(await submit(bundle({ notes: ['Befund ergänzt'] }))).toMatchObject({ outcome: 'accepted' });
     tasks = await tasksOf(identifier);
     expect(tasks[A]).toMatchObject({ status: 'requested', businessStatus: 'query' });
     expect(tasks[B]).toMatchObject({ status: 'requested', businessStatus: 'accepted' });
 
     // Selecting A, whose latest answer is a query, is a state conflict; B accepts again and is selected.
-    expect(await submit(bundle({ intent: 'order', orderDetail: 'selected-provider', performerIks: [A] }))).toMatchObject({ status: 409 });
+    expect(await submit(bundle({ intent: 'order', orderDetail: 'selected-provider', performerIks: [A] }))).toMatchObject({
+      outcome: 'rejected',
+      refusal: 'conflict',
+    });
     await answer(tasks[B]!.id, B, 'accepted');
-    expect(await submit(bundle({ intent: 'order', orderDetail: 'selected-provider', performerIks: [B] }))).toMatchObject({ status: 202 });
+    expect(await submit(bundle({ intent: 'order', orderDetail: 'selected-provider', performerIks: [B] }))).toMatchObject({ outcome: 'accepted' });
     tasks = await tasksOf(identifier);
     expect(tasks[A]).toMatchObject({ status: 'cancelled' });
     expect(tasks[B]).toMatchObject({ status: 'in-progress', businessStatus: 'accepted' });
-    expect(await answer(tasks[A]!.id, A, 'accepted')).toMatchObject({ status: 409 });
+    expect(await answer(tasks[A]!.id, A, 'accepted')).toMatchObject({ outcome: 'rejected', refusal: 'conflict' });
 
     // The selected clinic reads the complete master data; the cancelled one the version before.
     const readAs = async (clinicIk: string) =>
@@ -131,30 +134,30 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
 
     // Withdrawal: proposal again, B cancelled.
     expect(await submit(bundle({ intent: 'order', orderDetail: 'selected-provider-cancelled', performerIks: [B], patient: 'complete' }))).toMatchObject({
-      status: 202,
+      outcome: 'accepted',
     });
     expect((await tasksOf(identifier))[B]).toMatchObject({ status: 'cancelled' });
 
     // A later bundle naming A again reopens its Task without its old answer.
-    expect(await submit(bundle({ performerIks: [A], notes: ['zweiter Anlauf'] }))).toMatchObject({ status: 202 });
+    expect(await submit(bundle({ performerIks: [A], notes: ['zweiter Anlauf'] }))).toMatchObject({ outcome: 'accepted' });
     expect((await tasksOf(identifier))[A]).toMatchObject({ status: 'requested', businessStatus: undefined });
 
     // Revocation cancels everything; nothing is accepted afterwards.
-    expect(await submit(bundle({ status: 'revoked', performerIks: [A] }))).toMatchObject({ status: 202 });
+    expect(await submit(bundle({ status: 'revoked', performerIks: [A] }))).toMatchObject({ outcome: 'accepted' });
     tasks = await tasksOf(identifier);
     expect(Object.values(tasks).map((task) => task.status)).toEqual(['cancelled', 'cancelled']);
-    expect(await submit(bundle())).toMatchObject({ status: 409 });
+    expect(await submit(bundle())).toMatchObject({ outcome: 'rejected', refusal: 'conflict' });
     // A cancelled clinic reads the version it was sent before, never the revocation (decisions.md).
     const serviceRequestOf = (b: FetchedBundle) => b.entry.find((e) => e.resource.resourceType === 'ServiceRequest')!.resource as { status?: string };
     expect(serviceRequestOf(await readAs(A)).status).toBe('active');
     // The same revocation sent again is a retry: 202, nothing changes.
-    expect(await submit(bundle({ status: 'revoked', performerIks: [A] }))).toMatchObject({ status: 202, outcome: 'unchanged' });
+    expect(await submit(bundle({ status: 'revoked', performerIks: [A] }))).toMatchObject({ outcome: 'unchanged' });
   });
 
   it('answers an identical retransmission with 202 without storing a new version', async () => {
     const b = admissionRequestBundle({ performerIks: [A] });
-    expect(await submit(b)).toMatchObject({ status: 202, outcome: 'accepted' });
-    expect(await submit(JSON.parse(JSON.stringify(b)))).toMatchObject({ status: 202, outcome: 'unchanged' });
+    expect(await submit(b)).toMatchObject({ outcome: 'accepted' });
+    expect(await submit(JSON.parse(JSON.stringify(b)))).toMatchObject({ outcome: 'unchanged' });
   });
 
   it('processes a redelivered message once and gives the same verdict', async () => {
@@ -184,7 +187,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     const verdicts = await Promise.all(
       Array.from({ length: 12 }, (_, n) => submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], notes: [`Ergänzung ${n}`] }))),
     );
-    expect(verdicts.every((verdict) => verdict.status === 202 && verdict.outcome === 'accepted')).toBe(true);
+    expect(verdicts.every((verdict) => verdict.outcome === 'accepted')).toBe(true);
     const dispatched = (await takeAll(inspector, topology.queues.routing.name))
       .map((message) => message.payload as { requestIdentifier: string; version: number })
       .filter((payload) => payload.requestIdentifier === identifier)
@@ -201,18 +204,18 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
         receivedAt: new Date().toISOString(),
         bundle: documentBundle({ requestIdentifier }) as unknown as Record<string, unknown>,
       });
-    expect(await document(identifier)).toMatchObject({ status: 202 });
-    expect(await document(`${FIXTURE_FHIR_BASE}/ServiceRequest/unknown`)).toMatchObject({ status: 404 });
+    expect(await document(identifier)).toMatchObject({ outcome: 'accepted' });
+    expect(await document(`${FIXTURE_FHIR_BASE}/ServiceRequest/unknown`)).toMatchObject({ outcome: 'rejected', refusal: 'not-found' });
     const taskId = (await tasksOf(identifier))[A]!.id;
     const documents = await fetch(`${intake.url}/internal/tasks/${taskId}/documents`, { headers: await as({ clinicIk: A }) }).then(
       (r) => r.json() as Promise<{ items: unknown[] }>,
     );
     expect(documents.items).toHaveLength(1);
     // The same document again is a retry: stored once.
-    expect(await document(identifier)).toMatchObject({ status: 202, outcome: 'unchanged' });
+    expect(await document(identifier)).toMatchObject({ outcome: 'unchanged' });
 
     await submit(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], status: 'revoked' }));
-    expect(await document(identifier)).toMatchObject({ status: 409 });
+    expect(await document(identifier)).toMatchObject({ outcome: 'rejected', refusal: 'conflict' });
   });
 
   it('offers a cancelled clinic no document received after its cancellation', async () => {
@@ -222,7 +225,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     await answer(tasks[B]!.id, B, 'accepted');
     expect(
       await submit(admissionRequestBundle({ requestIdentifier: identifier, intent: 'order', orderDetail: 'selected-provider', performerIks: [B] })),
-    ).toMatchObject({ status: 202 });
+    ).toMatchObject({ outcome: 'accepted' });
     await send(DocumentBundleSubmittedV1, {
       submitter: referrer,
       receivedAt: new Date().toISOString(),

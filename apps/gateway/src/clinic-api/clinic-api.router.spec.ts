@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
-import { createEnvelope, IntakeVerdictV1, legacyVerdictStatus, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { createEnvelope, IntakeVerdictV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { BrokerUnavailableError, PublishRejectedError } from '@bedrequest/messaging';
 import { captureLogger, type CapturedLogger } from '@bedrequest/testing';
@@ -168,7 +168,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
         .send(body as object);
 
     it("publishes the answer for this clinic's IK and answers 200 with the updated Task", async () => {
-      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task: acceptedTask } };
+      broker = { reply: { outcome: 'accepted', issues: [], task: acceptedTask } };
 
       const response = await answer({ businessStatus: 'accepted', note: 'Aufnahme am 1.12. möglich' });
 
@@ -207,35 +207,12 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       [404, 'not_found', 'not-found', "another clinic's Task"],
       [409, 'conflict', 'conflict', 'the Task is cancelled'],
     ] as const)('answers %i when intake refuses the answer (%s)', async (status, error, refusal, diagnostics) => {
-      broker = { reply: { status, outcome: 'rejected', refusal, issues: [{ code: refusal, diagnostics }] } };
+      broker = { reply: { outcome: 'rejected', refusal, issues: [{ code: refusal, diagnostics }] } };
 
       const response = await answer({ businessStatus: 'accepted' });
 
       expect(response.status).toBe(status);
       expect(response.body).toEqual({ error, message: diagnostics });
-    });
-
-    it.each([
-      [404, 'not_found'],
-      [409, 'conflict'],
-    ] as const)('answers %i to the verdict of an intake older than its refusal field, from the status', async (status, error) => {
-      broker = { reply: { status, outcome: 'rejected', issues: [{ code: 'x', diagnostics: 'refused' }] } };
-
-      const response = await answer({ businessStatus: 'accepted' });
-
-      expect(response.status).toBe(status);
-      expect(response.body).toEqual({ error, message: 'refused' });
-    });
-
-    it('answers what the refusal says, and the same as gateways that read the deprecated status', async () => {
-      for (const refusal of ['not-found', 'conflict'] as const) {
-        const verdict = { outcome: 'rejected' as const, refusal, issues: [{ code: refusal, diagnostics: 'refused' }] };
-        broker = { reply: { ...verdict, status: 400 } };
-
-        const response = await answer({ businessStatus: 'accepted' });
-
-        expect(response.status).toBe(legacyVerdictStatus(verdict));
-      }
     });
 
     it.each([
@@ -284,7 +261,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     });
 
     it('accepts a note of exactly 4000 characters', async () => {
-      broker = { reply: { status: 200, outcome: 'accepted', issues: [], task: acceptedTask } };
+      broker = { reply: { outcome: 'accepted', issues: [], task: acceptedTask } };
 
       expect((await answer({ businessStatus: 'query', note: 'x'.repeat(4000) })).status).toBe(200);
     });

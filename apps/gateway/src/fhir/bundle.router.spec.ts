@@ -1,14 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import {
-  createEnvelope,
-  IntakeVerdictV1,
-  legacyVerdictStatus,
-  VerdictRefusal,
-  type ClinicRecord,
-  type Envelope,
-  type MessageDefinition,
-} from '@bedrequest/contracts';
+import { createEnvelope, IntakeVerdictV1, VerdictRefusal, type ClinicRecord, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
 import { ClinicDirectoryUnavailableError } from '@bedrequest/clinic-directory';
 import { DEFAULT_PROFILE_BASE } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
@@ -50,7 +42,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
   beforeEach(() => {
     logger = captureLogger('info');
     published = [];
-    broker = { reply: { status: 202, outcome: 'accepted', issues: [], requestIdentifier: REQUEST } };
+    broker = { reply: { outcome: 'accepted', issues: [], requestIdentifier: REQUEST } };
     participating = FIXTURE_PERFORMER_IKS;
     directoryDown = false;
   });
@@ -142,7 +134,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
 
     it.each([
       ['intake did not answer in time: the bundle is queued', undefined],
-      ['intake found it identical to the latest version', { status: 202, outcome: 'unchanged', issues: [] } as IntakeVerdictV1],
+      ['intake found it identical to the latest version', { outcome: 'unchanged', issues: [] } as IntakeVerdictV1],
     ])('is answered 202 with the Location when %s', async (_, reply) => {
       broker = { reply };
 
@@ -159,7 +151,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
       [404, 'not-found', 'not-found', 'no such request'],
       [403, 'forbidden', 'forbidden', "another referrer's request"],
     ] as const)("is answered %i with intake's issues when intake refuses it (%s)", async (status, refusal, code, diagnostics) => {
-      broker = { reply: { status, outcome: 'rejected', refusal, issues: [{ code, diagnostics, expression: 'Bundle.entry[0].resource' }] } };
+      broker = { reply: { outcome: 'rejected', refusal, issues: [{ code, diagnostics, expression: 'Bundle.entry[0].resource' }] } };
 
       const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }));
 
@@ -173,22 +165,14 @@ describe('POST /api/v2/fhir/Bundle', () => {
   });
 
   describe("the answer to intake's refusal", () => {
-    it.each(VerdictRefusal.options)('follows the refusal (%s), with the status gateways reading the deprecated status gave', async (refusal) => {
-      const verdict = { outcome: 'rejected' as const, refusal, issues: [{ code: 'conflict', diagnostics: 'refused' }] };
-      broker = { reply: { ...verdict, status: 500 } };
+    const statusOf = { invalid: 400, forbidden: 403, 'not-found': 404, conflict: 409 } as const;
+
+    it.each(VerdictRefusal.options)('follows the refusal (%s): decisions.md, "Errors"', async (refusal) => {
+      broker = { reply: { outcome: 'rejected', refusal, issues: [{ code: 'conflict', diagnostics: 'refused' }] } };
 
       const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }));
 
-      expect(response.status).toBe(legacyVerdictStatus(verdict));
-    });
-
-    it.each([400, 403, 404, 409])('is read from the status of an intake older than the refusal field (%i)', async (status) => {
-      broker = { reply: { status, outcome: 'rejected', issues: [{ code: 'invalid', diagnostics: 'refused' }] } };
-
-      const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }));
-
-      expect(response.status).toBe(status);
-      expect(response.body).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'invalid', diagnostics: 'refused' }] });
+      expect(response.status).toBe(statusOf[refusal]);
     });
   });
 

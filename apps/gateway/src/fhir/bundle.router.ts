@@ -17,7 +17,7 @@ import {
   type AdmissionRequestBundle,
   type Issue,
 } from '@bedrequest/fhir-model';
-import { codeOfStatus, HttpError, type ErrorCode } from '@bedrequest/http';
+import { HttpError, type ErrorCode } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
 import { principalOf, type Principal } from '@bedrequest/tokens';
@@ -160,6 +160,7 @@ async function submit(
   return sendFhir(res, 202, outcome([{ severity: 'information', code: 'informational', diagnostics }]));
 }
 
+/** decisions.md, "Errors": the HTTP answer (400, 403, 404, 409) to each reason intake gives for a refusal. */
 const errorCodeOfRefusal: Record<VerdictRefusal, ErrorCode> = {
   invalid: 'invalid_request',
   forbidden: 'forbidden',
@@ -167,19 +168,10 @@ const errorCodeOfRefusal: Record<VerdictRefusal, ErrorCode> = {
   conflict: 'conflict',
 };
 
-/**
- * The error answering intake's refusal of a bundle or clinic answer (decisions.md, "Errors": 400,
- * 403, 404, 409), and so its HTTP status. An intake older than `refusal` says why only in the
- * verdict's status.
- */
-export function refusalErrorCode(verdict: Pick<IntakeVerdictV1, 'refusal' | 'status'>): ErrorCode {
-  return verdict.refusal ? errorCodeOfRefusal[verdict.refusal] : codeOfStatus(verdict.status);
-}
-
 /** Intake's refusal with intake's issues: the OperationOutcome of a bundle, the message of a clinic answer. */
-export function refusedByIntake(verdict: Pick<IntakeVerdictV1, 'refusal' | 'status' | 'issues'>): HttpError {
+export function refusedByIntake(verdict: Pick<Extract<IntakeVerdictV1, { outcome: 'rejected' }>, 'refusal' | 'issues'>): HttpError {
   return refused(
-    refusalErrorCode(verdict),
+    errorCodeOfRefusal[verdict.refusal],
     verdict.issues.map((issue) => ({ ...issue, code: issue.code as Issue['code'] })),
   );
 }

@@ -217,10 +217,10 @@ describe('erasing a request', () => {
       documentOf(request.identifier),
       answerOf(request.taskId, 'query'),
     ]);
-    expect(verdicts.map((verdict) => [verdict.outcome, verdict.refusal])).toEqual([
-      ['rejected', 'conflict'],
-      ['rejected', 'conflict'],
-      ['rejected', 'conflict'],
+    expect(verdicts).toMatchObject([
+      { outcome: 'rejected', refusal: 'conflict' },
+      { outcome: 'rejected', refusal: 'conflict' },
+      { outcome: 'rejected', refusal: 'conflict' },
     ]);
     const [redelivered] = await service.handle([request.answer]);
     expect(redelivered).toMatchObject({ outcome: 'unchanged' });

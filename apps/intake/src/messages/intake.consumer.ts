@@ -30,9 +30,10 @@ export function intakeHandler(service: IntakeService, relay: Pick<OutboxRelay, '
       const verdict = verdictOf.get(message.envelope.id);
       if (!verdict) continue;
       // A refusal by its reason, else the outcome: what intake decided, not the caller's HTTP status.
-      const decided = verdict.refusal ?? verdict.outcome;
+      const refusal = verdict.outcome === 'rejected' ? verdict.refusal : undefined;
+      const decided = refusal ?? verdict.outcome;
       counts[decided] = (counts[decided] ?? 0) + 1;
-      message.logger.debug({ outcome: verdict.outcome, refusal: verdict.refusal }, 'processed');
+      message.logger.debug({ outcome: verdict.outcome, refusal }, 'processed');
       await message.reply(IntakeVerdictV1, verdict);
     }
     // One line per batch: ids and counts of what was decided, never bundle content.

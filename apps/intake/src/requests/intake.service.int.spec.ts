@@ -86,10 +86,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
       submission({ requestIdentifier: identifier, performerIks: [A], notes: ['Befund ergänzt'] }),
     ]);
 
-    expect(verdicts.map((verdict) => [verdict.status, verdict.outcome])).toEqual([
-      [202, 'accepted'],
-      [202, 'accepted'],
-    ]);
+    expect(verdicts.map((verdict) => verdict.outcome)).toEqual(['accepted', 'accepted']);
     expect(await versionsOf(identifier)).toEqual([{ version: 1 }, { version: 2 }]);
     expect((await outboxOf(identifier)).map((row) => [row.routing_key, row.version])).toEqual([
       ['request.dispatched.v1', 1],
@@ -110,7 +107,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     expect(await outboxOf(identifier)).toHaveLength(2);
   });
 
-  it('says why it refused a bundle, and carries the HTTP status gateways older than the reason answer with', async () => {
+  it('says why it refused a bundle', async () => {
     const identifier = newIdentifier();
     await service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })]);
 
@@ -119,30 +116,17 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     ]);
 
     expect(verdict).toEqual({
-      status: 409,
       outcome: 'rejected',
       refusal: 'conflict',
       issues: [{ code: 'conflict', diagnostics: `clinic ${A} cannot be selected: its latest answer is not "accepted"` }],
     });
   });
 
-  it('gives a redelivered message the verdict an older intake stored for it, without a refusal reason', async () => {
-    const command = submission({ requestIdentifier: newIdentifier(), performerIks: [A] });
-    const stored = { status: 409, outcome: 'rejected', issues: [{ code: 'conflict', diagnostics: 'the request was revoked' }] };
-    await query('INSERT INTO $schema.inbox_message (message_id, message_type, verdict) VALUES ($1, $2, $3)', [
-      command.meta.messageId,
-      command.meta.messageType,
-      stored,
-    ]);
-
-    expect(await service.handle([command])).toEqual([stored]);
-  });
-
   it('declines at once for a requested clinic that does not offer the department, and tells routing so', async () => {
     const identifier = newIdentifier();
     const [verdict] = await service.handle([submission({ requestIdentifier: identifier, performerIks: [A, B] })]);
 
-    expect(verdict).toMatchObject({ status: 202, outcome: 'accepted' });
+    expect(verdict).toMatchObject({ outcome: 'accepted' });
     const rows = await query<{ id: string; clinic_ik: string; status: string; business_status: string | null; sealed_notes: Buffer }>(
       'SELECT t.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 ORDER BY t.clinic_ik',
       [identifier],
@@ -199,7 +183,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     const inbox = await query('SELECT 1 FROM $schema.inbox_message WHERE message_id = $1', [late.meta.messageId]);
     expect(inbox).toEqual([]);
     // Tried again (as the broker does after splitting the batch), it applies on top of version 2.
-    expect(await service.handle([late])).toEqual([expect.objectContaining({ status: 202, outcome: 'accepted' })]);
+    expect(await service.handle([late])).toEqual([expect.objectContaining({ outcome: 'accepted' })]);
     expect(await versionsOf(identifier)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 
@@ -218,7 +202,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     const late = answer('declined');
     const loaded = await repository.load({ identifiers: [], taskIds: [task!.id], messageIds: [late.meta.messageId], documentHashes: [] });
     const batch = new RequestBatch(loaded, { clinics: registry, systems: fhirSystems(), now: new Date() });
-    expect(batch.apply((await service.fingerprinted([late]))[0]!)).toMatchObject({ status: 200 });
+    expect(batch.apply((await service.fingerprinted([late]))[0]!)).toMatchObject({ outcome: 'accepted', task: expect.any(Object) });
     await service.handle([answer('accepted')]);
 
     await expect(repository.write(batch.result())).rejects.toThrow(/concurrent change: Tasks/);

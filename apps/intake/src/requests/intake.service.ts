@@ -3,10 +3,8 @@ import {
   AdmissionBundleSubmittedV1,
   ClinicAnswerSubmittedV1,
   DocumentBundleSubmittedV1,
-  withLegacyStatus,
   type AdmissionRequestSummary,
   type Envelope,
-  type IntakeVerdict,
   type IntakeVerdictV1,
   type MessageDefinition,
 } from '@bedrequest/contracts';
@@ -16,7 +14,7 @@ import { RequestBatch, type FingerprintedCommand, type IntakeCommand, type Messa
 
 export type { IntakeCommand, MessageMeta };
 
-const refused = (issues: Issue[]): IntakeVerdict => ({
+const refused = (issues: Issue[]): IntakeVerdictV1 => ({
   outcome: 'rejected',
   refusal: 'invalid',
   issues: issues.map(({ code, diagnostics, expression }) => ({ code, diagnostics, ...(expression ? { expression } : {}) })),
@@ -82,9 +80,9 @@ export class IntakeService {
     });
     const batch = new RequestBatch(loaded, { clinics, systems: this.systems, now: this.now() });
     const given = new Map<string, IntakeVerdictV1>();
-    const verdicts = commands.map((command) => {
+    const verdicts = commands.map((command): IntakeVerdictV1 => {
       const id = command.meta.messageId;
-      if (loaded.verdicts.has(id)) return loaded.verdicts.get(id) ?? withLegacyStatus({ outcome: 'unchanged', issues: [] });
+      if (loaded.verdicts.has(id)) return loaded.verdicts.get(id) ?? { outcome: 'unchanged', issues: [] };
       const earlier = given.get(id);
       if (earlier) return earlier;
       const result = batch.apply(command);

@@ -3,19 +3,16 @@ import { declineNote, declineReason } from '@bedrequest/clinic-directory';
 import {
   AdmissionResponseV1,
   RequestDispatchedV1,
-  withLegacyStatus,
   type AdmissionRequestSummary,
   type AnswerSource,
   type BusinessStatus,
   type ClinicAnswerSubmittedV1,
   type ClinicRecord,
-  type IntakeVerdict,
   type IntakeVerdictV1,
   type ServiceRequestIntent,
   type ServiceRequestStatus,
   type Submitter,
   type TaskStatus,
-  type VerdictOutcome,
   type VerdictRefusal,
 } from '@bedrequest/contracts';
 import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
@@ -39,7 +36,7 @@ export type IntakeCommand = { meta: MessageMeta } & (
   | { kind: 'document'; submitter: Submitter; bundle: Record<string, unknown>; requestIdentifier: string }
   | { kind: 'answer'; answer: ClinicAnswerSubmittedV1 }
   /** Refused before any state was read (an invalid bundle from a gateway that did not validate). */
-  | { kind: 'refused'; verdict: IntakeVerdict }
+  | { kind: 'refused'; verdict: IntakeVerdictV1 }
 );
 
 type WithBundle = Extract<IntakeCommand, { bundle: unknown }>;
@@ -107,13 +104,17 @@ interface RequestState {
   readVersion: number;
 }
 
-const verdict = (outcome: VerdictOutcome, extra: Pick<IntakeVerdict, 'requestIdentifier' | 'task'>): IntakeVerdict => ({ outcome, issues: [], ...extra });
-const rejected = (refusal: VerdictRefusal, code: Issue['code'], diagnostics: string): IntakeVerdict => ({
+const verdict = (outcome: 'accepted' | 'unchanged', extra: Pick<IntakeVerdictV1, 'requestIdentifier' | 'task'>): IntakeVerdictV1 => ({
+  outcome,
+  issues: [],
+  ...extra,
+});
+const rejected = (refusal: VerdictRefusal, code: Issue['code'], diagnostics: string): IntakeVerdictV1 => ({
   outcome: 'rejected',
   refusal,
   issues: [{ code, diagnostics }],
 });
-const erased = (): IntakeVerdict => rejected('conflict', 'conflict', 'the patient data of this request was erased; nothing more is accepted for it');
+const erased = (): IntakeVerdictV1 => rejected('conflict', 'conflict', 'the patient data of this request was erased; nothing more is accepted for it');
 
 /**
  * The unit of work of one batch of intake's messages: the requests they touch, loaded and locked
@@ -160,7 +161,7 @@ export class RequestBatch {
 
   /** Applies one message and returns its verdict (also recorded in the inbox), as the reply carries it. */
   apply(command: FingerprintedCommand): IntakeVerdictV1 {
-    const result = withLegacyStatus(this.decideAndApply(command));
+    const result = this.decideAndApply(command);
     this.changes.inbox.push({ messageId: command.meta.messageId, messageType: command.meta.messageType, verdict: result });
     return result;
   }
@@ -175,7 +176,7 @@ export class RequestBatch {
     };
   }
 
-  private decideAndApply(command: FingerprintedCommand): IntakeVerdict {
+  private decideAndApply(command: FingerprintedCommand): IntakeVerdictV1 {
     switch (command.kind) {
       case 'refused':
         return command.verdict;
@@ -188,7 +189,7 @@ export class RequestBatch {
     }
   }
 
-  private submitAdmissionRequest(command: Extract<FingerprintedCommand, { kind: 'admission' }>): IntakeVerdict {
+  private submitAdmissionRequest(command: Extract<FingerprintedCommand, { kind: 'admission' }>): IntakeVerdictV1 {
     const { request: submitted, submitter, meta } = command;
     const existing = this.byIdentifier.get(submitted.identifier);
     if (existing && existing.request.referrerPartyId !== submitter.partyId) {
@@ -266,7 +267,7 @@ export class RequestBatch {
     return verdict('accepted', { requestIdentifier: submitted.identifier });
   }
 
-  private submitDocument(command: Extract<FingerprintedCommand, { kind: 'document' }>): IntakeVerdict {
+  private submitDocument(command: Extract<FingerprintedCommand, { kind: 'document' }>): IntakeVerdictV1 {
     const state = this.byIdentifier.get(command.requestIdentifier);
     // decisions.md: "a document for an unknown or foreign request is 404/403".
     if (!state) return rejected('not-found', 'not-found', 'there is no request with this identifier');
@@ -297,7 +298,7 @@ export class RequestBatch {
   }
 
   /** A clinic's answer (decisions.md, "Clinics answer"): not found for another clinic's Task, a conflict when cancelled or revoked. */
-  private answer(answer: ClinicAnswerSubmittedV1, meta: MessageMeta): IntakeVerdict {
+  private answer(answer: ClinicAnswerSubmittedV1, meta: MessageMeta): IntakeVerdictV1 {
     const found = this.taskById.get(answer.taskId);
     if (!found || found.task.clinicIk !== answer.clinicIk) return rejected('not-found', 'not-found', 'no such Task for this clinic');
     const { task, state } = found;
