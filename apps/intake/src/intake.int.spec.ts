@@ -10,6 +10,7 @@ import {
   type MessageDefinition,
   type PayloadOf,
 } from '@bedrequest/contracts';
+import { admissionRequestSummary, DEFAULT_PROFILE_BASE, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { Broker } from '@bedrequest/messaging';
 import { deleteBrokerTopology, serveClinicRegistry, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
@@ -74,8 +75,18 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     const { reply } = await client.publishAndAwaitReply(definition, payload, { correlationId: 'intake-test' }, 10_000);
     return reply!.payload as IntakeVerdictV1;
   };
-  const submit = (bundle: object) =>
-    send(AdmissionBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle: bundle as Record<string, unknown> });
+  /** The message the gateway publishes for `bundle`: the bundle and the summary it reads when it validates it. */
+  const submission = (bundle: object) => {
+    const validation = validateAdmissionRequestBundle(bundle, { profileBase: DEFAULT_PROFILE_BASE });
+    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
+    return {
+      submitter: referrer,
+      receivedAt: new Date().toISOString(),
+      bundle: bundle as Record<string, unknown>,
+      request: admissionRequestSummary(validation.bundle),
+    };
+  };
+  const submit = (bundle: object) => send(AdmissionBundleSubmittedV1, submission(bundle));
   const tasksOf = async (identifier: string, viewer: { party: string } | { clinicIk: string } = { party: referrer.partyId }) => {
     const response = await fetch(`${intake.url}/internal/tasks?based-on=${encodeURIComponent(identifier)}`, { headers: await as(viewer) });
     const bundle = (await response.json()) as {
@@ -164,11 +175,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
     const { envelope } = await client.publishAndAwaitReply(
       AdmissionBundleSubmittedV1,
-      {
-        submitter: referrer,
-        receivedAt: new Date().toISOString(),
-        bundle: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A] }) as unknown as Record<string, unknown>,
-      },
+      submission(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A] })),
       { correlationId: 'redelivery' },
       10_000,
     );
@@ -203,6 +210,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
         submitter: referrer,
         receivedAt: new Date().toISOString(),
         bundle: documentBundle({ requestIdentifier }) as unknown as Record<string, unknown>,
+        requestIdentifier,
       });
     expect(await document(identifier)).toMatchObject({ outcome: 'accepted' });
     expect(await document(`${FIXTURE_FHIR_BASE}/ServiceRequest/unknown`)).toMatchObject({ outcome: 'rejected', refusal: 'not-found' });
@@ -230,6 +238,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
       submitter: referrer,
       receivedAt: new Date().toISOString(),
       bundle: documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown>,
+      requestIdentifier: identifier,
     });
     const documentsOf = async (clinicIk: string) =>
       fetch(`${intake.url}/internal/tasks/${tasks[clinicIk]!.id}/documents`, { headers: await as({ clinicIk }) }).then(

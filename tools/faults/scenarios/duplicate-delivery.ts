@@ -2,7 +2,7 @@ import { AdmissionBundleSubmittedV1, createEnvelope } from '@bedrequest/contract
 import { waitFor } from '@bedrequest/testing';
 import { CLINIC, type FaultFixture } from '../support/fault-fixture';
 import { reportFigures, seconds } from '../support/figures';
-import { bundleSource } from '../support/load';
+import { admissionSubmission, bundleSource } from '../support/load';
 
 /**
  * Issue 7: "1,000 broker messages each delivered twice (a redelivery after a lost ack): exactly
@@ -18,12 +18,7 @@ const MESSAGES = 1_000;
 export async function duplicateDelivery(faults: FaultFixture): Promise<void> {
   const bundles = bundleSource(faults.referrer, [CLINIC.ik]);
   const submitter = { partyId: faults.referrer.partyId, ikNumbers: [faults.referrer.ik], fhirBase: faults.referrer.fhirBase };
-  const envelope = (body: string) =>
-    createEnvelope(
-      AdmissionBundleSubmittedV1,
-      { submitter, receivedAt: new Date().toISOString(), bundle: JSON.parse(body) as Record<string, unknown> },
-      { correlationId: 'duplicate-delivery' },
-    );
+  const envelope = (body: string) => createEnvelope(AdmissionBundleSubmittedV1, admissionSubmission(submitter, body), { correlationId: 'duplicate-delivery' });
   const messages = Array.from({ length: MESSAGES }, () => {
     const bundle = bundles.next();
     return { identifier: bundle.identifier, envelope: envelope(bundle.body) };

@@ -3,7 +3,7 @@ import { AdmissionBundleSubmittedV1, createEnvelope } from '@bedrequest/contract
 import { waitFor } from '@bedrequest/testing';
 import { CLINIC, type FaultFixture } from '../support/fault-fixture';
 import { reportFigures, seconds } from '../support/figures';
-import { BundleLoad, accepted, bundleSource, type PostRecord } from '../support/load';
+import { BundleLoad, accepted, admissionSubmission, bundleSource, type PostRecord } from '../support/load';
 
 /**
  * Issue 7: "A poison message is dead-lettered after exactly the configured delivery limit, and
@@ -30,11 +30,7 @@ export async function poisonMessage(faults: FaultFixture): Promise<void> {
   const bundles = bundleSource(faults.referrer, [CLINIC.ik]);
   const poison = createEnvelope(
     AdmissionBundleSubmittedV1,
-    {
-      submitter: { partyId: `poison\u0000${randomUUID()}`, ikNumbers: [faults.referrer.ik], fhirBase: faults.referrer.fhirBase },
-      receivedAt: new Date().toISOString(),
-      bundle: JSON.parse(bundles.next().body) as Record<string, unknown>,
-    },
+    admissionSubmission({ partyId: `poison\u0000${randomUUID()}`, ikNumbers: [faults.referrer.ik], fhirBase: faults.referrer.fhirBase }, bundles.next().body),
     { correlationId: 'poison-message' },
   );
   let deliveries: number[] = [];

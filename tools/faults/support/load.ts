@@ -1,6 +1,8 @@
 // POSTs of admission requests through the gateway, every answer recorded with its timing, for the
 // faults that need traffic while something breaks.
 import { randomUUID } from 'node:crypto';
+import type { AdmissionBundleSubmittedV1, Submitter } from '@bedrequest/contracts';
+import { admissionRequestSummary, DEFAULT_PROFILE_BASE, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 
 export interface Referrer {
@@ -36,6 +38,18 @@ export function bundleSource(referrer: Pick<Referrer, 'fhirBase' | 'ik'>, perfor
   };
 }
 export type BundleSource = ReturnType<typeof bundleSource>;
+
+/**
+ * What the gateway publishes for a bundle of `bundleSource` (admission.bundle.submitted.v1): the
+ * bundle and the summary it reads when it validates it, for the faults that publish straight to
+ * intake's queue.
+ */
+export function admissionSubmission(submitter: Submitter, body: string): AdmissionBundleSubmittedV1 {
+  const bundle = JSON.parse(body) as Record<string, unknown>;
+  const validation = validateAdmissionRequestBundle(bundle, { profileBase: DEFAULT_PROFILE_BASE });
+  if (!validation.ok) throw new Error(`the bundle source made an invalid bundle: ${JSON.stringify(validation.issues)}`);
+  return { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) };
+}
 
 export interface PostRecord {
   identifier: string;

@@ -3,22 +3,15 @@ import {
   AdmissionBundleSubmittedV1,
   ClinicAnswerSubmittedV1,
   DocumentBundleSubmittedV1,
-  type AdmissionRequestSummary,
   type Envelope,
   type IntakeVerdictV1,
   type MessageDefinition,
 } from '@bedrequest/contracts';
-import { admissionRequestSummary, validateAdmissionRequestBundle, validateDocumentBundle, type FhirSystems, type Issue } from '@bedrequest/fhir-model';
+import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AdmissionRequestRepository } from './admission-request.repository';
 import { RequestBatch, type FingerprintedCommand, type IntakeCommand, type MessageMeta } from './request-batch';
 
 export type { IntakeCommand, MessageMeta };
-
-const refused = (issues: Issue[]): IntakeVerdictV1 => ({
-  outcome: 'rejected',
-  refusal: 'invalid',
-  issues: issues.map(({ code, diagnostics, expression }) => ({ code, diagnostics, ...(expression ? { expression } : {}) })),
-});
 
 /**
  * Intake's use cases, a batch of messages at a time: each batch runs in one transaction together
@@ -40,17 +33,12 @@ export class IntakeService {
     const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
     switch (definition.routingKey) {
       case AdmissionBundleSubmittedV1.routingKey: {
-        const payload = envelope.payload as AdmissionBundleSubmittedV1;
-        const request = payload.request ?? this.readAdmissionRequest(payload.bundle);
-        if ('issues' in request) return { kind: 'refused', meta, verdict: refused(request.issues) };
-        return { kind: 'admission', meta, submitter: payload.submitter, bundle: payload.bundle, request };
+        const { submitter, bundle, request } = envelope.payload as AdmissionBundleSubmittedV1;
+        return { kind: 'admission', meta, submitter, bundle, request };
       }
       case DocumentBundleSubmittedV1.routingKey: {
-        const payload = envelope.payload as DocumentBundleSubmittedV1;
-        const validation = payload.requestIdentifier ? undefined : validateDocumentBundle(payload.bundle, { profileBase: this.systems.profileBase });
-        if (validation && !validation.ok) return { kind: 'refused', meta, verdict: refused(validation.issues) };
-        const requestIdentifier = payload.requestIdentifier ?? (validation?.ok ? validation.bundle.requestIdentifier : '');
-        return { kind: 'document', meta, submitter: payload.submitter, bundle: payload.bundle, requestIdentifier };
+        const { submitter, bundle, requestIdentifier } = envelope.payload as DocumentBundleSubmittedV1;
+        return { kind: 'document', meta, submitter, bundle, requestIdentifier };
       }
       case ClinicAnswerSubmittedV1.routingKey:
         return { kind: 'answer', meta, answer: envelope.payload as ClinicAnswerSubmittedV1 };
@@ -101,12 +89,5 @@ export class IntakeService {
     if (!commands.some((command) => 'bundle' in command)) return [...commands] as FingerprintedCommand[];
     const fingerprintOf = await this.repository.fingerprinter();
     return commands.map((command) => ('bundle' in command ? { ...command, fingerprint: fingerprintOf(command.bundle) } : command));
-  }
-
-  /** A bundle from a gateway older than the summary in the message: validated here, as it used to be. */
-  private readAdmissionRequest(bundle: unknown): AdmissionRequestSummary | { issues: Issue[] } {
-    const validation = validateAdmissionRequestBundle(bundle, { profileBase: this.systems.profileBase });
-    if (!validation.ok) return { issues: validation.issues };
-    return admissionRequestSummary(validation.bundle);
   }
 }

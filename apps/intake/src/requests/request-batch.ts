@@ -35,8 +35,6 @@ export type IntakeCommand = { meta: MessageMeta } & (
   | { kind: 'admission'; submitter: Submitter; bundle: Record<string, unknown>; request: AdmissionRequestSummary }
   | { kind: 'document'; submitter: Submitter; bundle: Record<string, unknown>; requestIdentifier: string }
   | { kind: 'answer'; answer: ClinicAnswerSubmittedV1 }
-  /** Refused before any state was read (an invalid bundle from a gateway that did not validate). */
-  | { kind: 'refused'; verdict: IntakeVerdictV1 }
 );
 
 type WithBundle = Extract<IntakeCommand, { bundle: unknown }>;
@@ -178,8 +176,6 @@ export class RequestBatch {
 
   private decideAndApply(command: FingerprintedCommand): IntakeVerdictV1 {
     switch (command.kind) {
-      case 'refused':
-        return command.verdict;
       case 'admission':
         return this.submitAdmissionRequest(command);
       case 'document':

@@ -35,11 +35,8 @@ export const AdmissionBundleSubmittedV1 = defineMessage(
   'admission.bundle.submitted',
   1,
   BundleSubmission.extend({
-    /**
-     * Added after version 1 was first published (optional, so both sides can be deployed in any
-     * order): a gateway that sends it has validated the bundle; without it intake validates.
-     */
-    request: AdmissionRequestSummary.optional(),
+    /** What the gateway read of the bundle when it validated it: intake decides on this, never on the bundle. */
+    request: AdmissionRequestSummary,
   }),
 );
 export type AdmissionBundleSubmittedV1 = z.infer<typeof AdmissionBundleSubmittedV1.payload>;

@@ -7,11 +7,8 @@ export const DocumentBundleSubmittedV1 = defineMessage(
   'document.bundle.submitted',
   1,
   BundleSubmission.extend({
-    /**
-     * The ServiceRequest identifier the documents name, read by the gateway when it validated the
-     * bundle (added after version 1 was first published; without it intake validates).
-     */
-    requestIdentifier: z.string().min(1).max(2048).optional(),
+    /** The ServiceRequest identifier the documents name, read by the gateway when it validated the bundle. */
+    requestIdentifier: z.string().min(1).max(2048),
   }),
 );
 export type DocumentBundleSubmittedV1 = z.infer<typeof DocumentBundleSubmittedV1.payload>;
