@@ -62,10 +62,8 @@ export class ClinicDispatchService {
     if (relevant.length === 0) return result;
     const dispatches = relevant.flatMap((command) => (command.kind === 'dispatch' ? [command.request] : []));
     const tasks = dispatches.flatMap((request) => request.tasks);
-    const wantedBeds: BedKey[] = dispatches.flatMap((request) =>
-      request.departmentCode && request.occurrenceDate
-        ? request.tasks.map((task) => ({ clinicIk: task.clinicIk, departmentCode: request.departmentCode!, admissionDate: request.occurrenceDate! }))
-        : [],
+    const wantedBeds: BedKey[] = dispatches.flatMap(({ tasks: dispatched, departmentCode, occurrenceDate: admissionDate }) =>
+      admissionDate ? dispatched.map((task) => ({ clinicIk: task.clinicIk, departmentCode, admissionDate })) : [],
     );
     const erasedRequests = relevant.flatMap((command) => (command.kind === 'erased' ? [command.erasure.requestIdentifier] : []));
     const state = await this.dispatches.load({

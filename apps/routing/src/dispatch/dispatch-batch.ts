@@ -185,7 +185,7 @@ export class DispatchBatch {
       requestVersion: request.version,
       change: request.change,
       action: task.action,
-      ...(request.departmentCode ? { departmentCode: request.departmentCode } : {}),
+      departmentCode: request.departmentCode,
       ...(request.occurrenceDate ? { admissionDate: request.occurrenceDate } : {}),
       outcome: 'ignored-outdated',
     };

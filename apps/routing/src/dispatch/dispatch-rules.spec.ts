@@ -28,26 +28,6 @@ const held = (overrides: Partial<HeldBed> = {}): HeldBed => ({
 });
 
 describe('what routing does for a clinic asked to answer', () => {
-  it('declines for a clinic that does not offer the resolved department, saying why', () => {
-    expect(planTask(request(), task(), clinic({ departments: ['0300'] }), undefined)).toEqual({
-      kind: 'answer',
-      outcome: 'declined-department-not-offered',
-      answer: 'declined',
-      note: 'Automatische Antwort: Die Klinik 510000001 bietet die Fachabteilung 2300 (orthopedics) nicht an.',
-      releaseBed: false,
-    });
-  });
-
-  it('declines whether or not the clinic has automatic answers', () => {
-    const plan = planTask(request(), task(), clinic({ departments: ['0300'], automaticAnswers: true }), undefined);
-    expect(plan).toMatchObject({ kind: 'answer', answer: 'declined', outcome: 'declined-department-not-offered' });
-  });
-
-  it('names the specialty the department key is listed under when the request gave the key alone', () => {
-    const plan = planTask(request({ departmentCode: '2800', specialty: undefined }), task(), clinic(), undefined);
-    expect(plan).toMatchObject({ note: expect.stringContaining('Fachabteilung 2800 (neurology) nicht an') });
-  });
-
   it('records a decline intake already made, releasing a held bed and answering nothing itself', () => {
     const declined = { ...task(), declined: 'department-not-offered' as const };
     expect(planTask(request({ version: 2 }), declined, clinic({ automaticAnswers: true }), held())).toEqual({
@@ -62,8 +42,10 @@ describe('what routing does for a clinic asked to answer', () => {
     });
   });
 
-  it('declines for an IK that is no longer a registered clinic', () => {
-    expect(planTask(request(), task(), undefined, undefined)).toMatchObject({ kind: 'answer', answer: 'declined', outcome: 'declined-not-participating' });
+  it('declines nothing itself: a clinic intake did not decline is notified, whatever the registry here says of it', () => {
+    const forwarded = { kind: 'notify', outcome: 'forwarded', releaseBed: false };
+    expect(planTask(request(), task(), clinic({ departments: ['0300'] }), undefined)).toEqual(forwarded);
+    expect(planTask(request(), task(), undefined, undefined)).toEqual(forwarded);
   });
 
   it('only notifies a clinic that offers the department and answers itself', () => {
@@ -94,11 +76,6 @@ describe('what routing does for a clinic asked to answer', () => {
   it('gives back the held bed and tries the new date when a supplement moves the admission date', () => {
     const plan = planTask(request({ version: 2, occurrenceDate: '2026-12-08' }), task(), clinic({ automaticAnswers: true }), held());
     expect(plan).toEqual({ kind: 'hold', bed: { clinicIk: '510000001', departmentCode: '2300', admissionDate: '2026-12-08' }, releaseBed: true });
-  });
-
-  it('gives back the held bed when a supplement asks for a department the clinic does not offer', () => {
-    const plan = planTask(request({ version: 2, departmentCode: '3100', specialty: 'psychosomatic' }), task(), clinic({ automaticAnswers: true }), held());
-    expect(plan).toMatchObject({ kind: 'answer', answer: 'declined', releaseBed: true });
   });
 
   it('keeps the held bed of a clinic that switched automatic answers off: the clinic decides', () => {

@@ -1,12 +1,13 @@
-import { automaticAnswerNotes as notes, declineNote, declineReason, departmentLabel, type DeclineReason } from '@bedrequest/clinic-directory';
+import { automaticAnswerNotes as notes, departmentLabel, type DeclineReason } from '@bedrequest/clinic-directory';
 import type { BusinessStatus, RequestDispatchedV1 } from '@bedrequest/contracts';
 import { sameBed, type BedKey, type HeldBed } from '../beds/bed-count';
 
 /**
  * What routing does for one clinic when a request changes (request.dispatched.v1): the spec's
- * internal step "clinics are notified", the automatic decline of decisions.md ("Clinics answer")
- * and, for clinics that chose it, automatic answers from their bed counts. Pure: it decides, the
- * service applies (docs/parties.md, "Clinics and routing").
+ * internal step "clinics are notified", the record of intake's automatic decline (decisions.md,
+ * "Clinics answer": intake applies the rule and says so in the dispatch) and, for clinics that
+ * chose it, automatic answers from their bed counts. Pure: it decides, the service applies
+ * (docs/parties.md, "Clinics and routing").
  */
 
 export type DispatchedRequest = Pick<RequestDispatchedV1, 'requestIdentifier' | 'version' | 'change' | 'departmentCode' | 'specialty' | 'occurrenceDate'>;
@@ -49,7 +50,7 @@ export type TaskPlan =
   | { kind: 'notify'; outcome: NotificationOutcome; releaseBed: boolean }
   /** Intake already declined for the clinic (the dispatch says so): record it, book nothing, answer nothing. */
   | { kind: 'declined-by-intake'; outcome: NotificationOutcome; releaseBed: boolean }
-  /** Answer on the clinic's behalf without booking a bed. */
+  /** Answer on the clinic's behalf without booking a bed (the bed it holds for a supplement that still asks for it). */
   | { kind: 'answer'; outcome: NotificationOutcome; answer: AutomaticAnswer; note: string; releaseBed: boolean }
   /** Try to hold this bed, then answer by the result (`afterHoldAttempt`). */
   | { kind: 'hold'; bed: BedKey; releaseBed: boolean }
@@ -74,22 +75,15 @@ export function planTask(request: DispatchedRequest, task: DispatchedTask, clini
  * asks for exactly that bed (same department and admission date); otherwise it is given back first.
  */
 function planAnswer(request: DispatchedRequest, task: DispatchedTask, clinic: RegisteredClinic | undefined, heldBed: HeldBed | undefined): TaskPlan {
-  const wanted: BedKey | undefined =
-    request.departmentCode && request.occurrenceDate
-      ? { clinicIk: task.clinicIk, departmentCode: request.departmentCode, admissionDate: request.occurrenceDate }
-      : undefined;
+  const wanted: BedKey | undefined = request.occurrenceDate
+    ? { clinicIk: task.clinicIk, departmentCode: request.departmentCode, admissionDate: request.occurrenceDate }
+    : undefined;
   const keepsBed = heldBed !== undefined && wanted !== undefined && sameBed(heldBed, wanted);
   const releaseBed = heldBed !== undefined && !keepsBed;
 
-  // Intake applies the decline rule when the request reaches the clinic and says so in the dispatch;
-  // a dispatch from an intake older than that carries no verdict, and routing declines itself.
+  // Intake applies the decline rule when the request reaches the clinic and says so in the dispatch.
   if (task.declined) return { kind: 'declined-by-intake', outcome: DECLINED[task.declined], releaseBed: heldBed !== undefined };
-  const reason = declineReason(clinic, request.departmentCode);
-  if (reason || !clinic) {
-    const why = reason ?? 'not-participating';
-    return { kind: 'answer', outcome: DECLINED[why], answer: 'declined', note: declineNote(why, task.clinicIk, request), releaseBed };
-  }
-  if (!clinic.automaticAnswers || !request.departmentCode) return { kind: 'notify', outcome: 'forwarded', releaseBed };
+  if (!clinic?.automaticAnswers) return { kind: 'notify', outcome: 'forwarded', releaseBed };
   if (!wanted) return { kind: 'notify', outcome: 'forwarded-no-date', releaseBed };
   if (keepsBed) {
     return {

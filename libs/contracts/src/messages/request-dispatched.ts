@@ -16,8 +16,8 @@ export type AutomaticDeclineReason = z.infer<typeof AutomaticDeclineReason>;
 
 /**
  * Intake → routing: a request changed and these clinics must hear about it. Routing notifies the
- * clinics and answers on their behalf where the registry says so (department not offered,
- * automatic bed-count answers, bed reservations on selection).
+ * clinics, records the declines intake made, and answers on their behalf where the registry says so
+ * (automatic bed-count answers, bed reservations on selection).
  */
 export const RequestDispatchedV1 = defineMessage(
   'request.dispatched',
@@ -28,7 +28,7 @@ export const RequestDispatchedV1 = defineMessage(
     version: z.number().int().positive(),
     change: RequestChange,
     /** Resolved from performerType (specialty first, then department key). */
-    departmentCode: z.string().optional(),
+    departmentCode: z.string(),
     specialty: z.string().optional(),
     /** Desired admission date (YYYY-MM-DD) when given. */
     occurrenceDate: z.string().optional(),
@@ -39,9 +39,9 @@ export const RequestDispatchedV1 = defineMessage(
         /** What this change means for the clinic. */
         action: DispatchAction,
         /**
-         * Set when intake already answered for the clinic (decisions.md: a requested clinic that
-         * does not offer the resolved department is declined automatically): routing records it
-         * and answers nothing itself. Added after version 1 was first published (optional).
+         * Set when intake declined for the clinic at once (decisions.md: a requested clinic that is
+         * not participating or does not offer the resolved department is declined automatically):
+         * routing records it and answers nothing itself. Absent for every other clinic.
          */
         declined: AutomaticDeclineReason.optional(),
       }),
