@@ -28,6 +28,7 @@ export async function deliver(options: {
           referrerPartyId: options.referrerPartyId,
           requestIdentifier,
           task: fhirTask({ requestIdentifier, businessStatus: 'declined' }),
+          source: 'clinic',
         },
         { correlationId: 'bench-webhooks' },
       ),

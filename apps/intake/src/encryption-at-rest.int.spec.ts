@@ -100,7 +100,7 @@ describe("intake's data at rest", () => {
     );
     const answer = createEnvelope(
       ClinicAnswerSubmittedV1,
-      { taskId: task!.id, clinicIk: CLINIC, businessStatus: 'accepted', note, source: 'clinic' },
+      { taskId: task!.id, clinicIk: CLINIC, businessStatus: 'accepted', note, source: 'clinic', user: 'clinic-user' },
       { correlationId: 'at-rest' },
     );
     await service.handle([service.prepare({ envelope: answer, definition: ClinicAnswerSubmittedV1 })!]);

@@ -101,7 +101,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     );
   };
   const answer = (taskId: string, clinicIk: string, businessStatus: 'accepted' | 'declined' | 'query' | 'more-data-required') =>
-    send(ClinicAnswerSubmittedV1, { taskId, clinicIk, businessStatus, source: 'clinic', note: `answer ${businessStatus}` });
+    send(ClinicAnswerSubmittedV1, { taskId, clinicIk, businessStatus, source: 'clinic', user: `user-of-${clinicIk}`, note: `answer ${businessStatus}` });
 
   it('runs a request through create, answer, supplement, select, withdraw and revoke', async () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;

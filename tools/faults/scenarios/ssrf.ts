@@ -214,7 +214,13 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
       const requestIdentifier = `${faults.referrer.fhirBase}/ServiceRequest/${randomUUID()}`;
       await broker.publish(
         AdmissionResponseV1,
-        { eventId: randomUUID(), referrerPartyId: party!, requestIdentifier, task: fhirTask({ requestIdentifier, businessStatus: 'accepted' }) },
+        {
+          eventId: randomUUID(),
+          referrerPartyId: party!,
+          requestIdentifier,
+          task: fhirTask({ requestIdentifier, businessStatus: 'accepted' }),
+          source: 'clinic',
+        },
         { correlationId: `ssrf ${name}` },
       );
     }

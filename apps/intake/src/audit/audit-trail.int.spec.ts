@@ -118,7 +118,7 @@ describe('the audit trail', () => {
     service.prepare({
       envelope: createEnvelope(
         ClinicAnswerSubmittedV1,
-        { taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', source: 'clinic' },
+        { taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', source: 'clinic', user: `user-of-${clinicIk}` },
         { correlationId: 'audit-test' },
       ),
       definition: ClinicAnswerSubmittedV1,
@@ -186,7 +186,14 @@ describe('the audit trail', () => {
           role: 'referrer',
           entities: [identifier, `urn:uuid:${documentId!.id}`],
         }),
-        expect.objectContaining({ action: 'U', subtype: 'update', agent_user: null, agent_ik: A, role: 'clinic', entities: [identifier, `Task/${taskA}`] }),
+        expect.objectContaining({
+          action: 'U',
+          subtype: 'update',
+          agent_user: `user-of-${A}`,
+          agent_ik: A,
+          role: 'clinic',
+          entities: [identifier, `Task/${taskA}`],
+        }),
       ]);
     });
 

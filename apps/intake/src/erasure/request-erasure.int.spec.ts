@@ -77,7 +77,7 @@ describe('erasing a request', () => {
     service.prepare({
       envelope: createEnvelope(
         ClinicAnswerSubmittedV1,
-        { taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}`, source: 'clinic' },
+        { taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}`, source: 'clinic', user: 'clinic-user' },
         { correlationId: 'erasure' },
       ),
       definition: ClinicAnswerSubmittedV1,

@@ -196,7 +196,11 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     );
     const answer = (businessStatus: 'accepted' | 'declined') =>
       service.prepare({
-        envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId: task!.id, clinicIk: A, businessStatus, source: 'clinic' }, { correlationId: 'batch-test' }),
+        envelope: createEnvelope(
+          ClinicAnswerSubmittedV1,
+          { taskId: task!.id, clinicIk: A, businessStatus, source: 'clinic', user: 'clinic-user' },
+          { correlationId: 'batch-test' },
+        ),
         definition: ClinicAnswerSubmittedV1,
       })!;
     const late = answer('declined');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ClinicAnswerSubmittedV1, ClinicRecord, Submitter } from '@bedrequest/contracts';
+import type { ClinicRecord, Submitter } from '@bedrequest/contracts';
 import { DataKeyring, type FingerprintKey } from '@bedrequest/crypto';
 import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
 import { admissionRequestSummary, DEFAULT_PROFILE_BASE, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
@@ -29,7 +29,7 @@ function admission(submitter: Submitter): FingerprintedCommand {
 }
 
 /** A batch that creates the request, then applies the rest; the agents of the entries it records. */
-function agentsOf(submitter: Submitter, answer?: Omit<ClinicAnswerSubmittedV1, 'taskId' | 'clinicIk' | 'businessStatus'>) {
+function agentsOf(submitter: Submitter, answer?: { source: 'clinic'; user: string; clientAddress?: string } | { source: 'automatic'; answersVersion: number }) {
   const sut = new RequestBatch(
     { requests: [], tasks: [], documents: [] },
     { clinics, systems: fhirSystems(DEFAULT_PROFILE_BASE), now: new Date('2026-11-22T10:00:00Z') },
@@ -68,18 +68,17 @@ describe('the agents of the changes a batch records', () => {
     });
   });
 
-  it('leave out user and address that a message from an older gateway does not carry', () => {
-    const [created, documented, answered] = agentsOf(referrer, { source: 'clinic' });
+  it('leave out an address the gateway did not know', () => {
+    const [created, documented, answered] = agentsOf(referrer, { source: 'clinic', user: 'clinic-user' });
     expect(created).toMatchObject({ altId: 'referrer-user' });
     expect(created).not.toHaveProperty('network');
     expect(documented).not.toHaveProperty('network');
-    expect(answered).toMatchObject({ role: [{ text: 'clinic' }], who: { identifier: { value: A } } });
-    expect(answered).not.toHaveProperty('altId');
+    expect(answered).toMatchObject({ role: [{ text: 'clinic' }], altId: 'clinic-user', who: { identifier: { value: A } } });
     expect(answered).not.toHaveProperty('network');
   });
 
-  it("record an automatic answer as the service's, whatever the message carries", () => {
-    const [, , answered] = agentsOf(referrer, { source: 'automatic', user: 'clinic-user', clientAddress: '192.0.2.10' });
+  it("record an automatic answer as the service's", () => {
+    const [, , answered] = agentsOf(referrer, { source: 'automatic', answersVersion: 1 });
     expect(answered).toMatchObject({ role: [{ text: 'service' }], who: { display: 'routing' } });
     expect(answered).not.toHaveProperty('altId');
     expect(answered).not.toHaveProperty('network');

@@ -300,7 +300,7 @@ export class RequestBatch {
     const { task, state } = found;
     if (state.request.erased) return erased();
     // An automatic answer computed for an older version of the request is out of date.
-    if (answer.answersVersion !== undefined && answer.answersVersion < task.sentVersion) {
+    if (answer.source === 'automatic' && answer.answersVersion < task.sentVersion) {
       return rejected('conflict', 'conflict', 'the answer refers to an older version of the request');
     }
     const decision = answerTask(state.request, task, answer.businessStatus);
@@ -312,7 +312,7 @@ export class RequestBatch {
         ? {
             kind: 'clinic',
             ik: answer.clinicIk,
-            ...(answer.user ? { user: answer.user } : {}),
+            user: answer.user,
             ...(answer.clientAddress ? { address: answer.clientAddress } : {}),
           }
         : { kind: 'service', service: 'routing' };
@@ -416,7 +416,7 @@ export class RequestBatch {
 
 /**
  * The referrer as its message names it (its `sub`), for the IK its request names, and the address it
- * connected from (absent in a message from a gateway older than that field).
+ * connected from (when the gateway knew it).
  */
 function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecord['agent'] {
   return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };

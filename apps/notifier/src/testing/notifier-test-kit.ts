@@ -115,6 +115,7 @@ export async function publishResponse(
       referrerPartyId: options.partyId,
       requestIdentifier: options.requestIdentifier,
       task: fhirTask({ requestIdentifier: options.requestIdentifier, businessStatus: 'accepted', ...(options.notes ? { notes: options.notes } : {}) }),
+      source: 'clinic',
     },
     { correlationId: 'notifier-test', ...(options.occurredAt ? { occurredAt: options.occurredAt } : {}) },
   );

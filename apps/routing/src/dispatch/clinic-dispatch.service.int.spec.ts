@@ -139,19 +139,19 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     const taskId = randomUUID();
     const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
     await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])]);
-    const response = (code: BusinessStatus, source?: 'clinic' | 'automatic') =>
+    const response = (code: BusinessStatus, source: 'clinic' | 'automatic') =>
       command(AdmissionResponseV1, {
         eventId: randomUUID(),
         referrerPartyId: 'referrer-1',
         requestIdentifier: identifier,
         task: fhirTask({ id: taskId, requestIdentifier: identifier, clinicIk: ik, businessStatus: code }),
-        ...(source ? { source } : {}),
+        source,
       });
 
     const ignored = await service.handle([response('query', 'clinic'), response('declined', 'automatic')]);
     expect(ignored).toEqual({ notifications: [], released: [], erased: 0, ignoredErased: 0, duplicates: 0, answers: 0 });
     expect(await bedCount(ik)).toMatchObject({ held: 1 });
-    const declined = await service.handle([response('declined')]);
+    const declined = await service.handle([response('declined', 'clinic')]);
 
     expect(declined.released).toEqual([taskId]);
     expect(await bedCount(ik)).toMatchObject({ held: 0 });

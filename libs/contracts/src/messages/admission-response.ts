@@ -22,12 +22,12 @@ export const AdmissionResponseV1 = defineMessage(
     /** The FHIR Task after the answer. */
     task: FhirTask,
     /**
-     * Who answered: the clinic itself, or the service on its behalf (a decline for a department the
-     * clinic does not offer, an answer from bed counts). Routing gives back a held bed only for a
-     * clinic's own decline; it booked or released the beds of its own answers already. Added after
-     * version 1 was first published (optional: absent means unknown).
+     * Who answered: the clinic itself, or the service on its behalf (a decline for a clinic that is
+     * not participating or does not offer the department, an answer from bed counts). Routing gives
+     * back a held bed only for a clinic's own decline; it booked or released the beds of its own
+     * answers already.
      */
-    source: AnswerSource.optional(),
+    source: AnswerSource,
   }),
 );
 export type AdmissionResponseV1 = z.infer<typeof AdmissionResponseV1.payload>;

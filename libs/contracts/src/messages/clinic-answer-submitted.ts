@@ -8,30 +8,37 @@ import { ClientAddress } from './submitter';
 export const AnswerSource = z.enum(['clinic', 'automatic']);
 export type AnswerSource = z.infer<typeof AnswerSource>;
 
+const AnswerFields = z.object({
+  taskId: z.uuid(),
+  /** The IK of the answering clinic; intake refuses an answer to another clinic's Task. */
+  clinicIk: IkNumber,
+  businessStatus: BusinessStatus,
+  note: z.string().max(4000).optional(),
+});
+
 /**
  * A clinic's answer to its Task: from the clinic API (gateway → intake, request/reply) or made by
- * the service on the clinic's behalf (routing → intake: automatic decline or bed-count answer).
+ * the service on the clinic's behalf (routing → intake: an answer from bed counts).
  */
 export const ClinicAnswerSubmittedV1 = defineMessage(
   'clinic.answer.submitted',
   1,
-  z.object({
-    taskId: z.uuid(),
-    /** The IK of the answering clinic; intake refuses an answer to another clinic's Task. */
-    clinicIk: IkNumber,
-    businessStatus: BusinessStatus,
-    note: z.string().max(4000).optional(),
-    source: AnswerSource,
-    /** For automatic answers: the request version answered, so a stale answer is ignored. */
-    answersVersion: z.number().int().positive().optional(),
-    /**
-     * For the clinic's own answers, who answered, for the change's AuditEvent (issue 14): the
-     * access token's `sub`, the user reads record, and where the clinic connected from. Optional:
-     * automatic answers have neither, and gateways before it sent neither (their messages may still
-     * be queued during a deployment).
-     */
-    user: z.string().min(1).optional(),
-    clientAddress: ClientAddress.optional(),
-  }),
+  z.discriminatedUnion('source', [
+    AnswerFields.extend({
+      source: z.literal('clinic'),
+      /**
+       * Who answered, for the change's AuditEvent (issue 14): the access token's `sub`, the user
+       * reads record, and where the clinic connected from (absent when the gateway no longer knew
+       * the connection's address).
+       */
+      user: z.string().min(1),
+      clientAddress: ClientAddress.optional(),
+    }),
+    AnswerFields.extend({
+      source: z.literal('automatic'),
+      /** The request version answered: intake refuses the answer when the clinic was sent a newer one meanwhile. */
+      answersVersion: z.number().int().positive(),
+    }),
+  ]),
 );
 export type ClinicAnswerSubmittedV1 = z.infer<typeof ClinicAnswerSubmittedV1.payload>;

@@ -14,8 +14,8 @@ export const Submitter = z.object({
   ikNumbers: z.array(IkNumber).min(1),
   fhirBase: z.string().min(1),
   /**
-   * Where the referrer connected from, for the change's AuditEvent (issue 14). Optional: gateways
-   * before it sent none, and their messages may still be queued during a deployment.
+   * Where the referrer connected from, for the change's AuditEvent (issue 14); absent when the
+   * gateway no longer knew the connection's address.
    */
   clientAddress: ClientAddress.optional(),
 });

@@ -25,6 +25,7 @@ describe('the Task fixture', () => {
       referrerPartyId: 'referrer-1',
       requestIdentifier: 'https://referrer.example/fhir/ServiceRequest/1',
       task: fhirTask(),
+      source: 'clinic',
     };
     expect(AdmissionResponseV1.payload.safeParse(payload).success).toBe(true);
   });
