@@ -8,7 +8,6 @@ import { RequestExport } from './audit/request-export';
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import type { IntakeCliConfig } from './config';
 import { openIntakeDatabase, type IntakeDatabase } from './persistence/database';
-import { fingerprintColumnsOf } from './persistence/fingerprint-columns';
 import { sealedColumnsOf } from './persistence/sealed-columns';
 import { SealedFields, openSealedFields, sqlClientOf } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
@@ -151,7 +150,7 @@ export function openIntakeKeys(config: IntakeCliConfig): Promise<Session<Service
         keyring,
         store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA),
         columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
-        fingerprints: fingerprintColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
+        fingerprintKey: true,
       };
     },
   );

@@ -32,9 +32,9 @@ export {
 } from './key-store';
 export { DATA_KEY_REFRESH_INTERVAL_MS, DataKeyring, type UnavailableDataKey } from './data-keyring';
 export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, type DataKeyConfig } from './from-config';
-export { FINGERPRINT_PREFIX, FingerprintKey, isKeyedFingerprint, refingerprintColumn, type FingerprintColumn } from './fingerprint';
+export { FingerprintKey } from './fingerprint';
 export { type Progress } from './progress';
 export { reencryptColumn, rewrapDataKeys, rewrapFingerprintKey, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
 export { SqlSealedColumn, type SqlSealedColumnOptions } from './sql-sealed-column';
-export { describeFingerprints, describeKeys, type CountedColumn } from './key-status';
+export { describeFingerprintKey, describeKeys, type CountedColumn } from './key-status';
 export { dataKeyCommands, type ServiceDataKeys } from './key-commands';

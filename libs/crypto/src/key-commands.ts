@@ -1,8 +1,7 @@
 import { command, option, type CommandContext } from '@bedrequest/cli';
 import type { DataKeyring } from './data-keyring';
-import { refingerprintColumn, type FingerprintColumn } from './fingerprint';
 import type { SqlKeyStore } from './key-store';
-import { describeFingerprints, describeKeys, type CountedColumn } from './key-status';
+import { describeFingerprintKey, describeKeys, type CountedColumn } from './key-status';
 import { reencryptColumn, rewrapDataKeys, rewrapFingerprintKey, type SealedColumn } from './rotation';
 
 /** What the key commands of a service work on: its keyring, its key table and its sealed columns. */
@@ -11,30 +10,29 @@ export interface ServiceDataKeys {
   store: SqlKeyStore;
   columns: readonly (SealedColumn & CountedColumn)[];
   /**
-   * The columns of hashes made with the service's fingerprint key (fingerprint.ts), for a service
-   * that has one; without it the commands leave the fingerprint key's table alone.
+   * The service has a fingerprint key (fingerprint.ts): the commands list it and re-wrap it with the
+   * data keys; without it they leave the fingerprint key's table alone.
    */
-  fingerprints?: readonly FingerprintColumn[];
+  fingerprintKey?: boolean;
 }
 
 /**
  * The key commands every service that seals data at rest offers (`npm run admin -- <service> ...`,
  * docs/data-protection.md, "Key rotation"): `keys`, `new-data-key` and `reencrypt`. `service`
  * names the service in the help ("running intakes seal with it within a minute"). A service with a
- * fingerprint key has it listed and re-wrapped too, and its unkeyed hashes replaced; `new-data-key`
- * never replaces it.
+ * fingerprint key has it listed and re-wrapped too; `new-data-key` never replaces it.
  */
 export function dataKeyCommands(service: string) {
   type Context = CommandContext<ServiceDataKeys>;
   return {
     keys: command({
       summary:
-        'lists the key-encryption keys, the data keys with the KEK wrapping each and the rows each sealed, and the rows still in clear (and the fingerprint key with the rows whose hashes are not keyed yet)',
+        'lists the key-encryption keys, the data keys with the KEK wrapping each and the rows each sealed, and the rows still in clear (and the fingerprint key with the KEK wrapping it)',
       options: {},
       async run(_, { services, out }: Context) {
-        const { keyring, store, columns, fingerprints } = await services();
+        const { keyring, store, columns, fingerprintKey } = await services();
         for (const line of await describeKeys(keyring, store, [...columns])) out(line);
-        if (fingerprints) for (const line of await describeFingerprints(keyring, store, fingerprints)) out(line);
+        if (fingerprintKey) out(await describeFingerprintKey(keyring, store));
       },
     }),
     'new-data-key': command({
@@ -46,25 +44,18 @@ export function dataKeyCommands(service: string) {
       },
     }),
     reencrypt: command({
-      summary:
-        're-wraps every data key (and the fingerprint key) under DATA_KEK, then seals every value in clear or under an older data key anew, and replaces unkeyed hashes with fingerprints, in batches',
+      summary: 're-wraps every data key (and the fingerprint key) under DATA_KEK, then seals every value in clear or under an older data key anew, in batches',
       options: { 'batch-size': option.integer('<n>', { min: 1, max: 10_000 }).default(500) },
       async run(values, { services, out }: Context) {
-        const { keyring, store, columns, fingerprints } = await services();
+        const { keyring, store, columns, fingerprintKey } = await services();
         const wrapping = await rewrapDataKeys(keyring, store, out);
         out(
           `data keys: ${wrapping.rewrapped} re-wrapped under ${keyring.keks.current.id}${wrapping.unavailable ? `, ${wrapping.unavailable} wrapped by a KEK not configured (left as they are)` : ''}`,
         );
-        if (fingerprints) await rewrapFingerprintKey(keyring, store, out);
+        if (fingerprintKey) await rewrapFingerprintKey(keyring, store, out);
         for (const column of columns) {
           const { reencrypted, skipped } = await reencryptColumn(column, keyring, { batchSize: values['batch-size'], progress: out });
           out(`${column.name}: done, ${reencrypted} re-encrypted${skipped ? `, ${skipped} changed meanwhile and left as the service wrote them` : ''}`);
-        }
-        if (!fingerprints) return;
-        const key = await keyring.fingerprintKey();
-        for (const column of fingerprints) {
-          const { refingerprinted, skipped } = await refingerprintColumn(column, key, { batchSize: values['batch-size'], progress: out });
-          out(`${column.name}: done, ${refingerprinted} replaced${skipped ? `, ${skipped} changed meanwhile and left as the service wrote them` : ''}`);
         }
       },
     }),

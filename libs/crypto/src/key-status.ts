@@ -1,5 +1,4 @@
 import type { DataKeyring } from './data-keyring';
-import type { FingerprintColumn } from './fingerprint';
 import type { DataKeyStore, FingerprintKeyStore } from './key-store';
 
 /** A sealed column that can say how many of its rows each data key sealed (null: rows in clear). */
@@ -38,19 +37,10 @@ export async function describeKeys(keyring: DataKeyring, store: DataKeyStore, co
   return lines;
 }
 
-/**
- * For a service with a fingerprint key: the key with the KEK that wraps it, and the rows whose
- * hashes are not keyed fingerprints yet (what `reencrypt` replaces), ids and counts only.
- */
-export async function describeFingerprints(keyring: DataKeyring, store: FingerprintKeyStore, columns: readonly FingerprintColumn[]): Promise<string[]> {
+/** For a service with a fingerprint key: the key with the KEK that wraps it, ids only. */
+export async function describeFingerprintKey(keyring: DataKeyring, store: FingerprintKeyStore): Promise<string> {
   const key = await store.fingerprintKey();
-  const unkeyed = (await Promise.all(columns.map(async (column) => ({ name: column.name, rows: await column.countUnkeyed() }))))
-    .filter((entry) => entry.rows > 0)
-    .map((entry) => `${entry.name} ${entry.rows}`);
-  return [
-    key
-      ? `fingerprint key ${key.id}  wrapped by ${key.kekId}  created ${key.createdAt.toISOString()}${keyring.keks.holds(key.kekId) ? '' : '  (KEK NOT CONFIGURED: no submission is recognised)'}`
-      : 'fingerprint key: none yet (made on first use)',
-    `rows with unkeyed hashes: ${unkeyed.length ? unkeyed.join(', ') : 'none'}`,
-  ];
+  if (!key) return 'fingerprint key: none yet (made on first use)';
+  const unavailable = keyring.keks.holds(key.kekId) ? '' : '  (KEK NOT CONFIGURED: no submission is recognised)';
+  return `fingerprint key ${key.id}  wrapped by ${key.kekId}  created ${key.createdAt.toISOString()}${unavailable}`;
 }

@@ -1,5 +1,4 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
-import { FINGERPRINT_PREFIX } from '@bedrequest/crypto';
 import { Prisma } from '../generated/prisma/client';
 import { requestWriterTables } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
@@ -16,10 +15,7 @@ export interface LoadedState {
   tasks: StoredTask[];
   /** Verdicts of messages processed before (redeliveries), by message id. */
   verdicts: Map<string, IntakeVerdictV1 | null>;
-  /**
-   * The documents already stored of the batch's requests that it may be sending again: those with
-   * one of its fingerprints, and those whose hash is still a plain SHA-256 (before migration 0010).
-   */
+  /** The documents already stored of the batch's requests that it may be sending again: those with one of its fingerprints. */
   documents: StoredDocumentHash[];
 }
 
@@ -120,11 +116,9 @@ export class AdmissionRequestRepository {
                    FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT message_id, sealed_verdict, verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
-        -- A document stored before migration 0010 holds a plain SHA-256, which the batch compares itself.
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT request_id, canonical_hash FROM ${t.document}
-                  WHERE cardinality(${keys.documentHashes}::text[]) > 0 AND request_id IN (SELECT id FROM requests)
-                    AND (canonical_hash = ANY(${keys.documentHashes}::text[]) OR canonical_hash NOT LIKE ${`${FINGERPRINT_PREFIX}%`})) x) AS documents`);
+                  WHERE request_id IN (SELECT id FROM requests) AND canonical_hash = ANY(${keys.documentHashes}::text[])) x) AS documents`);
     if (!row) throw new Error('the state query returned no row');
     const fields = this.fields;
     const [notes, verdicts] = await Promise.all([

@@ -26,15 +26,4 @@ describe('the fingerprint of a bundle', () => {
     expect(fingerprint).not.toContain(plainSha256(bundle));
     expect(bundleFingerprint(await keyOf(), bundle).value).not.toBe(fingerprint);
   });
-
-  it("matches its own fingerprint and a row's plain SHA-256 written before migration 0010, and nothing else", async () => {
-    const key = await keyOf();
-    const fingerprint = bundleFingerprint(key, { a: 1 });
-    expect(fingerprint.matches(fingerprint.value)).toBe(true);
-    expect(fingerprint.matches(plainSha256({ a: 1 }))).toBe(true);
-    expect(fingerprint.matches(plainSha256({ a: 2 }))).toBe(false);
-    expect(fingerprint.matches(bundleFingerprint(key, { a: 2 }).value)).toBe(false);
-    // A request made in this batch has no hash yet.
-    expect(fingerprint.matches('')).toBe(false);
-  });
 });

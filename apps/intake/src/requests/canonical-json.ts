@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { isKeyedFingerprint, type FingerprintKey } from '@bedrequest/crypto';
+import type { FingerprintKey } from '@bedrequest/crypto';
 
 /**
  * How intake recognises a bundle it stored before (an identical retransmission, decisions.md: "same
@@ -10,27 +9,11 @@ import { isKeyedFingerprint, type FingerprintKey } from '@bedrequest/crypto';
 export interface BundleFingerprint {
   /** What is stored: `hmac-sha256:` and the hex of the HMAC of the canonical JSON under intake's fingerprint key. */
   readonly value: string;
-  /**
-   * Whether a stored hash is this bundle's: its fingerprint, or, in a row written before migration
-   * 0010 and not yet rewritten by `npm run admin -- intake reencrypt`, the plain SHA-256 of its
-   * canonical JSON (computed only for such a row).
-   */
-  matches(stored: string): boolean;
 }
 
 /** The fingerprint of a bundle under intake's fingerprint key: one HMAC over its canonical JSON. */
 export function bundleFingerprint(key: FingerprintKey, bundle: unknown): BundleFingerprint {
-  const value = key.of(canonicalJson(bundle));
-  let plain: string | undefined;
-  return {
-    value,
-    matches(stored) {
-      if (stored === value) return true;
-      if (isKeyedFingerprint(stored) || stored === '') return false;
-      plain ??= createHash('sha256').update(canonicalJson(bundle)).digest('hex');
-      return stored === plain;
-    },
-  };
+  return { value: key.of(canonicalJson(bundle)) };
 }
 
 export function canonicalJson(value: unknown): string {

@@ -272,7 +272,7 @@ export class RequestBatch {
     // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
     if (state.request.status === 'revoked') return rejected('conflict', 'conflict', 'the request was revoked; no further bundles are accepted for it');
     const stored = this.storedDocuments.get(state.request.id) ?? [];
-    if (stored.some((hash) => command.fingerprint.matches(hash))) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
+    if (stored.includes(command.fingerprint.value)) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
     this.storedDocuments.set(state.request.id, [...stored, command.fingerprint.value]);
     const id = randomUUID();
     this.audit({
@@ -422,10 +422,7 @@ function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecor
   return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
 }
 
-/**
- * How a stored document is recognised: its request and the hash of its bundle (a fingerprint, or
- * the plain SHA-256 of a row written before migration 0010).
- */
+/** How a stored document is recognised: its request and the fingerprint of its bundle. */
 export interface StoredDocumentHash {
   requestId: string;
   hash: string;

@@ -83,7 +83,7 @@ const invalid = (diagnostics: string, code: 'invalid' | 'required' = 'invalid'):
 export function decide(current: RequestState | undefined, submission: Submission): Decision {
   if (!current) return decideNew(submission);
   // decisions.md: an identical bundle is a retry of the same transmission, a repeated revocation too.
-  if (submission.fingerprint.matches(current.latestHash)) return { kind: 'unchanged' };
+  if (submission.fingerprint.value === current.latestHash) return { kind: 'unchanged' };
   // decisions.md: "further bundles for a revoked identifier are rejected with 409".
   if (current.status === 'revoked') return conflict('the request was revoked; no further bundles are accepted for it');
   // Spec: "revoked takes precedence over every other field: the bundle is always treated as cancellation."
