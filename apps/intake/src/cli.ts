@@ -9,7 +9,7 @@ import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import type { IntakeCliConfig } from './config';
 import { openIntakeDatabase, type IntakeDatabase } from './persistence/database';
 import { sealedColumnsOf } from './persistence/sealed-columns';
-import { SealedFields, openSealedFields, sqlClientOf } from './persistence/sealed-fields';
+import { openSealedFields, sqlClientOf } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 
 interface IntakeCliServices {
@@ -95,10 +95,9 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
 });
 
 /**
- * `npm run admin -- intake ...` (docs/data-protection.md, "Key rotation"): intake's data keys, and
- * the re-encryption of what older keys sealed or what is still in clear (rows written before
- * migration 0008), in the intake schema with the stack's key-encryption keys. The service keeps
- * running meanwhile.
+ * `npm run admin -- intake ...` (docs/data-protection.md, "Key rotation"): intake's data keys and
+ * fingerprint key, and the re-encryption of what older data keys sealed, in the intake schema with
+ * the stack's key-encryption keys. The service keeps running meanwhile.
  */
 export const INTAKE_KEYS_CLI = new CommandLine<ServiceDataKeys>({
   program: 'npm run admin --',
@@ -145,11 +144,10 @@ export function openIntakeKeys(config: IntakeCliConfig): Promise<Session<Service
     // The key table and the re-encryption through plain pg (see openPlainSql: arrays of bytea values).
     async (prisma, sql) => {
       const { keyring } = await openDataKeyring(config, { sql: sqlClientOf(prisma), schema: config.INTAKE_DB_SCHEMA });
-      const fields = new SealedFields(keyring);
       return {
         keyring,
         store: new SqlKeyStore(sql, config.INTAKE_DB_SCHEMA),
-        columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA, fields),
+        columns: sealedColumnsOf(sql, config.INTAKE_DB_SCHEMA),
         fingerprintKey: true,
       };
     },

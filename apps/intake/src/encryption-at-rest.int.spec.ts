@@ -9,7 +9,7 @@ import { INTAKE_KEYS_CLI, openIntakeKeys } from './cli';
 import { ClinicTaskReadsRepository } from './clinic-tasks/clinic-task-reads.repository';
 import { IntakeCliConfig } from './config';
 import { openIntakeDatabase, type IntakeDatabase } from './persistence/database';
-import { openSealedFields, type SealedFields } from './persistence/sealed-fields';
+import { openSealedFields } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 import { AdmissionRequestRepository } from './requests/admission-request.repository';
 import { IntakeService, type IntakeCommand } from './requests/intake.service';
@@ -26,8 +26,7 @@ const newKek = () => randomBytes(32).toString('base64');
 /**
  * Intake's data at rest against the real PostgreSQL, with the keys as production reads them
  * (DATA_KEK required): what a copy of the schema shows, a value copied to another row, and a
- * rotation of the key-encryption key with the re-encryption of old rows and of rows written in
- * clear before migration 0008.
+ * rotation of the key-encryption key with the re-encryption of old rows.
  */
 describe("intake's data at rest", () => {
   const schema = uniqueName('intake_at_rest');
@@ -129,16 +128,15 @@ describe("intake's data at rest", () => {
     documents: [true],
     row: { gender: 'female', birthDate: '1956-01-01', masked: false, diagnosis: 'S72.01' },
   };
-  /** Each sealed value's data key (bytes 2-17), over every sealed column, and `in clear` for rows still in clear. */
+  /** Each sealed value's data key (bytes 2-17), over every sealed column. */
   const keysInUse = async () => {
-    const rows = await query<{ key: string | null }>(
+    const rows = await query<{ key: string }>(
       `SELECT DISTINCT encode(substring(v FROM 2 FOR 16), 'hex') AS key FROM (
          SELECT sealed_bundle AS v FROM $schema.request_version UNION ALL SELECT sealed_summary FROM $schema.request_version
          UNION ALL SELECT sealed_bundle FROM $schema.request_document UNION ALL SELECT sealed_notes FROM $schema.clinic_task
-         UNION ALL SELECT sealed_verdict FROM $schema.inbox_message) sealed WHERE v IS NOT NULL
-       UNION SELECT 'in clear' FROM $schema.request_version WHERE bundle IS NOT NULL`,
+         UNION ALL SELECT sealed_verdict FROM $schema.inbox_message) sealed WHERE v IS NOT NULL`,
     );
-    return new Set(rows.map((row) => row.key?.replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-') ?? null));
+    return new Set(rows.map((row) => row.key.replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-')));
   };
   const dataKeys = async () => (await query<{ id: string }>('SELECT id::text FROM $schema.data_key ORDER BY created_at')).map((row) => row.id);
 
@@ -211,14 +209,10 @@ describe("intake's data at rest", () => {
     await query('UPDATE $schema.clinic_task SET sealed_notes = $2 WHERE id = $1', [other.taskId, kept!.notes]);
   });
 
-  it('reads rows written in clear before migration 0008, and after a new DATA_KEK both those and the old sealed ones; reencrypt moves all to the new data key', async () => {
-    // A request as an intake before migration 0008 stored it: the bundles, the summary, the document and the notes in clear.
+  it('after a new DATA_KEK reads what the old data key sealed and seals under a new one; reencrypt moves all to the new data key', async () => {
     const old = await wholeRequest((await intakeWith({ DATA_KEK: keks.a, DATA_KEK_ID: 'kek-a' })).service);
-    const fieldsA = (await intakeWith({ DATA_KEK: keks.a, DATA_KEK_ID: 'kek-a' })).fields;
-    await writeInClear(fieldsA, old);
-    expect(await readBack(await intakeWith({ DATA_KEK: keks.a, DATA_KEK_ID: 'kek-a' }), old)).toEqual(expectedReadBack);
     const [keyA] = await dataKeys();
-    expect(await keysInUse()).toEqual(new Set([keyA, 'in clear']));
+    expect(await keysInUse()).toEqual(new Set([keyA]));
 
     // kek-b current, kek-a still known: new rows get a new data key, old ones still open.
     const rotated = { DATA_KEK: keks.b, DATA_KEK_ID: 'kek-b', DATA_PREVIOUS_KEKS: `kek-a:${keks.a}` };
@@ -226,7 +220,7 @@ describe("intake's data at rest", () => {
     const fresh = await wholeRequest(intakeB.service);
     const keyB = (await dataKeys()).at(-1)!;
     expect(keyB).not.toBe(keyA);
-    expect(await keysInUse()).toEqual(new Set([keyA, keyB, 'in clear']));
+    expect(await keysInUse()).toEqual(new Set([keyA, keyB]));
     for (const request of [first, old, fresh]) expect(await readBack(intakeB, request)).toEqual(expectedReadBack);
 
     const progress = await admin(rotated, 'reencrypt', '--batch-size', '2');
@@ -237,35 +231,10 @@ describe("intake's data at rest", () => {
       ]),
     );
     expect(await keysInUse()).toEqual(new Set([keyB]));
-    expect(await query('SELECT 1 FROM $schema.request_version WHERE sealed_summary IS NULL')).toEqual([]);
     expect(await admin(rotated, 'keys')).toContain('rows in clear: none');
 
     // kek-a gone: everything opens under kek-b alone.
     const onlyB = await intakeWith({ DATA_KEK: keks.b, DATA_KEK_ID: 'kek-b' });
     for (const request of [first, old, fresh]) expect(await readBack(onlyB, request)).toEqual(expectedReadBack);
   });
-
-  /** Rewrites a request's rows as intake stored them before migration 0008: opened into the clear columns, no summary. */
-  async function writeInClear(fields: SealedFields, request: { requestId: string; taskId: string }) {
-    for (const version of await query<{ version: number; sealed_bundle: Buffer }>(
-      'SELECT version, sealed_bundle FROM $schema.request_version WHERE request_id = $1',
-      [request.requestId],
-    )) {
-      const bundle = await fields.open(`request_version:bundle:${request.requestId}:${version.version}`, { sealed: version.sealed_bundle, clear: null });
-      await query('UPDATE $schema.request_version SET bundle = $3, sealed_bundle = NULL, sealed_summary = NULL WHERE request_id = $1 AND version = $2', [
-        request.requestId,
-        version.version,
-        bundle,
-      ]);
-    }
-    for (const document of await query<{ id: string; sealed_bundle: Buffer }>('SELECT id, sealed_bundle FROM $schema.request_document WHERE request_id = $1', [
-      request.requestId,
-    ])) {
-      const bundle = await fields.open(`request_document:bundle:${document.id}`, { sealed: document.sealed_bundle, clear: null });
-      await query('UPDATE $schema.request_document SET bundle = $2, sealed_bundle = NULL WHERE id = $1', [document.id, bundle]);
-    }
-    const [task] = await query<{ sealed_notes: Buffer }>('SELECT sealed_notes FROM $schema.clinic_task WHERE id = $1', [request.taskId]);
-    const notes = await fields.open(`clinic_task:notes:${request.taskId}`, { sealed: task!.sealed_notes, clear: null });
-    await query('UPDATE $schema.clinic_task SET notes = $2, sealed_notes = NULL WHERE id = $1', [request.taskId, JSON.stringify(notes)]);
-  }
 });

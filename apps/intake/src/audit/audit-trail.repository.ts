@@ -6,7 +6,7 @@ import { canonicalEntry, type StoredAuditEntry } from './audit-chain';
 import { auditColumnsOf, type AuditEntry } from './audit-event';
 import type { AuditSearch } from './audit-search';
 
-/** What `append_audit_events` (migration 0007) takes for each entry: its search columns and its canonical JSON. */
+/** What `append_audit_events` (the baseline migration) takes for each entry: its search columns and its canonical JSON. */
 export function appendPayload(entries: readonly AuditEntry[]): string {
   return JSON.stringify(entries.map((entry) => ({ ...auditColumnsOf(entry), canonical: canonicalEntry(entry) })));
 }

@@ -29,7 +29,7 @@ export class RequestExport {
       if (!request) return undefined;
       const version = await tx.requestVersion.findUnique({
         where: { requestId_version: { requestId: request.id, version: request.currentVersion } },
-        select: { sealedBundle: true, bundle: true },
+        select: { sealedBundle: true },
       });
       if (!version) return undefined;
       const audit = new AuditTrailRepository({ rows: (statement) => tx.$queryRaw(statement) }, this.schema);
@@ -46,7 +46,7 @@ export class RequestExport {
           this.now(),
         ),
       );
-      const bundle = await this.fields.open(sealedFor.bundle(request.id, request.currentVersion), { sealed: version.sealedBundle, clear: version.bundle });
+      const bundle = await this.fields.open(sealedFor.bundle(request.id, request.currentVersion), version.sealedBundle);
       return { version: request.currentVersion, bundle };
     });
   }

@@ -18,11 +18,9 @@ export interface SummaryQuery {
   offset: number;
 }
 
-/** A list row's stored part: the version's summary (sealed, or its bundle from before 0008), or the erased request's states. */
+/** A list row's stored part: the version's summary (sealed), or the erased request's states. */
 interface ErasedOrStored {
   sealed_summary: Uint8Array | null;
-  sealed_bundle: Uint8Array | null;
-  bundle: unknown;
   erased_request_status: string;
   erased_intent: string;
 }
@@ -72,9 +70,8 @@ export class ClinicTaskReadsRepository {
    * each with the fields of its list row from the version the clinic was sent. The page is chosen
    * on the Task table alone (index `clinic_ik, last_modified`); each row's summary was computed
    * when its version was stored (bundle-summary.ts) and is kept sealed beside it, so a row costs one
-   * small value to open, not a bundle to read. A version stored in clear before migration 0008 has
-   * no summary yet: its bundle is read and summarised here, until `intake reencrypt` seals it.
-   * A Task of an erased request keeps its row as a tombstone: its request's states, no summary.
+   * small value to open, not a bundle to read. A Task of an erased request keeps its row as a
+   * tombstone: its request's states, no summary (its versions are gone).
    */
   async summaries(query: SummaryQuery): Promise<SummaryRow[]> {
     if (query.clinicIks.length === 0) return [];
@@ -89,9 +86,7 @@ export class ClinicTaskReadsRepository {
       SELECT p.id, p.request_id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik,
              r.referrer_ik, r.identifier AS request_identifier, r.referrer_party_id,
              e.erased_at, r.status AS erased_request_status, r.intent AS erased_intent,
-             v.sealed_summary,
-             CASE WHEN v.sealed_summary IS NULL THEN v.sealed_bundle END AS sealed_bundle,
-             CASE WHEN v.sealed_summary IS NULL THEN v.bundle END AS bundle
+             v.sealed_summary
         FROM page p
         JOIN ${this.request} r ON r.id = p.request_id
         LEFT JOIN ${this.version} v ON v.request_id = p.request_id AND v.version = p.sent_version
@@ -99,23 +94,10 @@ export class ClinicTaskReadsRepository {
        WHERE v.request_id IS NOT NULL OR e.request_id IS NOT NULL
        ORDER BY (p.status = 'requested') DESC, p.last_modified DESC, p.id DESC`;
     return Promise.all(
-      rows.map(
-        async ({
-          request_id: requestId,
-          sealed_summary: sealedSummary,
-          sealed_bundle: sealedBundle,
-          bundle,
-          erased_request_status: erasedStatus,
-          erased_intent: erasedIntent,
-          ...task
-        }) => {
-          if (task.erased_at) return { ...task, ...erasedSummary(erasedStatus, erasedIntent) };
-          const summary = sealedSummary
-            ? await this.fields.open<BundleSummary>(sealedFor.summary(requestId, task.sent_version), { sealed: sealedSummary, clear: null })
-            : bundleSummaryOf(await this.fields.open(sealedFor.bundle(requestId, task.sent_version), { sealed: sealedBundle, clear: bundle }));
-          return { ...task, ...summary };
-        },
-      ),
+      rows.map(async ({ request_id: requestId, sealed_summary: sealedSummary, erased_request_status: erasedStatus, erased_intent: erasedIntent, ...task }) => {
+        if (task.erased_at || !sealedSummary) return { ...task, ...erasedSummary(erasedStatus, erasedIntent) };
+        return { ...task, ...(await this.fields.open<BundleSummary>(sealedFor.summary(requestId, task.sent_version), sealedSummary)) };
+      }),
     );
   }
 
@@ -148,14 +130,14 @@ export class ClinicTaskReadsRepository {
     const rows = await this.prisma.requestVersion.findMany({
       where: { requestId, version: { lte: upTo } },
       orderBy: { version: 'asc' },
-      select: { version: true, receivedAt: true, sealedBundle: true, bundle: true },
+      select: { version: true, receivedAt: true, sealedBundle: true },
     });
     return Promise.all(
       rows.map(async (row) => ({
         version: row.version,
         receivedAt: row.receivedAt.toISOString(),
         // An AdmissionRequestBundle as received (the gateway validated it before intake stored it).
-        bundle: await this.fields.open<RequestVersion['bundle']>(sealedFor.bundle(requestId, row.version), { sealed: row.sealedBundle, clear: row.bundle }),
+        bundle: await this.fields.open<RequestVersion['bundle']>(sealedFor.bundle(requestId, row.version), row.sealedBundle),
       })),
     );
   }

@@ -105,8 +105,8 @@ describe('erasing a request', () => {
     const [row] = await query<{ versions: number; documents: number; notes: number; verdicts: number; unpublishedNotes: number }>(
       `SELECT (SELECT count(*)::int FROM $schema.request_version WHERE request_id = $1) AS versions,
               (SELECT count(*)::int FROM $schema.request_document WHERE request_id = $1) AS documents,
-              (SELECT count(*)::int FROM $schema.clinic_task WHERE request_id = $1 AND (sealed_notes IS NOT NULL OR notes IS NOT NULL)) AS notes,
-              (SELECT count(*)::int FROM $schema.inbox_message WHERE request_identifier = $2 AND (sealed_verdict IS NOT NULL OR verdict IS NOT NULL)) AS verdicts,
+              (SELECT count(*)::int FROM $schema.clinic_task WHERE request_id = $1 AND sealed_notes IS NOT NULL) AS notes,
+              (SELECT count(*)::int FROM $schema.inbox_message WHERE request_identifier = $2 AND sealed_verdict IS NOT NULL) AS verdicts,
               (SELECT count(*)::int FROM $schema.outbox_message WHERE envelope #>> '{payload,requestIdentifier}' = $2 AND envelope #> '{payload,task,note}' IS NOT NULL) AS "unpublishedNotes"`,
       [request.requestId, request.identifier],
     );

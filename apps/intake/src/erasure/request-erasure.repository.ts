@@ -82,13 +82,8 @@ export class RequestErasureRepository {
 
       const erasedAt = this.now();
       // The verdicts kept for the request's messages (an answer's holds the Task with its notes); a
-      // redelivery of one then gets "unchanged". Rows from before migration 0009 name no request:
-      // those of its versions and documents are found by message id.
-      await tx.$executeRaw`
-        UPDATE ${t.inbox} SET sealed_verdict = NULL, verdict = NULL
-         WHERE request_identifier = ${found.identifier}
-            OR message_id IN (SELECT message_id FROM ${t.version} WHERE request_id = ${found.id}::uuid
-                              UNION SELECT message_id FROM ${t.document} WHERE request_id = ${found.id}::uuid)`;
+      // redelivery of one then gets "unchanged".
+      await tx.$executeRaw`UPDATE ${t.inbox} SET sealed_verdict = NULL WHERE request_identifier = ${found.identifier}`;
       const documents = await tx.$executeRaw`DELETE FROM ${t.document} WHERE request_id = ${found.id}::uuid`;
       const versions = await tx.$executeRaw`DELETE FROM ${t.version} WHERE request_id = ${found.id}::uuid`;
       // Every Task loses its notes; one still open (waiting for the clinic or for the referrer) is
@@ -96,7 +91,7 @@ export class RequestErasureRepository {
       // erased request. A selected clinic's Task stays in progress (the admission was agreed).
       const tasks = await tx.$queryRaw<{ id: string; clinic_ik: string }[]>`
         UPDATE ${t.task}
-           SET notes = NULL, sealed_notes = NULL, revision = revision + 1, last_modified = ${erasedAt},
+           SET sealed_notes = NULL, revision = revision + 1, last_modified = ${erasedAt},
                status = CASE WHEN status IN ('in-progress', 'cancelled') THEN status ELSE 'cancelled' END,
                cancelled_at = CASE WHEN status IN ('in-progress', 'cancelled') THEN cancelled_at ELSE ${erasedAt} END
          WHERE request_id = ${found.id}::uuid

@@ -13,12 +13,6 @@ export const sealedFor = {
   verdict: (messageId: string) => `inbox_message:verdict:${messageId}`,
 };
 
-/** A sealed column's value as a row holds it: sealed, or (written before migration 0008) in clear. */
-export interface StoredValue {
-  sealed: Uint8Array | null;
-  clear: unknown;
-}
-
 /**
  * How intake stores what describes the patient (docs/data-protection.md): bundle versions, their
  * list summaries, documents, the clinic's notes and the verdicts kept for redeliveries, each sealed
@@ -33,10 +27,9 @@ export class SealedFields {
     return this.keyring.sealJson(value, context);
   }
 
-  /** The value of a row: opened when sealed, as stored when written in clear before migration 0008. */
-  async open<T>(context: string, stored: StoredValue): Promise<T> {
-    if (stored.sealed) return this.keyring.openJson<T>(stored.sealed, context);
-    return stored.clear as T;
+  /** The value a row holds sealed for `context`, opened. */
+  async open<T>(context: string, sealed: Uint8Array): Promise<T> {
+    return this.keyring.openJson<T>(sealed, context);
   }
 }
 

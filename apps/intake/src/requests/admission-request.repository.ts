@@ -40,9 +40,8 @@ interface TaskJson {
   clinic_ik: string;
   status: string;
   business_status: string | null;
-  /** Sealed (`\\x` hex, as json_agg writes bytea), or in clear in a row written before migration 0008. */
+  /** Sealed (`\\x` hex, as json_agg writes bytea); none once the request is erased. */
   sealed_notes: string | null;
-  notes: TaskNote[] | null;
   sent_version: number;
   authored_on: string;
   last_modified: string;
@@ -95,7 +94,7 @@ export class AdmissionRequestRepository {
     const [row] = await this.run.rows<{
       requests: RequestJson[];
       tasks: TaskJson[];
-      inbox: { message_id: string; sealed_verdict: string | null; verdict: IntakeVerdictV1 | null }[];
+      inbox: { message_id: string; sealed_verdict: string | null }[];
       documents: { request_id: string; canonical_hash: string }[];
     }>(Prisma.sql`
       WITH found AS (
@@ -112,30 +111,23 @@ export class AdmissionRequestRepository {
       SELECT
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
-           FROM (SELECT id, request_id, clinic_ik, status, business_status, sealed_notes, notes, sent_version, authored_on, last_modified, cancelled_at, revision
+           FROM (SELECT id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision
                    FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
-           FROM (SELECT message_id, sealed_verdict, verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
+           FROM (SELECT message_id, sealed_verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT request_id, canonical_hash FROM ${t.document}
                   WHERE request_id IN (SELECT id FROM requests) AND canonical_hash = ANY(${keys.documentHashes}::text[])) x) AS documents`);
     if (!row) throw new Error('the state query returned no row');
-    const fields = this.fields;
+    // What is gone (notes and verdicts an erasure dropped) opens to nothing.
+    const open = async <T>(context: string, json: string | null): Promise<T | null> => {
+      const sealed = byteaOfJson(json);
+      return sealed ? this.fields.open<T>(context, sealed) : null;
+    };
     const [notes, verdicts] = await Promise.all([
+      Promise.all(row.tasks.map((task) => open<TaskNote[]>(sealedFor.notes(task.id), task.sealed_notes))),
       Promise.all(
-        row.tasks.map((task) => fields.open<TaskNote[] | null>(sealedFor.notes(task.id), { sealed: byteaOfJson(task.sealed_notes), clear: task.notes })),
-      ),
-      Promise.all(
-        row.inbox.map(
-          async (entry) =>
-            [
-              entry.message_id,
-              await fields.open<IntakeVerdictV1 | null>(sealedFor.verdict(entry.message_id), {
-                sealed: byteaOfJson(entry.sealed_verdict),
-                clear: entry.verdict,
-              }),
-            ] as const,
-        ),
+        row.inbox.map(async (entry) => [entry.message_id, await open<IntakeVerdictV1>(sealedFor.verdict(entry.message_id), entry.sealed_verdict)] as const),
       ),
     ]);
     return {
@@ -179,7 +171,7 @@ export class AdmissionRequestRepository {
    * document stored meanwhile at its unique hash. Outbox rows are inserted in the order the messages
    * were caused.
    *
-   * The audit entries of the changes are appended last (`append_audit_events`, migration 0007),
+   * The audit entries of the changes are appended last (`append_audit_events`, of the baseline migration),
    * once every other write of the statement is done (each CTE is counted before it; AND evaluates
    * left to right): the append holds its day's chain lock until the commit, so it must not wait
    * for any other lock meanwhile. The expect_rows checks come first: a batch that lost a race
@@ -282,8 +274,7 @@ export class AdmissionRequestRepository {
           FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, sealed_notes text,
                sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer)
         ON CONFLICT (id) DO UPDATE
-           -- A Task stored in clear before migration 0008 is sealed when it changes.
-           SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, sealed_notes = EXCLUDED.sealed_notes, notes = NULL,
+           SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, sealed_notes = EXCLUDED.sealed_notes,
                sent_version = EXCLUDED.sent_version,
                last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision
          -- A batch raises a Task's revision by one: it is still the Task it read only if it is one below.

@@ -133,7 +133,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
     );
     // The notes are stored sealed for their Task.
     const tasks = await Promise.all(
-      rows.map(async ({ id, sealed_notes: sealed, ...task }) => ({ ...task, notes: await fields.open(sealedFor.notes(id), { sealed, clear: null }) })),
+      rows.map(async ({ id, sealed_notes: sealed, ...task }) => ({ ...task, notes: await fields.open(sealedFor.notes(id), sealed) })),
     );
     expect(tasks).toEqual([
       { clinic_ik: A, status: 'requested', business_status: null, notes: [] },

@@ -6,6 +6,7 @@ import { AuditTrailRepository } from '../audit/audit-trail.repository';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { sealedFor } from '../persistence/sealed-fields';
 import { testSealedFields } from '../testing/sealed-fields';
 import { TaskReadRepository } from './task-read.repository';
 import { TaskReadService } from './task-read.service';
@@ -105,8 +106,9 @@ describe('Task search and read against the real PostgreSQL', () => {
 
   beforeAll(async () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+    const fields = await testSealedFields(prisma, schema);
     tasks = new TaskReadService(
-      new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)),
+      new TaskReadRepository(prisma, schema, fields),
       fhirSystems('https://bedrequest.example.org'),
       new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema)),
     );
@@ -143,9 +145,9 @@ describe('Task search and read against the real PostgreSQL', () => {
           };
           const notes = task.businessStatus ? [{ text: `answer ${task.businessStatus}`, time: task.lastModified }] : [];
           await client.query(
-            `INSERT INTO "${schema}".clinic_task (id, request_id, clinic_ik, status, business_status, notes, sent_version, authored_on, last_modified)
+            `INSERT INTO "${schema}".clinic_task (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified)
              VALUES ($1, $2, $3, $4, $5, $6, 1, '2026-02-28T00:00:00Z', $7)`,
-            [task.id, requestId, clinicIk, task.status, task.businessStatus, JSON.stringify(notes), task.lastModified],
+            [task.id, requestId, clinicIk, task.status, task.businessStatus, fields.seal(sealedFor.notes(task.id), notes), task.lastModified],
           );
           stored.push(task);
         }

@@ -23,7 +23,6 @@ interface TaskRow {
   status: string;
   business_status: string | null;
   sealed_notes: Uint8Array | null;
-  notes: unknown;
   authored_on: Date;
   last_modified: Date;
   identifier: string;
@@ -32,7 +31,7 @@ interface TaskRow {
 }
 
 const TASK_COLUMNS = Prisma.raw(
-  't.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id',
+  't.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id',
 );
 
 /** A Task a search found, with the referrer owning its request (whom the read's audit entry concerns). */
@@ -143,7 +142,7 @@ export class TaskReadRepository {
       include: { request: { select: { identifier: true, referrerIk: true, referrerPartyId: true, erasure: { select: { erasedAt: true } } } } },
     });
     if (!row) return undefined;
-    const notes = await this.fields.open(sealedFor.notes(row.id), { sealed: row.sealedNotes, clear: row.notes });
+    const notes = await this.notesOf(row.id, row.sealedNotes);
     return {
       ...taskViewOf({ ...row, notes }, row.request),
       requestId: row.requestId,
@@ -157,9 +156,9 @@ export class TaskReadRepository {
   async findBundle(requestId: string, version: number): Promise<unknown> {
     const row = await this.prisma.requestVersion.findUnique({
       where: { requestId_version: { requestId, version } },
-      select: { sealedBundle: true, bundle: true },
+      select: { sealedBundle: true },
     });
-    return row ? this.fields.open(sealedFor.bundle(requestId, version), { sealed: row.sealedBundle, clear: row.bundle }) : undefined;
+    return row ? this.fields.open(sealedFor.bundle(requestId, version), row.sealedBundle) : undefined;
   }
 
   /** The request's DocumentBundles with their stored ids, oldest first; with `receivedUpTo`, only those received until then. */
@@ -167,18 +166,19 @@ export class TaskReadRepository {
     const rows = await this.prisma.requestDocument.findMany({
       where: { requestId, ...(receivedUpTo ? { receivedAt: { lte: receivedUpTo } } : {}) },
       orderBy: { receivedAt: 'asc' },
-      select: { id: true, sealedBundle: true, bundle: true },
+      select: { id: true, sealedBundle: true },
     });
-    return Promise.all(
-      rows.map(async (row) => ({ id: row.id, bundle: await this.fields.open(sealedFor.document(row.id), { sealed: row.sealedBundle, clear: row.bundle }) })),
-    );
+    return Promise.all(rows.map(async (row) => ({ id: row.id, bundle: await this.fields.open(sealedFor.document(row.id), row.sealedBundle) })));
   }
 
   /** The rows' Tasks, each with its notes opened. */
   private taskViews(rows: readonly TaskRow[]): Promise<SearchedTask[]> {
-    return Promise.all(
-      rows.map(async (row) => toTaskView(row, await this.fields.open(sealedFor.notes(row.id), { sealed: row.sealed_notes, clear: row.notes }))),
-    );
+    return Promise.all(rows.map(async (row) => toTaskView(row, await this.notesOf(row.id, row.sealed_notes))));
+  }
+
+  /** A Task's notes, opened; none once its request was erased (or for a Task stored without). */
+  private async notesOf(taskId: string, sealed: Uint8Array | null): Promise<TaskNote[]> {
+    return sealed ? this.fields.open<TaskNote[]>(sealedFor.notes(taskId), sealed) : [];
   }
 
   /** The search's conditions, ANDed, the viewer's visibility rule first (decisions.md). */
@@ -218,14 +218,14 @@ function visibleTo(viewer: Viewer): Prisma.Sql {
   return viewer.ikNumbers.length ? Prisma.sql`t.clinic_ik IN (${Prisma.join(viewer.ikNumbers)})` : Prisma.sql`false`;
 }
 
-function toTaskView(row: TaskRow, notes: TaskNote[] | null): SearchedTask {
+function toTaskView(row: TaskRow, notes: TaskNote[]): SearchedTask {
   return {
     referrerPartyId: row.referrer_party_id,
     id: row.id,
     clinicIk: row.clinic_ik,
     status: row.status as TaskStatus,
     businessStatus: row.business_status as BusinessStatus | null,
-    notes: notes ?? [],
+    notes,
     authoredOn: row.authored_on,
     lastModified: row.last_modified,
     requestIdentifier: row.identifier,

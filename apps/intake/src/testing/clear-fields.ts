@@ -1,4 +1,4 @@
-import { SealedFields, type StoredValue } from '../persistence/sealed-fields';
+import { SealedFields } from '../persistence/sealed-fields';
 
 /**
  * Bundles, summaries, documents, notes and verdicts stored as their plain JSON bytes in the sealed
@@ -10,7 +10,7 @@ export class ClearFields extends SealedFields {
     return Buffer.from(JSON.stringify(value));
   }
 
-  override async open<T>(_context: string, stored: StoredValue): Promise<T> {
-    return (stored.sealed ? JSON.parse(Buffer.from(stored.sealed).toString('utf8')) : stored.clear) as T;
+  override async open<T>(_context: string, sealed: Uint8Array): Promise<T> {
+    return JSON.parse(Buffer.from(sealed).toString('utf8')) as T;
   }
 }
