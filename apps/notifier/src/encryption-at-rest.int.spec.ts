@@ -48,13 +48,13 @@ describe("the notifier's data at rest", () => {
     if (code !== 0) throw new Error(`notifier ${argv.join(' ')} failed: ${err.join(' ')}`);
     return out;
   };
-  /** Each sealed row's data key (bytes 2-17 of the value), and how many rows are still in clear. */
+  /** Each sealed row's data key (bytes 2-17 of the value). */
   const keysInUse = async () => {
-    const { rows } = await pool.query<{ key: string | null; rows: number }>(
+    const { rows } = await pool.query<{ key: string; rows: number }>(
       `SELECT encode(substring(sealed_secret FROM 2 FOR 16), 'hex') AS key, count(*)::int AS rows FROM "${schema}".subscription GROUP BY 1
        UNION ALL SELECT encode(substring(sealed_data FROM 2 FOR 16), 'hex'), count(*)::int FROM "${schema}".delivery GROUP BY 1`,
     );
-    return new Set(rows.map((row) => row.key?.replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-') ?? 'in clear'));
+    return new Set(rows.map((row) => row.key.replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-')));
   };
   const dataKeys = async () => (await pool.query<{ id: string; kek_id: string }>(`SELECT id::text, kek_id FROM "${schema}".data_key ORDER BY created_at`)).rows;
   /** Publishes an AdmissionResponse with a clinic note and waits for its webhook; returns the event id. */
@@ -132,11 +132,6 @@ describe("the notifier's data at rest", () => {
 
   it('the re-encrypt command re-wraps the old data key and moves every row to the new one, reporting progress; the old KEK can then go', async () => {
     const keys = { DATA_KEK: keks.b, DATA_KEK_ID: 'kek-b', DATA_PREVIOUS_KEKS: `kek-a:${keks.a}` };
-    // A row as written before sealing existed, in clear (migration 0004 left such rows as they were).
-    await pool.query(`UPDATE "${schema}".delivery SET data = '{"resourceType":"Task","note":[{"text":"alt"}]}', sealed_data = NULL WHERE event_id = $1`, [
-      firstEvent,
-    ]);
-    expect(await keysInUse()).toContain('in clear');
 
     const lines = await admin(keys, 'reencrypt', '--batch-size', '1');
 
@@ -154,11 +149,11 @@ describe("the notifier's data at rest", () => {
     expect(await dataKeys()).toEqual([oldKey, newKey].map((key) => ({ ...key, kek_id: 'kek-b' })));
     expect(await keysInUse()).toEqual(new Set([newKey!.id]));
 
-    // Without kek-a the notifier reads everything, the row once in clear included.
+    // Without kek-a the notifier reads everything.
     const api = await start({ DATA_KEK: keks.b, DATA_KEK_ID: 'kek-b' });
     expect((await api.get(party, subscriptionId)).secret).toBe(receiver.secret);
     const { body } = await api.eventsSince(party, subscriptionId, 0);
-    expect(body.items.map((event) => (event.data as { note: { text: string }[] }).note[0]!.text)).toEqual(['alt', 'zweite Antwort']);
+    expect(body.items.map((event) => (event.data as { note: { text: string }[] }).note[0]!.text)).toEqual([firstNote, 'zweite Antwort']);
     expect(await admin({ DATA_KEK: keks.b, DATA_KEK_ID: 'kek-b' }, 'keys')).toEqual([
       'key-encryption keys: kek-b (current)',
       expect.stringMatching(new RegExp(`^data key ${oldKey!.id}  wrapped by kek-b  created \\S+  rows: none$`)),
@@ -178,6 +173,6 @@ describe("the notifier's data at rest", () => {
     await deliver(party, 'dritte Antwort');
     expect(await keysInUse()).toContain(newKey);
     const { body } = await api.eventsSince(party, subscriptionId, 0);
-    expect(body.items.map((event) => (event.data as { note: { text: string }[] }).note[0]!.text)).toEqual(['alt', 'zweite Antwort', 'dritte Antwort']);
+    expect(body.items.map((event) => (event.data as { note: { text: string }[] }).note[0]!.text)).toEqual([firstNote, 'zweite Antwort', 'dritte Antwort']);
   });
 });

@@ -20,7 +20,7 @@ export interface ClaimedDelivery {
 /** A claimed delivery as read: its Task and its subscription's secret still as stored. */
 export interface SealedClaim extends Omit<ClaimedDelivery, 'data' | 'secret'> {
   data: StoredValue<unknown>;
-  secret: StoredValue<string>;
+  secret: Uint8Array | null;
 }
 
 /**

@@ -235,21 +235,6 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
       await finish(subscriptionId);
     });
 
-    it('still delivers rows written in clear before sealing (migration 0004), with their clear secret', async () => {
-      const { partyId, subscriptionId } = await subscribedParty();
-      const [eventId] = await store(partyId, ['a']);
-      // As the rows were before 0004: the values in the old columns, the sealed ones empty.
-      await pool.query(`UPDATE "${schema}".subscription SET secret = 'whsec_b2xkLXNlY3JldA==', sealed_secret = NULL WHERE id = $1`, [subscriptionId]);
-      await pool.query(`UPDATE "${schema}".delivery SET data = '{"resourceType":"Task","id":"old"}', sealed_data = NULL WHERE event_id = $1`, [eventId]);
-
-      expect(await claim(subscriptionId)).toEqual([
-        expect.objectContaining({ eventId, data: { resourceType: 'Task', id: 'old' }, secret: 'whsec_b2xkLXNlY3JldA==' }),
-      ]);
-      expect((await subscriptions.find(partyId, subscriptionId))?.secret).toBe('whsec_b2xkLXNlY3JldA==');
-      expect((await subscriptions.eventsSince(subscriptionId, 0, 10)).map((event) => event.data)).toEqual([{ resourceType: 'Task', id: 'old' }]);
-      await finish(subscriptionId);
-    });
-
     it('does not attempt a delivery whose Task was copied from another row, and still claims the others', async () => {
       const { partyId, subscriptionId } = await subscribedParty();
       const [copied, intact, source] = await store(partyId, ['a', 'b', 'c']);

@@ -63,12 +63,10 @@ export class DeliveryRepository {
         sequence: number;
         event_type: string;
         occurred_at: Date;
-        data: unknown;
         sealed_data: Uint8Array | null;
         attempt_count: number;
         lease_token: string;
         callback_url: string;
-        secret: string | null;
         sealed_secret: Uint8Array | null;
       }[]
     >`
@@ -94,8 +92,8 @@ export class DeliveryRepository {
          -- another process claimed or recorded after that snapshot is no longer locked once it
          -- committed, so SKIP LOCKED does not pass over it, but this does.
          AND ${isDue('d')}
-      RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.data, d.sealed_data, d.attempt_count,
-                d.lease_token, s.callback_url, s.secret, s.sealed_secret`;
+      RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.sealed_data, d.attempt_count,
+                d.lease_token, s.callback_url, s.sealed_secret`;
     const claims = rows.map((row) => ({
       eventId: row.event_id,
       subscriptionId: row.subscription_id,
@@ -103,11 +101,11 @@ export class DeliveryRepository {
       sequence: row.sequence,
       eventType: row.event_type,
       occurredAt: row.occurred_at,
-      data: { sealed: row.sealed_data, clear: row.data },
+      data: { sealed: row.sealed_data, clear: null },
       attemptCount: row.attempt_count,
       leaseToken: row.lease_token,
       callbackUrl: row.callback_url,
-      secret: { sealed: row.sealed_secret, clear: row.secret },
+      secret: row.sealed_secret,
     }));
     return openClaims(claims, this.fields);
   }

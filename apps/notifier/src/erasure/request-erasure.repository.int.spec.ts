@@ -43,15 +43,15 @@ describe("the notifier's share of an erasure, against the real PostgreSQL", () =
     ).rows[0]!.n;
   /** Each event's status, whether it is due, and its Task as the events feed would serve it. */
   const deliveries = async (eventIds: string[]) => {
-    const { rows } = await store.pool.query<{ event_id: string; status: string; next_attempt_at: Date | null; sealed_data: Buffer | null; data: unknown }>(
-      `SELECT event_id::text, status, next_attempt_at, sealed_data, data FROM "${store.schema}".delivery WHERE event_id = ANY($1::uuid[])`,
+    const { rows } = await store.pool.query<{ event_id: string; status: string; next_attempt_at: Date | null; sealed_data: Buffer }>(
+      `SELECT event_id::text, status, next_attempt_at, sealed_data FROM "${store.schema}".delivery WHERE event_id = ANY($1::uuid[])`,
       [eventIds],
     );
     const byId = new Map(rows.map((row) => [row.event_id, row]));
     return Promise.all(
       eventIds.map(async (id) => {
         const row = byId.get(id)!;
-        const task = (await store.fields.openData(id, { sealed: row.sealed_data, clear: row.data })) as { note?: unknown };
+        const task = (await store.fields.openData(id, { sealed: row.sealed_data, clear: null })) as { note?: unknown };
         return { status: row.status, due: row.next_attempt_at !== null, notes: task.note !== undefined };
       }),
     );

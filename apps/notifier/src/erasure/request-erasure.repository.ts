@@ -19,7 +19,7 @@ export interface ErasureCounts {
  *
  * It locks the referrer's subscription rows first (the lock order of every writer here: subscriptions,
  * then their deliveries). The event store holds them while it stores a batch, and asks for the mark
- * in a fresh snapshot once it has them (migration 0005): a batch in flight is either committed before
+ * in a fresh snapshot once it has them (`request_erased`): a batch in flight is either committed before
  * this transaction reads the deliveries, or sees the mark.
  */
 export class RequestErasureRepository {
@@ -37,22 +37,22 @@ export class RequestErasureRepository {
         INSERT INTO ${t.erasure} (request_identifier, party_id, erased_at)
         VALUES (${request.requestIdentifier}, ${request.referrerPartyId}, ${request.erasedAt.toISOString()}::timestamptz)
         ON CONFLICT DO NOTHING`;
-      const rows = await tx.$queryRaw<{ event_id: string; status: string; sealed_data: Uint8Array | null; data: unknown }[]>`
-        SELECT d.event_id::text AS event_id, d.status, d.sealed_data, d.data
+      const rows = await tx.$queryRaw<{ event_id: string; status: string; sealed_data: Uint8Array }[]>`
+        SELECT d.event_id::text AS event_id, d.status, d.sealed_data
           FROM ${t.delivery} d JOIN ${t.subscription} s ON s.id = d.subscription_id
          WHERE d.request_identifier = ${request.requestIdentifier} AND s.party_id = ${request.referrerPartyId}
          ORDER BY d.event_id
            FOR UPDATE OF d`;
       let discarded = 0;
       for (const row of rows) {
-        const task = await this.fields.openData(row.event_id, { sealed: row.sealed_data, clear: row.data });
+        const task = await this.fields.openData(row.event_id, { sealed: row.sealed_data, clear: null });
         const withoutNotes = withoutNotesOf(task);
         const sealed = Buffer.from(this.fields.sealData(row.event_id, withoutNotes));
         const pending = row.status === 'pending';
         if (pending) discarded += 1;
         await tx.$executeRaw`
           UPDATE ${t.delivery}
-             SET sealed_data = ${sealed}, data = NULL,
+             SET sealed_data = ${sealed},
                  status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END,
                  next_attempt_at = CASE WHEN status = 'pending' THEN NULL ELSE next_attempt_at END,
                  leased_until = NULL, lease_token = NULL

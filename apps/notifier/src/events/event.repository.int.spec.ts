@@ -30,8 +30,8 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
 
   const stored = async (subscriptionId: string) =>
     (
-      await pool.query<{ event_id: string; sequence: number; status: string; data: unknown; sealed_data: Buffer | null; due: boolean }>(
-        `SELECT event_id, sequence, status, data, sealed_data, next_attempt_at <= now() + interval '1 second' AS due FROM "${schema}".delivery WHERE subscription_id = $1 ORDER BY sequence`,
+      await pool.query<{ event_id: string; sequence: number; status: string; sealed_data: Buffer; due: boolean }>(
+        `SELECT event_id, sequence, status, sealed_data, next_attempt_at <= now() + interval '1 second' AS due FROM "${schema}".delivery WHERE subscription_id = $1 ORDER BY sequence`,
         [subscriptionId],
       )
     ).rows;
@@ -64,8 +64,7 @@ describe('EventRepository.recordAll against the real PostgreSQL', () => {
     await events.recordAll([first!, second!]);
 
     const rows = await stored(subscriptionId);
-    expect(rows.map((row) => row.data)).toEqual([null, null]);
-    expect(rows[0]!.sealed_data!.includes(Buffer.from('patient details'))).toBe(false);
+    expect(rows[0]!.sealed_data.includes(Buffer.from('patient details'))).toBe(false);
     expect(await store.fields.openData(first!.eventId, { sealed: rows[0]!.sealed_data, clear: null })).toEqual(first!.data);
     await expect(store.fields.openData(second!.eventId, { sealed: rows[0]!.sealed_data, clear: null })).rejects.toThrow(/does not authenticate/);
   });

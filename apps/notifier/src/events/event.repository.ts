@@ -89,7 +89,6 @@ export class EventRepository {
         event_type: string;
         occurred_at: Date;
         callback_url: string | null;
-        secret: string | null;
         sealed_secret: Uint8Array | null;
         waits_for_earlier: boolean;
         erased: boolean;
@@ -116,7 +115,7 @@ export class EventRepository {
          ORDER BY i.event_id, i.ord
       ),
       locked AS (
-        SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.secret, s.sealed_secret
+        SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.sealed_secret
           FROM ${t.subscription} s
          WHERE (s.party_id, s.event_type) IN (SELECT party_id, event_type FROM fresh)
          ORDER BY s.id
@@ -138,13 +137,13 @@ export class EventRepository {
            SET last_sequence = s.last_sequence + w.n
           FROM locked l JOIN wanted w ON w.party_id = l.party_id AND w.event_type = l.event_type
          WHERE s.id = l.id
-        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.secret, l.sealed_secret
+        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.sealed_secret
       ),
       placed AS (
         -- Each event as its delivery row will be stored: pending, due now, not leased.
         SELECT f.*, n.id AS subscription_id, (n.before + row_number() OVER (PARTITION BY n.id ORDER BY f.ord))::int AS sequence,
                'pending' AS status, now() AS next_attempt_at, NULL::timestamptz AS leased_until,
-               n.status AS subscription_status, n.callback_url, n.secret, n.sealed_secret
+               n.status AS subscription_status, n.callback_url, n.sealed_secret
           FROM kept f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
       ),
       judged AS (
@@ -165,7 +164,7 @@ export class EventRepository {
         RETURNING event_id, subscription_id, sequence, lease_token
       )
       SELECT (f.ord - 1)::int AS position, s.subscription_id::text AS subscription_id, s.sequence, s.lease_token::text AS lease_token,
-             f.event_type, f.occurred_at, p.callback_url, p.secret, p.sealed_secret, NOT coalesce(j.claimable, false) AS waits_for_earlier,
+             f.event_type, f.occurred_at, p.callback_url, p.sealed_secret, NOT coalesce(j.claimable, false) AS waits_for_earlier,
              l.id IS NOT NULL AND k.event_id IS NULL AS erased
         FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id
              LEFT JOIN judged j ON j.event_id = f.event_id
@@ -201,7 +200,7 @@ export class EventRepository {
           attemptCount: 0,
           leaseToken,
           callbackUrl,
-          secret: { sealed: row.sealed_secret, clear: row.secret },
+          secret: row.sealed_secret,
         });
       }
     }

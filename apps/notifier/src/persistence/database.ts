@@ -24,7 +24,7 @@ export function notifierTables(schema: string) {
     delivery: table('delivery'),
     attempt: table('delivery_attempt'),
     erasure: table('request_erasure'),
-    /** The function `request_erased(party, request)` (migration 0005): reads the marks in a fresh snapshot. */
+    /** The function `request_erased(party, request)` (the baseline migration): reads the marks in a fresh snapshot. */
     requestErased: table('request_erased'),
   };
 }

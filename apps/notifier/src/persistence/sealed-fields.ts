@@ -10,7 +10,10 @@ export const sealedFor = {
   data: (eventId: string) => `delivery:data:${eventId}`,
 };
 
-/** A sealed column's value as a row holds it: sealed, or (written before migration 0004) in clear. */
+/**
+ * A Task to be opened for delivery: sealed as its row holds it, or in clear as the process received
+ * it (an event handed to the worker by the statement that stored it).
+ */
 export interface StoredValue<Clear> {
   sealed: Uint8Array | null;
   clear: Clear | null;
@@ -25,7 +28,7 @@ export interface StoredValue<Clear> {
  */
 export interface ProtectedFields {
   sealSecret(subscriptionId: string, secret: string): Uint8Array<ArrayBuffer>;
-  openSecret(subscriptionId: string, stored: StoredValue<string>): Promise<string>;
+  openSecret(subscriptionId: string, sealed: Uint8Array | null): Promise<string>;
   sealData(eventId: string, data: unknown): Uint8Array<ArrayBuffer>;
   openData(eventId: string, stored: StoredValue<unknown>): Promise<unknown>;
 }
@@ -47,20 +50,17 @@ export class SealedFields implements ProtectedFields {
     return this.keyring.seal(secret, sealedFor.secret(subscriptionId));
   }
 
-  async openSecret(subscriptionId: string, stored: StoredValue<string>): Promise<string> {
-    if (stored.sealed) {
-      const sealed = Buffer.from(stored.sealed);
-      const known = this.openedSecrets.get(subscriptionId);
-      if (known?.sealed.equals(sealed)) return known.secret;
-      const secret = await this.keyring.openText(sealed, sealedFor.secret(subscriptionId));
-      this.openedSecrets.delete(subscriptionId);
-      const oldest = this.openedSecrets.keys().next();
-      if (this.openedSecrets.size >= OPENED_SECRETS && !oldest.done) this.openedSecrets.delete(oldest.value);
-      this.openedSecrets.set(subscriptionId, { sealed, secret });
-      return secret;
-    }
-    if (stored.clear !== null) return stored.clear;
-    throw new Error(`subscription ${subscriptionId} has no secret`);
+  async openSecret(subscriptionId: string, stored: Uint8Array | null): Promise<string> {
+    if (!stored) throw new Error(`subscription ${subscriptionId} has no secret`);
+    const sealed = Buffer.from(stored);
+    const known = this.openedSecrets.get(subscriptionId);
+    if (known?.sealed.equals(sealed)) return known.secret;
+    const secret = await this.keyring.openText(sealed, sealedFor.secret(subscriptionId));
+    this.openedSecrets.delete(subscriptionId);
+    const oldest = this.openedSecrets.keys().next();
+    if (this.openedSecrets.size >= OPENED_SECRETS && !oldest.done) this.openedSecrets.delete(oldest.value);
+    this.openedSecrets.set(subscriptionId, { sealed, secret });
+    return secret;
   }
 
   sealData(eventId: string, data: unknown): Buffer<ArrayBuffer> {
@@ -93,27 +93,10 @@ export async function openSealedFields(
   return { fields: new SealedFields(keyring), development, unavailable };
 }
 
-/** The notifier's sealed columns, with the clear columns they replace, for `notifier keys` and `notifier reencrypt`. */
-/** The sealed columns, for the key commands; `sql` must pass arrays of bytea values unchanged (`openPlainSql`). */
+/** The sealed columns, for `notifier keys` and `notifier reencrypt`; `sql` must pass arrays of bytea values unchanged (`openPlainSql`). */
 export function sealedColumnsOf(sql: SqlClient, schema: string): SqlSealedColumn[] {
   return [
-    new SqlSealedColumn({
-      sql,
-      schema,
-      table: 'subscription',
-      key: { column: 'id', type: 'uuid' },
-      sealed: 'sealed_secret',
-      clear: { column: 'secret', type: 'text' },
-      context: sealedFor.secret,
-    }),
-    new SqlSealedColumn({
-      sql,
-      schema,
-      table: 'delivery',
-      key: { column: 'event_id', type: 'uuid' },
-      sealed: 'sealed_data',
-      clear: { column: 'data', type: 'jsonb' },
-      context: sealedFor.data,
-    }),
+    new SqlSealedColumn({ sql, schema, table: 'subscription', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_secret', context: sealedFor.secret }),
+    new SqlSealedColumn({ sql, schema, table: 'delivery', key: { column: 'event_id', type: 'uuid' }, sealed: 'sealed_data', context: sealedFor.data }),
   ];
 }

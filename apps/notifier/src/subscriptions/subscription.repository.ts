@@ -39,17 +39,15 @@ const subscriptionFields = {
   partyId: true,
   eventType: true,
   callbackUrl: true,
-  secret: true,
   sealedSecret: true,
   status: true,
   disabledReason: true,
 } as const;
 
-/** A subscription row as read, its secret still sealed (or, written before sealing, in clear). */
+/** A subscription row as read, its secret still sealed. */
 interface SubscriptionRow extends Omit<StoredSubscription, 'secret' | 'status'> {
   status: string;
-  secret: string | null;
-  sealedSecret: Uint8Array | null;
+  sealedSecret: Uint8Array;
 }
 
 /**
@@ -136,10 +134,10 @@ export class SubscriptionRepository {
       where: { subscriptionId, sequence: { gt: since } },
       orderBy: { sequence: 'asc' },
       take: limit,
-      select: { eventId: true, eventType: true, sequence: true, occurredAt: true, data: true, sealedData: true },
+      select: { eventId: true, eventType: true, sequence: true, occurredAt: true, sealedData: true },
     });
     return Promise.all(
-      rows.map(async ({ data, sealedData, ...event }) => ({ ...event, data: await this.fields.openData(event.eventId, { sealed: sealedData, clear: data }) })),
+      rows.map(async ({ sealedData, ...event }) => ({ ...event, data: await this.fields.openData(event.eventId, { sealed: sealedData, clear: null }) })),
     );
   }
 
@@ -167,7 +165,7 @@ export class SubscriptionRepository {
     });
   }
 
-  private async opened({ secret, sealedSecret, ...row }: SubscriptionRow): Promise<StoredSubscription> {
-    return { ...row, status: row.status as SubscriptionStatus, secret: await this.fields.openSecret(row.id, { sealed: sealedSecret, clear: secret }) };
+  private async opened({ sealedSecret, ...row }: SubscriptionRow): Promise<StoredSubscription> {
+    return { ...row, status: row.status as SubscriptionStatus, secret: await this.fields.openSecret(row.id, sealedSecret) };
   }
 }

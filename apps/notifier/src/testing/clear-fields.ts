@@ -10,8 +10,8 @@ export class ClearFields implements ProtectedFields {
     return new TextEncoder().encode(secret);
   }
 
-  async openSecret(_subscriptionId: string, stored: StoredValue<string>): Promise<string> {
-    return stored.sealed ? Buffer.from(stored.sealed).toString('utf8') : (stored.clear ?? '');
+  async openSecret(_subscriptionId: string, stored: Uint8Array | null): Promise<string> {
+    return stored ? Buffer.from(stored).toString('utf8') : '';
   }
 
   sealData(_eventId: string, data: unknown): Uint8Array<ArrayBuffer> {
