@@ -5,7 +5,6 @@ export {
   SEALED_OVERHEAD_BYTES,
   SealedValueRejectedError,
   dataKeyIdOf,
-  looksSealed,
   openWith,
   sealWith,
   uuidBytes,

@@ -27,7 +27,7 @@ export function dataKeyCommands(service: string) {
   return {
     keys: command({
       summary:
-        'lists the key-encryption keys, the data keys with the KEK wrapping each and the rows each sealed, and the rows still in clear (and the fingerprint key with the KEK wrapping it)',
+        'lists the key-encryption keys, the data keys with the KEK wrapping each and the rows each sealed (and the fingerprint key with the KEK wrapping it)',
       options: {},
       async run(_, { services, out }: Context) {
         const { keyring, store, columns, fingerprintKey } = await services();
@@ -44,7 +44,7 @@ export function dataKeyCommands(service: string) {
       },
     }),
     reencrypt: command({
-      summary: 're-wraps every data key (and the fingerprint key) under DATA_KEK, then seals every value in clear or under an older data key anew, in batches',
+      summary: 're-wraps every data key (and the fingerprint key) under DATA_KEK, then seals every value an older data key sealed anew, in batches',
       options: { 'batch-size': option.integer('<n>', { min: 1, max: 10_000 }).default(500) },
       async run(values, { services, out }: Context) {
         const { keyring, store, columns, fingerprintKey } = await services();

@@ -1,21 +1,21 @@
 import type { DataKeyring } from './data-keyring';
 import type { DataKeyStore, FingerprintKeyStore } from './key-store';
 
-/** A sealed column that can say how many of its rows each data key sealed (null: rows in clear). */
+/** A sealed column that can say how many of its rows each data key sealed. */
 export interface CountedColumn {
   readonly name: string;
-  countByDataKey(): Promise<{ dataKeyId: string | null; rows: number }[]>;
+  countByDataKey(): Promise<{ dataKeyId: string; rows: number }[]>;
 }
 
 /**
  * What an operator needs to see before and after a rotation, ids and counts only: the KEKs this
- * process holds, every data key with the KEK that wraps it and the rows it sealed per column, and
- * the rows still in clear. A data key whose KEK is not held, or that still seals rows once a new
- * one is current, is what the next step of the rotation has to deal with.
+ * process holds, and every data key with the KEK that wraps it and the rows it sealed per column.
+ * A data key whose KEK is not held, or that still seals rows once a new one is current, is what the
+ * next step of the rotation has to deal with.
  */
 export async function describeKeys(keyring: DataKeyring, store: DataKeyStore, columns: readonly CountedColumn[]): Promise<string[]> {
   const counts = await Promise.all(columns.map(async (column) => ({ name: column.name, byKey: await column.countByDataKey() })));
-  const rowsOf = (dataKeyId: string | null) =>
+  const rowsOf = (dataKeyId: string) =>
     counts
       .map(({ name, byKey }) => ({ name, rows: byKey.find((entry) => entry.dataKeyId === dataKeyId)?.rows ?? 0 }))
       .filter((entry) => entry.rows > 0)
@@ -32,8 +32,6 @@ export async function describeKeys(keyring: DataKeyring, store: DataKeyStore, co
       `data key ${key.id}  wrapped by ${key.kekId}  created ${key.createdAt.toISOString()}${state.length ? `  (${state.join('; ')})` : ''}  rows: ${rows.length ? rows.join(', ') : 'none'}`,
     );
   }
-  const clear = rowsOf(null);
-  lines.push(`rows in clear: ${clear.length ? clear.join(', ') : 'none'}`);
   return lines;
 }
 

@@ -3,10 +3,10 @@ import { reencryptColumn, rewrapDataKeys, type ResealedRow, type SealedColumn, t
 import { dataKeyIdOf } from './sealed-value';
 import { MemoryKeyStore, kekSet, newKek } from './testing';
 
-/** A sealed column in memory: rows by id, each sealed or (written before sealing) in clear. */
+/** A sealed column in memory: rows by id, each sealed. */
 class MemoryColumn implements SealedColumn {
   readonly name = 'delivery.data';
-  readonly rows = new Map<string, { sealed: Buffer | null; clear: Buffer | null }>();
+  readonly rows = new Map<string, { sealed: Buffer }>();
   writes = 0;
 
   async countStale(keyId: string): Promise<number> {
@@ -26,15 +26,15 @@ class MemoryColumn implements SealedColumn {
     let written = 0;
     for (const row of rows) {
       const stored = this.rows.get(row.id);
-      if (!stored || stored.sealed !== row.was.sealed || stored.clear !== row.was.clear) continue;
-      this.rows.set(row.id, { sealed: row.sealed, clear: null });
+      if (!stored || stored.sealed !== row.was.sealed) continue;
+      this.rows.set(row.id, { sealed: row.sealed });
       written += 1;
     }
     return written;
   }
 }
 
-const isStale = (row: { sealed: Buffer | null }, keyId: string) => row.sealed === null || dataKeyIdOf(row.sealed) !== keyId;
+const isStale = (row: { sealed: Buffer }, keyId: string) => dataKeyIdOf(row.sealed) !== keyId;
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const note = (n: number) => JSON.stringify({ note: `Notiz ${n}` });
 
@@ -56,16 +56,15 @@ describe('key rotation', () => {
     expect((await withoutOld.open(sealed, `delivery:data:${id(1)}`)).toString()).toBe(note(1));
   });
 
-  it('re-encrypts rows under old data keys and rows in clear in batches, reporting progress, and leaves current rows alone', async () => {
+  it('re-encrypts rows under old data keys in batches, reporting progress, and leaves current rows alone', async () => {
     const store = new MemoryKeyStore();
     const keks = kekSet(newKek('kek-1'));
     const old = (await DataKeyring.load({ keks, store })).keyring;
     const column = new MemoryColumn();
-    for (let n = 1; n <= 5; n += 1) column.rows.set(id(n), { sealed: old.seal(note(n), `delivery:data:${id(n)}`), clear: null });
-    column.rows.set(id(6), { sealed: null, clear: Buffer.from(note(6)) });
+    for (let n = 1; n <= 6; n += 1) column.rows.set(id(n), { sealed: old.seal(note(n), `delivery:data:${id(n)}`) });
     const keyring = (await DataKeyring.load({ keks, store })).keyring;
     await keyring.createDataKey();
-    column.rows.set(id(7), { sealed: keyring.seal(note(7), `delivery:data:${id(7)}`), clear: null });
+    column.rows.set(id(7), { sealed: keyring.seal(note(7), `delivery:data:${id(7)}`) });
     const untouched = column.rows.get(id(7));
 
     const lines: string[] = [];
@@ -81,9 +80,8 @@ describe('key rotation', () => {
     expect(column.rows.get(id(7))).toBe(untouched);
     for (let n = 1; n <= 7; n += 1) {
       const row = column.rows.get(id(n))!;
-      expect(row.clear).toBeNull();
-      expect(dataKeyIdOf(row.sealed!)).toBe(keyring.currentKeyId);
-      expect((await keyring.open(row.sealed!, `delivery:data:${id(n)}`)).toString()).toBe(note(n));
+      expect(dataKeyIdOf(row.sealed)).toBe(keyring.currentKeyId);
+      expect((await keyring.open(row.sealed, `delivery:data:${id(n)}`)).toString()).toBe(note(n));
     }
     expect(await reencryptColumn(column, keyring, { batchSize: 4, progress: () => undefined })).toEqual({ reencrypted: 0, skipped: 0 });
   });
@@ -92,12 +90,14 @@ describe('key rotation', () => {
     const store = new MemoryKeyStore();
     const keks = kekSet(newKek('kek-1'));
     const column = new MemoryColumn();
-    column.rows.set(id(1), { sealed: null, clear: Buffer.from(note(1)) });
+    const old = (await DataKeyring.load({ keks, store })).keyring;
+    column.rows.set(id(1), { sealed: old.seal(note(1), `delivery:data:${id(1)}`) });
     const { keyring } = await DataKeyring.load({ keks, store });
+    await keyring.createDataKey();
     const changed = keyring.seal(note(2), `delivery:data:${id(1)}`);
     const write = column.write.bind(column);
     column.write = async (rows) => {
-      column.rows.set(id(1), { sealed: changed, clear: null });
+      column.rows.set(id(1), { sealed: changed });
       return write(rows);
     };
     expect(await reencryptColumn(column, keyring, { batchSize: 10, progress: () => undefined })).toEqual({ reencrypted: 0, skipped: 1 });

@@ -56,10 +56,8 @@ export interface StaleRow {
   id: string;
   /** What the value is sealed for (`table:column:primary key`). */
   context: string;
-  /** The value sealed under an older data key; null when the row still holds it in clear. */
-  sealed: Uint8Array | null;
-  /** The clear value of a row written before the column was sealed (the transition's legacy column). */
-  clear: Uint8Array | null;
+  /** The value sealed under an older data key. */
+  sealed: Uint8Array;
 }
 
 /** A row's value sealed under the current data key, to be written where the row still holds `was`. */
@@ -67,14 +65,14 @@ export interface ResealedRow {
   id: string;
   sealed: Buffer<ArrayBuffer>;
   /** What the row held when read: the write is skipped when it changed since. */
-  was: Pick<StaleRow, 'sealed' | 'clear'>;
+  was: Pick<StaleRow, 'sealed'>;
 }
 
 /** One sealed column of a service, as the re-encryption walks it. */
 export interface SealedColumn {
   /** `table.column`, for the progress lines. */
   readonly name: string;
-  /** Rows whose value is in clear or sealed under another data key than `currentKeyId`. */
+  /** Rows whose value is sealed under another data key than `currentKeyId`. */
   countStale(currentKeyId: string): Promise<number>;
   /** The next `limit` such rows after primary key `after`, in primary key order. */
   staleRows(currentKeyId: string, after: string | undefined, limit: number): Promise<StaleRow[]>;
@@ -83,8 +81,7 @@ export interface SealedColumn {
 }
 
 /**
- * Seals every value of `column` that is in clear or under an older data key anew under the
- * current data key, `batchSize` rows per read and write, reporting progress after each batch. The
+ * Seals every value of `column` that an older data key sealed anew under the current data key, `batchSize` rows per read and write, reporting progress after each batch. The
  * service keeps running meanwhile: a row changed between read and write keeps its new value.
  */
 export async function reencryptColumn(
@@ -103,10 +100,8 @@ export async function reencryptColumn(
     if (rows.length === 0) break;
     const resealed: ResealedRow[] = [];
     for (const row of rows) {
-      // A row in clear gives its text as the service reads it (JSON, or the UTF-8 of a string).
-      const plaintext = row.sealed ? await keyring.open(row.sealed, row.context) : row.clear;
-      if (plaintext === null) continue;
-      resealed.push({ id: row.id, sealed: keyring.seal(plaintext, row.context), was: { sealed: row.sealed, clear: row.clear } });
+      const plaintext = await keyring.open(row.sealed, row.context);
+      resealed.push({ id: row.id, sealed: keyring.seal(plaintext, row.context), was: { sealed: row.sealed } });
     }
     reencrypted += await column.write(resealed);
     seen += rows.length;

@@ -5,7 +5,6 @@ import {
   SEALED_OVERHEAD_BYTES,
   SealedValueRejectedError,
   dataKeyIdOf,
-  looksSealed,
   openWith,
   sealWith,
   type DataKey,
@@ -25,7 +24,6 @@ describe('sealed values', () => {
     expect(sealed[0]).toBe(SEALED_FORMAT_VERSION);
     expect(sealed.subarray(1, 17).toString('hex')).toBe(key.id.replace(/-/g, ''));
     expect(dataKeyIdOf(sealed)).toBe(key.id);
-    expect(looksSealed(sealed)).toBe(true);
   });
 
   it('opens what it sealed, and nothing of the plaintext shows in the sealed bytes', () => {
@@ -68,7 +66,6 @@ describe('sealed values', () => {
     version2[0] = 2;
     expect(() => openWith(key, version2, context)).toThrow(MalformedSealedValueError);
     expect(() => dataKeyIdOf(sealed.subarray(0, SEALED_OVERHEAD_BYTES - 1))).toThrow(MalformedSealedValueError);
-    expect(looksSealed(Buffer.from('{"resourceType":"Task"}'))).toBe(false);
   });
 
   it('names the table and column in its errors, never the row (or anything of the value)', () => {

@@ -83,11 +83,6 @@ export function dataKeyIdOf(sealed: Uint8Array): string {
   return partsOf(sealed).keyId;
 }
 
-/** Whether `bytes` start like a sealed value (version byte and room for header, IV and tag). */
-export function looksSealed(bytes: Uint8Array): boolean {
-  return bytes.length >= SEALED_OVERHEAD_BYTES && bytes[0] === SEALED_FORMAT_VERSION;
-}
-
 /** The 16 bytes of a UUID (as stored in a sealed value's header). */
 export function uuidBytes(uuid: string): Buffer {
   const hex = uuid.replace(/-/g, '');

@@ -10,13 +10,8 @@ export interface SqlSealedColumnOptions {
   table: string;
   /** The table's primary key (one column), in the order the re-encryption walks the rows. */
   key: { column: string; type: 'uuid' | 'text' | 'bigint' };
-  /** The `bytea` column of the sealed values. */
+  /** The `bytea` column of the sealed values (NULL where a row holds none). */
   sealed: string;
-  /**
-   * The column that held the values in clear before they were sealed (a transition: read while
-   * it is not null, emptied by the re-encryption): a `text` or `jsonb` column.
-   */
-  clear?: { column: string; type: 'text' | 'jsonb' };
   /** What a row's value is sealed for, from its primary key: `table:column:<key>`. */
   context(id: string): string;
 }
@@ -25,7 +20,7 @@ export interface SqlSealedColumnOptions {
  * A sealed column of a service's PostgreSQL schema, as the re-encryption and the key listing see
  * it. A value's data key is bytes 2 to 17 of the sealed value (libs/crypto's format), so the rows
  * to re-encrypt are found without opening any. Writes set the new value only where the row still
- * holds the one read (and empty the clear column), so a running service may change rows meanwhile.
+ * holds the one read, so a running service may change rows meanwhile.
  */
 export class SqlSealedColumn implements SealedColumn {
   readonly name: string;
@@ -33,15 +28,14 @@ export class SqlSealedColumn implements SealedColumn {
   private readonly stale: string;
 
   constructor(private readonly options: SqlSealedColumnOptions) {
-    const { schema, table, key, sealed, clear } = options;
-    for (const identifier of [schema, table, key.column, sealed, ...(clear ? [clear.column] : [])]) {
+    const { schema, table, key, sealed } = options;
+    for (const identifier of [schema, table, key.column, sealed]) {
       if (!IDENTIFIER.test(identifier)) throw new Error(`unusable SQL identifier "${identifier}"`);
     }
     this.name = `${table}.${sealed}`;
     this.table = `"${schema}"."${table}"`;
     // $1: the current data key's id (16 bytes).
-    const underOtherKey = `(${sealed} IS NOT NULL AND substring(${sealed} FROM 2 FOR 16) <> $1)`;
-    this.stale = clear ? `(${underOtherKey} OR ${clear.column} IS NOT NULL)` : underOtherKey;
+    this.stale = `(${sealed} IS NOT NULL AND substring(${sealed} FROM 2 FOR 16) <> $1)`;
   }
 
   async countStale(currentKeyId: string): Promise<number> {
@@ -53,9 +47,9 @@ export class SqlSealedColumn implements SealedColumn {
 
   async staleRows(currentKeyId: string, after: string | undefined, limit: number): Promise<StaleRow[]> {
     const { key, sealed } = this.options;
-    const rows = await this.options.sql.query<{ id: string; sealed: Uint8Array | null; clear: Uint8Array | null }>(
+    const rows = await this.options.sql.query<{ id: string; sealed: Uint8Array }>(
       // Ordered by the key itself, not by its text (an output column named like it would win).
-      `SELECT t.${key.column}::text AS id, t.${sealed} AS sealed, ${this.clearBytes('t.')} AS clear
+      `SELECT t.${key.column}::text AS id, t.${sealed} AS sealed
          FROM ${this.table} AS t
         WHERE ${this.stale} AND ($2::text IS NULL OR t.${key.column} > $2::text::${key.type})
         ORDER BY t.${key.column}
@@ -67,41 +61,27 @@ export class SqlSealedColumn implements SealedColumn {
 
   async write(rows: readonly ResealedRow[]): Promise<number> {
     if (rows.length === 0) return 0;
-    const { key, sealed, clear } = this.options;
+    const { key, sealed } = this.options;
     const written = await this.options.sql.query(
       `UPDATE ${this.table} AS t
-          SET ${sealed} = x.sealed${clear ? `, ${clear.column} = NULL` : ''}
-         FROM unnest($1::text[]::${key.type}[], $2::bytea[], $3::bytea[], $4::bytea[]) AS x(id, sealed, was_sealed, was_clear)
-        WHERE t.${key.column} = x.id
-          AND t.${sealed} IS NOT DISTINCT FROM x.was_sealed
-          AND ${this.clearBytes('t.')} IS NOT DISTINCT FROM x.was_clear
+          SET ${sealed} = x.sealed
+         FROM unnest($1::text[]::${key.type}[], $2::bytea[], $3::bytea[]) AS x(id, sealed, was_sealed)
+        WHERE t.${key.column} = x.id AND t.${sealed} = x.was_sealed
         RETURNING 1`,
-      [rows.map((row) => row.id), rows.map((row) => row.sealed), rows.map((row) => bytesOrNull(row.was.sealed)), rows.map((row) => bytesOrNull(row.was.clear))],
+      [rows.map((row) => row.id), rows.map((row) => row.sealed), rows.map((row) => Buffer.from(row.was.sealed))],
     );
     return written.length;
   }
 
-  /** How many rows each data key sealed (by id), and how many are still in clear (`null`). */
-  async countByDataKey(): Promise<{ dataKeyId: string | null; rows: number }[]> {
-    const { sealed, clear } = this.options;
-    const rows = await this.options.sql.query<{ key: string | null; rows: number }>(
-      `SELECT encode(substring(${sealed} FROM 2 FOR 16), 'hex') AS key, count(*)::int AS rows FROM ${this.table} WHERE ${sealed} IS NOT NULL GROUP BY 1
-       ${clear ? `UNION ALL SELECT NULL, count(*)::int FROM ${this.table} WHERE ${clear.column} IS NOT NULL HAVING count(*) > 0` : ''}`,
+  /** How many rows each data key sealed (by id). */
+  async countByDataKey(): Promise<{ dataKeyId: string; rows: number }[]> {
+    const { sealed } = this.options;
+    const rows = await this.options.sql.query<{ key: string; rows: number }>(
+      `SELECT encode(substring(${sealed} FROM 2 FOR 16), 'hex') AS key, count(*)::int AS rows FROM ${this.table} WHERE ${sealed} IS NOT NULL GROUP BY 1`,
       [],
     );
-    return rows.map((row) => ({ dataKeyId: row.key && uuidOfHex(row.key), rows: row.rows }));
+    return rows.map((row) => ({ dataKeyId: uuidOfHex(row.key), rows: row.rows }));
   }
-
-  /** The clear column as the bytes the service would have sealed: UTF-8 text, or the JSON text of jsonb. */
-  private clearBytes(alias = ''): string {
-    const { clear } = this.options;
-    if (!clear) return 'NULL::bytea';
-    return `convert_to(${alias}${clear.column}${clear.type === 'jsonb' ? '::text' : ''}, 'UTF8')`;
-  }
-}
-
-function bytesOrNull(value: Uint8Array | null): Buffer | null {
-  return value === null ? null : Buffer.from(value);
 }
 
 function uuidOfHex(hex: string): string {

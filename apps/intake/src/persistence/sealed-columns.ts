@@ -61,7 +61,6 @@ export class RequestVersionColumn implements SealedColumn, CountedColumn {
     return rows.map((row) => ({
       id: `${row.request_id}/${row.version}`,
       sealed: row.sealed,
-      clear: null,
       context: (this.column === 'sealed_bundle' ? sealedFor.bundle : sealedFor.summary)(row.request_id, row.version),
     }));
   }
@@ -79,7 +78,7 @@ export class RequestVersionColumn implements SealedColumn, CountedColumn {
         keys.map(([requestId]) => requestId),
         keys.map(([, version]) => Number(version)),
         rows.map((row) => row.sealed),
-        rows.map((row) => row.was.sealed && Buffer.from(row.was.sealed)),
+        rows.map((row) => Buffer.from(row.was.sealed)),
       ],
     );
     return written.length;
