@@ -1,3 +1,6 @@
+-- The auth schema of release 1.0 (docs/compatibility.md): the baseline every later migration of auth
+-- builds on, append-only.
+
 CREATE TABLE user_account (
   id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   username      text NOT NULL CHECK (username = lower(username)),
