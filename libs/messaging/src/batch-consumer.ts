@@ -1,7 +1,7 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
-import type { ConsumedMessage, HandlerOutcome } from './consumed-message';
+import type { ConsumedMessage, HandlerOutcome, UnreadableDelivery } from './consumed-message';
 
 /**
  * A queue's handler: it gets what the broker has delivered as one unit of work (one transaction,
@@ -27,7 +27,7 @@ export interface BatchSettings {
 }
 
 /** A delivery and what was read from it; `problem` when it is unreadable. */
-export type ParsedDelivery = { delivery: ConsumeMessage; message: ConsumedMessage } | { delivery: ConsumeMessage; problem: string };
+export type ParsedDelivery = { delivery: ConsumeMessage; message: ConsumedMessage } | ({ delivery: ConsumeMessage } & UnreadableDelivery);
 
 interface Pending {
   delivery: ConsumeMessage;
@@ -76,7 +76,13 @@ export class BatchConsumer {
     const { delivery } = parsed;
     this.open.add(delivery.fields.deliveryTag);
     if ('problem' in parsed) {
-      this.deps.logger.error({ queue: this.deps.queue, routingKey: delivery.fields.routingKey, problem: parsed.problem }, 'unreadable message dead-lettered');
+      // One line per message, naming its type and id when it has them (a type or version this
+      // release does not know, a payload its schema refuses), never its content.
+      const { problem, messageType, messageId } = parsed;
+      this.deps.logger.error(
+        { queue: this.deps.queue, routingKey: delivery.fields.routingKey, ...(messageType ? { messageType, messageId } : {}), problem },
+        'unreadable message dead-lettered',
+      );
       this.settle(delivery, 'dead-letter');
       return;
     }

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { connect, type ChannelModel } from 'amqplib';
 import { Pool } from 'pg';
-import { deadLetterQueueName } from '@bedrequest/contracts';
-import { TcpProxy, bundleScript, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { deadLetterQueueName, messageCatalog } from '@bedrequest/contracts';
+import { TcpProxy, bundleScript, captureLogger, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { Broker, type BrokerOptions } from './broker';
 import type { ConsumedMessage, HandlerOutcome } from './consumed-message';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
@@ -32,6 +33,17 @@ describe('Broker against the real RabbitMQ', () => {
     });
     brokers.push(broker);
     return broker;
+  };
+
+  /** Takes every message off `queue` (no acks needed): their envelopes, in queue order. */
+  const takeQueued = async (queue: string) => {
+    const channel = await inspector.createChannel();
+    const envelopes: Record<string, unknown>[] = [];
+    for (let message = await channel.get(queue, { noAck: true }); message; message = await channel.get(queue, { noAck: true })) {
+      envelopes.push(JSON.parse(message.content.toString()) as Record<string, unknown>);
+    }
+    await channel.close();
+    return envelopes;
   };
 
   const messagesIn = async (queue: string) => {
@@ -258,6 +270,57 @@ describe('Broker against the real RabbitMQ', () => {
       what: 'the dead-lettered message',
     });
     expect(handled).toBe(0);
+  });
+
+  it.each([
+    ['a version the catalog does not have', 0, { request: {} }, /^not an envelope/],
+    [
+      'a payload without what 1.0 requires (the summary)',
+      1,
+      {
+        submitter: { partyId: 'referrer-1', ikNumbers: ['260000001'], fhirBase: 'https://referrer.example/fhir' },
+        receivedAt: '2026-11-22T10:00:00Z',
+        bundle: {},
+      },
+      /^payload invalid at request:/,
+    ],
+  ])('dead-letters a message of a shape 1.0 does not know (%s) at once, with one log line naming its type', async (_shape, version, payload, problem) => {
+    const captured = captureLogger('info');
+    const broker = newBroker({ catalog: messageCatalog, logger: captured.logger });
+    await broker.start();
+    let handled = 0;
+    await broker.consume(topology.queues.work.name, async (messages) => {
+      handled += messages.length;
+      return messages.map(() => 'ack' as const);
+    });
+    const id = randomUUID();
+    const envelope = { id, type: 'admission.bundle.submitted', version, correlationId: 'old-shape', occurredAt: new Date().toISOString(), payload };
+    const channel = await inspector.createChannel();
+    // Straight to the queue: the delivery's routing key is the queue's name, so only the envelope says what it is.
+    channel.sendToQueue(topology.queues.work.name, Buffer.from(JSON.stringify(envelope)));
+    await channel.close();
+
+    const deadLetter = deadLetterQueueName(topology.queues.work.name);
+    await waitFor(async () => (await messagesIn(deadLetter)) === 1, { what: 'the dead-lettered message' });
+    expect(handled).toBe(0);
+    expect(await takeQueued(deadLetter)).toEqual([envelope]);
+    const logged = captured
+      .text()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const aboutIt = logged.filter((line) => JSON.stringify(line).includes(id) || JSON.stringify(line).includes('admission.bundle.submitted'));
+    expect(aboutIt).toEqual([
+      expect.objectContaining({
+        level: 50,
+        msg: 'unreadable message dead-lettered',
+        messageType: `admission.bundle.submitted.v${version}`,
+        messageId: id,
+        queue: topology.queues.work.name,
+        problem: expect.stringMatching(problem),
+      }),
+    ]);
+    expect(logged.filter((line) => Number(line.level) >= 40)).toHaveLength(1);
   });
 
   it('rejects a publish while the broker is unreachable, and publishes again once it is back', async () => {

@@ -25,27 +25,47 @@ export interface ConsumedMessage {
 }
 
 /**
+ * Why a delivery cannot be read, and, as far as it says, what it is: its `<type>.v<version>` (the
+ * catalog key) and id, for the one log line of its dead-lettering.
+ */
+export interface UnreadableDelivery {
+  problem: string;
+  messageType?: string;
+  messageId?: string;
+}
+
+/**
  * Reads a delivery: JSON, an envelope, a type and version the catalog knows, a payload its schema
- * accepts. Anything else is a `problem` (the message is dead-lettered at once).
+ * accepts. Anything else is a `problem` (the message is dead-lettered at once): a message of a
+ * shape this release does not know (docs/compatibility.md) among them.
  */
 export function readDelivery(
   delivery: ConsumeMessage,
   catalog: ReadonlyMap<string, MessageDefinition>,
-): { envelope: Envelope; definition: MessageDefinition } | { problem: string } {
+): { envelope: Envelope; definition: MessageDefinition } | UnreadableDelivery {
   let json: unknown;
   try {
     json = JSON.parse(delivery.content.toString('utf8'));
   } catch {
     return { problem: 'content is not JSON' };
   }
+  const named = nameOf(json);
   const envelope = Envelope.safeParse(json);
-  if (!envelope.success) return { problem: `not an envelope: ${envelope.error.issues[0]?.message}` };
+  if (!envelope.success) return { problem: `not an envelope: ${envelope.error.issues[0]?.message}`, ...named };
   const definition = catalog.get(`${envelope.data.type}.v${envelope.data.version}`);
-  if (!definition) return { problem: `unknown message ${envelope.data.type} v${envelope.data.version}` };
+  if (!definition) return { problem: 'not a message of the catalog', ...named };
   const payload = definition.payload.safeParse(envelope.data.payload);
   if (!payload.success) {
     const issue = payload.error.issues[0];
-    return { problem: `payload invalid at ${issue?.path.join('.')}: ${issue?.message}` };
+    return { problem: `payload invalid at ${issue?.path.join('.')}: ${issue?.message}`, ...named };
   }
   return { envelope: { ...envelope.data, payload: payload.data }, definition };
+}
+
+/** What a message says it is, as far as that can be read (an envelope of version 0 is none): `<type>.v<version>` and its id. */
+function nameOf(json: unknown): Omit<UnreadableDelivery, 'problem'> {
+  if (typeof json !== 'object' || json === null) return {};
+  const { type, version, id } = json as Record<string, unknown>;
+  if (typeof type !== 'string' || typeof version !== 'number') return {};
+  return { messageType: `${type}.v${version}`, ...(typeof id === 'string' ? { messageId: id } : {}) };
 }

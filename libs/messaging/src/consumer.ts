@@ -114,7 +114,7 @@ export class QueueConsumers {
   /** The delivery as its handler sees it, or the problem that makes it unreadable. */
   private read(delivery: ConsumeMessage): ParsedDelivery {
     const parsed = readDelivery(delivery, this.options.catalog);
-    if ('problem' in parsed) return { delivery, problem: parsed.problem };
+    if ('problem' in parsed) return { delivery, ...parsed };
     const { envelope, definition } = parsed;
     const logger = this.options.logger.child({ correlationId: envelope.correlationId, messageId: envelope.id, messageType: definition.routingKey });
     const { replyTo } = delivery.properties;
