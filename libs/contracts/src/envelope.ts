@@ -4,8 +4,8 @@ import { z } from 'zod';
 /**
  * Every message on the broker is one envelope. `type` and `version` name the payload schema; a
  * consumer parses the envelope, then the payload with the schema the catalog gives for them.
- * Versions are additive: a changed payload is a new version published beside the old one until
- * every consumer reads it (see docs/architecture.md, "Changing a message").
+ * Versions are additive: a changed payload is a new version beside the old one, and a consumer
+ * accepts the current and the previous version (docs/compatibility.md).
  */
 export const Envelope = z.object({
   id: z.uuid(),
