@@ -11,6 +11,7 @@ const { existsSync, readdirSync } = require('node:fs');
 const net = require('node:net');
 const { join } = require('node:path');
 const sharedSetup = require('../jest/global-setup.cjs');
+const { redisServerArgs } = require('./support/redis-server.cjs');
 
 const root = join(__dirname, '..', '..');
 
@@ -55,27 +56,7 @@ module.exports = async function faultsGlobalSetup() {
     execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'], { stdio: 'inherit' });
   }
   if (!(await listening(6379))) {
-    execFileSync(
-      'redis-server',
-      [
-        '--daemonize',
-        'yes',
-        '--bind',
-        '127.0.0.1',
-        '-::1',
-        '--port',
-        '6379',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        '/var/lib/redis',
-        '--logfile',
-        '/var/log/redis/ci.log',
-      ],
-      { stdio: 'inherit' },
-    );
+    execFileSync('redis-server', redisServerArgs(6379), { stdio: 'inherit' });
   }
   if (!(await listening(5672))) {
     // The node may run with its application stopped (a fault interrupted mid-way) or not at all.

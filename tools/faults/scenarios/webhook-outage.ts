@@ -37,20 +37,7 @@ export async function webhookOutage(faults: FaultFixture): Promise<void> {
   try {
     await faults.admin('clinic', 'upsert', '--ik', ANSWERING.ik, '--name', 'Rehaklinik Antwort', '--departments', '2300');
     await faults.admin('clinic', 'upsert', '--ik', DECLINING.ik, '--name', 'Herzklinik Absage', '--departments', '0300');
-    await faults.admin(
-      'user',
-      'create',
-      '--role',
-      'referrer',
-      '--username',
-      REFERRER.username,
-      '--password',
-      REFERRER.password,
-      '--ik',
-      REFERRER.ik,
-      '--fhir-base',
-      REFERRER.fhirBase,
-    );
+    await faults.createReferrer(REFERRER);
     await faults.admin('user', 'create', '--role', 'clinic', '--username', ANSWERING.username, '--password', ANSWERING.password, '--ik', ANSWERING.ik);
     const referrer = await faults.login(REFERRER.username, REFERRER.password);
     const clinic = await faults.login(ANSWERING.username, ANSWERING.password);

@@ -78,20 +78,7 @@ export class FaultFixture {
     const faults = new FaultFixture(stack, firewallLog);
     try {
       await faults.admin('clinic', 'upsert', '--ik', CLINIC.ik, '--name', CLINIC.name, '--departments', CLINIC.departments);
-      await faults.admin(
-        'user',
-        'create',
-        '--role',
-        'referrer',
-        '--username',
-        REFERRER.username,
-        '--password',
-        REFERRER.password,
-        '--ik',
-        REFERRER.ik,
-        '--fhir-base',
-        REFERRER.fhirBase,
-      );
+      await faults.createReferrer(REFERRER);
       await faults.admin('user', 'create', '--role', 'clinic', '--username', CLINIC.username, '--password', CLINIC.password, '--ik', CLINIC.ik);
       const { token, partyId } = await faults.login(REFERRER.username, REFERRER.password);
       faults.referrer = { fhirBase: REFERRER.fhirBase, ik: REFERRER.ik, token, partyId };
@@ -135,6 +122,24 @@ export class FaultFixture {
     const row = rows[0];
     if (!row) throw new Error('the auth service has no development key yet');
     return { kid: row.kid, privateKey: (await importJWK(row.private_jwk, 'EdDSA')) as CryptoKey, publicJwk: {} };
+  }
+
+  /** A referrer user of its IK and FHIR base, made with the admin command line. */
+  async createReferrer(referrer: { username: string; password: string; ik: string; fhirBase: string }): Promise<void> {
+    await this.admin(
+      'user',
+      'create',
+      '--role',
+      'referrer',
+      '--username',
+      referrer.username,
+      '--password',
+      referrer.password,
+      '--ik',
+      referrer.ik,
+      '--fhir-base',
+      referrer.fhirBase,
+    );
   }
 
   /** `npm run admin -- ...args` against this stack; rejects with the command's one-line error. */

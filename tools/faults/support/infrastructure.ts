@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { connect as connectAmqp } from 'amqplib';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { redisServerArgs } from './redis-server.cjs';
 
 const execute = promisify(execFile);
 
@@ -70,25 +71,7 @@ export const redis: Dependency = {
     await command('redis-cli', ['-u', urls().redis, 'shutdown', 'nosave']).catch(() => undefined);
     await waitUntil(async () => !(await redis.isUp()), 'Redis to stop', 10_000);
   },
-  // The same command line as .ci/run: no persistence, loopback only.
-  start: () =>
-    command('redis-server', [
-      '--daemonize',
-      'yes',
-      '--bind',
-      '127.0.0.1',
-      '-::1',
-      '--port',
-      String(new URL(urls().redis).port || 6379),
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      '/var/lib/redis',
-      '--logfile',
-      '/var/log/redis/ci.log',
-    ]),
+  start: () => command('redis-server', redisServerArgs(new URL(urls().redis).port || 6379)),
   async isUp() {
     const client = new Redis(urls().redis, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
     client.on('error', () => undefined);

@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { TaskListState } from '@bedrequest/contracts';
-import { HttpError, InternalClient, jsonErrorHandler } from '@bedrequest/http';
-import { forwardedCallOf, forwardedHeaders, type ForwardedCall } from '../fhir/intake.client';
+import { HttpError, type InternalClient, jsonErrorHandler } from '@bedrequest/http';
+import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from '../fhir/intake.client';
 
 const LIST_STATE = `(${TaskListState.options.join('|')})`;
 
@@ -41,13 +41,7 @@ export class ClinicTaskReadsClient {
   private readonly client: InternalClient;
 
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = new InternalClient({
-      service: 'intake',
-      baseUrl: intakeUrl,
-      timeoutMs,
-      unavailableMessage: 'the Task store is unavailable; please retry',
-      connections: 8,
-    });
+    this.client = intakeConnection(intakeUrl, 'the Task store is unavailable; please retry', { timeoutMs, connections: 8 });
   }
 
   list(query: URLSearchParams, call: ForwardedCall) {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
-import { InternalClient, type RawAnswer } from '@bedrequest/http';
+import type { InternalClient, RawAnswer } from '@bedrequest/http';
 import { FHIR_JSON } from './fhir-response';
-import { forwardedCallOf, forwardedHeaders, type ForwardedCall } from './intake.client';
+import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from './intake.client';
 
 /** What `sendFhir` sends for a string body; a Buffer body gets no charset from express. */
 const FHIR_JSON_UTF8 = `${FHIR_JSON}; charset=utf-8`;
@@ -14,12 +14,7 @@ export class IntakeErasureClient {
   private readonly client: InternalClient;
 
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = new InternalClient({
-      service: 'intake',
-      baseUrl: intakeUrl,
-      timeoutMs,
-      unavailableMessage: 'the request store is unavailable; please retry',
-    });
+    this.client = intakeConnection(intakeUrl, 'the request store is unavailable; please retry', { timeoutMs });
   }
 
   erase(search: string, call: ForwardedCall): Promise<RawAnswer> {

@@ -37,6 +37,14 @@ export function publicBaseOf(req: Request): string {
   return `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`;
 }
 
+/**
+ * A pool of connections to intake's internal API, for one of the gateway's clients of it;
+ * `unavailableMessage` is what the caller reads while intake does not answer (503).
+ */
+export function intakeConnection(intakeUrl: string, unavailableMessage: string, options: { timeoutMs: number; connections?: number }): InternalClient {
+  return new InternalClient({ service: 'intake', baseUrl: intakeUrl, unavailableMessage, ...options });
+}
+
 /** A FHIR resource as intake answers it; passed on to the clinic as it is. */
 const FhirResource = z.looseObject({ resourceType: z.string() });
 const DocumentList = z.object({ items: z.array(z.looseObject({})) });
@@ -52,7 +60,7 @@ export class IntakeClient {
   private readonly client: InternalClient;
 
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = new InternalClient({ service: 'intake', baseUrl: intakeUrl, timeoutMs, unavailableMessage: 'the Task store is unavailable; please retry' });
+    this.client = intakeConnection(intakeUrl, 'the Task store is unavailable; please retry', { timeoutMs });
   }
 
   /**
