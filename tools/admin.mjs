@@ -1,4 +1,4 @@
-// `npm run admin -- <clinic|user|audit|request|intake|notifier> ...`: the admin command line (decisions.md, "Parties
+// `npm run admin -- <clinic|user|audit|request|intake|notifier> ...`: the admin command line (docs/decisions.md, "Parties
 // and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is

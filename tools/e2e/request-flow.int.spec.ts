@@ -149,7 +149,7 @@ describe('an admission request through HTTP, end to end', () => {
     expect((await call('GET', `/api/v2/fhir/Task/${taskId}`, referrerToken)).status).toBe(200);
   });
 
-  it('refuses what it must refuse, with the status and body decisions.md names', async () => {
+  it('refuses what it must refuse, with the status and body docs/decisions.md names', async () => {
     const valid = admissionRequestBundle({ fhirBase: FHIR_BASE, requesterIk: REFERRER_IK, performerIks: [A] });
     expect((await post(valid, '')).status).toBe(401);
     expect((await call('POST', '/api/v2/fhir/Bundle', undefined, valid)).headers.get('www-authenticate')).toMatch(/^Bearer/);

@@ -99,7 +99,7 @@ describe('routing and the clinic side, through the gateway', () => {
       expect(businessStatusOf(declined)).toBe('declined');
       expect(declined.status).toBe('rejected');
       expect(declined.note?.at(-1)?.text).toBe(`Automatische Antwort: Die Klinik ${BERGBLICK} bietet die Fachabteilung 2300 (orthopedics) nicht an.`);
-      // decisions.md, "Timing": the first webhook attempt starts within 2 s of the 202 as well.
+      // docs/decisions.md, "Timing": the first webhook attempt starts within 2 s of the 202 as well.
       const delivery = await waitFor(() => webhooks.received.find((hook) => hook.taskId === declined.id), {
         timeoutMs: Math.max(0, accepted + 2_000 - Date.now()),
         what: 'the webhook of the decline',

@@ -19,7 +19,7 @@ const USER_OPTIONS = {
 };
 
 /**
- * `npm run admin -- user ...` (decisions.md, "Parties and credentials"): issues and manages the
+ * `npm run admin -- user ...` (docs/decisions.md, "Parties and credentials"): issues and manages the
  * credentials of referrers and clinics in the auth schema of the running stack's database. A clinic
  * user's IK is checked against routing's clinic registry over its internal API, so the stack must
  * be running for that.

@@ -2,7 +2,7 @@ import { HttpError } from '@bedrequest/http';
 
 /**
  * The auth service's failures, each with its answer (`@bedrequest/http`'s code table); the one
- * jsonErrorHandler mounted in start.ts sends them as `{"error", "message"}` (decisions.md, "Errors").
+ * jsonErrorHandler mounted in start.ts sends them as `{"error", "message"}` (docs/decisions.md, "Errors").
  */
 
 /** Unknown user, wrong password or disabled user: one answer for all three, so none is revealed (401). */

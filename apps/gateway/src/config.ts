@@ -4,7 +4,7 @@ import { baseServiceEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/con
 export const GatewayConfig = z.object({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
-  /** The public port: `{base_url}` is http://127.0.0.1:8080 by default (decisions.md). */
+  /** The public port: `{base_url}` is http://127.0.0.1:8080 by default (docs/decisions.md). */
   PORT: env.port(8080),
   /**
    * The internal port: health probes and metrics, never the public API (and the public port has
@@ -21,7 +21,7 @@ export const GatewayConfig = z.object({
   NOTIFIER_URL: env.url('http://127.0.0.1:8084', ['http:', 'https:']),
   /** Intake's internal read API (Tasks, bundles for clinics). */
   INTAKE_URL: env.url('http://127.0.0.1:8082', ['http:', 'https:']),
-  /** `{profile_base}` of the profiles and code systems (decisions.md). */
+  /** `{profile_base}` of the profiles and code systems (docs/decisions.md). */
   PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
   /**
    * How long a POST waits for intake's verdict before answering 202 for a queued message. Intake

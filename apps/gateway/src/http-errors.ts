@@ -27,7 +27,7 @@ export function quotedPath(req: Request): string {
 }
 
 /**
- * Answers an error in the form of its endpoint (decisions.md, "Errors"): an OperationOutcome on FHIR
+ * Answers an error in the form of its endpoint (docs/decisions.md, "Errors"): an OperationOutcome on FHIR
  * paths (one issue per refused element when the error names them), `{"error", "message"}`
  * elsewhere; the same status either way.
  */

@@ -5,7 +5,7 @@ import { principalOf } from '@bedrequest/tokens';
 import { answerError } from './http-errors';
 
 /**
- * decisions.md, "Limits": rate limiting answers 429 with Retry-After. Per authenticated party and
+ * docs/decisions.md, "Requests" (limits): rate limiting answers 429 with Retry-After. Per authenticated party and
  * per gateway process (in memory: the gateway must keep working when Redis is down), so the
  * effective limit scales with the number of gateway replicas.
  */

@@ -13,7 +13,7 @@ export const IntakeConfig = z
     ...tokenEnv,
     /** For the service token intake reads routing's clinic registry with. */
     ...serviceClientEnv,
-    /** `{profile_base}` of the service's code systems and profiles (decisions.md). */
+    /** `{profile_base}` of the service's code systems and profiles (docs/decisions.md). */
     PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
     /** Routing's internal API: the clinic registry, kept in memory (declines for clinics without the department). */
     ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),

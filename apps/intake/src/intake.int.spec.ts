@@ -158,7 +158,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     tasks = await tasksOf(identifier);
     expect(Object.values(tasks).map((task) => task.status)).toEqual(['cancelled', 'cancelled']);
     expect(await submit(bundle())).toMatchObject({ outcome: 'rejected', refusal: 'conflict' });
-    // A cancelled clinic reads the version it was sent before, never the revocation (decisions.md).
+    // A cancelled clinic reads the version it was sent before, never the revocation (docs/decisions.md).
     const serviceRequestOf = (b: FetchedBundle) => b.entry.find((e) => e.resource.resourceType === 'ServiceRequest')!.resource as { status?: string };
     expect(serviceRequestOf(await readAs(A)).status).toBe('active');
     // The same revocation sent again is a retry: 202, nothing changes.

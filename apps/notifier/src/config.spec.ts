@@ -5,7 +5,7 @@ import { parseDuration } from './delivery/durations';
 const DATA_KEK = Buffer.alloc(32, 1).toString('base64');
 
 describe('NotifierConfig', () => {
-  it('defaults to the retry schedule of decisions.md, a 10 s timeout, disabling after 5 days and 7 days of retention', () => {
+  it('defaults to the retry schedule of docs/decisions.md, a 10 s timeout, disabling after 5 days and 7 days of retention', () => {
     const config = loadConfig(NotifierConfig, {});
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_800, 28_800].map((s) => s * 1000));
     expect(config.WEBHOOK_TIMEOUT).toBe(10_000);

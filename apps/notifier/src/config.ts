@@ -45,12 +45,12 @@ export const NotifierConfig = z
     /** Subscriptions are managed with the referrers' access tokens the gateway forwards. */
     ...tokenEnv,
     /**
-     * Delays before the 2nd, 3rd, ... attempt (decisions.md, "Subscriptions and webhooks"), each
+     * Delays before the 2nd, 3rd, ... attempt (docs/decisions.md, "Subscriptions and webhooks"), each
      * with ±10 % jitter: 5 s + 30 s + 2 min + 10 min + 30 min + 1 h + 2 h + 4 h + 8 h + 8 h ≈ 24 h
      * over 11 attempts. Comma-separated durations (`ms`, `s`, `m`, `h`, `d`); empty: one attempt only.
      */
     WEBHOOK_RETRY_SCHEDULE: durationList('5s,30s,2m,10m,30m,1h,2h,4h,8h,8h'),
-    /** An attempt without a complete answer head within this time failed (decisions.md: 10 s). */
+    /** An attempt without a complete answer head within this time failed (docs/decisions.md: 10 s). */
     WEBHOOK_TIMEOUT: duration('10s'),
     /**
      * Callback URLs on loopback, private, link-local or otherwise reserved addresses are refused
@@ -73,7 +73,7 @@ export const NotifierConfig = z
     /**
      * How often a worker looks for due deliveries on its own: retries (5 s and later, so at most a
      * second late) and events other processes left. New events that can go out at once are handed to
-     * the worker when they are stored, so this does not delay first attempts (decisions.md, "Timing").
+     * the worker when they are stored, so this does not delay first attempts (docs/decisions.md, "Timing").
      */
     WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(1_000),
   })
@@ -86,7 +86,7 @@ export const NotifierCliConfig = z
   .superRefine(requireDataKekInProduction);
 export type NotifierCliConfig = z.infer<typeof NotifierCliConfig>;
 
-/** decisions.md: private callback addresses only when WEBHOOK_ALLOW_PRIVATE=true, the default in development and tests. */
+/** docs/decisions.md: private callback addresses only when WEBHOOK_ALLOW_PRIVATE=true, the default in development and tests. */
 export function allowsPrivateCallbacks(config: Pick<NotifierConfig, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE'>): boolean {
   return config.WEBHOOK_ALLOW_PRIVATE ?? config.NODE_ENV !== 'production';
 }

@@ -18,7 +18,7 @@ interface RoutingServices {
 type Context = CommandContext<RoutingServices>;
 
 /**
- * `npm run admin -- clinic ...` (decisions.md, "Parties and credentials"; docs/parties.md, "Clinics
+ * `npm run admin -- clinic ...` (docs/decisions.md, "Parties and credentials"; docs/parties.md, "Clinics
  * and routing"): registers participating clinics, switches their automatic answers, sets their bed
  * counts and shows what they were sent, in the routing schema of the running stack's database.
  */

@@ -12,7 +12,7 @@ export const RoutingConfig = z.object({
   ...tokenEnv,
   /**
    * How often the outbox relay looks for automatic answers whose immediate publish failed. Each
-   * commit wakes the relay at once, so this does not delay answers (decisions.md, "Timing").
+   * commit wakes the relay at once, so this does not delay answers (docs/decisions.md, "Timing").
    */
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
 });

@@ -2,7 +2,7 @@ import type { AutomaticDeclineReason } from '@bedrequest/contracts';
 import { DEPARTMENTS } from './departments';
 
 /**
- * The service's answers on a clinic's behalf (decisions.md, "Clinics answer": a requested clinic
+ * The service's answers on a clinic's behalf (docs/decisions.md, "Clinics answer": a requested clinic
  * that does not offer the resolved department is declined automatically; docs/parties.md, "Clinics
  * and routing": answers from published bed counts). Intake applies the decline rule when a request
  * reaches a clinic; routing answers from bed counts. Both word their notes here.

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * adds the displays and the codes no message carries).
  */
 
-/** `ServiceRequest.status` (decisions.md, "Requests"). */
+/** `ServiceRequest.status` (docs/decisions.md, "Requests"). */
 export const ServiceRequestStatus = z.enum(['active', 'revoked']);
 export type ServiceRequestStatus = z.infer<typeof ServiceRequestStatus>;
 
@@ -18,10 +18,10 @@ export type ServiceRequestIntent = z.infer<typeof ServiceRequestIntent>;
 export const OrderDetailCode = z.enum(['selected-provider', 'selected-provider-cancelled']);
 export type OrderDetailCode = z.infer<typeof OrderDetailCode>;
 
-/** `Task.status` (decisions.md, "Tasks"): follows the clinic's answer and the request's state. */
+/** `Task.status` (docs/decisions.md, "Tasks"): follows the clinic's answer and the request's state. */
 export const TaskStatus = z.enum(['requested', 'accepted', 'rejected', 'on-hold', 'cancelled', 'in-progress']);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/** `Task.businessStatus.coding[0].code` (decisions.md, "Tasks"): the clinic's answer. */
+/** `Task.businessStatus.coding[0].code` (docs/decisions.md, "Tasks"): the clinic's answer. */
 export const BusinessStatus = z.enum(['accepted', 'declined', 'query', 'more-data-required']);
 export type BusinessStatus = z.infer<typeof BusinessStatus>;

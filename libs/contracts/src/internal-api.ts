@@ -7,7 +7,7 @@ import { FhirTask } from './messages/fhir-task';
  * Backward-compatible changes only, like the messages: new fields optional, callers ignore the rest.
  */
 
-/** `{"error", "message"}` (decisions.md, "Errors"): what every internal JSON API answers a refusal with. */
+/** `{"error", "message"}` (docs/decisions.md, "Errors"): what every internal JSON API answers a refusal with. */
 export const ApiErrorBody = z.object({ error: z.string(), message: z.string() });
 export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
 
@@ -28,7 +28,7 @@ export const BedCountView = z.object({
 export type BedCountView = z.infer<typeof BedCountView>;
 export const BedCountList = z.object({ items: z.array(BedCountView) });
 
-/** The notifier, `/internal/subscriptions`: decisions.md's `{id, eventType, callbackUrl, secret}`, plus whether deliveries run. */
+/** The notifier, `/internal/subscriptions`: docs/decisions.md's `{id, eventType, callbackUrl, secret}`, plus whether deliveries run. */
 export const SubscriptionView = z.object({
   id: z.string(),
   eventType: z.string(),
@@ -55,7 +55,7 @@ export const DeliveryLogView = z.object({
 export type DeliveryLogView = z.infer<typeof DeliveryLogView>;
 export const DeliveryLog = z.object({ items: z.array(DeliveryLogView) });
 
-/** A webhook's body (decisions.md, "Subscriptions and webhooks"), as sent and as `events?since=` lists it, of any event type. */
+/** A webhook's body (docs/decisions.md, "Subscriptions and webhooks"), as sent and as `events?since=` lists it, of any event type. */
 export const WebhookBody = z.object({ id: z.string(), type: z.string(), timestamp: z.string(), sequence: z.number().int(), data: z.unknown() });
 export type WebhookBody = z.infer<typeof WebhookBody>;
 

@@ -5,7 +5,7 @@ import { BusinessStatus, TaskStatus } from './codes';
  * Bodies of the public /api/v1 endpoints that more than one app reads: declared once, for the
  * service that checks or answers them, the gateway that passes them on and describes them in its
  * OpenAPI document, and the clinic inbox that calls them. Requests are strict objects (an unknown
- * field is 400, decisions.md, "Errors"); read them with `HttpError.parseInput`, which names each
+ * field is 400, docs/decisions.md, "Errors"); read them with `HttpError.parseInput`, which names each
  * refused field, so the messages here say what is wrong without the field's name.
  */
 
@@ -40,7 +40,7 @@ export type SubscriptionEventType = z.infer<typeof SubscriptionEventType>;
 export const MAX_CALLBACK_URL_LENGTH = 2048;
 
 /**
- * decisions.md: an absolute http(s) URL, else 400; its text is kept as sent, trimmed. Whether its
+ * docs/decisions.md: an absolute http(s) URL, else 400; its text is kept as sent, trimmed. Whether its
  * host is public is the notifier's check afterwards (it needs DNS).
  */
 export const CallbackUrl = z
@@ -101,7 +101,7 @@ const BundleEntry = z.looseObject({ fullUrl: z.string(), resource: z.looseObject
  */
 export const AdmissionRequestBundle = z
   .looseObject({ resourceType: z.literal('Bundle'), meta: profileOf('AdmissionRequestBundle'), type: z.literal('collection'), entry: z.array(BundleEntry) })
-  .describe('An AdmissionRequestBundle (decisions.md, "Requests"); its full definition: GET /api/v2/fhir/StructureDefinition/AdmissionRequestBundle');
+  .describe('An AdmissionRequestBundle (docs/decisions.md, "Requests"); its full definition: GET /api/v2/fhir/StructureDefinition/AdmissionRequestBundle');
 export const DocumentBundle = z
   .looseObject({ resourceType: z.literal('Bundle'), meta: profileOf('DocumentBundle'), type: z.literal('document'), entry: z.array(BundleEntry) })
   .describe(
@@ -124,7 +124,7 @@ export const TaskListState = z.enum(['new', 'answered', 'selected', 'cancelled']
 export type TaskListState = z.infer<typeof TaskListState>;
 
 /**
- * The Task statuses of each list state (decisions.md, "Tasks"): `new` waits for the clinic's answer
+ * The Task statuses of each list state (docs/decisions.md, "Tasks"): `new` waits for the clinic's answer
  * (a first request or a supplement), `answered` was answered and waits for the referrer, `selected`
  * is the clinic's admission, `cancelled` needs nothing more. Intake lists and counts by it; the
  * clinic inbox filters its live rows by it.
@@ -157,7 +157,7 @@ export const ClinicTaskSummary = z.object({
     serviceType: z.string().optional(),
     /** The desired admission date, YYYY-MM-DD. */
     occurrenceDate: z.string().optional(),
-    /** Resolved from `performerType` like routing does (decisions.md, "Requests"). */
+    /** Resolved from `performerType` like routing does (docs/decisions.md, "Requests"). */
     departmentCode: z.string().optional(),
     specialty: z.string().optional(),
     requesterIk: z.string(),

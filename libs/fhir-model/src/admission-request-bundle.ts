@@ -63,7 +63,7 @@ export interface AdmissionRequestBundle {
 }
 
 /**
- * Validates a POSTed AdmissionRequestBundle against the spec's field tables and decisions.md and
+ * Validates a POSTed AdmissionRequestBundle against the spec's field tables and docs/decisions.md and
  * reports every problem found, each with its FHIRPath. Never throws.
  */
 export function validateAdmissionRequestBundle(input: unknown, options: ValidationOptions): ValidationResult<AdmissionRequestBundle> {

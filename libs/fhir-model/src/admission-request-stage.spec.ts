@@ -6,7 +6,7 @@ import { DEFAULT_PROFILE_BASE, fhirSystems } from './systems';
 
 /**
  * The rules between status, intent, orderDetail, performer and the patient's data level (spec,
- * "States and transitions"; decisions.md, "Requests").
+ * "States and transitions"; docs/decisions.md, "Requests").
  */
 
 const systems = fhirSystems(DEFAULT_PROFILE_BASE);

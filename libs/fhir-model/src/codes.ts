@@ -6,7 +6,7 @@ import { BusinessStatus, OrderDetailCode, ServiceRequestIntent, ServiceRequestSt
  * and read from there.
  */
 
-/** `ServiceRequest.code` (decisions.md, "Requests"); any other code is a 400. */
+/** `ServiceRequest.code` (docs/decisions.md, "Requests"); any other code is a 400. */
 export const SERVICE_TYPE_CODES = [
   'full-inpatient-rehabilitation',
   'day-patient-rehabilitation',
@@ -23,7 +23,7 @@ export type { OrderDetailCode, ServiceRequestIntent, ServiceRequestStatus };
 export const SERVICE_REQUEST_STATUSES = ServiceRequestStatus.options;
 export const SERVICE_REQUEST_INTENTS = ServiceRequestIntent.options;
 
-/** `Task.businessStatus.coding[0]` (decisions.md, "Tasks"): the display of each code. */
+/** `Task.businessStatus.coding[0]` (docs/decisions.md, "Tasks"): the display of each code. */
 export const ADMISSION_RESPONSE_STATUSES = {
   accepted: 'Accepted',
   declined: 'Declined',

@@ -19,7 +19,7 @@ export interface DocumentBundle {
   bundle: Bundle;
 }
 
-/** Validates a POSTed DocumentBundle (decisions.md, "Requests") and reports every problem. Never throws. */
+/** Validates a POSTed DocumentBundle (docs/decisions.md, "Requests") and reports every problem. Never throws. */
 export function validateDocumentBundle(input: unknown, options: ValidationOptions): ValidationResult<DocumentBundle> {
   try {
     return validate(input, documentSchemas(options.profileBase));
@@ -64,7 +64,7 @@ function validate(input: unknown, schemas: DocumentSchemas): ValidationResult<Do
   };
 }
 
-/** A FHIR document starts with its Composition (FHIR R4 bdl-11; decisions.md "a Composition first"). */
+/** A FHIR document starts with its Composition (FHIR R4 bdl-11; docs/decisions.md "a Composition first"). */
 function checkCompositionFirst(entries: readonly EntryView[]): Issue[] {
   const first = entries[0];
   if (!first || first.resourceType === undefined || first.resourceType === 'Composition') return [];
@@ -73,7 +73,7 @@ function checkCompositionFirst(entries: readonly EntryView[]): Issue[] {
 }
 
 /**
- * A DocumentBundle carries its Composition and the DocumentReferences (decisions.md, "Requests");
+ * A DocumentBundle carries its Composition and the DocumentReferences (docs/decisions.md, "Requests");
  * any other resource would be stored and passed to the clinics unchecked.
  */
 const DOCUMENT_RESOURCE_TYPES: readonly string[] = ['Composition', 'DocumentReference'];

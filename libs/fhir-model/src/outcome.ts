@@ -2,7 +2,7 @@ import type { OperationOutcome, OperationOutcomeIssue } from '@medplum/fhirtypes
 import { excerpt } from './validation/excerpt';
 
 /**
- * The one place that builds OperationOutcomes (decisions.md, "Errors": every 4xx/5xx on a FHIR
+ * The one place that builds OperationOutcomes (docs/decisions.md, "Errors": every 4xx/5xx on a FHIR
  * endpoint is an OperationOutcome with severity, code and diagnostics; validation issues carry the
  * FHIRPath `expression`). The status an error answers and the issue type of its code are not
  * here: they are the one table of error codes, `errorCodes` in libs/http (an HTTP status is the

@@ -4,7 +4,7 @@ import { arrayField, field, stringField } from './validation/raw';
 /**
  * How much of the patient's master data a bundle carries (spec, Patient, "Data level by stage"):
  * `masked` (pseudonymized: the family name left out with the nullFlavor extension `MSK`) or
- * `complete` (every name has its family name, none is masked; decisions.md, "Requests").
+ * `complete` (every name has its family name, none is masked; docs/decisions.md, "Requests").
  */
 export type PatientDataLevel = 'masked' | 'complete';
 

@@ -57,7 +57,7 @@ export interface ResolvedDepartment {
 
 /**
  * The department a request asks for, from `ServiceRequest.performerType` (spec, ServiceRequest,
- * "performerType.coding rules"; decisions.md, "Requests"): the specialty coding first; the
+ * "performerType.coding rules"; docs/decisions.md, "Requests"): the specialty coding first; the
  * department key only when no specialty is given; on contradiction the specialty wins; the order
  * of the codings has no effect. Unknown specialty codes and malformed department keys are ignored;
  * two different specialties (or, without a specialty, two different department keys) are

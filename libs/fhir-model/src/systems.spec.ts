@@ -23,7 +23,7 @@ describe('fhirSystems', () => {
 });
 
 describe('admission response statuses', () => {
-  it('are the four codes of decisions.md, each with a display', () => {
+  it('are the four codes of docs/decisions.md, each with a display', () => {
     expect(ADMISSION_RESPONSE_STATUS_CODES).toEqual(['accepted', 'declined', 'query', 'more-data-required']);
     expect(Object.values(ADMISSION_RESPONSE_STATUSES).every((display) => display.length > 0)).toBe(true);
   });

@@ -2,8 +2,8 @@
  * Code systems, naming systems and profile URIs of the interface.
  *
  * The service-owned URIs hang off `{profile_base}` (interface specification, "Placeholders";
- * decisions.md makes it configurable as `PROFILE_BASE`), so they are built by `fhirSystems`. The
- * national systems are fixed (decisions.md, "Placeholders").
+ * docs/decisions.md makes it configurable as `PROFILE_BASE`), so they are built by `fhirSystems`. The
+ * national systems are fixed (docs/decisions.md, "Placeholders").
  */
 
 export const DEFAULT_PROFILE_BASE = 'https://bedrequest.example.org';

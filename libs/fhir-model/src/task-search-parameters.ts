@@ -1,5 +1,5 @@
 /**
- * The Task search of `GET /api/v2/fhir/Task` (decisions.md, "Tasks"), declared once: intake parses
+ * The Task search of `GET /api/v2/fhir/Task` (docs/decisions.md, "Tasks"), declared once: intake parses
  * searches against it, and the gateway's CapabilityStatement lists it. A parameter missing here is
  * an unknown parameter (400).
  */

@@ -2,7 +2,7 @@ import type { IssueCode } from '@bedrequest/fhir-model';
 
 /**
  * Every error code the services answer with, its HTTP status and, for FHIR endpoints, the
- * OperationOutcome issue type of the same condition (decisions.md, "Errors": `{"error", "message"}`
+ * OperationOutcome issue type of the same condition (docs/decisions.md, "Errors": `{"error", "message"}`
  * on /api/v1 and internal endpoints, an OperationOutcome on /api/v2/fhir). docs/api.md lists this
  * table for callers; keep the two in step.
  */

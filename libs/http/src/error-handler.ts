@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { classifyError, type DomainErrors } from './classify';
 import { type HttpError } from './http-error';
 
-/** `{"error": "<code>", "message": "<text>"}` (decisions.md, "Errors": non-FHIR endpoints), with `Retry-After` where the error has one. */
+/** `{"error": "<code>", "message": "<text>"}` (docs/decisions.md, "Errors": non-FHIR endpoints), with `Retry-After` where the error has one. */
 export function sendError(res: Response, error: HttpError): void {
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
   res.status(error.status).json({ error: error.code, message: error.message });

@@ -4,7 +4,7 @@ import { errorCodes } from './error-codes';
 import type { HttpError } from './http-error';
 
 /**
- * The OperationOutcome of a classified error for FHIR endpoints (decisions.md, "Errors"): the same
+ * The OperationOutcome of a classified error for FHIR endpoints (docs/decisions.md, "Errors"): the same
  * condition as on /api/v1. An error that names what it refused answers one issue per element or
  * field; any other one issue, of the type its code has in `errorCodes`. Send it with
  * `error.status`. A message may quote the request (an unsupported charset is a header value of up

@@ -12,7 +12,7 @@ export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 /** A service token lives minutes: it is fetched again by the service itself, never handed to a person. */
 export const SERVICE_TOKEN_LIFETIME_SECONDS = 300;
 
-/** decisions.md, "Parties and credentials": the two roles that log in. */
+/** docs/decisions.md, "Parties and credentials": the two roles that log in. */
 export type Role = 'referrer' | 'clinic';
 
 export const ANY_ROLE: readonly Role[] = ['referrer', 'clinic'];

@@ -27,7 +27,7 @@ export interface RequireTokenOptions {
 /**
  * Guards a route: a valid bearer token (verified locally) of a party in `roles` or, where `services`,
  * of a service; else 401 with `WWW-Authenticate: Bearer` (spec, Authentication 2, 4, 7), 403 for a
- * caller the route is not for (decisions.md, "Errors"), 503 while the signing keys cannot be
+ * caller the route is not for (docs/decisions.md, "Errors"), 503 while the signing keys cannot be
  * fetched. The refusal goes to the app's error handler as an HttpError, so each surface answers it
  * in its own form (an OperationOutcome on FHIR paths, `{"error", "message"}` elsewhere). What passed
  * is in `res.locals`: `principal` or `service`, and `accessToken`.

@@ -21,14 +21,14 @@ export interface UserInput {
   readonly fhirBase?: string;
 }
 
-/** decisions.md, "Parties and credentials": an IK number is 9 digits. */
+/** docs/decisions.md, "Parties and credentials": an IK number is 9 digits. */
 const IK_PATTERN = /^[0-9]{9}$/;
 const USERNAME_PATTERN = /^[a-z0-9][a-z0-9._@+-]{0,127}$/;
 /**
  * Passwords are issued out of band by an administrator; the floor is NIST SP 800-63B's minimum of 8
  * characters. The upper bound keeps Argon2 inputs small.
  */
-// Credentials are issued by an administrator (decisions.md), whose tooling may use any password;
+// Credentials are issued by an administrator (docs/decisions.md), whose tooling may use any password;
 // the CLI warns below RECOMMENDED_PASSWORD_LENGTH rather than refusing (docs/parties.md).
 const PASSWORD_LENGTH = { min: 1, max: 256 };
 export const RECOMMENDED_PASSWORD_LENGTH = 12;

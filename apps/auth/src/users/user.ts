@@ -1,4 +1,4 @@
-/** decisions.md, "Parties and credentials": the two roles that log in. */
+/** docs/decisions.md, "Parties and credentials": the two roles that log in. */
 export const ROLES = ['referrer', 'clinic'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -37,7 +37,7 @@ export const DateQuery = z
  * - `PUT /auto-answer` `{enabled: true|false}`: 200 `{enabled}` (the new setting); 400 `invalid_request`.
  * - 404 `not_found` from each when the clinic is not a participating clinic.
  *
- * Errors are `{"error", "message"}` (decisions.md, "Errors"); 503 with `Retry-After` when routing is
+ * Errors are `{"error", "message"}` (docs/decisions.md, "Errors"); 503 with `Retry-After` when routing is
  * unreachable or answers outside its contract (UpstreamUnavailableError of the client).
  */
 export function capacityRouter(options: { capacity: ClinicCapacityClient; logger: Logger }): Router {

@@ -13,10 +13,10 @@ import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
 import { errorHandler } from '../http-errors';
 import { jsonBody } from '../json-body';
 
-/** decisions.md, "Clinics answer": a note of at most 4000 characters. */
+/** docs/decisions.md, "Clinics answer": a note of at most 4000 characters. */
 export const MAX_NOTE_CHARACTERS = 4000;
 
-/** decisions.md, "Clinics answer": the answer body; unknown fields are refused (400). */
+/** docs/decisions.md, "Clinics answer": the answer body; unknown fields are refused (400). */
 export const ClinicAnswer = z.strictObject({
   businessStatus: BusinessStatus,
   note: z
@@ -30,7 +30,7 @@ export const ClinicAnswer = z.strictObject({
  * The largest answer body read. A note of 4000 characters takes at most 24,000 bytes of JSON (6
  * bytes for a character written as an escape, \u0000), the rest of the answer well under 100; a
  * larger body cannot be a valid answer, so it is refused like a note that is too long (400, as
- * decisions.md documents it), not as a body too large for the gateway (413).
+ * docs/decisions.md documents it), not as a body too large for the gateway (413).
  */
 const MAX_ANSWER_BYTES = 32 * 1024;
 const answerTooLarge = () =>
@@ -42,7 +42,7 @@ export const TaskId = z.guid();
 const noSuchTask = () => new HttpError('not_found', 'no such Task');
 
 /**
- * The clinic API of decisions.md (clinic tokens only, errors as `{"error", "message"}`): read the
+ * The clinic API of docs/decisions.md (clinic tokens only, errors as `{"error", "message"}`): read the
  * bundle a Task's clinic was sent, its documents, and answer the Task.
  */
 export function clinicApiRouter(options: {

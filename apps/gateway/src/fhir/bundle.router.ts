@@ -86,7 +86,7 @@ export function bundleRoute(options: BundleRouteOptions): RequestHandler[] {
   return [...fhirJsonBody(), handle];
 }
 
-/** decisions.md, "Parties and credentials": the requester must be one of the referrer's IKs and the identifier must begin with its FHIR base. */
+/** docs/decisions.md, "Parties and credentials": the requester must be one of the referrer's IKs and the identifier must begin with its FHIR base. */
 function referrerRefusal(principal: Principal, requestIdentifier: string, requesterIk?: string): string | undefined {
   if (!principal.fhirBase || !requestIdentifier.startsWith(principal.fhirBase)) {
     return 'the ServiceRequest identifier must begin with the FHIR base URL registered for the referrer';
@@ -97,7 +97,7 @@ function referrerRefusal(principal: Principal, requestIdentifier: string, reques
   return undefined;
 }
 
-/** decisions.md, "Clinics answer": a performer whose IK is not a participating clinic makes the bundle invalid (400). */
+/** docs/decisions.md, "Clinics answer": a performer whose IK is not a participating clinic makes the bundle invalid (400). */
 async function performersNotParticipating(bundle: AdmissionRequestBundle, clinics: Pick<ClinicDirectory, 'lookup'>): Promise<Issue[]> {
   const registered = await clinics.lookup(bundle.performerIks);
   const unknown = bundle.performerIks.filter((ik) => !registered.has(ik));
@@ -160,7 +160,7 @@ async function submit(
   return sendFhir(res, 202, outcome([{ severity: 'information', code: 'informational', diagnostics }]));
 }
 
-/** decisions.md, "Errors": the HTTP answer (400, 403, 404, 409) to each reason intake gives for a refusal. */
+/** docs/decisions.md, "Errors": the HTTP answer (400, 403, 404, 409) to each reason intake gives for a refusal. */
 const errorCodeOfRefusal: Record<VerdictRefusal, ErrorCode> = {
   invalid: 'invalid_request',
   forbidden: 'forbidden',

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { jsonBody } from '../json-body';
 
-/** decisions.md, "Limits": a bundle over 10 MiB is refused with 413. */
+/** docs/decisions.md, "Requests" (limits): a bundle over 10 MiB is refused with 413. */
 export const MAX_BUNDLE_BYTES = 10 * 1024 * 1024;
 
 /** The content types a FHIR JSON body may come as. */

@@ -6,7 +6,7 @@ import { forwardedCallOf, type IntakeClient } from './intake.client';
 const FHIR_JSON_UTF8 = `${FHIR_JSON}; charset=utf-8`;
 
 /**
- * `GET /api/v2/fhir/Task` and `GET /api/v2/fhir/Task/{id}` (decisions.md, "Tasks"), answered by
+ * `GET /api/v2/fhir/Task` and `GET /api/v2/fhir/Task/{id}` (docs/decisions.md, "Tasks"), answered by
  * intake, which owns the Tasks and applies the visibility rules to the party of the forwarded token.
  * Intake's FHIR JSON goes back as it wrote it; intake unavailable is 503 with Retry-After (an
  * OperationOutcome, from the gateway's error handler).

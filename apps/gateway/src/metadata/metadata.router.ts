@@ -92,7 +92,7 @@ const QUOTED_NAME_LENGTH = 64;
 
 /**
  * These reads take no search parameters, only `_format`: anything else is 400 with the parameter
- * named, as the Task search answers an unknown parameter (decisions.md, "Tasks"); a `_format` other
+ * named, as the Task search answers an unknown parameter (docs/decisions.md, "Tasks"); a `_format` other
  * than JSON is 406 Not Acceptable, as there: a format this server cannot produce (R4
  * http.html#mime-type).
  */

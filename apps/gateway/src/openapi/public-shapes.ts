@@ -11,7 +11,7 @@ import { errorCodes, type ErrorCode } from '@bedrequest/http';
  * definitions are FHIR R4's and the profiles the service serves at /api/v2/fhir/StructureDefinition.
  */
 
-/** `{"error", "message"}` of /api/v1 (decisions.md, "Errors"), its `error` one of the codes every service answers with. */
+/** `{"error", "message"}` of /api/v1 (docs/decisions.md, "Errors"), its `error` one of the codes every service answers with. */
 export const ApiError = ApiErrorBody.extend({
   error: z.enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]]).describe('The error code (docs/api.md, "Errors")'),
   message: z.string().describe('What was refused, naming the field or parameter; it quotes no value at length'),

@@ -5,7 +5,7 @@ import { ApiError, OperationOutcome } from './public-shapes';
 
 /**
  * The building blocks of the document's answers: content of one media type, the headers answers
- * carry, and the error answers of the two surfaces (decisions.md, "Errors": an OperationOutcome on
+ * carry, and the error answers of the two surfaces (docs/decisions.md, "Errors": an OperationOutcome on
  * /api/v2/fhir, `{"error", "message"}` on /api/v1), each with the headers its status brings.
  */
 

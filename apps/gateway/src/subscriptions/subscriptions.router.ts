@@ -15,7 +15,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const FORWARDED_QUERY = ['since', 'limit'];
 
 /**
- * `/api/v1/subscriptions` (spec, "Subscriptions"; decisions.md, "Subscriptions and webhooks"), for
+ * `/api/v1/subscriptions` (spec, "Subscriptions"; docs/decisions.md, "Subscriptions and webhooks"), for
  * referrer tokens only: mount behind requireToken({ roles: ['referrer'] }). The notifier owns
  * subscriptions and applies the rules (one per event type, ownership, URL checks); this router
  * passes the referrer's token and the request on and the notifier's answers back, each checked

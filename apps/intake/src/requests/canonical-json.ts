@@ -1,7 +1,7 @@
 import type { FingerprintKey } from '@bedrequest/crypto';
 
 /**
- * How intake recognises a bundle it stored before (an identical retransmission, decisions.md: "same
+ * How intake recognises a bundle it stored before (an identical retransmission, docs/decisions.md: "same
  * JSON after sorting object keys; array order counts"): by the keyed fingerprint of its canonical
  * JSON, stored in `request_version.canonical_hash`, `request_document.canonical_hash` and
  * `admission_request.latest_hash` (docs/data-protection.md).

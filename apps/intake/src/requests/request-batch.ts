@@ -228,7 +228,7 @@ export class RequestBatch {
     const responses: OutboxRecord[] = [];
     for (const change of decision.tasks) {
       const task = this.applyTaskChange(state, change, version);
-      // decisions.md: a requested clinic that does not offer the resolved department is declined
+      // docs/decisions.md: a requested clinic that does not offer the resolved department is declined
       // at once, in this transaction, instead of asking routing and waiting for its answer.
       const reason = change.action === 'answer-requested' ? declineReason(this.registered(task.clinicIk), submitted.departmentCode) : undefined;
       if (reason) {
@@ -265,11 +265,11 @@ export class RequestBatch {
 
   private submitDocument(command: Extract<FingerprintedCommand, { kind: 'document' }>): IntakeVerdictV1 {
     const state = this.byIdentifier.get(command.requestIdentifier);
-    // decisions.md: "a document for an unknown or foreign request is 404/403".
+    // docs/decisions.md: "a document for an unknown or foreign request is 404/403".
     if (!state) return rejected('not-found', 'not-found', 'there is no request with this identifier');
     if (state.request.referrerPartyId !== command.submitter.partyId) return rejected('forbidden', 'forbidden', 'the request belongs to another referrer');
     if (state.request.erased) return erased();
-    // decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
+    // docs/decisions.md: further bundles for a revoked identifier are rejected with 409, documents too.
     if (state.request.status === 'revoked') return rejected('conflict', 'conflict', 'the request was revoked; no further bundles are accepted for it');
     const stored = this.storedDocuments.get(state.request.id) ?? [];
     if (stored.includes(command.fingerprint.value)) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
@@ -293,7 +293,7 @@ export class RequestBatch {
     return verdict('accepted', { requestIdentifier: command.requestIdentifier });
   }
 
-  /** A clinic's answer (decisions.md, "Clinics answer"): not found for another clinic's Task, a conflict when cancelled or revoked. */
+  /** A clinic's answer (docs/decisions.md, "Clinics answer"): not found for another clinic's Task, a conflict when cancelled or revoked. */
   private answer(answer: ClinicAnswerSubmittedV1, meta: MessageMeta): IntakeVerdictV1 {
     const found = this.taskById.get(answer.taskId);
     if (!found || found.task.clinicIk !== answer.clinicIk) return rejected('not-found', 'not-found', 'no such Task for this clinic');

@@ -13,7 +13,7 @@ import type { BundleFingerprint } from './canonical-json';
 
 /**
  * The request state machine of the spec ("States and transitions") with the choices of
- * decisions.md ("Requests", "Tasks"). Pure: it decides, the service applies. Its refusals are
+ * docs/decisions.md ("Requests", "Tasks"). Pure: it decides, the service applies. Its refusals are
  * domain outcomes; the gateway chooses the HTTP answer.
  */
 
@@ -82,9 +82,9 @@ const invalid = (diagnostics: string, code: 'invalid' | 'required' = 'invalid'):
 
 export function decide(current: RequestState | undefined, submission: Submission): Decision {
   if (!current) return decideNew(submission);
-  // decisions.md: an identical bundle is a retry of the same transmission, a repeated revocation too.
+  // docs/decisions.md: an identical bundle is a retry of the same transmission, a repeated revocation too.
   if (submission.fingerprint.value === current.latestHash) return { kind: 'unchanged' };
-  // decisions.md: "further bundles for a revoked identifier are rejected with 409".
+  // docs/decisions.md: "further bundles for a revoked identifier are rejected with 409".
   if (current.status === 'revoked') return conflict('the request was revoked; no further bundles are accepted for it');
   // Spec: "revoked takes precedence over every other field: the bundle is always treated as cancellation."
   if (submission.status === 'revoked') return revoke(current);
@@ -117,7 +117,7 @@ function decideNew(submission: Submission): Decision {
 
 /**
  * Every Task that is not cancelled yet is cancelled, and routing tells its clinic. The clinic keeps
- * reading the version it was sent before (decisions.md: "never a later one"); the revocation bundle
+ * reading the version it was sent before (docs/decisions.md: "never a later one"); the revocation bundle
  * itself may carry complete patient data it never received.
  */
 function revoke(current: RequestState): Decision {
@@ -168,7 +168,7 @@ function selectProvider(current: RequestState, submission: Submission): Decision
 }
 
 /**
- * Withdrawal (decisions.md): the request is active/proposal again and the formerly selected
+ * Withdrawal (docs/decisions.md): the request is active/proposal again and the formerly selected
  * clinic's Task is cancelled; the others stay cancelled until a later bundle names them again.
  */
 function withdrawSelection(current: RequestState, submission: Submission): Decision {
@@ -188,7 +188,7 @@ function withdrawSelection(current: RequestState, submission: Submission): Decis
 }
 
 /**
- * Supplemented data (spec: active/proposal → active/proposal). decisions.md: every Task that is
+ * Supplemented data (spec: active/proposal → active/proposal). docs/decisions.md: every Task that is
  * not cancelled goes back to `requested` and keeps its businessStatus until the new answer (whether
  * or not this bundle names its clinic); a cancelled Task named again is reopened without
  * businessStatus; a newly named clinic gets a new Task.
@@ -221,7 +221,7 @@ function unique(values: readonly string[]): string[] {
 }
 
 /**
- * A clinic's answer to its Task (decisions.md, "Clinics answer" and "Tasks"): the FHIR task status
+ * A clinic's answer to its Task (docs/decisions.md, "Clinics answer" and "Tasks"): the FHIR task status
  * follows the business status, except for the selected clinic, whose Task stays `in-progress` while
  * the request is `order`.
  */

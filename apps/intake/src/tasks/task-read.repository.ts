@@ -181,7 +181,7 @@ export class TaskReadRepository {
     return sealed ? this.fields.open<TaskNote[]>(sealedFor.notes(taskId), sealed) : [];
   }
 
-  /** The search's conditions, ANDed, the viewer's visibility rule first (decisions.md). */
+  /** The search's conditions, ANDed, the viewer's visibility rule first (docs/decisions.md). */
   private conditions(search: TaskSearch): Prisma.Sql[] {
     return [
       visibleTo(search.viewer),
@@ -212,7 +212,7 @@ function sqlInstant(instant: Date): string {
   return instant.toISOString().replace(/^\+0*/, '');
 }
 
-/** A referrer sees the Tasks of its own requests, a clinic the Tasks addressed to it (decisions.md). */
+/** A referrer sees the Tasks of its own requests, a clinic the Tasks addressed to it (docs/decisions.md). */
 function visibleTo(viewer: Viewer): Prisma.Sql {
   if (viewer.role === 'referrer') return Prisma.sql`r.referrer_party_id = ${viewer.partyId}`;
   return viewer.ikNumbers.length ? Prisma.sql`t.clinic_ik IN (${Prisma.join(viewer.ikNumbers)})` : Prisma.sql`false`;

@@ -72,7 +72,7 @@ export class TaskReadService {
   }
 
   /**
-   * The latest bundle version the clinic was sent (decisions.md: after a cancellation, never a
+   * The latest bundle version the clinic was sent (docs/decisions.md: after a cancellation, never a
    * later one; only the selected clinic ever receives full master data).
    */
   async bundleForClinic(taskId: string, caller: Caller): Promise<ClinicRead<unknown>> {

@@ -20,7 +20,7 @@ export interface ClinicTaskView {
 }
 
 /**
- * The FHIR Task of decisions.md ("Tasks: the state of each (request, clinic) pair"): what the Task
+ * The FHIR Task of docs/decisions.md ("Tasks: the state of each (request, clinic) pair"): what the Task
  * reads answer and what admission.response.v1 carries (the contract `FhirTask`, whose keys are in
  * the order written here).
  */

@@ -3,7 +3,7 @@ import { IK_NUMBER_SYSTEM, MAX_ISSUES, TASK_SEARCH_PARAMETERS, URI_IDENTIFIER_SY
 import { isJsonFormat, isTaskElement } from './result-parameters';
 import { DATE_SYNTAX, parseDateCondition, type InstantRange } from './search-date';
 
-/** Who asks: referrers see their own requests' Tasks, clinics the Tasks addressed to them (decisions.md). */
+/** Who asks: referrers see their own requests' Tasks, clinics the Tasks addressed to them (docs/decisions.md). */
 export type Viewer = { role: 'referrer'; partyId: string } | { role: 'clinic'; ikNumbers: readonly string[] };
 
 /** What a Task read may ask of the answer: `_elements` (and `_format`, which is always JSON). */
@@ -53,11 +53,11 @@ export function answerParts(search: TaskSearch): { total: boolean; entries: bool
 }
 
 /**
- * Parses the Task search of decisions.md: the search parameters declared in TASK_SEARCH_PARAMETERS
+ * Parses the Task search of docs/decisions.md: the search parameters declared in TASK_SEARCH_PARAMETERS
  * (`based-on`, also as `based-on:identifier=system|value`; `owner`, IK or `system|IK`;
  * `business-status`; `status`; `_lastUpdated`), the result parameters `_count`, `_total`,
  * `_summary=count`, `_elements` and `_format`, and `_offset` for the `next` links this service
- * writes. Any other parameter is an error (400) naming it, as decisions.md asks.
+ * writes. Any other parameter is an error (400) naming it, as docs/decisions.md asks.
  */
 export function parseTaskSearch(query: Record<string, unknown>, viewer: Viewer): { ok: true; search: TaskSearch } | QueryRefusal {
   const search: TaskSearch = { viewer, requestIdentifiers: [], lastModified: [], count: DEFAULT_PAGE_SIZE, offset: 0, total: 'accurate', summaryCount: false };

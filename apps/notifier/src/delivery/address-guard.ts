@@ -3,7 +3,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The SSRF guard of webhook delivery (decisions.md, "Subscriptions and webhooks": callback URLs on
+ * The SSRF guard of webhook delivery (docs/decisions.md, "Subscriptions and webhooks": callback URLs on
  * loopback or private networks are refused in production mode). A callback URL is checked when
  * the subscription is saved and again at every connection, after DNS resolution, so that a name
  * re-pointed at an internal address later (DNS rebinding) is still refused: the connection goes

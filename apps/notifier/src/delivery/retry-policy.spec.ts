@@ -15,7 +15,7 @@ describe('RetryPolicy', () => {
     const delays = DEFAULT_SCHEDULE.map((_, index) => exact.nextStep(answered(500), index + 1));
     expect(delays).toEqual(DEFAULT_SCHEDULE.map((delayMs) => ({ kind: 'retry', delayMs })));
     expect(exact.nextStep(answered(500), 11)).toEqual({ kind: 'exhausted' });
-    // ≈ 24 h in all (decisions.md).
+    // ≈ 24 h in all (docs/decisions.md).
     expect(DEFAULT_SCHEDULE.reduce((sum, delay) => sum + delay, 0) / 3_600_000).toBeCloseTo(23.7, 1);
   });
 

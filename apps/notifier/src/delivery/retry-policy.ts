@@ -1,5 +1,5 @@
 /**
- * What happens after an attempt (decisions.md, "Subscriptions and webhooks"): any 2xx is success;
+ * What happens after an attempt (docs/decisions.md, "Subscriptions and webhooks"): any 2xx is success;
  * anything else, or no answer within the timeout, is retried after the next delay of the schedule
  * (±10 % jitter, so that receivers coming back are not hit by every sender at the same second).
  * 410 Gone disables the subscription; 429 and 503 with Retry-After are retried no earlier than the

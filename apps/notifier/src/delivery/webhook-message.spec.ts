@@ -15,7 +15,7 @@ describe('signedWebhook', () => {
   const attemptTime = new Date();
   const { body, headers } = signedWebhook(event, secret, attemptTime);
 
-  it('sends the body of decisions.md with the event id as webhook-id', () => {
+  it('sends the body of docs/decisions.md with the event id as webhook-id', () => {
     expect(JSON.parse(body)).toEqual({ id: event.id, type: 'AdmissionResponse', timestamp: '2025-03-01T12:00:00.123Z', sequence: 7, data: event.data });
     expect(headers).toMatchObject({
       'content-type': 'application/json',

@@ -9,7 +9,7 @@ export interface WebhookEvent {
   data: unknown;
 }
 
-/** decisions.md: the delivery body (`WebhookBody`), also one item of `GET /api/v1/subscriptions/{id}/events`. */
+/** docs/decisions.md: the delivery body (`WebhookBody`), also one item of `GET /api/v1/subscriptions/{id}/events`. */
 export function webhookBody(event: WebhookEvent): WebhookBody {
   return { id: event.id, type: event.type, timestamp: event.occurredAt.toISOString(), sequence: event.sequence, data: event.data };
 }

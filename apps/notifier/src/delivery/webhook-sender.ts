@@ -34,7 +34,7 @@ export interface WebhookSenderOptions {
  * origin (undici), no redirects followed (a 3xx is just a failed attempt: following one could lead
  * anywhere, including inside our network), and one deadline for the whole exchange.
  *
- * The address guard (decisions.md, "Subscriptions and webhooks") runs for every new connection: its
+ * The address guard (docs/decisions.md, "Subscriptions and webhooks") runs for every new connection: its
  * DNS lookup goes through `guardedLookup`, and the socket connects only to the checked address, so
  * a pooled connection was checked when it opened. Node skips `lookup` for an IP literal host, so
  * those are checked here before every request. Never throws: every way an attempt can end is an

@@ -27,7 +27,7 @@ export class ErasedEventError extends Error {
 }
 
 /**
- * The subscription rules of the spec and decisions.md: one subscription per event type and party
+ * The subscription rules of the spec and docs/decisions.md: one subscription per event type and party
  * (a second POST changes the address and keeps id and secret), visible to its owner only, callback
  * URLs absolute http(s) and, in production mode, public. Deleting discards the undelivered events.
  */
@@ -127,7 +127,7 @@ export class SubscriptionService {
     return isId(id) ? this.repository.find(partyId, id) : undefined;
   }
 
-  /** decisions.md: in production mode the callback URL's host must be a public address. */
+  /** docs/decisions.md: in production mode the callback URL's host must be a public address. */
   private async assertPublicCallback(callbackUrl: string): Promise<void> {
     if (!this.options.allowPrivate) {
       try {
@@ -140,7 +140,7 @@ export class SubscriptionService {
   }
 }
 
-/** `whsec_` + base64 of 32 random bytes (decisions.md: 24 or more), the Standard Webhooks secret format. */
+/** `whsec_` + base64 of 32 random bytes (docs/decisions.md: 24 or more), the Standard Webhooks secret format. */
 function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }

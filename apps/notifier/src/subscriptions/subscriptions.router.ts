@@ -17,7 +17,7 @@ const subscriptionErrors: DomainErrors = (error) => {
  * /internal/subscriptions; not exposed publicly) with the referrer's access token, which the
  * notifier verifies itself (401 without a valid one, 403 for a clinic's). Ownership is checked here,
  * by the owner of the data: another party's subscription is 404 like an unknown one. Errors are
- * `{"error", "message"}` (decisions.md, "Errors") so the gateway can pass them on unchanged.
+ * `{"error", "message"}` (docs/decisions.md, "Errors") so the gateway can pass them on unchanged.
  */
 export function subscriptionsRouter(service: SubscriptionService, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();

@@ -4,7 +4,7 @@ import { sameBed, type BedKey, type HeldBed } from '../beds/bed-count';
 
 /**
  * What routing does for one clinic when a request changes (request.dispatched.v1): the spec's
- * internal step "clinics are notified", the record of intake's automatic decline (decisions.md,
+ * internal step "clinics are notified", the record of intake's automatic decline (docs/decisions.md,
  * "Clinics answer": intake applies the rule and says so in the dispatch) and, for clinics that
  * chose it, automatic answers from their bed counts. Pure: it decides, the service applies
  * (docs/parties.md, "Clinics and routing").

@@ -8,7 +8,7 @@ export class InvalidClinicError extends Error {
   override name = 'InvalidClinicError';
 }
 
-/** One department as `GET /api/v1/kliniken` lists it (decisions.md, "Subscriptions and webhooks"). */
+/** One department as `GET /api/v1/kliniken` lists it (docs/decisions.md, "Subscriptions and webhooks"). */
 export interface ClinicDepartment {
   readonly code: string;
   readonly specialty: string;
@@ -23,7 +23,7 @@ export interface Clinic {
   readonly automaticAnswers: boolean;
 }
 
-/** decisions.md, "Parties and credentials": an IK number is 9 digits. */
+/** docs/decisions.md, "Parties and credentials": an IK number is 9 digits. */
 export const IK_PATTERN = /^[0-9]{9}$/;
 
 export function parseIk(value: string): string {
@@ -81,7 +81,7 @@ export class ClinicRegistry {
   }
 }
 
-/** The clinic record of decisions.md: `{ik, name, departments: [{code, specialty, display}]}`. */
+/** The clinic record of docs/decisions.md: `{ik, name, departments: [{code, specialty, display}]}`. */
 export function clinicRecord({ ik, name, departments }: Clinic): ClinicRecordMessage {
   return { ik, name, departments: departments.map(({ code, specialty, display }) => ({ code, specialty, display })) };
 }

@@ -4,7 +4,7 @@ import { BusinessStatus } from '../codes';
 import { IkNumber } from './ik-number';
 import { ClientAddress } from './submitter';
 
-/** Who answered a Task: the clinic itself, or the service on its behalf (decisions.md, "Clinics answer"). */
+/** Who answered a Task: the clinic itself, or the service on its behalf (docs/decisions.md, "Clinics answer"). */
 export const AnswerSource = z.enum(['clinic', 'automatic']);
 export type AnswerSource = z.infer<typeof AnswerSource>;
 

@@ -4,7 +4,7 @@ import { IkNumber } from './ik-number';
 
 /**
  * A participating clinic as routing's registry describes it to other services: the clinic record
- * of decisions.md (`GET /api/v1/kliniken`) — `{ik, name, departments: [{code, specialty, display}]}`.
+ * of docs/decisions.md (`GET /api/v1/kliniken`) — `{ik, name, departments: [{code, specialty, display}]}`.
  * Routing's internal `GET /internal/clinics` answers `{items: ClinicRecord[]}`.
  */
 export const ClinicRecord = z.object({

@@ -5,7 +5,7 @@ const Instant = z.iso.datetime({ offset: true });
 const IdentifierReference = z.looseObject({ identifier: z.looseObject({ system: z.string(), value: z.string() }) });
 
 /**
- * The FHIR Task of one (request, clinic) pair as intake writes it (decisions.md, "Tasks") and the
+ * The FHIR Task of one (request, clinic) pair as intake writes it (docs/decisions.md, "Tasks") and the
  * messages carry it: the answer a clinic gave, for the referrer's webhook and routing's beds.
  *
  * Every object is loose: a consumer keeps what a newer intake adds (the notifier forwards the Task
@@ -33,7 +33,7 @@ export const FhirTask = z.looseObject({
 });
 export type FhirTask = z.infer<typeof FhirTask>;
 
-/** The clinic's answer on a Task: its one businessStatus coding (decisions.md, "Tasks"). */
+/** The clinic's answer on a Task: its one businessStatus coding (docs/decisions.md, "Tasks"). */
 export function businessStatusOf(task: FhirTask): BusinessStatus | undefined {
   return task.businessStatus?.coding[0]?.code;
 }

@@ -1,4 +1,4 @@
 import { z } from 'zod';
 
-/** An IK number (Institutionskennzeichen): 9 digits (decisions.md, "Parties and credentials"). */
+/** An IK number (Institutionskennzeichen): 9 digits (docs/decisions.md, "Parties and credentials"). */
 export const IkNumber = z.string().regex(/^\d{9}$/);

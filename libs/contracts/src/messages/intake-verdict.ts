@@ -9,7 +9,7 @@ export const VerdictIssue = z.object({
 });
 
 /**
- * Why intake refused a message (decisions.md, "Requests", "Clinics answer"): `invalid` (the bundle
+ * Why intake refused a message (docs/decisions.md, "Requests", "Clinics answer"): `invalid` (the bundle
  * breaks a rule, e.g. a selection without complete patient data), `forbidden` (another referrer's
  * request), `not-found` (no such request, or not this clinic's Task), `conflict` (the request's
  * state does not allow it). The gateway chooses the HTTP answer for each.

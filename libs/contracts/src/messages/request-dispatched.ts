@@ -10,7 +10,7 @@ export type RequestChange = z.infer<typeof RequestChange>;
 export const DispatchAction = z.enum(['answer-requested', 'selected', 'cancelled']);
 export type DispatchAction = z.infer<typeof DispatchAction>;
 
-/** Why intake declined for a clinic at once (decisions.md, "Clinics answer"). */
+/** Why intake declined for a clinic at once (docs/decisions.md, "Clinics answer"). */
 export const AutomaticDeclineReason = z.enum(['not-participating', 'department-not-offered']);
 export type AutomaticDeclineReason = z.infer<typeof AutomaticDeclineReason>;
 
@@ -39,7 +39,7 @@ export const RequestDispatchedV1 = defineMessage(
         /** What this change means for the clinic. */
         action: DispatchAction,
         /**
-         * Set when intake declined for the clinic at once (decisions.md: a requested clinic that is
+         * Set when intake declined for the clinic at once (docs/decisions.md: a requested clinic that is
          * not participating or does not offer the resolved department is declined automatically):
          * routing records it and answers nothing itself. Absent for every other clinic.
          */

@@ -1,6 +1,6 @@
 /** What every conformance resource of the interface is built from. */
 export interface ConformanceOptions {
-  /** `{profile_base}` (decisions.md: `PROFILE_BASE`): the canonical URLs hang off it. */
+  /** `{profile_base}` (docs/decisions.md: `PROFILE_BASE`): the canonical URLs hang off it. */
   profileBase: string;
   /** The business version of the resources: the service's version, so a release changes them together. */
   version: string;

@@ -34,7 +34,7 @@ export interface CapabilityStatementOptions extends ConformanceOptions {
 const RESTFUL_SECURITY_SERVICE = 'http://terminology.hl7.org/CodeSystem/restful-security-service';
 
 /**
- * The search result parameters the Task search takes besides `TASK_SEARCH_PARAMETERS` (decisions.md,
+ * The search result parameters the Task search takes besides `TASK_SEARCH_PARAMETERS` (docs/decisions.md,
  * "Tasks"; FHIR R4 search.html#count, #total, #summary, #elements). R4 lists such control
  * parameters among a resource's searchParam (CapabilityStatement.rest.resource.searchParam, comments).
  */

@@ -13,7 +13,7 @@ import { DEPARTMENT_KEY_SYSTEM, fhirSystems } from '../systems';
 import { canonicalMetadata, type ConformanceOptions } from './canonical';
 
 /**
- * The service's own code systems (spec, ServiceRequest; decisions.md, "Requests" and "Tasks") as
+ * The service's own code systems (spec, ServiceRequest; docs/decisions.md, "Requests" and "Tasks") as
  * FHIR R4 CodeSystem resources, built from the code lists the validators check against, so that
  * what is served is what is accepted. Each one is complete: a code not listed is refused.
  *
@@ -39,7 +39,7 @@ const ORDER_DETAILS = {
   },
 } as const satisfies Record<OrderDetailCode, Required<Pick<CodeSystemConcept, 'display' | 'definition'>>>;
 
-/** decisions.md, "Tasks": what each answer means for the Task. */
+/** docs/decisions.md, "Tasks": what each answer means for the Task. */
 const ADMISSION_RESPONSE_DEFINITIONS = {
   accepted: 'The clinic can admit the patient; the Task becomes accepted.',
   declined: 'The clinic cannot admit the patient; the Task becomes rejected and its note says why.',

@@ -5,7 +5,7 @@ import type { Cardinality } from '../validation/entries';
 import { canonicalMetadata, type ConformanceOptions } from './canonical';
 
 /**
- * The two Bundle profiles of the interface (spec, "AdmissionRequestBundle"; decisions.md,
+ * The two Bundle profiles of the interface (spec, "AdmissionRequestBundle"; docs/decisions.md,
  * "Requests") as FHIR R4 StructureDefinitions: constraints on the base Bundle, given as a
  * differential. They state what the bundle validators check on the Bundle itself (profile claim,
  * type, identifier, timestamp, which resources and how many); the rules on the resources inside are
@@ -14,7 +14,7 @@ import { canonicalMetadata, type ConformanceOptions } from './canonical';
  */
 
 /**
- * decisions.md, "Requests": a Composition first, then one or more DocumentReferences. Only the first
+ * docs/decisions.md, "Requests": a Composition first, then one or more DocumentReferences. Only the first
  * Composition is the document's (bdl-11); the validator lets later entries be Compositions too.
  */
 export const DOCUMENT_BUNDLE_CARDINALITY: ReadonlyMap<string, Cardinality> = new Map([

@@ -71,7 +71,7 @@ export interface AdmissionRequestFixtureOptions {
  * A valid AdmissionRequestBundle shaped like the spec's examples: ServiceRequest, Patient,
  * Coverage, Encounter, three Conditions, two Observations and the Organizations of the requester
  * and each performer, in that entry order. With a `requestIdentifier`, the same options give the
- * same JSON (a retry, for decisions.md); without one, every call is a new request.
+ * same JSON (a retry, for docs/decisions.md); without one, every call is a new request.
  *
  * @example admissionRequestBundle({ intent: 'order', orderDetail: 'selected-provider', performerIks: ['510000001'] })
  */

@@ -24,7 +24,7 @@ const DEFAULT_DOCUMENTS: readonly FixtureDocument[] = [
 ];
 
 /**
- * A valid DocumentBundle (decisions.md, "Requests"): a Composition first, then one
+ * A valid DocumentBundle (docs/decisions.md, "Requests"): a Composition first, then one
  * DocumentReference per document naming the request's identifier. The same options give the same JSON.
  */
 export function documentBundle(options: DocumentFixtureOptions = {}): Bundle {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * A UUID derived from a seed, so that a fixture built twice with the same options is the same JSON
- * (decisions.md treats an identical bundle as a retry) while different requests never share ids.
+ * (docs/decisions.md treats an identical bundle as a retry) while different requests never share ids.
  */
 export function seededUuid(...seed: string[]): string {
   const hex = createHash('sha256').update(seed.join('\u0000')).digest('hex');

@@ -12,7 +12,7 @@ export interface FhirTaskFixtureOptions {
   requesterIk?: string;
   /** The clinic's answer; none by default. */
   businessStatus?: BusinessStatus;
-  /** Default: what the answer makes of the Task (decisions.md, "Tasks"), `requested` without one. */
+  /** Default: what the answer makes of the Task (docs/decisions.md, "Tasks"), `requested` without one. */
   status?: TaskStatus;
   notes?: readonly string[];
   /** Every timestamp of the Task. */

@@ -5,7 +5,7 @@ import { customIssue, predicateParams } from './issues';
 import { perProfileBase } from './per-profile-base';
 
 /**
- * DocumentBundle (decisions.md, "Requests"): profile, `type: document`, a Composition first, and
+ * DocumentBundle (docs/decisions.md, "Requests"): profile, `type: document`, a Composition first, and
  * DocumentReferences that name the ServiceRequest identifier and carry base64 attachments.
  */
 function bundleSchema(systems: FhirSystems) {

@@ -1,5 +1,5 @@
 /**
- * FHIRPath expressions for validation issues (decisions.md, "Errors": validation issues carry the
+ * FHIRPath expressions for validation issues (docs/decisions.md, "Errors": validation issues carry the
  * FHIRPath of the offending element, e.g. `Bundle.entry[0].resource.identifier[0].value`).
  */
 

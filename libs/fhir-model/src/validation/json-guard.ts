@@ -6,7 +6,7 @@ import { MAX_ISSUES } from './result';
 /**
  * Checks on the raw JSON that no schema knows about, run before the schemas so that hostile or
  * broken input becomes issues and never an exception. The spec sets no such bounds ("Limits":
- * maximum bundle size not shown; decisions.md caps the body at 10 MiB), so these are ours:
+ * maximum bundle size not shown; docs/decisions.md caps the body at 10 MiB), so these are ours:
  *
  * - 32 levels of nesting: the deepest element the profiles use
  *   (`Bundle.entry[i].resource.name[j]._family.extension[k].valueCode`) is 10 levels deep, so 32

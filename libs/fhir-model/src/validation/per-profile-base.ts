@@ -2,7 +2,7 @@ import { fhirSystems, type FhirSystems } from '../systems';
 
 /**
  * Builds schemas once per profile base: building them costs more than using them, and a running
- * service has exactly one profile base (decisions.md: `PROFILE_BASE`).
+ * service has exactly one profile base (docs/decisions.md: `PROFILE_BASE`).
  */
 export function perProfileBase<T>(build: (systems: FhirSystems) => T): (profileBase: string) => T {
   const built = new Map<string, T>();

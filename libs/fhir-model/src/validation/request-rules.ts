@@ -7,7 +7,7 @@ import { issue } from './issues';
 import { arrayField, field, stringField } from './raw';
 
 /**
- * Prefix of the diagnostics of the one issue decisions.md singles out: a provider selection with
+ * Prefix of the diagnostics of the one issue docs/decisions.md singles out: a provider selection with
  * incomplete patient data is a 400 ("Requests": "the bundle is rejected with 409 (state
  * conflict) or 400 (incomplete patient)").
  */
@@ -22,7 +22,7 @@ interface RequestContext {
 
 /**
  * The rules between `status`, `intent`, `orderDetail`, `performer` and the patient's data level
- * (spec, "States and transitions"; decisions.md, "Requests"). `status: revoked` takes precedence
+ * (spec, "States and transitions"; docs/decisions.md, "Requests"). `status: revoked` takes precedence
  * over every other field, so a revoked bundle is a cancellation and none of these apply to it.
  */
 export function checkRequestStage({ serviceRequest, patient, systems }: RequestContext): Issue[] {
@@ -80,7 +80,7 @@ function orderDetailCodes(serviceRequest: unknown, systems: FhirSystems): OrderD
 }
 
 /**
- * Each requested clinic is named once: a clinic has one Task per request (decisions.md, "Tasks"),
+ * Each requested clinic is named once: a clinic has one Task per request (docs/decisions.md, "Tasks"),
  * so a second performer with the same IK number (or the same reference) is an error.
  */
 export function checkDistinctPerformers({ serviceRequest, byFullUrl }: RequestContext): Issue[] {

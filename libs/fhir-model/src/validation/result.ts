@@ -1,7 +1,7 @@
 import type { Issue } from '../outcome';
 
 export interface ValidationOptions {
-  /** `{profile_base}` of the profile, code system and naming system URIs (decisions.md: `PROFILE_BASE`). */
+  /** `{profile_base}` of the profile, code system and naming system URIs (docs/decisions.md: `PROFILE_BASE`). */
   profileBase: string;
 }
 

@@ -6,7 +6,7 @@ import { absoluteUri, codedWith, fhirDate, fhirString, reference, uuid } from '.
 import { quoted } from './excerpt';
 import { customIssue } from './issues';
 
-/** ServiceRequest (spec, "ServiceRequest"; decisions.md, "Requests"). */
+/** ServiceRequest (spec, "ServiceRequest"; docs/decisions.md, "Requests"). */
 export function serviceRequestSchema(systems: FhirSystems) {
   return z.object({
     resourceType: z.literal('ServiceRequest'),

@@ -11,7 +11,7 @@ CREATE TABLE user_account (
   disabled_at   timestamptz(3),
   created_at    timestamptz(3) NOT NULL DEFAULT now(),
   updated_at    timestamptz(3) NOT NULL DEFAULT now(),
-  -- decisions.md: a referrer has a registered FHIR base URL; a clinic user is bound to one IK number.
+  -- docs/decisions.md: a referrer has a registered FHIR base URL; a clinic user is bound to one IK number.
   CONSTRAINT user_account_referrer_has_fhir_base CHECK ((role = 'referrer') = (fhir_base IS NOT NULL)),
   CONSTRAINT user_account_clinic_has_one_ik CHECK (role <> 'clinic' OR cardinality(ik_numbers) = 1)
 );

@@ -7,7 +7,7 @@ import { csrfField, layout, notice, type PageContext } from './layout';
 import { statusText } from './task-list.page';
 
 export const ANSWER_CODES: readonly BusinessStatus[] = ['accepted', 'declined', 'query', 'more-data-required'];
-/** decisions.md, "Clinics answer": a note of at most 4000 characters; the inbox asks for one with these answers. */
+/** docs/decisions.md, "Clinics answer": a note of at most 4000 characters; the inbox asks for one with these answers. */
 export const NOTE_REQUIRED: readonly BusinessStatus[] = ['declined', 'query', 'more-data-required'];
 export const MAX_NOTE_LENGTH = 4000;
 
