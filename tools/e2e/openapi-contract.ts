@@ -9,6 +9,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { openApiDocument, type OpenApiDocument } from '../../apps/gateway/src/openapi/openapi-document';
+import { closed, METHODS, type Answer, type Method, type PathItem } from './openapi-document-parts';
 
 /** One call as the client saw it. */
 export interface Exchange {
@@ -21,34 +22,6 @@ export interface Exchange {
   body: unknown;
   text: string;
 }
-
-interface Schema {
-  $ref?: string;
-  type?: unknown;
-  properties?: unknown;
-  additionalProperties?: unknown;
-  unevaluatedProperties?: unknown;
-  [keyword: string]: unknown;
-}
-interface HeaderDeclaration {
-  $ref?: string;
-  required?: boolean;
-  schema?: Schema;
-}
-interface Answer {
-  $ref?: string;
-  description: string;
-  headers?: Record<string, HeaderDeclaration>;
-  content?: Record<string, { schema?: Schema }>;
-}
-interface Operation {
-  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
-  requestBody?: { content: Record<string, { schema?: Schema }> };
-  responses: Record<string, Answer>;
-}
-type PathItem = Partial<Record<Method, Operation>>;
-const METHODS = ['get', 'head', 'post', 'put', 'delete', 'patch', 'options'] as const;
-type Method = (typeof METHODS)[number];
 
 /** The answers a path no template matches may give: 404, or what the token guard of its prefix answers first. */
 const UNDOCUMENTED_PATH_STATUSES = [401, 403, 404, 429];
@@ -248,30 +221,6 @@ export class OpenApiContract {
   private resolve<T extends { $ref?: string }>(node: T): T {
     return node.$ref ? this.at<T>(node.$ref) : node;
   }
-}
-
-/**
- * The stricter rule for objects (see the top): every object schema that leaves open whether other
- * properties may come is closed (`additionalProperties: false`); open ones (`{}`) stay open. The
- * document composes no schemas with allOf, whose parts this could not close one by one.
- */
-function closed(node: unknown): unknown {
-  if (Array.isArray(node)) {
-    node.forEach(closed);
-    return node;
-  }
-  if (typeof node !== 'object' || node === null) return node;
-  const schema = node as Schema;
-  if ('allOf' in schema) throw new Error('the e2e contract check cannot close allOf compositions; declare the object in one piece');
-  if (
-    (schema.type === 'object' || (typeof schema.properties === 'object' && typeof schema.type !== 'object')) &&
-    schema.additionalProperties === undefined &&
-    schema.unevaluatedProperties === undefined
-  ) {
-    schema.additionalProperties = false;
-  }
-  Object.values(schema).forEach(closed);
-  return node;
 }
 
 let contract: OpenApiContract | undefined;

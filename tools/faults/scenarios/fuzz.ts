@@ -1,7 +1,7 @@
 import { CLINIC, type FaultFixture } from '../support/fault-fixture';
 import { byStatus, reportFigures, seconds } from '../support/figures';
 import { PLACEHOLDER, bundleSource } from '../support/load';
-import { BundleMutator, type FuzzCase } from '../support/mutations';
+import { BundleMutator, type FuzzCase } from '../support/bundle-mutator';
 
 /**
  * Issue 7: "10,000 fuzzed bundles (mutations of valid ones): only 4xx answers, no 5xx, the service

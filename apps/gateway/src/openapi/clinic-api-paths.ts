@@ -1,0 +1,147 @@
+// The /api/v1/clinic paths: the clinic's Tasks, their bundles and documents, the answer, and the bed counts.
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  AdmissionRequestBundle,
+  AutoAnswerRequest,
+  AutoAnswerSetting,
+  BedCountList,
+  BedCountView,
+  ClinicAnswerQueued,
+  ClinicDocumentList,
+  ClinicTaskList,
+  FhirTask,
+  RequestVersionList,
+} from '@bedrequest/contracts';
+import { BedCount, DateQuery } from '../capacity/capacity.router';
+import { ClinicAnswer, MAX_NOTE_CHARACTERS, TaskId } from '../clinic-api/clinic-api.router';
+import { ClinicTaskListQuery } from '../clinic-api/clinic-tasks.router';
+import { fhir, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
+
+/** The clinic API (clinic tokens only): the Task's bundle and documents, the answer, the bed counts. */
+export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secured): void {
+  const base = guarded('clinic');
+  const task = { params: z.object({ taskId: TaskId.describe('The Task id') }) };
+  const notThisClinics: Refusals = { 404: 'Not a Task of this clinic (or not a Task id)' };
+  const erased: Refusals = {
+    410: "The request's patient data was erased (data protection): the message says when; the Task remains, read and searched as its tombstone",
+  };
+  const taskStore: Refusals = { 503: 'the Task store is unavailable' };
+
+  const noStore = { 'Cache-Control': header('NoStore') };
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/tasks',
+    summary: "The clinic's Tasks at a glance (no master data): open ones first, then the most recently changed, with the count of each list state",
+    security: secured,
+    request: { query: ClinicTaskListQuery },
+    responses: {
+      200: { description: 'A page of summaries', headers: noStore, content: json(ClinicTaskList) },
+      ...refusals('v1', merged(base, { 400: 'An unknown parameter or a malformed value (the message names it)' }, taskStore)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/tasks/{taskId}/versions',
+    summary: 'The AdmissionRequestBundle versions this clinic was sent for the Task, oldest first',
+    security: secured,
+    request: task,
+    responses: {
+      200: { description: 'The versions as received', headers: noStore, content: json(RequestVersionList) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/tasks/{taskId}/bundle',
+    summary: 'The latest AdmissionRequestBundle version this clinic was sent, as received (only the selected clinic ever receives full master data)',
+    security: secured,
+    request: task,
+    responses: {
+      200: { description: 'The bundle', content: fhir(AdmissionRequestBundle) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/tasks/{taskId}/documents',
+    summary: 'The DocumentBundles sent for the request of the Task, oldest first',
+    security: secured,
+    request: task,
+    responses: {
+      200: { description: 'The documents', content: json(ClinicDocumentList) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/clinic/tasks/{taskId}/answer',
+    summary: "Answer a Task; the referrer gets one AdmissionResponse event (webhook 'AdmissionResponse')",
+    security: secured,
+    request: { ...task, body: { required: true, content: json(ClinicAnswer) } },
+    responses: {
+      200: { description: 'The Task with the answer', content: fhir(FhirTask) },
+      202: { description: 'Intake did not confirm in time: the answer is queued', content: json(ClinicAnswerQueued) },
+      ...refusals(
+        'v1',
+        merged(base, UNDECODABLE_PATH, {
+          400: `The body is empty or not JSON, an unknown businessStatus, a note over ${MAX_NOTE_CHARACTERS} characters (any body over 32 KiB counts as one), or an unknown field`,
+          ...notThisClinics,
+          409: 'The Task is cancelled, the request revoked, or its patient data erased',
+          415: 'Not `application/json`, or a charset or Content-Encoding the gateway does not read',
+          503: 'the answer could not be stored (broker unavailable)',
+        }),
+      ),
+    },
+  });
+
+  const routing: Refusals = { 404: 'The clinic is not a participating clinic', 503: 'the bed counts are unavailable' };
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/clinic/capacity',
+    summary: 'Publish the free beds of the calling clinic for one of its departments and an admission date (used by automatic answers)',
+    security: secured,
+    request: { body: { required: true, content: json(BedCount) } },
+    responses: {
+      200: { description: 'The stored count with the beds held and reserved', content: json(BedCountView) },
+      ...refusals(
+        'v1',
+        merged(
+          base,
+          jsonBodyRefusals('16 KiB'),
+          { 400: 'a field is missing, malformed or unknown, not a calendar date, or a department the clinic does not offer' },
+          routing,
+        ),
+      ),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/capacity',
+    summary: 'The bed counts of the calling clinic, by date',
+    security: secured,
+    request: { query: z.object({ from: DateQuery.describe('First admission date, YYYY-MM-DD'), to: DateQuery.describe('Last admission date, YYYY-MM-DD') }) },
+    responses: {
+      200: { description: 'The counts with the beds held (accepted, not yet selected) and reserved (selected)', content: json(BedCountList) },
+      ...refusals('v1', merged(base, { 400: 'from or to is not a date YYYY-MM-DD' }, routing)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/capacity/auto-answer',
+    summary: 'Whether the service answers requests for the calling clinic from its bed counts',
+    security: secured,
+    responses: { 200: { description: 'The setting', content: json(AutoAnswerSetting) }, ...refusals('v1', merged(base, routing)) },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/clinic/capacity/auto-answer',
+    summary: 'Switch the automatic answers from the bed counts on or off (accepted while a bed is free for the department and date, declined when none is)',
+    security: secured,
+    request: { body: { required: true, content: json(AutoAnswerRequest) } },
+    responses: {
+      200: { description: 'The new setting', content: json(AutoAnswerSetting) },
+      ...refusals('v1', merged(base, jsonBodyRefusals('1 KiB'), { 400: 'not exactly {"enabled": true|false}' }, routing)),
+    },
+  });
+}
