@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { declareTopology } from '@bedrequest/contracts';
+import { startDataKeyring } from '@bedrequest/crypto';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
@@ -49,15 +50,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     );
     const { development, unavailable } = sealed;
     const fields = overrides.fields ? overrides.fields(sealed.fields.keyring) : sealed.fields;
-    fields.keyring.startRefreshing();
-    lifecycle.onStop('data keys', async () => fields.keyring.stop());
-    if (development) logger.warn({ kekId: fields.keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');
-    for (const key of unavailable) {
-      logger.error(
-        { dataKeyId: key.id, kekId: key.kekId },
-        'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS',
-      );
-    }
+    lifecycle.onStop('data keys', startDataKeyring({ keyring: fields.keyring, development, unavailable }, logger));
 
     const topology = declareTopology(config.AMQP_NAMESPACE);
     const broker = await connectServiceBroker(config, { logger, metrics: registry });

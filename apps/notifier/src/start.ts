@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { declareTopology } from '@bedrequest/contracts';
+import { startDataKeyring } from '@bedrequest/crypto';
 import { connectServiceBroker } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
@@ -12,9 +13,8 @@ import { DeliveryWorker } from './delivery/delivery-worker';
 import { RetentionCleanup } from './delivery/retention-cleanup';
 import { RetryPolicy } from './delivery/retry-policy';
 import { WebhookSender } from './delivery/webhook-sender';
-import { withErasures } from './erasure/erasure.consumer';
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
-import { admissionResponseHandler } from './events/admission-response.consumer';
+import { notifierHandler } from './events/notifier.consumer';
 import { EventRepository } from './events/event.repository';
 import { notifierTables, openNotifierDatabase } from './persistence/database';
 import { openSealedFields, type ProtectedFields } from './persistence/sealed-fields';
@@ -56,15 +56,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const { fields, development, unavailable } = await openSealedFields(config, prisma, (error) =>
       logger.warn({ err: String(error) }, 'looking for a new data key failed; sealing with the current one'),
     );
-    fields.keyring.startRefreshing();
-    lifecycle.onStop('data keys', async () => fields.keyring.stop());
-    if (development) logger.warn({ kekId: fields.keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');
-    for (const key of unavailable) {
-      logger.error(
-        { dataKeyId: key.id, kekId: key.kekId },
-        'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS',
-      );
-    }
+    lifecycle.onStop('data keys', startDataKeyring({ keyring: fields.keyring, development, unavailable }, logger));
 
     const stored = overrides.protectedFields ?? fields;
     const deliveries = new DeliveryRepository(prisma, tables, stored);
@@ -99,10 +91,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     // Stopped before the worker: no new events are taken in while the last attempts finish.
     lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
     // Events of AdmissionResponse messages, and the erasures intake tells of (request.erased.v1).
-    await broker.consume(
-      topology.queues.notifier.name,
-      withErasures(admissionResponseHandler(worker, logger), new RequestErasureRepository(prisma, tables, stored), logger),
-    );
+    await broker.consume(topology.queues.notifier.name, notifierHandler(worker, new RequestErasureRepository(prisma, tables, stored), logger));
 
     const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {
       allowPrivate,

@@ -66,3 +66,30 @@ export async function openDataKeyring(
 function configured(base64: string, id: string | undefined): KeyEncryptionKey {
   return keyEncryptionKey(Buffer.from(base64, 'base64'), id);
 }
+
+/** The lines a service logs about its data keys (a pino logger is one). */
+export interface DataKeyLogger {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+/**
+ * Starts a service's opened data keyring: it looks for new data keys every
+ * `DATA_KEY_REFRESH_INTERVAL_MS`, and what an operator must know is logged once now (the
+ * development KEK in use; data keys that do not unwrap). Returns what stops the refreshing.
+ */
+export function startDataKeyring(
+  opened: { keyring: DataKeyring; development: boolean; unavailable: readonly UnavailableDataKey[] },
+  logger: DataKeyLogger,
+): () => Promise<void> {
+  const { keyring, development, unavailable } = opened;
+  keyring.startRefreshing();
+  if (development) logger.warn({ kekId: keyring.keks.current.id }, 'encrypting data at rest with the development key (DATA_KEK not set)');
+  for (const key of unavailable) {
+    logger.error(
+      { dataKeyId: key.id, kekId: key.kekId },
+      'a data key does not unwrap: what it sealed stays unreadable until its key-encryption key is in DATA_PREVIOUS_KEKS',
+    );
+  }
+  return async () => keyring.stop();
+}

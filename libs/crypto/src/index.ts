@@ -30,7 +30,7 @@ export {
   type WrappedDataKey,
 } from './key-store';
 export { DATA_KEY_REFRESH_INTERVAL_MS, DataKeyring, type UnavailableDataKey } from './data-keyring';
-export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, type DataKeyConfig } from './from-config';
+export { KeyConfigError, keyEncryptionKeysOf, openDataKeyring, startDataKeyring, type DataKeyConfig, type DataKeyLogger } from './from-config';
 export { FingerprintKey } from './fingerprint';
 export { type Progress } from './progress';
 export { reencryptColumn, rewrapDataKeys, rewrapFingerprintKey, type ResealedRow, type SealedColumn, type StaleRow } from './rotation';
