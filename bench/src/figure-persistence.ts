@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { workOf } from '@bedrequest/messaging';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { AdmissionBundleSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
@@ -9,7 +10,8 @@ import { PrismaClient } from '../../apps/intake/src/generated/prisma/client';
 import { SealedFields } from '../../apps/intake/src/persistence/sealed-fields';
 import { pgRunner, prismaRunner, type SqlRunner } from '../../apps/intake/src/persistence/sql-runner';
 import { AdmissionRequestRepository } from '../../apps/intake/src/requests/admission-request.repository';
-import { IntakeService, type IntakeCommand } from '../../apps/intake/src/requests/intake.service';
+import { intakeCommands, type IntakeCommand } from '../../apps/intake/src/requests/intake-commands';
+import { IntakeService } from '../../apps/intake/src/requests/intake.service';
 import { root } from '@bedrequest/stack';
 import { bundleFactory, FHIR_BASE, REFERRER_IK } from './bundles';
 import { summarize } from './load';
@@ -46,7 +48,7 @@ function batchesOf(service: IntakeService, options: { count: number; batchSize: 
       { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
       { correlationId: 'bench', id: randomUUID() },
     );
-    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
   });
   const batches: IntakeCommand[][] = [];
   for (let index = 0; index < commands.length; index += options.batchSize) batches.push(commands.slice(index, index + options.batchSize));

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
 import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
 import { SealedValueRejectedError } from '@bedrequest/crypto';
@@ -12,7 +13,8 @@ import { openIntakeDatabase, type IntakeDatabase } from './persistence/database'
 import { openSealedFields } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 import { AdmissionRequestRepository } from './requests/admission-request.repository';
-import { IntakeService, type IntakeCommand } from './requests/intake.service';
+import { intakeCommands, type IntakeCommand } from './requests/intake-commands';
+import { IntakeService } from './requests/intake.service';
 import { TaskReadRepository } from './tasks/task-read.repository';
 
 const env = testEnvironment();
@@ -70,7 +72,7 @@ describe("intake's data at rest", () => {
       { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
       { correlationId: 'at-rest' },
     );
-    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
   };
   const letter = `Arztbrief: Zustand nach Hüft-TEP links, Wundheilung regelrecht (${randomUUID()})`;
   const note = `Aufnahme am Montag; bitte Medikationsplan mitgeben (${randomUUID()})`;
@@ -84,14 +86,14 @@ describe("intake's data at rest", () => {
       unknown
     >;
     await service.handle([
-      service.prepare({
+      workOf(intakeCommands, {
         envelope: createEnvelope(
           DocumentBundleSubmittedV1,
           { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
           { correlationId: 'at-rest' },
         ),
         definition: DocumentBundleSubmittedV1,
-      })!,
+      }),
     ]);
     const [task] = await query<{ id: string; request_id: string }>(
       'SELECT t.id, t.request_id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1',
@@ -102,7 +104,7 @@ describe("intake's data at rest", () => {
       { taskId: task!.id, clinicIk: CLINIC, businessStatus: 'accepted', note, source: 'clinic', user: 'clinic-user' },
       { correlationId: 'at-rest' },
     );
-    await service.handle([service.prepare({ envelope: answer, definition: ClinicAnswerSubmittedV1 })!]);
+    await service.handle([workOf(intakeCommands, { envelope: answer, definition: ClinicAnswerSubmittedV1 })]);
     const [selected] = await service.handle([
       submission(service, { requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' }),
     ]);

@@ -8,18 +8,23 @@ import { IntakeVerdictV1 } from './messages/intake-verdict';
 import { RequestDispatchedV1 } from './messages/request-dispatched';
 import { RequestErasedV1 } from './messages/request-erased';
 
+const definitions = [
+  AdmissionBundleSubmittedV1,
+  DocumentBundleSubmittedV1,
+  ClinicAnswerSubmittedV1,
+  IntakeVerdictV1,
+  RequestDispatchedV1,
+  AdmissionResponseV1,
+  ClinicRegistryChangedV1,
+  RequestErasedV1,
+] as const;
+
+/** The definition of each message of the catalog, as a type: handler maps are keyed by their routing keys. */
+export type CatalogMessage = (typeof definitions)[number];
+
 /** Every message the services exchange, by routing key. Publish and consume both check against it. */
 export const messageCatalog: ReadonlyMap<string, MessageDefinition> = new Map<string, MessageDefinition>(
-  [
-    AdmissionBundleSubmittedV1,
-    DocumentBundleSubmittedV1,
-    ClinicAnswerSubmittedV1,
-    IntakeVerdictV1,
-    RequestDispatchedV1,
-    AdmissionResponseV1,
-    ClinicRegistryChangedV1,
-    RequestErasedV1,
-  ].map((definition) => [definition.routingKey, definition]),
+  definitions.map((definition) => [definition.routingKey, definition]),
 );
 
 export function findMessageDefinition(type: string, version: number): MessageDefinition | undefined {

@@ -17,11 +17,11 @@ export const Envelope = z.object({
 });
 export type Envelope = z.infer<typeof Envelope>;
 
-export interface MessageDefinition<P extends z.ZodType = z.ZodType> {
+export interface MessageDefinition<P extends z.ZodType = z.ZodType, K extends string = string> {
   readonly type: string;
   readonly version: number;
-  /** `<type>.v<version>`: the routing key and the catalog key. */
-  readonly routingKey: string;
+  /** `<type>.v<version>`: the routing key and the catalog key (a literal type, so that handler maps are typed by it). */
+  readonly routingKey: K;
   readonly payload: P;
   /**
    * Sent to whoever listens at the moment (an exclusive queue per process), not to a durable
@@ -36,7 +36,12 @@ export interface TypedEnvelope<D extends MessageDefinition> extends Omit<Envelop
   payload: PayloadOf<D>;
 }
 
-export function defineMessage<P extends z.ZodType>(type: string, version: number, payload: P, options: { broadcast?: boolean } = {}): MessageDefinition<P> {
+export function defineMessage<T extends string, V extends number, P extends z.ZodType>(
+  type: T,
+  version: V,
+  payload: P,
+  options: { broadcast?: boolean } = {},
+): MessageDefinition<P, `${T}.v${V}`> {
   return { type, version, routingKey: `${type}.v${version}`, payload, ...(options.broadcast ? { broadcast: true } : {}) };
 }
 

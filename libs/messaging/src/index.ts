@@ -1,6 +1,7 @@
 export { Broker, type BrokerOptions } from './broker';
 export { type BatchHandler } from './batch-consumer';
 export { type ConsumedMessage, type HandlerOutcome } from './consumed-message';
+export { handleByType, metaOf, workOf, type MessageHandlers, type MessageMeta, type ReceivedMessage } from './message-handlers';
 export { BrokerUnavailableError, PublishRejectedError } from './errors';
 export { OutboxRelay, outboxRecord, startOutboxRelay, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
 export { assertTopology, type BrokerTopology } from './topology';

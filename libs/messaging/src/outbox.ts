@@ -1,16 +1,19 @@
 import type { Logger } from 'pino';
 import { Client } from 'pg';
-import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf, type TypedEnvelope } from '@bedrequest/contracts';
 import type { Broker } from './broker';
 import { WakeUpLoop } from './wake-up-loop';
 
-/** A message written in the same transaction as the state change that caused it. */
-export interface OutboxRecord {
+/**
+ * A message written in the same transaction as the state change that caused it; its payload typed
+ * by its definition where it is made.
+ */
+export interface OutboxRecord<D extends MessageDefinition = MessageDefinition> {
   routingKey: string;
-  envelope: Envelope;
+  envelope: TypedEnvelope<D>;
 }
 
-export function outboxRecord<D extends MessageDefinition>(definition: D, payload: PayloadOf<D>, meta: { correlationId: string }): OutboxRecord {
+export function outboxRecord<D extends MessageDefinition>(definition: D, payload: PayloadOf<D>, meta: { correlationId: string }): OutboxRecord<D> {
   return { routingKey: definition.routingKey, envelope: createEnvelope(definition, payload, meta) };
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { workOf } from '@bedrequest/messaging';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AuditEvent, Bundle } from '@medplum/fhirtypes';
@@ -18,7 +19,8 @@ import { prismaRunner } from '../persistence/sql-runner';
 import { RequestErasureRepository } from '../erasure/request-erasure.repository';
 import { testSealedFields } from '../testing/sealed-fields';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
-import { IntakeService, type IntakeCommand } from '../requests/intake.service';
+import { intakeCommands, type IntakeCommand } from '../requests/intake-commands';
+import { IntakeService } from '../requests/intake.service';
 import { TaskReadRepository } from '../tasks/task-read.repository';
 import { TaskReadService } from '../tasks/task-read.service';
 import { AuditTrailRepository } from './audit-trail.repository';
@@ -103,7 +105,7 @@ describe('the audit trail', () => {
       { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
       { correlationId: 'audit-test' },
     );
-    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
   };
   const documents = (requestIdentifier: string): IntakeCommand => {
     const bundle = documentBundle({ requestIdentifier }) as unknown as Record<string, unknown>;
@@ -112,17 +114,17 @@ describe('the audit trail', () => {
       { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier },
       { correlationId: 'audit-test' },
     );
-    return service.prepare({ envelope, definition: DocumentBundleSubmittedV1 })!;
+    return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
   };
   const answer = (taskId: string, clinicIk: string): IntakeCommand =>
-    service.prepare({
+    workOf(intakeCommands, {
       envelope: createEnvelope(
         ClinicAnswerSubmittedV1,
         { taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', source: 'clinic', user: `user-of-${clinicIk}` },
         { correlationId: 'audit-test' },
       ),
       definition: ClinicAnswerSubmittedV1,
-    })!;
+    });
   const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
   const taskOf = async (identifier: string, clinicIk: string) =>
     (

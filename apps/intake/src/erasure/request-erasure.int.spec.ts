@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
 import {
   AdmissionBundleSubmittedV1,
@@ -14,7 +15,8 @@ import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
-import { IntakeService, type IntakeCommand } from '../requests/intake.service';
+import { intakeCommands, type IntakeCommand } from '../requests/intake-commands';
+import { IntakeService } from '../requests/intake.service';
 import { testSealedFields } from '../testing/sealed-fields';
 import { RequestErasureRepository } from './request-erasure.repository';
 import { RetentionJob } from './retention-job';
@@ -59,7 +61,7 @@ describe('erasing a request', () => {
       { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
       { correlationId: 'erasure' },
     );
-    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
   };
   const documentOf = (identifier: string): IntakeCommand => {
     const bundle = documentBundle({
@@ -71,17 +73,17 @@ describe('erasing a request', () => {
       { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
       { correlationId: 'erasure' },
     );
-    return service.prepare({ envelope, definition: DocumentBundleSubmittedV1 })!;
+    return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
   };
   const answerOf = (taskId: string, businessStatus: 'accepted' | 'query'): IntakeCommand =>
-    service.prepare({
+    workOf(intakeCommands, {
       envelope: createEnvelope(
         ClinicAnswerSubmittedV1,
         { taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}`, source: 'clinic', user: 'clinic-user' },
         { correlationId: 'erasure' },
       ),
       definition: ClinicAnswerSubmittedV1,
-    })!;
+    });
 
   /** A request with a document, answered with a note, then selected with the patient's complete data. */
   async function wholeRequest() {

@@ -6,6 +6,7 @@ import { appendPayload } from '../audit/audit-trail.repository';
 import type { AuditAgent } from '../audit/audit-event';
 import { entriesOf } from '../audit/audit-trail.service';
 import type { IntakeDatabase } from '../persistence/database';
+import type { RequestRowBase } from '../requests/request-rows';
 
 /** Why a request's patient data is erased. */
 export type ErasureReason = RequestErasedV1['reason'];
@@ -27,13 +28,7 @@ export interface Tombstone {
 
 export type ErasureResult = { outcome: 'erased' | 'already-erased'; tombstone: Tombstone } | { outcome: 'not-found' };
 
-interface RequestRow {
-  id: string;
-  identifier: string;
-  referrer_party_id: string;
-  referrer_ik: string;
-  status: string;
-  intent: string;
+interface RequestRow extends RequestRowBase {
   created_at: Date;
   updated_at: Date;
 }

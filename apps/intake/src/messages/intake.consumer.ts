@@ -1,7 +1,8 @@
 import { IntakeVerdictV1 } from '@bedrequest/contracts';
-import type { BatchHandler, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
+import { handleByType, type BatchHandler, type OutboxRelay } from '@bedrequest/messaging';
 import type { Logger } from 'pino';
-import type { IntakeCommand, IntakeService } from '../requests/intake.service';
+import { intakeCommands } from '../requests/intake-commands';
+import type { IntakeService } from '../requests/intake.service';
 
 /**
  * The intake queue's handler: runs a batch through the use cases (one transaction), then, after
@@ -10,25 +11,13 @@ import type { IntakeCommand, IntakeService } from '../requests/intake.service';
  * broker then splits (libs/messaging BatchConsumer).
  */
 export function intakeHandler(service: IntakeService, relay: Pick<OutboxRelay, 'nudge'>, logger: Logger): BatchHandler {
-  return async (messages) => {
-    const commands: IntakeCommand[] = [];
-    const outcomes: HandlerOutcome[] = messages.map((message) => {
-      const command = service.prepare(message);
-      if (!command) {
-        message.logger.error('message type not handled by intake');
-        return 'dead-letter';
-      }
-      commands.push(command);
-      return 'ack';
-    });
-    if (commands.length === 0) return outcomes;
+  return handleByType(intakeCommands, async (commands, messages) => {
     const verdicts = await service.handle(commands);
     relay.nudge();
-    const verdictOf = new Map(commands.map((command, index) => [command.meta.messageId, verdicts[index]!]));
     const counts: Record<string, number> = {};
-    for (const message of messages) {
-      const verdict = verdictOf.get(message.envelope.id);
-      if (!verdict) continue;
+    for (const [index, message] of messages.entries()) {
+      const verdict = verdicts[index];
+      if (!verdict) throw new Error('the batch gave no verdict for a message');
       // A refusal by its reason, else the outcome: what intake decided, not the caller's HTTP status.
       const refusal = verdict.outcome === 'rejected' ? verdict.refusal : undefined;
       const decided = refusal ?? verdict.outcome;
@@ -38,6 +27,5 @@ export function intakeHandler(service: IntakeService, relay: Pick<OutboxRelay, '
     }
     // One line per batch: ids and counts of what was decided, never bundle content.
     logger.info({ messages: messages.length, decided: counts, messageIds: messages.map((message) => message.envelope.id) }, 'batch processed');
-    return outcomes;
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
 import { AdmissionBundleSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
@@ -11,7 +12,8 @@ import { openSealedFields } from '../persistence/sealed-fields';
 import { prismaRunner } from '../persistence/sql-runner';
 import { AdmissionRequestRepository } from './admission-request.repository';
 import { canonicalJson } from './canonical-json';
-import { IntakeService, type IntakeCommand } from './intake.service';
+import { intakeCommands, type IntakeCommand } from './intake-commands';
+import { IntakeService } from './intake.service';
 
 const env = testEnvironment();
 const CLINIC = '510000001';
@@ -73,23 +75,23 @@ describe("intake's bundle fingerprints", () => {
     const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
     if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
     const request = admissionRequestSummary(validation.bundle);
-    const send = (service: IntakeService): IntakeCommand[] => [
-      service.prepare({
+    const send = (): IntakeCommand[] => [
+      workOf(intakeCommands, {
         envelope: createEnvelope(
           AdmissionBundleSubmittedV1,
           { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request },
           { correlationId: 'fingerprints' },
         ),
         definition: AdmissionBundleSubmittedV1,
-      })!,
-      service.prepare({
+      }),
+      workOf(intakeCommands, {
         envelope: createEnvelope(
           DocumentBundleSubmittedV1,
           { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle: document, requestIdentifier: identifier },
           { correlationId: 'fingerprints' },
         ),
         definition: DocumentBundleSubmittedV1,
-      })!,
+      }),
     ];
     return { identifier, bundle, document, send };
   };
@@ -108,7 +110,7 @@ describe("intake's bundle fingerprints", () => {
   };
   /** Sends the request's bundle and document again: both are recognised, nothing new is stored. */
   const expectRecognised = async (service: IntakeService, request: Request) => {
-    expect((await service.handle(request.send(service))).map((verdict) => verdict.outcome)).toEqual(['unchanged', 'unchanged']);
+    expect((await service.handle(request.send())).map((verdict) => verdict.outcome)).toEqual(['unchanged', 'unchanged']);
     expect(
       await query('SELECT version FROM $schema.request_version v JOIN $schema.admission_request r ON r.id = v.request_id WHERE r.identifier = $1', [
         request.identifier,
@@ -132,7 +134,7 @@ describe("intake's bundle fingerprints", () => {
   it('stores keyed fingerprints and recognises a bundle and a document sent again; a dump of the schema holds no plain SHA-256 of either', async () => {
     const intake = await intakeWith(keysA);
     first = newRequest();
-    expect((await intake.handle(first.send(intake))).map((verdict) => verdict.outcome)).toEqual(['accepted', 'accepted']);
+    expect((await intake.handle(first.send())).map((verdict) => verdict.outcome)).toEqual(['accepted', 'accepted']);
     keyed = await hashesOf(first.identifier);
     expect(keyed).toEqual({
       latest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
 import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
@@ -9,7 +10,8 @@ import { prismaRunner } from '../persistence/sql-runner';
 import { testSealedFields } from '../testing/sealed-fields';
 import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { AdmissionRequestRepository } from './admission-request.repository';
-import { IntakeService, type IntakeCommand } from './intake.service';
+import { intakeCommands, type IntakeCommand } from './intake-commands';
+import { IntakeService } from './intake.service';
 import { RequestBatch } from './request-batch';
 
 const env = testEnvironment();
@@ -63,7 +65,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
       { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
       { correlationId: 'batch-test' },
     );
-    return service.prepare({ envelope, definition: AdmissionBundleSubmittedV1 })!;
+    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
   };
   const query = async <T>(sql: string, values: unknown[]) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
   const versionsOf = (identifier: string) =>
@@ -195,14 +197,14 @@ describe('IntakeService batches against the real PostgreSQL', () => {
       [identifier],
     );
     const answer = (businessStatus: 'accepted' | 'declined') =>
-      service.prepare({
+      workOf(intakeCommands, {
         envelope: createEnvelope(
           ClinicAnswerSubmittedV1,
           { taskId: task!.id, clinicIk: A, businessStatus, source: 'clinic', user: 'clinic-user' },
           { correlationId: 'batch-test' },
         ),
         definition: ClinicAnswerSubmittedV1,
-      })!;
+      });
     const late = answer('declined');
     const loaded = await repository.load({ identifiers: [], taskIds: [task!.id], messageIds: [late.meta.messageId], documentHashes: [] });
     const batch = new RequestBatch(loaded, { clinics: registry, systems: fhirSystems(), now: new Date() });

@@ -1,17 +1,9 @@
 import type { ClinicDirectory } from '@bedrequest/clinic-directory';
-import {
-  AdmissionBundleSubmittedV1,
-  ClinicAnswerSubmittedV1,
-  DocumentBundleSubmittedV1,
-  type Envelope,
-  type IntakeVerdictV1,
-  type MessageDefinition,
-} from '@bedrequest/contracts';
+import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AdmissionRequestRepository } from './admission-request.repository';
-import { RequestBatch, type FingerprintedCommand, type IntakeCommand, type MessageMeta } from './request-batch';
-
-export type { IntakeCommand, MessageMeta };
+import type { FingerprintedCommand, IntakeCommand } from './intake-commands';
+import { RequestBatch } from './request-batch';
 
 /**
  * Intake's use cases, a batch of messages at a time: each batch runs in one transaction together
@@ -26,26 +18,6 @@ export class IntakeService {
     private readonly systems: FhirSystems,
     private readonly now: () => Date = () => new Date(),
   ) {}
-
-  /** The command of a consumed message; undefined for a message type intake does not handle. */
-  prepare(message: { envelope: Envelope; definition: MessageDefinition }): IntakeCommand | undefined {
-    const { envelope, definition } = message;
-    const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
-    switch (definition.routingKey) {
-      case AdmissionBundleSubmittedV1.routingKey: {
-        const { submitter, bundle, request } = envelope.payload as AdmissionBundleSubmittedV1;
-        return { kind: 'admission', meta, submitter, bundle, request };
-      }
-      case DocumentBundleSubmittedV1.routingKey: {
-        const { submitter, bundle, requestIdentifier } = envelope.payload as DocumentBundleSubmittedV1;
-        return { kind: 'document', meta, submitter, bundle, requestIdentifier };
-      }
-      case ClinicAnswerSubmittedV1.routingKey:
-        return { kind: 'answer', meta, answer: envelope.payload as ClinicAnswerSubmittedV1 };
-      default:
-        return undefined;
-    }
-  }
 
   /**
    * Applies a batch (read its state, decide in memory, write it all in one statement; see

@@ -4,7 +4,8 @@ import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
 import { admissionRequestSummary, DEFAULT_PROFILE_BASE, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { bundleFingerprint } from './canonical-json';
-import { RequestBatch, type FingerprintedCommand } from './request-batch';
+import type { FingerprintedCommand } from './intake-commands';
+import { RequestBatch } from './request-batch';
 
 const [A] = FIXTURE_PERFORMER_IKS;
 const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/audit-agents`;

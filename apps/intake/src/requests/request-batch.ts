@@ -1,97 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { declineNote, declineReason } from '@bedrequest/clinic-directory';
-import {
-  AdmissionResponseV1,
+import type {
+  AdmissionRequestSummary,
+  BusinessStatus,
+  ClinicAnswerSubmittedV1,
+  ClinicRecord,
+  IntakeVerdictV1,
   RequestDispatchedV1,
-  type AdmissionRequestSummary,
-  type AnswerSource,
-  type BusinessStatus,
-  type ClinicAnswerSubmittedV1,
-  type ClinicRecord,
-  type IntakeVerdictV1,
-  type ServiceRequestIntent,
-  type ServiceRequestStatus,
-  type Submitter,
-  type TaskStatus,
-  type VerdictRefusal,
+  Submitter,
 } from '@bedrequest/contracts';
-import type { FhirSystems, Issue } from '@bedrequest/fhir-model';
-import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
-import type { AuditEntry, AuditRecord } from '../audit/audit-event';
+import type { FhirSystems } from '@bedrequest/fhir-model';
+import type { MessageMeta, OutboxRecord } from '@bedrequest/messaging';
+import type { AuditRecord } from '../audit/audit-event';
 import { entriesOf } from '../audit/audit-trail.service';
-import { toFhirTask, type TaskNote } from '../tasks/task-resource';
-import type { BundleFingerprint } from './canonical-json';
+import type { FingerprintedCommand } from './intake-commands';
+import { answerAgent, auditedRequest, referrerAgent } from './request-audit';
+import { dispatchedRecord, responseRecord } from './request-messages';
+import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
 import { answerTask, decide, type TaskChange } from './request-state-machine';
-
-/** Metadata of the message being processed: its id keys the inbox, its correlation id travels on. */
-export interface MessageMeta {
-  messageId: string;
-  messageType: string;
-  correlationId: string;
-}
-
-/** One message of a batch, read and checked against its contract (see IntakeService.prepare). */
-export type IntakeCommand = { meta: MessageMeta } & (
-  | { kind: 'admission'; submitter: Submitter; bundle: Record<string, unknown>; request: AdmissionRequestSummary }
-  | { kind: 'document'; submitter: Submitter; bundle: Record<string, unknown>; requestIdentifier: string }
-  | { kind: 'answer'; answer: ClinicAnswerSubmittedV1 }
-);
-
-type WithBundle = Extract<IntakeCommand, { bundle: unknown }>;
-
-/**
- * A command as a batch applies it: one with a bundle carries the bundle's fingerprint, made with
- * intake's fingerprint key when the batch is handled (IntakeService.handle).
- */
-export type FingerprintedCommand = Exclude<IntakeCommand, WithBundle> | (WithBundle & { fingerprint: BundleFingerprint });
-
-export interface StoredRequest {
-  id: string;
-  identifier: string;
-  referrerPartyId: string;
-  referrerIk: string;
-  status: ServiceRequestStatus;
-  intent: ServiceRequestIntent;
-  selectedClinicIk: string | null;
-  currentVersion: number;
-  latestHash: string;
-  createdAt: Date;
-  updatedAt: Date;
-  /** Its patient data was erased (RequestErasureRepository): only the tombstone is left, and nothing is accepted for it. */
-  erased?: true;
-}
-
-export interface StoredTask {
-  id: string;
-  requestId: string;
-  clinicIk: string;
-  status: TaskStatus;
-  businessStatus: BusinessStatus | null;
-  notes: TaskNote[];
-  sentVersion: number;
-  authoredOn: Date;
-  lastModified: Date;
-  cancelledAt: Date | null;
-  /** Counts every change of the Task (its optimistic version). */
-  revision: number;
-}
-
-/** What a batch changes, written by AdmissionRequestRepository.write in one statement. */
-export interface BatchChanges {
-  inbox: { messageId: string; messageType: string; verdict: IntakeVerdictV1 }[];
-  createdRequests: StoredRequest[];
-  /** With the version the batch read: each is written only if it is still that version. */
-  changedRequests: (StoredRequest & { expectedVersion: number })[];
-  versions: { requestId: string; version: number; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date }[];
-  /** Every Task created or changed, in its final state; a changed one's revision is one above the one read. */
-  tasks: StoredTask[];
-  /** `expectedVersion`: the request's version as read, or null for a request this batch created. */
-  documents: { id: string; requestId: string; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date; expectedVersion: number | null }[];
-  /** In the order the messages were caused. */
-  outbox: OutboxRecord[];
-  /** The audit trail's entries of the changes, in the order they were made. */
-  audit: AuditEntry[];
-}
+import { erased, rejected, verdict } from './verdicts';
 
 interface RequestState {
   request: StoredRequest;
@@ -101,18 +28,6 @@ interface RequestState {
   /** The version as read (0 for a request this batch creates). */
   readVersion: number;
 }
-
-const verdict = (outcome: 'accepted' | 'unchanged', extra: Pick<IntakeVerdictV1, 'requestIdentifier' | 'task'>): IntakeVerdictV1 => ({
-  outcome,
-  issues: [],
-  ...extra,
-});
-const rejected = (refusal: VerdictRefusal, code: Issue['code'], diagnostics: string): IntakeVerdictV1 => ({
-  outcome: 'rejected',
-  refusal,
-  issues: [{ code, diagnostics }],
-});
-const erased = (): IntakeVerdictV1 => rejected('conflict', 'conflict', 'the patient data of this request was erased; nothing more is accepted for it');
 
 /**
  * The unit of work of one batch of intake's messages: the requests they touch, loaded and locked
@@ -221,7 +136,7 @@ export class RequestBatch {
     this.audit({
       interaction: version === 1 ? 'create' : 'update',
       agent: referrerAgent(submitter, state.request),
-      request: { ...this.audited(state, version), change: decision.change },
+      request: { ...auditedRequest(state.request, version), change: decision.change },
     });
 
     const dispatched: RequestDispatchedV1['tasks'] = [];
@@ -233,33 +148,17 @@ export class RequestBatch {
       const reason = change.action === 'answer-requested' ? declineReason(this.registered(task.clinicIk), submitted.departmentCode) : undefined;
       if (reason) {
         this.recordAnswer(state, task, 'declined', declineNote(reason, task.clinicIk, submitted));
-        responses.push(this.responseRecord(state, task, meta, 'automatic'));
+        responses.push(responseRecord(state.request, task, { systems: this.context.systems, meta, source: 'automatic' }));
         this.audit({
           interaction: 'update',
           agent: { kind: 'service', service: 'intake' },
-          request: this.audited(state),
+          request: auditedRequest(state.request),
           resources: [{ type: 'Task', id: task.id }],
         });
       }
       dispatched.push({ taskId: task.id, clinicIk: task.clinicIk, action: change.action, ...(reason ? { declined: reason } : {}) });
     }
-    this.changes.outbox.push(
-      outboxRecord(
-        RequestDispatchedV1,
-        {
-          requestIdentifier: submitted.identifier,
-          referrerPartyId: submitter.partyId,
-          version,
-          change: decision.change,
-          departmentCode: submitted.departmentCode,
-          ...(submitted.specialty ? { specialty: submitted.specialty } : {}),
-          ...(submitted.occurrenceDate ? { occurrenceDate: submitted.occurrenceDate } : {}),
-          tasks: dispatched,
-        },
-        { correlationId: meta.correlationId },
-      ),
-      ...responses,
-    );
+    this.changes.outbox.push(dispatchedRecord(submitted, submitter, { version, change: decision.change, tasks: dispatched }, meta), ...responses);
     return verdict('accepted', { requestIdentifier: submitted.identifier });
   }
 
@@ -278,7 +177,7 @@ export class RequestBatch {
     this.audit({
       interaction: 'create',
       agent: referrerAgent(command.submitter, state.request),
-      request: this.audited(state),
+      request: auditedRequest(state.request),
       resources: [{ type: 'DocumentBundle', id }],
     });
     this.changes.documents.push({
@@ -306,20 +205,10 @@ export class RequestBatch {
     const decision = answerTask(state.request, task, answer.businessStatus);
     if (decision.kind === 'reject') return rejected('conflict', 'conflict', decision.diagnostics);
     this.recordAnswer(state, task, answer.businessStatus, answer.note);
-    // An automatic answer is routing's, made on the clinic's behalf (bed counts): not the clinic's own access.
-    const agent: AuditRecord['agent'] =
-      answer.source === 'clinic'
-        ? {
-            kind: 'clinic',
-            ik: answer.clinicIk,
-            user: answer.user,
-            ...(answer.clientAddress ? { address: answer.clientAddress } : {}),
-          }
-        : { kind: 'service', service: 'routing' };
-    this.audit({ interaction: 'update', agent, request: this.audited(state), resources: [{ type: 'Task', id: task.id }] });
-    const response = this.responseRecord(state, task, meta, answer.source);
+    this.audit({ interaction: 'update', agent: answerAgent(answer), request: auditedRequest(state.request), resources: [{ type: 'Task', id: task.id }] });
+    const response = responseRecord(state.request, task, { systems: this.context.systems, meta, source: answer.source });
     this.changes.outbox.push(response);
-    return verdict('accepted', { requestIdentifier: state.request.identifier, task: (response.envelope.payload as AdmissionResponseV1).task });
+    return verdict('accepted', { requestIdentifier: state.request.identifier, task: response.envelope.payload.task });
   }
 
   private createRequest(submitted: AdmissionRequestSummary, submitter: Submitter, now: Date): RequestState {
@@ -389,41 +278,13 @@ export class RequestBatch {
     this.changedTasks.add(task);
   }
 
-  /** admission.response.v1 for the Task as it is now: the webhook to the referrer, and routing's cue. */
-  private responseRecord(state: RequestState, task: StoredTask, meta: MessageMeta, source: AnswerSource): OutboxRecord {
-    const fhirTask = toFhirTask({ ...task, requestIdentifier: state.request.identifier, referrerIk: state.request.referrerIk }, this.context.systems);
-    return outboxRecord(
-      AdmissionResponseV1,
-      { eventId: randomUUID(), referrerPartyId: state.request.referrerPartyId, requestIdentifier: state.request.identifier, task: fhirTask, source },
-      { correlationId: meta.correlationId },
-    );
-  }
-
   /** An audit entry of a change, recorded at the batch's instant, written with the batch. */
   private audit(record: Omit<AuditRecord, 'source'>): void {
     this.changes.audit.push(...entriesOf([{ ...record, source: 'intake' }], this.context.now));
-  }
-
-  private audited(state: RequestState, version?: number): AuditRecord['request'] {
-    return { identifier: state.request.identifier, ownerPartyId: state.request.referrerPartyId, ...(version === undefined ? {} : { version }) };
   }
 
   private registered(ik: string): { departments: string[] } | undefined {
     const clinic = this.context.clinics.get(ik);
     return clinic && { departments: clinic.departments.map((department) => department.code) };
   }
-}
-
-/**
- * The referrer as its message names it (its `sub`), for the IK its request names, and the address it
- * connected from (when the gateway knew it).
- */
-function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecord['agent'] {
-  return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
-}
-
-/** How a stored document is recognised: its request and the fingerprint of its bundle. */
-export interface StoredDocumentHash {
-  requestId: string;
-  hash: string;
 }

@@ -2,7 +2,6 @@ import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { intakeTable } from '../persistence/intake-table';
 import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
-import { taskViewOf } from '../requests/admission-request.repository';
 import type { InstantRange } from './search-date';
 import type { ClinicTaskView, TaskNote } from './task-resource';
 import { answerParts, type TaskSearch, type Viewer } from './task-search';
@@ -144,7 +143,15 @@ export class TaskReadRepository {
     if (!row) return undefined;
     const notes = await this.notesOf(row.id, row.sealedNotes);
     return {
-      ...taskViewOf({ ...row, notes }, row.request),
+      id: row.id,
+      clinicIk: row.clinicIk,
+      status: row.status as TaskStatus,
+      businessStatus: row.businessStatus as BusinessStatus | null,
+      notes,
+      authoredOn: row.authoredOn,
+      lastModified: row.lastModified,
+      requestIdentifier: row.request.identifier,
+      referrerIk: row.request.referrerIk,
       requestId: row.requestId,
       referrerPartyId: row.request.referrerPartyId,
       sentVersion: row.sentVersion,

@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import type { DataKeyConfig } from '@bedrequest/crypto';
 import { uniqueName } from '@bedrequest/testing';
 import { DeliveryRepository } from '../delivery/delivery.repository';
-import { ADMISSION_RESPONSE_EVENT } from '../events/admission-response.consumer';
+import { ADMISSION_RESPONSE_EVENT } from '../events/notifier.consumer';
 import { EventRepository, type IncomingEvent } from '../events/event.repository';
 import { notifierTables, openNotifierDatabase } from '../persistence/database';
 import { openSealedFields } from '../persistence/sealed-fields';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
 import {
   AdmissionResponseV1,
@@ -15,7 +16,7 @@ import { BedCapacityRepository } from '../beds/bed-capacity.repository';
 import { openRoutingDatabase, type RoutingDatabase } from '../persistence/database';
 import { ClinicRegistry } from '../registry/clinic-registry.service';
 import { ClinicRepository } from '../registry/clinic.repository';
-import { ClinicDispatchService, type RoutingCommand } from './clinic-dispatch.service';
+import { ClinicDispatchService, routingCommands, type RoutingCommand } from './clinic-dispatch.service';
 import { DispatchBatch } from './dispatch-batch';
 import { DispatchRepository } from './dispatch.repository';
 
@@ -55,7 +56,7 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     return ik;
   };
   const command = <D extends MessageDefinition>(definition: D, payload: PayloadOf<D>): RoutingCommand =>
-    service.prepare({ envelope: createEnvelope(definition, payload, { correlationId: 'routing-batch' }), definition })!;
+    workOf(routingCommands, { envelope: createEnvelope(definition, payload, { correlationId: 'routing-batch' }), definition });
   const dispatch = (requestIdentifier: string, version: number, change: RequestDispatchedV1['change'], tasks: RequestDispatchedV1['tasks']) =>
     command(RequestDispatchedV1, {
       requestIdentifier,

@@ -1,6 +1,7 @@
-import { AdmissionResponseV1, businessStatusOf, RequestDispatchedV1, RequestErasedV1, type Envelope, type MessageDefinition } from '@bedrequest/contracts';
+import { AdmissionResponseV1, businessStatusOf, RequestDispatchedV1, RequestErasedV1 } from '@bedrequest/contracts';
+import { metaOf, type MessageHandlers, type MessageMeta } from '@bedrequest/messaging';
 import type { BedKey } from '../beds/bed-count';
-import { DispatchBatch, type MessageMeta, type NotificationEntry, type RequestErasure } from './dispatch-batch';
+import { DispatchBatch, type NotificationEntry, type RequestErasure } from './dispatch-batch';
 import type { DispatchRepository } from './dispatch.repository';
 
 /** A message routing handles, read from its envelope. */
@@ -12,6 +13,22 @@ export type RoutingCommand =
   | { kind: 'erased'; meta: MessageMeta; erasure: RequestErasure }
   /** Any other answer (the service's own included): nothing to do, nothing to record. */
   | { kind: 'ignored'; meta: MessageMeta };
+
+/** The command of each message routing consumes (the routing queue's bindings, libs/contracts topology). */
+export const routingCommands: MessageHandlers<RoutingCommand> = {
+  [RequestDispatchedV1.routingKey]: (request, message) => ({ kind: 'dispatch', meta: metaOf(message), request }),
+  [RequestErasedV1.routingKey]: ({ requestIdentifier, erasedAt }, message) => ({
+    kind: 'erased',
+    meta: metaOf(message),
+    erasure: { requestIdentifier, erasedAt },
+  }),
+  [AdmissionResponseV1.routingKey]: ({ source, task }, message) => {
+    // The service's own answers booked or released their beds already (routing's from bed counts,
+    // intake's declines through the dispatch): only a clinic's decline gives a bed back here.
+    const declinedByClinic = source !== 'automatic' && businessStatusOf(task) === 'declined';
+    return declinedByClinic ? { kind: 'declined', meta: metaOf(message), taskId: task.id } : { kind: 'ignored', meta: metaOf(message) };
+  },
+};
 
 export interface BatchResult {
   /** Notification log lines of the dispatches that were new. */
@@ -37,23 +54,6 @@ export interface BatchResult {
  */
 export class ClinicDispatchService {
   constructor(private readonly dispatches: DispatchRepository) {}
-
-  /** The command of a consumed message; undefined for a message type routing does not handle. */
-  prepare(message: { envelope: Envelope; definition: MessageDefinition }): RoutingCommand | undefined {
-    const { envelope, definition } = message;
-    const meta: MessageMeta = { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
-    if (definition.routingKey === RequestDispatchedV1.routingKey) return { kind: 'dispatch', meta, request: envelope.payload as RequestDispatchedV1 };
-    if (definition.routingKey === RequestErasedV1.routingKey) {
-      const { requestIdentifier, erasedAt } = envelope.payload as RequestErasedV1;
-      return { kind: 'erased', meta, erasure: { requestIdentifier, erasedAt } };
-    }
-    if (definition.routingKey !== AdmissionResponseV1.routingKey) return undefined;
-    const { source, task } = envelope.payload as AdmissionResponseV1;
-    // The service's own answers booked or released their beds already (routing's from bed counts,
-    // intake's declines through the dispatch): only a clinic's decline gives a bed back here.
-    const declinedByClinic = source !== 'automatic' && businessStatusOf(task) === 'declined';
-    return declinedByClinic ? { kind: 'declined', meta, taskId: task.id } : { kind: 'ignored', meta };
-  }
 
   /** Applies a batch (read its state, decide in memory, write it in one statement), in the order the messages arrived. */
   async handle(commands: readonly RoutingCommand[]): Promise<BatchResult> {

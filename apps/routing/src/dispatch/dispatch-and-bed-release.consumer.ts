@@ -1,6 +1,6 @@
-import type { BatchHandler, HandlerOutcome, OutboxRelay } from '@bedrequest/messaging';
+import { handleByType, type BatchHandler, type OutboxRelay } from '@bedrequest/messaging';
 import type { Logger } from 'pino';
-import type { ClinicDispatchService, RoutingCommand } from './clinic-dispatch.service';
+import { routingCommands, type ClinicDispatchService } from './clinic-dispatch.service';
 
 /**
  * The routing queue's handler, for its three message types: request.dispatched.v1 fans a request out
@@ -11,17 +11,7 @@ import type { ClinicDispatchService, RoutingCommand } from './clinic-dispatch.se
  * thrown error (database unavailable, deadlock) fails the batch, which the broker then splits.
  */
 export function dispatchAndBedReleaseHandler(service: ClinicDispatchService, relay: Pick<OutboxRelay, 'nudge'>, logger: Logger): BatchHandler {
-  return async (messages) => {
-    const commands: RoutingCommand[] = [];
-    const outcomes: HandlerOutcome[] = messages.map((message) => {
-      const command = service.prepare(message);
-      if (!command) {
-        message.logger.error('message type not handled by routing');
-        return 'dead-letter';
-      }
-      commands.push(command);
-      return 'ack';
-    });
+  return handleByType(routingCommands, async (commands, messages) => {
     const result = await service.handle(commands);
     if (result.answers > 0) relay.nudge();
     // The notification log is in the database (clinic_notification); here one line per batch, with
@@ -56,6 +46,5 @@ export function dispatchAndBedReleaseHandler(service: ClinicDispatchService, rel
         'clinic notified',
       );
     }
-    return outcomes;
-  };
+  });
 }

@@ -1,14 +1,7 @@
 import { ClinicAnswerSubmittedV1, type RequestDispatchedV1, type RequestErasedV1 } from '@bedrequest/contracts';
-import { outboxRecord, type OutboxRecord } from '@bedrequest/messaging';
+import { outboxRecord, type MessageMeta, type OutboxRecord } from '@bedrequest/messaging';
 import { availableBeds, type BedCount, type BedKey, type HeldBed } from '../beds/bed-count';
 import { afterHoldAttempt, planTask, type DispatchedTask, type RegisteredClinic, type SettledPlan } from './dispatch-rules';
-
-/** Metadata of a consumed message: its id keys the inbox and the notification log, its correlation id travels on. */
-export interface MessageMeta {
-  messageId: string;
-  messageType: string;
-  correlationId: string;
-}
 
 /** One line of the notification log (table clinic_notification). */
 export interface NotificationEntry {
@@ -82,7 +75,8 @@ export class DispatchBatch {
   private readonly changedCounts = new Set<string>();
   private readonly processed: MessageMeta[] = [];
   private readonly notifications: NotificationEntry[] = [];
-  private readonly outbox: OutboxRecord[] = [];
+  /** The automatic answers of this batch, by request (an erasure later in the batch withdraws its request's). */
+  private answers: { requestIdentifier: string; record: OutboxRecord }[] = [];
   private readonly erasures: RequestErasure[] = [];
   private readonly erased: Set<string>;
 
@@ -146,10 +140,7 @@ export class DispatchBatch {
     }
     // Automatic answers this batch made for the request are not sent: intake would refuse them
     // (409), and their notes name the department and the date.
-    for (let index = this.outbox.length - 1; index >= 0; index--) {
-      const taskId = (this.outbox[index]!.envelope.payload as { taskId?: unknown }).taskId;
-      if (typeof taskId === 'string' && this.routed.get(taskId)?.requestIdentifier === erasure.requestIdentifier) this.outbox.splice(index, 1);
-    }
+    this.answers = this.answers.filter((answer) => answer.requestIdentifier !== erasure.requestIdentifier);
     if (!this.erased.has(erasure.requestIdentifier)) this.erasures.push(erasure);
     this.erased.add(erasure.requestIdentifier);
     return released;
@@ -172,7 +163,7 @@ export class DispatchBatch {
       holds: { removed, added, changed },
       notifications: this.notifications,
       erasures: this.erasures,
-      outbox: this.outbox,
+      outbox: this.answers.map((answer) => answer.record),
     };
   }
 
@@ -210,8 +201,9 @@ export class DispatchBatch {
     const settled: SettledPlan = plan.kind === 'hold' ? afterHoldAttempt(request, plan.bed, this.hold(plan.bed, task.taskId, request.requestIdentifier)) : plan;
     if (settled.kind === 'reserve') this.reserve(task.taskId);
     if (settled.kind !== 'answer') return { ...entry, outcome: settled.outcome };
-    this.outbox.push(
-      outboxRecord(
+    this.answers.push({
+      requestIdentifier: request.requestIdentifier,
+      record: outboxRecord(
         ClinicAnswerSubmittedV1,
         {
           taskId: task.taskId,
@@ -224,7 +216,7 @@ export class DispatchBatch {
         },
         { correlationId: meta.correlationId },
       ),
-    );
+    });
     return { ...entry, outcome: settled.outcome, answer: settled.answer, note: settled.note };
   }
 

@@ -2,7 +2,8 @@ import type { Prisma } from '../generated/prisma/client';
 import type { BedCount, BedKey } from '../beds/bed-count';
 import type { RoutingDatabase } from '../persistence/database';
 import { routingTable } from '../persistence/sql';
-import type { DispatchChanges, DispatchState, MessageMeta, NotificationEntry, StoredHold } from './dispatch-batch';
+import type { MessageMeta } from '@bedrequest/messaging';
+import type { DispatchChanges, DispatchState, NotificationEntry, StoredHold } from './dispatch-batch';
 import type { RegisteredClinic } from './dispatch-rules';
 
 export interface StoredNotification extends NotificationEntry {

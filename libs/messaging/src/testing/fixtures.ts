@@ -52,7 +52,7 @@ export function recordEffectOnce(pool: Pool, schema: string, afterCommit: () => 
       const effects = messages.filter((message) => fresh.has(message.envelope.id));
       await client.query(`INSERT INTO "${schema}".effect (message_id, n) SELECT * FROM unnest($1::uuid[], $2::integer[])`, [
         effects.map((message) => message.envelope.id),
-        effects.map((message) => (message.envelope.payload as { n: number }).n),
+        effects.map((message) => TestJobV1.payload.parse(message.envelope.payload).n),
       ]);
       await client.query('COMMIT');
     } catch (error) {

@@ -1,0 +1,24 @@
+import type { ClinicAnswerSubmittedV1, Submitter } from '@bedrequest/contracts';
+import type { AuditRecord } from '../audit/audit-event';
+import type { StoredRequest } from './request-records';
+
+// Who and what the audit trail records of a batch's changes (docs/data-protection.md).
+
+/**
+ * The referrer as its message names it (its `sub`), for the IK its request names, and the address it
+ * connected from (when the gateway knew it).
+ */
+export function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecord['agent'] {
+  return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
+}
+
+/** Who answered: the clinic's user, or routing for an automatic answer (made on the clinic's behalf from bed counts: not the clinic's own access). */
+export function answerAgent(answer: ClinicAnswerSubmittedV1): AuditRecord['agent'] {
+  if (answer.source !== 'clinic') return { kind: 'service', service: 'routing' };
+  return { kind: 'clinic', ik: answer.clinicIk, user: answer.user, ...(answer.clientAddress ? { address: answer.clientAddress } : {}) };
+}
+
+/** The request as the audit trail names it: its identifier, its owner and, for a new version, that version. */
+export function auditedRequest(request: StoredRequest, version?: number): AuditRecord['request'] {
+  return { identifier: request.identifier, ownerPartyId: request.referrerPartyId, ...(version === undefined ? {} : { version }) };
+}

@@ -1,0 +1,145 @@
+import { Prisma } from '../generated/prisma/client';
+import { appendPayload } from '../audit/audit-trail.repository';
+import { bundleSummaryOf } from '../clinic-tasks/bundle-summary';
+import type { requestWriterTables } from '../persistence/intake-table';
+import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
+import type { SqlRunner } from '../persistence/sql-runner';
+import type { BatchChanges, StoredRequest } from './request-records';
+
+/**
+ * Writes every change of a batch in one statement, each changed row only if it is still as the
+ * batch read it (see AdmissionRequestRepository). The inbox rows are plain INSERTs: a message that another
+ * process committed meanwhile makes the statement fail, and the batch is tried again (it then finds
+ * the verdict). New requests likewise meet a concurrent creation at the unique identifier, a
+ * document stored meanwhile at its unique hash. Outbox rows are inserted in the order the messages
+ * were caused.
+ *
+ * The audit entries of the changes are appended last (`append_audit_events`, of the baseline migration),
+ * once every other write of the statement is done (each CTE is counted before it; AND evaluates
+ * left to right): the append holds its day's chain lock until the commit, so it must not wait
+ * for any other lock meanwhile. The expect_rows checks come first: a batch that lost a race
+ * appends nothing.
+ */
+export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWriterTables>, fields: SealedFields, changes: BatchChanges): Promise<void> {
+  // Sealed values travel in the statement's JSON as base64, decoded into bytea by the statement.
+  const sealed = (context: string, value: unknown) => fields.seal(context, value).toString('base64');
+  const requestRow = (request: StoredRequest) => ({
+    id: request.id,
+    identifier: request.identifier,
+    referrer_party_id: request.referrerPartyId,
+    referrer_ik: request.referrerIk,
+    status: request.status,
+    intent: request.intent,
+    selected_clinic_ik: request.selectedClinicIk,
+    current_version: request.currentVersion,
+    latest_hash: request.latestHash,
+    created_at: request.createdAt,
+    updated_at: request.updatedAt,
+  });
+  const payload = JSON.stringify({
+    inbox: changes.inbox.map((entry) => ({
+      message_id: entry.messageId,
+      message_type: entry.messageType,
+      sealed_verdict: sealed(sealedFor.verdict(entry.messageId), entry.verdict),
+      request_identifier: entry.verdict.requestIdentifier ?? null,
+    })),
+    created: changes.createdRequests.map(requestRow),
+    changed: changes.changedRequests.map((request) => ({ ...requestRow(request), expected_version: request.expectedVersion })),
+    versions: changes.versions.map((version) => ({
+      request_id: version.requestId,
+      version: version.version,
+      sealed_bundle: sealed(sealedFor.bundle(version.requestId, version.version), version.bundle),
+      sealed_summary: sealed(sealedFor.summary(version.requestId, version.version), bundleSummaryOf(version.bundle)),
+      canonical_hash: version.canonicalHash,
+      message_id: version.messageId,
+      received_at: version.receivedAt,
+    })),
+    tasks: changes.tasks.map((task) => ({
+      id: task.id,
+      request_id: task.requestId,
+      clinic_ik: task.clinicIk,
+      status: task.status,
+      business_status: task.businessStatus,
+      sealed_notes: sealed(sealedFor.notes(task.id), task.notes),
+      sent_version: task.sentVersion,
+      authored_on: task.authoredOn,
+      last_modified: task.lastModified,
+      cancelled_at: task.cancelledAt,
+      revision: task.revision,
+    })),
+    documents: changes.documents.map((document) => ({
+      id: document.id,
+      request_id: document.requestId,
+      sealed_bundle: sealed(sealedFor.document(document.id), document.bundle),
+      canonical_hash: document.canonicalHash,
+      message_id: document.messageId,
+      received_at: document.receivedAt,
+      expected_version: document.expectedVersion,
+    })),
+    outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
+  });
+  const audit = appendPayload(changes.audit);
+  await run.rows(Prisma.sql`
+      WITH changes AS (SELECT ${payload}::jsonb AS c),
+      inbox AS (
+        INSERT INTO ${t.inbox} (message_id, message_type, sealed_verdict, request_identifier)
+        SELECT x.message_id, x.message_type, decode(x.sealed_verdict, 'base64'), x.request_identifier
+          FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, sealed_verdict text, request_identifier text)
+        RETURNING 1),
+      created AS (
+        INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at)
+        SELECT x.id, x.identifier, x.referrer_party_id, x.referrer_ik, x.status, x.intent, x.selected_clinic_ik, x.current_version, x.latest_hash, x.created_at, x.updated_at
+          FROM changes, jsonb_to_recordset(c -> 'created') AS x(id uuid, identifier text, referrer_party_id text, referrer_ik text, status text, intent text,
+               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz)
+        RETURNING 1),
+      changed AS (
+        UPDATE ${t.request} AS r
+           SET status = x.status, intent = x.intent, selected_clinic_ik = x.selected_clinic_ik, current_version = x.current_version,
+               latest_hash = x.latest_hash, updated_at = x.updated_at
+          FROM changes, jsonb_to_recordset(c -> 'changed') AS x(id uuid, status text, intent text, selected_clinic_ik text, current_version integer,
+               latest_hash text, updated_at timestamptz, expected_version integer)
+         WHERE r.id = x.id AND r.current_version = x.expected_version
+           -- A request erased since the batch read it (RequestErasureRepository) takes no new version.
+           AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)
+        RETURNING 1),
+      versions AS (
+        INSERT INTO ${t.version} (request_id, version, sealed_bundle, sealed_summary, canonical_hash, message_id, received_at)
+        SELECT x.request_id, x.version, decode(x.sealed_bundle, 'base64'), decode(x.sealed_summary, 'base64'), x.canonical_hash, x.message_id, x.received_at
+          FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, sealed_bundle text, sealed_summary text, canonical_hash text,
+               message_id uuid, received_at timestamptz)
+        RETURNING 1),
+      tasks AS (
+        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision)
+        SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, decode(x.sealed_notes, 'base64'), x.sent_version, x.authored_on, x.last_modified,
+               x.cancelled_at, x.revision
+          FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, sealed_notes text,
+               sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer)
+        ON CONFLICT (id) DO UPDATE
+           SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, sealed_notes = EXCLUDED.sealed_notes,
+               sent_version = EXCLUDED.sent_version,
+               last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision
+         -- A batch raises a Task's revision by one: it is still the Task it read only if it is one below.
+         WHERE ${t.task}.revision = EXCLUDED.revision - 1
+        RETURNING 1),
+      documents AS (
+        INSERT INTO ${t.document} (id, request_id, sealed_bundle, canonical_hash, message_id, received_at)
+        SELECT x.id, x.request_id, decode(x.sealed_bundle, 'base64'), x.canonical_hash, x.message_id, x.received_at
+          FROM changes, jsonb_to_recordset(c -> 'documents') AS x(id uuid, request_id uuid, sealed_bundle text, canonical_hash text, message_id uuid, received_at timestamptz,
+               expected_version integer)
+         -- Accepted for the request as read (not revoked meanwhile); one created by this batch is new.
+         WHERE x.expected_version IS NULL
+            OR EXISTS (SELECT 1 FROM ${t.request} r WHERE r.id = x.request_id AND r.current_version = x.expected_version
+                         AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id))
+        RETURNING 1),
+      outbox AS (
+        INSERT INTO ${t.outbox} (routing_key, envelope)
+        SELECT x.routing_key, x.envelope
+          FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
+         ORDER BY x.n
+        RETURNING 1)
+      SELECT ${t.expectRows}(${changes.changedRequests.length}, (SELECT count(*) FROM changed), 'requests')
+         AND ${t.expectRows}(${changes.tasks.length}, (SELECT count(*) FROM tasks), 'Tasks')
+         AND ${t.expectRows}(${changes.documents.length}, (SELECT count(*) FROM documents), 'documents')
+         AND (SELECT count(*) FROM inbox) + (SELECT count(*) FROM created) + (SELECT count(*) FROM versions) + (SELECT count(*) FROM outbox) >= 0
+         AND ${t.appendAudit}(${audit}::jsonb) >= 0 AS written`);
+}

@@ -1,0 +1,61 @@
+import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
+import type { OutboxRecord } from '@bedrequest/messaging';
+import type { AuditEntry } from '../audit/audit-event';
+import type { TaskNote } from '../tasks/task-resource';
+
+// What intake stores of a request, as a batch reads it (AdmissionRequestRepository.load) and what
+// a batch writes (AdmissionRequestRepository.write).
+
+export interface StoredRequest {
+  id: string;
+  identifier: string;
+  referrerPartyId: string;
+  referrerIk: string;
+  status: ServiceRequestStatus;
+  intent: ServiceRequestIntent;
+  selectedClinicIk: string | null;
+  currentVersion: number;
+  latestHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Its patient data was erased (RequestErasureRepository): only the tombstone is left, and nothing is accepted for it. */
+  erased?: true;
+}
+
+export interface StoredTask {
+  id: string;
+  requestId: string;
+  clinicIk: string;
+  status: TaskStatus;
+  businessStatus: BusinessStatus | null;
+  notes: TaskNote[];
+  sentVersion: number;
+  authoredOn: Date;
+  lastModified: Date;
+  cancelledAt: Date | null;
+  /** Counts every change of the Task (its optimistic version). */
+  revision: number;
+}
+
+/** What a batch changes, written by AdmissionRequestRepository.write in one statement. */
+export interface BatchChanges {
+  inbox: { messageId: string; messageType: string; verdict: IntakeVerdictV1 }[];
+  createdRequests: StoredRequest[];
+  /** With the version the batch read: each is written only if it is still that version. */
+  changedRequests: (StoredRequest & { expectedVersion: number })[];
+  versions: { requestId: string; version: number; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date }[];
+  /** Every Task created or changed, in its final state; a changed one's revision is one above the one read. */
+  tasks: StoredTask[];
+  /** `expectedVersion`: the request's version as read, or null for a request this batch created. */
+  documents: { id: string; requestId: string; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date; expectedVersion: number | null }[];
+  /** In the order the messages were caused. */
+  outbox: OutboxRecord[];
+  /** The audit trail's entries of the changes, in the order they were made. */
+  audit: AuditEntry[];
+}
+
+/** How a stored document is recognised: its request and the fingerprint of its bundle. */
+export interface StoredDocumentHash {
+  requestId: string;
+  hash: string;
+}
