@@ -6,6 +6,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleEntry } from '../libs/testing/src/bundle-entry.mjs';
 
+// The benchmark's stack uses the local defaults: unset NODE_ENV would mean production, which needs secrets.
+process.env.NODE_ENV ??= 'development';
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'tmp', 'bench');
 mkdirSync(outdir, { recursive: true });

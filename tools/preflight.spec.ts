@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { describeInfrastructure, postgresOf, rabbitMqOf, redisOf, startHintOf } from '@bedrequest/config';
+import { describeInfrastructure, loadConfig, postgresOf, rabbitMqOf, redisOf, startHintOf } from '@bedrequest/config';
 import { freePort } from '@bedrequest/testing';
 import { AuthConfig } from '../apps/auth/src/config';
 import { IntakeConfig } from '../apps/intake/src/config';
@@ -10,10 +10,13 @@ import { INFRASTRUCTURE, checkInfrastructure } from './preflight.mjs';
 const byName = Object.fromEntries(INFRASTRUCTURE.map((piece) => [piece.name, piece]));
 
 describe('npm start preflight', () => {
-  it('looks where the services look: their variables and defaults', () => {
-    expect(byName.PostgreSQL).toMatchObject({ variable: 'DATABASE_URL', fallback: AuthConfig.shape.DATABASE_URL.parse(undefined) });
-    expect(byName.Redis).toMatchObject({ variable: 'REDIS_URL', fallback: AuthConfig.shape.REDIS_URL.parse(undefined) });
-    expect(byName.RabbitMQ).toMatchObject({ variable: 'AMQP_URL', fallback: IntakeConfig.shape.AMQP_URL.parse(undefined) });
+  it('looks where the services look in development (npm start): their variables and local defaults', () => {
+    const development = { NODE_ENV: 'development', SERVICE_CLIENT_SECRET: 's'.repeat(32) };
+    const auth = loadConfig(AuthConfig, development);
+    const intake = loadConfig(IntakeConfig, development);
+    expect(byName.PostgreSQL).toMatchObject({ variable: 'DATABASE_URL', fallback: auth.DATABASE_URL });
+    expect(byName.Redis).toMatchObject({ variable: 'REDIS_URL', fallback: auth.REDIS_URL });
+    expect(byName.RabbitMQ).toMatchObject({ variable: 'AMQP_URL', fallback: intake.AMQP_URL });
   });
 
   it('names services that docker-compose.yml has', () => {

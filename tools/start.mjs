@@ -9,6 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checkInfrastructure } from './preflight.mjs';
 
+// Unset NODE_ENV would mean production (secrets required): the local stack is development unless the caller chose.
+process.env.NODE_ENV ??= 'development';
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const say = (text) => console.log(`${process.stdout.isTTY && !env.NO_COLOR ? '\x1b[1m[start]\x1b[0m' : '[start]'}    ${text}`);

@@ -29,6 +29,7 @@ describe('npm run admin -- user ...', () => {
     });
     await new Promise<void>((resolve) => routing.listen(0, '127.0.0.1', resolve));
     config = loadConfig(AuthCliConfig, {
+      NODE_ENV: 'test',
       DATABASE_URL: testEnvironment().databaseUrl,
       AUTH_DB_SCHEMA: uniqueName('auth_cli'),
       ROUTING_URL: `http://127.0.0.1:${(routing.address() as AddressInfo).port}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseEnv, env, processEnv, redisEnv, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { configSchema, databaseEnv, env, processEnv, redisEnv, requiredInProduction, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
 const database = databaseEnv('AUTH_DB_SCHEMA', 'auth');
 
@@ -16,10 +16,10 @@ const signing = {
   /** `aud` of service tokens. */
   SERVICE_TOKEN_AUDIENCE: tokenEnv.SERVICE_TOKEN_AUDIENCE,
   /**
-   * The Ed25519 signing key: a private JWK (JSON) or a PKCS#8 PEM. Unset outside production: a
-   * development key is generated once and kept in the auth schema. Required in production.
+   * The Ed25519 signing key: a private JWK (JSON) or a PKCS#8 PEM. Required in production; unset
+   * elsewhere, a development key is generated once and kept in the auth schema.
    */
-  AUTH_SIGNING_KEY: optional,
+  AUTH_SIGNING_KEY: requiredInProduction(optional, 'the Ed25519 private key tokens are signed with (PKCS#8 PEM or private JWK), from a secret store'),
   /** `kid` of AUTH_SIGNING_KEY when the key itself carries none (PEM); default: its JWK thumbprint. */
   AUTH_SIGNING_KEY_ID: optional,
   /**
@@ -29,7 +29,7 @@ const signing = {
   AUTH_PREVIOUS_PUBLIC_KEYS: optional,
 };
 
-export const AuthConfig = z.object({
+export const AuthConfig = configSchema({
   ...processEnv,
   HOST: z.string().default('127.0.0.1'),
   AUTH_PORT: env.port(8081),
@@ -55,7 +55,7 @@ export type AuthConfig = z.infer<typeof AuthConfig>;
  * What `npm run admin -- user ...` needs: the running stack's database, routing's clinic API and the
  * signing key, for the service token it asks routing with.
  */
-export const AuthCliConfig = z.object({
+export const AuthCliConfig = configSchema({
   NODE_ENV: processEnv.NODE_ENV,
   ...database,
   ...signing,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { baseServiceEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, configSchema, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
-export const GatewayConfig = z.object({
+export const GatewayConfig = configSchema({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   /** The public port: `{base_url}` is http://127.0.0.1:8080 by default (docs/decisions.md). */

@@ -1,36 +1,32 @@
 import { z } from 'zod';
-import { baseServiceEnv, dataKeyEnv, databaseEnv, env, requireDataKekInProduction, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, configSchema, dataKeyEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
-export const IntakeConfig = z
-  .object({
-    ...baseServiceEnv,
-    HOST: z.string().default('127.0.0.1'),
-    INTAKE_PORT: env.port(8082),
-    ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'),
-    /** The key-encryption keys of the bundles, documents, notes and verdicts sealed at rest (docs/data-protection.md). */
-    ...dataKeyEnv,
-    /** Task reads are for the parties whose access tokens the gateway forwards; the keys come from auth. */
-    ...tokenEnv,
-    /** For the service token intake reads routing's clinic registry with. */
-    ...serviceClientEnv,
-    /** `{profile_base}` of the service's code systems and profiles (docs/decisions.md). */
-    PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
-    /** Routing's internal API: the clinic registry, kept in memory (declines for clinics without the department). */
-    ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
-    /** How often the outbox relay looks for messages whose immediate publish failed. */
-    OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
-    /**
-     * Retention (docs/data-protection.md): a request whose selection is older than
-     * RETENTION_SELECTED_DAYS, or that was revoked, has its patient data erased RETENTION_ERASURE_DELAY_DAYS later.
-     */
-    RETENTION_SELECTED_DAYS: env.positiveInt(90),
-    RETENTION_ERASURE_DELAY_DAYS: env.positiveInt(30),
-  })
-  .superRefine(requireDataKekInProduction);
+export const IntakeConfig = configSchema({
+  ...baseServiceEnv,
+  HOST: z.string().default('127.0.0.1'),
+  INTAKE_PORT: env.port(8082),
+  ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'),
+  /** The key-encryption keys of the bundles, documents, notes and verdicts sealed at rest (docs/data-protection.md). */
+  ...dataKeyEnv,
+  /** Task reads are for the parties whose access tokens the gateway forwards; the keys come from auth. */
+  ...tokenEnv,
+  /** For the service token intake reads routing's clinic registry with. */
+  ...serviceClientEnv,
+  /** `{profile_base}` of the service's code systems and profiles (docs/decisions.md). */
+  PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
+  /** Routing's internal API: the clinic registry, kept in memory (declines for clinics without the department). */
+  ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
+  /** How often the outbox relay looks for messages whose immediate publish failed. */
+  OUTBOX_POLL_INTERVAL_MS: env.positiveInt(1_000),
+  /**
+   * Retention (docs/data-protection.md): a request whose selection is older than
+   * RETENTION_SELECTED_DAYS, or that was revoked, has its patient data erased RETENTION_ERASURE_DELAY_DAYS later.
+   */
+  RETENTION_SELECTED_DAYS: env.positiveInt(90),
+  RETENTION_ERASURE_DELAY_DAYS: env.positiveInt(30),
+});
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 
 /** What `npm run admin -- audit ...`, `request ...` and `intake ...` need: the running stack's database and keys. */
-export const IntakeCliConfig = z
-  .object({ NODE_ENV: baseServiceEnv.NODE_ENV, ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'), ...dataKeyEnv })
-  .superRefine(requireDataKekInProduction);
+export const IntakeCliConfig = configSchema({ NODE_ENV: baseServiceEnv.NODE_ENV, ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'), ...dataKeyEnv });
 export type IntakeCliConfig = z.infer<typeof IntakeCliConfig>;

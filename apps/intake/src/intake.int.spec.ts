@@ -47,6 +47,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
     ]);
     intake = await startIntake(
       IntakeConfig.parse({
+        NODE_ENV: 'test',
         INTAKE_PORT: '0',
         AMQP_NAMESPACE: namespace,
         INTAKE_DB_SCHEMA: uniqueName('intake'),

@@ -1,12 +1,15 @@
 import { loadConfig } from '@bedrequest/config';
-import { NotifierConfig, allowsPrivateCallbacks } from './config';
+import { NotifierConfig, allowsPrivateCallbacks, requiresHttpsCallbacks } from './config';
 import { parseDuration } from './delivery/durations';
 
 const DATA_KEK = Buffer.alloc(32, 1).toString('base64');
+/** What production must be given (docs/webhooks.md, "Configuration"). */
+const PRODUCTION = { DATA_KEK, DATABASE_URL: 'postgresql://notifier:pw@db:5432/bedrequest', AMQP_URL: 'amqps://notifier:pw@broker:5671' };
+const DEVELOPMENT = { NODE_ENV: 'development' };
 
 describe('NotifierConfig', () => {
   it('defaults to the retry schedule of docs/decisions.md, a 10 s timeout, disabling after 5 days and 7 days of retention', () => {
-    const config = loadConfig(NotifierConfig, {});
+    const config = loadConfig(NotifierConfig, PRODUCTION);
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_800, 28_800].map((s) => s * 1000));
     expect(config.WEBHOOK_TIMEOUT).toBe(10_000);
     expect(config.WEBHOOK_DISABLE_AFTER).toBe(5 * 86_400_000);
@@ -15,35 +18,59 @@ describe('NotifierConfig', () => {
   });
 
   it('defaults to 64 attempts in flight per process (the slots 3,000 deliveries/s need)', () => {
-    expect(loadConfig(NotifierConfig, {}).WEBHOOK_CONCURRENCY).toBe(64);
+    expect(loadConfig(NotifierConfig, PRODUCTION).WEBHOOK_CONCURRENCY).toBe(64);
   });
 
   it('reads a retry schedule of comma-separated durations; empty means a single attempt', () => {
-    expect(loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '250ms, 2s,1.5m' }).WEBHOOK_RETRY_SCHEDULE).toEqual([250, 2_000, 90_000]);
-    expect(loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '' }).WEBHOOK_RETRY_SCHEDULE).toEqual([]);
+    expect(loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_RETRY_SCHEDULE: '250ms, 2s,1.5m' }).WEBHOOK_RETRY_SCHEDULE).toEqual([250, 2_000, 90_000]);
+    expect(loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_RETRY_SCHEDULE: '' }).WEBHOOK_RETRY_SCHEDULE).toEqual([]);
   });
 
   it('refuses a schedule that is not a list of durations, naming the variable', () => {
-    expect(() => loadConfig(NotifierConfig, { WEBHOOK_RETRY_SCHEDULE: '5s,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE: "soon" is not a duration/);
-    expect(() => loadConfig(NotifierConfig, { WEBHOOK_TIMEOUT: '10' })).toThrow(/WEBHOOK_TIMEOUT/);
+    expect(() => loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_RETRY_SCHEDULE: '5s,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE: "soon" is not a duration/);
+    expect(() => loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_TIMEOUT: '10' })).toThrow(/WEBHOOK_TIMEOUT/);
   });
 
   it.each([
+    [{}, false],
     [{ NODE_ENV: 'production' }, false],
     [{ NODE_ENV: 'development' }, true],
     [{ NODE_ENV: 'test' }, true],
     [{ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true' }, true],
     [{ NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'false' }, false],
   ])('allows private callback addresses for %j: %s', (environment, allowed) => {
-    expect(allowsPrivateCallbacks(loadConfig(NotifierConfig, { DATA_KEK, ...environment }))).toBe(allowed);
+    expect(allowsPrivateCallbacks(loadConfig(NotifierConfig, { ...PRODUCTION, ...environment }))).toBe(allowed);
   });
 
-  it('refuses to start in production without a key-encryption key, in one line naming DATA_KEK', () => {
-    expect(() => loadConfig(NotifierConfig, { NODE_ENV: 'production' })).toThrow(
-      /^invalid configuration:\n {2}DATA_KEK: required in production: base64 of 32 random bytes[^\n]*$/,
+  it.each([
+    [{}, true],
+    [{ NODE_ENV: 'production' }, true],
+    [{ NODE_ENV: 'development' }, false],
+    [{ NODE_ENV: 'test' }, false],
+    [{ NODE_ENV: 'production', WEBHOOK_REQUIRE_HTTPS: 'false' }, false],
+    [{ NODE_ENV: 'development', WEBHOOK_REQUIRE_HTTPS: 'true' }, true],
+  ])('requires https callback URLs for %j: %s', (environment, required) => {
+    expect(requiresHttpsCallbacks(loadConfig(NotifierConfig, { ...PRODUCTION, ...environment }))).toBe(required);
+  });
+
+  it('refuses a WEBHOOK_REQUIRE_HTTPS that is not a boolean, naming it', () => {
+    expect(() => loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_REQUIRE_HTTPS: 'always' })).toThrow(/\n {2}WEBHOOK_REQUIRE_HTTPS: /);
+  });
+
+  it('refuses to start in production without its key and connection URLs, one line naming each', () => {
+    expect(() => loadConfig(NotifierConfig, {})).toThrow(
+      /^invalid configuration:\n {2}AMQP_URL: required in production: [^\n]*\n {2}DATABASE_URL: required in production: [^\n]*\n {2}DATA_KEK: required in production: base64 of 32 random bytes[^\n]*$/,
     );
-    expect(loadConfig(NotifierConfig, { NODE_ENV: 'production', DATA_KEK }).DATA_KEK).toBe(DATA_KEK);
-    expect(loadConfig(NotifierConfig, {}).DATA_KEK).toBeUndefined();
+    expect(() => loadConfig(NotifierConfig, { ...PRODUCTION, DATA_KEK: '' })).toThrow(/^invalid configuration:\n {2}DATA_KEK: required in production: [^\n]*$/);
+    expect(loadConfig(NotifierConfig, PRODUCTION)).toMatchObject({ NODE_ENV: 'production', ...PRODUCTION });
+  });
+
+  it('keeps the local services and a development key in development', () => {
+    expect(loadConfig(NotifierConfig, DEVELOPMENT)).toMatchObject({
+      AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/bedrequest',
+    });
+    expect(loadConfig(NotifierConfig, DEVELOPMENT).DATA_KEK).toBeUndefined();
   });
 });
 

@@ -31,7 +31,8 @@ describe("the notifier's data at rest", () => {
   /** A notifier on the test's schema with these key variables, the one running until the next `start`. */
   const start = async (keys: Record<string, string>): Promise<SubscriptionsApi> => {
     await running?.stop();
-    const settings = { NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true', ...keys };
+    // Production's key rules; the receiver is plain http on loopback.
+    const settings = { NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_REQUIRE_HTTPS: 'false', ...keys };
     running = await startNotifier(notifierConfig(notifierEnvironment({ namespace, schema, authority, settings })));
     return new SubscriptionsApi(running.url, authority);
   };

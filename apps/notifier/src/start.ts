@@ -5,7 +5,7 @@ import { connectServiceBroker } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { tokenVerifierFor } from '@bedrequest/tokens';
-import { allowsPrivateCallbacks, type NotifierConfig } from './config';
+import { allowsPrivateCallbacks, requiresHttpsCallbacks, type NotifierConfig } from './config';
 import type { Resolve } from './delivery/address-guard';
 import { deliveryMetrics } from './delivery/delivery-metrics';
 import { DeliveryRepository } from './delivery/delivery.repository';
@@ -42,6 +42,7 @@ export interface NotifierOverrides {
 
 export function startNotifier(config: NotifierConfig, overrides: NotifierOverrides = {}): Promise<RunningNotifier> {
   const allowPrivate = allowsPrivateCallbacks(config);
+  const requireHttps = requiresHttpsCallbacks(config);
   return startService('notifier', { logLevel: config.LOG_LEVEL }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const prisma = await openNotifierDatabase({
@@ -95,6 +96,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
 
     const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {
       allowPrivate,
+      requireHttps,
       ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
       onDeliveriesDue: () => worker.wake(),
     });
@@ -102,8 +104,8 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
     app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, tokenVerifierFor(config, { services: false }), logger));
     logger.info(
-      { allowPrivateCallbacks: allowPrivate },
-      allowPrivate ? 'callback URLs on private addresses are allowed' : 'callback URLs on private addresses are refused',
+      { allowPrivateCallbacks: allowPrivate, requireHttpsCallbacks: requireHttps },
+      `callback URLs on private addresses are ${allowPrivate ? 'allowed' : 'refused'}, http ones ${requireHttps ? 'refused' : 'allowed'}`,
     );
     return serveHttp(context, app, { host: config.HOST, port: config.NOTIFIER_PORT });
   });

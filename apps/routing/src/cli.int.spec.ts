@@ -6,7 +6,7 @@ import { openRoutingDatabase } from './persistence/database';
 const env = testEnvironment();
 
 describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
-  const config: RoutingCliConfig = { DATABASE_URL: env.databaseUrl, ROUTING_DB_SCHEMA: uniqueName('routing_cli'), DATABASE_POOL_SIZE: 2 };
+  const config: RoutingCliConfig = { NODE_ENV: 'test', DATABASE_URL: env.databaseUrl, ROUTING_DB_SCHEMA: uniqueName('routing_cli'), DATABASE_POOL_SIZE: 2 };
 
   const admin = async (...argv: string[]) => {
     const out: string[] = [];

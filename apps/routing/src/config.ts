@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { baseServiceEnv, databaseEnv, env, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, configSchema, databaseEnv, env, tokenEnv } from '@bedrequest/config';
 
 const database = databaseEnv('ROUTING_DB_SCHEMA', 'routing');
 
-export const RoutingConfig = z.object({
+export const RoutingConfig = configSchema({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   ROUTING_PORT: env.port(8083),
@@ -19,5 +19,5 @@ export const RoutingConfig = z.object({
 export type RoutingConfig = z.infer<typeof RoutingConfig>;
 
 /** What `npm run admin -- clinic ...` needs: the running stack's database, nothing else. */
-export const RoutingCliConfig = z.object(database);
+export const RoutingCliConfig = configSchema({ NODE_ENV: baseServiceEnv.NODE_ENV, ...database });
 export type RoutingCliConfig = z.infer<typeof RoutingCliConfig>;

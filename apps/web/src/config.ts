@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, processEnv, redisEnv } from '@bedrequest/config';
+import { configSchema, env, processEnv, redisEnv, requiredInProduction } from '@bedrequest/config';
 
 const optionalSecret = z
   .string()
@@ -11,44 +11,34 @@ const optionalSecret = z
  * The web app: the people's pages (the clinic inbox under /inbox/), a client of the gateway's public
  * API like any other. It keeps its sessions in Redis, so that any number of processes serve them.
  */
-export const WebConfig = z
-  .object({
-    ...processEnv,
-    HOST: z.string().default('127.0.0.1'),
-    /** The pages' port (docs/inbox.md). */
-    WEB_PORT: env.port(8085),
-    /** Health probes and metrics, never the pages (and the pages' port has neither). */
-    WEB_INTERNAL_PORT: env.port(9085),
-    /** The gateway's public API, which the pages read and write through with the person's token. */
-    GATEWAY_URL: env.url('http://127.0.0.1:8080', ['http:', 'https:']),
-    /** Sessions and what the processes share (session.ts). */
-    ...redisEnv,
-    /**
-     * The key of the pages' CSRF tokens, the same in every process. Required in production; unset
-     * elsewhere, the first process makes a random one and keeps it in Redis for the others.
-     */
-    WEB_CSRF_SECRET: optionalSecret,
-    /**
-     * How long an idle session is kept: each renewal of its tokens starts it again. Default 30 days,
-     * the refresh token's lifetime: a session cannot outlive the token it renews with.
-     */
-    WEB_SESSION_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
-    /**
-     * A session's access token (3600 s) is renewed when less than this is left of it, before the
-     * request that finds it so; 300 s leave room for a slow page. Tests set it above 3600 to renew on
-     * every request.
-     */
-    WEB_SESSION_REFRESH_MARGIN_SECONDS: env.positiveInt(300),
-    /** `{profile_base}` of the code systems the bundles are read with (docs/decisions.md). */
-    PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
-  })
-  .superRefine((config, context) => {
-    if (config.NODE_ENV === 'production' && config.WEB_CSRF_SECRET === undefined) {
-      context.addIssue({
-        code: 'custom',
-        path: ['WEB_CSRF_SECRET'],
-        message: 'required in production: at least 32 characters (e.g. `openssl rand -hex 32`), the same in every web process',
-      });
-    }
-  });
+export const WebConfig = configSchema({
+  ...processEnv,
+  HOST: z.string().default('127.0.0.1'),
+  /** The pages' port (docs/inbox.md). */
+  WEB_PORT: env.port(8085),
+  /** Health probes and metrics, never the pages (and the pages' port has neither). */
+  WEB_INTERNAL_PORT: env.port(9085),
+  /** The gateway's public API, which the pages read and write through with the person's token. */
+  GATEWAY_URL: env.url('http://127.0.0.1:8080', ['http:', 'https:']),
+  /** Sessions and what the processes share (session.ts). */
+  ...redisEnv,
+  /**
+   * The key of the pages' CSRF tokens, the same in every process. Required in production; unset
+   * elsewhere, the first process makes a random one and keeps it in Redis for the others.
+   */
+  WEB_CSRF_SECRET: requiredInProduction(optionalSecret, 'at least 32 characters (e.g. `openssl rand -hex 32`), the same in every web process'),
+  /**
+   * How long an idle session is kept: each renewal of its tokens starts it again. Default 30 days,
+   * the refresh token's lifetime: a session cannot outlive the token it renews with.
+   */
+  WEB_SESSION_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
+  /**
+   * A session's access token (3600 s) is renewed when less than this is left of it, before the
+   * request that finds it so; 300 s leave room for a slow page. Tests set it above 3600 to renew on
+   * every request.
+   */
+  WEB_SESSION_REFRESH_MARGIN_SECONDS: env.positiveInt(300),
+  /** `{profile_base}` of the code systems the bundles are read with (docs/decisions.md). */
+  PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
+});
 export type WebConfig = z.infer<typeof WebConfig>;

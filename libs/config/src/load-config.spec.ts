@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { baseServiceEnv } from './base-service';
 import { loadConfig, ConfigError } from './load-config';
 import * as env from './env-schemas';
+import { configSchema } from './production-rule';
 
-const Schema = z.object({ ...baseServiceEnv, PORT: env.port(8080), FLAG: env.bool(false) });
+const Schema = configSchema({ ...baseServiceEnv, PORT: env.port(8080), FLAG: env.bool(false) });
 
 describe('loadConfig', () => {
-  it('defaults every variable to the local services', () => {
-    expect(loadConfig(Schema, {})).toMatchObject({
+  it('defaults every variable to the local services in development', () => {
+    expect(loadConfig(Schema, { NODE_ENV: 'development' })).toMatchObject({
       AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
       AMQP_NAMESPACE: 'bedrequest',
       PORT: 8080,
@@ -17,7 +18,7 @@ describe('loadConfig', () => {
   });
 
   it('parses numbers and booleans from their string form', () => {
-    expect(loadConfig(Schema, { PORT: '9000', FLAG: 'true', AMQP_PREFETCH: '4' })).toMatchObject({
+    expect(loadConfig(Schema, { NODE_ENV: 'development', PORT: '9000', FLAG: 'true', AMQP_PREFETCH: '4' })).toMatchObject({
       PORT: 9000,
       FLAG: true,
       AMQP_PREFETCH: 4,

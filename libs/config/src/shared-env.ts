@@ -1,21 +1,32 @@
 import { z } from 'zod';
 import * as env from './env-schemas';
+import { requiredInProduction } from './production-rule';
 
 /**
- * The database block of a service that owns a PostgreSQL schema: the server, the schema's variable
+ * The database block of a service that owns a PostgreSQL schema: the server with the service's
+ * credentials (outside production the local server as `postgres`), the schema's variable
  * (`INTAKE_DB_SCHEMA`, …; no other service reads that schema) and the pool size.
  */
 export function databaseEnv<V extends string>(schemaVariable: V, schema: string) {
   return {
-    DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
+    DATABASE_URL: requiredInProduction(
+      env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
+      "the PostgreSQL URL with the service's own user and password (postgresql://user:password@host:5432/bedrequest)",
+    ),
     DATABASE_POOL_SIZE: env.positiveInt(10),
     ...({ [schemaVariable]: env.schemaName(schema) } as Record<V, ReturnType<typeof env.schemaName>>),
   };
 }
 
-/** The Redis block of a service that keeps shared state there (auth's refresh tokens, the web app's sessions). */
+/**
+ * The Redis block of a service that keeps shared state there (auth's refresh tokens, the web app's
+ * sessions): the server with the service's credentials (outside production the local server).
+ */
 export const redisEnv = {
-  REDIS_URL: env.url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+  REDIS_URL: requiredInProduction(
+    env.url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    "the Redis URL with the service's own user and password (rediss://user:password@host:6379)",
+  ),
   /** Prefix of every Redis key, so that test runs and stacks can share one Redis. */
   REDIS_KEY_PREFIX: z.string().default('bedrequest:'),
 };
@@ -74,14 +85,17 @@ const optionalText = z
  * The key-encryption keys (KEKs) of a service that encrypts data at rest (@bedrequest/crypto): the
  * current one wraps the service's data keys; previous ones still unwrap those they wrapped until an
  * admin command has re-wrapped them. The values are secrets: messages name the variable, never
- * repeat the value. Production also needs requireDataKekInProduction on the whole schema.
+ * repeat the value.
  */
 export const dataKeyEnv = {
   /**
-   * The current KEK: base64 of 32 random bytes (`openssl rand -base64 32`). Unset outside
-   * production: a development KEK is generated once and kept in the service's schema.
+   * The current KEK: base64 of 32 random bytes (`openssl rand -base64 32`). Required in production;
+   * unset elsewhere, a development KEK is generated once and kept in the service's schema.
    */
-  DATA_KEK: optionalText.refine((value) => value === undefined || isKey256(value), 'must be base64 of 32 random bytes (e.g. `openssl rand -base64 32`)'),
+  DATA_KEK: requiredInProduction(
+    optionalText.refine((value) => value === undefined || isKey256(value), 'must be base64 of 32 random bytes (e.g. `openssl rand -base64 32`)'),
+    'base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store',
+  ),
   /** The id of DATA_KEK; default: `kek-` and 16 hex digits of its SHA-256. */
   DATA_KEK_ID: optionalText.refine((value) => value === undefined || KEK_ID.test(value), `must be ${KEK_ID_RULE} characters`),
   /**
@@ -109,17 +123,3 @@ export const dataKeyEnv = {
     return entries;
   }),
 };
-
-/**
- * Refinement of a service's whole configuration (`z.object({...}).superRefine(...)`): in production
- * a missing DATA_KEK stops the start with one line, before anything is opened.
- */
-export function requireDataKekInProduction(config: { NODE_ENV: string; DATA_KEK?: string | undefined }, context: z.RefinementCtx): void {
-  if (config.NODE_ENV === 'production' && config.DATA_KEK === undefined) {
-    context.addIssue({
-      code: 'custom',
-      path: ['DATA_KEK'],
-      message: 'required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store',
-    });
-  }
-}

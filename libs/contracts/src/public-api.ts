@@ -40,8 +40,8 @@ export type SubscriptionEventType = z.infer<typeof SubscriptionEventType>;
 export const MAX_CALLBACK_URL_LENGTH = 2048;
 
 /**
- * docs/decisions.md: an absolute http(s) URL, else 400; its text is kept as sent, trimmed. Whether its
- * host is public is the notifier's check afterwards (it needs DNS).
+ * docs/decisions.md: an absolute http(s) URL, else 400; its text is kept as sent, trimmed. Whether it
+ * must be https and its host public is the notifier's check afterwards (its configuration; DNS).
  */
 export const CallbackUrl = z
   .string()
@@ -58,7 +58,7 @@ export const CallbackUrl = z
       }, 'must not contain credentials'),
   )
   .describe(
-    `An absolute http or https URL without user or password, at most ${MAX_CALLBACK_URL_LENGTH} characters; in production its host must resolve to public addresses only`,
+    `An absolute http or https URL without user or password, at most ${MAX_CALLBACK_URL_LENGTH} characters; in production it must be https (unless the deployment sets WEBHOOK_REQUIRE_HTTPS=false) and its host must resolve to public addresses only`,
   );
 
 /** `POST /api/v1/subscriptions`: one subscription per event type and party (a second POST changes its address). */

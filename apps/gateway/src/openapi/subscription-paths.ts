@@ -19,7 +19,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   const base: Refusals = merged(guarded('referrer'), { 503: 'the subscription service is unavailable' });
   const unknown: Refusals = { 404: 'No such subscription of the caller (an unknown id and another party’s are alike)' };
   const addressRefused =
-    'a callbackUrl that is not an absolute http(s) URL, carries credentials, is longer than 2048 characters or (in production) resolves to a private address';
+    'a callbackUrl that is not an absolute http(s) URL, carries credentials, is longer than 2048 characters or (in production) is http rather than https or resolves to a private address';
   const subscription = { params: z.object({ id: z.uuid() }) };
 
   registry.registerPath({

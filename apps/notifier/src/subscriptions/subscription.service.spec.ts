@@ -18,10 +18,10 @@ function repositoryDouble() {
 }
 
 describe('SubscriptionService request validation', () => {
-  const setup = (allowPrivate = true) => {
+  const setup = (allowPrivate = true, requireHttps = false) => {
     const repository = repositoryDouble();
     const resolve = jest.fn(async () => [{ address: '10.0.0.7', family: 4 }]);
-    const sut = new SubscriptionService(repository as unknown as SubscriptionRepository, { allowPrivate, resolve });
+    const sut = new SubscriptionService(repository as unknown as SubscriptionRepository, { allowPrivate, requireHttps, resolve });
     return { sut, repository, resolve };
   };
 
@@ -61,6 +61,16 @@ describe('SubscriptionService request validation', () => {
       'callbackUrl refused: the callback address resolves to a private address',
     );
     expect(resolve).toHaveBeenCalledWith('hooks.example.org');
+  });
+
+  it('refuses an http:// callback URL when https is required, before asking DNS', async () => {
+    const { sut, repository, resolve } = setup(false, true);
+    const refusal = 'callbackUrl: must be an https URL: this service sends webhooks over https only';
+    await expect(sut.subscribe('party-1', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/' })).rejects.toThrow(refusal);
+    await expect(sut.changeAddress('party-1', '7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01', { callbackUrl: 'http://hooks.example.org/b' })).rejects.toThrow(refusal);
+    expect(resolve).not.toHaveBeenCalled();
+    expect(repository.createIfAbsent).not.toHaveBeenCalled();
+    expect(repository.changeAddress).not.toHaveBeenCalled();
   });
 
   it('validates the body of a change of address', async () => {

@@ -12,7 +12,7 @@ export type { DeliveryLogView, SubscriptionView };
 const Id = z.guid();
 const isId = (text: string) => Id.safeParse(text).success;
 
-/** A callback address the service refuses after reading it (a private host in production): 400 with this message. */
+/** A callback address the service refuses after reading it (plain http or a private host in production): 400 with this message. */
 export class SubscriptionRequestError extends Error {
   override name = 'SubscriptionRequestError';
 }
@@ -29,7 +29,7 @@ export class ErasedEventError extends Error {
 /**
  * The subscription rules of the spec and docs/decisions.md: one subscription per event type and party
  * (a second POST changes the address and keeps id and secret), visible to its owner only, callback
- * URLs absolute http(s) and, in production mode, public. Deleting discards the undelivered events.
+ * URLs absolute http(s) and, in production mode, https and public. Deleting discards the undelivered events.
  */
 export class SubscriptionService {
   private readonly resolve: Resolve;
@@ -38,6 +38,8 @@ export class SubscriptionService {
     private readonly repository: SubscriptionRepository,
     private readonly options: {
       allowPrivate: boolean;
+      /** WEBHOOK_REQUIRE_HTTPS (requiresHttpsCallbacks): `http://` callback URLs are refused. */
+      requireHttps: boolean;
       resolve?: Resolve;
       /** Called when deliveries became due now (address changed, re-enabled, manual retry). */
       onDeliveriesDue?: () => void;
@@ -48,7 +50,7 @@ export class SubscriptionService {
 
   async subscribe(partyId: string, body: unknown): Promise<{ created: boolean; subscription: SubscriptionView }> {
     const { eventType, callbackUrl } = HttpError.parseInput(SubscribeRequest, body);
-    await this.assertPublicCallback(callbackUrl);
+    await this.assertAllowedCallback(callbackUrl);
     // Two attempts: a concurrent DELETE may remove the subscription between the two steps.
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const created = await this.repository.createIfAbsent({ id: randomUUID(), partyId, eventType, callbackUrl, secret: newSecret() });
@@ -75,7 +77,7 @@ export class SubscriptionService {
   async changeAddress(partyId: string, id: string, body: unknown): Promise<SubscriptionView | undefined> {
     if (!isId(id)) return undefined;
     const { callbackUrl } = HttpError.parseInput(ChangeAddressRequest, body);
-    await this.assertPublicCallback(callbackUrl);
+    await this.assertAllowedCallback(callbackUrl);
     const updated = await this.repository.changeAddress({ partyId, id }, callbackUrl);
     if (updated) this.options.onDeliveriesDue?.();
     return updated && view(updated);
@@ -127,8 +129,14 @@ export class SubscriptionService {
     return isId(id) ? this.repository.find(partyId, id) : undefined;
   }
 
-  /** docs/decisions.md: in production mode the callback URL's host must be a public address. */
-  private async assertPublicCallback(callbackUrl: string): Promise<void> {
+  /**
+   * docs/decisions.md, "Subscriptions and webhooks": in production mode the callback URL must be
+   * https and its host a public address. The scheme is checked first: it needs no DNS.
+   */
+  private async assertAllowedCallback(callbackUrl: string): Promise<void> {
+    if (this.options.requireHttps && new URL(callbackUrl).protocol !== 'https:') {
+      throw new SubscriptionRequestError('callbackUrl: must be an https URL: this service sends webhooks over https only');
+    }
     if (!this.options.allowPrivate) {
       try {
         await assertPublicHost(new URL(callbackUrl).hostname, this.resolve);

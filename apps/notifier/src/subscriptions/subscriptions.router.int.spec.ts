@@ -38,11 +38,12 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
   const servers: Server[] = [];
   let api: SubscriptionsApi;
   let productionApi: SubscriptionsApi;
+  let plainHttpApi: SubscriptionsApi;
   let authority: TestAuthority;
 
-  const serve = async (allowPrivate: boolean) => {
+  const serve = async (rules: { allowPrivate: boolean; requireHttps: boolean }) => {
     const repository = new SubscriptionRepository(prisma, notifierTables(schema), fields);
-    const service = new SubscriptionService(repository, { allowPrivate, resolve: fakeDns });
+    const service = new SubscriptionService(repository, { ...rules, resolve: fakeDns });
     const verifier = createTokenVerifier({ keys: localKeys(authority.key), issuer: ISSUER, audience: AUDIENCE });
     const server = await listen(express().use('/internal/subscriptions', subscriptionsRouter(service, verifier, silentLogger())), 0, '127.0.0.1');
     servers.push(server);
@@ -54,8 +55,9 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
     authority = await TestAuthority.start();
     prisma = await openNotifierDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     ({ fields } = await openSealedFields({ NODE_ENV: 'test', NOTIFIER_DB_SCHEMA: schema }, prisma));
-    api = await serve(true);
-    productionApi = await serve(false);
+    api = await serve({ allowPrivate: true, requireHttps: false });
+    productionApi = await serve({ allowPrivate: false, requireHttps: true });
+    plainHttpApi = await serve({ allowPrivate: false, requireHttps: false });
   });
 
   afterAll(async () => {
@@ -264,17 +266,17 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
     });
   });
 
-  describe('in production mode (WEBHOOK_ALLOW_PRIVATE not set)', () => {
+  describe('in production mode (WEBHOOK_ALLOW_PRIVATE and WEBHOOK_REQUIRE_HTTPS not set)', () => {
     it.each([
-      ['http://127.0.0.1:8080/hook', 'loopback'],
-      ['http://localhost.:8080/hook', 'cannot be resolved'],
-      ['http://[::1]/hook', 'loopback'],
-      ['http://[::ffff:169.254.169.254]/latest/meta-data', 'link-local'],
-      ['http://10.0.0.5/hook', 'private'],
-      ['http://2130706433/hook', 'loopback'],
+      ['https://127.0.0.1:8080/hook', 'loopback'],
+      ['https://localhost.:8080/hook', 'cannot be resolved'],
+      ['https://[::1]/hook', 'loopback'],
+      ['https://[::ffff:169.254.169.254]/latest/meta-data', 'link-local'],
+      ['https://10.0.0.5/hook', 'private'],
+      ['https://2130706433/hook', 'loopback'],
       ['https://intranet.example.org/hook', 'private'],
       ['https://metadata.example.org/', 'link-local'],
-      ['http://100.64.1.1/hook', 'CGNAT'],
+      ['https://100.64.1.1/hook', 'CGNAT'],
     ])('refuses the callback URL %s (%s) with 400', async (callbackUrl, reason) => {
       const refused = await post('party-prod', { eventType: 'AdmissionResponse', callbackUrl }, productionApi);
 
@@ -284,12 +286,35 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
 
     it('refuses a private address on PUT too', async () => {
       const { body } = await post('party-prod-put', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/p' }, productionApi);
-      const refused = await productionApi.call('party-prod-put', 'PUT', `/${body.id}`, { callbackUrl: 'http://192.168.0.10/' });
+      const refused = await productionApi.call('party-prod-put', 'PUT', `/${body.id}`, { callbackUrl: 'https://192.168.0.10/' });
       expect(refused.status).toBe(400);
     });
 
     it('accepts a public address', async () => {
       expect((await post('party-prod-ok', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/ok' }, productionApi)).status).toBe(201);
+    });
+
+    it('refuses an http:// callback URL with 400, on POST and on PUT, and keeps the address it had', async () => {
+      const refusal = { error: 'invalid_request', message: 'callbackUrl: must be an https URL: this service sends webhooks over https only' };
+      expect(await post('party-prod-http', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/plain' }, productionApi)).toEqual({
+        status: 400,
+        body: refusal,
+      });
+      expect(await productionApi.call('party-prod-http', 'GET', '')).toEqual({ status: 200, body: { items: [] } });
+
+      const { body } = await post('party-prod-http', { eventType: 'AdmissionResponse', callbackUrl: 'https://hooks.example.org/tls' }, productionApi);
+      expect(await productionApi.call('party-prod-http', 'PUT', `/${body.id}`, { callbackUrl: 'http://hooks.example.org/plain' })).toEqual({
+        status: 400,
+        body: refusal,
+      });
+      expect((await productionApi.get('party-prod-http', body.id)).callbackUrl).toBe('https://hooks.example.org/tls');
+    });
+
+    it('accepts an http:// callback URL with WEBHOOK_REQUIRE_HTTPS=false, its host still checked', async () => {
+      const created = await post('party-plain', { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/plain' }, plainHttpApi);
+      expect(created).toMatchObject({ status: 201, body: { callbackUrl: 'http://hooks.example.org/plain' } });
+      expect((await plainHttpApi.call('party-plain', 'PUT', `/${created.body.id}`, { callbackUrl: 'http://hooks.example.org/other' })).status).toBe(200);
+      expect((await post('party-plain', { eventType: 'AdmissionResponse', callbackUrl: 'http://10.0.0.5/hook' }, plainHttpApi)).status).toBe(400);
     });
   });
 });

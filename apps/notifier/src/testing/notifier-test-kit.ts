@@ -23,6 +23,7 @@ export function notifierEnvironment(options: {
   const env = testEnvironment();
   return {
     ...options.authority.env,
+    NODE_ENV: 'test',
     NOTIFIER_PORT: '0',
     LOG_LEVEL: process.env.NOTIFIER_TEST_LOG_LEVEL ?? 'silent',
     DATABASE_URL: env.databaseUrl,

@@ -31,6 +31,7 @@ describe('routing fans requests out to clinics', () => {
 
   beforeAll(async () => {
     const config = RoutingConfig.parse({
+      NODE_ENV: 'test',
       ROUTING_PORT: '0',
       AMQP_NAMESPACE: namespace,
       ROUTING_DB_SCHEMA: schema,

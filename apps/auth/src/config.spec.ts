@@ -1,0 +1,41 @@
+import { loadConfig } from '@bedrequest/config';
+import { AuthCliConfig, AuthConfig } from './config';
+
+const SERVICE_CLIENT_SECRET = 'c'.repeat(32);
+const AUTH_SIGNING_KEY = '-----BEGIN PRIVATE KEY-----\n(checked when the key is imported, not here)\n-----END PRIVATE KEY-----';
+
+describe('the auth configuration', () => {
+  it('is in production without NODE_ENV and then requires its database, Redis, signing key and client secret, one line naming each', () => {
+    expect(() => loadConfig(AuthConfig, {})).toThrow(
+      new RegExp(
+        [
+          '^invalid configuration:',
+          '  REDIS_URL: required in production: [^\\n]*',
+          '  DATABASE_URL: required in production: [^\\n]*',
+          '  AUTH_SIGNING_KEY: required in production: the Ed25519 private key tokens are signed with [^\\n]*',
+          '  SERVICE_CLIENT_SECRET: required: [^\\n]*$',
+        ].join('\\n'),
+      ),
+    );
+    const production = {
+      DATABASE_URL: 'postgresql://auth:pw@db:5432/bedrequest',
+      REDIS_URL: 'rediss://auth:pw@redis:6379',
+      AUTH_SIGNING_KEY,
+      SERVICE_CLIENT_SECRET,
+    };
+    expect(loadConfig(AuthConfig, production)).toMatchObject({ NODE_ENV: 'production', ...production });
+  });
+
+  it('keeps the local services and the development signing key in development', () => {
+    const config = loadConfig(AuthConfig, { NODE_ENV: 'development', SERVICE_CLIENT_SECRET });
+    expect(config).toMatchObject({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/bedrequest', REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config.AUTH_SIGNING_KEY).toBeUndefined();
+  });
+
+  it('gives the admin command line the same rule: its database and the signing key for its service token', () => {
+    expect(() => loadConfig(AuthCliConfig, {})).toThrow(
+      /^invalid configuration:\n {2}DATABASE_URL: required in production: [^\n]*\n {2}AUTH_SIGNING_KEY: required in production: [^\n]*$/,
+    );
+    expect(loadConfig(AuthCliConfig, { NODE_ENV: 'development' }).DATABASE_URL).toBe('postgresql://postgres@127.0.0.1:5432/bedrequest');
+  });
+});
