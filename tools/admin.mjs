@@ -1,4 +1,4 @@
-// `npm run admin -- <clinic|user|audit|request|intake|notifier> ...`: the admin command line (docs/decisions.md, "Parties
+// `npm run admin -- <clinic|user|audit|request|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
 // and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
@@ -17,6 +17,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleEntry } from '../libs/testing/src/bundle-entry.mjs';
 
+// Unset NODE_ENV would mean production (secrets required): default to the local stack; NODE_ENV=production still works.
+process.env.NODE_ENV ??= 'development';
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', intake: 'intake', notifier: 'notifier' };
 const USAGE_ERROR = 2;
@@ -31,14 +34,28 @@ if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
   process.exitCode = Math.max(...codes);
 } else if (Object.hasOwn(serviceOf, args[0] ?? '')) {
   process.exitCode = runCli(args[0], args);
+} else if (args[0] === 'provision') {
+  process.exitCode = runProvision(args);
 } else {
   const problem = args[0] === undefined ? 'missing command' : `unknown command "${args[0]}"`;
   console.error(
-    `error: ${problem} (expected ${Object.keys(serviceOf)
-      .map((group) => `"${group}"`)
-      .join(', ')}); see npm run admin -- --help`,
+    `error: ${problem} (expected ${[...Object.keys(serviceOf), 'provision'].map((group) => `"${group}"`).join(', ')}); see npm run admin -- --help`,
   );
   process.exitCode = USAGE_ERROR;
+}
+
+/** `provision`: tools/provision's command line (docs/operations.md, "Provisioning"), bundled like a service's. */
+function runProvision(args) {
+  const scratchRoot = join(root, 'tmp', 'admin');
+  mkdirSync(scratchRoot, { recursive: true });
+  const scratch = mkdtempSync(join(scratchRoot, 'provision-'));
+  try {
+    const outfile = join(scratch, 'cli.cjs');
+    bundleEntry(root, { entryPoints: [join(root, 'tools', 'provision', 'src', 'cli-main.ts')], outfile });
+    return spawnSync(process.execPath, [outfile, ...args], { cwd: root, stdio: 'inherit' }).status ?? 1;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Runs `args` with the CLI of the service that owns `group`; returns its exit code. */

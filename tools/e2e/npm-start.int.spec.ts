@@ -1,5 +1,7 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, freePort, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 
@@ -87,8 +89,67 @@ describe('npm start', () => {
       expect(await (await fetch(`${internalUrl}/metrics`)).text()).toContain('http_requests_total');
     }
 
+    // Every service connects as its own user (docs/operations.md, "Provisioning"): none of the
+    // stack's connections to PostgreSQL, RabbitMQ or Redis uses the local administrator.
+    const users = await connectionUsersOf(child.pid!, run.databaseUrl);
+    expect(users.postgres.length).toBeGreaterThanOrEqual(4);
+    expect(users.rabbitmq.length).toBeGreaterThanOrEqual(4);
+    expect(users.redis.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(users.postgres)).toEqual(new Set(['auth', 'intake', 'routing', 'notifier'].map((service) => `${namespace}_${service}_app`)));
+    expect(new Set(users.rabbitmq)).toEqual(new Set(['gateway', 'intake', 'routing', 'notifier'].map((service) => `${namespace}_${service}`)));
+    expect(new Set(users.redis)).toEqual(new Set(['auth', 'web'].map((service) => `${namespace}_${service}`)));
+
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(output).toContain('[start]    stopped');
   }, 240_000);
 });
+
+/**
+ * The users the connections of the processes below `pid` log in as, found by their local ports
+ * (`ss`): PostgreSQL's from pg_stat_activity, RabbitMQ's from `rabbitmqctl list_connections`,
+ * Redis's from CLIENT LIST.
+ */
+async function connectionUsersOf(pid: number, databaseUrl: string): Promise<{ postgres: string[]; rabbitmq: string[]; redis: string[] }> {
+  const parents = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
+  const tree = new Set([pid]);
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const [child, parent] of parents) {
+      if (tree.has(parent) && !tree.has(child)) {
+        tree.add(child);
+        grown = true;
+      }
+    }
+  }
+  const portsTo = (serverPort: number) =>
+    execFileSync('ss', ['-tnpH', 'state', 'established', `dport = :${serverPort}`], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => [...line.matchAll(/pid=(\d+)/g)].some((match) => tree.has(Number(match[1]))))
+      .map((line) => Number(/^\S+\s+\S+\s+\S+:(\d+)\s/.exec(line)?.[1]));
+  const admin = new Client({ connectionString: databaseUrl });
+  await admin.connect();
+  const postgresPorts = portsTo(5432);
+  const { rows } = await admin.query<{ usename: string }>('SELECT usename FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [postgresPorts]);
+  await admin.end();
+  const brokerPorts = new Set(portsTo(5672));
+  const rabbitmq = execFileSync('rabbitmqctl', ['-q', 'list_connections', 'peer_port', 'user'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .filter(([port]) => brokerPorts.has(Number(port)))
+    .map(([, user]) => user!);
+  const redisPorts = new Set(portsTo(6379));
+  const redisAdmin = new Redis(testEnvironment().redisUrl, { lazyConnect: true });
+  await redisAdmin.connect();
+  const clients = String(await redisAdmin.call('CLIENT', 'LIST'));
+  redisAdmin.disconnect();
+  const redis = clients
+    .split('\n')
+    .filter((line) => redisPorts.has(Number(/ addr=\S+:(\d+) /.exec(line)?.[1])))
+    .map((line) => / user=(\S+)/.exec(line)?.[1] ?? '');
+  return { postgres: rows.map((row) => row.usename), rabbitmq, redis };
+}

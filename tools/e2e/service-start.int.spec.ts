@@ -22,7 +22,9 @@ describe('a service started before what it needs', () => {
 
   beforeAll(async () => {
     buildServices();
-    processes = await launchStack({ mode: 'processes', isolate: false, services: [], output: 'capture' });
+    // Each instance gets a namespace of its own below, so the stack is not provisioned for one: the
+    // services run on the local administrator here (what this file tests is how they wait).
+    processes = await launchStack({ mode: 'processes', isolate: false, provision: false, services: [], output: 'capture' });
   }, 180_000);
 
   afterAll(async () => {
@@ -51,7 +53,14 @@ describe('a service started before what it needs', () => {
       });
       expect(processes.isRunning('intake')).toBe(true);
 
-      auth = await launchStack({ mode: 'in-process', isolate: false, services: ['auth'], ports: 'configured', env: { ...env, LOG_LEVEL: 'silent' } });
+      auth = await launchStack({
+        mode: 'in-process',
+        isolate: false,
+        provision: false,
+        services: ['auth'],
+        ports: 'configured',
+        env: { ...env, LOG_LEVEL: 'silent' },
+      });
       await waitFor(async () => (await fetch(`http://127.0.0.1:${intakePort}/health/ready`).catch(() => undefined))?.status === 200, {
         timeoutMs: 30_000,
         what: 'intake to become ready',

@@ -323,7 +323,16 @@ describe('a notifier in production mode (private callback addresses refused)', (
   // re-pointed at the receiver on loopback (DNS rebinding).
   let address = '93.184.215.14';
   const notifier = notifierUnderTest(
-    { NODE_ENV: 'production', DATA_KEK: randomBytes(32).toString('base64'), WEBHOOK_RETRY_SCHEDULE: '' },
+    // The receiver is plain http: only the address guard is production's here.
+    // It connects as the local broker's administrator, so it declares the topology itself (in
+    // production provisioning does: AMQP_DECLARE_TOPOLOGY).
+    {
+      NODE_ENV: 'production',
+      DATA_KEK: randomBytes(32).toString('base64'),
+      WEBHOOK_REQUIRE_HTTPS: 'false',
+      WEBHOOK_RETRY_SCHEDULE: '',
+      AMQP_DECLARE_TOPOLOGY: 'true',
+    },
     { resolve: async () => [{ address, family: 4 }] },
   );
   const receiver = new WebhookReceiver();

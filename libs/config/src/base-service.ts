@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as env from './env-schemas';
+import { requiredInProduction } from './production-rule';
 
 /**
  * Variables every service reads, whatever else it speaks. Defaults point at the local services so
@@ -24,7 +25,11 @@ export const processEnv = {
 
 /** The broker block of every service that speaks over RabbitMQ. */
 export const amqpEnv = {
-  AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672', ['amqp:', 'amqps:']),
+  /** The broker and the service's credentials there; outside production the local broker as guest. */
+  AMQP_URL: requiredInProduction(
+    env.url('amqp://guest:guest@127.0.0.1:5672', ['amqp:', 'amqps:']),
+    "the RabbitMQ URL with the service's own user and password (amqps://user:password@host:5671)",
+  ),
   /** Prefix of every exchange and queue, so that test runs and stacks can share one broker. */
   AMQP_NAMESPACE: env.namespace('bedrequest'),
   /**
@@ -38,6 +43,14 @@ export const amqpEnv = {
   AMQP_DELIVERY_LIMIT: env.positiveInt(5),
   /** In-process tries again of a failing handler per delivery, with exponential backoff (≈16–31 s for 6). */
   AMQP_HANDLER_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
+  /**
+   * Whether the service declares the broker's exchanges and queues itself on every connection.
+   * Default: no in production, where provisioning declares them with administrator rights and the
+   * service's own broker user may not (docs/operations.md, "Provisioning"); yes in development and
+   * tests, for a service started alone on the local broker's administrator (the provisioned stacks
+   * say no).
+   */
+  AMQP_DECLARE_TOPOLOGY: env.optionalBool,
 };
 
 /** What a service on the message backbone reads: the process's variables and the broker's. */

@@ -28,9 +28,19 @@ export const bool = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((value) => ['true', '1', 'yes'].includes(value));
 
+/** A switch whose default depends on NODE_ENV: unset, it stays undefined and the service decides. */
+export const optionalBool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .optional()
+  .transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
+
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
 
-export const nodeEnv = z.enum(['development', 'test', 'production']).default('development');
+/**
+ * Unset means production: a deployment that forgets NODE_ENV gets the production guards rather than
+ * the development shortcuts. `npm start` and the other npm scripts ask for development themselves.
+ */
+export const nodeEnv = z.enum(['development', 'test', 'production']).default('production');
 
 /** A name safe to use as a prefix of broker objects, Redis keys and database names. */
 export const namespace = (fallback: string) =>

@@ -18,6 +18,12 @@ export interface BrokerOptions {
   /** Unacknowledged deliveries per consumer: the batch being handled plus the ones collecting. */
   prefetch: number;
   deliveryLimit: number;
+  /**
+   * Whether this connection declares the whole topology (an administrator's right). False where
+   * provisioning declared it and the service's broker user may not (docs/operations.md,
+   * "Provisioning"); default true (tests and tools on the local administrator).
+   */
+  declareTopology?: boolean;
   metrics?: Registry;
   /** A publish not confirmed within this time fails (the broker may still have it: see publish). */
   publishTimeoutMs?: number;
@@ -77,6 +83,7 @@ export class Broker {
       url: options.url,
       topology,
       deliveryLimit: options.deliveryLimit,
+      declareTopology: options.declareTopology ?? true,
       prefetch: options.prefetch,
       logger,
       reconnect: options.reconnect,
@@ -85,7 +92,7 @@ export class Broker {
     });
   }
 
-  /** Connects (retrying with backoff until the broker answers) and declares the topology. */
+  /** Connects (retrying with backoff until the broker answers) and declares the topology where it is asked to. */
   async start(): Promise<void> {
     await this.connection.open();
   }

@@ -14,6 +14,8 @@ export interface BrokerConnectionOptions {
   url: string;
   topology: BrokerTopology;
   deliveryLimit: number;
+  /** Declare the topology on every connection (see BrokerOptions.declareTopology). */
+  declareTopology: boolean;
   /** Unacknowledged deliveries per consumer of the consume channel. */
   prefetch: number;
   logger: Logger;
@@ -27,7 +29,7 @@ export interface BrokerConnectionOptions {
 /**
  * The connection to RabbitMQ. It connects and reconnects with exponential backoff (amqplib's own
  * recovery); on every connection it opens a confirm channel for publishing and a channel with a
- * bounded prefetch for consuming, declares the topology, and hands the channels to `onConnect`.
+ * bounded prefetch for consuming, declares the topology (unless provisioning did), and hands the channels to `onConnect`.
  */
 export class BrokerConnection {
   private recovering?: RecoveringChannelModel;
@@ -74,7 +76,7 @@ export class BrokerConnection {
     if (!coalesceWrites(model)) logger.warn('amqplib internals changed: frames are written one by one');
     const publishChannel = await model.createConfirmChannel();
     const consumeChannel = await model.createChannel();
-    await assertTopology(publishChannel, topology, deliveryLimit);
+    if (this.options.declareTopology) await assertTopology(publishChannel, topology, deliveryLimit);
     await consumeChannel.prefetch(prefetch);
     for (const channel of [publishChannel, consumeChannel]) {
       channel.on('error', (error: Error) => logger.error({ err: error.message }, 'broker channel error'));

@@ -10,7 +10,7 @@ import { Broker } from './broker';
  */
 export async function connectServiceBroker(
   config: Pick<BaseServiceConfig, 'AMQP_URL' | 'AMQP_NAMESPACE' | 'AMQP_PREFETCH' | 'AMQP_DELIVERY_LIMIT'> &
-    Partial<Pick<BaseServiceConfig, 'AMQP_HANDLER_RETRIES' | 'AMQP_BATCH_WINDOW_MS'>>,
+    Partial<Pick<BaseServiceConfig, 'AMQP_HANDLER_RETRIES' | 'AMQP_BATCH_WINDOW_MS' | 'AMQP_DECLARE_TOPOLOGY' | 'NODE_ENV'>>,
   dependencies: { logger: Logger; metrics: Registry },
 ): Promise<Broker> {
   const broker = new Broker({
@@ -20,6 +20,7 @@ export async function connectServiceBroker(
     logger: dependencies.logger,
     prefetch: config.AMQP_PREFETCH,
     deliveryLimit: config.AMQP_DELIVERY_LIMIT,
+    declareTopology: config.AMQP_DECLARE_TOPOLOGY ?? config.NODE_ENV !== 'production',
     metrics: dependencies.metrics,
     ...(config.AMQP_HANDLER_RETRIES === undefined ? {} : { handlerRetry: { retries: config.AMQP_HANDLER_RETRIES, minTimeoutMs: 250, maxTimeoutMs: 15_000 } }),
     ...(config.AMQP_BATCH_WINDOW_MS === undefined ? {} : { batch: { windowMs: config.AMQP_BATCH_WINDOW_MS } }),

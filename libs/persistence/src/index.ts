@@ -1,5 +1,5 @@
 export { ensureDatabase } from './ensure-database';
-export { applyMigrations, MigrationHistoryError, readMigrations, type Migration, type MigrationResult } from './migrations';
+export { applyMigrations, MigrationHistoryError, PendingMigrationError, readMigrations, type Migration, type MigrationResult } from './migrations';
 export { createPrismaAdapter, preparedStatementName } from './prisma-adapter';
 export { databaseIsReachable } from './readiness';
 export { findMigrationsDir, openServiceDatabase } from './service-database';

@@ -159,8 +159,15 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
         // Production seals data at rest only with a configured key-encryption key.
         DATA_KEK: randomBytes(32).toString('base64'),
         WEBHOOK_ALLOW_PRIVATE: 'false',
+        // The address guard is what is under test, and the redirector and canary speak plain http.
+        WEBHOOK_REQUIRE_HTTPS: 'false',
         AMQP_NAMESPACE: namespace,
         NOTIFIER_DB_SCHEMA: schema,
+        // A namespace and schema of its own, which the stack's provisioning did not make: it connects
+        // as the local administrator and declares its own topology.
+        DATABASE_URL: faults.stack.env.DATABASE_URL!,
+        AMQP_URL: faults.stack.env.AMQP_URL!,
+        AMQP_DECLARE_TOPOLOGY: 'true',
         DATABASE_POOL_SIZE: '3',
         // One attempt per event: each case is decided by exactly one attempt.
         WEBHOOK_RETRY_SCHEDULE: '',

@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Pool } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
+import {
+  provision,
+  provisionPlan,
+  provisionTargetOf,
+  removeProvisioned,
+  serviceEnvironment,
+  type ProvisionPlan,
+  type ProvisionTarget,
+  type ProvisionedService,
+} from '@bedrequest/provision';
 import { deleteBrokerTopology } from '@bedrequest/testing';
+import { root } from './child-process';
 
 /**
  * What every stack on one machine needs unless the environment says otherwise: a service client
@@ -32,8 +44,42 @@ export function isolatedEnvironment(namespace: string, redisKeyPrefix = ''): Rec
 /** The address the services of a local stack call each other from. */
 export const LOCAL_PROXY = '127.0.0.1';
 
-/** Removes what an isolated stack left behind: its broker objects and its services' schemas (its Redis keys go with the test run's prefix). */
-export async function removeNamespace(env: Record<string, string | undefined>): Promise<void> {
+/** The stack's principals and how each service connects as its own (docs/operations.md, "Provisioning"). */
+export interface ProvisionedStack {
+  readonly plan: ProvisionPlan;
+  /** One line per change provisioning made. */
+  readonly changes: string[];
+  /** A service's own credentials, as the variables it reads (none for a service without any). */
+  envOf(service: ProvisionedService): Record<string, string>;
+  /** Runs provisioning again, with the same plan. */
+  again(): Promise<void>;
+}
+
+/**
+ * Provisions the stack as an operator would, with the local administrator's connections the
+ * environment names (DATABASE_URL, AMQP_URL, REDIS_URL: the local `postgres`, guest on loopback,
+ * Redis's default user): a role, broker user and Redis user per service with passwords made up for
+ * this run. Each service then runs as its own user, and declares no topology (provisioning did).
+ */
+export async function provisionStack(env: Record<string, string>): Promise<ProvisionedStack> {
+  const target = provisionTarget(env);
+  const plan = provisionPlan(env, { generatePasswords: true });
+  const changes = await provision(plan, target);
+  return {
+    plan,
+    changes,
+    envOf: (service) => ({ ...serviceEnvironment(plan, service, target), AMQP_DECLARE_TOPOLOGY: 'false' }),
+    again: async () => void (await provision(plan, target)),
+  };
+}
+
+function provisionTarget(env: Record<string, string | undefined>): ProvisionTarget {
+  return provisionTargetOf(env, join(root, 'apps'));
+}
+
+/** Removes what an isolated stack left behind: its broker objects, its services' schemas, roles and users (its Redis keys go with the test run's prefix). */
+export async function removeNamespace(env: Record<string, string | undefined>, provisioned?: ProvisionedStack): Promise<void> {
+  if (provisioned) await removeProvisioned(provisioned.plan, provisionTarget(env)).catch(() => undefined);
   await deleteBrokerTopology(env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', declareTopology(env.AMQP_NAMESPACE ?? 'bedrequest')).catch(() => undefined);
   const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
   pool.on('error', () => undefined);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { freePort, uniqueName } from '@bedrequest/testing';
 import { adminProcess, spawnService, untilReady, type ServiceProcess } from './child-process';
-import { isolatedEnvironment, localDefaults, removeNamespace } from './environment';
+import { isolatedEnvironment, localDefaults, provisionStack, removeNamespace, type ProvisionedStack } from './environment';
 import { SERVICES, serviceEntry, type ServiceName } from './services';
 import type { InProcessRunner, Instance, InstanceOptions, LaunchOptions, StackMode } from './stack-types';
 
@@ -14,10 +14,21 @@ interface Running {
 
 const READY_TIMEOUT_MS = 90_000;
 
+/** The service whose command line each admin command is (tools/admin.mjs): it runs with that service's credentials. */
+const ADMIN_COMMANDS: Record<string, ServiceName | undefined> = {
+  clinic: 'routing',
+  user: 'auth',
+  audit: 'intake',
+  request: 'intake',
+  intake: 'intake',
+  notifier: 'notifier',
+};
+
 /** The one launcher of the whole stack, for every test tier, the fault suite, the benchmark and `npm start`. */
 export class Stack {
   private readonly running = new Map<string, Running>();
   private readonly launches = new Map<string, Running['launch']>();
+  private provisioned?: ProvisionedStack;
 
   private constructor(
     readonly mode: StackMode,
@@ -35,6 +46,7 @@ export class Stack {
     const services = options.services ?? SERVICES;
     const stack = new Stack(options.mode, env, options, inProcess);
     try {
+      if (options.provision !== false) stack.provisioned = await provisionStack(env);
       if (options.mode === 'in-process' && options.ports !== 'configured') await stack.startInOrder(services);
       else await stack.startTogether(services);
     } catch (error) {
@@ -117,6 +129,7 @@ export class Stack {
     this.launches.set(name, launch);
     const env: Record<string, string> = {
       ...this.env,
+      ...this.provisioned?.envOf(service),
       [entry.port.variable]: String(port),
       ...(entry.internalPort && internalPort !== undefined ? { [entry.internalPort.variable]: String(internalPort) } : {}),
       ...options.env,
@@ -178,9 +191,29 @@ export class Stack {
     );
   }
 
-  /** `npm run admin -- …argv` against this stack; its output, or a rejection with its one-line error. */
+  /** The stack's principals (docs/operations.md, "Provisioning"); undefined for a stack launched with `provision: false`. */
+  get plan(): ProvisionedStack['plan'] | undefined {
+    return this.provisioned?.plan;
+  }
+
+  /**
+   * Provisions the stack again with the same names and passwords, as an operator does after a
+   * server lost what it kept in memory (Redis's ACL users, when it restarts without an ACL file).
+   */
+  async provisionAgain(): Promise<void> {
+    if (this.provisioned) await this.provisioned.again();
+  }
+
+  /** What provisioning changed (one line each; empty for a stack launched with `provision: false`). */
+  get provisioning(): readonly string[] {
+    return this.provisioned?.changes ?? [];
+  }
+
+  /** `npm run admin -- …argv` against this stack, as the service the command belongs to; its output, or a rejection with its one-line error. */
   async admin(...argv: string[]): Promise<string> {
-    const { code, out, err } = this.inProcess && this.mode === 'in-process' ? await this.inProcess.admin(argv, this.env) : await adminProcess(argv, this.env);
+    const owner = ADMIN_COMMANDS[argv[0] ?? ''];
+    const env = { ...this.env, ...(owner ? this.provisioned?.envOf(owner) : {}) };
+    const { code, out, err } = this.inProcess && this.mode === 'in-process' ? await this.inProcess.admin(argv, env) : await adminProcess(argv, env);
     if (code !== 0) throw new Error(`npm run admin -- ${argv.slice(0, 2).join(' ')} exited ${code}: ${err.join(' ')}`);
     return out.join('\n');
   }
@@ -204,7 +237,7 @@ export class Stack {
    */
   async stop(): Promise<void> {
     for (const name of [...this.running.keys()].reverse()) await this.stopInstance(name).catch(() => undefined);
-    if (this.options.isolate !== false) await removeNamespace(this.env);
+    if (this.options.isolate !== false) await removeNamespace(this.env, this.provisioned);
   }
 
   private processOf(name: string): ServiceProcess {

@@ -19,6 +19,12 @@ export interface LaunchOptions {
    * given (`npm start`, the benchmark's own database).
    */
   readonly isolate?: string | false;
+  /**
+   * Provision the stack first (default): a database role, broker user and Redis user per service,
+   * made with the local administrator's connections, and each service runs as its own
+   * (docs/operations.md, "Provisioning"). False: every service uses the environment's connections.
+   */
+  readonly provision?: boolean;
   /** Which services to start (default: all six), in the order of services.json. */
   readonly services?: readonly ServiceName[];
   /** `free` (default): ports picked at start; `configured`: each service's variable, or its default (`npm start`). */

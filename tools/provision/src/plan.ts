@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AdmissionBundleSubmittedV1,
+  AdmissionResponseV1,
+  ClinicAnswerSubmittedV1,
+  ClinicRegistryChangedV1,
+  DocumentBundleSubmittedV1,
+  RequestDispatchedV1,
+  RequestErasedV1,
+  declareTopology,
+  type QueueKey,
+} from '@bedrequest/contracts';
+
+/**
+ * Who may do what, per service (docs/operations.md, "Provisioning"): which own a PostgreSQL schema,
+ * which speak over RabbitMQ (the queue each consumes and the routing keys each may publish), which
+ * keep state in Redis and under which key prefix. The one table provisioning, the stacks and the
+ * tests read.
+ */
+export const PRINCIPALS = {
+  auth: { database: 'AUTH_DB_SCHEMA', redis: 'auth:' },
+  intake: {
+    database: 'INTAKE_DB_SCHEMA',
+    broker: { consumes: 'intake', publishes: [RequestDispatchedV1, AdmissionResponseV1, RequestErasedV1], replies: true },
+  },
+  routing: { database: 'ROUTING_DB_SCHEMA', broker: { consumes: 'routing', publishes: [ClinicAnswerSubmittedV1, ClinicRegistryChangedV1] } },
+  notifier: { database: 'NOTIFIER_DB_SCHEMA', broker: { consumes: 'notifier', publishes: [] } },
+  gateway: { broker: { publishes: [AdmissionBundleSubmittedV1, DocumentBundleSubmittedV1, ClinicAnswerSubmittedV1] } },
+  web: { redis: 'web:' },
+} as const satisfies Record<string, Principal>;
+
+interface Principal {
+  /** The variable naming the service's schema (its default: the service's name). */
+  database?: 'AUTH_DB_SCHEMA' | 'INTAKE_DB_SCHEMA' | 'ROUTING_DB_SCHEMA' | 'NOTIFIER_DB_SCHEMA';
+  broker?: { consumes?: QueueKey; publishes: readonly { routingKey: string }[]; replies?: boolean };
+  /** Its keys, after REDIS_KEY_PREFIX. */
+  redis?: string;
+}
+
+export type ProvisionedService = keyof typeof PRINCIPALS;
+export const PROVISIONED_SERVICES = Object.keys(PRINCIPALS) as ProvisionedService[];
+
+export interface DatabasePrincipal {
+  service: ProvisionedService;
+  schema: string;
+  /** Owns the schema and everything in it; runs the migrations; never logs in. */
+  owner: string;
+  /** The service's own login: reads and writes the schema's tables, nothing else. */
+  app: string;
+  password: string;
+}
+
+export interface BrokerPrincipal {
+  service: ProvisionedService;
+  user: string;
+  password: string;
+  /** Regular expressions over resource names, as RabbitMQ's permissions take them. */
+  configure: string;
+  write: string;
+  read: string;
+  /** The routing keys it may publish to the events exchange (a topic permission). */
+  publish: string;
+}
+
+export interface RedisPrincipal {
+  service: ProvisionedService;
+  user: string;
+  password: string;
+  /** Every key it may touch starts with this. */
+  keyPrefix: string;
+}
+
+export interface ProvisionPlan {
+  namespace: string;
+  eventsExchange: string;
+  database: DatabasePrincipal[];
+  broker: BrokerPrincipal[];
+  redis: RedisPrincipal[];
+}
+
+/**
+ * The plan for one environment: names follow the namespace (`<namespace>_<service>_app`, …) so that
+ * stacks sharing a server never collide; passwords come from `<SERVICE>_DATABASE_PASSWORD`,
+ * `<SERVICE>_AMQP_PASSWORD` and `<SERVICE>_REDIS_PASSWORD`, or, where `generate` allows it (a local
+ * stack), are made up for this run.
+ */
+export function provisionPlan(env: Readonly<Record<string, string | undefined>>, options: { generatePasswords: boolean }): ProvisionPlan {
+  const namespace = env.AMQP_NAMESPACE ?? 'bedrequest';
+  const topology = declareTopology(namespace);
+  const missing: string[] = [];
+  const password = (service: string, kind: 'DATABASE' | 'AMQP' | 'REDIS') => {
+    const variable = `${service.toUpperCase()}_${kind}_PASSWORD`;
+    const given = env[variable];
+    if (given) return given;
+    if (!options.generatePasswords) missing.push(variable);
+    return randomBytes(24).toString('base64url');
+  };
+  const name = (service: string) => `${namespace}_${service}`;
+  const plan: ProvisionPlan = { namespace, eventsExchange: topology.eventsExchange, database: [], broker: [], redis: [] };
+  for (const service of PROVISIONED_SERVICES) {
+    const principal: Principal = PRINCIPALS[service];
+    if (principal.database) {
+      const schema = env[principal.database] ?? service;
+      plan.database.push({ service, schema, owner: `${name(service)}_owner`, app: `${name(service)}_app`, password: password(service, 'DATABASE') });
+    }
+    if (principal.broker) plan.broker.push({ service, user: name(service), password: password(service, 'AMQP'), ...brokerRights(topology, principal.broker) });
+    if (principal.redis) {
+      plan.redis.push({
+        service,
+        user: name(service),
+        password: password(service, 'REDIS'),
+        keyPrefix: `${env.REDIS_KEY_PREFIX ?? 'bedrequest:'}${principal.redis}`,
+      });
+    }
+  }
+  if (missing.length > 0) {
+    throw new Error(`passwords missing (one per principal, from the secret store):\n${missing.map((variable) => `  ${variable}`).join('\n')}`);
+  }
+  return plan;
+}
+
+/**
+ * A service's rights on the broker. Every one may declare, bind and read server-named exclusive
+ * queues (`amq.gen-…`: its broadcast listeners) and read the events exchange to bind them; it reads
+ * only its own queue, writes only to the events exchange (intake also to the default exchange, for
+ * its replies) and, there, only its own routing keys. The durable exchanges and queues are
+ * declared by provisioning: no service may configure them.
+ */
+function brokerRights(
+  topology: ReturnType<typeof declareTopology>,
+  broker: NonNullable<Principal['broker']>,
+): Pick<BrokerPrincipal, 'configure' | 'write' | 'read' | 'publish'> {
+  const exclusive = 'amq\\.gen-.*';
+  const events = escapeRegex(topology.eventsExchange);
+  const own = broker.consumes ? [escapeRegex(topology.queues[broker.consumes].name)] : [];
+  const keys = broker.publishes.map((definition) => escapeRegex(definition.routingKey));
+  return {
+    configure: `^${exclusive}$`,
+    write: `^(${[events, exclusive, ...(broker.replies ? ['amq\\.default'] : [])].join('|')})$`,
+    read: `^(${[events, exclusive, ...own].join('|')})$`,
+    publish: keys.length > 0 ? `^(${keys.join('|')})$` : '^$',
+  };
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+}
+
+/** The credentials a service connects with, as the variables it reads, on the servers of `admin`. */
+export function serviceEnvironment(plan: ProvisionPlan, service: ProvisionedService, admin: AdminUrls): Record<string, string> {
+  const env: Record<string, string> = {};
+  const withUser = (url: string, user: string, password: string) => {
+    const parsed = new URL(url);
+    parsed.username = encodeURIComponent(user);
+    parsed.password = encodeURIComponent(password);
+    return parsed.toString();
+  };
+  const database = plan.database.find((principal) => principal.service === service);
+  if (database) env.DATABASE_URL = withUser(admin.database, database.app, database.password);
+  const broker = plan.broker.find((principal) => principal.service === service);
+  if (broker) env.AMQP_URL = withUser(admin.amqp, broker.user, broker.password);
+  const redis = plan.redis.find((principal) => principal.service === service);
+  if (redis) env.REDIS_URL = withUser(admin.redis, redis.user, redis.password);
+  return env;
+}
+
+/** The administrator's connections provisioning uses (docs/operations.md, "Provisioning"). */
+export interface AdminUrls {
+  /** A role that may create roles and schemas (the local `postgres`), on the services' database. */
+  database: string;
+  /** A RabbitMQ administrator (guest on loopback, locally). */
+  amqp: string;
+  /** A Redis user that may run ACL SETUSER (the default user, locally). */
+  redis: string;
+}

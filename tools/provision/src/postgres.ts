@@ -1,0 +1,102 @@
+import { Client } from 'pg';
+import { applyMigrations, ensureDatabase, readMigrations } from '@bedrequest/persistence';
+import type { DatabasePrincipal } from './plan';
+
+/**
+ * Per service two roles (docs/operations.md, "Provisioning"): `<namespace>_<service>_owner` owns the
+ * schema and every object in it and runs the migrations (provisioning applies them with `SET ROLE`;
+ * it never logs in), `<namespace>_<service>_app` logs in and may read and write the schema's tables
+ * and use its sequences and functions, nothing more. It owns nothing, so it can neither change a
+ * table nor disable or drop a trigger (the audit trail's append-only one among them), and it has no
+ * right on any other service's schema. Idempotent: run again, it sets the passwords and grants anew.
+ */
+export async function provisionDatabase(
+  adminUrl: string,
+  principals: readonly DatabasePrincipal[],
+  migrationsDirOf: (service: string) => string,
+): Promise<string[]> {
+  await ensureDatabase(adminUrl);
+  const changes: string[] = [];
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (const principal of principals) {
+      const owner = client.escapeIdentifier(principal.owner);
+      const app = client.escapeIdentifier(principal.app);
+      const schema = client.escapeIdentifier(principal.schema);
+      // Both made without login; the runtime role gets its login and password below.
+      for (const role of [principal.owner, principal.app]) {
+        const { rowCount } = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+        if (!rowCount) {
+          await client.query(`CREATE ROLE ${client.escapeIdentifier(role)} NOLOGIN`);
+          changes.push(`PostgreSQL: role ${role} created`);
+        }
+      }
+      await client.query(`ALTER ROLE ${app} LOGIN PASSWORD ${client.escapeLiteral(principal.password)}`);
+      // A provisioning role that is not a superuser (a managed database's administrator) must be a
+      // member of the owner to act as it.
+      await client.query(`GRANT ${owner} TO CURRENT_USER`).catch(() => undefined);
+      const { rowCount: schemaExists } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [principal.schema]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema} AUTHORIZATION ${owner}`);
+      if (!schemaExists) changes.push(`PostgreSQL: schema ${principal.schema} created, owned by ${principal.owner}`);
+      changes.push(...(await handOver(client, principal)));
+      await client.query(`GRANT USAGE ON SCHEMA ${schema} TO ${app}`);
+      // What the owner creates later (each migration) is the runtime role's to use as well.
+      await client.query(`ALTER DEFAULT PRIVILEGES FOR ROLE ${owner} IN SCHEMA ${schema} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${app}`);
+      await client.query(`ALTER DEFAULT PRIVILEGES FOR ROLE ${owner} IN SCHEMA ${schema} GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO ${app}`);
+      const result = await applyMigrations({
+        databaseUrl: adminUrl,
+        schema: principal.schema,
+        migrations: readMigrations(migrationsDirOf(principal.service)),
+        role: principal.owner,
+      });
+      for (const name of result.applied) changes.push(`PostgreSQL: schema ${principal.schema}: migration ${name} applied`);
+      await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${app}`);
+      await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${app}`);
+    }
+  } finally {
+    await client.end();
+  }
+  return changes;
+}
+
+/**
+ * Gives the owner role what another role created in the schema (a development schema from before
+ * provisioning, migrated by the superuser), so that the runtime role's rights and the owner's
+ * migrations apply to it as to the rest.
+ */
+async function handOver(client: Client, principal: DatabasePrincipal): Promise<string[]> {
+  const owner = client.escapeIdentifier(principal.owner);
+  const { rows } = await client.query<{ statement: string }>(
+    `SELECT format('ALTER TABLE %I.%I OWNER TO ', n.nspname, c.relname) AS statement
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm') AND pg_get_userbyid(c.relowner) <> $2
+     UNION ALL
+     SELECT format('ALTER FUNCTION %I.%I(%s) OWNER TO ', n.nspname, p.proname, pg_get_function_identity_arguments(p.oid))
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = $1 AND pg_get_userbyid(p.proowner) <> $2`,
+    [principal.schema, principal.owner],
+  );
+  for (const { statement } of rows) await client.query(statement + owner);
+  return rows.length > 0 ? [`PostgreSQL: ${rows.length} objects of schema ${principal.schema} handed over to ${principal.owner}`] : [];
+}
+
+/** Removes the schemas and roles of `principals` (an isolated stack's, when it stops). */
+export async function removeDatabasePrincipals(adminUrl: string, principals: readonly DatabasePrincipal[]): Promise<void> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (const principal of principals) {
+      await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(principal.schema)} CASCADE`);
+      for (const role of [principal.app, principal.owner]) {
+        const { rowCount } = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+        if (!rowCount) continue;
+        // Its default privileges and grants go first; a role that still holds any cannot be dropped.
+        await client.query(`DROP OWNED BY ${client.escapeIdentifier(role)}`);
+        await client.query(`DROP ROLE ${client.escapeIdentifier(role)}`);
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
