@@ -26,11 +26,13 @@ const USAGE_ERROR = 2;
 
 const args = process.argv.slice(2);
 if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
-  // Each service's usage text, a blank line between them.
+  // Each service's usage text, then provisioning's, a blank line between them.
   const codes = Object.keys(serviceOf).map((group, index) => {
     if (index > 0) console.log('');
     return runCli(group, [group, '--help']);
   });
+  console.log('');
+  codes.push(runProvision(['provision', '--help']));
   process.exitCode = Math.max(...codes);
 } else if (Object.hasOwn(serviceOf, args[0] ?? '')) {
   process.exitCode = runCli(args[0], args);

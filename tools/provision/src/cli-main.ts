@@ -10,8 +10,8 @@ Creates or updates, for the namespace AMQP_NAMESPACE (default bedrequest): per s
 owner role (owns the schema, runs the migrations) and runtime role, a RabbitMQ user with permissions on
 its own queue and routing keys, a Redis ACL user for its key prefix; the broker's exchanges and queues;
 the schemas' migrations. Administrator connections: PROVISION_DATABASE_URL, PROVISION_AMQP_URL,
-PROVISION_REDIS_URL (else DATABASE_URL, AMQP_URL, REDIS_URL, else the local defaults) and the broker
-machine's rabbitmqctl (RABBITMQCTL). The services' passwords: <SERVICE>_DATABASE_PASSWORD,
+PROVISION_REDIS_URL (else DATABASE_URL, AMQP_URL, REDIS_URL, else the local defaults), and the broker's
+management API (PROVISION_RABBITMQ_API_URL) or, without it, the broker machine's rabbitmqctl (RABBITMQCTL). The services' passwords: <SERVICE>_DATABASE_PASSWORD,
 <SERVICE>_AMQP_PASSWORD and <SERVICE>_REDIS_PASSWORD, the same the services are given. Also read:
 AUTH_DB_SCHEMA, INTAKE_DB_SCHEMA, ROUTING_DB_SCHEMA, NOTIFIER_DB_SCHEMA, REDIS_KEY_PREFIX, AMQP_DELIVERY_LIMIT.`;
 
