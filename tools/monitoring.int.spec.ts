@@ -51,13 +51,22 @@ describe('the alert rules', () => {
 
     it('name only metrics the services export', async () => {
       const exported = new Set<string>();
+      const gaugeValues = new Map<string, number>();
       for (const instance of stack!.instances()) {
-        const text = await (await fetch(`${instance.probeUrl}/metrics`)).text();
-        for (const match of text.matchAll(/^# TYPE (\S+) /gm)) exported.add(match[1]!);
+        const response = await fetch(`${instance.probeUrl}/metrics`);
+        expect({ instance: instance.name, status: response.status }).toEqual({ instance: instance.name, status: 200 });
+        const text = await response.text();
+        for (const match of text.matchAll(/^# TYPE (\S+) (\S+)/gm)) {
+          exported.add(match[1]!);
+          // A gauge read when scraped (the outbox's age, the due deliveries) must have read a value.
+          const sample = match[2] === 'gauge' ? new RegExp(`^${match[1]}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text) : null;
+          if (sample) gaugeValues.set(match[1]!, Number(sample[1]));
+        }
       }
       const named = metricsNamedIn('alerts.yml');
-      expect(named.length).toBeGreaterThanOrEqual(5);
+      expect(named.length).toBeGreaterThanOrEqual(7);
       expect(named.filter((name) => !exported.has(name))).toEqual([]);
+      expect({ outbox: gaugeValues.get('outbox_oldest_message_age_seconds'), due: gaugeValues.get('webhook_deliveries_due') }).toEqual({ outbox: 0, due: 0 });
     });
   });
 });

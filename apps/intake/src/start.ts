@@ -62,6 +62,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
       broker,
       logger,
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+      metrics: registry,
     });
     lifecycle.onStop('outbox relay', stopRelay);
 

@@ -74,7 +74,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       events: new EventRepository(prisma, tables, stored),
       sender,
       policy: new RetryPolicy(config.WEBHOOK_RETRY_SCHEDULE),
-      metrics: deliveryMetrics(registry),
+      metrics: deliveryMetrics(registry, () => deliveries.countDue()),
       logger,
       timeoutMs: config.WEBHOOK_TIMEOUT,
       concurrency: config.WEBHOOK_CONCURRENCY,

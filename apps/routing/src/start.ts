@@ -38,6 +38,7 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
       broker,
       logger,
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+      metrics: registry,
     });
     lifecycle.onStop('outbox relay', stopRelay);
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { Client } from 'pg';
+import { Gauge, type Registry } from 'prom-client';
 import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf, type TypedEnvelope } from '@bedrequest/contracts';
 import type { Broker } from './broker';
 import { WakeUpLoop } from './wake-up-loop';
@@ -152,12 +153,46 @@ export class OutboxRelay {
   }
 }
 
-/** The outbox relay of a service, started. `stop` stops it and gives its lock back. */
-export function startOutboxRelay(options: { databaseUrl: string; schema: string; broker: Broker; logger: Logger; pollIntervalMs: number }): {
+/**
+ * The outbox relay of a service, started. `stop` stops it and gives its lock back. With `metrics`,
+ * the age of the oldest message still in the outbox is a gauge (`outbox_oldest_message_age_seconds`,
+ * 0 when empty), read when scraped: a relay that cannot publish lets it grow (deploy/monitoring).
+ */
+export function startOutboxRelay(options: {
+  databaseUrl: string;
+  schema: string;
+  broker: Broker;
+  logger: Logger;
+  pollIntervalMs: number;
+  metrics?: Registry;
+}): {
   relay: OutboxRelay;
   stop(): Promise<void>;
 } {
   const relay = new OutboxRelay(options);
   relay.start();
+  if (options.metrics) {
+    const { databaseUrl, schema, logger } = options;
+    new Gauge({
+      name: 'outbox_oldest_message_age_seconds',
+      help: 'Age of the oldest message in the outbox not yet published and deleted (0: empty)',
+      registers: [options.metrics],
+      async collect() {
+        const client = new Client({ connectionString: databaseUrl });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          const { rows } = await client.query<{ age: number }>(
+            `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM "${schema}".outbox_message`,
+          );
+          this.set(rows[0]?.age ?? 0);
+        } catch (error) {
+          logger.warn({ err: (error as Error).message }, 'outbox age could not be read for the metrics');
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      },
+    });
+  }
   return { relay, stop: () => relay.stop() };
 }

@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface DeliveryMetrics {
   attempted: Counter;
@@ -7,9 +7,24 @@ export interface DeliveryMetrics {
   subscriptionsDisabled: Counter;
 }
 
-/** Prometheus counters of webhook delivery, registered in the service's registry. */
-export function deliveryMetrics(registry: Registry): DeliveryMetrics {
+/**
+ * Prometheus counters of webhook delivery, registered in the service's registry, and the gauge of
+ * deliveries due now (`countDue`, read when scraped): the backlog that grows while receivers are slow
+ * even though the notifier's queue stays near empty (deploy/monitoring).
+ */
+export function deliveryMetrics(registry: Registry, countDue?: () => Promise<number>): DeliveryMetrics {
   const registers = [registry];
+  if (countDue) {
+    new Gauge({
+      name: 'webhook_deliveries_due',
+      help: 'Webhook deliveries due now and not taken by a worker yet',
+      registers,
+      async collect() {
+        // The database down: NaN (unknown), and /metrics still answers (readiness says why).
+        this.set(await countDue().catch(() => Number.NaN));
+      },
+    });
+  }
   return {
     attempted: new Counter({ name: 'webhook_deliveries_attempted_total', help: 'Webhook delivery attempts started', registers }),
     succeeded: new Counter({ name: 'webhook_deliveries_succeeded_total', help: 'Webhook delivery attempts answered with 2xx', registers }),

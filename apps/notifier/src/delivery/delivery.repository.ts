@@ -38,6 +38,12 @@ export class DeliveryRepository {
     private readonly fields: ProtectedFields,
   ) {}
 
+  /** How many deliveries are due now (the claim rule's `isDue`): the backlog the workers have not taken yet. */
+  async countDue(): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<{ due: number }[]>`SELECT count(*)::int AS due FROM ${this.tables.delivery} d WHERE ${isDue('d')}`;
+    return row?.due ?? 0;
+  }
+
   /**
    * Claims up to `limit` deliveries the claim rule allows (claim-rule.ts), oldest due first, for
    * `leaseMs`. Several processes claim concurrently: SKIP LOCKED lets each pass over rows another
