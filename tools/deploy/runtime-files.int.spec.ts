@@ -1,12 +1,13 @@
 // Each service's image, assembled as the Dockerfile assembles it: the bundle (dist/apps/<service>,
 // from `nx run <service>:build`), tools/docker/healthcheck.cjs and a node_modules, but a node_modules
 // holding only the packages the bundle requires and their production dependencies
-// (runtime-files.mjs), not the whole of it after `npm prune --omit=dev` as the Dockerfile copies today.
+// (runtime-files.mjs, which the Dockerfile's build stage runs), not the whole of it after
+// `npm prune --omit=dev` as every image held before.
 // Each is put in a folder of its own outside the repository, where nothing resolves from the
 // repository's node_modules, and started there as the image's CMD starts it; all six together, so
 // that intake, routing and the gateway find auth and each other as in a deployment. Each must answer
-// its probes, and the image's HEALTHCHECK must pass. The sizes are logged: what each image holds
-// today and what its service needs.
+// its probes, and the image's HEALTHCHECK must pass. The sizes are logged: what every image held
+// before and what its service needs.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { declareTopology } from '@bedrequest/contracts';
+import { PRINCIPALS, provisionPlan, removeProvisioned } from '@bedrequest/provision';
 import { SERVICES, buildServices, isolatedEnvironment, root, serviceEntry, type ServiceName } from '@bedrequest/stack';
 import { deleteBrokerTopology, freePort, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { packageClosure, requiredPackages, sizeOfFolders } from './runtime-files.mjs';
@@ -125,7 +127,7 @@ describe('each service runs from its own runtime files', () => {
     if (base) rmSync(base, { recursive: true, force: true });
   }, 30_000);
 
-  /** Service | bundle | node_modules today | its own packages, in MiB (and packages). */
+  /** Service | bundle | pruned node_modules | its own packages, in MiB (and packages). */
   function logSizes(): void {
     const today = `${mib(sizeOfFolders(root, pruned))} (${pruned.length})`;
     const rows = SERVICES.map((service) => images.get(service)!).map((image) => [
@@ -134,7 +136,7 @@ describe('each service runs from its own runtime files', () => {
       today,
       `${mib(sizeOfFolders(image.folder, image.packages))} (${image.packages.length})`,
     ]);
-    const table = [['service', 'bundle', 'node_modules today', 'own packages'], ...rows];
+    const table = [['service', 'bundle', 'pruned node_modules', 'own packages'], ...rows];
     const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
     console.log(
       ['Runtime files per image, MiB (packages):', ...table.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  '))].join('\n'),
@@ -145,6 +147,9 @@ describe('each service runs from its own runtime files', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     expect(dockerfile).toContain('COPY --from=build /repo/dist/apps/${SERVICE} ./');
     expect(dockerfile).toContain('COPY tools/docker/healthcheck.cjs ./healthcheck.cjs');
+    expect(dockerfile).toContain('node tools/deploy/runtime-files.mjs dist/*/${SERVICE}/main.cjs /runtime');
+    expect(dockerfile).toContain('COPY --from=build /runtime/node_modules ./node_modules');
+    expect(dockerfile).not.toContain('COPY --from=build /repo/node_modules');
     expect(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!)).toEqual(['node', ...NODE_ARGUMENTS]);
   });
 
@@ -182,6 +187,60 @@ describe('each service runs from its own runtime files', () => {
     const healthcheck = spawnSync(process.execPath, ['healthcheck.cjs'], { cwd: image.folder, env: image.env });
     expect(healthcheck.status).toBe(0);
   });
+});
+
+describe('the provisioning job runs from its own runtime files', () => {
+  const run = testEnvironment();
+  const namespace = uniqueName('runtimeprov');
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const provisionStage = dockerfile.slice(dockerfile.indexOf('AS provision'), dockerfile.indexOf('AS missing-image'));
+  let folder: string;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    ...isolatedEnvironment(namespace, run.redisKeyPrefix),
+    PROVISION_DATABASE_URL: run.databaseUrl,
+    PROVISION_AMQP_URL: run.amqpUrl,
+    PROVISION_REDIS_URL: run.redisUrl,
+  };
+  // The passwords, as the secret store would give them (the image's NODE_ENV is production).
+  for (const [service, principal] of Object.entries(PRINCIPALS)) {
+    for (const [kind, variable] of [
+      ['database', 'DATABASE'],
+      ['broker', 'AMQP'],
+      ['redis', 'REDIS'],
+    ] as const) {
+      if (kind in principal) env[`${service.toUpperCase()}_${variable}_PASSWORD`] = randomBytes(16).toString('hex');
+    }
+  }
+
+  beforeAll(async () => {
+    buildServices();
+    folder = mkdtempSync(join(tmpdir(), 'bedrequest-runtime-provision-'));
+    // COPY --from=build /repo/dist/tools/provision ./ and the migrations the stage copies.
+    cpSync(join(root, 'dist', 'tools', 'provision'), folder, { recursive: true, dereference: true });
+    for (const [, migrations] of provisionStage.matchAll(/^COPY (apps\/\w+\/prisma\/migrations) /gm)) {
+      cpSync(join(root, migrations!), join(folder, migrations!), { recursive: true });
+    }
+    await promisify(execFile)(process.execPath, [join('tools', 'deploy', 'runtime-files.mjs'), join('dist', 'tools', 'provision', 'main.cjs'), folder], {
+      cwd: root,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    const plan = provisionPlan(env, { generatePasswords: false });
+    await removeProvisioned(plan, { database: run.databaseUrl, redis: run.redisUrl, rabbitmqctl: 'rabbitmqctl' }).catch(() => undefined);
+    await deleteBrokerTopology(run.amqpUrl, declareTopology(namespace)).catch(() => undefined);
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  }, 60_000);
+
+  it("provisions every service's schema with the stage's CMD, in production", async () => {
+    const command = JSON.parse(/^CMD (\[.*\])$/m.exec(provisionStage)![1]!) as string[];
+    expect(command[0]).toBe('node');
+    const { stdout } = await promisify(execFile)(process.execPath, command.slice(1), { cwd: folder, env: { ...env, HOME: folder } });
+    for (const service of ['auth', 'intake', 'routing', 'notifier']) {
+      expect(stdout).toContain(`PostgreSQL: schema ${env[`${service.toUpperCase()}_DB_SCHEMA`]}: migration 0001_baseline applied`);
+    }
+  }, 120_000);
 });
 
 /** The files of `service`'s image in `folder`, as the Dockerfile puts them in /app. */
