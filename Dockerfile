@@ -13,11 +13,12 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 COPY . .
 ARG SERVICE
-# Only the packages this SERVICE's bundle requires, with their production dependencies
-# (tools/deploy/runtime-files.mjs: 17-20 MiB per service instead of the whole node_modules).
+# Only the packages this SERVICE's bundles require (the service's main.cjs and, for auth, intake,
+# routing and the notifier, cli-main.cjs: their part of the admin command line), with their
+# production dependencies (tools/deploy/runtime-files.mjs: 17-20 MiB instead of all node_modules).
 RUN npx nx run ${SERVICE}:build --outputStyle=static \
  && npm prune --omit=dev \
- && node tools/deploy/runtime-files.mjs dist/*/${SERVICE}/main.cjs /runtime
+ && node tools/deploy/runtime-files.mjs dist/*/${SERVICE}/*.cjs /runtime
 
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE

@@ -10,7 +10,7 @@
 // before and what its service needs.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -103,7 +103,7 @@ describe('each service runs from its own runtime files', () => {
         images.set(service, {
           service,
           folder,
-          packages: packageClosure(root, requiredPackages(join(folder, 'main.cjs'))),
+          packages: packageClosure(root, [...new Set(bundlesOf(folder).flatMap((bundle) => requiredPackages(join(folder, bundle))))]),
           probePort: internalPort ?? port,
           // The folder alone: no NODE_PATH, and HOME there, so that not even ~/.node_modules is searched.
           env: { ...env, SERVICE: service, HOME: folder },
@@ -147,10 +147,21 @@ describe('each service runs from its own runtime files', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     expect(dockerfile).toContain('COPY --from=build /repo/dist/apps/${SERVICE} ./');
     expect(dockerfile).toContain('COPY tools/docker/healthcheck.cjs ./healthcheck.cjs');
-    expect(dockerfile).toContain('node tools/deploy/runtime-files.mjs dist/*/${SERVICE}/main.cjs /runtime');
+    expect(dockerfile).toContain('node tools/deploy/runtime-files.mjs dist/*/${SERVICE}/*.cjs /runtime');
     expect(dockerfile).toContain('COPY --from=build /runtime/node_modules ./node_modules');
     expect(dockerfile).not.toContain('COPY --from=build /repo/node_modules');
     expect(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!)).toEqual(['node', ...NODE_ARGUMENTS]);
+  });
+
+  it.each([
+    ['auth', 'user list'],
+    ['routing', 'clinic list'],
+    ['intake', 'intake keys'],
+    ['notifier', 'notifier keys'],
+  ] as const)("%s's admin command line runs in its image (kubectl exec … node cli-main.cjs %s)", async (service, command) => {
+    const image = images.get(service)!;
+    const run = promisify(execFile)(process.execPath, ['cli-main.cjs', ...command.split(' ')], { cwd: image.folder, env: image.env });
+    await expect(run).resolves.toEqual(expect.objectContaining({ stderr: '' }));
   });
 
   it('the folders lie outside the repository, with no node_modules above them', () => {
@@ -249,7 +260,14 @@ async function assemble(service: ServiceName, folder: string): Promise<void> {
   cpSync(join(root, 'dist', 'apps', service), folder, { recursive: true, dereference: true });
   cpSync(join(root, 'tools', 'docker', 'healthcheck.cjs'), join(folder, 'healthcheck.cjs'));
   // Its own node_modules, by the command the Docker build stage would run.
-  await promisify(execFile)(process.execPath, [join('tools', 'deploy', 'runtime-files.mjs'), join('dist', 'apps', service, 'main.cjs'), folder], { cwd: root });
+  const bundles = bundlesOf(join(root, 'dist', 'apps', service)).map((bundle) => join('dist', 'apps', service, bundle));
+  await promisify(execFile)(process.execPath, [join('tools', 'deploy', 'runtime-files.mjs'), ...bundles, folder], { cwd: root });
+}
+
+// The bundles in a service's build output (the Dockerfile's `dist/<apps>/${SERVICE}/<bundle>.cjs`):
+// main.cjs, and cli-main.cjs where the service has part of the admin command line.
+function bundlesOf(folder: string): string[] {
+  return readdirSync(folder).filter((name) => name.endsWith('.cjs'));
 }
 
 /** SIGTERM, as `docker stop` sends it; SIGKILL after 10 s. */

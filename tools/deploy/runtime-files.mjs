@@ -6,9 +6,9 @@
 // client, is bundled: no bundle requires @prisma/client). tools/deploy/runtime-files.int.spec.ts
 // starts each service from its bundle and these packages alone.
 //
-//   node tools/deploy/runtime-files.mjs dist/apps/gateway/main.cjs /runtime
-// copies the gateway's packages to /runtime/node_modules (for the Docker build stage, after
-// `npm prune --omit=dev`).
+//   node tools/deploy/runtime-files.mjs dist/apps/routing/main.cjs dist/apps/routing/cli-main.cjs /runtime
+// copies the packages of routing's service and admin command line to /runtime/node_modules (the
+// Docker build stage runs it, after `npm prune --omit=dev`, for every bundle of the SERVICE).
 import { cpSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -93,14 +93,16 @@ export function sizeOfFolders(root, folders) {
 }
 
 if (process.argv[1]?.endsWith('runtime-files.mjs')) {
-  const [bundle, destination] = process.argv.slice(2);
-  if (!bundle || !destination) {
-    console.error('usage: node tools/deploy/runtime-files.mjs <bundle, e.g. dist/apps/gateway/main.cjs> <destination: node_modules goes there>');
+  const bundles = process.argv.slice(2, -1);
+  const destination = process.argv.at(-1);
+  if (bundles.length === 0) {
+    console.error('usage: node tools/deploy/runtime-files.mjs <bundle, e.g. dist/apps/gateway/main.cjs>... <destination: node_modules goes there>');
     process.exit(2);
   }
   const root = resolve(dirname(process.argv[1]), '..', '..');
-  const folders = packageClosure(root, requiredPackages(resolve(bundle)));
+  const names = [...new Set(bundles.flatMap((bundle) => requiredPackages(resolve(bundle))))];
+  const folders = packageClosure(root, names);
   copyPackages(root, folders, resolve(destination));
   const mib = (sizeOfFolders(root, folders) / 2 ** 20).toFixed(1);
-  console.log(`${bundle}: ${folders.length} packages, ${mib} MiB in ${join(destination, 'node_modules')}`);
+  console.log(`${bundles.join(', ')}: ${folders.length} packages, ${mib} MiB in ${join(destination, 'node_modules')}`);
 }

@@ -4,6 +4,7 @@
 // of it, each clinic only its own access and another referrer nothing, and the chain verifies.
 // Every AuditEvent answered passes the outside FHIR validator (stack.api checks every FHIR JSON
 // answer). End-to-end tests live outside the apps, so no app imports another.
+import { userInfo } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { AuditEvent, Bundle, OperationOutcome, Task } from '@medplum/fhirtypes';
 import { loadConfig } from '@bedrequest/config';
@@ -45,12 +46,12 @@ describe('the audit trail through the gateway', () => {
     expect(answer.headers.get('cache-control')).toBe('no-store');
     return (answer.body.entry ?? []).map((entry) => entry.resource as AuditEvent);
   };
-  const cli = async (argv: string[]) => {
+  const cli = async (argv: string[], env: Record<string, string> = {}) => {
     const out: string[] = [];
     const err: string[] = [];
     const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
     const code = await group.run(argv, {
-      open: () => openIntakeServices(loadConfig(IntakeCliConfig, stack.env)),
+      open: () => openIntakeServices(loadConfig(IntakeCliConfig, { ...stack.env, ...env })),
       out: (line) => out.push(line),
       err: (line) => err.push(line),
     });
@@ -204,9 +205,13 @@ describe('the audit trail through the gateway', () => {
     const exported = await cli(['request', 'export', '--identifier', identifier]);
     expect(exported).toMatchObject({ code: 0, err: '' });
     expect(JSON.parse(exported.out)).toMatchObject({ resourceType: 'Bundle' });
-
     const events = await eventsOf(`entity=${encodeURIComponent(identifier)}&_count=100`, referrer);
-    expect(summaryOf(events.at(-1)!)).toMatchObject({ action: 'R', subtype: 'vread', role: 'administrator' });
+    expect(summaryOf(events.at(-1)!)).toMatchObject({ action: 'R', subtype: 'vread', role: 'administrator', user: userInfo().username });
+
+    // ADMIN_OPERATOR names the operator where the process's login cannot (kubectl exec in a pod).
+    expect(await cli(['request', 'export', '--identifier', identifier], { ADMIN_OPERATOR: 'ops-alice' })).toMatchObject({ code: 0 });
+    const after = await eventsOf(`entity=${encodeURIComponent(identifier)}&_count=100`, referrer);
+    expect(summaryOf(after.at(-1)!)).toMatchObject({ role: 'administrator', user: 'ops-alice' });
 
     expect(await cli(['audit', 'verify'])).toMatchObject({
       code: 0,

@@ -8,7 +8,16 @@ import { ANY_ROLE, ServiceTokenSource, createTokenVerifier, principalOf, remoteS
 // middleware and error answers. End-to-end tests live outside the apps, so no app imports another.
 import { errorHandler } from '../../apps/gateway/src/http-errors';
 import { authTokenClient, tokenProxyRouter } from '../../apps/gateway/src/token/token-proxy.router';
-import { TEST_SERVICE_CLIENT_SECRET, clinicUser, login, postJson, referrer, startTestAuth, type TestAuth } from '../../apps/auth/src/testing/auth-harness';
+import {
+  TEST_SERVICE_CLIENT_SECRET,
+  clinicUser,
+  login,
+  postJson,
+  referrer,
+  startTestAuth,
+  testAuthConfig,
+  type TestAuth,
+} from '../../apps/auth/src/testing/auth-harness';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -224,6 +233,24 @@ describe('signing key rotation', () => {
         expect(refused.status).toBe(401);
         expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /);
       }
+    });
+
+    it('takes the other secret of a rotation too, while SERVICE_CLIENT_ACCEPTED_SECRETS names it', async () => {
+      const next = 'next-service-client-secret-0123456789abcdef';
+      expect((await fetchToken('intake', next)).status).toBe(401);
+      const rotating = await startTestAuth({ SERVICE_CLIENT_SECRET: next, SERVICE_CLIENT_ACCEPTED_SECRETS: TEST_SERVICE_CLIENT_SECRET });
+      try {
+        for (const secret of [next, TEST_SERVICE_CLIENT_SECRET]) {
+          const issued = await fetch(`${rotating.url}/internal/service-tokens`, {
+            method: 'POST',
+            headers: { authorization: `Basic ${Buffer.from(`intake:${secret}`).toString('base64')}` },
+          });
+          expect(issued.status).toBe(200);
+        }
+      } finally {
+        await rotating.stop();
+      }
+      expect(() => testAuthConfig({ SERVICE_CLIENT_ACCEPTED_SECRETS: 'short' })).toThrow(/SERVICE_CLIENT_ACCEPTED_SECRETS/);
     });
 
     it('makes a token the internal APIs take as the service, and the public API refuses', async () => {

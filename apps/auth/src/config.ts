@@ -41,6 +41,19 @@ export const AuthConfig = configSchema({
   AUTH_AUDIENCE: tokenEnv.AUTH_AUDIENCE,
   /** What the services present for their service tokens (POST /internal/service-tokens). */
   ...serviceClientEnv,
+  /**
+   * Further service client secrets auth takes besides SERVICE_CLIENT_SECRET, comma-separated: the
+   * other one of a rotation (docs/operations.md, "Rotating keys and secrets"), so that services
+   * holding the old secret and those holding the new one both get tokens while they are replaced.
+   */
+  SERVICE_CLIENT_ACCEPTED_SECRETS: optional
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((secret) => secret.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().min(32, 'each must be at least 32 characters, as SERVICE_CLIENT_SECRET'))),
   /** Lifetime of a refresh token; each refresh issues a new one with the full lifetime (30 days). */
   AUTH_REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
   /** Failed logins per username within the window before 429 (brute force on one account). */

@@ -63,7 +63,7 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });
-    app.use('/internal', serviceTokenRouter(serviceTokens, config.SERVICE_CLIENT_SECRET));
+    app.use('/internal', serviceTokenRouter(serviceTokens, [config.SERVICE_CLIENT_SECRET, ...config.SERVICE_CLIENT_ACCEPTED_SECRETS]));
     app.use(jsonErrorHandler(logger));
     return serveHttp(context, app, { host: config.HOST, port: config.AUTH_PORT });
   });

@@ -16,6 +16,8 @@ interface IntakeCliServices {
   audit: AuditTrail;
   exports: RequestExport;
   erasure: RequestErasureRepository;
+  /** Who the audit trail records for an export or erasure (IntakeCliConfig.ADMIN_OPERATOR). */
+  operator: string;
 }
 
 type Context = CommandContext<IntakeCliServices>;
@@ -59,14 +61,15 @@ export const AUDIT_CLI = new CommandLine<IntakeCliServices>({
 export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
   program: 'npm run admin --',
   group: 'request',
-  summary: `Admission requests (intake). ${SUMMARY}`,
+  summary:
+    'Admission requests (intake). Reads DATABASE_URL, INTAKE_DB_SCHEMA, DATA_KEK, DATA_KEK_ID, DATA_PREVIOUS_KEKS and ADMIN_OPERATOR (who the audit trail names; default: the login) from the environment.',
   commands: {
     export: command({
       summary: "prints the latest bundle version of the request (FHIR JSON) and records the export in the audit trail under the operator's login",
       options: { identifier: option.string('<ServiceRequest identifier URI>') },
       async run({ identifier }, { services, out }: Context) {
-        const { exports } = await services();
-        const exported = await exports.latestBundle(identifier, userInfo().username);
+        const { exports, operator } = await services();
+        const exported = await exports.latestBundle(identifier, operator);
         if (!exported) throw new Error(`there is no request with the identifier ${identifier}`);
         out(JSON.stringify(exported.bundle, null, 2));
       },
@@ -76,10 +79,10 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
         "erases the request's patient data in intake (versions, documents, the clinics' notes) as the referrer's DELETE does, keeps its tombstone, tells routing and the notifier, and records the erasure under the operator's login",
       options: { identifier: option.string('<ServiceRequest identifier URI>') },
       async run({ identifier }, { services, out }: Context) {
-        const { erasure } = await services();
+        const { erasure, operator } = await services();
         const result = await erasure.erase(
           { identifier },
-          { agent: { kind: 'administrator', user: userInfo().username }, reason: 'requested', correlationId: `admin-erase-${Date.now()}` },
+          { agent: { kind: 'administrator', user: operator }, reason: 'requested', correlationId: `admin-erase-${Date.now()}` },
         );
         if (result.outcome === 'not-found') throw new Error(`there is no request with the identifier ${identifier}`);
         const { tombstone } = result;
@@ -125,6 +128,7 @@ export async function openIntakeServices(config: IntakeCliConfig): Promise<Sessi
       audit: new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA)),
       exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA, fields),
       erasure: new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA),
+      operator: config.ADMIN_OPERATOR ?? userInfo().username,
     };
     return { services, close: () => prisma.$disconnect() };
   } catch (error) {

@@ -28,5 +28,18 @@ export const IntakeConfig = configSchema({
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 
 /** What `npm run admin -- audit ...`, `request ...` and `intake ...` need: the running stack's database and keys. */
-export const IntakeCliConfig = configSchema({ NODE_ENV: baseServiceEnv.NODE_ENV, ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'), ...dataKeyEnv });
+export const IntakeCliConfig = configSchema({
+  NODE_ENV: baseServiceEnv.NODE_ENV,
+  ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'),
+  ...dataKeyEnv,
+  /**
+   * Who runs an audited command (`request export`, `request erase`), as the audit trail records it:
+   * needed where every operator runs as the same system user, as with `kubectl exec` in a pod.
+   * Unset, the login of the process (os.userInfo).
+   */
+  ADMIN_OPERATOR: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || undefined),
+});
 export type IntakeCliConfig = z.infer<typeof IntakeCliConfig>;

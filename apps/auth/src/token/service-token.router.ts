@@ -10,15 +10,19 @@ import type { ServiceTokenIssuer } from './access-token.service';
  * service token for a service of the stack that authenticates with its name and the shared service
  * client secret (`Authorization: Basic`, RFC 6749 §2.3.1, as in a client-credentials grant). The
  * services use it where no party stands behind a call, e.g. reading routing's clinic registry.
+ * `clientSecrets` are the secrets taken: SERVICE_CLIENT_SECRET and, during a rotation, the other one.
  * Anything else is 401 with `WWW-Authenticate: Basic`, whatever was wrong.
  */
-export function serviceTokenRouter(issuer: ServiceTokenIssuer, clientSecret: string): Router {
-  const expected = digest(clientSecret);
+export function serviceTokenRouter(issuer: ServiceTokenIssuer, clientSecrets: readonly string[]): Router {
+  const expected = clientSecrets.map((secret) => digest(secret));
   const router = Router();
   router.post('/service-tokens', async (req, res) => {
     const client = basicCredentials(req.headers.authorization);
     const service = ServiceName.safeParse(client?.name);
-    if (!client || !service.success || !timingSafeEqual(digest(client.secret), expected)) {
+    const presented = client ? digest(client.secret) : undefined;
+    // Every secret is compared, so that the time taken does not tell which one matched.
+    const matched = presented ? expected.filter((secret) => timingSafeEqual(presented, secret)).length > 0 : false;
+    if (!client || !service.success || !matched) {
       res.setHeader('WWW-Authenticate', 'Basic realm="bedrequest-services"');
       throw new HttpError('unauthorized', 'a service name and the service client secret are required');
     }

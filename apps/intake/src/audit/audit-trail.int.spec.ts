@@ -396,6 +396,7 @@ describe('the audit trail', () => {
             DATA_KEK: undefined,
             DATA_KEK_ID: undefined,
             DATA_PREVIOUS_KEKS: [],
+            ADMIN_OPERATOR: undefined,
           }),
         out: (line) => out.push(line),
         err: (line) => err.push(line),
@@ -484,6 +485,7 @@ describe('the audit trail', () => {
             DATA_KEK: undefined,
             DATA_KEK_ID: undefined,
             DATA_PREVIOUS_KEKS: [],
+            ADMIN_OPERATOR: undefined,
           }),
         out: (line) => out.push(line),
       });
@@ -513,6 +515,7 @@ describe('the audit trail', () => {
               DATA_KEK: undefined,
               DATA_KEK_ID: undefined,
               DATA_PREVIOUS_KEKS: [],
+              ADMIN_OPERATOR: undefined,
             }),
           out: (line) => out.push(line),
         });
