@@ -25,10 +25,14 @@ export const processEnv = {
 
 /** The broker block of every service that speaks over RabbitMQ. */
 export const amqpEnv = {
-  /** The broker and the service's credentials there; outside production the local broker as guest. */
+  /**
+   * The broker and the service's credentials there; outside production the local broker as guest.
+   * A cluster's nodes as several URLs separated by commas: the service connects to the first that
+   * answers and, when its node goes away, to the next (libs/messaging, BrokerConnection).
+   */
   AMQP_URL: requiredInProduction(
-    env.url('amqp://guest:guest@127.0.0.1:5672', ['amqp:', 'amqps:']),
-    "the RabbitMQ URL with the service's own user and password (amqps://user:password@host:5671)",
+    env.urlList('amqp://guest:guest@127.0.0.1:5672', ['amqp:', 'amqps:']),
+    "the RabbitMQ URL with the service's own user and password (amqps://user:password@host:5671), or one per node of a cluster, comma-separated",
   ),
   /** Prefix of every exchange and queue, so that test runs and stacks can share one broker. */
   AMQP_NAMESPACE: env.namespace('bedrequest'),

@@ -22,6 +22,40 @@ export const url = (fallback: string, protocols: readonly string[]) =>
       `must be a URL with protocol ${protocols.join(' or ')}`,
     );
 
+/**
+ * One URL, or several separated by commas (the nodes of one cluster, each a whole URL with its
+ * credentials): every one must be a URL with one of `protocols`. The value stays the string it was;
+ * `urlsOf` splits it.
+ */
+export const urlList = (fallback: string, protocols: readonly string[]) =>
+  z
+    .string()
+    .default(fallback)
+    .refine(
+      (value) => {
+        const urls = urlsOf(value);
+        return (
+          urls.length > 0 &&
+          urls.every((each) => {
+            try {
+              return protocols.includes(new URL(each).protocol);
+            } catch {
+              return false;
+            }
+          })
+        );
+      },
+      `must be a URL with protocol ${protocols.join(' or ')}, or several separated by commas`,
+    );
+
+/** The URLs of a `urlList` value, in the order given (empty parts left out). */
+export function urlsOf(value: string): string[] {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+}
+
 export const bool = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])

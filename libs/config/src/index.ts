@@ -3,4 +3,4 @@ export * as env from './env-schemas';
 export { amqpEnv, baseServiceEnv, processEnv, type BaseServiceConfig } from './base-service';
 export { dataKeyEnv, databaseEnv, jwksUrlOf, redisEnv, serviceClientEnv, tokenEnv } from './shared-env';
 export { configSchema, requiredInProduction } from './production-rule';
-export { addressOf, describeInfrastructure, postgresOf, rabbitMqOf, redisOf, startHintOf, type Infrastructure } from './infrastructure';
+export { addressOf, addressesOf, describeInfrastructure, postgresOf, rabbitMqOf, redisOf, startHintOf, type Infrastructure } from './infrastructure';

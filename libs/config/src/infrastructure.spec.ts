@@ -1,10 +1,21 @@
-import { addressOf, describeInfrastructure, postgresOf, rabbitMqOf, redisOf, startHintOf } from './infrastructure';
+import { addressOf, addressesOf, describeInfrastructure, postgresOf, rabbitMqOf, redisOf, startHintOf } from './infrastructure';
 
 describe('infrastructure', () => {
   it('names host and port, never the credentials of the URL', () => {
     const broker = rabbitMqOf({ AMQP_URL: 'amqp://guest:secret@broker.internal:5673/vhost' });
     expect(describeInfrastructure(broker)).toBe('RabbitMQ at broker.internal:5673');
     expect(describeInfrastructure(broker)).not.toContain('secret');
+  });
+
+  it('names every node of a broker cluster, and the first as its address', () => {
+    const cluster = rabbitMqOf({ AMQP_URL: 'amqp://u:secret@mq-0:5672,amqp://u:secret@mq-1:5673,amqps://u:secret@mq-2' });
+    expect(describeInfrastructure(cluster)).toBe('RabbitMQ at mq-0:5672, mq-1:5673, mq-2:5671');
+    expect(addressesOf(cluster)).toEqual([
+      { host: 'mq-0', port: 5672 },
+      { host: 'mq-1', port: 5673 },
+      { host: 'mq-2', port: 5671 },
+    ]);
+    expect(addressOf(cluster)).toEqual({ host: 'mq-0', port: 5672 });
   });
 
   it('takes the protocol’s port where the URL names none', () => {

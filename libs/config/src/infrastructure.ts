@@ -1,3 +1,5 @@
+import { urlsOf } from './env-schemas';
+
 /**
  * PostgreSQL, Redis and RabbitMQ as an operator meets them: the variable that points a service at
  * each, the address it names (host:port, never the credentials in the URL), and how to start it
@@ -34,16 +36,28 @@ export const rabbitMqOf = (config: { AMQP_URL: string }): Infrastructure => ({
 /** The protocols' registered ports, for URLs that name none. */
 const DEFAULT_PORTS: Record<string, number> = { 'postgresql:': 5432, 'postgres:': 5432, 'redis:': 6379, 'rediss:': 6379, 'amqp:': 5672, 'amqps:': 5671 };
 
-/** Where a service connects to: host and port of the URL (its credentials stay out of every message). */
-export function addressOf(infrastructure: Infrastructure): { host: string; port: number } {
-  const url = new URL(infrastructure.url);
-  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port: Number(url.port) || (DEFAULT_PORTS[url.protocol] ?? 0) };
+/**
+ * Where a service connects to: host and port of each of its URLs (the nodes of a RabbitMQ cluster,
+ * when AMQP_URL names several), its credentials out of every message.
+ */
+export function addressesOf(infrastructure: Infrastructure): { host: string; port: number }[] {
+  return urlsOf(infrastructure.url).map((each) => {
+    const url = new URL(each);
+    return { host: url.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port: Number(url.port) || (DEFAULT_PORTS[url.protocol] ?? 0) };
+  });
 }
 
-/** "PostgreSQL at 127.0.0.1:5432". */
+/** The first of `addressesOf`. */
+export function addressOf(infrastructure: Infrastructure): { host: string; port: number } {
+  const [first] = addressesOf(infrastructure);
+  if (!first) throw new Error(`${infrastructure.variable} names no address`);
+  return first;
+}
+
+/** "PostgreSQL at 127.0.0.1:5432"; "RabbitMQ at 10.0.0.1:5672, 10.0.0.2:5672" for a cluster. */
 export function describeInfrastructure(infrastructure: Infrastructure): string {
-  const { host, port } = addressOf(infrastructure);
-  return `${infrastructure.name} at ${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const where = addressesOf(infrastructure).map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`);
+  return `${infrastructure.name} at ${where.join(', ')}`;
 }
 
 /** What to do about it: "start it (`docker compose up -d postgres`) or point DATABASE_URL at a running one". */

@@ -32,7 +32,7 @@ describe('the production rule', () => {
   it('stops a production start without its secrets and connection URLs with one line per missing variable, naming it', () => {
     for (const environment of [{}, { NODE_ENV: 'production' }] as Record<string, string>[]) {
       expect(problemsOf(environment)).toEqual([
-        "  AMQP_URL: required in production: the RabbitMQ URL with the service's own user and password (amqps://user:password@host:5671)",
+        "  AMQP_URL: required in production: the RabbitMQ URL with the service's own user and password (amqps://user:password@host:5671), or one per node of a cluster, comma-separated",
         "  DATABASE_URL: required in production: the PostgreSQL URL with the service's own user and password (postgresql://user:password@host:5432/bedrequest)",
         "  REDIS_URL: required in production: the Redis URL with the service's own user and password (rediss://user:password@host:6379)",
         '  DATA_KEK: required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store',
@@ -58,7 +58,20 @@ describe('the production rule', () => {
         DATA_KEK: 'short',
         SERVICE_CLIENT_SECRET: SECRET,
       }),
-    ).toEqual(['  AMQP_URL: must be a URL with protocol amqp: or amqps:', '  DATA_KEK: must be base64 of 32 random bytes (e.g. `openssl rand -base64 32`)']);
+    ).toEqual([
+      '  AMQP_URL: must be a URL with protocol amqp: or amqps:, or several separated by commas',
+      '  DATA_KEK: must be base64 of 32 random bytes (e.g. `openssl rand -base64 32`)',
+    ]);
+  });
+
+  it('takes the nodes of a broker cluster as several AMQP URLs, comma-separated, and checks each', () => {
+    const set = { DATABASE_URL: 'postgresql://db/bedrequest', REDIS_URL: 'rediss://redis', DATA_KEK: KEK, SERVICE_CLIENT_SECRET: SECRET };
+    const cluster = 'amqps://intake:pw@mq-0:5671,amqps://intake:pw@mq-1:5671, amqps://intake:pw@mq-2:5671';
+    expect(loadConfig(Schema, { ...set, AMQP_URL: cluster }).AMQP_URL).toBe(cluster);
+    expect(problemsOf({ ...set, AMQP_URL: 'amqps://intake:pw@mq-0:5671,mq-1:5671' })).toEqual([
+      '  AMQP_URL: must be a URL with protocol amqp: or amqps:, or several separated by commas',
+    ]);
+    expect(problemsOf({ ...set, AMQP_URL: ' , ' })).toEqual([expect.stringMatching(/^ {2}AMQP_URL: must be a URL/)]);
   });
 
   it.each(['development', 'test'])('keeps the local defaults with NODE_ENV=%s, and the development keys unset', (NODE_ENV) => {

@@ -10,6 +10,10 @@ import { BroadcastSubscriptions, type Subscription } from './subscription';
 import type { BrokerTopology } from './topology';
 
 export interface BrokerOptions {
+  /**
+   * The broker: one URL, or the nodes of a cluster as several URLs separated by commas (AMQP_URL).
+   * With several, it connects to the first that answers and, when that node goes away, to the next.
+   */
   url: string;
   topology: BrokerTopology;
   /** Routing key → schema of every message this service may publish or consume. */
@@ -27,6 +31,7 @@ export interface BrokerOptions {
   metrics?: Registry;
   /** A publish not confirmed within this time fails (the broker may still have it: see publish). */
   publishTimeoutMs?: number;
+  /** Backoff between rounds over the addresses when none answered. Default: from 200 ms, doubling, at most 10 s. */
   reconnect?: { initialDelayMs: number; maxDelayMs: number };
   /** Pause before a 'retry' outcome is returned to the queue, times the delivery count. */
   retryBackoffMs?: number;
@@ -104,7 +109,9 @@ export class Broker {
   /**
    * Publishes one message and resolves only when the broker confirmed it (it is then on a durable
    * queue). Rejects with BrokerUnavailableError when there is no connection, and with
-   * PublishRejectedError when the broker nacks, cannot route the message, or does not confirm in time.
+   * PublishRejectedError when the broker nacks, cannot route the message, or does not confirm in
+   * time, or when the connection is lost before the confirm came (the broker may have taken the
+   * message or not: never a success the caller could pass on).
    */
   async publish<D extends MessageDefinition>(
     definition: D,
@@ -171,7 +178,7 @@ export class Broker {
     this.connected = channels;
     await this.consumers.startAll(channels.consumeChannel);
     await this.subscriptions.startAll(channels.consumeChannel);
-    this.options.logger.info({ consumers: this.consumers.queues }, 'broker connected');
+    this.options.logger.info({ broker: channels.address, consumers: this.consumers.queues }, 'broker connected');
   }
 
   private onDisconnect(error: Error): void {

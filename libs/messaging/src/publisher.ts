@@ -1,4 +1,4 @@
-import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
+import { IllegalOperationError, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { Counter, type Registry } from 'prom-client';
 import type { Envelope, MessageDefinition } from '@bedrequest/contracts';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
@@ -58,7 +58,8 @@ export class ConfirmedPublisher {
       this.published.inc({ routing_key: routingKey, result: 'confirmed' });
     } catch (error) {
       this.published.inc({ routing_key: routingKey, result: 'failed' });
-      throw error;
+      // amqplib refuses at once on a channel that closed before the connection's loss was noticed: nothing was sent.
+      throw error instanceof IllegalOperationError ? new BrokerUnavailableError(`message broker is not connected (${error.message})`) : error;
     }
   }
 

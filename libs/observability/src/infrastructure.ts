@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { addressOf, describeInfrastructure, startHintOf, type Infrastructure } from '@bedrequest/config';
+import { addressesOf, describeInfrastructure, startHintOf, type Infrastructure } from '@bedrequest/config';
 import { createLogger } from './logger';
 import { DependencyUnavailableError, GIVE_UP_AFTER_MS, seconds, waitForDependency } from './wait-for-dependency';
 
@@ -26,7 +26,7 @@ export async function awaitInfrastructure(
 ): Promise<void> {
   const logger = createLogger(service, options.logLevel);
   const waits = infrastructure.map((piece) =>
-    waitForDependency(() => tcpConnect(addressOf(piece), CONNECT_TIMEOUT_MS), {
+    waitForDependency(() => anyAccepts(addressesOf(piece), CONNECT_TIMEOUT_MS), {
       logger,
       describe: (error) => ({ what: describeInfrastructure(piece), reason: (error as { message?: string } | undefined)?.message ?? String(error) }),
       giveUpAfterMs: options.giveUpAfterMs ?? GIVE_UP_AFTER_MS,
@@ -42,6 +42,13 @@ export async function awaitInfrastructure(
   });
   if (lines.length === 0) return;
   throw new InfrastructureUnreachableError(lines.join('\n'));
+}
+
+/** Resolves once one of `addresses` (a broker cluster's nodes; mostly one) accepts a connection; else fails as the first did. */
+function anyAccepts(addresses: readonly { host: string; port: number }[], timeoutMs: number): Promise<void> {
+  return Promise.any(addresses.map((address) => tcpConnect(address, timeoutMs))).catch((error: AggregateError) => {
+    throw error.errors[0];
+  });
 }
 
 /** Resolves once `host:port` accepts a connection (closed again at once). */
