@@ -5,14 +5,14 @@ import { declareTopology } from '@bedrequest/contracts';
 import { PRINCIPALS, PROVISIONED_SERVICES, provisionPlan } from '@bedrequest/provision';
 // What the services read, and the statement of the notifier's backlog gauge: the manifests are
 // checked against the code that will run them.
-import { AuthConfig } from '../../apps/auth/src/config';
+import { AuthCliConfig, AuthConfig } from '../../apps/auth/src/config';
 import { GatewayConfig } from '../../apps/gateway/src/config';
-import { IntakeConfig } from '../../apps/intake/src/config';
-import { NotifierConfig } from '../../apps/notifier/src/config';
+import { IntakeCliConfig, IntakeConfig } from '../../apps/intake/src/config';
+import { NotifierCliConfig, NotifierConfig } from '../../apps/notifier/src/config';
 import { DeliveryRepository } from '../../apps/notifier/src/delivery/delivery.repository';
 import { Prisma } from '../../apps/notifier/src/generated/prisma/client';
 import { notifierTables } from '../../apps/notifier/src/persistence/database';
-import { RoutingConfig } from '../../apps/routing/src/config';
+import { RoutingCliConfig, RoutingConfig } from '../../apps/routing/src/config';
 import { WebConfig } from '../../apps/web/src/config';
 import {
   DEPLOY_DIR,
@@ -45,6 +45,13 @@ const configs: Record<string, ZodPreprocess<ZodObject<ZodRawShape>>> = {
   notifier: NotifierConfig,
 };
 const SERVICES = Object.keys(configs);
+/** The admin command line each image holds (cli-main.cjs), run in the service's pod with its environment. */
+const cliConfigs: Record<string, ZodPreprocess<ZodObject<ZodRawShape>>> = {
+  auth: AuthCliConfig,
+  intake: IntakeCliConfig,
+  routing: RoutingCliConfig,
+  notifier: NotifierCliConfig,
+};
 
 type ScaledObject = KubernetesObject & { spec: { triggers: { type: string; metadata: Record<string, string>; authenticationRef: { name: string } }[] } };
 type TriggerAuthentication = KubernetesObject & { spec: { secretTargetRef: { parameter: string; name: string; key: string }[] } };
@@ -285,13 +292,14 @@ describe('deploy/overlays/production', () => {
     expect(authentication.spec.secretTargetRef).toEqual([{ parameter: 'password', name: secret, key }]);
   });
 
-  it.each(SERVICES)('gives %s a configuration its src/config.ts accepts in production, and nothing it does not read', (name) => {
+  it.each(SERVICES)('gives %s a configuration its src/config.ts (and its admin command line) accepts in production, and nothing they do not read', (name) => {
     const { values, referenced } = environment(name);
     const result = configs[name]!.safeParse(values);
     expect(result.error?.issues ?? []).toEqual([]);
+    expect(cliConfigs[name]?.safeParse(values).error?.issues ?? []).toEqual([]);
     expect(values.NODE_ENV).toBe('production');
-    // Besides what it reads, only the parts its URLs are made of.
-    const read = Object.keys(configs[name]!.out.shape);
+    // Besides what they read, only the parts its URLs are made of.
+    const read = [configs[name]!, cliConfigs[name]].flatMap((config) => (config ? Object.keys(config.out.shape) : []));
     expect(Object.keys(values).filter((variable) => !read.includes(variable) && !referenced.has(variable))).toEqual([]);
     expect(Object.entries(values).filter(([, value]) => value.includes('$('))).toEqual([]);
   });
@@ -363,7 +371,7 @@ describe('deploy/overlays/production network policies', () => {
     web: {},
     auth: { gateway: ['http'], intake: ['http'], routing: ['http'], notifier: ['http'] },
     intake: { gateway: ['http'] },
-    routing: { gateway: ['http'], intake: ['http'] },
+    routing: { gateway: ['http'], intake: ['http'], auth: ['http'] },
     notifier: { gateway: ['http'] },
   };
   const outside = {
