@@ -43,7 +43,9 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUN
 export async function checkInfrastructure(env = process.env) {
   const results = await Promise.all(
     INFRASTRUCTURE.map(async (piece) => {
-      const url = new URL(env[piece.variable] || piece.fallback);
+      const value = env[piece.variable] || piece.fallback;
+      // AMQP_URL may name a broker cluster's nodes, comma-separated: npm start checks the first.
+      const url = new URL(piece.variable === 'AMQP_URL' ? value.split(',')[0] : value);
       const where = `${piece.name} at ${url.hostname}:${url.port || piece.defaultPort}`;
       try {
         await piece.handshake(url, HANDSHAKE_TIMEOUT_MS);

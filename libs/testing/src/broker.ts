@@ -6,7 +6,8 @@ export async function deleteBrokerTopology(
   url: string,
   topology: { eventsExchange: string; deadLetterExchange: string; queues: Record<string, { name: string }> },
 ): Promise<void> {
-  const connection = await connect(url);
+  // A cluster's nodes, comma-separated: one of them is enough (exchanges and queues are the cluster's).
+  const connection = await connect(url.split(',')[0]?.trim() ?? url);
   try {
     const channel = await connection.createChannel();
     for (const { name } of Object.values(topology.queues)) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { env as configEnv } from '@bedrequest/config';
 import {
   AdmissionBundleSubmittedV1,
   AdmissionResponseV1,
@@ -149,12 +150,17 @@ function escapeRegex(text: string): string {
 /** The credentials a service connects with, as the variables it reads, on the servers of `admin`. */
 export function serviceEnvironment(plan: ProvisionPlan, service: ProvisionedService, admin: AdminUrls): Record<string, string> {
   const env: Record<string, string> = {};
-  const withUser = (url: string, user: string, password: string) => {
-    const parsed = new URL(url);
-    parsed.username = encodeURIComponent(user);
-    parsed.password = encodeURIComponent(password);
-    return parsed.toString();
-  };
+  // A URL list (a broker cluster's nodes, comma-separated) gets the user on every one of them.
+  const withUser = (urls: string, user: string, password: string) =>
+    configEnv
+      .urlsOf(urls)
+      .map((url) => {
+        const parsed = new URL(url);
+        parsed.username = encodeURIComponent(user);
+        parsed.password = encodeURIComponent(password);
+        return parsed.toString();
+      })
+      .join(',');
   const database = plan.database.find((principal) => principal.service === service);
   if (database) env.DATABASE_URL = withUser(admin.database, database.app, database.password);
   const broker = plan.broker.find((principal) => principal.service === service);

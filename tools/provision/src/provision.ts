@@ -5,7 +5,7 @@ import { provisionBroker, removeBrokerPrincipals } from './rabbitmq';
 import { provisionRedis, removeRedisPrincipals } from './redis';
 
 export interface ProvisionTarget extends AdminUrls {
-  /** The rabbitmqctl of the broker's machine (default `rabbitmqctl`). */
+  /** The rabbitmqctl of the broker's machine, with its arguments (default `rabbitmqctl`; `rabbitmqctl -n rabbit@mq-0` for a node of a cluster). */
   rabbitmqctl: string;
   /** The broker's management HTTP API with an administrator's credentials; when set, it is used instead of rabbitmqctl. */
   rabbitmqApi?: string | undefined;

@@ -1,10 +1,6 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect } from 'amqplib';
 import { AdmissionBundleSubmittedV1 } from '@bedrequest/contracts';
-import { freePort, uniqueName, waitFor } from '@bedrequest/testing';
+import { RabbitMqNode, freePort, uniqueName, waitFor } from '@bedrequest/testing';
 import { provisionPlan } from './plan';
 import { provisionBroker, removeBrokerPrincipals } from './rabbitmq';
 
@@ -14,36 +10,18 @@ import { provisionBroker, removeBrokerPrincipals } from './rabbitmq';
  * free ports, beside the machine's broker (which stays as it is).
  */
 describe('provisioning through the RabbitMQ management API', () => {
-  const node = `${uniqueName('mgmt').replace(/[^a-z0-9_]/g, '')}@localhost`;
-  let folder: string;
+  let node: RabbitMqNode;
   let amqpPort: number;
   let apiPort: number;
 
   beforeAll(async () => {
-    [amqpPort, apiPort] = [await freePort(), await freePort()];
-    const distPort = await freePort();
-    folder = mkdtempSync(join(tmpdir(), 'rabbitmq-api-'));
-    for (const sub of ['mnesia', 'log']) mkdirSync(join(folder, sub));
-    writeFileSync(
-      join(folder, 'rabbitmq.conf'),
-      `listeners.tcp.local = 127.0.0.1:${amqpPort}\nmanagement.tcp.port = ${apiPort}\nmanagement.tcp.ip = 127.0.0.1\n`,
-    );
-    writeFileSync(join(folder, 'enabled_plugins'), '[rabbitmq_management].\n');
-    if (process.getuid?.() === 0) {
-      const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'rabbitmq'], { encoding: 'utf8' })));
-      for (const path of ['', 'mnesia', 'log', 'rabbitmq.conf', 'enabled_plugins']) chownSync(join(folder, path), uid!, gid!);
-    }
-    execFileSync('rabbitmq-server', ['-detached'], {
-      env: {
-        ...process.env,
-        RABBITMQ_NODENAME: node,
-        RABBITMQ_DIST_PORT: String(distPort),
-        RABBITMQ_MNESIA_BASE: join(folder, 'mnesia'),
-        RABBITMQ_LOG_BASE: join(folder, 'log'),
-        RABBITMQ_CONFIG_FILE: join(folder, 'rabbitmq.conf'),
-        RABBITMQ_ENABLED_PLUGINS_FILE: join(folder, 'enabled_plugins'),
-      },
+    apiPort = await freePort();
+    node = await RabbitMqNode.create('mgmt', {
+      config: [`management.tcp.port = ${apiPort}`, 'management.tcp.ip = 127.0.0.1'],
+      plugins: ['rabbitmq_management'],
     });
+    amqpPort = node.amqpPort;
+    await node.start();
     await waitFor(
       async () =>
         (await fetch(`http://127.0.0.1:${apiPort}/api/overview`, { headers: { authorization: basic('guest', 'guest') } }).catch(() => undefined))?.ok === true,
@@ -54,10 +32,7 @@ describe('provisioning through the RabbitMQ management API', () => {
     );
   }, 90_000);
 
-  afterAll(() => {
-    spawnSync('rabbitmqctl', ['-n', node, '-q', 'stop'], { timeout: 60_000 });
-    if (folder) rmSync(folder, { recursive: true, force: true });
-  }, 90_000);
+  afterAll(() => node?.remove(), 90_000);
 
   it('sets up the users and their topic permissions, and removes them again', async () => {
     const namespace = uniqueName('api');

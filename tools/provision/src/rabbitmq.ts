@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { connect } from 'amqplib';
+import { connect, type ChannelModel } from 'amqplib';
+import { env as configEnv } from '@bedrequest/config';
 import { declareTopology } from '@bedrequest/contracts';
 import { assertTopology } from '@bedrequest/messaging';
 import type { BrokerPrincipal } from './plan';
@@ -19,13 +20,13 @@ export async function provisionBroker(
   options: { namespace: string; deliveryLimit: number; principals: readonly BrokerPrincipal[] },
 ): Promise<string[]> {
   const topology = declareTopology(options.namespace);
-  const connection = await connect(admin.amqpUrl, { noDelay: true });
+  const connection = await connectToAny(admin.amqpUrl);
   try {
     await assertTopology(await connection.createChannel(), topology, options.deliveryLimit);
   } finally {
     await connection.close();
   }
-  const vhost = vhostOf(admin.amqpUrl);
+  const vhost = vhostOf(configEnv.urlsOf(admin.amqpUrl)[0] ?? admin.amqpUrl);
   const definitions = {
     users: options.principals.map(({ user, password }) => ({ name: user, ...passwordHash(password), tags: [] })),
     permissions: options.principals.map(({ user, configure, write, read }) => ({ user, vhost, configure, write, read })),
@@ -48,7 +49,9 @@ export async function provisionBroker(
  * machine's `rabbitmqctl`.
  */
 export interface BrokerAdmin {
+  /** An administrator's URL; for a cluster one per node, comma-separated (the first that answers is used). */
   amqpUrl: string;
+  /** The command with its arguments, e.g. `rabbitmqctl -n rabbit@mq-0` for one node of a cluster (users are the cluster's). */
   rabbitmqctl: string;
   /** `http(s)://administrator:password@host:15672`. */
   api?: string | undefined;
@@ -79,8 +82,9 @@ async function managementApi(api: string, method: string, path: string, body: un
 }
 
 function rabbitmqctl(command: string, args: string[], input?: string): Promise<void> {
+  const [file = 'rabbitmqctl', ...options] = command.trim().split(/\s+/);
   return new Promise((resolve, reject) => {
-    const child = execFile(command, ['-q', ...args], { timeout: 60_000 }, (error, _stdout, stderr) => {
+    const child = execFile(file, [...options, '-q', ...args], { timeout: 60_000 }, (error, _stdout, stderr) => {
       if (!error) resolve();
       else reject(new Error(`${command} ${args[0]} failed: ${(stderr || error.message).trim().split('\n')[0]}`));
     });
@@ -95,6 +99,19 @@ function passwordHash(password: string): { password_hash: string; hashing_algori
     .update(Buffer.concat([salt, Buffer.from(password, 'utf8')]))
     .digest();
   return { password_hash: Buffer.concat([salt, digest]).toString('base64'), hashing_algorithm: 'rabbit_password_hashing_sha256' };
+}
+
+/** The first of the URLs (a cluster's nodes, comma-separated) that accepts the administrator's connection. */
+async function connectToAny(amqpUrls: string): Promise<ChannelModel> {
+  let lastError: unknown;
+  for (const url of configEnv.urlsOf(amqpUrls)) {
+    try {
+      return await connect(url, { noDelay: true, timeout: 10_000 });
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError ?? new Error('no broker URL given');
 }
 
 function vhostOf(amqpUrl: string): string {
