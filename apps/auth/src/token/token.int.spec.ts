@@ -171,6 +171,26 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       expect((await refresh(sut.url, token)).status).toBe(401);
     });
 
+    it('ends a family at its absolute lifetime, however often it was refreshed', async () => {
+      const bounded = await startTestAuth({ AUTH_REFRESH_TOKEN_TTL_SECONDS: '60', AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS: '3' });
+      try {
+        await bounded.addUser(referrer('bounded', 'bounded-password'));
+        let token = (await login(bounded.url, 'bounded', 'bounded-password')).body.refreshToken as string;
+        for (let round = 0; round < 2; round += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          const renewed = await refresh(bounded.url, token);
+          expect(renewed.status).toBe(200);
+          token = renewed.body.refreshToken as string;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1_600));
+
+        expect((await refresh(bounded.url, token)).status).toBe(401);
+        expect((await login(bounded.url, 'bounded', 'bounded-password')).status).toBe(200);
+      } finally {
+        await bounded.stop();
+      }
+    });
+
     it('answers 401 once the refresh token has expired', async () => {
       const shortLived = await startTestAuth({ AUTH_REFRESH_TOKEN_TTL_SECONDS: '1' });
       try {
@@ -299,6 +319,30 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
         expect((await login(direct.url, 'direct', 'direct-password', from())).status).toBe(429);
       } finally {
         await direct.stop();
+      }
+    });
+
+    it('counts each guess before checking it: of many at once for one username, only the limit get an answer other than 429', async () => {
+      await sut.addUser(referrer('stormed', 'stormed-password'));
+      const answers = await Promise.all(Array.from({ length: 12 }, () => login(sut.url, 'stormed', 'guess', from())));
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(9);
+    });
+
+    it('counts the IPv6 addresses of one /64 as one address, and another /64 apart', async () => {
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        const address = { 'x-forwarded-for': `2001:db8:77:1:${attempt + 1}::${attempt + 10}` };
+        expect((await login(sut.url, `v6-user-${attempt}`, 'password', address)).status).toBe(401);
+      }
+      expect((await login(sut.url, 'hospital', 'referrer-password-1', { 'x-forwarded-for': '2001:db8:77:1:ffff:ffff:ffff:ffff' })).status).toBe(429);
+      expect((await login(sut.url, 'hospital', 'referrer-password-1', { 'x-forwarded-for': '2001:db8:77:2::1' })).status).toBe(200);
+    });
+
+    it('gives the successful login its count back, so that logins from one address never add up to a lock-out', async () => {
+      const office = from();
+      for (let attempt = 0; attempt < 8; attempt += 1) {
+        expect((await login(sut.url, 'hospital', 'referrer-password-1', office)).status).toBe(200);
       }
     });
 
