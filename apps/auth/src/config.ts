@@ -56,6 +56,12 @@ export const AuthConfig = configSchema({
     .pipe(z.array(z.string().min(32, 'each must be at least 32 characters, as SERVICE_CLIENT_SECRET'))),
   /** Lifetime of a refresh token; each refresh issues a new one with the full lifetime (30 days). */
   AUTH_REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
+  /**
+   * The absolute lifetime of a login's refresh tokens (its family), however often they are
+   * refreshed: after it, the party logs in with its password again (OAuth 2.0 Security BCP 4.14.2).
+   * Default 90 days.
+   */
+  AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS: env.positiveInt(90 * 24 * 3600),
   /** Failed logins per username within the window before 429 (brute force on one account). */
   AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(10),
   /** Failed logins per client address within the window before 429 (password spraying). */

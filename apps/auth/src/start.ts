@@ -52,7 +52,7 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
         windowSeconds: config.AUTH_LOGIN_FAILURE_WINDOW_SECONDS,
       }),
       accessTokens: new AccessTokenIssuer({ keys, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now }),
-      refreshTokens: new RefreshTokenRepository(redis, config.AUTH_REFRESH_TOKEN_TTL_SECONDS),
+      refreshTokens: new RefreshTokenRepository(redis, config.AUTH_REFRESH_TOKEN_TTL_SECONDS, config.AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS),
       logger,
     });
 

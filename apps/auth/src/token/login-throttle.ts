@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { StoreUnavailableError, TooManyAttemptsError } from '../errors';
@@ -10,19 +11,25 @@ export interface LoginThrottleLimits {
   readonly windowSeconds: number;
 }
 
+/** One login attempt, counted against both limits until it turns out to be right. */
+export interface CountedAttempt {
+  readonly username: string;
+  /** The address as counted: an IPv6 address's /64. */
+  readonly addressKey: string;
+}
+
 /**
- * Counts failed logins in Redis (rate-limiter-flexible, shared by all auth replicas) and refuses
- * further attempts with 429 once a limit is reached, until the window has passed. A successful login
- * clears the username's count. Redis being down is a 503, never "unlimited".
+ * Counts login attempts in Redis (rate-limiter-flexible, shared by all auth replicas) and refuses
+ * further attempts with 429 once a limit is reached, until the window has passed. Each attempt is
+ * counted before its password is checked, in one atomic increment per limit, so that many guesses
+ * sent at once cannot all pass a check made before any of them was counted; a successful login then
+ * gives its count back (and clears the username's). Redis being down is a 503, never "unlimited".
  */
 export class LoginThrottle {
   private readonly byUsername: RateLimiterRedis;
   private readonly byAddress: RateLimiterRedis;
 
-  constructor(
-    redis: Redis,
-    private readonly limits: LoginThrottleLimits,
-  ) {
+  constructor(redis: Redis, limits: LoginThrottleLimits) {
     // ioredis is passed as storeClient (useRedisPackage is for node-redis only); keys get the
     // client's REDIS_KEY_PREFIX in front of keyPrefix. rejectIfRedisNotReady fails fast while down.
     const common = { storeClient: redis, duration: limits.windowSeconds, rejectIfRedisNotReady: true };
@@ -30,19 +37,18 @@ export class LoginThrottle {
     this.byAddress = new RateLimiterRedis({ ...common, keyPrefix: 'auth:login-failures:address', points: limits.failuresPerAddress });
   }
 
-  /** Throws TooManyAttemptsError when either limit is used up. */
-  async assertAllowed(username: string, address: string): Promise<void> {
-    const [user, client] = await this.call(() => Promise.all([this.byUsername.get(username), this.byAddress.get(address)]));
-    const waitMs = Math.max(exhaustedFor(user, this.limits.failuresPerUsername), exhaustedFor(client, this.limits.failuresPerAddress));
+  /** Counts the attempt; throws TooManyAttemptsError when it is over either limit (it stays counted). */
+  async count(username: string, address: string): Promise<CountedAttempt> {
+    const attempt = { username, addressKey: addressKeyOf(address) };
+    const waits = await this.call(() => Promise.all([consume(this.byUsername, attempt.username), consume(this.byAddress, attempt.addressKey)]));
+    const waitMs = Math.max(...waits);
     if (waitMs > 0) throw new TooManyAttemptsError(Math.max(1, Math.ceil(waitMs / 1000)));
+    return attempt;
   }
 
-  async recordFailure(username: string, address: string): Promise<void> {
-    await this.call(() => Promise.all([consume(this.byUsername, username), consume(this.byAddress, address)]));
-  }
-
-  async recordSuccess(username: string): Promise<void> {
-    await this.call(() => this.byUsername.delete(username));
+  /** The attempt was right: its address gets its count back, and the username's failures are forgotten. */
+  async succeeded(attempt: CountedAttempt): Promise<void> {
+    await this.call(() => Promise.all([this.byUsername.delete(attempt.username), this.byAddress.reward(attempt.addressKey, 1)]));
   }
 
   private async call<T>(command: () => Promise<T>): Promise<T> {
@@ -54,16 +60,40 @@ export class LoginThrottle {
   }
 }
 
-/** Milliseconds until a used-up limit frees up again; 0 while attempts are left. */
-function exhaustedFor(res: RateLimiterRes | null, limit: number): number {
-  return res !== null && res.consumedPoints >= limit ? Math.max(res.msBeforeNext, 1) : 0;
+/**
+ * What an address is counted as: an IPv4 address as it is (an IPv4-mapped IPv6 one as IPv4), an
+ * IPv6 address by its /64, the smallest network a home or office is given (RFC 6177), within which
+ * one client may take any address it likes.
+ */
+export function addressKeyOf(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
 }
 
-/** Counts one failure; reaching the limit rejects with a RateLimiterRes, which is not an error here. */
-async function consume(limiter: RateLimiterRedis, key: string): Promise<void> {
+/** The eight 16-bit groups of a valid IPv6 address, in hex without leading zeros (`::` expanded, a trailing IPv4 part converted). */
+function ipv6Groups(address: string): string[] {
+  const [head, tail] = address.toLowerCase().split('%')[0]!.split('::') as [string, string | undefined];
+  const groupsOf = (part: string | undefined) => (part ? part.split(':') : []).flatMap((group) => (group.includes('.') ? ipv4AsGroups(group) : [group]));
+  const first = groupsOf(head);
+  const last = groupsOf(tail);
+  const zeros = tail === undefined ? [] : Array<string>(8 - first.length - last.length).fill('0');
+  return [...first, ...zeros, ...last].map((group) => parseInt(group, 16).toString(16));
+}
+
+function ipv4AsGroups(ipv4: string): string[] {
+  const [a, b, c, d] = ipv4.split('.').map(Number) as [number, number, number, number];
+  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+}
+
+/** Counts one attempt; the milliseconds until the limit frees up again if it went over it (rate-limiter-flexible rejects it then), else 0. */
+async function consume(limiter: RateLimiterRedis, key: string): Promise<number> {
   try {
     await limiter.consume(key);
+    return 0;
   } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    if (rejection instanceof RateLimiterRes) return Math.max(rejection.msBeforeNext, 1);
+    throw rejection;
   }
 }

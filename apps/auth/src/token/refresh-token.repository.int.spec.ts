@@ -14,7 +14,7 @@ describe('RefreshTokenRepository against the real Redis', () => {
 
   beforeAll(() => {
     redis = new Redis(env.redisUrl, { keyPrefix });
-    sut = new RefreshTokenRepository(redis, 600);
+    sut = new RefreshTokenRepository(redis, 600, 3600);
   });
   afterAll(() => redis.quit());
 
@@ -60,7 +60,7 @@ describe('RefreshTokenRepository against the real Redis', () => {
       proxy.cut();
       await waitFor(() => client.status !== 'ready', { what: 'redis connection lost' });
 
-      await expect(new RefreshTokenRepository(client, 600).find(newToken())).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(new RefreshTokenRepository(client, 600, 3600).find(newToken())).rejects.toBeInstanceOf(StoreUnavailableError);
     } finally {
       // Reconnected first: disconnecting a client that is still reconnecting leaves a 2 s timer behind.
       proxy.restore();

@@ -17,7 +17,8 @@ export type RotationOutcome = 'rotated' | 'reused' | 'revoked' | 'unknown';
  * `active`; the other finds it `used`, which is reuse: the family is revoked.
  *
  * KEYS[1] presented token, KEYS[2] its family, KEYS[3] the successor.
- * ARGV[1] user id, ARGV[2] family id, ARGV[3] lifetime in seconds.
+ * ARGV[1] user id, ARGV[2] family id, ARGV[3] lifetime in seconds. The family keeps the expiry it
+ * was given at login: its absolute lifetime, which no rotation extends.
  */
 const ROTATE_SCRIPT = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -30,7 +31,6 @@ if redis.call('EXISTS', KEYS[2]) == 0 then return 'revoked' end
 redis.call('HSET', KEYS[1], 'state', 'used')
 redis.call('HSET', KEYS[3], 'userId', ARGV[1], 'familyId', ARGV[2], 'state', 'active')
 redis.call('EXPIRE', KEYS[3], ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[3])
 return 'rotated'
 `;
 
@@ -39,12 +39,14 @@ return 'rotated'
  * `auth:refresh:token:<sha256>` → hash {userId, familyId, state: active|used}, kept until it expires
  * even when used, so that a replay is recognised; `auth:refresh:family:<id>` exists while the family
  * is valid. Each new token gets the full lifetime (a sliding window: a client refreshing at least
- * once per lifetime stays logged in; a disabled user cannot refresh).
+ * once per lifetime stays logged in; a disabled user cannot refresh), but the family ends
+ * `familyMaxAgeSeconds` after its login however often it was refreshed: then a login is needed.
  */
 export class RefreshTokenRepository {
   constructor(
     private readonly redis: Redis,
     private readonly lifetimeSeconds: number,
+    private readonly familyMaxAgeSeconds: number,
   ) {}
 
   /** Stores the first token of a new family (at login). */
@@ -53,7 +55,7 @@ export class RefreshTokenRepository {
     await this.call(() =>
       this.redis
         .multi()
-        .set(familyKey(familyId), userId, 'EX', this.lifetimeSeconds)
+        .set(familyKey(familyId), userId, 'EX', this.familyMaxAgeSeconds)
         .hset(tokenKey(token), { userId, familyId, state: 'active' })
         .expire(tokenKey(token), this.lifetimeSeconds)
         .exec(),

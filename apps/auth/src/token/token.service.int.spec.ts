@@ -43,7 +43,7 @@ describe('TokenService login timing, against the real PostgreSQL and Redis', () 
         audience: 'aud',
         now: Date.now,
       }),
-      refreshTokens: new RefreshTokenRepository(redis, 60),
+      refreshTokens: new RefreshTokenRepository(redis, 60, 600),
       logger: silentLogger(),
     });
   });

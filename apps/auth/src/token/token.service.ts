@@ -26,7 +26,7 @@ export class TokenService {
 
   async login(credentials: { username: string; password: string; clientAddress: string }): Promise<TokenResponse> {
     const username = normalizeUsername(credentials.username);
-    await this.deps.throttle.assertAllowed(username, credentials.clientAddress);
+    const attempt = await this.deps.throttle.count(username, credentials.clientAddress);
     const user = await this.findUser(() => this.deps.users.findByUsername(username));
     // Unknown user, wrong password and disabled user cost the same Argon2 verification and get the
     // same answer, so neither timing nor body tells which usernames exist.
@@ -34,11 +34,10 @@ export class TokenService {
       ? await this.deps.passwords.verify(user.passwordHash, credentials.password)
       : await this.deps.passwords.verifyUnknownUser(credentials.password);
     if (!user || !passwordMatches || user.disabledAt) {
-      await this.deps.throttle.recordFailure(username, credentials.clientAddress);
       this.deps.logger.info({ reason: !user ? 'unknown-user' : !passwordMatches ? 'wrong-password' : 'disabled' }, 'login refused');
       throw new InvalidCredentialsError();
     }
-    await this.deps.throttle.recordSuccess(username);
+    await this.deps.throttle.succeeded(attempt);
     const refreshToken = newRefreshToken();
     await this.deps.refreshTokens.startFamily(refreshToken, user.id);
     this.deps.logger.info({ userId: user.id, role: user.role }, 'login');
