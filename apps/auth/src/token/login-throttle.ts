@@ -66,15 +66,16 @@ export class LoginThrottle {
  * one client may take any address it likes.
  */
 export function addressKeyOf(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
+  const mapped = /^::ffff:(?<ipv4>\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.groups?.ipv4;
+  if (mapped) return mapped;
   if (!isIPv6(address)) return address;
   return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address, in hex without leading zeros (`::` expanded, a trailing IPv4 part converted). */
 function ipv6Groups(address: string): string[] {
-  const [head, tail] = address.toLowerCase().split('%')[0]!.split('::') as [string, string | undefined];
+  const [withoutZone = ''] = address.toLowerCase().split('%');
+  const [head, tail] = withoutZone.split('::') as [string, string | undefined];
   const groupsOf = (part: string | undefined) => (part ? part.split(':') : []).flatMap((group) => (group.includes('.') ? ipv4AsGroups(group) : [group]));
   const first = groupsOf(head);
   const last = groupsOf(tail);
