@@ -79,6 +79,21 @@ describe('npm run admin -- user ...', () => {
     await expect((await PasswordHasher.create()).verify(user!.passwordHash, 'referrer-password')).resolves.toBe(true);
   });
 
+  it('takes a FHIR base that only begins with another as text (…/fhir2 beside …/fhir), and the same base for another login of a referrer', async () => {
+    const beside = await admin([
+      'user',
+      'create',
+      ...referrerArgs.slice(0, 3),
+      'beside',
+      ...referrerArgs.slice(4, 8),
+      '--fhir-base',
+      'https://demo-hospital.example/fhir2',
+    ]);
+    expect(beside).toMatchObject({ code: 0, err: '' });
+    const second = await admin(['user', 'create', ...referrerArgs.slice(0, 3), 'second-login', ...referrerArgs.slice(4)]);
+    expect(second).toMatchObject({ code: 0, err: '' });
+  });
+
   it('creates a clinic user for a registered clinic', async () => {
     const result = await admin(['user', 'create', '--role', 'clinic', '--username', 'waldsee', '--password', 'clinic-password', '--ik', '510000001']);
 
@@ -144,6 +159,17 @@ describe('npm run admin -- user ...', () => {
       'malformed username',
     ],
     ['disabling an unknown user', ['user', 'disable', '--username', 'ghost'], 'no user named "ghost"'],
+    // Another referrer's base (https://demo-hospital.example/fhir, the first test's) inside or around this one.
+    [
+      'a FHIR base inside another referrer’s',
+      ['user', 'create', ...referrerArgs.slice(0, 3), 'inner', ...referrerArgs.slice(4, 8), '--fhir-base', 'https://demo-hospital.example/fhir/station-2'],
+      'overlaps the FHIR base https://demo-hospital.example/fhir of referrer demo-referrer',
+    ],
+    [
+      'a FHIR base around another referrer’s',
+      ['user', 'create', ...referrerArgs.slice(0, 3), 'outer', ...referrerArgs.slice(4, 8), '--fhir-base', 'https://demo-hospital.example/'],
+      'overlaps the FHIR base https://demo-hospital.example/fhir of referrer demo-referrer',
+    ],
   ])('refuses %s with exit code 1 and a one-line reason', async (_case, argv, reason) => {
     const result = await admin(argv);
 

@@ -259,6 +259,11 @@ describe('POST /api/v2/fhir/Bundle', () => {
     it.each([
       ["the requester IK is not one of the referrer's", { requesterIk: '260000009' }],
       ["the identifier does not begin with the referrer's FHIR base", { fhirBase: 'https://other-hospital.example/fhir' }],
+      // The base is compared by whole path segments: …/fhir does not own …/fhir2/….
+      [
+        "the identifier only begins with the referrer's FHIR base as text, not by path segments",
+        { requestIdentifier: `${FIXTURE_FHIR_BASE}2/ServiceRequest/1` },
+      ],
     ])('403 when %s', async (_, options) => {
       const response = await post(admissionRequestBundle(options));
 
