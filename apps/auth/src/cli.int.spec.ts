@@ -168,7 +168,7 @@ describe('npm run admin -- user ...', () => {
     [
       'a FHIR base around another referrer’s',
       ['user', 'create', ...referrerArgs.slice(0, 3), 'outer', ...referrerArgs.slice(4, 8), '--fhir-base', 'https://demo-hospital.example/'],
-      'overlaps the FHIR base https://demo-hospital.example/fhir of referrer demo-referrer',
+      'overlaps the FHIR base https://demo-hospital.example/fhir',
     ],
   ])('refuses %s with exit code 1 and a one-line reason', async (_case, argv, reason) => {
     const result = await admin(argv);

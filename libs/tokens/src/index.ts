@@ -12,6 +12,7 @@ export {
   type Principal,
   type Role,
 } from './claims';
+export { fhirBasesOverlap, isUnderFhirBase } from './fhir-base';
 export {
   InvalidAccessTokenError,
   SigningKeysUnavailableError,

@@ -1,3 +1,4 @@
+import { fhirBasesOverlap } from '@bedrequest/tokens';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import { ROLES, type Role, type UserAccount } from './user';
 import type { NewUser, UserRepository } from './user.repository';
@@ -75,6 +76,7 @@ export class UserAdministration {
     if (role === 'referrer') {
       if (input.fhirBase === undefined) throw new InvalidUserError("missing option --fhir-base (the referrer's registered FHIR base URL)");
       fhirBase = parseFhirBase(input.fhirBase);
+      await this.assertOwnFhirBase(username, fhirBase);
     } else {
       if (input.fhirBase !== undefined) throw new InvalidUserError('--fhir-base applies to referrers only');
       if (ikNumbers.length !== 1) throw new InvalidUserError('a clinic user is bound to exactly one IK number');
@@ -84,6 +86,22 @@ export class UserAdministration {
       }
     }
     return { username, role, ikNumbers, fhirBase, passwordHash: await this.deps.passwords.hash(input.password) };
+  }
+
+  /**
+   * A referrer's FHIR base may not lie inside or around another referrer's (by path segments), or
+   * one of them would own the other's identifiers. The same base is allowed: another login of the
+   * same referrer.
+   */
+  private async assertOwnFhirBase(username: string, fhirBase: string): Promise<void> {
+    const other = (await this.deps.users.list()).find(
+      (user) => user.role === 'referrer' && user.username !== username && fhirBasesOverlap(user.fhirBase, fhirBase),
+    );
+    if (other?.role === 'referrer') {
+      throw new InvalidUserError(
+        `the FHIR base ${fhirBase} overlaps the FHIR base ${other.fhirBase} of referrer ${other.username}: each referrer needs a base of its own`,
+      );
+    }
   }
 }
 

@@ -20,7 +20,7 @@ import {
 import { HttpError, type ErrorCode } from '@bedrequest/http';
 import { BrokerUnavailableError, PublishRejectedError, type Broker } from '@bedrequest/messaging';
 import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
-import { principalOf, type Principal } from '@bedrequest/tokens';
+import { isUnderFhirBase, principalOf, type Principal } from '@bedrequest/tokens';
 import { fhirJsonBody } from './fhir-body';
 import { sendFhir } from './fhir-response';
 
@@ -88,7 +88,7 @@ export function bundleRoute(options: BundleRouteOptions): RequestHandler[] {
 
 /** docs/decisions.md, "Parties and credentials": the requester must be one of the referrer's IKs and the identifier must begin with its FHIR base. */
 function referrerRefusal(principal: Principal, requestIdentifier: string, requesterIk?: string): string | undefined {
-  if (!principal.fhirBase || !requestIdentifier.startsWith(principal.fhirBase)) {
+  if (!principal.fhirBase || !isUnderFhirBase(requestIdentifier, principal.fhirBase)) {
     return 'the ServiceRequest identifier must begin with the FHIR base URL registered for the referrer';
   }
   if (requesterIk !== undefined && !principal.ikNumbers.includes(requesterIk)) {
