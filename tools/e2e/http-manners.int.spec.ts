@@ -55,6 +55,25 @@ describe('HTTP manners, through the gateway', () => {
     });
   });
 
+  describe('answers to a request with an access token', () => {
+    it('are never to be cached: they carry patient data or a webhook secret, or say what a party may see', async () => {
+      const identifier = `${FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+      const answers = [
+        await stack.api('POST', '/api/v1/subscriptions', {
+          token: referrer,
+          body: { eventType: 'AdmissionResponse', callbackUrl: 'https://manners-hospital.example/hook' },
+        }),
+        await stack.api('GET', '/api/v1/subscriptions', { token: referrer }),
+        await stack.api('GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(identifier)}`, { token: referrer }),
+        await stack.api('GET', `/api/v2/fhir/Task/${randomUUID()}`, { token: referrer }),
+        await stack.api('GET', '/api/v1/kliniken', { token: referrer }),
+        await stack.api('GET', '/api/v1/clinic/tasks', { token: clinic }),
+        await stack.api('GET', taskPath, { token: clinic }),
+      ];
+      expect(answers.map((answer) => [answer.status, answer.headers.get('cache-control')])).toEqual(answers.map((answer) => [answer.status, 'no-store']));
+    });
+  });
+
   describe('refresh with anything that is not a live refresh token', () => {
     it('is 401 invalid_refresh_token: an access token, 3,000 characters, a rotated-away token, garbage', async () => {
       const login = await logIn();
