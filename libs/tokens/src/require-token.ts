@@ -30,7 +30,7 @@ export interface RequireTokenOptions {
  * caller the route is not for (docs/decisions.md, "Errors"), 503 while the signing keys cannot be
  * fetched. The refusal goes to the app's error handler as an HttpError, so each surface answers it
  * in its own form (an OperationOutcome on FHIR paths, `{"error", "message"}` elsewhere). What passed
- * is in `res.locals`: `principal` or `service`, and `accessToken`.
+ * is in `res.locals`: `principal` or `service`, and `accessToken`; its answer is `Cache-Control: no-store`.
  */
 export function requireToken(options: RequireTokenOptions): RequestHandler {
   const roles = options.roles ?? [];
@@ -50,6 +50,9 @@ export function requireToken(options: RequireTokenOptions): RequestHandler {
         res.locals.principal = caller.principal;
       }
       res.locals.accessToken = token;
+      // What a party is answered is its own (patient data, a webhook secret, what it may see): no
+      // cache, shared or private, may keep it (RFC 9111 5.2.2.5), whatever the route.
+      res.setHeader('Cache-Control', 'no-store');
       next();
     } catch (error) {
       if (error instanceof InvalidAccessTokenError) {
