@@ -129,9 +129,54 @@ describe('robustness of the validators', () => {
     ]);
   });
 
+  describe('counts of repeating elements (issue 26: bounded work per request)', () => {
+    const times = (count: number, item: unknown) => Array.from({ length: count }, () => structuredClone(item));
+    const firstOf = (path: string) => {
+      let node: unknown = fixture();
+      for (const segment of path.split(/\.|(?=\[)/)) node = (node as Record<string, unknown>)[segment.startsWith('[') ? segment.slice(1, -1) : segment];
+      return (node as unknown[] | undefined)?.[0];
+    };
+    it.each([
+      ['performers', 'entry[0].resource.performer', 'Bundle.entry[0].resource.performer', 100],
+      ['codings of a concept', 'entry[0].resource.code.coding', 'Bundle.entry[0].resource.code.coding', 10],
+      ['notes', 'entry[0].resource.note', 'Bundle.entry[0].resource.note', 20],
+      ['entries', 'entry', 'Bundle.entry', 200],
+      ['items of any other element', 'entry[0].resource.extension', 'Bundle.entry[0].resource.extension', 100],
+    ])('refuses more %s than the bound with one too-long issue at the element, without looking at each', (_, path, expression, bound) => {
+      const item = firstOf(path) ?? { url: 'https://example.org/x', valueString: 'x' };
+      const over = issuesOf(setAt(fixture(), path, times(bound + 1, item)));
+      expect(over).toContainEqual({ severity: 'error', code: 'too-long', diagnostics: expect.stringContaining(`${bound + 1} items`), expression });
+      expect(over.filter((issue) => issue.expression?.startsWith(`${expression}[`))).toEqual([]);
+      const at = issuesOf(setAt(fixture(), path, times(bound, item)));
+      expect(at.filter((issue) => issue.code === 'too-long')).toEqual([]);
+    });
+
+    it('answers 40,000 made-up performers with one issue, not 40,000', () => {
+      const performers = Array.from({ length: 40_000 }, (_, index) => ({ reference: `urn:uuid:00000000-0000-4000-8000-${String(index).padStart(12, '0')}` }));
+      const issues = issuesOf(setAt(fixture(), 'entry[0].resource.performer', performers));
+      expect(issues.filter((issue) => issue.expression?.startsWith('Bundle.entry[0].resource.performer'))).toEqual([
+        expect.objectContaining({ code: 'too-long', expression: 'Bundle.entry[0].resource.performer' }),
+      ]);
+      expect(issues.length).toBeLessThanOrEqual(MAX_ISSUES + 1);
+    });
+
+    it('refuses a DocumentReference with more than 10 attachments, and a document bundle with more than 21 entries', () => {
+      const documents = JSON.parse(JSON.stringify(documentBundle())) as Record<string, unknown>;
+      const attachment = (documents as { entry: { resource: { content: unknown[] } }[] }).entry[1]!.resource.content[0];
+      const result = validateDocumentBundle(setAt(structuredClone(documents), 'entry[1].resource.content', times(11, attachment)), options);
+      expect(result.ok ? [] : result.issues).toContainEqual(expect.objectContaining({ code: 'too-long', expression: 'Bundle.entry[1].resource.content' }));
+      const entry = (documents as { entry: unknown[] }).entry[1];
+      const many = validateDocumentBundle(setAt(structuredClone(documents), 'entry', times(22, entry)), options);
+      expect(many.ok ? [] : many.issues).toContainEqual(expect.objectContaining({ code: 'too-long', expression: 'Bundle.entry' }));
+    });
+  });
+
   it(`lists at most ${MAX_ISSUES} issues and says how many more there are`, () => {
-    const garbage = Array.from({ length: 1000 }, () => JSON.parse('{"url": "https://example.org/x", "__proto__": 0}') as unknown);
-    const issues = issuesOf(setAt(fixture(), 'entry[0].resource.extension', garbage));
+    // 100 extensions (the bound) on each of ten resources, each with a forbidden key.
+    const garbage = () => Array.from({ length: 100 }, () => JSON.parse('{"url": "https://example.org/x", "__proto__": 0}') as unknown);
+    const bundle = fixture();
+    for (let entry = 0; entry < 10; entry++) setAt(bundle, `entry[${entry}].resource.extension`, garbage());
+    const issues = issuesOf(bundle);
     expect(issues).toHaveLength(MAX_ISSUES + 1);
     expect(issues.at(-1)).toEqual(expect.objectContaining({ code: 'informational', diagnostics: '900 further issues are not listed' }));
   });
