@@ -15,6 +15,7 @@ import { checkResourceCounts, checkUniqueFullUrls, entriesByFullUrl, entriesOf, 
 import { fromZodIssues, issue, parseOptions } from './validation/issues';
 import { quoted } from './validation/excerpt';
 import { inspectJson } from './validation/json-guard';
+import { ITEM_BOUNDS, itemBoundOf } from './validation/bounds';
 import { ikNumberOf, type ParsedOrganization } from './validation/organization.schema';
 import type { ParsedPatient } from './validation/patient.schema';
 import { isRecord } from './validation/raw';
@@ -86,7 +87,8 @@ function validate(input: unknown, schemas: AdmissionRequestSchemas): ValidationR
     return { ok: false, issues: [issue('structure', 'an AdmissionRequestBundle must be a JSON object')] };
   }
 
-  const { issues, omitted } = inspectJson(input);
+  const { issues, omitted, overBound } = inspectJson(input, { maxItems: (path) => itemBoundOf(path, ITEM_BOUNDS.admissionEntries) });
+  if (overBound) return { ok: false, issues: capIssues(issues, omitted) };
   const structure = inspectR4Structure(input);
   const envelope = schemas.bundle.safeParse(input, parseOptions);
   if (!envelope.success) issues.push(...fromZodIssues(envelope.error.issues));

@@ -6,6 +6,7 @@ import { quoted } from './validation/excerpt';
 import type { PathSegment } from './validation/fhir-path';
 import { fromZodIssues, issue, parseOptions } from './validation/issues';
 import { inspectJson } from './validation/json-guard';
+import { ITEM_BOUNDS, itemBoundOf } from './validation/bounds';
 import { inspectR4Structure } from './validation/r4-structure';
 import { isRecord } from './validation/raw';
 import { capIssues, notReportedYet, type ValidationOptions, type ValidationResult } from './validation/result';
@@ -35,7 +36,11 @@ const isAttachmentData = (path: readonly PathSegment[]) => path.at(-1) === 'data
 function validate(input: unknown, schemas: DocumentSchemas): ValidationResult<DocumentBundle> {
   if (!isRecord(input)) return { ok: false, issues: [issue('structure', 'a DocumentBundle must be a JSON object')] };
 
-  const { issues, omitted } = inspectJson(input, { allowsLongString: isAttachmentData });
+  const { issues, omitted, overBound } = inspectJson(input, {
+    allowsLongString: isAttachmentData,
+    maxItems: (path) => itemBoundOf(path, ITEM_BOUNDS.documentEntries),
+  });
+  if (overBound) return { ok: false, issues: capIssues(issues, omitted) };
   const structure = inspectR4Structure(input);
   const envelope = schemas.bundle.safeParse(input, parseOptions);
   if (!envelope.success) issues.push(...fromZodIssues(envelope.error.issues));

@@ -15,6 +15,8 @@ import { MAX_ISSUES } from './result';
  *   paragraphs); base64 attachment data is exempt, its bound is the 10 MiB body limit.
  * - `__proto__`, `constructor` and `prototype` keys are refused anywhere: no FHIR element has these
  *   names, and code that copies keys around must never meet them.
+ * - the number of items of each array (`maxItems`, validation/bounds.ts): an array over its bound is
+ *   reported once, and its items are not visited.
  */
 
 export const MAX_NESTING_DEPTH = 32;
@@ -24,6 +26,8 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
 export interface JsonGuardOptions {
   /** Strings under these paths may exceed `MAX_STRING_LENGTH` (e.g. base64 attachment data). */
   allowsLongString?: (path: readonly PathSegment[]) => boolean;
+  /** How many items the array at `path` may hold. */
+  maxItems?: (path: readonly PathSegment[]) => number;
 }
 
 export interface JsonInspection {
@@ -31,6 +35,8 @@ export interface JsonInspection {
   issues: Issue[];
   /** How many more there were: hostile input can hold hundreds of thousands. */
   omitted: number;
+  /** An array held more items than its bound: nothing more should be checked (its items were not). */
+  overBound: boolean;
 }
 
 /** U+0000, or a UTF-16 surrogate without its partner. */
@@ -38,7 +44,7 @@ export interface JsonInspection {
 export const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function inspectJson(input: unknown, options: JsonGuardOptions = {}): JsonInspection {
-  const inspection: JsonInspection = { issues: [], omitted: 0 };
+  const inspection: JsonInspection = { issues: [], omitted: 0, overBound: false };
   // One path stack for the whole walk, copied only when something is reported.
   const path: PathSegment[] = [];
   const report = (code: IssueCode, diagnostics: string) => {
@@ -62,6 +68,12 @@ export function inspectJson(input: unknown, options: JsonGuardOptions = {}): Jso
     } else if (depth > MAX_NESTING_DEPTH) {
       report('structure', `nested deeper than ${MAX_NESTING_DEPTH} levels`);
     } else if (Array.isArray(value)) {
+      const bound = options.maxItems?.(path) ?? Number.POSITIVE_INFINITY;
+      if (value.length > bound) {
+        inspection.overBound = true;
+        report('too-long', `${value.length} items exceed the limit of ${bound}`);
+        return;
+      }
       // An index loop, not forEach: holes of sparse arrays are undefined, which JSON cannot carry.
       for (let index = 0; index < value.length; index++) visitChild(index, value[index], depth);
     } else {
