@@ -27,6 +27,9 @@ export interface ClinicDirectoryOptions {
   startTimeoutMs?: number;
   /** After this long without the first load, `start` says once what it waits for (default 5 s). */
   noticeAfterMs?: number;
+  /** Unknown IKs make it read the registry again at most this often (default 1 s). */
+  unknownIkReloadIntervalMs?: number;
+  now?: () => number;
 }
 
 /**
@@ -36,14 +39,21 @@ export interface ClinicDirectoryOptions {
  * broadcasts `clinic.registry.changed.v1` whenever a clinic is registered or changed; a process
  * reloads everything after it (re)subscribes (broadcasts sent meanwhile are lost), every
  * `refreshIntervalMs`, and when asked for an IK it does not know: a clinic registered a moment ago
- * is found at once, before its broadcast arrives.
+ * is found at once, before its broadcast arrives. That read happens at most once per
+ * `unknownIkReloadIntervalMs` since the last one, so that bundles full of made-up IKs cannot make
+ * every request read the whole registry from routing.
  */
 export class ClinicDirectory {
   private clinics?: ReadonlyMap<string, ClinicRecord>;
   private loading?: Promise<ReadonlyMap<string, ClinicRecord>>;
   private timer?: NodeJS.Timeout;
+  /** When the last read of the registry began (the clock of `options.now`). */
+  private lastReadAt = Number.NEGATIVE_INFINITY;
+  private readonly now: () => number;
 
-  constructor(private readonly options: ClinicDirectoryOptions) {}
+  constructor(private readonly options: ClinicDirectoryOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   /**
    * Subscribes to the registry's changes and waits for the first load: at start-up routing (and
@@ -78,13 +88,14 @@ export class ClinicDirectory {
 
   /**
    * The registered clinic of each IK (absent: not a participating clinic). An IK it does not know
-   * makes it read the registry again first. Throws ClinicDirectoryUnavailableError when the registry
-   * cannot be read.
+   * makes it read the registry again first, unless it did so less than `unknownIkReloadIntervalMs`
+   * ago. Throws ClinicDirectoryUnavailableError when the registry cannot be read.
    */
   async lookup(iks: readonly string[]): Promise<ReadonlyMap<string, ClinicRecord>> {
     const cached = this.clinics;
     let clinics = cached ?? (await this.reload());
-    if (cached && iks.some((ik) => !cached.has(ik))) clinics = await this.reload();
+    const readRecently = this.now() - this.lastReadAt < (this.options.unknownIkReloadIntervalMs ?? 1_000);
+    if (cached && !readRecently && iks.some((ik) => !cached.has(ik))) clinics = await this.reload();
     return new Map(
       iks.flatMap((ik) => {
         const clinic = clinics.get(ik);
@@ -106,6 +117,7 @@ export class ClinicDirectory {
 
   /** Reads the whole registry; concurrent callers share one read. */
   private reload(): Promise<ReadonlyMap<string, ClinicRecord>> {
+    if (!this.loading) this.lastReadAt = this.now();
     this.loading ??= this.options
       .load()
       .then((list) => {

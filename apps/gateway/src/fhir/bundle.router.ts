@@ -100,11 +100,10 @@ function referrerRefusal(principal: Principal, requestIdentifier: string, reques
 /** docs/decisions.md, "Clinics answer": a performer whose IK is not a participating clinic makes the bundle invalid (400). */
 async function performersNotParticipating(bundle: AdmissionRequestBundle, clinics: Pick<ClinicDirectory, 'lookup'>): Promise<Issue[]> {
   const registered = await clinics.lookup(bundle.performerIks);
-  const unknown = bundle.performerIks.filter((ik) => !registered.has(ik));
   const entries = (bundle.bundle.entry ?? []) as { resource?: { resourceType?: string } }[];
   const serviceRequestIndex = entries.findIndex((entry) => entry.resource?.resourceType === 'ServiceRequest');
   return bundle.performerIks.flatMap((ik, index) =>
-    !unknown.includes(ik)
+    registered.has(ik)
       ? []
       : [
           {

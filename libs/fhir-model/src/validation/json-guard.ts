@@ -35,6 +35,9 @@ export interface JsonInspection {
   issues: Issue[];
   /** How many more there were: hostile input can hold hundreds of thousands. */
   omitted: number;
+}
+
+export interface GuardInspection extends JsonInspection {
   /** An array held more items than its bound: nothing more should be checked (its items were not). */
   overBound: boolean;
 }
@@ -43,8 +46,8 @@ export interface JsonInspection {
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what this pattern is for
 export const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-export function inspectJson(input: unknown, options: JsonGuardOptions = {}): JsonInspection {
-  const inspection: JsonInspection = { issues: [], omitted: 0, overBound: false };
+export function inspectJson(input: unknown, options: JsonGuardOptions = {}): GuardInspection {
+  const inspection: GuardInspection = { issues: [], omitted: 0, overBound: false };
   // One path stack for the whole walk, copied only when something is reported.
   const path: PathSegment[] = [];
   const report = (code: IssueCode, diagnostics: string) => {
