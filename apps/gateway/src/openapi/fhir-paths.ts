@@ -5,6 +5,7 @@ import {
   AUDIT_EVENT_SEARCH_PARAMETERS,
   CONFORMANCE_RESOURCE_TYPES,
   conformanceResources,
+  ITEM_BOUNDS,
   TASK_RESULT_PARAMETERS,
   TASK_SEARCH_PARAMETERS,
 } from '@bedrequest/fhir-model';
@@ -56,7 +57,11 @@ function registerBundlePath(registry: OpenAPIRegistry, secured: Secured): void {
       ...refusals(
         'fhir',
         merged(guarded('referrer'), {
-          400: 'The body is empty or not JSON, or the bundle is invalid (an issue per problem with its FHIRPath: unknown elements, missing ones, values, a performer that is not a participating clinic, an incomplete patient at selection)',
+          400: [
+            'The body is empty or not JSON, or the bundle is invalid (an issue per problem with its FHIRPath: unknown elements, missing ones, values, a performer that is not a participating clinic, an incomplete patient at selection).',
+            `A repeating element over its limit is one issue with code too-long at the element: at most ${ITEM_BOUNDS.admissionEntries} entries in an AdmissionRequestBundle and ${ITEM_BOUNDS.documentEntries} in a DocumentBundle,`,
+            `${ITEM_BOUNDS.performers} performers, ${ITEM_BOUNDS.codings} codings per concept, ${ITEM_BOUNDS.notes} notes per resource, ${ITEM_BOUNDS.attachments} attachments per DocumentReference, ${ITEM_BOUNDS.other} items in any other repeating element.`,
+          ].join(' '),
           403: 'the requester IK is not one of the referrer’s, or the ServiceRequest identifier does not begin with the referrer’s FHIR base',
           404: 'A DocumentBundle for a request the service does not know',
           409: 'A transition the request’s state does not allow (e.g. revoked, selecting a clinic that did not accept)',

@@ -1,6 +1,7 @@
 import type { ElementDefinition, StructureDefinition } from '@medplum/fhirtypes';
 import { fhirSystems } from '../systems';
 import { ADMISSION_REQUEST_CARDINALITY } from '../validation/admission-request.schema';
+import { ITEM_BOUNDS } from '../validation/bounds';
 import type { Cardinality } from '../validation/entries';
 import { canonicalMetadata, type ConformanceOptions } from './canonical';
 
@@ -45,7 +46,7 @@ export function bundleProfiles(options: ConformanceOptions): StructureDefinition
       'Admission request',
       'A request to admit a patient, sent to one or more rehabilitation clinics: a collection of the ServiceRequest, the Patient, the Organizations of the requester and the requested clinics, and optionally Coverage, Encounter, Conditions and Observations. Sent again, whole, with every update of the request.',
       [
-        { id: 'Bundle', path: 'Bundle', short: 'Admission request' },
+        { id: 'Bundle', path: 'Bundle', short: 'Admission request', comment: limitsComment() },
         { id: 'Bundle.id', path: 'Bundle.id', min: 1 },
         ...claimsProfile(systems.admissionRequestBundleProfile, 'admissionRequestBundle'),
         { id: 'Bundle.identifier', path: 'Bundle.identifier', min: 1, short: 'Traces one transmission; never used to match requests' },
@@ -54,6 +55,7 @@ export function bundleProfiles(options: ConformanceOptions): StructureDefinition
         { id: 'Bundle.type', path: 'Bundle.type', fixedCode: 'collection' },
         { id: 'Bundle.timestamp', path: 'Bundle.timestamp', min: 1, short: 'ISO 8601 date-time with seconds and a time-zone offset' },
         ...entriesOf(ADMISSION_REQUEST_CARDINALITY, {
+          max: ITEM_BOUNDS.admissionEntries,
           rules: 'closed',
           fullUrl: 'urn:uuid:<uuid>; references between the entries use this form',
         }),
@@ -65,10 +67,11 @@ export function bundleProfiles(options: ConformanceOptions): StructureDefinition
       'Documents of an admission request',
       'Documents for an admission request already sent: a FHIR document whose Composition comes first, followed by DocumentReferences that name the ServiceRequest identifier (context.related.identifier, system urn:ietf:rfc:3986) and carry their content as base64 attachments with a contentType.',
       [
-        { id: 'Bundle', path: 'Bundle', short: 'Documents of an admission request' },
+        { id: 'Bundle', path: 'Bundle', short: 'Documents of an admission request', comment: limitsComment() },
         ...claimsProfile(systems.documentBundleProfile, 'documentBundle'),
         { id: 'Bundle.type', path: 'Bundle.type', fixedCode: 'document' },
         ...entriesOf(DOCUMENT_BUNDLE_CARDINALITY, {
+          max: ITEM_BOUNDS.documentEntries,
           rules: 'open',
           fullUrl: 'An absolute URI',
           // The base Bundle's invariant bdl-11 requires it too.
@@ -93,10 +96,19 @@ function claimsProfile(profile: string, sliceName: string): ElementDefinition[] 
   ];
 }
 
-/** `Bundle.entry` sliced by resource type: one slice per allowed type, with its cardinality. */
+/** The bounds of the repeating elements inside the resources, which this differential does not profile (validation/bounds.ts). */
+function limitsComment(): string {
+  return [
+    `Limits: at most ${ITEM_BOUNDS.performers} ServiceRequest.performer, ${ITEM_BOUNDS.codings} codings per CodeableConcept, ${ITEM_BOUNDS.notes} notes per resource,`,
+    `${ITEM_BOUNDS.attachments} DocumentReference.content, ${ITEM_BOUNDS.other} items in any other repeating element;`,
+    'a count over its limit is refused with 400 and one OperationOutcome issue of code too-long at the element.',
+  ].join(' ');
+}
+
+/** `Bundle.entry` sliced by resource type: one slice per allowed type, with its cardinality, and at most `max` in all. */
 function entriesOf(
   cardinality: ReadonlyMap<string, Cardinality>,
-  { rules, fullUrl, sliceShort = {} }: { rules: 'closed' | 'open'; fullUrl: string; sliceShort?: Partial<Record<string, string>> },
+  { max, rules, fullUrl, sliceShort = {} }: { max: number; rules: 'closed' | 'open'; fullUrl: string; sliceShort?: Partial<Record<string, string>> },
 ): ElementDefinition[] {
   const slices = [...cardinality];
   const min = slices.reduce((sum, [, slice]) => sum + slice.min, 0);
@@ -105,6 +117,7 @@ function entriesOf(
       id: 'Bundle.entry',
       path: 'Bundle.entry',
       min,
+      max: String(max),
       slicing: {
         discriminator: [{ type: 'type', path: 'resource' }],
         rules,
@@ -119,7 +132,8 @@ function entriesOf(
         path: 'Bundle.entry',
         sliceName: resourceType,
         min: slice.min,
-        max: slice.max === Infinity ? '*' : String(slice.max),
+        // No slice holds more than the entries may in all.
+        max: String(Math.min(slice.max, max)),
         ...(sliceShort[resourceType] ? { short: sliceShort[resourceType] } : {}),
       },
       { id: `Bundle.entry:${resourceType}.resource`, path: 'Bundle.entry.resource', min: 1, type: [{ code: resourceType }] },
