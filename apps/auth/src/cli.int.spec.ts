@@ -40,11 +40,11 @@ describe('npm run admin -- user ...', () => {
     await prisma?.$disconnect();
   });
 
-  const admin = async (argv: string[], overrides: Partial<AuthCliConfig> = {}) => {
+  const admin = async (argv: string[], overrides: Partial<AuthCliConfig> = {}, stdin = '') => {
     const out: string[] = [];
     const err: string[] = [];
     const open = () => openUserAdministration({ config: { ...config, ...overrides } });
-    const code = await USER_CLI.run(argv, { open, out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await USER_CLI.run(argv, { open, out: (line) => out.push(line), err: (line) => err.push(line), stdin: async () => stdin });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
   const stored = async (username: string) => {
@@ -185,7 +185,7 @@ describe('npm run admin -- user ...', () => {
     [
       'an unknown option',
       [...clinicArgs('510000001'), '--admin'],
-      'unknown option --admin (user create takes --role, --username, --password, --ik, --fhir-base)',
+      'unknown option --admin (user create takes --role, --username, --password, --password-stdin, --ik, --fhir-base)',
     ],
     ['an unknown command', ['user', 'delete'], 'unknown command "user delete" (expected one of "user create", "user upsert", "user disable", "user list")'],
     ['no command', [], 'missing command'],
@@ -201,8 +201,36 @@ describe('npm run admin -- user ...', () => {
     const result = await admin(['user', '--help'], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/unreachable' });
 
     expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('\n  user create --role referrer|clinic --username <u> --password <p> --ik <IK>[,<IK>...] [--fhir-base <url>]\n');
+    expect(result.out).toContain(
+      '\n  user create --role referrer|clinic --username <u> [--password <p>] [--password-stdin] --ik <IK>[,<IK>...] [--fhir-base <url>]\n',
+    );
     for (const command of ['upsert', 'disable --username <u>', 'list']) expect(result.out).toContain(`\n  user ${command}`);
+  });
+
+  it('reads the password from standard input with --password-stdin (its first line), so that it is in no shell history or process list', async () => {
+    const argv = ['user', 'create', '--role', 'clinic', '--username', 'stdin-user', '--password-stdin', '--ik', '510000001'];
+    expect(await admin(argv, {}, 'password-from-stdin\nnot this line\n')).toMatchObject({ code: 0, err: '' });
+    const hash = (await stored('stdin-user'))!.passwordHash;
+    expect(await (await PasswordHasher.create()).verify(hash, 'password-from-stdin')).toBe(true);
+  });
+
+  it.each([
+    ['both --password and --password-stdin', ['--password', 'password-twice-1', '--password-stdin'], 'password-twice-2\n'],
+    ['--password-stdin with nothing on standard input', ['--password-stdin'], ''],
+  ])('refuses %s', async (_, passwordArgs, stdin) => {
+    const result = await admin(['user', 'create', '--role', 'clinic', '--username', 'twice', ...passwordArgs, '--ik', '510000001'], {}, stdin);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('--password');
+    expect(await stored('twice')).toBeNull();
+  });
+
+  it('refuses a password shorter than 12 characters in production, and only warns elsewhere', async () => {
+    const argv = (username: string) => ['user', 'create', '--role', 'clinic', '--username', username, '--password', 'eleven-char', '--ik', '510000001'];
+    const production = await admin(argv('short-in-production'), { NODE_ENV: 'production' });
+    expect(production).toMatchObject({ code: 1, err: expect.stringContaining('at least 12 characters') });
+    expect(await stored('short-in-production')).toBeNull();
+    const development = await admin(argv('short-in-development'), { NODE_ENV: 'development' });
+    expect(development).toMatchObject({ code: 0, err: expect.stringContaining('warning') });
   });
 
   it('tells to start the stack when routing cannot be reached to check a clinic IK', async () => {
