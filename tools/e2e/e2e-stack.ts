@@ -1,7 +1,7 @@
 // What the end-to-end tests do with a stack: the one launcher (@bedrequest/stack) in-process by
 // default, parties made with the real admin command line, and calls to the gateway checked against
 // its OpenAPI document and an outside FHIR validator (api-client.ts).
-import { launchStack, type Stack, type StackMode } from '@bedrequest/stack';
+import { launchStack, type OutputHandling, type Stack, type StackMode } from '@bedrequest/stack';
 import { callApi, type ApiCallOptions, type ApiResponse } from './api-client';
 
 export type { ApiResponse };
@@ -29,9 +29,10 @@ export interface E2eStack {
 export const passwordOf = (username: string) => `${username}-secret-pw`;
 
 /** The whole stack for a test file, with `overrides` on top of the defaults (silent logs, private webhooks allowed). */
-export async function startE2eStack(overrides: Record<string, string> = {}, mode: StackMode = 'in-process'): Promise<E2eStack> {
+export async function startE2eStack(overrides: Record<string, string> = {}, mode: StackMode = 'in-process', output?: OutputHandling): Promise<E2eStack> {
   const stack = await launchStack({
     mode,
+    ...(output ? { output } : {}),
     isolate: 'e2e',
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_POOL_SIZE: '4', WEBHOOK_ALLOW_PRIVATE: 'true', ...overrides },
   });

@@ -1,4 +1,4 @@
-import { CommandLine, command, option, type CommandContext, type OptionValues, type Session } from '@bedrequest/cli';
+import { CommandLine, UsageError, command, option, type CommandContext, type OptionValues, type Session } from '@bedrequest/cli';
 import { describeDatabase } from '@bedrequest/persistence';
 import { RoutingClinicDirectory, commandLineServiceTokens } from './clinics/routing-clinic-directory';
 import type { AuthCliConfig } from './config';
@@ -13,7 +13,9 @@ type Context = CommandContext<UserAdministration>;
 const USER_OPTIONS = {
   role: option.string('referrer|clinic'),
   username: option.string('<u>'),
-  password: option.string('<p>'),
+  password: option.string('<p>').optional(),
+  /** The password as the first line of standard input: in no shell history and no process list. */
+  'password-stdin': option.flag(),
   ik: option.string('<IK>[,<IK>...]'),
   'fhir-base': option.string('<url>').optional(),
 };
@@ -60,15 +62,33 @@ export const USER_CLI = new CommandLine<UserAdministration>({
   },
 });
 
-async function saveUser(mode: 'create' | 'upsert', values: OptionValues<typeof USER_OPTIONS>, { services, out, err }: Context): Promise<void> {
-  const { 'fhir-base': fhirBase, ...credentials } = values;
-  const input: UserInput = { ...credentials, fhirBase };
+async function saveUser(mode: 'create' | 'upsert', values: OptionValues<typeof USER_OPTIONS>, context: Context): Promise<void> {
+  const { services, out, err } = context;
+  const input: UserInput = {
+    role: values.role,
+    username: values.username,
+    ik: values.ik,
+    password: await passwordOf(values, context),
+    fhirBase: values['fhir-base'],
+  };
   const users = await services();
   const { user, created } = mode === 'create' ? { user: await users.create(input), created: true } : await users.upsert(input);
   out(`${created ? 'created' : 'updated'} ${describe(user)}`);
   if (input.password.length < RECOMMENDED_PASSWORD_LENGTH) {
     err(`warning: the password has fewer than ${RECOMMENDED_PASSWORD_LENGTH} characters; prefer a longer one`);
   }
+}
+
+/** The password of `--password`, or the first line of standard input with `--password-stdin`; throws UsageError. */
+async function passwordOf(values: OptionValues<typeof USER_OPTIONS>, { stdin }: Context): Promise<string> {
+  if (values.password !== undefined && values['password-stdin']) throw new UsageError('give the password with --password or with --password-stdin, not both');
+  if (values['password-stdin']) {
+    const [line = ''] = (await stdin()).split(/\r?\n/);
+    if (line === '') throw new UsageError('--password-stdin: standard input holds no password');
+    return line;
+  }
+  if (!values.password?.trim()) throw new UsageError('missing option --password (or --password-stdin)');
+  return values.password;
 }
 
 /** One line per user; never the password hash. */
@@ -92,6 +112,8 @@ export async function openUserAdministration(deps: { config: AuthCliConfig; clin
     passwords,
     clinics: deps.clinics ?? new RoutingClinicDirectory(deps.config.ROUTING_URL, commandLineServiceTokens(deps.config, prisma)),
     now: Date.now,
+    // Production refuses what development only warns about (saveUser), so that tests and demos may use short passwords.
+    minimumPasswordLength: deps.config.NODE_ENV === 'production' ? RECOMMENDED_PASSWORD_LENGTH : 1,
   });
   return { services, close: () => prisma.$disconnect() };
 }

@@ -1,3 +1,5 @@
+// First: tracing's module hooks must be in place before anything it instruments is required.
+import '@bedrequest/observability/instrument';
 import { loadConfig, postgresOf, rabbitMqOf } from '@bedrequest/config';
 import { awaitInfrastructure } from '@bedrequest/observability';
 import { IntakeConfig } from './config';

@@ -1,3 +1,5 @@
+// First: tracing's module hooks must be in place before anything it instruments is required.
+import '@bedrequest/observability/instrument';
 import { loadConfig, redisOf } from '@bedrequest/config';
 import { awaitInfrastructure } from '@bedrequest/observability';
 import { WebConfig } from './config';

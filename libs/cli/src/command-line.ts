@@ -14,6 +14,8 @@ export interface CommandContext<Services> {
   services(): Promise<Services>;
   out(line: string): void;
   err(line: string): void;
+  /** All of standard input, read on the first call (e.g. a password given with `--password-stdin`). */
+  stdin(): Promise<string>;
 }
 
 export interface Command<Services, O extends Options = Options> {
@@ -52,6 +54,8 @@ export interface CommandLineIo<Services> {
   /** Standard output and standard error, one line a call; the console's by default. */
   out?(line: string): void;
   err?(line: string): void;
+  /** Standard input, whole; the process's by default. */
+  stdin?(): Promise<string>;
 }
 
 export type Invocation<Services> =
@@ -75,8 +79,8 @@ export class CommandLine<Services> {
     const { program, group, summary } = this.definition;
     const lines = [`usage: ${program} ${group} <command> [options]`, summary, ''];
     for (const [name, command] of this.commands) {
-      const options = Object.entries(command.options).map(([option, { placeholder, required }]) =>
-        required ? `--${option} ${placeholder}` : `[--${option} ${placeholder}]`,
+      const options = Object.entries(command.options).map(([option, { placeholder, required, flag }]) =>
+        flag ? `[--${option}]` : required ? `--${option} ${placeholder}` : `[--${option} ${placeholder}]`,
       );
       lines.push(`  ${[group, name, ...options].join(' ')}`, `      ${command.summary}`);
     }
@@ -109,10 +113,12 @@ export class CommandLine<Services> {
         out(this.help());
         return EXIT_CODE.ok;
       }
+      let input: Promise<string> | undefined;
       await invocation.command.run(invocation.values, {
         services: async () => (await (session ??= io.open())).services,
         out,
         err,
+        stdin: () => (input ??= io.stdin ? io.stdin() : readStandardInput()),
       });
       return EXIT_CODE.ok;
     } catch (error) {
@@ -141,7 +147,10 @@ function readOptions(args: readonly string[], options: Options, command: string)
   const known = Object.keys(options);
   const { tokens } = parseArgs({
     args: [...args],
-    options: { ...Object.fromEntries(known.map((option) => [option, { type: 'string' as const }])), help: { type: 'boolean', short: 'h' } },
+    options: {
+      ...Object.fromEntries(known.map((option) => [option, { type: options[option]?.flag ? ('boolean' as const) : ('string' as const) }])),
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: false,
     allowPositionals: true,
     tokens: true,
@@ -153,6 +162,11 @@ function readOptions(args: readonly string[], options: Options, command: string)
     if (token.kind === 'positional') throw new UsageError(`unexpected argument "${token.value}" (${takes})`);
     if (token.name === 'help') return 'help';
     if (!known.includes(token.name)) throw new UsageError(`unknown option ${token.rawName} (${takes})`);
+    if (options[token.name]?.flag) {
+      if (token.inlineValue) throw new UsageError(`option ${token.rawName} takes no value`);
+      given.set(token.name, '');
+      continue;
+    }
     if (token.value === undefined) throw new UsageError(`option ${token.rawName} needs a value`);
     // As node's strict parseArgs: `--ik --name x` is a forgotten value, not the IK "--name".
     if (!token.inlineValue && token.value.startsWith('-')) {
@@ -161,6 +175,12 @@ function readOptions(args: readonly string[], options: Options, command: string)
     given.set(token.name, token.value);
   }
   return given;
+}
+
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function oneLine(error: unknown): string {

@@ -9,9 +9,11 @@ export class UsageError extends Error {
  * `option.choice`; required unless made `.optional()` or given a `.default(...)`.
  */
 export interface Option<T> {
-  /** The value as the usage text shows it: `<IK>`, `YYYY-MM-DD`, `true|false`. */
+  /** The value as the usage text shows it: `<IK>`, `YYYY-MM-DD`, `true|false`; none for a flag. */
   readonly placeholder: string;
   readonly required: boolean;
+  /** A flag (`--password-stdin`) stands alone: it takes no value, and is `true` when given. */
+  readonly flag?: boolean;
   /** The value of `flag` (`--ik`) from its text, `undefined` when it was not given; throws UsageError. */
   read(text: string | undefined, flag: string): T;
 }
@@ -41,6 +43,9 @@ function requiredOption<T>(placeholder: string, convert: (text: string, flag: st
 const ALTERNATIVES = new Intl.ListFormat('en', { type: 'disjunction' });
 
 export const option = {
+  /** `--name` alone: `true` when given, `false` when not. */
+  flag: (): Option<boolean> => ({ placeholder: '', required: false, flag: true, read: (text) => text !== undefined }),
+
   /** Any text, passed on as given; the command (or its service) checks what it means. */
   string: (placeholder: string): RequiredOption<string> => requiredOption(placeholder, (text) => text),
 

@@ -1,7 +1,9 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
+import { context, ROOT_CONTEXT, SpanKind, trace, type Context, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
 import type { ConsumedMessage, HandlerOutcome, UnreadableDelivery } from './consumed-message';
+import { endSpan, messagingTracer } from './trace-context';
 
 /**
  * A queue's handler: it gets what the broker has delivered as one unit of work (one transaction,
@@ -26,12 +28,17 @@ export interface BatchSettings {
   retryBackoffMs: number;
 }
 
-/** A delivery and what was read from it; `problem` when it is unreadable. */
-export type ParsedDelivery = { delivery: ConsumeMessage; message: ConsumedMessage } | ({ delivery: ConsumeMessage } & UnreadableDelivery);
+/**
+ * A delivery and what was read from it, with the message's span (ended when it is settled) and the
+ * context that holds it; `problem` when it is unreadable.
+ */
+export type ParsedDelivery = Pending | ({ delivery: ConsumeMessage } & UnreadableDelivery);
 
 interface Pending {
   delivery: ConsumeMessage;
   message: ConsumedMessage;
+  span: Span;
+  context: Context;
 }
 
 export interface BatchConsumerDependencies {
@@ -86,7 +93,7 @@ export class BatchConsumer {
       this.settle(delivery, 'dead-letter');
       return;
     }
-    this.waiting.push({ delivery, message: parsed.message });
+    this.waiting.push(parsed);
     this.schedule();
   }
 
@@ -144,13 +151,27 @@ export class BatchConsumer {
     await this.runEachAlone(batch);
   }
 
-  /** The whole batch as one unit of work; undefined when the handler failed. */
+  /**
+   * The whole batch as one unit of work; undefined when the handler failed. Its work is a span of its
+   * own, linked to the span of each of its messages (each in the trace its message continues).
+   */
   private async tryBatch(batch: Pending[]): Promise<readonly HandlerOutcome[] | undefined> {
+    const span = messagingTracer().startSpan(
+      `process batch ${this.deps.queue}`,
+      {
+        kind: SpanKind.INTERNAL,
+        links: batch.map((pending) => ({ context: pending.span.spanContext() })),
+        attributes: { 'messaging.destination.name': this.deps.queue, 'messaging.batch.message_count': batch.length },
+      },
+      ROOT_CONTEXT,
+    );
     try {
-      const outcomes = await this.deps.handler(batch.map((pending) => pending.message));
+      const outcomes = await context.with(trace.setSpan(ROOT_CONTEXT, span), () => this.deps.handler(batch.map((pending) => pending.message)));
       if (outcomes.length !== batch.length) throw new Error(`the handler returned ${outcomes.length} outcomes for ${batch.length} messages`);
+      endSpan(span);
       return outcomes;
     } catch (error) {
+      endSpan(span, error);
       this.deps.logger.warn({ queue: this.deps.queue, size: batch.length, err: errorText(error) }, 'batch failed; each of its messages is tried alone');
       return undefined;
     }
@@ -161,7 +182,7 @@ export class BatchConsumer {
     let succeeded = 0;
     for (const pending of batch) {
       try {
-        this.settle(pending.delivery, await this.handleAlone(pending));
+        this.settlePending(pending, await this.handleAlone(pending));
         succeeded++;
       } catch (error) {
         pending.message.logger.warn({ err: errorText(error) }, 'handler failed');
@@ -171,12 +192,13 @@ export class BatchConsumer {
     for (const pending of failed) {
       // Others of the batch went through, so the dependencies are up: this one is likely poison.
       const outcome = succeeded > 0 ? this.giveBack(pending, 'failed while the rest of its batch succeeded') : await this.retryAlone(pending);
-      this.settle(pending.delivery, outcome);
+      this.settlePending(pending, outcome);
     }
   }
 
+  /** One message as its own unit of work, within its own span. */
   private async handleAlone(pending: Pending): Promise<HandlerOutcome> {
-    const [outcome] = await this.deps.handler([pending.message]);
+    const [outcome] = await context.with(pending.context, () => this.deps.handler([pending.message]));
     if (!outcome) throw new Error('the handler returned no outcome');
     return outcome;
   }
@@ -215,9 +237,15 @@ export class BatchConsumer {
       if (outcome === 'ack') {
         acks.push(pending.delivery);
         this.deps.onSettled('ack', { routingKey: pending.delivery.fields.routingKey });
-      } else this.settle(pending.delivery, outcome);
+        endMessageSpan(pending, outcome);
+      } else this.settlePending(pending, outcome);
     });
     this.ackTogether(acks);
+  }
+
+  private settlePending(pending: Pending, outcome: HandlerOutcome): void {
+    this.settle(pending.delivery, outcome);
+    endMessageSpan(pending, outcome);
   }
 
   /**
@@ -277,6 +305,12 @@ export class BatchConsumer {
   private channelUsable(): boolean {
     return this.deps.isCurrentChannel();
   }
+}
+
+/** A message's span ends when it is settled, naming the outcome. */
+function endMessageSpan(pending: Pending, outcome: HandlerOutcome): void {
+  pending.span.setAttribute('bedrequest.message.outcome', outcome);
+  endSpan(pending.span, outcome === 'ack' ? undefined : `message ${outcome === 'retry' ? 'goes back to the queue' : 'dead-lettered'}`);
 }
 
 function errorText(error: unknown): string {

@@ -8,6 +8,7 @@ import { ConfirmedPublisher } from './publisher';
 import { RequestReply } from './rpc';
 import { BroadcastSubscriptions, type Subscription } from './subscription';
 import type { BrokerTopology } from './topology';
+import { contextFrom, type TraceContext } from './trace-context';
 
 export interface BrokerOptions {
   /**
@@ -123,9 +124,12 @@ export class Broker {
     return envelope;
   }
 
-  /** Publishes an envelope created earlier (e.g. stored in an outbox), with the same guarantees as `publish`. */
-  async publishEnvelope(routingKey: string, envelope: Envelope, headers?: Record<string, string>): Promise<void> {
-    await this.publisher.publish(routingKey, envelope, headers);
+  /**
+   * Publishes an envelope created earlier (e.g. stored in an outbox), with the same guarantees as
+   * `publish`; `traceContext`, stored with it, is the trace it continues.
+   */
+  async publishEnvelope(routingKey: string, envelope: Envelope, headers?: Record<string, string>, traceContext?: TraceContext | null): Promise<void> {
+    await this.publisher.publish(routingKey, envelope, headers, undefined, traceContext === undefined ? undefined : contextFrom(traceContext));
   }
 
   /** A request and its consumer's reply, if one comes within `replyTimeoutMs` (see RequestReply). */

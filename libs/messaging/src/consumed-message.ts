@@ -1,6 +1,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { Envelope, type MessageDefinition, type PayloadOf } from '@bedrequest/contracts';
+import type { TraceContext } from './trace-context';
 
 export type HandlerOutcome =
   /** The work is committed: remove the message. */
@@ -15,8 +16,13 @@ export interface ConsumedMessage {
   readonly definition: MessageDefinition;
   /** How often the broker delivered this message before (0 on the first delivery). */
   readonly previousDeliveries: number;
-  /** Bound to the message's correlation id, id and type. */
+  /** Bound to the message's correlation id, id and type (and, while tracing, its trace and span). */
   readonly logger: Logger;
+  /**
+   * The trace context of the message's own span (a child of the one its headers carried): what the
+   * messages its handling causes continue (MessageMeta, outboxRecord). Undefined while tracing is off.
+   */
+  readonly traceContext?: TraceContext;
   /**
    * Answers a request published with `publishAndAwaitReply`; a no-op for other messages. Best
    * effort: the requester may have given up or gone, and then the reply is dropped.

@@ -1,10 +1,13 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
+import { SpanKind, trace } from '@opentelemetry/api';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { MessageDefinition } from '@bedrequest/contracts';
+import { withTrace } from '@bedrequest/observability';
 import { BatchConsumer, type BatchHandler, type BatchSettings, type ParsedDelivery } from './batch-consumer';
 import { readDelivery, type ConsumedMessage } from './consumed-message';
 import { settledWithin } from './settled-within';
+import { contextFrom, messagingTracer, traceContextOf } from './trace-context';
 
 export interface QueueConsumersOptions {
   catalog: ReadonlyMap<string, MessageDefinition>;
@@ -102,7 +105,7 @@ export class QueueConsumers {
       queue,
       (delivery) => {
         if (!delivery) return; // the broker cancelled the consumer (queue deleted)
-        batches.accept(this.read(delivery));
+        batches.accept(this.read(queue, delivery));
       },
       { noAck: false },
     );
@@ -111,18 +114,45 @@ export class QueueConsumers {
     consumer.batches = batches;
   }
 
-  /** The delivery as its handler sees it, or the problem that makes it unreadable. */
-  private read(delivery: ConsumeMessage): ParsedDelivery {
+  /**
+   * The delivery as its handler sees it, or the problem that makes it unreadable. A readable one
+   * gets its own span, a child of the trace context its headers carry; it ends when the message is
+   * settled (BatchConsumer).
+   */
+  private read(queue: string, delivery: ConsumeMessage): ParsedDelivery {
     const parsed = readDelivery(delivery, this.options.catalog);
     if ('problem' in parsed) return { delivery, ...parsed };
     const { envelope, definition } = parsed;
-    const logger = this.options.logger.child({ correlationId: envelope.correlationId, messageId: envelope.id, messageType: definition.routingKey });
+    const parent = contextFrom(delivery.properties.headers);
+    const span = messagingTracer().startSpan(
+      `process ${definition.routingKey}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.system': 'rabbitmq',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': queue,
+          'messaging.rabbitmq.destination.routing_key': delivery.fields.routingKey,
+          'messaging.message.id': envelope.id,
+          'messaging.message.delivery_count': Number(delivery.properties.headers?.['x-delivery-count'] ?? 0),
+        },
+      },
+      parent,
+    );
+    const spanContext = trace.setSpan(parent, span);
+    const traceContext = traceContextOf(spanContext);
+    const logger = withTrace(
+      this.options.logger,
+      { correlationId: envelope.correlationId, messageId: envelope.id, messageType: definition.routingKey },
+      traceContext ? span.spanContext() : undefined,
+    );
     const { replyTo } = delivery.properties;
     const message: ConsumedMessage = {
       envelope,
       definition,
       previousDeliveries: Number(delivery.properties.headers?.['x-delivery-count'] ?? 0),
       logger,
+      ...(traceContext ? { traceContext } : {}),
       reply: async (replyDefinition, payload) => {
         if (!replyTo) return;
         try {
@@ -132,6 +162,6 @@ export class QueueConsumers {
         }
       },
     };
-    return { delivery, message };
+    return { delivery, message, span, context: spanContext };
   }
 }

@@ -1,9 +1,10 @@
 import type { CatalogMessage, Envelope, MessageDefinition, PayloadOf } from '@bedrequest/contracts';
 import type { BatchHandler } from './batch-consumer';
 import type { ConsumedMessage, HandlerOutcome } from './consumed-message';
+import type { TraceContext } from './trace-context';
 
 /** A consumed message as far as a handler map reads it. */
-export type ReceivedMessage = Pick<ConsumedMessage, 'envelope' | 'definition'>;
+export type ReceivedMessage = Pick<ConsumedMessage, 'envelope' | 'definition' | 'traceContext'>;
 
 /**
  * What a queue does with each message type it takes, by routing key: a function from the message's
@@ -15,15 +16,24 @@ export type MessageHandlers<W> = {
   readonly [D in CatalogMessage as D['routingKey']]?: (payload: PayloadOf<D>, message: ReceivedMessage) => W;
 };
 
-/** Metadata of a consumed message: its id keys the inbox, its correlation id travels on. */
+/** Metadata of a consumed message: its id keys the inbox, its correlation id and trace context travel on. */
 export interface MessageMeta {
   messageId: string;
   messageType: string;
   correlationId: string;
+  traceContext?: TraceContext;
 }
 
-export function metaOf({ envelope, definition }: { envelope: Envelope; definition: MessageDefinition }): MessageMeta {
-  return { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId };
+export function metaOf({
+  envelope,
+  definition,
+  traceContext,
+}: {
+  envelope: Envelope;
+  definition: MessageDefinition;
+  traceContext?: TraceContext;
+}): MessageMeta {
+  return { messageId: envelope.id, messageType: definition.routingKey, correlationId: envelope.correlationId, ...(traceContext ? { traceContext } : {}) };
 }
 
 type Handle<W> = (message: ReceivedMessage) => W;

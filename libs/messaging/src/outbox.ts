@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { Gauge, type Registry } from 'prom-client';
 import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf, type TypedEnvelope } from '@bedrequest/contracts';
 import type { Broker } from './broker';
+import { traceContextOf, type TraceContext } from './trace-context';
 import { WakeUpLoop } from './wake-up-loop';
 
 /**
@@ -12,18 +13,39 @@ import { WakeUpLoop } from './wake-up-loop';
 export interface OutboxRecord<D extends MessageDefinition = MessageDefinition> {
   routingKey: string;
   envelope: TypedEnvelope<D>;
+  /** The trace the message continues when the relay sends it (undefined while tracing is off). */
+  traceContext?: TraceContext;
 }
 
-export function outboxRecord<D extends MessageDefinition>(definition: D, payload: PayloadOf<D>, meta: { correlationId: string }): OutboxRecord<D> {
-  return { routingKey: definition.routingKey, envelope: createEnvelope(definition, payload, meta) };
+/**
+ * An outbox message. It continues `meta.traceContext` (a consumed message's, see MessageMeta) or,
+ * without one, the active trace (an HTTP request's).
+ */
+export function outboxRecord<D extends MessageDefinition>(
+  definition: D,
+  payload: PayloadOf<D>,
+  meta: { correlationId: string; traceContext?: TraceContext },
+): OutboxRecord<D> {
+  const traceContext = meta.traceContext ?? traceContextOf();
+  return {
+    routingKey: definition.routingKey,
+    envelope: createEnvelope(definition, payload, { correlationId: meta.correlationId }),
+    ...(traceContext ? { traceContext } : {}),
+  };
+}
+
+/** An outbox record as the columns of its `outbox_message` row. */
+export function outboxRow(record: OutboxRecord): { routing_key: string; envelope: Envelope; trace_context: TraceContext | null } {
+  return { routing_key: record.routingKey, envelope: record.envelope, trace_context: record.traceContext ?? null };
 }
 
 /** DDL of the outbox table, for a service's migration (`outbox_message` in its own schema). */
 export const OUTBOX_TABLE_SQL = `CREATE TABLE outbox_message (
-  id          bigserial PRIMARY KEY,
-  routing_key text NOT NULL,
-  envelope    jsonb NOT NULL,
-  created_at  timestamptz(3) NOT NULL DEFAULT now()
+  id            bigserial PRIMARY KEY,
+  routing_key   text NOT NULL,
+  envelope      jsonb NOT NULL,
+  created_at    timestamptz(3) NOT NULL DEFAULT now(),
+  trace_context jsonb
 );`;
 
 /**
@@ -95,13 +117,13 @@ export class OutboxRelay {
     const client = await this.connection();
     if (!client) return 0;
     const { schema, broker } = this.options;
-    let rows: { id: string; routing_key: string; envelope: Envelope }[];
+    let rows: { id: string; routing_key: string; envelope: Envelope; trace_context: TraceContext | null }[];
     try {
       // The confirmed ones go; the rest are still there (deleted rows are invisible to the SELECT of
       // the same statement only by the exclusion: both see one snapshot).
-      ({ rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope }>(
+      ({ rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope; trace_context: TraceContext | null }>(
         `WITH confirmed AS (DELETE FROM "${schema}".outbox_message WHERE id = ANY($1::bigint[]))
-         SELECT id, routing_key, envelope FROM "${schema}".outbox_message WHERE id <> ALL($1::bigint[]) ORDER BY id LIMIT $2`,
+         SELECT id, routing_key, envelope, trace_context FROM "${schema}".outbox_message WHERE id <> ALL($1::bigint[]) ORDER BY id LIMIT $2`,
         [this.confirmed, batchSize],
       ));
     } catch (error) {
@@ -110,7 +132,8 @@ export class OutboxRelay {
     }
     this.confirmed = [];
     // Published concurrently on one channel, so the broker still receives them in order.
-    const results = await Promise.allSettled(rows.map((row) => broker.publishEnvelope(row.routing_key, row.envelope)));
+    // Each continues the trace stored with it: the request that caused it, however much later it goes.
+    const results = await Promise.allSettled(rows.map((row) => broker.publishEnvelope(row.routing_key, row.envelope, undefined, row.trace_context)));
     const failed = results.findIndex((result) => result.status === 'rejected');
     // Up to the first failure, in order; from there on everything is published again next time.
     this.confirmed = rows.slice(0, failed === -1 ? rows.length : failed).map((row) => row.id);

@@ -1,7 +1,9 @@
 import { IllegalOperationError, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import { context, SpanKind, trace, type Context } from '@opentelemetry/api';
 import { Counter, type Registry } from 'prom-client';
 import type { Envelope, MessageDefinition } from '@bedrequest/contracts';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
+import { endSpan, messagingTracer, withTraceHeaders } from './trace-context';
 
 export interface ConfirmedPublisherOptions {
   exchange: string;
@@ -46,8 +48,40 @@ export class ConfirmedPublisher {
    * Rejects with BrokerUnavailableError when there is no connection, and with PublishRejectedError
    * when the broker nacks, cannot route the message, or does not confirm in time. A broadcast (see
    * MessageDefinition) that no process listens to is confirmed all the same.
+   *
+   * The publish is a span, a child of `parent` (the active context unless the message continues a
+   * stored one: the outbox), and the message's headers carry its trace context.
    */
-  async publish(routingKey: string, envelope: Envelope, headers?: Record<string, string>, replyTo?: string): Promise<void> {
+  async publish(routingKey: string, envelope: Envelope, headers?: Record<string, string>, replyTo?: string, parent: Context = context.active()): Promise<void> {
+    const span = messagingTracer().startSpan(
+      `publish ${routingKey}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'rabbitmq',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': this.options.exchange,
+          'messaging.rabbitmq.destination.routing_key': routingKey,
+          'messaging.message.id': envelope.id,
+        },
+      },
+      parent,
+    );
+    try {
+      await this.publishWithHeaders(routingKey, envelope, withTraceHeaders(headers, trace.setSpan(parent, span)), replyTo);
+      endSpan(span);
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+  }
+
+  private async publishWithHeaders(
+    routingKey: string,
+    envelope: Envelope,
+    headers: Record<string, string> | undefined,
+    replyTo: string | undefined,
+  ): Promise<void> {
     const channel = this.options.channel();
     if (!channel) {
       this.published.inc({ routing_key: routingKey, result: 'unavailable' });

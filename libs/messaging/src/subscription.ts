@@ -1,7 +1,9 @@
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Channel } from 'amqplib';
 import type { Logger } from 'pino';
 import type { Envelope, MessageDefinition } from '@bedrequest/contracts';
 import { readDelivery } from './consumed-message';
+import { contextFrom, endSpan, messagingTracer } from './trace-context';
 
 export interface Subscription {
   routingKeys: readonly string[];
@@ -45,9 +47,20 @@ export class BroadcastSubscriptions {
           logger.error({ problem: parsed.problem }, 'unreadable broadcast ignored');
           return;
         }
+        const parent = contextFrom(delivery.properties.headers);
+        const span = messagingTracer().startSpan(
+          `process ${parsed.definition.routingKey}`,
+          {
+            kind: SpanKind.CONSUMER,
+            attributes: { 'messaging.system': 'rabbitmq', 'messaging.operation.type': 'process', 'messaging.message.id': parsed.envelope.id },
+          },
+          parent,
+        );
         try {
-          subscription.handler(parsed);
+          context.with(trace.setSpan(parent, span), () => subscription.handler(parsed));
+          endSpan(span);
         } catch (error) {
+          endSpan(span, error);
           logger.error({ err: error instanceof Error ? error.message : String(error) }, 'broadcast handler failed');
         }
       },

@@ -1,3 +1,4 @@
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 
 export interface WakeUpLoopOptions {
@@ -40,10 +41,14 @@ export class WakeUpLoop {
   wake(): void {
     if (this.stopped || this.wakeScheduled) return;
     this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      this.runPass();
-    });
+    // A pass is nobody's child: not of the request or batch whose commit woke it (its spans, such as
+    // its statements', would join that trace).
+    setImmediate(
+      context.bind(ROOT_CONTEXT, () => {
+        this.wakeScheduled = false;
+        this.runPass();
+      }),
+    );
   }
 
   /** No more passes; resolves once the one under way (if any) has ended. */

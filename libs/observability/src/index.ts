@@ -1,4 +1,5 @@
-export { createLogger, type Logger } from './logger';
+export { createLogger, withTrace, type Logger } from './logger';
+export { startTracing, tracingSettings, TracingConfigurationError, type Tracing, type TracingSettings } from './tracing';
 export { createMetricsRegistry } from './metrics';
 export { clientAddressOf, createServiceHttpApp, listen, probeRouter, type Readiness, type ServiceHttpOptions } from './http';
 export { correlationIdFrom, CORRELATION_HEADER } from './correlation';

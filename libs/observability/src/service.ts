@@ -7,6 +7,7 @@ import { closeServer, Lifecycle } from './lifecycle';
 import { listen } from './http';
 import { createLogger } from './logger';
 import { createMetricsRegistry } from './metrics';
+import { startTracing } from './tracing';
 
 /** What every service starts with: its logger, its metrics and the lifecycle that stops what it starts. */
 export interface ServiceContext {
@@ -19,7 +20,8 @@ export interface ServiceContext {
 export type Started<T> = T & { stop(): Promise<void> };
 
 /**
- * The one start-up of a service: creates its logger, metrics registry and lifecycle, runs `start`,
+ * The one start-up of a service: creates its logger, tracing (when `OTEL_TRACES_EXPORTER` asks for
+ * it: tracing.ts), metrics registry and lifecycle, runs `start`,
  * and returns what it returned with `stop`. Everything `start` registers with `lifecycle.onStop` is
  * closed again when the service stops and also when `start` fails half-way, so that a failed start
  * (a test, a restart loop) leaves nothing running.
@@ -32,6 +34,9 @@ export async function startService<T extends object>(
   const logger = createLogger(name, options.logLevel);
   const lifecycle = new Lifecycle(logger);
   try {
+    // First registered, so closed last: the spans of the stop itself are exported too.
+    const tracing = startTracing(name, logger);
+    if (tracing) lifecycle.onStop('tracing', () => tracing.shutdown());
     const started = await start({ logger, registry: createMetricsRegistry(name), lifecycle });
     return Object.assign(started, { stop: () => lifecycle.stop() });
   } catch (error) {

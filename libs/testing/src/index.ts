@@ -10,6 +10,7 @@ export { freePort } from './free-port';
 export { RabbitMqCluster, RabbitMqNode } from './rabbitmq-node';
 export { serveClinicRegistry } from './clinic-registry-stub';
 export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer } from './webhook-receiver';
+export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 export { dumpDatabase, dumpSchemas, formsOf } from './schema-dump';
 export { ownDatabase, type OwnDatabase } from './own-database';
 export { describeFhirIssues, expectValidFhir, fhirValidationIssues } from './fhir-validator';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionResponseV1, RequestErasedV1 } from '@bedrequest/contracts';
-import { outboxRecord } from '@bedrequest/messaging';
+import { outboxRecord, outboxRow } from '@bedrequest/messaging';
 import { requestWriterTables } from '../persistence/intake-table';
 import { appendPayload } from '../audit/audit-trail.repository';
 import type { AuditAgent } from '../audit/audit-event';
@@ -113,7 +113,8 @@ export class RequestErasureRepository {
         },
         { correlationId: by.correlationId },
       );
-      await tx.$executeRaw`INSERT INTO ${t.outbox} (routing_key, envelope) VALUES (${message.routingKey}, ${JSON.stringify(message.envelope)}::jsonb)`;
+      const row = outboxRow(message);
+      await tx.$executeRaw`INSERT INTO ${t.outbox} (routing_key, envelope, trace_context) VALUES (${row.routing_key}, ${JSON.stringify(row.envelope)}::jsonb, ${row.trace_context && JSON.stringify(row.trace_context)}::jsonb)`;
       const audit = entriesOf(
         [
           {

@@ -1,3 +1,4 @@
+import { outboxRow } from '@bedrequest/messaging';
 import { Prisma } from '../generated/prisma/client';
 import { appendPayload } from '../audit/audit-trail.repository';
 import { bundleSummaryOf } from '../clinic-tasks/bundle-summary';
@@ -76,7 +77,7 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       received_at: document.receivedAt,
       expected_version: document.expectedVersion,
     })),
-    outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
+    outbox: changes.outbox.map(outboxRow),
   });
   const audit = appendPayload(changes.audit);
   await run.rows(Prisma.sql`
@@ -132,9 +133,10 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
                          AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id))
         RETURNING 1),
       outbox AS (
-        INSERT INTO ${t.outbox} (routing_key, envelope)
-        SELECT x.routing_key, x.envelope
-          FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
+        INSERT INTO ${t.outbox} (routing_key, envelope, trace_context)
+        SELECT x.routing_key, x.envelope, x.trace_context
+          FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb, trace_context jsonb))
+               WITH ORDINALITY AS x(routing_key, envelope, trace_context, n)
          ORDER BY x.n
         RETURNING 1)
       SELECT ${t.expectRows}(${changes.changedRequests.length}, (SELECT count(*) FROM changed), 'requests')

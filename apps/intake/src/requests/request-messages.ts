@@ -26,7 +26,7 @@ export function dispatchedRecord(
       ...(submitted.occurrenceDate ? { occurrenceDate: submitted.occurrenceDate } : {}),
       tasks: change.tasks,
     },
-    { correlationId: meta.correlationId },
+    meta,
   );
 }
 
@@ -40,6 +40,6 @@ export function responseRecord(
   return outboxRecord(
     AdmissionResponseV1,
     { eventId: randomUUID(), referrerPartyId: request.referrerPartyId, requestIdentifier: request.identifier, task: fhirTask, source: context.source },
-    { correlationId: context.meta.correlationId },
+    context.meta,
   );
 }

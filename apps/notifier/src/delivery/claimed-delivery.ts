@@ -1,3 +1,4 @@
+import type { TraceContext } from '@bedrequest/messaging';
 import type { ProtectedFields, StoredValue } from '../persistence/sealed-fields';
 
 /** A due delivery a worker has claimed, with its subscription's address and secret as they are now. */
@@ -15,6 +16,8 @@ export interface ClaimedDelivery {
   leaseToken: string;
   callbackUrl: string;
   secret: string;
+  /** The trace the event's message continued: each attempt is a span in it. */
+  traceContext?: TraceContext;
 }
 
 /** A claimed delivery as read: its Task and its subscription's secret still as stored. */

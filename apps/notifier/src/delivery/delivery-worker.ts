@@ -1,5 +1,6 @@
+import { context, ROOT_CONTEXT, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { WakeUpLoop } from '@bedrequest/messaging';
+import { contextFrom, WakeUpLoop } from '@bedrequest/messaging';
 import type { EventRepository, IncomingEvent, RecordOutcome } from '../events/event.repository';
 import { Batcher } from './batcher';
 import type { ClaimResult, ClaimedDelivery, UnreadableDelivery } from './claimed-delivery';
@@ -7,7 +8,7 @@ import type { DeliveryRepository } from './delivery.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
 import { isSuccess, type AttemptOutcome, type NextStep, type RetryPolicy } from './retry-policy';
 import { signedWebhook } from './webhook-message';
-import type { WebhookSender } from './webhook-sender';
+import type { SendResult, WebhookSender } from './webhook-sender';
 
 /**
  * Time to record an attempt's outcome after its deadline. A claim lasts the attempt timeout plus
@@ -44,6 +45,8 @@ interface FinishedDelivery {
   outcome: AttemptOutcome;
   durationMs: number;
   step: NextStep;
+  /** The attempt's span: the span that records it links to it. */
+  span: SpanContext;
 }
 
 /**
@@ -186,7 +189,10 @@ export class DeliveryWorker {
   }
 
   private send(delivery: ClaimedDelivery): void {
-    const work: Promise<void> = this.deliver(delivery)
+    // In no one's context (a consumer's batch hands events over): the attempt's own span is a child
+    // of the context stored with the delivery, and what follows it (the recording) is in no trace.
+    const work: Promise<void> = context
+      .with(ROOT_CONTEXT, () => this.deliver(delivery))
       .catch((error: unknown) =>
         // The claim runs out and the delivery is attempted again: at least once, never lost.
         this.options.logger.error({ eventId: delivery.eventId, err: String(error) }, 'recording a delivery attempt failed'),
@@ -212,13 +218,65 @@ export class DeliveryWorker {
       attemptedAt,
     );
     metrics.attempted.inc();
-    const { outcome, durationMs } = await sender.send(delivery.callbackUrl, request);
+    const { outcome, durationMs, span } = await this.sendTraced(delivery, request, sender);
     const step = policy.nextStep(outcome, delivery.attemptCount + 1);
-    await this.recorder.add({ delivery, attemptedAt, outcome, durationMs, step });
+    await this.recorder.add({ delivery, attemptedAt, outcome, durationMs, step, span });
+  }
+
+  /**
+   * The attempt as a span (`webhook delivery`) in the trace of the message that brought the event,
+   * stored with it: each attempt, retries included, is a child of that context, wherever and however
+   * much later it runs. The POST carries the span on in its `traceparent` header (the undici
+   * instrumentation's client span, a child of this one).
+   */
+  private async sendTraced(
+    delivery: ClaimedDelivery,
+    request: { body: string; headers: Record<string, string> },
+    sender: Pick<WebhookSender, 'send'>,
+  ): Promise<SendResult & { span: SpanContext }> {
+    const parent = contextFrom(delivery.traceContext);
+    const span = trace.getTracer('@bedrequest/notifier').startSpan(
+      'webhook delivery',
+      {
+        attributes: {
+          'bedrequest.webhook.event_id': delivery.eventId,
+          'bedrequest.webhook.subscription_id': delivery.subscriptionId,
+          'bedrequest.webhook.sequence': delivery.sequence,
+          'bedrequest.webhook.attempt': delivery.attemptCount + 1,
+        },
+      },
+      parent,
+    );
+    const result = await context.with(trace.setSpan(parent, span), () => sender.send(delivery.callbackUrl, request));
+    const { outcome } = result;
+    if (outcome.kind === 'answered') span.setAttribute('http.response.status_code', outcome.statusCode);
+    if (outcome.kind !== 'answered' || !isSuccess(outcome.statusCode)) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.kind === 'answered' ? `HTTP ${outcome.statusCode}` : outcome.reason });
+    }
+    span.end();
+    return { ...result, span: span.spanContext() };
   }
 
   /** Records a batch of finished attempts, then counts and logs them (ids and status codes only). */
   private async record(finished: FinishedDelivery[]): Promise<void> {
+    const span = trace
+      .getTracer('@bedrequest/notifier')
+      .startSpan(
+        'record webhook attempts',
+        { links: finished.map((entry) => ({ context: entry.span })), attributes: { 'bedrequest.webhook.attempts': finished.length } },
+        ROOT_CONTEXT,
+      );
+    try {
+      await context.with(trace.setSpan(ROOT_CONTEXT, span), () => this.recordTraced(finished));
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async recordTraced(finished: FinishedDelivery[]): Promise<void> {
     const { repository, metrics, logger } = this.options;
     const disabled = await repository.recordAttempts(
       finished.map(({ delivery, attemptedAt, durationMs, outcome, step }) => ({

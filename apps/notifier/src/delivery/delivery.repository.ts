@@ -1,3 +1,4 @@
+import type { TraceContext } from '@bedrequest/messaging';
 import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
 import type { ProtectedFields } from '../persistence/sealed-fields';
@@ -74,6 +75,7 @@ export class DeliveryRepository {
         lease_token: string;
         callback_url: string;
         sealed_secret: Uint8Array | null;
+        trace_context: TraceContext | null;
       }[]
     >`
       WITH by_due_time AS MATERIALIZED (
@@ -99,7 +101,7 @@ export class DeliveryRepository {
          -- committed, so SKIP LOCKED does not pass over it, but this does.
          AND ${isDue('d')}
       RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.sealed_data, d.attempt_count,
-                d.lease_token, s.callback_url, s.sealed_secret`;
+                d.lease_token, s.callback_url, s.sealed_secret, d.trace_context`;
     const claims = rows.map((row) => ({
       eventId: row.event_id,
       subscriptionId: row.subscription_id,
@@ -112,6 +114,7 @@ export class DeliveryRepository {
       leaseToken: row.lease_token,
       callbackUrl: row.callback_url,
       secret: row.sealed_secret,
+      ...(row.trace_context ? { traceContext: row.trace_context } : {}),
     }));
     return openClaims(claims, this.fields);
   }

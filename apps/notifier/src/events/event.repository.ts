@@ -1,3 +1,4 @@
+import type { TraceContext } from '@bedrequest/messaging';
 import { mayBeClaimed, newLease } from '../delivery/claim-rule';
 import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/claimed-delivery';
 import { Prisma } from '../generated/prisma/client';
@@ -14,6 +15,8 @@ export interface IncomingEvent {
   requestIdentifier: string;
   occurredAt: Date;
   data: unknown;
+  /** The trace context of the message that brought it: each webhook attempt is a span in that trace. */
+  traceContext?: TraceContext;
 }
 
 /** How many of the stored events the worker can take at once, and for how long it holds them. */
@@ -98,8 +101,9 @@ export class EventRepository {
         SELECT * FROM unnest(
                  ${column((e) => e.messageId)}::uuid[], ${column((e) => e.messageType)}::text[], ${column((e) => e.eventId)}::uuid[],
                  ${column((e) => e.eventType)}::text[], ${column((e) => e.partyId)}::text[], ${column((e) => e.requestIdentifier)}::text[],
-                 ${column((e) => e.occurredAt.toISOString())}::timestamptz[], ${column((e) => this.fields.sealData(e.eventId, e.data))}::bytea[])
-          WITH ORDINALITY AS i(message_id, message_type, event_id, event_type, party_id, request_identifier, occurred_at, sealed_data, ord)
+                 ${column((e) => e.occurredAt.toISOString())}::timestamptz[], ${column((e) => this.fields.sealData(e.eventId, e.data))}::bytea[],
+                 ${column((e) => (e.traceContext ? JSON.stringify(e.traceContext) : null))}::text[])
+          WITH ORDINALITY AS i(message_id, message_type, event_id, event_type, party_id, request_identifier, occurred_at, sealed_data, trace_context, ord)
       ),
       inbox AS (
         INSERT INTO ${t.inbox} (message_id, message_type)
@@ -156,10 +160,12 @@ export class EventRepository {
       ),
       stored AS (
         INSERT INTO ${t.delivery}
-               (event_id, subscription_id, sequence, event_type, request_identifier, occurred_at, sealed_data, status, next_attempt_at, leased_until, lease_token)
+               (event_id, subscription_id, sequence, event_type, request_identifier, occurred_at, sealed_data, status, next_attempt_at, leased_until, lease_token,
+                trace_context)
         SELECT p.event_id, p.subscription_id, p.sequence, p.event_type, p.request_identifier, p.occurred_at, p.sealed_data, p.status, p.next_attempt_at,
                CASE WHEN h.event_id IS NULL THEN p.leased_until ELSE ${lease.until} END,
-               CASE WHEN h.event_id IS NULL THEN NULL ELSE ${lease.token} END
+               CASE WHEN h.event_id IS NULL THEN NULL ELSE ${lease.token} END,
+               p.trace_context::jsonb
           FROM placed p LEFT JOIN handed h ON h.event_id = p.event_id
         RETURNING event_id, subscription_id, sequence, lease_token
       )
@@ -201,6 +207,7 @@ export class EventRepository {
           leaseToken,
           callbackUrl,
           secret: row.sealed_secret,
+          ...(event.traceContext ? { traceContext: event.traceContext } : {}),
         });
       }
     }

@@ -14,7 +14,7 @@ type ErasedRequest = Parameters<RequestErasureRepository['erase']>[0];
 type NotifierWork = { kind: 'event'; event: IncomingEvent } | { kind: 'erasure'; request: ErasedRequest };
 
 const notifierWork: MessageHandlers<NotifierWork> = {
-  [AdmissionResponseV1.routingKey]: (payload, { envelope, definition }) => ({
+  [AdmissionResponseV1.routingKey]: (payload, { envelope, definition, traceContext }) => ({
     kind: 'event',
     event: {
       messageId: envelope.id,
@@ -25,6 +25,7 @@ const notifierWork: MessageHandlers<NotifierWork> = {
       requestIdentifier: payload.requestIdentifier,
       occurredAt: new Date(envelope.occurredAt),
       data: payload.task,
+      ...(traceContext ? { traceContext } : {}),
     },
   }),
   [RequestErasedV1.routingKey]: ({ requestIdentifier, referrerPartyId, erasedAt }) => ({

@@ -214,7 +214,7 @@ export class DispatchBatch {
           // intake refuses the answer if the clinic was sent a newer version meanwhile.
           answersVersion: request.version,
         },
-        { correlationId: meta.correlationId },
+        meta,
       ),
     });
     return { ...entry, outcome: settled.outcome, answer: settled.answer, note: settled.note };

@@ -2,7 +2,7 @@ import type { Prisma } from '../generated/prisma/client';
 import type { BedCount, BedKey } from '../beds/bed-count';
 import type { RoutingDatabase } from '../persistence/database';
 import { routingTable } from '../persistence/sql';
-import type { MessageMeta } from '@bedrequest/messaging';
+import { outboxRow, type MessageMeta } from '@bedrequest/messaging';
 import type { DispatchChanges, DispatchState, NotificationEntry, StoredHold } from './dispatch-batch';
 import type { RegisteredClinic } from './dispatch-rules';
 
@@ -159,7 +159,7 @@ export class DispatchRepository {
       erasures: changes.erasures.map((erasure) => ({ request_identifier: erasure.requestIdentifier, erased_at: erasure.erasedAt })),
       // Every request the batch wrote something of: its Tasks' versions or a notification log line.
       dispatched: [...new Set([...changes.routedTasks, ...changes.notifications].map((entry) => entry.requestIdentifier))],
-      outbox: changes.outbox.map((record) => ({ routing_key: record.routingKey, envelope: record.envelope })),
+      outbox: changes.outbox.map(outboxRow),
     });
     await this.prisma.$queryRaw`
       WITH changes AS (SELECT ${payload}::jsonb AS c),
@@ -214,9 +214,10 @@ export class DispatchRepository {
           FROM changes, jsonb_to_recordset(c -> 'erasures') AS x(request_identifier text)
          WHERE n.request_identifier = x.request_identifier),
       outbox AS (
-        INSERT INTO ${t.outbox} (routing_key, envelope)
-        SELECT x.routing_key, x.envelope
-          FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb)) WITH ORDINALITY AS x(routing_key, envelope, n)
+        INSERT INTO ${t.outbox} (routing_key, envelope, trace_context)
+        SELECT x.routing_key, x.envelope, x.trace_context
+          FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb, trace_context jsonb))
+               WITH ORDINALITY AS x(routing_key, envelope, trace_context, n)
          ORDER BY x.n)
       SELECT ${t.expectRows}(${changes.routedTasks.filter((task) => !task.isNew).length}, (SELECT count(*) FROM routed_changed), 'routed Tasks')
          AND ${t.expectRows}(${changes.bedCounts.length}, (SELECT count(*) FROM beds), 'bed counts')

@@ -38,7 +38,13 @@ export class ClinicRepository {
       const existing = await tx.clinic.findUnique({ where: { ik: clinic.ik }, select: { ik: true } });
       const data = { name: clinic.name, departments: [...clinic.departments] };
       const row = await tx.clinic.upsert({ where: { ik: clinic.ik }, create: { ik: clinic.ik, ...data }, update: data, select: columns });
-      await tx.outboxMessage.create({ data: { routingKey: announcement.routingKey, envelope: announcement.envelope as unknown as Prisma.InputJsonValue } });
+      await tx.outboxMessage.create({
+        data: {
+          routingKey: announcement.routingKey,
+          envelope: announcement.envelope as unknown as Prisma.InputJsonValue,
+          ...(announcement.traceContext ? { traceContext: { ...announcement.traceContext } } : {}),
+        },
+      });
       return { record: toRecord(row), created: !existing };
     });
   }
