@@ -53,8 +53,9 @@ describe("the audit trail of the clinic inbox: the person's address, not the web
   });
 
   const clinicEvents = async () => {
+    // The clinic's own view: only its own party sees who of it acted, from where.
     const answer = await stack.api<Bundle<AuditEvent>>('GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(identifier)}&_count=100`, {
-      token: referrerToken,
+      token: await stack.login(clinicUser),
     });
     expect(answer.status).toBe(200);
     return (answer.body.entry ?? [])
