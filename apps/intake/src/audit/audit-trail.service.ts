@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Bundle } from '@medplum/fhirtypes';
+import type { AuditEvent, AuditEventAgent, Bundle } from '@medplum/fhirtypes';
 import { HttpError } from '@bedrequest/http';
 import type { QueryRefusal, Viewer } from '../tasks/task-search';
 import { ChainChecker, type ChainBreak } from './audit-chain';
@@ -73,7 +73,7 @@ export class AuditTrail {
               entry: page.events.map((event) => ({
                 fullUrl: `${links.base}${links.path}/${event.id}`,
                 // resourceType first, as FHIR JSON is written (jsonb orders keys by length).
-                resource: { ...event, resourceType: 'AuditEvent' as const },
+                resource: { ...asSeenBy(viewer, event), resourceType: 'AuditEvent' as const },
                 search: { mode: 'match' as const },
               })),
             }
@@ -96,6 +96,26 @@ export class AuditTrail {
     }
     return { days, entries };
   }
+}
+
+/**
+ * An entry as `viewer` may see it: who of a party acted (`altId`, the access token's `sub`) and from
+ * where (`network`) only when the viewer is of that party, so that a referrer sees which clinic read
+ * or answered its request, or that an administrator did, and not the clinic's people or the
+ * operator. A referrer's own agents are the referrer's (its requests only ever carry its own); a
+ * clinic sees only entries of its own access. The stored entry, which the hash chain covers, is unchanged.
+ */
+export function asSeenBy(viewer: Viewer, event: AuditEvent): AuditEvent {
+  const own = (agent: AuditEventAgent) => agent.role?.[0]?.text === viewer.role;
+  if (event.agent.every(own)) return event;
+  return { ...event, agent: event.agent.map((agent) => (own(agent) ? agent : withoutPerson(agent))) };
+}
+
+function withoutPerson(agent: AuditEventAgent): AuditEventAgent {
+  const rest = { ...agent };
+  delete rest.altId;
+  delete rest.network;
+  return rest;
 }
 
 /** The entries of records made now: each a new id and this instant. */
