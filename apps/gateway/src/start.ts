@@ -18,7 +18,7 @@ import { erasureRoute, IntakeErasureClient } from './fhir/erasure.router';
 import { IntakeClient } from './fhir/intake.client';
 import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
-import { openApiDocument } from './openapi/openapi-document';
+import { openApiRoute } from './openapi/openapi-route';
 import { errorHandler, unknownPath } from './http-errors';
 import { rateLimitPerParty } from './rate-limit';
 import { redirectToWeb } from './web-redirect';
@@ -75,9 +75,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use(helmet());
     app.use(allowedMethods(app));
     app.get('/', serviceIndex);
-    app.get('/api/openapi.json', (req, res) => {
-      res.json(openApiDocument({ serverUrl: `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.PORT}`}` }));
-    });
+    app.get('/api/openapi.json', openApiRoute({ fallbackHost: `127.0.0.1:${config.PORT}` }));
     // The CapabilityStatement and the conformance resources: no token (FHIR clients read them first).
     app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION }));
     app.use('/api/v1/token', tokenProxyRouter(auth, logger));
