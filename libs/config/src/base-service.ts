@@ -27,8 +27,8 @@ export const processEnv = {
 export const amqpEnv = {
   /**
    * The broker and the service's credentials there; outside production the local broker as guest.
-   * A cluster's nodes as several URLs separated by commas: the service connects to the first that
-   * answers and, when its node goes away, to the next (libs/messaging, BrokerConnection).
+   * A cluster's nodes as several URLs separated by commas: the service connects to one of them (at
+   * random, so that instances spread) and, when its node goes away, to the next (libs/messaging, BrokerConnection).
    */
   AMQP_URL: requiredInProduction(
     env.urlList('amqp://guest:guest@127.0.0.1:5672', ['amqp:', 'amqps:']),

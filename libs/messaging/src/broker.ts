@@ -13,7 +13,7 @@ import { contextFrom, type TraceContext } from './trace-context';
 export interface BrokerOptions {
   /**
    * The broker: one URL, or the nodes of a cluster as several URLs separated by commas (AMQP_URL).
-   * With several, it connects to the first that answers and, when that node goes away, to the next.
+   * With several, it connects to one of them (picked at random) and, when that node goes away, to the next.
    */
   url: string;
   topology: BrokerTopology;

@@ -39,7 +39,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * The connection to RabbitMQ: to one node, or to one of a cluster's nodes. It tries the addresses
- * in turn, starting after the one it last lost, and when every one of them failed it waits with
+ * in turn (the first time from one picked at random, later from the one after the node it lost),
+ * and when every one of them failed it waits with
  * exponential backoff (from `initialDelayMs`, doubling, at most `maxDelayMs`, ±20 % jitter) before
  * the next round. On every connection it opens a confirm channel for publishing and a channel with
  * a bounded prefetch for consuming, declares the topology (unless provisioning did), and hands the
@@ -52,8 +53,12 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 export class BrokerConnection {
   private readonly addresses: readonly string[];
-  /** The address tried first on the next attempt. */
-  private next = 0;
+  /**
+   * The address tried first on the next attempt: at first one picked at random, so that the
+   * instances of the services spread over a cluster's nodes (and the loss of one node moves only
+   * the connections it held), then the one after the address last lost.
+   */
+  private next: number;
   private model?: ChannelModel;
   private closing = false;
   private retryTimer?: NodeJS.Timeout;
@@ -62,6 +67,7 @@ export class BrokerConnection {
   constructor(private readonly options: BrokerConnectionOptions) {
     this.addresses = env.urlsOf(options.url);
     if (this.addresses.length === 0) throw new Error('no broker URL given');
+    this.next = Math.floor(Math.random() * this.addresses.length);
   }
 
   /** Connects, trying every address and then again with backoff, until one of them answers. */

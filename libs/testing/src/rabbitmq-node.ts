@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,8 +54,24 @@ export class RabbitMqNode {
     const pidFile = join(this.folder, 'rabbitmq.pid');
     rmSync(pidFile, { force: true });
     await execute('rabbitmq-server', ['-detached'], { env: this.environment(), timeout: 60_000 });
-    await this.ctl('wait', pidFile, '--timeout', '90');
-    this.pid = Number(readFileSync(pidFile, 'utf8').trim());
+    try {
+      await this.ctl('wait', pidFile, '--timeout', '90');
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${this.logTail()}`);
+    } finally {
+      if (existsSync(pidFile)) this.pid = Number(readFileSync(pidFile, 'utf8').trim());
+    }
+  }
+
+  /** `start`, and once more after a failed start (on a busy machine a first boot sometimes gives up). */
+  async startOrRetry(): Promise<void> {
+    try {
+      await this.start();
+    } catch (error) {
+      console.warn(`RabbitMQ node ${this.node} did not start, trying once more: ${(error as Error).message}`);
+      await this.stop();
+      await this.start();
+    }
   }
 
   /** SIGTERM to its own process (RabbitMQ stops gracefully), SIGKILL after `timeoutMs`; resolves once it is gone. */
@@ -88,6 +104,12 @@ export class RabbitMqNode {
     }
   }
 
+  /** The last lines of its log, for a start that failed. */
+  private logTail(): string {
+    const log = join(this.folder, 'log', `${this.node}.log`);
+    return existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-30).join('\n') : `(no log at ${log})`;
+  }
+
   private environment(): NodeJS.ProcessEnv {
     return {
       ...process.env,
@@ -116,7 +138,7 @@ export class RabbitMqCluster {
     for (let index = 0; index < size; index++) nodes.push(await RabbitMqNode.create(`${label}${index}`));
     const cluster = new RabbitMqCluster(nodes);
     try {
-      await Promise.all(nodes.map((node) => node.start()));
+      await Promise.all(nodes.map((node) => node.startOrRetry()));
       const [seed, ...others] = nodes;
       for (const node of others) {
         await node.ctl('stop_app');

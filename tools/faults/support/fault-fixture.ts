@@ -56,8 +56,8 @@ export class FaultFixture {
     this.pool.on('error', () => undefined);
   }
 
-  /** Starts the stack; `settings` add to or override the environment of every service. */
-  static async start(label: string, settings: Record<string, string> = {}): Promise<FaultFixture> {
+  /** Starts the stack; `settings` add to or override the environment of every service; `replicas`: instances of each. */
+  static async start(label: string, settings: Record<string, string> = {}, options: { replicas?: number } = {}): Promise<FaultFixture> {
     const firewallLog = join(root, 'tmp', 'faults', `${uniqueName(label)}.firewall.jsonl`);
     mkdirSync(join(firewallLog, '..'), { recursive: true });
     rmSync(firewallLog, { force: true });
@@ -74,6 +74,7 @@ export class FaultFixture {
       },
       nodeArgs: ['--require', FIREWALL],
       output: 'capture',
+      ...(options.replicas ? { replicas: options.replicas } : {}),
     });
     const faults = new FaultFixture(stack, firewallLog);
     try {
@@ -152,11 +153,16 @@ export class FaultFixture {
     return { token: accessToken, refreshToken, partyId };
   }
 
+  /** The administrator's broker URL of this stack: its AMQP_URL setting, else the test run's; of a cluster, the first node. */
+  get amqpUrl(): string {
+    return (this.stack.env.AMQP_URL ?? testEnvironment().amqpUrl).split(',')[0]!;
+  }
+
   /** A broker client of the test in this stack's namespace (publishes like a service would). */
   async broker(): Promise<Broker> {
     this.client ??= await connectServiceBroker(
       {
-        AMQP_URL: testEnvironment().amqpUrl,
+        AMQP_URL: this.stack.env.AMQP_URL ?? testEnvironment().amqpUrl,
         AMQP_NAMESPACE: this.namespace,
         AMQP_PREFETCH: 32,
         AMQP_DELIVERY_LIMIT: Number(this.stack.env.AMQP_DELIVERY_LIMIT ?? 5),
@@ -168,7 +174,7 @@ export class FaultFixture {
 
   /** Ready messages in a queue and in its dead-letter queue. */
   async queueDepth(key: QueueKey): Promise<{ ready: number; deadLettered: number }> {
-    const connection = await connectAmqp(testEnvironment().amqpUrl);
+    const connection = await connectAmqp(this.amqpUrl);
     try {
       const channel = await connection.createChannel();
       const ready = (await channel.checkQueue(this.queue(key))).messageCount;
@@ -184,7 +190,7 @@ export class FaultFixture {
    * dead letters are put back. Returns its AMQP headers (x-death and the like).
    */
   async takeDeadLettered(key: QueueKey, messageId: string): Promise<Record<string, unknown> | undefined> {
-    const connection = await connectAmqp(testEnvironment().amqpUrl);
+    const connection = await connectAmqp(this.amqpUrl);
     try {
       const channel = await connection.createChannel();
       const others: GetMessage[] = [];

@@ -49,6 +49,7 @@ export class Stack {
       if (options.provision !== false) stack.provisioned = await provisionStack(env);
       if (options.mode === 'in-process' && options.ports !== 'configured') await stack.startInOrder(services);
       else await stack.startTogether(services);
+      await stack.startReplicas(services, options.replicas ?? 1);
     } catch (error) {
       await stack.stop();
       throw error;
@@ -86,6 +87,13 @@ export class Stack {
     }
     for (const [name, { port }] of ports) this.env[serviceEntry(name).url] = `http://127.0.0.1:${port}`;
     await Promise.all([...ports].map(([name, assigned]) => this.start(name, name, assigned)));
+  }
+
+  /** The further instances of every service (`replicas`), all at once, once the first ones run. */
+  private async startReplicas(services: readonly ServiceName[], replicas: number): Promise<void> {
+    if (replicas > 1 && this.mode !== 'processes') throw new Error('replicas need mode processes: in one process the instances would share their metrics');
+    const names = services.flatMap((service) => Array.from({ length: replicas - 1 }, (_, index) => [`${service}-${index + 2}`, service] as const));
+    await Promise.all(names.map(([name, service]) => this.start(name, service)));
   }
 
   get gatewayUrl(): string {

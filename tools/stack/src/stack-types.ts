@@ -27,6 +27,12 @@ export interface LaunchOptions {
   readonly provision?: boolean;
   /** Which services to start (default: all six), in the order of services.json. */
   readonly services?: readonly ServiceName[];
+  /**
+   * processes: instances of each service (default 1). The first is named after the service and is
+   * the one the others find by its URL variable; the next are `<service>-2`, `<service>-3`, … on
+   * ports of their own (a test puts a balancer before the gateways if it needs one).
+   */
+  readonly replicas?: number;
   /** `free` (default): ports picked at start; `configured`: each service's variable, or its default (`npm start`). */
   readonly ports?: 'free' | 'configured';
   /** processes: Node options of every service process (e.g. `--cpu-prof`, `--require` of a preload). */
