@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence]`
+// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,scale-out]`
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
 // and writes bench/results/latest.json and latest.md. See bench/README.md.
@@ -21,6 +21,7 @@ import { intakeFigure } from './figure-intake';
 import { intakeEncryptionFigure } from './figure-intake-encryption';
 import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
+import { intakeScaleOutFigure, notifierScaleOutFigure } from './figure-scale-out';
 import { webhookFigure } from './figure-webhooks';
 import { admin, login } from './parties';
 import { writeReport } from './report';
@@ -274,6 +275,40 @@ async function main() {
           batchSize: 16,
         }),
       );
+    }
+    if (wanted('scale-out')) {
+      console.log('[bench] 7 scale out and in: one notifier process against three with slow receivers, one intake against two');
+      await measure('notifierScaleOut', () =>
+        notifierScaleOutFigure({
+          databaseUrl: databaseUrl.toString(),
+          amqpUrl: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+          events: quick ? 600 : 2_400,
+          runs: quick ? 1 : 3,
+          ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+        }),
+      );
+      const broker = await connectServiceBroker(
+        { AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', AMQP_NAMESPACE: namespace, AMQP_PREFETCH: 64, AMQP_DELIVERY_LIMIT: 5 },
+        { logger: pino({ level: 'warn' }), metrics: new Registry() },
+      );
+      try {
+        await measure('intakeScaleOut', () =>
+          intakeScaleOutFigure({
+            stack,
+            broker,
+            databaseUrl: databaseUrl.toString(),
+            referrerPartyId: referrer.partyId,
+            profileBase: PROFILE_BASE,
+            performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2],
+            count: quick ? 500 : 3_000,
+            flows: quick ? 100 : 500,
+            inFlight: 32,
+            runs: quick ? 1 : 3,
+          }),
+        );
+      } finally {
+        await broker.stop();
+      }
     }
     results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
   } finally {
