@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,scale-out]`
+// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,scale-out,tracing]`
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
 // and writes bench/results/latest.json and latest.md. See bench/README.md.
@@ -21,6 +21,7 @@ import { intakeFigure } from './figure-intake';
 import { intakeEncryptionFigure } from './figure-intake-encryption';
 import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
+import { tracingFigure } from './figure-tracing';
 import { intakeScaleOutFigure, notifierScaleOutFigure } from './figure-scale-out';
 import { webhookFigure } from './figure-webhooks';
 import { admin, login } from './parties';
@@ -311,6 +312,21 @@ async function main() {
       }
     }
     results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
+    // Last: it starts every service again (with tracing on, then off), which resets what the memory figure reads.
+    if (wanted('tracing')) {
+      console.log('[bench] 8 the cost of tracing: CPU per bundle with tracing off and on');
+      await measure('tracing', () =>
+        tracingFigure({
+          stack,
+          databaseUrl: databaseUrl.toString(),
+          token: referrer.token,
+          performerIks: [CLINIC_ACCEPTING, CLINIC_DECLINING],
+          seconds: quick ? 5 : 10,
+          connections: 16,
+          pairs: quick ? 1 : 3,
+        }),
+      );
+    }
   } finally {
     await receiver.stop();
     await stack.stop();

@@ -90,12 +90,14 @@ export function instrumentForTracing(env: NodeJS.ProcessEnv = process.env): void
         // Outgoing calls outside a request (a health check, a token refresh) are no trace of their own.
         requireParentforOutgoingSpans: true,
       }),
-      // Routers and handlers, not every middleware (helmet, body parsers, the access log).
+      // Routers and handlers, not every middleware (helmet, body parsers, the access log). Without
+      // the routers' spans the server span would not be named by its route (`POST /api/v2/fhir/Bundle`).
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       new UndiciInstrumentation({ requireParentforSpans: true }),
       // Statements outside a span are the relay's and the delivery worker's polls: no trace each.
       // Statement texts only, never their parameters (patient data).
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      // Taking a pooled connection is no span of its own.
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
       // The command's name only: keys name sessions and refresh tokens.
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],
