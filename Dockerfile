@@ -15,7 +15,8 @@ COPY . .
 ARG SERVICE
 # Only the packages this SERVICE's bundles require (the service's main.cjs and, for auth, intake,
 # routing and the notifier, cli-main.cjs: their part of the admin command line), with their
-# production dependencies (tools/deploy/runtime-files.mjs: 17-20 MiB instead of all node_modules).
+# production dependencies (tools/deploy/runtime-files.mjs: about 35 MiB instead of all node_modules;
+# 17-20 MiB without the OpenTelemetry SDK, which a service loads only when tracing is on).
 RUN npx nx run ${SERVICE}:build --outputStyle=static \
  && npm prune --omit=dev \
  && node tools/deploy/runtime-files.mjs dist/*/${SERVICE}/*.cjs /runtime
