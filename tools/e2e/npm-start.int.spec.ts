@@ -97,7 +97,7 @@ describe('npm start', () => {
     expect(users.redis.length).toBeGreaterThanOrEqual(2);
     expect(new Set(users.postgres)).toEqual(new Set(['auth', 'intake', 'routing', 'notifier'].map((service) => `${namespace}_${service}_app`)));
     expect(new Set(users.rabbitmq)).toEqual(new Set(['gateway', 'intake', 'routing', 'notifier'].map((service) => `${namespace}_${service}`)));
-    expect(new Set(users.redis)).toEqual(new Set(['auth', 'web'].map((service) => `${namespace}_${service}`)));
+    expect(new Set(users.redis)).toEqual(new Set(['auth', 'web', 'gateway'].map((service) => `${namespace}_${service}`)));
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseServiceEnv, configSchema, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, configSchema, env, redisEnv, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
 export const GatewayConfig = configSchema({
   ...baseServiceEnv,
@@ -29,8 +29,27 @@ export const GatewayConfig = configSchema({
    * holding callers (and their connections) for long.
    */
   INTAKE_VERDICT_TIMEOUT_MS: env.positiveInt(1_000),
-  /** Requests per second per authenticated party and gateway process, then 429. */
+  /**
+   * The request rates the limits count (rate-limit.ts), shared by every gateway process so that a
+   * party's budget does not grow with the replicas; while Redis is down each process counts alone.
+   */
+  ...redisEnv,
+  /** Requests per second per authenticated party, over all gateway processes, then 429. */
   RATE_LIMIT_PER_SECOND: env.positiveInt(200),
+  /** Requests of one party being answered at once, per gateway process, then 429. */
+  RATE_LIMIT_CONCURRENT_PER_PARTY: env.positiveInt(64),
+  /** Request body bytes (as declared) of one party being answered at once, per gateway process, then 429: three full bundles. */
+  RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY: env.positiveInt(30 * 2 ** 20),
+  /**
+   * Requests per second per client address (an IPv6 address's /64) to the routes without a token:
+   * the token endpoints, the CapabilityStatement and conformance resources, the OpenAPI document.
+   */
+  RATE_LIMIT_PER_ADDRESS_PER_SECOND: env.positiveInt(20),
+  /**
+   * Client addresses the per-address limit never counts, as TRUSTED_PROXIES is written (addresses,
+   * CIDRs, `loopback`); empty by default. `npm start` and the tests set `loopback`.
+   */
+  RATE_LIMIT_EXEMPT_ADDRESSES: env.trustedProxies,
   /**
    * The web app's public address (apps/web): `GET /inbox/…` here, the clinic inbox's address before
    * it became its own app, is redirected there so that bookmarks keep working.

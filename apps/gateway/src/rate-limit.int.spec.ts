@@ -1,5 +1,5 @@
 import express, { type Express, type RequestHandler } from 'express';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { openRedis } from '@bedrequest/persistence';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';

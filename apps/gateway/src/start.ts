@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
+import { closeRedis, openRedis } from '@bedrequest/persistence';
 import { ANY_ROLE, requireToken, serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
 import { allowedMethods } from './allowed-methods';
 import { ClinicCapacityClient } from './capacity/capacity.client';
@@ -20,7 +21,7 @@ import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
 import { errorHandler, unknownPath } from './http-errors';
-import { rateLimitPerParty } from './rate-limit';
+import { addressLimit, partyLimits } from './rate-limit';
 import { redirectToWeb } from './web-redirect';
 import { SERVICE_VERSION, serviceIndex } from './service-index';
 import { NotifierClient } from './subscriptions/notifier.client';
@@ -44,9 +45,19 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
 
     // Parties' tokens only: a service token never passes the public API.
     const verifier = tokenVerifierFor(config, { services: false });
-    const referrers = [requireToken({ verifier, roles: ['referrer'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
-    const clinics = [requireToken({ verifier, roles: ['clinic'] }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
-    const anyone = [requireToken({ verifier, roles: ANY_ROLE }), rateLimitPerParty(config.RATE_LIMIT_PER_SECOND)];
+    // The limits (docs/api.md, "Limits"): per party behind a token, per client address without one.
+    const redis = openRedis(config, logger);
+    lifecycle.onStop('redis', () => closeRedis(redis));
+    const perParty = partyLimits({
+      redis,
+      requestsPerSecond: config.RATE_LIMIT_PER_SECOND,
+      concurrentRequests: config.RATE_LIMIT_CONCURRENT_PER_PARTY,
+      bytesInFlight: config.RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY,
+    });
+    const perAddress = addressLimit({ redis, perSecond: config.RATE_LIMIT_PER_ADDRESS_PER_SECOND, exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES });
+    const referrers = [requireToken({ verifier, roles: ['referrer'] }), perParty];
+    const clinics = [requireToken({ verifier, roles: ['clinic'] }), perParty];
+    const anyone = [requireToken({ verifier, roles: ANY_ROLE }), perParty];
 
     // The registry in memory (routing owns it and broadcasts its changes): every bundle's performers
     // are checked against it without asking routing per request. Read with the gateway's service token.
@@ -74,11 +85,11 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(helmet());
     app.use(allowedMethods(app));
-    app.get('/', serviceIndex);
-    app.get('/api/openapi.json', openApiRoute({ fallbackHost: `127.0.0.1:${config.PORT}` }));
+    app.get('/', perAddress, serviceIndex);
+    app.get('/api/openapi.json', perAddress, openApiRoute({ fallbackHost: `127.0.0.1:${config.PORT}` }));
     // The CapabilityStatement and the conformance resources: no token (FHIR clients read them first).
-    app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION }));
-    app.use('/api/v1/token', tokenProxyRouter(auth, logger));
+    app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: perAddress }));
+    app.use('/api/v1/token', perAddress, tokenProxyRouter(auth, logger));
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
     app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));

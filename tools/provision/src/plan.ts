@@ -26,7 +26,7 @@ export const PRINCIPALS = {
   },
   routing: { database: 'ROUTING_DB_SCHEMA', broker: { consumes: 'routing', publishes: [ClinicAnswerSubmittedV1, ClinicRegistryChangedV1] } },
   notifier: { database: 'NOTIFIER_DB_SCHEMA', broker: { consumes: 'notifier', publishes: [] } },
-  gateway: { broker: { publishes: [AdmissionBundleSubmittedV1, DocumentBundleSubmittedV1, ClinicAnswerSubmittedV1] } },
+  gateway: { broker: { publishes: [AdmissionBundleSubmittedV1, DocumentBundleSubmittedV1, ClinicAnswerSubmittedV1] }, redis: 'gateway:' },
   web: { redis: 'web:' },
 } as const satisfies Record<string, Principal>;
 

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { Bundle, OperationOutcome, Resource } from '@medplum/fhirtypes';
 import { capabilityStatement, conformanceResources, CONFORMANCE_RESOURCE_TYPES, outcome, type Issue } from '@bedrequest/fhir-model';
 import { HttpError } from '@bedrequest/http';
@@ -10,6 +10,8 @@ export interface MetadataRouterOptions {
   profileBase: string;
   /** The service's version: `software.version`, and the version of every conformance resource. */
   version: string;
+  /** Runs before each of its routes: the gateway's limit per client address (served without a token). */
+  limit?: RequestHandler;
 }
 
 /** Where parties get and renew their tokens: the gateway's token proxy, mounted at `/api/v1/token`. */
@@ -23,13 +25,14 @@ const TOKEN_ENDPOINTS = { login: '/api/v1/token/login', refresh: '/api/v1/token/
  * `GET [base]/CodeSystem/specialty`, and the searches without parameters). Mount it at
  * `/api/v2/fhir` before the token guard; every other request passes on untouched.
  */
-export function metadataRouter({ profileBase, version }: MetadataRouterOptions): Router {
+export function metadataRouter({ profileBase, version, limit }: MetadataRouterOptions): Router {
   // kind "instance": the statement describes this running server, published when it started.
   const date = new Date().toISOString();
   const resources = conformanceResources({ profileBase, version, date });
   const router = Router();
+  const limited: RequestHandler[] = limit ? [limit] : [];
 
-  router.get('/metadata', (req, res) => {
+  router.get('/metadata', ...limited, (req, res) => {
     const refused = refusedParameters(req);
     if (refused) return sendOutcome(res, refused.outcome, refused.status);
     const statement = capabilityStatement({ profileBase, version, date, tokenEndpoints: TOKEN_ENDPOINTS, fhirBaseUrl: fhirBaseOf(req) });
@@ -41,15 +44,15 @@ export function metadataRouter({ profileBase, version }: MetadataRouterOptions):
     const byId = new Map(all.map((resource) => [resource.id, resource]));
     const known = [...byId.keys()].join(', ');
 
-    router.get(`/${type}`, (req, res) => {
+    router.get(`/${type}`, ...limited, (req, res) => {
       const refused = refusedParameters(req);
       if (refused) return sendOutcome(res, refused.outcome, refused.status);
       sendFhir(res, 200, searchset(all, fhirBaseOf(req)));
     });
-    router.get(`/${type}/:id`, (req, res) => {
+    router.get(`/${type}/:id`, ...limited, (req, res) => {
       const refused = refusedParameters(req);
       if (refused) return sendOutcome(res, refused.outcome, refused.status);
-      const resource = byId.get(req.params.id);
+      const resource = byId.get(String(req.params.id));
       // The id is not quoted back: it is the caller's input, of any length.
       if (!resource) return answerError(req, res, new HttpError('not_found', `no ${type} with this id; there are: ${known}`));
       sendFhir(res, 200, resource);

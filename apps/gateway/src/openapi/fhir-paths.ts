@@ -21,7 +21,7 @@ import {
   TaskSearchSet,
   TaskSubset,
 } from './public-shapes';
-import { fhir, guarded, header, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
+import { ADDRESS_LIMITED, fhir, guarded, header, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** `_format` (FHIR R4 http.html#mime-type): JSON is all that is served; anything else is 406. */
 const Format = z.string().optional().describe('`json`, `application/json` or `application/fhir+json` (the only format served); any other is 406');
@@ -202,7 +202,7 @@ function registerErasurePath(registry: OpenAPIRegistry, secured: Secured): void 
 /** The CapabilityStatement and the conformance resources: no token, as FHIR clients read them first. */
 function registerConformancePaths(registry: OpenAPIRegistry): void {
   const query = { query: z.object({ _format: Format }) };
-  const onlyFormat: Refusals = { 400: 'A parameter other than _format', ...notAcceptable };
+  const onlyFormat: Refusals = { 400: 'A parameter other than _format', ...notAcceptable, ...ADDRESS_LIMITED };
   registry.registerPath({
     method: 'get',
     path: '/api/v2/fhir/metadata',

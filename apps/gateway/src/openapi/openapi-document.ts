@@ -19,7 +19,7 @@ import {
   TaskSearchSet,
   TaskSubset,
 } from './public-shapes';
-import { header, HEADERS, json, type Surface } from './responses';
+import { ADDRESS_LIMITED, header, HEADERS, json, refusals, type Surface } from './responses';
 import { registerWebhooks } from './webhooks';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -106,13 +106,13 @@ export function openApiDocument(options: { serverUrl: string }): OpenApiDocument
     method: 'get',
     path: '/',
     summary: 'What answers here: the service, its version, and where to begin',
-    responses: { 200: { description: 'The service index', content: json(ServiceIndex) } },
+    responses: { 200: { description: 'The service index', content: json(ServiceIndex) }, ...refusals('v1', ADDRESS_LIMITED) },
   });
   registry.registerPath({
     method: 'get',
     path: '/api/openapi.json',
     summary: 'This document',
-    responses: { 200: { description: 'The OpenAPI 3.1 document', content: json(OpenApiDocumentShape) } },
+    responses: { 200: { description: 'The OpenAPI 3.1 document', content: json(OpenApiDocumentShape) }, ...refusals('v1', ADDRESS_LIMITED) },
   });
   registerApiV1Paths(registry, secured);
   registerFhirPaths(registry, secured);

@@ -84,16 +84,22 @@ export function merged(...reasons: Refusals[]): Refusals {
   return all;
 }
 
+/** What the limit per client address answers on the routes without a token (rate-limit.ts, addressLimit). */
+export const ADDRESS_LIMITED: Refusals = {
+  429: 'More requests per second from this client address than RATE_LIMIT_PER_ADDRESS_PER_SECOND allows (20 by default)',
+};
+
 /**
- * What the token guard and the rate limit in front of a route answer (start.ts: requireToken,
- * rateLimitPerParty): 401 without a valid party token, 403 for a token of the other role, 429 over
- * the party's rate, 503 while the signing keys cannot be fetched. A route for both roles has no 403.
+ * What the token guard and the limits in front of a route answer (start.ts: requireToken,
+ * partyLimits): 401 without a valid party token, 403 for a token of the other role, 429 over the
+ * party's rate or its requests or bytes in flight, 503 while the signing keys cannot be fetched. A
+ * route for both roles has no 403.
  */
 export function guarded(role: 'referrer' | 'clinic' | 'any'): Refusals {
   return {
     401: 'No valid access token: missing, malformed, expired, or not a party token',
     ...(role === 'any' ? {} : { 403: `Not a ${role} token` }),
-    429: "More requests per second than the party's rate limit (RATE_LIMIT_PER_SECOND, 200 by default, per gateway process)",
+    429: "Over the party's limits: requests per second (RATE_LIMIT_PER_SECOND, 200 by default, over all gateway processes), requests or request bytes at once (RATE_LIMIT_CONCURRENT_PER_PARTY, RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY)",
     503: 'The access token cannot be checked right now (the signing keys are unavailable)',
   };
 }

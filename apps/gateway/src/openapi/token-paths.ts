@@ -1,7 +1,7 @@
 // The /api/v1/token paths: the auth service's token endpoints, as the gateway passes them on.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { LoginRequest, RefreshRequest, RevokeRequest, TokenResponse, TokenServiceStatus } from '@bedrequest/contracts';
-import { header, json, jsonBodyRefusals, merged, refusals } from './responses';
+import { ADDRESS_LIMITED, header, json, jsonBodyRefusals, merged, refusals } from './responses';
 
 /** Served by the auth service; the gateway passes them on unchanged, with Cache-Control and Pragma. */
 export function registerTokenPaths(registry: OpenAPIRegistry): void {
@@ -19,7 +19,7 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
         merged(jsonBodyRefusals('16 KiB'), {
           400: 'a field is missing, empty, too long or unknown (the message names it)',
           401: 'Login failed: unknown user, wrong password or disabled user (one answer for all three)',
-          429: 'Too many failed logins for this username or from this address',
+          429: 'Too many failed logins for this username or from this address, or too many requests per second from this address',
           ...authUnavailable,
         }),
         { challenge: false },
@@ -35,7 +35,7 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
       200: tokens,
       ...refusals(
         'v1',
-        merged(jsonBodyRefusals('16 KiB'), {
+        merged(jsonBodyRefusals('16 KiB'), ADDRESS_LIMITED, {
           400: 'no refreshToken string, or an unknown field',
           401: 'Not a live refresh token: unknown, expired, already used, revoked, or any other string',
           ...authUnavailable,
@@ -53,7 +53,7 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
       200: { description: 'Revoked, or not live anyway: no body', headers: { 'Cache-Control': header('NoStore'), Pragma: header('NoCache') } },
       ...refusals(
         'v1',
-        merged(jsonBodyRefusals('16 KiB'), {
+        merged(jsonBodyRefusals('16 KiB'), ADDRESS_LIMITED, {
           400: 'no refreshToken string, or an unknown field',
           503: 'The authentication service or its store is unavailable: nothing was revoked',
         }),
@@ -64,6 +64,6 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/v1/token/status',
     summary: 'Reachability check, without authentication',
-    responses: { 200: { description: 'The service answers', content: json(TokenServiceStatus) }, ...refusals('v1', authUnavailable) },
+    responses: { 200: { description: 'The service answers', content: json(TokenServiceStatus) }, ...refusals('v1', merged(ADDRESS_LIMITED, authUnavailable)) },
   });
 }

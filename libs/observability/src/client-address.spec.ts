@@ -1,6 +1,6 @@
-import { addressKeyOf } from './login-throttle';
+import { addressKeyOf } from './client-address';
 
-describe('addressKeyOf: what the login throttle counts an address as', () => {
+describe('addressKeyOf: what the limits by address count an address as', () => {
   it.each([
     ['192.0.2.7', '192.0.2.7'],
     ['::ffff:192.0.2.7', '192.0.2.7'],
