@@ -28,7 +28,7 @@ export interface AuthDependencies {
 
 export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {}): Promise<RunningAuth> {
   const now = dependencies.now ?? Date.now;
-  return startService('auth', { logLevel: config.LOG_LEVEL }, async (context) => {
+  return startService('auth', { logLevel: config.LOG_LEVEL, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const prisma = await openAuthDatabase({
       databaseUrl: config.DATABASE_URL,
@@ -58,7 +58,11 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(
-      probeRouter({ registry, readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }),
+      probeRouter({
+        registry,
+        lifecycle,
+        readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      }),
     );
     app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));

@@ -38,10 +38,10 @@ export type RunningGateway = Started<{
 }>;
 
 export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
-  return startService('gateway', { logLevel: config.LOG_LEVEL }, async (context) => {
+  return startService('gateway', { logLevel: config.LOG_LEVEL, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
-    lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+    lifecycle.onStop('broker', (remainingMs) => broker.stop(remainingMs));
 
     // Parties' tokens only: a service token never passes the public API.
     const verifier = tokenVerifierFor(config, { services: false });
@@ -118,7 +118,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
 
     const probes = express()
       .disable('x-powered-by')
-      .use(probeRouter({ registry, readiness: { broker: () => broker.isReady() } }))
+      .use(probeRouter({ registry, lifecycle, readiness: { broker: () => broker.isReady() } }))
       .use(unknownPath)
       .use(errorHandler(logger));
     const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTERNAL_PORT, name: 'internal http' });

@@ -38,7 +38,7 @@ export interface IntakeOverrides {
 }
 
 export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {}): Promise<RunningIntake> {
-  return startService('intake', { logLevel: config.LOG_LEVEL }, async (context) => {
+  return startService('intake', { logLevel: config.LOG_LEVEL, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const systems = fhirSystems(config.PROFILE_BASE);
 
@@ -54,7 +54,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
 
     const topology = declareTopology(config.AMQP_NAMESPACE);
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
-    lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+    lifecycle.onStop('broker', (remainingMs) => broker.stop(remainingMs));
 
     const { relay, stop: stopRelay } = startOutboxRelay({
       databaseUrl: config.DATABASE_URL,
@@ -78,7 +78,13 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
+    app.use(
+      probeRouter({
+        registry,
+        lifecycle,
+        readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      }),
+    );
     // Every read of patient data is recorded in the audit trail before it is answered.
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit);
@@ -97,6 +103,9 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     app.use(
       clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger),
     );
+    // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
+    // acked while the outbox relay (stopped after them) still publishes what they wrote.
+    lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));
     return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
   });
 }

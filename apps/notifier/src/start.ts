@@ -43,7 +43,7 @@ export interface NotifierOverrides {
 export function startNotifier(config: NotifierConfig, overrides: NotifierOverrides = {}): Promise<RunningNotifier> {
   const allowPrivate = allowsPrivateCallbacks(config);
   const requireHttps = requiresHttpsCallbacks(config);
-  return startService('notifier', { logLevel: config.LOG_LEVEL }, async (context) => {
+  return startService('notifier', { logLevel: config.LOG_LEVEL, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const prisma = await openNotifierDatabase({
       databaseUrl: config.DATABASE_URL,
@@ -82,7 +82,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
     });
     worker.start();
-    lifecycle.onStop('delivery worker', () => worker.stop());
+    lifecycle.onStop('delivery worker', (remainingMs) => worker.stop(remainingMs));
     const cleanup = new RetentionCleanup(deliveries, config.WEBHOOK_EVENT_RETENTION, logger);
     cleanup.start();
     lifecycle.onStop('retention cleanup', () => cleanup.stop());
@@ -90,7 +90,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const topology = declareTopology(config.AMQP_NAMESPACE);
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     // Stopped before the worker: no new events are taken in while the last attempts finish.
-    lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+    lifecycle.onStop('broker', (remainingMs) => broker.stop(remainingMs));
     // Events of AdmissionResponse messages, and the erasures intake tells of (request.erased.v1).
     await broker.consume(topology.queues.notifier.name, notifierHandler(worker, new RequestErasureRepository(prisma, tables, stored), logger));
 
@@ -101,7 +101,13 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       onDeliveriesDue: () => worker.wake(),
     });
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
+    app.use(
+      probeRouter({
+        registry,
+        lifecycle,
+        readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      }),
+    );
     app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, tokenVerifierFor(config, { services: false }), logger));
     logger.info(
       { allowPrivateCallbacks: allowPrivate, requireHttpsCallbacks: requireHttps },

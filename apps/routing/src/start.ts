@@ -23,14 +23,14 @@ export type RunningRouting = Started<{
 }>;
 
 export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
-  return startService('routing', { logLevel: config.LOG_LEVEL }, async (context) => {
+  return startService('routing', { logLevel: config.LOG_LEVEL, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const prisma = await openRoutingDatabase({ databaseUrl: config.DATABASE_URL, schema: config.ROUTING_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     lifecycle.onStop('database', () => prisma.$disconnect());
 
     const topology = declareTopology(config.AMQP_NAMESPACE);
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
-    lifecycle.onStop('broker', () => broker.stop(config.SHUTDOWN_TIMEOUT_MS));
+    lifecycle.onStop('broker', (remainingMs) => broker.stop(remainingMs));
 
     const { relay, stop: stopRelay } = startOutboxRelay({
       databaseUrl: config.DATABASE_URL,
@@ -53,9 +53,18 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     // (its token, forwarded by the gateway).
     const verifier = tokenVerifierFor(config, { services: true });
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(probeRouter({ registry, readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) } }));
+    app.use(
+      probeRouter({
+        registry,
+        lifecycle,
+        readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      }),
+    );
     app.use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(clinics, beds), verifier, logger));
     app.use('/internal/clinics', clinicsRouter(clinics, verifier, logger));
+    // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
+    // acked while the outbox relay (stopped after them) still publishes what they wrote.
+    lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));
     return serveHttp(context, app, { host: config.HOST, port: config.ROUTING_PORT });
   });
 }

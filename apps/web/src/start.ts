@@ -24,7 +24,7 @@ export type RunningWeb = Started<{
  * holds nothing in memory that another process would need: sessions live in Redis.
  */
 export function startWeb(config: WebConfig): Promise<RunningWeb> {
-  return startService('web', { logLevel: config.LOG_LEVEL }, async (context) => {
+  return startService('web', { logLevel: config.LOG_LEVEL, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, async (context) => {
     const { logger, registry, lifecycle } = context;
     const redis = openRedis(config, logger);
     lifecycle.onStop('redis', () => closeRedis(redis));
@@ -58,7 +58,7 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
 
     const probes = express()
       .disable('x-powered-by')
-      .use(probeRouter({ registry, readiness: { redis: () => redis.status === 'ready' } }))
+      .use(probeRouter({ registry, lifecycle, readiness: { redis: () => redis.status === 'ready' } }))
       .use(jsonErrorHandler(logger));
     const internal = await serveHttp(context, probes, { host: config.HOST, port: config.WEB_INTERNAL_PORT, name: 'internal http' });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.WEB_PORT });

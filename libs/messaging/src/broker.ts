@@ -63,6 +63,8 @@ export class Broker {
   private readonly subscriptions: BroadcastSubscriptions;
   private connected?: BrokerChannels;
   private stopping = false;
+  /** Set by stopConsuming: the consumers' last deliveries being handled. */
+  private draining?: Promise<void>;
 
   constructor(private readonly options: BrokerOptions) {
     const { catalog, logger, topology } = options;
@@ -81,7 +83,7 @@ export class Broker {
       registers,
       settings: batchSettings(options),
       isCurrentChannel: (channel) => this.connected?.consumeChannel === channel || this.stopping,
-      isStopping: () => this.stopping,
+      isStopping: () => this.stopping || this.draining !== undefined,
       reply: (...reply) => this.rpc.reply(...reply),
     });
     this.subscriptions = new BroadcastSubscriptions({ exchange: topology.eventsExchange, catalog, logger });
@@ -166,12 +168,25 @@ export class Broker {
    */
   async stop(timeoutMs = 10_000): Promise<void> {
     if (this.stopping) return;
+    await this.stopConsuming(timeoutMs);
     this.stopping = true;
     const channels = this.connected;
-    if (channels) await this.consumers.cancel(channels.consumeChannel);
-    await this.consumers.drain(timeoutMs);
     this.connected = undefined;
     await this.connection.close(channels, timeoutMs);
+  }
+
+  /**
+   * The first half of a graceful stop: no new deliveries (the consumers are cancelled, and not started
+   * again on a reconnection), and what was delivered is handled and settled, at most `timeoutMs`.
+   * Publishing still works, for what that work wrote into an outbox; `stop` does the rest.
+   */
+  async stopConsuming(timeoutMs = 10_000): Promise<void> {
+    this.draining ??= (async () => {
+      const channels = this.connected;
+      if (channels) await this.consumers.cancel(channels.consumeChannel);
+      await this.consumers.drain(timeoutMs);
+    })();
+    await this.draining;
   }
 
   private async onConnect(channels: BrokerChannels): Promise<void> {
@@ -180,7 +195,7 @@ export class Broker {
     await this.rpc.attach(channels.publishChannel);
     // Connected before the consumers start: their first deliveries are settled on this channel.
     this.connected = channels;
-    await this.consumers.startAll(channels.consumeChannel);
+    if (!this.draining) await this.consumers.startAll(channels.consumeChannel);
     await this.subscriptions.startAll(channels.consumeChannel);
     this.options.logger.info({ broker: channels.address, consumers: this.consumers.queues }, 'broker connected');
   }

@@ -95,9 +95,9 @@ export class OutboxRelay {
     this.loop.wake();
   }
 
-  /** Stops, deletes what was confirmed, and gives the lock back (closing its connection). */
+  /** Publishes what is there (the last commits of a stopping service), deletes what was confirmed, and gives the lock back (closing its connection). */
   async stop(): Promise<void> {
-    await this.loop.stop();
+    await this.loop.stop({ lastPass: true });
     const client = this.client;
     this.client = undefined;
     if (!client) return;

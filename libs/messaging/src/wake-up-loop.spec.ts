@@ -97,6 +97,24 @@ describe('WakeUpLoop', () => {
     expect(state.running).toBe(0);
   });
 
+  it("stops with a last pass after the one under way, for a wake that came too late (an outbox's last commits)", async () => {
+    const { pass, state, release } = controlledPasses();
+    const loop = newLoop({ pass });
+    loop.wake();
+    await settle();
+
+    loop.wake();
+    const stopping = loop.stop({ lastPass: true });
+    release();
+    await waitFor(() => state.started === 2, { what: 'the last pass' });
+    release();
+    await stopping;
+    loop.wake();
+    await settle();
+
+    expect(state.started).toBe(2);
+  });
+
   it('logs a failed pass and carries on with the next wake', async () => {
     const captured = captureLogger('warn');
     let passes = 0;

@@ -51,11 +51,15 @@ export class WakeUpLoop {
     );
   }
 
-  /** No more passes; resolves once the one under way (if any) has ended. */
-  async stop(): Promise<void> {
+  /**
+   * No more passes; resolves once the one under way (if any) has ended. With `lastPass`, one more
+   * pass runs after it, for what a wake that came too late was for (an outbox's last commits).
+   */
+  async stop(options: { lastPass?: boolean } = {}): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
+    if (options.lastPass) await this.options.pass().catch((error: unknown) => this.options.logger.warn({ err: String(error) }, this.options.failureMessage));
   }
 
   private runPass(): void {

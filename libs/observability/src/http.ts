@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { CORRELATION_HEADER, correlationIdFrom } from './correlation';
+import type { Lifecycle } from './lifecycle';
 
 /** A named check of one dependency: true when its connection is up. */
 export type Readiness = Record<string, () => boolean | Promise<boolean>>;
@@ -87,16 +88,21 @@ export function clientAddressOf(req: Request): string {
 }
 
 /**
- * `GET /health/live`, `GET /health/ready` (503 while a dependency is down, with each check's state)
- * and `GET /metrics` (Prometheus): for the deployment's probes and scrapers only, so mounted on a
- * port that is not public (every service's own; the gateway's INTERNAL_PORT).
+ * `GET /health/live`, `GET /health/ready` (503 while a dependency is down, with each check's state,
+ * and from the moment the service's `lifecycle` is stopping, before it closes anything) and
+ * `GET /metrics` (Prometheus): for the deployment's probes and scrapers only, so mounted on a port
+ * that is not public (every service's own; the gateway's INTERNAL_PORT).
  */
-export function probeRouter({ registry, readiness }: { registry: Registry; readiness: Readiness }): Router {
+export function probeRouter({ registry, readiness, lifecycle }: { registry: Registry; readiness: Readiness; lifecycle?: Pick<Lifecycle, 'stopping'> }): Router {
   const router = Router();
   router.get('/health/live', (_req, res) => {
     res.json({ status: 'up' });
   });
   router.get('/health/ready', async (_req, res) => {
+    if (lifecycle?.stopping) {
+      res.status(503).json({ status: 'stopping', checks: {} });
+      return;
+    }
     const checks: Record<string, 'up' | 'down'> = {};
     for (const [name, check] of Object.entries(readiness)) {
       checks[name] = (await Promise.resolve(check()).catch(() => false)) ? 'up' : 'down';

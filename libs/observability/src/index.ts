@@ -4,7 +4,7 @@ export { createMetricsRegistry } from './metrics';
 export { clientAddressOf, createServiceHttpApp, listen, probeRouter, type Readiness, type ServiceHttpOptions } from './http';
 export { addressKeyOf } from './client-address';
 export { correlationIdFrom, CORRELATION_HEADER } from './correlation';
-export { Lifecycle, closeServer } from './lifecycle';
+export { Lifecycle, closeServer, trackResponses, type Closer } from './lifecycle';
 export { serveHttp, startService, type ServiceContext, type Serving, type Started } from './service';
 export { DependencyUnavailableError, waitForDependency, type Waiting, type WaitOptions } from './wait-for-dependency';
 export { InfrastructureUnreachableError, awaitInfrastructure } from './infrastructure';

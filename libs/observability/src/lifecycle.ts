@@ -1,18 +1,38 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 
 /**
+ * A closer: stops one thing the service started. `remainingMs` is what is left of the stop's budget
+ * (`SHUTDOWN_TIMEOUT_MS`) when its turn comes: a closer that waits for work to finish waits at most
+ * that long, and then hands the work back (see docs/operations.md, "Stopping").
+ */
+export type Closer = (remainingMs: number) => Promise<unknown>;
+
+/**
  * Every `initX` registers its `closeX` here; `stop` closes them in reverse order (HTTP first, then
- * consumers, then connections), each once, logging but not stopping on a failing closer.
+ * consumers, then connections), each once, logging but not stopping on a failing closer. From the
+ * moment `stop` is called the service is `stopping`: its readiness answers 503 (probeRouter), before
+ * anything closes. The closers share one budget, `timeoutMs`, so that the whole stop fits the grace
+ * period an orchestrator gives between SIGTERM and SIGKILL.
  */
 export class Lifecycle {
-  private readonly closers: { name: string; close: () => Promise<unknown> }[] = [];
+  private readonly closers: { name: string; close: Closer }[] = [];
   private stopped?: Promise<void>;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** How long the closers may take between them to finish or hand back the work they hold. */
+    private readonly timeoutMs = 10_000,
+  ) {}
 
-  onStop(name: string, close: () => Promise<unknown>): void {
+  onStop(name: string, close: Closer): void {
     this.closers.push({ name, close });
+  }
+
+  /** True once `stop` was called: the service takes no new work and is not ready any more. */
+  get stopping(): boolean {
+    return this.stopped !== undefined;
   }
 
   stop(): Promise<void> {
@@ -21,21 +41,78 @@ export class Lifecycle {
   }
 
   private async closeAll(): Promise<void> {
+    const started = Date.now();
+    const deadline = started + this.timeoutMs;
+    this.logger.info({ timeoutMs: this.timeoutMs }, 'stopping');
     for (const { name, close } of [...this.closers].reverse()) {
       try {
-        await close();
+        await close(Math.max(0, deadline - Date.now()));
         this.logger.debug({ component: name }, 'stopped');
       } catch (error) {
         this.logger.error({ component: name, err: (error as Error).message }, 'failed to stop cleanly');
       }
     }
+    this.logger.info({ durationMs: Date.now() - started }, 'stopped');
   }
 }
 
-/** Stops accepting connections and resolves when open requests have finished. */
-export function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((error) => (error ? reject(error) : resolve()));
-    server.closeIdleConnections();
+/** What closeServer needs of a server: the responses it is writing. */
+const openResponses = new WeakMap<Server, { responses: Set<ServerResponse>; closing: boolean }>();
+
+/**
+ * Makes `server` closable by closeServer: keeps track of the responses it is writing and, once it is
+ * closing, answers every request with `Connection: close`. Call it before the server takes requests.
+ */
+export function trackResponses(server: Server): void {
+  const state = { responses: new Set<ServerResponse>(), closing: false };
+  openResponses.set(server, state);
+  // Before the app's own listener, so that the header is set before the app could answer.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    state.responses.add(res);
+    res.once('close', () => state.responses.delete(res));
+    if (state.closing) closeAfter(res);
   });
+}
+
+/**
+ * How long a connection that is idle when the server closes is kept: a keep-alive client may be
+ * sending its next request on it right then, which would meet a reset instead of an answer. Within
+ * this time an active client's next request arrives, is answered with `Connection: close` and the
+ * connection ends cleanly; one that stayed idle is closed after it.
+ */
+const IDLE_LINGER_MS = 250;
+
+/**
+ * Stops accepting connections, answers the requests under way, and resolves once every connection
+ * has closed. A keep-alive client would otherwise keep sending on its open connection (Node answers
+ * requests there after `close()`, and waits for the connection's keep-alive timeout): every answer
+ * from now on says `Connection: close`, and idle connections are closed every IDLE_LINGER_MS. What
+ * is still open after `timeoutMs` is cut.
+ */
+export function closeServer(server: Server, timeoutMs = 10_000): Promise<void> {
+  const state = openResponses.get(server);
+  return new Promise((resolve, reject) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), Math.min(IDLE_LINGER_MS, timeoutMs));
+    const cut = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    // net's close, not http's: that one also closes the idle connections at once (Node >= 19), under
+    // the feet of a client sending on one right then. This stops listening and calls back once the
+    // last connection has closed.
+    NetServer.prototype.close.call(server, (error?: Error) => {
+      clearInterval(sweep);
+      clearTimeout(cut);
+      if (error) reject(error);
+      else resolve();
+    });
+    if (state) {
+      state.closing = true;
+      for (const response of state.responses) closeAfter(response);
+    } else {
+      server.closeIdleConnections();
+    }
+  });
+}
+
+/** The connection of `response` closes once it is answered (unless its head is out already: then the sweep closes it). */
+function closeAfter(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader('connection', 'close');
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { closeServer, Lifecycle } from './lifecycle';
+import { closeServer, Lifecycle, trackResponses } from './lifecycle';
 import { listen } from './http';
 import { createLogger } from './logger';
 import { createMetricsRegistry } from './metrics';
@@ -28,11 +28,15 @@ export type Started<T> = T & { stop(): Promise<void> };
  */
 export async function startService<T extends object>(
   name: string,
-  options: { logLevel: string },
+  options: {
+    logLevel: string;
+    /** `SHUTDOWN_TIMEOUT_MS`: how long `stop` may take to finish or hand back the work the service holds. */
+    shutdownTimeoutMs?: number;
+  },
   start: (context: ServiceContext) => Promise<T>,
 ): Promise<Started<T>> {
   const logger = createLogger(name, options.logLevel);
-  const lifecycle = new Lifecycle(logger);
+  const lifecycle = new Lifecycle(logger, options.shutdownTimeoutMs);
   try {
     // First registered, so closed last: the spans of the stop itself are exported too.
     const tracing = startTracing(name, logger);
@@ -52,12 +56,14 @@ export interface Serving {
 }
 
 /**
- * Starts `app` on `host:port`, closes it first when the service stops (open requests finish), and
- * logs the address. The URL names 127.0.0.1 when the server listens on every address.
+ * Starts `app` on `host:port`, closes it first when the service stops (open requests finish, keep-alive
+ * clients are told to go elsewhere: see closeServer), and logs the address. The URL names 127.0.0.1
+ * when the server listens on every address.
  */
 export async function serveHttp(context: ServiceContext, app: Express, options: { host: string; port: number; name?: string }): Promise<Serving> {
   const server = await listen(app, options.port, options.host);
-  context.lifecycle.onStop(options.name ?? 'http', () => closeServer(server));
+  trackResponses(server);
+  context.lifecycle.onStop(options.name ?? 'http', (remainingMs) => closeServer(server, remainingMs));
   const { port } = server.address() as AddressInfo;
   const host = ['0.0.0.0', '::', ''].includes(options.host) ? '127.0.0.1' : options.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -62,6 +62,9 @@ function workerUnderTest(concurrency: number) {
   const claims: { limit: number; result: Pending<ClaimResult> }[] = [];
   const stores: { limit: number; result: Pending<{ outcomes: RecordOutcome[] } & ClaimResult> }[] = [];
   const attempts: { eventId: string; result: Pending<SendResult> }[] = [];
+  /** The event ids of every attempt recorded, and of every claim given back. */
+  const recorded: string[] = [];
+  const released: string[] = [];
   const sut = new DeliveryWorker({
     repository: {
       claimDue: (limit) => {
@@ -69,7 +72,13 @@ function workerUnderTest(concurrency: number) {
         claims.push({ limit, result });
         return result.promise;
       },
-      recordAttempts: async () => [],
+      recordAttempts: async (finished) => {
+        recorded.push(...finished.map(({ claim }) => claim.eventId));
+        return [];
+      },
+      releaseClaims: async (claims) => {
+        released.push(...claims.map((claim) => claim.eventId));
+      },
     },
     events: {
       recordAll: (_events, handOff) => {
@@ -101,10 +110,31 @@ function workerUnderTest(concurrency: number) {
     for (const claim of claims) claim.result.resolve({ claimed: [], unreadable: [] });
     await sut.stop();
   };
-  return { sut, claims, stores, attempts, settle, finish };
+  return { sut, claims, stores, attempts, recorded, released, settle, finish };
 }
 
 describe('DeliveryWorker', () => {
+  it('stops by waiting for the attempts under way, and hands back those still under way when its time is up', async () => {
+    const { sut, claims, attempts, recorded, released, settle } = workerUnderTest(4);
+    sut.start();
+    await settle();
+    claims[0]!.result.resolve({ claimed: [delivery(1), delivery(2)], unreadable: [] });
+    await settle();
+    expect(attempts.map((attempt) => attempt.eventId)).toEqual(['event-1', 'event-2']);
+
+    const stopped = sut.stop(200);
+    attempts[0]!.result.resolve(DELIVERED);
+    await stopped;
+    expect({ recorded, released }).toEqual({ recorded: ['event-1'], released: ['event-2'] });
+
+    // The answer that comes after the hand-back is not recorded: the claim is another worker's now.
+    attempts[1]!.result.resolve(DELIVERED);
+    await settle();
+    await settle();
+    expect(recorded).toEqual(['event-1']);
+    expect(claims).toHaveLength(1);
+  });
+
   it('gives a batch stored while a claim is under way only the slots the claim does not hold, so no more than the concurrency are in flight', async () => {
     const { sut, claims, stores, attempts, settle, finish } = workerUnderTest(4);
     sut.start();

@@ -25,7 +25,7 @@ const LEASE_MARGIN_MS = 5_000;
 const RECORD_WINDOW_MS = 2;
 
 export interface DeliveryWorkerOptions {
-  repository: Pick<DeliveryRepository, 'claimDue' | 'recordAttempts'>;
+  repository: Pick<DeliveryRepository, 'claimDue' | 'recordAttempts' | 'releaseClaims'>;
   /** Stores the events the consumer takes in (storeAndHandOver). */
   events: Pick<EventRepository, 'recordAll'>;
   sender: Pick<WebhookSender, 'send'>;
@@ -67,7 +67,10 @@ interface FinishedDelivery {
  * event of a request, which is not due before this one is recorded, is claimed only after that.
  */
 export class DeliveryWorker {
-  private readonly inFlight = new Set<Promise<void>>();
+  /** The attempts under way, and the claim each works on. */
+  private readonly inFlight = new Map<Promise<void>, ClaimedDelivery>();
+  /** Claims a stopping worker gave back unfinished (see stop): their attempts' outcomes are not recorded. */
+  private readonly handedBack = new Set<string>();
   private readonly recorder: Batcher<FinishedDelivery>;
   /** Claims what is due: when woken, and every `pollIntervalMs` (retries, events other processes left, anything missed). */
   private readonly claims: WakeUpLoop;
@@ -135,11 +138,24 @@ export class DeliveryWorker {
     this.claims.wake();
   }
 
-  /** Stops claiming and waits for the attempts in flight (each bounded by the attempt timeout) to be recorded. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits, at most `timeoutMs`, for the attempts in flight to be recorded. The
+   * claims of those still under way then are handed back (released in the database, as if never
+   * claimed), so that another notifier takes them at once instead of after their lease; whatever
+   * answer comes for them here is not recorded. A receiver may then get that webhook twice, with the
+   * same id (docs/webhooks.md: at least once).
+   */
+  async stop(timeoutMs = this.leaseMs): Promise<void> {
     this.stopped = true;
     await this.claims.stop();
-    await Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight.keys()]), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    const unfinished = [...this.inFlight.values()];
+    if (unfinished.length === 0) return;
+    for (const delivery of unfinished) this.handedBack.add(delivery.eventId);
+    await this.options.repository.releaseClaims(unfinished);
+    this.options.logger.warn({ handedBack: unfinished.length }, 'webhook attempts still under way handed back to the other notifiers');
   }
 
   /** How long a claim lasts: the attempt's timeout and the time to record it. */
@@ -206,7 +222,7 @@ export class DeliveryWorker {
         }
         this.claims.wake();
       });
-    this.inFlight.add(work);
+    this.inFlight.set(work, delivery);
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -219,6 +235,7 @@ export class DeliveryWorker {
     );
     metrics.attempted.inc();
     const { outcome, durationMs, span } = await this.sendTraced(delivery, request, sender);
+    if (this.handedBack.has(delivery.eventId)) return;
     const step = policy.nextStep(outcome, delivery.attemptCount + 1);
     await this.recorder.add({ delivery, attemptedAt, outcome, durationMs, step, span });
   }

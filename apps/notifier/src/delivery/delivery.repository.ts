@@ -120,6 +120,19 @@ export class DeliveryRepository {
   }
 
   /**
+   * Gives claims back unattempted (a stopping worker's attempts still under way): each is due again
+   * at once for any worker, as if it had never been claimed. Only while the claim is still the
+   * worker's (same lease token); an attempt recorded meanwhile has already ended the claim.
+   */
+  async releaseClaims(claims: readonly Pick<ClaimedDelivery, 'eventId' | 'leaseToken'>[]): Promise<void> {
+    if (claims.length === 0) return;
+    await this.prisma.$executeRaw`
+      UPDATE ${this.tables.delivery} d SET leased_until = NULL, lease_token = NULL
+        FROM unnest(${claims.map((claim) => claim.eventId)}::uuid[], ${claims.map((claim) => claim.leaseToken)}::uuid[]) AS c(event_id, lease_token)
+       WHERE d.event_id = c.event_id AND d.lease_token = c.lease_token`;
+  }
+
+  /**
    * Records finished attempts in ONE statement (atomic on its own), in the order given (the order
    * they finished), and applies their next steps:
    *

@@ -64,9 +64,12 @@ export class WebhookSender {
     return { outcome, durationMs: durationMs ?? Math.round(performance.now() - started) };
   }
 
-  /** Closes the pooled connections once the requests on them have finished. */
+  /**
+   * Closes the pooled connections. Called once the worker has stopped: an attempt still under way
+   * then is one the worker handed back (DeliveryWorker.stop), and its request is cut.
+   */
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agent.destroy();
   }
 
   private async attempt(callbackUrl: string, request: { body: string; headers: Record<string, string> }, onHead: () => void): Promise<AttemptOutcome> {
