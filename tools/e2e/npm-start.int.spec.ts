@@ -1,8 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
+import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { deleteBrokerTopology, freePort, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 
 /**
@@ -10,6 +13,9 @@ import { deleteBrokerTopology, freePort, testEnvironment, uniqueName, waitFor } 
  * a broker namespace, schemas and Redis prefix of its own; everything it and the services write is
  * collected, to check what reaches the terminal.
  */
+/** The clinic of the restart check: it offers orthopaedics (2300), what the fixture bundle asks for. */
+const CLINIC = '510000252';
+
 describe('npm start', () => {
   const run = testEnvironment();
   const namespace = uniqueName('start');
@@ -21,7 +27,7 @@ describe('npm start', () => {
     await deleteBrokerTopology(run.amqpUrl, declareTopology(namespace)).catch(() => undefined);
   });
 
-  it('builds and starts all six services, prints the API and the inbox, answers, and stops cleanly on Ctrl-C', async () => {
+  it('builds and starts all six services, prints the API and the inbox, answers, restarts a service that dies while the rest answers, and stops cleanly on Ctrl-C', async () => {
     const [gateway, gatewayInternal, web, webInternal, auth, intake, routing, notifier] = await Promise.all(Array.from({ length: 8 }, freePort));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -99,11 +105,93 @@ describe('npm start', () => {
     expect(new Set(users.rabbitmq)).toEqual(new Set(['gateway', 'intake', 'routing', 'notifier'].map((service) => `${namespace}_${service}`)));
     expect(new Set(users.redis)).toEqual(new Set(['auth', 'web', 'gateway'].map((service) => `${namespace}_${service}`)));
 
+    // A service that dies is started again after a back-off, and says so, while the others keep
+    // answering (issue 25): kill -9 of routing, whose registry the gateway and intake keep in memory.
+    const admin = (...argv: string[]) =>
+      promisify(execFile)(process.execPath, [join(__dirname, '..', 'admin.mjs'), ...argv], { cwd: join(__dirname, '..', '..'), env });
+    await admin('clinic', 'upsert', '--ik', CLINIC, '--name', 'Rehaklinik Neustart', '--departments', '2300');
+    await admin(
+      'user',
+      'create',
+      '--role',
+      'referrer',
+      '--username',
+      'restart-referrer',
+      '--password',
+      'restart-referrer-pw',
+      '--ik',
+      FIXTURE_REQUESTER_IK,
+      '--fhir-base',
+      FIXTURE_FHIR_BASE,
+    );
+    const login = await fetch(`${gatewayUrl}/api/v1/token/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'restart-referrer', password: 'restart-referrer-pw' }),
+    });
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const post = async () => {
+      const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+      const response = await fetch(`${gatewayUrl}/api/v2/fhir/Bundle`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/fhir+json' },
+        body: JSON.stringify(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC] })),
+      });
+      expect(response.status).toBe(202);
+      return identifier;
+    };
+    const answering = async () => ({
+      ready: (await fetch(`http://127.0.0.1:${gatewayInternal}/health/ready`)).status,
+      clinics: (await fetch(`${gatewayUrl}/api/v1/kliniken`, { headers: { authorization: `Bearer ${accessToken}` } })).status,
+      inbox: (await fetch(`http://127.0.0.1:${web}/inbox/login`)).status,
+    });
+    expect(await answering()).toEqual({ ready: 200, clinics: 200, inbox: 200 });
+
+    const killedAt = Date.now();
+    process.kill(listeningPid(routing!), 'SIGKILL');
+    await waitFor(() => output.includes('[start]    routing exited with signal SIGKILL; restarting in 1 s'), { what: 'npm start to say it restarts routing' });
+    // While routing is down (until the launcher says it is back), the rest answers and takes requests.
+    expect(output).not.toContain('routing restarted');
+    expect(await answering()).toEqual({ ready: 200, clinics: 200, inbox: 200 });
+    const whileDown = await post();
+    await waitFor(() => output.includes('[start]    routing restarted'), { timeoutMs: 60_000, what: 'routing to be started again' });
+    console.log(`npm start: routing killed with SIGKILL, ready again ${Date.now() - killedAt} ms later (1 s of it the back-off)`);
+    expect(child.exitCode).toBeNull();
+    expect(await answering()).toEqual({ ready: 200, clinics: 200, inbox: 200 });
+
+    // End to end after the restart: the request sent while routing was down, and one sent now, reach
+    // the clinic through intake and the restarted routing.
+    const afterRestart = await post();
+    const routingDb = new Client({ connectionString: run.databaseUrl });
+    await routingDb.connect();
+    try {
+      await waitFor(
+        async () => {
+          const { rows } = await routingDb.query<{ request_identifier: string }>(
+            `SELECT request_identifier FROM "${namespace}_routing".clinic_notification WHERE request_identifier = ANY($1)`,
+            [[whileDown, afterRestart]],
+          );
+          return rows.length === 2;
+        },
+        { what: 'routing to notify the clinic of both requests' },
+      );
+    } finally {
+      await routingDb.end();
+    }
+
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(output).toContain('[start]    stopped');
-  }, 240_000);
+  }, 300_000);
 });
+
+/** The process listening on a local TCP port (`ss`). */
+function listeningPid(port: number): number {
+  const line = execFileSync('ss', ['-tlnpH', `sport = :${port}`], { encoding: 'utf8' });
+  const pid = Number(/pid=(\d+)/.exec(line)?.[1]);
+  if (!pid) throw new Error(`nothing listens on port ${port}`);
+  return pid;
+}
 
 /**
  * The users the connections of the processes below `pid` log in as, found by their local ports

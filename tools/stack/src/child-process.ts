@@ -99,7 +99,7 @@ export function spawnService(
 export async function untilReady(name: string, probeUrl: string, timeoutMs: number, process?: ServiceProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (process && !process.isRunning()) throw new Error(`${name} exited during start-up`);
+    if (process && !process.isRunning()) throw new Error(`${name} exited during start-up${lastLinesOf(process)}`);
     const ready = await fetch(`${probeUrl}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then(
       (response) => response.ok,
       () => false,
@@ -111,6 +111,12 @@ export async function untilReady(name: string, probeUrl: string, timeoutMs: numb
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The last lines a process wrote, when they were captured: why it ended. */
+function lastLinesOf(process: ServiceProcess): string {
+  const lines = process.output().trimEnd().split('\n').slice(-5).join('\n');
+  return lines ? `:\n${lines}` : '';
 }
 
 /** `npm run admin -- …args` (tools/admin.mjs) as its own process; the exit code and what it wrote. */

@@ -1,11 +1,14 @@
 // What `npm start` runs once tools/start.mjs has checked PostgreSQL, Redis and RabbitMQ and built
 // everything (this file's bundle is dist/tools/stack/main.cjs): the six services as processes on
 // their configured ports, in the foreground, with one readable, prefixed log stream. Prints the
-// addresses of the API and the clinic inbox once every service is ready; Ctrl-C (or SIGTERM) stops
-// them gracefully, the gateway and the web app first, and waits for them.
+// addresses of the API and the clinic inbox once every service is ready. A service that dies is
+// started again after a back-off (supervisor.ts), with one line saying so, while the others keep
+// answering; Ctrl-C (or SIGTERM) stops them all gracefully, the gateway and the web app first, and
+// waits for them.
 import { prettyFactory } from 'pino-pretty';
 import { Stack } from './launcher';
 import { SERVICES } from './services';
+import { Supervisor } from './supervisor';
 import table from './services.json';
 
 const env = process.env;
@@ -33,21 +36,21 @@ async function main(): Promise<void> {
     say(`${error instanceof Error ? error.message : String(error)}: the services were stopped`);
     process.exit(1);
   }
+  const supervisor = new Supervisor(stack, say);
+  for (const instance of stack.instances()) supervisor.watch(instance.name);
   let stopping = false;
-  const stopAll = (reason: string, exitCode: number) => {
+  const stopAll = (reason: string) => {
     if (stopping) return;
     stopping = true;
+    supervisor.stop();
     say(`${reason}: stopping the services...`);
     void stack.stop().then(() => {
       say('stopped');
-      process.exit(exitCode);
+      process.exit(0);
     });
   };
-  process.on('SIGINT', () => stopAll('Ctrl-C', 0));
-  process.on('SIGTERM', () => stopAll('SIGTERM', 0));
-  for (const instance of stack.instances()) {
-    void stack.exited(instance.name).then(({ code, signal }) => stopAll(`${instance.name} exited (${signal ?? `code ${code}`})`, 1));
-  }
+  process.on('SIGINT', () => stopAll('Ctrl-C'));
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
   say(paint(1, `Bed Occupancy Request Service is ready at ${stack.gatewayUrl}`));
   say(paint(1, `The clinic inbox is at ${stack.webUrl}/inbox/`));
   say(`try: curl ${stack.gatewayUrl}/api/v1/token/status   (Ctrl-C stops everything)`);
