@@ -23,6 +23,9 @@ import { intakeCommands, type IntakeCommand } from '../requests/intake-commands'
 import { IntakeService } from '../requests/intake.service';
 import { TaskReadRepository } from '../tasks/task-read.repository';
 import { TaskReadService } from '../tasks/task-read.service';
+import { canonicalEntry, chainHash, GENESIS_HASH } from './audit-chain';
+import { AuditAnchors } from './audit-anchors';
+import type { AuditEntry } from './audit-event';
 import { AuditTrailRepository } from './audit-trail.repository';
 import { AuditTrail } from './audit-trail.service';
 
@@ -381,28 +384,47 @@ describe('the audit trail', () => {
     });
   });
 
+  /** An AuditTrail writing entries dated `day` (a day that has ended: its chain can be anchored). */
+  const writerOfPast = async (day: string) => {
+    const client = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+    let tick = 0;
+    const trail = new AuditTrail(new AuditTrailRepository(prismaRunner(client), schema), () => new Date(Date.parse(`${day}T12:00:00Z`) + (tick += 1)));
+    return { trail, close: () => client.$disconnect() };
+  };
+  const read = (n: number) => ({
+    interaction: 'read' as const,
+    agent: { kind: 'clinic' as const, user: `user-${n}`, ik: A },
+    request: { identifier: `https://hospital.example/fhir/ServiceRequest/chain-${n}`, ownerPartyId: 'referrer-chain' },
+    source: 'intake',
+  });
+  /** What the anchoring job of an intake process does, with the keys the command line opens too. */
+  const anchorsOf = async () => {
+    const fields = await testSealedFields(prisma, schema);
+    return new AuditAnchors(new AuditTrailRepository(prismaRunner(prisma), schema), fields.keyring.keks);
+  };
+  const cli = async (argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
+    const code = await group.run(argv, {
+      open: () =>
+        openIntakeServices({
+          NODE_ENV: 'test',
+          DATABASE_URL: env.databaseUrl,
+          DATABASE_POOL_SIZE: 2,
+          INTAKE_DB_SCHEMA: schema,
+          DATA_KEK: undefined,
+          DATA_KEK_ID: undefined,
+          DATA_PREVIOUS_KEKS: [],
+          ADMIN_OPERATOR: undefined,
+        }),
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
   describe('the chain', () => {
-    const cli = async (argv: string[]) => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
-      const code = await group.run(argv, {
-        open: () =>
-          openIntakeServices({
-            NODE_ENV: 'test',
-            DATABASE_URL: env.databaseUrl,
-            DATABASE_POOL_SIZE: 2,
-            INTAKE_DB_SCHEMA: schema,
-            DATA_KEK: undefined,
-            DATA_KEK_ID: undefined,
-            DATA_PREVIOUS_KEKS: [],
-            ADMIN_OPERATOR: undefined,
-          }),
-        out: (line) => out.push(line),
-        err: (line) => err.push(line),
-      });
-      return { code, out: out.join('\n'), err: err.join('\n') };
-    };
     /** An AuditTrail as another intake process has it: its own connection pool, its entries dated `day`. */
     const writerOn = async (day: string, poolSize = 2) => {
       const client = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize });
@@ -410,12 +432,6 @@ describe('the audit trail', () => {
       const trail = new AuditTrail(new AuditTrailRepository(prismaRunner(client), schema), () => new Date(Date.parse(`${day}T12:00:00Z`) + (tick += 1)));
       return { trail, close: () => client.$disconnect() };
     };
-    const read = (n: number) => ({
-      interaction: 'read' as const,
-      agent: { kind: 'clinic' as const, user: `user-${n}`, ik: A },
-      request: { identifier: `https://hospital.example/fhir/ServiceRequest/chain-${n}`, ownerPartyId: 'referrer-chain' },
-      source: 'intake',
-    });
 
     it('keeps one chain per day however many processes write at once', async () => {
       const day = '2031-05-05';
@@ -468,6 +484,70 @@ describe('the audit trail', () => {
       });
       // Without --date, every day is checked, and the same entry named.
       expect((await cli(['audit', 'verify'])).err).toContain(`broken at entry 2 (AuditEvent ${second!.id})`);
+    });
+  });
+
+  describe("the anchors of each day's chain (a key the database does not hold)", () => {
+    /** A whole day's chain rewritten as someone with write access could: entry 2 changed, every hash after it recomputed. */
+    const rewriteDay = async (day: string) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL session_replication_role = replica');
+        const rows = (
+          await client.query<{ seq: number; resource: AuditEntry['resource']; owner_party_id: string }>(
+            `SELECT seq, resource, owner_party_id FROM "${schema}".audit_events WHERE day = $1 ORDER BY seq`,
+            [day],
+          )
+        ).rows;
+        let previous = GENESIS_HASH;
+        for (const row of rows) {
+          const resource = row.seq === 2 ? { ...row.resource, agent: [{ ...row.resource.agent[0]!, altId: 'someone-else' }] } : row.resource;
+          const hash = chainHash(canonicalEntry({ ownerPartyId: row.owner_party_id, resource }), previous);
+          await client.query(`UPDATE "${schema}".audit_events SET resource = $1, agent_user = $2, previous_hash = $3, hash = $4 WHERE day = $5 AND seq = $6`, [
+            resource,
+            resource.agent[0]?.altId ?? null,
+            previous,
+            hash,
+            day,
+            row.seq,
+          ]);
+          previous = hash;
+        }
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+    };
+
+    it('anchors every day that has ended, once, and a chain rewritten since no longer verifies', async () => {
+      const day = '2020-03-03';
+      const writer = await writerOfPast(day);
+      await writer.trail.record([read(1), read(2), read(3)]).finally(() => writer.close());
+      const anchors = await anchorsOf();
+      expect(await anchors.anchorEndedDays()).toBeGreaterThanOrEqual(1);
+      expect(await anchors.anchorEndedDays()).toBe(0);
+      expect(await cli(['audit', 'verify', '--date', day])).toEqual({ code: 0, out: 'the audit trail is intact: 3 entries of 1 day checked', err: '' });
+
+      await rewriteDay(day);
+
+      expect(await cli(['audit', 'verify', '--date', day])).toMatchObject({
+        code: 1,
+        err: expect.stringContaining(`the audit trail of ${day} is broken at entry 3`),
+      });
+      expect((await cli(['audit', 'verify', '--date', day])).err).toContain('does not match the anchor');
+    });
+
+    it('names an ended day without its anchor, and refuses to change or remove an anchor', async () => {
+      const day = '2020-04-04';
+      const writer = await writerOfPast(day);
+      await writer.trail.record([read(1)]).finally(() => writer.close());
+      expect(await cli(['audit', 'verify', '--date', day])).toMatchObject({ code: 1, err: expect.stringContaining('has no anchor') });
+
+      await (await anchorsOf()).anchorEndedDays();
+      expect((await cli(['audit', 'verify', '--date', day])).code).toBe(0);
+      await expect(pool.query(`DELETE FROM "${schema}".audit_anchors WHERE day = $1`, [day])).rejects.toThrow(/append-only: DELETE refused/);
+      await expect(pool.query(`UPDATE "${schema}".audit_anchors SET head_seq = 9 WHERE day = $1`, [day])).rejects.toThrow(/append-only: UPDATE refused/);
     });
   });
 
