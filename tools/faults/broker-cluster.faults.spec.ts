@@ -1,6 +1,6 @@
 import { RabbitMqCluster, TcpProxy, waitFor } from '@bedrequest/testing';
 import { SERVICES } from '@bedrequest/stack';
-import { RATE_WINDOW_MS, acceptedRate, leaderAmong, quorumPlacement, rateBackAt, type QuorumPlacement } from './support/broker-cluster';
+import { RATE_WINDOW_MS, acceptedRate, connectionsOn, leaderAmong, quorumPlacement, rateBackAt, type QuorumPlacement } from './support/broker-cluster';
 import { CLINIC, FaultFixture, type StoredCounts } from './support/fault-fixture';
 import { byStatus, reportFigures, seconds } from './support/figures';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/load';
@@ -42,6 +42,8 @@ describe('a broker cluster loses the node that leads intake’s queue under load
   let webhooksMissing: string[] | undefined;
   let duplicateWebhooks = 0;
   let rejoined: QuorumPlacement | undefined;
+  /** The services' connections on the node that was stopped: theirs had to move. */
+  let onStoppedNode = '';
 
   beforeAll(async () => {
     cluster = await RabbitMqCluster.start('faultmq', 3);
@@ -72,14 +74,16 @@ describe('a broker cluster loses the node that leads intake’s queue under load
   afterAll(async () => {
     const stopAt = times.stopAt;
     const back = times.rateBackAt;
-    const untilBack = posts.filter((post) => post.sentAt >= stopAt && post.sentAt < (back ?? times.startingAt));
+    const whileMoving = posts.filter((post) => post.sentAt >= stopAt && post.sentAt < times.leaderMovedAt);
+    const whileDown = posts.filter((post) => post.sentAt >= stopAt && post.sentAt < times.startingAt);
     const rateAfter = back === undefined ? 0 : acceptedRate(posts, back, times.startingAt);
     reportFigures(
       'broker cluster: leader node stopped, one instance of each service killed',
       `${posts.length} POSTs through 2 gateways (${byStatus(posts.map((post) => post.status))}), ${levelBefore.toFixed(1)} accepted/s before the fault; ` +
-        `intake's queue on ${placement?.members.length ?? '?'} nodes; its leader's node stopped (gone ${seconds(times.stoppedAt - stopAt)} after SIGTERM), ` +
-        `a new leader seen ${seconds(times.leaderMovedAt - stopAt)} after the stop; until the rate was back: ${untilBack.filter((post) => post.status === 503).length} 503s ` +
-        `(${byStatus(untilBack.map((post) => post.status))}); rate ≥ 80 % again ${back === undefined ? 'never' : seconds(back - stopAt)} after the stop ` +
+        `intake's queue on ${placement?.members.length ?? '?'} nodes; its leader's node stopped (gone ${seconds(times.stoppedAt - stopAt)} after SIGTERM; connections on it: ${onStoppedNode || 'none'}), ` +
+        `a new leader seen ${seconds(times.leaderMovedAt - stopAt)} after the stop; while it moved: ${whileMoving.filter((post) => post.status === 503).length} 503s ` +
+        `(${byStatus(whileMoving.map((post) => post.status))}), while the node was down: ${whileDown.filter((post) => post.status === 503).length} 503s of ${whileDown.length} POSTs; ` +
+        `rate ≥ 80 % again ${back === undefined ? 'never' : seconds(back - stopAt)} after the stop ` +
         `(${RATE_WINDOW_MS / 1000} s windows), ${rateAfter.toFixed(1)} accepted/s for the rest of the outage (${levelBefore > 0 ? Math.round((100 * rateAfter) / levelBefore) : '?'} %); node back ${seconds(times.backAt - times.startingAt)} after its start, ` +
         `a member again: ${rejoined ? 'yes' : '?'}; kill -9 of one instance of each service: ${byStatus(posts.filter((post) => post.sentAt >= times.killAt - 2_000 && post.sentAt < times.killAt + 3_000).map((post) => post.status))} around it; ` +
         `${counts?.storedOnce ?? '?'} of ${counts?.accepted ?? '?'} 202s stored exactly once, ${counts?.missing.length ?? '?'} lost, ${counts?.duplicated.length ?? '?'} twice; ` +
@@ -112,6 +116,8 @@ describe('a broker cluster loses the node that leads intake’s queue under load
       levelBefore = acceptedRate(load.posts, times.stopAt - BEFORE_MS, times.stopAt);
       expect(levelBefore).toBeGreaterThan(0);
 
+      const connected = await connectionsOn(leader);
+      onStoppedNode = [...connected].map(([user, count]) => `${user.slice(faults!.namespace.length + 1)}×${count}`).join(', ');
       // The leader's node goes: SIGTERM to its own process, and it is gone.
       await leader.stop();
       times.stoppedAt = Date.now();

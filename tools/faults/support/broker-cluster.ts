@@ -16,6 +16,14 @@ export async function quorumPlacement(node: RabbitMqNode, queue: string): Promis
   return row ? { leader: row.leader, members: [...row.members].sort() } : undefined;
 }
 
+/** Who is connected to `node`: its connections' users, counted (`rabbitmqctl list_connections user`). */
+export async function connectionsOn(node: RabbitMqNode): Promise<Map<string, number>> {
+  const rows = JSON.parse(await node.ctl('list_connections', '--quiet', '--formatter', 'json', 'user')) as { user: string }[];
+  const counts = new Map<string, number>();
+  for (const { user } of rows) counts.set(user, (counts.get(user) ?? 0) + 1);
+  return counts;
+}
+
 /** The queue's leader as the running nodes but `except` see it, once it is one of them (a new election is over). */
 export async function leaderAmong(cluster: RabbitMqCluster, queue: string, except: string): Promise<string | undefined> {
   const asker = cluster.nodes.find((node) => node.node !== except && node.pid !== undefined);
