@@ -1,0 +1,331 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { parseAllDocuments } from 'yaml';
+import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { buildServices, launchStack, root, type ServiceName, type Stack } from '@bedrequest/stack';
+import { requestOf, waitFor, WebhookReceiver } from '@bedrequest/testing';
+
+/**
+ * Issue 25, "Graceful everywhere": SIGTERM to each kind of service under load, with a second
+ * instance of it taking over the work (docs/operations.md, "Stopping"). Each one must exit 0 within
+ * its budget (SHUTDOWN_TIMEOUT_MS, plus the time to close its connections), which must fit the grace
+ * period of its Kubernetes manifest; its readiness must answer 503 from the signal on; and nothing it
+ * held may be lost: every bundle answered 202 is stored exactly once and its webhook arrives. The
+ * notifier is stopped while the receiver is slower than its budget: the attempts it then still has
+ * under way must be handed back and sent by the other notifier at once, not after their lease.
+ *
+ * Every request goes the whole way: the clinic answers automatically from its bed counts, so routing
+ * answers, intake stores the answer and the notifier sends the referrer's webhook.
+ */
+
+const CLINIC = '510000251';
+const DATE = '2027-03-01';
+/** Short, so that the test is short; the grace periods are checked against the default (see below). */
+const SHUTDOWN_TIMEOUT_MS = 3_000;
+/** After the budget: closing the broker, database and Redis connections and exiting. */
+const CLOSING_MARGIN_MS = 2_000;
+/** The receiver's answer time while the notifier stops: longer than its budget. */
+const SLOW_RECEIVER_MS = 6_000;
+/** Stopped in this order, one after another, each while a second instance carries on. */
+const KINDS: readonly ServiceName[] = ['notifier', 'intake', 'routing', 'gateway', 'auth', 'web'];
+
+interface Posted {
+  identifier: string;
+  status: number;
+  /** Set when the request got no answer: a request cut by a stopping server, not one it refused to take. */
+  error?: string;
+}
+
+interface ProbeAnswer {
+  sentAt: number;
+  status: number;
+  body: string;
+}
+
+describe('SIGTERM under load, to each kind of service', () => {
+  let stack: Stack;
+  let pool: Pool;
+  let token: string;
+  const receiver = new WebhookReceiver();
+  const posted: Posted[] = [];
+  const figures: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    buildServices();
+    stack = await launchStack({
+      mode: 'processes',
+      isolate: 'graceful',
+      output: 'capture',
+      env: {
+        LOG_LEVEL: 'warn',
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+        DATABASE_POOL_SIZE: '4',
+        RATE_LIMIT_PER_SECOND: '1000000',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+    });
+    pool = new Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
+    await stack.admin('clinic', 'upsert', '--ik', CLINIC, '--name', 'Rehaklinik Anhalten', '--departments', '2300');
+    await stack.admin('clinic', 'auto-answer', '--ik', CLINIC, '--enabled', 'true');
+    await stack.admin('clinic', 'beds', '--ik', CLINIC, '--department', '2300', '--date', DATE, '--free', '1');
+    await stack.admin(
+      'user',
+      'create',
+      '--role',
+      'referrer',
+      '--username',
+      'graceful-referrer',
+      '--password',
+      'graceful-referrer-pw',
+      '--ik',
+      FIXTURE_REQUESTER_IK,
+      '--fhir-base',
+      FIXTURE_FHIR_BASE,
+    );
+    ({ accessToken: token } = await stack.login('graceful-referrer', 'graceful-referrer-pw'));
+    const subscribed = await fetch(`${stack.gatewayUrl}/api/v1/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ eventType: 'AdmissionResponse', callbackUrl: await receiver.start() }),
+    });
+    expect(subscribed.status).toBe(201);
+  }, 240_000);
+
+  afterAll(async () => {
+    console.log(`SIGTERM under load (budget ${SHUTDOWN_TIMEOUT_MS} ms):\n${figures.map((figure) => JSON.stringify(figure)).join('\n')}`);
+    await pool?.end();
+    await stack?.stop();
+    await receiver.stop();
+  }, 60_000);
+
+  it('the grace period of every manifest holds the default budget and the time to close', () => {
+    const defaultBudgetMs = 10_000; // libs/config: SHUTDOWN_TIMEOUT_MS
+    for (const kind of KINDS) {
+      const { graceSeconds, preStopSeconds } = gracePeriodOf(kind);
+      expect({ kind, fits: (graceSeconds - preStopSeconds) * 1000 >= defaultBudgetMs + CLOSING_MARGIN_MS }).toEqual({ kind, fits: true });
+    }
+  });
+
+  it.each(KINDS)(
+    '%s: exits 0 within its budget, not ready from the signal on, while a second instance carries on',
+    async (kind) => {
+      const second = `${kind}-2`;
+      const instance = await stack.start(second, kind);
+      const gateways = [stack.gatewayUrl, ...(kind === 'gateway' ? [instance.url] : [])];
+      const load = new BundleLoad(gateways, token, posted).start(4);
+      const side = kind === 'auth' ? new SideLoad(`${instance.url}/api/v1/token/login`, loginRequest).start(1) : undefined;
+      const pages = kind === 'web' ? new SideLoad(`${instance.url}/inbox/login`, () => ({})).start(2) : undefined;
+      await sleep(1_500);
+      if (kind === 'notifier') {
+        receiver.answer = () => ({ status: 204, delayMs: SLOW_RECEIVER_MS });
+        await sleep(1_000);
+      }
+
+      const probes = new ProbeWatch(instance.probeUrl).start();
+      const exited = stack.exited(second);
+      const signalledAt = performance.now();
+      process.kill(instance.pid, 'SIGTERM');
+      receiver.answer = () => ({ status: 204 });
+      const { code, signal } = await exited;
+      const stopMs = Math.round(performance.now() - signalledAt);
+      await stack.stopInstance(second);
+      const answers = await probes.stop();
+      await sleep(1_000);
+      await load.stop();
+      const sideRequests = [...((await side?.stop()) ?? []), ...((await pages?.stop()) ?? [])];
+
+      const output = instance.output();
+      const handedBack = [...output.matchAll(/"handedBack":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+      // The handed-back attempts, sent again by the other notifier: how long after this one's exit.
+      const exitedAt = signalledAt + stopMs;
+      const resent = receiver.received.filter((webhook) => webhook.attempt > 1);
+      const resentWithinMs = Math.round(Math.max(0, ...resent.map((webhook) => webhook.receivedAt - exitedAt)));
+      figures.push({ kind, exit: signal ?? code, stopMs, readiness: [...new Set(answers.map((answer) => answer.status))], handedBack, resentWithinMs });
+      expect({ kind, code, signal }).toEqual({ kind, code: 0, signal: null });
+      expect(stopMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + CLOSING_MARGIN_MS);
+      // Not ready from the signal on: no probe sent after it was answered 200 (the margin: a busy event
+      // loop may read a probe sent just after the signal before it runs the signal's handler).
+      expect(answers.filter((answer) => answer.sentAt > signalledAt + 200 && answer.status === 200)).toEqual([]);
+      // Requests the instance had taken were answered, not cut.
+      expect(sideRequests.filter((request) => request.error)).toEqual([]);
+      if (side || pages) expect(sideRequests.length).toBeGreaterThan(0);
+      if (kind === 'notifier') {
+        expect(handedBack).toBeGreaterThan(0);
+        // Sent again by the other notifier at once, not after their lease (WEBHOOK_TIMEOUT + 5 s = 15 s).
+        expect(resent.length).toBeGreaterThanOrEqual(handedBack);
+        expect(resentWithinMs).toBeLessThan(5_000);
+      }
+    },
+    60_000,
+  );
+
+  it('lost nothing: every bundle answered 202 is stored exactly once, and its webhook arrived', async () => {
+    const accepted = posted.filter((post) => post.status === 202).map((post) => post.identifier);
+    expect(accepted.length).toBeGreaterThan(100);
+    expect(posted.filter((post) => post.status !== 202 && !post.error?.includes('ECONNREFUSED'))).toEqual([]);
+    // The request's id: the last part of its identifier, and of the one its Task is based on.
+    const idOf = (identifier: string) => identifier.split('/').pop() ?? '';
+    await waitFor(
+      () => {
+        const answered = new Set(receiver.accepted().map((webhook) => idOf(requestOf(webhook.body))));
+        return accepted.every((identifier) => answered.has(idOf(identifier)));
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'a webhook for every accepted bundle' },
+    );
+    const { rows } = await pool.query<{ identifier: string; requests: number; versions: number }>(
+      `SELECT r.identifier, count(DISTINCT r.id)::int AS requests, count(v.version)::int AS versions
+         FROM "${stack.env.INTAKE_DB_SCHEMA}".admission_request r JOIN "${stack.env.INTAKE_DB_SCHEMA}".request_version v ON v.request_id = r.id
+        WHERE r.identifier = ANY($1) GROUP BY r.identifier`,
+      [accepted],
+    );
+    expect(rows.filter((row) => row.requests !== 1 || row.versions !== 1)).toEqual([]);
+    expect(rows.length).toBe(accepted.length);
+    figures.push({ accepted: accepted.length, webhooks: receiver.received.length, resent: receiver.received.filter((webhook) => webhook.attempt > 1).length });
+  }, 90_000);
+});
+
+/** The grace period of a service's Deployment and the part of it its preStop hook sleeps. */
+function gracePeriodOf(service: ServiceName): { graceSeconds: number; preStopSeconds: number } {
+  const documents = parseAllDocuments(readFileSync(join(root, 'deploy', 'base', 'services', `${service}.yaml`), 'utf8')).map((document) => document.toJS());
+  const deployment = documents.find((document) => document?.kind === 'Deployment');
+  const pod = deployment.spec.template.spec;
+  // Kubernetes' default when the manifest names none.
+  return { graceSeconds: pod.terminationGracePeriodSeconds ?? 30, preStopSeconds: pod.containers[0].lifecycle?.preStop?.sleep?.seconds ?? 0 };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const loginRequest = () => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ username: 'graceful-referrer', password: 'graceful-referrer-pw' }),
+});
+
+/**
+ * POSTs of new bundles, each worker back to back, round robin over the gateways. A POST that finds
+ * a gateway's port closed (ECONNREFUSED: it never reached it) goes to the next one, as a client
+ * behind a balancer would; any other failure is recorded.
+ */
+class BundleLoad {
+  private stopped = false;
+  private readonly workers: Promise<void>[] = [];
+  private next = 0;
+
+  constructor(
+    private readonly gateways: readonly string[],
+    private readonly token: string,
+    private readonly posted: Posted[],
+  ) {}
+
+  start(concurrency: number): this {
+    for (let worker = 0; worker < concurrency; worker++) this.workers.push(this.work());
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.workers);
+  }
+
+  private async work(): Promise<void> {
+    while (!this.stopped) {
+      const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+      const body = JSON.stringify(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC], occurrenceDate: DATE }));
+      this.posted.push(await this.post(identifier, body));
+      await sleep(10);
+    }
+  }
+
+  private async post(identifier: string, body: string): Promise<Posted> {
+    let refused = '';
+    for (let tries = 0; tries < this.gateways.length; tries++) {
+      const gateway = this.gateways[this.next++ % this.gateways.length]!;
+      try {
+        const response = await fetch(`${gateway}/api/v2/fhir/Bundle`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/fhir+json' },
+          body,
+        });
+        await response.arrayBuffer();
+        return { identifier, status: response.status };
+      } catch (error) {
+        const reason = String((error as Error).cause ?? error);
+        if (!reason.includes('ECONNREFUSED')) return { identifier, status: 0, error: reason };
+        refused = reason;
+      }
+    }
+    return { identifier, status: 0, error: refused };
+  }
+}
+
+/** Requests to the instance being stopped, back to back, until its port is closed. */
+class SideLoad {
+  private stopped = false;
+  private readonly workers: Promise<void>[] = [];
+  private readonly answered: { status: number; error?: string }[] = [];
+
+  constructor(
+    private readonly url: string,
+    private readonly init: () => RequestInit,
+  ) {}
+
+  start(concurrency: number): this {
+    for (let worker = 0; worker < concurrency; worker++) this.workers.push(this.work());
+    return this;
+  }
+
+  async stop(): Promise<{ status: number; error?: string }[]> {
+    this.stopped = true;
+    await Promise.all(this.workers);
+    return this.answered;
+  }
+
+  private async work(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const response = await fetch(this.url, this.init());
+        await response.arrayBuffer();
+        this.answered.push({ status: response.status });
+      } catch (error) {
+        const reason = String((error as Error).cause ?? error);
+        // The port is closed: the instance takes no more work. Anything else was a request cut.
+        if (reason.includes('ECONNREFUSED')) return;
+        this.answered.push({ status: 0, error: reason });
+      }
+    }
+  }
+}
+
+/** GET /health/ready every 20 ms until stopped: when each was sent and what it answered (0: no answer). */
+class ProbeWatch {
+  private stopped = false;
+  private readonly answers: ProbeAnswer[] = [];
+  private running?: Promise<void>;
+
+  constructor(private readonly probeUrl: string) {}
+
+  start(): this {
+    this.running = this.work();
+    return this;
+  }
+
+  async stop(): Promise<ProbeAnswer[]> {
+    this.stopped = true;
+    await this.running;
+    return this.answers.filter((answer) => answer.status !== 0);
+  }
+
+  private async work(): Promise<void> {
+    while (!this.stopped) {
+      const sentAt = performance.now();
+      const answer = await fetch(`${this.probeUrl}/health/ready`).then(
+        async (response) => ({ sentAt, status: response.status, body: await response.text() }),
+        () => ({ sentAt, status: 0, body: '' }),
+      );
+      this.answers.push(answer);
+      await sleep(20);
+    }
+  }
+}
