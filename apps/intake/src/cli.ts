@@ -3,6 +3,7 @@ import { CommandLine, UsageError, command, option, type CommandContext, type Ses
 import { SqlKeyStore, dataKeyCommands, openDataKeyring, type ServiceDataKeys } from '@bedrequest/crypto';
 import { describeDatabase, openPlainSqlSession } from '@bedrequest/persistence';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
+import { AuditAnchors } from './audit/audit-anchors';
 import { AuditTrail } from './audit/audit-trail.service';
 import { RequestExport } from './audit/request-export';
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
@@ -124,8 +125,10 @@ export async function openIntakeServices(config: IntakeCliConfig): Promise<Sessi
   const prisma = await openDatabase(config);
   try {
     const { fields } = await openSealedFields(config, prisma);
+    const trail = new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA);
     const services = {
-      audit: new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA)),
+      // The chain's anchors are checked under the KEKs of the environment (audit-anchors.ts).
+      audit: new AuditTrail(trail, undefined, new AuditAnchors(trail, fields.keyring.keks)),
       exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA, fields),
       erasure: new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA),
       operator: config.ADMIN_OPERATOR ?? userInfo().username,

@@ -7,6 +7,7 @@ import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
+import { AuditAnchorJob, AuditAnchors } from './audit/audit-anchors';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditTrail } from './audit/audit-trail.service';
 import { ClinicTaskReadsRepository } from './clinic-tasks/clinic-task-reads.repository';
@@ -87,6 +88,13 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     );
     // Every read of patient data is recorded in the audit trail before it is answered.
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
+    // Each ended day's chain is anchored under a key derived from the KEK (audit/audit-anchors.ts).
+    const anchoring = new AuditAnchorJob(
+      new AuditAnchors(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA), sealed.fields.keyring.keks),
+      logger,
+    );
+    anchoring.start();
+    lifecycle.onStop('audit anchors', () => anchoring.stop());
     const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit);
     const verifier = tokenVerifierFor(config, { services: false });
     const erasures = new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA);

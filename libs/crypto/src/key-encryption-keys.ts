@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { DATA_KEY_BYTES } from './sealed-value';
 
 const ALGORITHM = 'aes-256-gcm';
@@ -42,6 +42,16 @@ export class KeyEncryptionKeys {
 
   holds(kekId: string): boolean {
     return this.byId.has(kekId);
+  }
+
+  /**
+   * A 32-byte key for `purpose` (e.g. `audit-anchor`), derived from the KEK `kekId` (the current
+   * one by default) with HKDF-SHA256: as far from the database as the KEK itself, and useless for
+   * anything else. Undefined when that KEK is not held.
+   */
+  derivedKey(purpose: string, kekId: string = this.current.id): Buffer | undefined {
+    const kek = this.byId.get(kekId);
+    return kek ? Buffer.from(hkdfSync('sha256', kek.secret, Buffer.alloc(0), `bedrequest ${purpose}`, 32)) : undefined;
   }
 
   /**

@@ -38,12 +38,14 @@ const CHAIN_PAGE_SIZE = 5000;
 export class AuditTrailRepository {
   private readonly table: Prisma.Sql;
   private readonly append: Prisma.Sql;
+  private readonly anchors: Prisma.Sql;
 
   constructor(
     private readonly run: SqlRunner,
     schema: string,
   ) {
     this.table = intakeTable(schema, 'audit_events');
+    this.anchors = intakeTable(schema, 'audit_anchors');
     this.append = intakeTable(schema, 'append_audit_events');
   }
 
@@ -96,6 +98,31 @@ export class AuditTrailRepository {
     };
   }
 
+  /** The head (last entry) of every day before `before` (YYYY-MM-DD) that has entries and no anchor yet, oldest first. */
+  async unanchoredHeads(before: string): Promise<ChainHead[]> {
+    return this.run.rows<ChainHead>(Prisma.sql`
+      SELECT DISTINCT ON (e.day) e.day::text AS day, e.seq, e.hash
+        FROM ${this.table} e
+       WHERE e.day < ${before}::date AND NOT EXISTS (SELECT 1 FROM ${this.anchors} a WHERE a.day = e.day)
+       ORDER BY e.day, e.seq DESC`);
+  }
+
+  /** Records a day's anchor; a second one for the same day (another intake process) changes nothing. */
+  async addAnchor(anchor: AuditAnchorRow): Promise<boolean> {
+    const rows = await this.run.rows<{ day: string }>(Prisma.sql`
+      INSERT INTO ${this.anchors} (day, head_seq, head_hash, kek_id, mac)
+      VALUES (${anchor.day}::date, ${anchor.headSeq}::int, ${anchor.headHash}, ${anchor.kekId}, ${anchor.mac})
+      ON CONFLICT (day) DO NOTHING
+      RETURNING day::text AS day`);
+    return rows.length > 0;
+  }
+
+  async anchorOf(day: string): Promise<AuditAnchorRow | undefined> {
+    const [row] = await this.run.rows<AuditAnchorRow>(Prisma.sql`
+      SELECT day::text AS day, head_seq AS "headSeq", head_hash AS "headHash", kek_id AS "kekId", mac FROM ${this.anchors} WHERE day = ${day}::date`);
+    return row;
+  }
+
   /** The days that have entries, oldest first; with `day`, that one if it has any. */
   async days(day?: string): Promise<string[]> {
     const rows = await this.run.rows<{ day: string }>(
@@ -137,6 +164,22 @@ export class AuditTrailRepository {
       if (rows.length < CHAIN_PAGE_SIZE) return;
     }
   }
+}
+
+/** The last entry of a day's chain. */
+export interface ChainHead {
+  day: string;
+  seq: number;
+  hash: string;
+}
+
+/** A row of `audit_anchors` (migration 0003): a day's head, and the MAC over it under the key derived from KEK `kekId`. */
+export interface AuditAnchorRow {
+  day: string;
+  headSeq: number;
+  headHash: string;
+  kekId: string;
+  mac: string;
 }
 
 /** An instant as PostgreSQL reads it (years past 9999 lose toISOString's `+0`, as in the Task search). */

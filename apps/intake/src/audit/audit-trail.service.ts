@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditEvent, AuditEventAgent, Bundle } from '@medplum/fhirtypes';
 import { HttpError } from '@bedrequest/http';
 import type { QueryRefusal, Viewer } from '../tasks/task-search';
+import type { AuditAnchors } from './audit-anchors';
 import { ChainChecker, type ChainBreak } from './audit-chain';
 import { auditEntryOf, type AuditEntry, type AuditRecord } from './audit-event';
 import { parseAuditSearch } from './audit-search';
@@ -33,6 +34,8 @@ export class AuditTrail {
   constructor(
     private readonly repository: AuditTrailRepository,
     private readonly now: () => Date = () => new Date(),
+    /** Where given, `verify` checks each day's head against its anchor too (the command line's). */
+    private readonly anchors?: AuditAnchors,
   ) {
     this.reads = new GroupCommit((entries) => repository.appendEntries(entries));
   }
@@ -88,11 +91,15 @@ export class AuditTrail {
     let entries = 0;
     for (const chainDay of days) {
       const checker = new ChainChecker(chainDay);
+      let head: { seq: number; hash: string; id: string } | undefined;
       for await (const stored of this.repository.chain(chainDay)) {
         entries += 1;
         const broken = checker.check(stored);
         if (broken) return { days, entries, broken };
+        head = { seq: stored.seq, hash: stored.hash, id: stored.columns.id };
       }
+      const unanchored = head && (await this.anchors?.check({ day: chainDay, seq: head.seq, hash: head.hash }));
+      if (head && unanchored) return { days, entries, broken: { day: chainDay, seq: head.seq, id: head.id, reason: unanchored } };
     }
     return { days, entries };
   }
