@@ -125,6 +125,7 @@ describe('deploy/monitoring', () => {
         headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/fhir+json', connection: 'close' },
         body: readFileSync(join(root, 'docs', 'examples', 'admission-request.json')),
       });
+      if (posted.status >= 400) throw new Error(`the bundle was refused: ${posted.status} ${await posted.text()}`);
       expect([201, 202]).toContain(posted.status);
       // The notifier hears of the verdict last (intake, then routing and the notifier): then every
       // queue's consumer, publisher and batch series exist.

@@ -29,7 +29,6 @@ export interface ClinicDirectoryOptions {
   noticeAfterMs?: number;
   /** Unknown IKs make it read the registry again at most this often (default 1 s). */
   unknownIkReloadIntervalMs?: number;
-  now?: () => number;
 }
 
 /**
@@ -39,21 +38,20 @@ export interface ClinicDirectoryOptions {
  * broadcasts `clinic.registry.changed.v1` whenever a clinic is registered or changed; a process
  * reloads everything after it (re)subscribes (broadcasts sent meanwhile are lost), every
  * `refreshIntervalMs`, and when asked for an IK it does not know: a clinic registered a moment ago
- * is found at once, before its broadcast arrives. That read happens at most once per
- * `unknownIkReloadIntervalMs` since the last one, so that bundles full of made-up IKs cannot make
- * every request read the whole registry from routing.
+ * is found before its broadcast arrives. That read begins at most once per
+ * `unknownIkReloadIntervalMs` after the last one began (a lookup meanwhile waits for it), so that
+ * bundles full of made-up IKs cannot make every request read the whole registry from routing.
  */
 export class ClinicDirectory {
   private clinics?: ReadonlyMap<string, ClinicRecord>;
   private loading?: Promise<ReadonlyMap<string, ClinicRecord>>;
   private timer?: NodeJS.Timeout;
-  /** When the last read of the registry began (the clock of `options.now`). */
+  /** When the last read of the registry began. */
   private lastReadAt = Number.NEGATIVE_INFINITY;
-  private readonly now: () => number;
+  /** The read unknown IKs wait for, while it is too soon after the last one. */
+  private scheduled?: Promise<ReadonlyMap<string, ClinicRecord>>;
 
-  constructor(private readonly options: ClinicDirectoryOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: ClinicDirectoryOptions) {}
 
   /**
    * Subscribes to the registry's changes and waits for the first load: at start-up routing (and
@@ -88,14 +86,14 @@ export class ClinicDirectory {
 
   /**
    * The registered clinic of each IK (absent: not a participating clinic). An IK it does not know
-   * makes it read the registry again first, unless it did so less than `unknownIkReloadIntervalMs`
-   * ago. Throws ClinicDirectoryUnavailableError when the registry cannot be read.
+   * makes it read the registry again first: at once, or, less than `unknownIkReloadIntervalMs`
+   * after the last read began, with the read every such lookup waits for until then. Throws
+   * ClinicDirectoryUnavailableError when the registry cannot be read.
    */
   async lookup(iks: readonly string[]): Promise<ReadonlyMap<string, ClinicRecord>> {
     const cached = this.clinics;
     let clinics = cached ?? (await this.reload());
-    const readRecently = this.now() - this.lastReadAt < (this.options.unknownIkReloadIntervalMs ?? 1_000);
-    if (cached && !readRecently && iks.some((ik) => !cached.has(ik))) clinics = await this.reload();
+    if (cached && iks.some((ik) => !cached.has(ik))) clinics = await this.reloadNoSoonerThanAllowed();
     return new Map(
       iks.flatMap((ik) => {
         const clinic = clinics.get(ik);
@@ -115,9 +113,20 @@ export class ClinicDirectory {
     this.clinics = new Map(this.clinics).set(clinic.ik, clinic);
   }
 
+  /** A read for unknown IKs: now, or once `unknownIkReloadIntervalMs` have passed since the last read began. */
+  private reloadNoSoonerThanAllowed(): Promise<ReadonlyMap<string, ClinicRecord>> {
+    const waitMs = this.lastReadAt + (this.options.unknownIkReloadIntervalMs ?? 1_000) - Date.now();
+    if (waitMs <= 0) return this.reload();
+    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref()).then(() => {
+      this.scheduled = undefined;
+      return this.reload();
+    });
+    return this.scheduled;
+  }
+
   /** Reads the whole registry; concurrent callers share one read. */
   private reload(): Promise<ReadonlyMap<string, ClinicRecord>> {
-    if (!this.loading) this.lastReadAt = this.now();
+    if (!this.loading) this.lastReadAt = Date.now();
     this.loading ??= this.options
       .load()
       .then((list) => {
