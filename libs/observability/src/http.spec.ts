@@ -30,6 +30,14 @@ describe('service HTTP app', () => {
     expect(response.body).toEqual({ status: 'down', checks: { broker: 'up', database: 'down' } });
   });
 
+  it('exports readiness as the gauge service_ready, read when scraped', async () => {
+    let databaseUp = true;
+    const app = appWith({ broker: () => true, database: () => databaseUp });
+    expect((await request(app).get('/metrics')).text).toMatch(/^service_ready 1$/m);
+    databaseUp = false;
+    expect((await request(app).get('/metrics')).text).toMatch(/^service_ready 0$/m);
+  });
+
   it('treats a failing check as down', async () => {
     const failing = async () => {
       throw new Error('boom');

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import express, { Router, type Express, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CORRELATION_HEADER, correlationIdFrom } from './correlation';
 import type { Lifecycle } from './lifecycle';
 
@@ -94,21 +94,33 @@ export function clientAddressOf(req: Request): string {
  * that is not public (every service's own; the gateway's INTERNAL_PORT).
  */
 export function probeRouter({ registry, readiness, lifecycle }: { registry: Registry; readiness: Readiness; lifecycle?: Pick<Lifecycle, 'stopping'> }): Router {
+  const state = async () => {
+    if (lifecycle?.stopping) return { ready: false, status: 'stopping', checks: {} };
+    const checks: Record<string, 'up' | 'down'> = {};
+    for (const [name, check] of Object.entries(readiness)) {
+      checks[name] = (await Promise.resolve(check()).catch(() => false)) ? 'up' : 'down';
+    }
+    const ready = Object.values(checks).every((value) => value === 'up');
+    return { ready, status: ready ? 'up' : 'down', checks };
+  };
+  // The same answer as a gauge, read when scraped: alert BedrequestServiceNotReady (docs/operations.md).
+  if (!registry.getSingleMetric('service_ready')) {
+    new Gauge({
+      name: 'service_ready',
+      help: 'Whether the service answers /health/ready with 200: 1 ready, 0 not (a dependency down, or stopping)',
+      registers: [registry],
+      async collect() {
+        this.set((await state()).ready ? 1 : 0);
+      },
+    });
+  }
   const router = Router();
   router.get('/health/live', (_req, res) => {
     res.json({ status: 'up' });
   });
   router.get('/health/ready', async (_req, res) => {
-    if (lifecycle?.stopping) {
-      res.status(503).json({ status: 'stopping', checks: {} });
-      return;
-    }
-    const checks: Record<string, 'up' | 'down'> = {};
-    for (const [name, check] of Object.entries(readiness)) {
-      checks[name] = (await Promise.resolve(check()).catch(() => false)) ? 'up' : 'down';
-    }
-    const ready = Object.values(checks).every((state) => state === 'up');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'up' : 'down', checks });
+    const { ready, status, checks } = await state();
+    res.status(ready ? 200 : 503).json({ status, checks });
   });
   router.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
