@@ -106,6 +106,26 @@ describe('closeServer', () => {
     }
   });
 
+  it('closes a connection idle for a while at once: the server is closed without waiting', async () => {
+    const server = await listen(
+      express().get('/fast', (_req, res) => void res.send('done')),
+      0,
+      '127.0.0.1',
+    );
+    trackResponses(server);
+    const { port } = server.address() as AddressInfo;
+    const agent = new Agent({ keepAlive: true });
+    try {
+      expect((await get(port, '/fast', agent)).connection).toBe('keep-alive');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const started = Date.now();
+      await closeServer(server, 5_000);
+      expect(Date.now() - started).toBeLessThan(100);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('cuts what is still open when its time is up', async () => {
     const app = express().get('/never', () => undefined);
     const server = await listen(app, 0, '127.0.0.1');

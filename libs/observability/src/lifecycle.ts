@@ -1,5 +1,5 @@
-import type { Server, ServerResponse } from 'node:http';
-import { Server as NetServer } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 
 /**
@@ -56,29 +56,45 @@ export class Lifecycle {
   }
 }
 
-/** What closeServer needs of a server: the responses it is writing. */
-const openResponses = new WeakMap<Server, { responses: Set<ServerResponse>; closing: boolean }>();
+/** What closeServer needs of a server: the responses it is writing, and since when each idle connection is idle. */
+interface ServerState {
+  readonly responses: Set<ServerResponse>;
+  readonly idleSince: Map<Socket, number>;
+  closing: boolean;
+}
+
+const trackedServers = new WeakMap<Server, ServerState>();
 
 /**
- * Makes `server` closable by closeServer: keeps track of the responses it is writing and, once it is
- * closing, answers every request with `Connection: close`. Call it before the server takes requests.
+ * Makes `server` closable by closeServer: keeps track of the responses it is writing and of its idle
+ * connections and, once it is closing, answers every request with `Connection: close`. Call it
+ * before the server takes connections.
  */
 export function trackResponses(server: Server): void {
-  const state = { responses: new Set<ServerResponse>(), closing: false };
-  openResponses.set(server, state);
+  const state: ServerState = { responses: new Set(), idleSince: new Map(), closing: false };
+  trackedServers.set(server, state);
+  server.on('connection', (socket: Socket) => {
+    state.idleSince.set(socket, Date.now());
+    socket.once('close', () => state.idleSince.delete(socket));
+  });
   // Before the app's own listener, so that the header is set before the app could answer.
-  server.prependListener('request', (_req, res: ServerResponse) => {
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
     state.responses.add(res);
-    res.once('close', () => state.responses.delete(res));
+    state.idleSince.delete(socket);
+    res.once('close', () => {
+      state.responses.delete(res);
+      if (!socket.destroyed) state.idleSince.set(socket, Date.now());
+    });
     if (state.closing) closeAfter(res);
   });
 }
 
 /**
- * How long a connection that is idle when the server closes is kept: a keep-alive client may be
- * sending its next request on it right then, which would meet a reset instead of an answer. Within
- * this time an active client's next request arrives, is answered with `Connection: close` and the
- * connection ends cleanly; one that stayed idle is closed after it.
+ * How long a connection must have been idle to be closed when the server closes: a keep-alive client
+ * that has just had an answer may be sending its next request on it right then, which would meet a
+ * reset instead of an answer. Within this time an active client's next request arrives, is answered
+ * with `Connection: close` and the connection ends cleanly; one idle longer is closed at once.
  */
 const IDLE_LINGER_MS = 250;
 
@@ -86,13 +102,18 @@ const IDLE_LINGER_MS = 250;
  * Stops accepting connections, answers the requests under way, and resolves once every connection
  * has closed. A keep-alive client would otherwise keep sending on its open connection (Node answers
  * requests there after `close()`, and waits for the connection's keep-alive timeout): every answer
- * from now on says `Connection: close`, and idle connections are closed every IDLE_LINGER_MS. What
- * is still open after `timeoutMs` is cut.
+ * from now on says `Connection: close`, and a connection is closed once it has been idle for
+ * IDLE_LINGER_MS. What is still open after `timeoutMs` is cut.
  */
 export function closeServer(server: Server, timeoutMs = 10_000): Promise<void> {
-  const state = openResponses.get(server);
+  const state = trackedServers.get(server);
   return new Promise((resolve, reject) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), Math.min(IDLE_LINGER_MS, timeoutMs));
+    const closeIdle = () => {
+      if (!state) return server.closeIdleConnections();
+      const now = Date.now();
+      for (const [socket, since] of state.idleSince) if (now - since >= IDLE_LINGER_MS) socket.destroy();
+    };
+    const sweep = setInterval(closeIdle, 50);
     const cut = setTimeout(() => server.closeAllConnections(), timeoutMs);
     // net's close, not http's: that one also closes the idle connections at once (Node >= 19), under
     // the feet of a client sending on one right then. This stops listening and calls back once the
@@ -106,13 +127,12 @@ export function closeServer(server: Server, timeoutMs = 10_000): Promise<void> {
     if (state) {
       state.closing = true;
       for (const response of state.responses) closeAfter(response);
-    } else {
-      server.closeIdleConnections();
     }
+    closeIdle();
   });
 }
 
-/** The connection of `response` closes once it is answered (unless its head is out already: then the sweep closes it). */
+/** The connection of `response` closes once it is answered (unless its head is out already: then it is closed once idle). */
 function closeAfter(response: ServerResponse): void {
   if (!response.headersSent) response.setHeader('connection', 'close');
 }
