@@ -23,9 +23,17 @@ describe('npm start', () => {
   let child: ReturnType<typeof spawn> | undefined;
 
   afterAll(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+    // After a failure: SIGTERM, so that npm start stops its services (each in a process group of its
+    // own, they would outlive a SIGKILL of npm start); SIGKILL only if that takes too long.
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      const force = setTimeout(() => child!.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(force);
+    }
     await deleteBrokerTopology(run.amqpUrl, declareTopology(namespace)).catch(() => undefined);
-  });
+  }, 40_000);
 
   it('builds and starts all six services, prints the API and the inbox, answers, restarts a service that dies while the rest answers, and stops cleanly on Ctrl-C', async () => {
     const [gateway, gatewayInternal, web, webInternal, auth, intake, routing, notifier] = await Promise.all(Array.from({ length: 8 }, freePort));
