@@ -12,7 +12,7 @@ const REQUIRED: Record<ServiceName, readonly string[]> = {
   routing: ['AMQP_URL', 'DATABASE_URL'],
   intake: ['AMQP_URL', 'DATABASE_URL', 'DATA_KEK', 'SERVICE_CLIENT_SECRET'],
   notifier: ['AMQP_URL', 'DATABASE_URL', 'DATA_KEK'],
-  gateway: ['AMQP_URL', 'SERVICE_CLIENT_SECRET'],
+  gateway: ['AMQP_URL', 'SERVICE_CLIENT_SECRET', 'REDIS_URL'],
   web: ['REDIS_URL', 'WEB_CSRF_SECRET'],
 };
 

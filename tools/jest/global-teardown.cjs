@@ -2,9 +2,13 @@
 // named after it: libs/testing ownDatabase) and stops containers started by global-setup. Broker objects are
 // deleted by the tests that declared them; Redis keys of the run are removed by prefix.
 const { spawnSync } = require('node:child_process');
+const { rmSync } = require('node:fs');
+const { join } = require('node:path');
 const { Client } = require('pg');
 
 module.exports = async function globalTeardown() {
+  // The mark of this run's build (tools/stack buildServices).
+  rmSync(join(__dirname, '..', '..', 'dist', `.built-${process.env.TEST_RUN_ID}`), { force: true });
   const database = `bedrequest_test_${process.env.TEST_RUN_ID}`;
   const admin = new Client({ connectionString: process.env.TEST_POSTGRES_URL });
   await admin.connect();

@@ -2,7 +2,7 @@
 // for the fault suite (kill -9, restarts on the same port), the benchmark (CPU and memory per
 // process), `npm start` itself, and the tests that need two processes of one service.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -23,8 +23,42 @@ const SERVICE_NODE_OPTIONS: readonly string[] = (
   JSON.parse(readFileSync(join(root, 'tools', 'service-node-options.json'), 'utf8')) as { nodeOptions: string[] }
 ).nodeOptions;
 
-/** `nx run-many -t build` (cached by Nx: a second call without changes takes about a second). */
+/**
+ * `nx run-many -t build` (cached by Nx: a second call without changes takes about a second). The
+ * test files of one run (TEST_RUN_ID, tools/jest/global-setup.cjs) run in parallel workers and many
+ * need the build: two builds at once delete each other's output (`deleteOutputPath`), so within a
+ * run the first caller builds under a lock (a directory, created atomically) and the others wait
+ * for it and find the build done.
+ */
 export function buildServices(): void {
+  const runId = process.env.TEST_RUN_ID;
+  if (!runId) return build();
+  const done = join(root, 'dist', `.built-${runId}`);
+  const lock = join(root, 'tmp', 'build.lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  for (;;) {
+    if (existsSync(done)) return;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock left by a killed run is taken over after ten minutes, longer than any build here.
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 10 * 60_000) rmSync(lock, { recursive: true, force: true });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    }
+  }
+  try {
+    if (existsSync(done)) return;
+    build();
+    writeFileSync(done, '');
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function build(): void {
   const result = spawnSync('nx', ['run-many', '-t', 'build', '--outputStyle=static'], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
