@@ -142,6 +142,36 @@ describe('Broker against the real RabbitMQ', () => {
     await waitFor(async () => (await messagesIn(topology.queues.work.name)) === 0, { what: 'an empty queue' });
   });
 
+  it('keeps queue order with two consumers on a queue of a single active consumer (intake), and hands over in order when the active one stops', async () => {
+    topology = { ...topology, queues: { work: { ...topology.queues.work, singleActiveConsumer: true } } };
+    const publisher = newBroker();
+    await publisher.start();
+    const [first, second] = [newBroker({ prefetch: 4 }), newBroker({ prefetch: 4 })];
+    const received: { first: number[]; second: number[] } = { first: [], second: [] };
+    for (const [name, broker] of [
+      ['first', first],
+      ['second', second],
+    ] as const) {
+      await broker.start();
+      await broker.consume(topology.queues.work.name, async (messages) => {
+        received[name].push(...messages.map(payloadOf));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return messages.map(() => 'ack' as const);
+      });
+    }
+    for (let n = 0; n < 60; n++) await publisher.publish(TestJobV1, { n }, { correlationId: 'ordered' });
+    await waitFor(() => received.first.length + received.second.length >= 30, { what: 'half of the messages' });
+    const [active, standby] = received.first.length > 0 ? [first, received.second] : [second, received.first];
+    expect(standby).toEqual([]);
+    await active.stop(2_000);
+    await waitFor(() => received.first.length + received.second.length >= 60, { what: 'every message' });
+
+    // Each consumer took its part in queue order; between them, every message, the hand-over at one point.
+    const all = [...(active === first ? received.first : received.second), ...standby];
+    expect(new Set(all)).toEqual(new Set(Array.from({ length: 60 }, (_, n) => n)));
+    for (const part of [received.first, received.second]) expect(part).toEqual([...part].sort((a, b) => a - b));
+  });
+
   it('acks the rest of a batch without acking a message of it that goes back to the queue', async () => {
     const broker = newBroker({ prefetch: 16, batch: { maxBatch: 8, windowMs: 50 } });
     await broker.start();
