@@ -32,6 +32,7 @@ export async function assertTopology(channel: Channel, topology: BrokerTopology,
         // queue confirmed it. It requires overflow reject-publish.
         'x-dead-letter-strategy': 'at-least-once',
         'x-overflow': 'reject-publish',
+        ...(queue.singleActiveConsumer ? { 'x-single-active-consumer': true } : {}),
       },
     });
     for (const routingKey of queue.bindings) {

@@ -19,7 +19,7 @@ export const testCatalog: ReadonlyMap<string, MessageDefinition> = new Map<strin
   [TestNewsV1.routingKey, TestNewsV1],
 ]);
 
-export function testTopology(namespace: string): BrokerTopology & { queues: { work: { name: string; bindings: string[] } } } {
+export function testTopology(namespace: string): BrokerTopology & { queues: { work: { name: string; bindings: string[]; singleActiveConsumer?: boolean } } } {
   return {
     eventsExchange: `${namespace}.events`,
     deadLetterExchange: `${namespace}.dead-letter`,
