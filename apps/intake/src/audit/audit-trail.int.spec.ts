@@ -13,6 +13,7 @@ import { expectValidFhir, silentLogger, testEnvironment, uniqueName } from '@bed
 import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, accessToken, localKeys, newSigningKey } from '@bedrequest/tokens/testing';
 import { AUDIT_CLI, REQUEST_CLI, openIntakeServices } from '../cli';
+import type { IntakeCliConfig } from '../config';
 import { internalRouter } from '../http/internal.router';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
@@ -402,22 +403,23 @@ describe('the audit trail', () => {
     const fields = await testSealedFields(prisma, schema);
     return new AuditAnchors(new AuditTrailRepository(prismaRunner(prisma), schema), fields.keyring.keks);
   };
+  /** The command line's configuration: this schema, its development KEK. */
+  const cliConfig = (): IntakeCliConfig => ({
+    NODE_ENV: 'test',
+    DATABASE_URL: env.databaseUrl,
+    DATABASE_POOL_SIZE: 2,
+    INTAKE_DB_SCHEMA: schema,
+    DATA_KEK: undefined,
+    DATA_KEK_ID: undefined,
+    DATA_PREVIOUS_KEKS: [],
+    ADMIN_OPERATOR: undefined,
+  });
   const cli = async (argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
     const group = argv[0] === 'request' ? REQUEST_CLI : AUDIT_CLI;
     const code = await group.run(argv, {
-      open: () =>
-        openIntakeServices({
-          NODE_ENV: 'test',
-          DATABASE_URL: env.databaseUrl,
-          DATABASE_POOL_SIZE: 2,
-          INTAKE_DB_SCHEMA: schema,
-          DATA_KEK: undefined,
-          DATA_KEK_ID: undefined,
-          DATA_PREVIOUS_KEKS: [],
-          ADMIN_OPERATOR: undefined,
-        }),
+      open: () => openIntakeServices(cliConfig()),
       out: (line) => out.push(line),
       err: (line) => err.push(line),
     });
@@ -556,17 +558,7 @@ describe('the audit trail', () => {
       const { identifier } = await requestWithHistory();
       const out: string[] = [];
       const code = await REQUEST_CLI.run(['request', 'export', '--identifier', identifier], {
-        open: () =>
-          openIntakeServices({
-            NODE_ENV: 'test',
-            DATABASE_URL: env.databaseUrl,
-            DATABASE_POOL_SIZE: 2,
-            INTAKE_DB_SCHEMA: schema,
-            DATA_KEK: undefined,
-            DATA_KEK_ID: undefined,
-            DATA_PREVIOUS_KEKS: [],
-            ADMIN_OPERATOR: undefined,
-          }),
+        open: () => openIntakeServices(cliConfig()),
         out: (line) => out.push(line),
       });
 
@@ -586,17 +578,7 @@ describe('the audit trail', () => {
       const erase = async () => {
         const out: string[] = [];
         const code = await REQUEST_CLI.run(['request', 'erase', '--identifier', identifier], {
-          open: () =>
-            openIntakeServices({
-              NODE_ENV: 'test',
-              DATABASE_URL: env.databaseUrl,
-              DATABASE_POOL_SIZE: 2,
-              INTAKE_DB_SCHEMA: schema,
-              DATA_KEK: undefined,
-              DATA_KEK_ID: undefined,
-              DATA_PREVIOUS_KEKS: [],
-              ADMIN_OPERATOR: undefined,
-            }),
+          open: () => openIntakeServices(cliConfig()),
           out: (line) => out.push(line),
         });
         return { code, out: out.join('\n') };
