@@ -78,6 +78,10 @@ async function main() {
     REDIS_KEY_PREFIX: `bench:${runId}:`,
     RATE_LIMIT_PER_SECOND: '1000000',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The webhook figures send to one subscription and receiver: the machinery's throughput, not
+    // the caps that keep one party from taking every slot (docs/webhooks.md, "Fair delivery").
+    WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: '1000000',
+    WEBHOOK_MAX_IN_FLIGHT_PER_ORIGIN: '1000000',
   };
   console.log(`[bench] building, then starting the stack (namespace ${namespace}, database bedrequest_bench)`);
   buildServices();

@@ -77,6 +77,13 @@ export const NotifierConfig = configSchema({
    */
   WEBHOOK_CONCURRENCY: env.positiveInt(64),
   /**
+   * Attempts in flight at once for one subscription, and for one origin of callback URLs (scheme,
+   * host and port: one receiver's server, perhaps of several subscriptions), over every notifier
+   * process: one party's slow receiver cannot take every slot (claim-rule.ts). Defaults 8 and 16.
+   */
+  WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: env.positiveInt(8),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ORIGIN: env.positiveInt(16),
+  /**
    * How often a worker looks for due deliveries on its own: retries (5 s and later, so at most a
    * second late) and events other processes left. New events that can go out at once are handed to
    * the worker when they are stored, so this does not delay first attempts (docs/decisions.md, "Timing").

@@ -28,8 +28,9 @@ describe('fair delivery: caps per subscription and per origin', () => {
   it("delivers another referrer's webhooks within 2 s while a receiver stalls 10 s per call for three others", async () => {
     const stalledParties = await Promise.all(Array.from({ length: 3 }, () => subscribedParty(notifier.api, stalled)));
     const requestsOf = new Map<string, string>();
-    for (const { party } of stalledParties) {
-      for (let n = 0; n < 30; n++) {
+    // Interleaved, as three referrers' clinics answer at the same time.
+    for (let n = 0; n < 30; n++) {
+      for (const { party } of stalledParties) {
         const identifier = requestIdentifier();
         requestsOf.set(identifier, party);
         await notifier.publish({ partyId: party, requestIdentifier: identifier });

@@ -78,6 +78,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       logger,
       timeoutMs: config.WEBHOOK_TIMEOUT,
       concurrency: config.WEBHOOK_CONCURRENCY,
+      caps: { perSubscription: config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION, perOrigin: config.WEBHOOK_MAX_IN_FLIGHT_PER_ORIGIN },
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
     });

@@ -13,8 +13,70 @@ import { Prisma } from '../generated/prisma/client';
  *   all notifier processes share;
  * - its subscription is active: a disabled subscription's events wait until a PUT re-enables it;
  * - no earlier event (by occurrence, then sequence) of its request to its subscription is pending,
- *   be it due, in flight or waiting for a retry (docs/webhooks.md, "Order").
+ *   be it due, in flight or waiting for a retry (docs/webhooks.md, "Order");
+ * - its subscription, and its callback URL's origin (scheme, host and port: one receiver's server,
+ *   perhaps of several subscriptions), have fewer attempts in flight than their caps (InFlightCaps),
+ *   counting those the same statement claims, so that one party's slow receiver cannot take every
+ *   slot (issue 26). Among the deliveries that may go, the statements take turns between
+ *   subscriptions: each one's first due delivery before any one's second. The counts are of leased
+ *   rows in the table, and the claiming statements take turns under one transaction-level advisory
+ *   lock (claimTurn), so the caps hold over every notifier process.
  */
+
+/** Attempts in flight at once, over every notifier process (WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION, …_PER_ORIGIN). */
+export interface InFlightCaps {
+  readonly perSubscription: number;
+  readonly perOrigin: number;
+}
+
+/** No caps (tests of other rules, and callers that give none). */
+export const UNCAPPED: InFlightCaps = { perSubscription: 2 ** 31 - 1, perOrigin: 2 ** 31 - 1 };
+
+/** The origin of a callback URL (`https://hooks.example:8443`), lower-cased: where its receiver runs. */
+export function originOf(callbackUrl: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`lower(substring(${callbackUrl} from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'))`;
+}
+
+/**
+ * The statement's turn to claim: a transaction-level advisory lock per notifier schema, taken first in
+ * the claiming transaction, so that its statement counts what the others have in flight (its
+ * snapshot is taken after the lock) and none claims past a cap beside it.
+ */
+export function claimTurn(schema: string): Prisma.Sql {
+  return Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`bedrequest-delivery-claims:${schema}`}, 0))`;
+}
+
+/**
+ * A CTE body: per subscription and origin, how many of their deliveries are in flight (pending
+ * under a live lease), from `delivery` and `subscription` (the tables).
+ */
+export function inFlight(tables: { delivery: Prisma.Sql; subscription: Prisma.Sql }): Prisma.Sql {
+  return Prisma.sql`
+    SELECT f.subscription_id, ${originOf(Prisma.sql`s.callback_url`)} AS origin, count(*)::int AS n
+      FROM ${tables.delivery} f JOIN ${tables.subscription} s ON s.id = f.subscription_id
+     WHERE f.status = 'pending' AND f.leased_until >= now()
+     GROUP BY f.subscription_id, origin`;
+}
+
+/**
+ * Of `candidates` (a CTE of deliveries that may be claimed, with `event_id`, `subscription_id`,
+ * `origin` and `position`, their order otherwise), those within the caps given what `flying` (the
+ * inFlight CTE) holds, each with its `turn`: claim them ordered by `turn`, then `position`.
+ */
+export function withinCaps(candidates: string, flying: string, caps: InFlightCaps): Prisma.Sql {
+  const [c, f] = [Prisma.raw(candidates), Prisma.raw(flying)];
+  return Prisma.sql`
+    SELECT ranked.event_id, ranked.turn, ranked.position FROM (
+      SELECT per_subscription.*, row_number() OVER (PARTITION BY per_subscription.origin ORDER BY per_subscription.turn, per_subscription.position) AS origin_turn
+        FROM (
+          SELECT c.event_id, c.subscription_id, c.origin, c.position,
+                 row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.position) AS turn
+            FROM ${c} c
+        ) per_subscription
+       WHERE per_subscription.turn + coalesce((SELECT sum(f.n) FROM ${f} f WHERE f.subscription_id = per_subscription.subscription_id), 0) <= ${caps.perSubscription}
+    ) ranked
+     WHERE ranked.origin_turn + coalesce((SELECT sum(f.n) FROM ${f} f WHERE f.origin = ranked.origin), 0) <= ${caps.perOrigin}`;
+}
 
 /** Pending, due, and not held by a live lease: `row` names the delivery (a table alias). */
 export function isDue(row: string): Prisma.Sql {

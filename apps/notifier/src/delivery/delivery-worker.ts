@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { contextFrom, WakeUpLoop } from '@bedrequest/messaging';
 import type { EventRepository, IncomingEvent, RecordOutcome } from '../events/event.repository';
 import { Batcher } from './batcher';
+import type { InFlightCaps } from './claim-rule';
 import type { ClaimResult, ClaimedDelivery, UnreadableDelivery } from './claimed-delivery';
 import type { DeliveryRepository } from './delivery.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
@@ -35,6 +36,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   /** Attempts in flight at once in this process (claimed and not yet recorded). */
   concurrency: number;
+  /** Attempts in flight at once per subscription and per origin, over every process (claim-rule.ts); none: uncapped. */
+  caps?: InFlightCaps;
   pollIntervalMs: number;
   disableAfterMs: number;
 }
@@ -116,7 +119,9 @@ export class DeliveryWorker {
    * its request when that event's attempt is recorded here, or by the poll.
    */
   async storeAndHandOver(events: readonly IncomingEvent[]): Promise<RecordOutcome[]> {
-    const { outcomes } = await this.claimWithin(events.length, (limit) => this.options.events.recordAll(events, { limit, leaseMs: this.leaseMs }));
+    const { outcomes } = await this.claimWithin(events.length, (limit) =>
+      this.options.events.recordAll(events, { limit, leaseMs: this.leaseMs, ...(this.options.caps ? { caps: this.options.caps } : {}) }),
+    );
     let leftBehind = false;
     events.forEach((event, index) => {
       const outcome = outcomes[index];
@@ -167,7 +172,9 @@ export class DeliveryWorker {
     if (!this.backlog || this.freeSlots() <= 0) return;
     const released = [...this.released];
     this.released.clear();
-    const { claimed, unreadable, limit } = await this.claimWithin(this.options.concurrency, (limit) => this.options.repository.claimDue(limit, this.leaseMs));
+    const { claimed, unreadable, limit } = await this.claimWithin(this.options.concurrency, (limit) =>
+      this.options.repository.claimDue(limit, this.leaseMs, this.options.caps),
+    );
     for (const delivery of claimed) if (released.includes(requestKey(delivery))) this.followUps.add(requestKey(delivery));
     this.backlog = claimed.length + unreadable.length === limit;
   }

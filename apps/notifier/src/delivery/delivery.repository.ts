@@ -2,7 +2,7 @@ import type { TraceContext } from '@bedrequest/messaging';
 import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
 import type { ProtectedFields } from '../persistence/sealed-fields';
-import { isDue, mayBeClaimed, newLease } from './claim-rule';
+import { claimTurn, inFlight, isDue, mayBeClaimed, newLease, originOf, UNCAPPED, withinCaps, type InFlightCaps } from './claim-rule';
 import { openClaims, type ClaimResult, type ClaimedDelivery } from './claimed-delivery';
 import type { NextStep } from './retry-policy';
 
@@ -59,37 +59,47 @@ export class DeliveryRepository {
    * The Tasks and secrets are opened here (SealedFields); a claim whose values do not open is
    * returned as unreadable.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimResult> {
+  async claimDue(limit: number, leaseMs: number, caps: InFlightCaps = UNCAPPED): Promise<ClaimResult> {
     const t = this.tables;
     const lease = newLease(leaseMs);
-    const rows = await this.prisma.$queryRaw<
-      {
-        event_id: string;
-        subscription_id: string;
-        request_identifier: string;
-        sequence: number;
-        event_type: string;
-        occurred_at: Date;
-        sealed_data: Uint8Array | null;
-        attempt_count: number;
-        lease_token: string;
-        callback_url: string;
-        sealed_secret: Uint8Array | null;
-        trace_context: TraceContext | null;
-      }[]
-    >`
+    const [, rows] = await this.prisma.$transaction([
+      this.prisma.$executeRaw(claimTurn(t.schema)),
+      this.prisma.$queryRaw<
+        {
+          event_id: string;
+          subscription_id: string;
+          request_identifier: string;
+          sequence: number;
+          event_type: string;
+          occurred_at: Date;
+          sealed_data: Uint8Array | null;
+          attempt_count: number;
+          lease_token: string;
+          callback_url: string;
+          sealed_secret: Uint8Array | null;
+          trace_context: TraceContext | null;
+        }[]
+      >`
       WITH by_due_time AS MATERIALIZED (
         SELECT event_id, subscription_id, request_identifier, occurred_at, sequence, status, next_attempt_at, leased_until
           FROM ${t.delivery} d
          WHERE ${isDue('d')}
          ORDER BY next_attempt_at
       ),
-      due AS (
-        SELECT d.event_id
+      flying AS MATERIALIZED (${inFlight(t)}),
+      candidates AS (
+        SELECT c.event_id, c.subscription_id, ${originOf(Prisma.sql`s.callback_url`)} AS origin,
+               row_number() OVER (ORDER BY c.next_attempt_at, c.event_id) AS position
           FROM by_due_time c
           JOIN ${t.subscription} s ON s.id = c.subscription_id
-          JOIN ${t.delivery} d ON d.event_id = c.event_id
          WHERE ${mayBeClaimed('c', { subscriptionStatus: Prisma.sql`s.status`, among: [t.delivery] })}
+      ),
+      fair AS (${withinCaps('candidates', 'flying', caps)}),
+      due AS (
+        SELECT d.event_id
+          FROM fair
+          JOIN ${t.delivery} d ON d.event_id = fair.event_id
+         ORDER BY fair.turn, fair.position
          LIMIT ${limit}
          FOR UPDATE OF d SKIP LOCKED)
       UPDATE ${t.delivery} d
@@ -101,7 +111,8 @@ export class DeliveryRepository {
          -- committed, so SKIP LOCKED does not pass over it, but this does.
          AND ${isDue('d')}
       RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.sealed_data, d.attempt_count,
-                d.lease_token, s.callback_url, s.sealed_secret, d.trace_context`;
+                d.lease_token, s.callback_url, s.sealed_secret, d.trace_context`,
+    ]);
     const claims = rows.map((row) => ({
       eventId: row.event_id,
       subscriptionId: row.subscription_id,

@@ -1,5 +1,5 @@
 import type { TraceContext } from '@bedrequest/messaging';
-import { mayBeClaimed, newLease } from '../delivery/claim-rule';
+import { claimTurn, inFlight, mayBeClaimed, newLease, originOf, UNCAPPED, withinCaps, type InFlightCaps } from '../delivery/claim-rule';
 import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/claimed-delivery';
 import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
@@ -23,6 +23,8 @@ export interface IncomingEvent {
 export interface HandOff {
   limit: number;
   leaseMs: number;
+  /** The caps in flight the claim rule keeps (claim-rule.ts); none: uncapped. */
+  caps?: InFlightCaps;
 }
 
 export type RecordOutcome =
@@ -83,20 +85,23 @@ export class EventRepository {
     const t = this.tables;
     const column = <T>(value: (event: IncomingEvent) => T) => events.map(value);
     const lease = newLease(handOff.leaseMs);
-    const rows = await this.prisma.$queryRaw<
-      {
-        position: number;
-        subscription_id: string | null;
-        sequence: number | null;
-        lease_token: string | null;
-        event_type: string;
-        occurred_at: Date;
-        callback_url: string | null;
-        sealed_secret: Uint8Array | null;
-        waits_for_earlier: boolean;
-        erased: boolean;
-      }[]
-    >`
+    const caps = handOff.caps ?? UNCAPPED;
+    const [, rows] = await this.prisma.$transaction([
+      this.prisma.$executeRaw(claimTurn(t.schema)),
+      this.prisma.$queryRaw<
+        {
+          position: number;
+          subscription_id: string | null;
+          sequence: number | null;
+          lease_token: string | null;
+          event_type: string;
+          occurred_at: Date;
+          callback_url: string | null;
+          sealed_secret: Uint8Array | null;
+          waits_for_earlier: boolean;
+          erased: boolean;
+        }[]
+      >`
       WITH input AS (
         SELECT * FROM unnest(
                  ${column((e) => e.messageId)}::uuid[], ${column((e) => e.messageType)}::text[], ${column((e) => e.eventId)}::uuid[],
@@ -155,8 +160,14 @@ export class EventRepository {
         SELECT p.event_id, p.ord, ${mayBeClaimed('p', { subscriptionStatus: Prisma.sql`p.subscription_status`, among: [t.delivery, Prisma.raw('placed')] })} AS claimable
           FROM placed p
       ),
+      flying AS MATERIALIZED (${inFlight(t)}),
+      candidates AS (
+        SELECT p.event_id, p.subscription_id, ${originOf(Prisma.sql`p.callback_url`)} AS origin, p.ord AS position
+          FROM judged j JOIN placed p ON p.event_id = j.event_id
+         WHERE j.claimable
+      ),
       handed AS (
-        SELECT event_id FROM judged WHERE claimable ORDER BY ord LIMIT ${handOff.limit}
+        SELECT event_id FROM (${withinCaps('candidates', 'flying', caps)}) fair ORDER BY turn, position LIMIT ${handOff.limit}
       ),
       stored AS (
         INSERT INTO ${t.delivery}
@@ -174,7 +185,8 @@ export class EventRepository {
              l.id IS NOT NULL AND k.event_id IS NULL AS erased
         FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id
              LEFT JOIN judged j ON j.event_id = f.event_id
-             LEFT JOIN locked l ON l.party_id = f.party_id AND l.event_type = f.event_type LEFT JOIN kept k ON k.event_id = f.event_id`;
+             LEFT JOIN locked l ON l.party_id = f.party_id AND l.event_type = f.event_type LEFT JOIN kept k ON k.event_id = f.event_id`,
+    ]);
 
     const outcomes: RecordOutcome[] = events.map(() => ({ kind: 'duplicate' }));
     const handedOver: SealedClaim[] = [];

@@ -19,6 +19,8 @@ export function openNotifierDatabase(options: { databaseUrl: string; schema: str
 export function notifierTables(schema: string) {
   const table = (name: string) => Prisma.raw(`"${schema}"."${name}"`);
   return {
+    /** The schema's name: the key of the claims' turn (claim-rule.ts claimTurn). */
+    schema,
     inbox: table('inbox_message'),
     subscription: table('subscription'),
     delivery: table('delivery'),
