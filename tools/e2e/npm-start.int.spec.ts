@@ -145,7 +145,7 @@ describe('npm start', () => {
         headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/fhir+json' },
         body: JSON.stringify(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [CLINIC] })),
       });
-      expect(response.status).toBe(202);
+      if (response.status !== 202) throw new Error(`the bundle was answered ${response.status}: ${await response.text()}`);
       return identifier;
     };
     const answering = async () => ({
@@ -154,6 +154,15 @@ describe('npm start', () => {
       inbox: (await fetch(`http://127.0.0.1:${web}/inbox/login`)).status,
     });
     expect(await answering()).toEqual({ ready: 200, clinics: 200, inbox: 200 });
+    // The gateway knows the clinic (routing's broadcast of its registration has come), as it must to
+    // take a bundle for it while routing is down.
+    await waitFor(
+      async () => {
+        const clinics = await fetch(`${gatewayUrl}/api/v1/kliniken`, { headers: { authorization: `Bearer ${accessToken}` } });
+        return JSON.stringify(await clinics.json()).includes(CLINIC);
+      },
+      { what: 'the gateway to know the clinic' },
+    );
 
     const killedAt = Date.now();
     process.kill(listeningPid(routing!), 'SIGKILL');
