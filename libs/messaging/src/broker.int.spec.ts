@@ -5,6 +5,7 @@ import { connect, type ChannelModel } from 'amqplib';
 import { Pool } from 'pg';
 import { deadLetterQueueName, messageCatalog } from '@bedrequest/contracts';
 import { TcpProxy, bundleScript, captureLogger, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { assertTopology } from './topology';
 import { Broker, type BrokerOptions } from './broker';
 import type { ConsumedMessage, HandlerOutcome } from './consumed-message';
 import { BrokerUnavailableError, PublishRejectedError } from './errors';
@@ -170,6 +171,18 @@ describe('Broker against the real RabbitMQ', () => {
     const all = [...(active === first ? received.first : received.second), ...standby];
     expect(new Set(all)).toEqual(new Set(Array.from({ length: 60 }, (_, n) => n)));
     for (const part of [received.first, received.second]) expect(part).toEqual([...part].sort((a, b) => a - b));
+  });
+
+  it('says which queue exists with other arguments and what to do, when the topology changed (a queue made before its single active consumer)', async () => {
+    const channel = await inspector.createChannel();
+    await channel.assertQueue(topology.queues.work.name, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await channel.close().catch(() => undefined);
+    const changed = { ...topology, queues: { work: { ...topology.queues.work, singleActiveConsumer: true } } };
+    const declaring = await inspector.createChannel();
+    declaring.on('error', () => undefined);
+    await expect(assertTopology(declaring, changed, DELIVERY_LIMIT)).rejects.toThrow(
+      new RegExp(`queue ${topology.queues.work.name.replaceAll('.', '\\.')} exists with other arguments than this release declares .*delete it`),
+    );
   });
 
   it('acks the rest of a batch without acking a message of it that goes back to the queue', async () => {
