@@ -1,4 +1,4 @@
-import type { Channel } from 'amqplib';
+import type { Channel, Options } from 'amqplib';
 import { deadLetterQueueName, type QueueDeclaration } from '@bedrequest/contracts';
 
 export interface BrokerTopology {
@@ -19,7 +19,7 @@ export async function assertTopology(channel: Channel, topology: BrokerTopology,
     const deadLetters = deadLetterQueueName(queue.name);
     await channel.assertQueue(deadLetters, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
     await channel.bindQueue(deadLetters, topology.deadLetterExchange, queue.name);
-    await channel.assertQueue(queue.name, {
+    await declareQueue(channel, queue.name, {
       durable: true,
       arguments: {
         // Quorum queues replicate and fsync before confirming, and count deliveries.
@@ -38,5 +38,25 @@ export async function assertTopology(channel: Channel, topology: BrokerTopology,
     for (const routingKey of queue.bindings) {
       await channel.bindQueue(queue.name, topology.eventsExchange, routingKey);
     }
+  }
+}
+
+/**
+ * assertQueue, with a queue that exists with other arguments (a queue of an earlier release, e.g.
+ * intake's before its single active consumer) named, and what to do, instead of the broker's
+ * PRECONDITION_FAILED. Its arguments cannot be changed in place.
+ */
+async function declareQueue(channel: Channel, name: string, options: Options.AssertQueue): Promise<void> {
+  try {
+    await channel.assertQueue(name, options);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!/PRECONDITION[-_]FAILED/.test(reason) || !reason.includes('inequivalent arg')) throw error;
+    const argument = /inequivalent arg '([^']+)'/.exec(reason)?.[1] ?? 'an argument';
+    throw new Error(
+      `queue ${name} exists with other arguments than this release declares (${argument} differs): once it is empty, delete it ` +
+        `(rabbitmqctl delete_queue ${name}) and start or provision again (docs/architecture.md, "Scaling")`,
+      { cause: error },
+    );
   }
 }
