@@ -37,7 +37,7 @@ export const GatewayConfig = configSchema({
   /** Requests per second per authenticated party, over all gateway processes, then 429. */
   RATE_LIMIT_PER_SECOND: env.positiveInt(200),
   /** Requests of one party being answered at once, per gateway process, then 429. */
-  RATE_LIMIT_CONCURRENT_PER_PARTY: env.positiveInt(64),
+  RATE_LIMIT_CONCURRENT_PER_PARTY: env.positiveInt(128),
   /** Request body bytes (as declared) of one party being answered at once, per gateway process, then 429: three full bundles. */
   RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY: env.positiveInt(30 * 2 ** 20),
   /**
