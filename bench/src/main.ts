@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,scale-out,tracing]`
+// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,scale-out,abuse,tracing]`
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
 // and writes bench/results/latest.json and latest.md. See bench/README.md.
@@ -22,6 +22,7 @@ import { intakeEncryptionFigure } from './figure-intake-encryption';
 import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
 import { tracingFigure } from './figure-tracing';
+import { abuseFigure } from './figure-abuse';
 import { intakeScaleOutFigure, notifierScaleOutFigure } from './figure-scale-out';
 import { webhookFigure } from './figure-webhooks';
 import { admin, login } from './parties';
@@ -314,6 +315,12 @@ async function main() {
       } finally {
         await broker.stop();
       }
+    }
+    if (wanted('abuse')) {
+      console.log('[bench] 9 another party under abuse: its POST p99 before and while one party abuses at the limits');
+      await measure('abuse', () =>
+        abuseFigure({ stack, victimToken: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_DECLINING], seconds: quick ? 5 : 15 }),
+      );
     }
     results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
     // Last: it starts every service again (with tracing on, then off), which resets what the memory figure reads.

@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '@bedrequest/stack';
+import { abuseLines } from './report-abuse';
 import { tracingLines } from './report-tracing';
 import { scaleOutLines } from './report-scale-out';
 
@@ -206,6 +207,7 @@ function markdown(results: Record<string, unknown>): string {
   }
   lines.push(...scaleOutLines(r));
   lines.push(...tracingLines(r));
+  lines.push(...abuseLines(r));
   if (r.memoryMiB) {
     const names = Object.keys(r.memoryMiB.idle);
     const highest = Math.max(...names.map((name) => Number(r.memoryMiB.afterLoad[name] ?? 0)));
