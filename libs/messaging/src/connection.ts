@@ -38,6 +38,13 @@ export interface BrokerConnectionOptions {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
+ * How long the channels, and what runs on them at every connection (consumers, subscriptions), may
+ * take to come up on a node that took the connection: a node that is shutting down may take it and
+ * then never answer. After it, the connection is closed and the next node tried.
+ */
+const SETUP_TIMEOUT_MS = 10_000;
+
+/**
  * The connection to RabbitMQ: to one node, or to one of a cluster's nodes. It tries the addresses
  * in turn (the first time from one picked at random, later from the one after the node it lost),
  * and when every one of them failed it waits with
@@ -137,7 +144,7 @@ export class BrokerConnection {
     });
     try {
       if (this.closing) throw new BrokerUnavailableError('closing');
-      await this.openChannels(model, addressOf(url));
+      await withinSetupTime(this.openChannels(model, addressOf(url)), addressOf(url));
       // Closed while the channels were set up: what was set up is gone with it.
       if (lost) throw lost;
       if (this.closing) throw new BrokerUnavailableError('closing');
@@ -177,4 +184,20 @@ export class BrokerConnection {
 function addressOf(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'amqps:' ? 5671 : 5672)}`;
+}
+
+/** `setup`, or a BrokerUnavailableError once SETUP_TIMEOUT_MS have passed without it. */
+async function withinSetupTime(setup: Promise<void>, address: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new BrokerUnavailableError(`the broker node ${address} did not set up the channels within ${SETUP_TIMEOUT_MS} ms`)),
+      SETUP_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([setup, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
