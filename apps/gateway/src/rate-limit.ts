@@ -1,9 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { compile as compileAddressList } from 'proxy-addr';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { HttpError } from '@bedrequest/http';
-import { addressKeyOf, clientAddressOf } from '@bedrequest/observability';
+import { addressKeyOf, clientAddressOf, msUntilAllowed } from '@bedrequest/observability';
 import { principalOf } from '@bedrequest/tokens';
 import { answerError } from './http-errors';
 
@@ -48,7 +48,7 @@ export function partyLimits(options: PartyLimitOptions): RequestHandler {
       current.bytes -= bytes;
       if (current.requests === 0) inFlight.delete(party);
     };
-    const waitMs = await consume(rate, party);
+    const waitMs = await msUntilAllowed(rate, party);
     if (waitMs > 0) {
       release();
       return tooMany(req, res, `more than ${options.requestsPerSecond} requests per second`, Math.ceil(waitMs / 1000));
@@ -69,7 +69,7 @@ export function addressLimit(options: { redis: Redis | undefined; perSecond: num
   return async (req, res, next) => {
     const address = clientAddressOf(req);
     if (isExempt(address, 0)) return next();
-    const waitMs = await consume(rate, addressKeyOf(address));
+    const waitMs = await msUntilAllowed(rate, addressKeyOf(address));
     if (waitMs > 0) return tooMany(req, res, `more than ${options.perSecond} requests per second from one address`, Math.ceil(waitMs / 1000));
     next();
   };
@@ -81,17 +81,6 @@ function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number
   if (!redis) return inMemory;
   // rejectIfRedisNotReady: while Redis is down the insurance answers at once, without waiting for it.
   return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: 1, rejectIfRedisNotReady: true, insuranceLimiter: inMemory });
-}
-
-/** Counts one request; the milliseconds until the limit frees up again when it went over it, else 0. */
-async function consume(limiter: RateLimiterAbstract, key: string): Promise<number> {
-  try {
-    await limiter.consume(key);
-    return 0;
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return Math.max(rejection.msBeforeNext, 1);
-    throw rejection;
-  }
 }
 
 function tooMany(req: Request, res: Response, message: string, retryAfterSeconds: number): void {

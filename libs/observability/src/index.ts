@@ -3,6 +3,7 @@ export { startTracing, tracingSettings, TracingConfigurationError, type Tracing,
 export { createMetricsRegistry } from './metrics';
 export { clientAddressOf, createServiceHttpApp, listen, probeRouter, type Readiness, type ServiceHttpOptions } from './http';
 export { addressKeyOf } from './client-address';
+export { msUntilAllowed } from './limits';
 export { correlationIdFrom, CORRELATION_HEADER } from './correlation';
 export { Lifecycle, closeServer, trackResponses, type Closer } from './lifecycle';
 export { serveHttp, startService, type ServiceContext, type Serving, type Started } from './service';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { addressKeyOf } from '@bedrequest/observability';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { addressKeyOf, msUntilAllowed } from '@bedrequest/observability';
 import { StoreUnavailableError, TooManyAttemptsError } from '../errors';
 
 export interface LoginThrottleLimits {
@@ -40,7 +40,7 @@ export class LoginThrottle {
   /** Counts the attempt; throws TooManyAttemptsError when it is over either limit (it stays counted). */
   async count(username: string, address: string): Promise<CountedAttempt> {
     const attempt = { username, addressKey: addressKeyOf(address) };
-    const waits = await this.call(() => Promise.all([consume(this.byUsername, attempt.username), consume(this.byAddress, attempt.addressKey)]));
+    const waits = await this.call(() => Promise.all([msUntilAllowed(this.byUsername, attempt.username), msUntilAllowed(this.byAddress, attempt.addressKey)]));
     const waitMs = Math.max(...waits);
     if (waitMs > 0) throw new TooManyAttemptsError(Math.max(1, Math.ceil(waitMs / 1000)));
     return attempt;
@@ -57,16 +57,5 @@ export class LoginThrottle {
     } catch (error) {
       throw new StoreUnavailableError('redis', error);
     }
-  }
-}
-
-/** Counts one attempt; the milliseconds until the limit frees up again if it went over it (rate-limiter-flexible rejects it then), else 0. */
-async function consume(limiter: RateLimiterRedis, key: string): Promise<number> {
-  try {
-    await limiter.consume(key);
-    return 0;
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return Math.max(rejection.msBeforeNext, 1);
-    throw rejection;
   }
 }
