@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseServiceEnv, configSchema, dataKeyEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { DEFAULT_REQUEST_LIMITS } from './requests/request-limits';
 
 export const IntakeConfig = configSchema({
   ...baseServiceEnv,
@@ -24,6 +25,14 @@ export const IntakeConfig = configSchema({
    */
   RETENTION_SELECTED_DAYS: env.positiveInt(90),
   RETENTION_ERASURE_DELAY_DAYS: env.positiveInt(30),
+  /**
+   * What one request may hold (src/requests/request-limits.ts, docs/api.md "Limits per request"): a
+   * supplement or a document over a limit is refused with 409 `too-long`; a selection, its withdrawal
+   * and a revocation never are.
+   */
+  REQUEST_MAX_VERSIONS: env.positiveInt(DEFAULT_REQUEST_LIMITS.versions),
+  REQUEST_MAX_DOCUMENTS: env.positiveInt(DEFAULT_REQUEST_LIMITS.documents),
+  REQUEST_MAX_BYTES: env.positiveInt(DEFAULT_REQUEST_LIMITS.bytes),
 });
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 

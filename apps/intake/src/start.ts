@@ -75,7 +75,9 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     await clinics.start(broker);
     lifecycle.onStop('clinic directory', async () => clinics.stop());
 
-    const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA, fields), clinics, systems);
+    const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA, fields), clinics, systems, {
+      limits: { versions: config.REQUEST_MAX_VERSIONS, documents: config.REQUEST_MAX_DOCUMENTS, bytes: config.REQUEST_MAX_BYTES },
+    });
     await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });

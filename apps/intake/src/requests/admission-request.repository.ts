@@ -77,7 +77,13 @@ export class AdmissionRequestRepository {
           FROM ${t.request}
          WHERE id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[]))),
       requests AS (
-        SELECT f.*, EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = f.id) AS erased FROM found f)
+        SELECT f.*, EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = f.id) AS erased,
+               -- What the request holds, for its limits (request-limits.ts): octet_length reads a
+               -- stored value's size from its header, without reading the value.
+               (SELECT count(*) FROM ${t.document} d WHERE d.request_id = f.id)::int AS document_count,
+               (SELECT coalesce(sum(octet_length(v.sealed_bundle)), 0) FROM ${t.version} v WHERE v.request_id = f.id)
+                 + (SELECT coalesce(sum(octet_length(d.sealed_bundle)), 0) FROM ${t.document} d WHERE d.request_id = f.id) AS stored_bytes
+          FROM found f)
       SELECT
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')

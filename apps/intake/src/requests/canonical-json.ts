@@ -9,11 +9,14 @@ import type { FingerprintKey } from '@bedrequest/crypto';
 export interface BundleFingerprint {
   /** What is stored: `hmac-sha256:` and the hex of the HMAC of the canonical JSON under intake's fingerprint key. */
   readonly value: string;
+  /** The size of its canonical JSON in bytes: what the bundle counts against its request's limit (request-limits.ts). */
+  readonly bytes: number;
 }
 
 /** The fingerprint of a bundle under intake's fingerprint key: one HMAC over its canonical JSON. */
 export function bundleFingerprint(key: FingerprintKey, bundle: unknown): BundleFingerprint {
-  return { value: key.of(canonicalJson(bundle)) };
+  const canonical = canonicalJson(bundle);
+  return { value: key.of(canonical), bytes: Buffer.byteLength(canonical) };
 }
 
 export function canonicalJson(value: unknown): string {

@@ -4,6 +4,7 @@ import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AdmissionRequestRepository } from './admission-request.repository';
 import type { FingerprintedCommand, IntakeCommand } from './intake-commands';
 import { RequestBatch } from './request-batch';
+import type { RequestLimits } from './request-limits';
 
 /**
  * Intake's use cases, a batch of messages at a time: each batch runs in one transaction together
@@ -16,7 +17,7 @@ export class IntakeService {
     private readonly repository: AdmissionRequestRepository,
     private readonly clinics: Pick<ClinicDirectory, 'lookup'>,
     private readonly systems: FhirSystems,
-    private readonly now: () => Date = () => new Date(),
+    private readonly options: { limits?: RequestLimits; now?: () => Date } = {},
   ) {}
 
   /**
@@ -38,7 +39,12 @@ export class IntakeService {
       messageIds: commands.map((command) => command.meta.messageId),
       documentHashes: commands.flatMap((command) => (command.kind === 'document' ? [command.fingerprint.value] : [])),
     });
-    const batch = new RequestBatch(loaded, { clinics, systems: this.systems, now: this.now() });
+    const batch = new RequestBatch(loaded, {
+      clinics,
+      systems: this.systems,
+      now: (this.options.now ?? (() => new Date()))(),
+      ...(this.options.limits ? { limits: this.options.limits } : {}),
+    });
     const given = new Map<string, IntakeVerdictV1>();
     const verdicts = commands.map((command): IntakeVerdictV1 => {
       const id = command.meta.messageId;

@@ -13,7 +13,7 @@ const orthopaedics = { code: '2300', specialty: 'orthopaedics', display: 'Orthop
 const clinics = new Map<string, ClinicRecord>(FIXTURE_PERFORMER_IKS.map((ik) => [ik, { ik, name: `Rehaklinik ${ik}`, departments: [orthopaedics] }]));
 const meta = (messageId: string) => ({ messageId, messageType: 'test', correlationId: 'c-1' });
 /** A bundle whose stored hash would be `hash`. */
-const hashed = (hash: string) => ({ value: hash });
+const hashed = (hash: string) => ({ value: hash, bytes: 1_000 });
 
 function admission(submitter: Submitter): FingerprintedCommand {
   const validated = validateAdmissionRequestBundle(admissionRequestBundle({ requestIdentifier: identifier }), { profileBase: DEFAULT_PROFILE_BASE });
@@ -98,6 +98,8 @@ describe('a document sent again', () => {
     latestHash: 'h-1',
     createdAt: new Date(),
     updatedAt: new Date(),
+    documentCount: 1,
+    storedBytes: 2_000,
   };
   const document = documentBundle({ requestIdentifier: identifier }) as unknown as Record<string, unknown>;
   const sendAgain = async (hashOfStored: (key: FingerprintKey) => string) => {

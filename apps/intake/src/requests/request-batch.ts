@@ -17,6 +17,7 @@ import type { FingerprintedCommand } from './intake-commands';
 import { answerAgent, auditedRequest, referrerAgent } from './request-audit';
 import { dispatchedRecord, responseRecord } from './request-messages';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
+import { DEFAULT_REQUEST_LIMITS, overLimit, type RequestHoldings, type RequestLimits } from './request-limits';
 import { answerTask, decide, type TaskChange } from './request-state-machine';
 import { erased, rejected, verdict } from './verdicts';
 
@@ -53,7 +54,7 @@ export class RequestBatch {
 
   constructor(
     loaded: { requests: StoredRequest[]; tasks: StoredTask[]; documents: readonly StoredDocumentHash[] },
-    private readonly context: { clinics: ReadonlyMap<string, ClinicRecord>; systems: FhirSystems; now: Date },
+    private readonly context: { clinics: ReadonlyMap<string, ClinicRecord>; systems: FhirSystems; now: Date; limits?: RequestLimits },
   ) {
     const byId = new Map<string, RequestState>();
     for (const request of loaded.requests) {
@@ -117,12 +118,23 @@ export class RequestBatch {
     });
     if (decision.kind === 'reject') return rejected(decision.refusal, decision.code, decision.diagnostics);
     if (decision.kind === 'unchanged') return verdict('unchanged', { requestIdentifier: submitted.identifier });
+    // Only a supplement is refused for what the request holds (request-limits.ts).
+    if (existing && decision.change === 'supplemented') {
+      const refusal = overLimit(this.context.limits ?? DEFAULT_REQUEST_LIMITS, holdingsOf(existing.request), { kind: 'version', bytes: command.fingerprint.bytes });
+      if (refusal) return refusal;
+    }
 
     const { now } = this.context;
     const state = existing ?? this.createRequest(submitted, submitter, now);
     const version = state.request.currentVersion + 1;
     const hash = command.fingerprint.value;
-    Object.assign(state.request, { ...decision.next, currentVersion: version, latestHash: hash, updatedAt: now });
+    Object.assign(state.request, {
+      ...decision.next,
+      currentVersion: version,
+      latestHash: hash,
+      updatedAt: now,
+      storedBytes: state.request.storedBytes + command.fingerprint.bytes,
+    });
     state.changed = true;
     this.changes.versions.push({
       requestId: state.request.id,
@@ -172,6 +184,10 @@ export class RequestBatch {
     if (state.request.status === 'revoked') return rejected('conflict', 'conflict', 'the request was revoked; no further bundles are accepted for it');
     const stored = this.storedDocuments.get(state.request.id) ?? [];
     if (stored.includes(command.fingerprint.value)) return verdict('unchanged', { requestIdentifier: command.requestIdentifier });
+    const refusal = overLimit(this.context.limits ?? DEFAULT_REQUEST_LIMITS, holdingsOf(state.request), { kind: 'document', bytes: command.fingerprint.bytes });
+    if (refusal) return refusal;
+    state.request.documentCount += 1;
+    state.request.storedBytes += command.fingerprint.bytes;
     this.storedDocuments.set(state.request.id, [...stored, command.fingerprint.value]);
     const id = randomUUID();
     this.audit({
@@ -224,6 +240,8 @@ export class RequestBatch {
       latestHash: '',
       createdAt: now,
       updatedAt: now,
+      documentCount: 0,
+      storedBytes: 0,
     };
     const state: RequestState = { request, tasks: [], isNew: true, changed: true, readVersion: 0 };
     this.byIdentifier.set(request.identifier, state);
@@ -287,4 +305,8 @@ export class RequestBatch {
     const clinic = this.context.clinics.get(ik);
     return clinic && { departments: clinic.departments.map((department) => department.code) };
   }
+}
+
+function holdingsOf(request: StoredRequest): RequestHoldings {
+  return { versions: request.currentVersion, documents: request.documentCount, bytes: request.storedBytes };
 }

@@ -20,6 +20,9 @@ export interface StoredRequest {
   updatedAt: Date;
   /** Its patient data was erased (RequestErasureRepository): only the tombstone is left, and nothing is accepted for it. */
   erased?: true;
+  /** How many documents it holds, and the bytes of its versions and documents (request-limits.ts). */
+  documentCount: number;
+  storedBytes: number;
 }
 
 export interface StoredTask {

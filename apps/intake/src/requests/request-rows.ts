@@ -22,6 +22,9 @@ export interface RequestJson extends RequestRowBase {
   created_at: string;
   updated_at: string;
   erased: boolean;
+  document_count: number;
+  /** bigint as json_agg writes it: a number. */
+  stored_bytes: number;
 }
 
 export interface TaskJson {
@@ -53,6 +56,8 @@ export function storedRequestOf(request: RequestJson): StoredRequest {
     createdAt: new Date(request.created_at),
     updatedAt: new Date(request.updated_at),
     ...(request.erased ? { erased: true } : {}),
+    documentCount: request.document_count,
+    storedBytes: Number(request.stored_bytes),
   };
 }
 

@@ -5,7 +5,7 @@ const B = '510000002';
 const C = '510000003';
 
 /** A bundle whose stored hash would be `hash`. */
-const hashed = (hash: string): Submission['fingerprint'] => ({ value: hash });
+const hashed = (hash: string): Submission['fingerprint'] => ({ value: hash, bytes: 1_000 });
 
 const submission = (overrides: Partial<Submission> = {}): Submission => ({
   fingerprint: hashed('new-hash'),

@@ -1,0 +1,44 @@
+import type { IntakeVerdictV1 } from '@bedrequest/contracts';
+import { rejected } from './verdicts';
+
+/**
+ * What one request may hold (issue 26, point 2; docs/api.md, "Limits per request"), so that what a
+ * referrer sends cannot make every read of the request cost more and more: its versions, its
+ * documents, and the bytes of both (each bundle's canonical JSON). A limit refuses a supplement or a
+ * document; it never refuses a selection, its withdrawal or a revocation, which a referrer must
+ * always be able to send (they add a version each, but the state machine bounds how often they can
+ * come: a selection needs a clinic's acceptance, which needs a supplement to ask again).
+ */
+export interface RequestLimits {
+  versions: number;
+  documents: number;
+  bytes: number;
+}
+
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = { versions: 50, documents: 50, bytes: 64 * 1024 * 1024 };
+
+/** What a request holds, as stored and as the batch has added to it. */
+export interface RequestHoldings {
+  versions: number;
+  documents: number;
+  bytes: number;
+}
+
+/** The refusal of one more version or document of `bytes`, or undefined when it fits. */
+export function overLimit(limits: RequestLimits, holds: RequestHoldings, adding: { kind: 'version' | 'document'; bytes: number }): IntakeVerdictV1 | undefined {
+  if (adding.kind === 'version' && holds.versions >= limits.versions) {
+    return tooLong(`the request has ${holds.versions} versions, the limit of ${limits.versions}: no further supplement is accepted`);
+  }
+  if (adding.kind === 'document' && holds.documents >= limits.documents) {
+    return tooLong(`the request has ${holds.documents} documents, the limit of ${limits.documents}: no further document is accepted`);
+  }
+  if (holds.bytes + adding.bytes > limits.bytes) {
+    return tooLong(
+      `the request holds ${holds.bytes} bytes of bundles and documents; this ${adding.kind === 'version' ? 'supplement' : 'document'} of ${adding.bytes} bytes would exceed the limit of ${limits.bytes} bytes`,
+    );
+  }
+  return undefined;
+}
+
+const tooLong = (diagnostics: string): IntakeVerdictV1 =>
+  rejected('conflict', 'too-long', `${diagnostics} (a selection, its withdrawal and a revocation are still accepted)`);
