@@ -115,7 +115,7 @@ describe("intake's data at rest", () => {
   const readBack = async (intake: Awaited<ReturnType<typeof intakeWith>>, request: { taskId: string; requestId: string }) => {
     const task = await intake.tasks.findTask(request.taskId);
     const bundle = await intake.tasks.findBundle(request.requestId, task!.sentVersion);
-    const documents = await intake.tasks.findDocuments(request.requestId, null);
+    const documents = await intake.tasks.documentsOf((await intake.tasks.documentRows(request.requestId, null)).map((row) => row.id));
     const [row] = (await intake.lists.summaries({ clinicIks: [CLINIC], count: 100, offset: 0 })).filter((candidate) => candidate.id === request.taskId);
     return {
       notes: task!.notes.map((entry) => entry.text),

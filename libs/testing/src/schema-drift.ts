@@ -124,7 +124,8 @@ export async function compareSchemaWithMigrations(prismaDir: string, adminDataba
         }
         const type = expectedColumnType(field);
         if (column.type !== type) differences.push(`column ${tableName}.${name}: migrations have ${column.type}, schema.prisma ${type}`);
-        if (column.nullable === field.isRequired) {
+        // A scalar list (String[]) is a column Prisma itself leaves nullable: it cannot say otherwise.
+        if (column.nullable === field.isRequired && !(field.isList && column.nullable)) {
           differences.push(
             `column ${tableName}.${name}: migrations say ${column.nullable ? 'NULL' : 'NOT NULL'}, schema.prisma ${field.isRequired ? 'required' : 'optional'}`,
           );

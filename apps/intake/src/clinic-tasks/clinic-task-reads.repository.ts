@@ -30,6 +30,15 @@ function erasedSummary(status: string, intent: string): BundleSummary {
   return { ...bundleSummaryOf(undefined), request_status: status, intent };
 }
 
+/** A version without its bundle: what decides whether a clinic reads it, and on which page. */
+export interface VersionRow {
+  version: number;
+  receivedAt: Date;
+  /** The IKs of the clinics it was sent to; null for a version stored before migration 0004. */
+  sentTo: string[] | null;
+  bytes: number;
+}
+
 /** A Task with what decides which versions of its request its clinic may read. */
 export interface TaskOfClinic {
   id: string;
@@ -123,6 +132,39 @@ export class ClinicTaskReadsRepository {
     if (!row) return undefined;
     const { erasure, ...request } = row.request;
     return { ...row, request, erasedAt: erasure?.erasedAt ?? null };
+  }
+
+  /**
+   * The request's versions up to `upTo`, oldest first, without their bundles: the clinics each was
+   * sent to (null for a version stored before migration 0004) and its stored size (read from the
+   * value's header, not the value).
+   */
+  async versionRows(requestId: string, upTo: number): Promise<VersionRow[]> {
+    return this.prisma.$queryRaw<VersionRow[]>`
+      SELECT v.version, v.received_at AS "receivedAt", v.sent_to AS "sentTo", octet_length(v.sealed_bundle)::int AS bytes
+        FROM ${this.version} v
+       WHERE v.request_id = ${requestId}::uuid AND v.version <= ${upTo}::int
+       ORDER BY v.version`;
+  }
+
+  /** The bundles of the given versions of the request, opened, in the order given. */
+  async versionsOf(requestId: string, rows: readonly Pick<VersionRow, 'version' | 'receivedAt'>[]): Promise<RequestVersion[]> {
+    const stored = await this.prisma.requestVersion.findMany({
+      where: { requestId, version: { in: rows.map((row) => row.version) } },
+      select: { version: true, sealedBundle: true },
+    });
+    const sealed = new Map(stored.map((row) => [row.version, row.sealedBundle]));
+    return Promise.all(
+      rows.flatMap((row) => {
+        const bundle = sealed.get(row.version);
+        if (!bundle) return [];
+        return [
+          this.fields
+            .open<RequestVersion['bundle']>(sealedFor.bundle(requestId, row.version), bundle)
+            .then((opened) => ({ version: row.version, receivedAt: row.receivedAt.toISOString(), bundle: opened })),
+        ];
+      }),
+    );
   }
 
   /** The request's versions up to `upTo`, oldest first. */

@@ -4,8 +4,9 @@ import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AuditRecord } from '../audit/audit-event';
 import type { AuditTrail, Caller } from '../audit/audit-trail.service';
 import type { ClinicRead } from '../tasks/task-read.service';
-import type { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
+import type { ClinicTaskReadsRepository, TaskOfClinic, VersionRow } from './clinic-task-reads.repository';
 import { listStateOf, summaryOf, type SummaryRow } from './clinic-task-summary';
+import { MAX_PAGE_BYTES, pageOf, type Page, type VersionPageQuery } from './pages';
 import { versionsSentTo } from './versions-sent';
 
 export const DEFAULT_LIST_SIZE = 100;
@@ -53,7 +54,7 @@ export class ClinicTaskReadsService {
     private readonly reads: ClinicTaskReadsRepository,
     private readonly systems: FhirSystems,
     private readonly audit: Pick<AuditTrail, 'record'>,
-    private readonly now: () => Date = () => new Date(),
+    private readonly options: { now?: () => Date; maxPageBytes?: number | undefined } = {},
   ) {}
 
   async list(caller: Caller, clinicIks: readonly string[], query: ClinicTaskListQuery): Promise<ClinicTaskList> {
@@ -74,28 +75,31 @@ export class ClinicTaskReadsService {
       if (state) counts[state] += count;
     }
     if (rows.length > 0) await this.audit.record(listRecords(rows, caller, queryStringOf(query)));
-    const today = this.now();
+    const today = (this.options.now ?? (() => new Date()))();
     const items = rows.map((row) => summaryOf(row, this.systems, today));
     const total = [...new Set(query.state ?? TaskListState.options)].reduce((sum, state) => sum + counts[state], 0);
     return { total, counts, items };
   }
 
   /**
-   * The versions of the Task's request that its clinic was sent, oldest first; not found for a Task
-   * it may not see; erased once the request's patient data was erased.
+   * A page of the versions of the Task's request that its clinic was sent (pages.ts); not found for
+   * a Task it may not see; erased once the request's patient data was erased. Only the page's
+   * bundles are opened: which versions went to the clinic is recorded with each version. A request
+   * with versions stored before that (migration 0004) is replayed over all its bundles, once per read.
    */
-  async versions(taskId: string, caller: Caller, clinicIks: readonly string[]): Promise<ClinicRead<RequestVersion[]>> {
+  async versions(taskId: string, caller: Caller, clinicIks: readonly string[], query: VersionPageQuery): Promise<ClinicRead<Page<RequestVersion>>> {
     if (!z.guid().safeParse(taskId).success) return { outcome: 'not-found' };
     const task = await this.reads.findTask(taskId);
     if (!task || !clinicIks.includes(task.clinicIk)) return { outcome: 'not-found' };
     if (task.erasedAt) return { outcome: 'erased', erasedAt: task.erasedAt };
-    const versions = await this.reads.versionsUpTo(task.requestId, task.sentVersion);
-    const sent = new Set(versionsSentTo(task.clinicIk, versions).map((version) => version.version));
-    // The latest one the Task records was sent by definition.
-    sent.add(task.sentVersion);
-    const readable = versions.filter((version) => sent.has(version.version));
+    const rows = await this.reads.versionRows(task.requestId, task.sentVersion);
+    const sent = rows.some((row) => row.sentTo === null)
+      ? await this.replayedSent(task, rows)
+      : rows.filter((row) => row.version === task.sentVersion || row.sentTo?.includes(task.clinicIk));
+    const page = pageOf(query._sort === '-version' ? sent.toReversed() : sent, query, this.options.maxPageBytes ?? MAX_PAGE_BYTES);
+    const items = await this.reads.versionsOf(task.requestId, page.rows);
     await this.audit.record(
-      readable.map((version) => ({
+      items.map((version) => ({
         interaction: 'vread',
         agent: clinicAgent(caller, task.clinicIk),
         request: { identifier: task.request.identifier, ownerPartyId: task.request.referrerPartyId, version: version.version },
@@ -103,7 +107,16 @@ export class ClinicTaskReadsService {
         source: 'intake',
       })),
     );
-    return { outcome: 'found', value: readable };
+    return { outcome: 'found', value: { total: page.total, items, ...(page.next ? { next: page.next } : {}) } };
+  }
+
+  /** Which of the rows went to the Task's clinic, by the request state machine's rules replayed over the bundles (versions-sent.ts). */
+  private async replayedSent(task: TaskOfClinic, rows: readonly VersionRow[]): Promise<VersionRow[]> {
+    const versions = await this.reads.versionsUpTo(task.requestId, task.sentVersion);
+    const sent = new Set(versionsSentTo(task.clinicIk, versions).map((version) => version.version));
+    // The latest one the Task records was sent by definition.
+    sent.add(task.sentVersion);
+    return rows.filter((row) => sent.has(row.version));
   }
 }
 

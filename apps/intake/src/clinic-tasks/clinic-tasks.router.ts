@@ -5,6 +5,7 @@ import { HttpError, jsonErrorHandler } from '@bedrequest/http';
 import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import { callerOf } from '../http/caller';
 import { ClinicTaskListQuery, type ClinicTaskReadsService } from './clinic-task-reads.service';
+import { VersionPageQuery } from './pages';
 
 /**
  * Intake's internal API behind the gateway's `GET /api/v1/clinic/tasks` and
@@ -13,8 +14,10 @@ import { ClinicTaskListQuery, type ClinicTaskReadsService } from './clinic-task-
  * `{"error", "message"}`, which the gateway passes on.
  *
  * - `GET /internal/clinic-tasks?state=&since=&_count=&_offset=`: 200 `{total, counts, items}`; 400.
- * - `GET /internal/clinic-tasks/{id}/versions`: 200 `{items: [{version, receivedAt, bundle}]}`, oldest
- *   first; 404 for a Task the clinic may not see; 410 once its request's patient data was erased.
+ * - `GET /internal/clinic-tasks/{id}/versions?_count=&_offset=&_sort=`: 200 `{total, items: [{version,
+ *   receivedAt, bundle}], next?}`, a page of the versions the clinic was sent (pages.ts); 400 for
+ *   another parameter; 404 for a Task the clinic may not see; 410 once its request's patient data
+ *   was erased.
  */
 export function clinicTasksRouter(reads: ClinicTaskReadsService, verifier: TokenVerifier, logger: Logger): Router {
   const router = Router();
@@ -27,10 +30,12 @@ export function clinicTasksRouter(reads: ClinicTaskReadsService, verifier: Token
   });
 
   router.get('/internal/clinic-tasks/:id/versions', async (req, res) => {
-    const versions = await reads.versions(req.params.id, callerOf(req, res), principalOf(res).ikNumbers);
+    const query = VersionPageQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
+    const versions = await reads.versions(req.params.id, callerOf(req, res), principalOf(res).ikNumbers, query.data);
     if (versions.outcome === 'not-found') throw new HttpError('not_found', 'no such Task');
     if (versions.outcome === 'erased') throw new HttpError('gone', erasedMessage(versions.erasedAt));
-    res.json({ items: versions.value });
+    res.json(versions.value);
   });
 
   router.use('/internal/clinic-tasks', jsonErrorHandler(logger));

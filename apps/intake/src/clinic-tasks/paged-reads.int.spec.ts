@@ -54,13 +54,21 @@ describe('paged reads of versions and documents', () => {
   const document = (text: string): IntakeCommand => {
     const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text }] }) as unknown as Record<string, unknown>;
     return workOf(intakeCommands, {
-      envelope: createEnvelope(DocumentBundleSubmittedV1, { submitter: referrer, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier }, { correlationId: 'pages' }),
+      envelope: createEnvelope(
+        DocumentBundleSubmittedV1,
+        { submitter: referrer, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
+        { correlationId: 'pages' },
+      ),
       definition: DocumentBundleSubmittedV1,
     });
   };
   const accept = (ik: string): IntakeCommand =>
     workOf(intakeCommands, {
-      envelope: createEnvelope(ClinicAnswerSubmittedV1, { taskId: taskOf[ik]!, clinicIk: ik, businessStatus: 'accepted', source: 'clinic', user: 'u' }, { correlationId: 'pages' }),
+      envelope: createEnvelope(
+        ClinicAnswerSubmittedV1,
+        { taskId: taskOf[ik]!, clinicIk: ik, businessStatus: 'accepted', source: 'clinic', user: 'u' },
+        { correlationId: 'pages' },
+      ),
       definition: ClinicAnswerSubmittedV1,
     });
   const textOf = (bundle: unknown) => {
@@ -103,7 +111,11 @@ describe('paged reads of versions and documents', () => {
     expect(all.outcome === 'found' && versionsOf(all.value)).toEqual([1, 4]);
 
     const first = await reads.versions(taskOf[A]!, callerOf(A), [A], { _count: 2, _offset: 0, _sort: 'version' });
-    expect(first.outcome === 'found' && [versionsOf(first.value), first.value.total, first.value.next]).toEqual([[1, 2], 3, '?_count=2&_offset=2&_sort=version']);
+    expect(first.outcome === 'found' && [versionsOf(first.value), first.value.total, first.value.next]).toEqual([
+      [1, 2],
+      3,
+      '?_count=2&_offset=2&_sort=version',
+    ]);
     const second = await reads.versions(taskOf[A]!, callerOf(A), [A], { _count: 2, _offset: 2, _sort: 'version' });
     expect(second.outcome === 'found' && [versionsOf(second.value), second.value.next]).toEqual([[4], undefined]);
     const newest = await reads.versions(taskOf[A]!, callerOf(A), [A], { _count: 1, _offset: 0, _sort: '-version' });

@@ -6,6 +6,7 @@ import { ANY_ROLE, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { AuditTrail } from '../audit/audit-trail.service';
 import type { RequestErasureRepository } from '../erasure/request-erasure.repository';
 import type { ClinicRead, TaskReadService } from '../tasks/task-read.service';
+import { PageQuery } from '../clinic-tasks/pages';
 import { callerOf } from './caller';
 
 /**
@@ -72,9 +73,20 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
   });
 
   router.get('/internal/tasks/:id/documents', async (req, res) => {
-    const read = await tasks.documentsForClinic(req.params.id, callerOf(req, res));
+    const query = PageQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
+    const read = await tasks.documentsForClinic(req.params.id, callerOf(req, res), query.data);
     if (read.outcome !== 'found') throw notFoundOrErased(read);
-    return fhirJson(res, 200, { items: read.value });
+    return fhirJson(res, 200, read.value);
+  });
+
+  // One document by its position among those the clinic may read (from 0).
+  router.get('/internal/tasks/:id/documents/:position', async (req, res) => {
+    const position = /^\d{1,6}$/.test(req.params.position) ? Number(req.params.position) : undefined;
+    const read = position === undefined ? ({ outcome: 'not-found' } as const) : await tasks.documentForClinic(req.params.id, callerOf(req, res), position);
+    if (read.outcome === 'not-found') throw new HttpError('not_found', 'no such Task, or no document at this position');
+    if (read.outcome !== 'found') throw notFoundOrErased(read);
+    return fhirJson(res, 200, read.value);
   });
 
   // The AuditEvents the caller may see: a referrer those about its own requests, a clinic those of its own access.

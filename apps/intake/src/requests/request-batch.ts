@@ -120,7 +120,10 @@ export class RequestBatch {
     if (decision.kind === 'unchanged') return verdict('unchanged', { requestIdentifier: submitted.identifier });
     // Only a supplement is refused for what the request holds (request-limits.ts).
     if (existing && decision.change === 'supplemented') {
-      const refusal = overLimit(this.context.limits ?? DEFAULT_REQUEST_LIMITS, holdingsOf(existing.request), { kind: 'version', bytes: command.fingerprint.bytes });
+      const refusal = overLimit(this.context.limits ?? DEFAULT_REQUEST_LIMITS, holdingsOf(existing.request), {
+        kind: 'version',
+        bytes: command.fingerprint.bytes,
+      });
       if (refusal) return refusal;
     }
 
@@ -143,6 +146,7 @@ export class RequestBatch {
       canonicalHash: hash,
       messageId: meta.messageId,
       receivedAt: now,
+      sentTo: decision.tasks.filter((change) => change.send).map((change) => change.clinicIk),
     });
 
     this.audit({

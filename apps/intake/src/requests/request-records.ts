@@ -46,7 +46,8 @@ export interface BatchChanges {
   createdRequests: StoredRequest[];
   /** With the version the batch read: each is written only if it is still that version. */
   changedRequests: (StoredRequest & { expectedVersion: number })[];
-  versions: { requestId: string; version: number; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date }[];
+  /** `sentTo`: the clinics the version is sent to (and may then read). */
+  versions: { requestId: string; version: number; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date; sentTo: string[] }[];
   /** Every Task created or changed, in its final state; a changed one's revision is one above the one read. */
   tasks: StoredTask[];
   /** `expectedVersion`: the request's version as read, or null for a request this batch created. */

@@ -49,6 +49,7 @@ export interface TaskPage {
 export class TaskReadRepository {
   /** The Tasks joined with their requests, as every search reads them. */
   private readonly from: Prisma.Sql;
+  private readonly document: Prisma.Sql;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -57,6 +58,7 @@ export class TaskReadRepository {
     private readonly fields: SealedFields,
   ) {
     this.from = Prisma.sql`${intakeTable(schema, 'clinic_task')} t JOIN ${intakeTable(schema, 'admission_request')} r ON r.id = t.request_id`;
+    this.document = intakeTable(schema, 'request_document');
   }
 
   /**
@@ -168,14 +170,29 @@ export class TaskReadRepository {
     return row ? this.fields.open(sealedFor.bundle(requestId, version), row.sealedBundle) : undefined;
   }
 
-  /** The request's DocumentBundles with their stored ids, oldest first; with `receivedUpTo`, only those received until then. */
-  async findDocuments(requestId: string, receivedUpTo: Date | null): Promise<{ id: string; bundle: unknown }[]> {
-    const rows = await this.prisma.requestDocument.findMany({
-      where: { requestId, ...(receivedUpTo ? { receivedAt: { lte: receivedUpTo } } : {}) },
-      orderBy: { receivedAt: 'asc' },
-      select: { id: true, sealedBundle: true },
-    });
-    return Promise.all(rows.map(async (row) => ({ id: row.id, bundle: await this.fields.open(sealedFor.document(row.id), row.sealedBundle) })));
+  /**
+   * The request's documents without their bundles, in the order they arrived ((received_at, seq),
+   * migration 0004), with their stored sizes; with `receivedUpTo`, only those received until then.
+   */
+  async documentRows(requestId: string, receivedUpTo: Date | null): Promise<{ id: string; bytes: number }[]> {
+    return this.prisma.$queryRaw<{ id: string; bytes: number }[]>`
+      SELECT d.id, octet_length(d.sealed_bundle)::int AS bytes
+        FROM ${this.document} d
+       WHERE d.request_id = ${requestId}::uuid
+         AND (${receivedUpTo}::timestamptz IS NULL OR d.received_at <= ${receivedUpTo}::timestamptz)
+       ORDER BY d.received_at, d.seq`;
+  }
+
+  /** The documents of the given ids, opened, in the order given. */
+  async documentsOf(ids: readonly string[]): Promise<{ id: string; bundle: unknown }[]> {
+    const rows = await this.prisma.requestDocument.findMany({ where: { id: { in: [...ids] } }, select: { id: true, sealedBundle: true } });
+    const sealed = new Map(rows.map((row) => [row.id, row.sealedBundle]));
+    return Promise.all(
+      ids.flatMap((id) => {
+        const bundle = sealed.get(id);
+        return bundle ? [this.fields.open(sealedFor.document(id), bundle).then((opened) => ({ id, bundle: opened }))] : [];
+      }),
+    );
   }
 
   /** The rows' Tasks, each with its notes opened. */

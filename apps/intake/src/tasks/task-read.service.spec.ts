@@ -25,10 +25,12 @@ describe('TaskReadService', () => {
   const findTask = jest.fn(async (): Promise<StoredTask | undefined> => undefined);
   const search = jest.fn(async (): Promise<TaskPage> => ({ tasks: [view], more: true, total: 3 }));
   const findBundle = jest.fn(async (): Promise<unknown> => ({ resourceType: 'Bundle' }));
-  const findDocuments = jest.fn(async (): Promise<{ id: string; bundle: unknown }[]> => []);
+  const documentRows = jest.fn(async (): Promise<{ id: string; bytes: number }[]> => []);
+  const documentsOf = jest.fn(async (): Promise<{ id: string; bundle: unknown }[]> => []);
   const record = jest.fn(async (_records: readonly AuditRecord[]): Promise<void> => undefined);
+  const firstPage = { _count: 20, _offset: 0 };
   const sut = new TaskReadService(
-    { findTask, search, findBundle, findDocuments } as unknown as TaskReadRepository,
+    { findTask, search, findBundle, documentRows, documentsOf } as unknown as TaskReadRepository,
     fhirSystems('https://bedrequest.example.org'),
     { record },
   );
@@ -82,8 +84,8 @@ describe('TaskReadService', () => {
       findTask.mockResolvedValue({ ...stored, erasedAt });
 
       expect(await sut.bundleForClinic(view.id, clinic)).toEqual({ outcome: 'erased', erasedAt });
-      expect(await sut.documentsForClinic(view.id, clinic)).toEqual({ outcome: 'erased', erasedAt });
-      expect(findDocuments).not.toHaveBeenCalled();
+      expect(await sut.documentsForClinic(view.id, clinic, firstPage)).toEqual({ outcome: 'erased', erasedAt });
+      expect(documentRows).not.toHaveBeenCalled();
       expect(record).not.toHaveBeenCalled();
       findTask.mockReset();
       findTask.mockResolvedValue(undefined);
@@ -100,15 +102,19 @@ describe('TaskReadService', () => {
 
     it('records each DocumentBundle a clinic reads, and nothing when there is none', async () => {
       findTask.mockResolvedValue(stored);
-      findDocuments.mockResolvedValueOnce([]).mockResolvedValueOnce([
+      documentRows.mockResolvedValueOnce([]).mockResolvedValueOnce([
+        { id: 'document-1', bytes: 100 },
+        { id: 'document-2', bytes: 100 },
+      ]);
+      documentsOf.mockResolvedValueOnce([]).mockResolvedValueOnce([
         { id: 'document-1', bundle: {} },
         { id: 'document-2', bundle: {} },
       ]);
 
-      await sut.documentsForClinic(view.id, clinic);
+      await sut.documentsForClinic(view.id, clinic, firstPage);
       expect(record).not.toHaveBeenCalled();
 
-      await sut.documentsForClinic(view.id, clinic);
+      await sut.documentsForClinic(view.id, clinic, firstPage);
       expect(record.mock.calls[0]![0][0]!.resources).toEqual([
         { type: 'Task', id: view.id },
         { type: 'DocumentBundle', id: 'document-1' },

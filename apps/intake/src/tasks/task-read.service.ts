@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AuditAgent, AuditRecord } from '../audit/audit-event';
 import { queryStringOf, type AuditTrail, type Caller } from '../audit/audit-trail.service';
+import { MAX_PAGE_BYTES, pageOf, type Page, type PageQuery } from '../clinic-tasks/pages';
 import type { SearchedTask, StoredTask, TaskReadRepository } from './task-read.repository';
 import { toFhirTask, type ClinicTaskView } from './task-resource';
 import { subsetOf } from './result-parameters';
@@ -26,6 +27,7 @@ export class TaskReadService {
     private readonly tasks: TaskReadRepository,
     private readonly systems: FhirSystems,
     private readonly audit: Pick<AuditTrail, 'record'>,
+    private readonly options: { maxPageBytes?: number | undefined } = {},
   ) {}
 
   /**
@@ -89,18 +91,34 @@ export class TaskReadService {
   }
 
   /**
-   * The DocumentBundles sent for the request of a Task the clinic may see, oldest first; for a
-   * cancelled Task only those received before the cancellation (like the bundle versions).
+   * A page of the DocumentBundles sent for the request of a Task the clinic may see, oldest first
+   * (pages.ts); for a cancelled Task only those received before the cancellation (like the bundle
+   * versions). Only the page's documents are opened.
    */
-  async documentsForClinic(taskId: string, caller: Caller): Promise<ClinicRead<unknown[]>> {
+  async documentsForClinic(taskId: string, caller: Caller, query: PageQuery): Promise<ClinicRead<Page<unknown>>> {
     const task = await this.findForClinic(taskId, caller);
     if (task.outcome !== 'found') return task;
-    const documents = await this.tasks.findDocuments(task.value.requestId, task.value.cancelledAt);
-    if (documents.length) {
-      const resources = [{ type: 'Task' as const, id: task.value.id }, ...documents.map((document) => ({ type: 'DocumentBundle' as const, id: document.id }))];
-      await this.audit.record([readRecord('read', task.value, caller, resources)]);
-    }
-    return { outcome: 'found', value: documents.map((document) => document.bundle) };
+    const page = pageOf(await this.tasks.documentRows(task.value.requestId, task.value.cancelledAt), query, this.options.maxPageBytes ?? MAX_PAGE_BYTES);
+    const documents = await this.tasks.documentsOf(page.rows.map((row) => row.id));
+    await this.recordDocumentRead(task.value, caller, documents);
+    return { outcome: 'found', value: { total: page.total, items: documents.map((document) => document.bundle), ...(page.next ? { next: page.next } : {}) } };
+  }
+
+  /** One DocumentBundle by its position in that order (from 0), without opening the others; not found past the last. */
+  async documentForClinic(taskId: string, caller: Caller, position: number): Promise<ClinicRead<unknown>> {
+    const task = await this.findForClinic(taskId, caller);
+    if (task.outcome !== 'found') return task;
+    const row = (await this.tasks.documentRows(task.value.requestId, task.value.cancelledAt))[position];
+    const [document] = row ? await this.tasks.documentsOf([row.id]) : [];
+    if (!document) return { outcome: 'not-found' };
+    await this.recordDocumentRead(task.value, caller, [document]);
+    return { outcome: 'found', value: document.bundle };
+  }
+
+  private async recordDocumentRead(task: StoredTask, caller: Caller, documents: readonly { id: string }[]): Promise<void> {
+    if (documents.length === 0) return;
+    const resources = [{ type: 'Task' as const, id: task.id }, ...documents.map((document) => ({ type: 'DocumentBundle' as const, id: document.id }))];
+    await this.audit.record([readRecord('read', task, caller, resources)]);
   }
 
   /** A Task addressed to the calling clinic, or the erasure that left only its tombstone. */
