@@ -10,7 +10,7 @@ export * from './document-bundle';
 export { INCOMPLETE_PATIENT_AT_SELECTION } from './validation/request-rules';
 export { MAX_NESTING_DEPTH, MAX_STRING_LENGTH, UNSTORABLE_TEXT } from './validation/json-guard';
 export { MAX_ISSUES, type ValidationOptions, type ValidationResult } from './validation/result';
-export { ITEM_BOUNDS } from './validation/bounds';
+export { ITEM_BOUNDS, REQUEST_BOUNDS } from './validation/bounds';
 export { excerpt, MAX_EXCERPT_LENGTH, quoted } from './validation/excerpt';
 export * from './task-search-parameters';
 export * from './audit-event-search-parameters';

@@ -6,6 +6,7 @@ import {
   CONFORMANCE_RESOURCE_TYPES,
   conformanceResources,
   ITEM_BOUNDS,
+  REQUEST_BOUNDS,
   TASK_RESULT_PARAMETERS,
   TASK_SEARCH_PARAMETERS,
 } from '@bedrequest/fhir-model';
@@ -64,7 +65,11 @@ function registerBundlePath(registry: OpenAPIRegistry, secured: Secured): void {
           ].join(' '),
           403: 'the requester IK is not one of the referrer’s, or the ServiceRequest identifier does not begin with the referrer’s FHIR base',
           404: 'A DocumentBundle for a request the service does not know',
-          409: 'A transition the request’s state does not allow (e.g. revoked, selecting a clinic that did not accept)',
+          409: [
+            'A transition the request’s state does not allow (e.g. revoked, selecting a clinic that did not accept);',
+            `or a supplement or document over what one request may hold (issue code too-long): by default ${REQUEST_BOUNDS.versions} versions,`,
+            `${REQUEST_BOUNDS.documents} documents and ${REQUEST_BOUNDS.bytes / (1024 * 1024)} MiB of bundles in all. A selection, its withdrawal and a revocation are never refused for these.`,
+          ].join(' '),
           413: `The body is larger than ${MAX_BUNDLE_BYTES / (1024 * 1024)} MiB`,
           415: `Not ${FHIR_CONTENT_TYPES.join(' or ')}, or a charset or Content-Encoding the gateway does not read`,
           503: 'the bundle could not be stored (broker unavailable), or the clinic registry is unavailable: nothing was stored, resend it',

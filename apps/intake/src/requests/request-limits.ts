@@ -1,4 +1,5 @@
 import type { IntakeVerdictV1 } from '@bedrequest/contracts';
+import { REQUEST_BOUNDS } from '@bedrequest/fhir-model';
 import { rejected } from './verdicts';
 
 /**
@@ -15,7 +16,7 @@ export interface RequestLimits {
   bytes: number;
 }
 
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = { versions: 50, documents: 50, bytes: 64 * 1024 * 1024 };
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = { ...REQUEST_BOUNDS };
 
 /** What a request holds, as stored and as the batch has added to it. */
 export interface RequestHoldings {

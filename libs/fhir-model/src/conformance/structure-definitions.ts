@@ -1,7 +1,7 @@
 import type { ElementDefinition, StructureDefinition } from '@medplum/fhirtypes';
 import { fhirSystems } from '../systems';
 import { ADMISSION_REQUEST_CARDINALITY } from '../validation/admission-request.schema';
-import { ITEM_BOUNDS } from '../validation/bounds';
+import { ITEM_BOUNDS, REQUEST_BOUNDS } from '../validation/bounds';
 import type { Cardinality } from '../validation/entries';
 import { canonicalMetadata, type ConformanceOptions } from './canonical';
 
@@ -102,6 +102,8 @@ function limitsComment(): string {
     `Limits: at most ${ITEM_BOUNDS.performers} ServiceRequest.performer, ${ITEM_BOUNDS.codings} codings per CodeableConcept, ${ITEM_BOUNDS.notes} notes per resource,`,
     `${ITEM_BOUNDS.attachments} DocumentReference.content, ${ITEM_BOUNDS.other} items in any other repeating element;`,
     'a count over its limit is refused with 400 and one OperationOutcome issue of code too-long at the element.',
+    `One request holds at most ${REQUEST_BOUNDS.versions} versions, ${REQUEST_BOUNDS.documents} documents and ${REQUEST_BOUNDS.bytes / (1024 * 1024)} MiB of bundles by default:`,
+    'a supplement or document over one is refused with 409 and an issue of code too-long; a selection, its withdrawal and a revocation never are.',
   ].join(' ');
 }
 

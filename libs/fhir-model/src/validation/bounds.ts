@@ -24,6 +24,18 @@ export const ITEM_BOUNDS = {
   other: 100,
 } as const;
 
+/**
+ * What one request may hold in all (issue 26, point 2), by default: intake refuses a supplement or a
+ * document over one with 409 and issue code `too-long` (REQUEST_MAX_VERSIONS, REQUEST_MAX_DOCUMENTS,
+ * REQUEST_MAX_BYTES change them); a selection, its withdrawal and a revocation are never refused for
+ * them. Bytes are those of the bundles' JSON, versions and documents together.
+ */
+export const REQUEST_BOUNDS = {
+  versions: 50,
+  documents: 50,
+  bytes: 64 * 1024 * 1024,
+} as const;
+
 /** The bound of the array at `path` (from the bundle: `['entry', 0, 'resource', 'performer']`) in a bundle whose entries are bounded by `entries`. */
 export function itemBoundOf(path: readonly PathSegment[], entries: number): number {
   if (path.length === 1 && path[0] === 'entry') return entries;
