@@ -29,7 +29,7 @@ describe('limits per request', () => {
   let pool: Pool;
   let repository: AdmissionRequestRepository;
   const clinics = { lookup: async (iks: readonly string[]) => new Map(iks.flatMap((ik) => (registry.has(ik) ? [[ik, registry.get(ik)!] as const] : []))) };
-  const serviceWith = (limits: { versions: number; documents: number; bytes: number }) =>
+  const serviceWith = (limits: { versions: number; documents: number; bytes: number; notes?: number }) =>
     new IntakeService(repository, clinics, fhirSystems(), { limits });
 
   beforeAll(async () => {
@@ -63,11 +63,11 @@ describe('limits per request', () => {
     );
     return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
   };
-  const accept = (taskId: string): IntakeCommand =>
+  const accept = (taskId: string, note?: string): IntakeCommand =>
     workOf(intakeCommands, {
       envelope: createEnvelope(
         ClinicAnswerSubmittedV1,
-        { taskId, clinicIk: A, businessStatus: 'accepted', source: 'clinic', user: 'clinic-user' },
+        { taskId, clinicIk: A, businessStatus: 'accepted', source: 'clinic', user: 'clinic-user', ...(note ? { note } : {}) },
         { correlationId: 'limits' },
       ),
       definition: ClinicAnswerSubmittedV1,
@@ -138,5 +138,16 @@ describe('limits per request', () => {
     expect(verdicts).toMatchObject([{ outcome: 'accepted' }, tooLong(/bytes/)]);
     expect(await service.handle([submission({ requestIdentifier: identifier, performerIks: [A], notes: ['noch eine Fassung'] })])).toEqual([tooLong(/bytes/)]);
     expect(await stored(identifier)).toMatchObject({ versions: 1, documents: 1 });
+  });
+
+  it("refuses a clinic's note over the notes a Task may hold, and still takes its answer without one", async () => {
+    const service = serviceWith({ versions: 10, documents: 10, bytes: 10 * 1024 * 1024, notes: 2 });
+    const identifier = newIdentifier();
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [A] })]);
+    const taskId = (await stored(identifier)).task_id;
+
+    const verdicts = await service.handle([accept(taskId, 'Notiz 1'), accept(taskId, 'Notiz 2'), accept(taskId, 'Notiz 3'), accept(taskId)]);
+
+    expect(verdicts).toMatchObject([{ outcome: 'accepted' }, { outcome: 'accepted' }, tooLong(/2 notes.*limit of 2/), { outcome: 'accepted' }]);
   });
 });
