@@ -33,6 +33,8 @@ export const IntakeConfig = configSchema({
   REQUEST_MAX_VERSIONS: env.positiveInt(DEFAULT_REQUEST_LIMITS.versions),
   REQUEST_MAX_DOCUMENTS: env.positiveInt(DEFAULT_REQUEST_LIMITS.documents),
   REQUEST_MAX_BYTES: env.positiveInt(DEFAULT_REQUEST_LIMITS.bytes),
+  /** The clinic's notes one Task keeps: an answer with a note over it is refused (409 `too-long`), one without a note is not. */
+  TASK_MAX_NOTES: env.positiveInt(DEFAULT_REQUEST_LIMITS.notes),
 });
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 

@@ -76,7 +76,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     lifecycle.onStop('clinic directory', async () => clinics.stop());
 
     const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA, fields), clinics, systems, {
-      limits: { versions: config.REQUEST_MAX_VERSIONS, documents: config.REQUEST_MAX_DOCUMENTS, bytes: config.REQUEST_MAX_BYTES },
+      limits: { versions: config.REQUEST_MAX_VERSIONS, documents: config.REQUEST_MAX_DOCUMENTS, bytes: config.REQUEST_MAX_BYTES, notes: config.TASK_MAX_NOTES },
     });
     await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 

@@ -17,7 +17,7 @@ import type { FingerprintedCommand } from './intake-commands';
 import { answerAgent, auditedRequest, referrerAgent } from './request-audit';
 import { dispatchedRecord, responseRecord } from './request-messages';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
-import { DEFAULT_REQUEST_LIMITS, overLimit, type RequestHoldings, type RequestLimits } from './request-limits';
+import { DEFAULT_REQUEST_LIMITS, overLimit, overNotesLimit, type RequestHoldings, type RequestLimits } from './request-limits';
 import { answerTask, decide, type TaskChange } from './request-state-machine';
 import { erased, rejected, verdict } from './verdicts';
 
@@ -224,6 +224,9 @@ export class RequestBatch {
     }
     const decision = answerTask(state.request, task, answer.businessStatus);
     if (decision.kind === 'reject') return rejected('conflict', 'conflict', decision.diagnostics);
+    // A clinic's note is refused over the limit; an automatic answer's is not (one per version at most: the versions bound them).
+    const tooMany = answer.note && answer.source === 'clinic' ? overNotesLimit(this.context.limits ?? DEFAULT_REQUEST_LIMITS, task.notes.length) : undefined;
+    if (tooMany) return tooMany;
     this.recordAnswer(state, task, answer.businessStatus, answer.note);
     this.audit({ interaction: 'update', agent: answerAgent(answer), request: auditedRequest(state.request), resources: [{ type: 'Task', id: task.id }] });
     const response = responseRecord(state.request, task, { systems: this.context.systems, meta, source: answer.source });

@@ -14,9 +14,16 @@ export interface RequestLimits {
   versions: number;
   documents: number;
   bytes: number;
+  /** The clinic's notes on one Task (each answer may add one): a clinic's note over it is refused, its answer without a note is not. */
+  notes?: number;
 }
 
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = { ...REQUEST_BOUNDS };
+export const DEFAULT_REQUEST_LIMITS: Required<RequestLimits> = {
+  versions: REQUEST_BOUNDS.versions,
+  documents: REQUEST_BOUNDS.documents,
+  bytes: REQUEST_BOUNDS.bytes,
+  notes: REQUEST_BOUNDS.notesPerTask,
+};
 
 /** What a request holds, as stored and as the batch has added to it. */
 export interface RequestHoldings {
@@ -39,6 +46,13 @@ export function overLimit(limits: RequestLimits, holds: RequestHoldings, adding:
     );
   }
   return undefined;
+}
+
+/** The refusal of a clinic's note on a Task that holds `notes` already, or undefined when it fits. */
+export function overNotesLimit(limits: RequestLimits, notes: number): IntakeVerdictV1 | undefined {
+  const limit = limits.notes ?? DEFAULT_REQUEST_LIMITS.notes;
+  if (notes < limit) return undefined;
+  return rejected('conflict', 'too-long', `the Task holds ${notes} notes, the limit of ${limit}: answer without a note`);
 }
 
 const tooLong = (diagnostics: string): IntakeVerdictV1 =>

@@ -34,6 +34,8 @@ export const REQUEST_BOUNDS = {
   versions: 50,
   documents: 50,
   bytes: 64 * 1024 * 1024,
+  /** The clinic's notes one Task keeps (each at most 4000 characters); an answer with a note over it is refused, one without a note is not. */
+  notesPerTask: 100,
 } as const;
 
 /** The bound of the array at `path` (from the bundle: `['entry', 0, 'resource', 'performer']`) in a bundle whose entries are bounded by `entries`. */
