@@ -189,9 +189,14 @@ describe('TaskReadService', () => {
     });
 
     it('stops a page before the ceiling of bytes, and the next link goes on from there', async () => {
-      const noted = (id: string): SearchedTask => ({ ...view, id, notes: [{ text: 'x'.repeat(1_000), time: '2026-11-22T10:00:00Z' }] });
+      const noted = (id: string): SearchedTask => ({ ...view, id, notes: [{ text: 'x'.repeat(100_000), time: '2026-11-22T10:00:00Z' }] });
       search.mockResolvedValueOnce({ tasks: [noted('task-1'), noted('task-2'), noted('task-3')], more: false, total: 3 });
-      const small = new TaskReadService({ search } as unknown as TaskReadRepository, fhirSystems('https://bedrequest.example.org'), { record }, { maxPageBytes: 3_000 });
+      const small = new TaskReadService(
+        { search } as unknown as TaskReadRepository,
+        fhirSystems('https://bedrequest.example.org'),
+        { record },
+        { maxPageBytes: 250_000 },
+      );
 
       const result = await small.search({ _count: '3' }, viewer, LINKS);
 

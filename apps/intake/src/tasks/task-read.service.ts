@@ -4,7 +4,7 @@ import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AuditAgent, AuditRecord } from '../audit/audit-event';
 import { queryStringOf, type AuditTrail, type Caller } from '../audit/audit-trail.service';
 import { MAX_PAGE_BYTES, pageOf, type Page, type PageQuery } from '../clinic-tasks/pages';
-import type { SearchedTask, StoredTask, TaskReadRepository } from './task-read.repository';
+import type { SearchedTask, StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
 import { toFhirTask, type ClinicTaskView } from './task-resource';
 import { subsetOf } from './result-parameters';
 import { answerParts, parseTaskRead, parseTaskSearch, type QueryRefusal, type TaskShape } from './task-search';
@@ -39,7 +39,8 @@ export class TaskReadService {
     const parsed = parseTaskSearch(query, caller.viewer);
     if (!parsed.ok) return parsed;
     const { search } = parsed;
-    const page = await this.tasks.search(search);
+    const found = await this.tasks.search(search);
+    const page = withinBytes(found, this.options.maxPageBytes ?? MAX_PAGE_BYTES);
     const pageUrl = (pageOffset: number) => `${links.base}${links.path}${queryStringOf(query, pageOffset)}`;
     const entries = answerParts(search).entries ? page.tasks : undefined;
     if (entries?.length) await this.audit.record(searchRecords(entries, caller, queryStringOf(query, search.offset).slice(1)));
@@ -49,7 +50,10 @@ export class TaskReadService {
         resourceType: 'Bundle',
         type: 'searchset',
         ...(page.total === undefined ? {} : { total: page.total }),
-        link: [{ relation: 'self', url: pageUrl(search.offset) }, ...(page.more ? [{ relation: 'next', url: pageUrl(search.offset + search.count) }] : [])],
+        link: [
+          { relation: 'self', url: pageUrl(search.offset) },
+          ...(page.more ? [{ relation: 'next', url: pageUrl(search.offset + page.tasks.length) }] : []),
+        ],
         // FHIR JSON has no empty arrays: a page without matches has no `entry`.
         ...(entries && entries.length > 0
           ? {
@@ -183,3 +187,22 @@ function searchRecords(tasks: readonly SearchedTask[], caller: Caller, query: st
   }
   return [...byRequest.values()];
 }
+
+/**
+ * The page within `maxBytes` of JSON (pages.ts): a Task is small but for its notes (up to
+ * TASK_MAX_NOTES of 4000 characters each), so a page of 500 could otherwise grow to hundreds of
+ * megabytes. It stops before the Task that would take it over, and always holds one; the Tasks left
+ * out come on the next page.
+ */
+function withinBytes(page: TaskPage, maxBytes: number): TaskPage {
+  let bytes = 0;
+  for (const [index, task] of page.tasks.entries()) {
+    bytes += TASK_BYTES + task.notes.reduce((sum, note) => sum + NOTE_BYTES + Buffer.byteLength(JSON.stringify(note.text)), 0);
+    if (index > 0 && bytes > maxBytes) return { ...page, tasks: page.tasks.slice(0, index), more: true };
+  }
+  return page;
+}
+
+/** A Task's JSON without its notes (about 1 kB with its identifiers and codings), and a note's besides its text: generous. */
+const TASK_BYTES = 2_048;
+const NOTE_BYTES = 128;
