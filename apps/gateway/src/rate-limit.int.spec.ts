@@ -3,13 +3,15 @@ import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { openRedis } from '@bedrequest/persistence';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { jsonBody } from './json-body';
 import { addressLimit, partyLimits, type PartyLimitOptions } from './rate-limit';
 
 /**
- * The gateway's limits (issue 26, point 4), against the real Redis: a party's request rate is one
- * budget for every gateway process (kept in Redis, with the in-memory limit as insurance while Redis
- * is down); its requests and bytes in flight are bounded per process; the routes without a token are
- * limited per client address, except for the addresses configured as exempt.
+ * The gateway's limits (issue 26, points 4 and 7), against the real Redis: a party's request rate
+ * and its request bytes per second are each one budget for every gateway process (kept in Redis,
+ * with the in-memory limit as insurance while Redis is down); its requests and bytes in flight are
+ * bounded per process; the routes without a token are limited per client address, except for the
+ * addresses configured as exempt.
  */
 const env = testEnvironment();
 const redisOf = (prefix: string) => openRedis({ REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: prefix }, silentLogger());
@@ -30,7 +32,20 @@ function gatewayWith(limits: RequestHandler, handler: RequestHandler = (_req, re
 }
 
 const limits = (redis: Redis | undefined, overrides: Partial<PartyLimitOptions> = {}) =>
-  partyLimits({ redis, requestsPerSecond: 10, concurrentRequests: 100, bytesInFlight: 64 * 2 ** 20, ...overrides });
+  partyLimits({ redis, requestsPerSecond: 10, concurrentRequests: 100, bytesInFlight: 64 * 2 ** 20, bytesPerSecond: 64 * 2 ** 20, ...overrides });
+
+const MiB = 2 ** 20;
+const octets = (bytes: number) => Buffer.alloc(bytes, 'x');
+/** A JSON body of about `bytes`, as a stream: sent without Content-Length (chunked). */
+const chunkedJson = (bytes: number) =>
+  new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(Buffer.from('{"pad":"'));
+      for (let sent = 0; sent < bytes; sent += MiB) controller.enqueue(Buffer.alloc(Math.min(MiB, bytes - sent), 'x'));
+      controller.enqueue(Buffer.from('"}'));
+      controller.close();
+    },
+  });
 
 describe('per-party limits of the gateway', () => {
   const clients: Redis[] = [];
@@ -109,6 +124,82 @@ describe('per-party limits of the gateway', () => {
       const second = await request(server).post('/limited').set('content-type', 'application/octet-stream').send(body);
       release();
       expect([await first, second.status]).toEqual([200, 429]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("refuses a party's body once its bytes per second are spent, over all processes, before reading it; refused bodies count too", async () => {
+    const prefix = `${env.redisKeyPrefix}${uniqueName('bytelimit')}:`;
+    let read = 0;
+    const reader: RequestHandler = (req, res) => {
+      read += 1;
+      req.resume().on('end', () => res.json({ ok: true }));
+    };
+    // 1 MiB per second, counted over 10 s: 10 MiB of bodies per window.
+    const budget = { requestsPerSecond: 1000, bytesPerSecond: MiB };
+    const [one, two] = [gatewayWith(limits(client(prefix), budget), reader), gatewayWith(limits(client(prefix), budget), reader)];
+    await new Promise((resolve) => setTimeout(resolve, 200)); // both clients connected
+    const post = (gateway: Express, party: string, bytes: number) =>
+      request(gateway).post('/limited').set('x-party', party).set('content-type', 'application/octet-stream').send(octets(bytes));
+
+    expect((await post(one, 'heavy', 4 * MiB)).status).toBe(200);
+    expect((await post(two, 'heavy', 4 * MiB)).status).toBe(200);
+    const refused = await post(one, 'heavy', 4 * MiB);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'too_many_requests', message: expect.stringContaining('bytes of request bodies per second') });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(10);
+    expect(read).toBe(2);
+    // The refused 4 MiB arrived all the same: 12 of 10 MiB, so even a small body waits for the next window.
+    expect((await post(two, 'heavy', 1024)).status).toBe(429);
+    // Requests without a body, and another party's bodies, are not held back by it.
+    expect((await request(one).get('/limited').set('x-party', 'heavy')).status).toBe(200);
+    expect((await post(two, 'light', 4 * MiB)).status).toBe(200);
+  });
+
+  it('leaves a body larger than a whole window of the budget to the size limit of its route (413, not 429)', async () => {
+    const gateway = express().post(
+      '/limited',
+      asParty,
+      limits(undefined, { requestsPerSecond: 1000, bytesPerSecond: MiB }),
+      ...jsonBody({ limit: 10 * MiB }),
+      (_req, res) => void res.json({ ok: true }),
+    );
+    const answer = await request(gateway)
+      .post('/limited')
+      .set('content-type', 'application/json')
+      .send(`{"pad":"${'x'.repeat(11 * MiB)}"}`);
+    expect(answer.status).toBe(413);
+  });
+
+  it('charges a JSON body sent without a length as it is read, and refuses it before parsing once it takes more than the party has left', async () => {
+    let parsed = 0;
+    const gateway = express().post(
+      '/limited',
+      asParty,
+      limits(client(`${env.redisKeyPrefix}${uniqueName('chunked')}:`), { requestsPerSecond: 1000, bytesPerSecond: MiB }),
+      ...jsonBody({ limit: 10 * MiB }),
+      (_req, res) => {
+        parsed += 1;
+        res.json({ ok: true });
+      },
+    );
+    const server = gateway.listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/limited`;
+      const postChunked = (bytes: number) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedJson(bytes), duplex: 'half' } as RequestInit).then(
+          async (response) => ({ status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as unknown }),
+        );
+      expect((await postChunked(6 * MiB)).status).toBe(200);
+      const refused = await postChunked(6 * MiB);
+      expect(refused).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^\d+$/), body: { error: 'too_many_requests' } });
+      expect(parsed).toBe(1);
+      // Both arrived: 12 of 10 MiB, so the next body, with a length or without, is refused on arrival.
+      expect((await request(server).post('/limited').set('content-type', 'application/json').send('{"small":true}')).status).toBe(429);
+      expect((await postChunked(10)).status).toBe(429);
     } finally {
       server.close();
     }
