@@ -27,6 +27,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
   let intake: Server;
   let intakeClient: IntakeClient;
   let reads: { url: string; headers: IncomingHttpHeaders }[];
+  /** What the stand-in answers; a string body goes out as it is (intake's bytes). */
   let intakeAnswer: { status: number; body: unknown };
   let published: { definition: MessageDefinition; payload: unknown; meta: { correlationId: string }; replyTimeoutMs: number }[];
   let broker: BrokerBehaviour;
@@ -35,7 +36,8 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
   beforeAll(async () => {
     intake = createServer((req, res) => {
       reads.push({ url: req.url ?? '', headers: req.headers });
-      res.writeHead(intakeAnswer.status, { 'content-type': 'application/json' }).end(JSON.stringify(intakeAnswer.body));
+      const body = typeof intakeAnswer.body === 'string' ? intakeAnswer.body : JSON.stringify(intakeAnswer.body);
+      res.writeHead(intakeAnswer.status, { 'content-type': 'application/fhir+json' }).end(body);
     });
     await new Promise<void>((resolve) => intake.listen(0, '127.0.0.1', resolve));
     intakeClient = new IntakeClient(`http://127.0.0.1:${(intake.address() as AddressInfo).port}`, 2_000);
@@ -104,12 +106,12 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       expect(response.body).toEqual({ error: 'not_found', message: expect.any(String) });
     });
 
-    it("answers 410 (gone) with intake's reason once the request's patient data was erased, for the bundle and the documents", async () => {
+    it("answers 410 (gone) with intake's reason once the request's patient data was erased, for the bundle, the documents and one document", async () => {
       const reason =
         'the patient data of this request was erased on 2026-11-22T10:00:00.000Z (data protection); its Task remains, with its states, as a tombstone';
       intakeAnswer = { status: 410, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'deleted', diagnostics: reason }] } };
 
-      for (const read of ['bundle', 'documents']) {
+      for (const read of ['bundle', 'documents', 'documents/0']) {
         const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/${read}`);
         expect([read, response.status, response.body]).toEqual([read, 410, { error: 'gone', message: reason }]);
       }
@@ -124,7 +126,7 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
     });
 
     it('answers 503 with Retry-After when intake answers outside its contract (another status)', async () => {
-      intakeAnswer = { status: 400, body: { resourceType: 'OperationOutcome', issue: [] } };
+      intakeAnswer = { status: 409, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'conflict', diagnostics: 'x' }] } };
 
       const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/bundle`);
 
@@ -148,15 +150,82 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
   });
 
   describe('GET /tasks/{taskId}/documents', () => {
-    it('answers {"items": [...]} as JSON', async () => {
-      intakeAnswer = { status: 200, body: { items: [{ resourceType: 'Bundle', type: 'document' }] } };
+    it("passes intake's page on as it came (total, items, next), as JSON not to be stored", async () => {
+      const page = '{"total":3,"items":[{"resourceType":"Bundle","type":"document"}],  "next":"?_count=1&_offset=1"}';
+      intakeAnswer = { status: 200, body: page };
 
       const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents`);
 
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
-      expect(response.body).toEqual({ items: [{ resourceType: 'Bundle', type: 'document' }] });
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.text).toBe(page);
       expect(reads[0]?.url).toBe(`/internal/tasks/${TASK_ID}/documents`);
+    });
+
+    it('asks intake for the page the clinic asked for: _count and _offset', async () => {
+      intakeAnswer = { status: 200, body: { total: 0, items: [] } };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents?_count=5&_offset=10`);
+
+      expect(response.status).toBe(200);
+      expect(reads.map((read) => read.url)).toEqual([`/internal/tasks/${TASK_ID}/documents?_count=5&_offset=10`]);
+    });
+
+    it.each([
+      ['an unknown parameter', '?_page=2', 'unknown parameter _page (known: _count, _offset)'],
+      ['a _count that is not a number', '?_count=ten', '_count: a whole number from 1 to 50'],
+      ['a negative _offset', '?_offset=-1', '_offset: a whole number from 0'],
+      ['_count twice', '?_count=1&_count=2', '_count: a whole number from 1 to 50'],
+    ])('answers 400 naming the parameter, without asking intake, for %s', async (_, query, message) => {
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents${query}`);
+
+      expect([response.status, response.body]).toEqual([400, { error: 'invalid_request', message }]);
+      expect(reads).toEqual([]);
+    });
+
+    it("answers intake's refusal of a value it checks (a _count over 50) as 400 with its message", async () => {
+      const diagnostics = '_count: a whole number from 1 to 50';
+      intakeAnswer = { status: 400, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', diagnostics }] } };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents?_count=51`);
+
+      expect([response.status, response.body]).toEqual([400, { error: 'invalid_request', message: diagnostics }]);
+    });
+  });
+
+  describe('GET /tasks/{taskId}/documents/{n}', () => {
+    it('answers the one DocumentBundle at that position as application/fhir+json, not to be stored, asking intake for it alone', async () => {
+      const bundle = '{"resourceType":"Bundle","type":"document","entry":[]}';
+      intakeAnswer = { status: 200, body: bundle };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents/2`).set('x-correlation-id', 'read-2');
+
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/fhir\+json/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.text).toBe(bundle);
+      expect(reads).toEqual([
+        {
+          url: `/internal/tasks/${TASK_ID}/documents/2`,
+          headers: expect.objectContaining({ authorization: 'Bearer the-clinics-token', 'x-correlation-id': 'read-2' }),
+        },
+      ]);
+    });
+
+    it('answers 404 for a position past the last document', async () => {
+      intakeAnswer = { status: 404, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found', diagnostics: 'x' }] } };
+
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents/7`);
+
+      expect([response.status, response.body]).toEqual([404, { error: 'not_found', message: 'no such Task, or no document at this position' }]);
+    });
+
+    it.each(['-1', 'first', '1.5', '12345678'])('answers 404 for the position %s without asking intake', async (position) => {
+      const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/documents/${position}`);
+
+      expect(response.status).toBe(404);
+      expect(reads).toEqual([]);
     });
   });
 
