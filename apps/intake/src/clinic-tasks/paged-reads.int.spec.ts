@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { workOf } from '@bedrequest/messaging';
-import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import type { ClinicRecord } from '@bedrequest/contracts';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { AuditTrailRepository } from '../audit/audit-trail.repository';
 import { AuditTrail, type Caller } from '../audit/audit-trail.service';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
-import { intakeCommands, type IntakeCommand } from '../requests/intake-commands';
 import { IntakeService } from '../requests/intake.service';
+import { admissionCommand, clinicAnswerCommand, documentCommand } from '../testing/commands';
 import { TaskReadRepository } from '../tasks/task-read.repository';
 import { TaskReadService } from '../tasks/task-read.service';
 import { testSealedFields } from '../testing/sealed-fields';
@@ -40,37 +39,9 @@ describe('paged reads of versions and documents', () => {
   const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
   const taskOf: Record<string, string> = {};
 
-  const submission = (options: Parameters<typeof admissionRequestBundle>[0]): IntakeCommand => {
-    const bundle = admissionRequestBundle({ requestIdentifier: identifier, ...options }) as unknown as Record<string, unknown>;
-    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
-    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(
-      AdmissionBundleSubmittedV1,
-      { submitter: referrer, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
-      { correlationId: 'pages' },
-    );
-    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
-  };
-  const document = (text: string): IntakeCommand => {
-    const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text }] }) as unknown as Record<string, unknown>;
-    return workOf(intakeCommands, {
-      envelope: createEnvelope(
-        DocumentBundleSubmittedV1,
-        { submitter: referrer, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
-        { correlationId: 'pages' },
-      ),
-      definition: DocumentBundleSubmittedV1,
-    });
-  };
-  const accept = (ik: string): IntakeCommand =>
-    workOf(intakeCommands, {
-      envelope: createEnvelope(
-        ClinicAnswerSubmittedV1,
-        { taskId: taskOf[ik]!, clinicIk: ik, businessStatus: 'accepted', source: 'clinic', user: 'u' },
-        { correlationId: 'pages' },
-      ),
-      definition: ClinicAnswerSubmittedV1,
-    });
+  const submission = (options: Parameters<typeof admissionCommand>[0]) => admissionCommand({ requestIdentifier: identifier, ...options }, referrer);
+  const document = (text: string) => documentCommand(identifier, referrer, { contentType: 'text/plain', text });
+  const accept = (ik: string) => clinicAnswerCommand({ taskId: taskOf[ik]!, clinicIk: ik, businessStatus: 'accepted' });
   const textOf = (bundle: unknown) => {
     const entry = (bundle as { entry: { resource: { resourceType: string; content?: { attachment: { data: string } }[] } }[] }).entry;
     const reference = entry.find((item) => item.resource.resourceType === 'DocumentReference')!;

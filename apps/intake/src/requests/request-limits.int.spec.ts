@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { workOf } from '@bedrequest/messaging';
-import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import type { ClinicRecord } from '@bedrequest/contracts';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { admissionCommand, clinicAnswerCommand, documentCommand } from '../testing/commands';
 import { testSealedFields } from '../testing/sealed-fields';
 import { AdmissionRequestRepository } from './admission-request.repository';
-import { intakeCommands, type IntakeCommand } from './intake-commands';
 import { IntakeService } from './intake.service';
 
 const env = testEnvironment();
@@ -43,35 +42,9 @@ describe('limits per request', () => {
     await pool.end();
   });
 
-  const submission = (options: Parameters<typeof admissionRequestBundle>[0]): IntakeCommand => {
-    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
-    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
-    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(
-      AdmissionBundleSubmittedV1,
-      { submitter: referrer, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
-      { correlationId: 'limits' },
-    );
-    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
-  };
-  const document = (identifier: string, text = `Arztbrief ${randomUUID()}`): IntakeCommand => {
-    const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text }] }) as unknown as Record<string, unknown>;
-    const envelope = createEnvelope(
-      DocumentBundleSubmittedV1,
-      { submitter: referrer, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
-      { correlationId: 'limits' },
-    );
-    return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
-  };
-  const accept = (taskId: string, note?: string): IntakeCommand =>
-    workOf(intakeCommands, {
-      envelope: createEnvelope(
-        ClinicAnswerSubmittedV1,
-        { taskId, clinicIk: A, businessStatus: 'accepted', source: 'clinic', user: 'clinic-user', ...(note ? { note } : {}) },
-        { correlationId: 'limits' },
-      ),
-      definition: ClinicAnswerSubmittedV1,
-    });
+  const submission = (options: Parameters<typeof admissionCommand>[0]) => admissionCommand(options, referrer);
+  const document = (identifier: string, text = `Arztbrief ${randomUUID()}`) => documentCommand(identifier, referrer, { contentType: 'text/plain', text });
+  const accept = (taskId: string, note?: string) => clinicAnswerCommand({ taskId, clinicIk: A, businessStatus: 'accepted', ...(note ? { note } : {}) });
   const newIdentifier = () => `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
   const stored = async (identifier: string) => {
     const [row] = (
@@ -85,13 +58,21 @@ describe('limits per request', () => {
     ).rows as { versions: number; documents: number; task_id: string }[];
     return row!;
   };
-  const tooLong = (diagnostics: RegExp) => ({ outcome: 'rejected', refusal: 'conflict', issues: [{ code: 'too-long', diagnostics: expect.stringMatching(diagnostics) }] });
+  const tooLong = (diagnostics: RegExp) => ({
+    outcome: 'rejected',
+    refusal: 'conflict',
+    issues: [{ code: 'too-long', diagnostics: expect.stringMatching(diagnostics) }],
+  });
 
   it('refuses a supplement over the version limit, and still takes the selection, its withdrawal and the revocation', async () => {
     const service = serviceWith({ versions: 3, documents: 10, bytes: 10 * 1024 * 1024 });
     const identifier = newIdentifier();
     const version = (n: number) => submission({ requestIdentifier: identifier, performerIks: [A], notes: [`Fassung ${n}`] });
-    expect(await service.handle([version(1), version(2), version(3)])).toMatchObject([{ outcome: 'accepted' }, { outcome: 'accepted' }, { outcome: 'accepted' }]);
+    expect(await service.handle([version(1), version(2), version(3)])).toMatchObject([
+      { outcome: 'accepted' },
+      { outcome: 'accepted' },
+      { outcome: 'accepted' },
+    ]);
 
     expect(await service.handle([version(4)])).toEqual([tooLong(/3 versions.*limit of 3/)]);
     expect((await stored(identifier)).versions).toBe(3);

@@ -1,0 +1,42 @@
+import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type Submitter } from '@bedrequest/contracts';
+import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
+import { admissionRequestBundle, documentBundle, type FixtureDocument } from '@bedrequest/fhir-model/testing';
+import { workOf } from '@bedrequest/messaging';
+import { intakeCommands, type IntakeCommand } from '../requests/intake-commands';
+
+// Intake's commands as the gateway's messages bring them, for tests that drive IntakeService.
+
+/** An AdmissionRequestBundle of the fixture, validated and summarised as the gateway does. */
+export function admissionCommand(options: Parameters<typeof admissionRequestBundle>[0], submitter: Submitter): IntakeCommand {
+  const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
+  const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
+  if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
+  const envelope = createEnvelope(
+    AdmissionBundleSubmittedV1,
+    { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
+    { correlationId: 'test' },
+  );
+  return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
+}
+
+/** A DocumentBundle of one text document for the request. */
+export function documentCommand(requestIdentifier: string, submitter: Submitter, document: FixtureDocument): IntakeCommand {
+  const bundle = documentBundle({ requestIdentifier, documents: [document] }) as unknown as Record<string, unknown>;
+  const envelope = createEnvelope(
+    DocumentBundleSubmittedV1,
+    { submitter, receivedAt: new Date().toISOString(), bundle, requestIdentifier },
+    { correlationId: 'test' },
+  );
+  return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
+}
+
+/** A clinic user's answer to its Task. */
+export function clinicAnswerCommand(answer: {
+  taskId: string;
+  clinicIk: string;
+  businessStatus: 'accepted' | 'declined' | 'query';
+  note?: string;
+}): IntakeCommand {
+  const envelope = createEnvelope(ClinicAnswerSubmittedV1, { ...answer, source: 'clinic', user: 'clinic-user' }, { correlationId: 'test' });
+  return workOf(intakeCommands, { envelope, definition: ClinicAnswerSubmittedV1 });
+}
