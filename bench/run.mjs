@@ -13,7 +13,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'tmp', 'bench');
 mkdirSync(outdir, { recursive: true });
 bundleEntry(root, {
-  entryPoints: { main: join(root, 'bench', 'src', 'main.ts'), 'baseline-server': join(root, 'bench', 'src', 'baseline-server.ts') },
+  entryPoints: {
+    main: join(root, 'bench', 'src', 'main.ts'),
+    'baseline-server': join(root, 'bench', 'src', 'baseline-server.ts'),
+    abuser: join(root, 'bench', 'src', 'abuser.ts'),
+  },
   outdir,
 });
 const result = spawnSync(process.execPath, [join(outdir, 'main.cjs'), ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });

@@ -1,7 +1,7 @@
-import { connect, type Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import type { Instance, Stack } from '@bedrequest/stack';
+import type { AbuseOrder, AbuseReport } from './abuser';
 import { bundleFactory } from './bundles';
 import { admin, login } from './parties';
 import { percentile } from './load';
@@ -9,16 +9,22 @@ import { percentile } from './load';
 const ABUSER = { username: 'bench-abuser', password: 'bench-abuser-password', ik: '262200009', fhirBase: 'https://abusing-hospital.example/fhir' };
 
 /**
+ * The limits of a deployment (apps/gateway/src/config.ts, docs/api.md "Limits"), which the bench's
+ * own environment lifts: the per-party rate, its body bytes per second, no exempt addresses.
+ */
+export const DEPLOYED_LIMITS = { RATE_LIMIT_EXEMPT_ADDRESSES: '', RATE_LIMIT_PER_SECOND: '200', RATE_LIMIT_BYTES_PER_SECOND: String(2 * 2 ** 20) };
+
+/**
  * Figure 9 (issue 26, point 7): another party's POST p99 while one party abuses the service at its
- * limits, against its p99 before. The gateway runs with the limits of a deployment for it (the
- * bench's own environment lifts the per-party rate) and is started again with the bench's afterwards.
- * The referrer of the other figures sends its bundles one after another, `seconds` unloaded, then
- * `seconds` while the abuser floods Task searches, posts bundles of 40,000 performers, storms the
- * login from one address and holds 200 slowloris connections.
+ * limits, against its p99 before. The gateway runs with the limits of a deployment for it and is
+ * started again with the bench's afterwards. The referrer of the other figures sends its bundles one
+ * after another, `seconds` unloaded, then `seconds` while the abuser (abuser.ts, a process of its
+ * own) floods Task searches, posts bundles of 40,000 performers, storms the login from one address
+ * and holds 200 slowloris connections.
  */
 export async function abuseFigure(options: { stack: Stack; victimToken: string; performerIks: string[]; seconds: number }) {
   const gateway = options.stack.instances().find((instance) => instance.service === 'gateway')!;
-  await restart(options.stack, gateway, { RATE_LIMIT_EXEMPT_ADDRESSES: '', RATE_LIMIT_PER_SECOND: '200' });
+  await restart(options.stack, gateway, DEPLOYED_LIMITS);
   try {
     await admin(
       options.stack.env,
@@ -57,81 +63,36 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
     };
     const unloaded = await victimPosts(Date.now() + options.seconds * 1000);
 
-    const until = Date.now() + options.seconds * 1000;
-    const tried = { flood: 0, huge: 0, logins: 0, slow: 0 };
-    const call = (path: string, init: RequestInit) =>
-      fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(10_000) }).then(
-        async (response) => void (await response.arrayBuffer()),
-        () => undefined,
-      );
-    const huge = admissionRequestBundle({
+    // The abuser prepares its bodies before `from`, so that both begin together.
+    const from = Date.now() + 1_000;
+    const until = from + options.seconds * 1000;
+    const order: AbuseOrder = {
+      gatewayUrl: url,
+      token: abuser.token,
+      ik: ABUSER.ik,
       fhirBase: ABUSER.fhirBase,
-      requesterIk: ABUSER.ik,
       performerIks: options.performerIks,
-      requestIdentifier: `${ABUSER.fhirBase}/ServiceRequest/${randomUUID()}`,
-    }) as { entry: { resource: { resourceType: string; performer?: unknown[] } }[] };
-    huge.entry.find((entry) => entry.resource.resourceType === 'ServiceRequest')!.resource.performer = Array.from({ length: 40_000 }, (_, n) => ({
-      reference: `urn:uuid:00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    }));
-    const hugeBody = JSON.stringify(huge);
-    const loop = async (work: () => Promise<void>) => {
-      while (Date.now() < until) await work();
+      from,
+      until,
     };
-    const sockets: Socket[] = [];
-    const slowloris = async () => {
-      const { hostname, port, host } = new URL(url);
-      for (let n = 0; n < 200; n++, tried.slow++) {
-        const socket = connect(Number(port), hostname).on('error', () => undefined);
-        socket.write(`POST /api/v2/fhir/Bundle HTTP/1.1\r\nHost: ${host}\r\n`);
-        sockets.push(socket);
-      }
-      while (Date.now() < until) {
-        for (const socket of sockets) if (!socket.destroyed) socket.write('X');
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-      }
-    };
-    const [loaded] = await Promise.all([
-      victimPosts(until),
-      ...Array.from({ length: 8 }, () =>
-        loop(() => (tried.flood++, call('/api/v2/fhir/Task?_summary=count', { headers: { authorization: `Bearer ${abuser.token}` } }))),
-      ),
-      ...Array.from({ length: 2 }, () =>
-        loop(
-          () => (
-            tried.huge++,
-            call('/api/v2/fhir/Bundle', {
-              method: 'POST',
-              headers: { authorization: `Bearer ${abuser.token}`, 'content-type': 'application/fhir+json' },
-              body: hugeBody,
-            })
-          ),
-        ),
-      ),
-      ...Array.from({ length: 4 }, () =>
-        loop(
-          () => (
-            tried.logins++,
-            call('/api/v1/token/login', {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.66' },
-              body: JSON.stringify({ username: `guess-${randomUUID().slice(0, 6)}`, password: 'wrong-password-guess' }),
-            })
-          ),
-        ),
-      ),
-      slowloris(),
-    ]);
-    for (const socket of sockets) socket.destroy();
+    const abusing = abuse(order);
+    await new Promise((resolve) => setTimeout(resolve, from - Date.now()));
+    const loaded = await victimPosts(until);
+    const report = await abusing;
     const p99 = (answers: { ms: number }[]) =>
       percentile(
         answers.map((answer) => answer.ms),
         99,
       );
     const failed = (answers: { status: number }[]) => answers.filter((answer) => answer.status !== 202).length;
+    const total = (statuses: Record<number, number>) => Object.values(statuses).reduce((sum, count) => sum + count, 0);
     return {
       seconds: options.seconds,
-      tried,
-      hugeBundleMiB: hugeBody.length / 2 ** 20,
+      tried: { flood: total(report.flood), huge: total(report.huge), logins: total(report.logins), slow: report.slow },
+      statuses: { flood: report.flood, huge: report.huge, logins: report.logins },
+      hugeBundleMiB: report.hugeBundleBytes / 2 ** 20,
+      abuserCpuShare: report.cpuMs / (options.seconds * 1000),
+      limits: DEPLOYED_LIMITS,
       unloaded: { posts: unloaded.length, p99Ms: p99(unloaded), notAccepted: failed(unloaded) },
       underAbuse: { posts: loaded.length, p99Ms: p99(loaded), notAccepted: failed(loaded) },
       ratio: p99(loaded) / p99(unloaded),
@@ -139,6 +100,16 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
   } finally {
     await restart(options.stack, gateway, {});
   }
+}
+
+/** Runs the abuser (abuser.ts) in its own process, to its report. */
+function abuse(order: AbuseOrder): Promise<AbuseReport> {
+  const child = fork(join(__dirname, 'abuser.cjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (report) => resolve(report as AbuseReport));
+    child.once('exit', (code) => code !== 0 && reject(new Error(`the abuser exited with ${code} before reporting`)));
+    child.send(order);
+  });
 }
 
 /** The gateway started again on its ports with `env` over the stack's. */

@@ -78,6 +78,7 @@ async function main() {
     AMQP_NAMESPACE: namespace,
     REDIS_KEY_PREFIX: `bench:${runId}:`,
     RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BYTES_PER_SECOND: '1000000000',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     // The webhook figures send to one subscription and receiver: the machinery's throughput, not
     // the caps that keep one party from taking every slot (docs/webhooks.md, "Fair delivery").

@@ -41,6 +41,18 @@ export const GatewayConfig = configSchema({
   /** Request body bytes (as declared) of one party being answered at once, per gateway process, then 429: three full bundles. */
   RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY: env.positiveInt(30 * 2 ** 20),
   /**
+   * Request body bytes per second per authenticated party, over all gateway processes, counted over
+   * 10-second windows (rate-limit.ts), then 429; refused bodies count too. 2 MiB: two of the largest
+   * bundles (10 MiB) in a window, or about 350 typical ones (6 kB) a second, more than the request
+   * rate lets through; while a party abusing it can have only a few large bodies parsed per window
+   * (bench figure 9). At least 1 MiB, so that a window holds the largest bundle.
+   */
+  RATE_LIMIT_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(2 ** 20)
+    .default(2 * 2 ** 20),
+  /**
    * Requests per second per client address (an IPv6 address's /64) to the routes without a token:
    * the token endpoints, the CapabilityStatement and conformance resources, the OpenAPI document.
    */

@@ -1,5 +1,6 @@
-import express, { type Request, type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { HttpError } from '@bedrequest/http';
+import { chargeUnlengthedBody } from './rate-limit';
 
 export const JSON_CONTENT_TYPES = ['application/json'] as const;
 
@@ -20,11 +21,22 @@ export function requireJsonBody(contentTypes: readonly string[] = JSON_CONTENT_T
 
 /**
  * A JSON body, checked (requireJsonBody) and parsed within `limit` bytes. express.json's own refusals
- * (not JSON: 400, over the limit: 413, an unknown charset: 415) go to the error handler as well.
+ * (not JSON: 400, over the limit: 413, an unknown charset: 415) go to the error handler as well. A
+ * body sent without a length is charged to the party's byte budget once read, before it is parsed
+ * (rate-limit.ts); one with a length was charged before it was read.
  */
 export function jsonBody(options: { limit: number; contentTypes?: readonly string[] }): RequestHandler[] {
   const contentTypes = options.contentTypes ?? JSON_CONTENT_TYPES;
-  return [requireJsonBody(contentTypes), express.json({ type: [...contentTypes], limit: options.limit, strict: true })];
+  return [
+    requireJsonBody(contentTypes),
+    express.json({
+      type: [...contentTypes],
+      limit: options.limit,
+      strict: true,
+      // An error thrown here (the 429 of an exhausted budget) reaches the error handler as it is.
+      verify: (_req, res, body) => chargeUnlengthedBody(res as Response, body.length),
+    }),
+  ];
 }
 
 /** Neither a length nor chunked transfer (as type-is' hasBody reads it), or a length of 0. */

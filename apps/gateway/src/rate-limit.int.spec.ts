@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { openRedis } from '@bedrequest/persistence';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { errorHandler } from './http-errors';
 import { jsonBody } from './json-body';
 import { addressLimit, partyLimits, type PartyLimitOptions } from './rate-limit';
 
@@ -175,15 +176,17 @@ describe('per-party limits of the gateway', () => {
 
   it('charges a JSON body sent without a length as it is read, and refuses it before parsing once it takes more than the party has left', async () => {
     let parsed = 0;
+    const handler: RequestHandler = (_req, res) => {
+      parsed += 1;
+      res.json({ ok: true });
+    };
     const gateway = express().post(
       '/limited',
       asParty,
       limits(client(`${env.redisKeyPrefix}${uniqueName('chunked')}:`), { requestsPerSecond: 1000, bytesPerSecond: MiB }),
       ...jsonBody({ limit: 10 * MiB }),
-      (_req, res) => {
-        parsed += 1;
-        res.json({ ok: true });
-      },
+      handler,
+      errorHandler(silentLogger()),
     );
     const server = gateway.listen(0, '127.0.0.1');
     try {

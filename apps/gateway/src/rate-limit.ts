@@ -1,11 +1,17 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { compile as compileAddressList } from 'proxy-addr';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { HttpError } from '@bedrequest/http';
 import { addressKeyOf, clientAddressOf, msUntilAllowed } from '@bedrequest/observability';
 import { principalOf } from '@bedrequest/tokens';
 import { answerError } from './http-errors';
+
+/**
+ * The window a party's body bytes are counted over. Long enough that the least budget config.ts
+ * allows (1 MiB per second) still holds the largest bundle (10 MiB, fhir/fhir-body.ts) in one window.
+ */
+export const BODY_BYTES_WINDOW_SECONDS = 10;
 
 export interface PartyLimitOptions {
   /**
@@ -19,15 +25,29 @@ export interface PartyLimitOptions {
   concurrentRequests: number;
   /** Declared request body bytes (Content-Length) of one party being answered at once, per gateway process. */
   bytesInFlight: number;
+  /** Request body bytes per second per party, over all gateway processes, counted over windows of BODY_BYTES_WINDOW_SECONDS. */
+  bytesPerSecond: number;
 }
 
 /**
- * The limits per authenticated party (after requireToken): its request rate, and its requests and
- * request bytes in flight (docs/api.md, "Limits"). Over any of them: 429 with Retry-After, in the
- * error form of the path. No party can take the gateway's event loop or memory from the others.
+ * The limits per authenticated party (after requireToken): its request rate and request body bytes
+ * per second, and its requests and request bytes in flight (docs/api.md, "Limits"). Over any of
+ * them: 429 with Retry-After, in the error form of the path. No party can take the gateway's event
+ * loop or memory from the others.
+ *
+ * Body bytes are charged as they arrive, refused bodies included (Node reads and drops a body the
+ * answer left unread). A declared length (Content-Length) is charged before a byte of the body is
+ * read: a party over its budget is answered at once, and its body is never parsed, which is what
+ * costs (a 2.4 MiB bundle of 40,000 performers takes the event loop for tens of milliseconds to
+ * parse; bench figure 9). A body without a length (chunked) is refused on arrival when the party has
+ * nothing left, else charged once read and refused before it is parsed when it took more than was
+ * left (chargeUnlengthedBody, called by json-body.ts).
  */
 export function partyLimits(options: PartyLimitOptions): RequestHandler {
-  const rate = rateLimiter(options.redis, 'gateway:rate:party', options.requestsPerSecond);
+  const rate = rateLimiter(options.redis, 'gateway:rate:party', options.requestsPerSecond, 1);
+  const bytesPerWindow = options.bytesPerSecond * BODY_BYTES_WINDOW_SECONDS;
+  const bodyBytes = rateLimiter(options.redis, 'gateway:bytes:party', bytesPerWindow, BODY_BYTES_WINDOW_SECONDS);
+  const bytesRefusal = `more than ${options.bytesPerSecond} bytes of request bodies per second`;
   const inFlight = new Map<string, { requests: number; bytes: number }>();
   return async (req, res, next) => {
     const party = principalOf(res).partyId;
@@ -48,14 +68,67 @@ export function partyLimits(options: PartyLimitOptions): RequestHandler {
       current.bytes -= bytes;
       if (current.requests === 0) inFlight.delete(party);
     };
-    const waitMs = await msUntilAllowed(rate, party);
+    const unlengthed = bytes === 0 && req.headers['transfer-encoding'] !== undefined;
+    const [waitMs, bodyWaitMs, left] = await Promise.all([
+      msUntilAllowed(rate, party),
+      bytes > 0 ? msUntilAllowed(bodyBytes, party, bytes) : 0,
+      unlengthed ? budgetLeft(bodyBytes, party) : undefined,
+    ]);
     if (waitMs > 0) {
       release();
       return tooMany(req, res, `more than ${options.requestsPerSecond} requests per second`, Math.ceil(waitMs / 1000));
     }
+    // A body larger than a whole window is larger than any route takes (BODY_BYTES_WINDOW_SECONDS):
+    // charged, but left to its route's 413, which tells the caller more than a 429 would.
+    const bodyRefusedMs = bytes > bytesPerWindow ? 0 : left && left.bytes <= 0 ? Math.max(left.msBeforeNext, 1) : bodyWaitMs;
+    if (bodyRefusedMs > 0) {
+      release();
+      return tooMany(req, res, bytesRefusal, Math.ceil(bodyRefusedMs / 1000));
+    }
+    if (left) {
+      const budget: UnlengthedBodyBudget = {
+        bytesLeft: left.bytes,
+        refusal: () => new HttpError('too_many_requests', bytesRefusal, { retryAfterSeconds: Math.max(1, Math.ceil(left.msBeforeNext / 1000)) }),
+        // Counted whatever the answer; a failure to count (the store) loses one body's bytes, not the request.
+        charge: (read) => void msUntilAllowed(bodyBytes, party, read).catch(() => undefined),
+      };
+      res.locals[UNLENGTHED_BODY_BUDGET] = budget;
+    }
     res.once('close', release);
     next();
   };
+}
+
+const UNLENGTHED_BODY_BUDGET = 'unlengthedBodyBudget';
+
+interface UnlengthedBodyBudget {
+  /** What was left of the party's budget when the request arrived. */
+  bytesLeft: number;
+  refusal(): HttpError;
+  charge(bytes: number): void;
+}
+
+/**
+ * For the body reader (json-body.ts), once a body without a declared length is read and before it
+ * is parsed: charges its bytes to the party, and throws a 429 when they are more than the party had
+ * left. Does nothing for a body with a declared length (charged on arrival) or outside partyLimits.
+ */
+export function chargeUnlengthedBody(res: Response, bytes: number): void {
+  const budget = res.locals[UNLENGTHED_BODY_BUDGET] as UnlengthedBodyBudget | undefined;
+  if (!budget) return;
+  budget.charge(bytes);
+  if (bytes > budget.bytesLeft) throw budget.refusal();
+}
+
+/** What is left of `key`'s budget, consuming nothing, and when its window ends. */
+async function budgetLeft(limiter: RateLimiterAbstract, key: string): Promise<{ bytes: number; msBeforeNext: number }> {
+  try {
+    const state = await limiter.consume(key, 0);
+    return { bytes: state.remainingPoints, msBeforeNext: state.msBeforeNext };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return { bytes: 0, msBeforeNext: rejection.msBeforeNext };
+    throw rejection;
+  }
 }
 
 /**
@@ -64,7 +137,7 @@ export function partyLimits(options: PartyLimitOptions): RequestHandler {
  * `exempt` lists addresses and CIDRs (or proxy-addr's names, e.g. `loopback`) it never limits.
  */
 export function addressLimit(options: { redis: Redis | undefined; perSecond: number; exempt: readonly string[] }): RequestHandler {
-  const rate = rateLimiter(options.redis, 'gateway:rate:address', options.perSecond);
+  const rate = rateLimiter(options.redis, 'gateway:rate:address', options.perSecond, 1);
   const isExempt = compileAddressList([...options.exempt]);
   return async (req, res, next) => {
     const address = clientAddressOf(req);
@@ -75,12 +148,12 @@ export function addressLimit(options: { redis: Redis | undefined; perSecond: num
   };
 }
 
-/** A limiter of `points` per second: in Redis, with the same limit in memory as insurance while Redis is down; in memory alone without Redis. */
-function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number): RateLimiterAbstract {
-  const inMemory = new RateLimiterMemory({ keyPrefix, points, duration: 1 });
+/** A limiter of `points` per `duration` seconds: in Redis, with the same limit in memory as insurance while Redis is down; in memory alone without Redis. */
+function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+  const inMemory = new RateLimiterMemory({ keyPrefix, points, duration });
   if (!redis) return inMemory;
   // rejectIfRedisNotReady: while Redis is down the insurance answers at once, without waiting for it.
-  return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: 1, rejectIfRedisNotReady: true, insuranceLimiter: inMemory });
+  return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true, insuranceLimiter: inMemory });
 }
 
 function tooMany(req: Request, res: Response, message: string, retryAfterSeconds: number): void {

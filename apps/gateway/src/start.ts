@@ -53,6 +53,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       requestsPerSecond: config.RATE_LIMIT_PER_SECOND,
       concurrentRequests: config.RATE_LIMIT_CONCURRENT_PER_PARTY,
       bytesInFlight: config.RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY,
+      bytesPerSecond: config.RATE_LIMIT_BYTES_PER_SECOND,
     });
     const perAddress = addressLimit({ redis, perSecond: config.RATE_LIMIT_PER_ADDRESS_PER_SECOND, exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES });
     const referrers = [requireToken({ verifier, roles: ['referrer'] }), perParty];

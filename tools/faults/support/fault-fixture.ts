@@ -66,8 +66,9 @@ export class FaultFixture {
       isolate: label,
       env: {
         LOG_LEVEL: 'error',
-        // The faults measure resilience, not the per-party limit of 200/s.
+        // The faults measure resilience, not the per-party limits of 200 requests and 2 MiB of bodies a second.
         RATE_LIMIT_PER_SECOND: '1000000',
+        RATE_LIMIT_BYTES_PER_SECOND: '1000000000',
         SHUTDOWN_TIMEOUT_MS: '5000',
         FAULTS_FIREWALL_LOG: firewallLog,
         ...settings,
