@@ -1,0 +1,55 @@
+import express from 'express';
+import request from 'supertest';
+import { silentLogger } from '@bedrequest/testing';
+import { errorHandler } from './http-errors';
+import { jsonBody, MAX_JSON_DEPTH } from './json-body';
+
+const app = () =>
+  express()
+    .post('/api/v1/things', ...jsonBody({ limit: 10 * 2 ** 20 }), (req, res) => void res.json({ keys: Object.keys(req.body as object) }))
+    .use(errorHandler(silentLogger()));
+const nested = (depth: number, [open, close]: [string, string] = ['[', ']']) => `{"a":${open.repeat(depth - 1)}1${close.repeat(depth - 1)}}`;
+
+/**
+ * The JSON body of every route that takes one (issue 26, point 7): nesting is bounded before the
+ * body is parsed, since JSON.parse of a body nested deep costs far more than its bytes (a body of
+ * 2 MB nested a million levels took seconds of the event loop), and the FHIR guard's own bound of 32
+ * levels (libs/fhir-model, json-guard.ts) can only look once it is parsed.
+ */
+describe('jsonBody', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it(`takes a body nested ${MAX_JSON_DEPTH} levels deep`, async () => {
+    const answer = await request(app()).post('/api/v1/things').set('content-type', 'application/json').send(nested(MAX_JSON_DEPTH));
+    expect(answer.status).toBe(200);
+  });
+
+  it.each([
+    ['arrays', MAX_JSON_DEPTH + 1, ['[', ']']],
+    ['objects', MAX_JSON_DEPTH + 1, ['{"n":', '}']],
+    ['arrays', 1_000_000, ['[', ']']],
+    ['objects', 100_000, ['{"n":', '}']],
+  ] as const)('refuses %s nested %i levels deep with 400 without parsing them', async (_kind, depth, brackets) => {
+    const parse = jest.spyOn(JSON, 'parse');
+    const answer = await request(app())
+      .post('/api/v1/things')
+      .set('content-type', 'application/json')
+      .send(nested(depth, [...brackets]));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: 'invalid_request', message: `the body is nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(parse.mock.calls.filter(([text]) => String(text).startsWith('{"a":'))).toEqual([]);
+  });
+
+  it('checks a UTF-16 body for its depth as well, and reads one that is not too deep', async () => {
+    const utf16 = (text: string) => Buffer.from(text, 'utf16le');
+    const post = (body: Buffer) => request(app()).post('/api/v1/things').set('content-type', 'application/json; charset=utf-16le').send(body);
+    expect((await post(utf16(nested(1_000)))).status).toBe(400);
+    expect(await post(utf16('{"ä":"[[[["}'))).toMatchObject({ status: 200, body: { keys: ['ä'] } });
+  });
+
+  it('answers 415 for a charset whose depth it cannot read', async () => {
+    const answer = await request(app()).post('/api/v1/things').set('content-type', 'application/json; charset=utf-32').send(Buffer.alloc(16));
+    expect(answer.status).toBe(415);
+    expect(answer.body).toEqual({ error: 'unsupported_media_type', message: 'unsupported charset "UTF-32"' });
+  });
+});
