@@ -1,15 +1,16 @@
-// `npm run admin -- <clinic|user|audit|request|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
+// `npm run admin -- <clinic|user|audit|request|dead-letters|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
 // and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
 // apps/routing/src/cli.ts (the clinic registry), `user ...` is apps/auth/src/cli.ts (logins),
-// `audit ...` (the audit trail's verification), `request ...` (an audited export of a request) and
-// `intake ...` (its keys for data at rest) are apps/intake/src/cli.ts, `notifier ...` (its keys for data at rest, docs/data-protection.md)
+// `audit ...` (the audit trail's verification), `request ...` (an audited export of a request),
+// `dead-letters ...` (every service's dead-letter queues, audited) and `intake ...` (its keys for data
+// at rest) are apps/intake/src/cli.ts, `notifier ...` (its keys for data at rest, docs/data-protection.md)
 // is apps/notifier/src/cli.ts, all on @bedrequest/cli. This script generates the service's Prisma
 // client if it is missing or older than its schema, bundles the CLI (libs/testing/src/bundle-entry.mjs), copies
 // its SQL migrations beside the bundle (the CLI migrates first, so it works before the stack's first
 // start), and runs it with this Node. Configuration comes from the environment: DATABASE_URL, AUTH_DB_SCHEMA /
-// ROUTING_DB_SCHEMA / INTAKE_DB_SCHEMA / NOTIFIER_DB_SCHEMA, ROUTING_URL, DATA_KEK... (see apps/*/src/config.ts). Exit codes as the
+// ROUTING_DB_SCHEMA / INTAKE_DB_SCHEMA / NOTIFIER_DB_SCHEMA, ROUTING_URL, DATA_KEK..., AMQP_URL (see apps/*/src/config.ts). Exit codes as the
 // CLIs': 0 done, 1 the command failed, 2 the command line was wrong.
 import { spawnSync, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { bundleEntry } from '../libs/testing/src/bundle-entry.mjs';
 process.env.NODE_ENV ??= 'development';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', intake: 'intake', notifier: 'notifier' };
+const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', 'dead-letters': 'intake', intake: 'intake', notifier: 'notifier' };
 const USAGE_ERROR = 2;
 
 const args = process.argv.slice(2);

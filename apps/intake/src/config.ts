@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseServiceEnv, configSchema, dataKeyEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { amqpEnv, baseServiceEnv, configSchema, dataKeyEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 import { DEFAULT_REQUEST_LIMITS } from './requests/request-limits';
 
 export const IntakeConfig = configSchema({
@@ -54,3 +54,15 @@ export const IntakeCliConfig = configSchema({
     .transform((value) => value?.trim() || undefined),
 });
 export type IntakeCliConfig = z.infer<typeof IntakeCliConfig>;
+
+/**
+ * What `npm run admin -- dead-letters ...` and `request erase` need besides: the broker, with
+ * intake's own user (it reads every dead-letter queue: docs/operations.md, "Dead-lettered
+ * messages"). Apart from IntakeCliConfig so that `audit` and `intake` commands work without one.
+ */
+export const IntakeCliBrokerConfig = configSchema({
+  NODE_ENV: baseServiceEnv.NODE_ENV,
+  AMQP_URL: amqpEnv.AMQP_URL,
+  AMQP_NAMESPACE: amqpEnv.AMQP_NAMESPACE,
+});
+export type IntakeCliBrokerConfig = z.infer<typeof IntakeCliBrokerConfig>;

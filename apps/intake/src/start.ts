@@ -14,6 +14,8 @@ import { ClinicTaskReadsRepository } from './clinic-tasks/clinic-task-reads.repo
 import { ClinicTaskReadsService } from './clinic-tasks/clinic-task-reads.service';
 import { clinicTasksRouter } from './clinic-tasks/clinic-tasks.router';
 import type { IntakeConfig } from './config';
+import { intakeDeadLetters } from './dead-letters/dead-letters.service';
+import { startDeadLetterSweep } from './erasure/dead-letter-sweep';
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import { RetentionJob } from './erasure/retention-job';
 import { internalRouter } from './http/internal.router';
@@ -99,7 +101,13 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     lifecycle.onStop('audit anchors', () => anchoring.stop());
     const tasks = new TaskReadService(new TaskReadRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit);
     const verifier = tokenVerifierFor(config, { services: false });
-    const erasures = new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA);
+    // An erasure's messages in the dead-letter queues go too (erasure/dead-letter-sweep.ts).
+    const deadLetterSweep = startDeadLetterSweep(
+      intakeDeadLetters({ amqpUrl: config.AMQP_URL, namespace: config.AMQP_NAMESPACE }, prisma, config.INTAKE_DB_SCHEMA),
+      logger,
+    );
+    lifecycle.onStop('dead-letter sweep', () => deadLetterSweep.stop());
+    const erasures = new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA, { onErased: () => deadLetterSweep.wake() });
     app.use(internalRouter(tasks, audit, erasures, verifier, logger));
     // Requests past their retention are erased (docs/data-protection.md, "Retention and erasure").
     const retention = new RetentionJob(

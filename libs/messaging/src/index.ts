@@ -8,3 +8,12 @@ export { contextFrom, traceContextOf, type TraceContext } from './trace-context'
 export { assertTopology, type BrokerTopology } from './topology';
 export { connectServiceBroker } from './service-broker';
 export { WakeUpLoop, type WakeUpLoopOptions } from './wake-up-loop';
+export {
+  DeadLetterQueues,
+  firstDeathOf,
+  type DeadLetter,
+  type DeadLetterDecider,
+  type DeadLetterDecision,
+  type DeadLetterPass,
+  type FirstDeath,
+} from './dead-letters';

@@ -8,6 +8,7 @@ import {
   DocumentBundleSubmittedV1,
   RequestDispatchedV1,
   RequestErasedV1,
+  deadLetterQueueName,
   declareTopology,
   type QueueKey,
 } from '@bedrequest/contracts';
@@ -22,7 +23,14 @@ export const PRINCIPALS = {
   auth: { database: 'AUTH_DB_SCHEMA', redis: 'auth:' },
   intake: {
     database: 'INTAKE_DB_SCHEMA',
-    broker: { consumes: 'intake', publishes: [RequestDispatchedV1, AdmissionResponseV1, RequestErasedV1], replies: true },
+    // Intake keeps every dead-letter queue (apps/intake/src/dead-letters): what reaches routing's and
+    // the notifier's is its own messages, so it reads nothing it did not write or receive.
+    broker: {
+      consumes: 'intake',
+      publishes: [RequestDispatchedV1, AdmissionResponseV1, RequestErasedV1],
+      replies: true,
+      deadLetters: ['intake', 'routing', 'notifier'],
+    },
   },
   routing: { database: 'ROUTING_DB_SCHEMA', broker: { consumes: 'routing', publishes: [ClinicAnswerSubmittedV1, ClinicRegistryChangedV1] } },
   notifier: { database: 'NOTIFIER_DB_SCHEMA', broker: { consumes: 'notifier', publishes: [] } },
@@ -33,7 +41,13 @@ export const PRINCIPALS = {
 interface Principal {
   /** The variable naming the service's schema (its default: the service's name). */
   database?: 'AUTH_DB_SCHEMA' | 'INTAKE_DB_SCHEMA' | 'ROUTING_DB_SCHEMA' | 'NOTIFIER_DB_SCHEMA';
-  broker?: { consumes?: QueueKey; publishes: readonly { routingKey: string }[]; replies?: boolean };
+  broker?: {
+    consumes?: QueueKey;
+    publishes: readonly { routingKey: string }[];
+    replies?: boolean;
+    /** The queues whose dead-letter queues it reads, and whose messages it publishes again (to the dead-letter queue or back onto the queue). */
+    deadLetters?: readonly QueueKey[];
+  };
   /** Its keys, after REDIS_KEY_PREFIX. */
   redis?: string;
 }
@@ -123,9 +137,10 @@ export function provisionPlan(env: Readonly<Record<string, string | undefined>>,
 /**
  * A service's rights on the broker. Every one may declare, bind and read server-named exclusive
  * queues (`amq.gen-…`: its broadcast listeners) and read the events exchange to bind them; it reads
- * only its own queue, writes only to the events exchange (intake also to the default exchange, for
- * its replies) and, there, only its own routing keys. The durable exchanges and queues are
- * declared by provisioning: no service may configure them.
+ * only its own queue (intake also the dead-letter queues), writes only to the events exchange
+ * (intake also to the default exchange, for its replies and to put dead letters back) and, there,
+ * only its own routing keys. The durable exchanges and queues are declared by provisioning: no
+ * service may configure them.
  */
 function brokerRights(
   topology: ReturnType<typeof declareTopology>,
@@ -134,11 +149,13 @@ function brokerRights(
   const exclusive = 'amq\\.gen-.*';
   const events = escapeRegex(topology.eventsExchange);
   const own = broker.consumes ? [escapeRegex(topology.queues[broker.consumes].name)] : [];
+  const deadLetters = (broker.deadLetters ?? []).map((key) => escapeRegex(deadLetterQueueName(topology.queues[key].name)));
   const keys = broker.publishes.map((definition) => escapeRegex(definition.routingKey));
+  const defaultExchange = broker.replies || deadLetters.length > 0 ? ['amq\\.default'] : [];
   return {
     configure: `^${exclusive}$`,
-    write: `^(${[events, exclusive, ...(broker.replies ? ['amq\\.default'] : [])].join('|')})$`,
-    read: `^(${[events, exclusive, ...own].join('|')})$`,
+    write: `^(${[events, exclusive, ...defaultExchange].join('|')})$`,
+    read: `^(${[events, exclusive, ...own, ...deadLetters].join('|')})$`,
     publish: keys.length > 0 ? `^(${keys.join('|')})$` : '^$',
   };
 }

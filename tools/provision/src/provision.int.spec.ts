@@ -1,7 +1,8 @@
 import { connect } from 'amqplib';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, declareTopology } from '@bedrequest/contracts';
+import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, deadLetterQueueName, declareTopology } from '@bedrequest/contracts';
+import { DeadLetterQueues } from '@bedrequest/messaging';
 import { applyMigrations, findMigrationsDir, PendingMigrationError, readMigrations } from '@bedrequest/persistence';
 import { deleteBrokerTopology, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { provisionPlan, serviceEnvironment, type ProvisionPlan } from './plan';
@@ -124,6 +125,46 @@ describe('provisioning', () => {
       expect((await refused).message).toMatch(/ACCESS_REFUSED/);
     } finally {
       await connection.close().catch(() => undefined);
+    }
+  });
+
+  it("lets intake's broker user keep every dead-letter queue, but not read routing's queue", async () => {
+    const topology = declareTopology(namespace);
+    const routing = topology.queues.routing.name;
+    // A message routing gave up, as the broker's administrator finds it in routing's dead-letter queue.
+    const admin = await connect(env.amqpUrl, { noDelay: true });
+    try {
+      const channel = await admin.createConfirmChannel();
+      channel.publish('', deadLetterQueueName(routing), Buffer.from('{}'), { messageId: 'given-up', persistent: true });
+      await channel.waitForConfirms();
+    } finally {
+      await admin.close();
+    }
+    const intakeUrl = urlsOf('intake').AMQP_URL!;
+    const replayed = await DeadLetterQueues.with(intakeUrl, (queues) => queues.pass(routing, async (letters) => letters.map(() => 'replay' as const)));
+    expect(replayed).toMatchObject({ seen: 1, replayed: 1 });
+    for (const queue of [topology.queues.intake.name, topology.queues.notifier.name]) {
+      expect(await DeadLetterQueues.with(intakeUrl, (queues) => queues.pass(queue, async (letters) => letters.map(() => 'keep' as const)))).toMatchObject({
+        seen: 0,
+      });
+    }
+
+    const connection = await connect(intakeUrl, { noDelay: true });
+    try {
+      const reading = await connection.createChannel();
+      const refused = new Promise<Error>((resolve) => reading.on('error', resolve));
+      await expect(reading.get(routing, { noAck: true })).rejects.toThrow();
+      expect((await refused).message).toMatch(/ACCESS_REFUSED/);
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+    // Routing's user finds it back on its queue.
+    const back = await connect(urlsOf('routing').AMQP_URL!, { noDelay: true });
+    try {
+      const message = await (await back.createChannel()).get(routing, { noAck: true });
+      expect(message && message.properties.messageId).toBe('given-up');
+    } finally {
+      await back.close();
     }
   });
 

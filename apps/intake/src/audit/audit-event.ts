@@ -19,8 +19,12 @@ export type AuditAgent =
   | { kind: 'administrator'; user: string; address?: string }
   | { kind: 'service'; service: string };
 
-/** A resource of the request the entry is about, beside the ServiceRequest itself. */
-export type AuditedResource = { type: 'Task'; id: string } | { type: 'DocumentBundle'; id: string };
+/**
+ * A resource of the request the entry is about, beside the ServiceRequest itself, or a message of
+ * it that an administrator replayed or discarded from a dead-letter queue (its AMQP message id and
+ * routing key).
+ */
+export type AuditedResource = { type: 'Task'; id: string } | { type: 'DocumentBundle'; id: string } | { type: 'Message'; id: string; messageType?: string };
 
 export interface AuditRecord {
   interaction: AuditInteraction;
@@ -28,7 +32,8 @@ export interface AuditRecord {
   /**
    * The request: its ServiceRequest identifier, the referrer owning it, the version read or
    * written, if one, and for a new version how the request changed (created, supplemented,
-   * selected, selection-withdrawn, revoked).
+   * selected, selection-withdrawn, revoked). The identifier is empty only for a message that names
+   * no request (a dead letter that is not one of ours): the entry then has no ServiceRequest entity.
    */
   request: { identifier: string; ownerPartyId: string; version?: number; change?: string };
   resources?: readonly AuditedResource[];
@@ -77,12 +82,7 @@ export function auditEntryOf(record: AuditRecord, id: string, recorded: Date): A
     agent: [agentOf(record.agent, reads ? RECIPIENT : AUTHOR)],
     source: { site: 'bedrequest', observer: { display: record.source }, type: [APPLICATION_SERVER] },
     entity: [
-      {
-        what: { type: 'ServiceRequest', identifier: { system: URI_IDENTIFIER_SYSTEM, value: record.request.identifier } },
-        type: SYSTEM_OBJECT,
-        role: DOMAIN_RESOURCE,
-        ...detailOf(record.request),
-      },
+      ...requestEntityOf(record.request),
       ...(record.resources ?? []).map(entityOf),
       ...(record.query === undefined ? [] : [{ type: SYSTEM_OBJECT, role: QUERY, query: Buffer.from(record.query, 'utf8').toString('base64') }]),
     ],
@@ -114,6 +114,19 @@ function networkOf(address: string | undefined): Pick<AuditEventAgent, 'network'
   return address ? { network: { address, type: IP_ADDRESS } } : {};
 }
 
+/** The ServiceRequest's entity; none for an entry about a message that names no request (identifier ''). */
+function requestEntityOf(request: AuditRecord['request']): AuditEventEntity[] {
+  if (request.identifier === '') return [];
+  return [
+    {
+      what: { type: 'ServiceRequest', identifier: { system: URI_IDENTIFIER_SYSTEM, value: request.identifier } },
+      type: SYSTEM_OBJECT,
+      role: DOMAIN_RESOURCE,
+      ...detailOf(request),
+    },
+  ];
+}
+
 function detailOf(request: AuditRecord['request']): Pick<AuditEventEntity, 'detail'> {
   const detail = [
     ...(request.version === undefined ? [] : [{ type: 'version', valueString: String(request.version) }]),
@@ -123,6 +136,15 @@ function detailOf(request: AuditRecord['request']): Pick<AuditEventEntity, 'deta
 }
 
 function entityOf(resource: AuditedResource): AuditEventEntity {
+  if (resource.type === 'Message') {
+    // A message is no FHIR resource: its id (a UUID, as our envelopes' ids are, or as it came) and its routing key.
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(resource.id);
+    return {
+      what: { identifier: uuid ? { system: URI_IDENTIFIER_SYSTEM, value: `urn:uuid:${resource.id}` } : { value: resource.id } },
+      type: SYSTEM_OBJECT,
+      ...(resource.messageType === undefined ? {} : { description: resource.messageType }),
+    };
+  }
   const what: Reference =
     resource.type === 'Task'
       ? { reference: `Task/${resource.id}` }
@@ -144,11 +166,13 @@ export interface AuditColumns {
 export function auditColumnsOf(entry: AuditEntry): AuditColumns {
   const { resource } = entry;
   const agent = resource.agent[0];
+  // The ServiceRequest's entity, first where there is one.
+  const request = resource.entity?.find((entity) => entity.what?.type === 'ServiceRequest');
   const who = agent?.who?.identifier;
   return {
     id: resource.id ?? '',
     recorded: resource.recorded,
-    request_identifier: resource.entity?.[0]?.what?.identifier?.value ?? '',
+    request_identifier: request?.what?.identifier?.value ?? '',
     owner_party_id: entry.ownerPartyId,
     agent_user: agent?.altId ?? null,
     agent_ik: who?.system === IK_NUMBER_SYSTEM ? (who.value ?? null) : null,

@@ -14,8 +14,8 @@ import {
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { assertTopology, workOf } from '@bedrequest/messaging';
-import { deleteBrokerTopology, testEnvironment, uniqueName } from '@bedrequest/testing';
-import { AUDIT_CLI, DEAD_LETTERS_CLI, openIntakeServices } from '../cli';
+import { deleteBrokerTopology, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { AUDIT_CLI, DEAD_LETTERS_CLI, REQUEST_CLI, openIntakeServices } from '../cli';
 import type { IntakeCliBrokerConfig, IntakeCliConfig } from '../config';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
@@ -90,7 +90,7 @@ describe('the dead-letters command line', () => {
   const cli = async (argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const group = argv[0] === 'audit' ? AUDIT_CLI : DEAD_LETTERS_CLI;
+    const group = argv[0] === 'audit' ? AUDIT_CLI : argv[0] === 'request' ? REQUEST_CLI : DEAD_LETTERS_CLI;
     const code = await group.run(argv, {
       open: () => openIntakeServices(cliConfig(), brokerConfig),
       out: (line) => out.push(line),
@@ -114,14 +114,23 @@ describe('the dead-letters command line', () => {
     return { identifier, envelope };
   };
 
-  /** Publishes `content` onto `queue` and rejects it there, as a consumer that gives up does: it lands in the queue's dead-letter queue. */
+  /**
+   * Publishes `content` onto `queue` and rejects it there, as a consumer that gives up does: it
+   * lands in the queue's dead-letter queue. (A consumer: intake's queue, of one active consumer, has no basic.get.)
+   */
   const deadLetter = async (queue: string, content: Buffer, properties: { messageId?: string; type?: string; replyTo?: string }) => {
     const channel = await broker.createConfirmChannel();
     channel.publish('', queue, content, { persistent: true, ...properties });
     await channel.waitForConfirms();
-    const message = await channel.get(queue, { noAck: false });
-    if (!message) throw new Error(`nothing in ${queue}`);
-    channel.nack(message, false, false);
+    await new Promise<void>((resolve, reject) => {
+      channel
+        .consume(queue, (message) => {
+          if (!message) return;
+          channel.nack(message, false, false);
+          resolve();
+        })
+        .catch(reject);
+    });
     await channel.close();
   };
   const deadLetterEnvelope = async <D extends MessageDefinition>(queue: string, definition: D, payload: PayloadOf<D>, replyTo?: string) => {
@@ -130,18 +139,25 @@ describe('the dead-letters command line', () => {
     return envelope;
   };
 
-  /** Takes every message off `queue`: ids, reply-to and bodies. */
-  const takeAll = async (queue: string) => {
+  /** Takes `expected` messages off `queue` (a consumer, as for deadLetter), and makes sure no more are there: ids, reply-to, bodies and headers. */
+  const take = async (queue: string, expected: number) => {
     const channel = await broker.createChannel();
     const taken: { messageId: string; replyTo?: string; content: string; headers: Record<string, unknown> }[] = [];
-    for (let message = await channel.get(queue, { noAck: true }); message; message = await channel.get(queue, { noAck: true })) {
-      taken.push({
-        messageId: String(message.properties.messageId),
-        ...(message.properties.replyTo ? { replyTo: String(message.properties.replyTo) } : {}),
-        content: message.content.toString(),
-        headers: message.properties.headers ?? {},
-      });
-    }
+    await channel.consume(
+      queue,
+      (message) => {
+        if (!message) return;
+        taken.push({
+          messageId: String(message.properties.messageId),
+          ...(message.properties.replyTo ? { replyTo: String(message.properties.replyTo) } : {}),
+          content: message.content.toString(),
+          headers: message.properties.headers ?? {},
+        });
+      },
+      { noAck: true },
+    );
+    await waitFor(() => taken.length >= expected, { what: `${expected} messages in ${queue}` });
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await channel.close();
     return taken;
   };
@@ -153,7 +169,7 @@ describe('the dead-letters command line', () => {
                 (SELECT d->>'valueString' FROM jsonb_array_elements(resource->'entity'->0->'detail') d WHERE d->>'type' = 'change') AS change,
                 (SELECT e->'what'->'identifier'->>'value' FROM jsonb_array_elements(resource->'entity') e WHERE e ? 'description') AS message,
                 (SELECT e->>'description' FROM jsonb_array_elements(resource->'entity') e WHERE e ? 'description') AS description
-           FROM "${schema}".audit_events WHERE recorded >= $1 ORDER BY recorded, day, seq`,
+           FROM "${schema}".audit_events WHERE recorded >= $1 AND agent_user = 'ops-alice' ORDER BY recorded, day, seq`,
         [since],
       )
     ).rows;
@@ -207,12 +223,12 @@ describe('the dead-letters command line', () => {
     const replayed = await cli(['dead-letters', 'replay', '--queue', 'routing', '--id', first.id]);
     expect(replayed).toMatchObject({ code: 0, err: '' });
     expect(replayed.out).toContain(`replayed 1 message from ${deadLetterQueueName(topology.queues.routing.name)} onto ${topology.queues.routing.name}; 1 kept`);
-    const [back, ...more] = await takeAll(topology.queues.routing.name);
+    const [back, ...more] = await take(topology.queues.routing.name, 1);
     expect(more).toEqual([]);
     expect(back).toMatchObject({ messageId: first.id, content: JSON.stringify(first) });
     // Nobody else hears it again: the notifier's queue has nothing.
-    expect(await takeAll(topology.queues.notifier.name)).toEqual([]);
-    expect((await takeAll(deadLetterQueueName(topology.queues.routing.name))).map((message) => message.messageId)).toEqual([second.id]);
+    expect(await take(topology.queues.notifier.name, 0)).toEqual([]);
+    expect((await take(deadLetterQueueName(topology.queues.routing.name), 1)).map((message) => message.messageId)).toEqual([second.id]);
 
     expect(await auditRows(started)).toEqual([
       {
@@ -241,10 +257,10 @@ describe('the dead-letters command line', () => {
     const replayed = await cli(['dead-letters', 'replay', '--queue', 'intake', '--all']);
     expect(replayed).toMatchObject({ code: 0 });
     expect(replayed.out).toContain(`replayed 2 messages from ${deadLetterQueueName(topology.queues.intake.name)} onto ${topology.queues.intake.name}; 0 kept`);
-    const back = await takeAll(topology.queues.intake.name);
+    const back = await take(topology.queues.intake.name, 2);
     expect(back.map((message) => message.messageId).sort()).toEqual(requests.map(({ envelope }) => envelope.id).sort());
     expect(back.every((message) => message.replyTo === undefined && message.headers['first-death-reason'] === 'rejected')).toBe(true);
-    expect(await takeAll(deadLetterQueueName(topology.queues.intake.name))).toEqual([]);
+    expect(await take(deadLetterQueueName(topology.queues.intake.name), 0)).toEqual([]);
     expect((await auditRows(started)).map((row) => [row.request_identifier, row.action, row.change]).sort()).toEqual(
       requests.map(({ identifier }) => [identifier, 'U', 'dead-letter-replayed']).sort(),
     );
@@ -272,11 +288,25 @@ describe('the dead-letters command line', () => {
     const discarded = await cli(['dead-letters', 'discard', '--queue', 'notifier', '--id', 'garbage-2', '--confirm']);
     expect(discarded).toMatchObject({ code: 0 });
     expect(discarded.out).toContain(`discarded 1 message from ${deadLetterQueueName(topology.queues.notifier.name)}; 1 kept`);
-    expect((await takeAll(deadLetterQueueName(topology.queues.notifier.name))).map((message) => message.messageId)).toEqual([kept.id]);
+    expect((await take(deadLetterQueueName(topology.queues.notifier.name), 1)).map((message) => message.messageId)).toEqual([kept.id]);
     expect(await auditRows(started)).toEqual([
       { request_identifier: '', owner_party_id: '', agent_user: 'ops-alice', action: 'D', change: null, message: 'garbage-2', description: 'unreadable' },
     ]);
     expect((await cli(['audit', 'verify'])).code).toBe(0);
+  });
+
+  it("removes an erased request's dead letters with `request erase`, and keeps another's", async () => {
+    const [erased, other] = [await storedRequest(), await storedRequest()];
+    for (const { envelope } of [erased, other]) {
+      await deadLetter(topology.queues.intake.name, Buffer.from(JSON.stringify(envelope)), {
+        messageId: envelope.id,
+        type: AdmissionBundleSubmittedV1.routingKey,
+      });
+    }
+    const erasure = await cli(['request', 'erase', '--identifier', erased.identifier]);
+    expect(erasure).toMatchObject({ code: 0, err: '' });
+    expect(erasure.out.split('\n').at(-1)).toBe('1 dead-lettered message of erased requests removed');
+    expect((await take(deadLetterQueueName(topology.queues.intake.name), 1)).map((message) => message.messageId)).toEqual([other.envelope.id]);
   });
 
   it('refuses a command line that names no message, or both one and all, and fails for a message not there', async () => {

@@ -40,6 +40,7 @@ interface RequestRow extends RequestRowBase {
  * and the verdicts kept for its messages, marks it erased
  * (`request_erasure`), and records the erasure in the audit trail and, for the notifier and
  * routing, in the outbox (`request.erased.v1`). The request row and its Tasks stay: the tombstone.
+ * Its messages in the dead-letter queues are removed after the commit (`onErased`).
  *
  * The request row is locked first (FOR UPDATE): a batch writing to it meanwhile waits, then finds
  * its `current_version` unchanged and writes; it is refused later by `load`, which no longer hands
@@ -48,23 +49,41 @@ interface RequestRow extends RequestRowBase {
  */
 export class RequestErasureRepository {
   private readonly t: ReturnType<typeof requestWriterTables>;
+  private readonly now: () => Date;
 
   constructor(
     private readonly prisma: IntakeDatabase,
     schema: string,
-    private readonly now: () => Date = () => new Date(),
+    private readonly options: {
+      now?: () => Date;
+      /**
+       * Told after every erasure (and every request for one already done), once committed: the
+       * sweep that removes the request's messages from the dead-letter queues (dead-letter-sweep.ts).
+       */
+      onErased?: () => void;
+    } = {},
   ) {
     this.t = requestWriterTables(schema);
+    this.now = options.now ?? (() => new Date());
   }
 
   /**
    * Erases the request `identifier` (of the referrer `ownerPartyId`, when given: another's is
    * not found). A request erased before answers its tombstone and changes nothing.
    */
-  erase(
+  async erase(
     request: { identifier: string; ownerPartyId?: string },
     /** `agent`: who asked, or a function of the request's referrer IK (a referrer asking for its own). */
     by: { agent: AuditAgent | ((referrerIk: string) => AuditAgent); reason: ErasureReason; correlationId: string },
+  ): Promise<ErasureResult> {
+    const result = await this.eraseInTransaction(request, by);
+    if (result.outcome !== 'not-found') this.options.onErased?.();
+    return result;
+  }
+
+  private eraseInTransaction(
+    request: { identifier: string; ownerPartyId?: string },
+    by: Parameters<RequestErasureRepository['erase']>[1],
   ): Promise<ErasureResult> {
     const t = this.t;
     return this.prisma.$transaction(async (tx) => {
