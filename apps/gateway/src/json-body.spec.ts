@@ -2,7 +2,9 @@ import express from 'express';
 import request from 'supertest';
 import { silentLogger } from '@bedrequest/testing';
 import { errorHandler } from './http-errors';
-import { jsonBody, MAX_JSON_DEPTH } from './json-body';
+import { JSON_SHAPE_LIMITS, jsonBody } from './json-body';
+
+const { depth: MAX_DEPTH, members: MAX_MEMBERS } = JSON_SHAPE_LIMITS;
 
 const app = () =>
   express()
@@ -11,22 +13,23 @@ const app = () =>
 const nested = (depth: number, [open, close]: [string, string] = ['[', ']']) => `{"a":${open.repeat(depth - 1)}1${close.repeat(depth - 1)}}`;
 
 /**
- * The JSON body of every route that takes one (issue 26, point 7): nesting is bounded before the
- * body is parsed, since JSON.parse of a body nested deep costs far more than its bytes (a body of
- * 2 MB nested a million levels took seconds of the event loop), and the FHIR guard's own bound of 32
- * levels (libs/fhir-model, json-guard.ts) can only look once it is parsed.
+ * The JSON body of every route that takes one (issue 26, point 7): its nesting and the members of
+ * each array and object are bounded before it is parsed, since parsing and validating them cost far
+ * more than their bytes (a body of 2 MB nested a million levels took seconds of the event loop, a
+ * bundle with one object of 100,000 keys most of a second), and the FHIR guard's own bounds
+ * (libs/fhir-model, json-guard.ts) can only look once it is parsed.
  */
 describe('jsonBody', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it(`takes a body nested ${MAX_JSON_DEPTH} levels deep`, async () => {
-    const answer = await request(app()).post('/api/v1/things').set('content-type', 'application/json').send(nested(MAX_JSON_DEPTH));
+  it(`takes a body nested ${MAX_DEPTH} levels deep`, async () => {
+    const answer = await request(app()).post('/api/v1/things').set('content-type', 'application/json').send(nested(MAX_DEPTH));
     expect(answer.status).toBe(200);
   });
 
   it.each([
-    ['arrays', MAX_JSON_DEPTH + 1, ['[', ']']],
-    ['objects', MAX_JSON_DEPTH + 1, ['{"n":', '}']],
+    ['arrays', MAX_DEPTH + 1, ['[', ']']],
+    ['objects', MAX_DEPTH + 1, ['{"n":', '}']],
     ['arrays', 1_000_000, ['[', ']']],
     ['objects', 100_000, ['{"n":', '}']],
   ] as const)('refuses %s nested %i levels deep with 400 without parsing them', async (_kind, depth, brackets) => {
@@ -36,8 +39,29 @@ describe('jsonBody', () => {
       .set('content-type', 'application/json')
       .send(nested(depth, [...brackets]));
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ error: 'invalid_request', message: `the body is nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(answer.body).toEqual({ error: 'invalid_request', message: `the body is nested deeper than ${MAX_DEPTH} levels` });
     expect(parse.mock.calls.filter(([text]) => String(text).startsWith('{"a":'))).toEqual([]);
+  });
+
+  it(`takes arrays and objects of ${MAX_MEMBERS} members`, async () => {
+    const body = {
+      items: Array.from({ length: MAX_MEMBERS }, (_, n) => n),
+      keys: Object.fromEntries(Array.from({ length: MAX_MEMBERS }, (_, n) => [`k${n}`, n])),
+    };
+    expect((await request(app()).post('/api/v1/things').send(body)).status).toBe(200);
+  });
+
+  it.each([
+    ['an array', { items: Array.from({ length: MAX_MEMBERS + 1 }, (_, n) => n) }],
+    ['an object', { a: 1, keys: Object.fromEntries(Array.from({ length: 100_000 }, (_, n) => [`k${n}`, n])) }],
+    ['the body itself', Object.fromEntries(Array.from({ length: MAX_MEMBERS + 1 }, (_, n) => [`a${n}`, n]))],
+  ])(`refuses %s of more than ${MAX_MEMBERS} members with 400 without parsing it`, async (_what, body) => {
+    const text = JSON.stringify(body);
+    const parse = jest.spyOn(JSON, 'parse');
+    const answer = await request(app()).post('/api/v1/things').set('content-type', 'application/json').send(text);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: 'invalid_request', message: `the body has an array or object of more than ${MAX_MEMBERS} members` });
+    expect(parse.mock.calls.filter(([parsed]) => parsed === text)).toEqual([]);
   });
 
   /** A body in its bytes as given (supertest would send a Buffer with a JSON content type as JSON). */
@@ -60,7 +84,7 @@ describe('jsonBody', () => {
     const utf16 = (text: string) => Buffer.from(text, 'utf16le');
     expect(await postBytes('utf-16le', utf16(nested(1_000)))).toMatchObject({
       status: 400,
-      body: { message: `the body is nested deeper than ${MAX_JSON_DEPTH} levels` },
+      body: { message: `the body is nested deeper than ${MAX_DEPTH} levels` },
     });
     expect(await postBytes('utf-16le', utf16('{"ä":"[[[["}'))).toEqual({ status: 200, body: { keys: ['ä'] } });
   });

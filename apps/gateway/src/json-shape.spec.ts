@@ -1,9 +1,13 @@
-import { nestedDeeperThan } from './json-depth';
+import { exceededShapeLimit, type JsonShapeLimits } from './json-shape';
 
 const json = (text: string) => Buffer.from(text);
 const nested = (depth: number, [open, close]: [string, string] = ['[', ']']) => `${open.repeat(depth)}1${close.repeat(depth)}`;
 
-describe('nestedDeeperThan', () => {
+/** Whether `text` nests deeper than `depth` (members unbounded). */
+const nestedDeeperThan = (text: Buffer, depth: number) => exceededShapeLimit(text, { depth, members: Number.MAX_SAFE_INTEGER }) === 'depth';
+const exceeded = (text: string, limits: JsonShapeLimits) => exceededShapeLimit(json(text), limits);
+
+describe('exceededShapeLimit', () => {
   it('counts arrays and objects alike', () => {
     expect(nestedDeeperThan(json(nested(3)), 3)).toBe(false);
     expect(nestedDeeperThan(json(nested(4)), 3)).toBe(true);
@@ -37,6 +41,17 @@ describe('nestedDeeperThan', () => {
         expect([length, escape, nestedDeeperThan(json(body), 4), nestedDeeperThan(json(body), 3)]).toEqual([length, escape, false, true]);
       }
     }
+  });
+
+  it('counts the members of each array and object, commas in strings not', () => {
+    const limits = { depth: 10, members: 3 };
+    expect(exceeded('[1,2,3]', limits)).toBeUndefined();
+    expect(exceeded('[1,2,3,4]', limits)).toBe('members');
+    expect(exceeded('{"a":1,"b":2,"c":3}', limits)).toBeUndefined();
+    expect(exceeded('{"a":1,"b":2,"c":3,"d":4}', limits)).toBe('members');
+    expect(exceeded('[[1,2,3],[1,2,3],{"a":[1,2,3],"b":"x,y,z,w"}]', limits)).toBeUndefined();
+    expect(exceeded('[[1,2,3],[1,2,3],{"a":[1,2,3],"b":"x,y,z,w"},[]]', limits)).toBe('members');
+    expect(exceeded('{"a":[1,2,3],"b":[4,5],"c":{"d":[6,7,8,9]}}', limits)).toBe('members');
   });
 
   it('ends at an unterminated string or unbalanced brackets without an error (JSON.parse refuses them)', () => {
