@@ -70,6 +70,7 @@ describe('every FHIR answer of the service passes an outside R4 validator', () =
       [`/api/v2/fhir/Task/${taskId}`, clinic],
       [`/api/v2/fhir/Task/${taskId}?_elements=businessStatus`, clinic],
       [`/api/v1/clinic/tasks/${taskId}/bundle`, clinic],
+      [`/api/v1/clinic/tasks/${taskId}/documents/0`, clinic],
     ] as const;
     for (const [path, token] of reads) expect([path, (await stack.api('GET', path, { token })).status]).toEqual([path, 200]);
     const documents = await stack.api<{ items: unknown[] }>('GET', `/api/v1/clinic/tasks/${taskId}/documents`, { token: clinic });

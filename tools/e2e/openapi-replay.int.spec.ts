@@ -146,6 +146,7 @@ describe('the OpenAPI document, replayed against the running service', () => {
     const filled = (template: string) =>
       template
         .replace('{taskId}', taskId)
+        .replace('/documents/{n}', '/documents/0')
         .replace('/api/v2/fhir/Task/{id}', `/api/v2/fhir/Task/${taskId}`)
         .replace('/StructureDefinition/{id}', '/StructureDefinition/AdmissionRequestBundle')
         .replace('/CodeSystem/{id}', '/CodeSystem/specialty')
@@ -191,9 +192,10 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['GET', `/api/v1/subscriptions/${subscriptionId}/events?since=0&limit=10`, { token: referrer }],
         ['DELETE', `/api/v1/subscriptions/${String(otherSubscription.body.id)}`, { token: otherToken }],
         ['GET', '/api/v1/clinic/tasks?state=new,answered&_count=5', { token: clinic }],
-        ['GET', `/api/v1/clinic/tasks/${taskId}/versions`, { token: clinic }],
+        ['GET', `/api/v1/clinic/tasks/${taskId}/versions?_sort=-version&_count=1`, { token: clinic }],
         ['GET', `/api/v1/clinic/tasks/${taskId}/bundle`, { token: clinic }],
-        ['GET', `/api/v1/clinic/tasks/${taskId}/documents`, { token: clinic }],
+        ['GET', `/api/v1/clinic/tasks/${taskId}/documents?_count=20&_offset=0`, { token: clinic }],
+        ['GET', `/api/v1/clinic/tasks/${taskId}/documents/0`, { token: clinic }],
         ['PUT', '/api/v1/clinic/capacity', { token: clinic, body: { department: '2300', date: today, freeBeds: 2 } }],
         ['GET', `/api/v1/clinic/capacity?from=${today}&to=${today}`, { token: clinic }],
         ['PUT', '/api/v1/clinic/capacity/auto-answer', { token: clinic, body: { enabled: false } }],
@@ -212,7 +214,7 @@ describe('the OpenAPI document, replayed against the running service', () => {
         expect({ method, path, status: status >= 200 && status < 300 }).toEqual({ method, path, status: true });
       }
       const documents = await api('GET', `/api/v1/clinic/tasks/${taskId}/documents`, { token: clinic });
-      expect((documents.body.items as unknown[]).length).toBe(1);
+      expect([(documents.body.items as unknown[]).length, documents.body.total, documents.body.next]).toEqual([1, 1, undefined]);
       // A request of its own to erase, so that the others stay for the tests after this one (404
       // until intake has stored it, should its verdict come after the POST's answer).
       const erasable = `${requestIdentifier}-erasable`;

@@ -109,8 +109,23 @@ export const DocumentBundle = z
   );
 export type DocumentBundle = z.infer<typeof DocumentBundle>;
 
-/** `GET /api/v1/clinic/tasks/{taskId}/documents`. */
-export const ClinicDocumentList = z.object({ items: z.array(DocumentBundle).describe("The request's DocumentBundles, oldest first") });
+/**
+ * What a page of a clinic's reads of a request carries besides its items (issue 26, point 2;
+ * docs/api.md, "Clinic API"): how many there are in all, and where the next page is while more follow.
+ */
+const pageShape = <Item extends z.ZodType>(items: z.ZodArray<Item>) => ({
+  total: z.number().int().describe('How many there are in all; `items` is the page of them asked for'),
+  items,
+  next: z
+    .string()
+    .optional()
+    .describe(
+      "Only while more follow: the query of the next page, a relative reference to resolve against this page's URL (`?_count=20&_offset=20`); a page holds fewer than `_count` items when the next would take it over the size ceiling",
+    ),
+});
+
+/** `GET /api/v1/clinic/tasks/{taskId}/documents?_count=&_offset=`: a page of the request's DocumentBundles. */
+export const ClinicDocumentList = z.object(pageShape(z.array(DocumentBundle).describe("The page's DocumentBundles, oldest first")));
 export type ClinicDocumentList = z.infer<typeof ClinicDocumentList>;
 
 /** The 202 of `POST /api/v1/clinic/tasks/{taskId}/answer` when intake did not confirm the answer in time. */
@@ -181,9 +196,16 @@ export const ClinicTaskList = z.object({
 });
 export type ClinicTaskList = z.infer<typeof ClinicTaskList>;
 
-/** The request versions a clinic was sent, oldest first; `bundle` is the AdmissionRequestBundle as received. */
-export const RequestVersionList = z.object({
-  items: z.array(z.object({ version: z.number().int(), receivedAt: z.string(), bundle: z.looseObject({ resourceType: z.literal('Bundle') }) })),
-});
+/**
+ * `GET /api/v1/clinic/tasks/{taskId}/versions?_count=&_offset=&_sort=`: a page of the request
+ * versions a clinic was sent; `bundle` is the AdmissionRequestBundle as received.
+ */
+export const RequestVersionList = z.object(
+  pageShape(
+    z
+      .array(z.object({ version: z.number().int(), receivedAt: z.string(), bundle: z.looseObject({ resourceType: z.literal('Bundle') }) }))
+      .describe('The versions of the page: oldest first, or newest first with `_sort=-version`'),
+  ),
+);
 export type RequestVersionList = z.infer<typeof RequestVersionList>;
 export type RequestVersion = RequestVersionList['items'][number];

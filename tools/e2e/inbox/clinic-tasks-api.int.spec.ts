@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@bedrequest/testing';
-import { admissionRequestBundle, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
+import { admissionRequestBundle, documentBundle, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
 import { startE2eStack, type E2eStack } from '../e2e-stack';
 
 /**
- * `GET /api/v1/clinic/tasks` and `GET /api/v1/clinic/tasks/{id}/versions`: what the clinic inbox
- * lists and shows as history, open to integrators alike.
+ * `GET /api/v1/clinic/tasks`, `GET /api/v1/clinic/tasks/{id}/versions` and the request's documents
+ * (a page at a time, and one by its position): what the clinic inbox lists and shows as history,
+ * open to integrators alike.
  */
 const FHIR_BASE = 'https://list-hospital.example/fhir';
 const REFERRER_IK = '261400001';
@@ -21,6 +22,11 @@ interface Summary {
   request: Record<string, unknown>;
   patient: Record<string, unknown>;
   mainDiagnosis?: { code: string; display?: string };
+}
+interface Page<Item> {
+  total: number;
+  items: Item[];
+  next?: string;
 }
 interface List {
   total: number;
@@ -189,5 +195,62 @@ describe('the clinic list and version API', () => {
     expect((await stack.api('GET', `/api/v1/clinic/tasks/not-a-uuid/versions`, { token: clinic[A] })).status).toBe(404);
     expect((await stack.api('GET', `/api/v1/clinic/tasks/${randomUUID()}/versions`, { token: clinic[A] })).status).toBe(404);
     expect((await stack.api('GET', `/api/v1/clinic/tasks/${taskA}/versions`, { token: referrer })).status).toBe(403);
+
+    // A page at a time, newest first: `next` (a relative reference) goes on from the version left out.
+    const page = (query: string) => stack.api<Page<{ version: number }>>('GET', `/api/v1/clinic/tasks/${taskB}/versions${query}`, { token: clinic[B] });
+    const newest = await page('?_sort=-version&_count=2');
+    expect([newest.body.items.map((item) => item.version), newest.body.total, newest.body.next]).toEqual([[4, 2], 3, '?_count=2&_offset=2&_sort=-version']);
+    const rest = await page(newest.body.next!);
+    expect([rest.body.items.map((item) => item.version), rest.body.total, rest.body.next]).toEqual([[1], 3, undefined]);
+    for (const [query, message] of [
+      ['?_sort=receivedAt', '_sort: version or -version'],
+      ['?_count=51', '_count: a whole number from 1 to 50'],
+      ['?state=new', 'unknown parameter state (known: _count, _offset, _sort)'],
+    ]) {
+      const refused = await page(query!);
+      expect([query, refused.status, refused.body]).toEqual([query, 400, { error: 'invalid_request', message }]);
+    }
+  });
+
+  it("gives a request's documents a page at a time, and one document by its position without the others", async () => {
+    const identifier = newRequest();
+    await send(identifier);
+    const [taskA, taskB] = [await idOf(identifier, A), await idOf(identifier, B)];
+    for (const [index, text] of ['Befund 1', 'Befund 2', 'Befund 3'].entries()) {
+      const bundle = documentBundle({
+        requestIdentifier: identifier,
+        timestamp: `2026-11-2${index + 1}T10:00:00Z`,
+        documents: [{ contentType: 'text/plain', text }],
+      });
+      expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: bundle })).status).toBe(202);
+    }
+    type Documents = Page<{ timestamp: string }>;
+    const page = (query: string, ik = A) =>
+      stack.api<Documents>('GET', `/api/v1/clinic/tasks/${ik === A ? taskA : taskB}/documents${query}`, { token: clinic[ik] });
+    await waitFor(async () => (await page('')).body.total === 3 || undefined, { what: 'the three documents' });
+
+    const first = await page('?_count=2');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect([first.body.items.map((item) => item.timestamp), first.body.total, first.body.next]).toEqual([
+      ['2026-11-21T10:00:00Z', '2026-11-22T10:00:00Z'],
+      3,
+      '?_count=2&_offset=2',
+    ]);
+    const rest = await page(first.body.next!);
+    expect([rest.body.items.map((item) => item.timestamp), rest.body.next]).toEqual([['2026-11-23T10:00:00Z'], undefined]);
+    expect((await page('?_page=2')).body).toEqual({ error: 'invalid_request', message: 'unknown parameter _page (known: _count, _offset)' });
+    expect((await page('?_count=0')).status).toBe(400);
+
+    const one = await stack.api<{ timestamp: string }>('GET', `/api/v1/clinic/tasks/${taskB}/documents/2`, { token: clinic[B] });
+    expect([one.status, one.headers.get('content-type'), one.headers.get('cache-control'), one.body.timestamp]).toEqual([
+      200,
+      'application/fhir+json; charset=utf-8',
+      'no-store',
+      '2026-11-23T10:00:00Z',
+    ]);
+    expect((await stack.api('GET', `/api/v1/clinic/tasks/${taskB}/documents/3`, { token: clinic[B] })).status).toBe(404);
+    expect((await stack.api('GET', `/api/v1/clinic/tasks/${taskB}/documents/last`, { token: clinic[B] })).status).toBe(404);
+    expect((await stack.api('GET', `/api/v1/clinic/tasks/${taskB}/documents/0`, { token: clinic[A] })).status).toBe(404);
   });
 });

@@ -9,9 +9,10 @@ import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
 import { principalOf } from '@bedrequest/tokens';
 import { refusedByIntake } from '../fhir/bundle.router';
 import { FHIR_JSON } from '../fhir/fhir-response';
-import { forwardedCallOf, type IntakeClient } from '../fhir/intake.client';
+import { forwardedCallOf, type ClinicReadAnswer, type IntakeClient } from '../fhir/intake.client';
 import { errorHandler } from '../http-errors';
 import { jsonBody } from '../json-body';
+import { ClinicDocumentPageQuery, DocumentPosition, passedQuery } from './clinic-pages';
 
 /** docs/decisions.md, "Clinics answer": a note of at most 4000 characters. */
 export const MAX_NOTE_CHARACTERS = 4000;
@@ -40,10 +41,27 @@ const answerTooLarge = () =>
 
 export const TaskId = z.guid();
 const noSuchTask = () => new HttpError('not_found', 'no such Task');
+const noSuchDocument = () => new HttpError('not_found', 'no such Task, or no document at this position');
+
+/** The answers below carry patient data. */
+const NO_STORE = 'no-store';
+/** What express sends for a string body; a Buffer body (intake's bytes) gets no charset from it. */
+const JSON_UTF8 = 'application/json; charset=utf-8';
+const FHIR_JSON_UTF8 = `${FHIR_JSON}; charset=utf-8`;
 
 /**
  * The clinic API of docs/decisions.md (clinic tokens only, errors as `{"error", "message"}`): read the
- * bundle a Task's clinic was sent, its documents, and answer the Task.
+ * bundle a Task's clinic was sent and its documents, and answer the Task.
+ *
+ * - `GET /tasks/{taskId}/bundle`: the latest AdmissionRequestBundle version sent, FHIR JSON.
+ * - `GET /tasks/{taskId}/documents?_count=&_offset=`: 200 `{total, items, next?}`, a page of the
+ *   request's DocumentBundles, oldest first (clinic-pages.ts: at most 16 MiB of bundles); 400 for
+ *   another parameter.
+ * - `GET /tasks/{taskId}/documents/{n}`: the one DocumentBundle at position n (from 0), FHIR JSON,
+ *   read without the others (the inbox's download of one attachment); 404 past the last.
+ *
+ * Each 404 for another clinic's Task, 410 once the request's patient data was erased (intake's
+ * message); intake's JSON goes back unread, not to be stored (`Cache-Control: no-store`).
  */
 export function clinicApiRouter(options: {
   intake: IntakeClient;
@@ -52,16 +70,33 @@ export function clinicApiRouter(options: {
   logger: Logger;
 }): Router {
   const router = Router();
-  const read = (what: 'bundle' | 'documents') => async (req: Request, res: Response) => {
+  const pass = (res: Response, answer: ClinicReadAnswer, contentType: string, notFound: () => HttpError) => {
+    if (answer.status === 404) throw notFound();
+    if (answer.status !== 200) throw new HttpError(answer.status === 410 ? 'gone' : 'invalid_request', answer.message);
+    res.status(200).set({ 'content-type': contentType, 'cache-control': NO_STORE }).send(answer.body);
+  };
+  const taskIdOf = (req: Request): string => {
     const taskId = String(req.params.taskId);
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
-    const answer = await options.intake.clinicRead(taskId, what, forwardedCallOf(req, res));
-    if (answer.status === 404) throw noSuchTask();
-    if (answer.status === 410) throw new HttpError('gone', answer.body.issue[0].diagnostics);
-    return what === 'bundle' ? res.status(200).type(FHIR_JSON).send(JSON.stringify(answer.body)) : res.status(200).json(answer.body);
+    return taskId;
   };
-  router.get('/tasks/:taskId/bundle', read('bundle'));
-  router.get('/tasks/:taskId/documents', read('documents'));
+
+  router.get('/tasks/:taskId/bundle', async (req: Request, res: Response) => {
+    const answer = await options.intake.clinicRead(taskIdOf(req), 'bundle', undefined, forwardedCallOf(req, res));
+    pass(res, answer, FHIR_JSON_UTF8, noSuchTask);
+  });
+  router.get('/tasks/:taskId/documents', async (req: Request, res: Response) => {
+    const taskId = taskIdOf(req);
+    const answer = await options.intake.clinicRead(taskId, 'documents', passedQuery(ClinicDocumentPageQuery, req.query), forwardedCallOf(req, res));
+    pass(res, answer, JSON_UTF8, noSuchTask);
+  });
+  router.get('/tasks/:taskId/documents/:position', async (req: Request, res: Response) => {
+    const taskId = taskIdOf(req);
+    const position = DocumentPosition.safeParse(req.params.position);
+    if (!position.success) throw noSuchDocument();
+    const answer = await options.intake.clinicRead(taskId, `documents/${Number(position.data)}`, undefined, forwardedCallOf(req, res));
+    pass(res, answer, FHIR_JSON_UTF8, noSuchDocument);
+  });
 
   const answerBody: ErrorRequestHandler = (error: unknown, _req, _res, next) =>
     next(classifyError(error).code === 'payload_too_large' ? answerTooLarge() : error);

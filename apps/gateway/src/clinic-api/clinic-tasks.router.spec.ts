@@ -61,7 +61,7 @@ describe('clinic API: /api/v1/clinic/tasks/{taskId}/versions', () => {
     const response = await request(gateway()).get(`/api/v1/clinic/tasks/${TASK_ID}/versions?_sort=-version&_count=10&_offset=0`);
 
     expect(response.status).toBe(200);
-    expect(asked).toEqual([`/internal/clinic-tasks/${TASK_ID}/versions?_sort=-version&_count=10&_offset=0`]);
+    expect(asked).toEqual([`/internal/clinic-tasks/${TASK_ID}/versions?_count=10&_offset=0&_sort=-version`]);
   });
 
   it.each([

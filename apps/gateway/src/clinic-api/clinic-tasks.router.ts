@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { TaskListState } from '@bedrequest/contracts';
 import { HttpError, type InternalClient, jsonErrorHandler } from '@bedrequest/http';
 import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from '../fhir/intake.client';
+import { passedQuery, RequestVersionPageQuery } from './clinic-pages';
 
 const LIST_STATE = `(${TaskListState.options.join('|')})`;
 
@@ -48,8 +49,8 @@ export class ClinicTaskReadsClient {
     return this.client.raw({ method: 'GET', path: '/internal/clinic-tasks', query, ...this.request(call) });
   }
 
-  versions(taskId: string, call: ForwardedCall) {
-    return this.client.raw({ method: 'GET', path: `/internal/clinic-tasks/${encodeURIComponent(taskId)}/versions`, ...this.request(call) });
+  versions(taskId: string, query: URLSearchParams, call: ForwardedCall) {
+    return this.client.raw({ method: 'GET', path: `/internal/clinic-tasks/${encodeURIComponent(taskId)}/versions`, query, ...this.request(call) });
   }
 
   close(): Promise<void> {
@@ -69,12 +70,14 @@ export class ClinicTaskReadsClient {
  * - `GET /tasks?state=&since=&_count=&_offset=`: 200 `{total, counts, items}`; one summary per Task
  *   addressed to the clinic, open (`requested`) first, then the most recently changed; 400
  *   `invalid_request` for anything else.
- * - `GET /tasks/{taskId}/versions`: 200 `{items: [{version, receivedAt, bundle}]}`, the
- *   AdmissionRequestBundle versions the clinic was sent, oldest first; 404 for another clinic's Task,
- *   410 once the request's patient data was erased (intake's message passed on).
+ * - `GET /tasks/{taskId}/versions?_count=&_offset=&_sort=`: 200 `{total, items: [{version,
+ *   receivedAt, bundle}], next?}`, a page of the AdmissionRequestBundle versions the clinic was sent
+ *   (clinic-pages.ts: oldest first, or newest with `_sort=-version`; at most 16 MiB of bundles); 400
+ *   for another parameter; 404 for another clinic's Task, 410 once the request's patient data was
+ *   erased (intake's message passed on).
  *
  * Both carry patient data: `Cache-Control: no-store`. Intake's JSON goes back unread (like Task
- * reads); intake unavailable is 503 with Retry-After.
+ * reads: a page of versions may be 16 MiB); intake unavailable is 503 with Retry-After.
  */
 export function clinicTasksRouter(options: { reads: ClinicTaskReadsClient; logger: Logger }): Router {
   const router = Router();
@@ -84,15 +87,13 @@ export function clinicTasksRouter(options: { reads: ClinicTaskReadsClient; logge
   };
 
   router.get('/tasks', async (req: Request, res: Response) => {
-    const query = ClinicTaskListQuery.safeParse(req.query);
-    if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
-    const search = new URLSearchParams(Object.entries(query.data).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    pass(res, await options.reads.list(search, forwardedCallOf(req, res)));
+    pass(res, await options.reads.list(passedQuery(ClinicTaskListQuery, req.query), forwardedCallOf(req, res)));
   });
 
   router.get('/tasks/:taskId/versions', async (req: Request, res: Response) => {
     if (!z.guid().safeParse(req.params.taskId).success) throw new HttpError('not_found', 'no such Task');
-    pass(res, await options.reads.versions(String(req.params.taskId), forwardedCallOf(req, res)));
+    const query = passedQuery(RequestVersionPageQuery, req.query);
+    pass(res, await options.reads.versions(String(req.params.taskId), query, forwardedCallOf(req, res)));
   });
 
   router.use(jsonErrorHandler(options.logger));

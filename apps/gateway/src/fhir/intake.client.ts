@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { InternalClient, type RawAnswer } from '@bedrequest/http';
+import { InternalClient, UpstreamUnavailableError, type RawAnswer } from '@bedrequest/http';
 import { CORRELATION_HEADER, clientAddressOf } from '@bedrequest/observability';
 import { accessTokenOf } from '@bedrequest/tokens';
 
@@ -45,22 +45,34 @@ export function intakeConnection(intakeUrl: string, unavailableMessage: string, 
   return new InternalClient({ service: 'intake', baseUrl: intakeUrl, unavailableMessage, ...options });
 }
 
-/** A FHIR resource as intake answers it; passed on to the clinic as it is. */
-const FhirResource = z.looseObject({ resourceType: z.string() });
-const DocumentList = z.object({ items: z.array(z.looseObject({})) });
-/** Intake's answer for an erased request: why, and since when, in the first issue's diagnostics. */
-const ErasedOutcome = z.object({ resourceType: z.literal('OperationOutcome'), issue: z.tuple([z.object({ diagnostics: z.string() })], z.unknown()) });
+const UNAVAILABLE = 'the Task store is unavailable; please retry';
+
+/**
+ * Intake's refusal of a clinic read, what it is in the first issue's diagnostics: the parameter it
+ * refused (400), since when the request's patient data is erased (410).
+ */
+const RefusalOutcome = z.object({ resourceType: z.literal('OperationOutcome'), issue: z.tuple([z.object({ diagnostics: z.string() })], z.unknown()) });
+
+/** What a clinic reads of a Task's request: its latest bundle, a page of its documents, or one document by its position. */
+export type ClinicReadPath = 'bundle' | 'documents' | `documents/${number}`;
+
+/** A clinic read's answer: the body of a 200 as intake wrote it, or why not. */
+export type ClinicReadAnswer = { status: 200; body: Buffer } | { status: 404 } | { status: 400 | 410; message: string };
 
 /**
  * Intake's internal read API (it owns requests and Tasks), called with the caller's forwarded token.
- * Task searches and reads pass intake's FHIR JSON on unread (parsing and serialising it again would
- * change nothing, and polling is the hottest read); the clinic reads are parsed with their contract.
+ * Its answers pass on unread (parsing and serialising them again would change nothing: polling Task
+ * searches is the hottest read, and a page of documents may be 16 MiB); only their refusals are
+ * read, with their contract.
  */
 export class IntakeClient {
   private readonly client: InternalClient;
 
-  constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = intakeConnection(intakeUrl, 'the Task store is unavailable; please retry', { timeoutMs });
+  constructor(
+    private readonly intakeUrl: string,
+    timeoutMs = 10_000,
+  ) {
+    this.client = intakeConnection(intakeUrl, UNAVAILABLE, { timeoutMs });
   }
 
   /**
@@ -79,12 +91,25 @@ export class IntakeClient {
     return this.client.raw({ method: 'GET', path: `/internal/audit-events${search}`, ...this.request(call) });
   }
 
-  /** A clinic's read of a Task's bundle or documents: 404 for a Task it may not see, 410 once its request's patient data was erased. */
-  clinicRead(taskId: string, what: 'bundle' | 'documents', call: ForwardedCall) {
-    return this.client.json(
-      { method: 'GET', path: `/internal/tasks/${encodeURIComponent(taskId)}/${what}`, ...this.request(call) },
-      { 200: what === 'bundle' ? FhirResource : DocumentList, 404: FhirResource, 410: ErasedOutcome },
-    );
+  /**
+   * A clinic's read of a Task's request (`query`: a page's `_count` and `_offset`): 404 for a Task it
+   * may not see or a position past the last document, 400 for a page parameter intake refuses, 410
+   * once the request's patient data was erased; any other answer is intake's failure (503).
+   */
+  async clinicRead(taskId: string, what: ClinicReadPath, query: URLSearchParams | undefined, call: ForwardedCall): Promise<ClinicReadAnswer> {
+    const path = `/internal/tasks/${encodeURIComponent(taskId)}/${what}`;
+    const answer = await this.client.raw({ method: 'GET', path, ...(query ? { query } : {}), ...this.request(call) });
+    if (answer.status === 200) return { status: 200, body: answer.body };
+    if (answer.status === 404) return { status: 404 };
+    if (answer.status === 400 || answer.status === 410) {
+      const refusal = RefusalOutcome.safeParse(jsonOf(answer.body));
+      if (refusal.success) return { status: answer.status, message: refusal.data.issue[0].diagnostics };
+    }
+    throw new UpstreamUnavailableError(UNAVAILABLE, {
+      service: 'intake',
+      url: this.intakeUrl,
+      reason: `answered a clinic read with HTTP ${answer.status} outside its contract`,
+    });
   }
 
   close(): Promise<void> {
@@ -93,5 +118,13 @@ export class IntakeClient {
 
   private request(call: ForwardedCall) {
     return { credential: call.token, correlationId: call.correlationId, headers: forwardedHeaders(call) };
+  }
+}
+
+function jsonOf(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
   }
 }

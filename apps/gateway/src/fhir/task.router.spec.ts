@@ -134,18 +134,33 @@ describe('GET /api/v2/fhir/Task through the intake client', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it('parses a clinic read with its contract, and answers 503 for a body outside it', async () => {
+  it("passes a clinic read's 200 on unread with its page query, reads intake's refusals with their contract, and answers 503 for anything else", async () => {
     const client = new IntakeClient(intakeUrl);
     clients.push(client);
     const call = { token: 't', correlationId: 'c', publicBase: 'http://api.example' };
+    const refusal = (diagnostics: string) => JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'x', diagnostics }] });
 
-    answer = fhirJson(200, '{"items":[{"a":1}]}');
-    expect(await client.clinicRead('x', 'documents', call)).toEqual({ status: 200, body: { items: [{ a: 1 }] } });
-    expect(seen.at(-1)!.url).toBe('/internal/tasks/x/documents');
+    answer = fhirJson(200, '{"total":1, "items":[{"a":1}]}');
+    expect(await client.clinicRead('x', 'documents', new URLSearchParams({ _count: '1' }), call)).toEqual({
+      status: 200,
+      body: Buffer.from('{"total":1, "items":[{"a":1}]}'),
+    });
+    expect(seen.at(-1)!.url).toBe('/internal/tasks/x/documents?_count=1');
+    answer = fhirJson(404, refusal('no such Task, or no document at this position'));
+    expect(await client.clinicRead('x', 'documents/3', undefined, call)).toEqual({ status: 404 });
+    expect(seen.at(-1)!.url).toBe('/internal/tasks/x/documents/3');
+    answer = fhirJson(410, refusal('erased on 2026-11-22'));
+    expect(await client.clinicRead('x', 'bundle', undefined, call)).toEqual({ status: 410, message: 'erased on 2026-11-22' });
+    answer = fhirJson(400, refusal('_count: a whole number from 1 to 50'));
+    expect(await client.clinicRead('x', 'documents', undefined, call)).toEqual({ status: 400, message: '_count: a whole number from 1 to 50' });
 
-    answer = fhirJson(200, '{"documents":[]}');
-    await expect(client.clinicRead('x', 'documents', call)).rejects.toMatchObject({ name: 'UpstreamUnavailableError', status: 503, retryAfterSeconds: 5 });
+    answer = fhirJson(410, '{"resourceType":"OperationOutcome","issue":[]}');
+    await expect(client.clinicRead('x', 'bundle', undefined, call)).rejects.toMatchObject({
+      name: 'UpstreamUnavailableError',
+      status: 503,
+      retryAfterSeconds: 5,
+    });
     answer = fhirJson(500, '{"resourceType":"OperationOutcome"}');
-    await expect(client.clinicRead('x', 'bundle', call)).rejects.toMatchObject({ name: 'UpstreamUnavailableError' });
+    await expect(client.clinicRead('x', 'bundle', undefined, call)).rejects.toMatchObject({ name: 'UpstreamUnavailableError' });
   });
 });

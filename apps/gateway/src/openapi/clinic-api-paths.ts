@@ -10,11 +10,13 @@ import {
   ClinicAnswerQueued,
   ClinicDocumentList,
   ClinicTaskList,
+  DocumentBundle,
   FhirTask,
   RequestVersionList,
 } from '@bedrequest/contracts';
 import { BedCount, DateQuery } from '../capacity/capacity.router';
 import { ClinicAnswer, MAX_NOTE_CHARACTERS, TaskId } from '../clinic-api/clinic-api.router';
+import { CLINIC_PAGE, ClinicDocumentPageQuery, DocumentPosition, RequestVersionPageQuery } from '../clinic-api/clinic-pages';
 import { ClinicTaskListQuery } from '../clinic-api/clinic-tasks.router';
 import { fhir, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
@@ -27,6 +29,9 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
     410: "The request's patient data was erased (data protection): the message says when; the Task remains, read and searched as its tombstone",
   };
   const taskStore: Refusals = { 503: 'the Task store is unavailable' };
+  const badParameter: Refusals = { 400: 'An unknown parameter or a malformed value (the message names it)' };
+  const paged = (items: string) =>
+    `A page of at most \`_count\` ${items} from \`_offset\`, with \`total\`, and \`next\` while more follow. Whatever the request holds, a page never carries more than ${CLINIC_PAGE.maxBytes} of bundles: it stops before the one that would take it over (and always holds one), so it may hold fewer than \`_count\`; go on with \`next\`.`;
 
   const noStore = { 'Cache-Control': header('NoStore') };
   registry.registerPath({
@@ -37,18 +42,19 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
     request: { query: ClinicTaskListQuery },
     responses: {
       200: { description: 'A page of summaries', headers: noStore, content: json(ClinicTaskList) },
-      ...refusals('v1', merged(base, { 400: 'An unknown parameter or a malformed value (the message names it)' }, taskStore)),
+      ...refusals('v1', merged(base, badParameter, taskStore)),
     },
   });
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/versions',
-    summary: 'The AdmissionRequestBundle versions this clinic was sent for the Task, oldest first',
+    summary: 'The AdmissionRequestBundle versions this clinic was sent for the Task, a page at a time, oldest first (or newest first)',
+    description: paged('versions'),
     security: secured,
-    request: task,
+    request: { ...task, query: RequestVersionPageQuery },
     responses: {
-      200: { description: 'The versions as received', headers: noStore, content: json(RequestVersionList) },
-      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
+      200: { description: 'A page of the versions as received', headers: noStore, content: json(RequestVersionList) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, badParameter, notThisClinics, erased, taskStore)),
     },
   });
   registry.registerPath({
@@ -58,19 +64,34 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
     security: secured,
     request: task,
     responses: {
-      200: { description: 'The bundle', content: fhir(AdmissionRequestBundle) },
+      200: { description: 'The bundle', headers: noStore, content: fhir(AdmissionRequestBundle) },
       ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
     },
   });
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/documents',
-    summary: 'The DocumentBundles sent for the request of the Task, oldest first',
+    summary: 'The DocumentBundles sent for the request of the Task, a page at a time, oldest first',
+    description: paged('DocumentBundles'),
     security: secured,
-    request: task,
+    request: { ...task, query: ClinicDocumentPageQuery },
     responses: {
-      200: { description: 'The documents', content: json(ClinicDocumentList) },
-      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, erased, taskStore)),
+      200: { description: 'A page of the documents', headers: noStore, content: json(ClinicDocumentList) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, badParameter, notThisClinics, erased, taskStore)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/tasks/{taskId}/documents/{n}',
+    summary: 'One DocumentBundle of the request of the Task, by its position in the pages of documents (from 0), read without the others',
+    security: secured,
+    request: { params: z.object({ taskId: TaskId.describe('The Task id'), n: DocumentPosition }) },
+    responses: {
+      200: { description: 'The DocumentBundle', headers: noStore, content: fhir(DocumentBundle) },
+      ...refusals(
+        'v1',
+        merged(base, UNDECODABLE_PATH, notThisClinics, { 404: 'No document at this position (past the last, or not a whole number)' }, erased, taskStore),
+      ),
     },
   });
   registry.registerPath({

@@ -45,6 +45,7 @@ describe('OpenAPI document', () => {
         '/api/v1/clinic/tasks/{taskId}/answer',
         '/api/v1/clinic/tasks/{taskId}/bundle',
         '/api/v1/clinic/tasks/{taskId}/documents',
+        '/api/v1/clinic/tasks/{taskId}/documents/{n}',
         '/api/v1/clinic/tasks/{taskId}/versions',
         '/api/v1/kliniken',
         '/api/v1/subscriptions',
@@ -202,6 +203,29 @@ describe('OpenAPI document', () => {
     expect(bodyOf(paths['/api/v1/subscriptions/{id}/deliveries']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/DeliveryLog' });
     expect(bodyOf(paths['/api/v1/subscriptions/{id}/events']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/AdmissionResponseEventList' });
     expect(schemas['AdmissionResponseEventList']?.properties?.['items']?.items).toEqual({ $ref: '#/components/schemas/AdmissionResponseEvent' });
+  });
+
+  it("gives the clinic's reads of versions and documents their page parameters, total and next, and one document by its position", () => {
+    const parametersOf = (path: string) => paths[path]?.get?.parameters?.map((parameter) => `${parameter.in}:${parameter.name}`);
+    expect(parametersOf('/api/v1/clinic/tasks/{taskId}/versions')).toEqual(['path:taskId', 'query:_count', 'query:_offset', 'query:_sort']);
+    expect(parametersOf('/api/v1/clinic/tasks/{taskId}/documents')).toEqual(['path:taskId', 'query:_count', 'query:_offset']);
+    expect(parametersOf('/api/v1/clinic/tasks/{taskId}/documents/{n}')).toEqual(['path:taskId', 'path:n']);
+    for (const name of ['ClinicDocumentList', 'RequestVersionList']) {
+      expect({ name, required: schemas[name]?.required?.sort(), next: schemas[name]?.properties?.['next']?.type }).toEqual({
+        name,
+        required: ['items', 'total'],
+        next: 'string',
+      });
+    }
+    const one = paths['/api/v1/clinic/tasks/{taskId}/documents/{n}']?.get;
+    expect(bodyOf(one?.responses['200'], 'application/fhir+json')).toEqual({ $ref: '#/components/schemas/DocumentBundle' });
+    for (const path of ['versions', 'bundle', 'documents', 'documents/{n}']) {
+      expect({ path, cacheControl: paths[`/api/v1/clinic/tasks/{taskId}/${path}`]?.get?.responses['200']?.headers?.['Cache-Control'] }).toEqual({
+        path,
+        cacheControl: { $ref: '#/components/headers/NoStore' },
+      });
+    }
+    expect(Object.keys(one?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '405', '410', '429', '503']);
   });
 
   it('describes the AdmissionResponse webhook: its Standard Webhooks headers and the body with the Task', () => {
