@@ -178,16 +178,19 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     expect((await inbox.stack.api('POST', '/api/v2/fhir/Bundle', { token: inbox.referrerToken, body: documents })).status).toBe(202);
     await page.goto(`${inbox.baseUrl}/inbox/tasks/${task.id}`);
     await expect(page.locator('.documents').innerText()).resolves.toContain('Arztbrief');
+    // An attachment's address is its document's position and its own: the download reads that document alone.
+    await expect(page.locator('.documents a').first().getAttribute('href')).resolves.toBe(`/inbox/tasks/${task.id}/documents/0/attachments/0`);
 
-    const opened = await page.request.get(`${inbox.baseUrl}/inbox/tasks/${task.id}/attachments/0`);
+    const opened = await page.request.get(`${inbox.baseUrl}/inbox/tasks/${task.id}/documents/0/attachments/0`);
     expect(opened.status()).toBe(200);
     expect(opened.headers()['content-type']).toBe('text/plain; charset=utf-8');
     expect(opened.headers()['content-disposition']).toMatch(/^inline; filename="?Arztbrief"?$/);
     expect(opened.headers()['cache-control']).toBe('no-store');
     expect(await opened.text()).toBe('Entlassbrief: mobil an Unterarmgehstützen.');
-    const download = await page.request.get(`${inbox.baseUrl}/inbox/tasks/${task.id}/attachments/0?download=1`);
+    const download = await page.request.get(`${inbox.baseUrl}/inbox/tasks/${task.id}/documents/0/attachments/0?download=1`);
     expect(download.headers()['content-disposition']).toMatch(/^attachment; filename="?Arztbrief"?$/);
-    expect((await page.request.get(`${inbox.baseUrl}/inbox/tasks/${task.id}/attachments/1`)).status()).toBe(404);
+    expect((await page.request.get(`${inbox.baseUrl}/inbox/tasks/${task.id}/documents/0/attachments/1`)).status()).toBe(404);
+    expect((await page.request.get(`${inbox.baseUrl}/inbox/tasks/${task.id}/documents/1/attachments/0`)).status()).toBe(404);
   });
 });
 

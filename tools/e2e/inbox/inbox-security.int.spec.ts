@@ -71,8 +71,8 @@ describeInChromium('the clinic inbox refuses what it must', () => {
 
     for (const path of [
       `/inbox/tasks/${waldseeOnly.taskId}`,
-      `/inbox/tasks/${waldseeOnly.taskId}/attachments/0`,
-      `/inbox/tasks/${waldseeOnly.taskId}/attachments/0?download=1`,
+      `/inbox/tasks/${waldseeOnly.taskId}/documents/0/attachments/0`,
+      `/inbox/tasks/${waldseeOnly.taskId}/documents/0/attachments/0?download=1`,
     ]) {
       const response = await bergblick.goto(`${inbox.baseUrl}${path}`);
       expect(response?.status()).toBe(404);
@@ -174,7 +174,7 @@ describeInChromium('the clinic inbox refuses what it must', () => {
     expect(cookies[0]!.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await fresh.content()).not.toContain(session.accessToken);
 
-    for (const path of ['/inbox/tasks', `/inbox/tasks/${waldseeOnly.taskId}`, '/inbox/beds', `/inbox/tasks/${waldseeOnly.taskId}/attachments/0`]) {
+    for (const path of ['/inbox/tasks', `/inbox/tasks/${waldseeOnly.taskId}`, '/inbox/beds', `/inbox/tasks/${waldseeOnly.taskId}/documents/0/attachments/0`]) {
       const response = await fresh.request.get(`${inbox.baseUrl}${path}`);
       expect(response.status()).toBe(200);
       expect(response.headers()['cache-control']).toBe('no-store');

@@ -13,31 +13,32 @@ export interface Attachment {
 }
 
 /**
- * The attachments of a request's DocumentBundles in a fixed order (bundles oldest first, then entry
- * and content order): an attachment's position in this list is its address in the inbox's URLs.
+ * The attachments of one DocumentBundle in a fixed order (entry order, then content order; those
+ * without data left out): an attachment's position in this list is, with its document's position
+ * among the request's documents, its address in the inbox's URLs
+ * (`/inbox/tasks/{taskId}/documents/{n}/attachments/{k}`), so that a download reads that one
+ * document alone.
  */
-export function attachmentsOf(documentBundles: readonly unknown[]): Attachment[] {
-  return documentBundles.flatMap((bundle) => {
-    const date = text(record(bundle)?.timestamp);
-    return list(record(bundle)?.entry)
-      .map((entry) => record(record(entry)?.resource))
-      .filter((resource): resource is Json => resource?.resourceType === 'DocumentReference')
-      .flatMap((reference) => list(reference.content).map((content) => record(record(content)?.attachment)))
-      .flatMap((attachment) => {
-        const data = text(attachment?.data);
-        if (!attachment || !data) return [];
-        const title = text(attachment.title);
-        return [
-          {
-            contentType: text(attachment.contentType) ?? 'application/octet-stream',
-            data,
-            size: decodedSize(data),
-            ...(title ? { title } : {}),
-            ...(date ? { date } : {}),
-          },
-        ];
-      });
-  });
+export function attachmentsOf(documentBundle: unknown): Attachment[] {
+  const date = text(record(documentBundle)?.timestamp);
+  return list(record(documentBundle)?.entry)
+    .map((entry) => record(record(entry)?.resource))
+    .filter((resource): resource is Json => resource?.resourceType === 'DocumentReference')
+    .flatMap((reference) => list(reference.content).map((content) => record(record(content)?.attachment)))
+    .flatMap((attachment) => {
+      const data = text(attachment?.data);
+      if (!attachment || !data) return [];
+      const title = text(attachment.title);
+      return [
+        {
+          contentType: text(attachment.contentType) ?? 'application/octet-stream',
+          data,
+          size: decodedSize(data),
+          ...(title ? { title } : {}),
+          ...(date ? { date } : {}),
+        },
+      ];
+    });
 }
 
 /** base64: 3 bytes per 4 characters, less the padding. */

@@ -8,6 +8,7 @@ import {
   ClinicDocumentList,
   ClinicList,
   ClinicTaskList,
+  DocumentBundle,
   FhirTask,
   type LoginRequest,
   RequestVersionList,
@@ -92,17 +93,26 @@ export class InboxApi {
 
   /** The FHIR Task, or undefined when there is none the clinic may see (404); a Task is never erased (it is the tombstone). */
   async task(taskId: string, call: ApiCall): Promise<FhirTask | undefined> {
-    const task = await this.readOrMissing(`/api/v2/fhir/Task/${encodeURIComponent(taskId)}`, FhirTask, OperationOutcome, call);
+    const task = await this.readOrMissing({ path: `/api/v2/fhir/Task/${encodeURIComponent(taskId)}` }, FhirTask, OperationOutcome, call);
     return task === ERASED ? undefined : task;
   }
 
-  /** The versions the clinic was sent; undefined for a Task it may not see, `erased` once the request's patient data was erased (410). */
-  async versions(taskId: string, call: ApiCall): Promise<RequestVersionList | undefined | typeof ERASED> {
-    return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/versions`, RequestVersionList, ApiErrorBody, call);
+  /**
+   * A page of the versions the clinic was sent (`_count`, `_offset`, `_sort`: oldest or newest
+   * first); undefined for a Task it may not see, `erased` once the request's patient data was erased (410).
+   */
+  async versions(taskId: string, page: URLSearchParams, call: ApiCall): Promise<RequestVersionList | undefined | typeof ERASED> {
+    return this.readOrMissing({ path: `${taskPath(taskId)}/versions`, query: page }, RequestVersionList, ApiErrorBody, call);
   }
 
-  async documents(taskId: string, call: ApiCall): Promise<ClinicDocumentList | undefined | typeof ERASED> {
-    return this.readOrMissing(`/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/documents`, ClinicDocumentList, ApiErrorBody, call);
+  /** A page of the request's DocumentBundles, oldest first (`_count`, `_offset`); undefined and `erased` as the versions. */
+  async documents(taskId: string, page: URLSearchParams, call: ApiCall): Promise<ClinicDocumentList | undefined | typeof ERASED> {
+    return this.readOrMissing({ path: `${taskPath(taskId)}/documents`, query: page }, ClinicDocumentList, ApiErrorBody, call);
+  }
+
+  /** The one DocumentBundle at position `n` (from 0) of the documents, read without the others; undefined past the last. */
+  async document(taskId: string, n: number, call: ApiCall): Promise<DocumentBundle | undefined | typeof ERASED> {
+    return this.readOrMissing({ path: `${taskPath(taskId)}/documents/${n}` }, DocumentBundle, ApiErrorBody, call);
   }
 
   async answer(taskId: string, body: { businessStatus: string; note?: string }, call: ApiCall): Promise<AnswerResult> {
@@ -185,13 +195,13 @@ export class InboxApi {
   }
 
   private async readOrMissing<T extends z.ZodType>(
-    path: string,
+    request: { path: string; query?: URLSearchParams },
     schema: T,
     missing: z.ZodType,
     call: ApiCall,
   ): Promise<z.output<T> | undefined | typeof ERASED> {
     const answer = await this.client.json(
-      { method: 'GET', path, ...this.credentials(call) },
+      { method: 'GET', ...request, ...this.credentials(call) },
       { 200: schema, 401: ApiErrorBody, 404: missing, 410: ApiErrorBody, 429: ApiErrorBody },
     );
     if (answer.status === 404) return undefined;
@@ -213,6 +223,10 @@ export class InboxApi {
     if (answer.status === 429) throw new LoginRefusedError('too_many_requests', Number(answer.headers['retry-after'] ?? 60) || 60);
     throw new HttpError('unavailable', `the token endpoint answered HTTP ${answer.status}`, { retryAfterSeconds: 5 });
   }
+}
+
+function taskPath(taskId: string): string {
+  return `/api/v1/clinic/tasks/${encodeURIComponent(taskId)}`;
 }
 
 /** A refusal of the session (401: the person logs in again) or of the rate (429). */

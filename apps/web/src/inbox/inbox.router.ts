@@ -57,7 +57,8 @@ const CONTENT_SECURITY_POLICY = [
  *
  * - `GET /login`, `POST /login`, `POST /logout`: the session (session.ts), cookies only.
  * - `GET /tasks` (the list), `GET /tasks/updates` (JSON for the live list), `GET /tasks/{id}`,
- *   `POST /tasks/{id}/answer` (form, then confirmation), `GET /tasks/{id}/attachments/{n}`.
+ *   `POST /tasks/{id}/answer` (form, then confirmation), `GET /tasks/{id}/documents/{n}/attachments/{k}`
+ *   (the k-th attachment of the request's n-th document, read with that document alone).
  * - `GET /beds`, `POST /beds`: the bed counts.
  * - `GET /assets/inbox-<hash>.js|css`.
  *

@@ -13,6 +13,7 @@ import {
   NOTE_REQUIRED,
   taskViewPage,
   type AnswerForm,
+  type AttachmentEntry,
   type TaskViewModel,
   type VersionEntry,
 } from './pages/task-view.page';
@@ -33,6 +34,13 @@ export const LIST_PAGE_SIZE = 250;
 const POLL_OVERLAP_MS = 10_000;
 /** The most changed rows one poll brings (the API's largest page). */
 const MAX_CHANGES = 1000;
+/**
+ * What a request's page shows of what the API holds for it (issue 26, point 2: a request may hold
+ * 50 versions and 50 documents of up to 10 MiB each): its newest versions, and its first page of
+ * documents; the page says how many more there are. An attachment is read with its document alone.
+ */
+export const VERSIONS_SHOWN = 10;
+export const DOCUMENTS_SHOWN = 20;
 
 const TaskId = z.guid();
 const Filter = z.enum(LIST_FILTERS as [ListFilter, ...ListFilter[]]).catch('all');
@@ -121,14 +129,14 @@ export function taskRoutes(context: InboxContext): Router {
     sendPage(res, taskViewPage(await pageContextOf(context, req, res), model), result.status);
   });
 
-  router.get('/tasks/:taskId/attachments/:index', async (req, res) => {
+  router.get('/tasks/:taskId/documents/:n/attachments/:k', async (req, res) => {
     const taskId = taskIdOf(req);
-    const index = z.coerce.number().int().min(0).max(10_000).safeParse(req.params.index);
-    if (!index.success) throw notFound();
-    const documents = await context.api.documents(taskId, apiCallOf(req, res));
-    const attachment = documents && documents !== ERASED && attachmentsOf(documents.items)[index.data];
+    const [n, k] = [positionOf(req.params.n), positionOf(req.params.k)];
+    if (n === undefined || k === undefined) throw notFound();
+    const document = await context.api.document(taskId, n, apiCallOf(req, res));
+    const attachment = document && document !== ERASED && attachmentsOf(document)[k];
     if (!attachment) throw notFound();
-    sendAttachment(res, attachment, req.query.download === '1', texts.task.documentName(index.data + 1));
+    sendAttachment(res, attachment, req.query.download === '1', texts.task.documentName(n + 1, k + 1));
   });
 
   const taskIdOf = (req: Request): string => {
@@ -141,27 +149,40 @@ export function taskRoutes(context: InboxContext): Router {
     const call = apiCallOf(req, res);
     const [task, versions, documents] = await Promise.all([
       context.api.task(taskId, call),
-      context.api.versions(taskId, call),
-      context.api.documents(taskId, call),
+      context.api.versions(taskId, new URLSearchParams({ _sort: '-version', _count: String(VERSIONS_SHOWN) }), call),
+      context.api.documents(taskId, new URLSearchParams({ _count: String(DOCUMENTS_SHOWN) }), call),
     ]);
     if (!task || !versions) throw notFound();
     // The request's patient data was erased: the Task alone is left (its states and answer code).
-    if (versions === ERASED) return { task, versions: [], attachments: [], formats, erased: true, ...extra };
+    if (versions === ERASED) return { task, versions: [], earlierVersions: 0, attachments: [], moreDocuments: 0, formats, erased: true, ...extra };
     const today = new Date();
+    // Newest first from the API; shown oldest first, each with what changed against the one shown before it.
     const entries: VersionEntry[] = [];
-    for (const version of versions.items) {
+    for (const version of [...versions.items].reverse()) {
       const view = requestViewOf(version.bundle, { clinicIk: clinicIkOf(res), profileBase: context.profileBase, texts, formats, today });
       const previous = entries.at(-1);
       entries.push({ version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) });
     }
-    const attachments = attachmentsOf(documents && documents !== ERASED ? documents.items : []).map((attachment, index) => ({
-      index,
-      contentType: attachment.contentType,
-      size: attachment.size,
-      ...(attachment.title ? { title: attachment.title } : {}),
-      ...(attachment.date ? { receivedAt: attachment.date } : {}),
-    }));
-    return { task, versions: entries, attachments, formats, ...extra };
+    const shownDocuments = documents && documents !== ERASED ? documents : { total: 0, items: [] };
+    const attachments: AttachmentEntry[] = shownDocuments.items.flatMap((document, n) =>
+      attachmentsOf(document).map((attachment, k) => ({
+        document: n,
+        index: k,
+        contentType: attachment.contentType,
+        size: attachment.size,
+        ...(attachment.title ? { title: attachment.title } : {}),
+        ...(attachment.date ? { receivedAt: attachment.date } : {}),
+      })),
+    );
+    return {
+      task,
+      versions: entries,
+      earlierVersions: versions.total - versions.items.length,
+      attachments,
+      moreDocuments: shownDocuments.total - shownDocuments.items.length,
+      formats,
+      ...extra,
+    };
   }
 
   return router;
@@ -195,6 +216,11 @@ function flashOf(answered: unknown, texts: InboxContext['texts']): TaskViewModel
   if (answered === 'queued') return { kind: 'info', message: texts.task.answeredQueued };
   const code = BusinessStatus.safeParse(answered);
   return code.success ? { kind: 'success', message: texts.task.answeredOk(texts.businessStatus[code.data]) } : undefined;
+}
+
+/** A position in a URL (a document's, an attachment's), from 0; undefined for anything else. */
+function positionOf(segment: string | undefined): number | undefined {
+  return segment !== undefined && /^\d{1,6}$/.test(segment) ? Number(segment) : undefined;
 }
 
 function stringOf(value: unknown): string | undefined {

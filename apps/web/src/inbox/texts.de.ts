@@ -115,10 +115,16 @@ export const de = {
     noDocuments: 'Keine Dokumente.',
     documentOpen: 'Öffnen',
     documentDownload: 'Herunterladen',
-    documentName: (index: number) => `Dokument ${index}`,
+    /** An attachment without a title: its document's number, and its own when the document has several. */
+    documentName: (document: number, attachment: number) => (attachment > 1 ? `Dokument ${document}, Anhang ${attachment}` : `Dokument ${document}`),
     documentOf: (title: string) => `Dokument „${title}“`,
     documentFrom: (when: string) => `vom ${when}`,
+    moreDocuments: (count: number) =>
+      count === 1 ? 'Ein weiteres Dokument ist vorhanden und hier nicht aufgeführt.' : `${count} weitere Dokumente sind vorhanden und hier nicht aufgeführt.`,
     historyFirst: 'Anfrage eingegangen.',
+    historyNotCompared: 'Ältere Versionen werden hier nicht angezeigt, Änderungen gegenüber der vorigen Version daher nicht markiert.',
+    earlierVersions: (count: number) =>
+      count === 1 ? 'Eine ältere Version wird hier nicht angezeigt.' : `${count} ältere Versionen werden hier nicht angezeigt.`,
     historyChanged: 'Geändert:',
     historyUnchanged: 'Keine Änderung an den angezeigten Angaben.',
     historyChange: (label: string) => label,

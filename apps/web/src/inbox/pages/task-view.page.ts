@@ -15,11 +15,14 @@ export interface VersionEntry {
   version: number;
   receivedAt: string;
   view: RequestView;
-  /** What changed against the version before; undefined for the first. */
+  /** What changed against the version shown before; undefined for the first shown. */
   changes?: FieldChange[];
 }
 
 export interface AttachmentEntry {
+  /** Its document's position among the request's documents, from 0. */
+  document: number;
+  /** Its position among that document's attachments, from 0. */
   index: number;
   title?: string;
   contentType: string;
@@ -35,9 +38,14 @@ export interface AnswerForm {
 
 export interface TaskViewModel {
   task: FhirTask;
-  /** Oldest first; the last is what the clinic was sent last. */
+  /** The newest versions, oldest first; the last is what the clinic was sent last. */
   versions: VersionEntry[];
+  /** How many versions before the first shown are not shown. */
+  earlierVersions: number;
+  /** The attachments of the first page of documents. */
   attachments: AttachmentEntry[];
+  /** How many documents after that page are not shown. */
+  moreDocuments: number;
   form: AnswerForm;
   flash?: { kind: 'success' | 'error' | 'info'; message: string };
   formats: Formats;
@@ -75,10 +83,11 @@ ${answersOf(task, texts, formats)}
 <section aria-labelledby="documents-heading">
 <h2 id="documents-heading">${t.sections.documents}</h2>
 ${attachmentsOf(task.id, model.attachments, texts, formats)}
+${model.moreDocuments > 0 ? html`<p class="meta more-documents">${t.moreDocuments(model.moreDocuments)}</p>` : ''}
 </section>
 <section aria-labelledby="history-heading">
 <h2 id="history-heading">${t.sections.history}</h2>
-${historyOf(versions, texts, formats)}
+${historyOf(versions, model.earlierVersions, texts, formats)}
 </section>
 ${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken) : ''}`,
   });
@@ -123,20 +132,22 @@ function attachmentsOf(taskId: string, attachments: AttachmentEntry[], texts: Te
   const t = texts.task;
   if (!attachments.length) return html`<p>${t.noDocuments}</p>`;
   return html`<ul class="documents">${attachments.map((attachment) => {
-    const name = attachment.title ? t.documentOf(attachment.title) : t.documentName(attachment.index + 1);
-    const href = `/inbox/tasks/${taskId}/attachments/${attachment.index}`;
-    return html`<li><span class="document-name">${attachment.title ?? t.documentName(attachment.index + 1)}</span> <span class="meta">(${attachment.contentType}, ${sizeOf(attachment.size)}${attachment.receivedAt ? html`, ${t.documentFrom(formats.instant(attachment.receivedAt) ?? '')}` : ''})</span>
+    const fallback = t.documentName(attachment.document + 1, attachment.index + 1);
+    const name = attachment.title ? t.documentOf(attachment.title) : fallback;
+    const href = `/inbox/tasks/${taskId}/documents/${attachment.document}/attachments/${attachment.index}`;
+    return html`<li><span class="document-name">${attachment.title ?? fallback}</span> <span class="meta">(${attachment.contentType}, ${sizeOf(attachment.size)}${attachment.receivedAt ? html`, ${t.documentFrom(formats.instant(attachment.receivedAt) ?? '')}` : ''})</span>
 <a href="${href}" target="_blank" rel="noopener" aria-label="${name}: ${t.documentOpen}">${t.documentOpen}</a>
 <a href="${href}?download=1" aria-label="${name}: ${t.documentDownload}">${t.documentDownload}</a></li>`;
   })}</ul>`;
 }
 
-function historyOf(versions: VersionEntry[], texts: Texts, formats: Formats): Html {
+function historyOf(versions: VersionEntry[], earlierVersions: number, texts: Texts, formats: Formats): Html {
   const t = texts.task;
+  const oldestShown = versions[0];
   return html`<ol class="history" reversed>${[...versions].reverse().map((entry) => {
     const when = formats.instant(entry.receivedAt) ?? entry.receivedAt;
     const body = !entry.changes
-      ? html`<p>${t.historyFirst}</p>`
+      ? html`<p>${entry === oldestShown && earlierVersions > 0 ? t.historyNotCompared : t.historyFirst}</p>`
       : entry.changes.length === 0
         ? html`<p>${t.historyUnchanged}</p>`
         : html`<p>${t.historyChanged}</p><ul class="changes">${entry.changes.map(
@@ -144,7 +155,8 @@ function historyOf(versions: VersionEntry[], texts: Texts, formats: Formats): Ht
               html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`,
           )}</ul>`;
     return html`<li data-version="${entry.version}"><h3>${t.versionOf(entry.version, when)}</h3>${body}</li>`;
-  })}</ol>`;
+  })}</ol>
+${earlierVersions > 0 ? html`<p class="meta earlier-versions">${t.earlierVersions(earlierVersions)}</p>` : ''}`;
 }
 
 function answerForm(taskId: string, form: AnswerForm, texts: Texts, csrfToken: string): Html {
