@@ -1,5 +1,6 @@
 const QUOTE = 0x22; // "
 const BACKSLASH = 0x5c; // \
+const COMMA = 0x2c; // ,
 const OPEN_BRACKET = 0x5b; // [
 const CLOSE_BRACKET = 0x5d; // ]
 const OPEN_BRACE = 0x7b; // {
@@ -11,22 +12,37 @@ const CLOSE_BRACE = 0x7d; // }
  */
 const SHORT_STRING = 64;
 
+export interface JsonShapeLimits {
+  /** Arrays and objects nested in each other (the body's own counts as one). */
+  depth: number;
+  /** Items of an array, or keys of an object. */
+  members: number;
+}
+
 /**
- * Whether UTF-8 JSON text nests arrays and objects deeper than `limit`, read from its bytes without
- * parsing it: brackets count outside strings only. It stops at the first level too deep, and
- * validates nothing else: unbalanced brackets or an unterminated string are JSON.parse's to refuse.
- * UTF-8 can be read byte by byte here: every byte of a multi-byte character is 0x80 or above.
+ * The first of `limits` that UTF-8 JSON text exceeds, read from its bytes without parsing it
+ * (undefined when it exceeds neither): brackets and commas count outside strings only. It stops at
+ * the first excess and validates nothing else: unbalanced brackets or an unterminated string are
+ * JSON.parse's to refuse. UTF-8 can be read byte by byte here: every byte of a multi-byte character
+ * is 0x80 or above.
  */
-export function nestedDeeperThan(json: Buffer, limit: number): boolean {
+export function exceededShapeLimit(json: Buffer, limits: JsonShapeLimits): keyof JsonShapeLimits | undefined {
+  // commas[d]: the commas seen so far in the array or object open at depth d.
+  const commas = new Int32Array(limits.depth + 1);
   let depth = 0;
   for (let index = 0; index < json.length; index++) {
     const byte = json[index];
     if (byte === QUOTE) index = closingQuote(json, index);
-    else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
-      if (++depth > limit) return true;
-    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) depth--;
+    else if (byte === COMMA && depth > 0) {
+      const count = (commas[depth] ?? 0) + 1;
+      if (count >= limits.members) return 'members';
+      commas[depth] = count;
+    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
+      if (++depth > limits.depth) return 'depth';
+      commas[depth] = 0;
+    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) depth = Math.max(0, depth - 1);
   }
-  return false;
+  return undefined;
 }
 
 /** The index of the quote that ends the string opened at `opening` (the end of `json` when none does). */
