@@ -1,6 +1,17 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RabbitMqCluster, TcpProxy, waitFor } from '@bedrequest/testing';
-import { SERVICES } from '@bedrequest/stack';
-import { RATE_WINDOW_MS, acceptedRate, connectionsOn, leaderAmong, quorumPlacement, rateBackAt, type QuorumPlacement } from './support/broker-cluster';
+import { SERVICES, root, type Instance } from '@bedrequest/stack';
+import {
+  RATE_WINDOW_MS,
+  acceptedRate,
+  bundlePostsOf,
+  connectionsOn,
+  leaderAmong,
+  quorumPlacement,
+  rateBackAt,
+  type QuorumPlacement,
+} from './support/broker-cluster';
 import { CLINIC, FaultFixture, type StoredCounts } from './support/fault-fixture';
 import { byStatus, reportFigures, seconds } from './support/figures';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/load';
@@ -44,6 +55,10 @@ describe('a broker cluster loses the node that leads intake’s queue under load
   let rejoined: QuorumPlacement | undefined;
   /** The services' connections on the node that was stopped: theirs had to move. */
   let onStoppedNode = '';
+  /** Each gateway's answers to the POSTs until the kills (the balancer takes turns per connection, not per request). */
+  let perGateway = '';
+  /** Every instance, kept before the kills: what each wrote is saved when the test ends. */
+  let instances: Instance[] = [];
 
   beforeAll(async () => {
     cluster = await RabbitMqCluster.start('faultmq', 3);
@@ -54,6 +69,9 @@ describe('a broker cluster loses the node that leads intake’s queue under load
         RABBITMQCTL: `rabbitmqctl -n ${cluster.nodes[0]!.node}`,
         INTAKE_VERDICT_TIMEOUT_MS: '1000',
         DATABASE_POOL_SIZE: '4',
+        // Warnings too: a lost broker connection, a round over the nodes that failed, and why a POST
+        // was answered 503 (saved per instance when the test ends, see serviceLogs).
+        LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
       },
       { replicas: 2 },
     );
@@ -79,7 +97,7 @@ describe('a broker cluster loses the node that leads intake’s queue under load
     const rateAfter = back === undefined ? 0 : acceptedRate(posts, back, times.startingAt);
     reportFigures(
       'broker cluster: leader node stopped, one instance of each service killed',
-      `${posts.length} POSTs through 2 gateways (${byStatus(posts.map((post) => post.status))}), ${levelBefore.toFixed(1)} accepted/s before the fault; ` +
+      `${posts.length} POSTs through 2 gateways (${byStatus(posts.map((post) => post.status))}; until the kills ${perGateway || '?'}), ${levelBefore.toFixed(1)} accepted/s before the fault; ` +
         `intake's queue on ${placement?.members.length ?? '?'} nodes; its leader's node stopped (gone ${seconds(times.stoppedAt - stopAt)} after SIGTERM; connections on it: ${onStoppedNode || 'none'}), ` +
         `a new leader seen ${seconds(times.leaderMovedAt - stopAt)} after the stop; while it moved: ${whileMoving.filter((post) => post.status === 503).length} 503s ` +
         `(${byStatus(whileMoving.map((post) => post.status))}), while the node was down: ${whileDown.filter((post) => post.status === 503).length} 503s of ${whileDown.length} POSTs; ` +
@@ -89,6 +107,8 @@ describe('a broker cluster loses the node that leads intake’s queue under load
         `${counts?.storedOnce ?? '?'} of ${counts?.accepted ?? '?'} 202s stored exactly once, ${counts?.missing.length ?? '?'} lost, ${counts?.duplicated.length ?? '?'} twice; ` +
         `webhooks: ${webhooksMissing === undefined ? '?' : `${(counts?.accepted ?? 0) - webhooksMissing.length} of ${counts?.accepted ?? '?'} arrived`} (${duplicateWebhooks} twice)`,
     );
+    const logs = serviceLogs(`${faults?.namespace ?? 'cluster'}`, instances, times);
+    if (logs) console.log(`broker cluster fault: what the services wrote is in ${logs}`);
     await receiver?.down().catch(() => undefined);
     await balancer?.stop().catch(() => undefined);
     await faults?.stop().catch((error: unknown) => console.warn(`stopping the cluster stack: ${String(error)}`));
@@ -97,6 +117,7 @@ describe('a broker cluster loses the node that leads intake’s queue under load
 
   it('loses and doubles nothing, delivers every webhook, and is back at ≥ 80 % of its POST rate within 30 s', async () => {
     const stack = faults!.stack;
+    instances = stack.instances();
     const intakeQueue = faults!.queue('intake');
     placement = await quorumPlacement(cluster!.nodes[0]!, intakeQueue);
     expect(placement?.members).toEqual(cluster!.nodes.map((node) => node.node).sort());
@@ -137,6 +158,14 @@ describe('a broker cluster loses the node that leads intake’s queue under load
       );
       await new Promise((resolve) => setTimeout(resolve, 5_000));
 
+      perGateway = (
+        await Promise.all(
+          ['gateway', 'gateway-2'].map(async (name) => {
+            const answers = await bundlePostsOf(stack.instance(name).probeUrl).catch(() => undefined);
+            return `${name} ${answers ? [...answers].map(([status, count]) => `${status}×${count}`).join(', ') : '?'}`;
+          }),
+        )
+      ).join('; ');
       // Then one instance of each service dies without any clean-up.
       times.killAt = Date.now();
       await Promise.all(SERVICES.map((service) => stack.kill(`${service}-2`, 'SIGKILL')));
@@ -170,6 +199,22 @@ describe('a broker cluster loses the node that leads intake’s queue under load
     expect(times.rateBackAt! - times.stopAt).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
   });
 });
+
+/**
+ * What every instance wrote (LOG_LEVEL warn by default: lost connections, rounds over the nodes,
+ * the cause of each 503), one file per instance under tmp/faults, with the fault's times at the
+ * top; the folder, or undefined when there was nothing.
+ */
+function serviceLogs(label: string, instances: readonly Instance[], times: Record<string, number | undefined>): string | undefined {
+  if (instances.length === 0) return undefined;
+  const folder = join(root, 'tmp', 'faults', `${label}-logs`);
+  mkdirSync(folder, { recursive: true });
+  const header = Object.entries(times)
+    .map(([name, at]) => `${name}: ${at ? new Date(at).toISOString() : '-'}`)
+    .join('\n');
+  for (const instance of instances) writeFileSync(join(folder, `${instance.name}.log`), `${header}\n\n${instance.output()}`);
+  return folder;
+}
 
 /** The request's UUID, the last part of its identifier (however the webhook spells the identifier). */
 function requestId(identifier: string): string {

@@ -1,3 +1,4 @@
+import type { ConfirmChannel } from 'amqplib';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf, type TypedEnvelope } from '@bedrequest/contracts';
@@ -96,6 +97,7 @@ export class Broker {
       logger,
       reconnect: options.reconnect,
       onConnect: (channels) => this.onConnect(channels),
+      onPublishChannel: (publishChannel, replaced) => this.onPublishChannel(publishChannel, replaced),
       onDisconnect: (error) => this.onDisconnect(error),
     });
   }
@@ -198,6 +200,17 @@ export class Broker {
     if (!this.draining) await this.consumers.startAll(channels.consumeChannel);
     await this.subscriptions.startAll(channels.consumeChannel);
     this.options.logger.info({ broker: channels.address, consumers: this.consumers.queues }, 'broker connected');
+  }
+
+  /** A new publish channel in place of one the broker nacked a publish on (BrokerConnection#renewPublishChannel). */
+  private async onPublishChannel(publishChannel: ConfirmChannel, replaced: ConfirmChannel): Promise<boolean> {
+    if (this.connected?.publishChannel !== replaced) return false;
+    this.publisher.attach(publishChannel);
+    // Replies to what is sent on it come back on it; those to requests sent on the old one, on the old one.
+    await this.rpc.attach(publishChannel);
+    if (this.connected?.publishChannel !== replaced) return false;
+    this.connected = { ...this.connected, publishChannel };
+    return true;
   }
 
   private onDisconnect(error: Error): void {

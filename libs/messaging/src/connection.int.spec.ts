@@ -119,6 +119,34 @@ describe('BrokerConnection against the real RabbitMQ', () => {
     expect(Date.now() - cutAt).toBeLessThan(5_000);
   });
 
+  it('publishes on a new channel after the broker nacked a publish, and keeps the connection and its consumers', async () => {
+    // cluster.int.spec.ts: a channel whose first publish to a quorum queue came while its leader was
+    // gone is nacked for as long as that node is down. Here a nack on one machine: a second queue
+    // bound to the same key, which takes nothing (length 0, reject-publish), on the inspector's connection.
+    const log = captureLogger('info');
+    const broker = newBroker({ logger: log.logger });
+    await broker.start();
+    const received: number[] = [];
+    await broker.consume(topology.queues.work.name, async (messages: readonly ConsumedMessage[]) => {
+      received.push(...messages.map((message) => (message.envelope.payload as { n: number }).n));
+      return messages.map(() => 'ack' as const);
+    });
+    const channel = await inspector.createChannel();
+    const { queue: full } = await channel.assertQueue('', { exclusive: true, arguments: { 'x-max-length': 0, 'x-overflow': 'reject-publish' } });
+    await channel.bindQueue(full, topology.eventsExchange, TestJobV1.routingKey);
+
+    await expect(broker.publish(TestJobV1, { n: 1 }, { correlationId: 'nacked' })).rejects.toThrow(/nacked/);
+    await channel.unbindQueue(full, topology.eventsExchange, TestJobV1.routingKey);
+    await waitFor(() => log.text().includes('publishing on a new channel'), { what: 'the new publish channel' });
+    await broker.publish(TestJobV1, { n: 2 }, { correlationId: 'on-the-new-channel' });
+    await waitFor(() => received.includes(2), { what: 'the delivery of what was published on the new channel' });
+
+    expect(broker.isReady()).toBe(true);
+    expect(log.text()).not.toContain('broker connection lost');
+    expect((log.text().match(/"broker connected"/g) ?? []).length).toBe(1);
+    expect(received).toEqual([1, 2]);
+  });
+
   it('opens the connection again when the broker closes a channel, instead of keeping a dead channel', async () => {
     const broker = newBroker();
     await broker.start();

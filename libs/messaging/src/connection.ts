@@ -27,6 +27,12 @@ export interface BrokerConnectionOptions {
   reconnect?: { initialDelayMs: number; maxDelayMs: number };
   /** Sets up what runs on the channels, after every (re)connection. */
   onConnect(channels: BrokerChannels): Promise<void>;
+  /**
+   * A new publish channel on the same connection, in place of `replaced` (see
+   * BrokerConnection#renewPublishChannel): set up what runs on it and publish on it from now on.
+   * False when `replaced` is no longer the one publishing (the connection was lost meanwhile).
+   */
+  onPublishChannel(publishChannel: ConfirmChannel, replaced: ConfirmChannel): Promise<boolean>;
   /** The connection is gone; it reconnects by itself. */
   onDisconnect(error: Error): void;
 }
@@ -44,6 +50,16 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 const SETUP_TIMEOUT_MS = 10_000;
 
+/** A publish channel is replaced at most this often (see renewPublishChannel). */
+const RENEWAL_INTERVAL_MS = 1_000;
+
+/**
+ * A publish channel that was replaced stays open this long, for the confirms of what was published
+ * on it and the replies to requests sent on it; later ones are lost with it (a publish then fails
+ * with "channel closed", a request has no reply: never a success that did not happen).
+ */
+const RETIRED_CHANNEL_CLOSE_MS = 10_000;
+
 /**
  * The connection to RabbitMQ: to one node, or to one of a cluster's nodes. It tries the addresses
  * in turn (the first time from one picked at random, later from the one after the node it lost),
@@ -52,7 +68,8 @@ const SETUP_TIMEOUT_MS = 10_000;
  * the next round. On every connection it opens a confirm channel for publishing and a channel with
  * a bounded prefetch for consuming, declares the topology (unless provisioning did), and hands the
  * channels to `onConnect`. A channel the broker closes on its own takes the connection with it, so
- * that both are opened again rather than one staying dead.
+ * that both are opened again rather than one staying dead. A publish channel the broker nacked a
+ * publish on is replaced by a new one on the same connection (renewPublishChannel).
  *
  * amqplib's own recovery (`connect` with `recovery`) knows one URL only, hence this loop; what
  * amqplib does on a lost connection stays the same: every channel closes, and every publish still
@@ -70,6 +87,11 @@ export class BrokerConnection {
   private closing = false;
   private retryTimer?: NodeJS.Timeout;
   private firstConnection?: { resolve(): void; reject(error: Error): void };
+  /** A publish channel being replaced (at most one at a time), and when the last one was. */
+  private renewal?: NodeJS.Timeout;
+  private lastRenewalAt = Number.NEGATIVE_INFINITY;
+  /** Publish channels replaced on purpose: their closing is not the broker's doing. */
+  private readonly retired = new WeakSet<Channel>();
 
   constructor(private readonly options: BrokerConnectionOptions) {
     this.addresses = env.urlsOf(options.url);
@@ -89,6 +111,7 @@ export class BrokerConnection {
   async close(channels: BrokerChannels | undefined, timeoutMs: number): Promise<void> {
     this.closing = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.renewal);
     this.firstConnection?.reject(new BrokerUnavailableError('the broker connection was closed before it connected'));
     if (channels) {
       // Closing each channel waits for the broker's close-ok, which it sends only after processing
@@ -142,9 +165,10 @@ export class BrokerConnection {
       lost = error ?? new Error('connection closed');
       if (this.model === model) this.lose(lost);
     });
+    let publishChannel: ConfirmChannel;
     try {
       if (this.closing) throw new BrokerUnavailableError('closing');
-      await withinSetupTime(this.openChannels(model, addressOf(url)), addressOf(url));
+      publishChannel = await withinSetupTime(this.openChannels(model, addressOf(url)), addressOf(url));
       // Closed while the channels were set up: what was set up is gone with it.
       if (lost) throw lost;
       if (this.closing) throw new BrokerUnavailableError('closing');
@@ -153,6 +177,7 @@ export class BrokerConnection {
       throw error;
     }
     this.model = model;
+    this.renewOnNack(model, publishChannel, addressOf(url));
   }
 
   private lose(error: Error): void {
@@ -162,21 +187,76 @@ export class BrokerConnection {
     void this.connect(1);
   }
 
-  private async openChannels(model: ChannelModel, address: string): Promise<void> {
+  /** Opens the channels and runs `onConnect` on them; the publish channel. */
+  private async openChannels(model: ChannelModel, address: string): Promise<ConfirmChannel> {
     const { logger, topology, deliveryLimit, prefetch } = this.options;
     if (!coalesceWrites(model)) logger.warn('amqplib internals changed: frames are written one by one');
     const publishChannel = await model.createConfirmChannel();
     const consumeChannel = await model.createChannel();
     if (this.options.declareTopology) await assertTopology(publishChannel, topology, deliveryLimit);
     await consumeChannel.prefetch(prefetch);
-    for (const channel of [publishChannel, consumeChannel]) {
-      channel.on('error', (error: Error) => logger.error({ err: error.message }, 'broker channel error'));
-      // The broker closed the channel (an error on it): the connection goes too, and comes back with both.
-      channel.once('close', () => {
-        if (this.model === model && !this.closing) void model.close().catch(() => undefined);
-      });
-    }
+    for (const channel of [publishChannel, consumeChannel]) this.watch(model, channel);
     await this.options.onConnect({ publishChannel, consumeChannel, address });
+    return publishChannel;
+  }
+
+  private watch(model: ChannelModel, channel: Channel): void {
+    channel.on('error', (error: Error) => this.options.logger.error({ err: error.message }, 'broker channel error'));
+    // The broker closed the channel (an error on it): the connection goes too, and comes back with both.
+    channel.once('close', () => {
+      if (this.model === model && !this.closing && !this.retired.has(channel)) void model.close().catch(() => undefined);
+    });
+  }
+
+  /**
+   * Once the broker nacked a publish on it, the publish channel is replaced by a new one on the same
+   * connection. RabbitMQ (3.10.8, this machine's) gives a channel, at its first publish to a quorum
+   * queue, the queue's members as its record names them, the recorded leader first, and asks that
+   * node before it registers the channel with the queue: when that node is down it nacks, and then
+   * every later publish of that channel to the queue, new leader or not, until that very node is
+   * back. A connection that moved when its node went away publishes its first messages right then,
+   * while the record still names the lost leader (the cluster fault: a gateway whose connection was
+   * on the stopped node answered 503 until the node was back). A new channel reads the record
+   * again, so it publishes once the new leader is recorded; until then it is nacked too and replaced
+   * again, at most once per RENEWAL_INTERVAL_MS. A nacked publish failed for its caller; the
+   * connection and its consumers stay.
+   */
+  private renewOnNack(model: ChannelModel, channel: ConfirmChannel, address: string): void {
+    channel.once('nack', () => {
+      if (this.model !== model || this.closing) return;
+      const delayMs = Math.max(0, this.lastRenewalAt + RENEWAL_INTERVAL_MS - Date.now());
+      this.renewal = setTimeout(() => void this.renewPublishChannel(model, channel, address), delayMs);
+    });
+  }
+
+  private async renewPublishChannel(model: ChannelModel, stale: ConfirmChannel, address: string): Promise<void> {
+    this.renewal = undefined;
+    if (this.model !== model || this.closing) return;
+    this.lastRenewalAt = Date.now();
+    let fresh: ConfirmChannel | undefined;
+    try {
+      fresh = await model.createConfirmChannel();
+      this.watch(model, fresh);
+      if (this.model !== model || this.closing || !(await this.options.onPublishChannel(fresh, stale))) {
+        this.retire(fresh, 0);
+        return;
+      }
+    } catch (error) {
+      // The connection is going (it reconnects with new channels), or the new channel failed: the old one stays, and is watched again.
+      if (fresh) this.retire(fresh, 0);
+      if (this.model === model) this.renewOnNack(model, stale, address);
+      this.options.logger.warn({ broker: address, err: (error as Error).message }, 'broker publish channel could not be replaced');
+      return;
+    }
+    this.renewOnNack(model, fresh, address);
+    this.retire(stale, RETIRED_CHANNEL_CLOSE_MS);
+    this.options.logger.warn({ broker: address }, 'broker nacked a publish: publishing on a new channel');
+  }
+
+  /** Closes a channel replaced on purpose after `afterMs`, without taking the connection with it. */
+  private retire(channel: ConfirmChannel, afterMs: number): void {
+    this.retired.add(channel);
+    setTimeout(() => void channel.close().catch(() => undefined), afterMs).unref();
   }
 }
 
@@ -187,7 +267,7 @@ function addressOf(url: string): string {
 }
 
 /** `setup`, or a BrokerUnavailableError once SETUP_TIMEOUT_MS have passed without it. */
-async function withinSetupTime(setup: Promise<void>, address: string): Promise<void> {
+async function withinSetupTime<T>(setup: Promise<T>, address: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -196,7 +276,7 @@ async function withinSetupTime(setup: Promise<void>, address: string): Promise<v
     );
   });
   try {
-    await Promise.race([setup, timeout]);
+    return await Promise.race([setup, timeout]);
   } finally {
     clearTimeout(timer);
   }

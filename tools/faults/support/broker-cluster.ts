@@ -16,11 +16,27 @@ export async function quorumPlacement(node: RabbitMqNode, queue: string): Promis
   return row ? { leader: row.leader, members: [...row.members].sort() } : undefined;
 }
 
-/** Who is connected to `node`: its connections' users, counted (`rabbitmqctl list_connections user`). */
+/**
+ * Who is connected to `node`: the users of the connections it holds, counted. `rabbitmqctl
+ * list_connections` lists the whole cluster's; those made to another node's port are left out.
+ */
 export async function connectionsOn(node: RabbitMqNode): Promise<Map<string, number>> {
-  const rows = JSON.parse(await node.ctl('list_connections', '--quiet', '--formatter', 'json', 'user')) as { user: string }[];
+  const rows = JSON.parse(await node.ctl('list_connections', '--quiet', '--formatter', 'json', 'user', 'port')) as { user: string; port: number | string }[];
   const counts = new Map<string, number>();
-  for (const { user } of rows) counts.set(user, (counts.get(user) ?? 0) + 1);
+  for (const { user } of rows.filter((row) => Number(row.port) === node.amqpPort)) counts.set(user, (counts.get(user) ?? 0) + 1);
+  return counts;
+}
+
+/** An instance's answers to POST /api/v2/fhir/Bundle so far, by status, from its /metrics (http_requests_total). */
+export async function bundlePostsOf(probeUrl: string): Promise<Map<string, number>> {
+  const metrics = await (await fetch(`${probeUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+  const counts = new Map<string, number>();
+  for (const line of metrics.split('\n')) {
+    const [, labels = '', count = '0'] = /^http_requests_total\{(.*)\} (\d+)$/.exec(line) ?? [];
+    if (!labels.includes('method="POST"') || !labels.includes('route="/api/v2/fhir/Bundle"')) continue;
+    const status = /status="(\d+)"/.exec(labels)?.[1] ?? '?';
+    counts.set(status, (counts.get(status) ?? 0) + Number(count));
+  }
   return counts;
 }
 
