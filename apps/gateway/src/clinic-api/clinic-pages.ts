@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLINIC_PAGE } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 
 /**
@@ -8,7 +9,6 @@ import { HttpError } from '@bedrequest/http';
  * bundles' sizes), the gateway lets only these parameters through. Their values intake checks again
  * (a `_count` over 50 is its 400, passed on).
  */
-export const CLINIC_PAGE = { defaultCount: 20, maxCount: 50, maxBytes: '16 MiB' } as const;
 
 // The messages also for a parameter given twice (an array).
 const countMessage = `_count: a whole number from 1 to ${CLINIC_PAGE.maxCount}`;

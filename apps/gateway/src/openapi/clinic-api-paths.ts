@@ -7,6 +7,7 @@ import {
   AutoAnswerSetting,
   BedCountList,
   BedCountView,
+  CLINIC_PAGE,
   ClinicAnswerQueued,
   ClinicDocumentList,
   ClinicTaskList,
@@ -14,9 +15,10 @@ import {
   FhirTask,
   RequestVersionList,
 } from '@bedrequest/contracts';
+import { REQUEST_BOUNDS } from '@bedrequest/fhir-model';
 import { BedCount, DateQuery } from '../capacity/capacity.router';
 import { ClinicAnswer, MAX_NOTE_CHARACTERS, TaskId } from '../clinic-api/clinic-api.router';
-import { CLINIC_PAGE, ClinicDocumentPageQuery, DocumentPosition, RequestVersionPageQuery } from '../clinic-api/clinic-pages';
+import { ClinicDocumentPageQuery, DocumentPosition, RequestVersionPageQuery } from '../clinic-api/clinic-pages';
 import { ClinicTaskListQuery } from '../clinic-api/clinic-tasks.router';
 import { fhir, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
@@ -31,7 +33,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   const taskStore: Refusals = { 503: 'the Task store is unavailable' };
   const badParameter: Refusals = { 400: 'An unknown parameter or a malformed value (the message names it)' };
   const paged = (items: string) =>
-    `A page of at most \`_count\` ${items} from \`_offset\`, with \`total\`, and \`next\` while more follow. Whatever the request holds, a page never carries more than ${CLINIC_PAGE.maxBytes} of bundles: it stops before the one that would take it over (and always holds one), so it may hold fewer than \`_count\`; go on with \`next\`.`;
+    `A page of at most \`_count\` ${items} from \`_offset\`, with \`total\`, and \`next\` while more follow. Whatever the request holds, a page never carries more than ${CLINIC_PAGE.maxBytes / (1024 * 1024)} MiB of bundles: it stops before the one that would take it over (and always holds one), so it may hold fewer than \`_count\`; go on with \`next\`.`;
 
   const noStore = { 'Cache-Control': header('NoStore') };
   registry.registerPath({
@@ -108,7 +110,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
         merged(base, UNDECODABLE_PATH, {
           400: `The body is empty or not JSON, an unknown businessStatus, a note over ${MAX_NOTE_CHARACTERS} characters (any body over 32 KiB counts as one), or an unknown field`,
           ...notThisClinics,
-          409: 'The Task is cancelled, the request revoked, or its patient data erased',
+          409: `The Task is cancelled, the request revoked, or its patient data erased; or a note when the Task holds its ${REQUEST_BOUNDS.notesPerTask} notes already (too-long: answer without one)`,
           415: 'Not `application/json`, or a charset or Content-Encoding the gateway does not read',
           503: 'the answer could not be stored (broker unavailable)',
         }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLINIC_PAGE } from '@bedrequest/contracts';
 
 /**
  * The pages a clinic reads a request's versions and documents in (issue 26, point 2; docs/api.md,
@@ -7,9 +8,9 @@ import { z } from 'zod';
  * over (it always holds one: a bundle is at most the 10 MiB the gateway reads). `next` is the query
  * of the following page, a relative reference, while more follow.
  */
-export const MAX_PAGE_BYTES = 16 * 1024 * 1024;
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 50;
+export const MAX_PAGE_BYTES = CLINIC_PAGE.maxBytes;
+const DEFAULT_PAGE_SIZE = CLINIC_PAGE.defaultCount;
+const MAX_PAGE_SIZE = CLINIC_PAGE.maxCount;
 
 const pageFields = {
   _count: z.coerce
