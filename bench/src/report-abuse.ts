@@ -15,17 +15,20 @@ export function abuseLines(r: Record<string, any>): string[] {
   if (!a) return [];
   if (a.failed) return ['## 9. Another party under abuse', '', `**Failed:** ${a.failed}`, ''];
   const bytesPerSecond = Number(a.limits?.RATE_LIMIT_BYTES_PER_SECOND);
+  const victim: any[] = a.victim ?? [{ pace: 'one after another', unloaded: a.unloaded, underAbuse: a.underAbuse, ratio: a.ratio }];
   return [
     '## 9. Another party under abuse',
     '',
-    `The referrer of the other figures POSTs bundles one after another for ${a.seconds} s, then ${a.seconds} s more while another party, from a process of its own, abuses the service at the gateway's deployed limits (200 requests/s per party${Number.isFinite(bytesPerSecond) ? ` and ${fmt(bytesPerSecond / 2 ** 20)} MiB/s of request bodies` : ''}, 20/s per address without a token): ${fmt(a.tried.flood)} Task searches over its rate (${byStatus(a.statuses?.flood)}), ${fmt(a.tried.huge)} bundles of 40,000 performers (${fmt(a.hugeBundleMiB, 1)} MiB each; ${byStatus(a.statuses?.huge)}), ${fmt(a.tried.logins)} failed logins from one address (${byStatus(a.statuses?.logins)}), ${fmt(a.tried.slow)} slowloris connections.${a.abuserCpuShare !== undefined ? ` The abusing client itself used ${fmt(100 * a.abuserCpuShare)} % of a core of the same machine.` : ''}`,
+    `The referrer of the other figures POSTs bundles for ${a.seconds} s at each pace below, then as long again while another party, from a process of its own, abuses the service at the gateway's deployed limits (200 requests/s per party${Number.isFinite(bytesPerSecond) ? ` and ${fmt(bytesPerSecond / 2 ** 20)} MiB/s of request bodies` : ''}, 20/s per address without a token): ${fmt(a.tried.flood)} Task searches over its rate (${byStatus(a.statuses?.flood)}), ${fmt(a.tried.huge)} bundles of 40,000 performers (${fmt(a.hugeBundleMiB, 1)} MiB each; ${byStatus(a.statuses?.huge)}), ${fmt(a.tried.logins)} failed logins from one address (${byStatus(a.statuses?.logins)}), ${fmt(a.tried.slow)} slowloris connections.${a.abuserCpuShare !== undefined ? ` The abusing client itself used ${fmt(100 * a.abuserCpuShare)} % of a core of the same machine.` : ''}`,
     '',
-    '| | POSTs | not 202 | p99 ms |',
-    '|---|---|---|---|',
-    `| before | ${fmt(a.unloaded.posts)} | ${fmt(a.unloaded.notAccepted)} | ${fmt(a.unloaded.p99Ms, 1)} |`,
-    `| under abuse | ${fmt(a.underAbuse.posts)} | ${fmt(a.underAbuse.notAccepted)} | ${fmt(a.underAbuse.p99Ms, 1)} |`,
+    '| the referrer sends | POSTs before / under abuse | not 202 | p99 ms before | p99 ms under abuse | ratio |',
+    '|---|---|---|---|---|---|',
+    ...victim.map(
+      (v) =>
+        `| ${v.pace} | ${fmt(v.unloaded.posts)} / ${fmt(v.underAbuse.posts)} | ${fmt(v.unloaded.notAccepted + v.underAbuse.notAccepted)} | ${fmt(v.unloaded.p99Ms, 1)} | ${fmt(v.underAbuse.p99Ms, 1)} | **${fmt(v.ratio, 2)}** |`,
+    ),
     '',
-    `**p99 under abuse ÷ before: ${fmt(a.ratio, 2)}** (issue 26 asks for at most 2: ${a.ratio <= 2 ? 'met' : '**missed**'}).`,
+    `Issue 26 asks for p99 under abuse at most 2 × before: ${victim.map((v) => `${v.pace}: ${v.ratio <= 2 ? 'met' : '**missed**'}`).join('; ')}.`,
     '',
   ];
 }
