@@ -159,6 +159,38 @@ describe('per-party limits of the gateway', () => {
     expect((await post(two, 'light', 4 * MiB)).status).toBe(200);
   });
 
+  it('refuses a party over its rate or its byte budget from memory until the window ends, without asking Redis each time', async () => {
+    const redis = client(`${env.redisKeyPrefix}${uniqueName('blocked')}:`);
+    const gateway = gatewayWith(limits(redis, { requestsPerSecond: 3, bytesPerSecond: MiB }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const sent = jest.spyOn(redis, 'sendCommand');
+    const asked = (key: string) => sent.mock.calls.filter(([command]) => command.args.some((arg) => String(arg).includes(key))).length;
+    try {
+      // Over the rate: every request refused after the first refusal is answered without Redis; a
+      // request that comes after the window ended (a slow machine) asks again.
+      const statuses: number[] = [];
+      while (!statuses.includes(429)) statuses.push((await request(gateway).get('/limited')).status);
+      const askedBefore = asked('gateway:rate:party');
+      const after: number[] = [];
+      for (let n = 0; n < 10; n++) after.push((await request(gateway).get('/limited')).status);
+      expect(asked('gateway:rate:party') - askedBefore).toBe(after.filter((status) => status !== 429).length);
+      expect(after.filter((status) => status === 429).length).toBeGreaterThan(0);
+
+      // Over the byte budget (10 s windows): the bodies after the refusal are refused without asking Redis for bytes.
+      const post = (bytes: number) => request(gateway).post('/limited').set('content-type', 'application/octet-stream').send(octets(bytes));
+      await new Promise((resolve) => setTimeout(resolve, 1_100)); // a new second for the rate
+      expect((await post(8 * MiB)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await post(4 * MiB)).status).toBe(429);
+      const bytesAskedBefore = asked('gateway:bytes:party');
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await post(1024)).status).toBe(429);
+      expect(asked('gateway:bytes:party')).toBe(bytesAskedBefore);
+    } finally {
+      sent.mockRestore();
+    }
+  });
+
   it('leaves a body larger than a whole window of the budget to the size limit of its route (413, not 429)', async () => {
     const gateway = express().post(
       '/limited',
