@@ -1,5 +1,7 @@
-import { connect, type Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { root } from '@bedrequest/stack';
+import { bundleScript } from '@bedrequest/testing';
 import { CLINIC, FaultFixture } from './support/fault-fixture';
 import { byStatus, reportFigures, seconds } from './support/figures';
 import { bundleSource } from './support/load';
@@ -8,9 +10,10 @@ import { bundleSource } from './support/load';
  * Issue 26, point 7: one party abuses the service at its configured limits while another party
  * sends its bundles, and the other party gets no 5xx and no time-out. The stack runs with a per-party
  * rate of 50 requests/s, the deployed 2 MiB/s of request bodies per party, and the per-address limit
- * for everyone (no exempt addresses); this test
- * connects from 127.0.0.1, a trusted proxy, so the X-Forwarded-For it sends is the client address.
- * For 12 seconds, at once:
+ * for everyone (no exempt addresses). The abuser is bench figure 9's (bench/src/abuser.ts), in a
+ * process of its own: in this one its sending took the event loop the other referrer's answers are
+ * timed on. It connects from 127.0.0.1, a trusted proxy, so the X-Forwarded-For it sends is the
+ * client address. For 12 seconds, at once:
  * - a flood of Task searches with the abuser's token (over its rate: 429);
  * - bundles with 40,000 made-up performers (each refused with one too-long issue, or 429);
  * - a login storm from one address (wrong passwords: 401, then 429 by the login throttle and the
@@ -22,10 +25,21 @@ import { bundleSource } from './support/load';
 const ABUSE_MS = 12_000;
 const VICTIM_TIMEOUT_MS = 5_000;
 
+/** What the abuser reports (bench/src/abuser.ts, AbuseReport): statuses per kind of abuse, 0 for no answer. */
+interface AbuseReport {
+  flood: Record<number, number>;
+  huge: Record<number, number>;
+  logins: Record<number, number>;
+  slow: number;
+  hugeBundleBytes: number;
+}
+
 describe('abuse at the limits: the other party is still served', () => {
   let faults: FaultFixture;
+  let abuserScript: string;
 
   beforeAll(async () => {
+    abuserScript = bundleScript(join(root, 'bench', 'src', 'abuser.ts'));
     faults = await FaultFixture.start('abuse', {
       RATE_LIMIT_PER_SECOND: '50',
       RATE_LIMIT_BYTES_PER_SECOND: String(2 * 2 ** 20),
@@ -40,7 +54,6 @@ describe('abuse at the limits: the other party is still served', () => {
     await faults.createReferrer(victim);
     const victimToken = (await faults.login(victim.username, victim.password)).token;
     const victimBundles = bundleSource(victim, [CLINIC.ik]);
-    const abuserToken = faults.referrer.token;
     const gateway = faults.gatewayUrl;
 
     const victimPosts: { identifier: string; status: number; ms: number }[] = [];
@@ -61,74 +74,30 @@ describe('abuse at the limits: the other party is still served', () => {
     for (let n = 0; n < 40; n++) await postAsVictim();
     const unloaded = p99(victimPosts.map((post) => post.ms));
 
-    const until = Date.now() + ABUSE_MS;
-    const tried = { flood: [] as number[], huge: [] as number[], logins: [] as number[], slow: 0 };
-    const call = (path: string, init: RequestInit) =>
-      fetch(`${gateway}${path}`, { ...init, signal: AbortSignal.timeout(10_000) }).then(
-        async (response) => (await response.arrayBuffer(), response.status),
-        () => 0,
-      );
-    const performers = Array.from({ length: 40_000 }, (_, n) => ({ reference: `urn:uuid:00000000-0000-4000-8000-${String(n).padStart(12, '0')}` }));
-    const huge = JSON.parse(bundleSource(faults.referrer, [CLINIC.ik]).next().body) as {
-      entry: { resource: { resourceType: string; performer?: unknown[] } }[];
-    };
-    huge.entry.find((entry) => entry.resource.resourceType === 'ServiceRequest')!.resource.performer = performers;
-    const hugeBody = JSON.stringify(huge);
-    const sockets: Socket[] = [];
-    const slowloris = async () => {
-      const host = new URL(gateway);
-      for (let n = 0; n < 200; n++) {
-        const socket = connect(Number(host.port), host.hostname);
-        socket.on('error', () => undefined);
-        socket.write(`POST /api/v2/fhir/Bundle HTTP/1.1\r\nHost: ${host.host}\r\n`);
-        sockets.push(socket);
-        tried.slow += 1;
-      }
-      while (Date.now() < until) {
-        for (const socket of sockets) if (!socket.destroyed) socket.write('X');
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-      }
-    };
-    const loop = async (work: () => Promise<void>) => {
-      while (Date.now() < until) await work();
-    };
-
+    // The abuser prepares its bodies before `from`, so that both begin together.
+    const from = Date.now() + 1_000;
+    const until = from + ABUSE_MS;
+    const abuser = fork(abuserScript, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const reported = new Promise<AbuseReport>((resolve, reject) => {
+      abuser.once('message', (report) => resolve(report as AbuseReport));
+      abuser.once('exit', (code) => code !== 0 && reject(new Error(`the abuser exited with ${code} before reporting`)));
+    });
+    abuser.send({
+      gatewayUrl: gateway,
+      token: faults.referrer.token,
+      ik: faults.referrer.ik,
+      fhirBase: faults.referrer.fhirBase,
+      performerIks: [CLINIC.ik],
+      from,
+      until,
+    });
+    await new Promise((resolve) => setTimeout(resolve, from - Date.now()));
     const victimUnderAbuse = victimPosts.length;
-    await Promise.all([
-      ...Array.from({ length: 8 }, () =>
-        loop(async () => void tried.flood.push(await call('/api/v2/fhir/Task?_summary=count', { headers: { authorization: `Bearer ${abuserToken}` } }))),
-      ),
-      ...Array.from({ length: 2 }, () =>
-        loop(
-          async () =>
-            void tried.huge.push(
-              await call('/api/v2/fhir/Bundle', {
-                method: 'POST',
-                headers: { authorization: `Bearer ${abuserToken}`, 'content-type': 'application/fhir+json' },
-                body: hugeBody,
-              }),
-            ),
-        ),
-      ),
-      ...Array.from({ length: 4 }, () =>
-        loop(
-          async () =>
-            void tried.logins.push(
-              await call('/api/v1/token/login', {
-                method: 'POST',
-                headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.66' },
-                body: JSON.stringify({ username: `guess-${randomUUID().slice(0, 6)}`, password: 'wrong-password-guess' }),
-              }),
-            ),
-        ),
-      ),
-      slowloris(),
-      loop(async () => {
-        await postAsVictim();
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }),
-    ]);
-    for (const socket of sockets) socket.destroy();
+    while (Date.now() < until) {
+      await postAsVictim();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const tried = await reported;
 
     const underAbuse = victimPosts.slice(victimUnderAbuse);
     const loaded = p99(underAbuse.map((post) => post.ms));
@@ -138,10 +107,12 @@ describe('abuse at the limits: the other party is still served', () => {
         .map((post) => ({ identifier: post.identifier, status: 202, sentAt: 0, answeredAt: 0, retryAfter: null })),
       60_000,
     );
+    const statuses = (counts: Record<number, number>) => Object.entries(counts).flatMap(([status, count]) => Array<number>(count).fill(Number(status)));
+    const [flood, huge, logins] = [statuses(tried.flood), statuses(tried.huge), statuses(tried.logins)];
     reportFigures(
       'abuse at the limits',
-      `for ${seconds(ABUSE_MS)}: a flood of ${tried.flood.length} searches (${byStatus(tried.flood)}), ${tried.huge.length} bundles of 40,000 performers ` +
-        `(${(hugeBody.length / 2 ** 20).toFixed(1)} MiB each; ${byStatus(tried.huge)}), ${tried.logins.length} failed logins from one address (${byStatus(tried.logins)}), ` +
+      `for ${seconds(ABUSE_MS)}: a flood of ${flood.length} searches (${byStatus(flood)}), ${huge.length} bundles of 40,000 performers ` +
+        `(${(tried.hugeBundleBytes / 2 ** 20).toFixed(1)} MiB each; ${byStatus(huge)}), ${logins.length} failed logins from one address (${byStatus(logins)}), ` +
         `${tried.slow} slow connections; the other referrer: ${underAbuse.length} bundles (${byStatus(underAbuse.map((post) => post.status))}), ` +
         `p99 ${loaded.toFixed(0)} ms against ${unloaded.toFixed(0)} ms before (${(loaded / unloaded).toFixed(1)}×); ${settled.missing.length} of its 202s not stored`,
     );
@@ -149,10 +120,10 @@ describe('abuse at the limits: the other party is still served', () => {
     expect(underAbuse.length).toBeGreaterThan(20);
     expect(byStatus(victimPosts.map((post) => post.status))).toBe(byStatus(victimPosts.map(() => 202)));
     expect(settled.missing).toEqual([]);
-    expect(tried.flood.filter((status) => status === 429).length).toBeGreaterThan(0);
-    expect(tried.huge.filter((status) => status !== 400 && status !== 429)).toEqual([]);
-    expect(tried.logins.filter((status) => status === 429).length).toBeGreaterThan(0);
-    expect([...tried.flood, ...tried.huge, ...tried.logins].filter((status) => status >= 500 || status === 0)).toEqual([]);
+    expect(flood.filter((status) => status === 429).length).toBeGreaterThan(0);
+    expect(huge.filter((status) => status !== 400 && status !== 429)).toEqual([]);
+    expect(logins.filter((status) => status === 429).length).toBeGreaterThan(0);
+    expect([...flood, ...huge, ...logins].filter((status) => status >= 500 || status === 0)).toEqual([]);
   }, 120_000);
 });
 
