@@ -4,7 +4,7 @@ import type { Instance, Stack } from '@bedrequest/stack';
 import type { AbuseOrder, AbuseReport } from './abuser';
 import { bundleFactory } from './bundles';
 import { admin, login } from './parties';
-import { percentile } from './load';
+import { percentile, summarize } from './load';
 
 const ABUSER = { username: 'bench-abuser', password: 'bench-abuser-password', ik: '262200009', fhirBase: 'https://abusing-hospital.example/fhir' };
 
@@ -30,12 +30,12 @@ const VICTIM_PACES = [
 /**
  * Figure 9 (issue 26, point 7): another party's POST p99 while one party abuses the service at its
  * limits, against its p99 before. The gateway runs with the limits of a deployment for it and is
- * started again with the bench's afterwards. The referrer of the other figures sends its bundles at
- * each of VICTIM_PACES, `seconds` alone, then `seconds` while the abuser (abuser.ts, a process of its
- * own) floods Task searches, posts bundles of 40,000 performers, storms the login from one address
- * and holds 200 slowloris connections.
+ * started again with the bench's afterwards. In each of `runs`, the referrer of the other figures
+ * sends its bundles at each of VICTIM_PACES, `seconds` alone, then `seconds` while the abuser
+ * (abuser.ts, a process of its own) floods Task searches, posts bundles of 40,000 performers, storms
+ * the login from one address and holds 200 slowloris connections.
  */
-export async function abuseFigure(options: { stack: Stack; victimToken: string; performerIks: string[]; seconds: number }) {
+export async function abuseFigure(options: { stack: Stack; victimToken: string; performerIks: string[]; seconds: number; runs: number }) {
   const gateway = options.stack.instances().find((instance) => instance.service === 'gateway')!;
   await restart(options.stack, gateway, DEPLOYED_LIMITS);
   try {
@@ -76,27 +76,6 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
       return answers;
     };
     const phase = options.seconds * 1000;
-    const unloaded: Answers[] = [];
-    for (const pace of VICTIM_PACES) unloaded.push(await victimPosts(Date.now() + phase, pace.pauseMs));
-
-    // The abuser prepares its bodies before `from`, so that both begin together; it abuses while the
-    // victim sends at each pace in turn.
-    const from = Date.now() + 1_000;
-    const until = from + VICTIM_PACES.length * phase;
-    const order: AbuseOrder = {
-      gatewayUrl: url,
-      token: abuser.token,
-      ik: ABUSER.ik,
-      fhirBase: ABUSER.fhirBase,
-      performerIks: options.performerIks,
-      from,
-      until,
-    };
-    const abusing = abuse(order);
-    await new Promise((resolve) => setTimeout(resolve, from - Date.now()));
-    const loaded: Answers[] = [];
-    for (const [index, pace] of VICTIM_PACES.entries()) loaded.push(await victimPosts(from + (index + 1) * phase, pace.pauseMs));
-    const report = await abusing;
     const p99 = (answers: Answers) =>
       percentile(
         answers.map((answer) => answer.ms),
@@ -104,19 +83,48 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
       );
     const failed = (answers: Answers) => answers.filter((answer) => answer.status !== 202).length;
     const total = (statuses: Record<number, number>) => Object.values(statuses).reduce((sum, count) => sum + count, 0);
+    const oneRun = async () => {
+      const unloaded: Answers[] = [];
+      for (const pace of VICTIM_PACES) unloaded.push(await victimPosts(Date.now() + phase, pace.pauseMs));
+      // The abuser prepares its bodies before `from`, so that both begin together; it abuses while
+      // the victim sends at each pace in turn.
+      const from = Date.now() + 1_000;
+      const until = from + VICTIM_PACES.length * phase;
+      const abusing = abuse({
+        gatewayUrl: url,
+        token: abuser.token,
+        ik: ABUSER.ik,
+        fhirBase: ABUSER.fhirBase,
+        performerIks: options.performerIks,
+        from,
+        until,
+      });
+      await new Promise((resolve) => setTimeout(resolve, from - Date.now()));
+      const loaded: Answers[] = [];
+      for (const [index, pace] of VICTIM_PACES.entries()) loaded.push(await victimPosts(from + (index + 1) * phase, pace.pauseMs));
+      const report = await abusing;
+      // Its windows (the per-party rate, the byte budget) end before the next run's victim alone.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      return {
+        tried: { flood: total(report.flood), huge: total(report.huge), logins: total(report.logins), slow: report.slow },
+        statuses: { flood: report.flood, huge: report.huge, logins: report.logins },
+        hugeBundleMiB: report.hugeBundleBytes / 2 ** 20,
+        abuserCpuShare: report.cpuMs / (until - from),
+        victim: VICTIM_PACES.map((pace, index) => ({
+          pace: pace.name,
+          unloaded: { posts: unloaded[index]!.length, p99Ms: p99(unloaded[index]!), notAccepted: failed(unloaded[index]!) },
+          underAbuse: { posts: loaded[index]!.length, p99Ms: p99(loaded[index]!), notAccepted: failed(loaded[index]!) },
+          ratio: p99(loaded[index]!) / p99(unloaded[index]!),
+        })),
+      };
+    };
+    const runs: Awaited<ReturnType<typeof oneRun>>[] = [];
+    for (let run = 0; run < options.runs; run++) runs.push(await oneRun());
     return {
       seconds: options.seconds,
-      tried: { flood: total(report.flood), huge: total(report.huge), logins: total(report.logins), slow: report.slow },
-      statuses: { flood: report.flood, huge: report.huge, logins: report.logins },
-      hugeBundleMiB: report.hugeBundleBytes / 2 ** 20,
-      abuserCpuShare: report.cpuMs / (until - from),
       limits: DEPLOYED_LIMITS,
-      victim: VICTIM_PACES.map((pace, index) => ({
-        pace: pace.name,
-        unloaded: { posts: unloaded[index]!.length, p99Ms: p99(unloaded[index]!), notAccepted: failed(unloaded[index]!) },
-        underAbuse: { posts: loaded[index]!.length, p99Ms: p99(loaded[index]!), notAccepted: failed(loaded[index]!) },
-        ratio: p99(loaded[index]!) / p99(unloaded[index]!),
-      })),
+      runs,
+      ratio: Object.fromEntries(VICTIM_PACES.map((pace, index) => [pace.name, summarize(runs.map((run) => run.victim[index]!.ratio))])),
     };
   } finally {
     await restart(options.stack, gateway, {});

@@ -320,7 +320,7 @@ async function main() {
     if (wanted('abuse')) {
       console.log('[bench] 9 another party under abuse: its POST p99 before and while one party abuses at the limits');
       await measure('abuse', () =>
-        abuseFigure({ stack, victimToken: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_DECLINING], seconds: quick ? 5 : 30 }),
+        abuseFigure({ stack, victimToken: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_DECLINING], seconds: quick ? 5 : 30, runs: quick ? 1 : 3 }),
       );
     }
     results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
