@@ -59,7 +59,7 @@ function registerBundlePath(registry: OpenAPIRegistry, secured: Secured): void {
         'fhir',
         merged(guarded('referrer'), {
           400: [
-            'The body is empty or not JSON, or the bundle is invalid (an issue per problem with its FHIRPath: unknown elements, missing ones, values, a performer that is not a participating clinic, an incomplete patient at selection).',
+            'The body is empty or not JSON, nested deeper than 64 levels or with an array or object of more than 1,000 members (checked before it is parsed), or the bundle is invalid (an issue per problem with its FHIRPath: unknown elements, missing ones, values, a performer that is not a participating clinic, an incomplete patient at selection).',
             `A repeating element over its limit is one issue with code too-long at the element: at most ${ITEM_BOUNDS.admissionEntries} entries in an AdmissionRequestBundle and ${ITEM_BOUNDS.documentEntries} in a DocumentBundle,`,
             `${ITEM_BOUNDS.performers} performers, ${ITEM_BOUNDS.codings} codings per concept, ${ITEM_BOUNDS.notes} notes per resource, ${ITEM_BOUNDS.attachments} attachments per DocumentReference, ${ITEM_BOUNDS.other} items in any other repeating element.`,
           ].join(' '),

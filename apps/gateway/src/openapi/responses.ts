@@ -99,7 +99,7 @@ export function guarded(role: 'referrer' | 'clinic' | 'any'): Refusals {
   return {
     401: 'No valid access token: missing, malformed, expired, or not a party token',
     ...(role === 'any' ? {} : { 403: `Not a ${role} token` }),
-    429: "Over the party's limits: requests per second (RATE_LIMIT_PER_SECOND, 200 by default, over all gateway processes), requests or request bytes at once (RATE_LIMIT_CONCURRENT_PER_PARTY, RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY)",
+    429: "Over the party's limits: requests per second (RATE_LIMIT_PER_SECOND, 200 by default, over all gateway processes), requests or request bytes at once (RATE_LIMIT_CONCURRENT_PER_PARTY, RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY), request body bytes per second (RATE_LIMIT_BYTES_PER_SECOND, 2 MiB by default, over all gateway processes)",
     503: 'The access token cannot be checked right now (the signing keys are unavailable)',
   };
 }
@@ -107,7 +107,7 @@ export function guarded(role: 'referrer' | 'clinic' | 'any'): Refusals {
 /** What every JSON body of /api/v1 is checked for before it is read (json-body.ts), with the route's body limit. */
 export function jsonBodyRefusals(limit: string): Refusals {
   return {
-    400: 'The body is empty or not JSON',
+    400: 'The body is empty or not JSON, nested deeper than 64 levels, or has an array or object of more than 1,000 members',
     413: `The body is larger than ${limit}`,
     415: 'Not `application/json`, or a charset or Content-Encoding the gateway does not read',
   };
