@@ -139,8 +139,15 @@ describe('SIGTERM under load, to each kind of service', () => {
       const output = instance.output();
       const handedBack = [...output.matchAll(/"handedBack":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
       // The handed-back attempts, sent again by the other notifier: how long after this one's exit.
+      // The other notifier holds slow attempts of the same subscription too, and a subscription has
+      // at most 8 in flight over every notifier (fair delivery): a handed-back attempt may wait for
+      // one of those to be answered (at most SLOW_RECEIVER_MS), never for its lease (15 s).
       const exitedAt = signalledAt + stopMs;
-      const resent = receiver.received.filter((webhook) => webhook.attempt > 1);
+      const resendOf = () => receiver.received.filter((webhook) => webhook.attempt > 1);
+      if (kind === 'notifier' && handedBack > 0) {
+        await waitFor(() => resendOf().length >= handedBack, { timeoutMs: 15_000, intervalMs: 100, what: 'the handed-back attempts sent again' });
+      }
+      const resent = resendOf();
       const resentWithinMs = Math.round(Math.max(0, ...resent.map((webhook) => webhook.receivedAt - exitedAt)));
       figures.push({ kind, exit: signal ?? code, stopMs, readiness: [...new Set(answers.map((answer) => answer.status))], handedBack, resentWithinMs });
       expect({ kind, code, signal }).toEqual({ kind, code: 0, signal: null });
@@ -153,9 +160,9 @@ describe('SIGTERM under load, to each kind of service', () => {
       if (side || pages) expect(sideRequests.length).toBeGreaterThan(0);
       if (kind === 'notifier') {
         expect(handedBack).toBeGreaterThan(0);
-        // Sent again by the other notifier at once, not after their lease (WEBHOOK_TIMEOUT + 5 s = 15 s).
+        // Sent again by the other notifier as soon as the subscription has room, not after their lease (WEBHOOK_TIMEOUT + 5 s = 15 s).
         expect(resent.length).toBeGreaterThanOrEqual(handedBack);
-        expect(resentWithinMs).toBeLessThan(5_000);
+        expect(resentWithinMs).toBeLessThan(SLOW_RECEIVER_MS + 2_000);
       }
     },
     60_000,
