@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
-import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { ClinicAnswerSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
+import { admissionCommand } from '../testing/commands';
 import { testSealedFields } from '../testing/sealed-fields';
 import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
 import { AdmissionRequestRepository } from './admission-request.repository';
@@ -56,17 +57,7 @@ describe('IntakeService batches against the real PostgreSQL', () => {
   });
 
   /** The command of a bundle as the gateway sends it: validated, with what it read of it. */
-  const submission = (options: Parameters<typeof admissionRequestBundle>[0], submitter = referrer): IntakeCommand => {
-    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
-    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
-    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(
-      AdmissionBundleSubmittedV1,
-      { submitter, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
-      { correlationId: 'batch-test' },
-    );
-    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
-  };
+  const submission = (options: Parameters<typeof admissionCommand>[0], submitter = referrer): IntakeCommand => admissionCommand(options, submitter);
   const query = async <T>(sql: string, values: unknown[]) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
   const versionsOf = (identifier: string) =>
     query<{ version: number }>(
