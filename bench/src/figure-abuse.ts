@@ -5,6 +5,7 @@ import type { AbuseOrder, AbuseReport } from './abuser';
 import { bundleFactory } from './bundles';
 import { admin, login } from './parties';
 import { percentile, summarize } from './load';
+import { cpuSpent, sampleCpu, type CpuSample } from './process-cpu';
 
 const ABUSER = { username: 'bench-abuser', password: 'bench-abuser-password', ik: '262200009', fhirBase: 'https://abusing-hospital.example/fhir' };
 
@@ -57,8 +58,13 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
     const abuser = await login(options.stack.gatewayUrl, ABUSER.username, ABUSER.password);
     const bundles = bundleFactory(options.performerIks);
     const url = options.stack.gatewayUrl;
+    const pids = new Map(options.stack.instances().map((instance) => [instance.name, instance.pid] as const));
+    /** Each process's share of a core while the victim sent (the abuser's own is in its report). */
+    const cpuShares: CpuSample[] = [];
     const victimPosts = async (until: number, pauseMs: number) => {
       const answers: { status: number; ms: number }[] = [];
+      const cpuBefore = sampleCpu(pids);
+      const started = Date.now();
       while (Date.now() < until) {
         const started = performance.now();
         const status = await fetch(`${url}/api/v2/fhir/Bundle`, {
@@ -73,6 +79,8 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
         answers.push({ status, ms: performance.now() - started });
         if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
       }
+      const elapsed = Date.now() - started;
+      cpuShares.push(Object.fromEntries(Object.entries(cpuSpent(cpuBefore, sampleCpu(pids))).map(([name, ms]) => [name, ms / elapsed])));
       return answers;
     };
     const phase = options.seconds * 1000;
@@ -84,6 +92,7 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
     const failed = (answers: Answers) => answers.filter((answer) => answer.status !== 202).length;
     const total = (statuses: Record<number, number>) => Object.values(statuses).reduce((sum, count) => sum + count, 0);
     const oneRun = async () => {
+      cpuShares.length = 0;
       const unloaded: Answers[] = [];
       for (const pace of VICTIM_PACES) unloaded.push(await victimPosts(Date.now() + phase, pace.pauseMs));
       // The abuser prepares its bodies before `from`, so that both begin together; it abuses while
@@ -115,6 +124,7 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
           unloaded: { posts: unloaded[index]!.length, p99Ms: p99(unloaded[index]!), notAccepted: failed(unloaded[index]!) },
           underAbuse: { posts: loaded[index]!.length, p99Ms: p99(loaded[index]!), notAccepted: failed(loaded[index]!) },
           ratio: p99(loaded[index]!) / p99(unloaded[index]!),
+          cpuShare: { unloaded: cpuShares[index]!, underAbuse: cpuShares[VICTIM_PACES.length + index]! },
         })),
       };
     };

@@ -51,7 +51,29 @@ export function abuseLines(r: Record<string, any>): string[] {
         .join(', ')}) |`;
     }),
     '',
+    ...cpuLines(runs, paces),
     `Issue 26 asks for p99 under abuse at most 2 × before, in the median: ${paces.map((pace, index) => `${pace}: ${median(runs.map((run) => run.victim[index].ratio)) <= 2 ? 'met' : '**missed**'}`).join('; ')}.`,
+    '',
+  ];
+}
+
+/** Each process's share of a core while the victim sent, alone and under abuse (median over the runs). */
+function cpuLines(runs: any[], paces: string[]): string[] {
+  if (!runs[0].victim[0].cpuShare) return [];
+  const names = Object.keys(runs[0].victim[0].cpuShare.unloaded);
+  const share = (index: number, phase: 'unloaded' | 'underAbuse', name: string) =>
+    fmt(100 * median(runs.map((run) => run.victim[index].cpuShare[phase][name] ?? 0)));
+  const total = (index: number, phase: 'unloaded' | 'underAbuse') =>
+    fmt(100 * median(runs.map((run) => Object.values(run.victim[index].cpuShare[phase] as Record<string, number>).reduce((sum, value) => sum + value, 0))));
+  return [
+    'Where the cores went while the referrer sent: % of one core per process, alone → under abuse (median over the runs; the abusing client not included):',
+    '',
+    `| the referrer sends | ${names.join(' | ')} | all |`,
+    `|---|${names.map(() => '---|').join('')}---|`,
+    ...paces.map(
+      (pace, index) =>
+        `| ${pace} | ${names.map((name) => `${share(index, 'unloaded', name)} → ${share(index, 'underAbuse', name)}`).join(' | ')} | ${total(index, 'unloaded')} → ${total(index, 'underAbuse')} |`,
+    ),
     '',
   ];
 }
