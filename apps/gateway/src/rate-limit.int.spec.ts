@@ -33,7 +33,15 @@ function gatewayWith(limits: RequestHandler, handler: RequestHandler = (_req, re
 }
 
 const limits = (redis: Redis | undefined, overrides: Partial<PartyLimitOptions> = {}) =>
-  partyLimits({ redis, requestsPerSecond: 10, concurrentRequests: 100, bytesInFlight: 64 * 2 ** 20, bytesPerSecond: 64 * 2 ** 20, ...overrides });
+  partyLimits({
+    redis,
+    requestsPerSecond: 10,
+    concurrentRequests: 100,
+    bytesInFlight: 64 * 2 ** 20,
+    bytesPerSecond: 64 * 2 ** 20,
+    refusalHoldMs: 0,
+    ...overrides,
+  });
 
 const MiB = 2 ** 20;
 const octets = (bytes: number) => Buffer.alloc(bytes, 'x');
@@ -206,6 +214,42 @@ describe('per-party limits of the gateway', () => {
     expect(answer.status).toBe(413);
   });
 
+  it('holds a refusal until the party could be served again, at most the hold, as one of its requests in flight', async () => {
+    const server = gatewayWith(limits(undefined, { requestsPerSecond: 1, concurrentRequests: 1, refusalHoldMs: 600 })).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/limited`;
+    const timed = async (party = 'party-a') => {
+      const started = performance.now();
+      const answer = await fetch(url, { headers: { 'x-party': party } });
+      const body = (await answer.json()) as { message?: string };
+      return { status: answer.status, retryAfter: answer.headers.get('retry-after'), message: body.message, ms: performance.now() - started };
+    };
+    try {
+      expect((await timed()).status).toBe(200);
+      // Over the rate (1 a second): answered when the hold (600 ms) is over, the window not yet.
+      const overRate = timed();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Meanwhile the held refusal is the party's one request in flight; another party is served at once.
+      const [atOnce, other] = await Promise.all([timed(), timed('party-b')]);
+      expect(await overRate).toMatchObject({ status: 429, retryAfter: '1', message: expect.stringContaining('requests per second') });
+      expect((await overRate).ms).toBeGreaterThanOrEqual(550);
+      expect(atOnce).toMatchObject({ status: 429, message: expect.stringContaining('requests of the party at once') });
+      expect(atOnce.ms).toBeGreaterThanOrEqual(550);
+      expect(other.status).toBe(200);
+      expect(other.ms).toBeLessThan(500);
+      // A caller that goes away while held leaves nothing behind: the party is served in the next window.
+      const gone = new AbortController();
+      const abandoned = fetch(url, { signal: gone.signal }).catch(() => 'aborted');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      gone.abort();
+      expect(await abandoned).toBe('aborted');
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await timed()).status).toBe(200);
+    } finally {
+      server.close();
+    }
+  });
+
   it('charges a JSON body sent without a length as it is read, and refuses it before parsing once it takes more than the party has left', async () => {
     let parsed = 0;
     const handler: RequestHandler = (_req, res) => {
@@ -246,12 +290,25 @@ describe('the per-address limit of the routes without a token', () => {
     const redis = redisOf(`${env.redisKeyPrefix}${uniqueName('addresslimit')}:`);
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const open = (exempt: string[]) => express().get('/open', addressLimit({ redis, perSecond: 5, exempt }), (_req, res) => void res.json({ ok: true }));
+      const open = (exempt: string[], refusalHoldMs = 0) =>
+        express().get('/open', addressLimit({ redis, perSecond: 5, exempt, refusalHoldMs }), (_req, res) => void res.json({ ok: true }));
       const limited = await Promise.all(Array.from({ length: 12 }, () => request(open([])).get('/open')));
       expect(limited.filter((answer) => answer.status === 200)).toHaveLength(5);
       expect(limited.filter((answer) => answer.status === 429)).toHaveLength(7);
       const exempt = await Promise.all(Array.from({ length: 12 }, () => request(open(['loopback'])).get('/open')));
       expect(exempt.every((answer) => answer.status === 200)).toBe(true);
+      // Its refusals are held as a party's are (here up to 300 ms).
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const started = performance.now();
+      const held = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          request(open([], 300))
+            .get('/open')
+            .then((answer) => ({ status: answer.status, ms: performance.now() - started })),
+        ),
+      );
+      expect(held.filter((answer) => answer.status === 200).every((answer) => answer.ms < 250)).toBe(true);
+      expect(held.filter((answer) => answer.status === 429).map((answer) => answer.ms >= 250)).toEqual([true]);
     } finally {
       await redis.quit();
     }
