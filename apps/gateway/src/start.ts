@@ -54,8 +54,14 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       concurrentRequests: config.RATE_LIMIT_CONCURRENT_PER_PARTY,
       bytesInFlight: config.RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY,
       bytesPerSecond: config.RATE_LIMIT_BYTES_PER_SECOND,
+      refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
     });
-    const perAddress = addressLimit({ redis, perSecond: config.RATE_LIMIT_PER_ADDRESS_PER_SECOND, exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES });
+    const perAddress = addressLimit({
+      redis,
+      perSecond: config.RATE_LIMIT_PER_ADDRESS_PER_SECOND,
+      exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES,
+      refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
+    });
     const referrers = [requireToken({ verifier, roles: ['referrer'] }), perParty];
     const clinics = [requireToken({ verifier, roles: ['clinic'] }), perParty];
     const anyone = [requireToken({ verifier, roles: ANY_ROLE }), perParty];
