@@ -32,6 +32,15 @@ describe('the clinic inbox on two web processes behind one address', () => {
     address = `http://127.0.0.1:${await balancer.start()}`;
     await stack.admin('clinic', 'upsert', '--ik', CLINIC.ik, '--name', CLINIC.name, '--departments', '2300');
     await stack.admin('user', 'create', '--role', 'clinic', '--username', CLINIC.username, '--password', PASSWORD, '--ik', CLINIC.ik);
+    // The gateway learns of the clinic from routing's broadcast, a moment after the upsert; a page
+    // asked for before then would name the clinic by its IK alone (the web app keeps the list a minute).
+    const { accessToken } = await stack.login(CLINIC.username, PASSWORD);
+    const listed = async () => {
+      const answer = await fetch(`${stack.gatewayUrl}/api/v1/kliniken`, { headers: { authorization: `Bearer ${accessToken}` } });
+      const { items } = (await answer.json()) as { items: { ik: string }[] };
+      return items.some((clinic) => clinic.ik === CLINIC.ik);
+    };
+    await waitFor(listed, { what: 'the clinic in the gateway’s directory', timeoutMs: 10_000 });
   }, 300_000);
 
   afterAll(async () => {
