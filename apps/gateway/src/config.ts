@@ -59,9 +59,10 @@ export const GatewayConfig = configSchema({
   RATE_LIMIT_PER_ADDRESS_PER_SECOND: env.positiveInt(20),
   /**
    * How long a refusal of the limits above (429) is held before it is answered, at most: until the
-   * caller could be served again (rate-limit.ts, RefusalHold). 0 answers at once.
+   * caller could be served again (rate-limit.ts, RefusalHold). 0 answers at once. At most 2 s: a
+   * stopping gateway waits for held refusals within its SHUTDOWN_TIMEOUT_MS.
    */
-  RATE_LIMIT_REFUSAL_HOLD_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
+  RATE_LIMIT_REFUSAL_HOLD_MS: z.coerce.number().int().min(0).max(2_000).default(1_000),
   /**
    * Client addresses the per-address limit never counts, as TRUSTED_PROXIES is written (addresses,
    * CIDRs, `loopback`); empty by default. `npm start` and the tests set `loopback`.
