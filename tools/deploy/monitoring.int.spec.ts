@@ -151,7 +151,7 @@ describe('deploy/monitoring', () => {
 
     it('labels the bundle POST as BedrequestBundlePostSlow selects it, and reads the outbox and backlog gauges when scraped', () => {
       expect(scrapes.get('gateway')).toMatch(
-        /^http_request_duration_seconds_bucket\{(?=[^}]*method="POST")(?=[^}]*route="\/api\/v2\/fhir\/Bundle")[^}]*\} 1$/m,
+        /^http_request_duration_seconds_bucket\{(?=[^}]*method="POST")(?=[^}]*route="\/api\/v2\/fhir\/Bundle")(?=[^}]*status="\d{3}")[^}]*\} 1$/m,
       );
       const gauge = (instance: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(scrapes.get(instance) ?? '')?.[1]);
       // Seconds at most: the bundle's messages left the outboxes moments ago, or are leaving.
