@@ -36,8 +36,10 @@ export function createServiceHttpApp({ logger, registry, trustedProxies }: Servi
   });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'HTTP request duration, by method and route',
-    labelNames: ['method', 'route'],
+    // By status too: the gateway holds its 429s up to a second on purpose (apps/gateway, rate-limit.ts),
+    // which the latency of the answers it serves must not include.
+    help: 'HTTP request duration, by method, route and status',
+    labelNames: ['method', 'route', 'status'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
@@ -51,7 +53,7 @@ export function createServiceHttpApp({ logger, registry, trustedProxies }: Servi
       // The matched route pattern, not the URL: ids in paths would explode the label set.
       const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
-      stop({ method: req.method, route });
+      stop({ method: req.method, route, status: String(res.statusCode) });
     });
     next();
   });
