@@ -170,15 +170,15 @@ function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number
 
 /**
  * Refusals (429) held until the caller could be served again, at most `maxMs`, then answered with
- * the Retry-After that is left (0 when the wait is over). A caller that waits for each answer, as
- * HTTP/1.1 clients do on a connection, then sends no faster over its limit than its connections
- * allow: a flood over the limit costs the gateway a timer per connection and hold, not an answer per
- * request (unheld, one abusing client had the gateway answer about 2,400 refusals a second, bench
- * figure 9). A caller that keeps to Retry-After loses nothing over the rate: it learns no later when
- * it may try again. A refusal of requests or bytes at once is held `maxMs` (when a place frees is not
- * known). Held refusals of a party count among its requests in flight (partyLimits); at most
- * MAX_HELD_REFUSALS are held per process, then refusals are answered at once. A caller that goes away
- * meanwhile frees its place, and is not answered.
+ * the Retry-After that is left, at least 1 (a positive number, as every 429 of the service has had).
+ * A caller that waits for each answer, as HTTP/1.1 clients do on a connection, then sends no faster
+ * over its limit than its connections allow: a flood over the limit costs the gateway a timer per
+ * connection and hold, not an answer per request (unheld, one abusing client had the gateway answer
+ * about 2,400 refusals a second, bench figure 9). A caller that keeps to Retry-After waits at most
+ * one second longer than before. A refusal of requests or bytes at once is held `maxMs` (when a
+ * place frees is not known). Held refusals of a party count among its requests in flight
+ * (partyLimits); at most MAX_HELD_REFUSALS are held per process, then refusals are answered at once.
+ * A caller that goes away meanwhile frees its place, and is not answered.
  */
 class RefusalHold {
   private held = 0;
@@ -189,7 +189,7 @@ class RefusalHold {
   refuse(req: Request, res: Response, message: string, msUntilAllowed: number): void {
     if (res.destroyed) return; // gone while the limits were asked
     const holdMs = this.held < MAX_HELD_REFUSALS ? Math.min(msUntilAllowed, this.maxMs) : 0;
-    const retryAfterSeconds = Math.max(0, Math.ceil((msUntilAllowed - holdMs) / 1000));
+    const retryAfterSeconds = Math.max(1, Math.ceil((msUntilAllowed - holdMs) / 1000));
     const answer = () => answerError(req, res, new HttpError('too_many_requests', message, { retryAfterSeconds }));
     if (holdMs <= 0) return answer();
     this.held += 1;

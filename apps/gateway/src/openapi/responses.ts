@@ -86,7 +86,7 @@ export function merged(...reasons: Refusals[]): Refusals {
 
 /** What the limit per client address answers on the routes without a token (rate-limit.ts, addressLimit). */
 export const ADDRESS_LIMITED: Refusals = {
-  429: 'More requests per second from this client address than RATE_LIMIT_PER_ADDRESS_PER_SECOND allows (20 by default); held until the address could be served again, at most RATE_LIMIT_REFUSAL_HOLD_MS (1 s), then Retry-After says what is left of the wait (0: none)',
+  429: 'More requests per second from this client address than RATE_LIMIT_PER_ADDRESS_PER_SECOND allows (20 by default); held until the address could be served again, at most RATE_LIMIT_REFUSAL_HOLD_MS (1 s), then Retry-After says what is left of the wait (at least 1)',
 };
 
 /**
@@ -99,7 +99,7 @@ export function guarded(role: 'referrer' | 'clinic' | 'any'): Refusals {
   return {
     401: 'No valid access token: missing, malformed, expired, or not a party token',
     ...(role === 'any' ? {} : { 403: `Not a ${role} token` }),
-    429: "Over the party's limits: requests per second (RATE_LIMIT_PER_SECOND, 200 by default, over all gateway processes), requests or request bytes at once (RATE_LIMIT_CONCURRENT_PER_PARTY, RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY), request body bytes per second (RATE_LIMIT_BYTES_PER_SECOND, 2 MiB by default, over all gateway processes); held until the party could be served again, at most RATE_LIMIT_REFUSAL_HOLD_MS (1 s), then Retry-After says what is left of the wait (0: none)",
+    429: "Over the party's limits: requests per second (RATE_LIMIT_PER_SECOND, 200 by default, over all gateway processes), requests or request bytes at once (RATE_LIMIT_CONCURRENT_PER_PARTY, RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY), request body bytes per second (RATE_LIMIT_BYTES_PER_SECOND, 2 MiB by default, over all gateway processes); held until the party could be served again, at most RATE_LIMIT_REFUSAL_HOLD_MS (1 s), then Retry-After says what is left of the wait (at least 1)",
     503: 'The access token cannot be checked right now (the signing keys are unavailable)',
   };
 }
