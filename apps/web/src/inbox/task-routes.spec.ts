@@ -36,19 +36,24 @@ const document = (texts: string[], timestamp = '2026-11-20T10:00:00Z'): Document
  */
 describe('a request in the inbox: its versions and documents a page at a time', () => {
   let calls: string[];
-  let versions: RequestVersionList;
-  let documents: ClinicDocumentList;
+  /** Every version the stand-in holds, oldest first, and every document; it answers the page asked for. */
+  let versions: RequestVersion[];
+  let documents: DocumentBundle[];
   let stored: unknown[];
 
+  const pageOf = <T>(all: T[], page: URLSearchParams) => {
+    const offset = Number(page.get('_offset') ?? 0);
+    return { total: all.length, items: all.slice(offset, offset + Number(page.get('_count'))) };
+  };
   const api = {
     task: async (taskId: string) => fhirTask({ id: taskId, clinicIk: A }),
-    versions: async (_taskId: string, page: URLSearchParams) => {
+    versions: async (_taskId: string, page: URLSearchParams): Promise<RequestVersionList> => {
       calls.push(`versions?${page}`);
-      return versions;
+      return pageOf(page.get('_sort') === '-version' ? [...versions].reverse() : versions, page);
     },
-    documents: async (_taskId: string, page: URLSearchParams) => {
+    documents: async (_taskId: string, page: URLSearchParams): Promise<ClinicDocumentList> => {
       calls.push(`documents?${page}`);
-      return documents;
+      return pageOf(documents, page);
     },
     document: async (_taskId: string, n: number) => {
       calls.push(`document ${n}`);
@@ -76,49 +81,90 @@ describe('a request in the inbox: its versions and documents a page at a time', 
 
   beforeEach(() => {
     calls = [];
-    versions = { total: 2, items: [version(2), version(1)] };
-    documents = { total: 1, items: [] };
+    versions = [version(1), version(2)];
+    documents = [];
     stored = [];
   });
+  const versionsShown = (text: string) =>
+    [...text.slice(text.indexOf('<ol class="history"')).matchAll(/<li data-version="(\d+)"/g)].map((match) => Number(match[1]));
+  const links = (text: string, rel: 'prev' | 'next') =>
+    [...text.matchAll(new RegExp(`rel="${rel}" href="([^"]+)">([^<]+)<`, 'g'))].map((match) => `${match[2]}: ${match[1]}`);
 
-  it('asks for the newest 10 versions and the first 20 documents, and compares each version shown with the one shown before it', async () => {
-    versions = { total: 2, items: [version(2), version(1)] };
-
+  it('asks for the newest versions (one more than it shows, to compare the oldest shown) and the first 20 documents, and compares each version with the one before it', async () => {
     const page = await request(inbox).get(`/tasks/${TASK_ID}`);
 
     expect(page.status).toBe(200);
-    expect(calls).toEqual(['versions?_sort=-version&_count=10', 'documents?_count=20']);
+    expect(calls).toEqual(['versions?_count=11&_sort=-version', 'documents?_count=20']);
+    expect(versionsShown(page.text)).toEqual([2, 1]);
     const history = page.text.slice(page.text.indexOf('<ol class="history"'));
-    expect([...history.matchAll(/<li data-version="(\d+)"/g)].map((match) => match[1])).toEqual(['2', '1']);
     expect(history).toContain('Fassung 2');
     expect(history).toContain(de.task.historyFirst);
-    expect(page.text).not.toContain('ältere Version');
+    expect(page.text).not.toContain('class="pager"');
   });
 
-  it('says how many earlier versions are not shown, and does not call the oldest shown the first', async () => {
-    versions = { total: 13, items: [13, 12, 11, 10, 9, 8, 7, 6, 5, 4].map(version) };
+  it('pages through the history, newest first, while the request shown stays its newest version', async () => {
+    versions = Array.from({ length: 13 }, (_, n) => version(n + 1));
 
-    const page = await request(inbox).get(`/tasks/${TASK_ID}`);
+    const first = await request(inbox).get(`/tasks/${TASK_ID}`);
+    expect(versionsShown(first.text)).toEqual([13, 12, 11, 10, 9, 8, 7, 6, 5, 4]);
+    // The oldest shown is compared with the one before it, which the page does not show.
+    const oldestShown = first.text.slice(first.text.indexOf('<li data-version="4"'));
+    expect(oldestShown.slice(0, oldestShown.indexOf('</li>'))).toContain('Fassung 3');
+    expect(first.text).not.toContain(de.task.historyFirst);
+    expect(first.text).toContain('Seite 1 von 2');
+    expect(links(first.text, 'next')).toEqual([`Ältere Versionen: /inbox/tasks/${TASK_ID}?history=2#history-heading`]);
 
-    expect(page.text).toContain('3 ältere Versionen werden hier nicht angezeigt.');
-    expect(page.text).toContain(de.task.historyNotCompared);
-    expect(page.text).not.toContain(de.task.historyFirst);
-    expect(page.text).toContain('data-version="13" id="task-title"');
+    calls = [];
+    const second = await request(inbox).get(`/tasks/${TASK_ID}?history=2`);
+    expect(calls).toEqual(['versions?_count=11&_sort=-version', 'versions?_count=11&_offset=10&_sort=-version', 'documents?_count=20']);
+    expect(versionsShown(second.text)).toEqual([3, 2, 1]);
+    expect(second.text).toContain(de.task.historyFirst);
+    expect(second.text).toContain('data-version="13" id="task-title"');
+    expect(second.text).toContain('Seite 2 von 2');
+    expect(links(second.text, 'prev')).toEqual([`Neuere Versionen: /inbox/tasks/${TASK_ID}#history-heading`]);
+    expect(links(second.text, 'next')).toEqual([]);
   });
 
-  it('lists the attachments of the first page of documents by document and attachment position, and says how many documents more exist', async () => {
-    documents = { total: 23, items: [document(['eins']), document(['zwei', 'drei'], '2026-11-21T10:00:00Z')] };
+  it("pages through the documents, each attachment by its document's position among all, keeping the history's page", async () => {
+    documents = Array.from({ length: 23 }, (_, n) => document([`nr ${n + 1}`]));
+    documents[1] = document(['zwei', 'drei'], '2026-11-21T10:00:00Z');
+    const attachmentLinks = (text: string) =>
+      [...text.matchAll(/href="(\/inbox\/tasks\/[^"?#]+\/attachments\/[^"?#]+)"/g)].map((match) => match[1]!.replace(`/inbox/tasks/${TASK_ID}`, ''));
 
-    const page = await request(inbox).get(`/tasks/${TASK_ID}`);
-
-    const links = [...page.text.matchAll(/href="(\/inbox\/tasks\/[^"?]+)"/g)].map((match) => match[1]);
-    expect(links).toEqual([
-      `/inbox/tasks/${TASK_ID}/documents/0/attachments/0`,
-      `/inbox/tasks/${TASK_ID}/documents/1/attachments/0`,
-      `/inbox/tasks/${TASK_ID}/documents/1/attachments/1`,
+    const first = await request(inbox).get(`/tasks/${TASK_ID}`);
+    expect(attachmentLinks(first.text).slice(0, 4)).toEqual([
+      '/documents/0/attachments/0',
+      '/documents/1/attachments/0',
+      '/documents/1/attachments/1',
+      '/documents/2/attachments/0',
     ]);
-    expect(page.text).toContain('Dokument 2, Anhang 2');
-    expect(page.text).toContain('21 weitere Dokumente sind vorhanden und hier nicht aufgeführt.');
+    expect(attachmentLinks(first.text)).toHaveLength(21);
+    expect(first.text).toContain('Dokument 2, Anhang 2');
+    expect(links(first.text, 'next')).toEqual([`Weitere Dokumente: /inbox/tasks/${TASK_ID}?documents=2#documents-heading`]);
+
+    calls = [];
+    const second = await request(inbox).get(`/tasks/${TASK_ID}?history=1&documents=2`);
+    expect(calls).toEqual(['versions?_count=11&_sort=-version', 'documents?_count=20&_offset=20']);
+    expect(attachmentLinks(second.text)).toEqual(['/documents/20/attachments/0', '/documents/21/attachments/0', '/documents/22/attachments/0']);
+    expect(second.text).toContain('Befund nr 23');
+    expect(links(second.text, 'prev')).toEqual([`Vorherige Dokumente: /inbox/tasks/${TASK_ID}#documents-heading`]);
+
+    versions = Array.from({ length: 13 }, (_, n) => version(n + 1));
+    const both = await request(inbox).get(`/tasks/${TASK_ID}?history=2&documents=2`);
+    expect(links(both.text, 'prev')).toEqual([
+      `Vorherige Dokumente: /inbox/tasks/${TASK_ID}?history=2#documents-heading`,
+      `Neuere Versionen: /inbox/tasks/${TASK_ID}?documents=2#history-heading`,
+    ]);
+  });
+
+  it('shows a page past the last as empty, with a link back to the last', async () => {
+    documents = [document(['eins'])];
+
+    const page = await request(inbox).get(`/tasks/${TASK_ID}?documents=5`);
+
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(de.task.noDocuments);
+    expect(links(page.text, 'prev')).toEqual([`Vorherige Dokumente: /inbox/tasks/${TASK_ID}#documents-heading`]);
   });
 
   it('sends an attachment read with its document alone, with the type, disposition and policy of a document', async () => {
