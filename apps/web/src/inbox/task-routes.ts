@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BusinessStatus, type ClinicTaskList } from '@bedrequest/contracts';
+import { BusinessStatus, type ClinicTaskList, type RequestVersion } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { attachmentsOf, type Attachment } from './attachments';
 import { ERASED } from './inbox-api';
@@ -17,7 +17,7 @@ import {
   type TaskViewModel,
   type VersionEntry,
 } from './pages/task-view.page';
-import { changesBetween, requestViewOf } from './request-view';
+import { changesBetween, requestViewOf, type RequestView } from './request-view';
 
 /**
  * Rows per page of the list: days of an admission desk's work, and the page stays fast however many
@@ -35,9 +35,11 @@ const POLL_OVERLAP_MS = 10_000;
 /** The most changed rows one poll brings (the API's largest page). */
 const MAX_CHANGES = 1000;
 /**
- * What a request's page shows of what the API holds for it (issue 26, point 2: a request may hold
- * 50 versions and 50 documents of up to 10 MiB each): its newest versions, and its first page of
- * documents; the page says how many more there are. An attachment is read with its document alone.
+ * What a request's page shows of what the API holds for it at a time (issue 26, point 2: a request
+ * may hold 50 versions and 50 documents of up to 10 MiB each): a page of its versions, newest first
+ * (`?history=N`), and a page of its documents (`?documents=N`), each with links to the pages before
+ * and after. The request itself is always shown as its newest version. An attachment is read with
+ * its document alone.
  */
 export const VERSIONS_SHOWN = 10;
 export const DOCUMENTS_SHOWN = 20;
@@ -113,7 +115,7 @@ export function taskRoutes(context: InboxContext): Router {
     if (step !== 'confirm') {
       // The confirmation step shows the answer once more; nothing is sent yet.
       const model = await viewModel(req, res, taskId, { form });
-      const patient = model.versions.at(-1)?.view.patient;
+      const patient = model.latest?.view.patient;
       return sendPage(
         res,
         confirmAnswerPage(await pageContextOf(context, req, res), { taskId, businessStatus, note, patient: texts.patientShort(patient?.gender, patient?.age) }),
@@ -147,26 +149,30 @@ export function taskRoutes(context: InboxContext): Router {
 
   async function viewModel(req: Request, res: Response, taskId: string, extra: Pick<TaskViewModel, 'form' | 'flash'>): Promise<TaskViewModel> {
     const call = apiCallOf(req, res);
-    const [task, versions, documents] = await Promise.all([
+    const historyPage = Page.parse(req.query.history);
+    const documentsPage = Page.parse(req.query.documents);
+    const historyOffset = (historyPage - 1) * VERSIONS_SHOWN;
+    const [task, newest, older, documents] = await Promise.all([
       context.api.task(taskId, call),
-      context.api.versions(taskId, new URLSearchParams({ _sort: '-version', _count: String(VERSIONS_SHOWN) }), call),
-      context.api.documents(taskId, new URLSearchParams({ _count: String(DOCUMENTS_SHOWN) }), call),
+      context.api.versions(taskId, versionsQuery(0), call),
+      historyOffset > 0 ? context.api.versions(taskId, versionsQuery(historyOffset), call) : undefined,
+      context.api.documents(taskId, pageQuery(DOCUMENTS_SHOWN, (documentsPage - 1) * DOCUMENTS_SHOWN), call),
     ]);
-    if (!task || !versions) throw notFound();
+    if (!task || !newest) throw notFound();
+    const history = historyOffset > 0 ? older : newest;
     // The request's patient data was erased: the Task alone is left (its states and answer code).
-    if (versions === ERASED) return { task, versions: [], earlierVersions: 0, attachments: [], moreDocuments: 0, formats, erased: true, ...extra };
-    const today = new Date();
-    // Newest first from the API; shown oldest first, each with what changed against the one shown before it.
-    const entries: VersionEntry[] = [];
-    for (const version of [...versions.items].reverse()) {
-      const view = requestViewOf(version.bundle, { clinicIk: clinicIkOf(res), profileBase: context.profileBase, texts, formats, today });
-      const previous = entries.at(-1);
-      entries.push({ version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) });
+    if (newest === ERASED || history === ERASED || documents === ERASED) {
+      return { task, versions: [], history: { page: 1, pages: 1 }, attachments: [], documents: { page: 1, pages: 1 }, formats, erased: true, ...extra };
     }
-    const shownDocuments = documents && documents !== ERASED ? documents : { total: 0, items: [] };
+    if (!history) throw notFound();
+    const viewOf = (version: RequestVersion) =>
+      requestViewOf(version.bundle, { clinicIk: clinicIkOf(res), profileBase: context.profileBase, texts, formats, today });
+    const today = new Date();
+    const shownDocuments = documents ?? { total: 0, items: [] };
+    const documentsOffset = (documentsPage - 1) * DOCUMENTS_SHOWN;
     const attachments: AttachmentEntry[] = shownDocuments.items.flatMap((document, n) =>
       attachmentsOf(document).map((attachment, k) => ({
-        document: n,
+        document: documentsOffset + n,
         index: k,
         contentType: attachment.contentType,
         size: attachment.size,
@@ -176,10 +182,11 @@ export function taskRoutes(context: InboxContext): Router {
     );
     return {
       task,
-      versions: entries,
-      earlierVersions: versions.total - versions.items.length,
+      latest: entriesOf(newest.items.slice(0, 2), 1, viewOf).at(-1),
+      versions: entriesOf(history.items, VERSIONS_SHOWN, viewOf),
+      history: { page: historyPage, pages: pagesOf(history.total, VERSIONS_SHOWN) },
       attachments,
-      moreDocuments: shownDocuments.total - shownDocuments.items.length,
+      documents: { page: documentsPage, pages: pagesOf(shownDocuments.total, DOCUMENTS_SHOWN) },
       formats,
       ...extra,
     };
@@ -188,10 +195,42 @@ export function taskRoutes(context: InboxContext): Router {
   return router;
 }
 
+/**
+ * A page of versions, newest first, from `offset`: one more than it shows, so that the oldest shown
+ * is compared with the one before it.
+ */
+function versionsQuery(offset: number): URLSearchParams {
+  const query = pageQuery(VERSIONS_SHOWN + 1, offset);
+  query.set('_sort', '-version');
+  return query;
+}
+
+function pageQuery(count: number, offset: number): URLSearchParams {
+  const query = new URLSearchParams({ _count: String(count) });
+  if (offset > 0) query.set('_offset', String(offset));
+  return query;
+}
+
+const pagesOf = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
+
+/**
+ * The first `shown` of `items` (versions, newest first), oldest first, each with what changed
+ * against the version before it when that is among `items`.
+ */
+function entriesOf(items: readonly RequestVersion[], shown: number, viewOf: (version: RequestVersion) => RequestView): VersionEntry[] {
+  const views = items.slice(0, shown + 1).map((version) => ({ version, view: viewOf(version) }));
+  return views
+    .slice(0, shown)
+    .map(({ version, view }, index) => {
+      const previous = views[index + 1];
+      return { version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) };
+    })
+    .reverse();
+}
+
 /** The list query of a filter: `state` for a tab, none for all. */
 export function listQuery(filter: ListFilter, page: { count: number; offset: number }): URLSearchParams {
-  const query = new URLSearchParams({ _count: String(page.count) });
-  if (page.offset > 0) query.set('_offset', String(page.offset));
+  const query = pageQuery(page.count, page.offset);
   if (filter !== 'all') query.set('state', filter);
   return query;
 }

@@ -119,12 +119,15 @@ export const de = {
     documentName: (document: number, attachment: number) => (attachment > 1 ? `Dokument ${document}, Anhang ${attachment}` : `Dokument ${document}`),
     documentOf: (title: string) => `Dokument „${title}“`,
     documentFrom: (when: string) => `vom ${when}`,
-    moreDocuments: (count: number) =>
-      count === 1 ? 'Ein weiteres Dokument ist vorhanden und hier nicht aufgeführt.' : `${count} weitere Dokumente sind vorhanden und hier nicht aufgeführt.`,
+    /** A paged section (documents, history): which page is shown. */
+    pageOf: (page: number, pages: number) => `Seite ${page} von ${pages}`,
+    documentsPager: 'Dokumente blättern',
+    documentsPrevious: 'Vorherige Dokumente',
+    documentsNext: 'Weitere Dokumente',
+    historyPager: 'Verlauf blättern',
+    historyNewer: 'Neuere Versionen',
+    historyOlder: 'Ältere Versionen',
     historyFirst: 'Anfrage eingegangen.',
-    historyNotCompared: 'Ältere Versionen werden hier nicht angezeigt, Änderungen gegenüber der vorigen Version daher nicht markiert.',
-    earlierVersions: (count: number) =>
-      count === 1 ? 'Eine ältere Version wird hier nicht angezeigt.' : `${count} ältere Versionen werden hier nicht angezeigt.`,
     historyChanged: 'Geändert:',
     historyUnchanged: 'Keine Änderung an den angezeigten Angaben.',
     historyChange: (label: string) => label,

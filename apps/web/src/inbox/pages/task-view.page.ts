@@ -36,16 +36,22 @@ export interface AnswerForm {
   errors?: { field: 'businessStatus' | 'note' | 'form'; message: string }[];
 }
 
+/** Which page of a paged section is shown (from 1), and how many there are. */
+export interface PagePosition {
+  page: number;
+  pages: number;
+}
+
 export interface TaskViewModel {
   task: FhirTask;
-  /** The newest versions, oldest first; the last is what the clinic was sent last. */
+  /** What the clinic was sent last, with what changed against the version before; undefined once erased. */
+  latest?: VersionEntry;
+  /** A page of the versions, oldest first. */
   versions: VersionEntry[];
-  /** How many versions before the first shown are not shown. */
-  earlierVersions: number;
-  /** The attachments of the first page of documents. */
+  history: PagePosition;
+  /** The attachments of a page of documents. */
   attachments: AttachmentEntry[];
-  /** How many documents after that page are not shown. */
-  moreDocuments: number;
+  documents: PagePosition;
   form: AnswerForm;
   flash?: { kind: 'success' | 'error' | 'info'; message: string };
   formats: Formats;
@@ -56,13 +62,13 @@ export interface TaskViewModel {
 export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
   const { texts } = context;
   const t = texts.task;
-  const { task, versions, formats } = model;
-  const latest = versions.at(-1);
+  const { task, versions, formats, latest } = model;
   const changed = new Set((latest?.changes ?? []).map((change) => change.key));
   const selected = task.status === 'in-progress';
   const cancelled = task.status === 'cancelled';
   const canAnswer = !cancelled && !model.erased && latest !== undefined;
   const title = `${t.title}: ${texts.patientShort(latest?.view.patient.gender, latest?.view.patient.age)}`;
+  const pages = { history: model.history.page, documents: model.documents.page };
 
   return layout(context, {
     title,
@@ -74,7 +80,7 @@ ${model.flash ? notice(model.flash.kind, model.flash.message) : ''}
 ${model.erased ? notice('info', t.erased) : cancelled ? notice('warning', t.cancelled) : ''}
 ${selected && latest ? selectedPatient(latest.view, texts) : ''}
 ${task.status === 'requested' && task.businessStatus && changed.size ? notice('info', t.supplemented) : ''}
-${changed.size && versions.length > 1 ? html`<p class="legend"><mark class="changed">${t.changed}</mark> ${t.changedLegend}</p>` : ''}
+${changed.size ? html`<p class="legend"><mark class="changed">${t.changed}</mark> ${t.changedLegend}</p>` : ''}
 ${latest ? latest.view.sections.map((section) => sectionOf(t.sections[section.name], section.fields, changed, texts, section.name === 'diagnoses' ? t.noDiagnoses : section.name === 'notes' ? t.noNotes : t.none)) : ''}
 <section aria-labelledby="answers-heading">
 <h2 id="answers-heading">${t.sections.answers}</h2>
@@ -83,11 +89,12 @@ ${answersOf(task, texts, formats)}
 <section aria-labelledby="documents-heading">
 <h2 id="documents-heading">${t.sections.documents}</h2>
 ${attachmentsOf(task.id, model.attachments, texts, formats)}
-${model.moreDocuments > 0 ? html`<p class="meta more-documents">${t.moreDocuments(model.moreDocuments)}</p>` : ''}
+${pagerOf(model.documents, (page) => pageHref(task.id, { ...pages, documents: page }, 'documents-heading'), { label: t.documentsPager, previous: t.documentsPrevious, next: t.documentsNext }, texts)}
 </section>
 <section aria-labelledby="history-heading">
 <h2 id="history-heading">${t.sections.history}</h2>
-${historyOf(versions, model.earlierVersions, texts, formats)}
+${historyOf(versions, texts, formats)}
+${pagerOf(model.history, (page) => pageHref(task.id, { ...pages, history: page }, 'history-heading'), { label: t.historyPager, previous: t.historyNewer, next: t.historyOlder }, texts)}
 </section>
 ${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken) : ''}`,
   });
@@ -141,13 +148,12 @@ function attachmentsOf(taskId: string, attachments: AttachmentEntry[], texts: Te
   })}</ul>`;
 }
 
-function historyOf(versions: VersionEntry[], earlierVersions: number, texts: Texts, formats: Formats): Html {
+function historyOf(versions: VersionEntry[], texts: Texts, formats: Formats): Html {
   const t = texts.task;
-  const oldestShown = versions[0];
   return html`<ol class="history" reversed>${[...versions].reverse().map((entry) => {
     const when = formats.instant(entry.receivedAt) ?? entry.receivedAt;
     const body = !entry.changes
-      ? html`<p>${entry === oldestShown && earlierVersions > 0 ? t.historyNotCompared : t.historyFirst}</p>`
+      ? html`<p>${t.historyFirst}</p>`
       : entry.changes.length === 0
         ? html`<p>${t.historyUnchanged}</p>`
         : html`<p>${t.historyChanged}</p><ul class="changes">${entry.changes.map(
@@ -155,8 +161,27 @@ function historyOf(versions: VersionEntry[], earlierVersions: number, texts: Tex
               html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`,
           )}</ul>`;
     return html`<li data-version="${entry.version}"><h3>${t.versionOf(entry.version, when)}</h3>${body}</li>`;
-  })}</ol>
-${earlierVersions > 0 ? html`<p class="meta earlier-versions">${t.earlierVersions(earlierVersions)}</p>` : ''}`;
+  })}</ol>`;
+}
+
+/** The request's page with `pages` of its versions and documents (the first left out), at `anchor`. */
+function pageHref(taskId: string, pages: { history: number; documents: number }, anchor: string): string {
+  const query = new URLSearchParams();
+  if (pages.history > 1) query.set('history', String(pages.history));
+  if (pages.documents > 1) query.set('documents', String(pages.documents));
+  const search = query.size ? `?${query}` : '';
+  return `/inbox/tasks/${taskId}${search}#${anchor}`;
+}
+
+/** Links to the page before and after `position` of a paged section, and which page it is; nothing when there is one page. */
+function pagerOf(position: PagePosition, hrefOf: (page: number) => string, words: { label: string; previous: string; next: string }, texts: Texts): Html | '' {
+  if (position.pages <= 1 && position.page <= 1) return '';
+  const previous =
+    position.page > 1
+      ? html`<a class="button button-secondary" rel="prev" href="${hrefOf(Math.min(position.page - 1, position.pages))}">${words.previous}</a>`
+      : '';
+  const next = position.page < position.pages ? html`<a class="button button-secondary" rel="next" href="${hrefOf(position.page + 1)}">${words.next}</a>` : '';
+  return html`<nav class="pager" aria-label="${words.label}"><p class="meta">${texts.task.pageOf(position.page, position.pages)}</p><p>${previous} ${next}</p></nav>`;
 }
 
 function answerForm(taskId: string, form: AnswerForm, texts: Texts, csrfToken: string): Html {
