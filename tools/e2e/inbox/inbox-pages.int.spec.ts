@@ -151,6 +151,8 @@ describeInChromium('the clinic inbox pages', () => {
       ['list, empty tab', '/inbox/tasks?filter=selected&page=2'],
       ['request', `/inbox/tasks/${tasks.open}`],
       ['supplemented request', `/inbox/tasks/${tasks.supplemented}`],
+      // Past the last page of both: both sections show their pager.
+      ['supplemented request, pages past the last', `/inbox/tasks/${tasks.supplemented}?history=2&documents=2`],
       ['selected request', `/inbox/tasks/${tasks.selected}`],
       ['cancelled request', `/inbox/tasks/${tasks.cancelled}`],
       ['erased request', `/inbox/tasks/${tasks.erased}`],
