@@ -23,6 +23,7 @@ import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
 import { tracingFigure } from './figure-tracing';
 import { abuseFigure } from './figure-abuse';
+import { heapOf } from './heap';
 import { intakeScaleOutFigure, notifierScaleOutFigure } from './figure-scale-out';
 import { webhookFigure } from './figure-webhooks';
 import { admin, login } from './parties';
@@ -323,7 +324,7 @@ async function main() {
         abuseFigure({ stack, victimToken: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_DECLINING], seconds: quick ? 5 : 30, runs: quick ? 1 : 3 }),
       );
     }
-    results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory() };
+    results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory(), heapAfterLoad: await heapOf(stack) };
     // Last: it starts every service again (with tracing on, then off), which resets what the memory figure reads.
     if (wanted('tracing')) {
       console.log('[bench] 8 the cost of tracing: CPU per bundle with tracing off and on');

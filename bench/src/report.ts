@@ -215,6 +215,12 @@ function markdown(results: Record<string, unknown>): string {
     lines.push(
       `| idle | ${names.map((name) => r.memoryMiB.idle[name]).join(' | ')} |`,
       `| after load | ${names.map((name) => r.memoryMiB.afterLoad[name] ?? '').join(' | ')} |`,
+      ...(r.memoryMiB.heapAfterLoad
+        ? [
+            `| V8 heap used / taken after load | ${names.map((name) => (r.memoryMiB.heapAfterLoad[name] ? `${r.memoryMiB.heapAfterLoad[name].usedMiB} / ${r.memoryMiB.heapAfterLoad[name].totalMiB}` : '')).join(' | ')} |`,
+            `| outside the heap (external) after load | ${names.map((name) => r.memoryMiB.heapAfterLoad[name]?.externalMiB ?? '').join(' | ')} |`,
+          ]
+        : []),
       '',
     );
     lines.push(`Target < 200 MiB per service after load: ${verdict(highest < 200)}.`, '');
