@@ -57,7 +57,12 @@ export async function notifierScaleOutFigure(options: { databaseUrl: string; amq
       one.push(await measured(options.events));
       await fleet.scaleTo(3);
       three.push(await measured(options.events));
-      scaledIn.push(await fleet.deliver(options.events, { afterDelivered: Math.round(options.events / 3), action: () => fleet.terminateOne() }));
+      scaledIn.push(
+        await fleet.deliver(options.events, {
+          afterDelivered: Math.round(options.events / 3),
+          action: () => fleet.terminateOne({ whileHoldingWithinMs: 5_000 }),
+        }),
+      );
       while (fleet.size > 1) await fleet.terminateOne();
     }
   } finally {

@@ -57,7 +57,7 @@ describe('notifier processes scaled out and in, with slow receivers', () => {
     runs.oneBefore = await fleet.deliver(EVENTS);
     await fleet.scaleTo(3);
     runs.three = await fleet.deliver(EVENTS);
-    runs.scaledIn = await fleet.deliver(EVENTS, { afterDelivered: EVENTS / 3, action: () => fleet.terminateOne() });
+    runs.scaledIn = await fleet.deliver(EVENTS, { afterDelivered: EVENTS / 3, action: () => fleet.terminateOne({ whileHoldingWithinMs: 5_000 }) });
     await fleet.terminateOne();
     runs.oneAfter = await fleet.deliver(EVENTS);
 

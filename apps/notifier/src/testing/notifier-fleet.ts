@@ -231,11 +231,22 @@ export class NotifierFleet {
     };
   }
 
-  /** Stops the newest process with SIGTERM, as an orchestrator scales in, and waits until it has ended. */
-  async terminateOne(): Promise<StoppedInstance> {
+  /**
+   * Stops the newest process with SIGTERM, as an orchestrator scales in, and waits until it has
+   * ended. `whileHolding`: the signal waits (up to that many ms) until the process holds attempts,
+   * read from its counters: a process between two claims holds none for a moment, and a stop then
+   * would not show what a stop mid-delivery does.
+   */
+  async terminateOne(options: { whileHoldingWithinMs?: number } = {}): Promise<StoppedInstance> {
     const name = this.instances.pop();
     if (!name) throw new Error('no notifier process is running');
-    const counters = await this.deliveryCounters(name);
+    const held = (counters: { attempted: number; succeeded: number; failed: number }) => counters.attempted - counters.succeeded - counters.failed;
+    let counters = await this.deliveryCounters(name);
+    const until = performance.now() + (options.whileHoldingWithinMs ?? 0);
+    while (held(counters) === 0 && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      counters = await this.deliveryCounters(name);
+    }
     const deliveredBefore = new Set(this.received().map((webhook) => webhook.id)).size;
     const exited = this.stack.exited(name);
     const signalled = performance.now();
@@ -244,7 +255,7 @@ export class NotifierFleet {
     return {
       name,
       deliveredBefore,
-      heldAtSignal: counters.attempted - counters.succeeded - counters.failed,
+      heldAtSignal: held(counters),
       exitCode: code,
       signal,
       stopMs: performance.now() - signalled,
