@@ -116,7 +116,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
 
     calls = [];
     const second = await request(inbox).get(`/tasks/${TASK_ID}?history=2`);
-    expect(calls).toEqual(['versions?_count=11&_sort=-version', 'versions?_count=11&_offset=10&_sort=-version', 'documents?_count=20']);
+    expect(calls).toEqual(['versions?_count=2&_sort=-version', 'versions?_count=11&_offset=10&_sort=-version', 'documents?_count=20']);
     expect(versionsShown(second.text)).toEqual([3, 2, 1]);
     expect(second.text).toContain(de.task.historyFirst);
     expect(second.text).toContain('data-version="13" id="task-title"');

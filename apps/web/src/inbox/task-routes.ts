@@ -154,8 +154,9 @@ export function taskRoutes(context: InboxContext): Router {
     const historyOffset = (historyPage - 1) * VERSIONS_SHOWN;
     const [task, newest, older, documents] = await Promise.all([
       context.api.task(taskId, call),
-      context.api.versions(taskId, versionsQuery(0), call),
-      historyOffset > 0 ? context.api.versions(taskId, versionsQuery(historyOffset), call) : undefined,
+      // On a later page of the history, the newest two alone: the request as shown, and what changed in it.
+      context.api.versions(taskId, versionsQuery(0, historyOffset > 0 ? 2 : VERSIONS_SHOWN + 1), call),
+      historyOffset > 0 ? context.api.versions(taskId, versionsQuery(historyOffset, VERSIONS_SHOWN + 1), call) : undefined,
       context.api.documents(taskId, pageQuery(DOCUMENTS_SHOWN, (documentsPage - 1) * DOCUMENTS_SHOWN), call),
     ]);
     if (!task || !newest) throw notFound();
@@ -165,9 +166,9 @@ export function taskRoutes(context: InboxContext): Router {
       return { task, versions: [], history: { page: 1, pages: 1 }, attachments: [], documents: { page: 1, pages: 1 }, formats, erased: true, ...extra };
     }
     if (!history) throw notFound();
+    const today = new Date();
     const viewOf = (version: RequestVersion) =>
       requestViewOf(version.bundle, { clinicIk: clinicIkOf(res), profileBase: context.profileBase, texts, formats, today });
-    const today = new Date();
     const shownDocuments = documents ?? { total: 0, items: [] };
     const documentsOffset = (documentsPage - 1) * DOCUMENTS_SHOWN;
     const attachments: AttachmentEntry[] = shownDocuments.items.flatMap((document, n) =>
@@ -180,10 +181,12 @@ export function taskRoutes(context: InboxContext): Router {
         ...(attachment.date ? { receivedAt: attachment.date } : {}),
       })),
     );
+    const versions = entriesOf(history.items, VERSIONS_SHOWN, viewOf);
     return {
       task,
-      latest: entriesOf(newest.items.slice(0, 2), 1, viewOf).at(-1),
-      versions: entriesOf(history.items, VERSIONS_SHOWN, viewOf),
+      // On the history's first page its newest entry is the request as shown: not read twice.
+      latest: historyOffset > 0 ? entriesOf(newest.items, 1, viewOf).at(-1) : versions.at(-1),
+      versions,
       history: { page: historyPage, pages: pagesOf(history.total, VERSIONS_SHOWN) },
       attachments,
       documents: { page: documentsPage, pages: pagesOf(shownDocuments.total, DOCUMENTS_SHOWN) },
@@ -196,11 +199,11 @@ export function taskRoutes(context: InboxContext): Router {
 }
 
 /**
- * A page of versions, newest first, from `offset`: one more than it shows, so that the oldest shown
- * is compared with the one before it.
+ * `count` versions, newest first, from `offset`: a page asks for one more than it shows, so that the
+ * oldest shown is compared with the one before it.
  */
-function versionsQuery(offset: number): URLSearchParams {
-  const query = pageQuery(VERSIONS_SHOWN + 1, offset);
+function versionsQuery(offset: number, count: number): URLSearchParams {
+  const query = pageQuery(count, offset);
   query.set('_sort', '-version');
   return query;
 }
