@@ -64,7 +64,7 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
     const victimPosts = async (until: number, pauseMs: number) => {
       const answers: { status: number; ms: number }[] = [];
       const cpuBefore = sampleCpu(pids);
-      const started = Date.now();
+      const phaseStarted = Date.now();
       while (Date.now() < until) {
         const started = performance.now();
         const status = await fetch(`${url}/api/v2/fhir/Bundle`, {
@@ -79,7 +79,7 @@ export async function abuseFigure(options: { stack: Stack; victimToken: string; 
         answers.push({ status, ms: performance.now() - started });
         if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
       }
-      const elapsed = Date.now() - started;
+      const elapsed = Date.now() - phaseStarted;
       cpuShares.push(Object.fromEntries(Object.entries(cpuSpent(cpuBefore, sampleCpu(pids))).map(([name, ms]) => [name, ms / elapsed])));
       return answers;
     };

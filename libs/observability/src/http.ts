@@ -52,8 +52,9 @@ export function createServiceHttpApp({ logger, registry, trustedProxies }: Servi
     res.on('finish', () => {
       // The matched route pattern, not the URL: ids in paths would explode the label set.
       const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      requests.inc({ method: req.method, route, status: String(res.statusCode) });
-      stop({ method: req.method, route, status: String(res.statusCode) });
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      requests.inc(labels);
+      stop(labels);
     });
     next();
   });

@@ -233,7 +233,7 @@ export class NotifierFleet {
 
   /**
    * Stops the newest process with SIGTERM, as an orchestrator scales in, and waits until it has
-   * ended. `whileHolding`: the signal waits (up to that many ms) until the process holds attempts,
+   * ended. `whileHoldingWithinMs`: the signal waits (up to that many ms) until the process holds attempts,
    * read from its counters: a process between two claims holds none for a moment, and a stop then
    * would not show what a stop mid-delivery does.
    */
