@@ -38,9 +38,9 @@ const LOW_PORTS = { from: 20_000, count: 12_000 };
  * recorded.
  *
  * It listens on a free port below the ephemeral range and keeps it when stopped and started again
- * (an outage). Not on port 0: a port from the ephemeral range may have been handed out by
- * `freePort()` to a stack that another test worker is building, and that stack's readiness probes
- * (`GET /health/ready`, no body) reached a receiver that had taken the port meanwhile.
+ * (an outage). Not on port 0, and not in `freePort()`'s range (10000–19999): a port handed out to a
+ * stack that another test worker is building may not be bound yet, and that stack's readiness probes
+ * (`GET /health/ready`, no body) once reached a receiver that had taken the port meanwhile.
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
