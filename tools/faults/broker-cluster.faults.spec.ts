@@ -1,7 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { RabbitMqCluster, TcpProxy, waitFor } from '@bedrequest/testing';
-import { SERVICES, root, type Instance } from '@bedrequest/stack';
+import { SERVICES, type Instance } from '@bedrequest/stack';
 import {
   RATE_WINDOW_MS,
   acceptedRate,
@@ -12,7 +10,7 @@ import {
   rateBackAt,
   type QuorumPlacement,
 } from './support/broker-cluster';
-import { CLINIC, FaultFixture, type StoredCounts } from './support/fault-fixture';
+import { CLINIC, FaultFixture, saveServiceLogs, type StoredCounts } from './support/fault-fixture';
 import { byStatus, reportFigures, seconds } from './support/figures';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/load';
 import { OutageReceiver } from './support/webhook-receiver';
@@ -70,7 +68,7 @@ describe('a broker cluster loses the node that leads intake’s queue under load
         INTAKE_VERDICT_TIMEOUT_MS: '1000',
         DATABASE_POOL_SIZE: '4',
         // Warnings too: a lost broker connection, a round over the nodes that failed, and why a POST
-        // was answered 503 (saved per instance when the test ends, see serviceLogs).
+        // was answered 503 (saved per instance when the test ends, see saveServiceLogs).
         LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
       },
       { replicas: 2 },
@@ -107,7 +105,14 @@ describe('a broker cluster loses the node that leads intake’s queue under load
         `${counts?.storedOnce ?? '?'} of ${counts?.accepted ?? '?'} 202s stored exactly once, ${counts?.missing.length ?? '?'} lost, ${counts?.duplicated.length ?? '?'} twice; ` +
         `webhooks: ${webhooksMissing === undefined ? '?' : `${(counts?.accepted ?? 0) - webhooksMissing.length} of ${counts?.accepted ?? '?'} arrived`} (${duplicateWebhooks} twice)`,
     );
-    const logs = serviceLogs(`${faults?.namespace ?? 'cluster'}`, instances, times);
+    // LOG_LEVEL warn: lost connections, rounds over the nodes, the cause of each 503.
+    const logs = saveServiceLogs(
+      `${faults?.namespace ?? 'cluster'}`,
+      instances,
+      Object.entries(times)
+        .map(([name, at]) => `${name}: ${at ? new Date(at).toISOString() : '-'}`)
+        .join('\n'),
+    );
     if (logs) console.log(`broker cluster fault: what the services wrote is in ${logs}`);
     await receiver?.down().catch(() => undefined);
     await balancer?.stop().catch(() => undefined);
@@ -199,22 +204,6 @@ describe('a broker cluster loses the node that leads intake’s queue under load
     expect(times.rateBackAt! - times.stopAt).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
   });
 });
-
-/**
- * What every instance wrote (LOG_LEVEL warn by default: lost connections, rounds over the nodes,
- * the cause of each 503), one file per instance under tmp/faults, with the fault's times at the
- * top; the folder, or undefined when there was nothing.
- */
-function serviceLogs(label: string, instances: readonly Instance[], times: Record<string, number | undefined>): string | undefined {
-  if (instances.length === 0) return undefined;
-  const folder = join(root, 'tmp', 'faults', `${label}-logs`);
-  mkdirSync(folder, { recursive: true });
-  const header = Object.entries(times)
-    .map(([name, at]) => `${name}: ${at ? new Date(at).toISOString() : '-'}`)
-    .join('\n');
-  for (const instance of instances) writeFileSync(join(folder, `${instance.name}.log`), `${header}\n\n${instance.output()}`);
-  return folder;
-}
 
 /** The request's UUID, the last part of its identifier (however the webhook spells the identifier). */
 function requestId(identifier: string): string {

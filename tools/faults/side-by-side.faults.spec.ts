@@ -36,10 +36,18 @@ describe('faults on the test’s own processes, side by side', () => {
 
   beforeAll(async () => {
     // Six database connections per pool: two stacks and the tests of other developers share
-    // PostgreSQL's 100. One in-process try again per delivery: see poison-message.ts.
+    // PostgreSQL's 100. One in-process try again per delivery: see poison-message.ts. Warnings
+    // too (a lost connection, a failed handler), for a failure's message (explainingFailure).
+    const logLevel = process.env.FAULTS_LOG_LEVEL ?? 'warn';
     const started = await Promise.allSettled([
-      FaultFixture.start('side', { WEBHOOK_RETRY_SCHEDULE, INTAKE_VERDICT_TIMEOUT_MS: '2000', DATABASE_POOL_SIZE: '6', AMQP_HANDLER_RETRIES: '1' }),
-      FaultFixture.start('kill', { INTAKE_VERDICT_TIMEOUT_MS: '1000', DATABASE_POOL_SIZE: '6' }),
+      FaultFixture.start('side', {
+        WEBHOOK_RETRY_SCHEDULE,
+        INTAKE_VERDICT_TIMEOUT_MS: '2000',
+        DATABASE_POOL_SIZE: '6',
+        AMQP_HANDLER_RETRIES: '1',
+        LOG_LEVEL: logLevel,
+      }),
+      FaultFixture.start('kill', { INTAKE_VERDICT_TIMEOUT_MS: '1000', DATABASE_POOL_SIZE: '6', LOG_LEVEL: logLevel }),
     ]);
     if (started[0].status === 'fulfilled') shared = started[0].value;
     if (started[1].status === 'fulfilled') killable = started[1].value;
@@ -51,11 +59,14 @@ describe('faults on the test’s own processes, side by side', () => {
     await Promise.all([shared?.stop(), killable?.stop()]);
   }, 60_000);
 
-  it.concurrent('webhook receiver down for 2 minutes, then up: every event arrives, same ids, order per request', () => webhookOutage(shared));
+  /** A failure on the shared stack also says what state its services and queues were in then. */
+  const onShared = (label: string, scenario: (stack: FaultFixture) => Promise<void>) => () => shared.explainingFailure(label, () => scenario(shared));
+
+  it.concurrent('webhook receiver down for 2 minutes, then up: every event arrives, same ids, order per request', onShared('outage', webhookOutage));
   it.concurrent('kill -9 of intake during 5,000 POSTs: every bundle answered 202 is stored exactly once, none lost', () =>
     oneAtATime(async () => {
       try {
-        await intakeKill(killable!);
+        await killable!.explainingFailure('kill', () => intakeKill(killable!));
       } finally {
         // Its stack is not needed any more: its processes would only take memory and connections.
         const stack = killable;
@@ -64,10 +75,12 @@ describe('faults on the test’s own processes, side by side', () => {
       }
     }),
   );
-  it.concurrent('a poison message is dead-lettered after exactly the delivery limit while other traffic flows', () => oneAtATime(() => poisonMessage(shared)));
-  it.concurrent('1,000 messages each delivered twice: exactly 1,000 stored versions and 1,000 clinic notifications', () =>
-    oneAtATime(() => duplicateDelivery(shared)),
+  it.concurrent('a poison message is dead-lettered after exactly the delivery limit while other traffic flows', () =>
+    oneAtATime(onShared('poison', poisonMessage)),
   );
-  it.concurrent('SSRF in production mode: no connection reaches a loopback canary', () => oneAtATime(() => ssrf(shared)));
-  it.concurrent('10,000 fuzzed bundles: only 4xx (or 202 and stored), no 5xx, every service still up', () => oneAtATime(() => fuzz(shared)));
+  it.concurrent('1,000 messages each delivered twice: exactly 1,000 stored versions and 1,000 clinic notifications', () =>
+    oneAtATime(onShared('duplicates', duplicateDelivery)),
+  );
+  it.concurrent('SSRF in production mode: no connection reaches a loopback canary', () => oneAtATime(onShared('ssrf', ssrf)));
+  it.concurrent('10,000 fuzzed bundles: only 4xx (or 202 and stored), no 5xx, every service still up', () => oneAtATime(onShared('fuzz', fuzz)));
 });

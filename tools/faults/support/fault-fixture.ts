@@ -2,7 +2,7 @@
 // in database schemas, a broker namespace and a Redis key prefix of its own, with a referrer and a
 // clinic registered through the admin command line. Every service process runs with the loopback
 // firewall preloaded (support/loopback-firewall.cjs).
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as connectAmqp, type GetMessage } from 'amqplib';
 import { Pool } from 'pg';
@@ -12,7 +12,7 @@ import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { accessToken, type TestSigningKey } from '@bedrequest/tokens/testing';
 import { declareTopology, deadLetterQueueName, type QueueKey } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
-import { launchStack, root, type Stack } from '@bedrequest/stack';
+import { launchStack, root, type Instance, type Stack } from '@bedrequest/stack';
 import { testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import type { PostRecord, Referrer } from './load';
 
@@ -173,14 +173,14 @@ export class FaultFixture {
     return this.client;
   }
 
-  /** Ready messages in a queue and in its dead-letter queue. */
-  async queueDepth(key: QueueKey): Promise<{ ready: number; deadLettered: number }> {
+  /** Ready messages in a queue and in its dead-letter queue, and the queue's consumers. */
+  async queueDepth(key: QueueKey): Promise<{ ready: number; deadLettered: number; consumers: number }> {
     const connection = await connectAmqp(this.amqpUrl);
     try {
       const channel = await connection.createChannel();
-      const ready = (await channel.checkQueue(this.queue(key))).messageCount;
+      const { messageCount: ready, consumerCount: consumers } = await channel.checkQueue(this.queue(key));
       const deadLettered = (await channel.checkQueue(deadLetterQueueName(this.queue(key)))).messageCount;
-      return { ready, deadLettered };
+      return { ready, deadLettered, consumers };
     } finally {
       await connection.close();
     }
@@ -273,6 +273,45 @@ export class FaultFixture {
     return Object.fromEntries(entries);
   }
 
+  /**
+   * Runs a fault's work; when it fails, the error also says what state the stack was in then: each
+   * instance's readiness and the last lines it wrote, and each queue's ready, dead-lettered and
+   * consuming count. Everything each instance wrote is saved under tmp/faults (saveServiceLogs).
+   */
+  async explainingFailure<T>(label: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const state = await this.describe(label).catch((failure: unknown) => `(could not read the stack's state: ${String(failure)})`);
+      if (error instanceof Error) {
+        error.message += `\n\n${state}`;
+        throw error;
+      }
+      throw new Error(`${String(error)}\n\n${state}`);
+    }
+  }
+
+  /** The stack's state for a failure's message (see explainingFailure). */
+  private async describe(label: string): Promise<string> {
+    const health = await this.health();
+    const instances = this.stack.instances();
+    const folder = saveServiceLogs(`${label}-${this.namespace}`, instances, `stack state asked for at ${new Date().toISOString()}`);
+    const queues = await Promise.all(
+      (['intake', 'routing', 'notifier'] as const).map(async (key) => {
+        const { ready, deadLettered, consumers } = await this.queueDepth(key);
+        return `${key}: ${ready} ready, ${deadLettered} dead-lettered, ${consumers} consuming`;
+      }),
+    );
+    const lastLines = instances.map((instance) => {
+      const lines = instance.output().trimEnd().split('\n').filter(Boolean).slice(-LAST_LINES);
+      const written = lines.map((line) => `    ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`).join('\n');
+      return `  ${instance.name} (ready: ${health[instance.name]}):${written ? `\n${written}` : ' wrote nothing'}`;
+    });
+    return [`stack ${this.namespace} then:`, `  queues: ${queues.join('; ')}`, ...lastLines, folder ? `  everything they wrote: ${folder}` : '']
+      .filter(Boolean)
+      .join('\n');
+  }
+
   /** Connections the services tried to open to anything but loopback (refused by the firewall). */
   blockedConnections(): { address: string; port: number }[] {
     if (!existsSync(this.firewallLog)) return [];
@@ -296,4 +335,19 @@ export class FaultFixture {
     rmSync(this.firewallLog, { force: true });
     if (blocked.length) throw new Error(`services of ${this.namespace} tried to connect beyond loopback: ${JSON.stringify(blocked)}`);
   }
+}
+
+/** Lines of each instance's output a failure's message quotes. */
+const LAST_LINES = 8;
+
+/**
+ * What every instance wrote, one file per instance under tmp/faults/<label>-logs with `header` at
+ * the top; the folder, or undefined when there was nothing.
+ */
+export function saveServiceLogs(label: string, instances: readonly Instance[], header: string): string | undefined {
+  if (instances.length === 0) return undefined;
+  const folder = join(root, 'tmp', 'faults', `${label}-logs`);
+  mkdirSync(folder, { recursive: true });
+  for (const instance of instances) writeFileSync(join(folder, `${instance.name}.log`), `${header}\n\n${instance.output()}`);
+  return folder;
 }
