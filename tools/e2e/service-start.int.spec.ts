@@ -92,7 +92,9 @@ describe('a service started before what it needs', () => {
     });
     const startedAt = Date.now();
     expect((await processes.exited('notifier')).code).toBe(1);
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    // Well before the default of 60 s: the setting took effect. (Loading the bundle alone took up
+    // to 13 s in a clean-clone CI run on a loaded machine; the waits it reports are below.)
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
     // Nothing on stdout (the run's LOG_LEVEL is silent): what it wrote is the two lines on stderr.
     expect(alone.output().trimEnd().split('\n')).toEqual([
       expect.stringMatching(
@@ -107,5 +109,5 @@ describe('a service started before what it needs', () => {
       ),
     ]);
     expect(alone.output()).not.toContain('"stack"');
-  }, 30_000);
+  }, 60_000);
 });
