@@ -4,7 +4,7 @@ import { SigningKeyConfigError, loadSigningKeys, type DevelopmentKeyStore } from
 /** Configured keys never touch the development key store. */
 const noStore: DevelopmentKeyStore = {
   oldest: () => Promise.reject(new Error('the development key store must not be used')),
-  add: () => Promise.reject(new Error('the development key store must not be used')),
+  addUnlessStored: () => Promise.reject(new Error('the development key store must not be used')),
 };
 
 const newKeyPair = () => generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });

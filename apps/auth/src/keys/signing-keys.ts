@@ -17,8 +17,11 @@ export interface SigningKeys {
 export interface DevelopmentKeyStore {
   /** The oldest stored private JWK, with its kid; undefined when none was stored yet. */
   oldest(): Promise<{ kid: string; privateJwk: JWK } | undefined>;
-  /** Stores a key; a concurrent start storing its own first is not an error. */
-  add(kid: string, privateJwk: JWK): Promise<void>;
+  /**
+   * Stores a key unless one is stored already, in turn with other starts; the key to use: the one
+   * stored first, also when a start storing its own was a moment earlier.
+   */
+  addUnlessStored(kid: string, privateJwk: JWK): Promise<{ kid: string; privateJwk: JWK }>;
 }
 
 export interface SigningKeyOptions {
@@ -52,10 +55,7 @@ async function developmentKey(options: SigningKeyOptions) {
   if (!stored) {
     const { privateKey } = await generateKeyPair(TOKEN_ALGORITHM, { crv: 'Ed25519', extractable: true });
     const privateJwk = await exportJWK(privateKey);
-    await options.developmentKeys.add(await thumbprint(privateJwk), privateJwk);
-    // Two replicas starting at once may each store a key; both go on with the oldest one.
-    stored = await options.developmentKeys.oldest();
-    if (!stored) throw new Error('the development signing key was stored but cannot be read back');
+    stored = await options.developmentKeys.addUnlessStored(await thumbprint(privateJwk), privateJwk);
   }
   return fromPrivateJwk(stored.privateJwk, stored.kid, 'the stored development signing key');
 }
