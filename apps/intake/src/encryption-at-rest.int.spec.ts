@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
-import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
+import type { ClinicRecord } from '@bedrequest/contracts';
 import { SealedValueRejectedError } from '@bedrequest/crypto';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { dumpSchemas, formsOf, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { INTAKE_KEYS_CLI, openIntakeKeys } from './cli';
 import { ClinicTaskReadsRepository } from './clinic-tasks/clinic-task-reads.repository';
@@ -13,9 +12,9 @@ import { openIntakeDatabase, type IntakeDatabase } from './persistence/database'
 import { openSealedFields } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 import { AdmissionRequestRepository } from './requests/admission-request.repository';
-import { intakeCommands, type IntakeCommand } from './requests/intake-commands';
 import { IntakeService } from './requests/intake.service';
 import { TaskReadRepository } from './tasks/task-read.repository';
+import { admissionCommand, clinicAnswerCommand, documentCommand } from './testing/commands';
 
 const env = testEnvironment();
 const CLINIC = '510000001';
@@ -63,50 +62,22 @@ describe("intake's data at rest", () => {
   };
   const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
 
-  const submission = (service: IntakeService, options: Parameters<typeof admissionRequestBundle>[0]): IntakeCommand => {
-    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
-    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
-    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(
-      AdmissionBundleSubmittedV1,
-      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
-      { correlationId: 'at-rest' },
-    );
-    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
-  };
+  const submission = (options: Parameters<typeof admissionRequestBundle>[0]) => admissionCommand(options, REFERRER);
   const letter = `Arztbrief: Zustand nach Hüft-TEP links, Wundheilung regelrecht (${randomUUID()})`;
   const note = `Aufnahme am Montag; bitte Medikationsplan mitgeben (${randomUUID()})`;
 
   /** A request with a document, answered with a note, then selected with the patient's complete data. */
   async function wholeRequest(service: IntakeService) {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-    await service.handle([submission(service, { requestIdentifier: identifier, performerIks: [CLINIC], notes: ['Z. n. Sturz in der Häuslichkeit'] })]);
-    const bundle = documentBundle({ requestIdentifier: identifier, documents: [{ contentType: 'text/plain', text: letter }] }) as unknown as Record<
-      string,
-      unknown
-    >;
-    await service.handle([
-      workOf(intakeCommands, {
-        envelope: createEnvelope(
-          DocumentBundleSubmittedV1,
-          { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
-          { correlationId: 'at-rest' },
-        ),
-        definition: DocumentBundleSubmittedV1,
-      }),
-    ]);
+    await service.handle([submission({ requestIdentifier: identifier, performerIks: [CLINIC], notes: ['Z. n. Sturz in der Häuslichkeit'] })]);
+    await service.handle([documentCommand(identifier, REFERRER, { contentType: 'text/plain', text: letter })]);
     const [task] = await query<{ id: string; request_id: string }>(
       'SELECT t.id, t.request_id FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1',
       [identifier],
     );
-    const answer = createEnvelope(
-      ClinicAnswerSubmittedV1,
-      { taskId: task!.id, clinicIk: CLINIC, businessStatus: 'accepted', note, source: 'clinic', user: 'clinic-user' },
-      { correlationId: 'at-rest' },
-    );
-    await service.handle([workOf(intakeCommands, { envelope: answer, definition: ClinicAnswerSubmittedV1 })]);
+    await service.handle([clinicAnswerCommand({ taskId: task!.id, clinicIk: CLINIC, businessStatus: 'accepted', note })]);
     const [selected] = await service.handle([
-      submission(service, { requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' }),
+      submission({ requestIdentifier: identifier, performerIks: [CLINIC], orderDetail: 'selected-provider', patient: 'complete' }),
     ]);
     expect(selected).toMatchObject({ outcome: 'accepted' });
     return { identifier, taskId: task!.id, requestId: task!.request_id };

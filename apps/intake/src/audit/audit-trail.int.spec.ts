@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { workOf } from '@bedrequest/messaging';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AuditEvent, Bundle } from '@medplum/fhirtypes';
 import { Pool } from 'pg';
 import { Registry } from 'prom-client';
-import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, DocumentBundleSubmittedV1, type ClinicRecord } from '@bedrequest/contracts';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import type { ClinicRecord } from '@bedrequest/contracts';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { createServiceHttpApp, listen } from '@bedrequest/observability';
 import { expectValidFhir, silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { createTokenVerifier } from '@bedrequest/tokens';
@@ -18,9 +17,9 @@ import { internalRouter } from '../http/internal.router';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
 import { RequestErasureRepository } from '../erasure/request-erasure.repository';
+import { admissionCommand, clinicAnswerCommand, documentCommand } from '../testing/commands';
 import { testSealedFields } from '../testing/sealed-fields';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
-import { intakeCommands, type IntakeCommand } from '../requests/intake-commands';
 import { IntakeService } from '../requests/intake.service';
 import { TaskReadRepository } from '../tasks/task-read.repository';
 import { TaskReadService } from '../tasks/task-read.service';
@@ -100,35 +99,10 @@ describe('the audit trail', () => {
   });
 
   const newIdentifier = () => `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-  const submission = (options: Parameters<typeof admissionRequestBundle>[0]): IntakeCommand => {
-    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
-    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
-    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(
-      AdmissionBundleSubmittedV1,
-      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
-      { correlationId: 'audit-test' },
-    );
-    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
-  };
-  const documents = (requestIdentifier: string): IntakeCommand => {
-    const bundle = documentBundle({ requestIdentifier }) as unknown as Record<string, unknown>;
-    const envelope = createEnvelope(
-      DocumentBundleSubmittedV1,
-      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier },
-      { correlationId: 'audit-test' },
-    );
-    return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
-  };
-  const answer = (taskId: string, clinicIk: string): IntakeCommand =>
-    workOf(intakeCommands, {
-      envelope: createEnvelope(
-        ClinicAnswerSubmittedV1,
-        { taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', source: 'clinic', user: `user-of-${clinicIk}` },
-        { correlationId: 'audit-test' },
-      ),
-      definition: ClinicAnswerSubmittedV1,
-    });
+  const submission = (options: Parameters<typeof admissionRequestBundle>[0]) => admissionCommand(options, REFERRER);
+  const documents = (requestIdentifier: string) => documentCommand(requestIdentifier, REFERRER);
+  const answer = (taskId: string, clinicIk: string) =>
+    clinicAnswerCommand({ taskId, clinicIk, businessStatus: 'accepted', note: 'Aufnahme am Montag möglich', user: `user-of-${clinicIk}` });
   const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
   const taskOf = async (identifier: string, clinicIk: string) =>
     (

@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { workOf } from '@bedrequest/messaging';
 import { Pool } from 'pg';
-import {
-  AdmissionBundleSubmittedV1,
-  ClinicAnswerSubmittedV1,
-  createEnvelope,
-  DocumentBundleSubmittedV1,
-  type ClinicRecord,
-  type Envelope,
-} from '@bedrequest/contracts';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
+import type { ClinicRecord, Envelope } from '@bedrequest/contracts';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
 import { prismaRunner } from '../persistence/sql-runner';
 import { AdmissionRequestRepository } from '../requests/admission-request.repository';
-import { intakeCommands, type IntakeCommand } from '../requests/intake-commands';
 import { IntakeService } from '../requests/intake.service';
+import { admissionCommand, clinicAnswerCommand, documentCommand } from '../testing/commands';
 import { testSealedFields } from '../testing/sealed-fields';
 import { RequestErasureRepository } from './request-erasure.repository';
 import { RetentionJob } from './retention-job';
@@ -52,38 +44,10 @@ describe('erasing a request', () => {
   });
 
   const query = async <T>(sql: string, values: unknown[] = []) => (await pool.query(sql.replaceAll('$schema', `"${schema}"`), values)).rows as T[];
-  const submission = (options: Parameters<typeof admissionRequestBundle>[0]): IntakeCommand => {
-    const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
-    const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
-    if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-    const envelope = createEnvelope(
-      AdmissionBundleSubmittedV1,
-      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, request: admissionRequestSummary(validation.bundle) },
-      { correlationId: 'erasure' },
-    );
-    return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
-  };
-  const documentOf = (identifier: string): IntakeCommand => {
-    const bundle = documentBundle({
-      requestIdentifier: identifier,
-      documents: [{ contentType: 'text/plain', text: `Arztbrief ${randomUUID()}` }],
-    }) as unknown as Record<string, unknown>;
-    const envelope = createEnvelope(
-      DocumentBundleSubmittedV1,
-      { submitter: REFERRER, receivedAt: new Date().toISOString(), bundle, requestIdentifier: identifier },
-      { correlationId: 'erasure' },
-    );
-    return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
-  };
-  const answerOf = (taskId: string, businessStatus: 'accepted' | 'query'): IntakeCommand =>
-    workOf(intakeCommands, {
-      envelope: createEnvelope(
-        ClinicAnswerSubmittedV1,
-        { taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}`, source: 'clinic', user: 'clinic-user' },
-        { correlationId: 'erasure' },
-      ),
-      definition: ClinicAnswerSubmittedV1,
-    });
+  const submission = (options: Parameters<typeof admissionRequestBundle>[0]) => admissionCommand(options, REFERRER);
+  const documentOf = (identifier: string) => documentCommand(identifier, REFERRER, { contentType: 'text/plain', text: `Arztbrief ${randomUUID()}` });
+  const answerOf = (taskId: string, businessStatus: 'accepted' | 'query') =>
+    clinicAnswerCommand({ taskId, clinicIk: CLINIC, businessStatus, note: `Rückfrage ${randomUUID()}` });
 
   /** A request with a document, answered with a note, then selected with the patient's complete data. */
   async function wholeRequest() {

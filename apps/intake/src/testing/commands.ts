@@ -19,9 +19,9 @@ export function admissionCommand(options: Parameters<typeof admissionRequestBund
   return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
 }
 
-/** A DocumentBundle of one text document for the request. */
-export function documentCommand(requestIdentifier: string, submitter: Submitter, document: FixtureDocument): IntakeCommand {
-  const bundle = documentBundle({ requestIdentifier, documents: [document] }) as unknown as Record<string, unknown>;
+/** A DocumentBundle for the request: of one document, or the fixture's default documents. */
+export function documentCommand(requestIdentifier: string, submitter: Submitter, document?: FixtureDocument): IntakeCommand {
+  const bundle = documentBundle({ requestIdentifier, ...(document ? { documents: [document] } : {}) }) as unknown as Record<string, unknown>;
   const envelope = createEnvelope(
     DocumentBundleSubmittedV1,
     { submitter, receivedAt: new Date().toISOString(), bundle, requestIdentifier },
@@ -30,13 +30,14 @@ export function documentCommand(requestIdentifier: string, submitter: Submitter,
   return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
 }
 
-/** A clinic user's answer to its Task. */
+/** A clinic user's answer to its Task (by `clinic-user` unless `user` says). */
 export function clinicAnswerCommand(answer: {
   taskId: string;
   clinicIk: string;
   businessStatus: 'accepted' | 'declined' | 'query';
   note?: string;
+  user?: string;
 }): IntakeCommand {
-  const envelope = createEnvelope(ClinicAnswerSubmittedV1, { ...answer, source: 'clinic', user: 'clinic-user' }, { correlationId: 'test' });
+  const envelope = createEnvelope(ClinicAnswerSubmittedV1, { user: 'clinic-user', ...answer, source: 'clinic' }, { correlationId: 'test' });
   return workOf(intakeCommands, { envelope, definition: ClinicAnswerSubmittedV1 });
 }
