@@ -75,6 +75,8 @@ export class BatchConsumer {
   private readonly open = new Set<number>();
   private running?: Promise<void>;
   private timer?: NodeJS.Timeout | NodeJS.Immediate;
+  /** Set by `finish`: no further batch is started. */
+  private finishing = false;
 
   constructor(private readonly deps: BatchConsumerDependencies) {}
 
@@ -106,8 +108,19 @@ export class BatchConsumer {
     }
   }
 
+  /**
+   * Resolves once the batch under way has been handled and settled, and starts no further one (the
+   * stop of an ordered consumer): what waits stays unsettled, and the broker returns it to the queue,
+   * in order, when the channel closes.
+   */
+  async finish(): Promise<void> {
+    this.finishing = true;
+    this.clearTimer();
+    await this.running;
+  }
+
   private schedule(): void {
-    if (this.running) return; // taken up when the running batch ends
+    if (this.running || this.finishing) return; // taken up when the running batch ends
     if (this.waiting.length >= this.deps.settings.maxBatch) {
       this.clearTimer();
       this.startBatch();
@@ -130,7 +143,7 @@ export class BatchConsumer {
   }
 
   private startBatch(): void {
-    if (this.running || this.waiting.length === 0) return;
+    if (this.running || this.finishing || this.waiting.length === 0) return;
     const batch = this.waiting.splice(0, this.deps.settings.maxBatch);
     this.deps.onBatch(batch.length);
     this.running = this.run(batch).finally(() => {

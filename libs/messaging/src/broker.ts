@@ -151,7 +151,8 @@ export class Broker {
    * every reconnection. See BatchConsumer for batching, ordering, splitting and settling.
    */
   async consume(queue: string, handler: BatchHandler): Promise<void> {
-    await this.consumers.add(queue, handler, this.connected?.consumeChannel);
+    const ordered = Object.values(this.options.topology.queues).some((declared) => declared.name === queue && declared.singleActiveConsumer === true);
+    await this.consumers.add(queue, handler, this.connected?.consumeChannel, ordered);
   }
 
   /**
@@ -187,6 +188,8 @@ export class Broker {
       const channels = this.connected;
       if (channels) await this.consumers.cancel(channels.consumeChannel);
       await this.consumers.drain(timeoutMs);
+      // An ordered consumer stops with its channel (QueueConsumers#cancel); the broadcasts on it end too.
+      if (channels && this.consumers.hasOrdered) await this.connection.closeConsumeChannel(channels);
     })();
     await this.draining;
   }

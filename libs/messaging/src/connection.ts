@@ -253,6 +253,15 @@ export class BrokerConnection {
     this.options.logger.warn({ broker: address }, 'broker nacked a publish: publishing on a new channel');
   }
 
+  /**
+   * Closes the consume channel when the service stops consuming, without taking the connection
+   * (and publishing) with it; the broker returns what was delivered on it and not settled.
+   */
+  async closeConsumeChannel(channels: BrokerChannels): Promise<void> {
+    this.retired.add(channels.consumeChannel);
+    await channels.consumeChannel.close().catch(() => undefined);
+  }
+
   /** Closes a channel replaced on purpose after `afterMs`, without taking the connection with it. */
   private retire(channel: ConfirmChannel, afterMs: number): void {
     this.retired.add(channel);
