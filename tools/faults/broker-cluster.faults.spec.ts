@@ -49,6 +49,8 @@ describe('a broker cluster loses the node that leads intake’s queue under load
   let levelBefore = 0;
   let counts: (StoredCounts & { accepted: number; settledMs: number }) | undefined;
   let webhooksMissing: string[] | undefined;
+  /** Where the missing webhooks stood in the notifier (FaultFixture.deliveryStates). */
+  let missingStates = '';
   let duplicateWebhooks = 0;
   let rejoined: QuorumPlacement | undefined;
   /** The services' connections on the node that was stopped: theirs had to move. */
@@ -103,7 +105,8 @@ describe('a broker cluster loses the node that leads intake’s queue under load
         `(${RATE_WINDOW_MS / 1000} s windows), ${rateAfter.toFixed(1)} accepted/s for the rest of the outage (${levelBefore > 0 ? Math.round((100 * rateAfter) / levelBefore) : '?'} %); node back ${seconds(times.backAt - times.startingAt)} after its start, ` +
         `a member again: ${rejoined ? 'yes' : '?'}; kill -9 of one instance of each service: ${byStatus(posts.filter((post) => post.sentAt >= times.killAt - 2_000 && post.sentAt < times.killAt + 3_000).map((post) => post.status))} around it; ` +
         `${counts?.storedOnce ?? '?'} of ${counts?.accepted ?? '?'} 202s stored exactly once, ${counts?.missing.length ?? '?'} lost, ${counts?.duplicated.length ?? '?'} twice; ` +
-        `webhooks: ${webhooksMissing === undefined ? '?' : `${(counts?.accepted ?? 0) - webhooksMissing.length} of ${counts?.accepted ?? '?'} arrived`} (${duplicateWebhooks} twice)`,
+        `webhooks: ${webhooksMissing === undefined ? '?' : `${(counts?.accepted ?? 0) - webhooksMissing.length} of ${counts?.accepted ?? '?'} arrived`} (${duplicateWebhooks} twice)` +
+        (missingStates ? `; the missing ones in the notifier: ${missingStates}` : ''),
     );
     // LOG_LEVEL warn: lost connections, rounds over the nodes, the cause of each 503.
     const logs = saveServiceLogs(
@@ -189,6 +192,12 @@ describe('a broker cluster loses the node that leads intake’s queue under load
       what: 'a webhook for every accepted bundle',
     }).catch(() => undefined);
     webhooksMissing = acceptedIds.filter((id) => !arrived().has(id));
+    if (webhooksMissing.length) {
+      const sentAt = new Map(accepted(posts).map((post) => [requestId(post.identifier), post.sentAt]));
+      const since = (at: number | undefined) => (at === undefined ? '?' : seconds(at - times.stopAt));
+      const sent = webhooksMissing.map((id) => sentAt.get(id)).filter((at): at is number => at !== undefined);
+      missingStates = `${await faults!.deliveryStates(webhooksMissing)} (POSTed ${since(Math.min(...sent))} to ${since(Math.max(...sent))} after the stop, the kills ${since(times.killAt)})`;
+    }
     duplicateWebhooks = receiver!.arrived.length - new Set(receiver!.arrived.map((webhook) => webhook.id)).size;
 
     expect(loadStartedAt).toBeLessThan(times.stopAt);

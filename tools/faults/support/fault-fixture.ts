@@ -246,6 +246,30 @@ export class FaultFixture {
     return { ...counts, accepted: identifiers.length, settledMs: Date.now() - started };
   }
 
+  /**
+   * Where the webhooks of these requests (their UUIDs) stand in the notifier, for a fault's figures
+   * when some did not arrive: how many have no delivery, and the others by status, attempts, the
+   * last attempt's answer and whether they wait for a later attempt or are leased.
+   */
+  async deliveryStates(requestIds: readonly string[]): Promise<string> {
+    if (requestIds.length === 0) return 'none';
+    const schema = this.schema('notifier');
+    const { rows } = await this.pool.query<{ state: string; n: number }>(
+      `SELECT concat_ws(' ', d.status, 'after ' || d.attempt_count || ' attempts', 'last: ' || a.answer,
+                        CASE WHEN d.next_attempt_at > now() THEN 'next in ' || round(extract(epoch FROM d.next_attempt_at - now())) || ' s' END,
+                        CASE WHEN d.leased_until >= now() THEN 'leased' END) AS state,
+              count(*)::int AS n
+         FROM "${schema}".delivery d
+         LEFT JOIN LATERAL (SELECT coalesce(status_code::text, error) AS answer FROM "${schema}".delivery_attempt x
+                             WHERE x.event_id = d.event_id ORDER BY x.id DESC LIMIT 1) a ON true
+        WHERE substring(d.request_identifier from '[^/]+$') = ANY($1)
+        GROUP BY 1 ORDER BY 2 DESC`,
+      [requestIds],
+    );
+    const found = rows.reduce((sum, row) => sum + row.n, 0);
+    return [`${requestIds.length - found} without a delivery`, ...rows.map((row) => `${row.n} ${row.state}`)].join('; ');
+  }
+
   /** Intake's and routing's queues empty and intake's outbox published. */
   async drained(timeoutMs = 60_000): Promise<void> {
     await waitFor(
