@@ -33,6 +33,8 @@ const KINDS: readonly ServiceName[] = ['notifier', 'intake', 'routing', 'gateway
 
 interface Posted {
   identifier: string;
+  /** The kind of service being stopped while it was sent. */
+  phase: ServiceName;
   status: number;
   /** Set when the request got no answer: a request cut by a stopping server, not one it refused to take. */
   error?: string;
@@ -114,7 +116,7 @@ describe('SIGTERM under load, to each kind of service', () => {
       const second = `${kind}-2`;
       const instance = await stack.start(second, kind);
       const gateways = [stack.gatewayUrl, ...(kind === 'gateway' ? [instance.url] : [])];
-      const load = new BundleLoad(gateways, token, posted).start(4);
+      const load = new BundleLoad(gateways, token, posted, kind).start(4);
       const side = kind === 'auth' ? new SideLoad(`${instance.url}/api/v1/token/login`, loginRequest).start(1) : undefined;
       const pages = kind === 'web' ? new SideLoad(`${instance.url}/inbox/login`, () => ({})).start(2) : undefined;
       await sleep(1_500);
@@ -171,7 +173,13 @@ describe('SIGTERM under load, to each kind of service', () => {
   it('lost nothing: every bundle answered 202 is stored exactly once, and its webhook arrived', async () => {
     const accepted = posted.filter((post) => post.status === 202).map((post) => post.identifier);
     expect(accepted.length).toBeGreaterThan(100);
-    expect(posted.filter((post) => post.status !== 202 && !post.error?.includes('ECONNREFUSED'))).toEqual([]);
+    // No answer but a refused connection (it never reached a gateway), or a keep-alive connection
+    // closed under the request: a gateway closes an idle connection (a stopping one after 250 ms, any
+    // after its keep-alive timeout) just as the client sends on it, a race HTTP/1.1 keep-alive cannot
+    // rule out (one such POST in a clean-clone run here). Such a request was not taken: it is not
+    // stored. One that a gateway took and then cut would be stored (checked below).
+    const unanswered = posted.filter((post) => post.status !== 202 && !post.error?.includes('ECONNREFUSED'));
+    expect(unanswered.filter((post) => !/other side closed|ECONNRESET/.test(post.error ?? ''))).toEqual([]);
     // The request's id: the last part of its identifier, and of the one its Task is based on.
     const idOf = (identifier: string) => identifier.split('/').pop() ?? '';
     await waitFor(
@@ -189,7 +197,17 @@ describe('SIGTERM under load, to each kind of service', () => {
     );
     expect(rows.filter((row) => row.requests !== 1 || row.versions !== 1)).toEqual([]);
     expect(rows.length).toBe(accepted.length);
-    figures.push({ accepted: accepted.length, webhooks: receiver.received.length, resent: receiver.received.filter((webhook) => webhook.attempt > 1).length });
+    const { rows: takenUnanswered } = await pool.query<{ identifier: string }>(
+      `SELECT identifier FROM "${stack.env.INTAKE_DB_SCHEMA}".admission_request WHERE identifier = ANY($1)`,
+      [unanswered.map((post) => post.identifier)],
+    );
+    expect(takenUnanswered).toEqual([]);
+    figures.push({
+      accepted: accepted.length,
+      webhooks: receiver.received.length,
+      resent: receiver.received.filter((webhook) => webhook.attempt > 1).length,
+      closedUnderRequest: unanswered.map((post) => post.phase),
+    });
   }, 90_000);
 });
 
@@ -224,6 +242,7 @@ class BundleLoad {
     private readonly gateways: readonly string[],
     private readonly token: string,
     private readonly posted: Posted[],
+    private readonly phase: ServiceName,
   ) {}
 
   start(concurrency: number): this {
@@ -256,14 +275,14 @@ class BundleLoad {
           body,
         });
         await response.arrayBuffer();
-        return { identifier, status: response.status };
+        return { identifier, phase: this.phase, status: response.status };
       } catch (error) {
         const reason = String((error as Error).cause ?? error);
-        if (!reason.includes('ECONNREFUSED')) return { identifier, status: 0, error: reason };
+        if (!reason.includes('ECONNREFUSED')) return { identifier, phase: this.phase, status: 0, error: reason };
         refused = reason;
       }
     }
-    return { identifier, status: 0, error: refused };
+    return { identifier, phase: this.phase, status: 0, error: refused };
   }
 }
 
