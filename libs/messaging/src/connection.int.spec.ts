@@ -82,9 +82,12 @@ describe('BrokerConnection against the real RabbitMQ', () => {
     await waitFor(() => log.text().includes('broker connection lost'), { what: 'the lost connection' });
     await waitFor(() => broker.isReady(), { timeoutMs: 5_000, what: 'the connection to the next node' });
     await broker.publish(TestJobV1, { n: 2 }, { correlationId: 'on-the-second' });
-    await waitFor(() => received.length === 2, { what: 'the delivery through the second node' });
+    await waitFor(() => received.includes(2), { what: 'the delivery through the second node' });
 
-    expect(received).toEqual([1, 2]);
+    // The first message's ack may have been on its way when the connection was cut: then the broker
+    // delivers it again (at least once), before the second.
+    expect([...new Set(received)]).toEqual([1, 2]);
+    expect(received.filter((n) => n === 2)).toEqual([2]);
     expect(connectedTo()).toEqual([new URL(lost!.url).host, new URL(other!.url).host]);
     expect(log.text()).not.toContain('guest:guest');
   });
