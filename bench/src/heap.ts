@@ -1,4 +1,5 @@
 import type { Stack } from '@bedrequest/stack';
+import { metricSum } from '@bedrequest/testing';
 
 /** What each service's V8 heap holds (used) and has taken (total), MiB, and its memory outside the heap (external). */
 export type HeapSample = Record<string, { usedMiB: number; totalMiB: number; externalMiB: number }>;
@@ -15,10 +16,7 @@ export async function heapOf(stack: Stack): Promise<HeapSample> {
       (response) => response.text(),
       () => '',
     );
-    const mib = (name: string) => {
-      const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].map((match) => Number(match[1]));
-      return Math.round((values.reduce((sum, value) => sum + value, 0) / 2 ** 20) * 10) / 10;
-    };
+    const mib = (name: string) => Math.round((metricSum(text, name) / 2 ** 20) * 10) / 10;
     sample[instance.name] = {
       usedMiB: mib('nodejs_heap_size_used_bytes'),
       totalMiB: mib('nodejs_heap_size_total_bytes'),

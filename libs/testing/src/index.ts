@@ -7,6 +7,7 @@ export { compareSchemaWithMigrations } from './schema-drift';
 export { bundleScript } from './bundle-script';
 export { bundleEntry } from './bundle-entry.mjs';
 export { freePort } from './free-port';
+export { metricSum } from './metrics-text';
 export { RabbitMqCluster, RabbitMqNode } from './rabbitmq-node';
 export { serveClinicRegistry } from './clinic-registry-stub';
 export { WebhookReceiver, requestOf, type ReceivedWebhook, type ReceiverAnswer } from './webhook-receiver';

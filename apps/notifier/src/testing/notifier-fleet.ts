@@ -7,7 +7,7 @@ import { Pool } from 'pg';
 import { AdmissionResponseV1, createEnvelope, declareTopology, messageCatalog } from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { Broker } from '@bedrequest/messaging';
-import { WebhookReceiver, silentLogger, waitFor, type ReceivedWebhook } from '@bedrequest/testing';
+import { WebhookReceiver, metricSum, silentLogger, waitFor, type ReceivedWebhook } from '@bedrequest/testing';
 import { TestAuthority } from '@bedrequest/tokens/testing';
 
 /**
@@ -312,13 +312,10 @@ export class NotifierFleet {
   private async deliveryCounters(name: string): Promise<{ attempted: number; succeeded: number; failed: number }> {
     const instance = this.stack.instances().find((running) => running.name === name)!;
     const metrics = await fetch(`${instance.probeUrl}/metrics`).then((response) => response.text());
-    // Summed over the lines of a counter (the failures have a reason label).
-    const sum = (counter: string) =>
-      [...metrics.matchAll(new RegExp(`^${counter}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].reduce((total, match) => total + Number(match[1]), 0);
     return {
-      attempted: sum('webhook_deliveries_attempted_total'),
-      succeeded: sum('webhook_deliveries_succeeded_total'),
-      failed: sum('webhook_deliveries_failed_total'),
+      attempted: metricSum(metrics, 'webhook_deliveries_attempted_total'),
+      succeeded: metricSum(metrics, 'webhook_deliveries_succeeded_total'),
+      failed: metricSum(metrics, 'webhook_deliveries_failed_total'),
     };
   }
 }
