@@ -24,7 +24,20 @@ function runAsPostgres(command: string, args: string[]): string {
   return execFileSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, { encoding: 'utf8', stdio: 'pipe' });
 }
 
-(bin ? describe : describe.skip)('a PostgreSQL that checks passwords (SCRAM)', () => {
+/** `describe`, or `describe.skip` with the reason printed once, where PostgreSQL's server binaries are missing. */
+function describeWithPostgresBinaries(name: string, body: () => void): void {
+  if (bin && existsSync(join(bin, 'initdb'))) {
+    describe(name, body);
+    return;
+  }
+  console.warn(
+    `skipping "${name}": PostgreSQL's server binaries (initdb, pg_ctl) are missing under /usr/lib/postgresql/<version>/bin (apt-get install -y postgresql)`,
+  );
+  // eslint-disable-next-line jest/no-disabled-tests -- skipped on purpose, and said so above: no PostgreSQL binaries on this machine
+  describe.skip(name, body);
+}
+
+describeWithPostgresBinaries('a PostgreSQL that checks passwords (SCRAM)', () => {
   let folder: string;
   let dataDir: string;
   let port: number;

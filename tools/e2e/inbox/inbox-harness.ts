@@ -10,8 +10,9 @@ import { WebhookReceiver, testEnvironment, waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
 import { SessionStore, type SessionRecord } from '../../../apps/web/src/session/session-store';
 import { passwordOf, startE2eStack, type E2eStack } from '../e2e-stack';
+import { CHROMIUM } from './chromium-path';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 
 /**
  * `describe`, or `describe.skip` with the reason printed once, where Chromium is not installed
