@@ -1,2 +1,2 @@
-/** Where the browser tests launch Debian's Chromium; `.ci/run` makes sure it is there (tools/ci-run.spec.ts). */
+/** Where the browser tests launch Debian's Chromium; `.ci/run` makes sure it is there (ci-run.spec.ts). */
 export const CHROMIUM = '/usr/bin/chromium';

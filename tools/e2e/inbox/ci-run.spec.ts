@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM } from './e2e/inbox/chromium-path';
+import { CHROMIUM } from './chromium-path';
 
-const ciRun = readFileSync(join(__dirname, '..', '.ci', 'run'), 'utf8');
+const ciRun = readFileSync(join(__dirname, '..', '..', '..', '.ci', 'run'), 'utf8');
 
 describe('.ci/run', () => {
   it('makes sure Chromium is at the path the browser tests launch, and stops when it is not', () => {
