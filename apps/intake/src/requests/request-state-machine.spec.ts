@@ -1,4 +1,4 @@
-import { answerTask, decide, type RequestState, type Submission, type TaskState } from './request-state-machine';
+import { answerTask, decide, type Decision, type RequestState, type Submission, type TaskState } from './request-state-machine';
 
 const A = '510000001';
 const B = '510000002';
@@ -208,11 +208,6 @@ describe('decide: revocation', () => {
     );
   });
 
-  it('takes precedence over every other field', () => {
-    const revokingSelection = { ...selection(C), status: 'revoked' as const };
-    expect(decide(proposal(), revokingSelection)).toMatchObject({ kind: 'apply', change: 'revoked' });
-  });
-
   it('rejects every further bundle for a revoked request as a conflict', () => {
     const revoked: RequestState = { ...proposal(), status: 'revoked' };
     expect(decide(revoked, submission())).toMatchObject({ kind: 'reject', refusal: 'conflict' });
@@ -222,6 +217,91 @@ describe('decide: revocation', () => {
   it('answers a retransmission of the revocation itself as a retry: nothing changes', () => {
     const revoked: RequestState = { ...proposal(), status: 'revoked' };
     expect(decide(revoked, submission({ fingerprint: hashed('old-hash'), status: 'revoked' }))).toEqual({ kind: 'unchanged' });
+  });
+});
+
+/**
+ * Spec: "revoked takes precedence over every other field: the bundle is always treated as
+ * cancellation." Each revoked bundle below carries another trigger of the state machine as well, and
+ * is sent in each state in which the request still takes bundles. Whatever its other fields say, the
+ * outcome is the cancellation and nothing else: the request is revoked, every Task not yet cancelled
+ * is cancelled and its clinic told only that (no Task is created, reopened, put in progress or sent
+ * the new version), the bundle's intent is not applied and no clinic is selected.
+ *
+ * The control in each cell: the same bundle without `status: revoked` is decided otherwise there (a
+ * supplement, a selection, a withdrawal or a refusal), so every cell is a place where a check made
+ * before the revocation's would take the bundle for something else.
+ */
+describe('decide: revocation takes precedence over every other field', () => {
+  type Outcome = 'supplemented' | 'selected' | 'selection-withdrawn' | 'conflict' | 'invalid';
+  const answered = (a: Partial<TaskState>, b: Partial<TaskState>) => proposal([task(A, a), task(B, b)]);
+  const accepted = { status: 'accepted', businessStatus: 'accepted' } as const;
+
+  // The states a revocation may come in, each with the clinics whose Tasks are still open: those it cancels.
+  const states: [name: string, current: RequestState, open: string[]][] = [
+    ['active/proposal, no answer yet', proposal(), [A, B]],
+    ['active/proposal, A accepted, B asked a query', answered(accepted, { status: 'on-hold', businessStatus: 'query' }), [A, B]],
+    [
+      'active/proposal, A declined, B wants more data',
+      answered({ status: 'rejected', businessStatus: 'declined' }, { status: 'on-hold', businessStatus: 'more-data-required' }),
+      [A, B],
+    ],
+    ['active/proposal after a withdrawal, A accepted, B cancelled', answered(accepted, { status: 'cancelled', businessStatus: 'accepted' }), [A]],
+    ['active/order, A selected, B cancelled', ordered(), [A]],
+  ];
+
+  // The other triggers, each with what the bundle without `status: revoked` is in each of the states above, in their order.
+  const triggers: [name: string, incoming: Submission, otherwise: Outcome[]][] = [
+    ['supplemented data, the same performers', submission(), ['supplemented', 'supplemented', 'supplemented', 'supplemented', 'conflict']],
+    [
+      'supplemented data with complete patient data',
+      submission({ patient: 'complete' }),
+      ['supplemented', 'supplemented', 'supplemented', 'supplemented', 'conflict'],
+    ],
+    ['an added performer (C)', submission({ performerIks: [A, B, C] }), ['supplemented', 'supplemented', 'supplemented', 'supplemented', 'conflict']],
+    ['a removed performer (A alone)', submission({ performerIks: [A] }), ['supplemented', 'supplemented', 'supplemented', 'supplemented', 'conflict']],
+    ['other performers (C alone)', submission({ performerIks: [C] }), ['supplemented', 'supplemented', 'supplemented', 'supplemented', 'conflict']],
+    ['intent order without an orderDetail code', submission({ intent: 'order' }), ['invalid', 'invalid', 'invalid', 'invalid', 'invalid']],
+    ['the selection of A', selection(A), ['conflict', 'selected', 'conflict', 'selected', 'conflict']],
+    ['the selection of B, whose answer is not "accepted"', selection(B), ['conflict', 'conflict', 'conflict', 'conflict', 'conflict']],
+    ['the selection of C, never asked', selection(C), ['conflict', 'conflict', 'conflict', 'conflict', 'conflict']],
+    ['the selection of A with a masked patient', { ...selection(A), patient: 'masked' }, ['invalid', 'invalid', 'invalid', 'invalid', 'conflict']],
+    ['the selection of A and B', { ...selection(A), performerIks: [A, B] }, ['invalid', 'invalid', 'invalid', 'invalid', 'conflict']],
+    ['selected-provider with intent proposal', { ...selection(A), intent: 'proposal' }, ['invalid', 'invalid', 'invalid', 'invalid', 'invalid']],
+    ['the withdrawal of A', withdrawal(A), ['conflict', 'conflict', 'conflict', 'conflict', 'selection-withdrawn']],
+    ['the withdrawal of B, not selected', withdrawal(B), ['conflict', 'conflict', 'conflict', 'conflict', 'conflict']],
+    ['the withdrawal of A naming C too', { ...withdrawal(A), performerIks: [A, C] }, ['conflict', 'conflict', 'conflict', 'conflict', 'conflict']],
+    [
+      'selected-provider-cancelled with intent proposal',
+      { ...withdrawal(A), intent: 'proposal' },
+      ['conflict', 'conflict', 'conflict', 'conflict', 'selection-withdrawn'],
+    ],
+  ];
+
+  const cells = triggers.flatMap(([trigger, incoming, otherwise]) =>
+    states.map(([state, current, open], index) => [trigger, state, otherwise[index]!, current, incoming, open] as const),
+  );
+  const outcomeOf = (decision: Decision) => (decision.kind === 'apply' ? decision.change : decision.kind === 'reject' ? decision.refusal : decision.kind);
+
+  it.each(cells)('a revoked bundle carrying %s, in state %s (else: %s), is the cancellation alone', (_trigger, _state, otherwise, current, incoming, open) => {
+    expect(incoming.status).toBe('active');
+    expect(outcomeOf(decide(current, incoming))).toBe(otherwise);
+
+    expect(decide(current, { ...incoming, status: 'revoked' })).toEqual({
+      kind: 'apply',
+      change: 'revoked',
+      // The bundle's intent is not applied, and no clinic is selected.
+      next: { status: 'revoked', intent: current.intent, selectedClinicIk: null },
+      // Only the open Tasks, each cancelled, its businessStatus kept; no clinic is sent this version.
+      tasks: open.map((clinicIk) => ({
+        clinicIk,
+        taskId: `task-${clinicIk}`,
+        status: 'cancelled',
+        clearBusinessStatus: false,
+        send: false,
+        action: 'cancelled',
+      })),
+    });
   });
 });
 
