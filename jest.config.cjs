@@ -23,7 +23,7 @@ const compilation = {
   moduleNameMapper,
 };
 
-const roots = ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'];
+const roots = ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools', '<rootDir>/bench'];
 // The fault-injection suite stops shared services: only `npm run test:faults` runs it.
 const ignored = ['/node_modules/', '\\.faults\\.spec\\.ts$'];
 

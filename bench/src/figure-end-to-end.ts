@@ -4,6 +4,7 @@ import type { Stack } from '@bedrequest/stack';
 import { bundleFactory } from './bundles';
 import { openLoop, percentile } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
+import { complete } from './report-format';
 
 interface RateResult {
   ratePerSecond: number;
@@ -104,8 +105,10 @@ export async function endToEndFigure(options: {
   }
   return {
     at200PerSecond: fixed,
-    allArrived: fixed.every((run) => run.arrived === run.accepted && run.accepted === run.sent),
+    allArrived: fixed.every(complete),
     targetP99Ms: 50,
+    // docs/decisions.md, "Timing": the first webhook attempt within 2 s of the 202 under light load.
+    targetTimingP99Ms: 2_000,
   };
 }
 
@@ -123,10 +126,10 @@ export async function highestRateFigure(options: {
   for (const rate of options.rates) {
     const step = await atRate({ ...options, ratePerSecond: rate, seconds: options.stepSeconds, graceMs: 30_000 });
     steps.push(step);
-    if (step.p99Ms >= 1_000 || step.arrived < step.accepted) break;
+    if (step.p99Ms >= 1_000 || !complete(step)) break;
     // Let the queues run empty before the next rate.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
   }
-  const passing = steps.filter((step) => step.p99Ms < 1_000 && step.arrived === step.accepted);
+  const passing = steps.filter((step) => step.p99Ms < 1_000 && complete(step));
   return { steps, highestRateWithP99Under1s: passing.length ? Math.max(...passing.map((step) => step.ratePerSecond)) : null, target: 600 };
 }

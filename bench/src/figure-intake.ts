@@ -40,8 +40,8 @@ export async function intakeFigure(options: { gatewayUrl: string; token: string;
     express.stop();
     hello.stop();
   }
-  const rate = (list: LoadResult[]) => summarize(list.map((result) => result.requestsPerSecond));
-  const ratios = results.intake.map((result, index) => result.requestsPerSecond / results.expressBaseline[index]!.requestsPerSecond);
+  const rate = (list: LoadResult[]) => summarize(list.map((result) => result.okPerSecond));
+  const ratios = results.intake.map((result, index) => result.okPerSecond / results.expressBaseline[index]!.okPerSecond);
   return {
     bundleBytes: bundles.bytes,
     connections: options.connections,

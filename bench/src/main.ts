@@ -1,10 +1,10 @@
 // `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,scale-out,abuse,tracing]`
+// or `npm run bench -- --report` (latest.md again from latest.json, nothing measured).
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix), loads it from this process over loopback,
 // and writes bench/results/latest.json and latest.md. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import os from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import { declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker } from '@bedrequest/messaging';
 import { WebhookReceiver, deleteBrokerTopology } from '@bedrequest/testing';
-import { buildServices, launchStack } from '@bedrequest/stack';
+import { buildServices, launchStack, root } from '@bedrequest/stack';
 import { FHIR_BASE, REFERRER_IK } from './bundles';
 import { cpuFigure } from './figure-cpu';
 import { encryptionFigure } from './figure-encryption';
@@ -24,9 +24,11 @@ import { pollingFigure, seedRequests } from './figure-polling';
 import { tracingFigure } from './figure-tracing';
 import { abuseFigure } from './figure-abuse';
 import { heapOf } from './heap';
-import { intakeScaleOutFigure, notifierScaleOutFigure } from './figure-scale-out';
+import { intakeHandOverFigure } from './figure-intake-handover';
+import { notifierScaleOutFigure } from './figure-scale-out';
 import { webhookFigure } from './figure-webhooks';
 import { admin, login } from './parties';
+import { thisRun } from './provenance';
 import { writeReport } from './report';
 
 const args = process.argv.slice(2);
@@ -43,7 +45,8 @@ const CLINIC_ACCEPTING = '512200001';
 const CLINIC_ACCEPTING_2 = '512200002';
 const CLINIC_DECLINING = '512200003';
 const PROFILE_BASE = 'https://bedrequest.example.org';
-const LATEST_JSON = join(__dirname, '..', '..', 'bench', 'results', 'latest.json');
+const RESULTS = join(root, 'bench', 'results');
+const LATEST_JSON = join(RESULTS, 'latest.json');
 
 async function recreateDatabase(url: string, name: string, drop = false) {
   const adminUrl = new URL(url);
@@ -55,18 +58,12 @@ async function recreateDatabase(url: string, name: string, drop = false) {
   await client.end();
 }
 
-function machine() {
-  return {
-    cpus: os.cpus().length,
-    cpuModel: os.cpus()[0]?.model ?? 'unknown',
-    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-    node: process.version,
-    os: `${os.type()} ${os.release()}`,
-    date: new Date().toISOString(),
-  };
-}
-
 async function main() {
+  // `--report`: latest.md made again from latest.json, as after a change to the report (report.spec.ts holds the two together).
+  if (args.includes('--report')) {
+    console.log(`[bench] wrote ${writeReport(JSON.parse(readFileSync(LATEST_JSON, 'utf8')) as Record<string, unknown>, RESULTS).join(' and ')}`);
+    return;
+  }
   const base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bedrequest';
   const databaseUrl = new URL(base);
   databaseUrl.pathname = '/bedrequest_bench';
@@ -96,9 +93,11 @@ async function main() {
     ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
   const receiver = new WebhookReceiver();
-  // With --only, the other figures of the previous run are kept (each carries its measuredAt).
+  // Each figure carries the run that measured it, so that with --only the figures kept from earlier
+  // runs keep their own date, commit and machine.
+  const run = thisRun({ root, quick, only: only ?? null });
   const previous = only && existsSync(LATEST_JSON) ? (JSON.parse(readFileSync(LATEST_JSON, 'utf8')) as Record<string, unknown>) : {};
-  const results: Record<string, unknown> = { ...previous, machine: machine(), quick };
+  const results: Record<string, unknown> = { ...previous };
   try {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const idleMemory = stack.residentMemory();
@@ -133,13 +132,13 @@ async function main() {
 
     const measure = async (name: string, figure: () => Promise<unknown>) => {
       try {
-        results[name] = { ...((await figure()) as object), measuredAt: new Date().toISOString() };
+        results[name] = { ...((await figure()) as object), measuredAt: new Date().toISOString(), run };
       } catch (error) {
         console.error(`[bench] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
-        results[name] = { failed: error instanceof Error ? error.message : String(error) };
+        results[name] = { failed: error instanceof Error ? error.message : String(error), measuredAt: new Date().toISOString(), run };
       }
       // Written after every figure, so an interrupted run keeps what it measured.
-      writeReport(results);
+      writeReport(results, RESULTS);
     };
     if (wanted('cpu')) {
       console.log('[bench] 0 CPU per accepted bundle, every process of the stack');
@@ -285,7 +284,7 @@ async function main() {
       );
     }
     if (wanted('scale-out')) {
-      console.log('[bench] 7 scale out and in: one notifier process against three with slow receivers, one intake against two');
+      console.log('[bench] 7a scale out and in: one notifier process against three with slow receivers');
       await measure('notifierScaleOut', () =>
         notifierScaleOutFigure({
           databaseUrl: databaseUrl.toString(),
@@ -300,17 +299,16 @@ async function main() {
         { logger: pino({ level: 'warn' }), metrics: new Registry() },
       );
       try {
-        await measure('intakeScaleOut', () =>
-          intakeScaleOutFigure({
+        console.log('[bench] 7b intake: hand-over from the active process to its standby, order per request');
+        await measure('intakeHandOver', () =>
+          intakeHandOverFigure({
             stack,
             broker,
             databaseUrl: databaseUrl.toString(),
             referrerPartyId: referrer.partyId,
             profileBase: PROFILE_BASE,
             performerIks: [CLINIC_ACCEPTING, CLINIC_ACCEPTING_2],
-            count: quick ? 500 : 3_000,
             flows: quick ? 100 : 500,
-            inFlight: 32,
             runs: quick ? 1 : 3,
           }),
         );
@@ -324,7 +322,7 @@ async function main() {
         abuseFigure({ stack, victimToken: referrer.token, performerIks: [CLINIC_ACCEPTING, CLINIC_DECLINING], seconds: quick ? 5 : 30, runs: quick ? 1 : 3 }),
       );
     }
-    results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory(), heapAfterLoad: await heapOf(stack) };
+    results.memoryMiB = { idle: idleMemory, afterLoad: stack.residentMemory(), heapAfterLoad: await heapOf(stack), measuredAt: new Date().toISOString(), run };
     // Last: it starts every service again (with tracing on, then off), which resets what the memory figure reads.
     if (wanted('tracing')) {
       console.log('[bench] 8 the cost of tracing: CPU per bundle with tracing off and on');
@@ -346,7 +344,7 @@ async function main() {
     await recreateDatabase(base, 'bedrequest_bench', true).catch(() => undefined);
     await deleteBrokerTopology(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', declareTopology(namespace)).catch(() => undefined);
   }
-  const files = writeReport(results);
+  const files = writeReport(results, RESULTS);
   console.log(`[bench] wrote ${files.join(' and ')}`);
 }
 

@@ -1,21 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- read back from the JSON of figure-tracing.ts, as report.ts reads its figures */
 
-type Summary = { median: number; min: number; max: number; runs: number[] };
-const fmt = (value: number, digits = 0) =>
-  Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
-const spread = (summary: Summary | undefined, digits = 0) =>
-  summary ? `${fmt(summary.median, digits)} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})` : 'n/a';
+import { fmt, spread } from './report-format';
 
 /** Figure 8 of latest.md: the cost of tracing (figure-tracing.ts). */
-export function tracingLines(r: Record<string, any>): string[] {
-  const t = r.tracing;
-  if (!t) return [];
-  if (t.failed) return ['## 8. The cost of tracing', '', `**Failed:** ${t.failed}`, ''];
+export function tracingLines(t: any): string[] {
   const names = Object.keys(t.cpuMsPerBundleByProcess.off as Record<string, number>);
   const row = (mode: 'off' | 'on') => `| ${mode} | ${names.map((name) => fmt(t.cpuMsPerBundleByProcess[mode][name] as number, 2)).join(' | ')} |`;
   return [
-    '## 8. The cost of tracing',
-    '',
     `CPU milliseconds per accepted bundle, every process of the stack, tracing off and on (${t.exporter}), in alternating runs of ${t.seconds} s at ${t.connections} connections on the same stack; each bundle to a clinic that is notified and one that intake declines (a webhook), so all four services of its path trace it.${t.drained ? '' : ' **Not every run drained.**'}`,
     '',
     '| tracing | CPU ms per bundle, the six services | CPU ms per bundle, all processes | bundles/s |',
