@@ -5,7 +5,7 @@ import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, de
 import { DeadLetterQueues } from '@bedrequest/messaging';
 import { applyMigrations, findMigrationsDir, PendingMigrationError, readMigrations } from '@bedrequest/persistence';
 import { deleteBrokerTopology, testEnvironment, uniqueName } from '@bedrequest/testing';
-import { provisionPlan, serviceEnvironment, type ProvisionPlan } from './plan';
+import { PROVISIONED_SERVICES, provisionPlan, serviceEnvironment, type ProvisionedService, type ProvisionPlan } from './plan';
 import { provision, removeProvisioned, type ProvisionTarget } from './provision';
 
 const env = testEnvironment();
@@ -31,7 +31,7 @@ const plan: ProvisionPlan = provisionPlan(
 );
 const urlsOf = (service: Parameters<typeof serviceEnvironment>[1]) => serviceEnvironment(plan, service, target);
 
-async function asRuntimeRole<T>(service: 'intake' | 'notifier', work: (client: Client) => Promise<T>): Promise<T> {
+async function asRuntimeRole<T>(service: ProvisionedService, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: urlsOf(service).DATABASE_URL });
   await client.connect();
   try {
@@ -65,17 +65,6 @@ describe('provisioning', () => {
     expect(again.filter((line) => line.startsWith('PostgreSQL'))).toEqual([]);
     expect(firstRun.join('\n')).not.toContain(plan.database[0]!.password);
   }, 120_000);
-
-  it("gives intake's runtime role its own tables and nothing of the notifier's schema", async () => {
-    const intake = plan.database.find((principal) => principal.service === 'intake')!;
-    const notifier = plan.database.find((principal) => principal.service === 'notifier')!;
-    await asRuntimeRole('intake', async (client) => {
-      expect((await client.query('SELECT current_user')).rows[0].current_user).toBe(intake.app);
-      await client.query(`SELECT count(*) FROM "${intake.schema}".outbox_message`);
-      await expect(client.query(`SELECT count(*) FROM "${notifier.schema}".subscription`)).rejects.toThrow(/permission denied for schema/);
-      await expect(client.query(`CREATE TABLE "${intake.schema}".intruder (id int)`)).rejects.toThrow(/permission denied/);
-    });
-  });
 
   it('lets a runtime role start on a provisioned schema, and stops it with one line where a migration is missing', async () => {
     const intake = plan.database.find((principal) => principal.service === 'intake')!;
@@ -181,5 +170,110 @@ describe('provisioning', () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+/**
+ * Every service's PostgreSQL runtime role as docs/operations.md ("Provisioning", "What it creates")
+ * promises it: it may SELECT, INSERT, UPDATE and DELETE in its schema's tables and use its sequences
+ * and functions; nothing else (no TRUNCATE, no CREATE: not in its schema, not in `public`, no schema
+ * of its own; it owns nothing and is no other role), and no right on another service's schema. Each
+ * statement runs as the role on the real database; the catalog, asked as the role, answers for the
+ * tables, sequences, functions and schemas the statements do not name.
+ */
+describe("every service's PostgreSQL runtime role", () => {
+  const principalOf = (service: ProvisionedService) => plan.database.find((principal) => principal.service === service)!;
+  const databaseServices = ['auth', 'intake', 'routing', 'notifier'] as const;
+
+  it('is provisioned for auth, intake, routing and the notifier, and no other service connects to PostgreSQL', () => {
+    expect(plan.database.map((principal) => principal.service)).toEqual(databaseServices);
+    expect(PROVISIONED_SERVICES.filter((service) => urlsOf(service).DATABASE_URL)).toEqual(databaseServices);
+  });
+
+  describe.each(databaseServices)('of %s', (service) => {
+    it('logs in as itself, reads and writes every table of its schema, uses its sequences and functions, and starts on its migrations', async () => {
+      const { schema, app } = principalOf(service);
+      await asRuntimeRole(service, async (client) => {
+        expect((await client.query('SELECT current_user')).rows[0].current_user).toBe(app);
+        const { rows: tables } = await client.query<{ name: string; column: string }>(
+          `SELECT c.relname AS name, (SELECT a.attname FROM pg_attribute a
+                      WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attidentity <> 'a' AND a.attgenerated = ''
+                      ORDER BY a.attnum LIMIT 1) AS column
+             FROM pg_class c WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 'p') ORDER BY c.relname`,
+          [schema],
+        );
+        expect(tables.map((table) => table.name)).toContain('_migrations');
+        // Statements that touch no row still need the right (PostgreSQL checks it before it runs them); one column a writer may set.
+        for (const { name, column } of tables) {
+          const table = `${client.escapeIdentifier(schema)}.${client.escapeIdentifier(name)}`;
+          await client.query(`SELECT count(*) FROM ${table}`);
+          const col = client.escapeIdentifier(column);
+          await client.query(`INSERT INTO ${table} (${col}) SELECT ${col} FROM ${table} WHERE false`);
+          await client.query(`UPDATE ${table} SET ${col} = ${col} WHERE false`);
+          await client.query(`DELETE FROM ${table} WHERE false`);
+        }
+        const { rows: denied } = await client.query(
+          `SELECT c.relname AS name FROM pg_class c
+            WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'S'
+              AND NOT (has_sequence_privilege(c.oid, 'USAGE') AND has_sequence_privilege(c.oid, 'SELECT') AND has_sequence_privilege(c.oid, 'UPDATE'))
+           UNION ALL
+           SELECT p.proname FROM pg_proc p WHERE p.pronamespace = $1::regnamespace AND NOT has_function_privilege(p.oid, 'EXECUTE')`,
+          [schema],
+        );
+        expect(denied).toEqual([]);
+      });
+      const migrations = readMigrations(target.migrationsDirOf(service));
+      expect(await applyMigrations({ databaseUrl: urlsOf(service).DATABASE_URL!, schema, migrations })).toEqual({
+        applied: [],
+        alreadyApplied: migrations.length,
+      });
+    });
+
+    it('creates nothing: no table in its schema or in public, no schema; empties no table, owns nothing and is no other role', async () => {
+      const { schema } = principalOf(service);
+      await asRuntimeRole(service, async (client) => {
+        await expect(client.query(`CREATE TABLE ${client.escapeIdentifier(schema)}.intruder (id int)`)).rejects.toThrow(
+          `permission denied for schema ${schema}`,
+        );
+        await expect(client.query('CREATE TABLE public.intruder (id int)')).rejects.toThrow('permission denied for schema public');
+        await expect(client.query(`CREATE SCHEMA ${client.escapeIdentifier(`${schema}_intruder`)}`)).rejects.toThrow(/permission denied for database/);
+        await client.query('BEGIN');
+        await expect(client.query(`TRUNCATE ${client.escapeIdentifier(schema)}._migrations`)).rejects.toThrow('permission denied for table _migrations');
+        await client.query('ROLLBACK');
+
+        // No schema of the database, its own and public included, takes an object from it, nor the database a schema.
+        expect((await client.query(`SELECT nspname FROM pg_namespace WHERE has_schema_privilege(oid, 'CREATE')`)).rows).toEqual([]);
+        expect((await client.query(`SELECT has_database_privilege(current_database(), 'CREATE') AS granted`)).rows).toEqual([{ granted: false }]);
+        const { rows: truncatable } = await client.query(
+          `SELECT c.relname FROM pg_class c WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 'p') AND has_table_privilege(c.oid, 'TRUNCATE')`,
+          [schema],
+        );
+        expect(truncatable).toEqual([]);
+        const { rows: owned } = await client.query(
+          `SELECT 'relation' AS kind, relname AS name FROM pg_class WHERE relowner = current_user::regrole
+           UNION ALL SELECT 'function', proname FROM pg_proc WHERE proowner = current_user::regrole
+           UNION ALL SELECT 'schema', nspname FROM pg_namespace WHERE nspowner = current_user::regrole
+           UNION ALL SELECT 'role', rolname FROM pg_roles WHERE rolname <> current_user AND pg_has_role(current_user, oid, 'MEMBER')`,
+        );
+        expect(owned).toEqual([]);
+      });
+    });
+
+    it("has no right on another service's schema", async () => {
+      const others = plan.database.filter((principal) => principal.service !== service);
+      expect(others).toHaveLength(databaseServices.length - 1);
+      await asRuntimeRole(service, async (client) => {
+        for (const other of others) {
+          await expect(client.query(`SELECT count(*) FROM ${client.escapeIdentifier(other.schema)}._migrations`)).rejects.toThrow(
+            `permission denied for schema ${other.schema}`,
+          );
+        }
+        const { rows } = await client.query(
+          `SELECT nspname FROM pg_namespace WHERE nspname = ANY($1) AND (has_schema_privilege(oid, 'USAGE') OR has_schema_privilege(oid, 'CREATE'))`,
+          [others.map((other) => other.schema)],
+        );
+        expect(rows).toEqual([]);
+      });
+    });
   });
 });
