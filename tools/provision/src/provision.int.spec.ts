@@ -3,9 +3,10 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, deadLetterQueueName, declareTopology } from '@bedrequest/contracts';
 import { DeadLetterQueues } from '@bedrequest/messaging';
-import { applyMigrations, findMigrationsDir, PendingMigrationError, readMigrations } from '@bedrequest/persistence';
+import { applyMigrations, ensureDatabase, findMigrationsDir, PendingMigrationError, readMigrations } from '@bedrequest/persistence';
 import { deleteBrokerTopology, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { PROVISIONED_SERVICES, provisionPlan, serviceEnvironment, type ProvisionedService, type ProvisionPlan } from './plan';
+import { provisionDatabase, removeDatabasePrincipals } from './postgres';
 import { provision, removeProvisioned, type ProvisionTarget } from './provision';
 
 const env = testEnvironment();
@@ -276,4 +277,57 @@ describe("every service's PostgreSQL runtime role", () => {
       });
     });
   });
+});
+
+/**
+ * PostgreSQL 14 and earlier let every role create in schema `public` (a cluster upgraded from one
+ * keeps that): the runtime roles must not have that right there either.
+ */
+describe('provisioning a database whose schema public lets every role create', () => {
+  const legacyNamespace = uniqueName('provpub');
+  const legacyUrl = new URL(env.databaseUrl);
+  legacyUrl.pathname = `${legacyUrl.pathname}_public`;
+  const legacyPlan = provisionPlan(
+    {
+      AMQP_NAMESPACE: legacyNamespace,
+      AUTH_DB_SCHEMA: `${legacyNamespace}_auth`,
+      INTAKE_DB_SCHEMA: `${legacyNamespace}_intake`,
+      ROUTING_DB_SCHEMA: `${legacyNamespace}_routing`,
+      NOTIFIER_DB_SCHEMA: `${legacyNamespace}_notifier`,
+    },
+    { generatePasswords: true },
+  );
+  const admin = (url: string) => new Client({ connectionString: url });
+
+  beforeAll(async () => {
+    await ensureDatabase(legacyUrl.toString());
+    const client = admin(legacyUrl.toString());
+    await client.connect();
+    await client.query('GRANT CREATE ON SCHEMA public TO PUBLIC');
+    await client.end();
+  }, 60_000);
+  afterAll(async () => {
+    await removeDatabasePrincipals(legacyUrl.toString(), legacyPlan.database);
+    const client = admin(env.databaseUrl);
+    await client.connect();
+    await client.query(`DROP DATABASE ${client.escapeIdentifier(legacyUrl.pathname.slice(1))}`);
+    await client.end();
+  }, 60_000);
+
+  it('takes that right away, so that no runtime role creates anything there', async () => {
+    const changes = await provisionDatabase(legacyUrl.toString(), legacyPlan.database, (service) => target.migrationsDirOf(service));
+    for (const principal of legacyPlan.database) {
+      const client = new Client({
+        connectionString: serviceEnvironment(legacyPlan, principal.service, { ...target, database: legacyUrl.toString() }).DATABASE_URL,
+      });
+      await client.connect();
+      try {
+        await expect(client.query(`CREATE TABLE public.${principal.service}_intruder (id int)`)).rejects.toThrow('permission denied for schema public');
+      } finally {
+        await client.end();
+      }
+    }
+    expect(changes).toContain('PostgreSQL: CREATE on schema public revoked from PUBLIC');
+    expect(await provisionDatabase(legacyUrl.toString(), legacyPlan.database, (service) => target.migrationsDirOf(service))).toEqual([]);
+  }, 120_000);
 });
