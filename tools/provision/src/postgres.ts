@@ -20,6 +20,7 @@ export async function provisionDatabase(
   const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {
+    changes.push(...(await revokeCreateOnPublic(client)));
     for (const principal of principals) {
       const owner = client.escapeIdentifier(principal.owner);
       const app = client.escapeIdentifier(principal.app);
@@ -58,6 +59,30 @@ export async function provisionDatabase(
     await client.end();
   }
   return changes;
+}
+
+/**
+ * PostgreSQL 14 and earlier let every role create in schema `public`, and a cluster upgraded from
+ * one keeps that: a runtime role would have the CREATE it must not have (docs/operations.md). Taken
+ * from PUBLIC as PostgreSQL 15 does by default; a provisioning role that cannot (it does not own
+ * `public`: PostgreSQL only warns) stops here with what to run.
+ */
+async function revokeCreateOnPublic(client: Client): Promise<string[]> {
+  const everyoneCreates = async () =>
+    (
+      await client.query<{ granted: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_namespace n, aclexplode(n.nspacl) a
+                         WHERE n.nspname = 'public' AND a.grantee = 0 AND a.privilege_type = 'CREATE') AS granted`,
+      )
+    ).rows[0]!.granted;
+  if (!(await everyoneCreates())) return [];
+  await client.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+  if (await everyoneCreates()) {
+    throw new Error(
+      'PostgreSQL: every role may create in schema public and this role cannot revoke it: run REVOKE CREATE ON SCHEMA public FROM PUBLIC as its owner',
+    );
+  }
+  return ['PostgreSQL: CREATE on schema public revoked from PUBLIC'];
 }
 
 /**
