@@ -35,6 +35,15 @@ export function dataKek(): Record<string, string> {
   return { DATA_KEK: randomBytes(32).toString('base64'), DATA_KEK_ID: 'bench' };
 }
 
+/**
+ * A test process on a schema and broker namespace of its own creates both (its migrations, its
+ * topology), which the stack's provisioned runtime roles may not (docs/operations.md,
+ * "Provisioning"): it connects as the bench's administrator instead.
+ */
+export function ownSchemaAndNamespace(options: { databaseUrl: string; amqpUrl: string }): Record<string, string> {
+  return { DATABASE_URL: options.databaseUrl, AMQP_URL: options.amqpUrl, AMQP_DECLARE_TOPOLOGY: 'true' };
+}
+
 export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
@@ -121,6 +130,7 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
   const instance = `notifier-${variant}`;
   const service = await options.stack.start(instance, 'notifier', {
     env: {
+      ...ownSchemaAndNamespace(options),
       AMQP_NAMESPACE: namespace,
       NOTIFIER_DB_SCHEMA: schema,
       NOTIFIER_TEST_MIGRATIONS_DIR: join(root, 'apps', 'notifier', 'prisma', 'migrations'),

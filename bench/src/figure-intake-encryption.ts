@@ -12,7 +12,7 @@ import { bundleEntry, deleteBrokerTopology } from '@bedrequest/testing';
 import { bundleSummaryOf } from '../../apps/intake/src/clinic-tasks/bundle-summary';
 import { root, type Stack } from '@bedrequest/stack';
 import { FHIR_BASE, REFERRER_IK, bundleFactory } from './bundles';
-import { alternating, dataKek, dropSchema, type Variant } from './figure-encryption';
+import { alternating, dataKek, dropSchema, ownSchemaAndNamespace, type Variant } from './figure-encryption';
 import { summarize } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
 
@@ -117,7 +117,13 @@ async function measureOnce(
   const warmUp = submissionsOf(options, WARM_UP);
   // Both variants are configured alike; only the switch differs.
   const service = await options.stack.start(instance, 'intake', {
-    env: { AMQP_NAMESPACE: namespace, INTAKE_DB_SCHEMA: schema, ...dataKek(), ...(variant === 'clear' ? { INTAKE_TEST_STORE_IN_CLEAR: 'true' } : {}) },
+    env: {
+      ...ownSchemaAndNamespace(options),
+      AMQP_NAMESPACE: namespace,
+      INTAKE_DB_SCHEMA: schema,
+      ...dataKek(),
+      ...(variant === 'clear' ? { INTAKE_TEST_STORE_IN_CLEAR: 'true' } : {}),
+    },
     entry,
   });
   let broker: Broker | undefined;
