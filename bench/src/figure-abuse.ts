@@ -11,9 +11,15 @@ const ABUSER = { username: 'bench-abuser', password: 'bench-abuser-password', ik
 
 /**
  * The limits of a deployment (apps/gateway/src/config.ts, docs/api.md "Limits"), which the bench's
- * own environment lifts: the per-party rate, its body bytes per second, no exempt addresses.
+ * own environment lifts: the per-party rate, its body bytes per second and its requests at once, no
+ * exempt addresses.
  */
-export const DEPLOYED_LIMITS = { RATE_LIMIT_EXEMPT_ADDRESSES: '', RATE_LIMIT_PER_SECOND: '200', RATE_LIMIT_BYTES_PER_SECOND: String(2 * 2 ** 20) };
+export const DEPLOYED_LIMITS = {
+  RATE_LIMIT_EXEMPT_ADDRESSES: '',
+  RATE_LIMIT_PER_SECOND: '200',
+  RATE_LIMIT_BYTES_PER_SECOND: String(2 * 2 ** 20),
+  RATE_LIMIT_CONCURRENT_PER_PARTY: '128',
+};
 
 type Answers = { status: number; ms: number }[];
 

@@ -11,6 +11,8 @@ interface RateResult {
   seconds: number;
   sent: number;
   accepted: number;
+  /** The answers other than 202, by status (`no answer`: the request failed). */
+  notAccepted: Record<string, number>;
   arrived: number;
   p50Ms: number;
   p99Ms: number;
@@ -36,6 +38,7 @@ async function atRate(options: {
   const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
   const sentAt = new Map<string, number>();
   let accepted = 0;
+  const notAccepted: Record<string, number> = {};
   options.receiver.reset();
   const { sent } = await openLoop({
     ratePerSecond: options.ratePerSecond,
@@ -43,14 +46,20 @@ async function atRate(options: {
     send: async () => {
       const { identifier, body } = bundles.next();
       sentAt.set(identifier, performance.now());
-      const response = await request(`${options.gatewayUrl}/api/v2/fhir/Bundle`, {
+      const status = await request(`${options.gatewayUrl}/api/v2/fhir/Bundle`, {
         method: 'POST',
         dispatcher: agent,
         headers: { 'content-type': 'application/fhir+json', authorization: `Bearer ${options.token}` },
         body,
-      });
-      await response.body.dump();
-      if (response.statusCode === 202) accepted++;
+      }).then(
+        async (response) => {
+          await response.body.dump();
+          return String(response.statusCode);
+        },
+        () => 'no answer',
+      );
+      if (status === '202') accepted++;
+      else notAccepted[status] = (notAccepted[status] ?? 0) + 1;
     },
   });
   const deadline = performance.now() + options.graceMs;
@@ -68,6 +77,7 @@ async function atRate(options: {
     seconds: options.seconds,
     sent,
     accepted,
+    notAccepted,
     arrived: latencies.length,
     p50Ms: round(percentile(latencies, 50)),
     p99Ms: round(percentile(latencies, 99)),

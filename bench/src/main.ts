@@ -75,8 +75,11 @@ async function main() {
     DATABASE_URL: databaseUrl.toString(),
     AMQP_NAMESPACE: namespace,
     REDIS_KEY_PREFIX: `bench:${runId}:`,
+    // The service's capacity, not the per-party limits a deployment sets (figure 9 puts those back):
+    // an open loop past capacity holds more than 128 requests of the one bench party at once.
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BYTES_PER_SECOND: '1000000000',
+    RATE_LIMIT_CONCURRENT_PER_PARTY: '1000000',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     // The webhook figures send to one subscription and receiver: the machinery's throughput, not
     // the caps that keep one party from taking every slot (docs/webhooks.md, "Fair delivery").

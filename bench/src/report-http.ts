@@ -49,14 +49,22 @@ export function intakeLines(i: any): string[] {
   ];
 }
 
-const rateTable = (runs: any[]) => [
-  '| rate/s | seconds | sent | 202 | webhooks arrived | p50 ms | p99 ms | max ms |',
-  '|---|---|---|---|---|---|---|---|',
-  ...runs.map(
-    (s) => `| ${s.ratePerSecond} | ${s.seconds} | ${s.sent} | ${s.accepted} | ${s.arrived} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(s.maxMs, 1)} |`,
-  ),
-  '',
-];
+/** The rates' table, and the answers other than 202 where there were any. */
+function rateTable(runs: any[]): string[] {
+  const others = runs.flatMap((s) => {
+    const answers = Object.entries((s.notAccepted ?? {}) as Record<string, number>);
+    return answers.length === 0 ? [] : [`${s.ratePerSecond}/s: ${answers.map(([status, count]) => `${status}×${fmt(count)}`).join(', ')}`];
+  });
+  return [
+    '| rate/s | seconds | sent | 202 | webhooks arrived | p50 ms | p99 ms | max ms |',
+    '|---|---|---|---|---|---|---|---|',
+    ...runs.map(
+      (s) => `| ${s.ratePerSecond} | ${s.seconds} | ${s.sent} | ${s.accepted} | ${s.arrived} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(s.maxMs, 1)} |`,
+    ),
+    '',
+    ...(others.length > 0 ? [`Answers other than 202: ${others.join('; ')}.`, ''] : []),
+  ];
+}
 
 /**
  * Figure 2 (figure-end-to-end.ts). A latency of the webhooks that arrived says nothing of those

@@ -104,6 +104,13 @@ describe('the report', () => {
     expect(missing).toContain('p99 < 50 ms in every run: **missed** (1 of 24,000 without a 202 and its webhook).');
   });
 
+  it('lists the answers other than 202 by status', () => {
+    const figure = { ...endToEnd(12_000), at200PerSecond: [atRate(12_000, 40), { ...atRate(11_990, 40), accepted: 11_990, notAccepted: { '429': 10 } }] };
+    const md = section(markdown({ endToEnd: figure }), '2');
+    expect(md).toContain('Answers other than 202: 200/s: 429×10.');
+    expect(md).toContain('p99 < 50 ms in every run: **missed** (10 of 24,000 without a 202 and its webhook).');
+  });
+
   it('counts a rate of figure 2b only when every webhook of it arrived', () => {
     const rates = (arrivedAt600: number) => ({
       steps: [atRate(12_000, 100, 400), atRate(arrivedAt600, 200, 600)],
