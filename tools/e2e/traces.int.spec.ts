@@ -1,7 +1,9 @@
 // One bundle as one trace (issue 25, "Traces across HTTP and AMQP"): the services as processes from
-// dist, each exporting its spans over OTLP/HTTP in JSON to a collector in this test, and a request
-// whose answer goes the longest way: gateway → intake → (outbox) routing, which answers from its bed
-// counts → (outbox) intake → (outbox) notifier → the webhook.
+// dist, each exporting its spans over OTLP/HTTP to a collector in this test, and a request whose
+// answer goes the longest way: gateway → intake → (outbox) routing, which answers from its bed
+// counts → (outbox) intake → (outbox) notifier → the webhook. Once in the services' default encoding,
+// binary protobuf (no protocol set, as in production), and once in JSON (`http/json`); the collector
+// reads both (OtlpReceiver) and the same assertions hold for each.
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { OtlpReceiver, waitFor, WebhookReceiver, type ReceivedSpan } from '@bedrequest/testing';
 import { buildServices } from '@bedrequest/stack';
@@ -11,7 +13,12 @@ const CLINIC = '510000301';
 const DATE = '2026-12-02';
 const SERVICES = ['gateway', 'intake', 'routing', 'notifier'].map((service) => `bedrequest-${service}`);
 
-describe('one bundle, one trace from the POST to the webhook', () => {
+// An empty variable is an unset one (tracingSettings; the OpenTelemetry specification's rule too): the
+// default case sets both to '' so that a value in the developer's environment cannot choose for it.
+describe.each([
+  { protocol: 'http/protobuf', set: '', contentType: 'application/x-protobuf' },
+  { protocol: 'http/json', set: 'http/json', contentType: 'application/json' },
+])('one bundle, one trace from the POST to the webhook, exported in $protocol', ({ set, contentType }) => {
   let collector: OtlpReceiver;
   let webhooks: WebhookReceiver;
   let stack: E2eStack;
@@ -25,7 +32,8 @@ describe('one bundle, one trace from the POST to the webhook', () => {
     stack = await startE2eStack(
       {
         OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_PROTOCOL: set,
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '',
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
         // Spans within a fifth of a second instead of the default five.
         OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -96,6 +104,10 @@ describe('one bundle, one trace from the POST to the webhook', () => {
     expect(consumed.length).toBeGreaterThanOrEqual(4);
     const batches = collector.spans.filter((span) => span.name.startsWith('process batch '));
     for (const batch of batches) expect(batch.links.length).toBe(batch.attributes['messaging.batch.message_count']);
+
+    // Every export came in the encoding asked for (the default: protobuf), and each was read.
+    expect(Object.keys(collector.contentTypes)).toEqual([contentType]);
+    expect(collector.rejected).toEqual([]);
 
     // Log lines written inside the trace's spans carry its id.
     const logged = (name: string) =>
