@@ -7,12 +7,13 @@ import { WEBHOOK_RETRY_SCHEDULE, webhookOutage } from './scenarios/webhook-outag
 import { FaultFixture } from './support/fault-fixture';
 
 /**
- * The faults of issue 7 that disturb only processes and queues the test owns, none of the
- * machine's shared services: a webhook receiver, a killed intake of its own stack, messages on its
- * own queues, a production-mode notifier, hostile bundles. They run side by side (it.concurrent),
- * so that the two minutes the webhook receiver must stay down do not add up with the rest; each
- * one asserts only about its own requests, parties and messages. The faults on PostgreSQL, Redis
- * and RabbitMQ have files of their own, which jest runs one at a time (maxWorkers 1).
+ * The faults that disturb only processes and queues the test owns, none of the machine's shared
+ * services: a webhook receiver, a killed intake of its own stack, messages on its own queues, a
+ * production-mode notifier, hostile bundles; what each proves is said in its scenario's file
+ * (scenarios/). They run side by side (it.concurrent), so that the two minutes the webhook receiver
+ * must stay down do not add up with the rest; each one asserts only about its own requests, parties
+ * and messages. The faults on PostgreSQL, Redis and RabbitMQ have files of their own, which jest
+ * runs one at a time (maxWorkers 1).
  *
  * Two lanes: the webhook outage, which mostly waits, and all the others one after another (they
  * load two cores fully; at the same time they would only slow each other down and blur their
@@ -63,7 +64,7 @@ describe('faults on the test’s own processes, side by side', () => {
   const onShared = (label: string, scenario: (stack: FaultFixture) => Promise<void>) => () => shared.explainingFailure(label, () => scenario(shared));
 
   it.concurrent('webhook receiver down for 2 minutes, then up: every event arrives, same ids, order per request', onShared('outage', webhookOutage));
-  it.concurrent('kill -9 of intake during 5,000 POSTs: every bundle answered 202 is stored exactly once, none lost', () =>
+  it.concurrent('kill -9 of intake during 5,000 POSTs: 202s before, while it is gone and once it is back, each stored exactly once, none lost', () =>
     oneAtATime(async () => {
       try {
         await killable!.explainingFailure('kill', () => intakeKill(killable!));

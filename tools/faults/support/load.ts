@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionBundleSubmittedV1, Submitter } from '@bedrequest/contracts';
 import { admissionRequestSummary, DEFAULT_PROFILE_BASE, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
+import { byStatus } from './figures';
 
 export interface Referrer {
   fhirBase: string;
@@ -64,6 +65,11 @@ export interface PostRecord {
    */
   accepted?: 'processed' | 'queued';
   error?: string;
+  /**
+   * Of a POST of a BundleLoad: the load's `phase` when it was sent and when its answer came (see
+   * `inPhase`).
+   */
+  phase?: { sent: string; answered: string };
 }
 
 /** One POST of a bundle, its answer recorded (never throws). */
@@ -94,11 +100,19 @@ export async function postBundle(gatewayUrl: string, token: string, bundle: { id
  * `concurrency` workers POSTing new bundles back to back until `count` were sent or `stop()` is
  * called. `minIntervalMs` spaces each worker's POSTs, so that fast failures (503 while the broker
  * is down) do not turn into a flood.
+ *
+ * `phase` is what the fault is doing meanwhile ('before' until the test says otherwise): the test
+ * sets it at each step (before a kill, once the process is gone, once it is ready again), and every
+ * POST records the phase it was sent in and the one its answer came in. A POST belongs to a phase
+ * only when both are that phase (`inPhase`): a POST sent before a kill and answered after it belongs
+ * to neither side.
  */
 export class BundleLoad {
   readonly posts: PostRecord[] = [];
+  phase = 'before';
   private sent = 0;
   private stopped = false;
+  private ended = false;
   private readonly workers: Promise<void>[] = [];
 
   constructor(
@@ -107,6 +121,7 @@ export class BundleLoad {
 
   start(): this {
     for (let worker = 0; worker < this.options.concurrency; worker++) this.workers.push(this.work());
+    void Promise.all(this.workers).then(() => (this.ended = true));
     return this;
   }
 
@@ -125,16 +140,42 @@ export class BundleLoad {
     return this.finished();
   }
 
+  /**
+   * Waits until `condition` holds of the POSTs answered so far. Rejects once the load has ended
+   * without it (all of `count` answered, or stopped), or after `timeoutMs`, a bound that only
+   * catches a hang; the message names `what` and the answers of the phase the load was in.
+   */
+  async until(condition: (posts: readonly PostRecord[]) => boolean, what: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (condition(this.posts)) return;
+      const ended = this.ended;
+      if (ended || Date.now() > deadline) {
+        throw new Error(
+          `${ended ? `the load ended (${this.posts.length} POSTs)` : `timed out after ${timeoutMs} ms`} waiting for ${what}; ` +
+            `answers in phase "${this.phase}": ${byStatus(inPhase(this.posts, this.phase).map((post) => post.status)) || 'none'}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   private async work(): Promise<void> {
     const { count = Number.POSITIVE_INFINITY, minIntervalMs = 0 } = this.options;
     while (!this.stopped && this.sent < count) {
       this.sent++;
       const started = Date.now();
-      this.posts.push(await postBundle(this.options.gatewayUrl, this.options.token, this.options.bundles.next()));
+      const sentIn = this.phase;
+      const record = await postBundle(this.options.gatewayUrl, this.options.token, this.options.bundles.next());
+      record.phase = { sent: sentIn, answered: this.phase };
+      this.posts.push(record);
       const rest = minIntervalMs - (Date.now() - started);
       if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     }
   }
 }
+
+/** The POSTs sent and answered while the load was in `phase` (BundleLoad.phase). */
+export const inPhase = (posts: readonly PostRecord[], phase: string) => posts.filter((post) => post.phase?.sent === phase && post.phase.answered === phase);
 
 export const accepted = (posts: readonly PostRecord[]) => posts.filter((post) => post.status === 202);

@@ -41,6 +41,11 @@ export interface FleetOptions {
   parties: number;
   /** Receivers (origins) the parties' callback URLs are spread over. */
   receivers: number;
+  /**
+   * How long `deliver` waits for every event to arrive (and for its mid-run action's point) before
+   * it counts those that did not as lost: a bound that only catches a hang. Default 300 s.
+   */
+  arrivalTimeoutMs?: number;
 }
 
 /** What one run of `deliver` saw. */
@@ -178,14 +183,24 @@ export class NotifierFleet {
     const firstArrivals = () => new Set(this.received().map((webhook) => webhook.id)).size;
     const started = performance.now();
     const occurredFrom = Date.now() - events;
-    const action = midRun ? waitFor(() => firstArrivals() >= midRun.afterDelivered, { timeoutMs: 300_000, intervalMs: 5 }).then(midRun.action) : undefined;
+    const arrivalTimeoutMs = this.options.arrivalTimeoutMs ?? 300_000;
+    const action = midRun
+      ? waitFor(() => firstArrivals() >= midRun.afterDelivered, {
+          timeoutMs: arrivalTimeoutMs,
+          intervalMs: 5,
+          what: `${midRun.afterDelivered} events before the mid-run action`,
+        }).then(midRun.action)
+      : undefined;
     for (let from = 0; from < events; from += 256) {
       await Promise.all(published.slice(from, from + 256).map((event, index) => this.publish(event, new Date(occurredFrom + from + index))));
     }
-    await waitFor(() => firstArrivals() === events, { timeoutMs: 300_000, intervalMs: 20, what: `${events} events at the receivers` }).catch(() => undefined);
+    await waitFor(() => firstArrivals() === events, { timeoutMs: arrivalTimeoutMs, intervalMs: 20, what: `${events} events at the receivers` }).catch(
+      () => undefined,
+    );
     const midRunResult = await action;
     const ids = published.map((event) => event.eventId);
-    // Every event recorded as delivered: an attempt a process made but did not record would be sent again once its claim ran out.
+    // Every event recorded as delivered: an attempt a process made but did not record would be sent
+    // again once its claim ran out (7 s). 60 s only catches a hang; it returns as soon as all are.
     const recordedDelivered = await waitFor(
       async () => {
         const { rows } = await this.pool.query<{ n: number }>(
@@ -194,7 +209,7 @@ export class NotifierFleet {
         );
         return rows[0]!.n === events && rows[0]!.n;
       },
-      { timeoutMs: 20_000, intervalMs: 100, what: 'every event recorded as delivered' },
+      { timeoutMs: 60_000, intervalMs: 100, what: 'every event recorded as delivered' },
     ).catch(async () => {
       const { rows } = await this.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM "${this.schema}".delivery WHERE event_id = ANY($1::uuid[]) AND status = 'delivered'`,
