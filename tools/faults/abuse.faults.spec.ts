@@ -7,8 +7,9 @@ import { byStatus, reportFigures, seconds } from './support/figures';
 import { bundleSource } from './support/load';
 
 /**
- * Issue 26, point 7: one party abuses the service at its configured limits while another party
- * sends its bundles, and the other party gets no 5xx and no time-out. The stack runs with a per-party
+ * One party abuses the service at its configured limits (docs/decisions.md, "Errors": 429 with
+ * Retry-After) while another party sends its bundles. Proved: the other party gets no 5xx and no
+ * time-out, and every bundle it was answered 202 for is stored. The stack runs with a per-party
  * rate of 50 requests/s, the deployed 2 MiB/s of request bodies per party, and the per-address limit
  * for everyone (no exempt addresses). The abuser is bench figure 9's (bench/src/abuser.ts), in a
  * process of its own: in this one its sending took the event loop the other referrer's answers are

@@ -5,7 +5,8 @@ import { postgres, restore, waitUntil } from './support/infrastructure';
 import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/load';
 
 /**
- * Issue 7: "PostgreSQL restarted during load: consumers retry, nothing acknowledged is lost." The
+ * PostgreSQL restarted during load: consumers retry, nothing acknowledged is lost
+ * (docs/architecture.md, "Message backbone": failing handlers are tried again in-process). The
  * machine's PostgreSQL restarts (`pg_ctlcluster ... restart`: every connection is cut) while
  * bundles arrive; intake's and routing's consumers fail on their deliveries meanwhile and must
  * retry them rather than drop them. Every bundle answered 202 must end up stored, exactly once,

@@ -5,9 +5,11 @@ import { rabbitmq, whileDown, type OutageTimes } from './support/infrastructure'
 import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/load';
 
 /**
- * Issue 7: "RabbitMQ stopped and started during load (`rabbitmqctl stop_app` / `start_app`): while
- * it is down the gateway answers 503 with `Retry-After`, never 202; after it is back, all 202s are
- * processed." The broker of the whole machine goes down for a few seconds.
+ * RabbitMQ stopped and started during load (`rabbitmqctl stop_app` / `start_app`). Proved: every
+ * POST sent and answered while it is down is answered 503 with `Retry-After`, never 202
+ * (docs/architecture.md, "Message backbone": 202 only after the broker's confirm); bundles are
+ * answered 202 before and after it, and every 202 is stored exactly once. The broker of the whole
+ * machine goes down for a few seconds.
  */
 const DOWN_MS = 3_000;
 

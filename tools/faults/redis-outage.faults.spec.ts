@@ -5,8 +5,9 @@ import { redis, whileDown, type OutageTimes } from './support/infrastructure';
 import { accepted, bundleSource, postBundle, type PostRecord } from './support/load';
 
 /**
- * Issue 7: "Redis stopped: access tokens still verify and requests flow; login and refresh answer
- * 503." Redis holds only refresh tokens and login throttling; the gateway checks access tokens
+ * Redis stopped. Proved: access tokens still verify and bundles are taken (each answered 202 and
+ * stored); login and refresh answer 503 with Retry-After, and work again once Redis is back. Redis
+ * holds only refresh tokens and login throttling (docs/architecture.md); the gateway checks access tokens
  * itself with auth's public keys. The machine's Redis is shut down for a few seconds (without
  * saving: it runs without persistence here, like on CI).
  */

@@ -5,8 +5,9 @@ import { reportFigures, seconds } from '../support/figures';
 import { admissionSubmission, bundleSource } from '../support/load';
 
 /**
- * Issue 7: "1,000 broker messages each delivered twice (a redelivery after a lost ack): exactly
- * 1,000 stored versions and 1,000 clinic notifications."
+ * 1,000 broker messages each delivered twice (a redelivery after a lost ack): exactly 1,000 stored
+ * versions and 1,000 clinic notifications (docs/architecture.md, "Message backbone": consumers
+ * deduplicate by message id).
  *
  * A consumer that committed but whose ack was lost gets the same message (same message id) again.
  * The test publishes each admission.bundle.submitted.v1 envelope twice, back to back, with the same
@@ -66,16 +67,30 @@ export async function duplicateDelivery(faults: FaultFixture): Promise<void> {
       what: '1,000 versions and notifications',
     });
     processingMs = Date.now() - started;
-    // Every second copy was published before this marker; once the marker is stored (the queue
-    // is first in, first out) and a moment has passed, a late duplicate would have shown.
+    // Every second copy was published before this marker, and intake's queue is first in, first
+    // out, handled one batch at a time: once the marker has gone all the way (stored by intake, its
+    // clinic notified by routing), every copy before it was handled. One given back to the queue
+    // (a failed try) would still be there: so also until intake's and routing's queues hold
+    // nothing unsettled and intake's outbox is empty. A late duplicate would have shown by then.
     const marker = bundles.next();
     await broker.publishEnvelope(AdmissionBundleSubmittedV1.routingKey, envelope(marker.body));
-    await waitFor(async () => (await faults.storedCounts([marker.identifier])).storedOnce === 1, {
-      timeoutMs: 120_000,
-      intervalMs: 200,
-      what: 'the marker bundle',
-    });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await waitFor(
+      async () =>
+        (
+          await faults.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM "${faults.schema('routing')}".clinic_notification WHERE request_identifier = $1`,
+            [marker.identifier],
+          )
+        ).rows[0]!.n > 0,
+      { timeoutMs: 120_000, intervalMs: 200, what: 'the marker bundle’s clinic notification' },
+    );
+    await waitFor(
+      async () =>
+        (await faults.unsettled('intake')) === 0 &&
+        (await faults.unsettled('routing')) === 0 &&
+        (await faults.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${faults.schema('intake')}".outbox_message`)).rows[0]!.n === 0,
+      { timeoutMs: 120_000, intervalMs: 200, what: 'intake’s and routing’s queues settled and intake’s outbox empty' },
+    );
     await count();
 
     expect(counts).toEqual({ published: 2 * MESSAGES, requests: MESSAGES, versions: MESSAGES, inbox: MESSAGES, notifications: MESSAGES, notifiedTwice: 0 });

@@ -6,8 +6,9 @@ import { reportFigures, seconds } from '../support/figures';
 import { BundleLoad, accepted, admissionSubmission, bundleSource, type PostRecord } from '../support/load';
 
 /**
- * Issue 7: "A poison message is dead-lettered after exactly the configured delivery limit, and
- * other traffic keeps flowing meanwhile."
+ * A poison message is dead-lettered after exactly the configured delivery limit
+ * (docs/architecture.md, "Message backbone"), and other traffic keeps flowing meanwhile: intake
+ * commits other requests, and every POST alongside is answered 202 and stored.
  *
  * The poison: an admission.bundle.submitted.v1 with a valid bundle whose `submitter.partyId`
  * contains U+0000. It passes the message contract (`partyId` is any non-empty string), so the

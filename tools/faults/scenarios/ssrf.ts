@@ -14,9 +14,10 @@ import { reportFigures } from '../support/figures';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 
 /**
- * Issue 7: "SSRF in production mode: callbacks to 127.0.0.1, [::1], 169.254.169.254, 10.0.0.1, a
- * name resolving to 127.0.0.1, and a redirect to an internal address: 0 connections reach a
- * loopback canary listener."
+ * SSRF in production mode (docs/webhooks.md, "Address guard"): callbacks to 127.0.0.1, [::1],
+ * 169.254.169.254, 10.0.0.1, a name resolving to 127.0.0.1, and a redirect to an internal address.
+ * Proved: each is refused at subscription or at delivery, and 0 connections reach a loopback
+ * canary listener.
  *
  * A notifier with NODE_ENV=production (WEBHOOK_ALLOW_PRIVATE=false) and a gateway in front of it,
  * beside the side-by-side stack. Host names resolve through a table the test writes

@@ -2,8 +2,10 @@
 // in database schemas, a broker namespace and a Redis key prefix of its own, with a referrer and a
 // clinic registered through the admin command line. Every service process runs with the loopback
 // firewall preloaded (support/loopback-firewall.cjs).
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { connect as connectAmqp, type GetMessage } from 'amqplib';
 import { Pool } from 'pg';
 import pino from 'pino';
@@ -15,6 +17,8 @@ import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { launchStack, root, type Instance, type Stack } from '@bedrequest/stack';
 import { testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import type { PostRecord, Referrer } from './load';
+
+const execute = promisify(execFile);
 
 export const FIREWALL = join(__dirname, 'loopback-firewall.cjs');
 /** The referrer and clinic every fault stack has: the clinic offers orthopaedics (2300), what the bundles ask for. */
@@ -184,6 +188,26 @@ export class FaultFixture {
     } finally {
       await connection.close();
     }
+  }
+
+  /**
+   * Messages of a queue that are ready or delivered and not yet settled, as the broker counts them
+   * (`rabbitmqctl list_queues`, RABBITMQCTL of the stack or the machine's: the AMQP queue check
+   * counts only the ready ones). 0 once every message published to it has been acknowledged or
+   * dead-lettered: none is held by a consumer, none waits to be given back.
+   */
+  async unsettled(key: QueueKey): Promise<number> {
+    const [command = 'rabbitmqctl', ...args] = (this.stack.env.RABBITMQCTL ?? 'rabbitmqctl').split(' ');
+    const vhost = decodeURIComponent(new URL(this.amqpUrl).pathname.slice(1)) || '/';
+    const { stdout } = await execute(
+      command,
+      [...args, 'list_queues', '-p', vhost, '--quiet', '--formatter', 'json', 'name', 'messages_ready', 'messages_unacknowledged'],
+      { timeout: 60_000, maxBuffer: 64 * 2 ** 20 },
+    );
+    const rows = JSON.parse(stdout) as { name: string; messages_ready: number; messages_unacknowledged: number }[];
+    const row = rows.find((each) => each.name === this.queue(key));
+    if (!row) throw new Error(`the broker lists no queue ${this.queue(key)}`);
+    return row.messages_ready + row.messages_unacknowledged;
   }
 
   /**
