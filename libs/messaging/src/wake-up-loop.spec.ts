@@ -20,6 +20,16 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const settle = async () => {
   for (let turn = 0; turn < 5; turn += 1) await nextTurn();
 };
+/**
+ * For the tests of the interval: a fake clock for the loop's timer, while the turns of the event
+ * loop (setImmediate, which a wake waits for) stay real. `elapse` moves the clock on by `ms`, runs
+ * the timers that fall due, and lets the passes they woke start.
+ */
+const useFakeClock = () => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+const elapse = async (ms: number) => {
+  await jest.advanceTimersByTimeAsync(ms);
+  await settle();
+};
 
 describe('WakeUpLoop', () => {
   const loops: WakeUpLoop[] = [];
@@ -29,6 +39,7 @@ describe('WakeUpLoop', () => {
     return loop;
   };
   afterEach(async () => {
+    jest.useRealTimers();
     await Promise.all(loops.splice(0).map((loop) => loop.stop()));
   });
 
@@ -79,19 +90,22 @@ describe('WakeUpLoop', () => {
   });
 
   it('stops: waits for the pass under way, and passes no more', async () => {
+    useFakeClock();
     const { pass, state, release } = controlledPasses();
     const loop = newLoop({ pass, intervalMs: 5 });
     loop.start();
-    await waitFor(() => state.started === 1);
+    await settle();
+    expect(state.started).toBe(1);
 
     let stopped = false;
     const stopping = loop.stop().then(() => (stopped = true));
     loop.wake();
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Many intervals pass, and the wake's turn: the pass under way holds the stop.
+    await elapse(100);
     expect(stopped).toBe(false);
     release();
     await stopping;
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await elapse(100);
 
     expect(state.started).toBe(1);
     expect(state.running).toBe(0);
@@ -138,11 +152,18 @@ describe('WakeUpLoop', () => {
   });
 
   it('passes at start and every intervalMs, calling onInterval before each periodic pass', async () => {
+    useFakeClock();
     const events: string[] = [];
     const loop = newLoop({ pass: async () => void events.push('pass'), onInterval: () => events.push('interval'), intervalMs: 10 });
     loop.start();
 
-    await waitFor(() => events.filter((event) => event === 'pass').length >= 4, { timeoutMs: 2_000, what: 'four passes' });
-    expect(events.slice(0, 4)).toEqual(['pass', 'interval', 'pass', 'interval']);
+    await settle();
+    expect(events).toEqual(['pass']);
+    await elapse(9);
+    expect(events).toEqual(['pass']);
+    await elapse(1);
+    expect(events).toEqual(['pass', 'interval', 'pass']);
+    await elapse(10);
+    expect(events).toEqual(['pass', 'interval', 'pass', 'interval', 'pass']);
   });
 });

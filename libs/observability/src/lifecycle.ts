@@ -96,7 +96,7 @@ export function trackResponses(server: Server): void {
  * reset instead of an answer. Within this time an active client's next request arrives, is answered
  * with `Connection: close` and the connection ends cleanly; one idle longer is closed at once.
  */
-const IDLE_LINGER_MS = 250;
+export const IDLE_LINGER_MS = 250;
 
 /**
  * Stops accepting connections, answers the requests under way, and resolves once every connection

@@ -79,7 +79,14 @@ describe('WebhookReceiver', () => {
   });
 
   it('tells the most answers under way at once for one request, and forgets everything on reset', async () => {
-    receiver.answer = () => ({ status: 200, delayMs: 50 });
+    // Every answer waits until all three have arrived: both of 'same' are under way at once.
+    let arrivals = 0;
+    let allArrived!: () => void;
+    const heldUntil = new Promise<void>((resolve) => (allArrived = resolve));
+    receiver.answer = () => {
+      if (++arrivals === 3) allArrived();
+      return { status: 200, heldUntil };
+    };
     await Promise.all([send(url, webhookFor('same')), send(url, webhookFor('same')), send(url, webhookFor('other'))]);
     expect(receiver.maxInFlightPerRequest).toBe(2);
 

@@ -23,6 +23,11 @@ export interface ReceiverAnswer {
   headers?: Record<string, string>;
   /** Answer after this many milliseconds. */
   delayMs?: number;
+  /**
+   * Answer once this has settled (then after `delayMs`, if any): a test holds the answers under way
+   * until it has seen what it waits for, e.g. every request of a burst arrive.
+   */
+  heldUntil?: Promise<unknown>;
 }
 
 /**
@@ -118,8 +123,9 @@ export class WebhookReceiver {
         this.inFlight.set(request, (this.inFlight.get(request) ?? 1) - 1);
         res.writeHead(answer.status, answer.headers).end();
       };
-      if (answer.delayMs) setTimeout(respond, answer.delayMs);
-      else respond();
+      const answerNow = () => (answer.delayMs ? void setTimeout(respond, answer.delayMs) : respond());
+      if (answer.heldUntil) void answer.heldUntil.then(answerNow, answerNow);
+      else answerNow();
     });
   }
 

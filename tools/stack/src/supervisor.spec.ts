@@ -21,7 +21,11 @@ function stackUnderTest() {
 }
 
 const BACKOFF: RestartBackoff = { initialMs: 20, maxMs: 50, resetAfterMs: 200 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Moves the fake clock (Date.now and the timers) on by `ms`, running the timers that fall due and
+ * the promise callbacks that follow each; `elapse(0)` runs only what the last step set off.
+ */
+const elapse = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 describe('restart back-off', () => {
   it('waits 1 s first, doubles for each death soon after, at most 30 s, and starts from 1 s again after a minute up', () => {
@@ -34,6 +38,9 @@ describe('restart back-off', () => {
 });
 
 describe('Supervisor', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('starts a dead instance again after the back-off and says so, each time it dies', async () => {
     const { stack, state, exit } = stackUnderTest();
     const lines: string[] = [];
@@ -41,22 +48,45 @@ describe('Supervisor', () => {
     sut.watch('routing');
 
     exit({ code: null, signal: 'SIGKILL' });
-    await sleep(10);
+    await elapse(0);
     expect(lines).toEqual(['routing exited with signal SIGKILL; restarting in 0.02 s']);
+    await elapse(19);
     expect(state.restarts).toBe(0);
-    await sleep(30);
+    await elapse(1);
     expect(state.restarts).toBe(1);
-    expect(lines[1]).toBe('routing restarted');
+    expect(lines.slice(1)).toEqual(['routing restarted']);
 
+    // Dies again at once: twice the wait; the start fails: twice again, but at most maxMs.
     state.failNextRestart = true;
     exit({ code: 1, signal: null });
-    await sleep(150);
-    expect(lines.slice(2)).toEqual([
-      'routing exited with code 1; restarting in 0.04 s',
-      'routing did not start again (routing exited during start-up); restarting in 0.05 s',
-      'routing restarted',
-    ]);
+    await elapse(0);
+    expect(lines.slice(2)).toEqual(['routing exited with code 1; restarting in 0.04 s']);
+    await elapse(39);
+    expect(state.restarts).toBe(1);
+    await elapse(1);
+    expect(state.restarts).toBe(2);
+    expect(lines.slice(3)).toEqual(['routing did not start again (routing exited during start-up); restarting in 0.05 s']);
+    await elapse(49);
+    expect(state.restarts).toBe(2);
+    await elapse(1);
     expect(state.restarts).toBe(3);
+    expect(lines.slice(4)).toEqual(['routing restarted']);
+
+    // Up a moment less than resetAfterMs: still a crash loop.
+    await elapse(199);
+    exit({ code: 1, signal: null });
+    await elapse(0);
+    expect(lines.slice(5)).toEqual(['routing exited with code 1; restarting in 0.05 s']);
+    await elapse(50);
+    expect(state.restarts).toBe(4);
+
+    // Up resetAfterMs: the back-off starts from initialMs again.
+    await elapse(200);
+    exit({ code: 1, signal: null });
+    await elapse(0);
+    expect(lines.slice(6)).toEqual(['routing restarted', 'routing exited with code 1; restarting in 0.02 s']);
+    await elapse(20);
+    expect(state.restarts).toBe(5);
     sut.stop();
   });
 
@@ -66,10 +96,23 @@ describe('Supervisor', () => {
     const sut = new Supervisor(stack, (line) => lines.push(line), BACKOFF);
     sut.watch('routing');
     exit({ code: 1, signal: null });
-    await sleep(5);
+    await elapse(5);
     sut.stop();
-    await sleep(50);
+    // Well past every back-off: the scheduled restart would have run by now.
+    await elapse(10 * BACKOFF.maxMs);
     expect(state.restarts).toBe(0);
     expect(lines).toEqual(['routing exited with code 1; restarting in 0.02 s']);
+  });
+
+  it('starts nothing again for an instance that exits after the stop', async () => {
+    const { stack, state, exit } = stackUnderTest();
+    const lines: string[] = [];
+    const sut = new Supervisor(stack, (line) => lines.push(line), BACKOFF);
+    sut.watch('routing');
+    sut.stop();
+    exit({ code: null, signal: 'SIGTERM' });
+    await elapse(10 * BACKOFF.maxMs);
+    expect(state.restarts).toBe(0);
+    expect(lines).toEqual([]);
   });
 });

@@ -19,14 +19,24 @@ describe('GroupCommit', () => {
 
   it('resolves a record only once its turn is committed', async () => {
     let committed = false;
+    let started!: () => void;
+    const commitStarted = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const commitEnds = new Promise<void>((resolve) => (release = resolve));
     const sut = new GroupCommit<number>(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      started();
+      await commitEnds;
       committed = true;
     });
 
-    await sut.add([1]);
+    // What the record's promise sees when it resolves: the commit must have ended by then.
+    const seenOnResolve = sut.add([1]).then(() => committed);
+    await commitStarted;
+    // A turn of the event loop with the commit under way: a record resolved early would be by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
 
-    expect(committed).toBe(true);
+    expect(await seenOnResolve).toBe(true);
   });
 
   it('fails every record of a failed turn, and tries the next turn afresh', async () => {

@@ -114,7 +114,13 @@ function workerUnderTest(concurrency: number) {
 }
 
 describe('DeliveryWorker', () => {
+  afterEach(() => jest.useRealTimers());
+
   it('stops by waiting for the attempts under way, and hands back those still under way when its time is up', async () => {
+    // A fake clock for the stop's budget and the recorder's window; the turns of the event loop the
+    // worker wakes on stay real (settle).
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const elapse = (ms: number) => jest.advanceTimersByTimeAsync(ms);
     const { sut, claims, attempts, recorded, released, settle } = workerUnderTest(4);
     sut.start();
     await settle();
@@ -124,12 +130,17 @@ describe('DeliveryWorker', () => {
 
     const stopped = sut.stop(200);
     attempts[0]!.result.resolve(DELIVERED);
+    await elapse(199);
+    // The first is recorded (after the recorder's window of a few ms); the second is waited for.
+    expect({ recorded, released }).toEqual({ recorded: ['event-1'], released: [] });
+    await elapse(1);
     await stopped;
     expect({ recorded, released }).toEqual({ recorded: ['event-1'], released: ['event-2'] });
 
     // The answer that comes after the hand-back is not recorded: the claim is another worker's now.
     attempts[1]!.result.resolve(DELIVERED);
-    await settle();
+    // Far past the recorder's window: a record of it would have been written by now.
+    await elapse(1_000);
     await settle();
     expect(recorded).toEqual(['event-1']);
     expect(claims).toHaveLength(1);
