@@ -7,25 +7,37 @@ import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
  */
 const ARGON2ID_OPTIONS: Options = { algorithm: 2 as Algorithm, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
+/** What PasswordHasher uses of Argon2: @node-rs/argon2's `hash` and `verify` (a test counts the verifications). */
+export interface Argon2 {
+  hash(password: string, options: Options): Promise<string>;
+  /** Rejects when `hashed` cannot be parsed: then it did no work. */
+  verify(hashed: string, password: string): Promise<boolean>;
+}
+
+const NODE_RS_ARGON2: Argon2 = { hash, verify };
+
 export class PasswordHasher {
-  private constructor(private readonly dummyHash: string) {}
+  private constructor(
+    private readonly argon2: Argon2,
+    private readonly dummyHash: string,
+  ) {}
 
   /**
    * Also hashes a random password once: logins for unknown usernames verify against it, so they take
    * as long as a wrong password for a known one and timing does not reveal which usernames exist.
    */
-  static async create(): Promise<PasswordHasher> {
-    return new PasswordHasher(await hash(randomBytes(32).toString('base64url'), ARGON2ID_OPTIONS));
+  static async create(argon2: Argon2 = NODE_RS_ARGON2): Promise<PasswordHasher> {
+    return new PasswordHasher(argon2, await argon2.hash(randomBytes(32).toString('base64url'), ARGON2ID_OPTIONS));
   }
 
   hash(password: string): Promise<string> {
-    return hash(password, ARGON2ID_OPTIONS);
+    return this.argon2.hash(password, ARGON2ID_OPTIONS);
   }
 
   /** False for a wrong password and for a stored hash that cannot be parsed. */
   async verify(storedHash: string, password: string): Promise<boolean> {
     try {
-      return await verify(storedHash, password);
+      return await this.argon2.verify(storedHash, password);
     } catch {
       return false;
     }
