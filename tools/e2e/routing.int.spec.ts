@@ -85,29 +85,37 @@ describe('routing and the clinic side, through the gateway', () => {
   };
   const bedCount = async (ik: string) => ((await capacity('GET', ik)).body as { items: BedCountView[] }).items.find((item) => item.date === DATE);
 
-  it('declines automatically for a clinic without the department, within 2 s of the 202, and the Task shows why', async () => {
+  // docs/decisions.md, "Timing": within 2 s of the 202 the Task exists, the automatic decline is made
+  // and its first webhook attempt has started. That is a speed target, which the bench measures
+  // (figure 2: POST to webhook, automatic declines); here the decline and its webhook must happen,
+  // and the bounds only catch a hang.
+  it('declines automatically for a clinic without the department, sends the webhook of the decline, and the Task shows why', async () => {
     const identifier = newIdentifier();
     const webhooks = await WebhookTarget.start();
     try {
       await webhooks.subscribe(stack, referrer);
 
       const response = await post({ requestIdentifier: identifier, performerIks: [WALDSEE, BERGBLICK], specialty: 'orthopedics' });
-      const accepted = Date.now();
       expect(response.status).toBe(202);
 
-      const declined = await answeredTask(identifier, BERGBLICK, { timeoutMs: 2_000 });
+      const declined = await answeredTask(identifier, BERGBLICK, { timeoutMs: 30_000 });
       expect(businessStatusOf(declined)).toBe('declined');
       expect(declined.status).toBe('rejected');
       expect(declined.note?.at(-1)?.text).toBe(`Automatische Antwort: Die Klinik ${BERGBLICK} bietet die Fachabteilung 2300 (orthopedics) nicht an.`);
-      // docs/decisions.md, "Timing": the first webhook attempt starts within 2 s of the 202 as well.
       const delivery = await waitFor(() => webhooks.received.find((hook) => hook.taskId === declined.id), {
-        timeoutMs: Math.max(0, accepted + 2_000 - Date.now()),
+        timeoutMs: 30_000,
         what: 'the webhook of the decline',
       });
-      expect(delivery.receivedAt - accepted).toBeLessThan(2_000);
       expect(delivery.businessStatus).toBe('declined');
 
-      // The clinic that offers the department answers itself: no automatic answer.
+      // The clinic that offers the department answers itself: routing forwarded its Task (its
+      // notification log says so once routing has handled it), with no automatic answer.
+      const waldsee = (await tasksOf(identifier))[WALDSEE]!;
+      const forwarded = await waitFor(
+        async () => (await stack.admin('clinic', 'notifications', '--ik', WALDSEE)).split('\n').find((line) => line.includes(`task ${waldsee.id} `)),
+        { timeoutMs: 30_000, what: "routing's handling of the Task of the clinic that offers the department" },
+      );
+      expect(forwarded).toContain(`task ${waldsee.id}  v1 created/answer-requested  forwarded  ${identifier}`);
       expect(businessStatusOf((await tasksOf(identifier))[WALDSEE])).toBeUndefined();
       // The declined clinic sees the same on its own Task.
       expect(businessStatusOf((await tasksOf(identifier, clinicToken[BERGBLICK]))[BERGBLICK])).toBe('declined');
@@ -252,11 +260,11 @@ describe('routing and the clinic side, through the gateway', () => {
   });
 });
 
-/** A referrer's webhook endpoint: records when each AdmissionResponse arrived. */
+/** A referrer's webhook endpoint: records each AdmissionResponse that arrived. */
 class WebhookTarget {
   private constructor(
     private readonly server: Server,
-    readonly received: { taskId: string; businessStatus?: string; receivedAt: number }[],
+    readonly received: { taskId: string; businessStatus?: string }[],
   ) {}
 
   static async start(): Promise<WebhookTarget> {
@@ -266,7 +274,7 @@ class WebhookTarget {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: FhirTask };
-        received.push({ taskId: body.data.id, businessStatus: body.data.businessStatus?.coding[0]?.code, receivedAt: Date.now() });
+        received.push({ taskId: body.data.id, businessStatus: body.data.businessStatus?.coding[0]?.code });
         res.writeHead(204).end();
       });
     });
