@@ -4,9 +4,8 @@ import { freePort } from '@bedrequest/testing';
 
 const root = join(__dirname, '..');
 
-/** `npm start` (tools/start.mjs under Node 24, as `npm start` runs it) with `env`: its exit code, output and duration. */
-function npmStart(env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
-  const startedAt = Date.now();
+/** `npm start` (tools/start.mjs under Node 24, as `npm start` runs it) with `env`: its exit code and output. */
+function npmStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [join(root, 'tools', 'start.mjs')], {
     cwd: root,
     env: { ...process.env, NO_COLOR: '1', ...env },
@@ -20,7 +19,7 @@ function npmStart(env: Record<string, string>): Promise<{ code: number | null; o
   return new Promise((resolve) =>
     child.once('exit', (code) => {
       clearTimeout(guard);
-      resolve({ code, output, ms: Date.now() - startedAt });
+      resolve({ code, output });
     }),
   );
 }
@@ -35,8 +34,8 @@ describe('npm start without PostgreSQL, Redis or RabbitMQ', () => {
       AMQP_URL: `amqp://guest:mq-secret@127.0.0.1:${broker}`,
     });
 
+    // Nothing built: the whole output is the check's lines (a build would say "building the services").
     expect(result.code).toBe(1);
-    expect(result.ms).toBeLessThan(10_000);
     expect(result.output.trimEnd().split('\n')).toEqual([
       `[start]    PostgreSQL at 127.0.0.1:${database} is not reachable (connect ECONNREFUSED 127.0.0.1:${database}): start it (\`docker compose up -d postgres\`) or point DATABASE_URL at a running one`,
       `[start]    Redis at 127.0.0.1:${redis} is not reachable (connect ECONNREFUSED 127.0.0.1:${redis}): start it (\`docker compose up -d redis\`) or point REDIS_URL at a running one`,

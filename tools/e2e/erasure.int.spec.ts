@@ -26,7 +26,8 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
 
   beforeAll(async () => {
     database = await ownDatabase('erasure');
-    // Retries every 2 s: the webhook refused before the erasure would come again within the test.
+    // Retries every 2 s: the webhook refused before the erasure is due again within the test, unless
+    // the erasure gave it up.
     stack = await startE2eStack({ DATABASE_URL: database.url, WEBHOOK_RETRY_SCHEDULE: Array(20).fill('2s').join(',') });
     await stack.registerClinic(CLINIC, 'Reha-Klinik Am Forst', ['2300']);
     await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
@@ -92,15 +93,17 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
       timeoutMs: 15_000,
       what: 'the notifier’s erasure',
     });
-    const {
-      rows: [event],
-    } = await pool.query<{ status: string }>(`SELECT status FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`, [refused!.id]);
-    expect(event?.status).toBe('failed');
-    // The receiver would take it now, but it does not come again, by schedule or by a manual retry.
+    // The receiver would take it now, but it does not come again, by schedule or by a manual retry:
+    // the notifier attempts only a pending delivery whose next attempt has come and that no attempt
+    // under way holds (its claim rule), and this one is none of those, nor made so by the retry.
     receiver.answer = () => ({ status: 204 });
     const retry = await stack.api<{ error: string }>('POST', `/api/v1/subscriptions/${subscription.id}/deliveries/${refused!.id}/retry`, { token: referrer });
     expect([retry.status, retry.body.error]).toEqual([409, 'conflict']);
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const { rows: delivery } = await pool.query<{ status: string; next_attempt_at: Date | null; leased_until: Date | null }>(
+      `SELECT status, next_attempt_at, leased_until FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`,
+      [refused!.id],
+    );
+    expect(delivery).toEqual([{ status: 'failed', next_attempt_at: null, leased_until: null }]);
     expect(receiver.accepted().filter((webhook) => webhook.id === refused!.id)).toEqual([]);
     // Routing follows too: it records the erasure, keeps no bed held for the request, and its
     // notification log keeps neither department nor date of it.

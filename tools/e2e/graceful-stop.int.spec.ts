@@ -5,16 +5,21 @@ import { Pool } from 'pg';
 import { parseAllDocuments } from 'yaml';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { buildServices, launchStack, root, type ServiceName, type Stack } from '@bedrequest/stack';
-import { requestOf, waitFor, WebhookReceiver } from '@bedrequest/testing';
+import { metricSum, requestOf, waitFor, WebhookReceiver } from '@bedrequest/testing';
 
 /**
  * Issue 25, "Graceful everywhere": SIGTERM to each kind of service under load, with a second
  * instance of it taking over the work (docs/operations.md, "Stopping"). Each one must exit 0 within
- * its budget (SHUTDOWN_TIMEOUT_MS, plus the time to close its connections), which must fit the grace
- * period of its Kubernetes manifest; its readiness must answer 503 from the signal on; and nothing it
- * held may be lost: every bundle answered 202 is stored exactly once and its webhook arrives. The
- * notifier is stopped while the receiver is slower than its budget: the attempts it then still has
- * under way must be handed back and sent by the other notifier at once, not after their lease.
+ * the grace period of its Kubernetes manifest, which must hold its budget (SHUTDOWN_TIMEOUT_MS) and
+ * the time to close its connections; its readiness must answer 503 from the signal on; and nothing
+ * it held may be lost: every bundle answered 202 is stored exactly once and its webhook arrives. The
+ * notifier is stopped while the receiver holds every answer: it must exit without them, handing back
+ * the attempts it has under way at its budget, and the other notifier must send those again before
+ * their lease would have run out.
+ *
+ * How long each stop took, and how soon the handed-back attempts came again, are printed as figures:
+ * timing is the bench's, not a test's. The bounds here (the grace period, the lease) only catch a
+ * service that waits for what it should give up.
  *
  * Every request goes the whole way: the clinic answers automatically from its bed counts, so routing
  * answers, intake stores the answer and the notifier sends the referrer's webhook.
@@ -26,8 +31,12 @@ const DATE = '2027-03-01';
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 /** After the budget: closing the broker, database and Redis connections and exiting. */
 const CLOSING_MARGIN_MS = 2_000;
-/** The receiver's answer time while the notifier stops: longer than its budget. */
-const SLOW_RECEIVER_MS = 6_000;
+/**
+ * An attempt that a stopping notifier did not hand back is claimed again only once its lease (this
+ * plus 5 s) has run out: longer than any bound of the test, so what comes again within one was
+ * handed back.
+ */
+const WEBHOOK_TIMEOUT_MS = 60_000;
 /** Stopped in this order, one after another, each while a second instance carries on. */
 const KINDS: readonly ServiceName[] = ['notifier', 'intake', 'routing', 'gateway', 'auth', 'web'];
 
@@ -66,6 +75,7 @@ describe('SIGTERM under load, to each kind of service', () => {
         DATABASE_POOL_SIZE: '4',
         RATE_LIMIT_PER_SECOND: '1000000',
         WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_TIMEOUT: `${WEBHOOK_TIMEOUT_MS}ms`,
       },
     });
     pool = new Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
@@ -111,18 +121,27 @@ describe('SIGTERM under load, to each kind of service', () => {
   });
 
   it.each(KINDS)(
-    '%s: exits 0 within its budget, not ready from the signal on, while a second instance carries on',
+    '%s: exits 0 within its grace period, not ready from the signal on, while a second instance carries on',
     async (kind) => {
+      const { graceSeconds, preStopSeconds } = gracePeriodOf(kind);
+      const graceMs = (graceSeconds - preStopSeconds) * 1000;
       const second = `${kind}-2`;
       const instance = await stack.start(second, kind);
       const gateways = [stack.gatewayUrl, ...(kind === 'gateway' ? [instance.url] : [])];
       const load = new BundleLoad(gateways, token, posted, kind).start(4);
       const side = kind === 'auth' ? new SideLoad(`${instance.url}/api/v1/token/login`, loginRequest).start(1) : undefined;
       const pages = kind === 'web' ? new SideLoad(`${instance.url}/inbox/login`, () => ({})).start(2) : undefined;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
       await sleep(1_500);
       if (kind === 'notifier') {
-        receiver.answer = () => ({ status: 204, delayMs: SLOW_RECEIVER_MS });
-        await sleep(1_000);
+        // Every answer held until this notifier has exited; it shares the events with the other one,
+        // so the signal waits until it has started an attempt of its own since (an event, not a
+        // sleep): one that cannot end within its budget.
+        receiver.answer = () => ({ status: 204, heldUntil: released });
+        const attempted = async () => metricSum(await (await fetch(`${instance.probeUrl}/metrics`)).text(), 'webhook_deliveries_attempted_total');
+        const before = await attempted();
+        await waitFor(async () => (await attempted()) > before, { timeoutMs: 30_000, intervalMs: 50, what: 'an attempt of the notifier to be stopped' });
       }
 
       const probes = new ProbeWatch(instance.probeUrl).start();
@@ -130,9 +149,16 @@ describe('SIGTERM under load, to each kind of service', () => {
       const signalledAt = performance.now();
       process.kill(instance.pid, 'SIGTERM');
       receiver.answer = () => ({ status: 204 });
-      const { code, signal } = await exited;
+      // A service that waited for its work instead of handing it back at its budget (the notifier for
+      // the answers held until it exits) would not exit: this bound, the time Kubernetes gives it
+      // before SIGKILL, only catches that.
+      let graceTimer: NodeJS.Timeout | undefined;
+      const exit = await Promise.race([exited, new Promise<'still running'>((resolve) => (graceTimer = setTimeout(() => resolve('still running'), graceMs)))]);
+      clearTimeout(graceTimer);
       const stopMs = Math.round(performance.now() - signalledAt);
-      await stack.stopInstance(second);
+      release();
+      if (exit === 'still running') await stack.kill(second);
+      else await stack.stopInstance(second);
       const answers = await probes.stop();
       await sleep(1_000);
       await load.stop();
@@ -140,34 +166,37 @@ describe('SIGTERM under load, to each kind of service', () => {
 
       const output = instance.output();
       const handedBack = [...output.matchAll(/"handedBack":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-      // The handed-back attempts, sent again by the other notifier: how long after this one's exit.
-      // The other notifier holds slow attempts of the same subscription too, and a subscription has
-      // at most 8 in flight over every notifier (fair delivery): a handed-back attempt may wait for
-      // one of those to be answered (at most SLOW_RECEIVER_MS), never for its lease (15 s).
+      // The handed-back attempts, sent again by the other notifier as soon as the subscription has
+      // room (at most 8 in flight over every notifier: fair delivery), which it has once they are
+      // handed back, not after their lease (WEBHOOK_TIMEOUT + 5 s = 65 s): 30 s only catches a wait
+      // for the lease. How long after this one's exit they came is a figure.
       const exitedAt = signalledAt + stopMs;
       const resendOf = () => receiver.received.filter((webhook) => webhook.attempt > 1);
       if (kind === 'notifier' && handedBack > 0) {
-        await waitFor(() => resendOf().length >= handedBack, { timeoutMs: 15_000, intervalMs: 100, what: 'the handed-back attempts sent again' });
+        await waitFor(() => resendOf().length >= handedBack, { timeoutMs: 30_000, intervalMs: 100, what: 'the handed-back attempts sent again' });
       }
       const resent = resendOf();
       const resentWithinMs = Math.round(Math.max(0, ...resent.map((webhook) => webhook.receivedAt - exitedAt)));
-      figures.push({ kind, exit: signal ?? code, stopMs, readiness: [...new Set(answers.map((answer) => answer.status))], handedBack, resentWithinMs });
-      expect({ kind, code, signal }).toEqual({ kind, code: 0, signal: null });
-      expect(stopMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + CLOSING_MARGIN_MS);
-      // Not ready from the signal on: no probe sent after it was answered 200 (the margin: a busy event
-      // loop may read a probe sent just after the signal before it runs the signal's handler).
-      expect(answers.filter((answer) => answer.sentAt > signalledAt + 200 && answer.status === 200)).toEqual([]);
+      const answered = answers.filter((answer) => answer.status !== 0);
+      figures.push({ kind, exit, stopMs, readiness: [...new Set(answered.map((answer) => answer.status))], handedBack, resentWithinMs });
+      expect({ kind, exit }).toEqual({ kind, exit: { code: 0, signal: null } });
+      // Not ready from the signal on, by the order of events rather than a margin of time. The probes
+      // go one after another, each sent once the one before was answered. The instance has the signal
+      // by the end of the turn of its event loop that read the first probe sent after it, and runs its
+      // handler in that turn or the next: only that probe and the next one may have been read before.
+      const sentAfterSignal = answers.filter((answer) => answer.sentAt > signalledAt);
+      expect(sentAfterSignal.slice(2).filter((answer) => answer.status === 200)).toEqual([]);
       // Requests the instance had taken were answered, not cut.
       expect(sideRequests.filter((request) => request.error)).toEqual([]);
       if (side || pages) expect(sideRequests.length).toBeGreaterThan(0);
       if (kind === 'notifier') {
+        // It exited while the receiver still held every answer: it did not wait for them, it handed
+        // its attempts back, and the other notifier sent them again.
         expect(handedBack).toBeGreaterThan(0);
-        // Sent again by the other notifier as soon as the subscription has room, not after their lease (WEBHOOK_TIMEOUT + 5 s = 15 s).
         expect(resent.length).toBeGreaterThanOrEqual(handedBack);
-        expect(resentWithinMs).toBeLessThan(SLOW_RECEIVER_MS + 2_000);
       }
     },
-    60_000,
+    90_000,
   );
 
   it('lost nothing: every bundle answered 202 is stored exactly once, and its webhook arrived', async () => {
@@ -324,7 +353,7 @@ class SideLoad {
   }
 }
 
-/** GET /health/ready every 20 ms until stopped: when each was sent and what it answered (0: no answer). */
+/** GET /health/ready one after another, 20 ms apart, until stopped: when each was sent and what it answered (0: no answer). */
 class ProbeWatch {
   private stopped = false;
   private readonly answers: ProbeAnswer[] = [];
@@ -340,7 +369,7 @@ class ProbeWatch {
   async stop(): Promise<ProbeAnswer[]> {
     this.stopped = true;
     await this.running;
-    return this.answers.filter((answer) => answer.status !== 0);
+    return this.answers;
   }
 
   private async work(): Promise<void> {

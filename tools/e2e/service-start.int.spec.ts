@@ -90,11 +90,10 @@ describe('a service started before what it needs', () => {
       },
       waitUntilReady: false,
     });
-    const startedAt = Date.now();
     expect((await processes.exited('notifier')).code).toBe(1);
-    // Well before the default of 60 s: the setting took effect. (Loading the bundle alone took up
-    // to 13 s in a clean-clone CI run on a loaded machine; the waits it reports are below.)
-    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    // The setting took effect: each line says how long it waited, under 10 s (the default is 60 s,
+    // and would also outlast this test). How long the process took in all is not a test's to
+    // measure: loading the bundle alone took up to 13 s in a clean-clone CI run on a loaded machine.
     // Nothing on stdout (the run's LOG_LEVEL is silent): what it wrote is the two lines on stderr.
     expect(alone.output().trimEnd().split('\n')).toEqual([
       expect.stringMatching(

@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { openRedis } from '@bedrequest/persistence';
-import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { errorHandler } from './http-errors';
 import { jsonBody } from './json-body';
 import { addressLimit, partyLimits, type PartyLimitOptions } from './rate-limit';
@@ -16,6 +16,11 @@ import { addressLimit, partyLimits, type PartyLimitOptions } from './rate-limit'
  */
 const env = testEnvironment();
 const redisOf = (prefix: string) => openRedis({ REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: prefix }, silentLogger());
+/**
+ * Until a client is connected the limits answer from memory (the insurance), one budget per process:
+ * the tests of the shared budget start once every client is (an event, not a sleep).
+ */
+const connected = (...clients: Redis[]) => waitFor(() => clients.every((redis) => redis.status === 'ready'), { what: 'the Redis clients connected' });
 
 /** Stands in for requireToken: the party is named by the test's `x-party` header. */
 const asParty: RequestHandler = (req, res, next) => {
@@ -69,8 +74,9 @@ describe('per-party limits of the gateway', () => {
 
   it('is one budget for two gateway processes: their rate limits share Redis', async () => {
     const prefix = `${env.redisKeyPrefix}${uniqueName('ratelimit')}:`;
-    const [one, two] = [gatewayWith(limits(client(prefix))), gatewayWith(limits(client(prefix)))];
-    await new Promise((resolve) => setTimeout(resolve, 200)); // both clients connected
+    const [first, second] = [client(prefix), client(prefix)];
+    const [one, two] = [gatewayWith(limits(first)), gatewayWith(limits(second))];
+    await connected(first, second);
     const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => request(index % 2 ? one : two).get('/limited')));
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
@@ -90,23 +96,26 @@ describe('per-party limits of the gateway', () => {
   it("bounds a party's requests in flight, and not another party's", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const gateway = gatewayWith(limits(undefined, { requestsPerSecond: 1000, concurrentRequests: 3 }), async (_req, res) => {
-      await released;
+    let entered = 0;
+    const gateway = gatewayWith(limits(undefined, { requestsPerSecond: 1000, concurrentRequests: 3 }), async (req, res) => {
+      if (req.headers['x-party'] === 'busy') {
+        entered += 1;
+        await released;
+      }
       res.json({ ok: true });
     });
     const server = gateway.listen(0, '127.0.0.1');
     try {
+      const answered: number[] = [];
       const slow = Array.from({ length: 5 }, () => request(server).get('/limited').set('x-party', 'busy'));
-      const pending = slow.map((call) => call.then((answer) => answer.status));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const other = request(server)
-        .get('/limited')
-        .set('x-party', 'calm')
-        .then((answer) => answer.status);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const pending = slow.map((call) => call.then((answer) => (answered.push(answer.status), answer.status)));
+      // Three taken and held by the handler, two refused: every one of the five has arrived.
+      await waitFor(() => entered === 3 && answered.length === 2, { what: 'three busy requests held and two refused' });
+      // Another party is served while the busy one holds its three.
+      expect((await request(server).get('/limited').set('x-party', 'calm')).status).toBe(200);
       release();
       expect((await Promise.all(pending)).sort()).toEqual([200, 200, 200, 429, 429]);
-      expect(await other).toBe(200);
+      expect(entered).toBe(3);
       expect((await request(server).get('/limited').set('x-party', 'busy')).status).toBe(200);
     } finally {
       server.close();
@@ -116,8 +125,11 @@ describe('per-party limits of the gateway', () => {
   it("bounds a party's request bytes in flight", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const firstTaken = new Promise<void>((resolve) => (entered = resolve));
     const gateway = gatewayWith(limits(undefined, { requestsPerSecond: 1000, bytesInFlight: 10 * 2 ** 20 }), async (req, res) => {
       req.resume();
+      entered();
       await released;
       res.json({ ok: true });
     });
@@ -129,7 +141,7 @@ describe('per-party limits of the gateway', () => {
         .set('content-type', 'application/octet-stream')
         .send(body)
         .then((answer) => answer.status);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await firstTaken; // its 6 MiB counted in flight
       const second = await request(server).post('/limited').set('content-type', 'application/octet-stream').send(body);
       release();
       expect([await first, second.status]).toEqual([200, 429]);
@@ -147,8 +159,9 @@ describe('per-party limits of the gateway', () => {
     };
     // 1 MiB per second, counted over 10 s: 10 MiB of bodies per window.
     const budget = { requestsPerSecond: 1000, bytesPerSecond: MiB };
-    const [one, two] = [gatewayWith(limits(client(prefix), budget), reader), gatewayWith(limits(client(prefix), budget), reader)];
-    await new Promise((resolve) => setTimeout(resolve, 200)); // both clients connected
+    const [first, second] = [client(prefix), client(prefix)];
+    const [one, two] = [gatewayWith(limits(first, budget), reader), gatewayWith(limits(second, budget), reader)];
+    await connected(first, second);
     const post = (gateway: Express, party: string, bytes: number) =>
       request(gateway).post('/limited').set('x-party', party).set('content-type', 'application/octet-stream').send(octets(bytes));
 
@@ -170,7 +183,7 @@ describe('per-party limits of the gateway', () => {
   it('refuses a party over its rate or its byte budget from memory until the window ends, without asking Redis each time', async () => {
     const redis = client(`${env.redisKeyPrefix}${uniqueName('blocked')}:`);
     const gateway = gatewayWith(limits(redis, { requestsPerSecond: 3, bytesPerSecond: MiB }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await connected(redis);
     const sent = jest.spyOn(redis, 'sendCommand');
     const asked = (key: string) => sent.mock.calls.filter(([command]) => command.args.some((arg) => String(arg).includes(key))).length;
     try {
@@ -227,24 +240,43 @@ describe('per-party limits of the gateway', () => {
         status: answer.status,
         retryAfter: answer.headers.get('retry-after'),
         message: body.message,
+        sentAt: started,
         ms: performance.now() - started,
         at: performance.now(),
       };
     };
     return { server, timed };
   };
+  /**
+   * `limit`, counting the requests that reached it. It takes a request into the party's count (in
+   * flight, or a held refusal) in the same turn, before its first await: once the count says a
+   * request arrived, the limit has counted it.
+   */
+  const arrivalsAt = (limit: RequestHandler) => {
+    const arrivals = { count: 0 };
+    const handler: RequestHandler = (req, res, next) => {
+      arrivals.count += 1;
+      return limit(req, res, next);
+    };
+    return { handler, arrived: (count: number) => waitFor(() => arrivals.count >= count, { what: `${count} requests at the limit` }) };
+  };
 
   it('holds a refusal over the rate until the party could be served again, as one of its requests in flight', async () => {
-    const { server, timed } = await served(gatewayWith(limits(undefined, { requestsPerSecond: 1, concurrentRequests: 1, refusalHoldMs: 1_000 })));
+    const limit = arrivalsAt(limits(undefined, { requestsPerSecond: 1, concurrentRequests: 1, refusalHoldMs: 1_000 }));
+    const { server, timed } = await served(gatewayWith(limit.handler));
     try {
-      expect((await timed()).status).toBe(200);
-      // Over the rate (1 a second): held until the window ends, most of a second.
+      const first = await timed();
+      expect(first.status).toBe(200);
+      // Over the rate (1 a second): held until the window the first request opened ends.
       const overRate = timed();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await limit.arrived(2);
       // Meanwhile the held refusal is the party's one request in flight.
       const atOnce = timed();
       expect(await overRate).toMatchObject({ status: 429, retryAfter: '1', message: expect.stringContaining('requests per second') });
-      expect((await overRate).ms).toBeGreaterThanOrEqual(500);
+      // Not answered before the window's end: it opened when the first request arrived, after it
+      // was sent. A busy machine only makes it later. (The margin: a timer counts from the start of
+      // the event loop's turn that set it, which can be a little before the call.)
+      expect((await overRate).at - first.sentAt).toBeGreaterThanOrEqual(1_000 - 50);
       expect(await atOnce).toMatchObject({ status: 429, message: expect.stringContaining('requests of the party at once') });
     } finally {
       server.close();
@@ -256,8 +288,9 @@ describe('per-party limits of the gateway', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
     const busy = new Promise<void>((resolve) => (entered = resolve));
+    const limit = arrivalsAt(limits(undefined, { requestsPerSecond: 1000, concurrentRequests: 1, refusalHoldMs: 1_000 }));
     const { server, timed } = await served(
-      gatewayWith(limits(undefined, { requestsPerSecond: 1000, concurrentRequests: 1, refusalHoldMs: 1_000 }), async (req, res) => {
+      gatewayWith(limit.handler, async (req, res) => {
         if (req.headers['x-party'] === 'party-a') {
           entered();
           await released;
@@ -273,7 +306,7 @@ describe('per-party limits of the gateway', () => {
       // A caller that goes away while held is not answered; its place is freed (the last call below).
       const gone = new AbortController();
       const abandoned = timed('party-a', gone.signal).catch(() => 'aborted');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await limit.arrived(4); // first, refused, other's, and this one: held
       gone.abort();
       expect(await abandoned).toBe('aborted');
       expect(await refused).toMatchObject({ status: 429, retryAfter: '1', message: expect.stringContaining('requests of the party at once') });
@@ -294,17 +327,18 @@ describe('per-party limits of the gateway', () => {
       parsed += 1;
       res.json({ ok: true });
     };
+    const redis = client(`${env.redisKeyPrefix}${uniqueName('chunked')}:`);
     const gateway = express().post(
       '/limited',
       asParty,
-      limits(client(`${env.redisKeyPrefix}${uniqueName('chunked')}:`), { requestsPerSecond: 1000, bytesPerSecond: MiB }),
+      limits(redis, { requestsPerSecond: 1000, bytesPerSecond: MiB }),
       ...jsonBody({ limit: 10 * MiB }),
       handler,
       errorHandler(silentLogger()),
     );
     const server = gateway.listen(0, '127.0.0.1');
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await connected(redis);
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/limited`;
       const postChunked = (bytes: number) =>
         fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedJson(bytes), duplex: 'half' } as RequestInit).then(
@@ -327,7 +361,7 @@ describe('the per-address limit of the routes without a token', () => {
   it('limits a client address, and lets the exempt addresses through', async () => {
     const redis = redisOf(`${env.redisKeyPrefix}${uniqueName('addresslimit')}:`);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await connected(redis);
       const open = (exempt: string[], refusalHoldMs = 0) =>
         express().get('/open', addressLimit({ redis, perSecond: 5, exempt, refusalHoldMs }), (_req, res) => void res.json({ ok: true }));
       const limited = await Promise.all(Array.from({ length: 12 }, () => request(open([])).get('/open')));

@@ -145,10 +145,23 @@ describe('notifier processes', () => {
         return rows[0].n === 18;
       });
       open = true;
-      await waitFor(() => receiver.accepted().length >= 18, { timeoutMs: 15_000, what: 'every event delivered' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(() => receiver.accepted().length >= 18, { timeoutMs: 30_000, what: 'every event delivered' });
+      // A second delivery would come from a claim made before the last first one was recorded: once
+      // every event is recorded as delivered, and a later event of the same subscription (stored after
+      // all of them, claimed after) has arrived too, such an attempt would have arrived.
+      await waitFor(
+        async () => {
+          const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".delivery WHERE subscription_id = $1 AND status = 'delivered'`, [
+            subscription.id,
+          ]);
+          return rows[0].n === 18;
+        },
+        { what: 'every event recorded as delivered' },
+      );
+      const later = await publishResponse(client, { partyId: party, requestIdentifier: requestIdentifier() });
+      await waitFor(() => receiver.accepted().some((webhook) => webhook.id === later), { what: 'a later event' });
 
-      const accepted = receiver.accepted();
+      const accepted = receiver.accepted().filter((webhook) => webhook.id !== later);
       expect(accepted).toHaveLength(18);
       expect(new Set(accepted.map((webhook) => webhook.id)).size).toBe(18);
       expect(accepted.map((webhook) => webhook.body.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 18 }, (_, n) => n + 1));

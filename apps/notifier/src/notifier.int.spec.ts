@@ -1,14 +1,34 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WebhookReceiver, requestOf, waitFor } from '@bedrequest/testing';
 import { requestIdentifier } from './testing/notifier-test-kit';
-import { notifierUnderTest, subscribedParty } from './testing/notifier-under-test';
+import { notifierUnderTest, subscribedParty, type NotifierUnderTest } from './testing/notifier-under-test';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Short retry delays (≈300 ms each, ±10 %) so that a failing receiver is retried within the test.
 const RETRY_MS = 300;
 
+/**
+ * For the checks that something did not happen: proof that the notifier's delivery got past the point
+ * where it would have, instead of a sleep. A later event, of a party and to a receiver of their own,
+ * refused three times: its fourth attempt comes three retry delays after this point at the earliest.
+ * The worker claims what is due in the order it fell due, so by then whatever fell due within about
+ * two retry delays of this point (an event stored before the later one, a retry scheduled before this
+ * point) has been attempted, and answered.
+ */
+function pastThisPointOf(notifier: NotifierUnderTest): () => Promise<void> {
+  const later = new WebhookReceiver();
+  later.answer = (webhook) => (webhook.attempt < 4 ? { status: 503 } : { status: 204 });
+  beforeAll(() => later.start());
+  afterAll(() => later.stop());
+  return async () => {
+    const { party } = await subscribedParty(notifier.api, later);
+    const eventId = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
+    await waitFor(() => later.accepted().some((webhook) => webhook.id === eventId), { timeoutMs: 30_000, what: 'the fourth attempt of a later event' });
+  };
+}
+
 describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiver', () => {
   const notifier = notifierUnderTest({ WEBHOOK_RETRY_SCHEDULE: Array(6).fill(`${RETRY_MS}ms`).join(',') });
+  const pastThisPoint = pastThisPointOf(notifier);
   // A receiver of each test's own: a late attempt of an earlier test cannot reach it.
   let receiver: WebhookReceiver;
   beforeEach(async () => {
@@ -24,10 +44,14 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
 
     const eventId = await notifier.publish({ partyId: party, requestIdentifier: identifier, occurredAt });
     const [webhook] = await waitFor(() => receiver.accepted().length === 1 && receiver.accepted(), { what: 'the webhook' });
+    const arrived = new Date();
 
     expect(webhook!.verified).toBe(true);
     expect(webhook!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': eventId });
-    expect(Math.abs(Number(webhook!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+    // The time of sending (whole seconds): between the publish and the arrival.
+    const timestamp = Number(webhook!.headers['webhook-timestamp']);
+    expect(timestamp).toBeGreaterThanOrEqual(Math.floor(occurredAt.getTime() / 1000));
+    expect(timestamp).toBeLessThanOrEqual(Math.ceil(arrived.getTime() / 1000));
     expect(webhook!.body).toEqual({
       id: eventId,
       type: 'AdmissionResponse',
@@ -38,12 +62,15 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
   });
 
   it("delivers nothing for a party without a subscription, and only the owner's events to a subscription", async () => {
-    const { party } = await subscribedParty(notifier.api, receiver);
+    const { party, subscription } = await subscribedParty(notifier.api, receiver);
     await notifier.publish({ partyId: `stranger-${randomUUID()}`, requestIdentifier: requestIdentifier() });
     const own = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
 
     await waitFor(() => receiver.accepted().length === 1, { what: 'the own event' });
-    await sleep(300);
+    // The stranger's event came first on the same queue, so it was stored (or not) no later than the
+    // own one: the subscription's deliveries, stored with their events, are the own one's alone.
+    expect((await notifier.api.deliveries(party, subscription.id)).map((entry) => entry.eventId)).toEqual([own]);
+    await pastThisPoint();
     expect(receiver.received.map((webhook) => webhook.id)).toEqual([own]);
   });
 
@@ -119,7 +146,7 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
       body: { error: 'conflict', message: "the request's patient data was erased on 2026-11-20T09:30:00.000Z; its events are not sent any more" },
     });
     const attempts = receiver.attemptsOf(pending).length;
-    await sleep(RETRY_MS * 2);
+    await pastThisPoint();
     expect(receiver.attemptsOf(pending)).toHaveLength(attempts);
     expect(receiver.attemptsOf(late)).toEqual([]);
   });
@@ -131,10 +158,10 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     await waitFor(() => receiver.received.length >= 1, { what: 'the first attempt' });
 
     expect((await notifier.api.call(party, 'DELETE', `/${subscription.id}`)).status).toBe(204);
-    await sleep(100); // an attempt already under way may still arrive
+    await pastThisPoint(); // an attempt already under way may still arrive; a retry due may not
     const seen = receiver.received.length;
     await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
-    await sleep(RETRY_MS * 3);
+    await pastThisPoint();
 
     expect(receiver.received).toHaveLength(seen);
     expect((await notifier.api.call(party, 'GET', `/${subscription.id}/deliveries`)).status).toBe(404);
@@ -164,9 +191,16 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
           .sort(),
       ).toEqual([first, second].sort());
       expect(newReceiver.accepted().every((webhook) => webhook.verified)).toBe(true);
-      const oldCount = receiver.received.length;
-      await sleep(RETRY_MS * 2);
-      expect(receiver.received).toHaveLength(oldCount);
+      // Both delivered: nothing is left to send anywhere. An attempt to the old address under way at
+      // the change holds its delivery's lease until its answer is recorded, so every attempt of an
+      // event to the old address came before its attempt to the new one.
+      await waitFor(async () => (await notifier.api.deliveries(party, subscription.id)).every((entry) => entry.status === 'delivered'), {
+        what: 'both recorded as delivered',
+      });
+      for (const event of [first, second]) {
+        const delivered = newReceiver.attemptsOf(event)[0]!.receivedAt;
+        expect(receiver.attemptsOf(event).filter((attempt) => attempt.receivedAt > delivered)).toEqual([]);
+      }
     } finally {
       await newReceiver.stop();
     }
@@ -204,7 +238,10 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     });
     expect(disabled).toMatchObject({ id: subscription.id, status: 'disabled', disabledReason: 'the receiver answered 410 Gone' });
     const later = await notifier.publish({ partyId: party, requestIdentifier: identifier });
-    await sleep(RETRY_MS * 2);
+    await waitFor(async () => (await notifier.api.deliveries(party, subscription.id)).some((entry) => entry.eventId === later), {
+      what: 'the later event stored',
+    });
+    await pastThisPoint();
     expect(receiver.received.map((webhook) => webhook.id)).toEqual([gone]);
 
     receiver.answer = () => ({ status: 204 });
@@ -250,11 +287,12 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
 
 describe('a notifier whose subscription keeps failing', () => {
   const notifier = notifierUnderTest({ WEBHOOK_RETRY_SCHEDULE: Array(20).fill('150ms').join(','), WEBHOOK_DISABLE_AFTER: '1s' });
+  const pastThisPoint = pastThisPointOf(notifier);
   const receiver = new WebhookReceiver();
   beforeAll(() => receiver.start());
   afterAll(() => receiver.stop());
 
-  it('is disabled once its deliveries have failed for WEBHOOK_DISABLE_AFTER in a row', async () => {
+  it('is disabled once its deliveries have failed for WEBHOOK_DISABLE_AFTER in a row, and then sends no more', async () => {
     const { party, subscription } = await subscribedParty(notifier.api, receiver);
     receiver.answer = () => ({ status: 500 });
     await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
@@ -264,13 +302,17 @@ describe('a notifier whose subscription keeps failing', () => {
         const current = await notifier.api.get(party, subscription.id);
         return current.status === 'disabled' && current;
       },
-      { timeoutMs: 5_000, what: 'the subscription to be disabled' },
+      { timeoutMs: 30_000, what: 'the subscription to be disabled' },
     );
+    const seenDisabledAt = performance.now();
     expect(disabled.disabledReason).toBe('every delivery attempt has failed for 1 second');
-    // Failing for a second with a 150 ms schedule: about seven attempts, then no more.
+    // Not before a second of failures: they began when the first attempt's answer was recorded, after
+    // it arrived (a busy machine only makes the disabling later; the margin: the database keeps
+    // milliseconds). It took a later failure to see that: at least two attempts.
     const attempts = receiver.received.length;
-    expect(attempts).toBeGreaterThanOrEqual(5);
-    await sleep(400);
+    expect(seenDisabledAt - receiver.received[0]!.receivedAt).toBeGreaterThanOrEqual(1_000 - 5);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    await pastThisPoint();
     expect(receiver.received.length).toBe(attempts);
   });
 });
@@ -303,13 +345,14 @@ describe('a notifier with a small connection pool and batched recording (WEBHOOK
     }
     expect(receiver.maxInFlightPerRequest).toBe(1);
     expect(receiver.received.every((webhook) => webhook.verified)).toBe(true);
-    // 72 requests (60 events, 12 of them twice) over at most 4 kept-alive connections.
-    expect(receiver.received).toHaveLength(72);
-    expect(receiver.connections).toBeLessThanOrEqual(4);
     const log = await waitFor(async () => {
       const entries = await notifier.api.deliveries(party, subscription.id);
       return entries.length === 60 && entries.every((entry) => entry.status === 'delivered') && entries;
     });
+    // Every event recorded as delivered: nothing more will be attempted. 72 requests (60 events, 12
+    // of them twice) over at most 4 kept-alive connections.
+    expect(receiver.received).toHaveLength(72);
+    expect(receiver.connections).toBeLessThanOrEqual(4);
     expect(log.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, n) => n + 1));
     expect(
       log.filter((entry) => entry.attempts.length === 2).every((entry) => entry.attempts[0]!.statusCode === 503 && entry.attempts[1]!.statusCode === 204),

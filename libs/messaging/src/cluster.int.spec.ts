@@ -45,7 +45,7 @@ describe('Broker against a three-node cluster that loses the leader of a quorum 
     await cluster?.remove();
   }, 60_000);
 
-  it('publishes again within seconds of the new leader on a connection whose first publish was nacked while the leader was gone', async () => {
+  it('publishes again once there is a new leader, on a connection whose first publish was nacked while the leader was gone', async () => {
     const topology = testTopology(uniqueName('cluster'));
     const [first] = cluster.nodes;
     // Declared through the first node: the queue's leader is there (RabbitMQ's leader locator is client-local).
@@ -77,13 +77,15 @@ describe('Broker against a three-node cluster that loses the leader of a quorum 
     });
     const electedAt = Date.now();
     let attempts = 0;
+    // The dead node stays down: a connection stuck on its nacking channel would never publish again.
+    // How soon it does is printed below, not asserted; the bound only catches that hang.
     await waitFor(
       async () => {
         attempts++;
         await broker.publish(TestJobV1, { n: attempts }, { correlationId: `after-the-election-${attempts}` });
         return true;
       },
-      { timeoutMs: 10_000, intervalMs: 200, what: `a confirmed publish once ${elected} leads (${(electedAt - killedAt) / 1000} s after the kill)` },
+      { timeoutMs: 40_000, intervalMs: 200, what: `a confirmed publish once ${elected} leads (${(electedAt - killedAt) / 1000} s after the kill)` },
     );
     console.log(
       `a quorum queue's leader killed: the first publish ${whileGone}; a new leader seen ${electedAt - killedAt} ms after the kill, ` +

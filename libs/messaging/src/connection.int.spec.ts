@@ -112,14 +112,13 @@ describe('BrokerConnection against the real RabbitMQ', () => {
     await broker.publish(TestJobV1, { n: 1 }, { correlationId: 'before' });
 
     // Sent in this very turn of the event loop, and the connection cut in it too: no confirm can
-    // have come back. The publish fails at once with the channel (not after the 30 s timeout).
+    // have come back. The publish fails with the channel, not by its 30 s timeout (which would say
+    // "no confirm within 30000 ms"); how soon is not a test's to measure.
     const inFlight = broker.publish(TestJobV1, { n: 2 }, { correlationId: 'in-flight' });
-    const cutAt = Date.now();
     proxy.cut();
 
     await expect(inFlight).rejects.toBeInstanceOf(PublishRejectedError);
     await expect(inFlight).rejects.toThrow(/channel closed/);
-    expect(Date.now() - cutAt).toBeLessThan(5_000);
   });
 
   it('publishes on a new channel after the broker nacked a publish, and keeps the connection and its consumers', async () => {

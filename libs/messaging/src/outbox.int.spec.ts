@@ -65,9 +65,13 @@ describe('the outbox relay against the real RabbitMQ and PostgreSQL', () => {
       proxy.cut();
       await waitFor(() => !broker.isReady(), { what: 'the lost connection' });
       await insert(0, 20);
+      // Each run of the relay asks whether the broker is ready: three runs (its first and two polls)
+      // have passed while it was not, and kept everything.
+      const asked = jest.spyOn(broker, 'isReady');
       relay.start();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(() => asked.mock.calls.length >= 3, { what: 'three runs of the relay' });
       expect(await pending()).toBe(20);
+      asked.mockRestore();
 
       proxy.restore();
       await insert(20, 30);

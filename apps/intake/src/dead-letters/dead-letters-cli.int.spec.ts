@@ -139,8 +139,17 @@ describe('the dead-letters command line', () => {
     return envelope;
   };
 
-  /** Takes `expected` messages off `queue` (a consumer, as for deadLetter), and makes sure no more are there: ids, reply-to, bodies and headers. */
+  /**
+   * Takes the messages off `queue` (a consumer, as for deadLetter) up to a marker it publishes behind
+   * them: a queue hands its messages to one consumer in order, so once the marker has come, every
+   * message that was there has. Ids, reply-to, bodies and headers, `expected` of them.
+   */
   const take = async (queue: string, expected: number) => {
+    const marker = `end-of-queue-${randomUUID()}`;
+    const publisher = await broker.createConfirmChannel();
+    publisher.publish('', queue, Buffer.from('marker'), { messageId: marker });
+    await publisher.waitForConfirms();
+    await publisher.close();
     const channel = await broker.createChannel();
     const taken: { messageId: string; replyTo?: string; content: string; headers: Record<string, unknown> }[] = [];
     await channel.consume(
@@ -156,10 +165,11 @@ describe('the dead-letters command line', () => {
       },
       { noAck: true },
     );
-    await waitFor(() => taken.length >= expected, { what: `${expected} messages in ${queue}` });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => taken.some((message) => message.messageId === marker), { what: `the messages in ${queue}` });
     await channel.close();
-    return taken;
+    const messages = taken.filter((message) => message.messageId !== marker);
+    expect(messages).toHaveLength(expected);
+    return messages;
   };
 
   const auditRows = async (since: Date) =>

@@ -138,7 +138,11 @@ describe('routing fans requests out to clinics', () => {
 
     await waitFor(async () => (await acked()) >= before + 2, { what: 'both deliveries acknowledged' });
     expect(await answerFor(taskId)).toMatchObject({ businessStatus: 'accepted' });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // room for a wrong second answer to arrive
+    // A later answer, to a dispatch sent after both were handled: the outbox relay publishes in
+    // commit order onto one queue, so once it is here a wrong second answer would be here too.
+    const [laterTaskId, laterClinic] = [randomUUID(), await newClinic({ automaticAnswers: true, freeBeds: 1 })];
+    await publish(dispatch({ tasks: [{ taskId: laterTaskId, clinicIk: laterClinic, action: 'answer-requested' }] }));
+    await answerFor(laterTaskId);
     expect(answersFor(taskId)).toHaveLength(1);
     expect(await bedCount(ik)).toMatchObject({ freeBeds: 5, held: 1, reserved: 0 });
     expect(await outcomesOf(taskId)).toEqual(['accepted-bed-held']);
