@@ -117,8 +117,9 @@ export async function endToEndFigure(options: {
     at200PerSecond: fixed,
     allArrived: fixed.every(complete),
     targetP99Ms: 50,
-    // docs/decisions.md, "Timing": the first webhook attempt within 2 s of the 202 under light load.
-    targetTimingP99Ms: 2_000,
+    // docs/decisions.md, "Timing": the first webhook attempt within 2 s of the 202 under light load,
+    // for every request, so the slowest one counts.
+    targetTimingMaxMs: 2_000,
   };
 }
 

@@ -74,18 +74,18 @@ export function endToEndLines(e: any): string[] {
   const runs: any[] = e.at200PerSecond;
   const missing = runs.reduce((sum, run) => sum + (run.sent - run.arrived), 0);
   const allArrived = runs.every(complete);
-  const judged = (targetMs: number) =>
+  const judged = (targetMs: number, of: 'p99Ms' | 'maxMs') =>
     allArrived
-      ? verdict(runs.every((run) => run.p99Ms < targetMs))
+      ? verdict(runs.every((run) => run[of] < targetMs))
       : `**missed** (${fmt(missing)} of ${fmt(runs.reduce((sum, run) => sum + run.sent, 0))} without a 202 and its webhook)`;
   return [
     'Latency from sending the POST to the first webhook about it arriving at a local receiver, open loop.',
     '',
     ...rateTable(runs),
-    `At 200/s: every POST accepted and every webhook arrived: ${allArrived ? 'yes' : '**no**'}; p99 < ${e.targetP99Ms} ms in every run: ${judged(e.targetP99Ms)}.${
-      e.targetTimingP99Ms === undefined
+    `At 200/s: every POST accepted and every webhook arrived: ${allArrived ? 'yes' : '**no**'}; p99 < ${e.targetP99Ms} ms in every run: ${judged(e.targetP99Ms, 'p99Ms')}.${
+      e.targetTimingMaxMs === undefined
         ? ''
-        : ` First webhook attempt within ${fmt(e.targetTimingP99Ms / 1000)} s of the 202 (docs/decisions.md, "Timing"; timed here from sending the POST to the webhook's arrival, so longer than the rule's span), p99 < ${fmt(e.targetTimingP99Ms)} ms in every run: ${judged(e.targetTimingP99Ms)}.`
+        : ` First webhook attempt within ${fmt(e.targetTimingMaxMs / 1000)} s of the 202 for every request (docs/decisions.md, "Timing"; timed here from sending the POST to the webhook's arrival, so longer than the rule's span), max < ${fmt(e.targetTimingMaxMs)} ms in every run: ${judged(e.targetTimingMaxMs, 'maxMs')}.`
     }`,
     '',
     ...cpuTable(runs[0]?.cpuMsPerRequest, 'CPU per request of the first run, ms:'),

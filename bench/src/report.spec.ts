@@ -54,7 +54,7 @@ const endToEnd = (arrived: number) => ({
   at200PerSecond: [atRate(12_000, 40), atRate(arrived, 40)],
   allArrived: true,
   targetP99Ms: 50,
-  targetTimingP99Ms: 2_000,
+  targetTimingMaxMs: 2_000,
   measuredAt: '2026-12-02T10:02:00.000Z',
   run: latestRun,
 });
@@ -97,11 +97,19 @@ describe('the report', () => {
   it('meets no end-to-end target when a webhook did not arrive, however fast the others were', () => {
     const all = section(markdown({ endToEnd: endToEnd(12_000) }), '2');
     expect(all).toContain('p99 < 50 ms in every run: met.');
-    expect(all).toContain('p99 < 2,000 ms in every run: met.');
+    expect(all).toContain('max < 2,000 ms in every run: met.');
     const missing = section(markdown({ endToEnd: endToEnd(11_999) }), '2');
     expect(missing).toContain('every webhook arrived: **no**');
     expect(missing).not.toMatch(/: met\./);
     expect(missing).toContain('p99 < 50 ms in every run: **missed** (1 of 24,000 without a 202 and its webhook).');
+  });
+
+  it('holds the 2 s of docs/decisions.md against the slowest request, not the p99', () => {
+    const slowest = endToEnd(12_000);
+    slowest.at200PerSecond[1] = { ...slowest.at200PerSecond[1]!, maxMs: 2_400 };
+    const md = section(markdown({ endToEnd: slowest }), '2');
+    expect(md).toContain('p99 < 50 ms in every run: met.');
+    expect(md).toContain('max < 2,000 ms in every run: **missed**.');
   });
 
   it('lists the answers other than 202 by status', () => {
