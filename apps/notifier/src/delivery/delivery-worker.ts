@@ -1,29 +1,21 @@
-import { context, ROOT_CONTEXT, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { contextFrom, WakeUpLoop } from '@bedrequest/messaging';
+import { WakeUpLoop } from '@bedrequest/messaging';
 import type { EventRepository, IncomingEvent, RecordOutcome } from '../events/event.repository';
-import { Batcher } from './batcher';
+import { AttemptRecorder } from './attempt-recorder';
 import type { InFlightCaps } from './claim-rule';
 import type { ClaimResult, ClaimedDelivery, UnreadableDelivery } from './claimed-delivery';
 import type { DeliveryRepository } from './delivery.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
-import { isSuccess, type AttemptOutcome, type NextStep, type RetryPolicy } from './retry-policy';
-import { signedWebhook } from './webhook-message';
-import type { SendResult, WebhookSender } from './webhook-sender';
+import type { RetryPolicy } from './retry-policy';
+import { attemptDelivery } from './webhook-attempt';
+import type { WebhookSender } from './webhook-sender';
 
 /**
  * Time to record an attempt's outcome after its deadline. A claim lasts the attempt timeout plus
  * this; only a worker that died mid-attempt ever lets a claim run out.
  */
 const LEASE_MARGIN_MS = 5_000;
-
-/**
- * How long a finished attempt waits for others to be recorded with it when the recorder is idle.
- * 2 ms is short next to the retry delays (5 s and up) and to an attempt's round trip, and at the
- * target of 3,000 attempts/s gathers about six of them; under load batches form by themselves
- * while the previous one is written.
- */
-const RECORD_WINDOW_MS = 2;
 
 export interface DeliveryWorkerOptions {
   repository: Pick<DeliveryRepository, 'claimDue' | 'recordAttempts' | 'releaseClaims'>;
@@ -42,16 +34,6 @@ export interface DeliveryWorkerOptions {
   disableAfterMs: number;
 }
 
-interface FinishedDelivery {
-  delivery: ClaimedDelivery;
-  attemptedAt: Date;
-  outcome: AttemptOutcome;
-  durationMs: number;
-  step: NextStep;
-  /** The attempt's span: the span that records it links to it. */
-  span: SpanContext;
-}
-
 /**
  * Sends due deliveries. The schedule lives in the database (DeliveryRepository), so any number of
  * processes can run a worker and a restart loses nothing. Deliveries come to it by two claims under
@@ -65,16 +47,16 @@ interface FinishedDelivery {
  * Either claim asks for at most the free slots and holds them while its statement runs, so however
  * the two interleave no more than `concurrency` attempts are in flight.
  *
- * Finished attempts are recorded in batches (one statement each, see Batcher and
- * DeliveryRepository.recordAttempts). A slot stays taken until its attempt is recorded, so the next
- * event of a request, which is not due before this one is recorded, is claimed only after that.
+ * Finished attempts are recorded in batches (AttemptRecorder). A slot stays taken until its attempt
+ * is recorded, so the next event of a request, which is not due before this one is recorded, is
+ * claimed only after that.
  */
 export class DeliveryWorker {
   /** The attempts under way, and the claim each works on. */
   private readonly inFlight = new Map<Promise<void>, ClaimedDelivery>();
   /** Claims a stopping worker gave back unfinished (see stop): their attempts' outcomes are not recorded. */
   private readonly handedBack = new Set<string>();
-  private readonly recorder: Batcher<FinishedDelivery>;
+  private readonly recorder: AttemptRecorder;
   /** Claims what is due: when woken, and every `pollIntervalMs` (retries, events other processes left, anything missed). */
   private readonly claims: WakeUpLoop;
   private stopped = false;
@@ -96,7 +78,8 @@ export class DeliveryWorker {
   private readonly released = new Set<string>();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
-    this.recorder = new Batcher((finished) => this.record(finished), { maxBatch: options.concurrency, windowMs: RECORD_WINDOW_MS });
+    const { repository, metrics, logger, concurrency, disableAfterMs } = options;
+    this.recorder = new AttemptRecorder({ repository, metrics, logger, maxBatch: concurrency, disableAfterMs });
     this.claims = new WakeUpLoop({
       pass: () => this.claim(),
       intervalMs: options.pollIntervalMs,
@@ -234,124 +217,13 @@ export class DeliveryWorker {
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
     const { sender, policy, metrics } = this.options;
-    const attemptedAt = new Date();
-    const request = signedWebhook(
-      { id: delivery.eventId, type: delivery.eventType, occurredAt: delivery.occurredAt, sequence: delivery.sequence, data: delivery.data },
-      delivery.secret,
-      attemptedAt,
-    );
-    metrics.attempted.inc();
-    const { outcome, durationMs, span } = await this.sendTraced(delivery, request, sender);
+    const { attemptedAt, outcome, durationMs, span } = await attemptDelivery(delivery, sender, metrics);
     if (this.handedBack.has(delivery.eventId)) return;
     const step = policy.nextStep(outcome, delivery.attemptCount + 1);
     await this.recorder.add({ delivery, attemptedAt, outcome, durationMs, step, span });
-  }
-
-  /**
-   * The attempt as a span (`webhook delivery`) in the trace of the message that brought the event,
-   * stored with it: each attempt, retries included, is a child of that context, wherever and however
-   * much later it runs. The POST carries the span on in its `traceparent` header (the undici
-   * instrumentation's client span, a child of this one).
-   */
-  private async sendTraced(
-    delivery: ClaimedDelivery,
-    request: { body: string; headers: Record<string, string> },
-    sender: Pick<WebhookSender, 'send'>,
-  ): Promise<SendResult & { span: SpanContext }> {
-    const parent = contextFrom(delivery.traceContext);
-    const span = trace.getTracer('@bedrequest/notifier').startSpan(
-      'webhook delivery',
-      {
-        attributes: {
-          'bedrequest.webhook.event_id': delivery.eventId,
-          'bedrequest.webhook.subscription_id': delivery.subscriptionId,
-          'bedrequest.webhook.sequence': delivery.sequence,
-          'bedrequest.webhook.attempt': delivery.attemptCount + 1,
-        },
-      },
-      parent,
-    );
-    const result = await context.with(trace.setSpan(parent, span), () => sender.send(delivery.callbackUrl, request));
-    const { outcome } = result;
-    if (outcome.kind === 'answered') span.setAttribute('http.response.status_code', outcome.statusCode);
-    if (outcome.kind !== 'answered' || !isSuccess(outcome.statusCode)) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.kind === 'answered' ? `HTTP ${outcome.statusCode}` : outcome.reason });
-    }
-    span.end();
-    return { ...result, span: span.spanContext() };
-  }
-
-  /** Records a batch of finished attempts, then counts and logs them (ids and status codes only). */
-  private async record(finished: FinishedDelivery[]): Promise<void> {
-    const span = trace
-      .getTracer('@bedrequest/notifier')
-      .startSpan(
-        'record webhook attempts',
-        { links: finished.map((entry) => ({ context: entry.span })), attributes: { 'bedrequest.webhook.attempts': finished.length } },
-        ROOT_CONTEXT,
-      );
-    try {
-      await context.with(trace.setSpan(ROOT_CONTEXT, span), () => this.recordTraced(finished));
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  }
-
-  private async recordTraced(finished: FinishedDelivery[]): Promise<void> {
-    const { repository, metrics, logger } = this.options;
-    const disabled = await repository.recordAttempts(
-      finished.map(({ delivery, attemptedAt, durationMs, outcome, step }) => ({
-        claim: delivery,
-        attempt: { attemptedAt, durationMs, ...describe(outcome) },
-        step,
-      })),
-      this.options.disableAfterMs,
-    );
-    let delivered = 0;
-    for (const { delivery, outcome, durationMs, step } of finished) {
-      const context = {
-        eventId: delivery.eventId,
-        subscriptionId: delivery.subscriptionId,
-        attempt: delivery.attemptCount + 1,
-        durationMs,
-        ...summary(outcome),
-      };
-      if (step.kind === 'delivered') {
-        delivered += 1;
-        metrics.succeeded.inc();
-        logger.debug(context, 'webhook delivered');
-        continue;
-      }
-      metrics.failed.inc({ reason: outcome.kind === 'answered' ? 'status' : outcome.reason });
-      if (step.kind === 'retry') logger.info({ ...context, retryInMs: step.delayMs }, 'webhook attempt failed; will retry');
-      else if (step.kind === 'exhausted') logger.warn(context, 'webhook attempt failed; retry schedule exhausted, event given up');
-      else logger.warn(context, 'webhook attempt failed');
-    }
-    logger.info({ attempts: finished.length, delivered, failed: finished.length - delivered }, 'webhook attempts recorded');
-    for (const { subscriptionId, reason } of disabled) {
-      metrics.subscriptionsDisabled.inc();
-      logger.warn({ subscriptionId, reason }, 'subscription disabled');
-    }
   }
 }
 
 function requestKey(delivery: { subscriptionId: string; requestIdentifier: string }): string {
   return `${delivery.subscriptionId} ${delivery.requestIdentifier}`;
-}
-
-/** The attempt row: status code and a short reason a referrer can act on (shown in the delivery log). */
-function describe(outcome: AttemptOutcome): { statusCode: number | null; error: string | null } {
-  if (outcome.kind === 'no-answer') return { statusCode: null, error: outcome.error };
-  const { statusCode } = outcome;
-  if (isSuccess(statusCode)) return { statusCode, error: null };
-  if (statusCode >= 300 && statusCode < 400) return { statusCode, error: 'redirects are not followed' };
-  return { statusCode, error: `the receiver answered HTTP ${statusCode}` };
-}
-
-/** For logs: status code or reason only, never a body. */
-function summary(outcome: AttemptOutcome): Record<string, unknown> {
-  return outcome.kind === 'answered' ? { statusCode: outcome.statusCode } : { reason: outcome.reason, error: outcome.error };
 }
