@@ -272,9 +272,15 @@ function stringOf(value: unknown): string | undefined {
 /** Types a browser may show inline without running anything of the document's; the rest is downloaded. */
 const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'text/plain']);
 
+/**
+ * What is not shown inline goes out as application/octet-stream, whatever type the sender named: a
+ * browser that opens a download itself (or ignores the disposition) then has no type to render it
+ * by, an HTML or SVG document of a sender included (docs/inbox.md, "Dokumente").
+ */
 function sendAttachment(res: Response, attachment: Attachment, download: boolean, fallbackName: string): void {
-  const contentType = /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/i.test(attachment.contentType) ? attachment.contentType.toLowerCase() : 'application/octet-stream';
-  const inline = !download && INLINE_TYPES.has(contentType);
+  const named = attachment.contentType.toLowerCase();
+  const inline = !download && INLINE_TYPES.has(named);
+  const contentType = inline ? named : 'application/octet-stream';
   res.attachment(attachment.title ?? fallbackName);
   if (inline) res.set('content-disposition', String(res.get('content-disposition')).replace(/^attachment/, 'inline'));
   res
