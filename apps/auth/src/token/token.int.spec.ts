@@ -6,7 +6,11 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
   let sut: TestAuth;
 
   beforeAll(async () => {
-    sut = await startTestAuth({ AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: '3', AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: '6' });
+    sut = await startTestAuth({
+      AUTH_LOGIN_MAX_FAILURES_PER_USERNAME_AND_ADDRESS: '3',
+      AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: '6',
+      AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: '9',
+    });
     await sut.addUser(referrer('hospital'));
     await sut.addUser(clinicUser('waldsee'));
   });
@@ -15,7 +19,11 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
   const jwks = async () => (await (await fetch(`${sut.url}/internal/jwks`)).json()) as JSONWebKeySet;
   let address = 0;
   /** A client address of its own per test, so that the per-address limit of one test does not leak into the next. */
-  const from = () => ({ 'x-forwarded-for': `192.0.2.${(address += 1)}` });
+  const from = () => {
+    address += 1;
+    // 198.18.0.0/15 (RFC 2544): room for as many addresses as the suite takes.
+    return { 'x-forwarded-for': `198.18.${address >> 8}.${address & 255}` };
+  };
 
   describe('login', () => {
     it('answers a referrer with the token response and an access token naming the party', async () => {
@@ -289,20 +297,24 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
   });
 
   describe('throttling', () => {
-    it('answers 429 with Retry-After after repeated failures for one username, even for the right password', async () => {
+    it("locks a username out from the address that failed, right password included, and not from the owner's other address", async () => {
       await sut.addUser(referrer('target', 'target-password'));
+      const attacker = from();
       for (let attempt = 0; attempt < 3; attempt += 1) {
-        expect((await login(sut.url, 'target', 'guess', from())).status).toBe(401);
+        expect((await login(sut.url, 'target', 'guess', attacker)).status).toBe(401);
       }
 
-      const locked = await login(sut.url, 'target', 'target-password', from());
+      const locked = await login(sut.url, 'target', 'target-password', attacker);
+      const owner = await login(sut.url, 'target', 'target-password', from());
 
       expect(locked.status).toBe(429);
       expect(locked.body).toMatchObject({ error: 'too_many_requests' });
       const retryAfter = Number(locked.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(15 * 60);
-      expect((await login(sut.url, 'hospital', 'referrer-password-1', from())).status).toBe(200);
+      expect(owner.status).toBe(200);
+      // The owner's login elsewhere frees nothing for the address that guessed.
+      expect((await login(sut.url, 'target', 'target-password', attacker)).status).toBe(429);
     });
 
     it('answers 429 after repeated failures from one address, whatever the usernames', async () => {
@@ -333,12 +345,45 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       }
     });
 
-    it('counts each guess before checking it: of many at once for one username, only the limit get an answer other than 429', async () => {
+    it('counts each guess before checking it: of many at once for one username from one address, only the limit get an answer other than 429', async () => {
       await sut.addUser(referrer('stormed', 'stormed-password'));
-      const answers = await Promise.all(Array.from({ length: 12 }, () => login(sut.url, 'stormed', 'guess', from())));
-      const statuses = answers.map((answer) => answer.status).sort();
-      expect(statuses.filter((status) => status === 401)).toHaveLength(3);
-      expect(statuses.filter((status) => status === 429)).toHaveLength(9);
+      const attacker = from();
+      // Six at once: within the limit per address, twice the one per username and address.
+      const answers = await Promise.all(Array.from({ length: 6 }, () => login(sut.url, 'stormed', 'guess', attacker)));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([401, 401, 401, 429, 429, 429]);
+    });
+
+    it('refuses a username over its limit across addresses only from addresses it has not logged in from, counting guesses sent at once', async () => {
+      await sut.addUser(referrer('besieged', 'besieged-password'));
+      const office = from();
+      expect((await login(sut.url, 'besieged', 'besieged-password', office)).status).toBe(200);
+
+      // Twelve addresses guess at once, one each: the limit per username (9) lets nine be checked.
+      const guesses = await Promise.all(Array.from({ length: 12 }, () => login(sut.url, 'besieged', 'guess', from())));
+      expect(guesses.map((answer) => answer.status).sort()).toEqual([...Array<number>(9).fill(401), 429, 429, 429]);
+
+      const stranger = await login(sut.url, 'besieged', 'besieged-password', from());
+      expect(stranger.status).toBe(429);
+      expect(Number(stranger.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await login(sut.url, 'besieged', 'besieged-password', office)).status).toBe(200);
+    });
+
+    it('answers an unknown username exactly as a known one under every limit', async () => {
+      await sut.addUser(referrer('existing', 'existing-password'));
+      const answersTo = async (username: string) => {
+        const statuses: number[] = [];
+        const attacker = from();
+        for (let attempt = 0; attempt < 4; attempt += 1) statuses.push((await login(sut.url, username, 'guess', attacker)).status);
+        // Over the limit per username across addresses: eight more addresses, one guess each.
+        for (let attempt = 0; attempt < 8; attempt += 1) statuses.push((await login(sut.url, username, 'guess', from())).status);
+        return statuses;
+      };
+
+      const known = await answersTo('existing');
+      const unknown = await answersTo('never-existed');
+
+      expect(known).toEqual([401, 401, 401, 429, ...Array<number>(6).fill(401), 429, 429]);
+      expect(unknown).toEqual(known);
     });
 
     it('counts the IPv6 addresses of one /64 as one address, and another /64 apart', async () => {
@@ -357,11 +402,13 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       }
     });
 
-    it("forgets a username's failures after a successful login", async () => {
+    it('forgets the failures of a username from an address once it logs in from there', async () => {
       await sut.addUser(referrer('forgetful', 'forgetful-password'));
+      const desk = from();
+      // Two rounds: a third would reach the limit per address, which a success does not clear.
       for (let round = 0; round < 2; round += 1) {
-        for (let attempt = 0; attempt < 2; attempt += 1) await login(sut.url, 'forgetful', 'typo', from());
-        expect((await login(sut.url, 'forgetful', 'forgetful-password', from())).status).toBe(200);
+        for (let attempt = 0; attempt < 2; attempt += 1) expect((await login(sut.url, 'forgetful', 'typo', desk)).status).toBe(401);
+        expect((await login(sut.url, 'forgetful', 'forgetful-password', desk)).status).toBe(200);
       }
     });
   });
