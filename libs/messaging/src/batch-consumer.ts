@@ -3,6 +3,7 @@ import { context, ROOT_CONTEXT, SpanKind, trace, type Context, type Span } from 
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
 import type { ConsumedMessage, HandlerOutcome, UnreadableDelivery } from './consumed-message';
+import { Settlement } from './settlement';
 import { endSpan, messagingTracer } from './trace-context';
 
 /**
@@ -59,8 +60,8 @@ export interface BatchConsumerDependencies {
  * The consumer of one queue on one channel. Deliveries are collected into batches (up to
  * `maxBatch`, waiting at most `windowMs` for the first one's company); one batch runs at a time, so
  * the messages of a queue are handled in the order the broker delivered them, and work on one
- * request stays serialised. After the batch's commit its messages are settled, acks coalesced into
- * one multiple-ack where no earlier delivery is still open.
+ * request stays serialised. After the batch's commit its messages are settled (Settlement), acks
+ * coalesced into one multiple-ack where no earlier delivery is still open.
  *
  * A batch whose handler throws is split: each message runs alone, in order, so that a message
  * that cannot succeed never takes its neighbours down with it (they commit, it goes back to the
@@ -71,19 +72,26 @@ export interface BatchConsumerDependencies {
  */
 export class BatchConsumer {
   private readonly waiting: Pending[] = [];
-  /** Delivery tags delivered and not settled yet. */
-  private readonly open = new Set<number>();
+  private readonly settlement: Settlement;
   private running?: Promise<void>;
   private timer?: NodeJS.Timeout | NodeJS.Immediate;
   /** Set by `finish`: no further batch is started. */
   private finishing = false;
 
-  constructor(private readonly deps: BatchConsumerDependencies) {}
+  constructor(private readonly deps: BatchConsumerDependencies) {
+    this.settlement = new Settlement({
+      channel: deps.channel,
+      logger: deps.logger,
+      retryBackoffMs: deps.settings.retryBackoffMs,
+      isCurrentChannel: () => deps.isCurrentChannel(),
+      onSettled: (outcome, message) => deps.onSettled(outcome, message),
+    });
+  }
 
   /** Takes one delivery from the channel. */
   accept(parsed: ParsedDelivery): void {
     const { delivery } = parsed;
-    this.open.add(delivery.fields.deliveryTag);
+    this.settlement.opened(delivery);
     if ('problem' in parsed) {
       // One line per message, naming its type and id when it has them (a type or version this
       // release does not know, a payload its schema refuses), never its content.
@@ -92,7 +100,7 @@ export class BatchConsumer {
         { queue: this.deps.queue, routingKey: delivery.fields.routingKey, ...(messageType ? { messageType, messageId } : {}), problem },
         'unreadable message dead-lettered',
       );
-      this.settle(delivery, 'dead-letter');
+      this.settlement.settle(delivery, 'dead-letter');
       return;
     }
     this.waiting.push(parsed);
@@ -157,7 +165,7 @@ export class BatchConsumer {
     if (batch.length > 1) {
       const outcomes = await this.tryBatch(batch);
       if (outcomes) {
-        this.settleAll(batch, outcomes);
+        this.settlement.settleAll(batch, outcomes, endMessageSpan);
         return;
       }
     }
@@ -243,80 +251,9 @@ export class BatchConsumer {
     return 'retry';
   }
 
-  private settleAll(batch: Pending[], outcomes: readonly HandlerOutcome[]): void {
-    const acks: ConsumeMessage[] = [];
-    batch.forEach((pending, index) => {
-      const outcome = outcomes[index] ?? 'retry';
-      if (outcome === 'ack') {
-        acks.push(pending.delivery);
-        this.deps.onSettled('ack', { routingKey: pending.delivery.fields.routingKey });
-        endMessageSpan(pending, outcome);
-      } else this.settlePending(pending, outcome);
-    });
-    this.ackTogether(acks);
-  }
-
   private settlePending(pending: Pending, outcome: HandlerOutcome): void {
-    this.settle(pending.delivery, outcome);
+    this.settlement.settle(pending.delivery, outcome);
     endMessageSpan(pending, outcome);
-  }
-
-  /**
-   * One `basic.ack` with `multiple` for the highest tag when every open delivery up to it is among
-   * `acks` (the usual case); otherwise one ack each.
-   */
-  private ackTogether(acks: ConsumeMessage[]): void {
-    if (acks.length === 0 || !this.channelUsable()) return;
-    const tags = new Set(acks.map((delivery) => delivery.fields.deliveryTag));
-    const highest = acks.reduce((top, delivery) => (delivery.fields.deliveryTag > top.fields.deliveryTag ? delivery : top));
-    const coversOthers = [...this.open].some((tag) => tag <= highest.fields.deliveryTag && !tags.has(tag));
-    try {
-      if (coversOthers) for (const delivery of acks) this.deps.channel.ack(delivery);
-      else this.deps.channel.ack(highest, true);
-    } catch (error) {
-      this.deps.logger.warn({ err: errorText(error) }, 'could not acknowledge; the broker will redeliver');
-    }
-    for (const tag of tags) this.open.delete(tag);
-  }
-
-  private settle(delivery: ConsumeMessage, outcome: HandlerOutcome): void {
-    if (outcome === 'ack') {
-      this.deps.onSettled('ack', { routingKey: delivery.fields.routingKey });
-      this.ackTogether([delivery]);
-      return;
-    }
-    this.deps.onSettled(outcome, { routingKey: delivery.fields.routingKey });
-    if (!this.channelUsable()) return;
-    const tag = delivery.fields.deliveryTag;
-    try {
-      if (outcome === 'dead-letter') {
-        this.deps.channel.nack(delivery, false, false);
-        this.open.delete(tag);
-        return;
-      }
-      // Back off a little so that a failing dependency is not hammered; the tag stays open meanwhile.
-      const previous = Number(delivery.properties.headers?.['x-delivery-count'] ?? 0);
-      const backoff = Math.min(this.deps.settings.retryBackoffMs * (previous + 1), 5_000);
-      const timer = setTimeout(() => {
-        this.open.delete(tag);
-        try {
-          if (this.channelUsable()) this.deps.channel.nack(delivery, false, true);
-        } catch {
-          // channel closed meanwhile: the broker redelivers the unacked message anyway
-        }
-      }, backoff);
-      timer.unref();
-    } catch (error) {
-      this.deps.logger.warn({ err: errorText(error) }, 'could not settle message; the broker will redeliver it');
-    }
-  }
-
-  /**
-   * A delivery tag belongs to its channel. After a reconnection the old channel is gone and the
-   * broker has already put the message back; settling it on the new channel would be an error.
-   */
-  private channelUsable(): boolean {
-    return this.deps.isCurrentChannel();
   }
 }
 
