@@ -5,7 +5,7 @@ import type { AuthCliConfig } from './config';
 import { PasswordHasher } from './passwords/password-hasher';
 import { openAuthDatabase } from './persistence/database';
 import type { UserAccount } from './users/user';
-import { RECOMMENDED_PASSWORD_LENGTH, UserAdministration, normalizeUsername, type ClinicDirectory, type UserInput } from './users/user-admin.service';
+import { UserAdministration, normalizeUsername, type ClinicDirectory, type UserInput } from './users/user-admin.service';
 import { UserRepository } from './users/user.repository';
 
 type Context = CommandContext<UserAdministration>;
@@ -63,7 +63,7 @@ export const USER_CLI = new CommandLine<UserAdministration>({
 });
 
 async function saveUser(mode: 'create' | 'upsert', values: OptionValues<typeof USER_OPTIONS>, context: Context): Promise<void> {
-  const { services, out, err } = context;
+  const { services, out } = context;
   const input: UserInput = {
     role: values.role,
     username: values.username,
@@ -74,9 +74,6 @@ async function saveUser(mode: 'create' | 'upsert', values: OptionValues<typeof U
   const users = await services();
   const { user, created } = mode === 'create' ? { user: await users.create(input), created: true } : await users.upsert(input);
   out(`${created ? 'created' : 'updated'} ${describe(user)}`);
-  if (input.password.length < RECOMMENDED_PASSWORD_LENGTH) {
-    err(`warning: the password has fewer than ${RECOMMENDED_PASSWORD_LENGTH} characters; prefer a longer one`);
-  }
 }
 
 /** The password of `--password`, or the first line of standard input with `--password-stdin`; throws UsageError. */
@@ -112,8 +109,6 @@ export async function openUserAdministration(deps: { config: AuthCliConfig; clin
     passwords,
     clinics: deps.clinics ?? new RoutingClinicDirectory(deps.config.ROUTING_URL, commandLineServiceTokens(deps.config, prisma)),
     now: Date.now,
-    // Production refuses what development only warns about (saveUser), so that tests and demos may use short passwords.
-    minimumPasswordLength: deps.config.NODE_ENV === 'production' ? RECOMMENDED_PASSWORD_LENGTH : 1,
   });
   return { services, close: () => prisma.$disconnect() };
 }
