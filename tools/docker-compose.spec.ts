@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { parse } from 'yaml';
+import { compile as compileAddressList } from 'proxy-addr';
+import { parse, type CollectionTag, type ScalarTag } from 'yaml';
 import type { ZodObject, ZodPreprocess, ZodRawShape } from 'zod';
 import { PRINCIPALS, PROVISIONED_SERVICES, provisionPlan, serviceEnvironment } from '@bedrequest/provision';
 // The one place outside an app that reads the apps' config schemas: this test keeps the compose file
@@ -15,15 +16,19 @@ import { RoutingConfig } from '../apps/routing/src/config';
 import { WebConfig } from '../apps/web/src/config';
 
 interface ComposeService {
+  image?: string;
   build?: { args?: { SERVICE?: string } };
   restart?: string;
   healthcheck?: unknown;
   environment?: Record<string, string>;
   ports?: (string | { host_ip?: string; target?: number; published?: string | number })[];
   depends_on?: Record<string, { condition: string }>;
+  networks?: Record<string, { ipv4_address?: string } | null>;
+  volumes?: string[];
 }
 interface ComposeFile {
   services: Record<string, ComposeService>;
+  networks?: { default?: { ipam?: { config?: { subnet?: string; ip_range?: string }[] } } };
 }
 
 const root = join(__dirname, '..');
@@ -35,34 +40,73 @@ const variablesIn = (pattern: RegExp) => new Set([...`${developmentText}\n${prod
 const used = variablesIn(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g);
 const required = variablesIn(/\$\{([A-Za-z_][A-Za-z0-9_]*):\?/g);
 
-/** A value for each variable, of the form its reader checks (hex passwords and secrets, base64 keys). */
+/** A value for each variable, of the form its reader checks (hex passwords and secrets, base64 keys, a host name). */
 const variables = Object.fromEntries(
   [...used].map((name) => {
     const digest = createHash('sha256').update(name).digest();
+    if (name === 'PUBLIC_HOST') return [name, 'bedrequest.example.org'];
     return [name, name.endsWith('_DATA_KEK') ? digest.toString('base64') : digest.toString('hex')];
   }),
 );
+
+/** A value an override file tags for the merge: `!reset` (the base's value goes) or `!override` (replaces it whole). */
+class Tagged {
+  constructor(
+    readonly tag: 'reset' | 'override',
+    readonly value: unknown,
+  ) {}
+}
+const composeTags: (CollectionTag | ScalarTag)[] = (['reset', 'override'] as const).flatMap((tag) => [
+  { tag: `!${tag}`, collection: 'seq' as const, resolve: (value: { toJSON(): unknown }) => new Tagged(tag, value.toJSON()) },
+  { tag: `!${tag}`, collection: 'map' as const, resolve: (value: { toJSON(): unknown }) => new Tagged(tag, value.toJSON()) },
+  { tag: `!${tag}`, resolve: (value: string) => new Tagged(tag, value) },
+]);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Tagged);
 
 /** What compose does to every string value: `$$` is a `$`, `${NAME…}` the variable's value. */
 function interpolate(value: unknown): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}/g, (_match, name: string | undefined) => (name === undefined ? '$' : variables[name]!));
   }
+  if (value instanceof Tagged) return new Tagged(value.tag, interpolate(value.value));
   if (Array.isArray(value)) return value.map(interpolate);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, interpolate(entry)]));
+  if (isMapping(value)) return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, interpolate(entry)]));
   return value;
 }
 
-/** Compose's merge of an override file: mappings key by key (the environment among them), anything else replaced. */
-function merge(base: unknown, override: unknown): unknown {
-  const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (!isMapping(base) || !isMapping(override)) return override;
-  const merged = { ...base };
-  for (const [key, value] of Object.entries(override)) merged[key] = key in merged ? merge(merged[key], value) : value;
-  return merged;
+/** A file as compose reads it on its own: a tagged value is its value. */
+function untagged(value: unknown): unknown {
+  if (value instanceof Tagged) return untagged(value.value);
+  if (Array.isArray(value)) return value.map(untagged);
+  if (isMapping(value)) return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, untagged(entry)]));
+  return value;
 }
 
-const parseCompose = (text: string): unknown => parse(text, { merge: true });
+/** The attributes whose sequences an override replaces rather than extends (the Compose Specification, "Merge"). */
+const REPLACED_SEQUENCES = new Set(['command', 'entrypoint', 'test']);
+
+/**
+ * Compose's merge of an override file (the Compose Specification, "Merge"): mappings key by key (the
+ * environment among them), sequences appended (an entry already there not twice; `command`,
+ * `entrypoint` and a health check's `test` replaced), scalars replaced; `!reset` drops the base's
+ * value, `!override` replaces it whole.
+ */
+function merge(base: unknown, override: unknown, key = ''): unknown {
+  if (override instanceof Tagged) return untagged(override.value);
+  if (isMapping(base) && isMapping(override)) {
+    const merged = { ...base };
+    for (const [name, value] of Object.entries(override)) merged[name] = name in merged ? merge(merged[name], value, name) : untagged(value);
+    return merged;
+  }
+  if (Array.isArray(base) && Array.isArray(override) && !REPLACED_SEQUENCES.has(key)) {
+    const seen = new Set(base.map((entry) => JSON.stringify(entry)));
+    return [...base, ...override.filter((entry) => !seen.has(JSON.stringify(entry)))];
+  }
+  return untagged(override);
+}
+
+const parseCompose = (text: string): unknown => parse(text, { merge: true, customTags: composeTags });
 const development = interpolate(parseCompose(developmentText)) as ComposeFile;
 const productionOverride = interpolate(parseCompose(productionText)) as ComposeFile;
 const production = merge(development, productionOverride) as ComposeFile;
@@ -72,8 +116,10 @@ const composeSpecification = JSON.parse(readFileSync(require.resolve('docker-com
 // types are valid draft-07 that ajv's strict mode would only warn about.
 delete composeSpecification.$schema;
 const validateCompose = new Ajv({ allErrors: true, strict: false }).compile(composeSpecification);
-const specificationErrors = (file: unknown) =>
-  validateCompose(file) ? [] : (validateCompose.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
+const specificationErrors = (file: unknown) => {
+  const plain = untagged(file);
+  return validateCompose(plain) ? [] : (validateCompose.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
+};
 
 const stacks: [string, ComposeFile][] = [
   ['docker-compose.yml', development],
@@ -90,6 +136,13 @@ const configs: Record<string, ZodPreprocess<ZodObject<ZodRawShape>>> = {
 };
 
 describe('docker-compose.yml', () => {
+  it('publishes only the gateway and the web app, on loopback', () => {
+    expect(publishedBy(development)).toEqual([
+      { name: 'gateway', port: '127.0.0.1:8080:8080' },
+      { name: 'web', port: '127.0.0.1:8085:8085' },
+    ]);
+  });
+
   it.each(Object.keys(configs))('runs %s from the shared Dockerfile with a health check', (name) => {
     const service = development.services[name];
     expect(service?.build?.args?.SERVICE).toBe(name);
@@ -147,15 +200,14 @@ describe('docker-compose.yml', () => {
   });
 });
 
+/** What a stack publishes: service and `host_ip:published:target`. */
+const publishedBy = (stack: ComposeFile) =>
+  Object.entries(stack.services).flatMap(([name, service]) =>
+    (service.ports ?? []).map((port) => ({ name, port: typeof port === 'string' ? port : `${port.host_ip}:${port.published}:${port.target}` })),
+  );
+
 describe.each(stacks)('%s', (_file, stack) => {
-  it('publishes only the gateway and the web app, on loopback, and never the management API', () => {
-    const published = Object.entries(stack.services).flatMap(([name, service]) =>
-      (service.ports ?? []).map((port) => ({ name, port: typeof port === 'string' ? port : `${port.host_ip}:${port.published}:${port.target}` })),
-    );
-    expect(published).toEqual([
-      { name: 'gateway', port: '127.0.0.1:8080:8080' },
-      { name: 'web', port: '127.0.0.1:8085:8085' },
-    ]);
+  it('never publishes the management API', () => {
     expect(JSON.stringify(stack)).not.toContain('15672:15672');
   });
 
@@ -249,6 +301,114 @@ describe('docker-compose.prod.yml', () => {
     const environment = production.services[name]?.environment ?? {};
     const result = schema.safeParse(environment);
     expect(result.error?.issues ?? []).toEqual([]);
+  });
+});
+
+/** The fixed address of each service that has one on the compose network. */
+const fixedAddresses = (stack: ComposeFile): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(stack.services).flatMap(([name, service]) => {
+      const address = service.networks?.default?.ipv4_address;
+      return address ? [[name, address]] : [];
+    }),
+  );
+/** The entries of a service's TRUSTED_PROXIES. */
+const trustedBy = (stack: ComposeFile, name: string) => (stack.services[name]?.environment?.TRUSTED_PROXIES ?? '').split(/[\s,]+/).filter(Boolean);
+const within = (range: string) => {
+  const contains = compileAddressList([range]);
+  return (address: string) => contains(address, 0);
+};
+
+/** A Caddyfile without its comments. */
+const caddyfileText = (text: string) => text.replace(/(^|\s)#.*$/gm, '$1');
+/** Each `reverse_proxy [matcher] <upstream> { … }` of a Caddyfile: its upstream and the text of its block. */
+function reverseProxies(text: string): { upstream: string; block: string }[] {
+  return [...text.matchAll(/^\s*reverse_proxy\s+(?:@\S+\s+)?(\S+)[ \t]*(\{)?/gm)].map((match) => {
+    const start = match.index + match[0].length;
+    if (!match[2]) return { upstream: match[1]!, block: '' };
+    let depth = 1;
+    let end = start;
+    for (; end < text.length && depth > 0; end++) depth += text[end] === '{' ? 1 : text[end] === '}' ? -1 : 0;
+    return { upstream: match[1]!, block: text.slice(start, end - 1) };
+  });
+}
+
+describe.each(stacks)("the client's address in %s", (_file, stack) => {
+  it('keeps the fixed addresses out of the range compose gives the other containers', () => {
+    const [ipam] = stack.networks?.default?.ipam?.config ?? [];
+    expect(ipam).toMatchObject({ subnet: expect.any(String), ip_range: expect.any(String) });
+    const inSubnet = within(ipam!.subnet!);
+    const inDynamicRange = within(ipam!.ip_range!);
+    for (const [name, address] of Object.entries(fixedAddresses(stack))) {
+      expect({ name, address, inSubnet: inSubnet(address), inDynamicRange: inDynamicRange(address) }).toEqual({
+        name,
+        address,
+        inSubnet: true,
+        inDynamicRange: false,
+      });
+    }
+  });
+
+  it('has each service believe X-Forwarded-For only from fixed addresses of the services that pass a client on', () => {
+    const fixed = fixedAddresses(stack);
+    const passers = Object.entries(fixed).filter(([name]) => ['proxy', 'web', 'gateway'].includes(name));
+    for (const name of Object.keys(stack.services)) {
+      for (const entry of trustedBy(stack, name)) {
+        // An exact address, not a range or a name: a range would take in whoever else gets an address in it.
+        expect({ name, entry, of: passers.find(([, address]) => address === entry)?.[0] }).toEqual({ name, entry, of: expect.any(String) });
+      }
+    }
+  });
+});
+
+describe('the proxy of docker-compose.prod.yml', () => {
+  const proxy: ComposeService = production.services.proxy ?? {};
+  const fixed = fixedAddresses(production);
+  const mounted = (proxy.volumes ?? []).find((volume) => volume.split(':')[1] === '/etc/caddy/Caddyfile');
+  const source = mounted && join(root, mounted.split(':')[0]!);
+  const caddyfile = source && existsSync(source) ? caddyfileText(readFileSync(source, 'utf8')) : '';
+
+  it('is the only service published, on the HTTP and HTTPS ports', () => {
+    expect(publishedBy(production)).toEqual([
+      { name: 'proxy', port: '80:80' },
+      { name: 'proxy', port: '443:443' },
+    ]);
+  });
+
+  it('runs the official Caddy image with a fixed address, its Caddyfile read-only, once the gateway and the web app are healthy', () => {
+    expect(proxy.image).toMatch(/^caddy:\d/);
+    expect(fixed.proxy).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(mounted).toMatch(/^\.\/deploy\/compose\/Caddyfile:\/etc\/caddy\/Caddyfile:ro$/);
+    expect(proxy.depends_on).toEqual({ gateway: { condition: 'service_healthy' }, web: { condition: 'service_healthy' } });
+  });
+
+  it('is what the gateway and the web app believe, exactly; auth and intake believe the gateway', () => {
+    const services = ['gateway', 'web', 'auth', 'intake', 'routing', 'notifier'];
+    const believed = Object.fromEntries(services.map((name) => [name, trustedBy(production, name).sort()]));
+    expect(fixed).toMatchObject({ proxy: expect.any(String), web: expect.any(String), gateway: expect.any(String) });
+    expect(believed).toEqual({
+      gateway: [fixed.proxy, fixed.web].sort(),
+      web: [fixed.proxy],
+      auth: [fixed.gateway],
+      intake: [fixed.gateway],
+      routing: [],
+      notifier: [],
+    });
+  });
+
+  it("names the client by its connection, replacing any X-Forwarded-For the client sent, and believes no one's", () => {
+    const proxies = reverseProxies(caddyfile);
+    expect(proxies.map(({ upstream }) => upstream).sort()).toEqual(['gateway:8080', 'web:8085']);
+    for (const { upstream, block } of proxies) {
+      expect({ upstream, replaces: /^\s*header_up\s+X-Forwarded-For\s+\{remote_host\}\s*$/m.test(block) }).toEqual({ upstream, replaces: true });
+    }
+    expect(caddyfile).not.toMatch(/trusted_proxies|header_up\s+\+X-Forwarded-For/);
+  });
+
+  it('serves the public host that the gateway sends the inbox to', () => {
+    expect(proxy.environment?.PUBLIC_HOST).toBe(variables.PUBLIC_HOST);
+    expect(caddyfile).toMatch(/^\{\$PUBLIC_HOST\}\s*\{/m);
+    expect(production.services.gateway?.environment?.WEB_PUBLIC_URL).toBe(`https://${variables.PUBLIC_HOST}`);
   });
 });
 
