@@ -34,7 +34,7 @@ describe('login lock-out through the gateway, by username and source address', (
 
   /** A login from a connection bound to `localAddress`, its answer checked against the OpenAPI document. */
   const loginFrom = async (localAddress: string, password: string) => {
-    const agent = agents.get(localAddress) ?? new Agent({ connect: { localAddress } });
+    const agent = agents.get(localAddress) ?? new Agent({ localAddress });
     agents.set(localAddress, agent);
     const path = '/api/v1/token/login';
     const response = await fetch(`${stack.gatewayUrl}${path}`, {
