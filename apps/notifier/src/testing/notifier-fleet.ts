@@ -2,13 +2,15 @@
 // scales out (deploy/: KEDA on the deliveries due), delivering to slow receivers: for the fault
 // suite's scale-out fault (tools/faults/scale-out.faults.spec.ts) and the benchmark's figure 7a
 // (bench/src/figure-scale-out.ts), which start the processes with the stack launcher.
-import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { AdmissionResponseV1, createEnvelope, declareTopology, messageCatalog } from '@bedrequest/contracts';
-import { fhirTask } from '@bedrequest/fhir-model/testing';
+import { declareTopology, messageCatalog } from '@bedrequest/contracts';
 import { Broker } from '@bedrequest/messaging';
 import { WebhookReceiver, metricSum, silentLogger, waitFor, type ReceivedWebhook } from '@bedrequest/testing';
 import { TestAuthority } from '@bedrequest/tokens/testing';
+import { plannedEvents, publishEvent, subscribeParties } from './fleet-events';
+import { arrivalFigures, type FleetRun } from './fleet-run';
+
+export type { FleetRun } from './fleet-run';
 
 /**
  * What the fleet needs of the stack launcher (`launchStack` of @bedrequest/stack, which the callers
@@ -46,30 +48,6 @@ export interface FleetOptions {
    * it counts those that did not as lost: a bound that only catches a hang. Default 300 s.
    */
   arrivalTimeoutMs?: number;
-}
-
-/** What one run of `deliver` saw. */
-export interface FleetRun {
-  events: number;
-  /**
-   * Deliveries per second while the processes are busy: the middle 80 % of the first arrivals over
-   * the time between them, without the start (publishing, the first claims) and the end (the last
-   * attempts, when fewer events are left than slots), which weigh more in a shorter run.
-   */
-  perSecond: number;
-  /** Events over the seconds from the first publish to the last event's first arrival. */
-  overallPerSecond: number;
-  seconds: number;
-  /** Published events that never arrived. */
-  lost: number;
-  /** Events that arrived more than once (every receiver answers 2xx: a second arrival is a double). */
-  doubled: number;
-  /** Events stored and recorded as delivered by the notifiers (the database's view). */
-  recordedDelivered: number;
-  /** Requests whose two events arrived in the other order. */
-  outOfOrder: number;
-  /** Attempts each process made in the run (from its /metrics), by instance name. */
-  attemptsByInstance: Record<string, number>;
 }
 
 /** A notifier stopped with SIGTERM in the middle of a run. */
@@ -175,11 +153,7 @@ export class NotifierFleet {
   async deliver<T>(events: number, midRun?: { afterDelivered: number; action: () => Promise<T> }): Promise<FleetRun & { midRun?: T }> {
     for (const receiver of this.receivers) receiver.reset();
     const attemptsBefore = await this.attemptsByInstance();
-    const requests = Array.from({ length: Math.ceil(events / 2) }, () => `https://scale-hospital.example/fhir/ServiceRequest/${randomUUID()}`);
-    const published = Array.from({ length: events }, (_, n) => {
-      const request = n % requests.length;
-      return { eventId: randomUUID(), request: requests[request]!, party: partyName(request % this.options.parties) };
-    });
+    const { requests, published } = plannedEvents(events, this.options.parties);
     const firstArrivals = () => new Set(this.received().map((webhook) => webhook.id)).size;
     const started = performance.now();
     const occurredFrom = Date.now() - events;
@@ -192,7 +166,7 @@ export class NotifierFleet {
         }).then(midRun.action)
       : undefined;
     for (let from = 0; from < events; from += 256) {
-      await Promise.all(published.slice(from, from + 256).map((event, index) => this.publish(event, new Date(occurredFrom + from + index))));
+      await Promise.all(published.slice(from, from + 256).map((event, index) => publishEvent(this.client, event, new Date(occurredFrom + from + index))));
     }
     await waitFor(() => firstArrivals() === events, { timeoutMs: arrivalTimeoutMs, intervalMs: 20, what: `${events} events at the receivers` }).catch(
       () => undefined,
@@ -217,30 +191,17 @@ export class NotifierFleet {
       );
       return rows[0]!.n;
     });
-    const received = this.received();
-    const arrivals = new Map<string, ReceivedWebhook[]>();
-    for (const webhook of received) arrivals.set(webhook.id, [...(arrivals.get(webhook.id) ?? []), webhook]);
-    const firstArrivalTimes = [...arrivals.values()].map((copies) => copies[0]!.receivedAt).sort((a, b) => a - b);
-    const seconds = (firstArrivalTimes.at(-1)! - started) / 1000;
-    const [from, to] = [Math.floor(firstArrivalTimes.length * 0.1), Math.ceil(firstArrivalTimes.length * 0.9) - 1];
-    const busySeconds = (firstArrivalTimes[to]! - firstArrivalTimes[from]!) / 1000;
-    const position = new Map(received.map((webhook, index) => [webhook, index] as const));
-    let outOfOrder = 0;
-    for (let request = 0; request < requests.length; request++) {
-      const earlier = arrivals.get(published[request]!.eventId)?.[0];
-      const later = published[request + requests.length] && arrivals.get(published[request + requests.length]!.eventId)?.[0];
-      if (earlier && later && position.get(later)! < position.get(earlier)!) outOfOrder += 1;
-    }
+    const figures = arrivalFigures(published, requests.length, this.received(), started);
     const attemptsAfter = await this.attemptsByInstance();
     return {
       events,
-      perSecond: (to - from) / busySeconds,
-      overallPerSecond: events / seconds,
-      seconds,
-      lost: ids.filter((id) => !arrivals.has(id)).length,
-      doubled: [...arrivals.values()].filter((copies) => copies.length > 1).length,
+      perSecond: figures.perSecond,
+      overallPerSecond: figures.overallPerSecond,
+      seconds: figures.seconds,
+      lost: figures.lost,
+      doubled: figures.doubled,
       recordedDelivered,
-      outOfOrder,
+      outOfOrder: figures.outOfOrder,
       attemptsByInstance: Object.fromEntries(Object.entries(attemptsAfter).map(([name, attempts]) => [name, attempts - (attemptsBefore[name] ?? 0)])),
       ...(midRun ? { midRun: midRunResult as T } : {}),
     };
@@ -291,30 +252,7 @@ export class NotifierFleet {
 
   private async subscribe(instance: string): Promise<void> {
     const url = this.stack.instances().find((running) => running.name === instance)!.url;
-    for (let party = 0; party < this.options.parties; party++) {
-      const receiver = this.receivers[party % this.receivers.length]!;
-      const response = await fetch(`${url}/internal/subscriptions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${await this.authority.referrer(partyName(party))}` },
-        body: JSON.stringify({ eventType: 'AdmissionResponse', callbackUrl: `${receiver.url}/${partyName(party)}` }),
-      });
-      if (response.status !== 201) throw new Error(`subscribing ${partyName(party)} answered ${response.status}`);
-    }
-  }
-
-  private async publish(event: { eventId: string; request: string; party: string }, occurredAt: Date): Promise<void> {
-    const envelope = createEnvelope(
-      AdmissionResponseV1,
-      {
-        eventId: event.eventId,
-        referrerPartyId: event.party,
-        requestIdentifier: event.request,
-        task: fhirTask({ requestIdentifier: event.request, businessStatus: 'accepted' }),
-        source: 'clinic',
-      },
-      { correlationId: 'scale-out', occurredAt },
-    );
-    await this.client.publishEnvelope(AdmissionResponseV1.routingKey, envelope);
+    await subscribeParties(url, this.options.parties, this.receivers, this.authority);
   }
 
   /** Attempts started (webhook_deliveries_attempted_total) by every running process. */
@@ -334,5 +272,3 @@ export class NotifierFleet {
     };
   }
 }
-
-const partyName = (index: number) => `scale-referrer-${index}`;
