@@ -1,24 +1,27 @@
 // One fault's own stack: the services as processes from dist (the stack launcher, @bedrequest/stack),
 // in database schemas, a broker namespace and a Redis key prefix of its own, with a referrer and a
 // clinic registered through the admin command line. Every service process runs with the loopback
-// firewall preloaded (support/loopback-firewall.cjs).
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// firewall preloaded (support/loopback-firewall.cjs). What it reads of the broker is
+// broker-inspection.ts, of the databases stored-state.ts, and what it says of the stack when a fault
+// fails stack-state.ts.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { connect as connectAmqp, type GetMessage } from 'amqplib';
 import { Pool } from 'pg';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { accessToken, type TestSigningKey } from '@bedrequest/tokens/testing';
-import { declareTopology, deadLetterQueueName, type QueueKey } from '@bedrequest/contracts';
+import { declareTopology, type QueueKey } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
-import { launchStack, root, type Instance, type Stack } from '@bedrequest/stack';
+import { launchStack, root, type Stack } from '@bedrequest/stack';
 import { testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { queueDepth, takeDeadLettered, unsettledMessages } from './broker-inspection';
 import type { PostRecord, Referrer } from './load';
+import { describeStack, serviceHealth } from './stack-state';
+import { deliveryStates, storedCounts, type StoredCounts } from './stored-state';
 
-const execute = promisify(execFile);
+export { saveServiceLogs } from './stack-state';
+export type { StoredCounts } from './stored-state';
 
 export const FIREWALL = join(__dirname, 'loopback-firewall.cjs');
 /** The referrer and clinic every fault stack has: the clinic offers orthopaedics (2300), what the bundles ask for. */
@@ -34,15 +37,6 @@ export interface Tokens {
   token: string;
   refreshToken: string;
   partyId: string;
-}
-
-export interface StoredCounts {
-  /** Identifiers with exactly one request and one version. */
-  storedOnce: number;
-  /** Identifiers stored with more than one request row or version. */
-  duplicated: string[];
-  /** Identifiers not stored at all. */
-  missing: string[];
 }
 
 export class FaultFixture {
@@ -179,35 +173,15 @@ export class FaultFixture {
 
   /** Ready messages in a queue and in its dead-letter queue, and the queue's consumers. */
   async queueDepth(key: QueueKey): Promise<{ ready: number; deadLettered: number; consumers: number }> {
-    const connection = await connectAmqp(this.amqpUrl);
-    try {
-      const channel = await connection.createChannel();
-      const { messageCount: ready, consumerCount: consumers } = await channel.checkQueue(this.queue(key));
-      const deadLettered = (await channel.checkQueue(deadLetterQueueName(this.queue(key)))).messageCount;
-      return { ready, deadLettered, consumers };
-    } finally {
-      await connection.close();
-    }
+    return queueDepth(this.amqpUrl, this.queue(key));
   }
 
   /**
    * Messages of a queue that are ready or delivered and not yet settled, as the broker counts them
-   * (`rabbitmqctl list_queues`, RABBITMQCTL of the stack or the machine's: the AMQP queue check
-   * counts only the ready ones). 0 once every message published to it has been acknowledged or
-   * dead-lettered: none is held by a consumer, none waits to be given back.
+   * (RABBITMQCTL of the stack or the machine's `rabbitmqctl`; see unsettledMessages).
    */
   async unsettled(key: QueueKey): Promise<number> {
-    const [command = 'rabbitmqctl', ...args] = (this.stack.env.RABBITMQCTL ?? 'rabbitmqctl').split(' ');
-    const vhost = decodeURIComponent(new URL(this.amqpUrl).pathname.slice(1)) || '/';
-    const { stdout } = await execute(
-      command,
-      [...args, 'list_queues', '-p', vhost, '--quiet', '--formatter', 'json', 'name', 'messages_ready', 'messages_unacknowledged'],
-      { timeout: 60_000, maxBuffer: 64 * 2 ** 20 },
-    );
-    const rows = JSON.parse(stdout) as { name: string; messages_ready: number; messages_unacknowledged: number }[];
-    const row = rows.find((each) => each.name === this.queue(key));
-    if (!row) throw new Error(`the broker lists no queue ${this.queue(key)}`);
-    return row.messages_ready + row.messages_unacknowledged;
+    return unsettledMessages(this.stack.env.RABBITMQCTL ?? 'rabbitmqctl', this.amqpUrl, this.queue(key));
   }
 
   /**
@@ -215,42 +189,12 @@ export class FaultFixture {
    * dead letters are put back. Returns its AMQP headers (x-death and the like).
    */
   async takeDeadLettered(key: QueueKey, messageId: string): Promise<Record<string, unknown> | undefined> {
-    const connection = await connectAmqp(this.amqpUrl);
-    try {
-      const channel = await connection.createChannel();
-      const others: GetMessage[] = [];
-      let found: Record<string, unknown> | undefined;
-      for (;;) {
-        const message = await channel.get(deadLetterQueueName(this.queue(key)), { noAck: false });
-        if (!message) break;
-        if (message.properties.messageId === messageId) {
-          found = message.properties.headers ?? {};
-          channel.ack(message);
-          break;
-        }
-        others.push(message);
-      }
-      for (const message of others) channel.nack(message, false, true);
-      await channel.close();
-      return found;
-    } finally {
-      await connection.close();
-    }
+    return takeDeadLettered(this.amqpUrl, this.queue(key), messageId);
   }
 
   /** How often each identifier is stored in intake's schema: requests and versions. */
   async storedCounts(identifiers: readonly string[]): Promise<StoredCounts> {
-    const schema = this.schema('intake');
-    const { rows } = await this.pool.query<{ identifier: string; requests: number; versions: number }>(
-      `SELECT r.identifier, count(DISTINCT r.id)::int AS requests, count(v.version)::int AS versions
-         FROM "${schema}".admission_request r LEFT JOIN "${schema}".request_version v ON v.request_id = r.id
-        WHERE r.identifier = ANY($1) GROUP BY r.identifier`,
-      [identifiers],
-    );
-    const found = new Map(rows.map((row) => [row.identifier, row]));
-    const duplicated = rows.filter((row) => row.requests !== 1 || row.versions !== 1).map((row) => row.identifier);
-    const missing = identifiers.filter((identifier) => !found.has(identifier));
-    return { storedOnce: rows.length - duplicated.length, duplicated, missing };
+    return storedCounts(this.pool, this.schema('intake'), identifiers);
   }
 
   /**
@@ -270,28 +214,9 @@ export class FaultFixture {
     return { ...counts, accepted: identifiers.length, settledMs: Date.now() - started };
   }
 
-  /**
-   * Where the webhooks of these requests (their UUIDs) stand in the notifier, for a fault's figures
-   * when some did not arrive: how many have no delivery, and the others by status, attempts, the
-   * last attempt's answer and whether they wait for a later attempt or are leased.
-   */
+  /** Where the webhooks of these requests (their UUIDs) stand in the notifier (see deliveryStates). */
   async deliveryStates(requestIds: readonly string[]): Promise<string> {
-    if (requestIds.length === 0) return 'none';
-    const schema = this.schema('notifier');
-    const { rows } = await this.pool.query<{ state: string; n: number }>(
-      `SELECT concat_ws(' ', d.status, 'after ' || d.attempt_count || ' attempts', 'last: ' || a.answer,
-                        CASE WHEN d.next_attempt_at > now() THEN 'next in ' || round(extract(epoch FROM d.next_attempt_at - now())) || ' s' END,
-                        CASE WHEN d.leased_until >= now() THEN 'leased' END) AS state,
-              count(*)::int AS n
-         FROM "${schema}".delivery d
-         LEFT JOIN LATERAL (SELECT coalesce(status_code::text, error) AS answer FROM "${schema}".delivery_attempt x
-                             WHERE x.event_id = d.event_id ORDER BY x.id DESC LIMIT 1) a ON true
-        WHERE substring(d.request_identifier from '[^/]+$') = ANY($1)
-        GROUP BY 1 ORDER BY 2 DESC`,
-      [requestIds],
-    );
-    const found = rows.reduce((sum, row) => sum + row.n, 0);
-    return [`${requestIds.length - found} without a delivery`, ...rows.map((row) => `${row.n} ${row.state}`)].join('; ');
+    return deliveryStates(this.pool, this.schema('notifier'), requestIds);
   }
 
   /** Intake's and routing's queues empty and intake's outbox published. */
@@ -308,17 +233,7 @@ export class FaultFixture {
 
   /** Every service process still running and answering /health/ready with 200. */
   async health(): Promise<Record<string, number | 'exited'>> {
-    const entries = await Promise.all(
-      this.stack.instances().map(async (instance) => {
-        if (!this.stack.isRunning(instance.name)) return [instance.name, 'exited'] as const;
-        const status = await fetch(`${instance.probeUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then(
-          (response) => response.status,
-          () => 0,
-        );
-        return [instance.name, status] as const;
-      }),
-    );
-    return Object.fromEntries(entries);
+    return serviceHealth(this.stack);
   }
 
   /**
@@ -330,34 +245,15 @@ export class FaultFixture {
     try {
       return await work();
     } catch (error) {
-      const state = await this.describe(label).catch((failure: unknown) => `(could not read the stack's state: ${String(failure)})`);
+      const state = await describeStack(this.stack, label, (key) => this.queueDepth(key)).catch(
+        (failure: unknown) => `(could not read the stack's state: ${String(failure)})`,
+      );
       if (error instanceof Error) {
         error.message += `\n\n${state}`;
         throw error;
       }
       throw new Error(`${String(error)}\n\n${state}`);
     }
-  }
-
-  /** The stack's state for a failure's message (see explainingFailure). */
-  private async describe(label: string): Promise<string> {
-    const health = await this.health();
-    const instances = this.stack.instances();
-    const folder = saveServiceLogs(`${label}-${this.namespace}`, instances, `stack state asked for at ${new Date().toISOString()}`);
-    const queues = await Promise.all(
-      (['intake', 'routing', 'notifier'] as const).map(async (key) => {
-        const { ready, deadLettered, consumers } = await this.queueDepth(key);
-        return `${key}: ${ready} ready, ${deadLettered} dead-lettered, ${consumers} consuming`;
-      }),
-    );
-    const lastLines = instances.map((instance) => {
-      const lines = instance.output().trimEnd().split('\n').filter(Boolean).slice(-LAST_LINES);
-      const written = lines.map((line) => `    ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`).join('\n');
-      return `  ${instance.name} (ready: ${health[instance.name]}):${written ? `\n${written}` : ' wrote nothing'}`;
-    });
-    return [`stack ${this.namespace} then:`, `  queues: ${queues.join('; ')}`, ...lastLines, folder ? `  everything they wrote: ${folder}` : '']
-      .filter(Boolean)
-      .join('\n');
   }
 
   /** Connections the services tried to open to anything but loopback (refused by the firewall). */
@@ -383,19 +279,4 @@ export class FaultFixture {
     rmSync(this.firewallLog, { force: true });
     if (blocked.length) throw new Error(`services of ${this.namespace} tried to connect beyond loopback: ${JSON.stringify(blocked)}`);
   }
-}
-
-/** Lines of each instance's output a failure's message quotes. */
-const LAST_LINES = 8;
-
-/**
- * What every instance wrote, one file per instance under tmp/faults/<label>-logs with `header` at
- * the top; the folder, or undefined when there was nothing.
- */
-export function saveServiceLogs(label: string, instances: readonly Instance[], header: string): string | undefined {
-  if (instances.length === 0) return undefined;
-  const folder = join(root, 'tmp', 'faults', `${label}-logs`);
-  mkdirSync(folder, { recursive: true });
-  for (const instance of instances) writeFileSync(join(folder, `${instance.name}.log`), `${header}\n\n${instance.output()}`);
-  return folder;
 }
