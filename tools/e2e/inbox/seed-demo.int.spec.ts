@@ -18,12 +18,12 @@ describe('npm run seed:demo', () => {
   });
 
   // Not spawnSync: the stack runs in this process and must answer the seed's calls meanwhile.
-  const seed = () =>
+  const seed = (env: Record<string, string> = {}) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
         [join(__dirname, '..', '..', 'seed-demo.mjs')],
-        { env: { ...stack.env, GATEWAY_URL: stack.gatewayUrl }, encoding: 'utf8', timeout: 240_000 },
+        { env: { ...stack.env, GATEWAY_URL: stack.gatewayUrl, ...env }, encoding: 'utf8', timeout: 240_000 },
         (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
@@ -49,7 +49,9 @@ describe('npm run seed:demo', () => {
       .items;
     expect(declined).toEqual([expect.objectContaining({ status: 'rejected', businessStatus: 'declined' })]);
 
-    const again = await seed();
+    // Again with a blank NODE_ENV (`NODE_ENV= npm run seed:demo`), which counts as unset: development.
+    const again = await seed({ NODE_ENV: '' });
+    expect(again.stderr).toBe('');
     expect(again.status).toBe(0);
     expect(await list()).toEqual(before);
   }, 300_000);
