@@ -53,8 +53,9 @@ export const GatewayConfig = configSchema({
     .min(2 ** 20)
     .default(2 * 2 ** 20),
   /**
-   * Requests per second per client address (an IPv6 address's /64) to the routes without a token:
-   * the token endpoints, the CapabilityStatement and conformance resources, the OpenAPI document.
+   * Requests per second per client address (an IPv6 address's /64) to the routes without a token,
+   * each group with a budget of its own (address-limits.ts): the token endpoints; the
+   * CapabilityStatement and conformance resources, the OpenAPI document and the service index.
    */
   RATE_LIMIT_PER_ADDRESS_PER_SECOND: env.positiveInt(20),
   /**

@@ -5,7 +5,8 @@ import { openRedis } from '@bedrequest/persistence';
 import { silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { errorHandler } from './http-errors';
 import { jsonBody } from './json-body';
-import { addressLimit, partyLimits, type PartyLimitOptions } from './rate-limit';
+import { addressLimit } from './address-limits';
+import { partyLimits, type PartyLimitOptions } from './rate-limit';
 
 /**
  * The gateway's limits (issue 26, points 4 and 7), against the real Redis: a party's request rate
@@ -363,7 +364,7 @@ describe('the per-address limit of the routes without a token', () => {
     try {
       await connected(redis);
       const open = (exempt: string[], refusalHoldMs = 0) =>
-        express().get('/open', addressLimit({ redis, perSecond: 5, exempt, refusalHoldMs }), (_req, res) => void res.json({ ok: true }));
+        express().get('/open', addressLimit({ redis, bucket: 'documents', perSecond: 5, exempt, refusalHoldMs }), (_req, res) => void res.json({ ok: true }));
       const limited = await Promise.all(Array.from({ length: 12 }, () => request(open([])).get('/open')));
       expect(limited.filter((answer) => answer.status === 200)).toHaveLength(5);
       expect(limited.filter((answer) => answer.status === 429)).toHaveLength(7);

@@ -1,9 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { compile as compileAddressList } from 'proxy-addr';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { HttpError } from '@bedrequest/http';
-import { addressKeyOf, clientAddressOf, msUntilAllowed } from '@bedrequest/observability';
+import { msUntilAllowed } from '@bedrequest/observability';
 import { principalOf } from '@bedrequest/tokens';
 import { answerError } from './http-errors';
 
@@ -129,31 +128,13 @@ async function budgetLeft(limiter: RateLimiterAbstract, key: string): Promise<{ 
 }
 
 /**
- * The limit per client address (its IPv6 /64) of the routes without a token: the token endpoints,
- * the CapabilityStatement and conformance resources, the OpenAPI document, the service index.
- * `exempt` lists addresses and CIDRs (or proxy-addr's names, e.g. `loopback`) it never limits.
- */
-export function addressLimit(options: { redis: Redis | undefined; perSecond: number; exempt: readonly string[]; refusalHoldMs: number }): RequestHandler {
-  const rate = rateLimiter(options.redis, 'gateway:rate:address', options.perSecond, 1);
-  const isExempt = compileAddressList([...options.exempt]);
-  const hold = new RefusalHold(options.refusalHoldMs);
-  return async (req, res, next) => {
-    const address = clientAddressOf(req);
-    if (isExempt(address, 0)) return next();
-    const waitMs = await msUntilAllowed(rate, addressKeyOf(address));
-    if (waitMs > 0) return hold.refuse(req, res, `more than ${options.perSecond} requests per second from one address`, waitMs);
-    next();
-  };
-}
-
-/**
  * A limiter of `points` per `duration` seconds: in Redis, with the same limit in memory as insurance
  * while Redis is down; in memory alone without Redis. A key over its limit is refused from memory
  * until its window ends (inMemoryBlockOnConsumed): a party flooding past its limit costs no Redis
  * round trip per request (under the bench's abuse these were the largest item of the gateway's
  * busy time), and its refusals in that window change nothing the count in Redis would decide.
  */
-function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+export function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
   const inMemory = new RateLimiterMemory({ keyPrefix, points, duration });
   if (!redis) return inMemory;
   return new RateLimiterRedis({
@@ -180,7 +161,7 @@ function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number
  * (partyLimits); at most MAX_HELD_REFUSALS are held per process, then refusals are answered at once.
  * A caller that goes away meanwhile frees its place, and is not answered.
  */
-class RefusalHold {
+export class RefusalHold {
   private held = 0;
 
   constructor(private readonly maxMs: number) {}

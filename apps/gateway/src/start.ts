@@ -21,7 +21,8 @@ import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
 import { errorHandler, unknownPath } from './http-errors';
-import { addressLimit, partyLimits } from './rate-limit';
+import { addressLimit, type AddressBucket } from './address-limits';
+import { partyLimits } from './rate-limit';
 import { redirectToWeb } from './web-redirect';
 import { SERVICE_VERSION, serviceIndex } from './service-index';
 import { NotifierClient } from './subscriptions/notifier.client';
@@ -56,12 +57,17 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       bytesPerSecond: config.RATE_LIMIT_BYTES_PER_SECOND,
       refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
     });
-    const perAddress = addressLimit({
-      redis,
-      perSecond: config.RATE_LIMIT_PER_ADDRESS_PER_SECOND,
-      exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES,
-      refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
-    });
+    // Per client address, a budget for each group of routes without a token, so that reading the
+    // documents never starves the token endpoints (docs/operations.md, "Limits per client address").
+    const perAddress = (bucket: AddressBucket) =>
+      addressLimit({
+        redis,
+        bucket,
+        perSecond: config.RATE_LIMIT_PER_ADDRESS_PER_SECOND,
+        exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES,
+        refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
+      });
+    const documents = perAddress('documents');
     const referrers = [requireToken({ verifier, roles: ['referrer'] }), perParty];
     const clinics = [requireToken({ verifier, roles: ['clinic'] }), perParty];
     const anyone = [requireToken({ verifier, roles: ANY_ROLE }), perParty];
@@ -92,11 +98,11 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(helmet());
     app.use(allowedMethods(app));
-    app.get('/', perAddress, serviceIndex);
-    app.get('/api/openapi.json', perAddress, openApiRoute({ fallbackHost: `127.0.0.1:${config.PORT}` }));
+    app.get('/', documents, serviceIndex);
+    app.get('/api/openapi.json', documents, openApiRoute({ fallbackHost: `127.0.0.1:${config.PORT}` }));
     // The CapabilityStatement and the conformance resources: no token (FHIR clients read them first).
-    app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: perAddress }));
-    app.use('/api/v1/token', perAddress, tokenProxyRouter(auth, logger));
+    app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: documents }));
+    app.use('/api/v1/token', perAddress('token'), tokenProxyRouter(auth, logger));
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
     app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));

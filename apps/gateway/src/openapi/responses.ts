@@ -84,9 +84,9 @@ export function merged(...reasons: Refusals[]): Refusals {
   return all;
 }
 
-/** What the limit per client address answers on the routes without a token (rate-limit.ts, addressLimit). */
+/** What the limit per client address answers on the routes without a token (address-limits.ts, addressLimit). */
 export const ADDRESS_LIMITED: Refusals = {
-  429: 'More requests per second from this client address than RATE_LIMIT_PER_ADDRESS_PER_SECOND allows (20 by default); held until the address could be served again, at most RATE_LIMIT_REFUSAL_HOLD_MS (1 s), then Retry-After says what is left of the wait (at least 1)',
+  429: 'More requests per second from this client address to this group of routes (the token endpoints; the documents served without a token) than RATE_LIMIT_PER_ADDRESS_PER_SECOND allows (20 by default); held until the address could be served again, at most RATE_LIMIT_REFUSAL_HOLD_MS (1 s), then Retry-After says what is left of the wait (at least 1)',
 };
 
 /**
