@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { bundleEntry } from '../libs/testing/src/bundle-entry.mjs';
 
 // Unset NODE_ENV would mean production (secrets required): default to the local stack; NODE_ENV=production still works.
-process.env.NODE_ENV ??= 'development';
+// Blank (`NODE_ENV= npm run admin …`) is unset, as for the services (libs/config, nodeEnv).
+if (!process.env.NODE_ENV?.trim()) process.env.NODE_ENV = 'development';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', 'dead-letters': 'intake', intake: 'intake', notifier: 'notifier' };

@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The demo is for local stacks: unset NODE_ENV means development here, not production as for the services.
-process.env.NODE_ENV ??= 'development';
+// The demo is for local stacks: unset (or blank) NODE_ENV means development here, not production as for the services.
+if (!process.env.NODE_ENV?.trim()) process.env.NODE_ENV = 'development';
 if (process.env.NODE_ENV === 'production') {
   console.error('error: the demo parties are for development and demonstrations; refusing with NODE_ENV=production');
   process.exit(1);

@@ -72,9 +72,13 @@ export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trac
 
 /**
  * Unset means production: a deployment that forgets NODE_ENV gets the production guards rather than
- * the development shortcuts. `npm start` and the other npm scripts ask for development themselves.
+ * the development shortcuts. Blank (`NODE_ENV=`, an empty line of an env file) is unset, as for the
+ * production rule (production-rule.ts). `npm start` and the other npm scripts ask for development themselves.
  */
-export const nodeEnv = z.enum(['development', 'test', 'production']).default('production');
+export const nodeEnv = z.preprocess(
+  (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
+  z.enum(['development', 'test', 'production']).default('production'),
+);
 
 /** A name safe to use as a prefix of broker objects, Redis keys and database names. */
 export const namespace = (fallback: string) =>

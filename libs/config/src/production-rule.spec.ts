@@ -20,17 +20,24 @@ function problemsOf(source: Record<string, string>): string[] {
 }
 
 describe('the production rule', () => {
-  it('reads an unset NODE_ENV as production', () => {
+  it.each([
+    ['an unset', {}],
+    ['a blank', { NODE_ENV: '' }],
+    ['a whitespace', { NODE_ENV: ' ' }],
+  ])('reads %s NODE_ENV as production', (_case, nodeEnv: Record<string, string>) => {
     const production = {
       AMQP_URL: 'amqps://intake:pw@broker:5671',
       DATABASE_URL: 'postgresql://intake:pw@db/bedrequest',
       REDIS_URL: 'rediss://intake:pw@redis:6379',
     };
-    expect(loadConfig(Schema, { ...production, DATA_KEK: KEK, SERVICE_CLIENT_SECRET: SECRET })).toMatchObject({ NODE_ENV: 'production', ...production });
+    expect(loadConfig(Schema, { ...nodeEnv, ...production, DATA_KEK: KEK, SERVICE_CLIENT_SECRET: SECRET })).toMatchObject({
+      NODE_ENV: 'production',
+      ...production,
+    });
   });
 
   it('stops a production start without its secrets and connection URLs with one line per missing variable, naming it', () => {
-    for (const environment of [{}, { NODE_ENV: 'production' }] as Record<string, string>[]) {
+    for (const environment of [{}, { NODE_ENV: 'production' }, { NODE_ENV: '' }] as Record<string, string>[]) {
       expect(problemsOf(environment)).toEqual([
         "  AMQP_URL: required in production: the RabbitMQ URL with the service's own user and password (amqps://user:password@host:5671), or one per node of a cluster, comma-separated",
         "  DATABASE_URL: required in production: the PostgreSQL URL with the service's own user and password (postgresql://user:password@host:5432/bedrequest)",
