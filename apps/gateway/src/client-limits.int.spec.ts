@@ -1,10 +1,11 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { declareTopology } from '@bedrequest/contracts';
 import { deleteBrokerTopology, serveClinicRegistry, testEnvironment, uniqueName } from '@bedrequest/testing';
-import { TestAuthority } from '@bedrequest/tokens/testing';
+import { TestAuthority, accessToken, newSigningKey } from '@bedrequest/tokens/testing';
 import { GatewayConfig } from './config';
 import { startGateway, type RunningGateway } from './start';
+import { send, spend as spendUntilRefused, statuses, withinOneWindow, type Answer } from './testing/client-calls';
 
 /**
  * The gateway's limits per client address, as started (start.ts) against the real Redis and
@@ -20,12 +21,8 @@ const PER_SECOND = 3;
 const PROXY = '127.0.0.1';
 const [A, B] = ['127.0.0.2', '127.0.0.3'];
 
-interface Answer {
-  status: number;
-  retryAfter: string | undefined;
-  contentType: string | undefined;
-  body: string;
-}
+/** Requests by `next` until one is refused; never more than a few budgets. */
+const spend = (next: () => Promise<Answer>) => spendUntilRefused(next, 10 * PER_SECOND);
 
 describe('the limits per client address of the gateway', () => {
   const namespace = uniqueName('gateway');
@@ -93,8 +90,9 @@ describe('the limits per client address of the gateway', () => {
       async () => ({ otherMetadata: await metadata(B), ownLogin: await login(A), otherLogin: await login(B), openApi: await call(B, '/api/openapi.json') }),
       async () => (await metadata(A)).status === 429,
     );
-    expect(probes.refused).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
-    expect(probes.refused.contentType).toMatch(/^application\/fhir\+json/);
+    const refused = probes.spent.at(-1);
+    expect(refused).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+    expect(refused?.contentType).toMatch(/^application\/fhir\+json/);
     expect(statuses(probes.after)).toEqual({ otherMetadata: 200, ownLogin: 200, otherLogin: 200, openApi: 200 });
   });
 
@@ -123,64 +121,52 @@ describe('the limits per client address of the gateway', () => {
     );
     expect(statuses(probes.after)).toEqual({ ownMetadata: 200, ownIndex: 200, otherLogin: 200 });
   });
-});
 
-/** Requests by `next` until one is refused; never more than a few budgets. */
-async function spend(next: () => Promise<Answer>): Promise<Answer> {
-  for (let sent = 0; sent < 10 * PER_SECOND; sent++) {
-    const answer = await next();
-    if (answer.status === 429) return answer;
-  }
-  throw new Error(`no 429 after ${10 * PER_SECOND} requests`);
-}
+  it("counts an address's invalid tokens before verifying them, and never limits a valid token by its address", async () => {
+    const stranger = await newSigningKey(authority.key.kid);
+    // The three kinds of invalid token: not a token, signed by another key, expired.
+    const invalid = [
+      async () => 'not.a.token',
+      () => accessToken(stranger),
+      () => accessToken(authority.key, { issuedAt: Math.floor(Date.now() / 1000) - 7_200, lifetimeSeconds: 3_600 }),
+    ];
+    let sent = 0;
+    const nextInvalid = () => invalid[sent++ % invalid.length]!();
+    const clinics = (from: string, token: string, client?: string) => call(from, '/api/v1/kliniken', { token, ...(client ? { client } : {}) });
+    // A party of A's whose token the gateway has verified before A sends invalid ones.
+    const known = await authority.referrer('known-at-a');
+    expect((await clinics(A, known)).status).toBe(200);
 
-/**
- * Spends a budget, probes, and checks that the budget was still spent after the probes: then the
- * probes ran within the window of the refusal. A busy machine can take longer than the window's
- * second between the refusal and a probe, and such a run proves nothing either way; it is repeated
- * in a window of its own, at most five times.
- */
-async function withinOneWindow<T>(
-  spent: () => Promise<Answer>,
-  probes: () => Promise<T>,
-  stillSpent: () => Promise<boolean>,
-): Promise<{ refused: Answer; after: T }> {
-  for (let run = 1; run <= 5; run++) {
-    const refused = await spent();
-    const after = await probes();
-    if (await stillSpent()) return { refused, after };
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-  }
-  throw new Error('five runs, each slower than the window of a second');
-}
-
-const statuses = <T extends Record<string, Answer>>(answers: T) =>
-  Object.fromEntries(Object.entries(answers).map(([name, answer]) => [name, answer.status])) as Record<keyof T, number>;
-
-/** A request on a connection of its own, from the local address `from` (any of 127.0.0.0/8). */
-function send(base: string, from: string, path: string, options: { method: string; headers: Record<string, string>; body?: string }): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      `${base}${path}`,
-      { method: options.method, agent: false, localAddress: from, headers: { connection: 'close', ...options.headers } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: res.headers['retry-after'],
-            contentType: res.headers['content-type'],
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.on('error', reject);
-      },
+    const probes = await withinOneWindow(
+      async () => spend(async () => clinics(A, await nextInvalid())),
+      async () => ({
+        knownAtA: await clinics(A, known),
+        // Not verified yet, from an address over its budget: refused before the verification.
+        newAtA: await clinics(A, await authority.referrer(`new-at-a-${sent}`)),
+        fhirAtA: await call(A, '/api/v2/fhir/Task', { token: await nextInvalid() }),
+        invalidAtB: await clinics(B, await nextInvalid()),
+        invalidAtBThroughProxy: await clinics(PROXY, await nextInvalid(), B),
+        // Behind one address (a NAT), more parties with new tokens than the budget of invalid ones.
+        ...Object.fromEntries(
+          await Promise.all(
+            Array.from({ length: 2 * PER_SECOND + 1 }, async (_, party) => [
+              `party${party}AtB`,
+              await clinics(B, await authority.referrer(`at-b-${party}-${sent}`)),
+            ]),
+          ),
+        ),
+      }),
+      async () => (await clinics(A, await nextInvalid())).status === 429,
     );
-    req.on('error', reject);
-    req.end(options.body);
+
+    const refused = probes.spent.at(-1)!;
+    expect(probes.spent.slice(0, -1).map((answer) => answer.status)).toEqual(Array(PER_SECOND).fill(401));
+    expect(refused).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+    expect(JSON.parse(probes.after.fhirAtA.body)).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'throttled' }] });
+    const parties = Object.fromEntries(Array.from({ length: 2 * PER_SECOND + 1 }, (_, party) => [`party${party}AtB`, 200]));
+    expect(statuses(probes.after)).toEqual({ knownAtA: 200, newAtA: 429, fhirAtA: 429, invalidAtB: 401, invalidAtBThroughProxy: 401, ...parties });
   });
-}
+});
 
 /** Auth for the gateway: the authority's endpoints, and a token endpoint that answers 200. */
 async function serveAuth(authority: TestAuthority): Promise<Server> {
