@@ -227,9 +227,9 @@ describe('the audit trail through the gateway', () => {
     expect(summaryOf(events.at(-1)!)).toMatchObject({ action: 'R', subtype: 'vread', role: 'administrator', user: undefined });
     expect(await lastOperator()).toBe(userInfo().username);
 
-    // ADMIN_OPERATOR names the operator where the process's login cannot (kubectl exec in a pod).
+    // ADMIN_OPERATOR names the operator where the process's login cannot (kubectl exec in a pod); the login stays beside it.
     expect(await cli(['request', 'export', '--identifier', identifier], { ADMIN_OPERATOR: 'ops-alice' })).toMatchObject({ code: 0 });
-    expect(await lastOperator()).toBe('ops-alice');
+    expect(await lastOperator()).toMatch(/^ops-alice \(os user [^)]+\)$/);
 
     expect(await cli(['audit', 'verify'])).toMatchObject({
       code: 0,

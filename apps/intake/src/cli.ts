@@ -27,7 +27,7 @@ interface IntakeCliServices {
   erasure: RequestErasureRepository;
   /** The dead-letter queues, where the broker was configured (IntakeCliBrokerConfig). */
   deadLetters?: IntakeDeadLetters;
-  /** Who the audit trail records for an export, erasure, replay or discard (IntakeCliConfig.ADMIN_OPERATOR). */
+  /** Who the audit trail records for an export, erasure, replay or discard (operatorOf). */
   operator: string;
 }
 
@@ -73,7 +73,7 @@ export const REQUEST_CLI = new CommandLine<IntakeCliServices>({
   program: 'npm run admin --',
   group: 'request',
   summary:
-    "Admission requests (intake). Reads DATABASE_URL, INTAKE_DB_SCHEMA, DATA_KEK, DATA_KEK_ID, DATA_PREVIOUS_KEKS, ADMIN_OPERATOR (who the audit trail names; default: the login), AMQP_URL and AMQP_NAMESPACE (intake's broker user: an erasure removes the dead letters of the request) from the environment.",
+    "Admission requests (intake). Reads DATABASE_URL, INTAKE_DB_SCHEMA, DATA_KEK, DATA_KEK_ID, DATA_PREVIOUS_KEKS, ADMIN_OPERATOR (who the audit trail names, beside the login), AMQP_URL and AMQP_NAMESPACE (intake's broker user: an erasure removes the dead letters of the request) from the environment.",
   commands: {
     export: command({
       summary: "prints the latest bundle version of the request (FHIR JSON) and records the export in the audit trail under the operator's login",
@@ -125,7 +125,7 @@ export const DEAD_LETTERS_CLI = new CommandLine<IntakeCliServices>({
   program: 'npm run admin --',
   group: 'dead-letters',
   summary:
-    "The dead-letter queues of intake, routing and the notifier (intake's broker user reads them all). Reads AMQP_URL, AMQP_NAMESPACE, DATABASE_URL, INTAKE_DB_SCHEMA, DATA_KEK, DATA_KEK_ID, DATA_PREVIOUS_KEKS and ADMIN_OPERATOR (who the audit trail names; default: the login) from the environment.",
+    "The dead-letter queues of intake, routing and the notifier (intake's broker user reads them all). Reads AMQP_URL, AMQP_NAMESPACE, DATABASE_URL, INTAKE_DB_SCHEMA, DATA_KEK, DATA_KEK_ID, DATA_PREVIOUS_KEKS and ADMIN_OPERATOR (who the audit trail names, beside the login) from the environment.",
   commands: {
     list: command({
       summary: "lists each dead-letter queue (or --queue's): per message its id, type, request and first death (why, where, when), never its content",
@@ -243,13 +243,25 @@ export async function openIntakeServices(config: IntakeCliConfig, broker?: Intak
       exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA, fields),
       erasure: new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA),
       ...(broker ? { deadLetters: intakeDeadLetters({ amqpUrl: broker.AMQP_URL, namespace: broker.AMQP_NAMESPACE }, prisma, config.INTAKE_DB_SCHEMA) } : {}),
-      operator: config.ADMIN_OPERATOR ?? userInfo().username,
+      operator: operatorOf(config.ADMIN_OPERATOR, userInfo().username, process.env.SUDO_USER),
     };
     return { services, close: () => prisma.$disconnect() };
   } catch (error) {
     await prisma.$disconnect();
     throw error;
   }
+}
+
+/**
+ * Who the audit trail names for an audited command: ADMIN_OPERATOR is a claim anyone can make, so the
+ * operating-system user the command runs as stays beside it, and the user who ran sudo where there is
+ * one (docs/operations.md, "Running the admin command line in the cluster"). `ops-alice (os user
+ * node)`, `ops-alice (os user root, sudo by bob)`, `root (sudo by bob)`; the login alone without either.
+ */
+function operatorOf(adminOperator: string | undefined, login: string, sudoUser: string | undefined): string {
+  const sudo = sudoUser?.trim() && sudoUser.trim() !== login ? `sudo by ${sudoUser.trim()}` : undefined;
+  if (adminOperator === undefined) return sudo ? `${login} (${sudo})` : login;
+  return `${adminOperator} (${[`os user ${login}`, sudo].filter(Boolean).join(', ')})`;
 }
 
 /**

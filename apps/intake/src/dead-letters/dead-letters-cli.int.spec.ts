@@ -31,6 +31,9 @@ const registry = new Map<string, ClinicRecord>([
   [CLINIC, { ik: CLINIC, name: CLINIC, departments: [{ code: '2300', specialty: 'orthopedics', display: 'Orthopädie' }] }],
 ]);
 
+/** What the audit trail names with ADMIN_OPERATOR=ops-alice: the operating-system user beside it (cli.ts, operatorOf). */
+const OPERATOR = expect.stringMatching(/^ops-alice \(os user [^)]+\)$/) as string;
+
 interface AuditRow {
   request_identifier: string;
   owner_party_id: string;
@@ -179,7 +182,7 @@ describe('the dead-letters command line', () => {
                 (SELECT d->>'valueString' FROM jsonb_array_elements(resource->'entity'->0->'detail') d WHERE d->>'type' = 'change') AS change,
                 (SELECT e->'what'->'identifier'->>'value' FROM jsonb_array_elements(resource->'entity') e WHERE e ? 'description') AS message,
                 (SELECT e->>'description' FROM jsonb_array_elements(resource->'entity') e WHERE e ? 'description') AS description
-           FROM "${schema}".audit_events WHERE recorded >= $1 AND agent_user = 'ops-alice' ORDER BY recorded, day, seq`,
+           FROM "${schema}".audit_events WHERE recorded >= $1 AND agent_user LIKE 'ops-alice (os user %' ORDER BY recorded, day, seq`,
         [since],
       )
     ).rows;
@@ -244,7 +247,7 @@ describe('the dead-letters command line', () => {
       {
         request_identifier: request.identifier,
         owner_party_id: REFERRER.partyId,
-        agent_user: 'ops-alice',
+        agent_user: OPERATOR,
         action: 'U',
         change: 'dead-letter-replayed',
         message: `urn:uuid:${first.id}`,
@@ -300,7 +303,7 @@ describe('the dead-letters command line', () => {
     expect(discarded.out).toContain(`discarded 1 message from ${deadLetterQueueName(topology.queues.notifier.name)}; 1 kept`);
     expect((await take(deadLetterQueueName(topology.queues.notifier.name), 1)).map((message) => message.messageId)).toEqual([kept.id]);
     expect(await auditRows(started)).toEqual([
-      { request_identifier: '', owner_party_id: '', agent_user: 'ops-alice', action: 'D', change: null, message: 'garbage-2', description: 'unreadable' },
+      { request_identifier: '', owner_party_id: '', agent_user: OPERATOR, action: 'D', change: null, message: 'garbage-2', description: 'unreadable' },
     ]);
     expect((await cli(['audit', 'verify'])).code).toBe(0);
   });
