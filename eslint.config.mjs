@@ -77,6 +77,14 @@ export default [
     },
   },
   {
+    // A file a reader takes in at once: at most 300 lines, comments and blank lines counted as
+    // `wc -l` counts them; a longer one is split by what it does. Specs are lists of cases and stay
+    // out; generated code is ignored above.
+    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     // A focused test (`it.only`) silently skips all the others of its file, and a skipped one
     // (`it.skip`, `xit`) proves nothing: neither lands. A test skipped on purpose (a missing browser)
     // says why in an eslint-disable comment.
