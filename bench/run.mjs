@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { bundleEntry } from '../libs/testing/src/bundle-entry.mjs';
 
 // The benchmark's stack uses the local defaults: unset NODE_ENV would mean production, which needs secrets.
-process.env.NODE_ENV ??= 'development';
+// Blank (`NODE_ENV= npm …`) is unset, as for the services (libs/config, nodeEnv).
+if (!process.env.NODE_ENV?.trim()) process.env.NODE_ENV = 'development';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'tmp', 'bench');

@@ -10,7 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checkInfrastructure } from './preflight.mjs';
 
 // Unset NODE_ENV would mean production (secrets required): the local stack is development unless the caller chose.
-process.env.NODE_ENV ??= 'development';
+// Blank (`NODE_ENV= npm …`) is unset, as for the services (libs/config, nodeEnv).
+if (!process.env.NODE_ENV?.trim()) process.env.NODE_ENV = 'development';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
