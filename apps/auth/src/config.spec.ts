@@ -32,6 +32,15 @@ describe('the auth configuration', () => {
     expect(config.AUTH_SIGNING_KEY).toBeUndefined();
   });
 
+  it('throttles failed logins per username and address far below the limit per username across addresses (docs/parties.md, "Throttling")', () => {
+    expect(loadConfig(AuthConfig, { NODE_ENV: 'development', SERVICE_CLIENT_SECRET })).toMatchObject({
+      AUTH_LOGIN_MAX_FAILURES_PER_USERNAME_AND_ADDRESS: 10,
+      AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: 100,
+      AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: 100,
+      AUTH_LOGIN_FAILURE_WINDOW_SECONDS: 900,
+    });
+  });
+
   it('gives the admin command line the same rule: its database and the signing key for its service token', () => {
     expect(() => loadConfig(AuthCliConfig, {})).toThrow(
       /^invalid configuration:\n {2}DATABASE_URL: required in production: [^\n]*\n {2}AUTH_SIGNING_KEY: required in production: [^\n]*$/,

@@ -62,10 +62,19 @@ export const AuthConfig = configSchema({
    * Default 90 days.
    */
   AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS: env.positiveInt(90 * 24 * 3600),
-  /** Failed logins per username within the window before 429 (brute force on one account). */
-  AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(10),
+  /**
+   * Failed logins for one username from one client address within the window before that address
+   * gets 429 for that username (guessing one account's password); the owner's other addresses stay open.
+   */
+  AUTH_LOGIN_MAX_FAILURES_PER_USERNAME_AND_ADDRESS: env.positiveInt(10),
   /** Failed logins per client address within the window before 429 (password spraying). */
   AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: env.positiveInt(100),
+  /**
+   * Failed logins for one username from all addresses within the window before it gets 429 from
+   * every address it has not logged in from (guessing from many addresses); well above the limit
+   * per username and address, so that one address cannot reach it (docs/parties.md, "Throttling").
+   */
+  AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(100),
   AUTH_LOGIN_FAILURE_WINDOW_SECONDS: env.positiveInt(15 * 60),
 });
 export type AuthConfig = z.infer<typeof AuthConfig>;

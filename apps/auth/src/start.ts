@@ -47,9 +47,12 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
       users: new UserRepository(prisma),
       passwords: await PasswordHasher.create(),
       throttle: new LoginThrottle(redis, {
-        failuresPerUsername: config.AUTH_LOGIN_MAX_FAILURES_PER_USERNAME,
+        failuresPerUsernameAndAddress: config.AUTH_LOGIN_MAX_FAILURES_PER_USERNAME_AND_ADDRESS,
         failuresPerAddress: config.AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS,
+        failuresPerUsername: config.AUTH_LOGIN_MAX_FAILURES_PER_USERNAME,
         windowSeconds: config.AUTH_LOGIN_FAILURE_WINDOW_SECONDS,
+        // Known as long as a login's refresh tokens can last: a party that keeps refreshing logs in again within it.
+        knownAddressSeconds: config.AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS,
       }),
       accessTokens: new AccessTokenIssuer({ keys, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now }),
       refreshTokens: new RefreshTokenRepository(redis, config.AUTH_REFRESH_TOKEN_TTL_SECONDS, config.AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS),

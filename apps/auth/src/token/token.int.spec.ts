@@ -366,6 +366,8 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
       expect(stranger.status).toBe(429);
       expect(Number(stranger.headers.get('retry-after'))).toBeGreaterThan(0);
       expect((await login(sut.url, 'besieged', 'besieged-password', office)).status).toBe(200);
+      // The owner's login does not reopen the username to addresses it has not logged in from.
+      expect((await login(sut.url, 'besieged', 'besieged-password', from())).status).toBe(429);
     });
 
     it('answers an unknown username exactly as a known one under every limit', async () => {

@@ -70,7 +70,13 @@ describe('TokenService refusals: the same Argon2 work whether or not the usernam
       users,
       passwords,
       // High limits: this test is about the work of a refusal, not throttling.
-      throttle: new LoginThrottle(redis, { failuresPerUsername: 1_000, failuresPerAddress: 1_000, windowSeconds: 60 }),
+      throttle: new LoginThrottle(redis, {
+        failuresPerUsernameAndAddress: 1_000,
+        failuresPerAddress: 1_000,
+        failuresPerUsername: 1_000,
+        windowSeconds: 60,
+        knownAddressSeconds: 60,
+      }),
       accessTokens: new AccessTokenIssuer({
         keys: await loadSigningKeys({ nodeEnv: 'test', developmentKeys: new SigningKeyRepository(prisma) }),
         issuer: 'iss',
