@@ -55,7 +55,9 @@ export const GatewayConfig = configSchema({
   /**
    * Requests per second per client address (an IPv6 address's /64) to the routes without a token,
    * each group with a budget of its own (address-limits.ts): the token endpoints; the
-   * CapabilityStatement and conformance resources, the OpenAPI document and the service index.
+   * CapabilityStatement and conformance resources, the OpenAPI document and the service index. And
+   * the invalid access tokens an address may send per second before its tokens are no longer
+   * verified (invalid-token-limit.ts).
    */
   RATE_LIMIT_PER_ADDRESS_PER_SECOND: env.positiveInt(20),
   /**

@@ -80,11 +80,11 @@ export function partyLimits(options: PartyLimitOptions): RequestHandler {
     if (waitMs > 0) return hold.refuse(req, res, `more than ${options.requestsPerSecond} requests per second`, waitMs);
     // A body larger than a whole window is larger than any route takes (BODY_BYTES_WINDOW_SECONDS):
     // charged, but left to its route's 413, which tells the caller more than a 429 would.
-    const bodyRefusedMs = bytes > bytesPerWindow ? 0 : left && left.bytes <= 0 ? Math.max(left.msBeforeNext, 1) : bodyWaitMs;
+    const bodyRefusedMs = bytes > bytesPerWindow ? 0 : left && left.points <= 0 ? Math.max(left.msBeforeNext, 1) : bodyWaitMs;
     if (bodyRefusedMs > 0) return hold.refuse(req, res, bytesRefusal, bodyRefusedMs);
     if (left) {
       const budget: UnlengthedBodyBudget = {
-        bytesLeft: left.bytes,
+        bytesLeft: left.points,
         refusal: () => new HttpError('too_many_requests', bytesRefusal, { retryAfterSeconds: Math.max(1, Math.ceil(left.msBeforeNext / 1000)) }),
         // Counted whatever the answer; a failure to count (the store) loses one body's bytes, not the request.
         charge: (read) => void msUntilAllowed(bodyBytes, party, read).catch(() => undefined),
@@ -117,24 +117,25 @@ export function chargeUnlengthedBody(res: Response, bytes: number): void {
 }
 
 /** What is left of `key`'s budget, consuming nothing, and when its window ends. */
-async function budgetLeft(limiter: RateLimiterAbstract, key: string): Promise<{ bytes: number; msBeforeNext: number }> {
+export async function budgetLeft(limiter: RateLimiterAbstract, key: string): Promise<{ points: number; msBeforeNext: number }> {
   try {
     const state = await limiter.consume(key, 0);
-    return { bytes: state.remainingPoints, msBeforeNext: state.msBeforeNext };
+    return { points: state.remainingPoints, msBeforeNext: state.msBeforeNext };
   } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return { bytes: 0, msBeforeNext: rejection.msBeforeNext };
+    if (rejection instanceof RateLimiterRes) return { points: 0, msBeforeNext: rejection.msBeforeNext };
     throw rejection;
   }
 }
 
 /**
  * A limiter of `points` per `duration` seconds: in Redis, with the same limit in memory as insurance
- * while Redis is down; in memory alone without Redis. A key over its limit is refused from memory
- * until its window ends (inMemoryBlockOnConsumed): a party flooding past its limit costs no Redis
- * round trip per request (under the bench's abuse these were the largest item of the gateway's
- * busy time), and its refusals in that window change nothing the count in Redis would decide.
+ * while Redis is down; in memory alone without Redis. A key that has consumed `blockInMemoryAt`
+ * (by default one over its limit) is refused from memory until its window ends
+ * (inMemoryBlockOnConsumed): a party flooding past its limit costs no Redis round trip per request
+ * (under the bench's abuse these were the largest item of the gateway's busy time), and its
+ * refusals in that window change nothing the count in Redis would decide.
  */
-export function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+export function rateLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number, blockInMemoryAt = points + 1): RateLimiterAbstract {
   const inMemory = new RateLimiterMemory({ keyPrefix, points, duration });
   if (!redis) return inMemory;
   return new RateLimiterRedis({
@@ -142,7 +143,7 @@ export function rateLimiter(redis: Redis | undefined, keyPrefix: string, points:
     keyPrefix,
     points,
     duration,
-    inMemoryBlockOnConsumed: points + 1,
+    inMemoryBlockOnConsumed: blockInMemoryAt,
     // While Redis is down the insurance answers at once, without waiting for it.
     rejectIfRedisNotReady: true,
     insuranceLimiter: inMemory,

@@ -5,7 +5,7 @@ import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { closeRedis, openRedis } from '@bedrequest/persistence';
-import { ANY_ROLE, requireToken, serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
+import { ANY_ROLE, requireToken, serviceTokensFor, tokenVerifierFor, type Role } from '@bedrequest/tokens';
 import { allowedMethods } from './allowed-methods';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
@@ -22,6 +22,7 @@ import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
 import { errorHandler, unknownPath } from './http-errors';
 import { addressLimit, type AddressBucket } from './address-limits';
+import { invalidTokenLimit } from './invalid-token-limit';
 import { partyLimits } from './rate-limit';
 import { redirectToWeb } from './web-redirect';
 import { SERVICE_VERSION, serviceIndex } from './service-index';
@@ -68,9 +69,19 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
         refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
       });
     const documents = perAddress('documents');
-    const referrers = [requireToken({ verifier, roles: ['referrer'] }), perParty];
-    const clinics = [requireToken({ verifier, roles: ['clinic'] }), perParty];
-    const anyone = [requireToken({ verifier, roles: ANY_ROLE }), perParty];
+    // A token is verified only while its address has not sent too many invalid ones; a valid token
+    // is limited per party alone (docs/operations.md, "Limits per client address").
+    const unlessInvalidTokens = invalidTokenLimit({
+      redis,
+      verifier,
+      perSecond: config.RATE_LIMIT_PER_ADDRESS_PER_SECOND,
+      exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES,
+      refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
+    });
+    const guarded = (roles: readonly Role[]) => [unlessInvalidTokens(requireToken({ verifier, roles })), perParty];
+    const referrers = guarded(['referrer']);
+    const clinics = guarded(['clinic']);
+    const anyone = guarded(ANY_ROLE);
 
     // The registry in memory (routing owns it and broadcasts its changes): every bundle's performers
     // are checked against it without asking routing per request. Read with the gateway's service token.

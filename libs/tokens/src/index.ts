@@ -23,6 +23,6 @@ export {
   type TokenVerifier,
   type TokenVerifierOptions,
 } from './verifier';
-export { accessTokenOf, principalOf, requireToken, type RequireTokenOptions } from './require-token';
+export { accessTokenOf, bearerTokenOf, principalOf, requireToken, type RequireTokenOptions } from './require-token';
 export { ServiceTokenSource } from './service-token-source';
 export { serviceTokensFor, tokenVerifierFor, type TokenConfig } from './from-config';

@@ -35,7 +35,7 @@ export interface RequireTokenOptions {
 export function requireToken(options: RequireTokenOptions): RequestHandler {
   const roles = options.roles ?? [];
   return async (req, res, next) => {
-    const token = bearerToken(req.headers.authorization);
+    const token = bearerTokenOf(req.headers.authorization);
     if (!token) {
       res.setHeader('WWW-Authenticate', `Bearer realm="${REALM}"`);
       return next(new HttpError('unauthorized', 'a bearer access token is required'));
@@ -86,7 +86,8 @@ function refused(res: Response, message: string): HttpError {
   return new HttpError('forbidden', message);
 }
 
-function bearerToken(header: string | undefined): string | undefined {
+/** The token of an `Authorization: Bearer <token>` header (RFC 6750 2.1); none for any other header. */
+export function bearerTokenOf(header: string | undefined): string | undefined {
   const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header ?? '');
   return match?.[1];
 }

@@ -76,6 +76,19 @@ describe('access token verification', () => {
     expect(keyLookups).toBe(2);
   });
 
+  it('knows a token it verified until the token expires, and never one it refused', async () => {
+    const token = await accessToken(key, { issuedAt: Math.floor(clock / 1000) });
+    const forged = await accessToken(await newSigningKey(key.kid));
+
+    expect(verifier.knows(token)).toBe(false);
+    await verifier.verify(token);
+    expect(verifier.knows(token)).toBe(true);
+    await expect(verifier.verify(forged)).rejects.toBeInstanceOf(InvalidAccessTokenError);
+    expect(verifier.knows(forged)).toBe(false);
+    clock += (HOUR + 1) * 1000;
+    expect(verifier.knows(token)).toBe(false);
+  });
+
   it('keeps at most its cache size of verified tokens, the newest', async () => {
     let keyLookups = 0;
     const keys = localKeys(key);

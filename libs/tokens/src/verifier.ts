@@ -17,6 +17,11 @@ export type Caller = { readonly kind: 'party'; readonly principal: Principal } |
 export interface TokenVerifier {
   /** The caller of a valid token; InvalidAccessTokenError or SigningKeysUnavailableError otherwise. */
   verify(token: string): Promise<Caller>;
+  /**
+   * Whether `token` was verified before and has not expired: verify() answers it from memory,
+   * without verification work. Lets a limit of unverified tokens pass the known ones untouched.
+   */
+  knows(token: string): boolean;
 }
 
 /**
@@ -81,6 +86,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   };
 
   return {
+    knows(token) {
+      return (verified.get(token)?.expiresAtMs ?? 0) > now();
+    },
     async verify(token) {
       const cached = verified.get(token);
       if (cached && cached.expiresAtMs > now()) return cached.caller;
