@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { configSchema, env, processEnv, redisEnv, requiredInProduction } from '@bedrequest/config';
+import { DEFAULT_SESSION_LIMITS } from './session/session-store';
 
 const optionalSecret = z
   .string()
@@ -28,10 +29,15 @@ export const WebConfig = configSchema({
    */
   WEB_CSRF_SECRET: requiredInProduction(optionalSecret, 'at least 32 characters (e.g. `openssl rand -hex 32`), the same in every web process'),
   /**
-   * How long an idle session is kept: each renewal of its tokens starts it again. Default 30 days,
-   * the refresh token's lifetime: a session cannot outlive the token it renews with.
+   * A session the person has not used for this long ends (the live list's polling is no use): 12
+   * hours by default, a working day and its evening (docs/inbox.md).
    */
-  WEB_SESSION_TTL_SECONDS: env.positiveInt(30 * 24 * 3600),
+  WEB_SESSION_IDLE_SECONDS: env.positiveInt(DEFAULT_SESSION_LIMITS.idleSeconds),
+  /**
+   * Every session ends this long after its login, however it was used: 7 days by default. At most
+   * the refresh token's lifetime (30 days) makes sense: a session cannot outlive the token it renews with.
+   */
+  WEB_SESSION_LIFETIME_SECONDS: env.positiveInt(DEFAULT_SESSION_LIMITS.lifetimeSeconds),
   /**
    * A session's access token (3600 s) is renewed when less than this is left of it, before the
    * request that finds it so; 300 s leave room for a slow page. Tests set it above 3600 to renew on

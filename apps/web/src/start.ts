@@ -44,7 +44,7 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
       '/inbox',
       inboxRouter({
         api,
-        sessions: new SessionStore(redis, { ttlSeconds: config.WEB_SESSION_TTL_SECONDS }),
+        sessions: new SessionStore(redis, { idleSeconds: config.WEB_SESSION_IDLE_SECONDS, lifetimeSeconds: config.WEB_SESSION_LIFETIME_SECONDS }),
         refreshMarginMs: config.WEB_SESSION_REFRESH_MARGIN_SECONDS * 1000,
         csrfSecret,
         nodeEnv: config.NODE_ENV,

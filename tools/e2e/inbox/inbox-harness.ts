@@ -147,7 +147,7 @@ export async function startInboxHarness(
         const redis = new Redis(testEnvironment().redisUrl, { keyPrefix: stack.env.REDIS_KEY_PREFIX, lazyConnect: true });
         try {
           await redis.connect();
-          return await new SessionStore(redis, { ttlSeconds: 60 }).load(id);
+          return await new SessionStore(redis).load(id);
         } finally {
           redis.disconnect();
         }

@@ -44,8 +44,16 @@ const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutco
  * browser connected from, which the web app forwards in `X-Forwarded-For` (the gateway believes it
  * because the web app is one of its TRUSTED_PROXIES) and the API records in the audit trail.
  */
-export interface ApiCall {
+export interface ApiCall extends ApiCaller {
   readonly token: string;
+}
+
+/**
+ * Who asks the token endpoints (login, renewal, logout): the page request's correlation id and the
+ * browser's address, forwarded as for every other call, so that the gateway's limit per address
+ * counts each person, not the web app all of them together (docs/inbox.md, "For operators").
+ */
+export interface ApiCaller {
   readonly correlationId: string;
   readonly clientAddress: string;
 }
@@ -55,8 +63,9 @@ export type AnswerResult = { status: 200; task: FhirTask } | { status: 202 } | {
 /**
  * The clinic inbox's client of the gateway's public API: the inbox reads and writes through the same
  * endpoints, checks and rate limits as any integrator's software, with the person's access token as
- * Bearer (no second path into the data), and the person's address in `X-Forwarded-For`, so that
- * login throttling and the audit trail count the browser, not the web app.
+ * Bearer (no second path into the data), and the person's address in `X-Forwarded-For` on every
+ * call, the token endpoints' too, so that the gateway's limits, login throttling and the audit trail
+ * count the browser, not the web app.
  */
 export class InboxApi {
   private readonly client: InternalClient;
@@ -71,17 +80,23 @@ export class InboxApi {
     });
   }
 
-  async login(credentials: LoginRequest, clientAddress: string, correlationId: string): Promise<TokenResponse> {
-    return this.token('/api/v1/token/login', credentials, clientAddress, correlationId);
+  async login(credentials: LoginRequest, caller: ApiCaller): Promise<TokenResponse> {
+    return this.token('/api/v1/token/login', credentials, caller);
   }
 
-  async refresh(refreshToken: string, correlationId: string): Promise<TokenResponse> {
-    return this.token('/api/v1/token/refresh', { refreshToken }, '', correlationId);
+  async refresh(refreshToken: string, caller: ApiCaller): Promise<TokenResponse> {
+    return this.token('/api/v1/token/refresh', { refreshToken }, caller);
   }
 
   /** Ends the refresh token's whole family (`POST /api/v1/token/revoke`); the API answers 200 whether or not it was live. */
-  async revoke(refreshToken: string, correlationId: string): Promise<void> {
-    const answer = await this.client.raw({ method: 'POST', path: '/api/v1/token/revoke', json: { refreshToken }, correlationId });
+  async revoke(refreshToken: string, caller: ApiCaller): Promise<void> {
+    const answer = await this.client.raw({
+      method: 'POST',
+      path: '/api/v1/token/revoke',
+      json: { refreshToken },
+      headers: forwardedFor(caller.clientAddress),
+      correlationId: caller.correlationId,
+    });
     if (answer.status !== 200) {
       throw new HttpError('unavailable', `the token endpoint answered a revocation with HTTP ${answer.status}`, { retryAfterSeconds: 5 });
     }
@@ -210,8 +225,11 @@ export class InboxApi {
     throw refusalOf(answer.status);
   }
 
-  private async token(path: string, body: unknown, clientAddress: string, correlationId: string): Promise<TokenResponse> {
-    const answer: RawAnswer = await this.client.raw({ method: 'POST', path, json: body, headers: forwardedFor(clientAddress), correlationId }, ['retry-after']);
+  private async token(path: string, body: unknown, caller: ApiCaller): Promise<TokenResponse> {
+    const answer: RawAnswer = await this.client.raw(
+      { method: 'POST', path, json: body, headers: forwardedFor(caller.clientAddress), correlationId: caller.correlationId },
+      ['retry-after'],
+    );
     const parsed = answer.body.length ? (JSON.parse(answer.body.toString('utf8')) as unknown) : undefined;
     if (answer.status === 200) {
       const pair = TokenResponse.safeParse(parsed);

@@ -7,7 +7,7 @@ import type { SessionStore } from '../session/session-store';
 import { inboxAssets } from './assets/assets';
 import { bedsRoutes } from './beds-routes';
 import { Formats } from './format';
-import { LoginRefusedError, SessionExpiredError, type InboxApi } from './inbox-api';
+import { LoginRefusedError, SessionExpiredError, type ApiCaller, type InboxApi } from './inbox-api';
 import { ClinicRecords, sendPage, type InboxContext } from './inbox-context';
 import { errorPage } from './pages/error.page';
 import { loginPage } from './pages/login.page';
@@ -115,11 +115,11 @@ export function inboxRouter(options: InboxOptions): Router {
     const again = (error: string, status: number) => sendPage(res, loginPage(bare, { csrfToken: csrf.tokenOf(loginId, 'login'), username, error }), status);
     if (!username || !password) return again(texts.login.missing, 400);
     try {
-      const correlationId = String(req.headers['x-correlation-id']);
-      const pair = await options.api.login({ username, password }, clientAddressOf(req), correlationId);
+      const caller = callerOf(req);
+      const pair = await options.api.login({ username, password }, caller);
       if (!(await sessions.start(res, pair))) {
         // Not a clinic's login: the pair it got is of no use here and is ended at once.
-        await options.api.revoke(pair.refreshToken, correlationId).catch(() => undefined);
+        await options.api.revoke(pair.refreshToken, caller).catch(() => undefined);
         return again(texts.login.notAClinic, 403);
       }
       res.redirect(303, `${MOUNT}/tasks`);
@@ -135,7 +135,7 @@ export function inboxRouter(options: InboxOptions): Router {
 
   // Everything below needs a session; a state-changing request also the CSRF checks.
   const guard: RequestHandler = async (req, res, next) => {
-    const session = await sessions.resolve(req, res);
+    const session = await sessions.resolve(req, res, { used: !isPoll(req) });
     if (!session) {
       if (wantsJson(req)) return sendError(res, new HttpError('unauthorized', 'no session: log in at /inbox/login'));
       return res.redirect(303, `${MOUNT}/login${req.method === 'GET' && cookiesOf(req).has(COOKIES.session) ? '?expired=1' : ''}`);
@@ -153,7 +153,7 @@ export function inboxRouter(options: InboxOptions): Router {
     const refreshToken = await sessions.end(req, res);
     if (refreshToken) {
       // The browser's session ends all the same: the person asked to leave.
-      await options.api.revoke(refreshToken, String(req.headers['x-correlation-id'])).catch((error: unknown) => {
+      await options.api.revoke(refreshToken, callerOf(req)).catch((error: unknown) => {
         options.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'inbox logout: the refresh token could not be revoked');
       });
     }
@@ -201,7 +201,17 @@ export function inboxRouter(options: InboxOptions): Router {
   return router;
 }
 
+/** The live list's polling, which the page's script makes every few seconds by itself. */
+function isPoll(req: Request): boolean {
+  return req.path === '/tasks/updates';
+}
+
 /** The live list's polling asks for JSON; everything else is a page. */
 function wantsJson(req: Request): boolean {
-  return req.path === '/tasks/updates' || (req.headers.accept ?? '').startsWith('application/json');
+  return isPoll(req) || (req.headers.accept ?? '').startsWith('application/json');
+}
+
+/** Who asks the token endpoints: the browser, by its address (docs/inbox.md, "For operators"). */
+function callerOf(req: Request): ApiCaller {
+  return { correlationId: String(req.headers['x-correlation-id']), clientAddress: clientAddressOf(req) };
 }

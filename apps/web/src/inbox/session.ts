@@ -3,9 +3,11 @@ import type { CookieOptions, Request, Response } from 'express';
 import { decodeJwt } from 'jose';
 import type { Logger } from 'pino';
 import type { TokenResponse } from '@bedrequest/contracts';
+import { HttpError } from '@bedrequest/http';
+import { clientAddressOf } from '@bedrequest/observability';
 import { PartyClaims } from '@bedrequest/tokens';
 import type { SessionRecord, SessionStore } from '../session/session-store';
-import { LoginRefusedError, type InboxApi } from './inbox-api';
+import { LoginRefusedError, type ApiCaller, type InboxApi } from './inbox-api';
 
 /** The inbox's cookies, both httpOnly, SameSite=Strict, on /inbox only. */
 export const COOKIES = {
@@ -50,7 +52,7 @@ export class InboxSessions {
     const principal = principalOf(pair.accessToken);
     if (principal?.role !== 'clinic') return undefined;
     const id = this.options.store.newId();
-    await this.options.store.save(id, { accessToken: pair.accessToken, refreshToken: pair.refreshToken, principal });
+    await this.options.store.create(id, { accessToken: pair.accessToken, refreshToken: pair.refreshToken, principal });
     res.cookie(COOKIES.session, id, this.cookieOptions);
     res.clearCookie(COOKIES.login, this.cookieOptions);
     return { id, accessToken: pair.accessToken, principal };
@@ -77,19 +79,16 @@ export class InboxSessions {
 
   /**
    * The request's session, its access token renewed first when it is about to expire; undefined
-   * (and the cookie cleared) when there is none or it cannot be renewed.
+   * (and the cookie cleared) when there is none, it has ended (idle or too old: the session store)
+   * or its refresh token was refused. `used`: the person made this request, which starts the idle
+   * time again (the live list's polling is not the person's doing and does not).
    */
-  async resolve(req: Request, res: Response): Promise<InboxSession | undefined> {
+  async resolve(req: Request, res: Response, { used = true }: { used?: boolean } = {}): Promise<InboxSession | undefined> {
     const id = cookiesOf(req).get(COOKIES.session);
     if (!id) return undefined;
-    let record = await this.options.store.load(id);
+    let record = await this.options.store.load(id, { used });
     if (record && this.expiresSoon(record)) {
-      const correlationId = String(req.headers['x-correlation-id']);
-      record = await this.options.store.renewOnce(
-        id,
-        (current) => this.expiresSoon(current),
-        (current) => this.renew(current, correlationId),
-      );
+      record = await this.renewed(id, record, { correlationId: String(req.headers['x-correlation-id']), clientAddress: clientAddressOf(req) });
     }
     if (!record) {
       res.clearCookie(COOKIES.session, this.cookieOptions);
@@ -102,14 +101,42 @@ export class InboxSessions {
     return (expiryOf(record.accessToken) ?? 0) - Date.now() < this.options.refreshMarginMs;
   }
 
-  /** A new pair for the session; undefined when the token endpoint refuses (the session has ended). */
-  private async renew(record: SessionRecord, correlationId: string): Promise<SessionRecord | undefined> {
+  /**
+   * The session renewed once across every process. Only a refusal of its refresh token ends it: a
+   * renewal refused for now (429, the person's address over the gateway's limit) or not answered
+   * leaves it as it is, and while its access token lasts the request goes on with that (a later
+   * request renews); after that it throws, and the page asks to wait (429, Retry-After) or says the
+   * service is unavailable, the session kept.
+   */
+  private async renewed(id: string, record: SessionRecord, caller: ApiCaller): Promise<SessionRecord | undefined> {
     try {
-      const pair = await this.options.api.refresh(record.refreshToken, correlationId);
+      return await this.options.store.renewOnce(
+        id,
+        (current) => this.expiresSoon(current),
+        (current) => this.renew(current, caller),
+      );
+    } catch (error) {
+      if ((expiryOf(record.accessToken) ?? 0) <= Date.now()) throw error;
+      this.options.logger.warn(
+        { reason: error instanceof Error ? error.message : String(error) },
+        'inbox session not renewed for now: its access token serves on',
+      );
+      return record;
+    }
+  }
+
+  /** A new pair for the session; undefined when the token endpoint refuses its refresh token (the session has ended). */
+  private async renew(record: SessionRecord, caller: ApiCaller): Promise<SessionRecord | undefined> {
+    try {
+      const pair = await this.options.api.refresh(record.refreshToken, caller);
       const principal = principalOf(pair.accessToken);
-      return principal ? { accessToken: pair.accessToken, refreshToken: pair.refreshToken, principal } : undefined;
+      return principal ? { ...record, accessToken: pair.accessToken, refreshToken: pair.refreshToken, principal } : undefined;
     } catch (error) {
       if (!(error instanceof LoginRefusedError)) throw error;
+      if (error.reason === 'too_many_requests') {
+        throw new HttpError('too_many_requests', 'the renewal of the session was refused for now', { retryAfterSeconds: error.retryAfterSeconds ?? 1 });
+      }
+      // 401 (the token expired, was revoked or reused) or 400 (not a token auth reads): no renewal can follow.
       this.options.logger.info({ reason: error.reason }, 'inbox session ended: the refresh token was refused');
       return undefined;
     }

@@ -2,13 +2,30 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
-/** What a session holds: the person's token pair and who the tokens are for. */
+/** What a session holds: the person's token pair, who the tokens are for, and its times (ms since the epoch). */
 export const SessionRecord = z.object({
   accessToken: z.string(),
   refreshToken: z.string(),
   principal: z.object({ partyId: z.string(), role: z.enum(['referrer', 'clinic']), ikNumbers: z.array(z.string()) }),
+  /** The login: the session ends `lifetimeSeconds` after it, however it was used. */
+  createdAt: z.number().int(),
+  /** The last request the person made in it: the session ends `idleSeconds` after it. */
+  lastSeenAt: z.number().int(),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
+
+/** When sessions end (WEB_SESSION_IDLE_SECONDS, WEB_SESSION_LIFETIME_SECONDS; docs/inbox.md). */
+export interface SessionLimits {
+  /** Unused this long, a session ends. */
+  readonly idleSeconds: number;
+  /** This long after its login, a session ends. */
+  readonly lifetimeSeconds: number;
+  /** Milliseconds since the epoch; tests move it. */
+  readonly now: () => number;
+}
+
+/** 12 hours idle (a working day and its evening), 7 days in all (docs/inbox.md, "Anmelden"). */
+export const DEFAULT_SESSION_LIMITS = { idleSeconds: 12 * 3600, lifetimeSeconds: 7 * 24 * 3600 } as const;
 
 /** A session id: 256 random bits, base64url (43 characters). */
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -21,6 +38,8 @@ const RENEWAL_LOCK_MS = 15_000;
 /** How often a process waiting for another's renewal looks again (a renewal takes milliseconds). */
 const RENEWAL_POLL_MS = 25;
 const RELEASE_IF_OURS = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+/** Replaces the session only if it is still what was read: a renewal stored meanwhile wins over a use. */
+const REPLACE_IF_UNCHANGED = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3]) else return 0 end";
 
 /**
  * The sessions of the people's pages, in Redis, so that every web process serves every session and
@@ -35,27 +54,61 @@ const RELEASE_IF_OURS = "if redis.call('get', KEYS[1]) == ARGV[1] then return re
  * counts as reuse and revokes the whole family (docs/api.md, "Tokens"). Requests of one browser that
  * arrive together (a page and a poll, two tabs) may reach different processes, so the renewal takes
  * a lock in Redis; whoever finds it taken waits for the renewed session instead of renewing again.
+ *
+ * A session ends `idleSeconds` after the person's last request in it and `lifetimeSeconds` after its
+ * login, whichever comes first: the record keeps both times, every load checks them, and Redis
+ * keeps the record until then and no longer.
  */
 export class SessionStore {
+  private readonly limits: SessionLimits;
+
   constructor(
     private readonly redis: Redis,
-    private readonly options: { ttlSeconds: number },
-  ) {}
+    limits: Partial<SessionLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_SESSION_LIMITS, now: Date.now, ...limits };
+  }
 
   /** A new, unguessable session id. */
   newId(): string {
     return randomBytes(32).toString('base64url');
   }
 
-  async save(id: string, record: SessionRecord): Promise<void> {
-    await this.redis.set(keyOf(id), seal(id, record), 'EX', this.options.ttlSeconds);
+  /** Stores a new session, logged in and used now. */
+  async create(id: string, tokens: Omit<SessionRecord, 'createdAt' | 'lastSeenAt'>): Promise<SessionRecord> {
+    const now = this.limits.now();
+    const record = { ...tokens, createdAt: now, lastSeenAt: now };
+    await this.save(id, record);
+    return record;
   }
 
-  /** The session, or undefined for an id that is malformed, unknown, expired or does not open. */
-  async load(id: string): Promise<SessionRecord | undefined> {
+  /** Stores the session as given, until it ends by its times (gone at once if it has). */
+  async save(id: string, record: SessionRecord): Promise<void> {
+    const leftMs = this.endOf(record) - this.limits.now();
+    if (leftMs > 0) await this.redis.set(keyOf(id), seal(id, record), 'PX', leftMs);
+    else await this.remove(id);
+  }
+
+  /**
+   * The session, or undefined for an id that is malformed, unknown, ended or does not open. `used`:
+   * the person made this request, which starts the idle time again (in Redis only if the session is
+   * still as read, so that a renewal stored meanwhile is never overwritten with the used tokens).
+   */
+  async load(id: string, options: { used?: boolean } = {}): Promise<SessionRecord | undefined> {
     if (!SESSION_ID.test(id)) return undefined;
     const sealed = await this.redis.getBuffer(keyOf(id));
-    return sealed ? open(id, sealed) : undefined;
+    const record = sealed ? open(id, sealed) : undefined;
+    if (!sealed || !record) return undefined;
+    const now = this.limits.now();
+    if (this.endOf(record) <= now) {
+      // Past its end, should Redis not have dropped it yet.
+      await this.remove(id);
+      return undefined;
+    }
+    if (!options.used) return record;
+    const used = { ...record, lastSeenAt: now };
+    await this.redis.eval(REPLACE_IF_UNCHANGED, 1, keyOf(id), sealed, seal(id, used), this.endOf(used) - now);
+    return used;
   }
 
   async remove(id: string): Promise<void> {
@@ -95,6 +148,11 @@ export class SessionStore {
       if (!current || !needsRenewal(current) || Date.now() >= deadline) return current;
       // Its holder gave up without renewing (it died, or the token service failed it): try again.
     }
+  }
+
+  /** When the session ends: the earlier of its idle end and its lifetime's. */
+  private endOf(record: SessionRecord): number {
+    return Math.min(record.lastSeenAt + this.limits.idleSeconds * 1000, record.createdAt + this.limits.lifetimeSeconds * 1000);
   }
 }
 
