@@ -87,7 +87,9 @@ describe("intake's data at rest", () => {
     const task = await intake.tasks.findTask(request.taskId);
     const bundle = await intake.tasks.findBundle(request.requestId, task!.sentVersion);
     const documents = await intake.tasks.documentsOf((await intake.tasks.documentRows(request.requestId, null)).map((row) => row.id));
-    const [row] = (await intake.lists.summaries({ clinicIks: [CLINIC], count: 100, offset: 0 })).filter((candidate) => candidate.id === request.taskId);
+    const [row] = (await intake.lists.summaries({ viewer: { role: 'clinic', ikNumbers: [CLINIC] }, count: 100, offset: 0 })).filter(
+      (candidate) => candidate.id === request.taskId,
+    );
     return {
       notes: task!.notes.map((entry) => entry.text),
       patientName: JSON.stringify(bundle).includes('Musterfrau'),

@@ -201,6 +201,12 @@ export const ClinicTaskList = z.object({
   /** The clinic's Tasks per list state, whatever the query: the inbox's tab counts. */
   counts: z.record(TaskListState, z.number().int()),
   items: z.array(ClinicTaskSummary),
+  next: z
+    .string()
+    .optional()
+    .describe(
+      "Only while more follow: the query of the next page, a relative reference to resolve against this page's URL (`?_count=100&_offset=100`; past `_offset=10000` it carries `_cursor`)",
+    ),
 });
 export type ClinicTaskList = z.infer<typeof ClinicTaskList>;
 

@@ -32,9 +32,17 @@ export const ClinicTaskListQuery = z.strictObject(
       .string()
       .regex(/^\d{1,9}$/, '_offset: a whole number from 0')
       .optional()
-      .describe('Where the page begins, a whole number from 0'),
+      .describe('Where the page begins, a whole number from 0 to 10000 (intake refuses more: follow `next`, docs/api.md "Paging")'),
+    _cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, '_cursor: as next writes it')
+      .optional()
+      .describe('Where the page begins, as `next` writes it past _offset=10000 (opaque)'),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset)` : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset, _cursor)` : undefined,
+  },
 );
 
 /** Intake's internal list and version reads (`/internal/clinic-tasks…`), with the clinic's forwarded token. */

@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AdmissionRequestBundle, DocumentBundle, FhirTask } from '@bedrequest/contracts';
 import {
+  AUDIT_EVENT_RESULT_PARAMETERS,
   AUDIT_EVENT_SEARCH_PARAMETERS,
   CONFORMANCE_RESOURCE_TYPES,
   conformanceResources,
@@ -90,7 +91,8 @@ function taskSearchQuery() {
   return z.object({
     ...Object.fromEntries(declared),
     'based-on:identifier': z.string().optional().describe('`urn:ietf:rfc:3986|<ServiceRequest identifier>`: the same as based-on'),
-    _offset: z.string().optional().describe('Paging: as the next link writes it'),
+    _offset: z.string().optional().describe('Paging: as the next link writes it; at most 10000'),
+    _cursor: z.string().optional().describe('Paging: as the next link writes it past _offset=10000 (opaque)'),
     _format: Format,
   });
 }
@@ -156,8 +158,9 @@ function registerAuditEventPath(registry: OpenAPIRegistry, secured: Secured): vo
         ...Object.fromEntries(declared),
         'entity:identifier': z.string().optional().describe('`urn:ietf:rfc:3986|<ServiceRequest identifier>`: the same as entity'),
         'agent:identifier': z.string().optional().describe('`http://fhir.de/sid/arge-ik/iknr|<IK>`: the IK only'),
-        _count: z.string().optional().describe('Page size, 0 to 500'),
-        _offset: z.string().optional().describe('Paging: as the next link writes it'),
+        ...Object.fromEntries(AUDIT_EVENT_RESULT_PARAMETERS.map(({ name, documentation }) => [name, z.string().optional().describe(documentation)] as const)),
+        _offset: z.string().optional().describe('Paging: as the next link writes it; at most 10000'),
+        _cursor: z.string().optional().describe('Paging: as the next link writes it past _offset=10000 (opaque)'),
         _format: Format,
       }),
     },

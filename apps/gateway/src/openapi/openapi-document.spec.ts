@@ -172,6 +172,7 @@ describe('OpenAPI document', () => {
       ...[...TASK_SEARCH_PARAMETERS, ...TASK_RESULT_PARAMETERS].map((parameter): string => parameter.name),
       'based-on:identifier',
       '_offset',
+      '_cursor',
       '_format',
     ]);
     expect(Object.keys(paths['/api/v2/fhir/Task']?.get?.responses ?? {})).toContain('406');

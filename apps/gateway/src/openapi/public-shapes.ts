@@ -87,7 +87,7 @@ export const AuditEventSearchSet = z
   .object({
     resourceType: z.literal('Bundle'),
     type: z.literal('searchset'),
-    total: z.number().int().min(0),
+    total: z.number().int().min(0).optional().describe('The number of matches; only with `_total=accurate`'),
     link: z.array(SearchLink).min(1).describe('`self`, and `next` while more pages follow'),
     entry: z
       .array(z.object({ fullUrl: z.url(), resource: AuditEvent, search: z.object({ mode: z.literal('match') }) }))

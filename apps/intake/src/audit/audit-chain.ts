@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../requests/canonical-json';
+import { canonicalJson } from '../persistence';
 import { auditColumnsOf, type AuditColumns, type AuditEntry } from './audit-event';
 
 /**

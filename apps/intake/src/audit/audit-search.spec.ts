@@ -32,6 +32,7 @@ describe('parseAuditSearch', () => {
         recorded: [{ from: new Date('2026-11-01T00:00:00Z') }, { before: new Date('2026-12-01T00:00:00Z') }],
         count: 5,
         offset: 10,
+        total: false,
       },
     });
   });
@@ -40,7 +41,13 @@ describe('parseAuditSearch', () => {
     expect(parseAuditSearch({ patient: 'Patient/1' }, referrer)).toEqual({
       ok: false,
       status: 400,
-      issues: [{ code: 'invalid', diagnostics: 'patient: unknown parameter (known: entity, date, agent, _count, _offset, _format)', expression: 'patient' }],
+      issues: [
+        {
+          code: 'invalid',
+          diagnostics: 'patient: unknown parameter (known: entity, date, agent, _count, _offset, _cursor, _total, _format)',
+          expression: 'patient',
+        },
+      ],
     });
   });
 
@@ -52,6 +59,9 @@ describe('parseAuditSearch', () => {
     ['agent', ''],
     ['_count', '501'],
     ['_offset', '-1'],
+    ['_offset', '10001'],
+    ['_cursor', 'not-a-cursor'],
+    ['_total', 'exact'],
     ['entity:missing', IDENTIFIER],
   ])('refuses %s=%j with 400 naming the parameter', (name, value) => {
     expect(parseAuditSearch({ [name]: value }, referrer)).toMatchObject({ ok: false, status: 400, issues: [{ code: 'invalid', expression: name }] });

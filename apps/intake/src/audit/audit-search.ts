@@ -1,22 +1,32 @@
+import { z } from 'zod';
 import { AUDIT_EVENT_SEARCH_PARAMETERS, IK_NUMBER_SYSTEM, type AuditEventSearchParameterName } from '@bedrequest/fhir-model';
-import type { InstantRange } from '../tasks/search-date';
+import type { Viewer } from '../access';
 import {
+  CursorInstant,
   dateParameter,
   DEFAULT_PAGE_SIZE,
+  Keyset,
+  pagingConflict,
   pagingParameters,
   readQuery,
+  refusal,
   requestIdentifierParameter,
   splitToken,
+  type InstantRange,
+  type Paging,
   type ParameterHandler,
   type QueryRefusal,
-  type Viewer,
-} from '../tasks/task-search';
+} from '../search';
+
+/** An AuditEvent search's cursor: the last entry's `recorded`, `day` and `seq`, the search's order. */
+export type AuditKey = readonly [recorded: string, day: string, seq: number];
+export const AUDIT_KEYS = new Keyset<AuditKey>(z.tuple([CursorInstant, z.iso.date(), z.number().int().min(1)]));
 
 /**
- * A parsed AuditEvent search: every condition given must hold. The viewer's rule always applies on
+ * A parsed AuditEvent search: every condition given must hold. The access policy always applies on
  * top: a referrer sees the entries about its own requests, a clinic the entries of its own access.
  */
-export interface AuditSearch {
+export interface AuditSearch extends Paging<AuditKey> {
   viewer: Viewer;
   /** `entity`: the ServiceRequest identifiers the entry must be about. */
   requestIdentifiers: string[];
@@ -24,8 +34,11 @@ export interface AuditSearch {
   agents: { value: string; ikOnly: boolean }[];
   /** `date`: the instants each condition admits for `recorded`. */
   recorded: InstantRange[];
-  count: number;
-  offset: number;
+  /**
+   * `_total=accurate`: count every match. Counting reads all of a party's entries, millions in a
+   * year of polling, so it is done only on request; `none` and `estimate` (the default) answer no total.
+   */
+  total: boolean;
 }
 
 /** Keyed by the names of AUDIT_EVENT_SEARCH_PARAMETERS: a declared parameter without a parser does not compile. */
@@ -49,7 +62,16 @@ const SEARCH_PARAMETERS: Record<AuditEventSearchParameterName, ParameterHandler<
   },
 };
 
-const RESULT_PARAMETERS: Record<string, ParameterHandler<AuditSearch>> = pagingParameters();
+const RESULT_PARAMETERS: Record<string, ParameterHandler<AuditSearch>> = {
+  ...pagingParameters<AuditSearch, AuditKey>(AUDIT_KEYS, 'date'),
+  _total: {
+    parse: (parameter, search) => {
+      const value = parameter.single();
+      if (value === 'accurate') search.total = true;
+      else if (value !== 'none' && value !== 'estimate') parameter.invalid('expected accurate, estimate or none');
+    },
+  },
+};
 
 const KNOWN = [...AUDIT_EVENT_SEARCH_PARAMETERS.map((parameter) => parameter.name), ...Object.keys(RESULT_PARAMETERS), '_format'].join(', ');
 
@@ -60,11 +82,13 @@ function handlerOf(name: string): ParameterHandler<AuditSearch> | undefined {
 
 /**
  * Parses `GET /api/v2/fhir/AuditEvent`: `entity`, `date`, `agent` (AUDIT_EVENT_SEARCH_PARAMETERS),
- * `_count`, `_format` (JSON only: 406 otherwise) and `_offset` for the `next` links. Any other
- * parameter is 400 naming it, as the Task search answers.
+ * `_count`, `_total`, `_format` (JSON only: 406 otherwise) and `_offset` and `_cursor` as the `next`
+ * links write them (search/paging.ts). Any other parameter is 400 naming it, as the Task search answers.
  */
 export function parseAuditSearch(query: Record<string, unknown>, viewer: Viewer): { ok: true; search: AuditSearch } | QueryRefusal {
-  const search: AuditSearch = { viewer, requestIdentifiers: [], agents: [], recorded: [], count: DEFAULT_PAGE_SIZE, offset: 0 };
-  const refusal = readQuery(query, handlerOf, search, KNOWN);
-  return refusal ?? { ok: true, search };
+  const search: AuditSearch = { viewer, requestIdentifiers: [], agents: [], recorded: [], count: DEFAULT_PAGE_SIZE, offset: 0, total: false };
+  const refused = readQuery(query, handlerOf, search, KNOWN);
+  if (refused) return refused;
+  const conflict = pagingConflict(search);
+  return conflict ? refusal([conflict]) : { ok: true, search };
 }

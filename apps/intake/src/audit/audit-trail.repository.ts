@@ -1,20 +1,38 @@
 import type { AuditEvent } from '@medplum/fhirtypes';
+import { auditEventAccess, type AuditEntryFacts } from '../access';
 import { Prisma } from '../generated/prisma/client';
-import { intakeTable } from '../persistence/intake-table';
-import type { SqlRunner } from '../persistence/sql-runner';
+import { intakeTable, type SqlRunner } from '../persistence';
+import { instantIn } from '../search';
 import { canonicalEntry, type StoredAuditEntry } from './audit-chain';
 import { auditColumnsOf, type AuditEntry } from './audit-event';
-import type { AuditSearch } from './audit-search';
+import type { AuditKey, AuditSearch } from './audit-search';
 
 /** What `append_audit_events` (the baseline migration) takes for each entry: its search columns and its canonical JSON. */
 export function appendPayload(entries: readonly AuditEntry[]): string {
   return JSON.stringify(entries.map((entry) => ({ ...auditColumnsOf(entry), canonical: canonicalEntry(entry) })));
 }
 
-/** A page of an AuditEvent search and the number of all matches. */
+/** An entry a search found: the AuditEvent, what the access policy reads of it, and its place in the search's order. */
+export interface FoundAuditEvent {
+  resource: AuditEvent;
+  facts: AuditEntryFacts;
+  key: AuditKey;
+}
+
+/** A page of an AuditEvent search, whether more follow, and the number of all matches when it was asked for. */
 export interface AuditPage {
-  events: AuditEvent[];
-  total: number;
+  events: FoundAuditEvent[];
+  more: boolean;
+  total?: number;
+}
+
+interface FoundRow {
+  resource: AuditEvent;
+  owner_party_id: string;
+  agent_ik: string | null;
+  recorded: Date;
+  day: string;
+  seq: number;
 }
 
 interface StoredRow {
@@ -56,45 +74,44 @@ export class AuditTrailRepository {
   }
 
   /**
-   * One page of a search, ordered by `recorded` then id, and the number of all matches, in one
-   * statement. The viewer's rule comes first: a referrer sees the entries about its own requests,
-   * a clinic those whose agent is one of its IKs.
+   * One page of a search in the chain's order (`recorded`, then `day` and `seq`: the entries of one
+   * instant in the order they were appended), from `offset` or after the cursor's entry, with one
+   * entry more that tells whether another page follows; with `_total=accurate` the number of all
+   * matches too, in the same statement. The access policy's condition comes first.
    */
   async search(search: AuditSearch): Promise<AuditPage> {
-    const viewer = search.viewer;
     const conditions = [
-      viewer.role === 'referrer'
-        ? Prisma.sql`owner_party_id = ${viewer.partyId}`
-        : viewer.ikNumbers.length
-          ? Prisma.sql`agent_ik IN (${Prisma.join(viewer.ikNumbers)})`
-          : Prisma.sql`false`,
+      auditEventAccess.where(search.viewer),
       ...search.requestIdentifiers.map((identifier) => Prisma.sql`request_identifier = ${identifier}`),
       ...search.agents.map(({ value, ikOnly }) => (ikOnly ? Prisma.sql`agent_ik = ${value}` : Prisma.sql`(agent_user = ${value} OR agent_ik = ${value})`)),
-      ...search.recorded.map((range) => {
-        const bounds = [
-          ...(range.from ? [Prisma.sql`recorded >= ${sqlInstant(range.from)}::timestamptz`] : []),
-          ...(range.before ? [Prisma.sql`recorded < ${sqlInstant(range.before)}::timestamptz`] : []),
-        ];
-        const within = Prisma.join(bounds, ' AND ');
-        return range.outside ? Prisma.sql`NOT (${within})` : Prisma.sql`(${within})`;
-      }),
+      ...search.recorded.map((range) => instantIn(Prisma.raw('recorded'), range)),
     ];
     const matching = Prisma.join(conditions, ' AND ');
-    const rows = await this.run.rows<{ total: number; resource: AuditEvent | null }>(Prisma.sql`
-      WITH page AS (
-        SELECT resource, recorded, day, seq FROM ${this.table}
-         WHERE ${matching}
-         -- Entries of one instant (a batch's changes) in the order they were appended, the chain's.
-         ORDER BY recorded, day, seq
-         LIMIT ${search.count}::int OFFSET ${search.offset}::bigint
-      )
-      SELECT matched.total, page.resource
-        FROM (SELECT count(*)::int AS total FROM ${this.table} WHERE ${matching}) matched
-        LEFT JOIN page ON true
-       ORDER BY page.recorded, page.day, page.seq`);
+    const after = search.after
+      ? Prisma.sql` AND (recorded, day, seq) > (${search.after[0]}::timestamptz, ${search.after[1]}::date, ${search.after[2]}::int)`
+      : Prisma.empty;
+    const page = Prisma.sql`
+      SELECT resource, owner_party_id, agent_ik, recorded, day::text AS day, seq FROM ${this.table}
+       WHERE ${matching}${after}
+       ORDER BY recorded, day, seq
+       LIMIT ${search.count === 0 ? 0 : search.count + 1}::int OFFSET ${search.offset}::bigint`;
+    const rows = search.total
+      ? await this.run.rows<Partial<FoundRow> & { total: number }>(Prisma.sql`
+          WITH page AS (${page})
+          SELECT matched.total, page.*
+            FROM (SELECT count(*)::int AS total FROM ${this.table} WHERE ${matching}) matched
+            LEFT JOIN page ON true
+           ORDER BY page.recorded, page.day, page.seq`)
+      : await this.run.rows<FoundRow>(page);
+    const found = rows.filter((row): row is FoundRow => row.resource != null);
     return {
-      total: rows[0]?.total ?? 0,
-      events: rows.flatMap((row) => (row.resource ? [row.resource] : [])),
+      events: found.slice(0, search.count).map((row) => ({
+        resource: row.resource,
+        facts: auditEventAccess.factsOf(row.owner_party_id, row.agent_ik, row.resource),
+        key: [row.recorded.toISOString(), row.day, row.seq],
+      })),
+      more: found.length > search.count,
+      ...(search.total ? { total: (rows[0] as { total?: number } | undefined)?.total ?? 0 } : {}),
     };
   }
 
@@ -180,9 +197,4 @@ export interface AuditAnchorRow {
   headHash: string;
   kekId: string;
   mac: string;
-}
-
-/** An instant as PostgreSQL reads it (years past 9999 lose toISOString's `+0`, as in the Task search). */
-function sqlInstant(instant: Date): string {
-  return instant.toISOString().replace(/^\+0*/, '');
 }

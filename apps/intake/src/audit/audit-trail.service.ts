@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent, AuditEventAgent, Bundle } from '@medplum/fhirtypes';
+import type { Bundle } from '@medplum/fhirtypes';
 import { HttpError } from '@bedrequest/http';
-import type { QueryRefusal, Viewer } from '../tasks/task-search';
+import { auditEventAccess, type Viewer } from '../access';
+import { nextPosition, pageQueryString, positionOf, type Position, type QueryRefusal } from '../search';
 import type { AuditAnchors } from './audit-anchors';
 import { ChainChecker, type ChainBreak } from './audit-chain';
 import { auditEntryOf, type AuditEntry, type AuditRecord } from './audit-event';
-import { parseAuditSearch } from './audit-search';
+import { AUDIT_KEYS, parseAuditSearch } from './audit-search';
 import type { AuditTrailRepository } from './audit-trail.repository';
 import { GroupCommit } from './group-commit';
-
-/** Who reads: the visibility rule's party, the access token's `sub`, and the client's address the gateway forwarded. */
-export interface Caller {
-  viewer: Viewer;
-  user: string;
-  address?: string;
-}
 
 /** What `verify` found: the days and entries checked, and the first entry that breaks its chain, if any. */
 export interface ChainReport {
@@ -53,30 +47,39 @@ export class AuditTrail {
   }
 
   /**
-   * A searchset of the AuditEvents the viewer may see (search.html#return): `total`, a `self` link
-   * and a `next` link while more pages follow, both with every parameter of the query.
+   * A searchset of the AuditEvents the access policy lets the viewer see (search.html#return): a
+   * `self` link and a `next` link while more pages follow, both with every parameter of the query
+   * (the next page's position by `_offset` or `_cursor`, search/paging.ts), and `total` with
+   * `_total=accurate`. Each entry is checked against the policy again before it leaves, and shown
+   * as the viewer may see it.
    */
   async search(query: Record<string, unknown>, viewer: Viewer, links: { base: string; path: string }): Promise<{ ok: true; bundle: Bundle } | QueryRefusal> {
     const parsed = parseAuditSearch(query, viewer);
     if (!parsed.ok) return parsed;
     const { search } = parsed;
     const page = await this.repository.search(search);
-    const pageUrl = (offset: number) => `${links.base}${links.path}${queryStringOf(query, offset)}`;
-    const more = search.count > 0 && search.offset + search.count < page.total;
+    if (page.events.some((event) => !auditEventAccess.allows(viewer, event.facts))) {
+      throw new Error('the AuditEvent search found an entry the access policy does not allow: its SQL and its check disagree');
+    }
+    const pageUrl = (position: Position) => `${links.base}${links.path}${pageQueryString(query, position)}`;
+    const last = page.events.at(-1);
     return {
       ok: true,
       bundle: {
         resourceType: 'Bundle',
         type: 'searchset',
-        total: page.total,
-        link: [{ relation: 'self', url: pageUrl(search.offset) }, ...(more ? [{ relation: 'next', url: pageUrl(search.offset + search.count) }] : [])],
+        ...(page.total === undefined ? {} : { total: page.total }),
+        link: [
+          { relation: 'self', url: pageUrl(positionOf(search, AUDIT_KEYS)) },
+          ...(page.more && last ? [{ relation: 'next', url: pageUrl(nextPosition(search, page.events.length, last.key, AUDIT_KEYS)) }] : []),
+        ],
         // FHIR JSON has no empty arrays: a page without matches has no `entry`.
         ...(page.events.length > 0
           ? {
-              entry: page.events.map((event) => ({
-                fullUrl: `${links.base}${links.path}/${event.id}`,
+              entry: page.events.map(({ resource }) => ({
+                fullUrl: `${links.base}${links.path}/${resource.id}`,
                 // resourceType first, as FHIR JSON is written (jsonb orders keys by length).
-                resource: { ...asSeenBy(viewer, event), resourceType: 'AuditEvent' as const },
+                resource: { ...auditEventAccess.asSeenBy(viewer, resource), resourceType: 'AuditEvent' as const },
                 search: { mode: 'match' as const },
               })),
             }
@@ -105,39 +108,7 @@ export class AuditTrail {
   }
 }
 
-/**
- * An entry as `viewer` may see it: who of a party acted (`altId`, the access token's `sub`) and from
- * where (`network`) only when the viewer is of that party, so that a referrer sees which clinic read
- * or answered its request, or that an administrator did, and not the clinic's people or the
- * operator. A referrer's own agents are the referrer's (its requests only ever carry its own); a
- * clinic sees only entries of its own access. The stored entry, which the hash chain covers, is unchanged.
- */
-export function asSeenBy(viewer: Viewer, event: AuditEvent): AuditEvent {
-  const own = (agent: AuditEventAgent) => agent.role?.[0]?.text === viewer.role;
-  if (event.agent.every(own)) return event;
-  return { ...event, agent: event.agent.map((agent) => (own(agent) ? agent : withoutPerson(agent))) };
-}
-
-function withoutPerson(agent: AuditEventAgent): AuditEventAgent {
-  const rest = { ...agent };
-  delete rest.altId;
-  delete rest.network;
-  return rest;
-}
-
 /** The entries of records made now: each a new id and this instant. */
 export function entriesOf(records: readonly AuditRecord[], recorded: Date): AuditEntry[] {
   return records.map((record) => auditEntryOf(record, randomUUID(), recorded));
-}
-
-/** The query string of a search page (`?…`, empty for none): the query's parameters, `_offset` replaced. */
-export function queryStringOf(query: Record<string, unknown>, offset: number): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (name === '_offset') continue;
-    for (const single of Array.isArray(value) ? value : [value]) params.append(name, String(single));
-  }
-  if (offset > 0) params.set('_offset', String(offset));
-  const parameters = params.toString();
-  return parameters ? `?${parameters}` : '';
 }

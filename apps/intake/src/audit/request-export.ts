@@ -1,5 +1,4 @@
-import type { IntakeDatabase } from '../persistence/database';
-import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
+import { sealedFor, type IntakeDatabase, type SealedFields } from '../persistence';
 import { AuditTrailRepository } from './audit-trail.repository';
 import { entriesOf } from './audit-trail.service';
 

@@ -1,21 +1,24 @@
 import type { RequestVersion } from '@bedrequest/contracts';
+import { taskAccess, type ClinicViewer } from '../access';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
-import { intakeTable } from '../persistence/intake-table';
-import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
+import { intakeTable, sealedFor, type SealedFields } from '../persistence';
 import { bundleSummaryOf, type BundleSummary } from './bundle-summary';
+import type { ListKey } from './clinic-task-list-query';
 import type { SummaryRow } from './clinic-task-summary';
 
 /** The Task's and request's own columns of a list row (the rest is the version's summary). */
 type TaskOfRow = Omit<SummaryRow, keyof BundleSummary> & { request_id: string };
 
 export interface SummaryQuery {
-  clinicIks: readonly string[];
+  viewer: ClinicViewer;
   /** Task statuses to list; all when absent. */
   statuses?: readonly string[];
   /** Only Tasks changed at or after this instant (a poller's cursor). */
   modifiedSince?: Date;
   count: number;
   offset: number;
+  /** The row after which the page begins (keyset), instead of an offset. */
+  after?: ListKey;
 }
 
 /** A list row's stored part: the version's summary (sealed), or the erased request's states. */
@@ -45,7 +48,9 @@ export interface TaskOfClinic {
   clinicIk: string;
   requestId: string;
   sentVersion: number;
-  /** The request, for the audit trail: its ServiceRequest identifier and the referrer owning it. */
+  /** When the Task was cancelled, for the access policy (a cancelled clinic reads what it was sent before). */
+  cancelledAt: Date | null;
+  /** The request, for the access policy and the audit trail: its ServiceRequest identifier and the referrer owning it. */
   request: { identifier: string; referrerPartyId: string };
   /** When the request's patient data was erased: its versions are gone. */
   erasedAt: Date | null;
@@ -83,7 +88,6 @@ export class ClinicTaskReadsRepository {
    * tombstone: its request's states, no summary (its versions are gone).
    */
   async summaries(query: SummaryQuery): Promise<SummaryRow[]> {
-    if (query.clinicIks.length === 0) return [];
     const rows = await this.prisma.$queryRaw<(TaskOfRow & ErasedOrStored)[]>`
       WITH page AS (
         SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version
@@ -111,10 +115,9 @@ export class ClinicTaskReadsRepository {
   }
 
   /** How many of the clinic's Tasks are in each status. */
-  async countsByStatus(clinicIks: readonly string[]): Promise<Map<string, number>> {
-    if (clinicIks.length === 0) return new Map();
+  async countsByStatus(viewer: ClinicViewer): Promise<Map<string, number>> {
     const rows = await this.prisma.$queryRaw<{ status: string; count: number }[]>`
-      SELECT t.status, count(*)::int AS count FROM ${this.task} t WHERE t.clinic_ik IN (${Prisma.join(clinicIks)}) GROUP BY t.status`;
+      SELECT t.status, count(*)::int AS count FROM ${this.task} t WHERE ${taskAccess.where(viewer)} GROUP BY t.status`;
     return new Map(rows.map((row) => [row.status, row.count]));
   }
 
@@ -126,6 +129,7 @@ export class ClinicTaskReadsRepository {
         clinicIk: true,
         requestId: true,
         sentVersion: true,
+        cancelledAt: true,
         request: { select: { identifier: true, referrerPartyId: true, erasure: { select: { erasedAt: true } } } },
       },
     });
@@ -184,11 +188,15 @@ export class ClinicTaskReadsRepository {
     );
   }
 
+  /** The list's conditions, the access policy's first (a clinic's names the Task table alone). */
   private conditions(query: SummaryQuery): Prisma.Sql[] {
+    const after = query.after;
     return [
-      Prisma.sql`t.clinic_ik IN (${Prisma.join(query.clinicIks)})`,
+      taskAccess.where(query.viewer),
       ...(query.statuses ? [Prisma.sql`t.status IN (${Prisma.join(query.statuses)})`] : []),
       ...(query.modifiedSince ? [Prisma.sql`t.last_modified >= ${query.modifiedSince.toISOString()}::timestamptz`] : []),
+      // After the cursor's row in the list's order, every column descending.
+      ...(after ? [Prisma.sql`((t.status = 'requested'), t.last_modified, t.id) < (${after[0]}::boolean, ${after[1]}::timestamptz, ${after[2]}::uuid)`] : []),
     ];
   }
 }

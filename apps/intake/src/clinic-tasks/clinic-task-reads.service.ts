@@ -1,48 +1,14 @@
 import { z } from 'zod';
 import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type RequestVersion } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import type { AuditRecord } from '../audit/audit-event';
-import type { AuditTrail, Caller } from '../audit/audit-trail.service';
-import type { ClinicRead } from '../tasks/task-read.service';
-import type { ClinicTaskReadsRepository, TaskOfClinic, VersionRow } from './clinic-task-reads.repository';
+import { requestGrantOf, type Caller, type ClinicViewer, type RequestGrant } from '../access';
+import type { AuditRecord, AuditTrail } from '../audit';
+import { MAX_PAGE_BYTES, nextPosition, pageOf, type Page, type VersionPageQuery } from '../search';
+import type { ClinicRead } from '../tasks';
+import { LIST_KEYS, listQueryString, type ClinicTaskListQuery, type ListKey } from './clinic-task-list-query';
+import type { ClinicTaskReadsRepository, VersionRow } from './clinic-task-reads.repository';
 import { listStateOf, summaryOf, type SummaryRow } from './clinic-task-summary';
-import { MAX_PAGE_BYTES, pageOf, type Page, type VersionPageQuery } from './pages';
 import { versionsSentTo } from './versions-sent';
-
-export const DEFAULT_LIST_SIZE = 100;
-/** A whole inbox of 1,000 rows in one answer (about 0.5 MB of JSON); more is paged with `_offset`. */
-export const MAX_LIST_SIZE = 1000;
-
-/**
- * `GET /api/v1/clinic/tasks`: `state` (one or more of new, answered, selected, cancelled,
- * comma-separated), `since` (an instant with offset: Tasks changed at or after it), `_count`
- * (1–1000, default 100), `_offset`. Anything else is refused, like the Task search.
- */
-export const ClinicTaskListQuery = z.strictObject(
-  {
-    state: z
-      .string()
-      .transform((value) => value.split(','))
-      .pipe(
-        z.array(
-          z.enum(TaskListState.options, {
-            error: `state: one or more of ${TaskListState.options.join(', ')}, comma-separated`,
-          }),
-        ),
-      )
-      .optional(),
-    since: z.iso.datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' }).optional(),
-    _count: z.coerce
-      .number({ error: `_count: a whole number from 1 to ${MAX_LIST_SIZE}` })
-      .int()
-      .min(1)
-      .max(MAX_LIST_SIZE)
-      .default(DEFAULT_LIST_SIZE),
-    _offset: z.coerce.number({ error: '_offset: a whole number from 0' }).int().min(0).default(0),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset)` : undefined) },
-);
-export type ClinicTaskListQuery = z.infer<typeof ClinicTaskListQuery>;
 
 /**
  * What a clinic reads of its Tasks beyond the FHIR Task reads: list rows and request versions. Both
@@ -57,45 +23,58 @@ export class ClinicTaskReadsService {
     private readonly options: { now?: () => Date; maxPageBytes?: number | undefined } = {},
   ) {}
 
-  async list(caller: Caller, clinicIks: readonly string[], query: ClinicTaskListQuery): Promise<ClinicTaskList> {
+  /**
+   * A page of the Tasks the access policy lets the clinic see, from `_offset` or after `_cursor`,
+   * with `next` while more follow (by `_offset` while that stays within MAX_OFFSET, then by
+   * `_cursor`: search/paging.ts), and the counts of its tabs.
+   */
+  async list(caller: Caller & { viewer: ClinicViewer }, query: ClinicTaskListQuery): Promise<ClinicTaskList> {
     const statuses = query.state?.flatMap((state) => TASK_STATUSES_OF_LIST_STATE[state]);
-    const [rows, byStatus] = await Promise.all([
+    const paging = { count: query._count, offset: query._offset, ...(query._cursor ? { after: LIST_KEYS.decode(query._cursor) } : {}) };
+    const [found, byStatus] = await Promise.all([
       this.reads.summaries({
-        clinicIks,
+        viewer: caller.viewer,
         ...(statuses ? { statuses } : {}),
         ...(query.since ? { modifiedSince: new Date(query.since) } : {}),
-        count: query._count,
+        // One row more than the page: whether another follows.
+        count: query._count + 1,
         offset: query._offset,
+        ...(paging.after ? { after: paging.after } : {}),
       }),
-      this.reads.countsByStatus(clinicIks),
+      this.reads.countsByStatus(caller.viewer),
     ]);
+    const rows = found.slice(0, query._count);
     const counts = Object.fromEntries(TaskListState.options.map((state) => [state, 0])) as ClinicTaskList['counts'];
     for (const [status, count] of byStatus) {
       const state = listStateOf(status);
       if (state) counts[state] += count;
     }
-    if (rows.length > 0) await this.audit.record(listRecords(rows, caller, queryStringOf(query)));
+    if (rows.length > 0) await this.audit.record(listRecords(rows, caller, listQueryString(query, { offset: query._offset }).slice(1)));
     const today = (this.options.now ?? (() => new Date()))();
     const items = rows.map((row) => summaryOf(row, this.systems, today));
     const total = [...new Set(query.state ?? TaskListState.options)].reduce((sum, state) => sum + counts[state], 0);
-    return { total, counts, items };
+    const last = rows.at(-1);
+    const next = found.length > rows.length && last ? listQueryString(query, nextPosition(paging, rows.length, keyOf(last), LIST_KEYS)) : undefined;
+    return { total, counts, items, ...(next ? { next } : {}) };
   }
 
   /**
-   * A page of the versions of the Task's request that its clinic was sent (pages.ts); not found for
-   * a Task it may not see; erased once the request's patient data was erased. Only the page's
-   * bundles are opened: which versions went to the clinic is recorded with each version. A request
-   * with versions stored before that (migration 0004) is replayed over all its bundles, once per read.
+   * A page of the versions of the Task's request that its clinic was sent (search/pages.ts), as far
+   * as the access policy grants them; not found for a Task it may not see; erased once the
+   * request's patient data was erased. Only the page's bundles are opened: which versions went to
+   * the clinic is recorded with each version. A request with versions stored before that (migration
+   * 0004) is replayed over all its bundles, once per read.
    */
-  async versions(taskId: string, caller: Caller, clinicIks: readonly string[], query: VersionPageQuery): Promise<ClinicRead<Page<RequestVersion>>> {
+  async versions(taskId: string, caller: Caller, query: VersionPageQuery): Promise<ClinicRead<Page<RequestVersion>>> {
     if (!z.guid().safeParse(taskId).success) return { outcome: 'not-found' };
     const task = await this.reads.findTask(taskId);
-    if (!task || !clinicIks.includes(task.clinicIk)) return { outcome: 'not-found' };
+    const grant = task && requestGrantOf(caller.viewer, { ...task, referrerPartyId: task.request.referrerPartyId });
+    if (!task || !grant) return { outcome: 'not-found' };
     if (task.erasedAt) return { outcome: 'erased', erasedAt: task.erasedAt };
-    const rows = await this.reads.versionRows(task.requestId, task.sentVersion);
+    const rows = await this.reads.versionRows(task.requestId, grant.versionsUpTo);
     const sent = rows.some((row) => row.sentTo === null)
-      ? await this.replayedSent(task, rows)
-      : rows.filter((row) => row.version === task.sentVersion || row.sentTo?.includes(task.clinicIk));
+      ? await this.replayedSent(task.requestId, grant, rows)
+      : rows.filter((row) => row.version === grant.versionsUpTo || row.sentTo?.includes(grant.clinicIk));
     const page = pageOf(query._sort === '-version' ? sent.toReversed() : sent, query, this.options.maxPageBytes ?? MAX_PAGE_BYTES);
     const items = await this.reads.versionsOf(task.requestId, page.rows);
     await this.audit.record(
@@ -111,11 +90,11 @@ export class ClinicTaskReadsService {
   }
 
   /** Which of the rows went to the Task's clinic, by the request state machine's rules replayed over the bundles (versions-sent.ts). */
-  private async replayedSent(task: TaskOfClinic, rows: readonly VersionRow[]): Promise<VersionRow[]> {
-    const versions = await this.reads.versionsUpTo(task.requestId, task.sentVersion);
-    const sent = new Set(versionsSentTo(task.clinicIk, versions).map((version) => version.version));
+  private async replayedSent(requestId: string, grant: RequestGrant, rows: readonly VersionRow[]): Promise<VersionRow[]> {
+    const versions = await this.reads.versionsUpTo(requestId, grant.versionsUpTo);
+    const sent = new Set(versionsSentTo(grant.clinicIk, versions).map((version) => version.version));
     // The latest one the Task records was sent by definition.
-    sent.add(task.sentVersion);
+    sent.add(grant.versionsUpTo);
     return rows.filter((row) => sent.has(row.version));
   }
 }
@@ -144,10 +123,7 @@ function listRecords(rows: readonly SummaryRow[], caller: Caller, query: string)
   return [...byRequest.values()];
 }
 
-function queryStringOf(query: ClinicTaskListQuery): string {
-  const parameters = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value !== undefined) parameters.set(name, Array.isArray(value) ? value.join(',') : String(value));
-  }
-  return parameters.toString();
+/** A list row's place in the list's order, for the cursor of the page after it. */
+function keyOf(row: SummaryRow): ListKey {
+  return [row.status === 'requested', row.last_modified.toISOString(), row.id];
 }

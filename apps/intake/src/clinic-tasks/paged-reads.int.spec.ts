@@ -4,16 +4,12 @@ import type { ClinicRecord } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
-import { AuditTrailRepository } from '../audit/audit-trail.repository';
-import { AuditTrail, type Caller } from '../audit/audit-trail.service';
-import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
-import { prismaRunner } from '../persistence/sql-runner';
-import { AdmissionRequestRepository } from '../requests/admission-request.repository';
-import { IntakeService } from '../requests/intake.service';
-import { admissionCommand, clinicAnswerCommand, documentCommand } from '../testing/commands';
-import { TaskReadRepository } from '../tasks/task-read.repository';
-import { TaskReadService } from '../tasks/task-read.service';
-import { testSealedFields } from '../testing/sealed-fields';
+import type { Caller } from '../access';
+import { AuditTrailRepository, AuditTrail } from '../audit';
+import { openIntakeDatabase, type IntakeDatabase, prismaRunner } from '../persistence';
+import { AdmissionRequestRepository, IntakeService } from '../requests';
+import { admissionCommand, clinicAnswerCommand, documentCommand, testSealedFields } from '../testing';
+import { TaskReadRepository, TaskReadService } from '../tasks';
 import { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
 import { ClinicTaskReadsService } from './clinic-task-reads.service';
 
@@ -77,30 +73,30 @@ describe('paged reads of versions and documents', () => {
 
   it('pages the versions a clinic was sent, oldest or newest first', async () => {
     const reads = versionReads();
-    const all = await reads.versions(taskOf[B]!, callerOf(B), [B], { _count: 20, _offset: 0, _sort: 'version' });
+    const all = await reads.versions(taskOf[B]!, callerOf(B), { _count: 20, _offset: 0, _sort: 'version' });
     expect(all).toMatchObject({ outcome: 'found', value: { total: 2 } });
     expect(all.outcome === 'found' && versionsOf(all.value)).toEqual([1, 4]);
 
-    const first = await reads.versions(taskOf[A]!, callerOf(A), [A], { _count: 2, _offset: 0, _sort: 'version' });
+    const first = await reads.versions(taskOf[A]!, callerOf(A), { _count: 2, _offset: 0, _sort: 'version' });
     expect(first.outcome === 'found' && [versionsOf(first.value), first.value.total, first.value.next]).toEqual([
       [1, 2],
       3,
       '?_count=2&_offset=2&_sort=version',
     ]);
-    const second = await reads.versions(taskOf[A]!, callerOf(A), [A], { _count: 2, _offset: 2, _sort: 'version' });
+    const second = await reads.versions(taskOf[A]!, callerOf(A), { _count: 2, _offset: 2, _sort: 'version' });
     expect(second.outcome === 'found' && [versionsOf(second.value), second.value.next]).toEqual([[4], undefined]);
-    const newest = await reads.versions(taskOf[A]!, callerOf(A), [A], { _count: 1, _offset: 0, _sort: '-version' });
+    const newest = await reads.versions(taskOf[A]!, callerOf(A), { _count: 1, _offset: 0, _sort: '-version' });
     expect(newest.outcome === 'found' && versionsOf(newest.value)).toEqual([4]);
   });
 
   it('stops a page of versions before the ceiling of bytes, with at least one version', async () => {
-    const page = await versionReads(1_000).versions(taskOf[A]!, callerOf(A), [A], { _count: 20, _offset: 0, _sort: 'version' });
+    const page = await versionReads(1_000).versions(taskOf[A]!, callerOf(A), { _count: 20, _offset: 0, _sort: 'version' });
     expect(page.outcome === 'found' && [versionsOf(page.value), page.value.next]).toEqual([[1], '?_count=20&_offset=1&_sort=version']);
   });
 
   it('finds the versions sent of a request stored before the clinics were recorded with each version', async () => {
     await pool.query(`UPDATE "${schema}".request_version SET sent_to = NULL`);
-    const page = await versionReads().versions(taskOf[B]!, callerOf(B), [B], { _count: 20, _offset: 0, _sort: 'version' });
+    const page = await versionReads().versions(taskOf[B]!, callerOf(B), { _count: 20, _offset: 0, _sort: 'version' });
     expect(page.outcome === 'found' && versionsOf(page.value)).toEqual([1, 4]);
   });
 

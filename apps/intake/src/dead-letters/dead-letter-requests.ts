@@ -1,7 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import type { DeadLetter } from '@bedrequest/messaging';
-import type { IntakeDatabase } from '../persistence/database';
-import { requestWriterTables } from '../persistence/intake-table';
+import { type IntakeDatabase, requestWriterTables } from '../persistence';
 
 /** The request a dead letter is about: its identifier, its referrer, and whether its patient data was erased. */
 export interface DeadLetterRequest {

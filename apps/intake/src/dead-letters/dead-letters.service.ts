@@ -1,10 +1,7 @@
 import { declareTopology, type QueueKey } from '@bedrequest/contracts';
 import { DeadLetterQueues, type DeadLetter, type DeadLetterDecision, type FirstDeath } from '@bedrequest/messaging';
-import type { AuditRecord } from '../audit/audit-event';
-import { AuditTrailRepository } from '../audit/audit-trail.repository';
-import { entriesOf } from '../audit/audit-trail.service';
-import type { IntakeDatabase } from '../persistence/database';
-import { prismaRunner } from '../persistence/sql-runner';
+import { type AuditRecord, AuditTrailRepository, entriesOf } from '../audit';
+import { type IntakeDatabase, prismaRunner } from '../persistence';
 import { DeadLetterRequests, type DeadLetterRequest } from './dead-letter-requests';
 
 /** The queues with a dead-letter queue: every one of the topology (libs/contracts, declareTopology). */

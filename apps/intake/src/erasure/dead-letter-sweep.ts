@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { WakeUpLoop } from '@bedrequest/messaging';
-import type { IntakeDeadLetters } from '../dead-letters/dead-letters.service';
+import type { IntakeDeadLetters } from '../dead-letters';
 
 /** Hourly, as the retention job: the safety net for what a wake did not cover. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;

@@ -4,12 +4,9 @@ import type { ClinicRecord, Envelope } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
-import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
-import { prismaRunner } from '../persistence/sql-runner';
-import { AdmissionRequestRepository } from '../requests/admission-request.repository';
-import { IntakeService } from '../requests/intake.service';
-import { admissionCommand, clinicAnswerCommand, documentCommand } from '../testing/commands';
-import { testSealedFields } from '../testing/sealed-fields';
+import { openIntakeDatabase, type IntakeDatabase, prismaRunner } from '../persistence';
+import { AdmissionRequestRepository, IntakeService } from '../requests';
+import { admissionCommand, clinicAnswerCommand, documentCommand, testSealedFields } from '../testing';
 import { RequestErasureRepository } from './request-erasure.repository';
 import { RetentionJob } from './retention-job';
 
@@ -95,7 +92,7 @@ describe('erasing a request', () => {
     expect(await leftOf(request)).toEqual({ versions: 2, documents: 1, notes: 1, verdicts: 4, unpublishedNotes: 1 });
 
     const result = await erasure.erase(
-      { identifier: request.identifier, ownerPartyId: REFERRER.partyId },
+      { identifier: request.identifier, by: { role: 'referrer', partyId: REFERRER.partyId } },
       { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' },
     );
 
@@ -159,7 +156,7 @@ describe('erasing a request', () => {
     const request = await wholeRequest();
     expect(
       await erasure.erase(
-        { identifier: request.identifier, ownerPartyId: 'someone-else' },
+        { identifier: request.identifier, by: { role: 'referrer', partyId: 'someone-else' } },
         { agent: referrerAgent, reason: 'requested', correlationId: 'erasure' },
       ),
     ).toEqual({ outcome: 'not-found' });

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionResponseV1, RequestErasedV1 } from '@bedrequest/contracts';
 import { outboxRecord, outboxRow } from '@bedrequest/messaging';
-import { requestWriterTables } from '../persistence/intake-table';
-import { appendPayload } from '../audit/audit-trail.repository';
-import type { AuditAgent } from '../audit/audit-event';
-import { entriesOf } from '../audit/audit-trail.service';
-import type { IntakeDatabase } from '../persistence/database';
-import type { RequestRowBase } from '../requests/request-rows';
+import { ownsRequest, type ReferrerViewer } from '../access';
+import { appendPayload, entriesOf, type AuditAgent } from '../audit';
+import { requestWriterTables, type IntakeDatabase } from '../persistence';
+import type { RequestRowBase } from '../requests';
 
 /** Why a request's patient data is erased. */
 export type ErasureReason = RequestErasedV1['reason'];
@@ -68,11 +66,12 @@ export class RequestErasureRepository {
   }
 
   /**
-   * Erases the request `identifier` (of the referrer `ownerPartyId`, when given: another's is
-   * not found). A request erased before answers its tombstone and changes nothing.
+   * Erases the request `identifier`, asked `by` a referrer (only the owner may: another's request is
+   * not found, access/access-policy.ts) or by the operator (`by` absent). A request erased before
+   * answers its tombstone and changes nothing.
    */
   async erase(
-    request: { identifier: string; ownerPartyId?: string },
+    request: { identifier: string; by?: ReferrerViewer },
     /** `agent`: who asked, or a function of the request's referrer IK (a referrer asking for its own). */
     by: { agent: AuditAgent | ((referrerIk: string) => AuditAgent); reason: ErasureReason; correlationId: string },
   ): Promise<ErasureResult> {
@@ -82,7 +81,7 @@ export class RequestErasureRepository {
   }
 
   private eraseInTransaction(
-    request: { identifier: string; ownerPartyId?: string },
+    request: { identifier: string; by?: ReferrerViewer },
     by: Parameters<RequestErasureRepository['erase']>[1],
   ): Promise<ErasureResult> {
     const t = this.t;
@@ -90,7 +89,7 @@ export class RequestErasureRepository {
       const [found] = await tx.$queryRaw<RequestRow[]>`
         SELECT id::text AS id, identifier, referrer_party_id, referrer_ik, status, intent, created_at, updated_at
           FROM ${t.request} WHERE identifier = ${request.identifier} FOR UPDATE`;
-      if (!found || (request.ownerPartyId !== undefined && found.referrer_party_id !== request.ownerPartyId)) return { outcome: 'not-found' };
+      if (!found || (request.by && !ownsRequest(request.by.partyId, { referrerPartyId: found.referrer_party_id }))) return { outcome: 'not-found' };
       const previous = await this.tombstoneIn(tx, found);
       if (previous) return { outcome: 'already-erased', tombstone: previous };
 

@@ -3,17 +3,17 @@ import type { Logger } from 'pino';
 import { erasedMessage, outcome } from '@bedrequest/fhir-model';
 import { classifyError, HttpError, logServerError, outcomeOf } from '@bedrequest/http';
 import { ANY_ROLE, requireToken, type TokenVerifier } from '@bedrequest/tokens';
-import type { AuditTrail } from '../audit/audit-trail.service';
-import type { RequestErasureRepository } from '../erasure/request-erasure.repository';
-import type { ClinicRead, TaskReadService } from '../tasks/task-read.service';
-import { PageQuery } from '../clinic-tasks/pages';
-import { callerOf } from './caller';
+import { callerOf } from '../access';
+import type { AuditTrail } from '../audit';
+import type { RequestErasureRepository } from '../erasure';
+import { PageQuery } from '../search';
+import type { ClinicRead, TaskReadService } from '../tasks';
 
 /**
  * Intake's internal read API, called by the gateway only (not exposed publicly) with the caller's
  * access token, which intake verifies itself: who asks is the party the token names, never what a
- * header claims, and a call without a valid party token is 401. The visibility rules are applied
- * here, by the owner of the data. The caller's address, which the gateway forwards in
+ * header claims, and a call without a valid party token is 401. The access policy is applied here,
+ * by the owner of the data (access/access-policy.ts). The caller's address, which the gateway forwards in
  * `X-Forwarded-For`, goes into the audit trail's entries (it grants nothing).
  */
 export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasure: RequestErasureRepository, verifier: TokenVerifier, logger: Logger): Router {
@@ -36,7 +36,7 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
     const caller = callerOf(req, res);
     if (caller.viewer.role !== 'referrer') throw new HttpError('forbidden', 'only the referrer of a request may ask for its erasure');
     const result = await erasure.erase(
-      { identifier, ownerPartyId: caller.viewer.partyId },
+      { identifier, by: caller.viewer },
       {
         agent: (ik) => ({ kind: 'referrer', user: caller.user, ik, ...(caller.address ? { address: caller.address } : {}) }),
         reason: 'requested',

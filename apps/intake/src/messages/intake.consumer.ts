@@ -1,8 +1,7 @@
 import { IntakeVerdictV1 } from '@bedrequest/contracts';
 import { handleByType, type BatchHandler, type OutboxRelay } from '@bedrequest/messaging';
 import type { Logger } from 'pino';
-import { intakeCommands } from '../requests/intake-commands';
-import type { IntakeService } from '../requests/intake.service';
+import { intakeCommands, type IntakeService } from '../requests';
 
 /**
  * The intake queue's handler: runs a batch through the use cases (one transaction), then, after

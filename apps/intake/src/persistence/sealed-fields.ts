@@ -18,7 +18,7 @@ export const sealedFor = {
  * list summaries, documents, the clinic's notes and the verdicts kept for redeliveries, each sealed
  * with the service's data keys for its own row. Identifiers, IKs, states, dates and versions stay in
  * clear: the statements search, join and order by them; so do the hashes that recognise a bundle
- * sent again, which are keyed (the keyring's fingerprint key, requests/canonical-json.ts).
+ * sent again, which are keyed (the keyring's fingerprint key, requests/bundle-fingerprint.ts).
  */
 export class SealedFields {
   constructor(readonly keyring: DataKeyring) {}

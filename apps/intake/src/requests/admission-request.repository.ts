@@ -1,10 +1,8 @@
 import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
-import { requestWriterTables } from '../persistence/intake-table';
-import { byteaOfJson, sealedFor, type SealedFields } from '../persistence/sealed-fields';
-import type { SqlRunner } from '../persistence/sql-runner';
-import type { TaskNote } from '../tasks/task-resource';
-import { bundleFingerprint, type BundleFingerprint } from './canonical-json';
+import { requestWriterTables, byteaOfJson, sealedFor, type SealedFields, type SqlRunner } from '../persistence';
+import type { TaskNote } from '../tasks';
+import { bundleFingerprint, type BundleFingerprint } from './bundle-fingerprint';
 import { writeBatch } from './request-batch-write';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
 import { storedRequestOf, storedTaskOf, type RequestJson, type TaskJson } from './request-rows';

@@ -7,11 +7,9 @@ import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_REQU
 import { dumpSchemas, formsOf, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { INTAKE_KEYS_CLI, openIntakeKeys } from '../cli';
 import { IntakeCliConfig } from '../config';
-import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
-import { openSealedFields } from '../persistence/sealed-fields';
-import { prismaRunner } from '../persistence/sql-runner';
+import { openIntakeDatabase, type IntakeDatabase, openSealedFields, prismaRunner } from '../persistence';
 import { AdmissionRequestRepository } from './admission-request.repository';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '../persistence';
 import { intakeCommands, type IntakeCommand } from './intake-commands';
 import { IntakeService } from './intake.service';
 

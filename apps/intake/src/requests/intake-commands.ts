@@ -6,7 +6,7 @@ import {
   type Submitter,
 } from '@bedrequest/contracts';
 import { metaOf, type MessageHandlers, type MessageMeta } from '@bedrequest/messaging';
-import type { BundleFingerprint } from './canonical-json';
+import type { BundleFingerprint } from './bundle-fingerprint';
 
 /** One message of a batch, read and checked against its contract (see `intakeCommands`). */
 export type IntakeCommand = { meta: MessageMeta } & (

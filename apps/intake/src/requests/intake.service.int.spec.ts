@@ -5,11 +5,8 @@ import { ClinicAnswerSubmittedV1, createEnvelope, type ClinicRecord } from '@bed
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
-import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
-import { prismaRunner } from '../persistence/sql-runner';
-import { admissionCommand } from '../testing/commands';
-import { testSealedFields } from '../testing/sealed-fields';
-import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
+import { openIntakeDatabase, type IntakeDatabase, prismaRunner, sealedFor, type SealedFields } from '../persistence';
+import { admissionCommand, testSealedFields } from '../testing';
 import { AdmissionRequestRepository } from './admission-request.repository';
 import { intakeCommands, type IntakeCommand } from './intake-commands';
 import { IntakeService } from './intake.service';

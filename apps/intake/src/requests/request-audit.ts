@@ -1,5 +1,5 @@
 import type { ClinicAnswerSubmittedV1, Submitter } from '@bedrequest/contracts';
-import type { AuditRecord } from '../audit/audit-event';
+import type { AuditRecord } from '../audit';
 import type { StoredRequest } from './request-records';
 
 // Who and what the audit trail records of a batch's changes (docs/data-protection.md).

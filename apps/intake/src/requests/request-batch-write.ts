@@ -1,10 +1,8 @@
 import { outboxRow } from '@bedrequest/messaging';
 import { Prisma } from '../generated/prisma/client';
-import { appendPayload } from '../audit/audit-trail.repository';
-import { bundleSummaryOf } from '../clinic-tasks/bundle-summary';
-import type { requestWriterTables } from '../persistence/intake-table';
-import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
-import type { SqlRunner } from '../persistence/sql-runner';
+import { appendPayload } from '../audit';
+import { bundleSummaryOf } from '../clinic-tasks';
+import { type requestWriterTables, sealedFor, type SealedFields, type SqlRunner } from '../persistence';
 import type { BatchChanges, StoredRequest } from './request-records';
 
 /**

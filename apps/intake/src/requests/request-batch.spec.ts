@@ -3,7 +3,7 @@ import { DataKeyring, type FingerprintKey } from '@bedrequest/crypto';
 import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
 import { admissionRequestSummary, DEFAULT_PROFILE_BASE, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { bundleFingerprint } from './canonical-json';
+import { bundleFingerprint } from './bundle-fingerprint';
 import type { FingerprintedCommand } from './intake-commands';
 import { RequestBatch } from './request-batch';
 

@@ -1,5 +1,6 @@
 import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import { REQUEST_BOUNDS } from '@bedrequest/fhir-model';
+import type { StoredRequest } from './request-records';
 import { rejected } from './verdicts';
 
 /**
@@ -30,6 +31,11 @@ export interface RequestHoldings {
   versions: number;
   documents: number;
   bytes: number;
+}
+
+/** What the request holds: its versions, documents and bytes. */
+export function holdingsOf(request: StoredRequest): RequestHoldings {
+  return { versions: request.currentVersion, documents: request.documentCount, bytes: request.storedBytes };
 }
 
 /** The refusal of one more version or document of `bytes`, or undefined when it fits. */

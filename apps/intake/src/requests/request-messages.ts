@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AdmissionResponseV1, RequestDispatchedV1, type AdmissionRequestSummary, type AnswerSource, type Submitter } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import { outboxRecord, type MessageMeta, type OutboxRecord } from '@bedrequest/messaging';
-import { toFhirTask } from '../tasks/task-resource';
+import { toFhirTask } from '../tasks';
 import type { StoredRequest, StoredTask } from './request-records';
 
 // The messages a batch causes, written to the outbox with its changes.

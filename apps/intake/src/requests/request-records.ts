@@ -1,7 +1,7 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import type { OutboxRecord } from '@bedrequest/messaging';
-import type { AuditEntry } from '../audit/audit-event';
-import type { TaskNote } from '../tasks/task-resource';
+import type { AuditEntry } from '../audit';
+import type { TaskNote } from '../tasks';
 
 // What intake stores of a request, as a batch reads it (AdmissionRequestRepository.load) and what
 // a batch writes (AdmissionRequestRepository.write).

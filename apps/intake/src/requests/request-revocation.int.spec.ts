@@ -4,10 +4,8 @@ import type { ClinicRecord } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
-import { openIntakeDatabase, type IntakeDatabase } from '../persistence/database';
-import { prismaRunner } from '../persistence/sql-runner';
-import { admissionCommand, clinicAnswerCommand } from '../testing/commands';
-import { testSealedFields } from '../testing/sealed-fields';
+import { openIntakeDatabase, type IntakeDatabase, prismaRunner } from '../persistence';
+import { admissionCommand, clinicAnswerCommand, testSealedFields } from '../testing';
 import { AdmissionRequestRepository } from './admission-request.repository';
 import { IntakeService } from './intake.service';
 

@@ -1,5 +1,5 @@
 import type { BusinessStatus, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
-import type { TaskNote } from '../tasks/task-resource';
+import type { TaskNote } from '../tasks';
 import type { StoredRequest, StoredTask } from './request-records';
 
 // Rows of intake's request and Task tables as its statements return them, and what a batch reads of them.

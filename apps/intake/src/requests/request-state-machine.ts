@@ -9,7 +9,7 @@ import type {
   TaskStatus,
   VerdictRefusal,
 } from '@bedrequest/contracts';
-import type { BundleFingerprint } from './canonical-json';
+import type { BundleFingerprint } from './bundle-fingerprint';
 
 /**
  * The request state machine of the spec ("States and transitions") with the choices of

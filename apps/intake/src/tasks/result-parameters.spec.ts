@@ -1,5 +1,6 @@
 import type { Task } from '@medplum/fhirtypes';
-import { isJsonFormat, isTaskElement, SUBSETTED, subsetOf } from './result-parameters';
+import { isJsonFormat } from '../search';
+import { isTaskElement, SUBSETTED, subsetOf } from './result-parameters';
 
 const task: Task = {
   resourceType: 'Task',

@@ -1,20 +1,9 @@
 import type { Coding, Task } from '@medplum/fhirtypes';
 
 /**
- * What a Task read or search may ask of the answer's shape beside the search itself: `_format`
- * (http.html#mime-type) and `_elements` (search.html#elements).
+ * What a Task read or search may ask of the answer's shape beside the search itself: `_elements`
+ * (search.html#elements); `_format` is read with the query (search/search-query.ts).
  */
-
-/**
- * The `_format` values meaning JSON, the only format served: "the codes json, application/json and
- * application/fhir+json SHALL be interpreted to mean the JSON format" (R4 http.html#mime-type).
- */
-const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json']);
-
-export function isJsonFormat(value: string): boolean {
-  // A '+' that was not percent-encoded reaches the query as a space (application/x-www-form-urlencoded).
-  return JSON_FORMATS.has(value.toLowerCase().replaceAll(' ', '+'));
-}
 
 /**
  * Every top-level element of an R4 Task. A Record over `keyof Task` of @medplum/fhirtypes, whose

@@ -1,10 +1,10 @@
 import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
+import { taskAccess } from '../access';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
-import { intakeTable } from '../persistence/intake-table';
-import { sealedFor, type SealedFields } from '../persistence/sealed-fields';
-import type { InstantRange } from './search-date';
+import { intakeTable, sealedFor, type SealedFields } from '../persistence';
+import { instantIn } from '../search';
 import type { ClinicTaskView, TaskNote } from './task-resource';
-import { answerParts, type TaskSearch, type Viewer } from './task-search';
+import { answerParts, type TaskKey, type TaskSearch } from './task-search';
 
 /** A Task with what only intake needs to decide what its clinic may read. */
 export interface StoredTask extends ClinicTaskView {
@@ -63,16 +63,18 @@ export class TaskReadRepository {
 
   /**
    * One page of a Task search and the number of all matching Tasks, in one statement (one round
-   * trip), the viewer's visibility rule applied in SQL with the search's conditions (docs/api.md,
-   * "Tasks": ordered by lastModified, then id). What the search does not ask for (`_total=none`,
-   * `_summary=count`, `_count=0`) is not computed.
+   * trip), the access policy applied in SQL with the search's conditions (docs/api.md, "Tasks":
+   * ordered by lastModified, then id). A page begins `offset` Tasks in or just after the cursor's
+   * Task (search/paging.ts); the total counts every match either way. What the search does not ask
+   * for (`_total=none`, `_summary=count`, `_count=0`) is not computed.
    */
   async search(search: TaskSearch): Promise<TaskPage> {
     const matching = Prisma.join(this.conditions(search), ' AND ');
     const wanted = answerParts(search);
     if (search.requestIdentifiers.length) return this.searchOneRequest(search, matching);
     if (!wanted.entries) return wanted.total ? { total: await this.count(matching), tasks: [], more: false } : { tasks: [], more: false };
-    return wanted.total ? this.searchPage(search, matching) : this.searchPageWithoutTotal(search, matching);
+    const page = search.after ? Prisma.sql`${matching} AND ${after(search.after)}` : matching;
+    return wanted.total ? this.searchPage(search, matching, page) : this.searchPageWithoutTotal(search, page);
   }
 
   /**
@@ -88,44 +90,45 @@ export class TaskReadRepository {
        WHERE ${matching}
        ORDER BY t.last_modified, t.id`;
     const wanted = answerParts(search);
-    const page = wanted.entries ? rows.slice(search.offset, search.offset + search.count) : [];
+    const start = search.after ? countUpTo(rows, search.after) : search.offset;
+    const page = wanted.entries ? rows.slice(start, start + search.count) : [];
     return {
       tasks: await this.taskViews(page),
-      more: wanted.entries && search.offset + search.count < rows.length,
+      more: wanted.entries && start + search.count < rows.length,
       ...(wanted.total ? { total: rows.length } : {}),
     };
   }
 
   /**
    * Any other search can match millions of Tasks (a clinic's whole list): the page stops after
-   * `count` rows of the index order, and the total is a scalar subquery over the same conditions,
-   * so it is right on every page, also past the last one (then the only row carries no Task).
+   * `count` rows of the index order (and one more, which tells whether another page follows), and
+   * the total is a scalar subquery over the conditions without the cursor, so it is right on every
+   * page, also past the last one (then the only row carries no Task).
    */
-  private async searchPage(search: TaskSearch, matching: Prisma.Sql): Promise<TaskPage> {
+  private async searchPage(search: TaskSearch, matching: Prisma.Sql, page: Prisma.Sql): Promise<TaskPage> {
     const rows = await this.prisma.$queryRaw<(Partial<TaskRow> & { total: number })[]>`
       WITH page AS (
         SELECT ${TASK_COLUMNS}
           FROM ${this.from}
-         WHERE ${matching}
+         WHERE ${page}
          ORDER BY t.last_modified, t.id
-         LIMIT ${search.count}::int OFFSET ${search.offset}::bigint
+         LIMIT ${search.count + 1}::int OFFSET ${search.offset}::bigint
       )
       SELECT matched.total, page.*
         FROM (SELECT count(*)::int AS total FROM ${this.from} WHERE ${matching}) matched
         LEFT JOIN page ON true
        -- A join promises no order: the page (at most _count rows) is sorted again.
        ORDER BY page.last_modified, page.id`;
-    const total = rows[0]?.total ?? 0;
-    const tasks = await this.taskViews(rows.filter((row): row is TaskRow & { total: number } => row.id != null));
-    return { tasks, more: search.offset + tasks.length < total, total };
+    const found = rows.filter((row): row is TaskRow & { total: number } => row.id != null);
+    return { tasks: await this.taskViews(found.slice(0, search.count)), more: found.length > search.count, total: rows[0]?.total ?? 0 };
   }
 
   /** `_total=none`: no count, and one row beyond the page tells whether another page follows. */
-  private async searchPageWithoutTotal(search: TaskSearch, matching: Prisma.Sql): Promise<TaskPage> {
+  private async searchPageWithoutTotal(search: TaskSearch, page: Prisma.Sql): Promise<TaskPage> {
     const rows = await this.prisma.$queryRaw<TaskRow[]>`
       SELECT ${TASK_COLUMNS}
         FROM ${this.from}
-       WHERE ${matching}
+       WHERE ${page}
        ORDER BY t.last_modified, t.id
        LIMIT ${search.count + 1}::int OFFSET ${search.offset}::bigint`;
     return { tasks: await this.taskViews(rows.slice(0, search.count)), more: rows.length > search.count };
@@ -205,41 +208,29 @@ export class TaskReadRepository {
     return sealed ? this.fields.open<TaskNote[]>(sealedFor.notes(taskId), sealed) : [];
   }
 
-  /** The search's conditions, ANDed, the viewer's visibility rule first (docs/decisions.md). */
+  /** The search's conditions, ANDed, the access policy's first (docs/decisions.md). */
   private conditions(search: TaskSearch): Prisma.Sql[] {
     return [
-      visibleTo(search.viewer),
+      taskAccess.where(search.viewer),
       ...search.requestIdentifiers.map((identifier) => Prisma.sql`r.identifier = ${identifier}`),
       ...(search.ownerIk === undefined ? [] : [Prisma.sql`t.clinic_ik = ${search.ownerIk}`]),
       ...(search.businessStatuses ? [Prisma.sql`t.business_status IN (${Prisma.join(search.businessStatuses)})`] : []),
       ...(search.statuses ? [Prisma.sql`t.status IN (${Prisma.join(search.statuses)})`] : []),
-      ...search.lastModified.map(lastModifiedIn),
+      ...search.lastModified.map((range) => instantIn(Prisma.raw('t.last_modified'), range)),
     ];
   }
 }
 
-/** A `_lastUpdated` condition (search-date.ts, whose `admits` states the same rule) over t.last_modified. */
-function lastModifiedIn(range: InstantRange): Prisma.Sql {
-  const bounds = [
-    ...(range.from ? [Prisma.sql`t.last_modified >= ${sqlInstant(range.from)}::timestamptz`] : []),
-    ...(range.before ? [Prisma.sql`t.last_modified < ${sqlInstant(range.before)}::timestamptz`] : []),
-  ];
-  const within = Prisma.join(bounds, ' AND ');
-  return range.outside ? Prisma.sql`NOT (${within})` : Prisma.sql`(${within})`;
+/** The Tasks after the cursor's in the search's order (t.last_modified, t.id): what the index (last_modified) serves. */
+function after([lastModified, id]: TaskKey): Prisma.Sql {
+  return Prisma.sql`(t.last_modified, t.id) > (${lastModified}::timestamptz, ${id}::uuid)`;
 }
 
-/**
- * An instant as PostgreSQL reads it. toISOString writes years past 9999 as `+010000`, which
- * PostgreSQL takes for a time zone; the range of `_lastUpdated=9999` ends at 10000-01-01.
- */
-function sqlInstant(instant: Date): string {
-  return instant.toISOString().replace(/^\+0*/, '');
-}
-
-/** A referrer sees the Tasks of its own requests, a clinic the Tasks addressed to it (docs/decisions.md). */
-function visibleTo(viewer: Viewer): Prisma.Sql {
-  if (viewer.role === 'referrer') return Prisma.sql`r.referrer_party_id = ${viewer.partyId}`;
-  return viewer.ikNumbers.length ? Prisma.sql`t.clinic_ik IN (${Prisma.join(viewer.ikNumbers)})` : Prisma.sql`false`;
+/** How many of the rows (in the search's order) come up to and including the cursor's Task: where the next page begins. */
+function countUpTo(rows: readonly TaskRow[], [lastModified, id]: TaskKey): number {
+  const at = Date.parse(lastModified);
+  const following = rows.findIndex((row) => row.last_modified.getTime() > at || (row.last_modified.getTime() === at && row.id > id.toLowerCase()));
+  return following === -1 ? rows.length : following;
 }
 
 function toTaskView(row: TaskRow, notes: TaskNote[]): SearchedTask {

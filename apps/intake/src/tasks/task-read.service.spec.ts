@@ -1,6 +1,6 @@
 import { fhirSystems } from '@bedrequest/fhir-model';
-import type { AuditRecord } from '../audit/audit-event';
-import type { Caller } from '../audit/audit-trail.service';
+import type { Caller } from '../access';
+import type { AuditRecord } from '../audit';
 import type { SearchedTask, StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
 import { TaskReadService } from './task-read.service';
 

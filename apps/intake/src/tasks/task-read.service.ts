@@ -1,13 +1,13 @@
 import type { Bundle, Task } from '@medplum/fhirtypes';
 import { z } from 'zod';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import type { AuditAgent, AuditRecord } from '../audit/audit-event';
-import { queryStringOf, type AuditTrail, type Caller } from '../audit/audit-trail.service';
-import { MAX_PAGE_BYTES, pageOf, type Page, type PageQuery } from '../clinic-tasks/pages';
+import { requestGrantOf, taskAccess, type Caller, type RequestGrant } from '../access';
+import type { AuditAgent, AuditRecord, AuditTrail } from '../audit';
+import { MAX_PAGE_BYTES, nextPosition, pageOf, pageQueryString, positionOf, type Page, type PageQuery, type Position, type QueryRefusal } from '../search';
 import type { SearchedTask, StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
 import { toFhirTask, type ClinicTaskView } from './task-resource';
 import { subsetOf } from './result-parameters';
-import { answerParts, parseTaskRead, parseTaskSearch, type QueryRefusal, type TaskShape } from './task-search';
+import { answerParts, parseTaskRead, parseTaskSearch, TASK_KEYS, type TaskShape } from './task-search';
 
 /**
  * What a clinic's read of its Task's request finds: nothing it may see, the mark of an erasure (the
@@ -32,18 +32,24 @@ export class TaskReadService {
 
   /**
    * A searchset (search.html#return): `total` unless `_total=none`, a `self` link and a `next` link
-   * while more pages follow, both with every parameter of the query (the result parameters too),
-   * and one entry per Task of the page (none for `_summary=count` and `_count=0`).
+   * while more pages follow, both with every parameter of the query (the result parameters too;
+   * the next page's position by `_offset` or `_cursor`, search/paging.ts), and one entry per Task of
+   * the page (none for `_summary=count` and `_count=0`).
    */
   async search(query: Record<string, unknown>, caller: Caller, links: { base: string; path: string }): Promise<{ ok: true; bundle: Bundle } | QueryRefusal> {
     const parsed = parseTaskSearch(query, caller.viewer);
     if (!parsed.ok) return parsed;
     const { search } = parsed;
     const found = await this.tasks.search(search);
+    if (found.tasks.some((task) => !taskAccess.allows(caller.viewer, task))) {
+      throw new Error('the Task search found a Task the access policy does not allow: its SQL and its check disagree');
+    }
     const page = withinBytes(found, this.options.maxPageBytes ?? MAX_PAGE_BYTES);
-    const pageUrl = (pageOffset: number) => `${links.base}${links.path}${queryStringOf(query, pageOffset)}`;
+    const pageUrl = (position: Position) => `${links.base}${links.path}${pageQueryString(query, position)}`;
+    const self = positionOf(search, TASK_KEYS);
+    const last = page.tasks.at(-1);
     const entries = answerParts(search).entries ? page.tasks : undefined;
-    if (entries?.length) await this.audit.record(searchRecords(entries, caller, queryStringOf(query, search.offset).slice(1)));
+    if (entries?.length) await this.audit.record(searchRecords(entries, caller, pageQueryString(query, self).slice(1)));
     return {
       ok: true,
       bundle: {
@@ -51,8 +57,10 @@ export class TaskReadService {
         type: 'searchset',
         ...(page.total === undefined ? {} : { total: page.total }),
         link: [
-          { relation: 'self', url: pageUrl(search.offset) },
-          ...(page.more ? [{ relation: 'next', url: pageUrl(search.offset + page.tasks.length) }] : []),
+          { relation: 'self', url: pageUrl(self) },
+          ...(page.more && last
+            ? [{ relation: 'next', url: pageUrl(nextPosition(search, page.tasks.length, [last.lastModified.toISOString(), last.id], TASK_KEYS)) }]
+            : []),
         ],
         // FHIR JSON has no empty arrays: a page without matches has no `entry`.
         ...(entries && entries.length > 0
@@ -68,7 +76,7 @@ export class TaskReadService {
     };
   }
 
-  /** One Task the viewer may see (`task` undefined for any other), shaped as the query asks. */
+  /** One Task the caller may see (`task` undefined for any other), shaped as the query asks. */
   async read(taskId: string, query: Record<string, unknown>, caller: Caller): Promise<{ ok: true; task: Task | undefined } | QueryRefusal> {
     const parsed = parseTaskRead(query);
     if (!parsed.ok) return parsed;
@@ -84,25 +92,26 @@ export class TaskReadService {
   async bundleForClinic(taskId: string, caller: Caller): Promise<ClinicRead<unknown>> {
     const task = await this.findForClinic(taskId, caller);
     if (task.outcome !== 'found') return task;
-    const bundle = await this.tasks.findBundle(task.value.requestId, task.value.sentVersion);
+    const bundle = await this.tasks.findBundle(task.value.requestId, task.value.grant.versionsUpTo);
     if (!bundle) {
       // Erased between the two reads: its versions went with the erasure's commit.
       const erasedAt = (await this.tasks.findTask(task.value.id))?.erasedAt;
       return erasedAt ? { outcome: 'erased', erasedAt } : { outcome: 'not-found' };
     }
-    await this.audit.record([readRecord('vread', task.value, caller, [{ type: 'Task', id: task.value.id }], task.value.sentVersion)]);
+    await this.audit.record([readRecord('vread', task.value, caller, [{ type: 'Task', id: task.value.id }], task.value.grant.versionsUpTo)]);
     return { outcome: 'found', value: bundle };
   }
 
   /**
    * A page of the DocumentBundles sent for the request of a Task the clinic may see, oldest first
-   * (pages.ts); for a cancelled Task only those received before the cancellation (like the bundle
-   * versions). Only the page's documents are opened.
+   * (search/pages.ts), as far as the access policy grants them (for a cancelled Task only those
+   * received before the cancellation). Only the page's documents are opened.
    */
   async documentsForClinic(taskId: string, caller: Caller, query: PageQuery): Promise<ClinicRead<Page<unknown>>> {
     const task = await this.findForClinic(taskId, caller);
     if (task.outcome !== 'found') return task;
-    const page = pageOf(await this.tasks.documentRows(task.value.requestId, task.value.cancelledAt), query, this.options.maxPageBytes ?? MAX_PAGE_BYTES);
+    const rows = await this.tasks.documentRows(task.value.requestId, task.value.grant.documentsReceivedUpTo);
+    const page = pageOf(rows, query, this.options.maxPageBytes ?? MAX_PAGE_BYTES);
     const documents = await this.tasks.documentsOf(page.rows.map((row) => row.id));
     await this.recordDocumentRead(task.value, caller, documents);
     return { outcome: 'found', value: { total: page.total, items: documents.map((document) => document.bundle), ...(page.next ? { next: page.next } : {}) } };
@@ -112,7 +121,7 @@ export class TaskReadService {
   async documentForClinic(taskId: string, caller: Caller, position: number): Promise<ClinicRead<unknown>> {
     const task = await this.findForClinic(taskId, caller);
     if (task.outcome !== 'found') return task;
-    const row = (await this.tasks.documentRows(task.value.requestId, task.value.cancelledAt))[position];
+    const row = (await this.tasks.documentRows(task.value.requestId, task.value.grant.documentsReceivedUpTo))[position];
     const [document] = row ? await this.tasks.documentsOf([row.id]) : [];
     if (!document) return { outcome: 'not-found' };
     await this.recordDocumentRead(task.value, caller, [document]);
@@ -125,20 +134,22 @@ export class TaskReadService {
     await this.audit.record([readRecord('read', task, caller, resources)]);
   }
 
-  /** A Task addressed to the calling clinic, or the erasure that left only its tombstone. */
-  private async findForClinic(taskId: string, caller: Caller): Promise<ClinicRead<StoredTask>> {
-    const task = caller.viewer.role === 'clinic' ? await this.findVisible(taskId, caller) : undefined;
-    if (!task) return { outcome: 'not-found' };
-    return task.erasedAt ? { outcome: 'erased', erasedAt: task.erasedAt } : { outcome: 'found', value: task };
+  /** A Task whose request the access policy lets the caller read (as its clinic), with what it grants, or the erasure that left only its tombstone. */
+  private async findForClinic(taskId: string, { viewer }: Caller): Promise<ClinicRead<StoredTask & { grant: RequestGrant }>> {
+    const task = await this.findTask(taskId);
+    const grant = task && requestGrantOf(viewer, task);
+    if (!task || !grant) return { outcome: 'not-found' };
+    return task.erasedAt ? { outcome: 'erased', erasedAt: task.erasedAt } : { outcome: 'found', value: { ...task, grant } };
   }
 
   private async findVisible(taskId: string, { viewer }: Caller): Promise<StoredTask | undefined> {
+    const task = await this.findTask(taskId);
+    return task && taskAccess.allows(viewer, task) ? task : undefined;
+  }
+
+  private async findTask(taskId: string): Promise<StoredTask | undefined> {
     // Anything else would fail PostgreSQL's uuid cast instead of finding nothing.
-    if (!TaskId.safeParse(taskId).success) return undefined;
-    const task = await this.tasks.findTask(taskId);
-    if (!task) return undefined;
-    const visible = viewer.role === 'referrer' ? task.referrerPartyId === viewer.partyId : viewer.ikNumbers.includes(task.clinicIk);
-    return visible ? task : undefined;
+    return TaskId.safeParse(taskId).success ? this.tasks.findTask(taskId) : undefined;
   }
 
   /** The FHIR Task, with only the elements `_elements` names (and the mandatory ones) if it names any. */

@@ -1,6 +1,7 @@
 import { IK_NUMBER_SYSTEM, MAX_ISSUES, TASK_SEARCH_PARAMETERS, URI_IDENTIFIER_SYSTEM, type TaskSearchParameterName } from '@bedrequest/fhir-model';
-import { admits } from './search-date';
-import { answerParts, DEFAULT_PAGE_SIZE, parseTaskRead, parseTaskSearch, type Viewer } from './task-search';
+import type { Viewer } from '../access';
+import { admits, DEFAULT_PAGE_SIZE } from '../search';
+import { answerParts, parseTaskRead, parseTaskSearch } from './task-search';
 
 const referrer: Viewer = { role: 'referrer', partyId: 'referrer-1' };
 const identifier = 'https://hospital.example/fhir/ServiceRequest/1';
@@ -110,6 +111,10 @@ describe('parseTaskSearch (docs/api.md, "Tasks")', () => {
     [{ _count: '2.5' }, '_count'],
     [{ _offset: '-1' }, '_offset'],
     [{ _offset: '1e30' }, '_offset'],
+    [{ _offset: '10001' }, '_offset'],
+    [{ _cursor: 'not-a-cursor' }, '_cursor'],
+    [{ _cursor: Buffer.from('["2026-11-22T10:00:00.000Z","x"]').toString('base64url') }, '_cursor'],
+    [{ _cursor: Buffer.from('["2026-11-22T10:00:00.000Z","7d0c1f4e-2b8a-4c11-9e5f-0a6b3c2d1e01"]').toString('base64url'), _offset: '5' }, '_offset'],
     [{ _total: 'maybe' }, '_total'],
     [{ _summary: 'true' }, '_summary'],
     [{ _summary: 'text' }, '_summary'],

@@ -1,4 +1,4 @@
-import { SealedFields } from '../persistence/sealed-fields';
+import { SealedFields } from '../persistence';
 
 /**
  * Bundles, summaries, documents, notes and verdicts stored as their plain JSON bytes in the sealed

@@ -2,7 +2,7 @@ import { AdmissionBundleSubmittedV1, ClinicAnswerSubmittedV1, createEnvelope, Do
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, documentBundle, type FixtureDocument } from '@bedrequest/fhir-model/testing';
 import { workOf } from '@bedrequest/messaging';
-import { intakeCommands, type IntakeCommand } from '../requests/intake-commands';
+import { intakeCommands, type IntakeCommand } from '../requests';
 
 // Intake's commands as the gateway's messages bring them, for tests that drive IntakeService.
 

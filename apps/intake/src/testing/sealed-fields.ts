@@ -1,5 +1,4 @@
-import type { IntakeDatabase } from '../persistence/database';
-import { openSealedFields, type SealedFields } from '../persistence/sealed-fields';
+import { type IntakeDatabase, openSealedFields, type SealedFields } from '../persistence';
 
 /** Intake's sealed fields in a test schema, under that schema's development KEK (as outside production). */
 export async function testSealedFields(prisma: IntakeDatabase, schema: string): Promise<SealedFields> {

@@ -81,7 +81,7 @@ describe('the CapabilityStatement', () => {
       ...AUDIT_EVENT_SEARCH_PARAMETERS.map(({ name, type, definition }) => ({ name, type, definition })),
       ...AUDIT_EVENT_RESULT_PARAMETERS.map(({ name, type }) => ({ name, type, definition: undefined })),
     ]);
-    expect(listed.map(({ name }) => name)).toEqual(['entity', 'date', 'agent', '_count']);
+    expect(listed.map(({ name }) => name)).toEqual(['entity', 'date', 'agent', '_count', '_total']);
     expect(interactions('AuditEvent')).toEqual(['search-type']);
   });
 

@@ -42,7 +42,7 @@ export const TASK_RESULT_PARAMETERS = [
   {
     name: '_count',
     type: 'number',
-    documentation: 'Page size; the next page is at link[relation=next] while more matches exist.',
+    documentation: 'Page size; the next page is at link[relation=next] while more matches exist (by _offset up to 10000, then by _cursor).',
   },
   {
     name: '_total',
@@ -61,12 +61,18 @@ export const TASK_RESULT_PARAMETERS = [
   },
 ] as const satisfies readonly CapabilityStatementRestResourceSearchParam[];
 
-/** The result parameter the AuditEvent search takes besides AUDIT_EVENT_SEARCH_PARAMETERS. */
+/** The result parameters the AuditEvent search takes besides AUDIT_EVENT_SEARCH_PARAMETERS. */
 export const AUDIT_EVENT_RESULT_PARAMETERS = [
   {
     name: '_count',
     type: 'number',
-    documentation: 'Page size (default 50, at most 500); the next page is at link[relation=next] while more matches exist.',
+    documentation:
+      'Page size (default 50, at most 500); the next page is at link[relation=next] while more matches exist (by _offset up to 10000, then by _cursor).',
+  },
+  {
+    name: '_total',
+    type: 'token',
+    documentation: '`accurate`: the number of matches, counted for this request; `none` and `estimate` (the default): no total.',
   },
 ] as const satisfies readonly CapabilityStatementRestResourceSearchParam[];
 
@@ -186,7 +192,8 @@ function auditEventResource(): CapabilityStatementRestResource {
     interaction: [
       {
         code: 'search-type',
-        documentation: '`GET [base]/AuditEvent?...`: a searchset Bundle with total, ordered by recorded; the parameters are ANDed; any other parameter is 400.',
+        documentation:
+          '`GET [base]/AuditEvent?...`: a searchset Bundle ordered by recorded, with total on `_total=accurate`; the parameters are ANDed; any other parameter is 400.',
       },
     ],
     searchParam: [

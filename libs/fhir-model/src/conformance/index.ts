@@ -5,6 +5,7 @@ export {
   capabilityStatement,
   conformanceResources,
   CONFORMANCE_RESOURCE_TYPES,
+  AUDIT_EVENT_RESULT_PARAMETERS,
   TASK_RESULT_PARAMETERS,
   type CapabilityStatementOptions,
   type ConformanceResources,

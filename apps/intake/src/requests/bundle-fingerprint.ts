@@ -1,4 +1,5 @@
 import type { FingerprintKey } from '@bedrequest/crypto';
+import { canonicalJson } from '../persistence';
 
 /**
  * How intake recognises a bundle it stored before (an identical retransmission, docs/decisions.md: "same
@@ -17,15 +18,4 @@ export interface BundleFingerprint {
 export function bundleFingerprint(key: FingerprintKey, bundle: unknown): BundleFingerprint {
   const canonical = canonicalJson(bundle);
   return { value: key.of(canonical), bytes: Buffer.byteLength(canonical) };
-}
-
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

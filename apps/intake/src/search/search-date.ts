@@ -1,3 +1,5 @@
+import { Prisma } from '../generated/prisma/client';
+
 /**
  * FHIR R4 date search (https://hl7.org/fhir/R4/search.html#date) against an instant such as a
  * Task's lastUpdated. A search value stands for the range its precision spans: `2026` the whole
@@ -38,7 +40,7 @@ export function parseDateCondition(value: string): InstantRange | undefined {
   return range && admittedBy(prefix as DatePrefix, range);
 }
 
-/** Whether a condition admits an instant: the rule the SQL of task-read.repository.ts applies. */
+/** Whether a condition admits an instant: the rule `instantIn` applies in SQL. */
 export function admits(condition: InstantRange, instant: Date): boolean {
   const within = (condition.from === undefined || instant >= condition.from) && (condition.before === undefined || instant < condition.before);
   return condition.outside ? !within : within;
@@ -137,4 +139,22 @@ function utc(year: number, monthIndex: number, day: number): Date {
   const date = new Date(0);
   date.setUTCFullYear(year, monthIndex, day);
   return date;
+}
+
+/** A date condition over a timestamptz column, in SQL: the rule `admits` states. */
+export function instantIn(column: Prisma.Sql, range: InstantRange): Prisma.Sql {
+  const bounds = [
+    ...(range.from ? [Prisma.sql`${column} >= ${sqlInstant(range.from)}::timestamptz`] : []),
+    ...(range.before ? [Prisma.sql`${column} < ${sqlInstant(range.before)}::timestamptz`] : []),
+  ];
+  const within = Prisma.join(bounds, ' AND ');
+  return range.outside ? Prisma.sql`NOT (${within})` : Prisma.sql`(${within})`;
+}
+
+/**
+ * An instant as PostgreSQL reads it. toISOString writes years past 9999 as `+010000`, which
+ * PostgreSQL takes for a time zone; the range of `_lastUpdated=9999` ends at 10000-01-01.
+ */
+export function sqlInstant(instant: Date): string {
+  return instant.toISOString().replace(/^\+0*/, '');
 }

@@ -1,0 +1,1 @@
+export { internalRouter } from './internal.router';

@@ -1,0 +1,1 @@
+export { intakeHandler } from './intake.consumer';
