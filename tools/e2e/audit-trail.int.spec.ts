@@ -192,14 +192,14 @@ describe('the audit trail through the gateway', () => {
   });
 
   it('filters by agent and date, pages with _count and next links, and refuses an unknown parameter with 400', async () => {
-    const all = await auditEvents(`entity=${encodeURIComponent(identifier)}&_count=100`, referrer);
+    const all = await auditEvents(`entity=${encodeURIComponent(identifier)}&_count=100&_total=accurate`, referrer);
     const total = all.body.total ?? 0;
     const byB = await eventsOf(`entity=${encodeURIComponent(identifier)}&agent=${B}`, referrer);
     expect(byB.map(summaryOf)).toEqual([expect.objectContaining({ action: 'E', ik: B }), expect.objectContaining({ action: 'R', ik: B })]);
     expect(await eventsOf(`entity=${encodeURIComponent(identifier)}&agent=${subOf(clinic[B]!)}`, referrer)).toEqual(byB);
     const day = all.body.entry?.[0]?.resource?.recorded?.slice(0, 10) ?? '';
-    expect((await auditEvents(`entity=${encodeURIComponent(identifier)}&date=ge${day}`, referrer)).body.total).toBe(total);
-    expect((await auditEvents(`entity=${encodeURIComponent(identifier)}&date=lt${day}`, referrer)).body.total).toBe(0);
+    expect((await auditEvents(`entity=${encodeURIComponent(identifier)}&date=ge${day}&_total=accurate`, referrer)).body.total).toBe(total);
+    expect((await auditEvents(`entity=${encodeURIComponent(identifier)}&date=lt${day}&_total=accurate`, referrer)).body.total).toBe(0);
 
     const seen: string[] = [];
     let page = await auditEvents(`entity=${encodeURIComponent(identifier)}&_count=3`, referrer);
@@ -240,6 +240,6 @@ describe('the audit trail through the gateway', () => {
   it('lists the AuditEvent search in the CapabilityStatement', async () => {
     const statement = await stack.api<{ rest: { resource: { type: string; searchParam?: { name: string }[] }[] }[] }>('GET', '/api/v2/fhir/metadata');
     const auditEvent = statement.body.rest[0]?.resource.find((resource) => resource.type === 'AuditEvent');
-    expect(auditEvent?.searchParam?.map((parameter) => parameter.name)).toEqual(['entity', 'date', 'agent', '_count']);
+    expect(auditEvent?.searchParam?.map((parameter) => parameter.name)).toEqual(['entity', 'date', 'agent', '_count', '_total']);
   });
 });
