@@ -85,7 +85,9 @@ describe('deep pages through the public API', () => {
 
     const refused = await get<OperationOutcome>('/api/v2/fhir/Task?_offset=10001', referrer);
     expect(refused.status).toBe(400);
-    expect(refused.body.issue).toEqual([expect.objectContaining({ code: 'invalid', expression: ['_offset'], diagnostics: expect.stringMatching(/next link.*_lastUpdated/) })]);
+    expect(refused.body.issue).toEqual([
+      expect.objectContaining({ code: 'invalid', expression: ['_offset'], diagnostics: expect.stringMatching(/next link.*_lastUpdated/) }),
+    ]);
   });
 
   it("pages a clinic's list past _offset=10000 by its next, which the gateway lets through", async () => {
