@@ -102,8 +102,18 @@ export class InboxApi {
     }
   }
 
-  async tasks(query: URLSearchParams, call: ApiCall): Promise<ClinicTaskList> {
-    return this.read({ path: '/api/v1/clinic/tasks', query }, ClinicTaskList, call);
+  /**
+   * A page of the clinic's list; undefined when the API refuses where it begins (400: an `_offset`
+   * past its bound, a `_cursor` it did not write: docs/api.md, "Paging").
+   */
+  async tasks(query: URLSearchParams, call: ApiCall): Promise<ClinicTaskList | undefined> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v1/clinic/tasks', query, ...this.credentials(call) },
+      { 200: ClinicTaskList, 400: ApiErrorBody, 401: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 400) return undefined;
+    if (answer.status === 200) return answer.body;
+    throw refusalOf(answer.status);
   }
 
   /** The FHIR Task, or undefined when there is none the clinic may see (404); a Task is never erased (it is the tombstone). */

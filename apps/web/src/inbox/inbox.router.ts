@@ -9,6 +9,7 @@ import { bedsRoutes } from './beds-routes';
 import { Formats } from './format';
 import { LoginRefusedError, SessionExpiredError, type ApiCaller, type InboxApi } from './inbox-api';
 import { ClinicRecords, sendPage, type InboxContext } from './inbox-context';
+import { listRoutes } from './list-routes';
 import { errorPage } from './pages/error.page';
 import { loginPage } from './pages/login.page';
 import { COOKIES, cookiesOf, InboxSessions } from './session';
@@ -160,6 +161,8 @@ export function inboxRouter(options: InboxOptions): Router {
     res.redirect(303, `${MOUNT}/login?loggedOut=1`);
   });
 
+  // Before the request's routes: /tasks/updates is the list's, not a request's.
+  router.use(listRoutes(context));
   router.use(taskRoutes(context));
   router.use(bedsRoutes(context));
 

@@ -1,11 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BusinessStatus, type ClinicTaskList, type RequestVersion } from '@bedrequest/contracts';
+import { BusinessStatus, type RequestVersion } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { attachmentsOf, type Attachment } from './attachments';
 import { ERASED } from './inbox-api';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';
-import { isInFilter, LIST_FILTERS, taskListPage, taskRow, type ListFilter } from './pages/task-list.page';
 import {
   ANSWER_CODES,
   confirmAnswerPage,
@@ -20,21 +19,6 @@ import {
 import { changesBetween, requestViewOf, type RequestView } from './request-view';
 
 /**
- * Rows per page of the list: days of an admission desk's work, and the page stays fast however many
- * requests a clinic has (1,000 rows on one page took 0.4–0.6 s in Chromium on an idle machine,
- * but 1–3 s on one as busy as the test suite's; 250 take a quarter of that). Older requests are on
- * the next pages; the tab counts are always complete.
- */
-export const LIST_PAGE_SIZE = 250;
-/**
- * How far back each poll asks again: a Task's lastModified is taken when intake decides, a moment
- * before its transaction commits, so a Task committed just after one poll may carry a time before
- * that poll's cursor. Rows sent twice replace themselves.
- */
-const POLL_OVERLAP_MS = 10_000;
-/** The most changed rows one poll brings (the API's largest page). */
-const MAX_CHANGES = 1000;
-/**
  * What a request's page shows of what the API holds for it at a time (issue 26, point 2: a request
  * may hold 50 versions and 50 documents of up to 10 MiB each): a page of its versions, newest first
  * (`?history=N`), and a page of its documents (`?documents=N`), each with links to the pages before
@@ -45,54 +29,13 @@ export const VERSIONS_SHOWN = 10;
 export const DOCUMENTS_SHOWN = 20;
 
 const TaskId = z.guid();
-const Filter = z.enum(LIST_FILTERS as [ListFilter, ...ListFilter[]]).catch('all');
 const Page = z.coerce.number().int().min(1).max(1_000_000).catch(1);
 
-/** The list, its live updates, a request, the answer, and the request's attachments. */
+/** A request, the answer, and the request's attachments (the list: list-routes.ts). */
 export function taskRoutes(context: InboxContext): Router {
   const router = Router();
   const { texts, formats } = context;
   const notFound = () => new HttpError('not_found', texts.errors.notFound);
-
-  router.get('/tasks', async (req, res) => {
-    const filter = Filter.parse(req.query.filter);
-    const page = Page.parse(req.query.page);
-    const list = await context.api.tasks(listQuery(filter, { count: LIST_PAGE_SIZE, offset: (page - 1) * LIST_PAGE_SIZE }), apiCallOf(req, res));
-    const now = Date.now();
-    sendPage(
-      res,
-      taskListPage(await pageContextOf(context, req, res), {
-        list,
-        filter,
-        page,
-        pageSize: LIST_PAGE_SIZE,
-        formats,
-        cursor: cursorOf(list, now),
-        now,
-        live: page === 1,
-      }),
-    );
-  });
-
-  router.get('/tasks/updates', async (req, res) => {
-    const filter = Filter.parse(req.query.filter);
-    const since = z.iso.datetime({ offset: true }).safeParse(req.query.since);
-    if (!since.success) throw new HttpError('invalid_request', 'since: an instant');
-    const query = new URLSearchParams({ since: new Date(Date.parse(since.data) - POLL_OVERLAP_MS).toISOString(), _count: String(MAX_CHANGES) });
-    const list = await context.api.tasks(query, apiCallOf(req, res));
-    const now = Date.now();
-    res.json({
-      cursor: cursorOf(list, Date.parse(since.data)),
-      counts: { all: Object.values(list.counts).reduce((sum, count) => sum + count, 0), ...list.counts },
-      rows: list.items.map((task) => ({
-        id: task.id,
-        version: task.version,
-        status: task.status,
-        inFilter: isInFilter(task.status, filter),
-        html: taskRow(task, texts, formats, now).markup,
-      })),
-    });
-  });
 
   router.get('/tasks/:taskId', async (req, res) => {
     const taskId = taskIdOf(req);
@@ -229,19 +172,6 @@ function entriesOf(items: readonly RequestVersion[], shown: number, viewOf: (ver
       return { version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) };
     })
     .reverse();
-}
-
-/** The list query of a filter: `state` for a tab, none for all. */
-export function listQuery(filter: ListFilter, page: { count: number; offset: number }): URLSearchParams {
-  const query = pageQuery(page.count, page.offset);
-  if (filter !== 'all') query.set('state', filter);
-  return query;
-}
-
-/** Where the next poll starts: the newest change listed, else `fallback` (a minute back when nothing is listed yet). */
-function cursorOf(list: ClinicTaskList, fallback: number): string {
-  const newest = list.items.reduce((latest, task) => Math.max(latest, Date.parse(task.lastModified)), Number.NEGATIVE_INFINITY);
-  return new Date(Number.isFinite(newest) ? Math.max(newest, fallback - 60_000) : fallback - 60_000).toISOString();
 }
 
 function answerErrors(form: AnswerForm, texts: InboxContext['texts']): NonNullable<AnswerForm['errors']> {

@@ -46,6 +46,13 @@ export const de = {
     /** The patient cell of a request whose patient data was erased. */
     erased: 'Daten gelöscht',
     more: 'Ältere Anfragen anzeigen',
+    newer: 'Neuere Anfragen anzeigen',
+    first: 'Zum Anfang der Liste',
+    pager: 'Liste blättern',
+    pageOf: (page: number, pages: number) => `Seite ${page} von ${pages}`,
+    /** An address of the list it did not offer (a page past the numbered ones by number, a position of another session). */
+    unavailable:
+      'Diese Seite der Liste lässt sich nicht aufrufen. Ältere Seiten erreichen Sie vom Anfang der Liste aus mit „Ältere Anfragen anzeigen“; die Adresse einer solchen Seite gilt nur, bis Sie sich abmelden.',
     refresh: 'Liste aktualisieren',
     liveHint: 'Neue Anfragen erscheinen automatisch.',
     /** Read out when the live list brings rows; `{n}` is their number (the browser's script fills it in). */

@@ -42,35 +42,43 @@ export function taskRow(task: ClinicTaskSummary, texts: Texts, formats: Formats,
 `;
 }
 
+/**
+ * Where a page of the list is and the addresses it links (list-routes.ts, list-position.ts): the
+ * page before (numbered pages) or the start (pages past them), the page after while more follow.
+ */
+export interface ListPager {
+  page: number;
+  pages: number;
+  /** This page again (Liste aktualisieren). */
+  self: string;
+  /** The first page of each tab. */
+  tabs: Record<ListFilter, string>;
+  previous?: string;
+  start?: string;
+  next?: string;
+}
+
 export function taskListPage(
   context: PageContext,
-  view: { list: ClinicTaskList; filter: ListFilter; page: number; pageSize: number; formats: Formats; cursor: string; now: number; live: boolean },
+  view: { list: ClinicTaskList; filter: ListFilter; formats: Formats; cursor: string; now: number; live: boolean; pager: ListPager },
 ): Html {
   const { texts } = context;
   const t = texts.list;
-  const { list, filter } = view;
+  const { list, filter, pager } = view;
   const all = Object.values(list.counts).reduce((sum, count) => sum + count, 0);
   const countOf = (candidate: ListFilter) => (candidate === 'all' ? all : list.counts[candidate]);
-  const hrefOf = (candidate: ListFilter, page = 1) => {
-    const query = new URLSearchParams();
-    if (candidate !== 'all') query.set('filter', candidate);
-    if (page > 1) query.set('page', String(page));
-    const search = query.toString();
-    return `/inbox/tasks${search ? `?${search}` : ''}`;
-  };
-  const hasMore = view.page * view.pageSize < list.total;
 
   return layout(context, {
     title: t.title,
     section: 'tasks',
     body: html`<div class="page-head">
 <h1>${t.title}</h1>
-<a class="button button-secondary" href="${hrefOf(filter, view.page)}">${t.refresh}</a>
+<a class="button button-secondary" href="${pager.self}">${t.refresh}</a>
 </div>
 <nav aria-label="${t.filters}" class="filters"><ul>
 ${LIST_FILTERS.map(
   (candidate) =>
-    html`<li><a href="${hrefOf(candidate)}"${candidate === filter ? html` aria-current="page"` : ''}>${t.filter[candidate]} <span class="count" data-count="${candidate}">${countOf(candidate)}</span></a></li>`,
+    html`<li><a href="${pager.tabs[candidate]}"${candidate === filter ? html` aria-current="page"` : ''}>${t.filter[candidate]} <span class="count" data-count="${candidate}">${countOf(candidate)}</span></a></li>`,
 )}
 </ul></nav>
 <p class="hint">${t.liveHint}</p>
@@ -85,6 +93,15 @@ ${list.items.map((task) => taskRow(task, texts, view.formats, view.now))}
 </tbody>
 </table>
 <p class="empty" id="empty-list"${list.items.length ? html` hidden` : ''}>${t.empty}</p>
-${hasMore ? html`<p><a class="button button-secondary" href="${hrefOf(filter, view.page + 1)}">${t.more}</a></p>` : ''}`,
+${pagerOf(pager, texts)}`,
   });
+}
+
+/** The list's pager; nothing for a list of one page shown as its first. */
+function pagerOf(pager: ListPager, texts: Texts): Html | '' {
+  const t = texts.list;
+  if (pager.pages <= 1 && pager.page <= 1) return '';
+  const link = (href: string | undefined, label: string, rel?: 'prev' | 'next') =>
+    href ? html`<a class="button button-secondary"${rel ? html` rel="${rel}"` : ''} href="${href}">${label}</a>` : '';
+  return html`<nav class="pager" aria-label="${t.pager}"><p class="meta">${t.pageOf(pager.page, pager.pages)}</p><p>${link(pager.previous, t.newer, 'prev')} ${link(pager.start, t.first)} ${link(pager.next, t.more, 'next')}</p></nav>`;
 }

@@ -1,0 +1,89 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { ListFilter } from './pages/task-list.page';
+
+/**
+ * Where a page of the list begins, as its address names it (docs/inbox.md, "Anfragen"): its number,
+ * and once the API pages on by cursor instead of by offset (past `_offset` 10,000: docs/api.md,
+ * "Paging") the API's `_cursor` as well, taken from the `next` of the page before. The number alone
+ * places the first pages; past them it is what the page shows ("Seite 43 von 44").
+ */
+export interface ListPosition {
+  /** From 1. */
+  page: number;
+  /** The API's `_cursor` the page begins after. */
+  after?: string;
+}
+
+const SEALED = /^[A-Za-z0-9_-]{40,400}$/;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * The addresses of the list's pages in one session. The API's cursor names a request by its number,
+ * whether it is open and when it last changed, and an address holds request numbers alone
+ * (docs/inbox.md, "Privacy and security"): so an address carries the cursor sealed (AES-256-GCM)
+ * under a key derived from the session's id, which only the web app holds, and only for as long
+ * as the session lasts; a bookmark of such a page ends with its session.
+ */
+export class ListAddresses {
+  private readonly key: Buffer;
+
+  constructor(sessionId: string) {
+    this.key = Buffer.from(hkdfSync('sha256', sessionId, Buffer.alloc(0), 'bedrequest web list position v1', 32));
+  }
+
+  /** The position an address's query names (`page`, `cursor`); undefined for a cursor this session did not seal. */
+  read(query: { page: number; cursor?: unknown }): ListPosition | undefined {
+    if (query.cursor === undefined) return { page: query.page };
+    const after = typeof query.cursor === 'string' && SEALED.test(query.cursor) ? this.open(query.cursor) : undefined;
+    return after === undefined ? undefined : { page: query.page, after };
+  }
+
+  /** The address of a page of a tab. */
+  href(filter: ListFilter, position: ListPosition = { page: 1 }): string {
+    const query = new URLSearchParams();
+    if (filter !== 'all') query.set('filter', filter);
+    if (position.page > 1) query.set('page', String(position.page));
+    if (position.after !== undefined) query.set('cursor', this.seal(position.after));
+    return `/inbox/tasks${query.size ? `?${query}` : ''}`;
+  }
+
+  /** iv ‖ tag ‖ ciphertext, base64url. */
+  private seal(cursor: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(cursor, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  }
+
+  private open(sealed: string): string | undefined {
+    const bytes = Buffer.from(sealed, 'base64url');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+      decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The API's query of a page of `size` rows at `position`: `_cursor` past the numbered pages, else `_offset`. */
+export function listQuery(filter: ListFilter, size: number, position: ListPosition): URLSearchParams {
+  const query = new URLSearchParams({ _count: String(size) });
+  if (position.after !== undefined) query.set('_cursor', position.after);
+  else if (position.page > 1) query.set('_offset', String((position.page - 1) * size));
+  if (filter !== 'all') query.set('state', filter);
+  return query;
+}
+
+/**
+ * The position of the page after `position`, from the API's `next` (`?…`): by number while `next`
+ * pages by `_offset` (a whole page on: the list's pages are never cut short), by its `_cursor` once
+ * it carries one. The inbox never decides the bound itself, so it links no page the API refuses.
+ */
+export function positionAfter(position: ListPosition, next: string | undefined): ListPosition | undefined {
+  if (next === undefined) return undefined;
+  const cursor = new URLSearchParams(next).get('_cursor');
+  return cursor === null ? { page: position.page + 1 } : { page: position.page + 1, after: cursor };
+}
