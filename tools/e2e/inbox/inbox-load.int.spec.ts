@@ -10,7 +10,7 @@ import { describeInChromium, FHIR_BASE, REFERRER_IK, startInboxHarness, type Inb
  * under 2 s: the test shares two cores with the other test worker and whatever else runs (with the
  * machine's load at 10, medians of 0.8-1.0 s were seen while the fastest run stayed near 0.3 s), and
  * the fastest run is the least disturbed one. Every run is printed. The list shows 250 requests per
- * page (task-routes.ts, LIST_PAGE_SIZE); the tabs count all 1,000, the next pages hold the rest.
+ * page (list-routes.ts, LIST_PAGE_SIZE); the tabs count all 1,000, the next pages hold the rest.
  */
 const CLINIC = { ik: '513400001', name: 'Rehazentrum Seeufer' };
 const TASKS = 1000;
