@@ -3,15 +3,11 @@ import { join } from 'node:path';
 import type { ZodObject, ZodPreprocess, ZodRawShape } from 'zod';
 import { declareTopology } from '@bedrequest/contracts';
 import { PRINCIPALS, PROVISIONED_SERVICES, provisionPlan } from '@bedrequest/provision';
-// What the services read, and the statement of the notifier's backlog gauge: the manifests are
-// checked against the code that will run them.
+// What the services read: the manifests are checked against the code that will run them.
 import { AuthCliConfig, AuthConfig } from '../../apps/auth/src/config';
 import { GatewayConfig } from '../../apps/gateway/src/config';
 import { IntakeCliConfig, IntakeConfig } from '../../apps/intake/src/config';
 import { NotifierCliConfig, NotifierConfig } from '../../apps/notifier/src/config';
-import { DeliveryRepository } from '../../apps/notifier/src/delivery/delivery.repository';
-import { Prisma } from '../../apps/notifier/src/generated/prisma/client';
-import { notifierTables } from '../../apps/notifier/src/persistence/database';
 import { RoutingCliConfig, RoutingConfig } from '../../apps/routing/src/config';
 import { WebConfig } from '../../apps/web/src/config';
 import {
@@ -267,29 +263,25 @@ describe('deploy/overlays/production', () => {
     expect(authentication.spec.secretTargetRef.map((reference) => reference.parameter)).toEqual(['host']);
   });
 
-  it("scales the notifier on its own gauge's statement of due deliveries, logged in as the notifier at its database", async () => {
+  it("scales the notifier on its backlog's view, logged in at its database as KEDA's role, which provisioning makes with the job's password", () => {
     const notifier = environment('notifier');
-    let statement = '';
-    const prisma = {
-      $queryRaw: (strings: TemplateStringsArray, ...values: Prisma.Sql[]) => {
-        statement = Prisma.sql(strings, ...values).sql;
-        return Promise.resolve([{ due: 0 }]);
-      },
-    };
-    await new DeliveryRepository(prisma as never, notifierTables(notifier.values.NOTIFIER_DB_SCHEMA!), {} as never).countDue();
-
     const [trigger] = find<ScaledObject>(production, 'ScaledObject', 'notifier').spec.triggers;
     const database = new URL(notifier.values.DATABASE_URL!);
+    const plan = provisionPlan(job().values, { generatePasswords: false });
+    const keda = plan.database.find((principal) => principal.service === 'notifier')!.readers.find((reader) => reader.name === 'keda')!;
+    // The view counts what the gauge webhook_deliveries_due counts (tools/provision/src/keda-reader.int.spec.ts).
+    expect(keda.views).toEqual(['delivery_backlog']);
     expect(trigger!.metadata).toMatchObject({
-      query: statement,
+      query: `SELECT due FROM "${notifier.values.NOTIFIER_DB_SCHEMA}"."delivery_backlog"`,
       host: database.hostname,
       port: database.port,
       dbName: database.pathname.slice(1),
-      userName: database.username,
+      userName: keda.role,
       targetQueryValue: expect.stringMatching(/^\d+$/),
     });
+    expect(trigger!.metadata.userName).not.toBe(database.username);
     const authentication = find<TriggerAuthentication>(production, 'TriggerAuthentication', trigger!.authenticationRef.name);
-    const [secret, key] = notifier.fromSecrets.NOTIFIER_DATABASE_PASSWORD!;
+    const [secret, key] = job().fromSecrets.KEDA_DATABASE_PASSWORD!;
     expect(authentication.spec.secretTargetRef).toEqual([{ parameter: 'password', name: secret, key }]);
   });
 
