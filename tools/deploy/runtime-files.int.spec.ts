@@ -223,6 +223,7 @@ describe('the provisioning job runs from its own runtime files', () => {
       if (kind in principal) env[`${service.toUpperCase()}_${variable}_PASSWORD`] = randomBytes(16).toString('hex');
     }
   }
+  env.KEDA_DATABASE_PASSWORD = randomBytes(16).toString('hex');
 
   beforeAll(async () => {
     buildServices();

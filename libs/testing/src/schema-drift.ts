@@ -77,7 +77,10 @@ export async function compareSchemaWithMigrations(prismaDir: string, adminDataba
   await client.connect();
   try {
     const columns = await client.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
-      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = $1`,
+      // Tables only: a view (the notifier's delivery_backlog) is no model of schema.prisma.
+      `SELECT c.table_name, c.column_name, c.data_type, c.is_nullable FROM information_schema.columns c
+         JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+        WHERE c.table_schema = $1 AND t.table_type = 'BASE TABLE'`,
       [schema],
     );
     const indexes = await client.query<{ table_name: string; is_unique: boolean; is_primary: boolean; columns: string[] }>(

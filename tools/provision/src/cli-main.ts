@@ -12,7 +12,8 @@ its own queue and routing keys, a Redis ACL user for its key prefix; the broker'
 the schemas' migrations. Administrator connections: PROVISION_DATABASE_URL, PROVISION_AMQP_URL,
 PROVISION_REDIS_URL (else DATABASE_URL, AMQP_URL, REDIS_URL, else the local defaults), and the broker's
 management API (PROVISION_RABBITMQ_API_URL) or, without it, the broker machine's rabbitmqctl (RABBITMQCTL). The services' passwords: <SERVICE>_DATABASE_PASSWORD,
-<SERVICE>_AMQP_PASSWORD and <SERVICE>_REDIS_PASSWORD, the same the services are given. Also read:
+<SERVICE>_AMQP_PASSWORD and <SERVICE>_REDIS_PASSWORD, the same the services are given; KEDA_DATABASE_PASSWORD, KEDA's
+role that reads the notifier's backlog. Also read:
 AUTH_DB_SCHEMA, INTAKE_DB_SCHEMA, ROUTING_DB_SCHEMA, NOTIFIER_DB_SCHEMA, REDIS_KEY_PREFIX, AMQP_DELIVERY_LIMIT.`;
 
 async function main(argv: readonly string[]): Promise<number> {

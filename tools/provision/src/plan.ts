@@ -55,6 +55,15 @@ interface Principal {
 export type ProvisionedService = keyof typeof PRINCIPALS;
 export const PROVISIONED_SERVICES = Object.keys(PRINCIPALS) as ProvisionedService[];
 
+/**
+ * Who reads views of a service's schema and nothing else (docs/operations.md, "Provisioning"): KEDA
+ * counts the notifier's backlog (deploy/base/services/notifier.yaml), not as the notifier's role,
+ * which may read and write every delivery. Its password comes from `<NAME>_DATABASE_PASSWORD`.
+ */
+const VIEW_READERS = {
+  keda: { service: 'notifier', views: ['delivery_backlog'] },
+} as const satisfies Record<string, { service: ProvisionedService; views: readonly string[] }>;
+
 export interface DatabasePrincipal {
   service: ProvisionedService;
   schema: string;
@@ -63,6 +72,17 @@ export interface DatabasePrincipal {
   /** The service's own login: reads and writes the schema's tables, nothing else. */
   app: string;
   password: string;
+  /** Logins that may SELECT some of the schema's views and nothing else. */
+  readers: ViewReader[];
+}
+
+export interface ViewReader {
+  /** What reads (`keda`). */
+  name: string;
+  /** `<namespace>_<name>`. */
+  role: string;
+  password: string;
+  views: readonly string[];
 }
 
 export interface BrokerPrincipal {
@@ -96,8 +116,8 @@ export interface ProvisionPlan {
 /**
  * The plan for one environment: names follow the namespace (`<namespace>_<service>_app`, …) so that
  * stacks sharing a server never collide; passwords come from `<SERVICE>_DATABASE_PASSWORD`,
- * `<SERVICE>_AMQP_PASSWORD` and `<SERVICE>_REDIS_PASSWORD`, or, where `generate` allows it (a local
- * stack), are made up for this run.
+ * `<SERVICE>_AMQP_PASSWORD` and `<SERVICE>_REDIS_PASSWORD` (KEDA's from `KEDA_DATABASE_PASSWORD`),
+ * or, where `generate` allows it (a local stack), are made up for this run.
  */
 export function provisionPlan(env: Readonly<Record<string, string | undefined>>, options: { generatePasswords: boolean }): ProvisionPlan {
   const namespace = env.AMQP_NAMESPACE ?? 'bedrequest';
@@ -116,7 +136,10 @@ export function provisionPlan(env: Readonly<Record<string, string | undefined>>,
     const principal: Principal = PRINCIPALS[service];
     if (principal.database) {
       const schema = env[principal.database] ?? service;
-      plan.database.push({ service, schema, owner: `${name(service)}_owner`, app: `${name(service)}_app`, password: password(service, 'DATABASE') });
+      const readers = Object.entries(VIEW_READERS)
+        .filter(([, reader]) => reader.service === service)
+        .map(([reader, { views }]) => ({ name: reader, role: name(reader), password: password(reader, 'DATABASE'), views }));
+      plan.database.push({ service, schema, owner: `${name(service)}_owner`, app: `${name(service)}_app`, password: password(service, 'DATABASE'), readers });
     }
     if (principal.broker) plan.broker.push({ service, user: name(service), password: password(service, 'AMQP'), ...brokerRights(topology, principal.broker) });
     if (principal.redis) {

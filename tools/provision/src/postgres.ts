@@ -8,7 +8,8 @@ import type { DatabasePrincipal } from './plan';
  * it never logs in), `<namespace>_<service>_app` logs in and may read and write the schema's tables
  * and use its sequences and functions, nothing more. It owns nothing, so it can neither change a
  * table nor disable or drop a trigger (the audit trail's append-only one among them), and it has no
- * right on any other service's schema. Idempotent: run again, it sets the passwords and grants anew.
+ * right on any other service's schema. A schema's view readers (KEDA) may read those views alone.
+ * Idempotent: run again, it sets the passwords and grants anew.
  */
 export async function provisionDatabase(
   adminUrl: string,
@@ -54,9 +55,32 @@ export async function provisionDatabase(
       for (const name of result.applied) changes.push(`PostgreSQL: schema ${principal.schema}: migration ${name} applied`);
       await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${app}`);
       await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${app}`);
+      changes.push(...(await grantViewReaders(client, principal)));
     }
   } finally {
     await client.end();
+  }
+  return changes;
+}
+
+/**
+ * The schema's view readers (KEDA, plan.ts): each logs in and may SELECT its views, nothing else.
+ * A view reads its tables with its owner's rights, so the reader needs none on them; the default
+ * privileges above are the runtime role's alone.
+ */
+async function grantViewReaders(client: Client, principal: DatabasePrincipal): Promise<string[]> {
+  const changes: string[] = [];
+  const schema = client.escapeIdentifier(principal.schema);
+  for (const reader of principal.readers) {
+    const role = client.escapeIdentifier(reader.role);
+    const { rowCount } = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [reader.role]);
+    if (!rowCount) {
+      await client.query(`CREATE ROLE ${role} NOLOGIN`);
+      changes.push(`PostgreSQL: role ${reader.role} created, reading ${reader.views.join(', ')} of schema ${principal.schema}`);
+    }
+    await client.query(`ALTER ROLE ${role} LOGIN PASSWORD ${client.escapeLiteral(reader.password)}`);
+    await client.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+    for (const view of reader.views) await client.query(`GRANT SELECT ON ${schema}.${client.escapeIdentifier(view)} TO ${role}`);
   }
   return changes;
 }
@@ -113,7 +137,7 @@ export async function removeDatabasePrincipals(adminUrl: string, principals: rea
   try {
     for (const principal of principals) {
       await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(principal.schema)} CASCADE`);
-      for (const role of [principal.app, principal.owner]) {
+      for (const role of [...principal.readers.map((reader) => reader.role), principal.app, principal.owner]) {
         const { rowCount } = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
         if (!rowCount) continue;
         // Its default privileges and grants go first; a role that still holds any cannot be dropped.
