@@ -26,6 +26,7 @@ import {
   type Workload,
 } from './manifests';
 import { allowsConnection, type Endpoint, type NetworkPolicy } from './network-policies';
+import { serviceEntry, type ServiceName } from '@bedrequest/stack';
 import { schemaProblems } from './schemas';
 
 const overlays = { production: renderOverlay('production'), 'infrastructure-example': renderOverlay('infrastructure-example') };
@@ -372,10 +373,9 @@ describe('deploy/overlays/production network policies', () => {
     monitoring: { namespace: 'monitoring', labels: {} },
     default: { namespace: 'default', labels: {} },
   };
-  /** What the outside may reach: the Ingress controller the public ports, Prometheus each service's metrics. */
+  /** What the outside may reach: the Ingress controller the public ports, Prometheus each service's internal port (its metrics) and no other. */
   const fromOutside = (source: string, target: string, port: string) =>
-    (source === 'ingress-nginx' && ['gateway', 'web'].includes(target) && port === 'http') ||
-    (source === 'monitoring' && port === (['gateway', 'web'].includes(target) ? 'internal' : 'http'));
+    (source === 'ingress-nginx' && ['gateway', 'web'].includes(target) && port === 'http') || (source === 'monitoring' && port === 'internal');
 
   it("lets each service's ports be reached by its callers, the Ingress controller and Prometheus only", () => {
     const wrong = SERVICES.flatMap((target) =>
@@ -390,6 +390,23 @@ describe('deploy/overlays/production network policies', () => {
     );
     expect(wrong).toEqual([]);
   });
+
+  it.each(SERVICES)(
+    "serves %s's probes and metrics on an internal port of its own, the one its configuration names, which alone monitoring reaches",
+    (name) => {
+      const container = containerOf(production, 'Deployment', name);
+      const { values } = environment(name);
+      const { port, internalPort } = serviceEntry(name as ServiceName);
+      const declared = Object.fromEntries((container.ports ?? []).map((entry) => [entry.name, entry.containerPort]));
+      expect(declared).toEqual({ http: Number(values[port.variable]), internal: Number(values[internalPort!.variable]) });
+      expect(declared.internal).not.toBe(declared.http);
+      const probes = (['startupProbe', 'livenessProbe', 'readinessProbe'] as const).map((kind) => container[kind]?.httpGet?.port);
+      expect(probes).toEqual(['internal', 'internal', 'internal']);
+      const monitoring = { namespace: 'monitoring', labels: {} };
+      const reached = (container.ports ?? []).filter((entry) => allowsConnection(production, monitoring, pods[name]!, entry)).map((entry) => entry.name);
+      expect(reached).toEqual(['internal']);
+    },
+  );
 
   it('lets each workload reach the servers it has users on (tools/provision/src/plan.ts), and no others', () => {
     const servers = { database: 5432, broker: 5672, redis: 6379, 'broker management': 15672 };
