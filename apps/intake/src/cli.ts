@@ -3,6 +3,7 @@ import { CommandLine, UsageError, command, option, type CommandContext, type Ses
 import { deadLetterQueueName } from '@bedrequest/contracts';
 import { SqlKeyStore, dataKeyCommands, openDataKeyring, type ServiceDataKeys } from '@bedrequest/crypto';
 import { describeDatabase, openPlainSqlSession } from '@bedrequest/persistence';
+import { AUDIT_CLI, type AuditCliServices } from './audit/audit-cli';
 import { AuditTrailRepository } from './audit/audit-trail.repository';
 import { AuditAnchors } from './audit/audit-anchors';
 import { AuditTrail } from './audit/audit-trail.service';
@@ -21,8 +22,7 @@ import { sealedColumnsOf } from './persistence/sealed-columns';
 import { openSealedFields, sqlClientOf } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
 
-interface IntakeCliServices {
-  audit: AuditTrail;
+interface IntakeCliServices extends AuditCliServices {
   exports: RequestExport;
   erasure: RequestErasureRepository;
   /** The dead-letter queues, where the broker was configured (IntakeCliBrokerConfig). */
@@ -34,33 +34,6 @@ interface IntakeCliServices {
 type Context = CommandContext<IntakeCliServices>;
 
 const SUMMARY = 'Reads DATABASE_URL, INTAKE_DB_SCHEMA, DATA_KEK, DATA_KEK_ID and DATA_PREVIOUS_KEKS from the environment.';
-
-/**
- * `npm run admin -- audit verify [--date YYYY-MM-DD]`: recomputes the audit trail's hash chains
- * (src/audit/audit-chain.ts) and names the first broken entry, exiting 1.
- */
-export const AUDIT_CLI = new CommandLine<IntakeCliServices>({
-  program: 'npm run admin --',
-  group: 'audit',
-  summary: `The audit trail of reads and changes (intake). ${SUMMARY}`,
-  commands: {
-    verify: command({
-      summary: 'recomputes the hash chain of every day (or of --date, a UTC day) and names the first broken entry; exits 1 if there is one',
-      options: { date: option.string('YYYY-MM-DD').optional() },
-      async run({ date }, { services, out }: Context) {
-        if (date !== undefined && !isDay(date)) throw new UsageError(`--date must be a day written YYYY-MM-DD, got "${date}"`);
-        const { audit } = await services();
-        const report = await audit.verify(date);
-        const checked = `${report.entries} ${report.entries === 1 ? 'entry' : 'entries'} of ${report.days.length} ${report.days.length === 1 ? 'day' : 'days'} checked`;
-        if (report.broken) {
-          const { day, seq, id, reason } = report.broken;
-          throw new Error(`the audit trail of ${day} is broken at entry ${seq} (AuditEvent ${id}): ${reason}; ${checked}`);
-        }
-        out(date !== undefined && report.days.length === 0 ? `no audit entries on ${date}` : `the audit trail is intact: ${checked}`);
-      },
-    }),
-  },
-});
 
 /**
  * `npm run admin -- request export --identifier <uri>`: prints a request's latest bundle version
@@ -218,15 +191,11 @@ export const INTAKE_KEYS_CLI = new CommandLine<ServiceDataKeys>({
   commands: dataKeyCommands('intake'),
 });
 
+/** `audit verify`, `audit anchors export`: src/audit/audit-cli.ts. */
+export { AUDIT_CLI };
+
 /** The command lines of intake, by their group (the first argument). */
 export const INTAKE_CLIS = { audit: AUDIT_CLI, request: REQUEST_CLI, 'dead-letters': DEAD_LETTERS_CLI, intake: INTAKE_KEYS_CLI } as const;
-
-/** A calendar day as YYYY-MM-DD (2026-02-30 is none). */
-function isDay(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const midnight = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(midnight.getTime()) && midnight.toISOString().slice(0, 10) === text;
-}
 
 /**
  * Intake's schema (migrated first, so that the CLI works before the stack's first start), and with
@@ -240,6 +209,7 @@ export async function openIntakeServices(config: IntakeCliConfig, broker?: Intak
     const services: IntakeCliServices = {
       // The chain's anchors are checked under the KEKs of the environment (audit-anchors.ts).
       audit: new AuditTrail(trail, undefined, new AuditAnchors(trail, fields.keyring.keks)),
+      anchors: (since) => trail.anchors(since),
       exports: new RequestExport(prisma, config.INTAKE_DB_SCHEMA, fields),
       erasure: new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA),
       ...(broker ? { deadLetters: intakeDeadLetters({ amqpUrl: broker.AMQP_URL, namespace: broker.AMQP_NAMESPACE }, prisma, config.INTAKE_DB_SCHEMA) } : {}),

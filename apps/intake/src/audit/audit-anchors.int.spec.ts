@@ -9,6 +9,8 @@ import type { IntakeCliConfig } from '../config';
 import { openIntakeDatabase, prismaRunner, type IntakeDatabase } from '../persistence';
 import { testSealedFields } from '../testing';
 import { AuditAnchors } from './audit-anchors';
+import { canonicalEntry, chainHash } from './audit-chain';
+import type { AuditEntry } from './audit-event';
 import { AuditTrailRepository } from './audit-trail.repository';
 import { AuditTrail } from './audit-trail.service';
 
@@ -99,6 +101,36 @@ describe('the anchors of the audit trail', () => {
           client.release();
         }
       },
+      /** As the superuser with triggers off: a day's entry 2 changed and every hash after it recomputed, as someone with write access could. */
+      async rewrite(day: string) {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query('SET LOCAL session_replication_role = replica');
+          const table = `"${schema}".audit_events`;
+          const { rows } = await client.query<{ seq: number; resource: AuditEntry['resource']; owner_party_id: string }>(
+            `SELECT seq, resource, owner_party_id FROM ${table} WHERE day = $1 ORDER BY seq`,
+            [day],
+          );
+          let previous = ZEROS;
+          for (const row of rows) {
+            const resource = row.seq === 2 ? { ...row.resource, agent: [{ ...row.resource.agent[0]!, altId: 'someone-else' }] } : row.resource;
+            const hash = chainHash(canonicalEntry({ ownerPartyId: row.owner_party_id, resource }), previous);
+            await client.query(`UPDATE ${table} SET resource = $1, agent_user = $2, previous_hash = $3, hash = $4 WHERE day = $5 AND seq = $6`, [
+              resource,
+              resource.agent[0]?.altId ?? null,
+              previous,
+              hash,
+              day,
+              row.seq,
+            ]);
+            previous = hash;
+          }
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+      },
       sql,
     };
   }
@@ -136,6 +168,50 @@ describe('the anchors of the audit trail', () => {
     }
     expect(await t.cli(['audit', 'verify'])).toEqual({ code: 0, out: 'the audit trail is intact: 3 entries of 5 days checked', err: '' });
     expect(await t.cli(['audit', 'verify', '--date', daysAgo(4)])).toEqual({ code: 0, out: 'the audit trail is intact: 0 entries of 1 day checked', err: '' });
+  });
+
+  it('anchors each day once when several processes anchor at the same moment', async () => {
+    const t = await trail();
+    await t.write(daysAgo(4), 1);
+
+    const anchored = await Promise.all([t.anchor(), t.anchor(), t.anchor()]);
+
+    expect(anchored.reduce((sum, n) => sum + n, 0)).toBe(4);
+    expect((await t.anchors()).map((anchor) => anchor.day)).toEqual([4, 3, 2, 1].map(daysAgo));
+    expect((await t.cli(['audit', 'verify'])).code).toBe(0);
+  });
+
+  it('names an ended day with entries and no anchor, and refuses to change or remove an anchor', async () => {
+    const t = await trail();
+    await t.write(daysAgo(3), 1);
+    expect(await t.cli(['audit', 'verify', '--date', daysAgo(3)])).toEqual({
+      code: 1,
+      out: '',
+      err: `error: the audit trail of ${daysAgo(3)} is broken: its day has no anchor (the anchoring job records one after each day); 0 entries of 1 day checked`,
+    });
+
+    await t.anchor();
+    expect((await t.cli(['audit', 'verify', '--date', daysAgo(3)])).code).toBe(0);
+    await expect(t.sql('DELETE FROM $schema.audit_anchors WHERE day = $1', [daysAgo(3)])).rejects.toThrow(/append-only: DELETE refused/);
+    await expect(t.sql('UPDATE $schema.audit_anchors SET head_seq = 9 WHERE day = $1', [daysAgo(3)])).rejects.toThrow(/append-only: UPDATE refused/);
+  });
+
+  it('names the head of a day whose chain was rewritten after its anchor, every hash after the edit recomputed', async () => {
+    const t = await trail();
+    await t.write(daysAgo(3), 3);
+    await t.anchor();
+    expect(await t.cli(['audit', 'verify', '--date', daysAgo(3)])).toEqual({ code: 0, out: 'the audit trail is intact: 3 entries of 1 day checked', err: '' });
+
+    await t.rewrite(daysAgo(3));
+
+    expect(await t.cli(['audit', 'verify', '--date', daysAgo(3)])).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(
+        new RegExp(
+          `^error: the audit trail of ${daysAgo(3)} is broken at entry 3 \\(AuditEvent [0-9a-f-]{36}\\): its hash does not match the anchor of its day \\(the chain was rewritten\\); 3 entries of 1 day checked$`,
+        ),
+      ),
+    });
   });
 
   it('names a past day whose entries and anchor a superuser removed, and exits 1', async () => {
@@ -246,7 +322,12 @@ describe('the anchors of the audit trail', () => {
       out: '',
       err: `error: line 3 of ${garbled} is not an exported anchor (headSeq, headHash, previousHash, hash, kekId, mac)`,
     });
-    expect((await t.cli(['audit', '--help'])).out).toContain('audit anchors export [--since YYYY-MM-DD] --out <file>');
+    expect(await t.cli(['audit', 'anchors', 'export', '--since', daysAgo(2), '--out=-'])).toEqual({
+      code: 0,
+      out: readFileSync(exported, 'utf8').trimEnd(),
+      err: `2 anchors (${daysAgo(2)} to ${YESTERDAY}) written to standard output`,
+    });
+    expect((await t.cli(['audit', '--help'])).out).toContain('audit anchors export [--since YYYY-MM-DD] --out <file>|-');
   });
 
   it('verifies the anchors of the release before, which name no anchor before them, and chains the first day after them to the last of them', async () => {

@@ -19,9 +19,6 @@ import { RequestErasureRepository } from '../erasure';
 import { admissionCommand, clinicAnswerCommand, documentCommand, testSealedFields } from '../testing';
 import { AdmissionRequestRepository, IntakeService } from '../requests';
 import { TaskReadRepository, TaskReadService } from '../tasks';
-import { canonicalEntry, chainHash, GENESIS_HASH } from './audit-chain';
-import { AuditAnchors } from './audit-anchors';
-import type { AuditEntry } from './audit-event';
 import { AuditTrailRepository } from './audit-trail.repository';
 import { AuditTrail } from './audit-trail.service';
 
@@ -356,24 +353,12 @@ describe('the audit trail', () => {
     });
   });
 
-  /** An AuditTrail writing entries dated `day` (a day that has ended: its chain can be anchored). */
-  const writerOfPast = async (day: string) => {
-    const client = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
-    let tick = 0;
-    const trail = new AuditTrail(new AuditTrailRepository(prismaRunner(client), schema), () => new Date(Date.parse(`${day}T12:00:00Z`) + (tick += 1)));
-    return { trail, close: () => client.$disconnect() };
-  };
   const read = (n: number) => ({
     interaction: 'read' as const,
     agent: { kind: 'clinic' as const, user: `user-${n}`, ik: A },
     request: { identifier: `https://hospital.example/fhir/ServiceRequest/chain-${n}`, ownerPartyId: 'referrer-chain' },
     source: 'intake',
   });
-  /** What the anchoring job of an intake process does, with the keys the command line opens too. */
-  const anchorsOf = async () => {
-    const fields = await testSealedFields(prisma, schema);
-    return new AuditAnchors(new AuditTrailRepository(prismaRunner(prisma), schema), fields.keyring.keks);
-  };
   /** The command line's configuration: this schema, its development KEK. */
   const cliConfig = (): IntakeCliConfig => ({
     NODE_ENV: 'test',
@@ -457,70 +442,6 @@ describe('the audit trail', () => {
       });
       // Without --date, every day is checked, and the same entry named.
       expect((await cli(['audit', 'verify'])).err).toContain(`broken at entry 2 (AuditEvent ${second!.id})`);
-    });
-  });
-
-  describe("the anchors of each day's chain (a key the database does not hold)", () => {
-    /** A whole day's chain rewritten as someone with write access could: entry 2 changed, every hash after it recomputed. */
-    const rewriteDay = async (day: string) => {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SET LOCAL session_replication_role = replica');
-        const rows = (
-          await client.query<{ seq: number; resource: AuditEntry['resource']; owner_party_id: string }>(
-            `SELECT seq, resource, owner_party_id FROM "${schema}".audit_events WHERE day = $1 ORDER BY seq`,
-            [day],
-          )
-        ).rows;
-        let previous = GENESIS_HASH;
-        for (const row of rows) {
-          const resource = row.seq === 2 ? { ...row.resource, agent: [{ ...row.resource.agent[0]!, altId: 'someone-else' }] } : row.resource;
-          const hash = chainHash(canonicalEntry({ ownerPartyId: row.owner_party_id, resource }), previous);
-          await client.query(`UPDATE "${schema}".audit_events SET resource = $1, agent_user = $2, previous_hash = $3, hash = $4 WHERE day = $5 AND seq = $6`, [
-            resource,
-            resource.agent[0]?.altId ?? null,
-            previous,
-            hash,
-            day,
-            row.seq,
-          ]);
-          previous = hash;
-        }
-        await client.query('COMMIT');
-      } finally {
-        client.release();
-      }
-    };
-
-    it('anchors every day that has ended, once, and a chain rewritten since no longer verifies', async () => {
-      const day = '2020-03-03';
-      const writer = await writerOfPast(day);
-      await writer.trail.record([read(1), read(2), read(3)]).finally(() => writer.close());
-      const anchors = await anchorsOf();
-      expect(await anchors.anchorEndedDays()).toBeGreaterThanOrEqual(1);
-      expect(await anchors.anchorEndedDays()).toBe(0);
-      expect(await cli(['audit', 'verify', '--date', day])).toEqual({ code: 0, out: 'the audit trail is intact: 3 entries of 1 day checked', err: '' });
-
-      await rewriteDay(day);
-
-      expect(await cli(['audit', 'verify', '--date', day])).toMatchObject({
-        code: 1,
-        err: expect.stringContaining(`the audit trail of ${day} is broken at entry 3`),
-      });
-      expect((await cli(['audit', 'verify', '--date', day])).err).toContain('does not match the anchor');
-    });
-
-    it('names an ended day without its anchor, and refuses to change or remove an anchor', async () => {
-      const day = '2020-04-04';
-      const writer = await writerOfPast(day);
-      await writer.trail.record([read(1)]).finally(() => writer.close());
-      expect(await cli(['audit', 'verify', '--date', day])).toMatchObject({ code: 1, err: expect.stringContaining('has no anchor') });
-
-      await (await anchorsOf()).anchorEndedDays();
-      expect((await cli(['audit', 'verify', '--date', day])).code).toBe(0);
-      await expect(pool.query(`DELETE FROM "${schema}".audit_anchors WHERE day = $1`, [day])).rejects.toThrow(/append-only: DELETE refused/);
-      await expect(pool.query(`UPDATE "${schema}".audit_anchors SET head_seq = 9 WHERE day = $1`, [day])).rejects.toThrow(/append-only: UPDATE refused/);
     });
   });
 

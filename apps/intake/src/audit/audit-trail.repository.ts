@@ -3,6 +3,7 @@ import { auditEventAccess, type AuditEntryFacts } from '../access';
 import { Prisma } from '../generated/prisma/client';
 import { intakeTable, type SqlRunner } from '../persistence';
 import { instantIn } from '../search';
+import type { AnchorRecord } from './anchor-chain';
 import { canonicalEntry, type StoredAuditEntry } from './audit-chain';
 import { auditColumnsOf, type AuditEntry } from './audit-event';
 import type { AuditKey, AuditSearch } from './audit-search';
@@ -49,6 +50,9 @@ interface StoredRow {
   hash: string;
 }
 
+/** The columns of `audit_anchors` as an AnchorRecord. */
+const ANCHOR_COLUMNS = Prisma.sql`day::text AS day, head_seq AS "headSeq", head_hash AS "headHash", previous_hash AS "previousHash", hash, kek_id AS "kekId", mac`;
+
 /** Entries a verification reads per statement: a day of polling can hold millions. */
 const CHAIN_PAGE_SIZE = 5000;
 
@@ -56,14 +60,14 @@ const CHAIN_PAGE_SIZE = 5000;
 export class AuditTrailRepository {
   private readonly table: Prisma.Sql;
   private readonly append: Prisma.Sql;
-  private readonly anchors: Prisma.Sql;
+  private readonly anchorTable: Prisma.Sql;
 
   constructor(
     private readonly run: SqlRunner,
     schema: string,
   ) {
     this.table = intakeTable(schema, 'audit_events');
-    this.anchors = intakeTable(schema, 'audit_anchors');
+    this.anchorTable = intakeTable(schema, 'audit_anchors');
     this.append = intakeTable(schema, 'append_audit_events');
   }
 
@@ -115,29 +119,51 @@ export class AuditTrailRepository {
     };
   }
 
-  /** The head (last entry) of every day before `before` (YYYY-MM-DD) that has entries and no anchor yet, oldest first. */
-  async unanchoredHeads(before: string): Promise<ChainHead[]> {
+  /** Every anchor, oldest first (one a day: a few thousand rows over years). */
+  async anchors(since?: string): Promise<AnchorRecord[]> {
+    return this.run.rows<AnchorRecord>(Prisma.sql`
+      SELECT ${ANCHOR_COLUMNS} FROM ${this.anchorTable}
+       WHERE ${since === undefined ? Prisma.sql`true` : Prisma.sql`day >= ${since}::date`}
+       ORDER BY day`);
+  }
+
+  /** The last anchor that names the one before it (or the last of all, where none does yet) and every anchor after it, oldest first. */
+  async lastAnchors(): Promise<AnchorRecord[]> {
+    return this.run.rows<AnchorRecord>(Prisma.sql`
+      SELECT ${ANCHOR_COLUMNS} FROM ${this.anchorTable}
+       WHERE day >= coalesce((SELECT max(day) FROM ${this.anchorTable} WHERE previous_hash IS NOT NULL), (SELECT max(day) FROM ${this.anchorTable}))
+       ORDER BY day`);
+  }
+
+  /** The first day with entries. */
+  async firstEntryDay(): Promise<string | undefined> {
+    const [row] = await this.run.rows<{ day: string | null }>(Prisma.sql`SELECT min(day)::text AS day FROM ${this.table}`);
+    return row?.day ?? undefined;
+  }
+
+  /** The head (last entry) of each day from `from` to before `before` that has entries: one index probe a day. */
+  async heads(from: string, before: string): Promise<ChainHead[]> {
     return this.run.rows<ChainHead>(Prisma.sql`
-      SELECT DISTINCT ON (e.day) e.day::text AS day, e.seq, e.hash
-        FROM ${this.table} e
-       WHERE e.day < ${before}::date AND NOT EXISTS (SELECT 1 FROM ${this.anchors} a WHERE a.day = e.day)
-       ORDER BY e.day, e.seq DESC`);
+      SELECT d.day::date::text AS day, h.seq, h.hash
+        FROM generate_series(${from}::date, ${before}::date - 1, interval '1 day') AS d(day)
+        JOIN LATERAL (SELECT e.seq, e.hash FROM ${this.table} e WHERE e.day = d.day::date ORDER BY e.seq DESC LIMIT 1) h ON true
+       ORDER BY 1`);
   }
 
-  /** Records a day's anchor; a second one for the same day (another intake process) changes nothing. */
-  async addAnchor(anchor: AuditAnchorRow): Promise<boolean> {
+  /**
+   * Records anchors in one statement, all or none: a day another process anchored meanwhile fails it
+   * with a unique violation (23505), and the anchors after that day, which name the hash of its
+   * anchor as this process made it, are not stored beside another.
+   */
+  async addAnchors(anchors: readonly AnchorRecord[]): Promise<number> {
+    if (anchors.length === 0) return 0;
     const rows = await this.run.rows<{ day: string }>(Prisma.sql`
-      INSERT INTO ${this.anchors} (day, head_seq, head_hash, kek_id, mac)
-      VALUES (${anchor.day}::date, ${anchor.headSeq}::int, ${anchor.headHash}, ${anchor.kekId}, ${anchor.mac})
-      ON CONFLICT (day) DO NOTHING
+      INSERT INTO ${this.anchorTable} (day, head_seq, head_hash, previous_hash, hash, kek_id, mac)
+      SELECT day, "headSeq", "headHash", "previousHash", hash, "kekId", mac
+        FROM jsonb_to_recordset(${JSON.stringify(anchors)}::jsonb)
+          AS a(day date, "headSeq" integer, "headHash" text, "previousHash" text, hash text, "kekId" text, mac text)
       RETURNING day::text AS day`);
-    return rows.length > 0;
-  }
-
-  async anchorOf(day: string): Promise<AuditAnchorRow | undefined> {
-    const [row] = await this.run.rows<AuditAnchorRow>(Prisma.sql`
-      SELECT day::text AS day, head_seq AS "headSeq", head_hash AS "headHash", kek_id AS "kekId", mac FROM ${this.anchors} WHERE day = ${day}::date`);
-    return row;
+    return rows.length;
   }
 
   /** The days that have entries, oldest first; with `day`, that one if it has any. */
@@ -188,13 +214,4 @@ export interface ChainHead {
   day: string;
   seq: number;
   hash: string;
-}
-
-/** A row of `audit_anchors` (migration 0003): a day's head, and the MAC over it under the key derived from KEK `kekId`. */
-export interface AuditAnchorRow {
-  day: string;
-  headSeq: number;
-  headHash: string;
-  kekId: string;
-  mac: string;
 }

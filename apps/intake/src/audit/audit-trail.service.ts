@@ -4,17 +4,24 @@ import { HttpError } from '@bedrequest/http';
 import { auditEventAccess, type Viewer } from '../access';
 import { nextPosition, pageQueryString, positionOf, type Position, type QueryRefusal } from '../search';
 import type { AuditAnchors } from './audit-anchors';
+import { exportDifference, type AnchorExport } from './anchor-export';
 import { ChainChecker, type ChainBreak } from './audit-chain';
 import { auditEntryOf, type AuditEntry, type AuditRecord } from './audit-event';
 import { AUDIT_KEYS, parseAuditSearch } from './audit-search';
 import type { AuditTrailRepository } from './audit-trail.repository';
 import { GroupCommit } from './group-commit';
 
-/** What `verify` found: the days and entries checked, and the first entry that breaks its chain, if any. */
+/** What `verify` found: the days and entries checked, and the first entry that breaks its chain (or the first day, where no entry is to blame), if any. */
 export interface ChainReport {
   days: string[];
   entries: number;
-  broken?: ChainBreak;
+  broken?: ChainBreak | DayBreak;
+}
+
+/** A day that does not hold as a whole: its anchor missing, not following the one before, or not the exported one. */
+export interface DayBreak {
+  day: string;
+  reason: string;
 }
 
 /**
@@ -28,7 +35,7 @@ export class AuditTrail {
   constructor(
     private readonly repository: AuditTrailRepository,
     private readonly now: () => Date = () => new Date(),
-    /** Where given, `verify` checks each day's head against its anchor too (the command line's). */
+    /** Where given, `verify` checks each day against its anchor and the anchors' chain too (the command line's). */
     private readonly anchors?: AuditAnchors,
   ) {
     this.reads = new GroupCommit((entries) => repository.appendEntries(entries));
@@ -88,11 +95,26 @@ export class AuditTrail {
     };
   }
 
-  /** Recomputes the chains of every day (or of `day`, YYYY-MM-DD) and names the first broken entry. */
-  async verify(day?: string): Promise<ChainReport> {
-    const days = await this.repository.days(day);
+  /**
+   * Recomputes the chains of every day (or of `day`, YYYY-MM-DD) and, where the anchors are given,
+   * checks each day against its anchor and the anchors' chain (audit-anchors.ts), and with `exported`
+   * the database's anchors against an export of them (anchor-export.ts); names the first broken day
+   * or entry. The days are those with entries or an anchor, and every day since the anchors' chain
+   * began, whose anchor it must hold.
+   */
+  async verify(options: { day?: string; exported?: AnchorExport } = {}): Promise<ChainReport> {
+    const { day, exported } = options;
+    const chain = await this.anchors?.chain();
+    const withEntries = await this.repository.days(day);
+    const exportedDays = exported ? [...exported.anchors.keys()] : [];
+    const all = chain ? chain.days([...withEntries, ...exportedDays]) : [...new Set([...withEntries, ...exportedDays])].sort();
+    const days = day === undefined ? all : all.filter((candidate) => candidate === day);
+    const entryDays = new Set(withEntries);
     let entries = 0;
     for (const chainDay of days) {
+      // The export first: where it differs, it is what the database no longer shows.
+      const dayFault = (exported && exportDifference(exported, chainDay, chain?.anchorOf(chainDay))) || chain?.check(chainDay, entryDays.has(chainDay));
+      if (dayFault) return { days, entries, broken: { day: chainDay, reason: dayFault } };
       const checker = new ChainChecker(chainDay);
       let head: { seq: number; hash: string; id: string } | undefined;
       for await (const stored of this.repository.chain(chainDay)) {
@@ -101,8 +123,8 @@ export class AuditTrail {
         if (broken) return { days, entries, broken };
         head = { seq: stored.seq, hash: stored.hash, id: stored.columns.id };
       }
-      const unanchored = head && (await this.anchors?.check({ day: chainDay, seq: head.seq, hash: head.hash }));
-      if (head && unanchored) return { days, entries, broken: { day: chainDay, seq: head.seq, id: head.id, reason: unanchored } };
+      const unanchored = chain?.checkHead(chainDay, head);
+      if (unanchored) return { days, entries, broken: { day: chainDay, ...(head ? { seq: head.seq, id: head.id } : {}), reason: unanchored } };
     }
     return { days, entries };
   }
