@@ -83,7 +83,7 @@ export async function cpuFigure(options: {
   const total = Object.values(spent).reduce((sum, ms) => sum + ms, 0);
   const consumers = ['intake', 'routing', 'notifier']
     .filter((name) => options.stack.instances().some((instance) => instance.name === name))
-    .map((name) => options.stack.url(name));
+    .map((name) => options.stack.probeUrl(name));
   return {
     seconds: options.seconds,
     connections: options.connections,

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { OtlpReceiver } from '@bedrequest/testing';
-import type { Instance, Stack } from '@bedrequest/stack';
+import type { Stack } from '@bedrequest/stack';
 import { bundleFactory } from './bundles';
 import { closedLoop, summarize } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
@@ -48,16 +48,11 @@ async function notifications(databaseUrl: string): Promise<number> {
 async function restartAll(stack: Stack, env: Record<string, string>): Promise<void> {
   for (const instance of stack.instances()) {
     const { name, service, port } = instance;
-    const internalPort = internalPortOf(instance);
+    // Every service's probes are on an internal port of its own.
+    const internalPort = Number(new URL(instance.probeUrl).port);
     await stack.stopInstance(name);
-    await stack.start(name, service, { port, ...(internalPort === undefined ? {} : { internalPort }), env });
+    await stack.start(name, service, { port, internalPort, env });
   }
-}
-
-/** The gateway's and the web app's probes are on an internal port of their own. */
-function internalPortOf(instance: Instance): number | undefined {
-  const port = Number(new URL(instance.probeUrl).port);
-  return port === instance.port ? undefined : port;
 }
 
 /**

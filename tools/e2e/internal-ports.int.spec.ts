@@ -23,7 +23,7 @@ describe('the internal port of auth, intake, routing and the notifier', () => {
     expect(new URL(probeUrl).port).not.toBe(new URL(url).port);
     const metrics = await fetch(new URL('/metrics', probeUrl));
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toMatch(/^service_ready 1$/m);
+    expect(await metrics.text()).toMatch(/^service_ready(\{[^}]*\})? 1$/m);
     expect({ ready: await status(probeUrl, '/health/ready'), live: await status(probeUrl, '/health/live') }).toEqual({ ready: 200, live: 200 });
   });
 

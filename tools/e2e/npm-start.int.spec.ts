@@ -36,7 +36,8 @@ describe('npm start', () => {
   }, 40_000);
 
   it('builds and starts all six services, prints the API and the inbox, answers, restarts a service that dies while the rest answers, and stops cleanly on Ctrl-C', async () => {
-    const [gateway, gatewayInternal, web, webInternal, auth, intake, routing, notifier] = await Promise.all(Array.from({ length: 8 }, freePort));
+    const [gateway, gatewayInternal, web, webInternal, auth, intake, routing, notifier, authInternal, intakeInternal, routingInternal, notifierInternal] =
+      await Promise.all(Array.from({ length: 12 }, freePort));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORT: String(gateway),
@@ -47,6 +48,10 @@ describe('npm start', () => {
       INTAKE_PORT: String(intake),
       ROUTING_PORT: String(routing),
       NOTIFIER_PORT: String(notifier),
+      AUTH_INTERNAL_PORT: String(authInternal),
+      INTAKE_INTERNAL_PORT: String(intakeInternal),
+      ROUTING_INTERNAL_PORT: String(routingInternal),
+      NOTIFIER_INTERNAL_PORT: String(notifierInternal),
       AMQP_NAMESPACE: namespace,
       AUTH_DB_SCHEMA: `${namespace}_auth`,
       INTAKE_DB_SCHEMA: `${namespace}_intake`,
@@ -95,6 +100,12 @@ describe('npm start', () => {
     for (const [publicUrl, internalUrl] of [
       [gatewayUrl, `http://127.0.0.1:${gatewayInternal}`],
       [`http://127.0.0.1:${web}`, `http://127.0.0.1:${webInternal}`],
+      ...[
+        [auth, authInternal],
+        [intake, intakeInternal],
+        [routing, routingInternal],
+        [notifier, notifierInternal],
+      ].map(([port, internal]) => [`http://127.0.0.1:${port}`, `http://127.0.0.1:${internal}`] as const),
     ] as const) {
       for (const path of ['/metrics', '/health/ready', '/health/live']) {
         expect({ publicUrl, path, status: (await fetch(`${publicUrl}${path}`)).status }).toEqual({ publicUrl, path, status: 404 });

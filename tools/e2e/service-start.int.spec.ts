@@ -34,13 +34,14 @@ describe('a service started before what it needs', () => {
   });
 
   it('waits for auth quietly, says once that it waits, and starts when auth comes up; no stack trace', async () => {
-    const [authPort, intakePort] = await Promise.all([freePort(), freePort()]);
+    const [authPort, authInternalPort, intakePort] = await Promise.all([freePort(), freePort(), freePort()]);
     const registry = await serveClinicRegistry([{ ik: '510000001', departments: ['2300'] }]);
     const env = {
       ...isolatedEnvironment(namespace, run.redisKeyPrefix),
       SERVICE_CLIENT_SECRET: randomBytes(32).toString('hex'),
       AUTH_PORT: String(authPort),
       AUTH_URL: `http://127.0.0.1:${authPort}`,
+      AUTH_INTERNAL_PORT: String(authInternalPort),
       ROUTING_URL: registry.url,
       LOG_LEVEL: 'info',
     };
@@ -61,7 +62,7 @@ describe('a service started before what it needs', () => {
         ports: 'configured',
         env: { ...env, LOG_LEVEL: 'silent' },
       });
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${intakePort}/health/ready`).catch(() => undefined))?.status === 200, {
+      await waitFor(async () => (await fetch(`${intake.probeUrl}/health/ready`).catch(() => undefined))?.status === 200, {
         timeoutMs: 30_000,
         what: 'intake to become ready',
       });

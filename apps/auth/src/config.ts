@@ -33,6 +33,11 @@ export const AuthConfig = configSchema({
   ...processEnv,
   HOST: z.string().default('127.0.0.1'),
   AUTH_PORT: env.port(8081),
+  /**
+   * Health probes and metrics, never the API the other services call (and that port has neither):
+   * the one port monitoring reaches (docs/operations.md, "Metrics and probes").
+   */
+  AUTH_INTERNAL_PORT: env.port(9081),
   ...redisEnv,
   ...database,
 

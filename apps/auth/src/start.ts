@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import express from 'express';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { closeRedis, databaseIsReachable, openRedis } from '@bedrequest/persistence';
@@ -17,8 +18,10 @@ import { UserRepository } from './users/user.repository';
 
 export type RunningAuth = Started<{
   readonly server: Server;
-  /** The bound address, e.g. http://127.0.0.1:8081 (AUTH_PORT=0 picks a free port). */
+  /** The bound address, e.g. http://127.0.0.1:8081 (AUTH_PORT=0 picks a free port): the token endpoints, the keys, service tokens. */
   readonly url: string;
+  /** The internal address (AUTH_INTERNAL_PORT): health probes and metrics. */
+  readonly internalUrl: string;
 }>;
 
 export interface AuthDependencies {
@@ -60,18 +63,24 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     });
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(
-      probeRouter({
-        registry,
-        lifecycle,
-        readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-      }),
-    );
     app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });
     app.use('/internal', serviceTokenRouter(serviceTokens, [config.SERVICE_CLIENT_SECRET, ...config.SERVICE_CLIENT_ACCEPTED_SECRETS]));
     app.use(jsonErrorHandler(logger));
-    return serveHttp(context, app, { host: config.HOST, port: config.AUTH_PORT });
+
+    const probes = express()
+      .disable('x-powered-by')
+      .use(
+        probeRouter({
+          registry,
+          lifecycle,
+          readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+        }),
+      )
+      .use(jsonErrorHandler(logger));
+    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.AUTH_INTERNAL_PORT, name: 'internal http' });
+    const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.AUTH_PORT });
+    return { server, url, internalUrl: internal.url };
   });
 }

@@ -6,6 +6,11 @@ export const IntakeConfig = configSchema({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   INTAKE_PORT: env.port(8082),
+  /**
+   * Health probes and metrics, never the API the other services call (and that port has neither):
+   * the one port monitoring reaches (docs/operations.md, "Metrics and probes").
+   */
+  INTAKE_INTERNAL_PORT: env.port(9082),
   ...databaseEnv('INTAKE_DB_SCHEMA', 'intake'),
   /** The key-encryption keys of the bundles, documents, notes and verdicts sealed at rest (docs/data-protection.md). */
   ...dataKeyEnv,

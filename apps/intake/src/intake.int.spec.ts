@@ -51,6 +51,7 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
         INTAKE_PORT: '0',
         AMQP_NAMESPACE: namespace,
         INTAKE_DB_SCHEMA: uniqueName('intake'),
+        INTAKE_INTERNAL_PORT: '0',
         LOG_LEVEL: 'silent',
         DATABASE_URL: env.databaseUrl,
         AMQP_URL: env.amqpUrl,

@@ -1,8 +1,10 @@
 import type { Server } from 'node:http';
+import express from 'express';
 import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { declareTopology } from '@bedrequest/contracts';
 import { startDataKeyring } from '@bedrequest/crypto';
 import { fhirSystems } from '@bedrequest/fhir-model';
+import { jsonErrorHandler } from '@bedrequest/http';
 import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
@@ -20,8 +22,10 @@ import { TaskReadRepository, TaskReadService } from './tasks';
 
 export type RunningIntake = Started<{
   readonly server: Server;
-  /** The bound address (INTAKE_PORT=0 picks a free port). */
+  /** The bound address (INTAKE_PORT=0 picks a free port): the internal read API. */
   readonly url: string;
+  /** The internal address (INTAKE_INTERNAL_PORT): health probes and metrics. */
+  readonly internalUrl: string;
 }>;
 
 /** What a test process may put in place of the service's own parts. */
@@ -73,13 +77,6 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(
-      probeRouter({
-        registry,
-        lifecycle,
-        readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-      }),
-    );
     // Every read of patient data is recorded in the audit trail before it is answered.
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA));
     // Each ended day's chain is anchored under a key derived from the KEK (audit/audit-anchors.ts).
@@ -114,6 +111,18 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
     // acked while the outbox relay (stopped after them) still publishes what they wrote.
     lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));
-    return serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
+    const probes = express()
+      .disable('x-powered-by')
+      .use(
+        probeRouter({
+          registry,
+          lifecycle,
+          readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+        }),
+      )
+      .use(jsonErrorHandler(logger));
+    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTAKE_INTERNAL_PORT, name: 'internal http' });
+    const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
+    return { server, url, internalUrl: internal.url };
   });
 }

@@ -38,6 +38,11 @@ export const NotifierConfig = configSchema({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   NOTIFIER_PORT: env.port(8084),
+  /**
+   * Health probes and metrics, never the API the other services call (and that port has neither):
+   * the one port monitoring reaches (docs/operations.md, "Metrics and probes").
+   */
+  NOTIFIER_INTERNAL_PORT: env.port(9084),
   ...databaseEnv('NOTIFIER_DB_SCHEMA', 'notifier'),
   /** The key-encryption keys of the webhook secrets and Tasks sealed at rest (docs/data-protection.md). */
   ...dataKeyEnv,

@@ -172,7 +172,7 @@ describe('notifier processes', () => {
       expect(receiver.maxInFlightPerRequest).toBe(1);
       // Both instances took part: the broker shared the queue's messages between them.
       for (const instance of instances) {
-        const metrics = await (await fetch(`${instance.url}/metrics`)).text();
+        const metrics = await (await fetch(`${instance.internalUrl}/metrics`)).text();
         expect(metrics).toMatch(/messages_consumed_total\{[^}]*outcome="ack"[^}]*\} [1-9]/);
       }
     });

@@ -99,7 +99,7 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
     ]);
     expect(entry!.attempts.every((attempt) => attempt.durationMs >= 0 && Date.parse(attempt.attemptedAt) > 0)).toBe(true);
 
-    const metrics = await (await fetch(`${notifier.url}/metrics`)).text();
+    const metrics = await (await fetch(`${notifier.internalUrl}/metrics`)).text();
     expect(metrics).toMatch(/webhook_deliveries_failed_total\{reason="status",service="notifier"\} [1-9]/);
     expect(metrics).toMatch(/webhook_deliveries_succeeded_total\{service="notifier"\} [1-9]/);
   });
@@ -396,7 +396,7 @@ describe('a notifier in production mode (private callback addresses refused)', (
     expect(entry).toMatchObject({ eventId, attempts: [{ statusCode: null, error: 'the callback address resolves to a loopback address' }] });
     expect(receiver.received).toEqual([]);
     expect(receiver.connections).toBe(0);
-    const metrics = await (await fetch(`${notifier.url}/metrics`)).text();
+    const metrics = await (await fetch(`${notifier.internalUrl}/metrics`)).text();
     expect(metrics).toMatch(/webhook_deliveries_failed_total\{reason="refused",service="notifier"\} 1/);
   });
 });

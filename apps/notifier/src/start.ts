@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
+import express from 'express';
 import { declareTopology } from '@bedrequest/contracts';
 import { startDataKeyring } from '@bedrequest/crypto';
+import { jsonErrorHandler } from '@bedrequest/http';
 import { connectServiceBroker } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
@@ -24,8 +26,10 @@ import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 
 export type RunningNotifier = Started<{
   readonly server: Server;
-  /** The bound address (NOTIFIER_PORT=0 picks a free port). */
+  /** The bound address (NOTIFIER_PORT=0 picks a free port): the subscription API. */
   readonly url: string;
+  /** The internal address (NOTIFIER_INTERNAL_PORT): health probes and metrics. */
+  readonly internalUrl: string;
 }>;
 
 export interface NotifierOverrides {
@@ -102,18 +106,23 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       onDeliveriesDue: () => worker.wake(),
     });
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(
-      probeRouter({
-        registry,
-        lifecycle,
-        readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-      }),
-    );
     app.use('/internal/subscriptions', subscriptionsRouter(subscriptions, tokenVerifierFor(config, { services: false }), logger));
     logger.info(
       { allowPrivateCallbacks: allowPrivate, requireHttpsCallbacks: requireHttps },
       `callback URLs on private addresses are ${allowPrivate ? 'allowed' : 'refused'}, http ones ${requireHttps ? 'refused' : 'allowed'}`,
     );
-    return serveHttp(context, app, { host: config.HOST, port: config.NOTIFIER_PORT });
+    const probes = express()
+      .disable('x-powered-by')
+      .use(
+        probeRouter({
+          registry,
+          lifecycle,
+          readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+        }),
+      )
+      .use(jsonErrorHandler(logger));
+    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.NOTIFIER_INTERNAL_PORT, name: 'internal http' });
+    const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.NOTIFIER_PORT });
+    return { server, url, internalUrl: internal.url };
   });
 }

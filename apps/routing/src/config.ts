@@ -7,6 +7,11 @@ export const RoutingConfig = configSchema({
   ...baseServiceEnv,
   HOST: z.string().default('127.0.0.1'),
   ROUTING_PORT: env.port(8083),
+  /**
+   * Health probes and metrics, never the API the other services call (and that port has neither):
+   * the one port monitoring reaches (docs/operations.md, "Metrics and probes").
+   */
+  ROUTING_INTERNAL_PORT: env.port(9083),
   ...database,
   /** The clinic registry is read with service tokens, the bed counts with clinics' forwarded tokens. */
   ...tokenEnv,

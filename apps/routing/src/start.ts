@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
+import express from 'express';
 import { declareTopology } from '@bedrequest/contracts';
+import { jsonErrorHandler } from '@bedrequest/http';
 import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
 import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
@@ -18,8 +20,10 @@ import { clinicsRouter } from './registry/clinics.router';
 
 export type RunningRouting = Started<{
   readonly server: Server;
-  /** The bound address, e.g. http://127.0.0.1:8083 (ROUTING_PORT=0 picks a free port). */
+  /** The bound address, e.g. http://127.0.0.1:8083 (ROUTING_PORT=0 picks a free port): the clinic registry and bed counts. */
   readonly url: string;
+  /** The internal address (ROUTING_INTERNAL_PORT): health probes and metrics. */
+  readonly internalUrl: string;
 }>;
 
 export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
@@ -53,18 +57,24 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     // (its token, forwarded by the gateway).
     const verifier = tokenVerifierFor(config, { services: true });
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
-    app.use(
-      probeRouter({
-        registry,
-        lifecycle,
-        readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-      }),
-    );
     app.use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(clinics, beds), verifier, logger));
     app.use('/internal/clinics', clinicsRouter(clinics, verifier, logger));
     // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
     // acked while the outbox relay (stopped after them) still publishes what they wrote.
     lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));
-    return serveHttp(context, app, { host: config.HOST, port: config.ROUTING_PORT });
+
+    const probes = express()
+      .disable('x-powered-by')
+      .use(
+        probeRouter({
+          registry,
+          lifecycle,
+          readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+        }),
+      )
+      .use(jsonErrorHandler(logger));
+    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.ROUTING_INTERNAL_PORT, name: 'internal http' });
+    const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.ROUTING_PORT });
+    return { server, url, internalUrl: internal.url };
   });
 }

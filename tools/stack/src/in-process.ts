@@ -27,19 +27,19 @@ async function startInProcess(service: ServiceName, env: Record<string, string>)
   switch (service) {
     case 'auth': {
       const running = await startAuth(loadConfig(AuthConfig, env));
-      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+      return { url: running.url, probeUrl: running.internalUrl, stop: () => running.stop() };
     }
     case 'routing': {
       const running = await startRouting(loadConfig(RoutingConfig, env));
-      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+      return { url: running.url, probeUrl: running.internalUrl, stop: () => running.stop() };
     }
     case 'intake': {
       const running = await startIntake(loadConfig(IntakeConfig, env));
-      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+      return { url: running.url, probeUrl: running.internalUrl, stop: () => running.stop() };
     }
     case 'notifier': {
       const running = await startNotifier(loadConfig(NotifierConfig, env));
-      return { url: running.url, probeUrl: running.url, stop: () => running.stop() };
+      return { url: running.url, probeUrl: running.internalUrl, stop: () => running.stop() };
     }
     case 'gateway': {
       const running = await startGateway(loadConfig(GatewayConfig, env));

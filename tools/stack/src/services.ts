@@ -8,7 +8,7 @@ export interface ServiceEntry {
   readonly name: ServiceName;
   /** Its port's variable and default. */
   readonly port: { readonly variable: string; readonly default: number };
-  /** The port of its probes and metrics, where its own port is public (the gateway, the web app). */
+  /** The port of its health probes and metrics, apart from the port it serves on (docs/operations.md, "Metrics and probes"). */
   readonly internalPort?: { readonly variable: string; readonly default: number };
   /** The variable the other services find it by. */
   readonly url: string;

@@ -68,7 +68,7 @@ export interface Instance {
   readonly service: ServiceName;
   readonly port: number;
   readonly url: string;
-  /** Its /health/* and /metrics: the internal port of the gateway and the web app, the service's own port otherwise. */
+  /** Its /health/* and /metrics: the service's internal port. */
   readonly probeUrl: string;
   /** Its process id: this process's for an in-process instance. */
   readonly pid: number;

@@ -36,6 +36,7 @@ export function testAuthConfig(overrides: Record<string, string> = {}): AuthConf
   return loadConfig(AuthConfig, {
     ...process.env,
     AUTH_PORT: '0',
+    AUTH_INTERNAL_PORT: '0',
     AUTH_DB_SCHEMA: uniqueName('auth'),
     REDIS_KEY_PREFIX: `${env.redisKeyPrefix}${uniqueName('auth')}:`,
     DATABASE_POOL_SIZE: '3',

@@ -446,11 +446,11 @@ describe('the auth service while Redis is down', () => {
   });
 
   it('answers login, refresh and revoke with 503 and Retry-After, and recovers when Redis is back', async () => {
-    await waitFor(async () => (await fetch(`${sut.url}/health/ready`)).status === 200, { what: 'auth ready' });
+    await waitFor(async () => (await fetch(`${sut.auth.internalUrl}/health/ready`)).status === 200, { what: 'auth ready' });
     const token = (await login(sut.url, 'hospital', 'referrer-password-1')).body.refreshToken as string;
 
     proxy.cut();
-    await waitFor(async () => (await fetch(`${sut.url}/health/ready`)).status === 503, { what: 'redis seen as down' });
+    await waitFor(async () => (await fetch(`${sut.auth.internalUrl}/health/ready`)).status === 503, { what: 'redis seen as down' });
     const refused = await login(sut.url, 'hospital', 'referrer-password-1');
     const refreshRefused = await refresh(sut.url, token);
     // A revocation that cannot be carried out is no 200: the caller must not believe the token dead.

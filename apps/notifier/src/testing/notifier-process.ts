@@ -2,8 +2,9 @@
 // kill it (SIGKILL) or that reach the notifier from another app's tests, and by the bench. Configured
 // by the environment like main.ts; NOTIFIER_TEST_MIGRATIONS_DIR says where the migrations are, since
 // the bundle does not live beside them; NOTIFIER_TEST_STORE_IN_CLEAR=true stores secrets and Tasks
-// unsealed (the bench's comparison, bench/src/figure-encryption.ts). Reports its address to the
-// parent over the IPC channel, when there is one.
+// unsealed (the bench's comparison, bench/src/figure-encryption.ts). Reports its addresses (the
+// service's and the internal one of its probes and metrics) to the parent over the IPC channel, when
+// there is one.
 import { loadConfig } from '@bedrequest/config';
 import { NotifierConfig } from '../config';
 import { startNotifier } from '../start';
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
     ...(migrationsDir ? { migrationsDir } : {}),
     ...(process.env.NOTIFIER_TEST_STORE_IN_CLEAR === 'true' ? { protectedFields: new ClearFields() } : {}),
   });
-  process.send?.({ url: service.url });
+  process.send?.({ url: service.url, internalUrl: service.internalUrl });
   process.once('SIGTERM', () => void service.stop().then(() => process.exit(0)));
 }
 

@@ -25,6 +25,7 @@ export function notifierEnvironment(options: {
     ...options.authority.env,
     NODE_ENV: 'test',
     NOTIFIER_PORT: '0',
+    NOTIFIER_INTERNAL_PORT: '0',
     LOG_LEVEL: process.env.NOTIFIER_TEST_LOG_LEVEL ?? 'silent',
     DATABASE_URL: env.databaseUrl,
     AMQP_URL: env.amqpUrl,
@@ -42,18 +43,18 @@ export const notifierConfig = (environment: Record<string, string>) => NotifierC
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migrations');
 
-/** A notifier in its own process (for a real SIGKILL), reporting its address once it is up. */
-export async function startNotifierProcess(environment: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+/** A notifier in its own process (for a real SIGKILL), reporting its addresses once it is up. */
+export async function startNotifierProcess(environment: Record<string, string>): Promise<{ url: string; internalUrl: string; child: ChildProcess }> {
   const script = bundleScript(join(__dirname, 'notifier-process.ts'));
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...environment, NOTIFIER_TEST_MIGRATIONS_DIR: MIGRATIONS_DIR },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (message: { url: string }) => resolve(message.url));
+  const { url, internalUrl } = await new Promise<{ url: string; internalUrl: string }>((resolve, reject) => {
+    child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`the notifier process exited with ${code} before it was up`)));
   });
-  return { url, child };
+  return { url, internalUrl, child };
 }
 
 export function killed(child: ChildProcess): Promise<NodeJS.Signals | null> {

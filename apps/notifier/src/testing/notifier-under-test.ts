@@ -43,6 +43,11 @@ export class NotifierUnderTest {
     return this.started().notifier.url;
   }
 
+  /** Its health probes and metrics (NOTIFIER_INTERNAL_PORT). */
+  get internalUrl(): string {
+    return this.started().notifier.internalUrl;
+  }
+
   get api(): SubscriptionsApi {
     return new SubscriptionsApi(this.url, this.started().authority);
   }

@@ -33,6 +33,7 @@ describe('routing fans requests out to clinics', () => {
     const config = RoutingConfig.parse({
       NODE_ENV: 'test',
       ROUTING_PORT: '0',
+      ROUTING_INTERNAL_PORT: '0',
       AMQP_NAMESPACE: namespace,
       ROUTING_DB_SCHEMA: schema,
       LOG_LEVEL: 'silent',
@@ -88,7 +89,7 @@ describe('routing fans requests out to clinics', () => {
   const acked = async () => {
     let total = 0;
     for (const instance of instances) {
-      const text = await (await fetch(`${instance.url}/metrics`)).text();
+      const text = await (await fetch(`${instance.internalUrl}/metrics`)).text();
       const line = text
         .split('\n')
         .find(

@@ -33,6 +33,7 @@ describe('routing erases its copy of an erased request', () => {
     const config = RoutingConfig.parse({
       NODE_ENV: 'test',
       ROUTING_PORT: '0',
+      ROUTING_INTERNAL_PORT: '0',
       AMQP_NAMESPACE: namespace,
       ROUTING_DB_SCHEMA: schema,
       LOG_LEVEL: 'silent',
@@ -105,7 +106,7 @@ describe('routing erases its copy of an erased request', () => {
   });
   /** Messages routing acknowledged, of every type, from its /metrics. */
   const acked = async () => {
-    const text = await (await fetch(`${routing.url}/metrics`)).text();
+    const text = await (await fetch(`${routing.internalUrl}/metrics`)).text();
     const lines = text
       .split('\n')
       .filter(
