@@ -40,8 +40,8 @@ describe('a service started before what it needs', () => {
       ...isolatedEnvironment(namespace, run.redisKeyPrefix),
       SERVICE_CLIENT_SECRET: randomBytes(32).toString('hex'),
       AUTH_PORT: String(authPort),
-      AUTH_URL: `http://127.0.0.1:${authPort}`,
       AUTH_INTERNAL_PORT: String(authInternalPort),
+      AUTH_URL: `http://127.0.0.1:${authPort}`,
       ROUTING_URL: registry.url,
       LOG_LEVEL: 'info',
     };

@@ -49,9 +49,9 @@ describe('intake with the real RabbitMQ and PostgreSQL', () => {
       IntakeConfig.parse({
         NODE_ENV: 'test',
         INTAKE_PORT: '0',
+        INTAKE_INTERNAL_PORT: '0',
         AMQP_NAMESPACE: namespace,
         INTAKE_DB_SCHEMA: uniqueName('intake'),
-        INTAKE_INTERNAL_PORT: '0',
         LOG_LEVEL: 'silent',
         DATABASE_URL: env.databaseUrl,
         AMQP_URL: env.amqpUrl,

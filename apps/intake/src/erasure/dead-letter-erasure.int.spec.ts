@@ -52,9 +52,9 @@ describe("erasure of a request's dead-lettered messages", () => {
       IntakeConfig.parse({
         NODE_ENV: 'test',
         INTAKE_PORT: '0',
+        INTAKE_INTERNAL_PORT: '0',
         AMQP_NAMESPACE: namespace,
         INTAKE_DB_SCHEMA: uniqueName('intake_dlq'),
-        INTAKE_INTERNAL_PORT: '0',
         LOG_LEVEL: 'silent',
         DATABASE_URL: env.databaseUrl,
         AMQP_URL: env.amqpUrl,
