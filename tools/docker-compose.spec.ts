@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import dockerignore from '@balena/dockerignore';
 import Ajv from 'ajv';
 import { compile as compileAddressList } from 'proxy-addr';
 import { parse, type CollectionTag, type ScalarTag } from 'yaml';
@@ -415,6 +416,19 @@ describe('the proxy of docker-compose.prod.yml', () => {
 });
 
 describe('Dockerfile', () => {
+  it("leaves every .env file out of the build context, where COPY . . would put its secrets into the build stage's layers", () => {
+    // Docker's own reading of .dockerignore (the library testcontainers builds its contexts with).
+    const ignored = dockerignore().add(readFileSync(join(root, '.dockerignore'), 'utf8'));
+    const secrets = ['.env', '.env.local', '.env.production', 'deploy/compose/.env', 'apps/auth/.env', 'apps/auth/.env.development'];
+    expect(secrets.filter((path) => !ignored.ignores(path))).toEqual([]);
+    // What the build reads stays in it: the packages, the sources, the health check, the migrations.
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap(([, sources]) => sources!.split(' ')).filter((path) => path !== '.');
+    const needed = [...copied, 'apps/auth/src/main.ts', 'libs/config/src/index.ts', 'tools/deploy/runtime-files.mjs', 'deploy/base/services/config/auth.env'];
+    expect(copied).toEqual(expect.arrayContaining(['package.json', '.npmrc', 'tools/docker/healthcheck.cjs']));
+    expect(needed.filter((path) => ignored.ignores(path))).toEqual([]);
+  });
+
   it('gives the provisioning image the migrations of every schema it provisions, where the job reads them', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     const copied = [...dockerfile.matchAll(/^COPY apps\/([a-z]+)\/prisma\/migrations \.\/apps\/\1\/prisma\/migrations$/gm)].map(([, service]) => service);
