@@ -46,31 +46,23 @@ describe('Broker against a three-node cluster that loses the leader of a quorum 
   }, 60_000);
 
   it('publishes again once there is a new leader, on a connection whose first publish was nacked while the leader was gone', async () => {
-    const topology = testTopology(uniqueName('cluster'));
-    const [first] = cluster.nodes;
-    // Declared through the first node: the queue's leader is there (RabbitMQ's leader locator is client-local).
-    const declaring = newBroker(first!.amqpUrl, { topology, declareTopology: true });
-    await declaring.start();
-    await declaring.stop(2_000);
-    const queue = topology.queues.work.name;
-    const leader = cluster.node((await leaderOf(first!, queue))!);
-    const others = cluster.nodes.filter((node) => node !== leader);
+    // The window the claim needs (a first publish while the queue's record still names the dead
+    // leader) lasts until the election; on a busy machine the election can win it. Then the first
+    // publish is confirmed, which proves nothing, and the scenario runs again on a new queue once the
+    // killed node is back: the claim is only ever checked on a publish that was nacked.
+    let gone: LeaderGone | undefined;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      gone = await killLeaderAndPublish();
+      if (/nacked/.test(gone.whileGone)) break;
+      console.log(`attempt ${attempt}: the new leader was elected before the first publish (${gone.whileGone}); again on a new queue`);
+      await gone.broker.stop(2_000);
+      await gone.leader.start();
+      await gone.others[0]!.ctl('await_online_nodes', '3', '--timeout', '90');
+    }
+    const { broker, others, leader, killedAt, whileGone, log } = gone!;
+    expect(whileGone).toMatch(/nacked/);
 
-    const log = captureLogger('info');
-    const broker = newBroker(others.map((node) => node.amqpUrl).join(','), { topology, declareTopology: false, logger: log.logger });
-    await broker.start();
-
-    // The leader's node dies; the connection, on another node, publishes to the queue at once, for
-    // the first time on its channel, while the queue's record still names the dead leader.
-    process.kill(leader.pid!, 'SIGKILL');
-    await leader.stop();
-    const killedAt = Date.now();
-    const whileGone = await broker.publish(TestJobV1, { n: 0 }, { correlationId: 'while-the-leader-is-gone' }).then(
-      () => 'confirmed',
-      (error: unknown) => String(error),
-    );
-
-    const elected = await waitFor(() => leaderOf(others[0]!, queue).then((seen) => (seen && seen !== leader.node ? seen : undefined)), {
+    const elected = await waitFor(() => leaderOf(others[0]!, gone!.queue).then((seen) => (seen && seen !== leader.node ? seen : undefined)), {
       timeoutMs: 60_000,
       intervalMs: 200,
       what: 'a new leader of the queue',
@@ -91,12 +83,48 @@ describe('Broker against a three-node cluster that loses the leader of a quorum 
       `a quorum queue's leader killed: the first publish ${whileGone}; a new leader seen ${electedAt - killedAt} ms after the kill, ` +
         `a publish confirmed ${Date.now() - electedAt} ms after that (attempt ${attempts})`,
     );
-
-    // Without the window this test would prove nothing: the first publish came before the new leader.
-    expect(whileGone).toMatch(/nacked/);
     expect(log.text()).toContain('publishing on a new channel');
     expect(broker.isReady()).toBe(true);
-  }, 120_000);
+  }, 300_000);
+
+  interface LeaderGone {
+    queue: string;
+    leader: RabbitMqNode;
+    others: RabbitMqNode[];
+    broker: Broker;
+    log: ReturnType<typeof captureLogger>;
+    killedAt: number;
+    whileGone: string;
+  }
+
+  /** A new quorum queue; its leader's node killed; a connection on another node publishes to it at once, for the first time on its channel. */
+  async function killLeaderAndPublish(): Promise<LeaderGone> {
+    const topology = testTopology(uniqueName('cluster'));
+    const first = cluster.nodes.find((node) => node.pid !== undefined)!;
+    // Declared through one node: the queue's leader is there (RabbitMQ's leader locator is client-local).
+    const declaring = newBroker(first.amqpUrl, { topology, declareTopology: true });
+    await declaring.start();
+    await declaring.stop(2_000);
+    const queue = topology.queues.work.name;
+    const leader = cluster.node((await leaderOf(first, queue))!);
+    const others = cluster.nodes.filter((node) => node !== leader);
+
+    const log = captureLogger();
+    const broker = newBroker(others.map((node) => node.amqpUrl).join(','), { topology, declareTopology: false, logger: log.logger });
+    await broker.start();
+
+    // The leader's node dies; the connection, on another node, publishes to the queue once the
+    // process is gone, while the queue's record still names it (a publish sent before the other
+    // nodes saw it go waits for the election instead, and is confirmed).
+    process.kill(leader.pid!, 'SIGKILL');
+    await leader.stop();
+    const killedAt = Date.now();
+    const whileGone = await broker.publish(TestJobV1, { n: 0 }, { correlationId: 'while-the-leader-is-gone' }).then(
+      () => 'confirmed',
+      (error: unknown) => String(error),
+    );
+    return { queue, leader, others, broker, log, killedAt, whileGone };
+  }
 });
 
 /** The queue's leader as `node` sees it (`rabbitmqctl list_queues name leader`). */
