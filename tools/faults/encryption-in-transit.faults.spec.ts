@@ -49,6 +49,7 @@ describe('encrypted in transit: PostgreSQL, Redis and RabbitMQ with TLS only', (
   afterAll(async () => {
     reportFigures('encrypted in transit', figures.join('; '));
     await faults?.stop().catch(() => undefined);
+    delete process.env.TLS_CA_FILE;
     postgres?.stop();
     redis?.stop();
     await rabbitmq?.stop();
@@ -63,6 +64,9 @@ describe('encrypted in transit: PostgreSQL, Redis and RabbitMQ with TLS only', (
 
   it('provisions and runs the stack over TLS, each server verified: a bundle goes end to end', async () => {
     const startedAt = Date.now();
+    // Provisioning runs in this process (the launcher's), and reads TLS_CA_FILE from its environment
+    // as the provisioning job does from its own.
+    process.env.TLS_CA_FILE = ca.certFile;
     faults = await FaultFixture.start('tls', {
       DATABASE_URL: postgres!.adminUrl(ca.certFile),
       AMQP_URL: rabbitmq!.adminUrl,
@@ -145,7 +149,9 @@ describe('encrypted in transit: PostgreSQL, Redis and RabbitMQ with TLS only', (
       const name = `${service}-other-ca`;
       const startedAt = Date.now();
       await stack.start(name, service, { env: { ...env, TLS_CA_FILE: impostorCa.certFile, STARTUP_TIMEOUT_MS: '30000' }, waitUntilReady: false });
-      const exited = await Promise.race([stack.exited(name), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      const exited = await Promise.race([stack.exited(name), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 20_000)))]);
+      clearTimeout(timer);
       const output = stack.instance(name).output();
       await stack.stopInstance(name);
       expect({ service, exited }).toEqual({ service, exited: { code: 1, signal: null } });
@@ -158,6 +164,9 @@ describe('encrypted in transit: PostgreSQL, Redis and RabbitMQ with TLS only', (
         );
       }
     }
+    // The same URL with the stack's CA: auth starts, verifying PostgreSQL with TLS_CA_FILE.
+    await stack.start('auth-ca-file', 'auth', { env: { DATABASE_URL: authDatabaseUrl } });
+    await stack.stopInstance('auth-ca-file');
   }, 120_000);
 
   it('takes the keys auth serves over https with its certificate, and refuses them from an impostor with a certificate of another CA', async () => {
@@ -169,12 +178,13 @@ describe('encrypted in transit: PostgreSQL, Redis and RabbitMQ with TLS only', (
     });
     const trusting = new Agent({ connect: { ca: readFileSync(ca.certFile, 'utf8') } });
     const authUrl = `https://127.0.0.1:${authTls.port}`;
-    await waitFor(async () => (await fetchWith(`${authUrl}/health/ready`, { dispatcher: trusting })).status === 200, {
+    const jwks = await waitFor(async () => (await fetchWith(`${authUrl}/internal/jwks`, { dispatcher: trusting })).text(), {
       timeoutMs: 60_000,
       intervalMs: 200,
       what: 'auth to serve https',
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${authTls.output().split('\n').slice(-10).join('\n')}`);
     });
-    const jwks = await (await fetchWith(`${authUrl}/internal/jwks`, { dispatcher: trusting })).text();
     await trusting.close();
 
     const impostorCertificate = issueServerCertificate(folder, 'impostor', impostorCa);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as env from './env-schemas';
 import { requiredInProduction } from './production-rule';
+import { tlsEnv } from './tls';
 
 /**
  * Variables every service reads, whatever else it speaks. Defaults point at the local services so
@@ -21,6 +22,8 @@ export const processEnv = {
    * addresses"): addresses and CIDR ranges, comma-separated. Empty: none, the socket's peer is the client.
    */
   TRUSTED_PROXIES: env.trustedProxies,
+  /** The CAs its clients trust and the certificate it serves with (tls.ts; docs/operations.md, "Encryption in transit"). */
+  ...tlsEnv,
 };
 
 /** The broker block of every service that speaks over RabbitMQ. */

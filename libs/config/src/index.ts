@@ -4,3 +4,15 @@ export { amqpEnv, baseServiceEnv, processEnv, type BaseServiceConfig } from './b
 export { dataKeyEnv, databaseEnv, jwksUrlOf, redisEnv, serviceClientEnv, tokenEnv } from './shared-env';
 export { configSchema, requiredInProduction } from './production-rule';
 export { addressOf, addressesOf, describeInfrastructure, postgresOf, rabbitMqOf, redisOf, startHintOf, type Infrastructure } from './infrastructure';
+export {
+  TlsSettingError,
+  caOptionFor,
+  clientTlsOf,
+  postgresUrlWithCa,
+  readPemFile,
+  serverCertificate,
+  tlsEnv,
+  trustedCa,
+  type ClientTls,
+  type TrustedCa,
+} from './tls';

@@ -40,7 +40,7 @@ describe('the production rule', () => {
     for (const environment of [{}, { NODE_ENV: 'production' }, { NODE_ENV: '' }] as Record<string, string>[]) {
       expect(problemsOf(environment)).toEqual([
         "  AMQP_URL: required in production: the RabbitMQ URL with the service's own user and password (amqps://user:password@host:5671), or one per node of a cluster, comma-separated",
-        "  DATABASE_URL: required in production: the PostgreSQL URL with the service's own user and password (postgresql://user:password@host:5432/bedrequest)",
+        "  DATABASE_URL: required in production: the PostgreSQL URL with the service's own user and password (postgresql://user:password@host:5432/bedrequest?sslmode=verify-full)",
         "  REDIS_URL: required in production: the Redis URL with the service's own user and password (rediss://user:password@host:6379)",
         '  DATA_KEK: required in production: base64 of 32 random bytes (e.g. `openssl rand -base64 32`), from a secret store',
         '  SERVICE_CLIENT_SECRET: required: the service client secret shared by the services and auth (at least 32 characters, e.g. `openssl rand -hex 32`)',

@@ -10,8 +10,15 @@ import { requiredInProduction } from './production-rule';
 export function databaseEnv<V extends string>(schemaVariable: V, schema: string) {
   return {
     DATABASE_URL: requiredInProduction(
-      env.url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:']),
-      "the PostgreSQL URL with the service's own user and password (postgresql://user:password@host:5432/bedrequest)",
+      env
+        .url('postgresql://postgres@127.0.0.1:5432/bedrequest', ['postgresql:', 'postgres:'])
+        // node-postgres reads prefer, require and verify-ca as verify-full today and as libpq does
+        // (without verifying the server) from its next major version: only the two meanings that stay.
+        .refine(
+          (value) => ['', 'disable', 'verify-full'].includes(URL.parse(value)?.searchParams.get('sslmode') ?? ''),
+          'sslmode must be verify-full (TLS, the server verified; docs/operations.md, "Encryption in transit") or disable',
+        ),
+      "the PostgreSQL URL with the service's own user and password (postgresql://user:password@host:5432/bedrequest?sslmode=verify-full)",
     ),
     DATABASE_POOL_SIZE: env.positiveInt(10),
     ...({ [schemaVariable]: env.schemaName(schema) } as Record<V, ReturnType<typeof env.schemaName>>),

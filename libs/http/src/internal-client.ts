@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { z } from 'zod';
+import { caOptionFor } from '@bedrequest/config';
 import { HttpError } from './http-error';
 
 /** How long a caller is asked to wait before trying again when a service it needs did not answer. */
@@ -89,7 +90,8 @@ export class InternalClient {
   private readonly pool: Pool;
 
   constructor(private readonly options: InternalClientOptions) {
-    this.pool = new Pool(new URL(options.baseUrl).origin, { connections: options.connections ?? 32 });
+    // An https base URL: the service verified against TLS_CA_FILE (docs/operations.md, "Encryption in transit").
+    this.pool = new Pool(new URL(options.baseUrl).origin, { connections: options.connections ?? 32, connect: caOptionFor(options.baseUrl) });
   }
 
   /** The answer with its body parsed by the schema of its status. */

@@ -1,5 +1,5 @@
 import { connect, type ChannelModel, type ConfirmChannel, type GetMessage, type MessagePropertyHeaders, type Options } from 'amqplib';
-import { env } from '@bedrequest/config';
+import { caOptionFor, env } from '@bedrequest/config';
 import { deadLetterQueueName } from '@bedrequest/contracts';
 
 /** A message in a dead-letter queue, as a pass shows it to the one who decides what becomes of it. */
@@ -88,7 +88,7 @@ export class DeadLetterQueues {
     let lastError: unknown = new Error('no broker URL given');
     for (const address of env.urlsOf(url)) {
       try {
-        const connection = await connect(address, { noDelay: true, timeout: 10_000 });
+        const connection = await connect(address, { noDelay: true, timeout: 10_000, ...caOptionFor(address) });
         // Errors come back to the call that caused them; the event must be heard, not thrown.
         connection.on('error', () => undefined);
         return new DeadLetterQueues(connection);

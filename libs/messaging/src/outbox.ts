@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Client } from 'pg';
 import { Gauge, type Registry } from 'prom-client';
+import { postgresUrlWithCa } from '@bedrequest/config';
 import { createEnvelope, type Envelope, type MessageDefinition, type PayloadOf, type TypedEnvelope } from '@bedrequest/contracts';
 import type { Broker } from './broker';
 import { traceContextOf, type TraceContext } from './trace-context';
@@ -144,7 +145,7 @@ export class OutboxRelay {
   /** The relay's own connection, holding the schema's relay lock; undefined while another relay holds it. */
   private async connection(): Promise<Client | undefined> {
     if (this.client) return this.client;
-    const client = new Client({ connectionString: this.options.databaseUrl });
+    const client = new Client({ connectionString: postgresUrlWithCa(this.options.databaseUrl) });
     // A connection cut by a database restart emits 'error': handled here; the next run reconnects.
     client.on('error', (error) => {
       this.options.logger.warn({ err: error.message }, 'outbox database connection lost');
@@ -201,7 +202,7 @@ export function startOutboxRelay(options: {
       help: 'Age of the oldest message in the outbox not yet published and deleted (0: empty)',
       registers: [options.metrics],
       async collect() {
-        const client = new Client({ connectionString: databaseUrl });
+        const client = new Client({ connectionString: postgresUrlWithCa(databaseUrl) });
         client.on('error', () => undefined);
         try {
           await client.connect();

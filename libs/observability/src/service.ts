@@ -1,8 +1,11 @@
+import { unwatchFile, watchFile } from 'node:fs';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { serverCertificate } from '@bedrequest/config';
 import { closeServer, Lifecycle, trackResponses } from './lifecycle';
 import { listen } from './http';
 import { createLogger } from './logger';
@@ -59,14 +62,45 @@ export interface Serving {
  * Starts `app` on `host:port`, closes it first when the service stops (open requests finish, keep-alive
  * clients are told to go elsewhere: see closeServer), and logs the address. The URL names 127.0.0.1
  * when the server listens on every address.
+ *
+ * With TLS_CERT_FILE and TLS_KEY_FILE set (@bedrequest/config, serverCertificate) it serves https
+ * with that certificate, the service's own (docs/operations.md, "Encryption in transit"); a renewed
+ * pair on disk (cert-manager rewrites the mounted Secret) is taken within a minute, for new connections.
  */
 export async function serveHttp(context: ServiceContext, app: Express, options: { host: string; port: number; name?: string }): Promise<Serving> {
-  const server = await listen(app, options.port, options.host);
+  const certificate = serverCertificate();
+  const server = certificate ? await listenTls(app, options.port, options.host, certificate) : await listen(app, options.port, options.host);
   trackResponses(server);
   context.lifecycle.onStop(options.name ?? 'http', (remainingMs) => closeServer(server, remainingMs));
+  if (certificate) context.lifecycle.onStop(`${options.name ?? 'http'} certificate`, renewCertificate(server, certificate.certFile, context.logger));
   const { port } = server.address() as AddressInfo;
   const host = ['0.0.0.0', '::', ''].includes(options.host) ? '127.0.0.1' : options.host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${certificate ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   context.logger.info({ url }, `${options.name ?? 'http'} listening`);
   return { server, url };
+}
+
+/** Starts an https server for `app` and resolves with it once the port is bound. */
+function listenTls(app: Express, port: number, host: string, certificate: { cert: string; key: string }): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createHttpsServer({ cert: certificate.cert, key: certificate.key }, app);
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/** Looks at the certificate file every minute and serves a changed pair from then on; the closer stops looking. */
+function renewCertificate(server: Server, certFile: string, logger: Logger): () => Promise<void> {
+  const secure = server as unknown as { setSecureContext(options: { cert: string; key: string }): void };
+  const renew = () => {
+    try {
+      const renewed = serverCertificate();
+      if (renewed) secure.setSecureContext({ cert: renewed.cert, key: renewed.key });
+      logger.info({ certFile }, 'serving a renewed certificate');
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'the renewed certificate cannot be read: serving the one before');
+    }
+  };
+  watchFile(certFile, { interval: 60_000, persistent: false }, renew);
+  return async () => unwatchFile(certFile, renew);
 }

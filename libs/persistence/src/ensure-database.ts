@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { postgresUrlWithCa } from '@bedrequest/config';
 
 /**
  * Creates the database named in `databaseUrl` when it does not exist yet, by connecting to the
@@ -9,7 +10,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const database = decodeURIComponent(url.pathname.slice(1));
   if (!/^[A-Za-z0-9_-]{1,63}$/.test(database)) throw new Error(`unusable database name "${database}"`);
   url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
+  const client = new Client({ connectionString: postgresUrlWithCa(url.toString()) });
   await client.connect();
   try {
     const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

@@ -4,4 +4,4 @@ export { createPrismaAdapter, preparedStatementName } from './prisma-adapter';
 export { databaseIsReachable } from './readiness';
 export { findMigrationsDir, openServiceDatabase } from './service-database';
 export { describeDatabase, openPlainSql, openPlainSqlSession, type PlainSqlClient } from './plain-sql';
-export { closeRedis, openRedis } from './redis';
+export { closeRedis, openRedis, redisTls } from './redis';

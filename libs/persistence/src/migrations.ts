@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { postgresUrlWithCa } from '@bedrequest/config';
 
 export interface Migration {
   /** Folder name, e.g. `0001_init`; migrations run in this order. */
@@ -89,7 +90,7 @@ export async function applyMigrations(options: {
 }): Promise<MigrationResult> {
   const { schema, migrations } = options;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`unusable schema name "${schema}"`);
-  const client = new Client({ connectionString: options.databaseUrl });
+  const client = new Client({ connectionString: postgresUrlWithCa(options.databaseUrl) });
   await client.connect();
   try {
     if (options.role) await client.query(`SET ROLE ${client.escapeIdentifier(options.role)}`);

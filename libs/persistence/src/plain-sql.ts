@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { postgresUrlWithCa } from '@bedrequest/config';
 
 /**
  * Host, port and database of a connection URL, for messages: never the user or password. An
@@ -26,7 +27,7 @@ export interface PlainSqlClient {
  * "changed meanwhile").
  */
 export function openPlainSql(databaseUrl: string, connections = 1): PlainSqlClient {
-  const pool = new Pool({ connectionString: databaseUrl, max: connections });
+  const pool = new Pool({ connectionString: postgresUrlWithCa(databaseUrl), max: connections });
   return {
     query: async <Row>(text: string, values: unknown[]) => (await pool.query(text, values)).rows as Row[],
     end: () => pool.end(),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { postgresUrlWithCa } from '@bedrequest/config';
 
 /** Distinct statements kept prepared per connection: the services' own hot paths are a few dozen. */
 const MAX_PREPARED_STATEMENTS = 500;
@@ -31,11 +32,12 @@ export function preparedStatementName(sql: string): string | undefined {
 /**
  * The pg driver adapter for a service's Prisma client, bound to the service's own schema: every
  * service owns one PostgreSQL schema and never reads another's. Statements are prepared once per
- * connection (preparedStatementName).
+ * connection (preparedStatementName). The adapter hands the URL to pg, which reads its sslmode and
+ * sslrootcert (TLS_CA_FILE where the URL names no CA: @bedrequest/config, postgresUrlWithCa).
  */
 export function createPrismaAdapter(options: { databaseUrl: string; schema: string; poolSize?: number }): PrismaPg {
   return new PrismaPg(
-    { connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
+    { connectionString: postgresUrlWithCa(options.databaseUrl), max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
     // The adapter's type asks for a string; undefined (not kept) is what pg expects for an unnamed statement.
     { schema: options.schema, statementNameGenerator: (query) => preparedStatementName(query.sql) as string },
   );

@@ -1,4 +1,6 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type FetchImplementation, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { Agent, fetch as fetchThrough } from 'undici';
+import { trustedCa } from '@bedrequest/config';
 import { ACCESS_TOKEN_TYPE, PartyClaims, SERVICE_ROLE, ServiceClaims, TOKEN_ALGORITHM, principalOfClaims, type Principal } from './claims';
 
 /** Missing, malformed, tampered, expired or foreign token: 401. */
@@ -26,10 +28,26 @@ export interface TokenVerifier {
 
 /**
  * The auth service's JWKS, fetched on first use and cached by jose; a token with an unknown `kid`
- * (after a key rotation) triggers a refetch, at most every 30 s.
+ * (after a key rotation) triggers a refetch, at most every 30 s. Over https with TLS_CA_FILE set,
+ * auth is verified against that CA alone (docs/operations.md, "Encryption in transit"): keys
+ * served by anyone else are never fetched, and every token is refused as unverifiable (503).
  */
 export function remoteSigningKeys(jwksUrl: URL): JWTVerifyGetKey {
-  return createRemoteJWKSet(jwksUrl, { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
+  const ca = jwksUrl.protocol === 'https:' ? trustedCa() : undefined;
+  return createRemoteJWKSet(jwksUrl, {
+    timeoutDuration: 5_000,
+    cooldownDuration: 30_000,
+    cacheMaxAge: 10 * 60_000,
+    ...(ca ? { [customFetch]: fetchTrusting(ca.pem) } : {}),
+  });
+}
+
+/** jose's fetch through an undici agent that trusts `ca` only (the global fetch knows Node's public CAs only). */
+function fetchTrusting(ca: string): FetchImplementation {
+  const dispatcher = new Agent({ connect: { ca } });
+  // undici's Response is the one the global fetch answers with, typed apart.
+  return async (url, { headers, ...options }) =>
+    (await fetchThrough(url, { ...options, headers: Object.fromEntries(headers), dispatcher })) as unknown as Response;
 }
 
 /** Verified tokens kept: one per active party session is plenty; the oldest goes first. */

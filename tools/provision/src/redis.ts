@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { redisTls } from '@bedrequest/persistence';
 import type { RedisPrincipal } from './plan';
 
 /**
@@ -37,7 +38,7 @@ const COMMANDS = [
  * a server without an ACL file (`aclfile`) forgets them on restart, and provisioning runs again.
  */
 export async function provisionRedis(adminUrl: string, principals: readonly RedisPrincipal[]): Promise<string[]> {
-  const redis = new Redis(adminUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(adminUrl, { ...redisTls(adminUrl), lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
     for (const principal of principals) {
@@ -63,7 +64,7 @@ export async function provisionRedis(adminUrl: string, principals: readonly Redi
 /** Removes the users of `principals` (an isolated stack's, when it stops). */
 export async function removeRedisPrincipals(adminUrl: string, principals: readonly RedisPrincipal[]): Promise<void> {
   if (principals.length === 0) return;
-  const redis = new Redis(adminUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(adminUrl, { ...redisTls(adminUrl), lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
     await redis.call('ACL', 'DELUSER', ...principals.map((principal) => principal.user));
