@@ -94,7 +94,8 @@ export function clientAddressOf(req: Request): string {
  * `GET /health/live`, `GET /health/ready` (503 while a dependency is down, with each check's state,
  * and from the moment the service's `lifecycle` is stopping, before it closes anything) and
  * `GET /metrics` (Prometheus): for the deployment's probes and scrapers only, so mounted on a port
- * that is not public (every service's own; the gateway's INTERNAL_PORT).
+ * that is not public: each service's internal port (`INTERNAL_PORT`, `WEB_INTERNAL_PORT`,
+ * `<SERVICE>_INTERNAL_PORT`; docs/operations.md, "Metrics and probes").
  */
 export function probeRouter({ registry, readiness, lifecycle }: { registry: Registry; readiness: Readiness; lifecycle?: Pick<Lifecycle, 'stopping'> }): Router {
   const state = async () => {
