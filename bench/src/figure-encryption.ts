@@ -11,7 +11,7 @@ import { MemoryKeyStore, kekSet, newKek } from '@bedrequest/crypto/testing';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { connectServiceBroker } from '@bedrequest/messaging';
 import { bundleEntry, deleteBrokerTopology, type WebhookReceiver } from '@bedrequest/testing';
-import { root, type Stack } from '@bedrequest/stack';
+import { provisionTopology, root, type Stack } from '@bedrequest/stack';
 import { deliver } from './figure-webhooks';
 import { summarize } from './load';
 import { cpuSpent, sampleCpu } from './process-cpu';
@@ -36,12 +36,14 @@ export function dataKek(): Record<string, string> {
 }
 
 /**
- * A test process on a schema and broker namespace of its own creates both (its migrations, its
- * topology), which the stack's provisioned runtime roles may not (docs/operations.md,
- * "Provisioning"): it connects as the bench's administrator instead.
+ * A test process on a schema and broker namespace of its own creates its schema (its migrations),
+ * which the stack's provisioned runtime roles may not (docs/operations.md, "Provisioning"): it
+ * connects as the bench's administrator instead. The namespace's topology is provisioned for it
+ * first, as for every service: none declares it.
  */
-export function ownSchemaAndNamespace(options: { databaseUrl: string; amqpUrl: string }): Record<string, string> {
-  return { DATABASE_URL: options.databaseUrl, AMQP_URL: options.amqpUrl, AMQP_DECLARE_TOPOLOGY: 'true' };
+export async function ownSchemaAndNamespace(options: { databaseUrl: string; amqpUrl: string }, namespace: string): Promise<Record<string, string>> {
+  await provisionTopology({ AMQP_URL: options.amqpUrl, AMQP_NAMESPACE: namespace });
+  return { DATABASE_URL: options.databaseUrl, AMQP_URL: options.amqpUrl, AMQP_NAMESPACE: namespace };
 }
 
 export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
@@ -130,8 +132,7 @@ async function measureOnce(options: Parameters<typeof encryptionFigure>[0], entr
   const instance = `notifier-${variant}`;
   const service = await options.stack.start(instance, 'notifier', {
     env: {
-      ...ownSchemaAndNamespace(options),
-      AMQP_NAMESPACE: namespace,
+      ...(await ownSchemaAndNamespace(options, namespace)),
       NOTIFIER_DB_SCHEMA: schema,
       NOTIFIER_TEST_MIGRATIONS_DIR: join(root, 'apps', 'notifier', 'prisma', 'migrations'),
       ...(variant === 'sealed' ? dataKek() : { NOTIFIER_TEST_STORE_IN_CLEAR: 'true' }),

@@ -118,8 +118,7 @@ async function measureOnce(
   // Both variants are configured alike; only the switch differs.
   const service = await options.stack.start(instance, 'intake', {
     env: {
-      ...ownSchemaAndNamespace(options),
-      AMQP_NAMESPACE: namespace,
+      ...(await ownSchemaAndNamespace(options, namespace)),
       INTAKE_DB_SCHEMA: schema,
       ...dataKek(),
       ...(variant === 'clear' ? { INTAKE_TEST_STORE_IN_CLEAR: 'true' } : {}),

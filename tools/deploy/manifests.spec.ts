@@ -572,7 +572,7 @@ describe('deploy/overlays/infrastructure-example', () => {
         { vhost: '/', configure: principal.configure, write: principal.write, read: principal.read },
       ]);
       expect(rightsOf('TopicPermission', user).map((entry) => ({ vhost: entry.spec.vhost, ...entry.spec.permissions }))).toEqual([
-        { vhost: '/', exchange: plan.eventsExchange, write: principal.publish, read: '.*' },
+        { vhost: '/', exchange: plan.eventsExchange, write: principal.publish, read: principal.consume },
       ]);
     }
   });

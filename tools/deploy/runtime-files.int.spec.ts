@@ -16,7 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { declareTopology } from '@bedrequest/contracts';
 import { PRINCIPALS, provisionPlan, removeProvisioned } from '@bedrequest/provision';
-import { SERVICES, buildServices, isolatedEnvironment, root, serviceEntry, type ServiceName } from '@bedrequest/stack';
+import { SERVICES, buildServices, isolatedEnvironment, provisionTopology, root, serviceEntry, type ServiceName } from '@bedrequest/stack';
 import { deleteBrokerTopology, freePort, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { packageClosure, requiredPackages, sizeOfFolders } from './runtime-files.mjs';
 
@@ -85,7 +85,6 @@ describe('each service runs from its own runtime files', () => {
       REDIS_URL: run.redisUrl,
       AMQP_URL: run.amqpUrl,
       ...isolatedEnvironment(namespace, run.redisKeyPrefix),
-      AMQP_DECLARE_TOPOLOGY: 'true',
       SERVICE_CLIENT_SECRET: randomBytes(32).toString('hex'),
     };
     for (const [service, { port, internalPort }] of ports) {
@@ -113,6 +112,8 @@ describe('each service runs from its own runtime files', () => {
     );
     logSizes();
 
+    // They connect as the local administrator; the topology is provisioning's, as in production.
+    await provisionTopology({ AMQP_URL: run.amqpUrl, AMQP_NAMESPACE: namespace });
     for (const image of images.values()) {
       const child = spawn(process.execPath, NODE_ARGUMENTS, { cwd: image.folder, env: image.env });
       child.stdout.on('data', (chunk: Buffer) => (image.output += chunk.toString('utf8')));

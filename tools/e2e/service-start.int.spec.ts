@@ -3,7 +3,7 @@
 // that comes; or gives up after STARTUP_TIMEOUT_MS with one line per missing piece and exit code 1.
 import { randomBytes } from 'node:crypto';
 import { declareTopology } from '@bedrequest/contracts';
-import { buildServices, isolatedEnvironment, launchStack, type Stack } from '@bedrequest/stack';
+import { buildServices, isolatedEnvironment, launchStack, provisionTopology, type Stack } from '@bedrequest/stack';
 import { deleteBrokerTopology, freePort, serveClinicRegistry, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 
 /** The JSON log lines of a service. */
@@ -25,6 +25,7 @@ describe('a service started before what it needs', () => {
     // Each instance gets a namespace of its own below, so the stack is not provisioned for one: the
     // services run on the local administrator here (what this file tests is how they wait).
     processes = await launchStack({ mode: 'processes', isolate: false, provision: false, services: [], output: 'capture' });
+    await provisionTopology({ AMQP_URL: run.amqpUrl, AMQP_NAMESPACE: namespace });
   }, 180_000);
 
   afterAll(async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import express from 'express';
 import request from 'supertest';
 import { declareTopology } from '@bedrequest/contracts';
+import { declareBrokerTopology } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { createTokenVerifier, requireToken } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, TestAuthority, localKeys } from '@bedrequest/tokens/testing';
@@ -31,6 +32,8 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
   beforeAll(async () => {
     authority = await TestAuthority.start();
     const script = bundleScript(join(NOTIFIER, 'src', 'testing', 'notifier-process.ts'));
+    // Provisioning's step, as the local administrator: the notifier declares no topology.
+    await declareBrokerTopology(env.amqpUrl, declareTopology(namespace), 5);
     notifier = spawn(process.execPath, [script], {
       env: {
         ...process.env,

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { declareTopology } from '@bedrequest/contracts';
+import { declareBrokerTopology } from '@bedrequest/messaging';
 import { deleteBrokerTopology, serveClinicRegistry, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { TestAuthority, accessToken, newSigningKey } from '@bedrequest/tokens/testing';
 import { GatewayConfig } from './config';
@@ -37,6 +38,8 @@ describe('the limits per client address of the gateway', () => {
     // that answer every login (the limits under test are the gateway's, in front of them).
     auth = await serveAuth(authority);
     registry = await serveClinicRegistry([{ ik: '510000001', departments: ['2300'] }]);
+    // Provisioning's step, as the local administrator: services declare no topology.
+    await declareBrokerTopology(env.amqpUrl, declareTopology(namespace), 5);
     gateway = await startGateway(
       GatewayConfig.parse({
         NODE_ENV: 'test',

@@ -367,14 +367,11 @@ describe('a notifier in production mode (private callback addresses refused)', (
   let address = '93.184.215.14';
   const notifier = notifierUnderTest(
     // The receiver is plain http: only the address guard is production's here.
-    // It connects as the local broker's administrator, so it declares the topology itself (in
-    // production provisioning does: AMQP_DECLARE_TOPOLOGY).
     {
       NODE_ENV: 'production',
       DATA_KEK: randomBytes(32).toString('base64'),
       WEBHOOK_REQUIRE_HTTPS: 'false',
       WEBHOOK_RETRY_SCHEDULE: '',
-      AMQP_DECLARE_TOPOLOGY: 'true',
     },
     { resolve: async () => [{ address, family: 4 }] },
   );

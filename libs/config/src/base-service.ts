@@ -50,14 +50,6 @@ export const amqpEnv = {
   AMQP_DELIVERY_LIMIT: env.positiveInt(5),
   /** In-process tries again of a failing handler per delivery, with exponential backoff (≈16–31 s for 6). */
   AMQP_HANDLER_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
-  /**
-   * Whether the service declares the broker's exchanges and queues itself on every connection.
-   * Default: no in production, where provisioning declares them with administrator rights and the
-   * service's own broker user may not (docs/operations.md, "Provisioning"); yes in development and
-   * tests, for a service started alone on the local broker's administrator (the provisioned stacks
-   * say no).
-   */
-  AMQP_DECLARE_TOPOLOGY: env.optionalBool,
 };
 
 /** What a service on the message backbone reads: the process's variables and the broker's. */

@@ -6,9 +6,11 @@ import { RequestDispatchedV1 } from './messages/request-dispatched';
 import { RequestErasedV1 } from './messages/request-erased';
 
 /**
- * The one place that declares the broker's exchanges and queues. Every service asserts the whole
- * topology at start-up (assertions are idempotent), so start order does not matter and no message
- * published before its consumer first started is dropped for want of a queue.
+ * The one place that declares the broker's exchanges and queues. Provisioning declares the whole
+ * topology before any service starts (docs/operations.md, "Provisioning"), so start order does not
+ * matter and no message published before its consumer first started is dropped for want of a queue;
+ * the services declare none of it, and each service's broker user may bind only the routing keys of
+ * its queue here (and of its broadcasts).
  */
 export interface QueueDeclaration {
   readonly name: string;

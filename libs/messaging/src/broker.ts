@@ -25,9 +25,10 @@ export interface BrokerOptions {
   prefetch: number;
   deliveryLimit: number;
   /**
-   * Whether this connection declares the whole topology (an administrator's right). False where
-   * provisioning declared it and the service's broker user may not (docs/operations.md,
-   * "Provisioning"); default true (tests and tools on the local administrator).
+   * Whether this connection declares the whole topology (an administrator's right): only a test's or
+   * a tool's on the local administrator (the default). A service's never (connectServiceBroker):
+   * provisioning declares it and the service's broker user may not (docs/operations.md,
+   * "Provisioning"); without it, the connection checks that the events exchange is there.
    */
   declareTopology?: boolean;
   metrics?: Registry;

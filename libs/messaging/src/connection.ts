@@ -4,7 +4,7 @@ import { caOptionFor, env } from '@bedrequest/config';
 import { coalesceWrites } from './coalesce-writes';
 import { BrokerUnavailableError } from './errors';
 import { settledWithin } from './settled-within';
-import { assertTopology, type BrokerTopology } from './topology';
+import { assertTopology, expectTopology, type BrokerTopology } from './topology';
 
 /** The two channels of one connection: confirmed publishing (and replies), and consuming. */
 export interface BrokerChannels {
@@ -66,10 +66,10 @@ const RETIRED_CHANNEL_CLOSE_MS = 10_000;
  * and when every one of them failed it waits with
  * exponential backoff (from `initialDelayMs`, doubling, at most `maxDelayMs`, ±20 % jitter) before
  * the next round. On every connection it opens a confirm channel for publishing and a channel with
- * a bounded prefetch for consuming, declares the topology (unless provisioning did), and hands the
- * channels to `onConnect`. A channel the broker closes on its own takes the connection with it, so
- * that both are opened again rather than one staying dead. A publish channel the broker nacked a
- * publish on is replaced by a new one on the same connection (renewPublishChannel).
+ * a bounded prefetch for consuming, declares the topology or checks that provisioning did, and
+ * hands the channels to `onConnect`. A channel the broker closes on its own takes the connection
+ * with it, so that both are opened again rather than one staying dead. A publish channel the broker
+ * nacked a publish on is replaced by a new one on the same connection (renewPublishChannel).
  *
  * amqplib's own recovery (`connect` with `recovery`) knows one URL only, hence this loop; what
  * amqplib does on a lost connection stays the same: every channel closes, and every publish still
@@ -196,6 +196,7 @@ export class BrokerConnection {
     const publishChannel = await model.createConfirmChannel();
     const consumeChannel = await model.createChannel();
     if (this.options.declareTopology) await assertTopology(publishChannel, topology, deliveryLimit);
+    else await expectTopology(model, topology);
     await consumeChannel.prefetch(prefetch);
     for (const channel of [publishChannel, consumeChannel]) this.watch(model, channel);
     await this.options.onConnect({ publishChannel, consumeChannel, address });

@@ -5,7 +5,7 @@ export { handleByType, metaOf, workOf, type MessageHandlers, type MessageMeta, t
 export { BrokerUnavailableError, PublishRejectedError } from './errors';
 export { OutboxRelay, outboxRecord, outboxRow, startOutboxRelay, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
 export { contextFrom, traceContextOf, type TraceContext } from './trace-context';
-export { assertTopology, type BrokerTopology } from './topology';
+export { assertTopology, declareBrokerTopology, type BrokerTopology } from './topology';
 export { connectServiceBroker } from './service-broker';
 export { WakeUpLoop, type WakeUpLoopOptions } from './wake-up-loop';
 export {

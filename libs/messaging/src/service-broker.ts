@@ -6,11 +6,14 @@ import { Broker } from './broker';
 
 /**
  * The broker connection of a service, configured from the variables every service reads
- * (libs/config `baseServiceEnv`), with the whole topology and message catalog of libs/contracts.
+ * (libs/config `baseServiceEnv`), with the whole topology and message catalog of libs/contracts. It
+ * declares no topology, in production or not: that is provisioning's (docs/operations.md,
+ * "Provisioning"), and a service's broker user may not; it finds the events exchange there or says
+ * to provision.
  */
 export async function connectServiceBroker(
   config: Pick<BaseServiceConfig, 'AMQP_URL' | 'AMQP_NAMESPACE' | 'AMQP_PREFETCH' | 'AMQP_DELIVERY_LIMIT'> &
-    Partial<Pick<BaseServiceConfig, 'AMQP_HANDLER_RETRIES' | 'AMQP_BATCH_WINDOW_MS' | 'AMQP_DECLARE_TOPOLOGY' | 'NODE_ENV'>>,
+    Partial<Pick<BaseServiceConfig, 'AMQP_HANDLER_RETRIES' | 'AMQP_BATCH_WINDOW_MS'>>,
   dependencies: { logger: Logger; metrics: Registry },
 ): Promise<Broker> {
   const broker = new Broker({
@@ -20,7 +23,7 @@ export async function connectServiceBroker(
     logger: dependencies.logger,
     prefetch: config.AMQP_PREFETCH,
     deliveryLimit: config.AMQP_DELIVERY_LIMIT,
-    declareTopology: config.AMQP_DECLARE_TOPOLOGY ?? config.NODE_ENV !== 'production',
+    declareTopology: false,
     metrics: dependencies.metrics,
     ...(config.AMQP_HANDLER_RETRIES === undefined ? {} : { handlerRetry: { retries: config.AMQP_HANDLER_RETRIES, minTimeoutMs: 250, maxTimeoutMs: 15_000 } }),
     ...(config.AMQP_BATCH_WINDOW_MS === undefined ? {} : { batch: { windowMs: config.AMQP_BATCH_WINDOW_MS } }),

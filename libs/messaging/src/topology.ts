@@ -1,4 +1,5 @@
-import type { Channel, Options } from 'amqplib';
+import { connect, type Channel, type ChannelModel, type Options } from 'amqplib';
+import { caOptionFor, env } from '@bedrequest/config';
 import { deadLetterQueueName, type QueueDeclaration } from '@bedrequest/contracts';
 
 export interface BrokerTopology {
@@ -8,9 +9,58 @@ export interface BrokerTopology {
 }
 
 /**
- * Declares exchanges, quorum queues with their dead-letter queues, and bindings. Idempotent, run on
- * every connection. A queue's arguments cannot change once it exists; changing them needs a new
- * queue name (see docs/architecture.md).
+ * Declares the topology with a broker administrator's connection, and closes it: provisioning's step
+ * (docs/operations.md, "Provisioning"), the only one that declares it, also for a stack or a test
+ * that starts services. Services never do: their users may not. `adminUrl`: one URL, or a cluster's
+ * nodes comma-separated (the first that takes the connection declares it; they are the cluster's).
+ */
+export async function declareBrokerTopology(adminUrl: string, topology: BrokerTopology, deliveryLimit: number): Promise<void> {
+  let lastError: unknown = new Error('no broker URL given');
+  for (const url of env.urlsOf(adminUrl)) {
+    let connection;
+    try {
+      // amqps: the node verified against TLS_CA_FILE (docs/operations.md, "Encryption in transit").
+      connection = await connect(url, { noDelay: true, timeout: 10_000, ...caOptionFor(url) });
+    } catch (error) {
+      lastError = error;
+      continue;
+    }
+    try {
+      await assertTopology(await connection.createChannel(), topology, deliveryLimit);
+      return;
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+  }
+  throw lastError;
+}
+
+/**
+ * Fails with one line saying to provision when the events exchange is missing, for a connection that
+ * declares no topology: its consumers and publishes would otherwise fail one by one with the broker's
+ * NOT_FOUND. A passive declaration, which needs no right; on a channel of its own, which the broker
+ * closes when the exchange is missing.
+ */
+export async function expectTopology(model: ChannelModel, topology: BrokerTopology): Promise<void> {
+  const channel = await model.createChannel();
+  channel.on('error', () => undefined);
+  try {
+    await channel.checkExchange(topology.eventsExchange);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!/NOT[-_]FOUND/.test(reason)) throw error;
+    throw new Error(
+      `the broker has no exchange ${topology.eventsExchange}: provision the topology first (npm run admin -- provision; docs/operations.md, "Provisioning")`,
+      { cause: error },
+    );
+  }
+  await channel.close().catch(() => undefined);
+}
+
+/**
+ * Declares exchanges, quorum queues with their dead-letter queues, and bindings. Idempotent. A
+ * queue's arguments cannot change once it exists; changing them needs a new queue name (see
+ * docs/architecture.md).
  */
 export async function assertTopology(channel: Channel, topology: BrokerTopology, deliveryLimit: number): Promise<void> {
   await channel.assertExchange(topology.eventsExchange, 'topic', { durable: true });

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { AdmissionResponseV1, declareTopology } from '@bedrequest/contracts';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, testEnvironment, waitFor } from '@bedrequest/testing';
-import { root } from '@bedrequest/stack';
+import { provisionTopology, root } from '@bedrequest/stack';
 import type { FaultFixture } from '../support/fault-fixture';
 import { reportFigures } from '../support/figures';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
@@ -154,6 +154,7 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
   const refusedAtSubscription: string[] = [];
   const outcomes = new Map<string, { statusCode: number | null; error: string | null }>();
   try {
+    await provisionTopology({ AMQP_URL: faults.stack.env.AMQP_URL, AMQP_NAMESPACE: namespace });
     const notifier = await faults.stack.start('notifier-ssrf', 'notifier', {
       env: {
         NODE_ENV: 'production',
@@ -165,10 +166,9 @@ export async function ssrf(faults: FaultFixture): Promise<void> {
         AMQP_NAMESPACE: namespace,
         NOTIFIER_DB_SCHEMA: schema,
         // A namespace and schema of its own, which the stack's provisioning did not make: it connects
-        // as the local administrator and declares its own topology.
+        // as the local administrator (its migrations), on the topology provisioned for it above.
         DATABASE_URL: faults.stack.env.DATABASE_URL!,
         AMQP_URL: faults.stack.env.AMQP_URL!,
-        AMQP_DECLARE_TOPOLOGY: 'true',
         DATABASE_POOL_SIZE: '3',
         // One attempt per event: each case is decided by exactly one attempt.
         WEBHOOK_RETRY_SCHEDULE: '',

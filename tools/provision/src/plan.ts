@@ -15,7 +15,8 @@ import {
 
 /**
  * Who may do what, per service (docs/operations.md, "Provisioning"): which own a PostgreSQL schema,
- * which speak over RabbitMQ (the queue each consumes and the routing keys each may publish), which
+ * which speak over RabbitMQ (the queue each consumes, the broadcasts each listens to and the routing
+ * keys each may publish), which
  * keep state in Redis and under which key prefix. The one table provisioning, the stacks and the
  * tests read.
  */
@@ -27,6 +28,8 @@ export const PRINCIPALS = {
     // the notifier's is its own messages, so it reads nothing it did not write or receive.
     broker: {
       consumes: 'intake',
+      // Its clinic directory (libs/clinic-directory), as the gateway's.
+      listens: [ClinicRegistryChangedV1],
       publishes: [RequestDispatchedV1, AdmissionResponseV1, RequestErasedV1],
       replies: true,
       deadLetters: ['intake', 'routing', 'notifier'],
@@ -34,7 +37,10 @@ export const PRINCIPALS = {
   },
   routing: { database: 'ROUTING_DB_SCHEMA', broker: { consumes: 'routing', publishes: [ClinicAnswerSubmittedV1, ClinicRegistryChangedV1] } },
   notifier: { database: 'NOTIFIER_DB_SCHEMA', broker: { consumes: 'notifier', publishes: [] } },
-  gateway: { broker: { publishes: [AdmissionBundleSubmittedV1, DocumentBundleSubmittedV1, ClinicAnswerSubmittedV1] }, redis: 'gateway:' },
+  gateway: {
+    broker: { listens: [ClinicRegistryChangedV1], publishes: [AdmissionBundleSubmittedV1, DocumentBundleSubmittedV1, ClinicAnswerSubmittedV1] },
+    redis: 'gateway:',
+  },
   web: { redis: 'web:' },
 } as const satisfies Record<string, Principal>;
 
@@ -43,6 +49,8 @@ interface Principal {
   database?: 'AUTH_DB_SCHEMA' | 'INTAKE_DB_SCHEMA' | 'ROUTING_DB_SCHEMA' | 'NOTIFIER_DB_SCHEMA';
   broker?: {
     consumes?: QueueKey;
+    /** The broadcasts it subscribes to: each process binds a server-named exclusive queue of its own to them (libs/messaging, subscription.ts). */
+    listens?: readonly { routingKey: string }[];
     publishes: readonly { routingKey: string }[];
     replies?: boolean;
     /** The queues whose dead-letter queues it reads, and whose messages it publishes again (to the dead-letter queue or back onto the queue). */
@@ -93,8 +101,10 @@ export interface BrokerPrincipal {
   configure: string;
   write: string;
   read: string;
-  /** The routing keys it may publish to the events exchange (a topic permission). */
+  /** The routing keys it may publish to the events exchange (a topic permission's write). */
   publish: string;
+  /** The routing keys it may bind a queue to on the events exchange (a topic permission's read): those it consumes. */
+  consume: string;
 }
 
 export interface RedisPrincipal {
@@ -158,29 +168,41 @@ export function provisionPlan(env: Readonly<Record<string, string | undefined>>,
 }
 
 /**
- * A service's rights on the broker. Every one may declare, bind and read server-named exclusive
- * queues (`amq.gen-…`: its broadcast listeners) and read the events exchange to bind them; it reads
- * only its own queue (intake also the dead-letter queues), writes only to the events exchange
- * (intake also to the default exchange, for its replies and to put dead letters back) and, there,
- * only its own routing keys. The durable exchanges and queues are declared by provisioning: no
- * service may configure them.
+ * A service's rights on the broker. It reads its own queue (intake also the dead-letter queues) and
+ * writes only to the events exchange (intake also to the default exchange, for its replies and to put
+ * dead letters back) and, there, only its own routing keys. A service that listens to broadcasts may
+ * also declare, bind and read server-named exclusive queues (`amq.gen-…`) and read the events
+ * exchange to bind them; one that does not may declare nothing. Of the events exchange's routing keys
+ * it may bind only those it consumes (its queue's bindings in libs/contracts' topology, and its
+ * broadcasts), so that no service can have another's messages routed to it. The durable exchanges,
+ * queues and their bindings are the provisioner's to declare: no service may configure them.
  */
 function brokerRights(
   topology: ReturnType<typeof declareTopology>,
   broker: NonNullable<Principal['broker']>,
-): Pick<BrokerPrincipal, 'configure' | 'write' | 'read' | 'publish'> {
-  const exclusive = 'amq\\.gen-.*';
+): Pick<BrokerPrincipal, 'configure' | 'write' | 'read' | 'publish' | 'consume'> {
+  const listeners = (broker.listens ?? []).length > 0 ? ['amq\\.gen-.*'] : [];
   const events = escapeRegex(topology.eventsExchange);
   const own = broker.consumes ? [escapeRegex(topology.queues[broker.consumes].name)] : [];
   const deadLetters = (broker.deadLetters ?? []).map((key) => escapeRegex(deadLetterQueueName(topology.queues[key].name)));
-  const keys = broker.publishes.map((definition) => escapeRegex(definition.routingKey));
   const defaultExchange = broker.replies || deadLetters.length > 0 ? ['amq\\.default'] : [];
+  const consumed = [
+    ...(broker.consumes ? topology.queues[broker.consumes].bindings : []),
+    ...(broker.listens ?? []).map((definition) => definition.routingKey),
+  ];
   return {
-    configure: `^${exclusive}$`,
-    write: `^(${[events, exclusive, ...defaultExchange].join('|')})$`,
-    read: `^(${[events, exclusive, ...own, ...deadLetters].join('|')})$`,
-    publish: keys.length > 0 ? `^(${keys.join('|')})$` : '^$',
+    configure: anyOf(listeners),
+    write: anyOf([events, ...listeners, ...defaultExchange]),
+    read: anyOf([...(listeners.length > 0 ? [events] : []), ...listeners, ...own, ...deadLetters]),
+    publish: anyOf(broker.publishes.map((definition) => escapeRegex(definition.routingKey))),
+    consume: anyOf([...new Set(consumed)].map(escapeRegex)),
   };
+}
+
+/** A regular expression matching exactly the given alternatives; none: only the empty name, which no resource has. */
+function anyOf(alternatives: readonly string[]): string {
+  if (alternatives.length === 0) return '^$';
+  return alternatives.length === 1 ? `^${alternatives[0]}$` : `^(${alternatives.join('|')})$`;
 }
 
 function escapeRegex(text: string): string {

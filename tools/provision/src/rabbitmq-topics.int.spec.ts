@@ -64,6 +64,22 @@ describe.each(Object.keys(CONSUMES) as (keyof typeof CONSUMES)[])("%s's broker u
     expect((await closed).message).toMatch(/403 \(ACCESS-REFUSED\)/);
   });
 
+  it(`may declare ${CONSUMES[service].broadcasts.length > 0 ? 'only server-named exclusive queues, its broadcast listeners' : 'no queue: it listens to no broadcast'}`, async () => {
+    const declare = async (name: string) => {
+      const channel = await connection.createChannel();
+      const closed = new Promise<Error>((resolve) => channel.once('error', resolve));
+      try {
+        await channel.assertQueue(name, { exclusive: true, autoDelete: true, durable: false });
+      } catch {
+        return (await closed).message;
+      }
+      await channel.close();
+      return 'declared';
+    };
+    expect(await declare('')).toEqual(CONSUMES[service].broadcasts.length > 0 ? 'declared' : expect.stringMatching(/403 \(ACCESS-REFUSED\)/));
+    expect(await declare(`${namespace}.${service}-listener`)).toMatch(/403 \(ACCESS-REFUSED\)/);
+  });
+
   it('may not declare the topology', async () => {
     const channel = await connection.createChannel();
     const closed = new Promise<Error>((resolve) => channel.once('error', resolve));

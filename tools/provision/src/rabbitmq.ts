@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { connect, type ChannelModel } from 'amqplib';
 import { env as configEnv } from '@bedrequest/config';
-import { declareTopology } from '@bedrequest/contracts';
-import { assertTopology } from '@bedrequest/messaging';
+import { declareTopology, type Topology } from '@bedrequest/contracts';
+import { declareBrokerTopology } from '@bedrequest/messaging';
 import type { BrokerPrincipal } from './plan';
 
 /**
- * The broker's side (docs/operations.md, "Provisioning"): the topology, declared once with the
- * administrator's connection (exchanges, quorum queues with their dead-letter queues, bindings), and
- * per service a user whose permissions cover only what it uses and whose topic permission on the
- * events exchange lets it publish only its own routing keys. Users and permissions go in as one
+ * The broker's side (docs/operations.md, "Provisioning"): the topology, declared with the
+ * administrator's connection (exchanges, quorum queues with their dead-letter queues, bindings: no
+ * service declares any of it), and per service a user whose permissions cover only what it uses and
+ * whose topic permission on the events exchange lets it publish only its own routing keys and bind
+ * only those it consumes. Users and permissions go in as one
  * definitions document through `rabbitmqctl import_definitions` on the broker's machine (RABBITMQCTL
  * names the command; on Kubernetes the RabbitMQ messaging topology operator's User and Permission
  * resources do the same). Idempotent: importing again sets the passwords and permissions anew.
@@ -19,18 +19,18 @@ export async function provisionBroker(
   admin: BrokerAdmin,
   options: { namespace: string; deliveryLimit: number; principals: readonly BrokerPrincipal[] },
 ): Promise<string[]> {
-  const topology = declareTopology(options.namespace);
-  const connection = await connectToAny(admin.amqpUrl);
-  try {
-    await assertTopology(await connection.createChannel(), topology, options.deliveryLimit);
-  } finally {
-    await connection.close();
-  }
+  const topology = await provisionBrokerTopology(admin.amqpUrl, options);
   const vhost = vhostOf(configEnv.urlsOf(admin.amqpUrl)[0] ?? admin.amqpUrl);
   const definitions = {
     users: options.principals.map(({ user, password }) => ({ name: user, ...passwordHash(password), tags: [] })),
     permissions: options.principals.map(({ user, configure, write, read }) => ({ user, vhost, configure, write, read })),
-    topic_permissions: options.principals.map(({ user, publish }) => ({ user, vhost, exchange: topology.eventsExchange, write: publish, read: '.*' })),
+    topic_permissions: options.principals.map(({ user, publish, consume }) => ({
+      user,
+      vhost,
+      exchange: topology.eventsExchange,
+      write: publish,
+      read: consume,
+    })),
   };
   if (admin.api) await managementApi(admin.api, 'POST', '/api/definitions', definitions);
   // On standard input: rabbitmqctl reads files as the rabbitmq user, which may not see ours.
@@ -39,8 +39,19 @@ export async function provisionBroker(
     `RabbitMQ: topology of ${options.namespace} declared (${topology.eventsExchange}, ${Object.values(topology.queues)
       .map((queue) => queue.name)
       .join(', ')})`,
-    ...options.principals.map((principal) => `RabbitMQ: user ${principal.user} set (publishes ${principal.publish})`),
+    ...options.principals.map((principal) => `RabbitMQ: user ${principal.user} set (publishes ${principal.publish}, binds ${principal.consume})`),
   ];
+}
+
+/**
+ * Provisioning's topology step alone: the namespace's exchanges, queues and bindings, declared with
+ * the administrator's `amqpUrl`. Also for a local stack or test whose services connect as that
+ * administrator and make no users (no service declares the topology: docs/operations.md, "Provisioning").
+ */
+export async function provisionBrokerTopology(amqpUrl: string, options: { namespace: string; deliveryLimit: number }): Promise<Topology> {
+  const topology = declareTopology(options.namespace);
+  await declareBrokerTopology(amqpUrl, topology, options.deliveryLimit);
+  return topology;
 }
 
 /**
@@ -99,19 +110,6 @@ function passwordHash(password: string): { password_hash: string; hashing_algori
     .update(Buffer.concat([salt, Buffer.from(password, 'utf8')]))
     .digest();
   return { password_hash: Buffer.concat([salt, digest]).toString('base64'), hashing_algorithm: 'rabbit_password_hashing_sha256' };
-}
-
-/** The first of the URLs (a cluster's nodes, comma-separated) that accepts the administrator's connection. */
-async function connectToAny(amqpUrls: string): Promise<ChannelModel> {
-  let lastError: unknown;
-  for (const url of configEnv.urlsOf(amqpUrls)) {
-    try {
-      return await connect(url, { noDelay: true, timeout: 10_000 });
-    } catch (error) {
-      lastError = error;
-    }
-  }
-  throw lastError ?? new Error('no broker URL given');
 }
 
 function vhostOf(amqpUrl: string): string {

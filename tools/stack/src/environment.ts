@@ -4,6 +4,7 @@ import { Pool } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
 import {
   provision,
+  provisionBrokerTopology,
   provisionPlan,
   provisionTargetOf,
   removeProvisioned,
@@ -60,7 +61,7 @@ export interface ProvisionedStack {
  * Provisions the stack as an operator would, with the local administrator's connections the
  * environment names (DATABASE_URL, AMQP_URL, REDIS_URL: the local `postgres`, guest on loopback,
  * Redis's default user): a role, broker user and Redis user per service with passwords made up for
- * this run. Each service then runs as its own user, and declares no topology (provisioning did).
+ * this run. Each service then runs as its own user; provisioning declared the broker's topology.
  */
 export async function provisionStack(env: Record<string, string>): Promise<ProvisionedStack> {
   const target = provisionTarget(env);
@@ -69,9 +70,20 @@ export async function provisionStack(env: Record<string, string>): Promise<Provi
   return {
     plan,
     changes,
-    envOf: (service) => ({ ...serviceEnvironment(plan, service, target), AMQP_DECLARE_TOPOLOGY: 'false' }),
+    envOf: (service) => serviceEnvironment(plan, service, target),
     again: async () => void (await provision(plan, target)),
   };
+}
+
+/**
+ * Provisioning's topology step alone, with the environment's administrator (AMQP_URL), for services
+ * that connect as that administrator instead of users of their own (a stack launched with
+ * `provision: false`, a test's service on a namespace of its own): no service declares the topology,
+ * administrator or not.
+ */
+export async function provisionTopology(env: Record<string, string | undefined>): Promise<void> {
+  const target = provisionTarget(env);
+  await provisionBrokerTopology(target.amqp, { namespace: env.AMQP_NAMESPACE ?? 'bedrequest', deliveryLimit: target.deliveryLimit });
 }
 
 function provisionTarget(env: Record<string, string | undefined>): ProvisionTarget {

@@ -5,7 +5,7 @@ import type { LaunchOptions } from './stack-types';
 export { Stack } from './launcher';
 export type { Instance, InstanceOptions, LaunchOptions, StackMode } from './stack-types';
 export { SERVICES, serviceEntry, type ServiceName } from './services';
-export { LOCAL_PROXY, isolatedEnvironment } from './environment';
+export { LOCAL_PROXY, isolatedEnvironment, provisionTopology } from './environment';
 export { buildServices, root, type OutputHandling } from './child-process';
 
 /** The one way to start the whole stack, in this process or as processes (see LaunchOptions). */

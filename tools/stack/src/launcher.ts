@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { freePort, uniqueName } from '@bedrequest/testing';
 import { adminProcess, spawnService, untilReady, type ServiceProcess } from './child-process';
-import { isolatedEnvironment, localDefaults, provisionStack, removeNamespace, type ProvisionedStack } from './environment';
+import { isolatedEnvironment, localDefaults, provisionStack, provisionTopology, removeNamespace, type ProvisionedStack } from './environment';
 import { SERVICES, serviceEntry, type ServiceName } from './services';
 import type { InProcessRunner, Instance, InstanceOptions, LaunchOptions, StackMode } from './stack-types';
 
@@ -47,6 +47,8 @@ export class Stack {
     const stack = new Stack(options.mode, env, options, inProcess);
     try {
       if (options.provision !== false) stack.provisioned = await provisionStack(env);
+      // Its services connect as the environment's administrator, and declare no topology either.
+      else if (services.length > 0) await provisionTopology(env);
       if (options.mode === 'in-process' && options.ports !== 'configured') await stack.startInOrder(services);
       else await stack.startTogether(services);
       await stack.startReplicas(services, options.replicas ?? 1);

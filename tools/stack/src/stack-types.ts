@@ -22,7 +22,9 @@ export interface LaunchOptions {
   /**
    * Provision the stack first (default): a database role, broker user and Redis user per service,
    * made with the local administrator's connections, and each service runs as its own
-   * (docs/operations.md, "Provisioning"). False: every service uses the environment's connections.
+   * (docs/operations.md, "Provisioning"). False: every service uses the environment's connections,
+   * and only the broker's topology is provisioned with them (for the services started at launch; an
+   * instance started later on a namespace of its own needs `provisionTopology` first).
    */
   readonly provision?: boolean;
   /** Which services to start (default: all six), in the order of services.json. */

@@ -13,7 +13,7 @@ import {
 } from '@bedrequest/contracts';
 import { admissionRequestSummary, DEFAULT_PROFILE_BASE, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { Broker } from '@bedrequest/messaging';
+import { Broker, declareBrokerTopology } from '@bedrequest/messaging';
 import { deleteBrokerTopology, serveClinicRegistry, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { TestAuthority } from '@bedrequest/tokens/testing';
 import { IntakeConfig } from '../config';
@@ -48,6 +48,8 @@ describe("erasure of a request's dead-lettered messages", () => {
   beforeAll(async () => {
     authority = await TestAuthority.start();
     registry = await serveClinicRegistry([{ ik: CLINIC, departments: ['2300'] }]);
+    // Provisioning's step, as the local administrator: services declare no topology.
+    await declareBrokerTopology(env.amqpUrl, topology, 5);
     intake = await startIntake(
       IntakeConfig.parse({
         NODE_ENV: 'test',

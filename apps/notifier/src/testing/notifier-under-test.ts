@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RequestErasedV1, createEnvelope, declareTopology, messageCatalog, type Topology } from '@bedrequest/contracts';
-import { Broker } from '@bedrequest/messaging';
+import { Broker, declareBrokerTopology } from '@bedrequest/messaging';
 import { silentLogger, testEnvironment, uniqueName, type WebhookReceiver } from '@bedrequest/testing';
 import { TestAuthority } from '@bedrequest/tokens/testing';
 import { startNotifier, type NotifierOverrides, type RunningNotifier } from '../start';
@@ -55,6 +55,8 @@ export class NotifierUnderTest {
   async start(): Promise<void> {
     const authority = await TestAuthority.start();
     const environment = notifierEnvironment({ namespace: this.namespace, schema: uniqueName('notifier'), authority, settings: this.settings });
+    // Provisioning's step, as the local administrator: the notifier declares no topology.
+    await declareBrokerTopology(testEnvironment().amqpUrl, this.topology, 5);
     this.running = { notifier: await startNotifier(notifierConfig(environment), this.overrides), authority };
     await this.client.start();
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ClinicAnswerSubmittedV1, RequestDispatchedV1, createEnvelope, declareTopology, messageCatalog, type Envelope } from '@bedrequest/contracts';
-import { Broker } from '@bedrequest/messaging';
+import { Broker, declareBrokerTopology } from '@bedrequest/messaging';
 import { deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { BedCapacityRepository } from '../beds/bed-capacity.repository';
 import { RoutingConfig } from '../config';
@@ -41,6 +41,8 @@ describe('routing fans requests out to clinics', () => {
       AMQP_URL: env.amqpUrl,
       DATABASE_POOL_SIZE: '4',
     });
+    // Provisioning's step, as the local administrator: services declare no topology.
+    await declareBrokerTopology(env.amqpUrl, topology, 5);
     instances.push(await startRouting(config), await startRouting(config));
     prisma = await openRoutingDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     registry = new ClinicRegistry(new ClinicRepository(prisma));

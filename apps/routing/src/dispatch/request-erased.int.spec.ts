@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { RequestDispatchedV1, RequestErasedV1, createEnvelope, declareTopology, messageCatalog } from '@bedrequest/contracts';
-import { Broker } from '@bedrequest/messaging';
+import { Broker, declareBrokerTopology } from '@bedrequest/messaging';
 import { deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { BedCapacityRepository } from '../beds/bed-capacity.repository';
 import { RoutingConfig } from '../config';
@@ -41,6 +41,8 @@ describe('routing erases its copy of an erased request', () => {
       AMQP_URL: env.amqpUrl,
       DATABASE_POOL_SIZE: '2',
     });
+    // Provisioning's step, as the local administrator: services declare no topology.
+    await declareBrokerTopology(env.amqpUrl, topology, 5);
     routing = await startRouting(config);
     prisma = await openRoutingDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
