@@ -7,6 +7,7 @@ export { addressOf, addressesOf, describeInfrastructure, postgresOf, rabbitMqOf,
 export {
   TlsSettingError,
   caOptionFor,
+  checkTlsSettings,
   clientTlsOf,
   postgresUrlWithCa,
   readPemFile,

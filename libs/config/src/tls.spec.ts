@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { postgresOf, rabbitMqOf, redisOf } from './infrastructure';
 import { loadConfig } from './load-config';
 import { databaseEnv } from './shared-env';
-import { caOptionFor, clientTlsOf, postgresUrlWithCa, serverCertificate, tlsEnv } from './tls';
+import { caOptionFor, checkTlsSettings, clientTlsOf, postgresUrlWithCa, serverCertificate, tlsEnv } from './tls';
 
 describe('TLS settings (docs/operations.md, "Encryption in transit")', () => {
   let folder: string;
@@ -34,19 +34,16 @@ describe('TLS settings (docs/operations.md, "Encryption in transit")', () => {
 
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-  const schema = z.object(tlsEnv);
-
-  it('checks the files at start, with one line naming the variable and the file', () => {
-    expect(loadConfig(schema, { TLS_CA_FILE: caFile, TLS_CERT_FILE: caFile, TLS_KEY_FILE: keyFile })).toEqual({
-      TLS_CA_FILE: caFile,
-      TLS_CERT_FILE: caFile,
-      TLS_KEY_FILE: keyFile,
-    });
-    expect(() => loadConfig(schema, { TLS_CA_FILE: join(folder, 'missing.crt') })).toThrow(`TLS_CA_FILE: cannot read ${join(folder, 'missing.crt')} (ENOENT)`);
-    expect(() => loadConfig(schema, { TLS_CA_FILE: join(folder, 'garbled.crt') })).toThrow(
-      new RegExp(`TLS_CA_FILE: ${join(folder, 'garbled.crt')} holds no usable PEM certificates`),
+  it('reads the files as a service starts, with one line naming the variable and the file for one it cannot use', () => {
+    expect(loadConfig(z.object(tlsEnv), { TLS_CA_FILE: ` ${caFile} `, TLS_CERT_FILE: '' })).toEqual({ TLS_CA_FILE: caFile });
+    expect(() => checkTlsSettings({ TLS_CA_FILE: caFile, TLS_CERT_FILE: caFile, TLS_KEY_FILE: keyFile })).not.toThrow();
+    expect(() => checkTlsSettings({ TLS_CA_FILE: join(folder, 'missing.crt') })).toThrow(`TLS_CA_FILE: cannot read ${join(folder, 'missing.crt')} (ENOENT)`);
+    expect(() => checkTlsSettings({ TLS_CA_FILE: join(folder, 'garbled.crt') })).toThrow(
+      new RegExp(`^TLS_CA_FILE: ${join(folder, 'garbled.crt')} holds no usable PEM certificates`),
     );
-    expect(() => loadConfig(schema, { TLS_KEY_FILE: caFile })).toThrow(new RegExp(`TLS_KEY_FILE: ${caFile} holds no usable PEM private key`));
+    expect(() => checkTlsSettings({ TLS_CERT_FILE: caFile, TLS_KEY_FILE: caFile })).toThrow(
+      new RegExp(`^TLS_KEY_FILE: ${caFile} holds no usable PEM private key`),
+    );
   });
 
   it('serves with a certificate only given both files', () => {

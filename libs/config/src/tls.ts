@@ -11,8 +11,8 @@ import type { Infrastructure } from './infrastructure';
  * client where its URL asks for TLS (sslmode=verify-full, amqps:, rediss:, https:), as Node reads
  * NODE_EXTRA_CA_CERTS, but only for those connections and in place of Node's public CAs: an
  * internal server is trusted for a certificate of the internal CA alone, and the notifier's
- * webhooks to the parties keep the public CAs alone. The services' configuration checks the file
- * at start (tlsEnv), so that a missing or garbled bundle is one line naming the variable.
+ * webhooks to the parties keep the public CAs alone. A service reads the files as it starts
+ * (checkTlsSettings), so that a missing or garbled one is one line naming the variable.
  */
 
 /** A TLS setting that cannot be used: its message names the variable and the file. */
@@ -42,31 +42,23 @@ export function readPemFile(variable: string, file: string, kind: 'certificates'
   return text;
 }
 
-const pemFile = (variable: string, kind: 'certificates' | 'private key') =>
-  z
-    .string()
-    .optional()
-    .transform((value) => value?.trim() || undefined)
-    .superRefine((file, context) => {
-      if (file === undefined) return;
-      try {
-        readPemFile(variable, file, kind);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message.slice(variable.length + 2) });
-      }
-    });
+/** A file's path: optional, blank is unset. Not read here, so that a configuration can be checked where its files are not (tools/deploy). */
+const path = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim() || undefined);
 
-/** The TLS block every service reads (processEnv): checked at start, used by the clients and serveHttp. */
+/** The TLS block every service reads (processEnv); its files are read and checked as the service starts (checkTlsSettings). */
 export const tlsEnv = {
   /**
    * The CAs the clients verify PostgreSQL, RabbitMQ, Redis and the services' https with (a PEM
    * bundle). Unset: Node's public CAs, for servers with a public certificate.
    */
-  TLS_CA_FILE: pemFile('TLS_CA_FILE', 'certificates'),
+  TLS_CA_FILE: path,
   /** The service's own certificate (PEM, with its chain): set together with TLS_KEY_FILE, every port it opens serves https. */
-  TLS_CERT_FILE: pemFile('TLS_CERT_FILE', 'certificates'),
+  TLS_CERT_FILE: path,
   /** The private key of TLS_CERT_FILE (PEM). */
-  TLS_KEY_FILE: pemFile('TLS_KEY_FILE', 'private key'),
+  TLS_KEY_FILE: path,
 };
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -100,6 +92,15 @@ export function serverCertificate(env: Environment = process.env): { cert: strin
   if (certFile === undefined && keyFile === undefined) return undefined;
   if (certFile === undefined || keyFile === undefined) throw new TlsSettingError('TLS_CERT_FILE and TLS_KEY_FILE: set both, or neither');
   return { cert: readPemFile('TLS_CERT_FILE', certFile, 'certificates'), key: readPemFile('TLS_KEY_FILE', keyFile, 'private key'), certFile, keyFile };
+}
+
+/**
+ * Reads TLS_CA_FILE, TLS_CERT_FILE and TLS_KEY_FILE of `env` as a starting service does: a
+ * TlsSettingError, one line naming the variable and the file, for one that cannot be used.
+ */
+export function checkTlsSettings(env: Environment = process.env): void {
+  trustedCa(env);
+  serverCertificate(env);
 }
 
 /** The protocols whose URLs ask for TLS by their scheme. */

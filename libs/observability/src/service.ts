@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { serverCertificate } from '@bedrequest/config';
+import { checkTlsSettings, serverCertificate } from '@bedrequest/config';
 import { closeServer, Lifecycle, trackResponses } from './lifecycle';
 import { listen } from './http';
 import { createLogger } from './logger';
@@ -38,6 +38,8 @@ export async function startService<T extends object>(
   },
   start: (context: ServiceContext) => Promise<T>,
 ): Promise<Started<T>> {
+  // A CA bundle or certificate that cannot be read stops the start here, one line naming its variable.
+  checkTlsSettings();
   const logger = createLogger(name, options.logLevel);
   const lifecycle = new Lifecycle(logger, options.shutdownTimeoutMs);
   try {
