@@ -53,8 +53,8 @@ const cliConfigs: Record<string, ZodPreprocess<ZodObject<ZodRawShape>>> = {
 type ScaledObject = KubernetesObject & { spec: { triggers: { type: string; metadata: Record<string, string>; authenticationRef: { name: string } }[] } };
 type TriggerAuthentication = KubernetesObject & { spec: { secretTargetRef: { parameter: string; name: string; key: string }[] } };
 
-/** A variable whose value is a secret by its name: it comes from a Secret, never from the manifests. */
-const looksSecret = (name: string) => /PASSWORD|SECRET|TOKEN|KEK|(^|_)KEY(_|$)|(^|_)AUTH$/.test(name) && !/_(ID|URL|AUDIENCE|SECONDS|PREFIX)$/.test(name);
+/** A variable whose value is a secret by its name: it comes from a Secret, never from the manifests. A `…_FILE` names a file, mounted from a Secret where it holds one. */
+const looksSecret = (name: string) => /PASSWORD|SECRET|TOKEN|KEK|(^|_)KEY(_|$)|(^|_)AUTH$/.test(name) && !/_(ID|URL|AUDIENCE|SECONDS|PREFIX|FILE)$/.test(name);
 
 /** Every string in an object, with where it is. */
 function stringsOf(node: unknown, path = ''): [string, string][] {
@@ -409,7 +409,8 @@ describe('deploy/overlays/production network policies', () => {
   );
 
   it('lets each workload reach the servers it has users on (tools/provision/src/plan.ts), and no others', () => {
-    const servers = { database: 5432, broker: 5672, redis: 6379, 'broker management': 15672 };
+    // RabbitMQ's TLS ports (docs/operations.md, "Encryption in transit").
+    const servers = { database: 5432, broker: 5671, redis: 6379, 'broker management': 15671 };
     const data = { namespace: infrastructure.find((object) => object.kind === 'Namespace')!.metadata.name, labels: {} };
     const reached = Object.entries(pods).map(([name, pod]) => ({
       name,
@@ -500,7 +501,12 @@ describe('the Secrets the overlays read', () => {
     secret?: { secretName?: string; items?: { key: string }[]; name?: string };
     passwordSecret?: { name: string };
     importCredentialsSecret?: { name: string };
-    tls?: { secretName: string }[];
+    /** An Ingress's certificates, or the RabbitMQ operator's server certificate and CA. */
+    tls?: { secretName: string }[] | { secretName?: string; caSecretName?: string };
+    /** CloudNativePG's server certificate and CA. */
+    certificates?: { serverTLSSecret?: string; serverCASecret?: string };
+    /** ingress-nginx's CA to verify the upstreams with, `<namespace>/<secret>`. */
+    annotations?: Record<string, string>;
   }
 
   /** Every Secret and key the objects name, as `<secret> <key>`. */
@@ -510,13 +516,17 @@ describe('the Secrets the overlays read', () => {
     const visit = (node: unknown): void => {
       if (Array.isArray(node)) return node.forEach(visit);
       if (typeof node !== 'object' || node === null) return;
-      const { secretKeyRef, secretTargetRef, secret, passwordSecret, importCredentialsSecret, tls } = node as SecretReferences;
+      const { secretKeyRef, secretTargetRef, secret, passwordSecret, importCredentialsSecret, tls, certificates, annotations } = node as SecretReferences;
       if (secretKeyRef) add(secretKeyRef.name, [secretKeyRef.key]);
       for (const target of secretTargetRef ?? []) add(target.name, [target.key]);
       const mounted = secret?.secretName ? (secret.items ?? []).map((item) => item.key) : [];
       if (secret?.secretName) add(secret.secretName, mounted);
       for (const basicAuth of [secret?.name, passwordSecret?.name, importCredentialsSecret?.name]) if (basicAuth) add(basicAuth, ['username', 'password']);
-      for (const certificate of Array.isArray(tls) ? tls : []) add(certificate.secretName, ['tls.crt', 'tls.key']);
+      for (const certificate of Array.isArray(tls) ? tls : [tls ?? {}]) if (certificate.secretName) add(certificate.secretName, ['tls.crt', 'tls.key']);
+      for (const ca of [!Array.isArray(tls) && tls?.caSecretName, certificates?.serverCASecret]) if (ca) add(ca, ['ca.crt']);
+      if (certificates?.serverTLSSecret) add(certificates.serverTLSSecret, ['tls.crt', 'tls.key']);
+      const upstreamCa = annotations?.['nginx.ingress.kubernetes.io/proxy-ssl-secret'];
+      if (upstreamCa) add(upstreamCa.slice(upstreamCa.indexOf('/') + 1), ['ca.crt']);
       Object.values(node).forEach(visit);
     };
     objects.forEach(visit);
@@ -525,9 +535,14 @@ describe('the Secrets the overlays read', () => {
 
   it('are each listed in deploy/README.md, key by key, and nothing else is', () => {
     const readme = readFileSync(join(DEPLOY_DIR, 'README.md'), 'utf8');
-    const documented = [...readme.matchAll(/^\| `(bedrequest-[a-z0-9-]+)` \| ([^|]+) \|/gm)]
-      .flatMap(([, secret, keys]) => [...keys!.matchAll(/`([^`]+)`/g)].map(([, key]) => `${secret} ${key}`))
-      .sort();
+    // A Secret of the same name in both namespaces (the internal CA) is listed in each.
+    const documented = [
+      ...new Set(
+        [...readme.matchAll(/^\| `([a-z][a-z0-9-]+)` \| ([^|]+) \|/gm)].flatMap(([, secret, keys]) =>
+          [...keys!.matchAll(/`([^`]+)`/g)].map(([, key]) => `${secret} ${key}`),
+        ),
+      ),
+    ].sort();
     expect(documented).toEqual([...new Set([...referenced(production), ...referenced(infrastructure)])].sort());
   });
 });
@@ -543,7 +558,8 @@ describe('deploy/overlays/infrastructure-example', () => {
     expect(infrastructureAddress('POSTGRES_DATABASE')).toBe(cluster[0]!.spec.bootstrap.initdb.database);
     const broker = ofKind<KubernetesObject & { spec: { replicas: number } }>(infrastructure, 'RabbitmqCluster');
     expect(broker.map((entry) => entry.spec.replicas)).toEqual([3]);
-    expect(infrastructureAddress('RABBITMQ_ADDRESS')).toBe(`${broker[0]!.metadata.name}.${dataNamespace}.svc:5672`);
+    // Its TLS port: it takes no other (encryption-in-transit.spec.ts).
+    expect(infrastructureAddress('RABBITMQ_ADDRESS')).toBe(`${broker[0]!.metadata.name}.${dataNamespace}.svc:5671`);
   });
 
   it('runs Redis with its ACL users from an aclfile in a Secret, where the services look for it', () => {
