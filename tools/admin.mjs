@@ -3,7 +3,8 @@
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
 // apps/routing/src/cli.ts (the clinic registry), `user ...` is apps/auth/src/cli.ts (logins),
-// `audit ...` (the audit trail's verification), `request ...` (an audited export of a request),
+// `audit ...` (the audit trail's verification and its anchors' export), `request ...` (an audited
+// export of a request),
 // `dead-letters ...` (every service's dead-letter queues, audited) and `intake ...` (its keys for data
 // at rest) are apps/intake/src/cli.ts, `notifier ...` (its keys for data at rest, docs/data-protection.md)
 // is apps/notifier/src/cli.ts, all on @bedrequest/cli. This script generates the service's Prisma
