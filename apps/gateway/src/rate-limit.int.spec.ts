@@ -25,8 +25,10 @@ const connected = (...clients: Redis[]) => waitFor(() => clients.every((redis) =
 
 /** Stands in for requireToken: the party is named by the test's `x-party` header. */
 const asParty: RequestHandler = (req, res, next) => {
+  const partyId = String(req.headers['x-party'] ?? 'party-a');
   res.locals.principal = {
-    partyId: String(req.headers['x-party'] ?? 'party-a'),
+    partyId,
+    userId: `${partyId}-person`,
     role: 'referrer',
     ikNumbers: ['260000001'],
     fhirBase: 'https://x.example/fhir',

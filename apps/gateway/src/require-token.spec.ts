@@ -49,6 +49,7 @@ describe("the gateway's token guard (requireToken with the gateway's error answe
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       partyId: 'referrer-1',
+      userId: 'referrer-1',
       role: 'referrer',
       ikNumbers: ['260000001', '260000002'],
       fhirBase: 'https://demo-hospital.example/fhir',

@@ -17,10 +17,14 @@ export type Role = 'referrer' | 'clinic';
 
 export const ANY_ROLE: readonly Role[] = ['referrer', 'clinic'];
 
-/** Who is calling, taken from a verified access token. */
+/** Who is calling, taken from a verified access token (docs/parties.md, "Tokens"). */
 export interface Principal {
-  /** The user id (`sub`). */
+  /** The party (`sub`): it owns requests, Tasks, documents and subscriptions, and the limits count per party. */
   readonly partyId: string;
+  /** The person of the party who acts (`act.sub`); a token without `act` (an earlier auth's) is its party's only user, whose id the party took. */
+  readonly userId: string;
+  /** The person's display name (`act.name`), where the token names one. */
+  readonly userName?: string;
   readonly role: Role;
   /** The IK numbers the party acts for: one or more for a referrer, exactly one for a clinic. */
   readonly ikNumbers: readonly string[];
@@ -36,10 +40,17 @@ export const ServiceName = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/);
 
 const IkNumber = z.string().regex(/^[0-9]{9}$/);
 
-/** The claims of a party's access token besides the registered ones (`iss`, `aud`, `jti`, `iat`, `exp`). */
+/** The person acting for the party (RFC 8693's actor claim): their user id, and their display name. */
+export const ActorClaim = z.object({ sub: z.string().min(1), name: z.string().min(1).max(200).optional() });
+export type ActorClaim = z.infer<typeof ActorClaim>;
+
+/**
+ * The claims of a party's access token besides the registered ones (`iss`, `aud`, `jti`, `iat`,
+ * `exp`): `sub` is the party, `act` the person. `act` is optional: tokens of an earlier auth have none.
+ */
 export const PartyClaims = z.discriminatedUnion('role', [
-  z.object({ sub: z.string().min(1), role: z.literal('referrer'), ik: z.array(IkNumber).min(1), fhirBase: z.string().min(1) }),
-  z.object({ sub: z.string().min(1), role: z.literal('clinic'), ik: z.array(IkNumber).length(1) }),
+  z.object({ sub: z.string().min(1), role: z.literal('referrer'), ik: z.array(IkNumber).min(1), fhirBase: z.string().min(1), act: ActorClaim.optional() }),
+  z.object({ sub: z.string().min(1), role: z.literal('clinic'), ik: z.array(IkNumber).length(1), act: ActorClaim.optional() }),
 ]);
 export type PartyClaims = z.infer<typeof PartyClaims>;
 
@@ -54,7 +65,9 @@ export function partyClaimsOf(
 }
 
 export function principalOfClaims(claims: PartyClaims): Principal {
+  // A token without `act`: read as its party's only user until release 1.2 (docs/compatibility.md).
+  const person = { userId: claims.act?.sub ?? claims.sub, ...(claims.act?.name === undefined ? {} : { userName: claims.act.name }) };
   return claims.role === 'referrer'
-    ? { partyId: claims.sub, role: claims.role, ikNumbers: claims.ik, fhirBase: claims.fhirBase }
-    : { partyId: claims.sub, role: claims.role, ikNumbers: claims.ik };
+    ? { partyId: claims.sub, ...person, role: claims.role, ikNumbers: claims.ik, fhirBase: claims.fhirBase }
+    : { partyId: claims.sub, ...person, role: claims.role, ikNumbers: claims.ik };
 }

@@ -34,14 +34,23 @@ describe('access token verification', () => {
 
     await expect(verifier.verify(token)).resolves.toEqual({
       kind: 'party',
-      principal: { partyId: 'user-1', role: 'referrer', ikNumbers: ['260000001', '260000002'], fhirBase: 'https://demo-hospital.example/fhir' },
+      principal: {
+        partyId: 'user-1',
+        userId: 'user-1',
+        role: 'referrer',
+        ikNumbers: ['260000001', '260000002'],
+        fhirBase: 'https://demo-hospital.example/fhir',
+      },
     });
   });
 
   it('turns a valid clinic token into its principal, without a FHIR base', async () => {
     const token = await accessToken(key, { sub: 'user-2', claims: clinicClaims });
 
-    await expect(verifier.verify(token)).resolves.toEqual({ kind: 'party', principal: { partyId: 'user-2', role: 'clinic', ikNumbers: ['510000001'] } });
+    await expect(verifier.verify(token)).resolves.toEqual({
+      kind: 'party',
+      principal: { partyId: 'user-2', userId: 'user-2', role: 'clinic', ikNumbers: ['510000001'] },
+    });
   });
 
   it('accepts a token until its 3600 s are over and refuses it afterwards', async () => {

@@ -7,7 +7,7 @@ import type { Principal } from '@bedrequest/tokens';
 import { ClinicCapacityClient } from './capacity.client';
 import { capacityRouter } from './capacity.router';
 
-const clinic: Principal = { partyId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
+const clinic: Principal = { partyId: 'clinic-user-1', userId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
 const bedCount = { department: '2300', date: '2026-12-01', freeBeds: 3 };
 
 /**

@@ -10,7 +10,7 @@ import type { Principal } from '@bedrequest/tokens';
 import { IntakeClient } from '../fhir/intake.client';
 import { clinicApiRouter } from './clinic-api.router';
 
-const clinic: Principal = { partyId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
+const clinic: Principal = { partyId: 'clinic-user-1', userId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
 const TASK_ID = '5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11';
 const ANSWER_TIMEOUT_MS = 1_000;
 /** The Task as intake sends it back after an accepted answer. */

@@ -39,7 +39,7 @@ describe('clinic API: /api/v1/clinic/tasks/{taskId}/versions', () => {
   const gateway = () =>
     express()
       .use((_req, res, next) => {
-        res.locals.principal = { partyId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
+        res.locals.principal = { partyId: 'clinic-user-1', userId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
         res.locals.accessToken = 'the-clinics-token';
         next();
       })

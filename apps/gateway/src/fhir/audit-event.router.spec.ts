@@ -8,7 +8,7 @@ import { errorHandler } from '../http-errors';
 import { auditEventRouter } from './audit-event.router';
 import { IntakeClient } from './intake.client';
 
-const principal: Principal = { partyId: 'clinic-user', role: 'clinic', ikNumbers: ['510000001'] };
+const principal: Principal = { partyId: 'clinic-user', userId: 'clinic-user', role: 'clinic', ikNumbers: ['510000001'] };
 
 /**
  * The gateway side of the AuditEvent search against a stand-in for intake's internal API (the real

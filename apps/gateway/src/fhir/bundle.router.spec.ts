@@ -10,7 +10,7 @@ import type { Principal } from '@bedrequest/tokens';
 import { errorHandler } from '../http-errors';
 import { bundleRoute } from './bundle.router';
 
-const referrer: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
+const referrer: Principal = { partyId: 'referrer-1', userId: 'referrer-1', role: 'referrer', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
 const REQUEST = `${FIXTURE_FHIR_BASE}/ServiceRequest/0b8e6c58-0d2b-4c4e-9d0c-6a1f7f5e2a10`;
 const TASK_SEARCH = `/api/v2/fhir/Task?based-on=${encodeURIComponent(REQUEST)}`;
 const VERDICT_TIMEOUT_MS = 1_000;

@@ -8,7 +8,7 @@ import { errorHandler } from '../http-errors';
 import { IntakeClient } from './intake.client';
 import { taskRouter } from './task.router';
 
-const principal: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: ['260000001', '260000002'] };
+const principal: Principal = { partyId: 'referrer-1', userId: 'referrer-1', role: 'referrer', ikNumbers: ['260000001', '260000002'] };
 
 /**
  * The gateway side of the Task reads against a stand-in for intake's internal API (the real API is

@@ -7,8 +7,14 @@ import type { Principal } from '@bedrequest/tokens';
 import { NotifierClient } from './notifier.client';
 import { subscriptionsRouter } from './subscriptions.router';
 
-const referrer: Principal = { partyId: 'referrer-1', role: 'referrer', ikNumbers: ['260000001'], fhirBase: 'https://hospital.example/fhir' };
-const clinic: Principal = { partyId: 'clinic-1', role: 'clinic', ikNumbers: ['510000001'] };
+const referrer: Principal = {
+  partyId: 'referrer-1',
+  userId: 'referrer-1',
+  role: 'referrer',
+  ikNumbers: ['260000001'],
+  fhirBase: 'https://hospital.example/fhir',
+};
+const clinic: Principal = { partyId: 'clinic-1', userId: 'clinic-1', role: 'clinic', ikNumbers: ['510000001'] };
 
 /**
  * What the gateway adds and passes on, against a stand-in for the notifier's internal API (the rules

@@ -27,11 +27,13 @@ export const ClinicAnswerSubmittedV1 = defineMessage(
     AnswerFields.extend({
       source: z.literal('clinic'),
       /**
-       * Who answered, for the change's AuditEvent (issue 14): the access token's `sub`, the user
-       * reads record, and where the clinic connected from (absent when the gateway no longer knew
-       * the connection's address).
+       * Who answered, for the change's AuditEvent: the person of the clinic (the access token's
+       * `act.sub`, or its `sub` from an earlier gateway, whose party had one user), their display
+       * name where the token names one, and where the clinic connected from (absent when the
+       * gateway no longer knew the connection's address).
        */
       user: z.string().min(1),
+      userName: z.string().min(1).max(200).optional(),
       clientAddress: ClientAddress.optional(),
     }),
     AnswerFields.extend({

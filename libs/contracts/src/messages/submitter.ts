@@ -9,12 +9,19 @@ export const ClientAddress = z.string().min(1).max(64);
 
 /** The authenticated referrer on whose behalf a bundle was sent (from its access token). */
 export const Submitter = z.object({
-  /** The access token's `sub`: the party, and the user the audit trail records for the change, as it does for reads. */
+  /** The access token's `sub`: the party, which owns the request. */
   partyId: z.string().min(1),
+  /**
+   * The person of the party who sent it (the token's `act.sub`), whom the audit trail records for
+   * the change; absent from an earlier gateway, whose `partyId` was its party's only user.
+   */
+  userId: z.string().min(1).optional(),
+  /** The person's display name, where the token names one. */
+  userName: z.string().min(1).max(200).optional(),
   ikNumbers: z.array(IkNumber).min(1),
   fhirBase: z.string().min(1),
   /**
-   * Where the referrer connected from, for the change's AuditEvent (issue 14); absent when the
+   * Where the referrer connected from, for the change's AuditEvent; absent when the
    * gateway no longer knew the connection's address.
    */
   clientAddress: ClientAddress.optional(),
