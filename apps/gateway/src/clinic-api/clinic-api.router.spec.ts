@@ -10,7 +10,8 @@ import type { Principal } from '@bedrequest/tokens';
 import { IntakeClient } from '../fhir/intake.client';
 import { clinicApiRouter } from './clinic-api.router';
 
-const clinic: Principal = { partyId: 'clinic-user-1', userId: 'clinic-user-1', role: 'clinic', ikNumbers: ['510000001'] };
+// A person of the clinic (userId) other than the party (partyId): an answer names the person.
+const clinic: Principal = { partyId: 'clinic-party-1', userId: 'clinic-user-1', userName: 'Erika Muster', role: 'clinic', ikNumbers: ['510000001'] };
 const TASK_ID = '5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11';
 const ANSWER_TIMEOUT_MS = 1_000;
 /** The Task as intake sends it back after an accepted answer. */
@@ -253,8 +254,9 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
             businessStatus: 'accepted',
             source: 'clinic',
             note: 'Aufnahme am 1.12. möglich',
-            // Who answered and from where, for the AuditEvent of the change.
+            // Who of the clinic answered and from where, for the AuditEvent of the change.
             user: 'clinic-user-1',
+            userName: 'Erika Muster',
             clientAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/),
           },
           meta: { correlationId: 'answer-1' },

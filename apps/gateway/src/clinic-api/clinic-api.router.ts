@@ -113,7 +113,9 @@ export function clinicApiRouter(options: {
       businessStatus: answer.businessStatus,
       source: 'clinic' as const,
       ...(answer.note ? { note: answer.note } : {}),
-      user: principal.partyId,
+      // The person of the clinic, not the party: the AuditEvent names who answered.
+      user: principal.userId,
+      ...(principal.userName === undefined ? {} : { userName: principal.userName }),
       ...(clientAddress ? { clientAddress } : {}),
     };
     let reply;

@@ -117,10 +117,28 @@ describe('POST /api/v2/fhir/Bundle', () => {
       expect(response.status).toBe(202);
       expect(published[0]?.payload.submitter).toEqual({
         partyId: 'referrer-1',
+        userId: 'referrer-1',
         ikNumbers: [FIXTURE_REQUESTER_IK],
         fhirBase: FIXTURE_FHIR_BASE,
         clientAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/),
       });
+    });
+
+    it("names the person of the party who sent it (the token's act), beside the party that owns the request", async () => {
+      const colleague: Principal = { ...referrer, userId: 'referrer-1-erika', userName: 'Erika Muster' };
+
+      const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }), colleague);
+
+      expect(response.status).toBe(202);
+      expect(published[0]?.payload.submitter).toMatchObject({ partyId: 'referrer-1', userId: 'referrer-1-erika', userName: 'Erika Muster' });
+    });
+
+    it('names the person without a display name when the token has none', async () => {
+      const response = await post(admissionRequestBundle({ requestIdentifier: REQUEST }), { ...referrer, userId: 'referrer-1-max' });
+
+      expect(response.status).toBe(202);
+      expect(published[0]?.payload.submitter).toMatchObject({ partyId: 'referrer-1', userId: 'referrer-1-max' });
+      expect(published[0]?.payload.submitter).not.toHaveProperty('userName');
     });
 
     it('is accepted as application/json too', async () => {
@@ -331,14 +349,23 @@ describe('POST /api/v2/fhir/Bundle', () => {
     it("is published with its request identifier and answered 202 with the Location of the request's Tasks", async () => {
       const bundle = documentBundle({ requestIdentifier: REQUEST });
 
-      const response = await post(bundle);
+      const response = await post(bundle, { ...referrer, userId: 'referrer-1-erika', userName: 'Erika Muster' });
 
       expect(response.status).toBe(202);
       expect(response.headers.location).toBe(TASK_SEARCH);
       expect(published).toHaveLength(1);
       expect(published[0]).toMatchObject({
         definition: { routingKey: 'document.bundle.submitted.v1' },
-        payload: { submitter: { partyId: 'referrer-1', clientAddress: expect.stringMatching(/127\.0\.0\.1$|^::1$/) }, bundle, requestIdentifier: REQUEST },
+        payload: {
+          submitter: {
+            partyId: 'referrer-1',
+            userId: 'referrer-1-erika',
+            userName: 'Erika Muster',
+            clientAddress: expect.stringMatching(/127\.0\.0\.1$|^::1$/),
+          },
+          bundle,
+          requestIdentifier: REQUEST,
+        },
       });
     });
 

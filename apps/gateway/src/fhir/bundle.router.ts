@@ -127,6 +127,9 @@ async function submit(
   const clientAddress = clientAddressOf(req);
   const submitter: Submitter = {
     partyId: principal.partyId,
+    // The person of the party, whom the change's AuditEvent names (docs/api.md, "Audit trail").
+    userId: principal.userId,
+    ...(principal.userName === undefined ? {} : { userName: principal.userName }),
     ikNumbers: [...principal.ikNumbers],
     fhirBase: principal.fhirBase ?? '',
     ...(clientAddress ? { clientAddress } : {}),
