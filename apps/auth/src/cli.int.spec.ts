@@ -184,8 +184,8 @@ describe('npm run admin -- user ...', () => {
     ['an empty password', ['user', 'create', '--role', 'clinic', '--username', 'x', '--password', '', '--ik', '510000001'], 'missing option --password'],
     [
       'an unknown option',
-      [...clinicArgs('510000001'), '--admin'],
-      'unknown option --admin (user create takes --role, --username, --password, --password-stdin, --ik, --fhir-base)',
+      [...clinicArgs('510000001'), '--root'],
+      'unknown option --root (user create takes --role, --username, --password, --password-stdin, --ik, --fhir-base, --party, --display-name, --email, --admin)',
     ],
     ['an unknown command', ['user', 'delete'], 'unknown command "user delete" (expected one of "user create", "user upsert", "user disable", "user list")'],
     ['no command', [], 'missing command'],
@@ -202,7 +202,7 @@ describe('npm run admin -- user ...', () => {
 
     expect(result).toMatchObject({ code: 0, err: '' });
     expect(result.out).toContain(
-      '\n  user create --role referrer|clinic --username <u> [--password <p>] [--password-stdin] --ik <IK>[,<IK>...] [--fhir-base <url>]\n',
+      '\n  user create [--role referrer|clinic] --username <u> [--password <p>] [--password-stdin] [--ik <IK>[,<IK>...]] [--fhir-base <url>] [--party <party id>] [--display-name <name>] [--email <e-mail>] [--admin]\n',
     );
     for (const command of ['upsert', 'disable --username <u>', 'list']) expect(result.out).toContain(`\n  user ${command}`);
   });

@@ -1,4 +1,4 @@
-import { PartyClaims, principalOfClaims } from './claims';
+import { PartyClaims, accessClaimsOf, principalOfClaims } from './claims';
 
 describe('a party access token read as a Principal', () => {
   const referrer = { sub: 'party-1', role: 'referrer', ik: ['260000001'], fhirBase: 'https://h.example/fhir' };
@@ -23,5 +23,33 @@ describe('a party access token read as a Principal', () => {
   it('refuses an `act` without a person', () => {
     expect(PartyClaims.safeParse({ ...referrer, act: { name: 'Erika Muster' } }).success).toBe(false);
     expect(PartyClaims.safeParse({ ...referrer, act: { sub: '' } }).success).toBe(false);
+  });
+});
+
+describe('accessClaimsOf: the claims auth signs for a person of a party', () => {
+  const person = { id: 'user-2', displayName: 'Erika Muster' };
+
+  it("takes role, IK numbers and FHIR base from the party and `act` from the person; read back, the party is `sub`'s", () => {
+    const party = { id: 'party-1', role: 'referrer' as const, ikNumbers: ['260000001', '260000002'], fhirBase: 'https://h.example/fhir' };
+    const claims = accessClaimsOf(party, person);
+    expect(claims).toEqual({
+      role: 'referrer',
+      ik: ['260000001', '260000002'],
+      fhirBase: 'https://h.example/fhir',
+      act: { sub: 'user-2', name: 'Erika Muster' },
+    });
+    expect(principalOfClaims(PartyClaims.parse({ sub: party.id, ...claims }))).toMatchObject({
+      partyId: 'party-1',
+      userId: 'user-2',
+      userName: 'Erika Muster',
+    });
+  });
+
+  it('gives a clinic no FHIR base', () => {
+    expect(accessClaimsOf({ role: 'clinic', ikNumbers: ['510000001'] }, person)).toEqual({
+      role: 'clinic',
+      ik: ['510000001'],
+      act: { sub: 'user-2', name: 'Erika Muster' },
+    });
   });
 });

@@ -57,11 +57,18 @@ export type PartyClaims = z.infer<typeof PartyClaims>;
 /** The claims of a service token besides the registered ones. */
 export const ServiceClaims = z.object({ sub: ServiceName, role: z.literal(SERVICE_ROLE) });
 
-/** The claims the auth service signs for a user: what PartyClaims reads back. */
-export function partyClaimsOf(
-  user: { role: 'referrer'; ikNumbers: readonly string[]; fhirBase: string } | { role: 'clinic'; ikNumbers: readonly string[] },
-): { role: 'referrer'; ik: string[]; fhirBase: string } | { role: 'clinic'; ik: string[] } {
-  return user.role === 'referrer' ? { role: 'referrer', ik: [...user.ikNumbers], fhirBase: user.fhirBase } : { role: 'clinic', ik: [...user.ikNumbers] };
+/**
+ * The claims the auth service signs for a person of a party (docs/parties.md, "Tokens"): the party's
+ * role, IK numbers and FHIR base, and `act`, the person. `sub` (the party's id) is set by the issuer.
+ */
+export function accessClaimsOf(
+  party: { role: 'referrer'; ikNumbers: readonly string[]; fhirBase: string } | { role: 'clinic'; ikNumbers: readonly string[] },
+  user: { id: string; displayName: string },
+): ({ role: 'referrer'; ik: string[]; fhirBase: string } | { role: 'clinic'; ik: string[] }) & { act: ActorClaim } {
+  const act = { sub: user.id, name: user.displayName };
+  return party.role === 'referrer'
+    ? { role: 'referrer', ik: [...party.ikNumbers], fhirBase: party.fhirBase, act }
+    : { role: 'clinic', ik: [...party.ikNumbers], act };
 }
 
 export function principalOfClaims(claims: PartyClaims): Principal {

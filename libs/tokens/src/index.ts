@@ -9,7 +9,7 @@ export {
   ServiceClaims,
   ServiceName,
   TOKEN_ALGORITHM,
-  partyClaimsOf,
+  accessClaimsOf,
   type Principal,
   type Role,
 } from './claims';

@@ -4,7 +4,9 @@ import { AuthConfig } from '../config';
 import { PasswordHasher } from '../passwords/password-hasher';
 import { openAuthDatabase, type AuthDatabase } from '../persistence/database';
 import { startAuth, type AuthDependencies, type RunningAuth } from '../start';
-import type { Role, UserAccount } from '../users/user';
+import type { NewParty, Party } from '../parties/party';
+import { PartyRepository } from '../parties/party.repository';
+import type { Member, Role } from '../users/user';
 import { UserRepository } from '../users/user.repository';
 
 /**
@@ -16,7 +18,11 @@ export interface TestAuth {
   readonly url: string;
   readonly config: AuthConfig;
   readonly prisma: AuthDatabase;
-  addUser(user: TestUser): Promise<UserAccount>;
+  /** A user with a party of its own, whose id it takes (`user create --role`). */
+  addUser(user: TestUser): Promise<Member>;
+  addParty(party: NewParty): Promise<Party>;
+  /** A person of an existing party (`user create --party`). */
+  addPartyUser(user: TestPartyUser): Promise<Member>;
   stop(): Promise<void>;
 }
 
@@ -26,6 +32,14 @@ export interface TestUser {
   readonly role: Role;
   readonly ikNumbers: readonly string[];
   readonly fhirBase?: string;
+}
+
+export interface TestPartyUser {
+  readonly partyId: string;
+  readonly username: string;
+  readonly password: string;
+  readonly displayName: string;
+  readonly administrator?: boolean;
 }
 
 /** The service client secret of test auth services: services in tests fetch their tokens with it. */
@@ -54,14 +68,22 @@ export async function startTestAuth(overrides: Record<string, string> = {}, depe
   const auth = await startAuth(config, dependencies);
   const prisma = await openAuthDatabase({ databaseUrl: config.DATABASE_URL, schema: config.AUTH_DB_SCHEMA, poolSize: 1 });
   const users = new UserRepository(prisma);
+  const parties = new PartyRepository(prisma);
+  const hashOf = async (password: string) => {
+    hasher ??= PasswordHasher.create();
+    return (await hasher).hash(password);
+  };
   return {
     auth,
     url: auth.url,
     config,
     prisma,
     async addUser(user) {
-      hasher ??= PasswordHasher.create();
-      return users.create({ ...user, passwordHash: await (await hasher).hash(user.password) });
+      return users.create({ ...user, passwordHash: await hashOf(user.password) });
+    },
+    addParty: (party) => parties.create(party),
+    async addPartyUser({ password, ...user }) {
+      return users.createInParty({ administrator: false, ...user, passwordHash: await hashOf(password) });
     },
     async stop() {
       await auth.stop();

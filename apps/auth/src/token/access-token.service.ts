@@ -6,10 +6,10 @@ import {
   SERVICE_ROLE,
   SERVICE_TOKEN_LIFETIME_SECONDS,
   TOKEN_ALGORITHM,
-  partyClaimsOf,
+  accessClaimsOf,
 } from '@bedrequest/tokens';
 import type { SigningKeys } from '../keys/signing-keys';
-import type { UserAccount } from '../users/user';
+import type { Member } from '../users/user';
 
 /** Milliseconds since the epoch; injected so that tests can move the clock. */
 export type Clock = () => number;
@@ -21,16 +21,17 @@ export interface IssuerOptions {
 }
 
 /**
- * Signs access tokens carrying who the party is: `sub` (user id), `role`, `ik` (IK numbers),
- * `fhirBase` (referrers), plus `jti`, `iss`, `aud`, `iat`, `exp` (@bedrequest/tokens reads them back).
+ * Signs access tokens carrying who the party is: `sub` (the party's id), `role`, `ik` (IK numbers),
+ * `fhirBase` (referrers), and who of it acts: `act` (the user's id and display name; docs/parties.md,
+ * "Tokens"), plus `jti`, `iss`, `aud`, `iat`, `exp` (@bedrequest/tokens reads them back).
  */
 export class AccessTokenIssuer {
   constructor(private readonly options: IssuerOptions & { audience: string }) {}
 
-  issue(user: UserAccount): Promise<string> {
+  issue(user: Member): Promise<string> {
     return sign(this.options, {
-      claims: partyClaimsOf(user),
-      subject: user.id,
+      claims: accessClaimsOf(user.party, user),
+      subject: user.party.id,
       audience: this.options.audience,
       lifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS,
     });

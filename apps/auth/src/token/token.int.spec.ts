@@ -48,6 +48,8 @@ describe('token endpoints of the auth service, against the real PostgreSQL and R
         role: 'referrer',
         ik: ['260000001', '260000002'],
         fhirBase: 'https://demo-hospital.example/fhir',
+        // A party of one (docs/parties.md, "Tokens"): the person's id is the party's.
+        act: { sub: payload.sub, name: 'hospital' },
         jti: expect.any(String),
         iss: 'urn:bedrequest:auth',
         aud: 'urn:bedrequest:api',

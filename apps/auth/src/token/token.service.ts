@@ -4,7 +4,7 @@ import type { TokenResponse } from '@bedrequest/contracts';
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from '@bedrequest/tokens';
 import { InvalidCredentialsError, InvalidRefreshTokenError, StoreUnavailableError } from '../errors';
 import type { PasswordHasher } from '../passwords/password-hasher';
-import type { UserAccount } from '../users/user';
+import type { Member } from '../users/user';
 import { normalizeUsername } from '../users/user-admin.service';
 import type { UserRepository } from '../users/user.repository';
 import type { AccessTokenIssuer } from './access-token.service';
@@ -28,19 +28,19 @@ export class TokenService {
     const username = normalizeUsername(credentials.username);
     const attempt = await this.deps.throttle.count(username, credentials.clientAddress);
     const user = await this.findUser(() => this.deps.users.findByUsername(username));
-    // Unknown user, wrong password and disabled user cost the same Argon2 verification and get the
-    // same answer, so neither timing nor body tells which usernames exist.
+    // Unknown user, wrong password and disabled user or party cost the same Argon2 verification and
+    // get the same answer, so neither timing nor body tells which usernames exist.
     const passwordMatches = user
       ? await this.deps.passwords.verify(user.passwordHash, credentials.password)
       : await this.deps.passwords.verifyUnknownUser(credentials.password);
-    if (!user || !passwordMatches || user.disabledAt) {
+    if (!user || !passwordMatches || isDisabled(user)) {
       this.deps.logger.info({ reason: !user ? 'unknown-user' : !passwordMatches ? 'wrong-password' : 'disabled' }, 'login refused');
       throw new InvalidCredentialsError();
     }
     await this.deps.throttle.succeeded(attempt);
     const refreshToken = newRefreshToken();
     await this.deps.refreshTokens.startFamily(refreshToken, user.id);
-    this.deps.logger.info({ userId: user.id, role: user.role }, 'login');
+    this.deps.logger.info({ userId: user.id, partyId: user.party.id, role: user.party.role }, 'login');
     return this.respond(user, refreshToken);
   }
 
@@ -50,7 +50,7 @@ export class TokenService {
     const record = await this.deps.refreshTokens.find(presented);
     if (!record) throw new InvalidRefreshTokenError();
     const user = await this.findUser(() => this.deps.users.findById(record.userId));
-    if (!user || user.disabledAt) {
+    if (!user || isDisabled(user)) {
       await this.deps.refreshTokens.revokeFamily(record.familyId);
       throw new InvalidRefreshTokenError();
     }
@@ -79,7 +79,7 @@ export class TokenService {
     this.deps.logger.info({ userId: record.userId, familyId: record.familyId }, 'refresh token family revoked');
   }
 
-  private async respond(user: UserAccount, refreshToken: string): Promise<TokenResponse> {
+  private async respond(user: Member, refreshToken: string): Promise<TokenResponse> {
     return {
       tokenType: 'Bearer',
       accessToken: await this.deps.accessTokens.issue(user),
@@ -88,13 +88,18 @@ export class TokenService {
     };
   }
 
-  private async findUser(query: () => Promise<UserAccount | undefined>): Promise<UserAccount | undefined> {
+  private async findUser(query: () => Promise<Member | undefined>): Promise<Member | undefined> {
     try {
       return await query();
     } catch (error) {
       throw new StoreUnavailableError('database', error);
     }
   }
+}
+
+/** A disabled user, or any user of a disabled party (docs/parties.md, "Disabling"), neither logs in nor refreshes. */
+function isDisabled(user: Member): boolean {
+  return user.disabledAt !== null || user.party.disabledAt !== null;
 }
 
 /** 32 random bytes, base64url: opaque to the client, unguessable (256 bits). */

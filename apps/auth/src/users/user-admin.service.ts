@@ -1,18 +1,12 @@
-import { fhirBasesOverlap } from '@bedrequest/tokens';
+import type { PartyAdministration } from '../parties/party-admin.service';
+import { checkRoleBinding, InvalidUserError, parseEmail, parseIkNumbers, parseName, parseRole } from '../parties/party-input';
 import type { PasswordHasher } from '../passwords/password-hasher';
-import { ROLES, type Role, type UserAccount } from './user';
-import type { NewUser, UserRepository } from './user.repository';
+import type { Member } from './user';
+import { RoleChangeError, type NewUser, type UserRepository } from './user.repository';
 
-/** Input the admin command line refuses, with a one-line reason. */
-export class InvalidUserError extends Error {
-  override name = 'InvalidUserError';
-}
+export { InvalidUserError, type ClinicDirectory } from '../parties/party-input';
 
-/** Is this IK number a participating clinic? Routing owns the registry; auth asks its internal API. */
-export interface ClinicDirectory {
-  isParticipatingClinic(ik: string): Promise<boolean>;
-}
-
+/** `user create --role …`: a login with a party of its own, as release 1.0 made them. */
 export interface UserInput {
   readonly role: string;
   readonly username: string;
@@ -22,8 +16,16 @@ export interface UserInput {
   readonly fhirBase?: string;
 }
 
-/** docs/decisions.md, "Parties and credentials": an IK number is 9 digits. */
-const IK_PATTERN = /^[0-9]{9}$/;
+/** `user create --party …`: a person added to an existing party. */
+export interface PartyUserInput {
+  readonly partyId: string;
+  readonly username: string;
+  readonly password: string;
+  readonly displayName?: string;
+  readonly email?: string;
+  readonly administrator: boolean;
+}
+
 const USERNAME_PATTERN = /^[a-z0-9][a-z0-9._@+-]{0,127}$/;
 /**
  * Passwords are issued out of band by an administrator (docs/decisions.md): at least 12 characters
@@ -40,15 +42,35 @@ export function normalizeUsername(username: string): string {
 
 /** Creates, lists and disables the users that log in (the `user` commands of `npm run admin`). */
 export class UserAdministration {
-  constructor(private readonly deps: { users: UserRepository; passwords: PasswordHasher; clinics: ClinicDirectory; now: () => number }) {}
+  constructor(private readonly deps: { users: UserRepository; parties: PartyAdministration; passwords: PasswordHasher; now: () => number }) {}
 
-  async create(input: UserInput): Promise<UserAccount> {
+  async create(input: UserInput): Promise<Member> {
     return this.deps.users.create(await this.prepare(input));
   }
 
-  /** Like create, but an existing user of that name gets the new password and attributes and is enabled. */
-  async upsert(input: UserInput): Promise<{ user: UserAccount; created: boolean }> {
-    return this.deps.users.upsert(await this.prepare(input));
+  async createInParty(input: PartyUserInput): Promise<Member> {
+    const party = await this.deps.parties.find(input.partyId);
+    if (party.disabledAt) throw new InvalidUserError(`party ${party.id} is disabled: its users cannot log in`);
+    const username = checkUsername(input.username);
+    return this.deps.users.createInParty({
+      partyId: party.id,
+      username,
+      displayName: input.displayName === undefined ? username : parseName(input.displayName, '--display-name'),
+      email: input.email === undefined ? undefined : parseEmail(input.email, '--email'),
+      administrator: input.administrator,
+      passwordHash: await this.hashOf(input.password),
+    });
+  }
+
+  /** Like create, but an existing user of that name gets the new password, its party the new attributes, and it is enabled. */
+  async upsert(input: UserInput): Promise<{ user: Member; created: boolean }> {
+    const user = await this.prepare(input);
+    try {
+      return await this.deps.users.upsert(user);
+    } catch (error) {
+      if (error instanceof RoleChangeError) throw new InvalidUserError(error.message);
+      throw error;
+    }
   }
 
   async disable(username: string): Promise<'disabled' | 'already-disabled'> {
@@ -57,88 +79,33 @@ export class UserAdministration {
     return result;
   }
 
-  list(): Promise<UserAccount[]> {
+  list(): Promise<Member[]> {
     return this.deps.users.list();
   }
 
   private async prepare(input: UserInput): Promise<NewUser> {
     const role = parseRole(input.role);
-    const username = normalizeUsername(input.username);
-    if (!USERNAME_PATTERN.test(username)) {
-      throw new InvalidUserError(`malformed username "${input.username}": 1-128 letters, digits, ".", "_", "@", "+" or "-"`);
-    }
-    if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
+    const username = checkUsername(input.username);
+    const passwordHash = await this.hashOf(input.password);
+    const ikNumbers = parseIkNumbers(input.ik);
+    // An existing user's own party may keep its base (upsert); any other party's overlapping base is refused.
+    const ownPartyId = (await this.deps.users.findByUsername(username))?.partyId;
+    const fhirBase = await checkRoleBinding(this.deps.parties.bindingDeps(), { role, ikNumbers, fhirBase: input.fhirBase, ownPartyId });
+    return { username, role, ikNumbers, fhirBase, passwordHash };
+  }
+
+  private async hashOf(password: string): Promise<string> {
+    if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
       throw new InvalidUserError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters (and at most ${MAX_PASSWORD_LENGTH})`);
     }
-    const ikNumbers = parseIkNumbers(input.ik);
-    let fhirBase: string | undefined;
-    if (role === 'referrer') {
-      if (input.fhirBase === undefined) throw new InvalidUserError("missing option --fhir-base (the referrer's registered FHIR base URL)");
-      fhirBase = parseFhirBase(input.fhirBase);
-      await this.assertOwnFhirBase(username, fhirBase);
-    } else {
-      if (input.fhirBase !== undefined) throw new InvalidUserError('--fhir-base applies to referrers only');
-      if (ikNumbers.length !== 1) throw new InvalidUserError('a clinic user is bound to exactly one IK number');
-      const [ik] = ikNumbers as [string];
-      if (!(await this.deps.clinics.isParticipatingClinic(ik))) {
-        throw new InvalidUserError(`unknown clinic IK ${ik}: register the clinic first (npm run admin -- clinic upsert --ik ${ik} ...)`);
-      }
-    }
-    return { username, role, ikNumbers, fhirBase, passwordHash: await this.deps.passwords.hash(input.password) };
-  }
-
-  /**
-   * A referrer's FHIR base may not lie inside or around another referrer's (by path segments), or
-   * one of them would own the other's identifiers. The same base is allowed: another login of the
-   * same referrer.
-   */
-  private async assertOwnFhirBase(username: string, fhirBase: string): Promise<void> {
-    const other = (await this.deps.users.list()).find(
-      (user) => user.role === 'referrer' && user.username !== username && fhirBasesOverlap(user.fhirBase, fhirBase),
-    );
-    if (other?.role === 'referrer') {
-      throw new InvalidUserError(
-        `the FHIR base ${fhirBase} overlaps the FHIR base ${other.fhirBase} of referrer ${other.username}: each referrer needs a base of its own`,
-      );
-    }
+    return this.deps.passwords.hash(password);
   }
 }
 
-function parseRole(value: string): Role {
-  if (!(ROLES as readonly string[]).includes(value)) throw new InvalidUserError(`unknown role "${value}" (expected "referrer" or "clinic")`);
-  return value as Role;
-}
-
-function parseIkNumbers(value: string): string[] {
-  const ikNumbers = [
-    ...new Set(
-      value
-        .split(',')
-        .map((ik) => ik.trim())
-        .filter((ik) => ik !== ''),
-    ),
-  ];
-  if (ikNumbers.length === 0) throw new InvalidUserError('at least one IK number is required');
-  for (const ik of ikNumbers) {
-    if (!IK_PATTERN.test(ik)) throw new InvalidUserError(`malformed IK number "${ik}": an IK number is 9 digits`);
+function checkUsername(value: string): string {
+  const username = normalizeUsername(value);
+  if (!USERNAME_PATTERN.test(username)) {
+    throw new InvalidUserError(`malformed username "${value}": 1-128 letters, digits, ".", "_", "@", "+" or "-"`);
   }
-  return ikNumbers;
-}
-
-/**
- * The referrer's FHIR base URL: every ServiceRequest.identifier it sends must begin with it
- * (spec, Authentication 10). Stored as given, since it is compared as a prefix.
- */
-function parseFhirBase(value: string): string {
-  const fhirBase = value.trim();
-  let url: URL;
-  try {
-    url = new URL(fhirBase);
-  } catch {
-    throw new InvalidUserError(`bad URL "${value}" for --fhir-base: an absolute http(s) URL is required`);
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
-    throw new InvalidUserError(`bad URL "${value}" for --fhir-base: an absolute http(s) URL without query, fragment or credentials is required`);
-  }
-  return fhirBase;
+  return username;
 }

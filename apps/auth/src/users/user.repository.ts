@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { mirrorToOwnUser } from '../parties/party.repository';
+import { partyColumns, toParty, type NewParty, type PartyRow } from '../parties/party';
 import type { AuthDatabase } from '../persistence/database';
-import type { Role, UserAccount } from './user';
+import type { Member, Role } from './user';
 
 /** The username is taken (unique index user_account_username_key). */
 export class DuplicateUsernameError extends Error {
@@ -9,62 +12,97 @@ export class DuplicateUsernameError extends Error {
   }
 }
 
+/** `user upsert --role` would change the role of a party that has other people too. */
+export class RoleChangeError extends Error {
+  override name = 'RoleChangeError';
+  constructor(username: string, role: Role) {
+    super(`user ${username} belongs to a party with other users: its role cannot become ${role} (create a new party)`);
+  }
+}
+
+/** A user with a party of its own, as release 1.0 made them: the party takes the user's id and its username as name. */
 export interface NewUser {
   readonly username: string;
   readonly passwordHash: string;
   readonly role: Role;
   readonly ikNumbers: readonly string[];
   readonly fhirBase?: string;
+  readonly displayName?: string;
+  readonly email?: string;
+  readonly administrator?: boolean;
+}
+
+/** A person added to an existing party. */
+export interface NewPartyUser {
+  readonly partyId: string;
+  readonly username: string;
+  readonly passwordHash: string;
+  readonly displayName: string;
+  readonly email?: string;
+  readonly administrator: boolean;
 }
 
 interface UserRow {
   id: string;
   username: string;
   passwordHash: string;
-  role: string;
-  ikNumbers: string[];
-  fhirBase: string | null;
+  partyId: string;
+  displayName: string;
+  email: string | null;
+  administrator: boolean;
   disabledAt: Date | null;
   createdAt: Date;
+  party: PartyRow;
 }
+
+const WITH_PARTY = { include: { party: true } } as const;
 
 export class UserRepository {
   constructor(private readonly prisma: AuthDatabase) {}
 
-  async findByUsername(username: string): Promise<UserAccount | undefined> {
-    const row = await this.prisma.userAccount.findUnique({ where: { username } });
-    return row ? toUser(row) : undefined;
+  async findByUsername(username: string): Promise<Member | undefined> {
+    const row = await this.prisma.userAccount.findUnique({ where: { username }, ...WITH_PARTY });
+    return row ? toMember(row) : undefined;
   }
 
-  async findById(id: string): Promise<UserAccount | undefined> {
-    const row = await this.prisma.userAccount.findUnique({ where: { id } });
-    return row ? toUser(row) : undefined;
+  async findById(id: string): Promise<Member | undefined> {
+    const row = await this.prisma.userAccount.findUnique({ where: { id }, ...WITH_PARTY });
+    return row ? toMember(row) : undefined;
   }
 
-  async list(): Promise<UserAccount[]> {
-    const rows = await this.prisma.userAccount.findMany({ orderBy: { username: 'asc' } });
-    return rows.map(toUser);
+  async list(): Promise<Member[]> {
+    const rows = await this.prisma.userAccount.findMany({ orderBy: { username: 'asc' }, ...WITH_PARTY });
+    return rows.map(toMember);
   }
 
-  async create(user: NewUser): Promise<UserAccount> {
-    try {
-      return toUser(await this.prisma.userAccount.create({ data: columns(user) }));
-    } catch (error) {
-      if ((error as { code?: string }).code === 'P2002') throw new DuplicateUsernameError(user.username);
-      throw error;
-    }
+  /** A user with a party of its own (`user create --role`): the party takes the user's id. */
+  async create(user: NewUser): Promise<Member> {
+    return this.unique(user.username, () => this.prisma.$transaction((tx) => createAlone(tx, user)));
   }
 
-  /** Creates the user, or replaces password, role, IK numbers and FHIR base and enables it again. */
-  async upsert(user: NewUser): Promise<{ user: UserAccount; created: boolean }> {
+  async createInParty(user: NewPartyUser): Promise<Member> {
+    const { partyId, email, ...rest } = user;
+    return this.unique(user.username, async () =>
+      toMember(await this.prisma.userAccount.create({ data: { ...rest, email: email ?? null, party: { connect: { id: partyId } } }, ...WITH_PARTY })),
+    );
+  }
+
+  /**
+   * Creates the user with a party of its own, or gives an existing one the new password and enables
+   * it, and its party the role, IK numbers and FHIR base (a role only while the user is its party's only one).
+   */
+  async upsert(user: NewUser): Promise<{ user: Member; created: boolean }> {
     return this.prisma.$transaction(async (tx) => {
-      const existing = await tx.userAccount.findUnique({ where: { username: user.username }, select: { id: true } });
-      const row = await tx.userAccount.upsert({
-        where: { username: user.username },
-        create: columns(user),
-        update: { ...columns(user), disabledAt: null },
-      });
-      return { user: toUser(row), created: !existing };
+      const existing = await tx.userAccount.findUnique({ where: { username: user.username }, ...WITH_PARTY });
+      if (!existing) return { user: await createAlone(tx, user), created: true };
+      const columns = partyColumns(user);
+      if (existing.party.role !== user.role && (await tx.userAccount.count({ where: { partyId: existing.partyId } })) > 1) {
+        throw new RoleChangeError(user.username, user.role);
+      }
+      await tx.party.update({ where: { id: existing.partyId }, data: columns });
+      await mirrorToOwnUser(tx, existing.partyId, columns);
+      const row = await tx.userAccount.update({ where: { id: existing.id }, data: { passwordHash: user.passwordHash, disabledAt: null }, ...WITH_PARTY });
+      return { user: toMember(row), created: false };
     });
   }
 
@@ -74,23 +112,53 @@ export class UserRepository {
     if (count === 1) return 'disabled';
     return (await this.findByUsername(username)) ? 'already-disabled' : 'unknown';
   }
+
+  private async unique<T>(username: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if ((error as { code?: string }).code === 'P2002') throw new DuplicateUsernameError(username);
+      throw error;
+    }
+  }
 }
 
-function columns(user: NewUser) {
+type Transaction = Parameters<Parameters<AuthDatabase['$transaction']>[0]>[0];
+
+async function createAlone(tx: Transaction, user: NewUser): Promise<Member> {
+  const id = randomUUID();
+  const party: NewParty = { role: user.role, name: user.username, ikNumbers: user.ikNumbers, fhirBase: user.fhirBase };
+  const columns = partyColumns(party);
+  await tx.party.create({ data: { id, ...columns, name: party.name } });
+  const row = await tx.userAccount.create({
+    data: {
+      id,
+      partyId: id,
+      username: user.username,
+      passwordHash: user.passwordHash,
+      displayName: user.displayName ?? user.username,
+      email: user.email ?? null,
+      administrator: user.administrator ?? false,
+      // Deprecated copies for auth 1.0 during a rollout (docs/compatibility.md, "1.1").
+      ...columns,
+    },
+    ...WITH_PARTY,
+  });
+  return toMember(row);
+}
+
+function toMember(row: UserRow): Member {
+  const { party, ...user } = row;
   return {
+    id: user.id,
     username: user.username,
     passwordHash: user.passwordHash,
-    role: user.role,
-    ikNumbers: [...user.ikNumbers],
-    fhirBase: user.role === 'referrer' ? (user.fhirBase ?? null) : null,
+    partyId: user.partyId,
+    displayName: user.displayName,
+    email: user.email,
+    administrator: user.administrator,
+    disabledAt: user.disabledAt,
+    createdAt: user.createdAt,
+    party: toParty(party),
   };
-}
-
-function toUser(row: UserRow): UserAccount {
-  const base = { id: row.id, username: row.username, passwordHash: row.passwordHash, disabledAt: row.disabledAt, createdAt: row.createdAt };
-  // The table's CHECK constraints guarantee these shapes; a row breaking them is a bug worth failing on.
-  if (row.role === 'referrer' && row.fhirBase !== null) return { ...base, role: 'referrer', ikNumbers: row.ikNumbers, fhirBase: row.fhirBase };
-  const [ik] = row.ikNumbers;
-  if (row.role === 'clinic' && ik !== undefined && row.ikNumbers.length === 1) return { ...base, role: 'clinic', ikNumbers: [ik] };
-  throw new Error(`user ${row.id} has an inconsistent role, IK numbers or FHIR base`);
 }

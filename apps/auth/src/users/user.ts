@@ -1,27 +1,23 @@
+import type { Party } from '../parties/party';
+
 /** docs/decisions.md, "Parties and credentials": the two roles that log in. */
 export const ROLES = ['referrer', 'clinic'] as const;
 export type Role = (typeof ROLES)[number];
 
-interface UserBase {
+/** A person's login inside a party (docs/parties.md, "Parties and people"). */
+export interface UserAccount {
   readonly id: string;
   readonly username: string;
   readonly passwordHash: string;
+  readonly partyId: string;
+  /** The name the person's actions carry (`act.name` of their access tokens). */
+  readonly displayName: string;
+  readonly email: string | null;
+  /** Manages the party's people (the party administrator's API, a later step). */
+  readonly administrator: boolean;
   readonly disabledAt: Date | null;
   readonly createdAt: Date;
 }
 
-/** An acute hospital or referral portal: one or more IK numbers it may send for, and its FHIR base URL. */
-export interface ReferrerUser extends UserBase {
-  readonly role: 'referrer';
-  readonly ikNumbers: readonly string[];
-  readonly fhirBase: string;
-}
-
-/** Staff or the information system of one rehabilitation clinic: bound to that clinic's IK number. */
-export interface ClinicUser extends UserBase {
-  readonly role: 'clinic';
-  readonly ikNumbers: readonly [string];
-  readonly fhirBase?: undefined;
-}
-
-export type UserAccount = ReferrerUser | ClinicUser;
+/** A user with its party: what login, refresh and the command line work with. */
+export type Member = UserAccount & { readonly party: Party };
