@@ -1,8 +1,9 @@
-// `npm run admin -- <clinic|user|audit|request|dead-letters|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
+// `npm run admin -- <clinic|party|user|audit|request|dead-letters|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
 // and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
-// apps/routing/src/cli.ts (the clinic registry), `user ...` is apps/auth/src/cli.ts (logins),
+// apps/routing/src/cli.ts (the clinic registry), `party ...` and `user ...` are apps/auth/src/cli.ts
+// (parties and the logins of their people, docs/parties.md),
 // `audit ...` (the audit trail's verification and its anchors' export), `request ...` (an audited
 // export of a request),
 // `dead-letters ...` (every service's dead-letter queues, audited) and `intake ...` (its keys for data
@@ -24,7 +25,16 @@ import { bundleEntry } from '../libs/testing/src/bundle-entry.mjs';
 if (!process.env.NODE_ENV?.trim()) process.env.NODE_ENV = 'development';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const serviceOf = { clinic: 'routing', user: 'auth', audit: 'intake', request: 'intake', 'dead-letters': 'intake', intake: 'intake', notifier: 'notifier' };
+const serviceOf = {
+  clinic: 'routing',
+  party: 'auth',
+  user: 'auth',
+  audit: 'intake',
+  request: 'intake',
+  'dead-letters': 'intake',
+  intake: 'intake',
+  notifier: 'notifier',
+};
 const USAGE_ERROR = 2;
 
 const args = process.argv.slice(2);

@@ -4,6 +4,7 @@ import { loadConfig } from '@bedrequest/config';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import { USER_CLI, openUserAdministration } from './cli';
 import { AuthCliConfig } from './config';
+import { PARTY_CLI } from './parties/party.cli';
 import { PasswordHasher } from './passwords/password-hasher';
 import { openAuthDatabase, type AuthDatabase } from './persistence/database';
 
@@ -12,7 +13,7 @@ import { openAuthDatabase, type AuthDatabase } from './persistence/database';
  * is played by a small HTTP server answering as routing does (200 with the clinic's record for a
  * registered IK, 404 with an error body otherwise); the real API is tested in apps/routing.
  */
-describe('npm run admin -- user ...', () => {
+describe('npm run admin -- user ... and party ...', () => {
   const registeredClinics = new Set(['510000001', '510000002']);
   let routing: Server;
   let config: AuthCliConfig;
@@ -44,7 +45,8 @@ describe('npm run admin -- user ...', () => {
     const out: string[] = [];
     const err: string[] = [];
     const open = () => openUserAdministration({ config: { ...config, ...overrides } });
-    const code = await USER_CLI.run(argv, { open, out: (line) => out.push(line), err: (line) => err.push(line), stdin: async () => stdin });
+    const cli = argv[0] === 'party' ? PARTY_CLI : USER_CLI;
+    const code = await cli.run(argv, { open, out: (line) => out.push(line), err: (line) => err.push(line), stdin: async () => stdin });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
   const stored = async (username: string) => {
@@ -275,5 +277,226 @@ describe('npm run admin -- user ...', () => {
     const results = [await admin(['user', 'create', ...referrerArgs]), await admin(['user', 'list'])];
 
     for (const result of results) expect(result.out + result.err).not.toContain('referrer-password');
+  });
+
+  describe('parties with several people (docs/parties.md, "The command line")', () => {
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const party = async (...args: string[]) => {
+      const result = await admin(['party', 'create', ...args]);
+      expect(result).toMatchObject({ code: 0, err: '', out: expect.stringMatching(UUID) });
+      return result.out;
+    };
+    const person = (partyId: string, username: string, ...args: string[]) =>
+      admin(['user', 'create', '--party', partyId, '--username', username, '--password', `${username}-password`, ...args]);
+    const storedParty = async (id: string) => {
+      await stored('nobody');
+      return prisma.party.findUnique({ where: { id } });
+    };
+
+    it('creates a party, prints its id, and adds people to it with display name, e-mail and administrator flag', async () => {
+      const id = await party(
+        '--role',
+        'referrer',
+        '--name',
+        'Klinikum Nord',
+        '--ik',
+        '260000011,260000012',
+        '--fhir-base',
+        'https://nord.example/fhir',
+        '--contact-email',
+        'sozialdienst@nord.example',
+      );
+
+      const first = await person(id, 'Nord-Erika', '--display-name', 'Erika Muster', '--email', 'erika@nord.example', '--admin');
+      const second = await person(id, 'nord-max');
+
+      expect(first).toEqual({
+        code: 0,
+        out: expect.stringMatching(new RegExp(`^created user nord-erika \\(id [0-9a-f-]{36}\\) in referrer party ${id} "Klinikum Nord", administrator$`)),
+        err: '',
+      });
+      expect(second).toMatchObject({ code: 0, err: '' });
+      expect(await storedParty(id)).toMatchObject({
+        role: 'referrer',
+        name: 'Klinikum Nord',
+        ikNumbers: ['260000011', '260000012'],
+        fhirBase: 'https://nord.example/fhir',
+        contactEmail: 'sozialdienst@nord.example',
+        disabledAt: null,
+      });
+      expect(await stored('nord-erika')).toMatchObject({
+        partyId: id,
+        displayName: 'Erika Muster',
+        email: 'erika@nord.example',
+        administrator: true,
+        role: null,
+        fhirBase: null,
+      });
+      expect(await stored('nord-max')).toMatchObject({ partyId: id, displayName: 'nord-max', email: null, administrator: false });
+      expect((await stored('nord-max'))!.id).not.toBe(id);
+
+      const parties = await admin(['party', 'list']);
+      expect(parties.out).toContain(
+        `referrer party ${id} "Klinikum Nord" ik 260000011,260000012 fhir-base https://nord.example/fhir contact sozialdienst@nord.example, active, 2 users`,
+      );
+      const users = await admin(['user', 'list']);
+      expect(users.out).toContain(
+        `referrer user nord-erika (id ${(await stored('nord-erika'))!.id}) ik 260000011,260000012 fhir-base https://nord.example/fhir, active, party ${id}, display name "Erika Muster"`,
+      );
+    });
+
+    it('keeps user create --role as it was: a party of one, whose id and name are the user’s, listed with the user as its party', async () => {
+      const result = await admin(['user', 'create', '--role', 'clinic', '--username', 'alone', '--password', 'clinic-password', '--ik', '510000002']);
+
+      expect(result).toEqual({ code: 0, out: expect.stringMatching(/^created clinic user alone \(id [0-9a-f-]{36}\) ik 510000002, active$/), err: '' });
+      const user = (await stored('alone'))!;
+      expect(user).toMatchObject({ partyId: user.id, displayName: 'alone', role: 'clinic', ikNumbers: ['510000002'] });
+      expect(await storedParty(user.id)).toMatchObject({ role: 'clinic', name: 'alone', ikNumbers: ['510000002'] });
+      expect((await admin(['user', 'list'])).out).toContain(`clinic user alone (id ${user.id}) ik 510000002, active, party ${user.id}, display name "alone"`);
+    });
+
+    it('creates a clinic party for a registered clinic, and updates a party’s name, IK numbers, FHIR base and e-mail', async () => {
+      const clinic = await party('--role', 'clinic', '--name', 'Rehaklinik Waldsee', '--ik', '510000001');
+      const referrer = await party('--role', 'referrer', '--name', 'Klinikum Süd', '--ik', '260000021', '--fhir-base', 'https://sued.example/fhir');
+
+      const renamed = await admin(['party', 'update', '--id', clinic, '--name', 'Waldsee', '--contact-email', 'info@waldsee.example']);
+      const moved = await admin(['party', 'update', '--id', referrer, '--ik', '260000021,260000022', '--fhir-base', 'https://sued.example/fhir/v2']);
+
+      expect(renamed).toEqual({ code: 0, out: `updated clinic party ${clinic} "Waldsee" ik 510000001 contact info@waldsee.example, active`, err: '' });
+      expect(moved).toMatchObject({ code: 0, err: '' });
+      expect(await storedParty(referrer)).toMatchObject({
+        name: 'Klinikum Süd',
+        ikNumbers: ['260000021', '260000022'],
+        fhirBase: 'https://sued.example/fhir/v2',
+      });
+    });
+
+    it('updates the old columns of a party of one, for auth 1.0 processes of a rollout (docs/compatibility.md, "1.1")', async () => {
+      await admin([
+        'user',
+        'create',
+        '--role',
+        'referrer',
+        '--username',
+        'mirrored',
+        '--password',
+        'referrer-password',
+        '--ik',
+        '260000031',
+        '--fhir-base',
+        'https://mirror.example/fhir',
+      ]);
+      const { id } = (await stored('mirrored'))!;
+
+      expect(await admin(['party', 'update', '--id', id, '--ik', '260000031,260000032'])).toMatchObject({ code: 0, err: '' });
+
+      expect(await stored('mirrored')).toMatchObject({ role: 'referrer', ikNumbers: ['260000031', '260000032'], fhirBase: 'https://mirror.example/fhir' });
+    });
+
+    it('disables a party, says so again without failing, and adds no one to it', async () => {
+      const id = await party('--role', 'referrer', '--name', 'Klinikum Ost', '--ik', '260000041', '--fhir-base', 'https://ost.example/fhir');
+
+      expect(await admin(['party', 'disable', '--id', id])).toEqual({ code: 0, out: `disabled party ${id}`, err: '' });
+      expect((await storedParty(id))!.disabledAt).toBeInstanceOf(Date);
+      expect((await admin(['party', 'disable', '--id', id])).out).toBe(`party ${id} was already disabled`);
+      expect((await admin(['party', 'list'])).out).toMatch(new RegExp(`party ${id} "Klinikum Ost" .* disabled since .*, 0 users`));
+      expect(await person(id, 'ost-late')).toEqual({ code: 1, out: '', err: `error: party ${id} is disabled: its users cannot log in` });
+    });
+
+    const referrerParty = (name: string, base: string) => ['party', 'create', '--role', 'referrer', '--name', name, '--ik', '260000051', '--fhir-base', base];
+    it.each([
+      [
+        'an unknown party',
+        ['user', 'create', '--party', '00000000-0000-4000-8000-000000000000', '--username', 'p1', '--password', 'person-password'],
+        'no party with id "00000000-0000-4000-8000-000000000000"',
+      ],
+      ['a party id that is no uuid', ['user', 'create', '--party', 'nord', '--username', 'p2', '--password', 'person-password'], 'no party with id "nord"'],
+      ['a short password of a person', ['user', 'create', '--party', '%nord%', '--username', 'p3', '--password', 'short'], 'at least 12 characters'],
+      [
+        'an unknown clinic IK',
+        ['party', 'create', '--role', 'clinic', '--name', 'X', '--ik', '519999999'],
+        'unknown clinic IK 519999999: register the clinic first',
+      ],
+      [
+        'two IK numbers for a clinic',
+        ['party', 'create', '--role', 'clinic', '--name', 'X', '--ik', '510000001,510000002'],
+        'a clinic is bound to exactly one IK number',
+      ],
+      ['a malformed IK', ['party', 'create', '--role', 'clinic', '--name', 'X', '--ik', '51000001'], 'malformed IK number "51000001"'],
+      ['a referrer without FHIR base', ['party', 'create', '--role', 'referrer', '--name', 'X', '--ik', '260000001'], 'missing option --fhir-base'],
+      [
+        'a FHIR base for a clinic',
+        ['party', 'create', '--role', 'clinic', '--name', 'X', '--ik', '510000001', '--fhir-base', 'https://x.example/fhir'],
+        '--fhir-base applies to referrers only',
+      ],
+      ['an unknown role', ['party', 'create', '--role', 'admin', '--name', 'X', '--ik', '260000001'], 'unknown role "admin"'],
+      ['a bad contact e-mail', [...referrerParty('X', 'https://x1.example/fhir'), '--contact-email', 'nobody'], 'bad --contact-email "nobody"'],
+      // The first test's referrer (https://demo-hospital.example/fhir, a party of one) inside or around another party's base.
+      [
+        'a FHIR base inside another party’s',
+        referrerParty('Inner', 'https://demo-hospital.example/fhir/station'),
+        'overlaps the FHIR base https://demo-hospital.example/fhir of referrer demo-referrer',
+      ],
+      [
+        'an update moving a FHIR base around another party’s',
+        ['party', 'update', '--id', '%nord%', '--fhir-base', 'https://demo-hospital.example/'],
+        'overlaps the FHIR base https://demo-hospital.example/fhir',
+      ],
+      ['an update of an unknown party', ['party', 'update', '--id', '00000000-0000-4000-8000-000000000000', '--name', 'X'], 'no party with id'],
+      ['disabling an unknown party', ['party', 'disable', '--id', '00000000-0000-4000-8000-000000000000'], 'no party with id'],
+      [
+        'a duplicate username in a party',
+        ['user', 'create', '--party', '%nord%', '--username', 'nord-max', '--password', 'person-password'],
+        'a user named "nord-max" already exists',
+      ],
+    ])('refuses %s with exit code 1 and a one-line reason', async (_case, argv, reason) => {
+      const nord = (await prisma.party.findFirstOrThrow({ where: { name: 'Klinikum Nord' } })).id;
+      const result = await admin(argv.map((arg) => (arg === '%nord%' ? nord : arg)));
+
+      expect(result).toEqual({ code: 1, out: '', err: expect.stringContaining(reason) });
+      expect(result.err).not.toContain('\n');
+    });
+
+    it.each([
+      [
+        '--party with --role',
+        ['user', 'create', '--party', 'x', '--role', 'clinic', '--username', 'u', '--password', 'person-password'],
+        '--party takes no --role, --ik or --fhir-base',
+      ],
+      [
+        '--party with --ik',
+        ['user', 'create', '--party', 'x', '--ik', '510000001', '--username', 'u', '--password', 'person-password'],
+        '--party takes no --role',
+      ],
+      ['--display-name without --party', [...clinicArgs('510000001'), '--display-name', 'Erika'], '--display-name, --email and --admin go with --party'],
+      [
+        'neither --party nor --role',
+        ['user', 'create', '--username', 'u', '--password', 'person-password', '--ik', '510000001'],
+        'missing option --role (or --party)',
+      ],
+      ['--role without --ik', ['user', 'create', '--role', 'clinic', '--username', 'u', '--password', 'person-password'], 'missing option --ik'],
+      ['party create without --name', ['party', 'create', '--role', 'clinic', '--ik', '510000001'], 'missing option --name'],
+      ['party disable without --id', ['party', 'disable'], 'missing option --id'],
+      [
+        'an unknown party command',
+        ['party', 'delete'],
+        'unknown command "party delete" (expected one of "party create", "party update", "party list", "party disable")',
+      ],
+    ])('refuses %s as a usage error: exit code 2', async (_case, argv, reason) => {
+      const result = await admin(argv);
+
+      expect(result).toEqual({ code: 2, out: '', err: expect.stringContaining(reason) });
+      expect(result.err).toMatch(new RegExp(`; see npm run admin -- ${argv[0]} --help$`));
+    });
+
+    it('answers party --help with every command and its options, without opening the database', async () => {
+      const result = await admin(['party', '--help'], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/unreachable' });
+
+      expect(result).toMatchObject({ code: 0, err: '' });
+      expect(result.out).toContain(
+        '\n  party create --role referrer|clinic --name <name> --ik <IK>[,<IK>...] [--fhir-base <url>] [--contact-email <e-mail>]\n',
+      );
+      for (const command of ['update --id <party id>', 'list', 'disable --id <party id>']) expect(result.out).toContain(`\n  party ${command}`);
+    });
   });
 });
