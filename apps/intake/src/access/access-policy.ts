@@ -117,8 +117,8 @@ export const auditEventAccess = {
 };
 
 /**
- * An entry as `viewer` may see it: who of a party acted (`altId`, the access token's `sub`) and from
- * where (`network`) only when the viewer is of that party, so that a referrer sees which clinic read
+ * An entry as `viewer` may see it: who of a party acted (`altId`, the person's user id, and `name`,
+ * their display name) and from where (`network`) only when the viewer is of that party, so that a referrer sees which clinic read
  * or answered its request, or that an administrator did, and not the clinic's people or the
  * operator. A referrer's own agents are the referrer's (its requests only ever carry its own); a
  * clinic sees only entries of its own access. The stored entry, which the hash chain covers, is unchanged.
@@ -132,6 +132,7 @@ function asSeenBy(viewer: Viewer, event: AuditEvent): AuditEvent {
 function withoutPerson(agent: AuditEventAgent): AuditEventAgent {
   const rest = { ...agent };
   delete rest.altId;
+  delete rest.name;
   delete rest.network;
   return rest;
 }

@@ -12,4 +12,4 @@ export {
   type TaskFacts,
   type Viewer,
 } from './access-policy';
-export { callerOf, type Caller } from './caller';
+export { callerOf, personOf, type Caller } from './caller';

@@ -48,6 +48,16 @@ describe('the AuditEvent of a record', () => {
         source: 'intake',
       },
     ],
+    [
+      'a person of a clinic answering',
+      {
+        interaction: 'update',
+        agent: { kind: 'clinic', user: 'clinic-a-anna', name: 'Anna Köhler', ik: '510000001', address: '198.51.100.2' },
+        request: REQUEST,
+        resources: [TASK],
+        source: 'intake',
+      },
+    ],
     ['an automatic answer', { interaction: 'update', agent: { kind: 'service', service: 'routing' }, request: REQUEST, resources: [TASK], source: 'intake' }],
     [
       'an export at the command line',
@@ -102,6 +112,30 @@ describe('the AuditEvent of a record', () => {
     });
   });
 
+  it('names the person of the party who acted beside the organisation: altId their user id, name their display name', () => {
+    const { resource } = auditEntryOf(records[4]![1], ID, RECORDED);
+
+    expect(resource.agent[0]).toEqual({
+      type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ParticipationType', code: 'AUT', display: 'author (originator)' }] },
+      role: [{ text: 'clinic' }],
+      requestor: true,
+      who: { type: 'Organization', identifier: { system: 'http://fhir.de/sid/arge-ik/iknr', value: '510000001' } },
+      altId: 'clinic-a-anna',
+      name: 'Anna Köhler',
+      network: { address: '198.51.100.2', type: '2' },
+    });
+    expect(auditColumnsOf({ ownerPartyId: 'referrer-1', resource })).toMatchObject({ agent_user: 'clinic-a-anna', agent_ik: '510000001' });
+  });
+
+  it("keeps of a display name only what the database's JSON can store, and no name when nothing is left", () => {
+    const nameOf = (name: string) =>
+      auditEntryOf({ ...records[4]![1], agent: { kind: 'clinic', user: 'u', name, ik: '510000001' } }, ID, RECORDED).resource.agent[0];
+
+    // PostgreSQL's jsonb refuses \u0000 and a lone surrogate: the entry, and the change with it, could not be stored.
+    expect(nameOf('Anna\u0000 K\u00f6hler\ud800')?.name).toBe('Anna K\u00f6hler\ufffd');
+    expect(nameOf('\u0000\u0007')).not.toHaveProperty('name');
+  });
+
   it('maps the interactions to R4 actions: reads R, searches E, creation C, changes U', () => {
     const actionOf = (interaction: AuditRecord['interaction']) => auditEntryOf({ ...records[0]![1], interaction }, ID, RECORDED).resource.action;
     expect(['read', 'vread', 'search-type', 'create', 'update', 'delete'].map((interaction) => actionOf(interaction as AuditRecord['interaction']))).toEqual([
@@ -128,6 +162,6 @@ describe('the AuditEvent of a record', () => {
       agent_user: 'u-1',
       agent_ik: '510000001',
     });
-    expect(auditColumnsOf(auditEntryOf(records[4]![1], ID, RECORDED))).toMatchObject({ agent_user: null, agent_ik: null });
+    expect(auditColumnsOf(auditEntryOf(records[5]![1], ID, RECORDED))).toMatchObject({ agent_user: null, agent_ik: null });
   });
 });

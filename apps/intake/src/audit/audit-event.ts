@@ -3,19 +3,21 @@ import { IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM } from '@bedrequest/fhir-model'
 
 /**
  * What the audit trail records (issue 14): who (the agent), did what (the interaction), to which of
- * a request's resources, when, from where, with which outcome. Identifiers only: never a name, a
- * diagnosis or any other content of the request.
+ * a request's resources, when, from where, with which outcome. The patient only by identifiers:
+ * never a name, a diagnosis or any other content of the request. Staff by their user id and their
+ * display name at the time (docs/data-protection.md).
  */
 
 /** The RESTful interaction (R4 restful-interaction) an entry records. */
 export type AuditInteraction = 'read' | 'vread' | 'search-type' | 'create' | 'update' | 'delete';
 
 /**
- * Who acted: a party with its access token (`user` its `sub`; unknown for the changes its messages
- * carry without it), an administrator at the command line, or a service on a clinic's behalf.
+ * Who acted: a person of a party with their access token (`user` their user id, the token's
+ * `act.sub`, `name` their display name; unknown for the changes its messages carry without it), an
+ * administrator at the command line, or a service on a clinic's behalf.
  */
 export type AuditAgent =
-  | { kind: 'referrer' | 'clinic'; user?: string; ik: string; address?: string }
+  | { kind: 'referrer' | 'clinic'; user?: string; name?: string; ik: string; address?: string }
   | { kind: 'administrator'; user: string; address?: string }
   | { kind: 'service'; service: string };
 
@@ -98,9 +100,11 @@ function agentOf(agent: AuditAgent, type: Coding): AuditEventAgent {
       return {
         ...common,
         // The organisation the party acted for; altId is "a user identifier text string from
-        // authentication system" (R4 AuditEvent.agent.altId): the access token's `sub`.
+        // authentication system" (R4 AuditEvent.agent.altId): the person's user id, and name
+        // "human-meaningful name for the agent": their display name.
         who: { type: 'Organization', identifier: { system: IK_NUMBER_SYSTEM, value: agent.ik } },
         ...(agent.user === undefined ? {} : { altId: agent.user }),
+        ...nameOf(agent.name),
         ...networkOf(agent.address),
       };
     case 'administrator':
@@ -108,6 +112,19 @@ function agentOf(agent: AuditAgent, type: Coding): AuditEventAgent {
     case 'service':
       return { ...common, who: { display: agent.service } };
   }
+}
+
+/**
+ * A display name as PostgreSQL's jsonb can store it: it refuses \u0000 and lone surrogates, and an
+ * entry that cannot be stored would stop the change it records. Control characters go, a lone
+ * surrogate becomes U+FFFD; a name left empty is none.
+ */
+function nameOf(name: string | undefined): Pick<AuditEventAgent, 'name'> {
+  const storable = name
+    ?.toWellFormed()
+    .replace(/\p{Cc}/gu, '')
+    .trim();
+  return storable ? { name: storable } : {};
 }
 
 function networkOf(address: string | undefined): Pick<AuditEventAgent, 'network'> {

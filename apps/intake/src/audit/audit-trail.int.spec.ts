@@ -26,6 +26,11 @@ const env = testEnvironment();
 const A = '510000001';
 const B = '510000002';
 const REFERRER = { partyId: 'referrer-audit', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
+/** A referrer party of several people, each with a token of their own (docs/parties.md). */
+const TEAM = { partyId: 'referrer-team', ikNumbers: [FIXTURE_REQUESTER_IK], fhirBase: FIXTURE_FHIR_BASE };
+const ERIKA_ACT = { sub: 'team-erika', name: 'Erika Muster' };
+const MAX_ACT = { sub: 'team-max', name: 'Max Müller' };
+const ANNA_ACT = { sub: 'clinic-a-anna', name: 'Anna Köhler' };
 const clinic = (ik: string, departments: string[]): ClinicRecord => ({
   ik,
   name: ik,
@@ -60,7 +65,7 @@ describe('the audit trail', () => {
   let service: IntakeService;
   let server: Server;
   let baseUrl: string;
-  let tokens: Record<'referrer' | 'otherReferrer' | 'clinicA' | 'clinicB', string>;
+  let tokens: Record<'referrer' | 'otherReferrer' | 'clinicA' | 'clinicB' | 'erika' | 'max' | 'anna', string>;
 
   beforeAll(async () => {
     prisma = await openIntakeDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 4 });
@@ -74,6 +79,10 @@ describe('the audit trail', () => {
       otherReferrer: await accessToken(key, { sub: 'referrer-other', claims: { role: 'referrer', ik: ['260000009'], fhirBase: 'https://other.example/fhir' } }),
       clinicA: await accessToken(key, { sub: 'user-of-a', claims: { role: 'clinic', ik: [A] } }),
       clinicB: await accessToken(key, { sub: 'user-of-b', claims: { role: 'clinic', ik: [B] } }),
+      // Two people of one referrer party and a person of clinic A: `sub` the party, `act` the person (docs/parties.md, "Tokens").
+      erika: await accessToken(key, { sub: TEAM.partyId, claims: { role: 'referrer', ik: TEAM.ikNumbers, fhirBase: FIXTURE_FHIR_BASE, act: ERIKA_ACT } }),
+      max: await accessToken(key, { sub: TEAM.partyId, claims: { role: 'referrer', ik: TEAM.ikNumbers, fhirBase: FIXTURE_FHIR_BASE, act: MAX_ACT } }),
+      anna: await accessToken(key, { sub: 'clinic-a-party', claims: { role: 'clinic', ik: [A], act: ANNA_ACT } }),
     };
     const audit = new AuditTrail(new AuditTrailRepository(prismaRunner(prisma), schema));
     const tasks = new TaskReadService(new TaskReadRepository(prisma, schema, await testSealedFields(prisma, schema)), fhirSystems(), audit);
@@ -383,6 +392,80 @@ describe('the audit trail', () => {
     });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
+
+  describe('the people of one party', () => {
+    const person = (act: { sub: string; name: string }) => ({ ...TEAM, userId: act.sub, userName: act.name });
+    const agentsOf = (bundle: Bundle<AuditEvent>) =>
+      (bundle.entry ?? []).map(({ resource }) => {
+        const agent = resource!.agent[0]!;
+        return [resource!.action, agent.role?.[0]?.text, agent.altId ?? null, agent.name ?? null, agent.network?.address ?? null];
+      });
+    let identifier: string;
+    let taskA: string;
+
+    beforeAll(async () => {
+      // Erika sends the request, Anna of clinic A accepts it, Max selects A (version 2); each reads.
+      identifier = newIdentifier();
+      await service.handle([admissionCommand({ requestIdentifier: identifier, performerIks: [A] }, person(ERIKA_ACT))]);
+      taskA = await taskOf(identifier, A);
+      await service.handle([clinicAnswerCommand({ taskId: taskA, clinicIk: A, businessStatus: 'accepted', user: ANNA_ACT.sub, userName: ANNA_ACT.name })]);
+      const selection = { requestIdentifier: identifier, performerIks: [A], intent: 'order' as const, orderDetail: 'selected-provider' as const };
+      await service.handle([admissionCommand(selection, person(MAX_ACT))]);
+    });
+
+    it('shows both people the same requests: the party owns them', async () => {
+      const seenBy = async (token: string) => {
+        const answer = await get(`/internal/tasks?based-on=${encodeURIComponent(identifier)}`, token, '198.51.100.7');
+        expect(answer.status).toBe(200);
+        return ((answer.body as unknown as Bundle).entry ?? []).map((entry) => entry.resource?.id);
+      };
+
+      expect(await seenBy(tokens.erika)).toEqual([taskA]);
+      expect(await seenBy(tokens.max)).toEqual([taskA]);
+      expect((await get(`/internal/tasks/${taskA}`, tokens.anna)).status).toBe(200);
+    });
+
+    it('names in each AuditEvent the person who acted: altId their user id, name their display name', async () => {
+      expect((await entriesOf(identifier)).map((entry) => [entry.subtype, entry.role, entry.agent_user])).toEqual([
+        ['create', 'referrer', ERIKA_ACT.sub],
+        ['update', 'clinic', ANNA_ACT.sub],
+        ['update', 'referrer', MAX_ACT.sub],
+        ['search-type', 'referrer', ERIKA_ACT.sub],
+        ['search-type', 'referrer', MAX_ACT.sub],
+        ['read', 'clinic', ANNA_ACT.sub],
+      ]);
+
+      const clinicView = await search(`entity=${encodeURIComponent(identifier)}`, tokens.anna);
+      expect(agentsOf(clinicView)).toEqual([
+        ['U', 'clinic', ANNA_ACT.sub, ANNA_ACT.name, null],
+        ['R', 'clinic', ANNA_ACT.sub, ANNA_ACT.name, '203.0.113.42'],
+      ]);
+    });
+
+    it("shows each person of the referrer its own party's people, and not the clinic's", async () => {
+      const expected = [
+        ['C', 'referrer', ERIKA_ACT.sub, ERIKA_ACT.name, null],
+        ['U', 'clinic', null, null, null],
+        ['U', 'referrer', MAX_ACT.sub, MAX_ACT.name, null],
+        ['E', 'referrer', ERIKA_ACT.sub, ERIKA_ACT.name, '198.51.100.7'],
+        ['E', 'referrer', MAX_ACT.sub, MAX_ACT.name, '198.51.100.7'],
+        ['R', 'clinic', null, null, null],
+      ];
+      expect(agentsOf(await search(`entity=${encodeURIComponent(identifier)}`, tokens.erika))).toEqual(expected);
+      expect(agentsOf(await search(`entity=${encodeURIComponent(identifier)}`, tokens.max))).toEqual(expected);
+      // Another party sees none of it.
+      expect((await search(`entity=${encodeURIComponent(identifier)}`, tokens.referrer)).entry).toBeUndefined();
+    });
+
+    it('keeps the chain intact with the names in it, as the database hashed them', async () => {
+      const today = new Date().toISOString().slice(0, 10);
+      expect(await cli(['audit', 'verify', '--date', today])).toEqual({
+        code: 0,
+        out: expect.stringMatching(/^the audit trail is intact: \d+ entries of 1 day checked$/),
+        err: '',
+      });
+    });
+  });
 
   describe('the chain', () => {
     /** An AuditTrail as another intake process has it: its own connection pool, its entries dated `day`. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type RequestVersion } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import { requestGrantOf, type Caller, type ClinicViewer, type RequestGrant } from '../access';
+import { personOf, requestGrantOf, type Caller, type ClinicViewer, type RequestGrant } from '../access';
 import type { AuditRecord, AuditTrail } from '../audit';
 import { MAX_PAGE_BYTES, nextPosition, pageOf, type Page, type VersionPageQuery } from '../search';
 import type { ClinicRead } from '../tasks';
@@ -100,7 +100,7 @@ export class ClinicTaskReadsService {
 }
 
 function clinicAgent(caller: Caller, ik: string): AuditRecord['agent'] {
-  return { kind: 'clinic', user: caller.user, ik, ...(caller.address ? { address: caller.address } : {}) };
+  return { kind: 'clinic', ...personOf(caller), ik };
 }
 
 /** One search entry per request a list page shows, naming its Tasks: each referrer sees the reads of its own requests only. */

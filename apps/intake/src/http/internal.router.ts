@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { erasedMessage, outcome } from '@bedrequest/fhir-model';
 import { classifyError, HttpError, logServerError, outcomeOf } from '@bedrequest/http';
 import { ANY_ROLE, requireToken, type TokenVerifier } from '@bedrequest/tokens';
-import { callerOf } from '../access';
+import { callerOf, personOf } from '../access';
 import type { AuditTrail } from '../audit';
 import type { RequestErasureRepository } from '../erasure';
 import { PageQuery } from '../search';
@@ -38,7 +38,7 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
     const result = await erasure.erase(
       { identifier, by: caller.viewer },
       {
-        agent: (ik) => ({ kind: 'referrer', user: caller.user, ik, ...(caller.address ? { address: caller.address } : {}) }),
+        agent: (ik) => ({ kind: 'referrer', ...personOf(caller), ik }),
         reason: 'requested',
         correlationId: String(req.header('x-correlation-id') ?? identifier),
       },

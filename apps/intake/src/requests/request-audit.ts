@@ -5,17 +5,20 @@ import type { StoredRequest } from './request-records';
 // Who and what the audit trail records of a batch's changes (docs/data-protection.md).
 
 /**
- * The referrer as its message names it (its `sub`), for the IK its request names, and the address it
- * connected from (when the gateway knew it).
+ * The referrer's person as its message names them (with their display name), for the IK its
+ * request names, and the address they connected from (when the gateway knew it).
  */
 export function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecord['agent'] {
-  return { kind: 'referrer', user: submitter.partyId, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
+  // Without userId (an earlier gateway's message), partyId was its party's only user: read until release 1.2 (docs/compatibility.md).
+  const person = { user: submitter.userId ?? submitter.partyId, ...(submitter.userName === undefined ? {} : { name: submitter.userName }) };
+  return { kind: 'referrer', ...person, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
 }
 
-/** Who answered: the clinic's user, or routing for an automatic answer (made on the clinic's behalf from bed counts: not the clinic's own access). */
+/** Who answered: the clinic's person (with their display name), or routing for an automatic answer (made on the clinic's behalf from bed counts: not the clinic's own access). */
 export function answerAgent(answer: ClinicAnswerSubmittedV1): AuditRecord['agent'] {
   if (answer.source !== 'clinic') return { kind: 'service', service: 'routing' };
-  return { kind: 'clinic', ik: answer.clinicIk, user: answer.user, ...(answer.clientAddress ? { address: answer.clientAddress } : {}) };
+  const name = answer.userName === undefined ? {} : { name: answer.userName };
+  return { kind: 'clinic', ik: answer.clinicIk, user: answer.user, ...name, ...(answer.clientAddress ? { address: answer.clientAddress } : {}) };
 }
 
 /** The request as the audit trail names it: its identifier, its owner and, for a new version, that version. */

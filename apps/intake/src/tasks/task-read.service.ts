@@ -1,7 +1,7 @@
 import type { Bundle, Task } from '@medplum/fhirtypes';
 import { z } from 'zod';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import { requestGrantOf, taskAccess, type Caller, type RequestGrant } from '../access';
+import { personOf, requestGrantOf, taskAccess, type Caller, type RequestGrant } from '../access';
 import type { AuditAgent, AuditRecord, AuditTrail } from '../audit';
 import { MAX_PAGE_BYTES, nextPosition, pageOf, pageQueryString, positionOf, type Page, type PageQuery, type Position, type QueryRefusal } from '../search';
 import type { SearchedTask, StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
@@ -165,7 +165,7 @@ export class TaskReadService {
  */
 function agentOf(task: SearchedTask, caller: Caller): AuditAgent {
   const ik = caller.viewer.role === 'referrer' ? task.referrerIk : task.clinicIk;
-  return { kind: caller.viewer.role, user: caller.user, ik, ...(caller.address ? { address: caller.address } : {}) };
+  return { kind: caller.viewer.role, ...personOf(caller), ik };
 }
 
 function readRecord(interaction: 'read' | 'vread', task: SearchedTask, caller: Caller, resources: AuditRecord['resources'], version?: number): AuditRecord {

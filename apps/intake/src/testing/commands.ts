@@ -30,13 +30,14 @@ export function documentCommand(requestIdentifier: string, submitter: Submitter,
   return workOf(intakeCommands, { envelope, definition: DocumentBundleSubmittedV1 });
 }
 
-/** A clinic user's answer to its Task (by `clinic-user` unless `user` says). */
+/** A clinic person's answer to its Task (by `clinic-user` unless `user` says; `userName` their display name). */
 export function clinicAnswerCommand(answer: {
   taskId: string;
   clinicIk: string;
   businessStatus: 'accepted' | 'declined' | 'query';
   note?: string;
   user?: string;
+  userName?: string;
 }): IntakeCommand {
   const envelope = createEnvelope(ClinicAnswerSubmittedV1, { user: 'clinic-user', ...answer, source: 'clinic' }, { correlationId: 'test' });
   return workOf(intakeCommands, { envelope, definition: ClinicAnswerSubmittedV1 });
