@@ -136,12 +136,34 @@ describe('SIGTERM under load, to each kind of service', () => {
       await sleep(1_500);
       if (kind === 'notifier') {
         // Every answer held until this notifier has exited; it shares the events with the other one,
-        // so the signal waits until it has started an attempt of its own since (an event, not a
-        // sleep): one that cannot end within its budget.
-        receiver.answer = () => ({ status: 204, heldUntil: released });
-        const attempted = async () => metricSum(await (await fetch(`${instance.probeUrl}/metrics`)).text(), 'webhook_deliveries_attempted_total');
-        const before = await attempted();
-        await waitFor(async () => (await attempted()) > before, { timeoutMs: 30_000, intervalMs: 50, what: 'an attempt of the notifier to be stopped' });
+        // so the signal waits until it has an attempt of its own under way (an event, not a sleep):
+        // one that cannot end within its budget. The other notifier may have taken every slot the
+        // subscription has (fair delivery), held too: then the answers held so far are let go, and
+        // both take the slots that frees again, until this one has one.
+        const held: (() => void)[] = [];
+        receiver.answer = () => {
+          let letGo!: () => void;
+          const answerable = new Promise<void>((resolve) => (letGo = resolve));
+          held.push(letGo);
+          return { status: 204, heldUntil: Promise.race([answerable, released]) };
+        };
+        const underWay = async () => {
+          const metrics = await (await fetch(`${instance.probeUrl}/metrics`)).text();
+          const ended = metricSum(metrics, 'webhook_deliveries_succeeded_total') + metricSum(metrics, 'webhook_deliveries_failed_total');
+          return metricSum(metrics, 'webhook_deliveries_attempted_total') - ended;
+        };
+        await waitFor(
+          async () => {
+            if ((await underWay()) > 0) {
+              // Again, with nothing let go in between: an attempt answered just before is recorded by then.
+              await sleep(500);
+              if ((await underWay()) > 0) return true;
+            }
+            for (const letGo of held.splice(0)) letGo();
+            return false;
+          },
+          { timeoutMs: 30_000, intervalMs: 1_000, what: 'an attempt of the notifier to be stopped under way' },
+        );
       }
 
       const probes = new ProbeWatch(instance.probeUrl).start();
