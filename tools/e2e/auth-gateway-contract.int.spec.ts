@@ -79,6 +79,9 @@ describe('tokens of the auth service, checked by the gateway middleware', () => 
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       partyId: referrerId,
+      // A party of one (docs/parties.md, "Tokens"): the person's id is the party's.
+      userId: referrerId,
+      userName: 'hospital',
       role: 'referrer',
       ikNumbers: ['260000001', '260000002'],
       fhirBase: 'https://demo-hospital.example/fhir',
