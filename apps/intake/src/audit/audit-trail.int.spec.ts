@@ -404,13 +404,14 @@ describe('the audit trail', () => {
     let taskA: string;
 
     beforeAll(async () => {
-      // Erika sends the request, Anna of clinic A accepts it, Max selects A (version 2); each reads.
+      // Erika sends the request, Anna of clinic A accepts it, Max selects A (version 2) and sends documents; each reads.
       identifier = newIdentifier();
       await service.handle([admissionCommand({ requestIdentifier: identifier, performerIks: [A] }, person(ERIKA_ACT))]);
       taskA = await taskOf(identifier, A);
       await service.handle([clinicAnswerCommand({ taskId: taskA, clinicIk: A, businessStatus: 'accepted', user: ANNA_ACT.sub, userName: ANNA_ACT.name })]);
       const selection = { requestIdentifier: identifier, performerIks: [A], intent: 'order' as const, orderDetail: 'selected-provider' as const };
       await service.handle([admissionCommand(selection, person(MAX_ACT))]);
+      await service.handle([documentCommand(identifier, person(MAX_ACT))]);
     });
 
     it('shows both people the same requests: the party owns them', async () => {
@@ -430,6 +431,7 @@ describe('the audit trail', () => {
         ['create', 'referrer', ERIKA_ACT.sub],
         ['update', 'clinic', ANNA_ACT.sub],
         ['update', 'referrer', MAX_ACT.sub],
+        ['create', 'referrer', MAX_ACT.sub],
         ['search-type', 'referrer', ERIKA_ACT.sub],
         ['search-type', 'referrer', MAX_ACT.sub],
         ['read', 'clinic', ANNA_ACT.sub],
@@ -447,6 +449,7 @@ describe('the audit trail', () => {
         ['C', 'referrer', ERIKA_ACT.sub, ERIKA_ACT.name, null],
         ['U', 'clinic', null, null, null],
         ['U', 'referrer', MAX_ACT.sub, MAX_ACT.name, null],
+        ['C', 'referrer', MAX_ACT.sub, MAX_ACT.name, null],
         ['E', 'referrer', ERIKA_ACT.sub, ERIKA_ACT.name, '198.51.100.7'],
         ['E', 'referrer', MAX_ACT.sub, MAX_ACT.name, '198.51.100.7'],
         ['R', 'clinic', null, null, null],
