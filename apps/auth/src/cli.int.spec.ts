@@ -393,6 +393,25 @@ describe('npm run admin -- user ... and party ...', () => {
       expect(await stored('mirrored')).toMatchObject({ role: 'referrer', ikNumbers: ['260000031', '260000032'], fhirBase: 'https://mirror.example/fhir' });
     });
 
+    it("upsert of a person resets the password and sets the party's IK numbers, but changes the role only of a party of one", async () => {
+      const id = await party('--role', 'referrer', '--name', 'Klinikum West', '--ik', '260000061', '--fhir-base', 'https://west.example/fhir');
+      await person(id, 'west-1');
+      await person(id, 'west-2');
+      const upsert = (...args: string[]) => admin(['user', 'upsert', '--username', 'west-1', '--password', 'west-new-password', ...args]);
+
+      const sameRole = await upsert('--role', 'referrer', '--ik', '260000061,260000062', '--fhir-base', 'https://west.example/fhir');
+      const otherRole = await upsert('--role', 'clinic', '--ik', '510000001');
+
+      expect(sameRole).toMatchObject({ code: 0, out: expect.stringMatching(/^updated referrer user west-1 .* ik 260000061,260000062 /) });
+      expect(await storedParty(id)).toMatchObject({ role: 'referrer', ikNumbers: ['260000061', '260000062'] });
+      expect(otherRole).toEqual({
+        code: 1,
+        out: '',
+        err: 'error: user west-1 belongs to a party with other users: its role cannot become clinic (create a new party)',
+      });
+      expect(await storedParty(id)).toMatchObject({ role: 'referrer' });
+    });
+
     it('disables a party, says so again without failing, and adds no one to it', async () => {
       const id = await party('--role', 'referrer', '--name', 'Klinikum Ost', '--ik', '260000041', '--fhir-base', 'https://ost.example/fhir');
 
