@@ -460,6 +460,33 @@ describe('the audit trail', () => {
       expect((await search(`entity=${encodeURIComponent(identifier)}`, tokens.referrer)).entry).toBeUndefined();
     });
 
+    it('stores who sent each version and document: the person, or the party from an earlier gateway naming none', async () => {
+      const sendersOf = async (id: string) => ({
+        versions: await query<{ version: number; submitted_by: string }>(
+          'SELECT v.version, v.submitted_by FROM $schema.request_version v JOIN $schema.admission_request r ON r.id = v.request_id WHERE r.identifier = $1 ORDER BY v.version',
+          [id],
+        ),
+        documents: await query<{ submitted_by: string }>(
+          'SELECT d.submitted_by FROM $schema.request_document d JOIN $schema.admission_request r ON r.id = d.request_id WHERE r.identifier = $1',
+          [id],
+        ),
+      });
+
+      expect(await sendersOf(identifier)).toEqual({
+        versions: [
+          { version: 1, submitted_by: ERIKA_ACT.sub },
+          { version: 2, submitted_by: MAX_ACT.sub },
+        ],
+        documents: [{ submitted_by: MAX_ACT.sub }],
+      });
+      // REFERRER's messages name no userId, as an earlier gateway's: its party was its only user.
+      const earlier = await requestWithHistory();
+      expect(await sendersOf(earlier.identifier)).toEqual({
+        versions: [{ version: 1, submitted_by: REFERRER.partyId }],
+        documents: [{ submitted_by: REFERRER.partyId }],
+      });
+    });
+
     it('keeps the chain intact with the names in it, as the database hashed them', async () => {
       const today = new Date().toISOString().slice(0, 10);
       expect(await cli(['audit', 'verify', '--date', today])).toEqual({

@@ -4,7 +4,7 @@ import type { OutboxRecord } from '@bedrequest/messaging';
 import { ownsRequest } from '../access';
 import type { BatchState } from './batch-state';
 import type { FingerprintedCommand } from './intake-commands';
-import { auditedRequest, referrerAgent } from './request-audit';
+import { auditedRequest, referrerAgent, senderOf } from './request-audit';
 import { dispatchedRecord, responseRecord } from './request-messages';
 import { DEFAULT_REQUEST_LIMITS, holdingsOf, overLimit } from './request-limits';
 import { decide } from './request-state-machine';
@@ -62,6 +62,7 @@ export function submitAdmissionRequest(batch: BatchState, command: Extract<Finge
     messageId: meta.messageId,
     receivedAt: now,
     sentTo: decision.tasks.filter((change) => change.send).map((change) => change.clinicIk),
+    submittedBy: senderOf(submitter),
   });
   batch.audit({
     interaction: version === 1 ? 'create' : 'update',

@@ -3,7 +3,7 @@ import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import { ownsRequest } from '../access';
 import type { BatchState } from './batch-state';
 import type { FingerprintedCommand } from './intake-commands';
-import { auditedRequest, referrerAgent } from './request-audit';
+import { auditedRequest, referrerAgent, senderOf } from './request-audit';
 import { DEFAULT_REQUEST_LIMITS, holdingsOf, overLimit } from './request-limits';
 import { erased, rejected, verdict } from './verdicts';
 
@@ -40,6 +40,7 @@ export function submitDocument(batch: BatchState, command: Extract<Fingerprinted
     messageId: command.meta.messageId,
     receivedAt: batch.context.now,
     expectedVersion: state.isNew ? null : state.readVersion,
+    submittedBy: senderOf(command.submitter),
   });
   return verdict('accepted', { requestIdentifier: command.requestIdentifier });
 }

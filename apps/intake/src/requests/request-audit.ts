@@ -9,9 +9,14 @@ import type { StoredRequest } from './request-records';
  * request names, and the address they connected from (when the gateway knew it).
  */
 export function referrerAgent(submitter: Submitter, request: StoredRequest): AuditRecord['agent'] {
-  // Without userId (an earlier gateway's message), partyId was its party's only user: read until release 1.2 (docs/compatibility.md).
-  const person = { user: submitter.userId ?? submitter.partyId, ...(submitter.userName === undefined ? {} : { name: submitter.userName }) };
+  const person = { user: senderOf(submitter), ...(submitter.userName === undefined ? {} : { name: submitter.userName }) };
   return { kind: 'referrer', ...person, ik: request.referrerIk, ...(submitter.clientAddress ? { address: submitter.clientAddress } : {}) };
+}
+
+/** The person who sent a bundle: their user id, as versions and documents store it (`submitted_by`). */
+export function senderOf(submitter: Submitter): string {
+  // Without userId (an earlier gateway's message), partyId was its party's only user: read until release 1.2 (docs/compatibility.md).
+  return submitter.userId ?? submitter.partyId;
 }
 
 /** Who answered: the clinic's person (with their display name), or routing for an automatic answer (made on the clinic's behalf from bed counts: not the clinic's own access). */

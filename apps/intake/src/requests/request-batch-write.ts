@@ -53,6 +53,7 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       message_id: version.messageId,
       received_at: version.receivedAt,
       sent_to: version.sentTo,
+      submitted_by: version.submittedBy,
     })),
     tasks: changes.tasks.map((task) => ({
       id: task.id,
@@ -75,6 +76,7 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       message_id: document.messageId,
       received_at: document.receivedAt,
       expected_version: document.expectedVersion,
+      submitted_by: document.submittedBy,
     })),
     outbox: changes.outbox.map(outboxRow),
   });
@@ -103,11 +105,11 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
            AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)
         RETURNING 1),
       versions AS (
-        INSERT INTO ${t.version} (request_id, version, sealed_bundle, sealed_summary, canonical_hash, message_id, received_at, sent_to)
+        INSERT INTO ${t.version} (request_id, version, sealed_bundle, sealed_summary, canonical_hash, message_id, received_at, sent_to, submitted_by)
         SELECT x.request_id, x.version, decode(x.sealed_bundle, 'base64'), decode(x.sealed_summary, 'base64'), x.canonical_hash, x.message_id, x.received_at,
-               x.sent_to
+               x.sent_to, x.submitted_by
           FROM changes, jsonb_to_recordset(c -> 'versions') AS x(request_id uuid, version integer, sealed_bundle text, sealed_summary text, canonical_hash text,
-               message_id uuid, received_at timestamptz, sent_to text[])
+               message_id uuid, received_at timestamptz, sent_to text[], submitted_by text)
         RETURNING 1),
       tasks AS (
         INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision)
@@ -123,11 +125,11 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
          WHERE ${t.task}.revision = EXCLUDED.revision - 1
         RETURNING 1),
       documents AS (
-        INSERT INTO ${t.document} (id, request_id, sealed_bundle, canonical_hash, message_id, received_at)
-        SELECT x.id, x.request_id, decode(x.sealed_bundle, 'base64'), x.canonical_hash, x.message_id, x.received_at
+        INSERT INTO ${t.document} (id, request_id, sealed_bundle, canonical_hash, message_id, received_at, submitted_by)
+        SELECT x.id, x.request_id, decode(x.sealed_bundle, 'base64'), x.canonical_hash, x.message_id, x.received_at, x.submitted_by
           FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'documents') AS (id uuid, request_id uuid, sealed_bundle text, canonical_hash text, message_id uuid,
-               received_at timestamptz, expected_version integer))
-               WITH ORDINALITY AS x(id, request_id, sealed_bundle, canonical_hash, message_id, received_at, expected_version, n)
+               received_at timestamptz, expected_version integer, submitted_by text))
+               WITH ORDINALITY AS x(id, request_id, sealed_bundle, canonical_hash, message_id, received_at, expected_version, submitted_by, n)
          -- Accepted for the request as read (not revoked meanwhile); one created by this batch is new.
          WHERE x.expected_version IS NULL
             OR EXISTS (SELECT 1 FROM ${t.request} r WHERE r.id = x.request_id AND r.current_version = x.expected_version

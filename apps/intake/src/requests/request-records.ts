@@ -47,11 +47,30 @@ export interface BatchChanges {
   /** With the version the batch read: each is written only if it is still that version. */
   changedRequests: (StoredRequest & { expectedVersion: number })[];
   /** `sentTo`: the clinics the version is sent to (and may then read). */
-  versions: { requestId: string; version: number; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date; sentTo: string[] }[];
+  /** `submittedBy`: the person who sent it (request-audit.ts, `senderOf`). */
+  versions: {
+    requestId: string;
+    version: number;
+    bundle: unknown;
+    canonicalHash: string;
+    messageId: string;
+    receivedAt: Date;
+    sentTo: string[];
+    submittedBy: string;
+  }[];
   /** Every Task created or changed, in its final state; a changed one's revision is one above the one read. */
   tasks: StoredTask[];
   /** `expectedVersion`: the request's version as read, or null for a request this batch created. */
-  documents: { id: string; requestId: string; bundle: unknown; canonicalHash: string; messageId: string; receivedAt: Date; expectedVersion: number | null }[];
+  documents: {
+    id: string;
+    requestId: string;
+    bundle: unknown;
+    canonicalHash: string;
+    messageId: string;
+    receivedAt: Date;
+    expectedVersion: number | null;
+    submittedBy: string;
+  }[];
   /** In the order the messages were caused. */
   outbox: OutboxRecord[];
   /** The audit trail's entries of the changes, in the order they were made. */
