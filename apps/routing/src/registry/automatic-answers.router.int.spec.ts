@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { listen } from '@bedrequest/observability';
-import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { captureLogger, testEnvironment, uniqueName, type CapturedLogger } from '@bedrequest/testing';
 import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, SERVICE_AUDIENCE, accessToken, localKeys, newSigningKey, serviceToken, type TestSigningKey } from '@bedrequest/tokens/testing';
 import { openRoutingDatabase, type RoutingDatabase } from '../persistence/database';
@@ -20,16 +20,18 @@ describe("a clinic's automatic answers through routing's internal API, against t
   let server: Server;
   let baseUrl: string;
   let key: TestSigningKey;
+  let logs: CapturedLogger;
 
   beforeAll(async () => {
     key = await newSigningKey();
+    logs = captureLogger('info');
     prisma = await openRoutingDatabase({ databaseUrl: env.databaseUrl, schema: uniqueName('routing'), poolSize: 2 });
     registry = new ClinicRegistry(new ClinicRepository(prisma));
     await registry.register({ ik: WALDSEE, name: 'Reha-Klinik Am Waldsee', departments: ['2300'] });
     await registry.register({ ik: BERGBLICK, name: 'Fachklinik Bergblick', departments: ['3100'] });
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, serviceAudience: SERVICE_AUDIENCE });
     // Mounted as start.ts mounts it: the clinics router, whose other routes take service tokens only.
-    server = await listen(express().use('/internal/clinics', clinicsRouter(registry, verifier, silentLogger())), 0, '127.0.0.1');
+    server = await listen(express().use('/internal/clinics', clinicsRouter(registry, verifier, logs.logger)), 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 
@@ -50,6 +52,23 @@ describe("a clinic's automatic answers through routing's internal API, against t
     return { status: response.status, body: (await response.json()) as unknown };
   };
   const stored = async (ik: string) => (await registry.find(ik))?.automaticAnswers;
+
+  it('logs who switched: the clinic party and the person of it (no name)', async () => {
+    const token = await accessToken(key, {
+      sub: 'waldsee-party',
+      claims: { role: 'clinic', ik: [WALDSEE], act: { sub: 'waldsee-anna', name: 'Anna Köhler' } },
+    });
+
+    expect(await call('PUT', WALDSEE, { body: { enabled: false }, token })).toEqual({ status: 200, body: { enabled: false } });
+    const line = logs
+      .text()
+      .split('\n')
+      .filter((entry) => entry.includes('automatic answers switched'))
+      .map((entry) => JSON.parse(entry) as Record<string, unknown>)
+      .at(-1);
+    expect(line).toMatchObject({ clinicIk: WALDSEE, enabled: false, partyId: 'waldsee-party', userId: 'waldsee-anna' });
+    expect(JSON.stringify(line)).not.toContain('Anna');
+  });
 
   it('answers a clinic that never switched: off', async () => {
     expect(await call('GET', BERGBLICK)).toEqual({ status: 200, body: { enabled: false } });

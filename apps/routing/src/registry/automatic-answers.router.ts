@@ -42,7 +42,9 @@ export function automaticAnswersRouter(registry: ClinicRegistry, verifier: Token
     const ik = clinicIkOf(req);
     await participating(ik);
     const clinic = await registry.setAutomaticAnswers(ik, enabled);
-    logger.info({ clinicIk: ik, enabled: clinic.automaticAnswers, partyId: principalOf(res).partyId }, 'automatic answers switched by the clinic');
+    // The party and which of its people switched; never the display name (docs/data-protection.md, "Staff").
+    const { partyId, userId } = principalOf(res);
+    logger.info({ clinicIk: ik, enabled: clinic.automaticAnswers, partyId, userId }, 'automatic answers switched by the clinic');
     res.json({ enabled: clinic.automaticAnswers } satisfies AutoAnswerSetting);
   });
 
