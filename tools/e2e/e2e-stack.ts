@@ -18,6 +18,10 @@ export interface E2eStack {
   registerClinic(ik: string, name: string, departments: readonly string[]): Promise<void>;
   createReferrer(username: string, iks: readonly string[], fhirBase: string): Promise<void>;
   createClinicUser(username: string, ik: string): Promise<void>;
+  /** `party create` (docs/parties.md): a party without people yet; returns its id. */
+  createParty(role: 'referrer' | 'clinic', name: string, iks: readonly string[], fhirBase?: string): Promise<string>;
+  /** `user create --party`: a person of the party, with the test password; returns the person's user id. */
+  createPerson(partyId: string, username: string, displayName?: string): Promise<string>;
   /** Logs in through the gateway and returns the access token. */
   login(username: string, password?: string): Promise<string>;
   /** A call to the gateway, its answer checked against the OpenAPI document and, for FHIR, an outside validator. */
@@ -66,6 +70,24 @@ export async function startE2eStack(overrides: Record<string, string> = {}, mode
     },
     createClinicUser: async (username, ik) => {
       await admin('user', 'create', '--role', 'clinic', '--username', username, '--password', passwordOf(username), '--ik', ik);
+    },
+    createParty: async (role, name, iks, fhirBase) =>
+      (await admin('party', 'create', '--role', role, '--name', name, '--ik', iks.join(','), ...(fhirBase ? ['--fhir-base', fhirBase] : []))).trim(),
+    createPerson: async (partyId, username, displayName) => {
+      const out = await admin(
+        'user',
+        'create',
+        '--party',
+        partyId,
+        '--username',
+        username,
+        '--password',
+        passwordOf(username),
+        ...(displayName ? ['--display-name', displayName] : []),
+      );
+      const id = /\(id ([^)]+)\)/.exec(out)?.[1];
+      if (!id) throw new Error(`user create --party printed no user id: ${out}`);
+      return id;
     },
     login: async (username, password = passwordOf(username)) => (await stack.login(username, password)).accessToken,
     stop: () => stack.stop(),
