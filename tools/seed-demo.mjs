@@ -1,5 +1,6 @@
 // `npm run seed:demo`: registers the documented demo parties (docs/parties.md) through the admin
-// command line: three clinics with their departments, a referrer and one user per clinic. Then the
+// command line: three clinics with their departments, a referrer and one user per clinic, and a second
+// person in the referrer's party and in Reha-Klinik Am Waldsee's (docs/parties.md). Then the
 // demo referrer sends three admission requests through the API, so that the clinic inbox
 // (docs/inbox.md) has something to show: two to Reha-Klinik Am Waldsee alone, one also to Fachklinik
 // Bergblick (which the service declines at once: it has no orthopaedics).
@@ -26,7 +27,13 @@ const gatewayUrl = process.env.GATEWAY_URL ?? `http://127.0.0.1:${process.env.PO
 const webUrl = process.env.WEB_PUBLIC_URL ?? `http://127.0.0.1:${process.env.WEB_PORT ?? '8085'}`;
 
 const clinics = [
-  { ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: ['2300', '0300', '2800'], username: 'demo-waldsee' },
+  {
+    ik: '510000001',
+    name: 'Reha-Klinik Am Waldsee',
+    departments: ['2300', '0300', '2800'],
+    username: 'demo-waldsee',
+    colleague: { username: 'demo-waldsee-2', displayName: 'Jana Demo (Aufnahme Waldsee)' },
+  },
   { ik: '510000002', name: 'Fachklinik Bergblick', departments: ['3100', '8501', '0100'], username: 'demo-bergblick' },
   { ik: '510000003', name: 'Rehazentrum Seeufer', departments: ['2852', '2891', '0200', '2300'], username: 'demo-seeufer' },
 ];
@@ -34,15 +41,52 @@ const referrer = {
   username: 'demo-referrer',
   ik: '260000001',
   fhirBase: 'https://demo-hospital.example/fhir',
+  colleague: { username: 'demo-referrer-2', displayName: 'Max Demo (Sozialdienst)' },
 };
 // Demo credentials, published in docs/parties.md: for local stacks only.
 const passwordOf = (username) => `${username}-password`;
 
+/** Runs an admin command; returns what it printed. */
 function run(args) {
   const result = spawnSync(process.execPath, [admin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (result.status !== 0) {
     console.error(`error: seeding stopped at "npm run admin -- ${args.slice(0, 2).join(' ')}" (see above)`);
     process.exit(result.status ?? 1);
+  }
+  return result.stdout;
+}
+
+/** The party id of each user, from `user list` ("... user <name> (id ...) ..., party <id>, display name ..."). */
+function partiesOfUsers() {
+  const parties = new Map();
+  for (const line of run(['user', 'list']).split('\n')) {
+    const match = / user (\S+) \(id [^)]+\).*, party (\S+), display name /.exec(line);
+    if (match) parties.set(match[1], match[2]);
+  }
+  return parties;
+}
+
+/**
+ * The second person of the party of `first`: created with `user create --party`, or, on a later run,
+ * reset to the demo password and enabled by `user upsert` with the party's own role and IK numbers.
+ */
+function colleagueOf(first, colleague, partyArgs, parties) {
+  const party = parties.get(first);
+  if (parties.get(colleague.username) === party) {
+    run(['user', 'upsert', '--username', colleague.username, '--password', passwordOf(colleague.username), ...partyArgs]);
+  } else {
+    run([
+      'user',
+      'create',
+      '--party',
+      party,
+      '--username',
+      colleague.username,
+      '--password',
+      passwordOf(colleague.username),
+      '--display-name',
+      colleague.displayName,
+    ]);
   }
 }
 
@@ -66,11 +110,19 @@ run([
 for (const clinic of clinics) {
   run(['user', 'upsert', '--role', 'clinic', '--username', clinic.username, '--password', passwordOf(clinic.username), '--ik', clinic.ik]);
 }
+const parties = partiesOfUsers();
+const referrerArgs = ['--role', 'referrer', '--ik', referrer.ik, '--fhir-base', referrer.fhirBase];
+colleagueOf(referrer.username, referrer.colleague, referrerArgs, parties);
+for (const clinic of clinics.filter((each) => each.colleague)) colleagueOf(clinic.username, clinic.colleague, ['--role', 'clinic', '--ik', clinic.ik], parties);
 
 const rows = [
   ['role', 'username', 'password', 'IK', 'details'],
   ['referrer', referrer.username, passwordOf(referrer.username), referrer.ik, `FHIR base ${referrer.fhirBase}`],
-  ...clinics.map((clinic) => ['clinic', clinic.username, passwordOf(clinic.username), clinic.ik, `${clinic.name} (${clinic.departments.join(', ')})`]),
+  colleagueRow('referrer', referrer.colleague, referrer),
+  ...clinics.flatMap((clinic) => [
+    ['clinic', clinic.username, passwordOf(clinic.username), clinic.ik, `${clinic.name} (${clinic.departments.join(', ')})`],
+    ...(clinic.colleague ? [colleagueRow('clinic', clinic.colleague, clinic)] : []),
+  ]),
 ];
 const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
 console.log('Demo parties ready (log in with POST /api/v1/token/login):');
@@ -88,6 +140,11 @@ console.log('');
 console.log(
   `Clinic inbox: ${webUrl}/inbox/  (log in as ${waldsee.username} / ${passwordOf(waldsee.username)}${sent ? `; ${sent} demo requests waiting` : ''})`,
 );
+
+/** The table row of a second person: same party as the first user, with their display name. */
+function colleagueRow(role, colleague, first) {
+  return [role, colleague.username, passwordOf(colleague.username), first.ik, `${colleague.displayName}, same party as ${first.username}`];
+}
 
 /**
  * Three requests of the demo referrer, made from docs/examples/admission-request.json: another

@@ -5,6 +5,7 @@ import { startE2eStack, type E2eStack } from '../e2e-stack';
 /**
  * `npm run seed:demo` against a running stack, as the README's inbox walk-through uses it: the demo
  * parties, and three requests that the demo clinic's inbox lists; run again, it changes nothing.
+ * The demo hospital and Reha-Klinik Am Waldsee are parties of two people each (docs/parties.md).
  */
 describe('npm run seed:demo', () => {
   let stack: E2eStack;
@@ -48,11 +49,41 @@ describe('npm run seed:demo', () => {
     const declined = (await stack.api<{ items: { status: string; businessStatus?: string }[] }>('GET', '/api/v1/clinic/tasks', { token: bergblick })).body
       .items;
     expect(declined).toEqual([expect.objectContaining({ status: 'rejected', businessStatus: 'declined' })]);
+    await expectTeams();
 
     // Again with a blank NODE_ENV (`NODE_ENV= npm run seed:demo`), which counts as unset: development.
     const again = await seed({ NODE_ENV: '' });
     expect(again.stderr).toBe('');
     expect(again.status).toBe(0);
     expect(await list()).toEqual(before);
+    // Run twice, each party still has its two people, who log in as themselves.
+    await expectTeams();
+  }, 300_000);
+
+  interface Claims {
+    sub: string;
+    act?: { sub: string; name?: string };
+  }
+  const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Claims;
+
+  /** Both people of the demo hospital, and of Reha-Klinik Am Waldsee, log in to the same party, each as themselves. */
+  async function expectTeams() {
+    for (const [first, second] of [
+      ['demo-referrer', 'demo-referrer-2'],
+      ['demo-waldsee', 'demo-waldsee-2'],
+    ] as const) {
+      const [one, two] = [claimsOf(await stack.login(first, `${first}-password`)), claimsOf(await stack.login(second, `${second}-password`))];
+      expect(two.sub).toBe(one.sub);
+      expect(two.act?.sub).toBeDefined();
+      expect(two.act?.sub).not.toBe(one.act?.sub);
+    }
+  }
+
+  it('prints the credentials of the second person of the demo hospital and of the demo clinic', async () => {
+    const { stdout, status } = await seed();
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/\n {2}referrer +demo-referrer-2 +demo-referrer-2-password +260000001 /);
+    expect(stdout).toMatch(/\n {2}clinic +demo-waldsee-2 +demo-waldsee-2-password +510000001 /);
+    await expectTeams();
   }, 300_000);
 });
