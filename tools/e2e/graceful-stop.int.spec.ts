@@ -362,13 +362,17 @@ class SideLoad {
   private async work(): Promise<void> {
     while (!this.stopped) {
       try {
-        const response = await fetch(this.url, this.init());
+        // A connection per request: on a kept-alive one, the stopping instance closing it as idle just
+        // as a request goes out is a race of HTTP/1.1 keep-alive, not a request it took and cut.
+        const init = this.init();
+        const response = await fetch(this.url, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), connection: 'close' } });
         await response.arrayBuffer();
         this.answered.push({ status: response.status });
       } catch (error) {
         const reason = String((error as Error).cause ?? error);
-        // The port is closed: the instance takes no more work. Anything else was a request cut.
-        if (reason.includes('ECONNREFUSED')) return;
+        // The port is closed, or closed with the connection still in its backlog (reset as it
+        // connects): the instance takes no more work. Anything else was a request cut.
+        if (/ECONNREFUSED|connect ECONNRESET/.test(reason)) return;
         this.answered.push({ status: 0, error: reason });
       }
     }
