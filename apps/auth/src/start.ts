@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
-import express from 'express';
 import { jsonErrorHandler } from '@bedrequest/http';
-import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
+import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { closeRedis, databaseIsReachable, openRedis } from '@bedrequest/persistence';
 import type { AuthConfig } from './config';
 import { jwksRouter } from './keys/jwks.router';
@@ -69,17 +68,12 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     app.use('/internal', serviceTokenRouter(serviceTokens, [config.SERVICE_CLIENT_SECRET, ...config.SERVICE_CLIENT_ACCEPTED_SECRETS]));
     app.use(jsonErrorHandler(logger));
 
-    const probes = express()
-      .disable('x-powered-by')
-      .use(
-        probeRouter({
-          registry,
-          lifecycle,
-          readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-        }),
-      )
-      .use(jsonErrorHandler(logger));
-    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.AUTH_INTERNAL_PORT, name: 'internal http' });
+    const internal = await serveProbes(context, {
+      readiness: { redis: () => redis.status === 'ready', database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      host: config.HOST,
+      port: config.AUTH_INTERNAL_PORT,
+      after: [jsonErrorHandler(logger)],
+    });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.AUTH_PORT });
     return { server, url, internalUrl: internal.url };
   });

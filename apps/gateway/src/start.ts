@@ -1,9 +1,8 @@
 import type { Server } from 'node:http';
-import express from 'express';
 import helmet from 'helmet';
 import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
-import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
+import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { closeRedis, openRedis } from '@bedrequest/persistence';
 import { ANY_ROLE, requireToken, serviceTokensFor, tokenVerifierFor, type Role } from '@bedrequest/tokens';
 import { allowedMethods } from './allowed-methods';
@@ -140,12 +139,12 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use(unknownPath);
     app.use(errorHandler(logger));
 
-    const probes = express()
-      .disable('x-powered-by')
-      .use(probeRouter({ registry, lifecycle, readiness: { broker: () => broker.isReady() } }))
-      .use(unknownPath)
-      .use(errorHandler(logger));
-    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTERNAL_PORT, name: 'internal http' });
+    const internal = await serveProbes(context, {
+      readiness: { broker: () => broker.isReady() },
+      host: config.HOST,
+      port: config.INTERNAL_PORT,
+      after: [unknownPath, errorHandler(logger)],
+    });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.PORT });
     return { server, broker, url, internalUrl: internal.url };
   });

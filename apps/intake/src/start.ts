@@ -1,12 +1,11 @@
 import type { Server } from 'node:http';
-import express from 'express';
 import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { declareTopology } from '@bedrequest/contracts';
 import { startDataKeyring } from '@bedrequest/crypto';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
-import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
+import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
 import { AuditAnchorJob, AuditAnchors, AuditTrail, AuditTrailRepository } from './audit';
@@ -111,17 +110,12 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
     // acked while the outbox relay (stopped after them) still publishes what they wrote.
     lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));
-    const probes = express()
-      .disable('x-powered-by')
-      .use(
-        probeRouter({
-          registry,
-          lifecycle,
-          readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-        }),
-      )
-      .use(jsonErrorHandler(logger));
-    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.INTAKE_INTERNAL_PORT, name: 'internal http' });
+    const internal = await serveProbes(context, {
+      readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      host: config.HOST,
+      port: config.INTAKE_INTERNAL_PORT,
+      after: [jsonErrorHandler(logger)],
+    });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.INTAKE_PORT });
     return { server, url, internalUrl: internal.url };
   });

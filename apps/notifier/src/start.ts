@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
-import express from 'express';
 import { declareTopology } from '@bedrequest/contracts';
 import { startDataKeyring } from '@bedrequest/crypto';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { connectServiceBroker } from '@bedrequest/messaging';
-import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
+import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { tokenVerifierFor } from '@bedrequest/tokens';
 import { allowsPrivateCallbacks, requiresHttpsCallbacks, type NotifierConfig } from './config';
@@ -111,17 +110,12 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       { allowPrivateCallbacks: allowPrivate, requireHttpsCallbacks: requireHttps },
       `callback URLs on private addresses are ${allowPrivate ? 'allowed' : 'refused'}, http ones ${requireHttps ? 'refused' : 'allowed'}`,
     );
-    const probes = express()
-      .disable('x-powered-by')
-      .use(
-        probeRouter({
-          registry,
-          lifecycle,
-          readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-        }),
-      )
-      .use(jsonErrorHandler(logger));
-    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.NOTIFIER_INTERNAL_PORT, name: 'internal http' });
+    const internal = await serveProbes(context, {
+      readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      host: config.HOST,
+      port: config.NOTIFIER_INTERNAL_PORT,
+      after: [jsonErrorHandler(logger)],
+    });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.NOTIFIER_PORT });
     return { server, url, internalUrl: internal.url };
   });

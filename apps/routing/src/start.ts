@@ -1,9 +1,8 @@
 import type { Server } from 'node:http';
-import express from 'express';
 import { declareTopology } from '@bedrequest/contracts';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { connectServiceBroker, startOutboxRelay } from '@bedrequest/messaging';
-import { createServiceHttpApp, probeRouter, serveHttp, startService, type Started } from '@bedrequest/observability';
+import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { tokenVerifierFor } from '@bedrequest/tokens';
 import { BedCapacityRepository } from './beds/bed-capacity.repository';
@@ -63,17 +62,12 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     // acked while the outbox relay (stopped after them) still publishes what they wrote.
     lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));
 
-    const probes = express()
-      .disable('x-powered-by')
-      .use(
-        probeRouter({
-          registry,
-          lifecycle,
-          readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
-        }),
-      )
-      .use(jsonErrorHandler(logger));
-    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.ROUTING_INTERNAL_PORT, name: 'internal http' });
+    const internal = await serveProbes(context, {
+      readiness: { broker: () => broker.isReady(), database: () => databaseIsReachable(() => prisma.$queryRaw`SELECT 1`) },
+      host: config.HOST,
+      port: config.ROUTING_INTERNAL_PORT,
+      after: [jsonErrorHandler(logger)],
+    });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.ROUTING_PORT });
     return { server, url, internalUrl: internal.url };
   });

@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
-import express from 'express';
 import helmet from 'helmet';
 import { jsonErrorHandler } from '@bedrequest/http';
-import { createServiceHttpApp, probeRouter, serveHttp, startService, waitForDependency, type Started } from '@bedrequest/observability';
+import { createServiceHttpApp, serveHttp, serveProbes, startService, waitForDependency, type Started } from '@bedrequest/observability';
 import { closeRedis, openRedis } from '@bedrequest/persistence';
 import type { WebConfig } from './config';
 import { InboxApi } from './inbox/inbox-api';
@@ -56,11 +55,12 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
       res.status(404).type('text/plain').send('Not found. The clinic inbox is at /inbox/.');
     });
 
-    const probes = express()
-      .disable('x-powered-by')
-      .use(probeRouter({ registry, lifecycle, readiness: { redis: () => redis.status === 'ready' } }))
-      .use(jsonErrorHandler(logger));
-    const internal = await serveHttp(context, probes, { host: config.HOST, port: config.WEB_INTERNAL_PORT, name: 'internal http' });
+    const internal = await serveProbes(context, {
+      readiness: { redis: () => redis.status === 'ready' },
+      host: config.HOST,
+      port: config.WEB_INTERNAL_PORT,
+      after: [jsonErrorHandler(logger)],
+    });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.WEB_PORT });
     return { server, url, internalUrl: internal.url };
   });

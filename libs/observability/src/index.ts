@@ -6,6 +6,6 @@ export { addressKeyOf } from './client-address';
 export { msUntilAllowed } from './limits';
 export { correlationIdFrom, CORRELATION_HEADER } from './correlation';
 export { Lifecycle, closeServer, trackResponses, type Closer } from './lifecycle';
-export { serveHttp, startService, type ServiceContext, type Serving, type Started } from './service';
+export { serveHttp, serveProbes, startService, type ServiceContext, type Serving, type Started } from './service';
 export { DependencyUnavailableError, waitForDependency, type Waiting, type WaitOptions } from './wait-for-dependency';
 export { InfrastructureUnreachableError, awaitInfrastructure } from './infrastructure';

@@ -2,12 +2,12 @@ import { unwatchFile, watchFile } from 'node:fs';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { checkTlsSettings, serverCertificate } from '@bedrequest/config';
 import { closeServer, Lifecycle, trackResponses } from './lifecycle';
-import { listen } from './http';
+import { listen, probeRouter, type Readiness } from './http';
 import { createLogger } from './logger';
 import { createMetricsRegistry } from './metrics';
 import { startTracing } from './tracing';
@@ -80,6 +80,21 @@ export async function serveHttp(context: ServiceContext, app: Express, options: 
   const url = `${certificate ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   context.logger.info({ url }, `${options.name ?? 'http'} listening`);
   return { server, url };
+}
+
+/**
+ * The service's internal port: its probes and metrics (probeRouter), the one port monitoring may
+ * reach (docs/operations.md, "Metrics and probes"); `after` answers every other path, and errors.
+ */
+export function serveProbes(
+  context: ServiceContext,
+  options: { readiness: Readiness; host: string; port: number; after: (RequestHandler | ErrorRequestHandler)[] },
+): Promise<Serving> {
+  const probes = express()
+    .disable('x-powered-by')
+    .use(probeRouter({ registry: context.registry, lifecycle: context.lifecycle, readiness: options.readiness }))
+    .use(...options.after);
+  return serveHttp(context, probes, { host: options.host, port: options.port, name: 'internal http' });
 }
 
 /** Starts an https server for `app` and resolves with it once the port is bound. */
