@@ -1,5 +1,5 @@
 import { fhirBasesOverlap } from '@bedrequest/tokens';
-import { ROLES, type Role } from '../users/user';
+import { ROLES, type Role } from './party';
 import type { Party } from './party';
 
 /** Input the admin command line refuses, with a one-line reason. */

@@ -1,4 +1,6 @@
-import type { Role } from '../users/user';
+/** docs/decisions.md, "Parties and credentials": the two roles of a party. */
+export const ROLES = ['referrer', 'clinic'] as const;
+export type Role = (typeof ROLES)[number];
 
 interface PartyBase {
   readonly id: string;

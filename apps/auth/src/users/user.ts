@@ -1,8 +1,6 @@
-import type { Party } from '../parties/party';
+import type { Party, Role } from '../parties/party';
 
-/** docs/decisions.md, "Parties and credentials": the two roles that log in. */
-export const ROLES = ['referrer', 'clinic'] as const;
-export type Role = (typeof ROLES)[number];
+export type { Role } from '../parties/party';
 
 /** A person's login inside a party (docs/parties.md, "Parties and people"). */
 export interface UserAccount {
