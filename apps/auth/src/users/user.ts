@@ -1,4 +1,4 @@
-import type { Party, Role } from '../parties/party';
+import type { Party } from '../parties/party';
 
 export type { Role } from '../parties/party';
 
