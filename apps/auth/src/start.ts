@@ -10,6 +10,8 @@ import { openAuthDatabase } from './persistence/database';
 import { AccessTokenIssuer, ServiceTokenIssuer, type Clock } from './token/access-token.service';
 import { LoginThrottle } from './token/login-throttle';
 import { RefreshTokenRepository } from './token/refresh-token.repository';
+import { RevocationRepository } from './token/revocation.repository';
+import { revocationRouter, serviceTokenVerifier } from './token/revocation.router';
 import { serviceTokenRouter } from './token/service-token.router';
 import { tokenRouter } from './token/token.router';
 import { TokenService } from './token/token.service';
@@ -66,6 +68,13 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });
     app.use('/internal', serviceTokenRouter(serviceTokens, [config.SERVICE_CLIENT_SECRET, ...config.SERVICE_CLIENT_ACCEPTED_SECRETS]));
+    const services = serviceTokenVerifier(keys.jwks, {
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      serviceAudience: config.SERVICE_TOKEN_AUDIENCE,
+      now,
+    });
+    app.use('/internal', revocationRouter(new RevocationRepository(prisma, now), services));
     app.use(jsonErrorHandler(logger));
 
     const internal = await serveProbes(context, {

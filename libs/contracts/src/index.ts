@@ -17,3 +17,4 @@ export * from './internal-api';
 export * from './public-api';
 export * from './auto-answer';
 export * from './token-revocation';
+export * from './revocation-list';

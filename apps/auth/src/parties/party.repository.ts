@@ -44,10 +44,13 @@ export class PartyRepository {
     });
   }
 
-  /** Marks the party disabled; tells whether it was unknown, already disabled, or disabled now. */
+  /**
+   * Marks the party disabled and revokes its people's access tokens issued until `at` (docs/parties.md,
+   * "Disabling"); tells whether it was unknown, already disabled, or disabled now.
+   */
   async disable(id: string, at: Date): Promise<'disabled' | 'already-disabled' | 'unknown'> {
     if (!UUID.test(id)) return 'unknown';
-    const { count } = await this.prisma.party.updateMany({ where: { id, disabledAt: null }, data: { disabledAt: at } });
+    const { count } = await this.prisma.party.updateMany({ where: { id, disabledAt: null }, data: { disabledAt: at, tokensRevokedAt: at } });
     if (count === 1) return 'disabled';
     return (await this.findById(id)) ? 'already-disabled' : 'unknown';
   }

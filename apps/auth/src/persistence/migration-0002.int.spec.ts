@@ -11,7 +11,8 @@ import { AUTH_MIGRATIONS_DIR } from './database';
 describe('auth migration 0002_parties', () => {
   const databaseUrl = testEnvironment().databaseUrl;
   const schema = uniqueName('auth_0002');
-  const migrations = readMigrations(AUTH_MIGRATIONS_DIR);
+  // Up to 0002: the later ones have tests of their own.
+  const migrations = readMigrations(AUTH_MIGRATIONS_DIR).slice(0, 2);
   let client: Client;
 
   beforeAll(async () => {

@@ -92,6 +92,7 @@ export class UserRepository {
    * it, and its party the role, IK numbers and FHIR base (a role only while the user is its party's only one).
    */
   async upsert(user: NewUser): Promise<{ user: Member; created: boolean }> {
+    await secondAfterRevocation(await this.prisma.userAccount.findUnique({ where: { username: user.username }, select: { tokensRevokedAt: true } }));
     return this.prisma.$transaction(async (tx) => {
       const existing = await tx.userAccount.findUnique({ where: { username: user.username }, ...WITH_PARTY });
       if (!existing) return { user: await createAlone(tx, user), created: true };
@@ -106,9 +107,12 @@ export class UserRepository {
     });
   }
 
-  /** Marks the user disabled; tells whether it was unknown, already disabled, or disabled now. */
+  /**
+   * Marks the user disabled and revokes the access tokens issued until `at` (docs/parties.md,
+   * "Disabling"); tells whether it was unknown, already disabled, or disabled now.
+   */
   async disable(username: string, at: Date): Promise<'disabled' | 'already-disabled' | 'unknown'> {
-    const { count } = await this.prisma.userAccount.updateMany({ where: { username, disabledAt: null }, data: { disabledAt: at } });
+    const { count } = await this.prisma.userAccount.updateMany({ where: { username, disabledAt: null }, data: { disabledAt: at, tokensRevokedAt: at } });
     if (count === 1) return 'disabled';
     return (await this.findByUsername(username)) ? 'already-disabled' : 'unknown';
   }
@@ -124,6 +128,20 @@ export class UserRepository {
 }
 
 type Transaction = Parameters<Parameters<AuthDatabase['$transaction']>[0]>[0];
+
+/**
+ * Waits, when a user's tokens were revoked less than a second ago, until the next whole second has
+ * begun. A token is refused when it was issued (`iat`, whole seconds) at or before the revocation,
+ * so a login in the same second as a disable would be refused with the tokens it revoked; enabled
+ * only from the next second on, the user's new tokens all carry a later `iat`. At most a second,
+ * and only for an enable right after a disable.
+ */
+async function secondAfterRevocation(user: { tokensRevokedAt: Date | null } | null): Promise<void> {
+  if (!user?.tokensRevokedAt) return;
+  const revokedAtMs = user.tokensRevokedAt.getTime();
+  const waitMs = Math.min(1_000, Math.floor(revokedAtMs / 1_000) * 1_000 + 1_000 - Date.now());
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+}
 
 async function createAlone(tx: Transaction, user: NewUser): Promise<Member> {
   const id = randomUUID();

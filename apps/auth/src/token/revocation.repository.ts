@@ -1,0 +1,31 @@
+import type { RevocationListAnswer } from '@bedrequest/contracts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from '@bedrequest/tokens';
+import type { AuthDatabase } from '../persistence/database';
+
+/**
+ * How far back the list reaches: an access token's lifetime, since a token issued before an older
+ * revocation has expired, and 5 minutes for clocks that disagree (the verifier's with auth's).
+ */
+export const REVOCATION_WINDOW_SECONDS = ACCESS_TOKEN_LIFETIME_SECONDS + 300;
+
+/** The recent revocations of access tokens: each disable of a person or a party (`tokens_revoked_at`). */
+export class RevocationRepository {
+  constructor(
+    private readonly prisma: AuthDatabase,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async recent(): Promise<RevocationListAnswer> {
+    const asOf = new Date(this.now());
+    const recent = {
+      where: { tokensRevokedAt: { gte: new Date(asOf.getTime() - REVOCATION_WINDOW_SECONDS * 1000) } },
+      select: { id: true, tokensRevokedAt: true },
+    };
+    const [users, parties] = await Promise.all([this.prisma.userAccount.findMany(recent), this.prisma.party.findMany(recent)]);
+    return { users: subjectsOf(users), parties: subjectsOf(parties), asOf: asOf.toISOString() };
+  }
+}
+
+function subjectsOf(rows: readonly { id: string; tokensRevokedAt: Date | null }[]): RevocationListAnswer['users'] {
+  return rows.flatMap((row) => (row.tokensRevokedAt ? [{ id: row.id, revokedAt: row.tokensRevokedAt.toISOString() }] : []));
+}

@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import type { RevocationListAnswer } from '@bedrequest/contracts';
+import { createTokenVerifier, requireToken, type TokenVerifier } from '@bedrequest/tokens';
+import type { RevocationRepository } from './revocation.repository';
+
+/**
+ * `GET /internal/revocations` (mounted at /internal; never proxied by the gateway): the people and
+ * parties whose access tokens were revoked within a token's lifetime (docs/parties.md, "Disabling"),
+ * read anew on every call, since the admin command line disables in the database, not through this
+ * process. The gateway polls it every second. Only a service of the stack may read it, with a
+ * service token (docs/architecture.md, "Internal HTTP APIs"): 401 without one, 403 for a party's.
+ */
+export function revocationRouter(revocations: RevocationRepository, services: TokenVerifier): Router {
+  const router = Router();
+  router.get('/revocations', requireToken({ verifier: services, services: true }), async (_req, res) => {
+    res.json((await revocations.recent()) satisfies RevocationListAnswer);
+  });
+  return router;
+}
+
+/** Checks the service tokens auth itself issued, with its own published keys: no fetch of its own JWKS. */
+export function serviceTokenVerifier(
+  jwks: JSONWebKeySet,
+  options: { issuer: string; audience: string; serviceAudience: string; now: () => number },
+): TokenVerifier {
+  return createTokenVerifier({ keys: createLocalJWKSet(jwks), ...options });
+}
