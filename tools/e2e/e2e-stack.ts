@@ -1,7 +1,8 @@
 // What the end-to-end tests do with a stack: the one launcher (@bedrequest/stack) in-process by
 // default, parties made with the real admin command line, and calls to the gateway checked against
 // its OpenAPI document and an outside FHIR validator (api-client.ts).
-import { launchStack, type OutputHandling, type Stack, type StackMode } from '@bedrequest/stack';
+import { isolatedEnvironment, launchStack, type OutputHandling, type Stack, type StackMode } from '@bedrequest/stack';
+import { uniqueName } from '@bedrequest/testing';
 import { callApi, type ApiCallOptions, type ApiResponse } from './api-client';
 
 export type { ApiResponse };
@@ -32,14 +33,28 @@ export interface E2eStack {
 /** Every test user's password: `<username>-secret-pw`. */
 export const passwordOf = (username: string) => `${username}-secret-pw`;
 
+export interface E2eStackOptions {
+  /**
+   * Runs before the stack is provisioned and its services start, given the environment they will
+   * get: its schemas, Redis key prefix and broker namespace, of its own as always, are named in it,
+   * so that it can put there what an earlier release wrote (release-upgrade/restore.ts). The stack's
+   * stop removes it with the rest (should `prepare` fail, the test run's teardown does).
+   */
+  prepare?: (env: Readonly<Record<string, string>>) => Promise<void>;
+}
+
 /** The whole stack for a test file, with `overrides` on top of the defaults (silent logs, private webhooks allowed). */
-export async function startE2eStack(overrides: Record<string, string> = {}, mode: StackMode = 'in-process', output?: OutputHandling): Promise<E2eStack> {
-  const stack = await launchStack({
-    mode,
-    ...(output ? { output } : {}),
-    isolate: 'e2e',
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_POOL_SIZE: '4', WEBHOOK_ALLOW_PRIVATE: 'true', ...overrides },
-  });
+export async function startE2eStack(
+  overrides: Record<string, string> = {},
+  mode: StackMode = 'in-process',
+  output?: OutputHandling,
+  setup: E2eStackOptions = {},
+): Promise<E2eStack> {
+  // Named here rather than by the launcher when `prepare` must know them first; the same names either way.
+  const isolation = setup.prepare ? isolatedEnvironment(uniqueName('e2e'), process.env.REDIS_KEY_PREFIX ?? '') : {};
+  const env = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_POOL_SIZE: '4', WEBHOOK_ALLOW_PRIVATE: 'true', ...isolation, ...overrides };
+  if (setup.prepare) await setup.prepare({ ...definedOnly(process.env), ...env });
+  const stack = await launchStack({ mode, ...(output ? { output } : {}), isolate: 'e2e', env });
   const admin = (...argv: string[]) => stack.admin(...argv);
   const api = <T>(method: string, path: string, options?: ApiCallOptions) => callApi<T>(stack.gatewayUrl, method, path, options);
   return {
@@ -92,4 +107,8 @@ export async function startE2eStack(overrides: Record<string, string> = {}, mode
     login: async (username, password = passwordOf(username)) => (await stack.login(username, password)).accessToken,
     stop: () => stack.stop(),
   };
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
