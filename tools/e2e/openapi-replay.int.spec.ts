@@ -177,6 +177,12 @@ describe('the OpenAPI document, replayed against the running service', () => {
         token: otherToken,
         body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url },
       });
+      // A party with an administrator, for its people's routes (docs/api.md, "Party and people").
+      const team = await stack.createParty('clinic', 'Replay Team', [CLINIC_IK]);
+      const administrator = `replay-admin-${suffix}`;
+      await stack.admin('user', 'create', '--party', team, '--username', administrator, '--password', passwordOf(administrator), '--admin');
+      const teamAdmin = await stack.login(administrator);
+      const colleague = await stack.createPerson(team, `replay-colleague-${suffix}`);
       const calls: [string, string, ApiCallOptions][] = [
         ['GET', '/', {}],
         ['GET', '/api/openapi.json', {}],
@@ -200,6 +206,10 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['GET', `/api/v1/clinic/capacity?from=${today}&to=${today}`, { token: clinic }],
         ['PUT', '/api/v1/clinic/capacity/auto-answer', { token: clinic, body: { enabled: false } }],
         ['GET', '/api/v1/clinic/capacity/auto-answer', { token: clinic }],
+        ['GET', '/api/v1/party', { token: teamAdmin }],
+        ['GET', '/api/v1/party/users', { token: teamAdmin }],
+        ['POST', '/api/v1/party/users', { token: teamAdmin, body: { username: `replay-added-${suffix}`, password: passwordOf(`replay-added-${suffix}`) } }],
+        ['POST', `/api/v1/party/users/${colleague}/disable`, { token: teamAdmin }],
         ['GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}&_count=1`, { token: clinic }],
         ['GET', `/api/v2/fhir/Task/${taskId}`, { token: referrer }],
         ['GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(requestIdentifier)}&_count=5`, { token: referrer }],

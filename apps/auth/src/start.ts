@@ -6,6 +6,7 @@ import type { AuthConfig } from './config';
 import { jwksRouter } from './keys/jwks.router';
 import { signingKeysOf } from './keys/signing-key.repository';
 import { PasswordHasher } from './passwords/password-hasher';
+import { partyMembersApi } from './parties/party-members.router';
 import { openAuthDatabase } from './persistence/database';
 import { AccessTokenIssuer, ServiceTokenIssuer, type Clock } from './token/access-token.service';
 import { LoginThrottle } from './token/login-throttle';
@@ -75,6 +76,8 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
       now,
     });
     app.use('/internal', revocationRouter(new RevocationRepository(prisma, now), services));
+    // The party administrator's API, behind the gateway's /api/v1/party (docs/parties.md, "Party administrators").
+    app.use('/internal/party', await partyMembersApi({ prisma, jwks: keys.jwks, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now, logger }));
     app.use(jsonErrorHandler(logger));
 
     const internal = await serveProbes(context, {

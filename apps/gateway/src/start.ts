@@ -19,6 +19,8 @@ import { IntakeClient } from './fhir/intake.client';
 import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
+import { PartyClient } from './party/party.client';
+import { partyRouter } from './party/party.router';
 import { errorHandler, unknownPath } from './http-errors';
 import { addressLimit, type AddressBucket } from './address-limits';
 import { invalidTokenLimit } from './invalid-token-limit';
@@ -101,8 +103,9 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const auth = authTokenClient(config.AUTH_URL);
     const clinicTaskReads = new ClinicTaskReadsClient(config.INTAKE_URL);
     const erasure = new IntakeErasureClient(config.INTAKE_URL);
+    const party = new PartyClient(config.AUTH_URL);
     lifecycle.onStop('service clients', () =>
-      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close()]),
+      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close(), party.close()]),
     );
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
@@ -114,6 +117,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: documents }));
     app.use('/api/v1/token', perAddress('token'), tokenProxyRouter(auth, logger));
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
+    app.use('/api/v1/party', ...anyone, partyRouter({ party, logger }));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
     app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));
     app.use(

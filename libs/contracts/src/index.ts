@@ -18,3 +18,4 @@ export * from './public-api';
 export * from './auto-answer';
 export * from './token-revocation';
 export * from './revocation-list';
+export * from './party-members';

@@ -11,7 +11,7 @@ export interface UserAccount {
   /** The name the person's actions carry (`act.name` of their access tokens). */
   readonly displayName: string;
   readonly email: string | null;
-  /** Manages the party's people (the party administrator's API, a later step). */
+  /** Manages the party's people through the API (docs/parties.md, "Party administrators"). */
   readonly administrator: boolean;
   readonly disabledAt: Date | null;
   readonly createdAt: Date;

@@ -1,11 +1,12 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ClinicList } from '@bedrequest/contracts';
 import { registerClinicApiPaths } from './clinic-api-paths';
+import { registerPartyPaths } from './party-paths';
 import { guarded, json, merged, refusals, type Secured } from './responses';
 import { registerSubscriptionPaths } from './subscription-paths';
 import { registerTokenPaths } from './token-paths';
 
-/** `/api/v1`: the token endpoints (auth's, proxied), the clinics, subscriptions, and the clinic API. */
+/** `/api/v1`: the token endpoints (auth's, proxied), the clinics, subscriptions, the clinic API, and the caller's party. */
 export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured): void {
   registerTokenPaths(registry);
   registry.registerPath({
@@ -20,4 +21,5 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
   });
   registerSubscriptionPaths(registry, secured);
   registerClinicApiPaths(registry, secured);
+  registerPartyPaths(registry, secured);
 }

@@ -48,6 +48,9 @@ describe('OpenAPI document', () => {
         '/api/v1/clinic/tasks/{taskId}/documents/{n}',
         '/api/v1/clinic/tasks/{taskId}/versions',
         '/api/v1/kliniken',
+        '/api/v1/party',
+        '/api/v1/party/users',
+        '/api/v1/party/users/{id}/disable',
         '/api/v1/subscriptions',
         '/api/v1/subscriptions/{id}',
         '/api/v1/subscriptions/{id}/deliveries',
@@ -191,10 +194,42 @@ describe('OpenAPI document', () => {
       ['/api/v1/clinic/tasks/{taskId}/answer', 'post', 'ClinicAnswer'],
       ['/api/v1/clinic/capacity', 'put', 'BedCount'],
       ['/api/v1/clinic/capacity/auto-answer', 'put', 'AutoAnswerRequest'],
+      ['/api/v1/party/users', 'post', 'NewPartyMember'],
     ] as const) {
       expect({ path, body: requestOf(path, method) }).toEqual({ path, body: { $ref: `#/components/schemas/${name}` } });
       expect({ name, additionalProperties: schemas[name]?.additionalProperties }).toEqual({ name, additionalProperties: false });
     }
+  });
+
+  it("gives the party's people their administrator's 403 and the party itself none, a person added 201 or 409, a person disabled 404 or 409", () => {
+    expect(paths['/api/v1/party']?.get?.responses['403']).toBeUndefined();
+    expect(bodyOf(paths['/api/v1/party']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/Party' });
+    expect(bodyOf(paths['/api/v1/party/users']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/PartyMemberList' });
+    expect(Object.keys(paths['/api/v1/party/users']?.post?.responses ?? {}).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '405',
+      '409',
+      '413',
+      '415',
+      '429',
+      '503',
+    ]);
+    expect(Object.keys(paths['/api/v1/party/users/{id}/disable']?.post?.responses ?? {}).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '409',
+      '429',
+      '503',
+    ]);
+    expect(schemas['PartyMember']?.properties?.['passwordHash']).toBeUndefined();
+    expect(schemas['NewPartyMember']?.required?.sort()).toEqual(['password', 'username']);
   });
 
   it('gives the delivery log and the event list their page parameters and answers', () => {
