@@ -2,12 +2,15 @@
 // each, made with `party create` and `user create --party` on the real stack. Their tokens name the
 // party in sub and the person in act; the requests and subscriptions belong to the party; the audit
 // trail names the person who sent a version or answered, and only to that person's own party
-// (docs/api.md, "Audit trail"); disabling one person leaves the other working.
+// (docs/api.md, "Audit trail"); disabling one person ends their access tokens within about a second
+// and leaves the other working, disabling the party ends everyone's, the clinic inbox's session too
+// (docs/parties.md, "Disabling").
 import { randomUUID } from 'node:crypto';
 import type { AuditEvent, Bundle, Task } from '@medplum/fhirtypes';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
 import { passwordOf, startE2eStack, type E2eStack } from './e2e-stack';
+import { HttpBrowser, csrfOf } from './inbox/http-browser';
 
 const [A] = FIXTURE_PERFORMER_IKS as unknown as [string];
 
@@ -42,6 +45,18 @@ describe('two people, one hospital', () => {
     stack.api<{ accessToken: string; refreshToken: string }>('POST', '/api/v1/token/login', { body: { username, password } });
   const refresh = (refreshToken: string) =>
     stack.api<{ accessToken: string; refreshToken: string }>('POST', '/api/v1/token/refresh', { body: { refreshToken } });
+  /** The status a referrer's token (subscriptions) or a clinic's (its list) is answered with. */
+  const statusWith = async (accessToken: string) => {
+    const { role } = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { role: string };
+    return (await stack.api('GET', role === 'clinic' ? '/api/v1/clinic/tasks' : '/api/v1/subscriptions', { token: accessToken })).status;
+  };
+  /**
+   * Until `accessToken` is refused (401): the gateway reads auth's revocations every second, so this
+   * takes about that; the bound only catches a hang. Never faster than 10 requests a second, well
+   * within the party's rate limit.
+   */
+  const refusedSoon = (accessToken: string, who: string) =>
+    waitFor(async () => (await statusWith(accessToken)) === 401, { timeoutMs: 10_000, intervalMs: 100, what: `${who}'s access token refused` });
 
   beforeAll(async () => {
     stack = await startE2eStack();
@@ -131,6 +146,7 @@ describe('two people, one hospital', () => {
   });
 
   it("refuses a disabled person's refresh and login at once, and keeps the other person's working", async () => {
+    expect(await statusWith(token('max'))).toBe(200);
     await stack.admin('user', 'disable', '--username', name('max'));
 
     expect((await refresh(session.max!.refreshToken)).status).toBe(401);
@@ -139,6 +155,67 @@ describe('two people, one hospital', () => {
     expect(refreshed.status).toBe(200);
     expect(claimsOf(refreshed.body.accessToken)).toMatchObject({ sub: hospital, act: { sub: userId.erika } });
     expect((await login(name('erika'))).status).toBe(200);
+  });
+
+  it("refuses a disabled person's access token, valid a moment before, within about a second, and keeps the other person's", async () => {
+    await refusedSoon(token('max'), 'Max');
+
+    const refused = await stack.api<{ error: string; message: string }>('GET', '/api/v1/subscriptions', { token: token('max') });
+    expect([refused.status, refused.body.message]).toEqual([401, 'the access token was revoked']);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(await statusWith(token('erika'))).toBe(200);
+  });
+
+  it('does not bring the access token back when the person is enabled again, and lets the new login work', async () => {
+    await stack.admin(
+      'user',
+      'upsert',
+      '--role',
+      'referrer',
+      '--username',
+      name('max'),
+      '--password',
+      passwordOf(name('max')),
+      '--ik',
+      FIXTURE_REQUESTER_IK,
+      '--fhir-base',
+      FIXTURE_FHIR_BASE,
+    );
+
+    const again = await login(name('max'));
+    expect(again.status).toBe(200);
+    expect(claimsOf(again.body.accessToken)).toMatchObject({ sub: hospital, act: { sub: userId.max } });
+    expect(await statusWith(again.body.accessToken)).toBe(200);
+
+    // A person of another party disabled after the enable: once the gateway refuses their token, it
+    // has read a list written after the enable, and Max's old token is still refused by it.
+    await stack.createReferrer(name('marker'), ['260000008'], 'https://marker-hospital.example/fhir');
+    const marker = await stack.login(name('marker'));
+    await stack.admin('user', 'disable', '--username', name('marker'));
+    await refusedSoon(marker, 'the marker');
+    expect(await statusWith(token('max'))).toBe(401);
+    expect(await statusWith(again.body.accessToken)).toBe(200);
+    session.max = again.body;
+  });
+
+  it("refuses every person's access token once their party is disabled, and ends the clinic inbox's session", async () => {
+    const inbox = new HttpBrowser(stack.webUrl);
+    const form = await inbox.get('/inbox/login');
+    const loggedIn = await inbox.postForm('/inbox/login', { username: name('tom'), password: passwordOf(name('tom')), _csrf: csrfOf(form.text) });
+    expect(loggedIn).toMatchObject({ status: 303, headers: { location: '/inbox/tasks' } });
+    expect((await inbox.get('/inbox/tasks')).status).toBe(200);
+    expect([await statusWith(token('jana')), await statusWith(token('tom'))]).toEqual([200, 200]);
+
+    await stack.admin('party', 'disable', '--id', clinic);
+
+    await refusedSoon(token('jana'), 'Jana');
+    await refusedSoon(token('tom'), 'Tom');
+    // The inbox's access token is refused like Tom's own: the session ends at its next page, its
+    // access token still far from the renewal that would meet the refused refresh token.
+    expect(await inbox.get('/inbox/tasks')).toMatchObject({ status: 303, headers: { location: '/inbox/login?expired=1' } });
+    expect(inbox.cookie('inbox_session')).toBeUndefined();
+    // The referrer's people are another party: untouched.
+    expect(await statusWith(token('erika'))).toBe(200);
   });
 
   it('still makes a party of one with user create --role, whose sub is its only person', async () => {

@@ -4,7 +4,7 @@ import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { closeRedis, openRedis } from '@bedrequest/persistence';
-import { ANY_ROLE, requireToken, serviceTokensFor, tokenVerifierFor, type Role } from '@bedrequest/tokens';
+import { ANY_ROLE, requireToken, revocationListFor, serviceTokensFor, tokenVerifierFor, type Role } from '@bedrequest/tokens';
 import { allowedMethods } from './allowed-methods';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
@@ -46,8 +46,14 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     lifecycle.onStop('broker', (remainingMs) => broker.stop(remainingMs));
 
+    // Read with the gateway's service tokens: routing's clinic registry and auth's revoked tokens.
+    const serviceTokens = serviceTokensFor(config, 'gateway');
+    lifecycle.onStop('service tokens', () => serviceTokens.close());
+    // Every party's token passes the gateway, so its verifier alone refuses those of disabled people
+    // and parties, from auth's list read every second (docs/parties.md, "Disabling").
+    const revocations = revocationListFor(config, serviceTokens, { logger, registry });
     // Parties' tokens only: a service token never passes the public API.
-    const verifier = tokenVerifierFor(config, { services: false });
+    const verifier = tokenVerifierFor(config, { services: false, revocations });
     // The limits (docs/api.md, "Limits"): per party behind a token, per client address without one.
     const redis = openRedis(config, logger);
     lifecycle.onStop('redis', () => closeRedis(redis));
@@ -86,8 +92,6 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
 
     // The registry in memory (routing owns it and broadcasts its changes): every bundle's performers
     // are checked against it without asking routing per request. Read with the gateway's service token.
-    const serviceTokens = serviceTokensFor(config, 'gateway');
-    lifecycle.onStop('service tokens', () => serviceTokens.close());
     const clinicDirectory = new ClinicDirectory({
       load: loadClinicsFrom(config.ROUTING_URL, serviceTokens),
       logger,
@@ -95,6 +99,9 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     });
     await clinicDirectory.start(broker);
     lifecycle.onStop('clinic directory', async () => clinicDirectory.stop());
+    // After the registry's first load, which waited for auth (the service token): the list's first read is quick.
+    await revocations.start();
+    lifecycle.onStop('revocation list', () => revocations.stop());
 
     // The services behind the API, asked with the caller's forwarded token.
     const intake = new IntakeClient(config.INTAKE_URL);

@@ -56,6 +56,12 @@ export const tokenEnv = {
   AUTH_AUDIENCE: z.string().min(1).default('urn:bedrequest:api'),
   /** The `aud` of service tokens: only the services' internal APIs take them, never the public API. */
   SERVICE_TOKEN_AUDIENCE: z.string().min(1).default('urn:bedrequest:internal'),
+  /**
+   * How often the gateway reads auth's list of revoked tokens (docs/parties.md, "Disabling"): a
+   * disabled person's access tokens are refused within about this long. At least 100 ms, so that a
+   * slip of a unit cannot flood auth.
+   */
+  AUTH_REVOCATION_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
 };
 
 /**

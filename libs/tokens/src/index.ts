@@ -26,4 +26,5 @@ export {
 } from './verifier';
 export { accessTokenOf, bearerTokenOf, principalOf, requireToken, type RequireTokenOptions } from './require-token';
 export { ServiceTokenSource } from './service-token-source';
-export { serviceTokensFor, tokenVerifierFor, type TokenConfig } from './from-config';
+export { revocationListFor, serviceTokensFor, tokenVerifierFor, type TokenConfig } from './from-config';
+export { RevocationList, loadRevocationsFrom, type RevocationListOptions, type Revocations } from './revocation-list';

@@ -67,7 +67,7 @@ export function serviceToken(key: TestSigningKey, service: string, options: { au
 /**
  * A stand-in for the auth service's key endpoints, for tests that start one service on its own:
  * `GET /internal/jwks` with its key, `POST /internal/service-tokens` for any service that sends
- * `clientSecret`. Point the service's AUTH_URL at `url`.
+ * `clientSecret`, `GET /internal/revocations` with nobody revoked. Point the service's AUTH_URL at `url`.
  */
 export class TestAuthority {
   private constructor(
@@ -83,6 +83,7 @@ export class TestAuthority {
     const server = createServer((req, res) => {
       const answer = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.method === 'GET' && req.url === '/internal/jwks') return answer(200, { keys: [key.publicJwk] });
+      if (req.method === 'GET' && req.url === '/internal/revocations') return answer(200, { users: [], parties: [], asOf: new Date().toISOString() });
       if (req.method === 'POST' && req.url === '/internal/service-tokens') {
         const [service, secret] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
           .toString()
