@@ -13,6 +13,7 @@ describe('fhirSystems', () => {
       orderDetailSystem: 'https://bedrequest.example.org/fhir/CodeSystem/order-detail-type',
       admissionResponseStatusSystem: 'https://bedrequest.example.org/fhir/CodeSystem/admission-response-status',
       performerDeepLinkSystem: 'https://bedrequest.example.org/fhir/sid/performer-deep-link',
+      userSystem: 'https://bedrequest.example.org/fhir/sid/user',
     });
   });
 

@@ -35,6 +35,8 @@ export interface FhirSystems {
   orderDetailSystem: string;
   admissionResponseStatusSystem: string;
   performerDeepLinkSystem: string;
+  /** The user ids of the parties' people (auth's accounts, the access token's `act.sub`): who of a clinic wrote a Task's note. */
+  userSystem: string;
 }
 
 export function fhirSystems(profileBase: string = DEFAULT_PROFILE_BASE): FhirSystems {
@@ -50,5 +52,6 @@ export function fhirSystems(profileBase: string = DEFAULT_PROFILE_BASE): FhirSys
     orderDetailSystem: `${base}/CodeSystem/order-detail-type`,
     admissionResponseStatusSystem: `${base}/CodeSystem/admission-response-status`,
     performerDeepLinkSystem: `${base}/sid/performer-deep-link`,
+    userSystem: `${base}/sid/user`,
   };
 }

@@ -123,6 +123,13 @@ describe('the access policy', () => {
     }
   });
 
+  it.each(Object.keys(VIEWERS))("shows %s who of the clinic wrote a Task's notes on its own clinic's Tasks only", (name) => {
+    const viewer = VIEWERS[name]!;
+    // docs/api.md, "Tasks": the clinic addressed (open or cancelled) sees its people; no referrer, the owner neither.
+    const shown = TASKS.filter((task) => taskAccess.showsAuthors(viewer, task)).map((task) => task.name);
+    expect(shown).toEqual(TASKS.filter((task) => ['addressed', 'cancelled'].includes(RELATIONS[name]![task.name])).map((task) => task.name));
+  });
+
   it.each(Object.keys(VIEWERS))('selects in SQL exactly the Tasks its check admits for %s', async (name) => {
     const viewer = VIEWERS[name]!;
     const rows = await prisma.$queryRaw<{ id: string; referrer_party_id: string; clinic_ik: string }[]>(Prisma.sql`

@@ -61,6 +61,13 @@ export function ownsRequest(partyId: string, request: { referrerPartyId: string 
  */
 export const taskAccess = {
   allows: (viewer: Viewer, task: Pick<TaskFacts, 'referrerPartyId' | 'clinicIk'>): boolean => relationOf(viewer, { ...task, cancelledAt: null }) !== 'none',
+  /**
+   * Whether the viewer is shown who of the clinic wrote each of the Task's notes: the clinic the
+   * Task is addressed to (open or cancelled) sees its own people; the referrer sees the notes and
+   * not the clinic's staff, as `asSeenBy` hides another party's people in the audit trail.
+   */
+  showsAuthors: (viewer: Viewer, task: Pick<TaskFacts, 'referrerPartyId' | 'clinicIk'>): boolean =>
+    viewer.role === 'clinic' && relationOf(viewer, { ...task, cancelledAt: null }) === 'addressed',
   where(viewer: Viewer): Prisma.Sql {
     if (viewer.role === 'referrer') return Prisma.sql`r.referrer_party_id = ${viewer.partyId}`;
     return clinicIkIn(viewer, Prisma.raw('t.clinic_ik'));

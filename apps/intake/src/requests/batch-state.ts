@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionRequestSummary, BusinessStatus, ClinicRecord, Submitter } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import { entriesOf, type AuditRecord } from '../audit';
+import type { NoteAuthor } from '../tasks';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
 import type { RequestLimits } from './request-limits';
 import { answerTask, type TaskChange } from './request-state-machine';
@@ -137,13 +138,14 @@ export class BatchState {
     return task;
   }
 
-  recordAnswer(state: RequestState, task: StoredTask, businessStatus: BusinessStatus, note: string | undefined): void {
+  /** A clinic's answer on the Task; its note, if any, keeps who wrote it (`author`). */
+  recordAnswer(state: RequestState, task: StoredTask, businessStatus: BusinessStatus, note: string | undefined, author: NoteAuthor): void {
     const decision = answerTask(state.request, task, businessStatus);
     if (decision.kind === 'reject') return;
     const { now } = this.context;
     task.status = decision.status;
     task.businessStatus = businessStatus;
-    if (note) task.notes = [...task.notes, { text: note, time: now.toISOString() }];
+    if (note) task.notes = [...task.notes, { text: note, time: now.toISOString(), author }];
     task.lastModified = now;
     this.markChanged(task);
   }

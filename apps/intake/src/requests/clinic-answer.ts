@@ -1,6 +1,7 @@
 import type { ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
 import type { MessageMeta } from '@bedrequest/messaging';
 import { taskAccess } from '../access';
+import { toFhirTask, type NoteAuthor } from '../tasks';
 import type { BatchState } from './batch-state';
 import { answerAgent, auditedRequest } from './request-audit';
 import { DEFAULT_REQUEST_LIMITS, overNotesLimit } from './request-limits';
@@ -29,9 +30,27 @@ export function answerTaskOf(batch: BatchState, answer: ClinicAnswerSubmittedV1,
   // A clinic's note is refused over the limit; an automatic answer's is not (one per version at most: the versions bound them).
   const tooMany = answer.note && answer.source === 'clinic' ? overNotesLimit(batch.context.limits ?? DEFAULT_REQUEST_LIMITS, task.notes.length) : undefined;
   if (tooMany) return tooMany;
-  batch.recordAnswer(state, task, answer.businessStatus, answer.note);
+  batch.recordAnswer(state, task, answer.businessStatus, answer.note, noteAuthorOf(answer));
   batch.audit({ interaction: 'update', agent: answerAgent(answer), request: auditedRequest(state.request), resources: [{ type: 'Task', id: task.id }] });
   const response = responseRecord(state.request, task, { systems: batch.context.systems, meta, source: answer.source });
   batch.changes.outbox.push(response);
-  return verdict('accepted', { requestIdentifier: state.request.identifier, task: response.envelope.payload.task });
+  // The clinic's reply is the Task as the clinic reads it, naming who wrote each note; routing,
+  // which sent an automatic answer, gets the referrer's, without the clinic's staff.
+  const forClinic = answer.source === 'clinic' && taskAccess.showsAuthors(viewer, { referrerPartyId: state.request.referrerPartyId, clinicIk: task.clinicIk });
+  const reply = forClinic
+    ? toFhirTask({ ...task, requestIdentifier: state.request.identifier, referrerIk: state.request.referrerIk }, batch.context.systems, { authors: true })
+    : response.envelope.payload.task;
+  return verdict('accepted', { requestIdentifier: state.request.identifier, task: reply });
+}
+
+/**
+ * Who gave the answer, as its note keeps it (docs/data-protection.md, "Staff"): the clinic's person
+ * by user id and display name (on one line, without control characters, which a FHIR string may
+ * not hold), or no person for the service's automatic answer.
+ */
+function noteAuthorOf(answer: ClinicAnswerSubmittedV1): NoteAuthor {
+  if (answer.source === 'automatic') return { source: 'automatic' };
+  // eslint-disable-next-line no-control-regex -- removing the control characters is the point
+  const name = answer.userName?.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return { source: 'clinic', user: answer.user, ...(name ? { name } : {}) };
 }

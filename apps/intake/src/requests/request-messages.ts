@@ -30,13 +30,16 @@ export function dispatchedRecord(
   );
 }
 
-/** admission.response.v1 for the Task as it is now: the webhook to the referrer, and routing's cue. */
+/**
+ * admission.response.v1 for the Task as it is now: the webhook to the referrer, and routing's cue.
+ * The referrer's Task: its notes name no author (the clinic's staff are the clinic's, docs/api.md, "Tasks").
+ */
 export function responseRecord(
   request: StoredRequest,
   task: StoredTask,
   context: { systems: FhirSystems; meta: MessageMeta; source: AnswerSource },
 ): OutboxRecord<typeof AdmissionResponseV1> {
-  const fhirTask = toFhirTask({ ...task, requestIdentifier: request.identifier, referrerIk: request.referrerIk }, context.systems);
+  const fhirTask = toFhirTask({ ...task, requestIdentifier: request.identifier, referrerIk: request.referrerIk }, context.systems, { authors: false });
   return outboxRecord(
     AdmissionResponseV1,
     { eventId: randomUUID(), referrerPartyId: request.referrerPartyId, requestIdentifier: request.identifier, task: fhirTask, source: context.source },

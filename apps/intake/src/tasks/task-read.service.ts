@@ -1,11 +1,11 @@
 import type { Bundle, Task } from '@medplum/fhirtypes';
 import { z } from 'zod';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import { personOf, requestGrantOf, taskAccess, type Caller, type RequestGrant } from '../access';
+import { personOf, requestGrantOf, taskAccess, type Caller, type RequestGrant, type Viewer } from '../access';
 import type { AuditAgent, AuditRecord, AuditTrail } from '../audit';
 import { MAX_PAGE_BYTES, nextPosition, pageOf, pageQueryString, positionOf, type Page, type PageQuery, type Position, type QueryRefusal } from '../search';
 import type { SearchedTask, StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
-import { toFhirTask, type ClinicTaskView } from './task-resource';
+import { toFhirTask } from './task-resource';
 import { subsetOf } from './result-parameters';
 import { answerParts, parseTaskRead, parseTaskSearch, TASK_KEYS, type TaskShape } from './task-search';
 
@@ -67,7 +67,7 @@ export class TaskReadService {
           ? {
               entry: entries.map((task) => ({
                 fullUrl: `${links.base}${links.path}/${task.id}`,
-                resource: this.shaped(task, search),
+                resource: this.shaped(task, search, caller.viewer),
                 search: { mode: 'match' as const },
               })),
             }
@@ -82,7 +82,7 @@ export class TaskReadService {
     if (!parsed.ok) return parsed;
     const task = await this.findVisible(taskId, caller);
     if (task) await this.audit.record([readRecord('read', task, caller, [{ type: 'Task', id: task.id }])]);
-    return { ok: true, task: task && this.shaped(task, parsed.shape) };
+    return { ok: true, task: task && this.shaped(task, parsed.shape, caller.viewer) };
   }
 
   /**
@@ -152,9 +152,12 @@ export class TaskReadService {
     return TaskId.safeParse(taskId).success ? this.tasks.findTask(taskId) : undefined;
   }
 
-  /** The FHIR Task, with only the elements `_elements` names (and the mandatory ones) if it names any. */
-  private shaped(task: ClinicTaskView, shape: TaskShape): Task {
-    const resource = toFhirTask(task, this.systems);
+  /**
+   * The FHIR Task as `viewer` may see it (its notes' authors for its own clinic only), with only the
+   * elements `_elements` names (and the mandatory ones) if it names any.
+   */
+  private shaped(task: SearchedTask, shape: TaskShape, viewer: Viewer): Task {
+    const resource = toFhirTask(task, this.systems, { authors: taskAccess.showsAuthors(viewer, task) });
     return shape.elements ? subsetOf(resource, shape.elements) : resource;
   }
 }
@@ -208,12 +211,12 @@ function searchRecords(tasks: readonly SearchedTask[], caller: Caller, query: st
 function withinBytes(page: TaskPage, maxBytes: number): TaskPage {
   let bytes = 0;
   for (const [index, task] of page.tasks.entries()) {
-    bytes += TASK_BYTES + task.notes.reduce((sum, note) => sum + NOTE_BYTES + Buffer.byteLength(JSON.stringify(note.text)), 0);
+    bytes += TASK_BYTES + task.notes.reduce((sum, note) => sum + NOTE_BYTES + Buffer.byteLength(JSON.stringify([note.text, note.author ?? null])), 0);
     if (index > 0 && bytes > maxBytes) return { ...page, tasks: page.tasks.slice(0, index), more: true };
   }
   return page;
 }
 
-/** A Task's JSON without its notes (about 1 kB with its identifiers and codings), and a note's besides its text: generous. */
+/** A Task's JSON without its notes (about 1 kB with its identifiers and codings), and a note's besides its text and author's values: generous. */
 const TASK_BYTES = 2_048;
 const NOTE_BYTES = 128;

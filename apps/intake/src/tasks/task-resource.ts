@@ -1,9 +1,18 @@
+import type { Organization, Practitioner, Reference } from '@medplum/fhirtypes';
 import type { BusinessStatus, FhirTask, TaskStatus } from '@bedrequest/contracts';
 import { ADMISSION_RESPONSE_STATUSES, IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM, type FhirSystems } from '@bedrequest/fhir-model';
+
+/**
+ * Who wrote a note: a person of the clinic (their user id, the access token's `act.sub`, and their
+ * display name at the time, where the token named one), or the service answering on the clinic's
+ * behalf. A note stored before intake kept its author names none (docs/data-protection.md, "Staff").
+ */
+export type NoteAuthor = { source: 'clinic'; user: string; name?: string } | { source: 'automatic' };
 
 export interface TaskNote {
   text: string;
   time: string;
+  author?: NoteAuthor;
 }
 
 /** A clinic_task row with what the FHIR Task needs of its request. */
@@ -22,9 +31,11 @@ export interface ClinicTaskView {
 /**
  * The FHIR Task of docs/decisions.md ("Tasks: the state of each (request, clinic) pair"): what the Task
  * reads answer and what admission.response.v1 carries (the contract `FhirTask`, whose keys are in
- * the order written here).
+ * the order written here). `authors`: whether each note names who wrote it, which only the Task's
+ * own clinic is shown (the access policy's `taskAccess.showsAuthors`); the referrer's Task has notes
+ * of `text` and `time` alone, as docs/decisions.md writes them.
  */
-export function toFhirTask(task: ClinicTaskView, systems: FhirSystems): FhirTask {
+export function toFhirTask(task: ClinicTaskView, systems: FhirSystems, view: { authors: boolean }): FhirTask {
   const lastModified = task.lastModified.toISOString();
   return {
     resourceType: 'Task',
@@ -50,6 +61,22 @@ export function toFhirTask(task: ClinicTaskView, systems: FhirSystems): FhirTask
           },
         }
       : {}),
-    ...(task.notes.length ? { note: task.notes.map((note) => ({ text: note.text, time: note.time })) } : {}),
+    ...(task.notes.length ? { note: task.notes.map((note) => annotationOf(note, task.clinicIk, view.authors ? systems : undefined)) } : {}),
   };
+}
+
+/** A note as FHIR's Annotation (R4 datatypes.html#Annotation), with its author (`authorReference`) when `systems` is given and the note names one. */
+function annotationOf(note: TaskNote, clinicIk: string, systems: FhirSystems | undefined): NonNullable<FhirTask['note']>[number] {
+  const author = systems && note.author && authorOf(note.author, clinicIk, systems);
+  return { text: note.text, time: note.time, ...(author ? { authorReference: author } : {}) };
+}
+
+/**
+ * A person of the clinic as a Practitioner by their user id, with their display name. An automatic
+ * answer has no person: it names the clinic, on whose behalf the service answered, by its IK (R4's
+ * Annotation takes a Practitioner, Patient, RelatedPerson or Organization, no Device).
+ */
+function authorOf(author: NoteAuthor, clinicIk: string, systems: FhirSystems): Reference<Practitioner | Organization> {
+  if (author.source === 'automatic') return { type: 'Organization', identifier: { system: IK_NUMBER_SYSTEM, value: clinicIk } };
+  return { type: 'Practitioner', identifier: { system: systems.userSystem, value: author.user }, ...(author.name ? { display: author.name } : {}) };
 }

@@ -42,3 +42,15 @@ export function clinicAnswerCommand(answer: {
   const envelope = createEnvelope(ClinicAnswerSubmittedV1, { user: 'clinic-user', ...answer, source: 'clinic' }, { correlationId: 'test' });
   return workOf(intakeCommands, { envelope, definition: ClinicAnswerSubmittedV1 });
 }
+
+/** routing's automatic answer from the clinic's bed counts, for version `answersVersion` of the request. */
+export function automaticAnswerCommand(answer: {
+  taskId: string;
+  clinicIk: string;
+  businessStatus: 'accepted' | 'declined';
+  note?: string;
+  answersVersion: number;
+}): IntakeCommand {
+  const envelope = createEnvelope(ClinicAnswerSubmittedV1, { ...answer, source: 'automatic' }, { correlationId: 'test' });
+  return workOf(intakeCommands, { envelope, definition: ClinicAnswerSubmittedV1 });
+}

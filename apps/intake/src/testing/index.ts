@@ -1,3 +1,3 @@
 export { ClearFields } from './clear-fields';
-export { admissionCommand, clinicAnswerCommand, documentCommand } from './commands';
+export { admissionCommand, automaticAnswerCommand, clinicAnswerCommand, documentCommand } from './commands';
 export { testSealedFields } from './sealed-fields';

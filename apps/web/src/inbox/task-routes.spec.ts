@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import type { ClinicDocumentList, DocumentBundle, RequestVersion, RequestVersionList } from '@bedrequest/contracts';
+import type { ClinicDocumentList, DocumentBundle, FhirTask, RequestVersion, RequestVersionList } from '@bedrequest/contracts';
 import { admissionRequestBundle, documentBundle, fhirTask } from '@bedrequest/fhir-model/testing';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { silentLogger } from '@bedrequest/testing';
@@ -40,13 +40,15 @@ describe('a request in the inbox: its versions and documents a page at a time', 
   let versions: RequestVersion[];
   let documents: DocumentBundle[];
   let stored: unknown[];
+  /** The Task the stand-in answers; a plain one of clinic A when undefined. */
+  let shownTask: FhirTask | undefined;
 
   const pageOf = <T>(all: T[], page: URLSearchParams) => {
     const offset = Number(page.get('_offset') ?? 0);
     return { total: all.length, items: all.slice(offset, offset + Number(page.get('_count'))) };
   };
   const api = {
-    task: async (taskId: string) => fhirTask({ id: taskId, clinicIk: A }),
+    task: async (taskId: string) => shownTask ?? fhirTask({ id: taskId, clinicIk: A }),
     versions: async (_taskId: string, page: URLSearchParams): Promise<RequestVersionList> => {
       calls.push(`versions?${page}`);
       return pageOf(page.get('_sort') === '-version' ? [...versions].reverse() : versions, page);
@@ -84,6 +86,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     versions = [version(1), version(2)];
     documents = [];
     stored = [];
+    shownTask = undefined;
   });
   const versionsShown = (text: string) =>
     [...text.slice(text.indexOf('<ol class="history"')).matchAll(/<li data-version="(\d+)"/g)].map((match) => Number(match[1]));
@@ -100,6 +103,38 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     expect(history).toContain('Fassung 2');
     expect(history).toContain(de.task.historyFirst);
     expect(page.text).not.toContain('class="pager"');
+  });
+
+  it('names who of the clinic wrote each of its notes, an automatic answer as such, the name escaped as every text', async () => {
+    const time = '2026-11-22T10:00:00.000Z';
+    const person = { type: 'Practitioner', identifier: { system: 'https://bedrequest.example.org/fhir/sid/user', value: 'user-1' } };
+    shownTask = {
+      ...fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'accepted' }),
+      note: [
+        { text: 'Vor dem Update', time },
+        { text: 'Bitte Befund nachreichen', time, authorReference: { ...person, display: '<img src=x onerror=alert(1)> Jana' } },
+        {
+          text: 'Freie Betten laut Meldung',
+          time,
+          authorReference: { type: 'Organization', identifier: { system: 'http://fhir.de/sid/arge-ik/iknr', value: A } },
+        },
+        { text: 'Ohne Anzeigenamen', time, authorReference: person },
+      ],
+    };
+
+    const page = await request(inbox).get(`/tasks/${TASK_ID}`);
+
+    const notes = page.text.slice(page.text.indexOf('<ol class="notes">'));
+    const items = [...notes.slice(0, notes.indexOf('</ol>')).matchAll(/<li>(.*?)<\/li>/gs)].map((match) =>
+      match[1]!.replace(/<time[^>]*>.*?<\/time>/, '<time>'),
+    );
+    expect(items).toEqual([
+      '<time>: Vor dem Update',
+      '<time> <span class="note-author">von &lt;img src=x onerror=alert(1)&gt; Jana</span>: Bitte Befund nachreichen',
+      '<time> <span class="note-author">automatisch</span>: Freie Betten laut Meldung',
+      '<time>: Ohne Anzeigenamen',
+    ]);
+    expect(page.text).not.toContain('<img');
   });
 
   it('pages through the history, newest first, while the request shown stays its newest version', async () => {

@@ -119,6 +119,9 @@ export const de = {
     noNotes: 'Keine Hinweise.',
     noDiagnoses: 'Keine Diagnosen angegeben.',
     noAnswers: 'Noch keine Antwort.',
+    /** Who of the clinic wrote a note of its answers; an automatic answer (from bed counts, or for a department not offered) has no person. */
+    answeredBy: (name: string) => `von ${name}`,
+    answeredAutomatically: 'automatisch',
     noDocuments: 'Keine Dokumente.',
     documentOpen: 'Öffnen',
     documentDownload: 'Herunterladen',

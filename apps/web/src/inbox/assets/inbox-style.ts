@@ -65,7 +65,7 @@ h2 { font-size: 1.25rem; margin: 1.75rem 0 0.5rem; }
 h3 { font-size: 1rem; margin: 0 0 0.25rem; }
 .narrow { max-width: 28rem; }
 .page-head { display: flex; flex-wrap: wrap; gap: 1rem; align-items: baseline; justify-content: space-between; }
-.hint, .meta { color: var(--muted); }
+.hint, .meta, .note-author { color: var(--muted); }
 
 .button { display: inline-block; font: inherit; font-weight: 600; padding: 0.5rem 1.1rem; border-radius: 0.3rem; border: 2px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; }
 .button:hover { background: var(--accent-dark); border-color: var(--accent-dark); color: #fff; }

@@ -1,6 +1,7 @@
 import { businessStatusOf, type BusinessStatus, type FhirTask } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, safeHttpUrl, type Html, type Interpolation } from '../html';
+import { record, text } from '../json-reading';
 import type { FieldChange, RequestField, RequestView } from '../request-view';
 import type { Texts } from '../texts.de';
 import { csrfField, layout, notice, type PageContext } from './layout';
@@ -132,7 +133,19 @@ function answersOf(task: FhirTask, texts: Texts, formats: Formats): Html {
   const notes = task.note ?? [];
   if (!code && notes.length === 0) return html`<p>${texts.task.noAnswers}</p>`;
   return html`${code ? html`<p>${texts.answer.chosen}: <strong>${texts.businessStatus[code]}</strong></p>` : ''}
-${notes.length ? html`<ol class="notes">${notes.map((note) => html`<li><time datetime="${note.time}">${formats.instant(note.time)}</time>: ${note.text}</li>`)}</ol>` : ''}`;
+${notes.length ? html`<ol class="notes">${notes.map((note) => html`<li><time datetime="${note.time}">${formats.instant(note.time)}</time>${authorOf(note, texts)}: ${note.text}</li>`)}</ol>` : ''}`;
+}
+
+/**
+ * Who of the clinic wrote a note, as the clinic's own Task names them (docs/api.md, "Tasks"): a
+ * person (a Practitioner) by display name, an automatic answer (the clinic's Organization) as such;
+ * nothing for a note stored before intake kept its author, or a person without a display name.
+ */
+function authorOf(note: NonNullable<FhirTask['note']>[number], texts: Texts): Html | '' {
+  const author = record(note['authorReference']);
+  if (author?.['type'] === 'Organization') return html` <span class="note-author">${texts.task.answeredAutomatically}</span>`;
+  const name = author?.['type'] === 'Practitioner' ? text(author['display']) : undefined;
+  return name ? html` <span class="note-author">${texts.task.answeredBy(name)}</span>` : '';
 }
 
 function attachmentsOf(taskId: string, attachments: AttachmentEntry[], texts: Texts, formats: Formats): Html {
