@@ -126,8 +126,15 @@ async function handOver(client: Client, principal: DatabasePrincipal): Promise<s
       WHERE n.nspname = $1 AND pg_get_userbyid(p.proowner) <> $2`,
     [principal.schema, principal.owner],
   );
+  // The schema too: its owner must be able to create what the next migrations add.
+  const { rowCount: foreignSchema } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1 AND pg_get_userbyid(nspowner) <> $2', [
+    principal.schema,
+    principal.owner,
+  ]);
+  if (foreignSchema) await client.query(`ALTER SCHEMA ${client.escapeIdentifier(principal.schema)} OWNER TO ${owner}`);
   for (const { statement } of rows) await client.query(statement + owner);
-  return rows.length > 0 ? [`PostgreSQL: ${rows.length} objects of schema ${principal.schema} handed over to ${principal.owner}`] : [];
+  const handedOver = rows.length + (foreignSchema ?? 0);
+  return handedOver > 0 ? [`PostgreSQL: ${handedOver} objects of schema ${principal.schema} handed over to ${principal.owner}`] : [];
 }
 
 /** Removes the schemas and roles of `principals` (an isolated stack's, when it stops). */

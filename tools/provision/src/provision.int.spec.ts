@@ -331,3 +331,31 @@ describe('provisioning a database whose schema public lets every role create', (
     expect(await provisionDatabase(legacyUrl.toString(), legacyPlan.database, (service) => target.migrationsDirOf(service))).toEqual([]);
   }, 120_000);
 });
+
+describe('a schema the administrator made and migrated, as a development stack leaves it', () => {
+  const ns = uniqueName('prov_dev');
+  const devPlan = provisionPlan({ AMQP_NAMESPACE: ns, AUTH_DB_SCHEMA: `${ns}_auth` }, { generatePasswords: true });
+  const auth = devPlan.database.find((principal) => principal.service === 'auth')!;
+  const migrations = readMigrations(target.migrationsDirOf('auth'));
+
+  afterAll(async () => {
+    await removeDatabasePrincipals(env.databaseUrl, devPlan.database);
+  }, 60_000);
+
+  it('is handed over to its owner, schema included, so that the owner applies the later migrations', async () => {
+    // The superuser migrated it up to the first migration (npm start before provisioning existed).
+    await applyMigrations({ databaseUrl: env.databaseUrl, schema: auth.schema, migrations: migrations.slice(0, 1) });
+    const changes = await provisionDatabase(env.databaseUrl, [auth], (service) => target.migrationsDirOf(service));
+    expect(changes).toEqual(
+      expect.arrayContaining(migrations.slice(1).map((migration) => `PostgreSQL: schema ${auth.schema}: migration ${migration.name} applied`)),
+    );
+    const client = new Client({ connectionString: env.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT pg_get_userbyid(nspowner) AS owner FROM pg_namespace WHERE nspname = $1', [auth.schema]);
+      expect(rows).toEqual([{ owner: auth.owner }]);
+    } finally {
+      await client.end();
+    }
+  }, 120_000);
+});
