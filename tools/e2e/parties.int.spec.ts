@@ -26,6 +26,7 @@ describe('two people, one hospital', () => {
   const name = (person: string) => `${person}-${suffix}`;
   let hospital: string;
   let clinic: string;
+  let maxSpareRefreshToken = '';
   /** Each person's login: access and refresh token. */
   const session: Record<string, { accessToken: string; refreshToken: string }> = {};
   /** Each person's user id, as `user list` prints it. */
@@ -147,6 +148,10 @@ describe('two people, one hospital', () => {
 
   it("refuses a disabled person's refresh and login at once, and keeps the other person's working", async () => {
     expect(await statusWith(token('max'))).toBe(200);
+    // A second session of Max's whose refresh token is not presented while he is disabled.
+    const spare = await login(name('max'));
+    expect(spare.status).toBe(200);
+    maxSpareRefreshToken = spare.body.refreshToken;
     await stack.admin('user', 'disable', '--username', name('max'));
 
     expect((await refresh(session.max!.refreshToken)).status).toBe(401);
@@ -182,6 +187,8 @@ describe('two people, one hospital', () => {
       FIXTURE_FHIR_BASE,
     );
 
+    // His sessions ended with the disable: a refresh token he did not use meanwhile stays refused.
+    expect((await refresh(maxSpareRefreshToken)).status).toBe(401);
     const again = await login(name('max'));
     expect(again.status).toBe(200);
     expect(claimsOf(again.body.accessToken)).toMatchObject({ sub: hospital, act: { sub: userId.max } });

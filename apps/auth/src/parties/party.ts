@@ -7,6 +7,8 @@ interface PartyBase {
   readonly name: string;
   readonly contactEmail: string | null;
   readonly disabledAt: Date | null;
+  /** When its people's tokens were last revoked (party disable); those issued before stay refused. */
+  readonly tokensRevokedAt: Date | null;
   readonly createdAt: Date;
 }
 
@@ -44,11 +46,19 @@ export interface PartyRow {
   ikNumbers: string[];
   fhirBase: string | null;
   disabledAt: Date | null;
+  tokensRevokedAt: Date | null;
   createdAt: Date;
 }
 
 export function toParty(row: PartyRow): Party {
-  const base = { id: row.id, name: row.name, contactEmail: row.contactEmail, disabledAt: row.disabledAt, createdAt: row.createdAt };
+  const base = {
+    id: row.id,
+    name: row.name,
+    contactEmail: row.contactEmail,
+    disabledAt: row.disabledAt,
+    tokensRevokedAt: row.tokensRevokedAt,
+    createdAt: row.createdAt,
+  };
   // The table's CHECK constraints guarantee these shapes; a row breaking them is a bug worth failing on.
   if (row.role === 'referrer' && row.fhirBase !== null) return { ...base, role: 'referrer', ikNumbers: row.ikNumbers, fhirBase: row.fhirBase };
   const [ik] = row.ikNumbers;

@@ -7,6 +7,8 @@ export interface RefreshTokenRecord {
   readonly userId: string;
   /** All tokens descending from one login; reuse of any used one revokes them all. */
   readonly familyId: string;
+  /** When the login the family descends from happened (epoch ms); unknown for tokens stored before it was kept. */
+  readonly loginAtMs?: number;
 }
 
 export type RotationOutcome = 'rotated' | 'reused' | 'revoked' | 'unknown';
@@ -17,8 +19,9 @@ export type RotationOutcome = 'rotated' | 'reused' | 'revoked' | 'unknown';
  * `active`; the other finds it `used`, which is reuse: the family is revoked.
  *
  * KEYS[1] presented token, KEYS[2] its family, KEYS[3] the successor.
- * ARGV[1] user id, ARGV[2] family id, ARGV[3] lifetime in seconds. The family keeps the expiry it
- * was given at login: its absolute lifetime, which no rotation extends.
+ * ARGV[1] user id, ARGV[2] family id, ARGV[3] lifetime in seconds, ARGV[4] the family's login time
+ * (epoch ms, empty when unknown). The family keeps the expiry it was given at login: its absolute
+ * lifetime, which no rotation extends.
  */
 const ROTATE_SCRIPT = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -30,13 +33,14 @@ end
 if redis.call('EXISTS', KEYS[2]) == 0 then return 'revoked' end
 redis.call('HSET', KEYS[1], 'state', 'used')
 redis.call('HSET', KEYS[3], 'userId', ARGV[1], 'familyId', ARGV[2], 'state', 'active')
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'loginAt', ARGV[4]) end
 redis.call('EXPIRE', KEYS[3], ARGV[3])
 return 'rotated'
 `;
 
 /**
  * Refresh tokens in Redis (under the client's REDIS_KEY_PREFIX):
- * `auth:refresh:token:<sha256>` → hash {userId, familyId, state: active|used}, kept until it expires
+ * `auth:refresh:token:<sha256>` → hash {userId, familyId, loginAt, state: active|used}, kept until it expires
  * even when used, so that a replay is recognised; `auth:refresh:family:<id>` exists while the family
  * is valid. Each new token gets the full lifetime (a sliding window: a client refreshing at least
  * once per lifetime stays logged in; a disabled user cannot refresh), but the family ends
@@ -50,13 +54,13 @@ export class RefreshTokenRepository {
   ) {}
 
   /** Stores the first token of a new family (at login). */
-  async startFamily(token: string, userId: string): Promise<void> {
+  async startFamily(token: string, userId: string, loginAtMs: number): Promise<void> {
     const familyId = randomUUID();
     await this.call(() =>
       this.redis
         .multi()
         .set(familyKey(familyId), userId, 'EX', this.familyMaxAgeSeconds)
-        .hset(tokenKey(token), { userId, familyId, state: 'active' })
+        .hset(tokenKey(token), { userId, familyId, loginAt: String(loginAtMs), state: 'active' })
         .expire(tokenKey(token), this.lifetimeSeconds)
         .exec(),
     );
@@ -64,7 +68,9 @@ export class RefreshTokenRepository {
 
   async find(token: string): Promise<RefreshTokenRecord | undefined> {
     const fields = await this.call(() => this.redis.hgetall(tokenKey(token)));
-    return fields.userId && fields.familyId ? { userId: fields.userId, familyId: fields.familyId } : undefined;
+    if (!fields.userId || !fields.familyId) return undefined;
+    const loginAtMs = Number(fields.loginAt);
+    return { userId: fields.userId, familyId: fields.familyId, ...(fields.loginAt && Number.isFinite(loginAtMs) ? { loginAtMs } : {}) };
   }
 
   async rotate(presented: string, successor: string, record: RefreshTokenRecord): Promise<RotationOutcome> {
@@ -78,6 +84,7 @@ export class RefreshTokenRepository {
         record.userId,
         record.familyId,
         String(this.lifetimeSeconds),
+        record.loginAtMs === undefined ? '' : String(record.loginAtMs),
       ),
     );
     return outcome as RotationOutcome;

@@ -9,7 +9,7 @@ import { normalizeUsername } from '../users/user-admin.service';
 import type { UserRepository } from '../users/user.repository';
 import type { AccessTokenIssuer } from './access-token.service';
 import type { LoginThrottle } from './login-throttle';
-import type { RefreshTokenRepository } from './refresh-token.repository';
+import type { RefreshTokenRecord, RefreshTokenRepository } from './refresh-token.repository';
 
 export interface TokenServiceDeps {
   readonly users: UserRepository;
@@ -39,7 +39,7 @@ export class TokenService {
     }
     await this.deps.throttle.succeeded(attempt);
     const refreshToken = newRefreshToken();
-    await this.deps.refreshTokens.startFamily(refreshToken, user.id);
+    await this.deps.refreshTokens.startFamily(refreshToken, user.id, Date.now());
     this.deps.logger.info({ userId: user.id, partyId: user.party.id, role: user.party.role }, 'login');
     return this.respond(user, refreshToken);
   }
@@ -50,7 +50,7 @@ export class TokenService {
     const record = await this.deps.refreshTokens.find(presented);
     if (!record) throw new InvalidRefreshTokenError();
     const user = await this.findUser(() => this.deps.users.findById(record.userId));
-    if (!user || isDisabled(user)) {
+    if (!user || isDisabled(user) || revokedSince(user, record)) {
       await this.deps.refreshTokens.revokeFamily(record.familyId);
       throw new InvalidRefreshTokenError();
     }
@@ -100,6 +100,18 @@ export class TokenService {
 /** A disabled user, or any user of a disabled party (docs/parties.md, "Disabling"), neither logs in nor refreshes. */
 function isDisabled(user: Member): boolean {
   return user.disabledAt !== null || user.party.disabledAt !== null;
+}
+
+/**
+ * Whether the person's or the party's tokens were revoked (a disable) after the login this refresh
+ * token descends from: enabling them again brings no earlier session back (docs/parties.md,
+ * "Disabling"). A token stored without its login time (an earlier release's) counts as older than
+ * any revocation.
+ */
+function revokedSince(user: Member, record: RefreshTokenRecord): boolean {
+  const revokedAt = Math.max(user.tokensRevokedAt?.getTime() ?? 0, user.party.tokensRevokedAt?.getTime() ?? 0);
+  if (revokedAt === 0) return false;
+  return record.loginAtMs === undefined || record.loginAtMs <= revokedAt;
 }
 
 /** 32 random bytes, base64url: opaque to the client, unguessable (256 bits). */

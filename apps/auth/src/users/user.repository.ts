@@ -51,6 +51,7 @@ interface UserRow {
   email: string | null;
   administrator: boolean;
   disabledAt: Date | null;
+  tokensRevokedAt: Date | null;
   createdAt: Date;
   party: PartyRow;
 }
@@ -176,6 +177,7 @@ function toMember(row: UserRow): Member {
     email: user.email,
     administrator: user.administrator,
     disabledAt: user.disabledAt,
+    tokensRevokedAt: user.tokensRevokedAt,
     createdAt: user.createdAt,
     party: toParty(party),
   };

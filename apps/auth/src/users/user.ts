@@ -14,6 +14,8 @@ export interface UserAccount {
   /** Manages the party's people through the API (docs/parties.md, "Party administrators"). */
   readonly administrator: boolean;
   readonly disabledAt: Date | null;
+  /** When the person's tokens were last revoked (user disable); an enable leaves it (docs/parties.md, "Disabling"). */
+  readonly tokensRevokedAt: Date | null;
   readonly createdAt: Date;
 }
 
