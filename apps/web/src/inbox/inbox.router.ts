@@ -149,8 +149,8 @@ export function inboxRouter(options: InboxOptions): Router {
 
   router.post('/logout', async (req, res) => {
     // The session leaves the store and its refresh token's whole family is revoked, so no token of
-    // it renews again. The access token lives on until it expires (at most an hour): it cannot be
-    // revoked, but it never reached the browser.
+    // it renews again. The access token lives on until it expires (at most an hour): only a disable
+    // revokes access tokens (docs/parties.md, "Disabling"), but it never reached the browser.
     const refreshToken = await sessions.end(req, res);
     if (refreshToken) {
       // The browser's session ends all the same: the person asked to leave.
