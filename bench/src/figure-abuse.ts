@@ -35,12 +35,13 @@ const VICTIM_PACES = [
 ] as const;
 
 /**
- * Figure 9 (issue 26, point 7): another party's POST p99 while one party abuses the service at its
- * limits, against its p99 before. The gateway runs with the limits of a deployment for it and is
- * started again with the bench's afterwards. In each of `runs`, the referrer of the other figures
- * sends its bundles at each of VICTIM_PACES, `seconds` alone, then `seconds` while the abuser
- * (abuser.ts, a process of its own) floods Task searches, posts bundles of 40,000 performers, storms
- * the login from one address and holds 200 slowloris connections.
+ * Figure 9 (docs/api.md, "Errors", the limits that keep one party from slowing the others): another
+ * party's POST p99 while one party abuses the service at its limits, against its p99 before. The
+ * gateway runs with the limits of a deployment for it and is started again with the bench's
+ * afterwards. In each of `runs`, the referrer of the other figures sends its bundles at each of
+ * VICTIM_PACES, `seconds` alone, then `seconds` while the abuser (abuser.ts, a process of its own)
+ * floods Task searches, posts bundles of 40,000 performers, storms the login from one address and
+ * holds 200 slowloris connections.
  */
 export async function abuseFigure(options: { stack: Stack; victimToken: string; performerIks: string[]; seconds: number; runs: number }) {
   const gateway = options.stack.instances().find((instance) => instance.service === 'gateway')!;

@@ -1,10 +1,11 @@
 // The node_modules a service's bundle runs with: the packages the bundle requires and their
-// production dependencies, nothing else (issue 24: one image per service holding only what that
-// service runs). The esbuild bundles (apps/<service>/project.json, `thirdParty: false`) contain the
-// workspace's own code and leave npm packages external as literal `require("name")` calls, which
-// name what the bundle needs from node_modules (the Prisma runtime, imported by each app's generated
-// client, is bundled: no bundle requires @prisma/client). tools/deploy/runtime-files.int.spec.ts
-// starts each service from its bundle and these packages alone.
+// production dependencies, nothing else (one image per service holding only what that service
+// runs: README.md, "Deploying"). The esbuild bundles (apps/<service>/project.json,
+// `thirdParty: false`) contain the workspace's own code and leave npm packages external as literal
+// `require("name")` calls, which name what the bundle needs from node_modules (the Prisma runtime,
+// imported by each app's generated client, is bundled: no bundle requires @prisma/client).
+// tools/deploy/runtime-files.int.spec.ts starts each service from its bundle and these packages
+// alone.
 //
 //   node tools/deploy/runtime-files.mjs dist/apps/routing/main.cjs dist/apps/routing/cli-main.cjs /runtime
 // copies the packages of routing's service and admin command line to /runtime/node_modules (the

@@ -1,9 +1,10 @@
-// The audit trail end to end (issue 14, part 2): a referrer posts a request and documents, a clinic
-// finds its Task, reads the request and the documents and answers, another clinic reads its Task,
-// an administrator exports the request; `GET /api/v2/fhir/AuditEvent` then shows the referrer all
-// of it, each clinic only its own access and another referrer nothing, and the chain verifies.
-// Every AuditEvent answered passes the outside FHIR validator (stack.api checks every FHIR JSON
-// answer). End-to-end tests live outside the apps, so no app imports another.
+// The audit trail end to end (docs/api.md and docs/data-protection.md, "Audit trail"): a referrer
+// posts a request and documents, a clinic finds its Task, reads the request and the documents and
+// answers, another clinic reads its Task, an administrator exports the request;
+// `GET /api/v2/fhir/AuditEvent` then shows the referrer all of it, each clinic only its own access
+// and another referrer nothing, and the chain verifies. Every AuditEvent answered passes the outside
+// FHIR validator (stack.api checks every FHIR JSON answer). End-to-end tests live outside the apps,
+// so no app imports another.
 import { userInfo } from 'node:os';
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
@@ -139,7 +140,8 @@ describe('the audit trail through the gateway', () => {
 
     // The changes, in the order they were made (each recorded with its batch), with who made them
     // from where: the gateway sends both with the message. A clinic's people (their user ids and
-    // addresses) are shown only to that clinic (issue 26): the referrer sees which clinic acted.
+    // addresses) are shown only to that clinic (docs/data-protection.md, "Audit trail"): the
+    // referrer sees which clinic acted.
     expect(summaries.filter((event) => event.action === 'C' || event.action === 'U')).toEqual([
       { action: 'C', subtype: 'create', role: 'referrer', ik: FIXTURE_REQUESTER_IK, user: referrerUser, address: loopback, what: [] },
       { action: 'C', subtype: 'create', role: 'referrer', ik: FIXTURE_REQUESTER_IK, user: referrerUser, address: loopback, what: ['Bundle'] },

@@ -1,6 +1,6 @@
-// A clinic switches its automatic answers itself, through the gateway's capacity API (issue 13,
-// "Beds"), instead of asking the operator for `npm run admin -- clinic auto-answer`: the whole stack
-// in-process (tools/e2e/stack-harness.ts), driven like a referrer and a clinic would.
+// A clinic switches its automatic answers itself, through the gateway's capacity API (docs/api.md,
+// "Bed counts"), instead of asking the operator for `npm run admin -- clinic auto-answer`: the
+// whole stack in-process (tools/e2e/stack-harness.ts), driven like a referrer and a clinic would.
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
 import { startE2eStack, type E2eStack } from './e2e-stack';

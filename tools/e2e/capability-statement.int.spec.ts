@@ -1,8 +1,8 @@
-// The CapabilityStatement as a FHIR client meets it first (issue 12, point 3), against the whole
-// stack in-process (tools/e2e/stack-harness.ts): fetched without a token, then every promise in it
-// is tried on the running service (the token endpoints it names, the Task search parameters it
-// lists, a bundle of each profile it supports, the profiles and code systems it refers to).
-// End-to-end tests live outside the apps, so no app imports another.
+// The CapabilityStatement as a FHIR client meets it first (docs/api.md, "Capabilities"), against
+// the whole stack in-process (tools/e2e/stack-harness.ts): fetched without a token, then every
+// promise in it is tried on the running service (the token endpoints it names, the Task search
+// parameters it lists, a bundle of each profile it supports, the profiles and code systems it
+// refers to). End-to-end tests live outside the apps, so no app imports another.
 import { randomUUID } from 'node:crypto';
 import type { Bundle, CapabilityStatement, CapabilityStatementRestResource, CodeSystem, OperationOutcome, StructureDefinition } from '@medplum/fhirtypes';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';

@@ -1,7 +1,7 @@
-// Encryption at rest in every service (issue 14, done means 1), end to end: the whole stack
-// in-process on a database of its own, driven through the gateway (request, documents, an answer
-// with a note, the selection with full data, a signed webhook), then the whole database dumped with
-// pg_dump, as a copy of it would hold the data.
+// Encryption at rest in every service (docs/data-protection.md, "Encryption at rest"), end to end:
+// the whole stack in-process on a database of its own, driven through the gateway (request,
+// documents, an answer with a note, the selection with full data, a signed webhook), then the whole
+// database dumped with pg_dump, as a copy of it would hold the data.
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { WebhookReceiver, dumpDatabase, formsOf, ownDatabase, waitFor, type OwnDatabase } from '@bedrequest/testing';
 import { runPatientFlow } from './patient-flow';

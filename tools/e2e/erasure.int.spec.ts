@@ -1,6 +1,7 @@
-// Erasure of a request's patient data at the referrer's demand (issue 14), end to end: the whole
-// stack in-process on a database of its own, driven through the gateway, then, once every service
-// followed, the whole database dumped with pg_dump.
+// Erasure of a request's patient data at the referrer's demand (docs/api.md, "Erasure";
+// docs/data-protection.md, "Retention and erasure"), end to end: the whole stack in-process on a
+// database of its own, driven through the gateway, then, once every service followed, the whole
+// database dumped with pg_dump.
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';

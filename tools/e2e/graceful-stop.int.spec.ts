@@ -8,14 +8,14 @@ import { buildServices, launchStack, root, type ServiceName, type Stack } from '
 import { metricSum, requestOf, waitFor, WebhookReceiver } from '@bedrequest/testing';
 
 /**
- * Issue 25, "Graceful everywhere": SIGTERM to each kind of service under load, with a second
- * instance of it taking over the work (docs/operations.md, "Stopping"). Each one must exit 0 within
- * the grace period of its Kubernetes manifest, which must hold its budget (SHUTDOWN_TIMEOUT_MS) and
- * the time to close its connections; its readiness must answer 503 from the signal on; and nothing
- * it held may be lost: every bundle answered 202 is stored exactly once and its webhook arrives. The
- * notifier is stopped while the receiver holds every answer: it must exit without them, handing back
- * the attempts it has under way at its budget, and the other notifier must send those again before
- * their lease would have run out.
+ * SIGTERM to each kind of service under load, with a second instance of it taking over the work
+ * (docs/operations.md, "Stopping a service"). Each one must exit 0 within the grace period of its
+ * Kubernetes manifest, which must hold its budget (SHUTDOWN_TIMEOUT_MS) and the time to close its
+ * connections; its readiness must answer 503 from the signal on; and nothing it held may be lost:
+ * every bundle answered 202 is stored exactly once and its webhook arrives. The notifier is stopped
+ * while the receiver holds every answer: it must exit without them, handing back the attempts it
+ * has under way at its budget, and the other notifier must send those again before their lease
+ * would have run out.
  *
  * How long each stop took, and how soon the handed-back attempts came again, are printed as figures:
  * timing is the bench's, not a test's. The bounds here (the grace period, the lease) only catch a

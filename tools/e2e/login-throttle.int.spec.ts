@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { passwordOf, startE2eStack, type E2eStack } from './e2e-stack';
 
 /**
- * Login throttling by the client's real address through the gateway (issue 26, point 5): the
- * stack's services trust 127.0.0.1, where this test connects from, as a proxy would in front of the
- * gateway, so the X-Forwarded-For it sends names the client; the gateway passes that address on to
- * auth. Failed logins from one client behind the proxy lock out that client, not the others behind
- * the same proxy; an IPv6 client counts by its /64.
+ * Login throttling by the client's real address through the gateway (docs/parties.md, "Throttling";
+ * docs/operations.md, "Client addresses behind proxies"): the stack's services trust 127.0.0.1,
+ * where this test connects from, as a proxy would in front of the gateway, so the X-Forwarded-For
+ * it sends names the client; the gateway passes that address on to auth. Failed logins from one
+ * client behind the proxy lock out that client, not the others behind the same proxy; an IPv6
+ * client counts by its /64.
  */
 describe('login throttling through the gateway, by the address behind a trusted proxy', () => {
   let stack: E2eStack;

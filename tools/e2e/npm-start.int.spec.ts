@@ -125,7 +125,8 @@ describe('npm start', () => {
     expect(new Set(users.redis)).toEqual(new Set(['auth', 'web', 'gateway'].map((service) => `${namespace}_${service}`)));
 
     // A service that dies is started again after a back-off, and says so, while the others keep
-    // answering (issue 25): kill -9 of routing, whose registry the gateway and intake keep in memory.
+    // answering (docs/operations.md, "Stopping a service"): kill -9 of routing, whose registry the
+    // gateway and intake keep in memory.
     const admin = (...argv: string[]) =>
       promisify(execFile)(process.execPath, [join(__dirname, '..', 'admin.mjs'), ...argv], { cwd: join(__dirname, '..', '..'), env });
     await admin('clinic', 'upsert', '--ik', CLINIC, '--name', 'Rehaklinik Neustart', '--departments', '2300');

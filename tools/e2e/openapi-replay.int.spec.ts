@@ -1,8 +1,8 @@
-// The OpenAPI document against the running service (issue 12, point 8), through the whole stack
+// The OpenAPI document against the running service (docs/api.md), through the whole stack
 // in-process (tools/e2e/stack-harness.ts). Every call of every end-to-end test is checked against
 // the document by callApi (openapi-contract.ts); this file shows that the check fails on what the
-// document does not declare, calls every documented operation once (OPTIONS and HEAD included),
-// and checks a delivered webhook against the document's `webhooks` section. End-to-end tests live
+// document does not declare, calls every documented operation once (OPTIONS and HEAD included), and
+// checks a delivered webhook against the document's `webhooks` section. End-to-end tests live
 // outside the apps, so no app imports another.
 import { randomUUID } from 'node:crypto';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';

@@ -1,7 +1,7 @@
-// Strict FHIR R4 at the bundle endpoint, end to end (issue 12, points 1 and 2): unknown or
-// misspelt elements and missing R4-required elements are refused with 400 and one OperationOutcome
-// issue each, nothing is stored, and an error body stays small whatever the input. End-to-end tests
-// live outside the apps, so no app imports another.
+// Strict FHIR R4 at the bundle endpoint, end to end (docs/api.md, "Sending a bundle" and "Errors"):
+// unknown or misspelt elements and missing R4-required elements are refused with 400 and one
+// OperationOutcome issue each, nothing is stored, and an error body stays small whatever the input.
+// End-to-end tests live outside the apps, so no app imports another.
 import type { Bundle } from '@medplum/fhirtypes';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK, setAt } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';

@@ -1,7 +1,7 @@
-// The Task search through the gateway, end to end (issue 12, point 4): FHIR's precision-based
-// `_lastUpdated` matching and the result parameters `_summary`, `_total`, `_elements` and `_format`,
-// on Tasks the real stack created from a posted bundle. End-to-end tests live outside the apps, so
-// no app imports another.
+// The Task search through the gateway, end to end (docs/api.md, "Tasks"): FHIR's precision-based
+// `_lastUpdated` matching and the result parameters `_summary`, `_total`, `_elements` and
+// `_format`, on Tasks the real stack created from a posted bundle. End-to-end tests live outside
+// the apps, so no app imports another.
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
 import { startE2eStack, type E2eStack } from './e2e-stack';

@@ -1,9 +1,9 @@
-// One bundle as one trace (issue 25, "Traces across HTTP and AMQP"): the services as processes from
-// dist, each exporting its spans over OTLP/HTTP to a collector in this test, and a request whose
-// answer goes the longest way: gateway → intake → (outbox) routing, which answers from its bed
-// counts → (outbox) intake → (outbox) notifier → the webhook. Once in the services' default encoding,
-// binary protobuf (no protocol set, as in production), and once in JSON (`http/json`); the collector
-// reads both (OtlpReceiver) and the same assertions hold for each.
+// One bundle as one trace (docs/operations.md, "Traces"; docs/architecture.md, "Traces"): the
+// services as processes from dist, each exporting its spans over OTLP/HTTP to a collector in this
+// test, and a request whose answer goes the longest way: gateway → intake → (outbox) routing, which
+// answers from its bed counts → (outbox) intake → (outbox) notifier → the webhook. Once in the
+// services' default encoding, binary protobuf (no protocol set, as in production), and once in JSON
+// (`http/json`); the collector reads both (OtlpReceiver) and the same assertions hold for each.
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { OtlpReceiver, waitFor, WebhookReceiver, type ReceivedSpan } from '@bedrequest/testing';
 import { buildServices } from '@bedrequest/stack';

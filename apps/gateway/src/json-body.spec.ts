@@ -13,11 +13,11 @@ const app = () =>
 const nested = (depth: number, [open, close]: [string, string] = ['[', ']']) => `{"a":${open.repeat(depth - 1)}1${close.repeat(depth - 1)}}`;
 
 /**
- * The JSON body of every route that takes one (issue 26, point 7): its nesting and the members of
- * each array and object are bounded before it is parsed, since parsing and validating them cost far
- * more than their bytes (a body of 2 MB nested a million levels took seconds of the event loop, a
- * bundle with one object of 100,000 keys most of a second), and the FHIR guard's own bounds
- * (libs/fhir-model, json-guard.ts) can only look once it is parsed.
+ * The JSON body of every route that takes one (docs/api.md, "Validation choices"): its nesting and
+ * the members of each array and object are bounded before it is parsed, since parsing and
+ * validating them cost far more than their bytes (a body of 2 MB nested a million levels took
+ * seconds of the event loop, a bundle with one object of 100,000 keys most of a second), and the
+ * FHIR guard's own bounds (libs/fhir-model, json-guard.ts) can only look once it is parsed.
  */
 describe('jsonBody', () => {
   afterEach(() => jest.restoreAllMocks());

@@ -9,11 +9,11 @@ import { addressLimit } from './address-limits';
 import { partyLimits, type PartyLimitOptions } from './rate-limit';
 
 /**
- * The gateway's limits (issue 26, points 4 and 7), against the real Redis: a party's request rate
- * and its request bytes per second are each one budget for every gateway process (kept in Redis,
- * with the in-memory limit as insurance while Redis is down); its requests and bytes in flight are
- * bounded per process; the routes without a token are limited per client address, except for the
- * addresses configured as exempt.
+ * The gateway's limits (docs/api.md, "Errors"; docs/operations.md, "Limits per client address"),
+ * against the real Redis: a party's request rate and its request bytes per second are each one
+ * budget for every gateway process (kept in Redis, with the in-memory limit as insurance while
+ * Redis is down); its requests and bytes in flight are bounded per process; the routes without a
+ * token are limited per client address, except for the addresses configured as exempt.
  */
 const env = testEnvironment();
 const redisOf = (prefix: string) => openRedis({ REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: prefix }, silentLogger());

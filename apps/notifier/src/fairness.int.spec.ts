@@ -3,13 +3,13 @@ import { requestIdentifier } from './testing/notifier-test-kit';
 import { notifierUnderTest, subscribedParty } from './testing/notifier-under-test';
 
 /**
- * One party's slow receiver must not delay everyone's webhooks (issue 26, point 3). Three referrers
- * whose subscriptions point at one receiver (one origin) that holds every call unanswered, with 30
- * events each waiting; then another referrer's events, to a receiver of its own. The notifier has
- * 64 slots (WEBHOOK_CONCURRENCY's default): without caps the stalled origin takes them all and the
- * other referrer's webhooks wait for its calls to end. With them, a subscription has at most 8
- * attempts in flight and an origin 16 (counted in the claim statement, so over every notifier
- * process), and claims take turns between subscriptions.
+ * One party's slow receiver must not delay everyone's webhooks (docs/webhooks.md, "Fair delivery").
+ * Three referrers whose subscriptions point at one receiver (one origin) that holds every call
+ * unanswered, with 30 events each waiting; then another referrer's events, to a receiver of its
+ * own. The notifier has 64 slots (WEBHOOK_CONCURRENCY's default): without caps the stalled origin
+ * takes them all and the other referrer's webhooks wait for its calls to end. With them, a
+ * subscription has at most 8 attempts in flight and an origin 16 (counted in the claim statement,
+ * so over every notifier process), and claims take turns between subscriptions.
  *
  * The proof is one of order, not of time: the other referrer's webhooks all arrive while every call
  * to the stalled receiver is still held (it answers none of them before the test lets it), so they

@@ -1,9 +1,9 @@
 import type { TaskSearchParameter } from './task-search-parameters';
 
 /**
- * The AuditEvent search of `GET /api/v2/fhir/AuditEvent` (issue 14, the audit trail), declared once:
- * intake parses searches against it, and the gateway's CapabilityStatement lists it. A parameter
- * missing here is an unknown parameter (400).
+ * The AuditEvent search of `GET /api/v2/fhir/AuditEvent` (docs/api.md, "Audit trail"), declared
+ * once: intake parses searches against it, and the gateway's CapabilityStatement lists it. A
+ * parameter missing here is an unknown parameter (400).
  */
 export const AUDIT_EVENT_SEARCH_PARAMETERS = [
   {

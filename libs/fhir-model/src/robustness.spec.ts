@@ -129,7 +129,7 @@ describe('robustness of the validators', () => {
     ]);
   });
 
-  describe('counts of repeating elements (issue 26: bounded work per request)', () => {
+  describe('counts of repeating elements (bounded work per request)', () => {
     const times = (count: number, item: unknown) => Array.from({ length: count }, () => structuredClone(item));
     const firstOf = (path: string) => {
       let node: unknown = fixture();

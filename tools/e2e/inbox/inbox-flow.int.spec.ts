@@ -5,9 +5,10 @@ import { documentBundle } from '@bedrequest/fhir-model/testing';
 import { describeInChromium, FHIR_BASE, startInboxHarness, type InboxHarness } from './inbox-harness';
 
 /**
- * Issue 13's path of a clinic through the inbox, in Chromium: log in, see a request arrive without
- * a reload, open it, ask a question (the referrer's webhook arrives), see the supplement's changes
- * highlighted, accept, see the complete patient after selection; a cancelled Task offers no answer.
+ * A clinic's path through the inbox (docs/inbox.md), in Chromium: log in, see a request arrive
+ * without a reload, open it, ask a question (the referrer's webhook arrives), see the supplement's
+ * changes highlighted, accept, see the complete patient after selection; a cancelled Task offers no
+ * answer.
  */
 const WALDSEE = { ik: '513100001', name: 'Reha-Klinik Am Waldsee' };
 const BERGBLICK = { ik: '513100002', name: 'Fachklinik Bergblick' };

@@ -105,7 +105,8 @@ export function clinicApiRouter(options: {
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
     const answer = HttpError.parseInput(ClinicAnswer, req.body);
     const principal = principalOf(res);
-    // Who answered and from where, for the change's AuditEvent (issue 14), as reads record it.
+    // Who answered and from where, for the change's AuditEvent, as reads record it
+    // (docs/data-protection.md, "Audit trail").
     const clientAddress = clientAddressOf(req);
     const payload = {
       taskId,

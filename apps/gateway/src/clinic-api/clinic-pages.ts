@@ -3,11 +3,11 @@ import { CLINIC_PAGE } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 
 /**
- * The pages a clinic reads a request's versions and documents in (issue 26, point 2; docs/api.md,
- * "Clinic API"): `_count` items from `_offset`, and never more than CLINIC_PAGE.maxBytes of stored
- * bundles in one answer, whatever the request holds; intake cuts the pages (it alone knows the
- * bundles' sizes), the gateway lets only these parameters through. Their values intake checks again
- * (a `_count` over 50 is its 400, passed on).
+ * The pages a clinic reads a request's versions and documents in (docs/api.md, "Clinic API"):
+ * `_count` items from `_offset`, and never more than CLINIC_PAGE.maxBytes of stored bundles in one
+ * answer, whatever the request holds; intake cuts the pages (it alone knows the bundles' sizes),
+ * the gateway lets only these parameters through. Their values intake checks again (a `_count` over
+ * 50 is its 400, passed on).
  */
 
 // The messages also for a parameter given twice (an array).

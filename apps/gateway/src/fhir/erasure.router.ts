@@ -33,13 +33,13 @@ export class IntakeErasureClient {
 }
 
 /**
- * `DELETE /api/v2/fhir/ServiceRequest?identifier=<uri>` (issue 14, erasure): the referrer asks for
- * the erasure of one of its requests' patient data. Intake erases its own copy in one transaction
- * before it answers (so a 202 is never lost) and tells the notifier and routing through its outbox,
- * which they follow asynchronously: 202 with an OperationOutcome, also for a request erased before
- * (idempotent); 404 for an unknown request or another referrer's; 400 without `identifier`. The
- * erasure is recorded in the audit trail (a `delete` AuditEvent). A searched or polled erased
- * request answers its tombstone: its Tasks, without notes.
+ * `DELETE /api/v2/fhir/ServiceRequest?identifier=<uri>` (docs/api.md, "Erasure"): the referrer asks
+ * for the erasure of one of its requests' patient data. Intake erases its own copy in one
+ * transaction before it answers (so a 202 is never lost) and tells the notifier and routing through
+ * its outbox, which they follow asynchronously: 202 with an OperationOutcome, also for a request
+ * erased before (idempotent); 404 for an unknown request or another referrer's; 400 without
+ * `identifier`. The erasure is recorded in the audit trail (a `delete` AuditEvent). A searched or
+ * polled erased request answers its tombstone: its Tasks, without notes.
  */
 export function erasureRoute(intake: IntakeErasureClient): RequestHandler {
   return async (req, res) => {

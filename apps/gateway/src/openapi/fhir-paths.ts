@@ -145,7 +145,7 @@ function registerTaskPaths(registry: OpenAPIRegistry, secured: Secured): void {
   });
 }
 
-/** The audit trail (issue 14), answered by intake like the Task search, never cached. */
+/** The audit trail (docs/api.md, "Audit trail"), answered by intake like the Task search, never cached. */
 function registerAuditEventPath(registry: OpenAPIRegistry, secured: Secured): void {
   const declared = AUDIT_EVENT_SEARCH_PARAMETERS.map(({ name, documentation }) => [name, z.string().optional().describe(documentation)] as const);
   registry.registerPath({

@@ -69,7 +69,7 @@ export const TaskSearchSet = z
   })
   .describe('A FHIR searchset of Tasks, ordered by lastModified, then id');
 
-/** An entry of the audit trail (issue 14): who read or changed what of a request, when, from where. */
+/** An entry of the audit trail (docs/api.md, "Audit trail"): who read or changed what of a request, when, from where. */
 export const AuditEvent = z
   .looseObject({
     resourceType: z.literal('AuditEvent'),

@@ -2,10 +2,10 @@ import type { AuditEvent, AuditEventAgent, AuditEventEntity, Coding, Reference }
 import { IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM } from '@bedrequest/fhir-model';
 
 /**
- * What the audit trail records (issue 14): who (the agent), did what (the interaction), to which of
- * a request's resources, when, from where, with which outcome. The patient only by identifiers:
- * never a name, a diagnosis or any other content of the request. Staff by their user id and their
- * display name at the time (docs/data-protection.md).
+ * What the audit trail records: who (the agent), did what (the interaction), to which of a
+ * request's resources, when, from where, with which outcome. The patient only by identifiers: never
+ * a name, a diagnosis or any other content of the request. Staff by their user id and their display
+ * name at the time (docs/data-protection.md, "Audit trail").
  */
 
 /** The RESTful interaction (R4 restful-interaction) an entry records. */

@@ -25,9 +25,10 @@ export interface DayBreak {
 }
 
 /**
- * The audit trail (issue 14): records reads (committed before the read is answered) and serves the
- * AuditEvent search and the chain verification. Changes are recorded by the request batch in its
- * own statement (AdmissionRequestRepository.write), with entries made by `entriesOf` alike.
+ * The audit trail (docs/data-protection.md, "Audit trail"): records reads (committed before the
+ * read is answered) and serves the AuditEvent search and the chain verification. Changes are
+ * recorded by the request batch in its own statement (AdmissionRequestRepository.write), with
+ * entries made by `entriesOf` alike.
  */
 export class AuditTrail {
   private readonly reads: GroupCommit<AuditEntry>;

@@ -21,9 +21,9 @@ const clinic = (ik: string): ClinicRecord => ({ ik, name: ik, departments: [{ co
 const callerOf = (ik: string): Caller => ({ viewer: { role: 'clinic', ikNumbers: [ik] }, user: `user-${ik}`, address: '198.51.100.2' });
 
 /**
- * Issue 26, point 2: a clinic reads a request's versions and documents a page at a time, and one
- * document on its own, so that no read loads every bundle of a request, and no answer grows past
- * a ceiling of bytes whatever the request holds.
+ * A clinic reads a request's versions and documents a page at a time, and one document on its own,
+ * so that no read loads every bundle of a request, and no answer grows past a ceiling of bytes
+ * whatever the request holds (docs/api.md, "Clinic API").
  */
 describe('paged reads of versions and documents', () => {
   const schema = uniqueName('intake_pages');

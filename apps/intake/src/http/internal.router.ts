@@ -24,9 +24,10 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
   router.use(['/internal/tasks', '/internal/audit-events'], requireToken({ verifier, roles: ANY_ROLE }));
   router.use('/internal/requests', requireToken({ verifier, roles: ['referrer'] }));
 
-  // A referrer erases the patient data of one of its requests (issue 14): done here, in one
-  // transaction, before the answer; the notifier and routing follow through the outbox. Another's
-  // request is not found; a request erased before answers the same (202 both: the rest is asynchronous).
+  // A referrer erases the patient data of one of its requests (docs/api.md, "Erasure"): done here, in
+  // one transaction, before the answer; the notifier and routing follow through the outbox. Another's
+  // request is not found; a request erased before answers the same (202 both: the rest is
+  // asynchronous).
   router.delete('/internal/requests', async (req, res) => {
     const identifier = req.query['identifier'];
     if (typeof identifier !== 'string' || identifier.length === 0) {

@@ -15,10 +15,10 @@ const referrer = { partyId: 'referrer-limits', ikNumbers: [FIXTURE_REQUESTER_IK]
 const registry = new Map<string, ClinicRecord>([[A, { ik: A, name: A, departments: [{ code: '2300', specialty: 'x', display: 'x' }] }]]);
 
 /**
- * Issue 26, point 2: what one request may hold is bounded (versions, documents, bytes), so that no
- * referrer makes every read of it cost more and more. A limit refuses a supplement or a document
- * with 409 and issue code `too-long`, changing nothing; it never refuses a selection, its
- * withdrawal or a revocation.
+ * What one request may hold is bounded (versions, documents, bytes: docs/api.md, "Limits per
+ * request"), so that no referrer makes every read of it cost more and more. A limit refuses a
+ * supplement or a document with 409 and issue code `too-long`, changing nothing; it never refuses a
+ * selection, its withdrawal or a revocation.
  */
 describe('limits per request', () => {
   const schema = uniqueName('intake_limits');

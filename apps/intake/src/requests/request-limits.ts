@@ -4,12 +4,12 @@ import type { StoredRequest } from './request-records';
 import { rejected } from './verdicts';
 
 /**
- * What one request may hold (issue 26, point 2; docs/api.md, "Limits per request"), so that what a
- * referrer sends cannot make every read of the request cost more and more: its versions, its
- * documents, and the bytes of both (each bundle's canonical JSON). A limit refuses a supplement or a
- * document; it never refuses a selection, its withdrawal or a revocation, which a referrer must
- * always be able to send (they add a version each, but the state machine bounds how often they can
- * come: a selection needs a clinic's acceptance, which needs a supplement to ask again).
+ * What one request may hold (docs/api.md, "Limits per request"), so that what a referrer sends
+ * cannot make every read of the request cost more and more: its versions, its documents, and the
+ * bytes of both (each bundle's canonical JSON). A limit refuses a supplement or a document; it
+ * never refuses a selection, its withdrawal or a revocation, which a referrer must always be able
+ * to send (they add a version each, but the state machine bounds how often they can come: a
+ * selection needs a clinic's acceptance, which needs a supplement to ask again).
  */
 export interface RequestLimits {
   versions: number;

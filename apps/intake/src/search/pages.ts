@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { CLINIC_PAGE } from '@bedrequest/contracts';
 
 /**
- * The pages a clinic reads a request's versions and documents in (issue 26, point 2; docs/api.md,
- * "Clinic API"): `_count` items from `_offset`, and never more than MAX_PAGE_BYTES of stored
- * bundles in one answer, whatever the request holds: a page stops before the item that would take it
- * over (it always holds one: a bundle is at most the 10 MiB the gateway reads). `next` is the query
- * of the following page, a relative reference, while more follow.
+ * The pages a clinic reads a request's versions and documents in (docs/api.md, "Clinic API"):
+ * `_count` items from `_offset`, and never more than MAX_PAGE_BYTES of stored bundles in one
+ * answer, whatever the request holds: a page stops before the item that would take it over (it
+ * always holds one: a bundle is at most the 10 MiB the gateway reads). `next` is the query of the
+ * following page, a relative reference, while more follow.
  */
 export const MAX_PAGE_BYTES = CLINIC_PAGE.maxBytes;
 const DEFAULT_PAGE_SIZE = CLINIC_PAGE.defaultCount;

@@ -15,12 +15,13 @@ import { Prisma } from '../generated/prisma/client';
  * - no earlier event (by occurrence, then sequence) of its request to its subscription is pending,
  *   be it due, in flight or waiting for a retry (docs/webhooks.md, "Order");
  * - its subscription, and its callback URL's origin (scheme, host and port: one receiver's server,
- *   perhaps of several subscriptions), have fewer attempts in flight than their caps (InFlightCaps),
- *   counting those the same statement claims, so that one party's slow receiver cannot take every
- *   slot (issue 26). Among the deliveries that may go, the statements take turns between
- *   subscriptions: each one's first due delivery before any one's second. The counts are of leased
- *   rows in the table, and the claiming statements take turns under one transaction-level advisory
- *   lock (claimTurn), so the caps hold over every notifier process.
+ *   perhaps of several subscriptions), have fewer attempts in flight than their caps
+ *   (InFlightCaps), counting those the same statement claims, so that one party's slow receiver
+ *   cannot take every slot (docs/webhooks.md, "Fair delivery"). Among the deliveries that may go,
+ *   the statements take turns between subscriptions: each one's first due delivery before any one's
+ *   second. The counts are of leased rows in the table, and the claiming statements take turns
+ *   under one transaction-level advisory lock (claimTurn), so the caps hold over every notifier
+ *   process.
  */
 
 /** Attempts in flight at once, over every notifier process (WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION, …_PER_ORIGIN). */

@@ -19,11 +19,11 @@ import {
 import { changesBetween, requestViewOf, type RequestView } from './request-view';
 
 /**
- * What a request's page shows of what the API holds for it at a time (issue 26, point 2: a request
- * may hold 50 versions and 50 documents of up to 10 MiB each): a page of its versions, newest first
- * (`?history=N`), and a page of its documents (`?documents=N`), each with links to the pages before
- * and after. The request itself is always shown as its newest version. An attachment is read with
- * its document alone.
+ * What a request's page shows of what the API holds for it at a time (a request may hold 50
+ * versions and 50 documents of up to 10 MiB each: docs/api.md, "Limits per request"): a page of its
+ * versions, newest first (`?history=N`), and a page of its documents (`?documents=N`), each with
+ * links to the pages before and after. The request itself is always shown as its newest version. An
+ * attachment is read with its document alone.
  */
 export const VERSIONS_SHOWN = 10;
 export const DOCUMENTS_SHOWN = 20;

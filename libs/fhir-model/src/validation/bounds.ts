@@ -1,11 +1,12 @@
 import type { PathSegment } from './fhir-path';
 
 /**
- * How many items each repeating element of a bundle may hold (issue 26: bounded work per request).
- * The spec sets none ("Limits": not shown); these are ours, each well above what a real request
- * needs, and documented in docs/api.md, the OpenAPI document and the StructureDefinitions. A count
- * over its bound is one `too-long` issue at the element; its items are not looked at, and nothing
- * else of the bundle is checked, so that the work stays bounded whatever was sent.
+ * How many items each repeating element of a bundle may hold, so that the work per request stays
+ * bounded. The spec sets none ("Limits": not shown); these are ours, each well above what a real
+ * request needs, and documented in docs/api.md ("Validation choices"), the OpenAPI document and the
+ * StructureDefinitions. A count over its bound is one `too-long` issue at the element; its items
+ * are not looked at, and nothing else of the bundle is checked, so that the work stays bounded
+ * whatever was sent.
  */
 export const ITEM_BOUNDS = {
   /** AdmissionRequestBundle.entry: the ServiceRequest, the patient's resources and an Organization per performer. */
@@ -25,10 +26,11 @@ export const ITEM_BOUNDS = {
 } as const;
 
 /**
- * What one request may hold in all (issue 26, point 2), by default: intake refuses a supplement or a
- * document over one with 409 and issue code `too-long` (REQUEST_MAX_VERSIONS, REQUEST_MAX_DOCUMENTS,
- * REQUEST_MAX_BYTES change them); a selection, its withdrawal and a revocation are never refused for
- * them. Bytes are those of the bundles' JSON, versions and documents together.
+ * What one request may hold in all (docs/api.md, "Limits per request"), by default: intake refuses
+ * a supplement or a document over one with 409 and issue code `too-long` (REQUEST_MAX_VERSIONS,
+ * REQUEST_MAX_DOCUMENTS, REQUEST_MAX_BYTES change them); a selection, its withdrawal and a
+ * revocation are never refused for them. Bytes are those of the bundles' JSON, versions and
+ * documents together.
  */
 export const REQUEST_BOUNDS = {
   versions: 50,
