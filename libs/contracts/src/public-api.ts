@@ -110,16 +110,16 @@ export const DocumentBundle = z
 export type DocumentBundle = z.infer<typeof DocumentBundle>;
 
 /**
- * The pages of a clinic's reads of a request's versions and documents (issue 26, point 2;
- * docs/api.md, "Clinic API"): `_count` from 1 to `maxCount` (default `defaultCount`), and never
- * more than `maxBytes` of stored bundles in one answer, whatever the request holds. Intake cuts the
- * pages; the gateway checks the parameters and states the ceiling.
+ * The pages of a clinic's reads of a request's versions and documents (docs/api.md, "Clinic API"):
+ * `_count` from 1 to `maxCount` (default `defaultCount`), and never more than `maxBytes` of stored
+ * bundles in one answer, whatever the request holds. Intake cuts the pages; the gateway checks the
+ * parameters and states the ceiling.
  */
 export const CLINIC_PAGE = { defaultCount: 20, maxCount: 50, maxBytes: 16 * 1024 * 1024 } as const;
 
 /**
- * What a page of a clinic's reads of a request carries besides its items (issue 26, point 2;
- * docs/api.md, "Clinic API"): how many there are in all, and where the next page is while more follow.
+ * What a page of a clinic's reads of a request carries besides its items (docs/api.md,
+ * "Clinic API"): how many there are in all, and where the next page is while more follow.
  */
 const pageShape = <Item extends z.ZodType>(items: z.ZodArray<Item>) => ({
   total: z.number().int().describe('How many there are in all; `items` is the page of them asked for'),
