@@ -10,6 +10,7 @@ export {
   ServiceName,
   TOKEN_ALGORITHM,
   accessClaimsOf,
+  principalOfClaims,
   type Principal,
   type Role,
 } from './claims';

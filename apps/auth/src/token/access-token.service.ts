@@ -28,8 +28,17 @@ export interface IssuerOptions {
 export class AccessTokenIssuer {
   constructor(private readonly options: IssuerOptions & { audience: string }) {}
 
-  issue(user: Member): Promise<string> {
-    return sign(this.options, {
+  /** The issuer's clock, for taking the moment a login or refresh began (TokenService). */
+  now(): number {
+    return this.options.now();
+  }
+
+  /**
+   * `issuedAtMs`: when the login or refresh began, before the person was read, so that a disable
+   * committed meanwhile is at or after the token's `iat` and revokes it (docs/parties.md, "Disabling").
+   */
+  issue(user: Member, issuedAtMs: number = this.options.now()): Promise<string> {
+    return sign(this.options, issuedAtMs, {
       claims: accessClaimsOf(user.party, user),
       subject: user.party.id,
       audience: this.options.audience,
@@ -48,7 +57,7 @@ export class ServiceTokenIssuer {
   constructor(private readonly options: IssuerOptions & { serviceAudience: string }) {}
 
   issue(service: string): Promise<string> {
-    return sign(this.options, {
+    return sign(this.options, this.options.now(), {
       claims: { role: SERVICE_ROLE },
       subject: service,
       audience: this.options.serviceAudience,
@@ -57,8 +66,12 @@ export class ServiceTokenIssuer {
   }
 }
 
-function sign(options: IssuerOptions, token: { claims: Record<string, unknown>; subject: string; audience: string; lifetimeSeconds: number }): Promise<string> {
-  const issuedAt = Math.floor(options.now() / 1000);
+function sign(
+  options: IssuerOptions,
+  issuedAtMs: number,
+  token: { claims: Record<string, unknown>; subject: string; audience: string; lifetimeSeconds: number },
+): Promise<string> {
+  const issuedAt = Math.floor(issuedAtMs / 1000);
   const { kid, privateKey } = options.keys.current;
   return new SignJWT(token.claims)
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid, typ: ACCESS_TOKEN_TYPE })

@@ -26,6 +26,9 @@ export class TokenService {
 
   async login(credentials: { username: string; password: string; clientAddress: string }): Promise<TokenResponse> {
     const username = normalizeUsername(credentials.username);
+    // Taken before the person is read: their tokens carry it (iat, loginAt), so a disable that
+    // commits while this login runs still revokes what it issues.
+    const startedAt = this.deps.accessTokens.now();
     const attempt = await this.deps.throttle.count(username, credentials.clientAddress);
     const user = await this.findUser(() => this.deps.users.findByUsername(username));
     // Unknown user, wrong password and disabled user or party cost the same Argon2 verification and
@@ -39,14 +42,15 @@ export class TokenService {
     }
     await this.deps.throttle.succeeded(attempt);
     const refreshToken = newRefreshToken();
-    await this.deps.refreshTokens.startFamily(refreshToken, user.id, Date.now());
+    await this.deps.refreshTokens.startFamily(refreshToken, user.id, startedAt);
     this.deps.logger.info({ userId: user.id, partyId: user.party.id, role: user.party.role }, 'login');
-    return this.respond(user, refreshToken);
+    return this.respond(user, refreshToken, startedAt);
   }
 
   async refresh(presented: string): Promise<TokenResponse> {
     // Not the shape of any token newRefreshToken made (an access token, garbage): unknown, without asking Redis.
     if (!REFRESH_TOKEN_SHAPE.test(presented)) throw new InvalidRefreshTokenError();
+    const startedAt = this.deps.accessTokens.now();
     const record = await this.deps.refreshTokens.find(presented);
     if (!record) throw new InvalidRefreshTokenError();
     const user = await this.findUser(() => this.deps.users.findById(record.userId));
@@ -62,7 +66,7 @@ export class TokenService {
       this.deps.logger.warn({ userId: record.userId, familyId: record.familyId }, 'refresh token reused; token family revoked');
     }
     if (outcome !== 'rotated') throw new InvalidRefreshTokenError();
-    return this.respond(user, successor);
+    return this.respond(user, successor, startedAt);
   }
 
   /**
@@ -79,10 +83,10 @@ export class TokenService {
     this.deps.logger.info({ userId: record.userId, familyId: record.familyId }, 'refresh token family revoked');
   }
 
-  private async respond(user: Member, refreshToken: string): Promise<TokenResponse> {
+  private async respond(user: Member, refreshToken: string, startedAt: number): Promise<TokenResponse> {
     return {
       tokenType: 'Bearer',
-      accessToken: await this.deps.accessTokens.issue(user),
+      accessToken: await this.deps.accessTokens.issue(user, startedAt),
       expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS,
       refreshToken,
     };
