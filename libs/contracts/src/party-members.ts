@@ -56,7 +56,7 @@ export const NewPartyMember = z.strictObject({
     .trim()
     .min(1)
     .max(200)
-    .regex(/^[^\r\n]*$/, 'must be one line')
+    .regex(/^[^\p{Cc}\u2028\u2029]*$/u, 'must be one line without control characters')
     .optional()
     .describe('The name their actions carry (`act.name`, the audit trail); the username when absent'),
   email: z
@@ -64,7 +64,7 @@ export const NewPartyMember = z.strictObject({
     .trim()
     .min(3)
     .max(254)
-    .regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address')
+    .regex(/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u, 'must be an e-mail address')
     .optional(),
   administrator: z.boolean().optional().describe("Whether they manage the party's people too; false when absent"),
 });

@@ -14,7 +14,9 @@ export interface ClinicDirectory {
 
 /** docs/decisions.md, "Parties and credentials": an IK number is 9 digits. */
 const IK_PATTERN = /^[0-9]{9}$/;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
+/** Control characters (line breaks, NUL, terminal escapes) and the Unicode line and paragraph separators. */
+const NOT_ONE_LINE = /[\p{Cc}\u2028\u2029]/u;
 const MAX_NAME_LENGTH = 200;
 
 export function parseRole(value: string): Role {
@@ -59,15 +61,17 @@ export function parseFhirBase(value: string): string {
 /** A party's or a person's name: 1-200 characters, one line. */
 export function parseName(value: string, flag: string): string {
   const name = value.trim();
-  if (name === '' || name.length > MAX_NAME_LENGTH || /[\r\n]/.test(name)) {
-    throw new InvalidUserError(`bad ${flag} "${value}": 1-${MAX_NAME_LENGTH} characters on one line`);
+  if (name === '' || name.length > MAX_NAME_LENGTH || NOT_ONE_LINE.test(name)) {
+    throw new InvalidUserError(`bad ${flag} ${JSON.stringify(value)}: 1-${MAX_NAME_LENGTH} characters on one line, without control characters`);
   }
   return name;
 }
 
 export function parseEmail(value: string, flag: string): string {
   const email = value.trim();
-  if (!EMAIL_PATTERN.test(email) || email.length < 3 || email.length > 254) throw new InvalidUserError(`bad ${flag} "${value}": an e-mail address is required`);
+  if (!EMAIL_PATTERN.test(email) || email.length < 3 || email.length > 254) {
+    throw new InvalidUserError(`bad ${flag} ${JSON.stringify(value)}: an e-mail address is required`);
+  }
   return email;
 }
 

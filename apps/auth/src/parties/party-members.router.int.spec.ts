@@ -1,10 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hash, verify } from '@node-rs/argon2';
 import express from 'express';
 import type { JSONWebKeySet } from 'jose';
 import { listen } from '@bedrequest/observability';
 import { captureLogger, type CapturedLogger } from '@bedrequest/testing';
 import { login, refresh, referrer, startTestAuth, TEST_SERVICE_CLIENT_SECRET, type TestAuth } from '../testing/auth-harness';
+import type { Argon2 } from '../passwords/password-hasher';
 import { partyMembersApi } from './party-members.router';
 
 /**
@@ -37,6 +39,14 @@ describe("auth's party administrator API (/internal/party), against the real Pos
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> & { items?: Record<string, unknown>[] } };
   };
+  let hashes = 0;
+  const counting: Argon2 = {
+    hash: (password, options) => {
+      hashes += 1;
+      return hash(password, options);
+    },
+    verify: (hashed, password) => verify(hashed, password),
+  };
   const usernamesOf = async (partyId: string) =>
     (await sut.prisma.userAccount.findMany({ where: { partyId }, orderBy: { username: 'asc' } })).map((user) => user.username);
 
@@ -51,6 +61,7 @@ describe("auth's party administrator API (/internal/party), against the real Pos
       audience: sut.config.AUTH_AUDIENCE,
       now: Date.now,
       logger: logs.logger,
+      argon2: counting,
     });
     server = await listen(express().use('/internal/party', router), 0, '127.0.0.1');
     api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -258,7 +269,26 @@ describe("auth's party administrator API (/internal/party), against the real Pos
       ['a password of 257 characters', { username: 'bad-long', password: 'x'.repeat(257) }, 'password: must be at most 256 characters'],
       ['a username with a space', { username: 'bad name', password: 'a-long-password-1' }, expect.stringMatching(/^username: must be 1-128 letters/)],
       ['a username beginning with a dot', { username: '.bad', password: 'a-long-password-1' }, expect.stringMatching(/^username: /)],
-      ['a display name of two lines', { username: 'bad-lines', password: 'a-long-password-1', displayName: 'A\nB' }, 'displayName: must be one line'],
+      [
+        'a display name of two lines',
+        { username: 'bad-lines', password: 'a-long-password-1', displayName: 'A\nB' },
+        'displayName: must be one line without control characters',
+      ],
+      [
+        'a display name with NUL',
+        { username: 'bad-nul', password: 'a-long-password-1', displayName: 'Max\u0000Evil' },
+        'displayName: must be one line without control characters',
+      ],
+      [
+        'a display name with a terminal escape',
+        { username: 'bad-esc', password: 'a-long-password-1', displayName: 'Max\u001b[31m' },
+        'displayName: must be one line without control characters',
+      ],
+      [
+        'an e-mail address with NUL',
+        { username: 'bad-mail-nul', password: 'a-long-password-1', email: 'a\u0000@b.example' },
+        'email: must be an e-mail address',
+      ],
       [
         'a display name of 201 characters',
         { username: 'bad-name', password: 'a-long-password-1', displayName: 'n'.repeat(201) },
@@ -282,10 +312,16 @@ describe("auth's party administrator API (/internal/party), against the real Pos
       const { party, adminToken } = await teamOf('taken');
       await teamOf('elsewhere');
 
+      hashes = 0;
       for (const username of ['taken-max', 'Elsewhere-Max']) {
         const answer = await call('POST', '/users', adminToken, { username, password: 'a-long-password-1', displayName: 'Someone Else' });
         expect(answer).toEqual({ status: 409, body: { error: 'conflict', message: 'username: is taken (usernames are unique across all parties)' } });
       }
+      // Refused before the password is hashed: a taken name costs no Argon2 work (a new one does, once).
+      expect(hashes).toBe(0);
+      expect((await call('POST', '/users', adminToken, { username: 'taken-new', password: 'a-long-password-1' })).status).toBe(201);
+      expect(hashes).toBe(1);
+      await sut.prisma.userAccount.delete({ where: { username: 'taken-new' } });
       expect(await usernamesOf(party.id)).toEqual(['taken-admin', 'taken-max']);
       expect((await login(sut.url, 'elsewhere-max', 'elsewhere-max-password', from())).status).toBe(200);
       expect((await sut.prisma.userAccount.findUniqueOrThrow({ where: { username: 'elsewhere-max' } })).displayName).toBe('Max Beispiel');

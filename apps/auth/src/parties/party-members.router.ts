@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { NewPartyMember } from '@bedrequest/contracts';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { ANY_ROLE, createTokenVerifier, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
-import { PasswordHasher } from '../passwords/password-hasher';
+import { PasswordHasher, type Argon2 } from '../passwords/password-hasher';
 import type { AuthDatabase } from '../persistence/database';
 import { UserAdministration } from '../users/user-admin.service';
 import { DuplicateUsernameError, UserRepository } from '../users/user.repository';
@@ -66,11 +66,13 @@ export async function partyMembersApi(deps: {
   audience: string;
   now: () => number;
   logger: Logger;
+  /** The Argon2 the passwords are hashed with; tests count its work. */
+  argon2?: Argon2;
 }): Promise<Router> {
   const { prisma, now } = deps;
   const parties = new PartyAdministration({ parties: new PartyRepository(prisma), clinics: NO_CLINIC_REGISTRATION, now });
   const users = new UserRepository(prisma);
-  const administration = new UserAdministration({ users, parties, passwords: await PasswordHasher.create(), now });
+  const administration = new UserAdministration({ users, parties, passwords: await PasswordHasher.create(deps.argon2), now });
   return partyMembersRouter({
     members: new PartyMembers({ users, members: new PartyMemberRepository(prisma), administration, logger: deps.logger }),
     verifier: createTokenVerifier({ keys: createLocalJWKSet(deps.jwks), issuer: deps.issuer, audience: deps.audience, now }),

@@ -2,7 +2,7 @@ import type { PartyAdministration } from '../parties/party-admin.service';
 import { checkRoleBinding, InvalidUserError, parseEmail, parseIkNumbers, parseName, parseRole } from '../parties/party-input';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import type { Member } from './user';
-import { RoleChangeError, type NewUser, type UserRepository } from './user.repository';
+import { DuplicateUsernameError, RoleChangeError, type NewUser, type UserRepository } from './user.repository';
 
 export { InvalidUserError, type ClinicDirectory } from '../parties/party-input';
 
@@ -52,6 +52,9 @@ export class UserAdministration {
     const party = await this.deps.parties.find(input.partyId);
     if (party.disabledAt) throw new InvalidUserError(`party ${party.id} is disabled: its users cannot log in`);
     const username = checkUsername(input.username);
+    // A taken name is refused before the Argon2 work, so that retrying one costs nothing; the
+    // unique index still decides between two creates at once.
+    if (await this.deps.users.findByUsername(username)) throw new DuplicateUsernameError(username);
     return this.deps.users.createInParty({
       partyId: party.id,
       username,

@@ -137,7 +137,7 @@ describe('the party and its people: /api/v1/party', () => {
       ['a username with a space', { ...newMember, username: 'max beispiel' }, expect.stringMatching(/^username: must be 1-128 letters/)],
       ['a username of 129 characters', { ...newMember, username: 'm'.repeat(129) }, expect.stringMatching(/^username: must be 1-128 letters/)],
       ['an empty display name', { ...newMember, displayName: '  ' }, 'displayName: must not be empty'],
-      ['a display name of two lines', { ...newMember, displayName: 'Max\nBeispiel' }, 'displayName: must be one line'],
+      ['a display name of two lines', { ...newMember, displayName: 'Max\nBeispiel' }, 'displayName: must be one line without control characters'],
       ['a malformed e-mail address', { ...newMember, email: 'max at example' }, 'email: must be an e-mail address'],
       ['administrator as a string', { ...newMember, administrator: 'yes' }, 'administrator: must be true or false'],
       ['no password', { username: 'max' }, 'password: is required'],
