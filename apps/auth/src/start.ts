@@ -64,7 +64,8 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
       logger,
     });
 
-    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
+    // The gateway reads the revocation list every second: its polls are counted, not logged.
+    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES, polledPaths: ['/internal/revocations'] });
     app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });

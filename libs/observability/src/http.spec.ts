@@ -69,6 +69,25 @@ describe('service HTTP app', () => {
     expect(captured.text()).not.toContain('stack');
   });
 
+  it("logs no access line for a polled path's successful answers, but its refusals, and every other path's", async () => {
+    const captured = captureLogger();
+    const app = createServiceHttpApp({ logger: captured.logger, registry: new Registry(), trustedProxies: [], polledPaths: ['/internal/list'] });
+    app.get(['/internal/list', '/internal/other'], (req, res) => {
+      if (req.headers.authorization) res.status(403).json({ error: 'forbidden' });
+      else res.json({ items: [] });
+    });
+    await request(app).get('/internal/list').expect(200);
+    await request(app).get('/internal/list?since=1').expect(200);
+    await request(app).get('/internal/list').set('authorization', 'Bearer x').expect(403);
+    await request(app).get('/internal/other').expect(200);
+    const lines = captured
+      .text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { req: { url: string } });
+    expect(lines.map((line) => line.req.url)).toEqual(['/internal/list', '/internal/other']);
+  });
+
   it('counts requests by route pattern on /metrics', async () => {
     const app = appWith({});
     await request(app).get('/things/1').expect(200);

@@ -14,6 +14,8 @@ export interface ServiceHttpOptions {
   registry: Registry;
   /** `TRUSTED_PROXIES` (libs/config): whose `X-Forwarded-For` is believed; see clientAddressOf. */
   trustedProxies: readonly string[];
+  /** Paths other services poll every second or so (auth's revocation list): their successful answers are counted in the metrics, not logged. */
+  polledPaths?: readonly string[];
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ServiceHttpOptions {
  * metrics, and the one rule for the client's address. Services add their routes, and the probes
  * (probeRouter) where their port is internal.
  */
-export function createServiceHttpApp({ logger, registry, trustedProxies }: ServiceHttpOptions): Express {
+export function createServiceHttpApp({ logger, registry, trustedProxies, polledPaths = [] }: ServiceHttpOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's own reading of X-Forwarded-For (proxy-addr): from the socket's peer back through the
@@ -65,6 +67,13 @@ export function createServiceHttpApp({ logger, registry, trustedProxies }: Servi
       customProps: (req) => ({ correlationId: String(req.headers[CORRELATION_HEADER]) }),
       // Health probes and scrapes every few seconds would drown the useful lines.
       autoLogging: { ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics' },
+      // pino-http's own levels, but a polled path's answered polls are not logged: only its refusals
+      // and failures, which say why a poller is stuck.
+      customLogLevel: (req, res, error) => {
+        if (error || res.statusCode >= 500) return 'error';
+        if (res.statusCode >= 400) return 'warn';
+        return polledPaths.includes(req.url?.split('?')[0] ?? '') ? 'silent' : 'info';
+      },
       serializers: {
         req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split('?')[0] }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

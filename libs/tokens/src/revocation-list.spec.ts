@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import type { RevocationListAnswer } from '@bedrequest/contracts';
+import { UpstreamUnavailableError } from '@bedrequest/http';
 import { captureLogger, metricSum, silentLogger } from '@bedrequest/testing';
 import type { Principal } from './claims';
 import { RevocationList, type RevocationListOptions } from './revocation-list';
@@ -121,10 +122,19 @@ describe('RevocationList', () => {
     expect(sut.ageMs()).toBe(0);
     expect(captured.text()).toContain('read from auth again');
 
-    next = () => Promise.reject(new Error('auth answered HTTP 503'));
+    // What the client throws: its message is the same for every failure, the reason says which.
+    next = () =>
+      Promise.reject(
+        new UpstreamUnavailableError('the list of revoked access tokens is unavailable', {
+          service: 'auth',
+          url: 'http://auth',
+          reason: 'answered HTTP 404 with text/html',
+        }),
+      );
     await sut.refresh();
     await sut.refresh();
     expect(warnings()).toHaveLength(2);
+    expect(warnings()[1]).toContain('auth answered HTTP 404 with text/html');
   });
 
   it('counts its age from its making before the first read, so that a list never read shows as old', async () => {

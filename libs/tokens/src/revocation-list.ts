@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { RevocationListAnswer, type RevokedSubject } from '@bedrequest/contracts';
-import { InternalClient, type TokenSource } from '@bedrequest/http';
+import { InternalClient, UpstreamUnavailableError, type TokenSource } from '@bedrequest/http';
 import type { Principal } from './claims';
 
 /** What the verifier asks of a revocation list. */
@@ -110,7 +110,7 @@ export class RevocationList implements Revocations {
       if (this.failingSinceMs === undefined) {
         this.failingSinceMs = this.now();
         this.options.logger.warn(
-          { reason: error instanceof Error ? error.message : String(error), listAgeSeconds: Math.round(this.ageMs() / 1000) },
+          { reason: reasonOf(error), listAgeSeconds: Math.round(this.ageMs() / 1000) },
           'the list of revoked access tokens cannot be read from auth: the last one read stays in force until it can (docs/operations.md)',
         );
       }
@@ -177,4 +177,10 @@ export function loadRevocationsFrom(authUrl: string, tokens: TokenSource, timeou
     load: async () => (await auth.json({ method: 'GET', path: '/internal/revocations', credential: tokens }, { 200: RevocationListAnswer })).body,
     close: () => auth.close(),
   };
+}
+
+/** Why a read failed: for auth's answer, what it answered or why it could not be reached, not the client's generic message. */
+function reasonOf(error: unknown): string {
+  if (error instanceof UpstreamUnavailableError) return `${error.upstream.service} ${error.reason}`;
+  return error instanceof Error ? error.message : String(error);
 }
