@@ -1,5 +1,4 @@
-import type { Organization, Practitioner, Reference } from '@medplum/fhirtypes';
-import type { BusinessStatus, FhirTask, TaskStatus } from '@bedrequest/contracts';
+import type { BusinessStatus, FhirTask, NoteAuthorReference, TaskStatus } from '@bedrequest/contracts';
 import { ADMISSION_RESPONSE_STATUSES, IK_NUMBER_SYSTEM, URI_IDENTIFIER_SYSTEM, type FhirSystems } from '@bedrequest/fhir-model';
 
 /**
@@ -76,7 +75,7 @@ function annotationOf(note: TaskNote, clinicIk: string, systems: FhirSystems | u
  * answer has no person: it names the clinic, on whose behalf the service answered, by its IK (R4's
  * Annotation takes a Practitioner, Patient, RelatedPerson or Organization, no Device).
  */
-function authorOf(author: NoteAuthor, clinicIk: string, systems: FhirSystems): Reference<Practitioner | Organization> {
+function authorOf(author: NoteAuthor, clinicIk: string, systems: FhirSystems): NoteAuthorReference {
   if (author.source === 'automatic') return { type: 'Organization', identifier: { system: IK_NUMBER_SYSTEM, value: clinicIk } };
   return { type: 'Practitioner', identifier: { system: systems.userSystem, value: author.user }, ...(author.name ? { display: author.name } : {}) };
 }

@@ -107,7 +107,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
 
   it('names who of the clinic wrote each of its notes, an automatic answer as such, the name escaped as every text', async () => {
     const time = '2026-11-22T10:00:00.000Z';
-    const person = { type: 'Practitioner', identifier: { system: 'https://bedrequest.example.org/fhir/sid/user', value: 'user-1' } };
+    const person = { type: 'Practitioner' as const, identifier: { system: 'https://bedrequest.example.org/fhir/sid/user', value: 'user-1' } };
     shownTask = {
       ...fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'accepted' }),
       note: [
@@ -116,7 +116,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
         {
           text: 'Freie Betten laut Meldung',
           time,
-          authorReference: { type: 'Organization', identifier: { system: 'http://fhir.de/sid/arge-ik/iknr', value: A } },
+          authorReference: { type: 'Organization' as const, identifier: { system: 'http://fhir.de/sid/arge-ik/iknr', value: A } },
         },
         { text: 'Ohne Anzeigenamen', time, authorReference: person },
       ],

@@ -55,12 +55,9 @@ const taskElements = {
  * back the same JSON text.
  */
 export const FhirTask = z.looseObject({ ...taskElements, note: z.array(Note.extend({ authorReference: NoteAuthorReference.optional() })).optional() });
-/**
- * The Task as code builds and reads it: a note's `authorReference` is left to the note's other
- * elements (unknown), since intake builds it as FHIR's Reference (@medplum/fhirtypes), whose
- * elements are all optional; `FhirTask` checks its shape wherever a Task is parsed.
- */
-export type FhirTask = z.infer<z.ZodObject<typeof taskElements, z.core.$loose>>;
+export type FhirTask = z.infer<typeof FhirTask>;
+/** Who wrote a note, in the clinic's own view of its Task (docs/api.md, "Tasks"). */
+export type NoteAuthorReference = z.infer<typeof NoteAuthorReference>;
 
 /** The clinic's answer on a Task: its one businessStatus coding (docs/decisions.md, "Tasks"). */
 export function businessStatusOf(task: FhirTask): BusinessStatus | undefined {
