@@ -1,7 +1,7 @@
 import { ClinicAnswerSubmittedV1, type RequestDispatchedV1, type RequestErasedV1 } from '@bedrequest/contracts';
 import { outboxRecord, type MessageMeta, type OutboxRecord } from '@bedrequest/messaging';
 import { availableBeds, type BedCount, type BedKey, type HeldBed } from '../beds/bed-count';
-import { afterHoldAttempt, planTask, type DispatchedTask, type RegisteredClinic, type SettledPlan } from './dispatch-rules';
+import { afterHoldAttempt, afterReserveAttempt, planTask, type DispatchedTask, type RegisteredClinic, type SettledPlan } from './dispatch-rules';
 
 /** One line of the notification log (table clinic_notification). */
 export interface NotificationEntry {
@@ -197,8 +197,13 @@ export class DispatchBatch {
       if (plan.releaseBed) this.release(task.taskId);
       return { ...entry, outcome: plan.outcome, answer: 'declined' };
     }
-    if (plan.kind !== 'reserve' && plan.releaseBed) this.release(task.taskId);
-    const settled: SettledPlan = plan.kind === 'hold' ? afterHoldAttempt(request, plan.bed, this.hold(plan.bed, task.taskId, request.requestIdentifier)) : plan;
+    if ((plan.kind === 'notify' || plan.kind === 'answer' || plan.kind === 'hold') && plan.releaseBed) this.release(task.taskId);
+    const settled: SettledPlan =
+      plan.kind === 'hold'
+        ? afterHoldAttempt(request, plan.bed, this.hold(plan.bed, task.taskId, request.requestIdentifier))
+        : plan.kind === 'reserve-new'
+          ? afterReserveAttempt(this.reserveNew(plan.bed, task.taskId, request.requestIdentifier))
+          : plan;
     if (settled.kind === 'reserve') this.reserve(task.taskId);
     if (settled.kind !== 'answer') return { ...entry, outcome: settled.outcome };
     this.answers.push({
@@ -236,6 +241,21 @@ export class DispatchBatch {
       requestIdentifier,
     });
     return 'held';
+  }
+
+  /**
+   * Reserves one bed of the count for a selected clinic that holds none (it accepted by hand). The
+   * selection is recorded whatever the count says, so with none available the bed is reserved
+   * all the same and the count is over-booked (available stays 0); no count, nothing is booked.
+   */
+  private reserveNew(bed: BedKey, taskId: string, requestIdentifier: string): 'reserved' | 'overbooked' | 'no-bed-count' {
+    const count = this.counts.get(bedId(bed));
+    if (!count) return 'no-bed-count';
+    const overbooked = availableBeds(count) <= 0;
+    this.counts.set(bedId(bed), { ...count, reserved: count.reserved + 1 });
+    this.changedCounts.add(bedId(bed));
+    this.holds.set(taskId, { ...bed, taskId, state: 'reserved', requestIdentifier });
+    return overbooked ? 'overbooked' : 'reserved';
   }
 
   private reserve(taskId: string): void {

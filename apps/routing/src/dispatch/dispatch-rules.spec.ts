@@ -1,5 +1,5 @@
 import type { HeldBed } from '../beds/bed-count';
-import { afterHoldAttempt, planTask, type DispatchedRequest, type DispatchedTask, type RegisteredClinic } from './dispatch-rules';
+import { afterHoldAttempt, afterReserveAttempt, planTask, type DispatchedRequest, type DispatchedTask, type RegisteredClinic } from './dispatch-rules';
 
 const TASK_ID = '7c1c3d8e-5b8a-4f62-9d0f-2a1e6f3b9c10';
 const request = (overrides: Partial<DispatchedRequest> = {}): DispatchedRequest => ({
@@ -108,12 +108,25 @@ describe('beds on selection and cancellation', () => {
     expect(planTask(request({ change: 'selected' }), task('selected'), clinic(), held())).toEqual({ kind: 'reserve', outcome: 'selected-bed-reserved' });
   });
 
-  it('books nothing for a selected clinic that held no bed (it answered itself)', () => {
+  it("reserves a bed of the request's department and date for a selected clinic that accepted by hand", () => {
     expect(planTask(request({ change: 'selected' }), task('selected'), clinic(), undefined)).toEqual({
+      kind: 'reserve-new',
+      bed: { clinicIk: '510000001', departmentCode: '2300', admissionDate: '2026-12-01' },
+    });
+  });
+
+  it('reserves nothing for a selection without admission date', () => {
+    expect(planTask(request({ change: 'selected', occurrenceDate: undefined }), task('selected'), clinic(), undefined)).toEqual({
       kind: 'notify',
-      outcome: 'selected',
+      outcome: 'selected-no-date',
       releaseBed: false,
     });
+  });
+
+  it('logs a reservation past the count as over-booked and one without a count as nothing reserved', () => {
+    expect(afterReserveAttempt('reserved')).toEqual({ kind: 'notify', outcome: 'selected-bed-reserved', releaseBed: false });
+    expect(afterReserveAttempt('overbooked')).toEqual({ kind: 'notify', outcome: 'selected-bed-overbooked', releaseBed: false });
+    expect(afterReserveAttempt('no-bed-count')).toEqual({ kind: 'notify', outcome: 'selected-no-bed-count', releaseBed: false });
   });
 
   it('does not reserve twice', () => {

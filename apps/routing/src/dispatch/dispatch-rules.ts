@@ -34,8 +34,15 @@ export type NotificationOutcome =
   | 'accepted-bed-held'
   /** Supplemented data for a request the clinic already holds the bed for: accepted again, same bed. */
   | 'accepted-bed-kept'
+  /** Selected: the bed it held, or one of the date's count (it accepted by hand), is reserved. */
   | 'selected-bed-reserved'
-  /** Selected without a held bed (the clinic answered itself): its beds are its own business. */
+  /** Selected after accepting by hand when the date's count had none left: reserved all the same, over-booked. */
+  | 'selected-bed-overbooked'
+  /** Selected, but the clinic published no count for that department and date: nothing to reserve from. */
+  | 'selected-no-bed-count'
+  /** Selected, but the request names no admission date: no bed to reserve. */
+  | 'selected-no-date'
+  /** Selected without a held bed by routing 1.0, which reserved nothing then: only in log lines it wrote. */
   | 'selected'
   | 'cancelled-bed-released'
   | 'cancelled'
@@ -55,7 +62,9 @@ export type TaskPlan =
   /** Try to hold this bed, then answer by the result (`afterHoldAttempt`). */
   | { kind: 'hold'; bed: BedKey; releaseBed: boolean }
   /** The Task's held bed becomes reserved. */
-  | { kind: 'reserve'; outcome: 'selected-bed-reserved' };
+  | { kind: 'reserve'; outcome: 'selected-bed-reserved' }
+  /** The Task holds no bed (its clinic accepted by hand): reserve one of this bed's count, then log by the result (`afterReserveAttempt`). */
+  | { kind: 'reserve-new'; bed: BedKey };
 
 export function planTask(request: DispatchedRequest, task: DispatchedTask, clinic: RegisteredClinic | undefined, heldBed: HeldBed | undefined): TaskPlan {
   switch (task.action) {
@@ -63,8 +72,11 @@ export function planTask(request: DispatchedRequest, task: DispatchedTask, clini
       // Revocation, selection of another clinic, withdrawal of this one, or no longer named.
       return heldBed ? { kind: 'notify', outcome: 'cancelled-bed-released', releaseBed: true } : { kind: 'notify', outcome: 'cancelled', releaseBed: false };
     case 'selected':
+      // The selection is the referrer's and intake recorded it: routing books it, it never refuses it.
       if (heldBed?.state === 'held') return { kind: 'reserve', outcome: 'selected-bed-reserved' };
-      return { kind: 'notify', outcome: heldBed ? 'selected-bed-reserved' : 'selected', releaseBed: false };
+      if (heldBed) return { kind: 'notify', outcome: 'selected-bed-reserved', releaseBed: false };
+      if (!request.occurrenceDate) return { kind: 'notify', outcome: 'selected-no-date', releaseBed: false };
+      return { kind: 'reserve-new', bed: { clinicIk: task.clinicIk, departmentCode: request.departmentCode, admissionDate: request.occurrenceDate } };
     case 'answer-requested':
       return planAnswer(request, task, clinic, heldBed);
   }
@@ -98,7 +110,21 @@ function planAnswer(request: DispatchedRequest, task: DispatchedTask, clinic: Re
 }
 
 /** A plan with nothing left to try. */
-export type SettledPlan = Exclude<TaskPlan, { kind: 'hold' }>;
+export type SettledPlan = Exclude<TaskPlan, { kind: 'hold' } | { kind: 'reserve-new' }>;
+
+/**
+ * What the log says once the attempt to reserve a bed for a clinic that accepted by hand is known
+ * (docs/parties.md, "Automatic answers from bed counts"): the admission was agreed, so a count with
+ * none left is over-booked rather than the selection ignored; without a count there is nothing to book.
+ */
+export function afterReserveAttempt(result: 'reserved' | 'overbooked' | 'no-bed-count'): SettledPlan {
+  const outcome: Record<typeof result, NotificationOutcome> = {
+    reserved: 'selected-bed-reserved',
+    overbooked: 'selected-bed-overbooked',
+    'no-bed-count': 'selected-no-bed-count',
+  };
+  return { kind: 'notify', outcome: outcome[result], releaseBed: false };
+}
 
 /** The answer once the attempt to hold `bed` is known. */
 export function afterHoldAttempt(request: DispatchedRequest, bed: BedKey, result: 'held' | 'no-free-bed' | 'no-bed-count'): SettledPlan {
