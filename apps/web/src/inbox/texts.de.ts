@@ -171,7 +171,8 @@ export const de = {
 
   beds: {
     title: 'Freie Betten',
-    intro: 'Melden Sie je Fachabteilung und Tag, wie viele Aufnahmen Sie über den Dienst anbieten. Reservierte und vorgemerkte Betten sind bereits vergeben.',
+    intro:
+      'Melden Sie je Fachabteilung und Tag, wie viele Aufnahmen Sie über den Dienst anbieten. Vorgemerkte und reservierte Betten sind bereits vergeben, frei ist der Rest. Wählt ein Zuweiser Ihre Klinik nach Ihrer Zusage aus, reserviert der Dienst ein Bett, auch wenn keines mehr frei ist: Der Tag ist dann überbucht.',
     range: 'Zeitraum',
     from: 'von',
     to: 'bis',
@@ -181,7 +182,8 @@ export const de = {
     date: 'Datum',
     caption: 'Freie Betten je Tag und Fachabteilung',
     free: (department: string, date: string) => `Freie Betten ${department} am ${date}`,
-    taken: (held: number, reserved: number) => `vorgemerkt ${held}, reserviert ${reserved}`,
+    taken: (held: number, reserved: number, free: number) => `vorgemerkt ${held}, reserviert ${reserved}, frei ${free}`,
+    overbooked: (by: number) => `überbucht um ${by}`,
     save: 'Bettenzahlen speichern',
     saved: (count: number) => (count === 1 ? '1 Bettenzahl gespeichert.' : `${count} Bettenzahlen gespeichert.`),
     unchanged: 'Keine Änderung.',

@@ -29,8 +29,8 @@ export function bedInputName(department: string, date: string): string {
 
 /**
  * The clinic's published bed counts as a grid (a row per day, a column per department), each cell a
- * number input with what is already held (automatically accepted) and reserved (selected); one form
- * saves every changed cell.
+ * number input with what is already held (automatically accepted), reserved (selected) and still
+ * free; one form saves every changed cell.
  */
 export function bedsPage(context: PageContext, view: BedsView): Html {
   const { texts } = context;
@@ -55,7 +55,7 @@ ${view.dates.map(
       const value = view.entered?.[name] ?? (count ? String(count.freeBeds) : '');
       const takenId = `${name}-taken`.replace(/\./g, '-');
       return html`<td><input type="number" inputmode="numeric" min="0" step="1" name="${name}" value="${value}" aria-label="${t.free(department.label, view.formats.day(date) ?? date)}"${count ? html` aria-describedby="${takenId}"` : ''}>
-<input type="hidden" name="was.${name}" value="${count ? String(count.freeBeds) : ''}">${count ? html`<span class="taken" id="${takenId}">${t.taken(count.held, count.reserved)}</span>` : ''}</td>`;
+<input type="hidden" name="was.${name}" value="${count ? String(count.freeBeds) : ''}">${count ? html`<span class="taken" id="${takenId}">${bookedText(t, count)}</span>` : ''}</td>`;
     })}</tr>`,
 )}
 </tbody>
@@ -83,6 +83,16 @@ ${view.notParticipating ? notice('warning', t.notParticipating) : ''}
 ${view.notParticipating ? '' : grid}
 ${view.automaticAnswers === undefined ? '' : autoAnswerSection(context, view, view.automaticAnswers)}`,
   });
+}
+
+/**
+ * What is booked against a count and what is left: free is the capacity API's `available`
+ * (published − held − reserved, never below 0); beds booked past the count (a selection after the
+ * clinic's own acceptance, or a count lowered later) are shown as over-booked (docs/inbox.md, "Betten").
+ */
+function bookedText(t: PageContext['texts']['beds'], count: BedCountView): Html {
+  const overbooked = count.held + count.reserved - count.freeBeds;
+  return html`${t.taken(count.held, count.reserved, count.available)}${overbooked > 0 ? html`, <strong>${t.overbooked(overbooked)}</strong>` : ''}`;
 }
 
 /** The automatic-answer switch: two radio buttons (on, off) and a button, its own form. */
