@@ -19,6 +19,11 @@ export const errorCodes = {
   not_found: { status: 404, issue: 'not-found', meaning: 'unknown endpoint or id, or one the caller may not see' },
   method_not_allowed: { status: 405, issue: 'not-supported', meaning: 'the path exists, but not with this method; `Allow` lists the methods it takes' },
   conflict: { status: 409, issue: 'conflict', meaning: 'the state does not allow it (e.g. an answer to a cancelled Task)' },
+  precondition_failed: {
+    status: 412,
+    issue: 'conflict',
+    meaning: "`If-Match` names none of the resource's current entity tags: it changed since the caller read it; `ETag` gives the current one",
+  },
   gone: {
     status: 410,
     issue: 'deleted',

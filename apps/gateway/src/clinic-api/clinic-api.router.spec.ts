@@ -286,6 +286,60 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       expect(response.body).toEqual({ error, message: diagnostics });
     });
 
+    describe('with If-Match (docs/api.md, "Clinic API")', () => {
+      const answerIf = (ifMatch: string) =>
+        request(gateway()).post(`/api/v1/clinic/tasks/${TASK_ID}/answer`).set('if-match', ifMatch).send({ businessStatus: 'accepted' });
+      const sentTags = () => (published[0]?.payload as { ifMatch?: string[] } | undefined)?.ifMatch;
+
+      it.each([
+        ['one weak tag', 'W/"2-5-abc"', ['2-5-abc']],
+        ['a list, weak and strong, with empty elements', ' W/"2-5-abc" ,, "3-1-x",', ['2-5-abc', '3-1-x']],
+      ])("passes %s to intake as opaque tags, and answers the Task's new tag as ETag", async (_, ifMatch, tags) => {
+        broker = { reply: { outcome: 'accepted', issues: [], task: acceptedTask, taskTag: '2-6-def' } };
+
+        const response = await answerIf(ifMatch);
+
+        expect([response.status, response.headers['etag']]).toEqual([200, 'W/"2-6-def"']);
+        expect(sentTags()).toEqual(tags);
+      });
+
+      it('passes * on as no precondition: any Task that exists', async () => {
+        broker = { reply: { outcome: 'accepted', issues: [], task: acceptedTask } };
+
+        expect((await answerIf('*')).status).toBe(200);
+        expect(published[0]?.payload).not.toHaveProperty('ifMatch');
+      });
+
+      it("answers intake's refusal of a tag the Task no longer has as 412 precondition_failed, with the current tag as ETag", async () => {
+        broker = {
+          reply: { outcome: 'rejected', refusal: 'precondition-failed', issues: [{ code: 'conflict', diagnostics: 'the Task changed' }], taskTag: '3-7-ghi' },
+        };
+
+        const response = await answerIf('W/"2-5-abc"');
+
+        expect([response.status, response.body, response.headers['etag']]).toEqual([
+          412,
+          { error: 'precondition_failed', message: 'the Task changed' },
+          'W/"3-7-ghi"',
+        ]);
+      });
+
+      it.each([
+        ['a tag without quotes', '2-5-abc'],
+        ['two tags without a comma', '"a" "b"'],
+        ['* in a list', '*, "a"'],
+        ['an empty value', ' '],
+        ['a tag over 64 characters', `"${'x'.repeat(65)}"`],
+        ['more than 20 tags', Array.from({ length: 21 }, (_, n) => `"${n}"`).join(', ')],
+      ])('answers 400 without publishing for %s', async (_, ifMatch) => {
+        const response = await answerIf(ifMatch);
+
+        expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
+        expect(response.body.message).toMatch(/^If-Match: /);
+        expect(published).toEqual([]);
+      });
+    });
+
     it.each([
       ['an unknown businessStatus', { businessStatus: 'maybe' }, 'businessStatus: must be one of accepted, declined, query, more-data-required'],
       ['no businessStatus', { note: 'hello' }, 'businessStatus: is required'],

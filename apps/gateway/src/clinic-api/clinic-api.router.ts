@@ -13,6 +13,7 @@ import { forwardedCallOf, type ClinicReadAnswer, type IntakeClient } from '../fh
 import { errorHandler } from '../http-errors';
 import { jsonBody } from '../json-body';
 import { ClinicDocumentPageQuery, DocumentPosition, passedQuery } from './clinic-pages';
+import { preconditionOf } from './if-match';
 
 /** docs/decisions.md, "Clinics answer": a note of at most 4000 characters. */
 export const MAX_NOTE_CHARACTERS = 4000;
@@ -104,6 +105,7 @@ export function clinicApiRouter(options: {
     const taskId = String(req.params.taskId);
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
     const answer = HttpError.parseInput(ClinicAnswer, req.body);
+    const precondition = preconditionOf(req.headers['if-match']);
     const principal = principalOf(res);
     // Who answered and from where, for the change's AuditEvent, as reads record it
     // (docs/data-protection.md, "Audit trail").
@@ -118,6 +120,8 @@ export function clinicApiRouter(options: {
       user: principal.userId,
       ...(principal.userName === undefined ? {} : { userName: principal.userName }),
       ...(clientAddress ? { clientAddress } : {}),
+      // Checked by intake where it stores the answer, so that nothing comes between check and write.
+      ...(precondition.kind === 'tags' ? { ifMatch: precondition.tags } : {}),
     };
     let reply;
     try {
@@ -134,7 +138,10 @@ export function clinicApiRouter(options: {
       throw error;
     }
     const verdict = reply && IntakeVerdictV1.payload.safeParse(reply.payload);
-    // Intake refuses an answer as not found (another clinic's Task) or as a conflict (cancelled, revoked).
+    // The Task's tag after the answer, or the current one when If-Match named another (412).
+    if (verdict?.success && verdict.data.taskTag) res.setHeader('ETag', `W/"${verdict.data.taskTag}"`);
+    // Intake refuses an answer as not found (another clinic's Task), as a conflict (cancelled,
+    // revoked) or as a failed precondition (If-Match names a tag the Task no longer has).
     if (verdict?.success && verdict.data.outcome === 'rejected') throw refusedByIntake(verdict.data);
     if (verdict?.success && verdict.data.task) return res.status(200).type(FHIR_JSON).send(JSON.stringify(verdict.data.task));
     return res.status(202).json({ status: 'queued', message: 'the answer is queued; the Task shows it shortly' });

@@ -183,7 +183,7 @@ describe('POST /api/v2/fhir/Bundle', () => {
   });
 
   describe("the answer to intake's refusal", () => {
-    const statusOf = { invalid: 400, forbidden: 403, 'not-found': 404, conflict: 409 } as const;
+    const statusOf = { invalid: 400, forbidden: 403, 'not-found': 404, conflict: 409, 'precondition-failed': 412 } as const;
 
     it.each(VerdictRefusal.options)('follows the refusal (%s): docs/decisions.md, "Errors"', async (refusal) => {
       broker = { reply: { outcome: 'rejected', refusal, issues: [{ code: 'conflict', diagnostics: 'refused' }] } };

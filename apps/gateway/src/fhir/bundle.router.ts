@@ -162,12 +162,16 @@ async function submit(
   return sendFhir(res, 202, outcome([{ severity: 'information', code: 'informational', diagnostics }]));
 }
 
-/** docs/decisions.md, "Errors": the HTTP answer (400, 403, 404, 409) to each reason intake gives for a refusal. */
+/**
+ * docs/decisions.md, "Errors": the HTTP answer (400, 403, 404, 409) to each reason intake gives for a
+ * refusal; 412 for a clinic answer's failed `If-Match` (docs/api.md, "Clinic API").
+ */
 const errorCodeOfRefusal: Record<VerdictRefusal, ErrorCode> = {
   invalid: 'invalid_request',
   forbidden: 'forbidden',
   'not-found': 'not_found',
   conflict: 'conflict',
+  'precondition-failed': 'precondition_failed',
 };
 
 /** Intake's refusal with intake's issues: the OperationOutcome of a bundle, the message of a clinic answer. */

@@ -78,9 +78,10 @@ export class IntakeClient {
   /**
    * `GET /internal/tasks{search}` or `/internal/tasks/{id}`: a searchset, a Task or an
    * OperationOutcome. The search (`?…`) goes on as the caller wrote it: intake reads and checks it.
+   * `keepHeaders`: intake's headers to pass on (a Task's `etag`).
    */
-  tasks(path: '' | `/${string}`, search: string, call: ForwardedCall): Promise<RawAnswer> {
-    return this.client.raw({ method: 'GET', path: `/internal/tasks${path}${search}`, ...this.request(call) });
+  tasks(path: '' | `/${string}`, search: string, call: ForwardedCall, keepHeaders: readonly string[] = []): Promise<RawAnswer> {
+    return this.client.raw({ method: 'GET', path: `/internal/tasks${path}${search}`, ...this.request(call) }, keepHeaders);
   }
 
   /**

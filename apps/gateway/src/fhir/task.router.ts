@@ -18,7 +18,11 @@ export function taskRouter(intake: IntakeClient): Router {
     res.status(answer.status).set('content-type', FHIR_JSON_UTF8).send(answer.body);
   });
   router.get('/Task/:id', async (req, res) => {
-    const answer = await intake.tasks(`/${encodeURIComponent(req.params.id)}`, new URL(req.originalUrl, 'http://gateway').search, forwardedCallOf(req, res));
+    const answer = await intake.tasks(`/${encodeURIComponent(req.params.id)}`, new URL(req.originalUrl, 'http://gateway').search, forwardedCallOf(req, res), [
+      'etag',
+    ]);
+    // The Task's tag, which a clinic's answer names in If-Match (docs/api.md, "Clinic API").
+    if (answer.headers['etag']) res.setHeader('ETag', answer.headers['etag']);
     res.status(answer.status).set('content-type', FHIR_JSON_UTF8).send(answer.body);
   });
   return router;

@@ -13,7 +13,9 @@ import {
   ClinicTaskList,
   DocumentBundle,
   FhirTask,
+  IF_MATCH_MAX_TAGS,
   RequestVersionList,
+  TASK_TAG_MAX_LENGTH,
 } from '@bedrequest/contracts';
 import { REQUEST_BOUNDS } from '@bedrequest/fhir-model';
 import { BedCount, DateQuery } from '../capacity/capacity.router';
@@ -21,6 +23,12 @@ import { ClinicAnswer, MAX_NOTE_CHARACTERS, TaskId } from '../clinic-api/clinic-
 import { ClinicDocumentPageQuery, DocumentPosition, RequestVersionPageQuery } from '../clinic-api/clinic-pages';
 import { ClinicTaskListQuery } from '../clinic-api/clinic-tasks.router';
 import { fhir, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
+
+/** RFC 9110 §13.1.1, compared weakly (docs/api.md, "Clinic API"). */
+const IfMatchHeader = z
+  .string()
+  .optional()
+  .describe('`*`, or the `ETag` of the Task as read (a comma-separated list of entity tags: one of them must be current)');
 
 /** The clinic API (clinic tokens only): the Task's bundle and documents, the answer, the bed counts. */
 export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secured): void {
@@ -101,16 +109,19 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
     path: '/api/v1/clinic/tasks/{taskId}/answer',
     summary: "Answer a Task; the referrer gets one AdmissionResponse event (webhook 'AdmissionResponse')",
     security: secured,
-    request: { ...task, body: { required: true, content: json(ClinicAnswer) } },
+    description:
+      'With `If-Match` (the `ETag` of the Task as read), the answer is taken only while the Task still has that tag: no colleague answered and no new request version came meanwhile; else 412. Without it, the answer is taken on whatever the Task is now.',
+    request: { ...task, headers: z.object({ 'if-match': IfMatchHeader }), body: { required: true, content: json(ClinicAnswer) } },
     responses: {
-      200: { description: 'The Task with the answer', content: fhir(FhirTask) },
+      200: { description: 'The Task with the answer', headers: { ETag: header('ETag') }, content: fhir(FhirTask) },
       202: { description: 'Intake did not confirm in time: the answer is queued', content: json(ClinicAnswerQueued) },
       ...refusals(
         'v1',
         merged(base, UNDECODABLE_PATH, {
-          400: `The body is empty or not JSON, an unknown businessStatus, a note over ${MAX_NOTE_CHARACTERS} characters (any body over 32 KiB counts as one), or an unknown field`,
+          400: `The body is empty or not JSON, an unknown businessStatus, a note over ${MAX_NOTE_CHARACTERS} characters (any body over 32 KiB counts as one), or an unknown field; an If-Match that is not * or a list of entity tags (at most ${IF_MATCH_MAX_TAGS}, each at most ${TASK_TAG_MAX_LENGTH} characters)`,
           ...notThisClinics,
           409: `The Task is cancelled, the request revoked, or its patient data erased; or a note when the Task holds its ${REQUEST_BOUNDS.notesPerTask} notes already (too-long: answer without one)`,
+          412: "If-Match names none of the Task's current tag: a colleague answered or the referrer sent a new version since it was read; nothing was stored. ETag is the current tag: read the Task again and answer on what it is now",
           415: 'Not `application/json`, or a charset or Content-Encoding the gateway does not read',
           503: 'the answer could not be stored (broker unavailable)',
         }),

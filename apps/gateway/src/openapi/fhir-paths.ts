@@ -130,7 +130,7 @@ function registerTaskPaths(registry: OpenAPIRegistry, secured: Secured): void {
       }),
     },
     responses: {
-      200: { description: 'The Task', content: fhir(z.union([FhirTask, TaskSubset])) },
+      200: { description: 'The Task', headers: { ETag: header('ETag') }, content: fhir(z.union([FhirTask, TaskSubset])) },
       ...refusals(
         'fhir',
         merged(

@@ -13,7 +13,7 @@ export type Surface = 'v1' | 'fhir';
 export type Responses = RouteConfig['responses'];
 /** The security requirement of a route behind the token guard. */
 export type Secured = Record<string, string[]>[];
-export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 410 | 413 | 415 | 429 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 410 | 412 | 413 | 415 | 429 | 503;
 /** Why a route answers each error status it can answer. */
 export type Refusals = Partial<Record<ErrorStatus, string>>;
 
@@ -40,6 +40,12 @@ export const HEADERS = {
     schema: { type: 'string', const: 'no-store' },
   },
   NoCache: { description: 'RFC 6749 §5.1, for HTTP/1.0 caches', required: true, schema: { type: 'string', const: 'no-cache' } },
+  ETag: {
+    description:
+      'The Task\'s entity tag, weak (`W/"<version>-<revision>-<answer>"`): the request version its clinic was sent and its answer state; a clinic\'s answer names it in `If-Match` (docs/api.md, "Clinic API")',
+    required: true,
+    schema: { type: 'string', pattern: '^W/"[^"]+"$' },
+  },
   CorrelationId: {
     description: "The caller's `x-correlation-id` when it sent a sane one, else a new one; quote it when reporting a problem",
     required: true,
@@ -49,9 +55,10 @@ export const HEADERS = {
 export type HeaderName = keyof typeof HEADERS;
 export const header = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
 
-/** The headers an error answer carries by its status: the challenge on 401 (where the token guard answers it), Retry-After on 429 and 503. */
+/** The headers an error answer carries by its status: the challenge on 401 (where the token guard answers it), the current ETag on 412, Retry-After on 429 and 503. */
 function errorHeaders(status: ErrorStatus, challenge: boolean): Record<string, { $ref: string }> | undefined {
   if (status === 401 && challenge) return { 'WWW-Authenticate': header('WwwAuthenticate') };
+  if (status === 412) return { ETag: header('ETag') };
   if (status === 429 || status === 503) return { 'Retry-After': header('RetryAfter') };
   return undefined;
 }

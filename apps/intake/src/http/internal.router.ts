@@ -7,7 +7,7 @@ import { callerOf, personOf } from '../access';
 import type { AuditTrail } from '../audit';
 import type { RequestErasureRepository } from '../erasure';
 import { PageQuery } from '../search';
-import type { ClinicRead, TaskReadService } from '../tasks';
+import { etagOf, type ClinicRead, type TaskReadService } from '../tasks';
 
 /**
  * Intake's internal read API, called by the gateway only (not exposed publicly) with the caller's
@@ -62,6 +62,8 @@ export function internalRouter(tasks: TaskReadService, audit: AuditTrail, erasur
     const result = await tasks.read(req.params.id, req.query, callerOf(req, res));
     if (!result.ok) return fhirJson(res, result.status, outcome(result.issues));
     if (!result.task) throw new HttpError('not_found', 'no such Task');
+    // The tag a clinic's answer names in If-Match (docs/api.md, "Clinic API"); the gateway passes it on.
+    if (result.tag) res.setHeader('ETag', etagOf(result.tag));
     return fhirJson(res, 200, result.task);
   });
 

@@ -1,7 +1,7 @@
 import type { ClinicAnswerSubmittedV1, IntakeVerdictV1 } from '@bedrequest/contracts';
 import type { MessageMeta } from '@bedrequest/messaging';
 import { taskAccess } from '../access';
-import { toFhirTask, type NoteAuthor } from '../tasks';
+import { etagOf, taskTagOf, toFhirTask, type NoteAuthor } from '../tasks';
 import type { BatchState } from './batch-state';
 import { answerAgent, auditedRequest } from './request-audit';
 import { DEFAULT_REQUEST_LIMITS, overNotesLimit } from './request-limits';
@@ -11,7 +11,9 @@ import { erased, rejected, verdict } from './verdicts';
 
 /**
  * A clinic's answer applied to the batch (docs/decisions.md, "Clinics answer"): not found for a
- * Task the clinic may not see (the access policy), a conflict when cancelled, revoked or out of date.
+ * Task the clinic may not see (the access policy), a conflict when cancelled, revoked or out of date,
+ * a failed precondition when the clinic's `If-Match` names a tag the Task no longer has (docs/api.md,
+ * "Clinic API"). The verdict carries the Task's tag, for the answer's `ETag`.
  */
 export function answerTaskOf(batch: BatchState, answer: ClinicAnswerSubmittedV1, meta: MessageMeta): IntakeVerdictV1 {
   const found = batch.task(answer.taskId);
@@ -30,6 +32,14 @@ export function answerTaskOf(batch: BatchState, answer: ClinicAnswerSubmittedV1,
   // A clinic's note is refused over the limit; an automatic answer's is not (one per version at most: the versions bound them).
   const tooMany = answer.note && answer.source === 'clinic' ? overNotesLimit(batch.context.limits ?? DEFAULT_REQUEST_LIMITS, task.notes.length) : undefined;
   if (tooMany) return tooMany;
+  // After the refusals above, as RFC 9110 §13.2.1 orders them: a precondition counts only where the
+  // answer would otherwise be taken. Checked on the Task as this batch holds it, and written only onto
+  // the revision it was read at, so no other answer or version can come between.
+  const current = taskTagOf(task);
+  if (answer.source === 'clinic' && answer.ifMatch && !answer.ifMatch.includes(current)) {
+    const diagnostics = `the Task changed since it was read (a colleague answered, or the referrer sent a new version): it is now ${etagOf(current)}; read it again and answer on what it is now`;
+    return { ...rejected('precondition-failed', 'conflict', diagnostics), taskTag: current };
+  }
   batch.recordAnswer(state, task, answer.businessStatus, answer.note, noteAuthorOf(answer));
   batch.audit({ interaction: 'update', agent: answerAgent(answer), request: auditedRequest(state.request), resources: [{ type: 'Task', id: task.id }] });
   const response = responseRecord(state.request, task, { systems: batch.context.systems, meta, source: answer.source });
@@ -40,7 +50,7 @@ export function answerTaskOf(batch: BatchState, answer: ClinicAnswerSubmittedV1,
   const reply = forClinic
     ? toFhirTask({ ...task, requestIdentifier: state.request.identifier, referrerIk: state.request.referrerIk }, batch.context.systems, { authors: true })
     : response.envelope.payload.task;
-  return verdict('accepted', { requestIdentifier: state.request.identifier, task: reply });
+  return { ...verdict('accepted', { requestIdentifier: state.request.identifier, task: reply }), taskTag: taskTagOf(task) };
 }
 
 /**

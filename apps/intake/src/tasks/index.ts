@@ -1,3 +1,4 @@
 export { TaskReadRepository, type SearchedTask, type StoredTask, type TaskPage } from './task-read.repository';
 export { TaskReadService, type ClinicRead } from './task-read.service';
 export { toFhirTask, type ClinicTaskView, type NoteAuthor, type TaskNote } from './task-resource';
+export { etagOf, taskTagOf, type TaggedTask } from './task-tag';

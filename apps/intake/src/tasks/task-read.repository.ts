@@ -11,6 +11,8 @@ export interface StoredTask extends ClinicTaskView {
   requestId: string;
   referrerPartyId: string;
   sentVersion: number;
+  /** Raised by every change of the Task: with sentVersion, its entity tag (task-tag.ts). */
+  revision: number;
   cancelledAt: Date | null;
   /** When its request's patient data was erased: the Task is a tombstone, its bundle and documents are gone. */
   erasedAt: Date | null;
@@ -160,6 +162,7 @@ export class TaskReadRepository {
       requestId: row.requestId,
       referrerPartyId: row.request.referrerPartyId,
       sentVersion: row.sentVersion,
+      revision: row.revision,
       cancelledAt: row.cancelledAt,
       erasedAt: row.request.erasure?.erasedAt ?? null,
     };

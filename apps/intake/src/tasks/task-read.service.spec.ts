@@ -19,7 +19,7 @@ const view: SearchedTask = {
   referrerIk: '260000001',
   referrerPartyId: 'party-1',
 };
-const stored: StoredTask = { ...view, requestId: 'request-1', sentVersion: 1, cancelledAt: null, erasedAt: null };
+const stored: StoredTask = { ...view, requestId: 'request-1', sentVersion: 1, revision: 0, cancelledAt: null, erasedAt: null };
 
 describe('TaskReadService', () => {
   const findTask = jest.fn(async (): Promise<StoredTask | undefined> => undefined);

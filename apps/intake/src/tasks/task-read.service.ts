@@ -7,6 +7,7 @@ import { MAX_PAGE_BYTES, nextPosition, pageOf, pageQueryString, positionOf, type
 import type { SearchedTask, StoredTask, TaskPage, TaskReadRepository } from './task-read.repository';
 import { toFhirTask } from './task-resource';
 import { subsetOf } from './result-parameters';
+import { taskTagOf } from './task-tag';
 import { answerParts, parseTaskRead, parseTaskSearch, TASK_KEYS, type TaskShape } from './task-search';
 
 /**
@@ -76,13 +77,17 @@ export class TaskReadService {
     };
   }
 
-  /** One Task the caller may see (`task` undefined for any other), shaped as the query asks. */
-  async read(taskId: string, query: Record<string, unknown>, caller: Caller): Promise<{ ok: true; task: Task | undefined } | QueryRefusal> {
+  /**
+   * One Task the caller may see (`task` undefined for any other), shaped as the query asks, with its
+   * entity tag (task-tag.ts), which a clinic's answer names in `If-Match`.
+   */
+  async read(taskId: string, query: Record<string, unknown>, caller: Caller): Promise<{ ok: true; task: Task | undefined; tag?: string } | QueryRefusal> {
     const parsed = parseTaskRead(query);
     if (!parsed.ok) return parsed;
     const task = await this.findVisible(taskId, caller);
-    if (task) await this.audit.record([readRecord('read', task, caller, [{ type: 'Task', id: task.id }])]);
-    return { ok: true, task: task && this.shaped(task, parsed.shape, caller.viewer) };
+    if (!task) return { ok: true, task: undefined };
+    await this.audit.record([readRecord('read', task, caller, [{ type: 'Task', id: task.id }])]);
+    return { ok: true, task: this.shaped(task, parsed.shape, caller.viewer), tag: taskTagOf(task) };
   }
 
   /**

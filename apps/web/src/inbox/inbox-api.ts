@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   ApiErrorBody,
   AutoAnswerSetting,
@@ -37,7 +37,6 @@ export class LoginRefusedError extends Error {
 export const ERASED = 'erased';
 
 const AUTO_ANSWER_PATH = '/api/v1/clinic/capacity/auto-answer';
-const OperationOutcome = z.looseObject({ resourceType: z.literal('OperationOutcome') });
 
 /**
  * Who asks: the person's access token, the correlation id of the page request, and the address the
@@ -58,7 +57,14 @@ export interface ApiCaller {
   readonly clientAddress: string;
 }
 
-export type AnswerResult = { status: 200; task: FhirTask } | { status: 202 } | { status: 400 | 404 | 409; message: string };
+export type AnswerResult = { status: 200; task: FhirTask } | { status: 202 } | { status: 400 | 404 | 409 | 412; message: string };
+
+/** A Task as read, with its entity tag (`ETag`), which an answer on it names in `If-Match` (docs/api.md, "Clinic API"). */
+export interface TaskRead {
+  task: FhirTask;
+  /** Absent only from a gateway of release 1.1 or before, which sends none. */
+  etag?: string;
+}
 
 /**
  * The clinic inbox's client of the gateway's public API: the inbox reads and writes through the same
@@ -116,10 +122,17 @@ export class InboxApi {
     throw refusalOf(answer.status);
   }
 
-  /** The FHIR Task, or undefined when there is none the clinic may see (404); a Task is never erased (it is the tombstone). */
-  async task(taskId: string, call: ApiCall): Promise<FhirTask | undefined> {
-    const task = await this.readOrMissing({ path: `/api/v2/fhir/Task/${encodeURIComponent(taskId)}` }, FhirTask, OperationOutcome, call);
-    return task === ERASED ? undefined : task;
+  /**
+   * The FHIR Task with its ETag, or undefined when there is none the clinic may see (404); a Task is
+   * never erased (it is the tombstone).
+   */
+  async task(taskId: string, call: ApiCall): Promise<TaskRead | undefined> {
+    const answer = await this.client.raw({ method: 'GET', path: `/api/v2/fhir/Task/${encodeURIComponent(taskId)}`, ...this.credentials(call) }, ['etag']);
+    if (answer.status === 404) return undefined;
+    if (answer.status === 401 || answer.status === 429) throw refusalOf(answer.status);
+    const task = answer.status === 200 ? FhirTask.safeParse(jsonOf(answer.body)) : undefined;
+    if (!task?.success) throw new HttpError('unavailable', `the Task read answered HTTP ${answer.status} outside its contract`, { retryAfterSeconds: 5 });
+    return { task: task.data, ...(answer.headers['etag'] ? { etag: answer.headers['etag'] } : {}) };
   }
 
   /**
@@ -140,10 +153,21 @@ export class InboxApi {
     return this.readOrMissing({ path: `${taskPath(taskId)}/documents/${n}` }, DocumentBundle, ApiErrorBody, call);
   }
 
-  async answer(taskId: string, body: { businessStatus: string; note?: string }, call: ApiCall): Promise<AnswerResult> {
+  /** `ifMatch`: the ETag of the Task the person answers, so that the API refuses the answer (412) once the Task changed. */
+  async answer(taskId: string, body: { businessStatus: string; note?: string }, ifMatch: string | undefined, call: ApiCall): Promise<AnswerResult> {
+    const headers = { ...forwardedFor(call.clientAddress), ...(ifMatch ? { 'if-match': ifMatch } : {}) };
     const answer = await this.client.json(
-      { method: 'POST', path: `/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/answer`, json: body, ...this.credentials(call) },
-      { 200: FhirTask, 202: ClinicAnswerQueued, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody },
+      { method: 'POST', path: `/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/answer`, json: body, ...this.credentials(call), headers },
+      {
+        200: FhirTask,
+        202: ClinicAnswerQueued,
+        400: ApiErrorBody,
+        401: ApiErrorBody,
+        404: ApiErrorBody,
+        409: ApiErrorBody,
+        412: ApiErrorBody,
+        429: ApiErrorBody,
+      },
     );
     switch (answer.status) {
       case 200:
@@ -153,6 +177,7 @@ export class InboxApi {
       case 400:
       case 404:
       case 409:
+      case 412:
         return { status: answer.status, message: answer.body.message };
       case 401:
       case 429:
@@ -261,6 +286,8 @@ function taskPath(taskId: string): string {
 function refusalOf(status: 401 | 429): Error {
   return status === 401 ? new SessionExpiredError() : new HttpError('too_many_requests', 'rate limited', { retryAfterSeconds: 1 });
 }
+
+const jsonOf = (body: Buffer): unknown => JSON.parse(body.toString('utf8'));
 
 /** The browser's address for the gateway (docs/architecture.md, "Client addresses"); nothing when there is none. */
 function forwardedFor(clientAddress: string): Record<string, string> {

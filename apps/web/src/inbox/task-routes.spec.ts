@@ -6,7 +6,7 @@ import { jsonErrorHandler } from '@bedrequest/http';
 import { silentLogger } from '@bedrequest/testing';
 import { CsrfTokens } from '../session/csrf';
 import { Formats } from './format';
-import type { InboxApi } from './inbox-api';
+import type { AnswerResult, InboxApi } from './inbox-api';
 import { ClinicRecords, type InboxContext } from './inbox-context';
 import { taskRoutes } from './task-routes';
 import { de } from './texts.de';
@@ -42,13 +42,21 @@ describe('a request in the inbox: its versions and documents a page at a time', 
   let stored: unknown[];
   /** The Task the stand-in answers; a plain one of clinic A when undefined. */
   let shownTask: FhirTask | undefined;
+  /** The Task's ETag the stand-in answers, and what its answer endpoint answers. */
+  let etag: string;
+  let answered: AnswerResult;
+  let answers: { businessStatus: string; ifMatch: string | undefined }[];
 
   const pageOf = <T>(all: T[], page: URLSearchParams) => {
     const offset = Number(page.get('_offset') ?? 0);
     return { total: all.length, items: all.slice(offset, offset + Number(page.get('_count'))) };
   };
   const api = {
-    task: async (taskId: string) => shownTask ?? fhirTask({ id: taskId, clinicIk: A }),
+    task: async (taskId: string) => ({ task: shownTask ?? fhirTask({ id: taskId, clinicIk: A }), etag }),
+    answer: async (_taskId: string, body: { businessStatus: string }, ifMatch: string | undefined) => {
+      answers.push({ businessStatus: body.businessStatus, ifMatch });
+      return answered;
+    },
     versions: async (_taskId: string, page: URLSearchParams): Promise<RequestVersionList> => {
       calls.push(`versions?${page}`);
       return pageOf(page.get('_sort') === '-version' ? [...versions].reverse() : versions, page);
@@ -74,6 +82,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     clinics: new ClinicRecords(api as unknown as InboxApi),
   };
   const inbox = express()
+    .use(express.urlencoded({ extended: false }))
     .use((_req, res, next) => {
       res.locals.inboxSession = { id: 'session-1', accessToken: 'token', principal: { partyId: 'p', role: 'clinic', ikNumbers: [A] } };
       next();
@@ -87,6 +96,9 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     documents = [];
     stored = [];
     shownTask = undefined;
+    etag = 'W/"2-4-abc"';
+    answered = { status: 200, task: fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'accepted' }) };
+    answers = [];
   });
   const versionsShown = (text: string) =>
     [...text.slice(text.indexOf('<ol class="history"')).matchAll(/<li data-version="(\d+)"/g)].map((match) => Number(match[1]));
@@ -216,6 +228,93 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     expect(opened.headers['content-security-policy']).toContain('sandbox');
     const downloaded = await request(inbox).get(`/tasks/${TASK_ID}/documents/0/attachments/0?download=1`);
     expect(downloaded.headers['content-disposition']).toMatch(/^attachment; filename="Befund eins"$/);
+  });
+
+  describe('the answer, on the Task as the person saw it', () => {
+    const hidden = (text: string, name: string) => text.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1];
+    const post = (fields: Record<string, string>) => request(inbox).post(`/tasks/${TASK_ID}/answer`).type('form').send(fields);
+    const seen = { tag: 'W/"2-4-abc"', version: '2' };
+
+    it("carries the Task's tag and the version shown from the request's page through the confirmation, which names the date and version answered", async () => {
+      const page = await request(inbox).get(`/tasks/${TASK_ID}`);
+      expect(hidden(page.text, 'tag')).toBe('W/&quot;2-4-abc&quot;');
+      expect(hidden(page.text, 'version')).toBe('2');
+
+      const confirmation = await post({ ...seen, businessStatus: 'accepted', note: '' });
+
+      expect(confirmation.status).toBe(200);
+      expect(confirmation.text).toContain(de.answer.confirmTitle);
+      expect(confirmation.text).toMatch(/data-field="request.admission"><dt>Gewünschtes Aufnahmedatum<\/dt><dd>01\.12\.2026<\/dd>/);
+      expect(confirmation.text).toMatch(/data-field="answered-version"><dt>Beantwortet wird<\/dt><dd>Version 2 vom /);
+      expect(hidden(confirmation.text, 'tag')).toBe('W/&quot;2-4-abc&quot;');
+      expect(answers).toEqual([]);
+    });
+
+    it('sends the answer with the tag as If-Match', async () => {
+      const sent = await post({ ...seen, businessStatus: 'accepted', note: '', step: 'confirm' });
+
+      expect(sent.status).toBe(303);
+      expect(answers).toEqual([{ businessStatus: 'accepted', ifMatch: 'W/"2-4-abc"' }]);
+    });
+
+    it('shows, when the API refuses the answer as out of date (412), the new version with what changed and the answer now with who gave it', async () => {
+      const time = '2026-11-22T10:00:00.000Z';
+      answered = { status: 412, message: 'the Task changed' };
+      versions = [
+        version(1),
+        version(2),
+        {
+          ...version(3),
+          bundle: admissionRequestBundle({
+            requestIdentifier: identifier,
+            performerIks: [A],
+            notes: ['Fassung 2'],
+            occurrenceDate: '2027-01-15',
+          }) as unknown as RequestVersion['bundle'],
+        },
+      ];
+      etag = 'W/"3-6-def"';
+      shownTask = {
+        ...fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'declined', at: time }),
+        note: [
+          {
+            text: 'Kein Bett',
+            time,
+            authorReference: {
+              type: 'Practitioner',
+              identifier: { system: 'https://bedrequest.example.org/fhir/sid/user', value: 'u-2' },
+              display: 'Bea Beispiel',
+            },
+          },
+        ],
+      };
+
+      const refused = await post({ ...seen, businessStatus: 'accepted', note: 'Gern', step: 'confirm' });
+
+      expect(refused.status).toBe(412);
+      const notice = refused.text.slice(refused.text.indexOf('id="answer-stale"'), refused.text.indexOf('</div>', refused.text.indexOf('id="answer-stale"')));
+      expect(notice).toContain(de.answer.staleTitle);
+      expect(notice).toContain('Version 2 → Version 3');
+      expect(notice).toMatch(/Gewünschtes Aufnahmedatum<\/strong>: .*01\.12\.2026.*15\.01\.2027/);
+      expect(notice).toContain('Aktuelle Antwort Ihrer Klinik: „Absage“ <span class="note-author">von Bea Beispiel</span>');
+      // The form keeps the person's answer, on the Task as it is now.
+      expect(refused.text).toMatch(/id="answer-accepted" name="businessStatus" value="accepted"[^>]* checked/);
+      expect(hidden(refused.text, 'tag')).toBe('W/&quot;3-6-def&quot;');
+      expect(hidden(refused.text, 'version')).toBe('3');
+    });
+
+    it('shows what changed instead of the confirmation when the Task changed since the page was read', async () => {
+      etag = 'W/"2-5-xyz"';
+      shownTask = fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'declined' });
+
+      const page = await post({ ...seen, businessStatus: 'accepted', note: '' });
+
+      expect(page.status).toBe(409);
+      expect(page.text).not.toContain(de.answer.confirmTitle);
+      expect(page.text).toContain('Aktuelle Antwort Ihrer Klinik: „Absage“');
+      expect(page.text).not.toContain('Version 2 →');
+      expect(hidden(page.text, 'tag')).toBe('W/&quot;2-5-xyz&quot;');
+    });
   });
 
   it.each([

@@ -1,18 +1,19 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BusinessStatus, type RequestVersion } from '@bedrequest/contracts';
+import { BusinessStatus, businessStatusOf, type RequestVersion } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { attachmentsOf, type Attachment } from './attachments';
+import { confirmAnswerPage } from './pages/answer-confirm.page';
 import { ERASED } from './inbox-api';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';
 import {
   ANSWER_CODES,
-  confirmAnswerPage,
   MAX_NOTE_LENGTH,
   NOTE_REQUIRED,
   taskViewPage,
   type AnswerForm,
   type AttachmentEntry,
+  type Meanwhile,
   type TaskViewModel,
   type VersionEntry,
 } from './pages/task-view.page';
@@ -43,35 +44,56 @@ export function taskRoutes(context: InboxContext): Router {
     sendPage(res, taskViewPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {}, ...(flash ? { flash } : {}) })));
   });
 
+  // Every step carries the Task's tag and the version the person saw (docs/inbox.md, "Antworten"):
+  // the answer is sent with If-Match, so that one given on a Task a colleague answered or the
+  // referrer supplemented meanwhile is refused (412) and the page shows what changed instead.
   router.post('/tasks/:taskId/answer', async (req, res) => {
     const taskId = taskIdOf(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
+    const seen = { tag: stringOf(body.tag) ?? '', version: Number(stringOf(body.version)) || 0 };
     const form: AnswerForm = { businessStatus: stringOf(body.businessStatus), note: stringOf(body.note) ?? '' };
     const errors = answerErrors(form, texts);
     const step = stringOf(body.step);
+    const page = async (model: TaskViewModel, status: number) => sendPage(res, taskViewPage(await pageContextOf(context, req, res), model), status);
     if (errors.length || step === 'edit') {
       const model = await viewModel(req, res, taskId, { form: { ...form, errors } });
-      return sendPage(res, taskViewPage(await pageContextOf(context, req, res), model), errors.length ? 400 : 200);
+      return page(changedSince(model, seen) ? { ...model, meanwhile: meanwhileOf(model, seen.version) } : model, errors.length ? 400 : 200);
     }
     const businessStatus = BusinessStatus.parse(form.businessStatus);
     const note = form.note ?? '';
     if (step !== 'confirm') {
-      // The confirmation step shows the answer once more; nothing is sent yet.
+      // The confirmation step shows the answer once more, with the request as it was answered; nothing is sent yet.
       const model = await viewModel(req, res, taskId, { form });
-      const patient = model.latest?.view.patient;
+      if (changedSince(model, seen)) return page({ ...model, meanwhile: meanwhileOf(model, seen.version) }, 409);
+      const latest = model.latest;
+      const patient = latest?.view.patient;
       return sendPage(
         res,
-        confirmAnswerPage(await pageContextOf(context, req, res), { taskId, businessStatus, note, patient: texts.patientShort(patient?.gender, patient?.age) }),
+        confirmAnswerPage(await pageContextOf(context, req, res), {
+          taskId,
+          businessStatus,
+          note,
+          patient: texts.patientShort(patient?.gender, patient?.age),
+          ...(model.etag ? { etag: model.etag } : {}),
+          ...(latest
+            ? { version: latest.version, versionLabel: texts.task.versionOf(latest.version, formats.instant(latest.receivedAt) ?? latest.receivedAt) }
+            : {}),
+          ...(latest ? { admission: admissionOf(latest.view) ?? texts.task.none } : {}),
+        }),
       );
     }
-    const result = await context.api.answer(taskId, { businessStatus, ...(note.trim() ? { note } : {}) }, apiCallOf(req, res));
+    const result = await context.api.answer(taskId, { businessStatus, ...(note.trim() ? { note } : {}) }, seen.tag || undefined, apiCallOf(req, res));
     if (result.status === 200 || result.status === 202) {
       return res.redirect(303, `/inbox/tasks/${taskId}?answered=${result.status === 200 ? businessStatus : 'queued'}`);
     }
     if (result.status === 404) throw notFound();
+    if (result.status === 412) {
+      const model = await viewModel(req, res, taskId, { form });
+      return page({ ...model, meanwhile: meanwhileOf(model, seen.version) }, 412);
+    }
     const message = result.status === 409 ? texts.answer.conflict : `${texts.answer.invalid} ${result.message}`;
     const model = await viewModel(req, res, taskId, { form: { ...form, errors: [{ field: 'form', message }] }, flash: { kind: 'error', message } });
-    sendPage(res, taskViewPage(await pageContextOf(context, req, res), model), result.status);
+    await page(model, result.status);
   });
 
   router.get('/tasks/:taskId/documents/:n/attachments/:k', async (req, res) => {
@@ -95,14 +117,18 @@ export function taskRoutes(context: InboxContext): Router {
     const historyPage = Page.parse(req.query.history);
     const documentsPage = Page.parse(req.query.documents);
     const historyOffset = (historyPage - 1) * VERSIONS_SHOWN;
-    const [task, newest, older, documents] = await Promise.all([
-      context.api.task(taskId, call),
+    // The Task first: should the referrer send a version meanwhile, the page shows it with the older
+    // tag, and the answer is refused (412) rather than taken for a version the person did not see.
+    const read = await context.api.task(taskId, call);
+    if (!read) throw notFound();
+    const { task, etag } = read;
+    const [newest, older, documents] = await Promise.all([
       // On a later page of the history, the newest two alone: the request as shown, and what changed in it.
       context.api.versions(taskId, versionsQuery(0, historyOffset > 0 ? 2 : VERSIONS_SHOWN + 1), call),
       historyOffset > 0 ? context.api.versions(taskId, versionsQuery(historyOffset, VERSIONS_SHOWN + 1), call) : undefined,
       context.api.documents(taskId, pageQuery(DOCUMENTS_SHOWN, (documentsPage - 1) * DOCUMENTS_SHOWN), call),
     ]);
-    if (!task || !newest) throw notFound();
+    if (!newest) throw notFound();
     const history = historyOffset > 0 ? older : newest;
     // The request's patient data was erased: the Task alone is left (its states and answer code).
     if (newest === ERASED || history === ERASED || documents === ERASED) {
@@ -127,6 +153,7 @@ export function taskRoutes(context: InboxContext): Router {
     const versions = entriesOf(history.items, VERSIONS_SHOWN, viewOf);
     return {
       task,
+      ...(etag ? { etag } : {}),
       // On the history's first page its newest entry is the request as shown: not read twice.
       latest: historyOffset > 0 ? entriesOf(newest.items, 1, viewOf).at(-1) : versions.at(-1),
       versions,
@@ -172,6 +199,37 @@ function entriesOf(items: readonly RequestVersion[], shown: number, viewOf: (ver
       return { version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) };
     })
     .reverse();
+}
+
+/** Whether the Task is not the one the person saw: another tag, or none sent (a form of a page without one). */
+function changedSince(model: TaskViewModel, seen: { tag: string }): boolean {
+  return model.etag !== undefined && seen.tag !== model.etag;
+}
+
+/**
+ * What changed since the person read the request at `seenVersion`: the referrer's new version with
+ * what differs from the one seen (when it is among the versions read), and the Task's answer now,
+ * with who gave it when that answer left a note naming them (docs/api.md, "Tasks").
+ */
+function meanwhileOf(model: TaskViewModel, seenVersion: number): Meanwhile {
+  const { task, latest } = model;
+  const seen = model.versions.find((entry) => entry.version === seenVersion);
+  const code = businessStatusOf(task);
+  const newest = task.note?.at(-1);
+  // A note written by the Task's last change is its latest answer's: intake stamps both with one instant.
+  const byLatest = newest && Date.parse(newest.time) === Date.parse(task.lastModified) ? newest : undefined;
+  return {
+    ...(latest && seenVersion > 0 && latest.version !== seenVersion
+      ? { version: { from: seenVersion, to: latest.version, changes: seen ? changesBetween(seen.view, latest.view) : [] } }
+      : {}),
+    ...(code ? { answer: { businessStatus: code, at: task.lastModified, ...(byLatest ? { note: byLatest } : {}) } } : {}),
+  };
+}
+
+/** The desired admission date as the request view shows it. */
+function admissionOf(view: RequestView): string | undefined {
+  const field = view.sections.flatMap((section) => section.fields).find((entry) => entry.key === 'request.admission');
+  return typeof field?.value === 'string' ? field.value : undefined;
 }
 
 function answerErrors(form: AnswerForm, texts: InboxContext['texts']): NonNullable<AnswerForm['errors']> {

@@ -165,6 +165,15 @@ export const de = {
     noteRequired: 'Bitte schreiben Sie eine Notiz: Bei Absage, Rückfrage und „Weitere Daten erforderlich“ ist sie Pflicht.',
     noteTooLong: 'Die Notiz ist länger als 4000 Zeichen.',
     conflict: 'Ihre Antwort wurde nicht gespeichert: Die Anfrage wurde inzwischen storniert oder vom Zuweiser zurückgezogen.',
+    /** The confirmation page: which version of the request the answer is for. */
+    answeredVersion: 'Beantwortet wird',
+    confirmStale:
+      'Ändert der Zuweiser die Anfrage oder antwortet jemand aus Ihrer Klinik, bevor Sie senden, wird Ihre Antwort nicht gespeichert und Sie sehen den neuen Stand.',
+    /** The answer was refused because the request changed since it was read (docs/inbox.md, "Antworten"). */
+    staleTitle: 'Ihre Antwort wurde nicht gespeichert: Die Anfrage hat sich geändert, während Sie sie bearbeitet haben.',
+    staleVersion: (from: number, to: number) => `Der Zuweiser hat die Anfrage ergänzt: Version ${from} → Version ${to}.`,
+    staleAnswer: (answer: string) => `Aktuelle Antwort Ihrer Klinik: „${answer}“`,
+    staleRetry: 'Bitte prüfen Sie den aktuellen Stand unten und senden Sie Ihre Antwort erneut.',
     invalid: 'Ihre Antwort wurde nicht angenommen:',
     notFound: 'Diese Anfrage gibt es nicht oder sie ist nicht an Ihre Klinik gerichtet.',
   },

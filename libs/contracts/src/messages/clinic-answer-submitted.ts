@@ -8,6 +8,10 @@ import { ClientAddress } from './submitter';
 export const AnswerSource = z.enum(['clinic', 'automatic']);
 export type AnswerSource = z.infer<typeof AnswerSource>;
 
+/** At most this many entity tags in one answer's `If-Match`, each at most this long (a Task's own is about 10 characters). */
+export const IF_MATCH_MAX_TAGS = 20;
+export const TASK_TAG_MAX_LENGTH = 64;
+
 const AnswerFields = z.object({
   taskId: z.uuid(),
   /** The IK of the answering clinic; intake refuses an answer to another clinic's Task. */
@@ -35,6 +39,13 @@ export const ClinicAnswerSubmittedV1 = defineMessage(
       user: z.string().min(1),
       userName: z.string().min(1).max(200).optional(),
       clientAddress: ClientAddress.optional(),
+      /**
+       * The Task's entity tags the clinic answers (its `If-Match`, docs/api.md "Clinic API"): the
+       * opaque tags, without `W/` and quotes. Intake takes the answer only while the Task's current
+       * tag is one of them, in the transaction that stores it; absent, the answer is taken on
+       * whatever the Task is now.
+       */
+      ifMatch: z.array(z.string().max(TASK_TAG_MAX_LENGTH)).min(1).max(IF_MATCH_MAX_TAGS).optional(),
     }),
     AnswerFields.extend({
       source: z.literal('automatic'),

@@ -12,9 +12,10 @@ export const VerdictIssue = z.object({
  * Why intake refused a message (docs/decisions.md, "Requests", "Clinics answer"): `invalid` (the bundle
  * breaks a rule, e.g. a selection without complete patient data), `forbidden` (another referrer's
  * request), `not-found` (no such request, or not this clinic's Task), `conflict` (the request's
- * state does not allow it). The gateway chooses the HTTP answer for each.
+ * state does not allow it), `precondition-failed` (a clinic answer whose `ifMatch` names none of the
+ * Task's current tag: docs/api.md, "Clinic API"). The gateway chooses the HTTP answer for each.
  */
-export const VerdictRefusal = z.enum(['invalid', 'forbidden', 'not-found', 'conflict']);
+export const VerdictRefusal = z.enum(['invalid', 'forbidden', 'not-found', 'conflict', 'precondition-failed']);
 export type VerdictRefusal = z.infer<typeof VerdictRefusal>;
 
 const VerdictDetails = z.object({
@@ -22,6 +23,8 @@ const VerdictDetails = z.object({
   requestIdentifier: z.string().optional(),
   /** The Task after a clinic answer. */
   task: FhirTask.optional(),
+  /** The entity tag of the Task after a clinic answer, or the current one when its `ifMatch` named another (the answer's `ETag`). */
+  taskTag: z.string().optional(),
 });
 
 /**

@@ -4,6 +4,7 @@ import { html, safeHttpUrl, type Html, type Interpolation } from '../html';
 import { record, text } from '../json-reading';
 import type { FieldChange, RequestField, RequestView } from '../request-view';
 import type { Texts } from '../texts.de';
+import { seenFields, type SeenTask } from './answer-confirm.page';
 import { csrfField, layout, notice, type PageContext } from './layout';
 import { statusText } from './task-list.page';
 
@@ -43,8 +44,24 @@ export interface PagePosition {
   pages: number;
 }
 
+/**
+ * What changed since the person read the request, when their answer was refused for it (docs/inbox.md,
+ * "Antworten"): the referrer's newer version with what differs from the one they saw, and the
+ * clinic's answer now, with the note that names who gave it when there is one.
+ */
+export interface Meanwhile {
+  version?: { from: number; to: number; changes: FieldChange[] };
+  answer?: { businessStatus: BusinessStatus; at: string; note?: TaskNote };
+}
+
+type TaskNote = NonNullable<FhirTask['note']>[number];
+
 export interface TaskViewModel {
   task: FhirTask;
+  /** The Task's ETag as read: the answer form sends it back, and the answer goes with it as If-Match. */
+  etag?: string;
+  /** Set when the person's answer was refused because the Task changed since they read it. */
+  meanwhile?: Meanwhile;
   /** What the clinic was sent last, with what changed against the version before; undefined once erased. */
   latest?: VersionEntry;
   /** A page of the versions, oldest first. */
@@ -78,6 +95,7 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
 <h1 data-task-id="${task.id}" data-version="${latest?.version ?? 0}" id="task-title">${title}</h1>
 <p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}">${statusText({ status: task.status, ...(businessStatusOf(task) ? { businessStatus: businessStatusOf(task) } : {}) }, texts)}</span></p>
 ${model.flash ? notice(model.flash.kind, model.flash.message) : ''}
+${model.meanwhile ? meanwhileNotice(model.meanwhile, texts, formats) : ''}
 ${model.erased ? notice('info', t.erased) : cancelled ? notice('warning', t.cancelled) : ''}
 ${selected && latest ? selectedPatient(latest.view, texts) : ''}
 ${task.status === 'requested' && task.businessStatus && changed.size ? notice('info', t.supplemented) : ''}
@@ -97,7 +115,7 @@ ${pagerOf(model.documents, (page) => pageHref(task.id, { ...pages, documents: pa
 ${historyOf(versions, texts, formats)}
 ${pagerOf(model.history, (page) => pageHref(task.id, { ...pages, history: page }, 'history-heading'), { label: t.historyPager, previous: t.historyNewer, next: t.historyOlder }, texts)}
 </section>
-${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken) : ''}`,
+${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken, { version: latest?.version ?? 0, ...(model.etag ? { etag: model.etag } : {}) }) : ''}`,
   });
 }
 
@@ -128,6 +146,19 @@ ${patient ? html`<dl class="fields">${patient.fields.filter((entry) => entry.key
 </section>`;
 }
 
+/** Why the answer was not stored, and what changed since the person read the request; read out at once. */
+function meanwhileNotice(meanwhile: Meanwhile, texts: Texts, formats: Formats): Html {
+  const t = texts.answer;
+  const { version, answer } = meanwhile;
+  return notice(
+    'error',
+    html`<p><strong>${t.staleTitle}</strong></p>
+<ul class="meanwhile">${version ? html`<li data-meanwhile="version">${t.staleVersion(version.from, version.to)}${version.changes.length ? html`<ul class="changes">${version.changes.map((change) => changeItem(change, texts))}</ul>` : ''}</li>` : ''}${answer ? html`<li data-meanwhile="answer">${t.staleAnswer(texts.businessStatus[answer.businessStatus])}${answer.note ? authorOf(answer.note, texts) : ''} (<time datetime="${answer.at}">${formats.instant(answer.at)}</time>)</li>` : ''}</ul>
+<p>${t.staleRetry}</p>`,
+    'answer-stale',
+  );
+}
+
 function answersOf(task: FhirTask, texts: Texts, formats: Formats): Html {
   const code = task.businessStatus?.coding[0]?.code;
   const notes = task.note ?? [];
@@ -141,7 +172,7 @@ ${notes.length ? html`<ol class="notes">${notes.map((note) => html`<li><time dat
  * person (a Practitioner) by display name, an automatic answer (the clinic's Organization) as such;
  * nothing for a note stored before intake kept its author, or a person without a display name.
  */
-function authorOf(note: NonNullable<FhirTask['note']>[number], texts: Texts): Html | '' {
+function authorOf(note: TaskNote, texts: Texts): Html | '' {
   const author = record(note['authorReference']);
   if (author?.['type'] === 'Organization') return html` <span class="note-author">${texts.task.answeredAutomatically}</span>`;
   const name = author?.['type'] === 'Practitioner' ? text(author['display']) : undefined;
@@ -169,12 +200,15 @@ function historyOf(versions: VersionEntry[], texts: Texts, formats: Formats): Ht
       ? html`<p>${t.historyFirst}</p>`
       : entry.changes.length === 0
         ? html`<p>${t.historyUnchanged}</p>`
-        : html`<p>${t.historyChanged}</p><ul class="changes">${entry.changes.map(
-            (change) =>
-              html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`,
-          )}</ul>`;
+        : html`<p>${t.historyChanged}</p><ul class="changes">${entry.changes.map((change) => changeItem(change, texts))}</ul>`;
     return html`<li data-version="${entry.version}"><h3>${t.versionOf(entry.version, when)}</h3>${body}</li>`;
   })}</ol>`;
+}
+
+/** One changed field: its label, the old value struck through, the new one after it. */
+function changeItem(change: FieldChange, texts: Texts): Html {
+  const t = texts.task;
+  return html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`;
 }
 
 /** The request's page with `pages` of its versions and documents (the first left out), at `anchor`. */
@@ -197,7 +231,7 @@ function pagerOf(position: PagePosition, hrefOf: (page: number) => string, words
   return html`<nav class="pager" aria-label="${words.label}"><p class="meta">${texts.task.pageOf(position.page, position.pages)}</p><p>${previous} ${next}</p></nav>`;
 }
 
-function answerForm(taskId: string, form: AnswerForm, texts: Texts, csrfToken: string): Html {
+function answerForm(taskId: string, form: AnswerForm, texts: Texts, csrfToken: string, seen: SeenTask): Html {
   const t = texts.answer;
   const errors = form.errors ?? [];
   const errorOf = (field: 'businessStatus' | 'note') => errors.find((error) => error.field === field);
@@ -215,6 +249,7 @@ ${
 }
 <form method="post" action="/inbox/tasks/${taskId}/answer" class="form" id="answer-form" novalidate>
 ${csrfField(csrfToken)}
+${seenFields(seen)}
 <fieldset${statusError ? html` aria-describedby="status-error"` : ''}>
 <legend>${t.legend}</legend>
 ${statusError ? html`<p class="field-error" id="status-error">${statusError.message}</p>` : ''}
@@ -232,30 +267,6 @@ ${noteError ? html`<p class="field-error" id="note-error">${noteError.message}</
 <button type="submit" class="button">${t.submit}</button>
 </form>
 </section>`;
-}
-
-/** The confirmation step: the answer once more, sent only with `confirm`. */
-export function confirmAnswerPage(context: PageContext, view: { taskId: string; businessStatus: BusinessStatus; note: string; patient: string }): Html {
-  const { texts } = context;
-  const t = texts.answer;
-  return layout(context, {
-    title: t.confirmTitle,
-    section: 'tasks',
-    body: html`<h1>${t.confirmTitle}</h1>
-<p>${t.confirmIntro}</p>
-<dl class="fields">
-<div class="field-row"><dt>${texts.task.title}</dt><dd>${view.patient}</dd></div>
-<div class="field-row"><dt>${t.chosen}</dt><dd><strong>${texts.businessStatus[view.businessStatus]}</strong></dd></div>
-<div class="field-row"><dt>${t.note}</dt><dd class="pre">${view.note || t.noNote}</dd></div>
-</dl>
-<form method="post" action="/inbox/tasks/${view.taskId}/answer" class="form inline-buttons">
-${context.signedIn ? csrfField(context.signedIn.csrfToken) : ''}
-<input type="hidden" name="businessStatus" value="${view.businessStatus}">
-<input type="hidden" name="note" value="${view.note}">
-<button type="submit" name="step" value="confirm" class="button">${t.confirm}</button>
-<button type="submit" name="step" value="edit" class="button button-secondary">${t.edit}</button>
-</form>`,
-  });
 }
 
 function joined(value: string | string[]): string {
