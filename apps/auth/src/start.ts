@@ -4,6 +4,7 @@ import { createServiceHttpApp, serveHttp, serveProbes, startService, type Starte
 import { closeRedis, databaseIsReachable, openRedis } from '@bedrequest/persistence';
 import type { AuthConfig } from './config';
 import { jwksRouter } from './keys/jwks.router';
+import { ownKeysVerifier } from './keys/own-keys-verifier';
 import { signingKeysOf } from './keys/signing-key.repository';
 import { PasswordHasher } from './passwords/password-hasher';
 import { partyMembersApi } from './parties/party-members.router';
@@ -12,7 +13,7 @@ import { AccessTokenIssuer, ServiceTokenIssuer, type Clock } from './token/acces
 import { LoginThrottle } from './token/login-throttle';
 import { RefreshTokenRepository } from './token/refresh-token.repository';
 import { RevocationRepository } from './token/revocation.repository';
-import { revocationRouter, serviceTokenVerifier } from './token/revocation.router';
+import { revocationRouter } from './token/revocation.router';
 import { serviceTokenRouter } from './token/service-token.router';
 import { tokenRouter } from './token/token.router';
 import { TokenService } from './token/token.service';
@@ -48,9 +49,10 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     const redis = openRedis(config, logger);
     lifecycle.onStop('redis', () => closeRedis(redis));
 
+    const passwords = await PasswordHasher.create();
     const tokens = new TokenService({
       users: new UserRepository(prisma),
-      passwords: await PasswordHasher.create(),
+      passwords,
       throttle: new LoginThrottle(redis, {
         failuresPerUsernameAndAddress: config.AUTH_LOGIN_MAX_FAILURES_PER_USERNAME_AND_ADDRESS,
         failuresPerAddress: config.AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS,
@@ -70,15 +72,11 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });
     app.use('/internal', serviceTokenRouter(serviceTokens, [config.SERVICE_CLIENT_SECRET, ...config.SERVICE_CLIENT_ACCEPTED_SECRETS]));
-    const services = serviceTokenVerifier(keys.jwks, {
-      issuer: config.AUTH_ISSUER,
-      audience: config.AUTH_AUDIENCE,
-      serviceAudience: config.SERVICE_TOKEN_AUDIENCE,
-      now,
-    });
+    const tokenNames = { issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now };
+    const services = ownKeysVerifier(keys.jwks, { ...tokenNames, serviceAudience: config.SERVICE_TOKEN_AUDIENCE });
     app.use('/internal', revocationRouter(new RevocationRepository(prisma, now), services));
     // The party administrator's API, behind the gateway's /api/v1/party (docs/parties.md, "Party administrators").
-    app.use('/internal/party', await partyMembersApi({ prisma, jwks: keys.jwks, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now, logger }));
+    app.use('/internal/party', partyMembersApi({ prisma, verifier: ownKeysVerifier(keys.jwks, tokenNames), passwords, now, logger }));
     app.use(jsonErrorHandler(logger));
 
     const internal = await serveProbes(context, {

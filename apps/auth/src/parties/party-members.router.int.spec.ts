@@ -6,7 +6,8 @@ import type { JSONWebKeySet } from 'jose';
 import { listen } from '@bedrequest/observability';
 import { captureLogger, type CapturedLogger } from '@bedrequest/testing';
 import { login, refresh, referrer, startTestAuth, TEST_SERVICE_CLIENT_SECRET, type TestAuth } from '../testing/auth-harness';
-import type { Argon2 } from '../passwords/password-hasher';
+import { ownKeysVerifier } from '../keys/own-keys-verifier';
+import { PasswordHasher, type Argon2 } from '../passwords/password-hasher';
 import { partyMembersApi } from './party-members.router';
 
 /**
@@ -54,14 +55,12 @@ describe("auth's party administrator API (/internal/party), against the real Pos
     sut = await startTestAuth();
     logs = captureLogger('info');
     const jwks = (await (await fetch(`${sut.url}/internal/jwks`)).json()) as JSONWebKeySet;
-    const router = await partyMembersApi({
+    const router = partyMembersApi({
       prisma: sut.prisma,
-      jwks,
-      issuer: sut.config.AUTH_ISSUER,
-      audience: sut.config.AUTH_AUDIENCE,
+      verifier: ownKeysVerifier(jwks, { issuer: sut.config.AUTH_ISSUER, audience: sut.config.AUTH_AUDIENCE, now: Date.now }),
+      passwords: await PasswordHasher.create(counting),
       now: Date.now,
       logger: logs.logger,
-      argon2: counting,
     });
     server = await listen(express().use('/internal/party', router), 0, '127.0.0.1');
     api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

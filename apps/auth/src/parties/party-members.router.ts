@@ -1,10 +1,9 @@
 import express, { Router } from 'express';
-import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { Logger } from 'pino';
 import { NewPartyMember } from '@bedrequest/contracts';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
-import { ANY_ROLE, createTokenVerifier, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
-import { PasswordHasher, type Argon2 } from '../passwords/password-hasher';
+import { ANY_ROLE, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
+import type { PasswordHasher } from '../passwords/password-hasher';
 import type { AuthDatabase } from '../persistence/database';
 import { UserAdministration } from '../users/user-admin.service';
 import { DuplicateUsernameError, UserRepository } from '../users/user.repository';
@@ -55,27 +54,18 @@ export function partyMembersRouter(options: { members: PartyMembers; verifier: T
 }
 
 /**
- * The party administrator's API of a running auth service: the people in its database, and the
- * access tokens verified with its own published keys (the current one and those still accepted
- * after a rotation), as every other service verifies them with auth's `/internal/jwks`.
+ * The party administrator's API of a running auth service: the people in its database, the parties'
+ * access tokens checked by `verifier` (auth's own keys: ownKeysVerifier, no service audience), and
+ * the password hasher the service's logins use.
  */
-export async function partyMembersApi(deps: {
-  prisma: AuthDatabase;
-  jwks: JSONWebKeySet;
-  issuer: string;
-  audience: string;
-  now: () => number;
-  logger: Logger;
-  /** The Argon2 the passwords are hashed with; tests count its work. */
-  argon2?: Argon2;
-}): Promise<Router> {
+export function partyMembersApi(deps: { prisma: AuthDatabase; verifier: TokenVerifier; passwords: PasswordHasher; now: () => number; logger: Logger }): Router {
   const { prisma, now } = deps;
   const parties = new PartyAdministration({ parties: new PartyRepository(prisma), clinics: NO_CLINIC_REGISTRATION, now });
   const users = new UserRepository(prisma);
-  const administration = new UserAdministration({ users, parties, passwords: await PasswordHasher.create(deps.argon2), now });
+  const administration = new UserAdministration({ users, parties, passwords: deps.passwords, now });
   return partyMembersRouter({
     members: new PartyMembers({ users, members: new PartyMemberRepository(prisma), administration, logger: deps.logger }),
-    verifier: createTokenVerifier({ keys: createLocalJWKSet(deps.jwks), issuer: deps.issuer, audience: deps.audience, now }),
+    verifier: deps.verifier,
     logger: deps.logger,
   });
 }

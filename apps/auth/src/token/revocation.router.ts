@@ -1,7 +1,6 @@
 import { Router } from 'express';
-import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { RevocationListAnswer } from '@bedrequest/contracts';
-import { createTokenVerifier, requireToken, type TokenVerifier } from '@bedrequest/tokens';
+import { requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { RevocationRepository } from './revocation.repository';
 
 /**
@@ -17,12 +16,4 @@ export function revocationRouter(revocations: RevocationRepository, services: To
     res.json((await revocations.recent()) satisfies RevocationListAnswer);
   });
   return router;
-}
-
-/** Checks the service tokens auth itself issued, with its own published keys: no fetch of its own JWKS. */
-export function serviceTokenVerifier(
-  jwks: JSONWebKeySet,
-  options: { issuer: string; audience: string; serviceAudience: string; now: () => number },
-): TokenVerifier {
-  return createTokenVerifier({ keys: createLocalJWKSet(jwks), ...options });
 }
