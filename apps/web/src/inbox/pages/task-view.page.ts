@@ -1,17 +1,16 @@
 import { businessStatusOf, type BusinessStatus, type FhirTask } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, safeHttpUrl, type Html, type Interpolation } from '../html';
-import { record, text } from '../json-reading';
 import type { FieldChange, RequestField, RequestView } from '../request-view';
 import type { Texts } from '../texts.de';
-import { seenFields, type SeenTask } from './answer-confirm.page';
-import { csrfField, layout, notice, type PageContext } from './layout';
+import { answerForm, type AnswerForm } from './answer-form';
+import { layout, notice, type PageContext } from './layout';
+import { answersOf, authorOf } from './task-answers';
+import { attachmentsOf } from './task-documents';
+import { changeItem, historyOf } from './task-history';
 import { statusText } from './task-list.page';
 
-export const ANSWER_CODES: readonly BusinessStatus[] = ['accepted', 'declined', 'query', 'more-data-required'];
-/** docs/decisions.md, "Clinics answer": a note of at most 4000 characters; the inbox asks for one with these answers. */
-export const NOTE_REQUIRED: readonly BusinessStatus[] = ['declined', 'query', 'more-data-required'];
-export const MAX_NOTE_LENGTH = 4000;
+export { ANSWER_CODES, MAX_NOTE_LENGTH, NOTE_REQUIRED, type AnswerForm } from './answer-form';
 
 export interface VersionEntry {
   version: number;
@@ -30,12 +29,6 @@ export interface AttachmentEntry {
   contentType: string;
   size: number;
   receivedAt?: string;
-}
-
-export interface AnswerForm {
-  businessStatus?: string;
-  note?: string;
-  errors?: { field: 'businessStatus' | 'note' | 'form'; message: string }[];
 }
 
 /** Which page of a paged section is shown (from 1), and how many there are. */
@@ -159,58 +152,6 @@ function meanwhileNotice(meanwhile: Meanwhile, texts: Texts, formats: Formats): 
   );
 }
 
-function answersOf(task: FhirTask, texts: Texts, formats: Formats): Html {
-  const code = task.businessStatus?.coding[0]?.code;
-  const notes = task.note ?? [];
-  if (!code && notes.length === 0) return html`<p>${texts.task.noAnswers}</p>`;
-  return html`${code ? html`<p>${texts.answer.chosen}: <strong>${texts.businessStatus[code]}</strong></p>` : ''}
-${notes.length ? html`<ol class="notes">${notes.map((note) => html`<li><time datetime="${note.time}">${formats.instant(note.time)}</time>${authorOf(note, texts)}: ${note.text}</li>`)}</ol>` : ''}`;
-}
-
-/**
- * Who of the clinic wrote a note, as the clinic's own Task names them (docs/api.md, "Tasks"): a
- * person (a Practitioner) by display name, an automatic answer (the clinic's Organization) as such;
- * nothing for a note stored before intake kept its author, or a person without a display name.
- */
-function authorOf(note: TaskNote, texts: Texts): Html | '' {
-  const author = record(note['authorReference']);
-  if (author?.['type'] === 'Organization') return html` <span class="note-author">${texts.task.answeredAutomatically}</span>`;
-  const name = author?.['type'] === 'Practitioner' ? text(author['display']) : undefined;
-  return name ? html` <span class="note-author">${texts.task.answeredBy(name)}</span>` : '';
-}
-
-function attachmentsOf(taskId: string, attachments: AttachmentEntry[], texts: Texts, formats: Formats): Html {
-  const t = texts.task;
-  if (!attachments.length) return html`<p>${t.noDocuments}</p>`;
-  return html`<ul class="documents">${attachments.map((attachment) => {
-    const fallback = t.documentName(attachment.document + 1, attachment.index + 1);
-    const name = attachment.title ? t.documentOf(attachment.title) : fallback;
-    const href = `/inbox/tasks/${taskId}/documents/${attachment.document}/attachments/${attachment.index}`;
-    return html`<li><span class="document-name">${attachment.title ?? fallback}</span> <span class="meta">(${attachment.contentType}, ${sizeOf(attachment.size)}${attachment.receivedAt ? html`, ${t.documentFrom(formats.instant(attachment.receivedAt) ?? '')}` : ''})</span>
-<a href="${href}" target="_blank" rel="noopener" aria-label="${name}: ${t.documentOpen}">${t.documentOpen}</a>
-<a href="${href}?download=1" aria-label="${name}: ${t.documentDownload}">${t.documentDownload}</a></li>`;
-  })}</ul>`;
-}
-
-function historyOf(versions: VersionEntry[], texts: Texts, formats: Formats): Html {
-  const t = texts.task;
-  return html`<ol class="history" reversed>${[...versions].reverse().map((entry) => {
-    const when = formats.instant(entry.receivedAt) ?? entry.receivedAt;
-    const body = !entry.changes
-      ? html`<p>${t.historyFirst}</p>`
-      : entry.changes.length === 0
-        ? html`<p>${t.historyUnchanged}</p>`
-        : html`<p>${t.historyChanged}</p><ul class="changes">${entry.changes.map((change) => changeItem(change, texts))}</ul>`;
-    return html`<li data-version="${entry.version}"><h3>${t.versionOf(entry.version, when)}</h3>${body}</li>`;
-  })}</ol>`;
-}
-
-/** One changed field: its label, the old value struck through, the new one after it. */
-function changeItem(change: FieldChange, texts: Texts): Html {
-  const t = texts.task;
-  return html`<li><strong>${change.label}</strong>: ${change.before !== undefined ? html`<span class="before"><span class="visually-hidden">${t.historyFrom}: </span><del>${joined(change.before)}</del></span> → ` : ''}${change.after !== undefined ? html`<ins>${html`<span class="visually-hidden">${t.historyTo}: </span>`}${joined(change.after)}</ins>` : ''}</li>`;
-}
-
 /** The request's page with `pages` of its versions and documents (the first left out), at `anchor`. */
 function pageHref(taskId: string, pages: { history: number; documents: number }, anchor: string): string {
   const query = new URLSearchParams();
@@ -229,52 +170,4 @@ function pagerOf(position: PagePosition, hrefOf: (page: number) => string, words
       : '';
   const next = position.page < position.pages ? html`<a class="button button-secondary" rel="next" href="${hrefOf(position.page + 1)}">${words.next}</a>` : '';
   return html`<nav class="pager" aria-label="${words.label}"><p class="meta">${texts.task.pageOf(position.page, position.pages)}</p><p>${previous} ${next}</p></nav>`;
-}
-
-function answerForm(taskId: string, form: AnswerForm, texts: Texts, csrfToken: string, seen: SeenTask): Html {
-  const t = texts.answer;
-  const errors = form.errors ?? [];
-  const errorOf = (field: 'businessStatus' | 'note') => errors.find((error) => error.field === field);
-  const statusError = errorOf('businessStatus');
-  const noteError = errorOf('note');
-  return html`<section aria-labelledby="answer-heading" class="answer">
-<h2 id="answer-heading">${texts.task.sections.answer}</h2>
-${
-  errors.length
-    ? html`<div class="notice notice-error error-summary" role="alert" tabindex="-1" id="answer-errors"><p>${t.errorSummary}</p><ul>${errors.map(
-        (error) =>
-          html`<li>${error.field === 'form' ? error.message : html`<a href="#${error.field === 'note' ? 'note' : 'answer-accepted'}">${error.message}</a>`}</li>`,
-      )}</ul></div>`
-    : ''
-}
-<form method="post" action="/inbox/tasks/${taskId}/answer" class="form" id="answer-form" novalidate>
-${csrfField(csrfToken)}
-${seenFields(seen)}
-<fieldset${statusError ? html` aria-describedby="status-error"` : ''}>
-<legend>${t.legend}</legend>
-${statusError ? html`<p class="field-error" id="status-error">${statusError.message}</p>` : ''}
-${ANSWER_CODES.map(
-  (code) =>
-    html`<div class="choice"><input type="radio" id="answer-${code}" name="businessStatus" value="${code}" data-note-required="${NOTE_REQUIRED.includes(code) ? 'true' : 'false'}"${form.businessStatus === code ? html` checked` : ''}><label for="answer-${code}">${texts.businessStatus[code]}</label></div>`,
-)}
-</fieldset>
-<div class="field">
-<label for="note">${t.note}</label>
-<p class="hint" id="note-hint">${t.noteHint}</p>
-${noteError ? html`<p class="field-error" id="note-error">${noteError.message}</p>` : ''}
-<textarea id="note" name="note" rows="5" maxlength="${MAX_NOTE_LENGTH}" aria-describedby="note-hint${noteError ? ' note-error' : ''}"${noteError ? html` aria-invalid="true"` : ''}>${form.note ?? ''}</textarea>
-</div>
-<button type="submit" class="button">${t.submit}</button>
-</form>
-</section>`;
-}
-
-function joined(value: string | string[]): string {
-  return Array.isArray(value) ? value.join('; ') : value;
-}
-
-function sizeOf(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} kB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
