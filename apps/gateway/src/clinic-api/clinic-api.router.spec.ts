@@ -411,4 +411,76 @@ describe('clinic API: /api/v1/clinic/tasks', () => {
       expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
     });
   });
+
+  describe('POST /tasks/{taskId}/withdraw-acceptance (docs/decisions.md, "Clinics answer")', () => {
+    const withdrawn = fhirTask({ id: TASK_ID, clinicIk: '510000001', businessStatus: 'declined', notes: ['Bett belegt'] });
+    const withdraw = (body: unknown, headers: Record<string, string> = {}, taskId = TASK_ID) =>
+      request(gateway())
+        .post(`/api/v1/clinic/tasks/${taskId}/withdraw-acceptance`)
+        .set({ 'x-correlation-id': 'withdraw-1', ...headers })
+        .send(body as object);
+
+    it("publishes the withdrawal as this clinic's decline with the reason as its note, If-Match as tags, and answers 200 with the Task and its ETag", async () => {
+      broker = { reply: { outcome: 'accepted', issues: [], task: withdrawn, taskTag: '3-4-abc' } };
+
+      const response = await withdraw({ reason: 'Bett belegt' }, { 'if-match': 'W/"3-3-xyz"' });
+
+      expect([response.status, response.headers['etag'], response.text]).toEqual([200, 'W/"3-4-abc"', JSON.stringify(withdrawn)]);
+      expect(published).toEqual([
+        {
+          definition: expect.objectContaining({ routingKey: 'clinic.answer.submitted.v1' }),
+          payload: {
+            taskId: TASK_ID,
+            clinicIk: '510000001',
+            businessStatus: 'declined',
+            source: 'clinic',
+            note: 'Bett belegt',
+            withdrawsAcceptance: true,
+            user: 'clinic-user-1',
+            userName: 'Erika Muster',
+            clientAddress: expect.any(String),
+            ifMatch: ['3-3-xyz'],
+          },
+          meta: { correlationId: 'withdraw-1' },
+          replyTimeoutMs: ANSWER_TIMEOUT_MS,
+        },
+      ]);
+    });
+
+    it.each([
+      [404, 'not_found', 'not-found', "another clinic's Task"],
+      [409, 'conflict', 'conflict', 'this clinic is not selected for the request'],
+      [412, 'precondition_failed', 'precondition-failed', 'the Task changed'],
+    ] as const)('answers %i when intake refuses it (%s)', async (status, error, refusal, diagnostics) => {
+      broker = { reply: { outcome: 'rejected', refusal, issues: [{ code: 'conflict', diagnostics }] } };
+
+      const response = await withdraw({ reason: 'Bett belegt' });
+
+      expect([response.status, response.body]).toEqual([status, { error, message: diagnostics }]);
+    });
+
+    it.each([
+      ['no reason', {}, 'reason: is required'],
+      ['an empty reason', { reason: '' }, 'reason: must not be empty'],
+      ['a blank reason', { reason: '  ' }, 'reason: must not be blank'],
+      ['a reason over 4000 characters', { reason: 'x'.repeat(4001) }, 'reason: must be at most 4000 characters'],
+      ['an unknown field', { reason: 'Bett belegt', businessStatus: 'declined' }, 'businessStatus: not allowed'],
+      [
+        'a body larger than any withdrawal',
+        { reason: 'x'.repeat(100_000) },
+        'reason: must be at most 4000 characters (the body is larger than 32 KiB, more than any valid withdrawal)',
+      ],
+    ])('answers 400 naming the field, without publishing, for %s', async (_, body, message) => {
+      const response = await withdraw(body);
+
+      expect([response.status, response.body]).toEqual([400, { error: 'invalid_request', message }]);
+      expect(published).toEqual([]);
+    });
+
+    it('answers 404 for a Task id that is not a UUID, and 400 for a malformed If-Match, without publishing', async () => {
+      expect((await withdraw({ reason: 'Bett belegt' }, {}, 'not-a-uuid')).status).toBe(404);
+      expect((await withdraw({ reason: 'Bett belegt' }, { 'if-match': 'no-quotes' })).status).toBe(400);
+      expect(published).toEqual([]);
+    });
+  });
 });

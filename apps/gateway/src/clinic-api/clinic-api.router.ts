@@ -29,6 +29,19 @@ export const ClinicAnswer = z.strictObject({
 });
 
 /**
+ * docs/decisions.md, "Clinics answer": the selected clinic's withdrawal of its acceptance, with the
+ * reason the referrer reads (required, as long as an answer's note may be); unknown fields are refused (400).
+ */
+export const AcceptanceWithdrawal = z.strictObject({
+  reason: z
+    .string()
+    .min(1)
+    .max(MAX_NOTE_CHARACTERS)
+    .refine((reason) => reason === '' || reason.trim() !== '', 'must not be blank')
+    .refine((reason) => !UNSTORABLE_TEXT.test(reason), 'must not contain U+0000 or unpaired surrogates'),
+});
+
+/**
  * The largest answer body read. A note of 4000 characters takes at most 24,000 bytes of JSON (6
  * bytes for a character written as an escape, \u0000), the rest of the answer well under 100; a
  * larger body cannot be a valid answer, so it is refused like a note that is too long (400, as
@@ -39,6 +52,15 @@ const answerTooLarge = () =>
   new HttpError('invalid_request', `note: must be at most ${MAX_NOTE_CHARACTERS} characters (the body is larger than 32 KiB, more than any valid answer)`, {
     issues: [{ code: 'too-long', diagnostics: 'the body is larger than any valid answer', expression: 'note' }],
   });
+
+const withdrawalTooLarge = () =>
+  new HttpError(
+    'invalid_request',
+    `reason: must be at most ${MAX_NOTE_CHARACTERS} characters (the body is larger than 32 KiB, more than any valid withdrawal)`,
+    {
+      issues: [{ code: 'too-long', diagnostics: 'the body is larger than any valid withdrawal', expression: 'reason' }],
+    },
+  );
 
 export const TaskId = z.guid();
 const noSuchTask = () => new HttpError('not_found', 'no such Task');
@@ -52,7 +74,8 @@ const FHIR_JSON_UTF8 = `${FHIR_JSON}; charset=utf-8`;
 
 /**
  * The clinic API of docs/decisions.md (clinic tokens only, errors as `{"error", "message"}`): read the
- * bundle a Task's clinic was sent and its documents, and answer the Task.
+ * bundle a Task's clinic was sent and its documents, answer the Task, and, selected, withdraw its
+ * acceptance (`POST /tasks/{taskId}/withdraw-acceptance`, `{"reason"}`: docs/decisions.md, "Clinics answer").
  *
  * - `GET /tasks/{taskId}/bundle`: the latest AdmissionRequestBundle version sent, FHIR JSON.
  * - `GET /tasks/{taskId}/documents?_count=&_offset=`: 200 `{total, items, next?}`, a page of the
@@ -99,12 +122,17 @@ export function clinicApiRouter(options: {
     pass(res, answer, FHIR_JSON_UTF8, noSuchDocument);
   });
 
-  const answerBody: ErrorRequestHandler = (error: unknown, _req, _res, next) =>
-    next(classifyError(error).code === 'payload_too_large' ? answerTooLarge() : error);
-  router.post('/tasks/:taskId/answer', ...jsonBody({ limit: MAX_ANSWER_BYTES }), answerBody, async (req: Request, res: Response) => {
+  /**
+   * Sends a clinic's answer to intake and answers with its verdict: 200 with the Task (and its ETag)
+   * as the answer left it, the refusals as intake gave them, 202 when intake did not confirm in time.
+   */
+  const submit = async (
+    req: Request,
+    res: Response,
+    answer: { businessStatus: BusinessStatus; note?: string | undefined; withdrawsAcceptance?: true },
+  ): Promise<unknown> => {
     const taskId = String(req.params.taskId);
     if (!TaskId.safeParse(taskId).success) throw noSuchTask();
-    const answer = HttpError.parseInput(ClinicAnswer, req.body);
     const precondition = preconditionOf(req.headers['if-match']);
     const principal = principalOf(res);
     // Who answered and from where, for the change's AuditEvent, as reads record it
@@ -116,6 +144,7 @@ export function clinicApiRouter(options: {
       businessStatus: answer.businessStatus,
       source: 'clinic' as const,
       ...(answer.note ? { note: answer.note } : {}),
+      ...(answer.withdrawsAcceptance ? { withdrawsAcceptance: true as const } : {}),
       // The person of the clinic, not the party: the AuditEvent names who answered.
       user: principal.userId,
       ...(principal.userName === undefined ? {} : { userName: principal.userName }),
@@ -141,10 +170,26 @@ export function clinicApiRouter(options: {
     // The Task's tag after the answer, or the current one when If-Match named another (412).
     if (verdict?.success && verdict.data.taskTag) res.setHeader('ETag', `W/"${verdict.data.taskTag}"`);
     // Intake refuses an answer as not found (another clinic's Task), as a conflict (cancelled,
-    // revoked) or as a failed precondition (If-Match names a tag the Task no longer has).
+    // revoked, or a withdrawal by a clinic that is not selected) or as a failed precondition
+    // (If-Match names a tag the Task no longer has).
     if (verdict?.success && verdict.data.outcome === 'rejected') throw refusedByIntake(verdict.data);
     if (verdict?.success && verdict.data.task) return res.status(200).type(FHIR_JSON).send(JSON.stringify(verdict.data.task));
     return res.status(202).json({ status: 'queued', message: 'the answer is queued; the Task shows it shortly' });
+  };
+
+  const answerBody: ErrorRequestHandler = (error: unknown, _req, _res, next) =>
+    next(classifyError(error).code === 'payload_too_large' ? answerTooLarge() : error);
+  router.post('/tasks/:taskId/answer', ...jsonBody({ limit: MAX_ANSWER_BYTES }), answerBody, async (req: Request, res: Response) => {
+    if (!TaskId.safeParse(String(req.params.taskId)).success) throw noSuchTask();
+    await submit(req, res, HttpError.parseInput(ClinicAnswer, req.body));
+  });
+  // The selected clinic's one action that lifts the selection: sent as a decline with the reason as its note.
+  const withdrawalBody: ErrorRequestHandler = (error: unknown, _req, _res, next) =>
+    next(classifyError(error).code === 'payload_too_large' ? withdrawalTooLarge() : error);
+  router.post('/tasks/:taskId/withdraw-acceptance', ...jsonBody({ limit: MAX_ANSWER_BYTES }), withdrawalBody, async (req: Request, res: Response) => {
+    if (!TaskId.safeParse(String(req.params.taskId)).success) throw noSuchTask();
+    const { reason } = HttpError.parseInput(AcceptanceWithdrawal, req.body);
+    await submit(req, res, { businessStatus: 'declined', note: reason, withdrawsAcceptance: true });
   });
   router.use(errorHandler(options.logger));
   return router;

@@ -1,4 +1,4 @@
-import { answerTask, decide, type Decision, type RequestState, type Submission, type TaskState } from './request-state-machine';
+import { answerTask, decide, withdrawAcceptance, type Decision, type RequestState, type Submission, type TaskState } from './request-state-machine';
 
 const A = '510000001';
 const B = '510000002';
@@ -327,5 +327,56 @@ describe('answerTask', () => {
   it('refuses an answer to a cancelled Task or a revoked request', () => {
     expect(answerTask(request, task(A, { status: 'cancelled' }), 'accepted').kind).toBe('reject');
     expect(answerTask({ ...request, status: 'revoked' }, task(A), 'accepted').kind).toBe('reject');
+  });
+});
+
+describe('withdrawAcceptance', () => {
+  const lifted = {
+    kind: 'apply',
+    next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
+    task: { status: 'rejected', businessStatus: 'declined' },
+  };
+
+  it("lifts the selection: the request is a proposal again, the selected clinic's Task rejected with the answer declined", () => {
+    const current = ordered();
+    expect(withdrawAcceptance(current, current.tasks[0]!)).toEqual(lifted);
+  });
+
+  it('leaves the request as after the referrer withdrew: a later bundle reopens the cancelled clinics, and the clinic may accept and be selected again', () => {
+    const current = ordered();
+    const decision = withdrawAcceptance(current, current.tasks[0]!);
+    if (decision.kind !== 'apply') throw new Error('refused');
+    const after: RequestState = {
+      ...current,
+      ...decision.next,
+      tasks: [task(A, { ...decision.task }), task(B, { status: 'cancelled', businessStatus: 'accepted' })],
+    };
+    expect(decide(after, submission({ performerIks: [B] }))).toMatchObject({
+      kind: 'apply',
+      change: 'supplemented',
+      tasks: [
+        { clinicIk: A, status: 'requested', clearBusinessStatus: false, send: true },
+        { clinicIk: B, status: 'requested', clearBusinessStatus: true, send: true },
+      ],
+    });
+    expect(answerTask(after, after.tasks[0]!, 'accepted')).toEqual({ kind: 'apply', status: 'accepted' });
+    const accepted: RequestState = { ...after, tasks: [task(A, { status: 'accepted', businessStatus: 'accepted' }), after.tasks[1]!] };
+    expect(decide(accepted, selection())).toMatchObject({ kind: 'apply', change: 'selected', next: { intent: 'order', selectedClinicIk: A } });
+    // There is no selection left for the referrer to withdraw.
+    expect(decide(after, withdrawal())).toMatchObject({ kind: 'reject', refusal: 'conflict' });
+  });
+
+  it('refuses it for a clinic that is not selected, a proposal, a cancelled Task, a revoked request, and a second time', () => {
+    const current = ordered();
+    expect(withdrawAcceptance(current, current.tasks[1]!).kind).toBe('reject');
+    expect(withdrawAcceptance(proposal(), task(A, { status: 'accepted', businessStatus: 'accepted' })).kind).toBe('reject');
+    expect(withdrawAcceptance({ ...current, status: 'revoked', selectedClinicIk: null }, task(A, { status: 'cancelled' })).kind).toBe('reject');
+    expect(withdrawAcceptance({ ...current, status: 'revoked' }, current.tasks[0]!).kind).toBe('reject');
+    const once = withdrawAcceptance(current, current.tasks[0]!);
+    if (once.kind !== 'apply') throw new Error('refused');
+    expect(withdrawAcceptance({ ...current, ...once.next }, task(A, once.task))).toEqual({
+      kind: 'reject',
+      diagnostics: 'this clinic is not selected for the request: only the selected clinic withdraws its acceptance',
+    });
   });
 });

@@ -241,3 +241,32 @@ export function answerTask(
   };
   return { kind: 'apply', status: status[businessStatus] };
 }
+
+/**
+ * The selected clinic withdraws its acceptance (docs/decisions.md, "Clinics answer"): the one thing a
+ * selected clinic does that lifts the selection. The request is `active` / `proposal` again, as after
+ * the referrer's withdrawal (the other clinics' Tasks stay cancelled until a later bundle names them
+ * again); the clinic's Task becomes `rejected` with the answer `declined`. Only the selected clinic's
+ * Task, and only while the request is an order.
+ */
+export function withdrawAcceptance(
+  request: { status: ServiceRequestStatus; intent: ServiceRequestIntent; selectedClinicIk: string | null },
+  task: TaskState,
+):
+  | { kind: 'reject'; diagnostics: string }
+  | {
+      kind: 'apply';
+      next: { status: ServiceRequestStatus; intent: ServiceRequestIntent; selectedClinicIk: null };
+      task: { status: TaskStatus; businessStatus: BusinessStatus };
+    } {
+  if (request.status === 'revoked') return { kind: 'reject', diagnostics: 'the request was revoked' };
+  if (task.status === 'cancelled') return { kind: 'reject', diagnostics: 'this Task is cancelled' };
+  if (request.intent !== 'order' || request.selectedClinicIk !== task.clinicIk || task.status !== 'in-progress') {
+    return { kind: 'reject', diagnostics: 'this clinic is not selected for the request: only the selected clinic withdraws its acceptance' };
+  }
+  return {
+    kind: 'apply',
+    next: { status: 'active', intent: 'proposal', selectedClinicIk: null },
+    task: { status: 'rejected', businessStatus: 'declined' },
+  };
+}

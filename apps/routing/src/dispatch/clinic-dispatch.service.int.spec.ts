@@ -158,6 +158,30 @@ describe('ClinicDispatchService batches against the real PostgreSQL', () => {
     expect(await bedCount(ik)).toMatchObject({ held: 0 });
   });
 
+  it("keeps the bed a selection reserved while the selected clinic's Task is in progress, and gives it back when its clinic withdraws its acceptance", async () => {
+    const ik = await newClinic(2);
+    const taskId = randomUUID();
+    const identifier = `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`;
+    await service.handle([dispatch(identifier, 1, 'created', [{ taskId, clinicIk: ik, action: 'answer-requested' }])]);
+    await service.handle([dispatch(identifier, 2, 'selected', [{ taskId, clinicIk: ik, action: 'selected' }])]);
+    expect(await bedCount(ik)).toMatchObject({ held: 0, reserved: 1 });
+    const response = (status: 'in-progress' | 'rejected') =>
+      command(AdmissionResponseV1, {
+        eventId: randomUUID(),
+        referrerPartyId: 'referrer-1',
+        requestIdentifier: identifier,
+        task: fhirTask({ id: taskId, requestIdentifier: identifier, clinicIk: ik, businessStatus: 'declined', status }),
+        source: 'clinic',
+      });
+
+    // A selected clinic's answer is recorded but keeps the selection (docs/decisions.md, "Clinics answer"), and so its bed.
+    expect((await service.handle([response('in-progress')])).released).toEqual([]);
+    expect(await bedCount(ik)).toMatchObject({ held: 0, reserved: 1 });
+    // Its withdrawal of the acceptance lifts the selection: the Task is rejected, the bed free again.
+    expect((await service.handle([response('rejected')])).released).toEqual([taskId]);
+    expect(await bedCount(ik)).toMatchObject({ held: 0, reserved: 0 });
+  });
+
   it('a batch that booked against a bed count another batch changed meanwhile writes nothing', async () => {
     const ik = await newClinic(1);
     const [late, early] = [randomUUID(), randomUUID()];

@@ -7,7 +7,7 @@ import type { DispatchRepository } from './dispatch.repository';
 /** A message routing handles, read from its envelope. */
 export type RoutingCommand =
   | { kind: 'dispatch'; meta: MessageMeta; request: RequestDispatchedV1 }
-  /** A clinic declined its Task: the bed the Task holds goes back. */
+  /** A clinic declined its Task (or, selected, withdrew its acceptance): the bed the Task holds or has reserved goes back. */
   | { kind: 'declined'; meta: MessageMeta; taskId: string }
   /** Intake erased the request's patient data: routing erases its copy (DispatchBatch.erase). */
   | { kind: 'erased'; meta: MessageMeta; erasure: RequestErasure }
@@ -24,8 +24,11 @@ export const routingCommands: MessageHandlers<RoutingCommand> = {
   }),
   [AdmissionResponseV1.routingKey]: ({ source, task }, message) => {
     // The service's own answers booked or released their beds already (routing's from bed counts,
-    // intake's declines through the dispatch): only a clinic's decline gives a bed back here.
-    const declinedByClinic = source !== 'automatic' && businessStatusOf(task) === 'declined';
+    // intake's declines through the dispatch): only a clinic's decline gives a bed back here. The
+    // selected clinic's Task stays in progress whatever it answers, and the bed the selection reserved
+    // with it; its withdrawal of the acceptance makes the Task rejected, which gives it back
+    // (docs/decisions.md, "Clinics answer").
+    const declinedByClinic = source !== 'automatic' && businessStatusOf(task) === 'declined' && task.status !== 'in-progress';
     return declinedByClinic ? { kind: 'declined', meta: metaOf(message), taskId: task.id } : { kind: 'ignored', meta: metaOf(message) };
   },
 };

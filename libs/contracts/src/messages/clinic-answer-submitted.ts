@@ -46,6 +46,13 @@ export const ClinicAnswerSubmittedV1 = defineMessage(
        * whatever the Task is now.
        */
       ifMatch: z.array(z.string().max(TASK_TAG_MAX_LENGTH)).min(1).max(IF_MATCH_MAX_TAGS).optional(),
+      /**
+       * The selected clinic withdraws its acceptance (docs/decisions.md, "Clinics answer"): sent with
+       * `businessStatus` `declined` and the reason as `note`. Intake lifts the selection and the Task
+       * becomes `rejected`; it refuses this on a Task that is not the selected one. An intake of the
+       * previous release drops the field and stores a plain `declined` answer (docs/compatibility.md).
+       */
+      withdrawsAcceptance: z.literal(true).optional(),
     }),
     AnswerFields.extend({
       source: z.literal('automatic'),
