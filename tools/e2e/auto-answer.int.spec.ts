@@ -3,6 +3,7 @@
 // whole stack in-process (tools/e2e/stack-harness.ts), driven like a referrer and a clinic would.
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
+import { clinicDay } from './clinic-day';
 import { startE2eStack, type E2eStack } from './e2e-stack';
 
 interface FhirTask {
@@ -15,7 +16,8 @@ interface FhirTask {
 
 const CLINIC = '510000201';
 const OTHER_CLINIC = '510000202';
-const DATE = '2026-12-01';
+/** A day to come: counts are published for today or later (docs/api.md, "Bed counts"). */
+const DATE = clinicDay(30);
 const AUTO_ANSWER = '/api/v1/clinic/capacity/auto-answer';
 
 describe("a clinic's automatic answers, switched through the gateway", () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
 import { startE2eStack, type ApiResponse, type E2eStack } from './e2e-stack';
+import { clinicDay } from './clinic-day';
 
 interface FhirTask {
   id: string;
@@ -28,7 +29,9 @@ interface BedCountView {
   available: number;
 }
 
-const DATE = '2026-12-01';
+/** A day to come: counts are published for today or later (docs/api.md, "Bed counts"). */
+const DATE = clinicDay(30);
+const OTHER_DATE = clinicDay(40);
 /** Clinics of these tests: each test uses its own, so bed counts are not shared. */
 const WALDSEE = '510000101'; // orthopaedics and cardiology, answers itself
 const BERGBLICK = '510000102'; // psychosomatics only: declined automatically for orthopaedics
@@ -235,11 +238,11 @@ describe('routing and the clinic side, through the gateway', () => {
   });
 
   it('lets a clinic publish and read the bed counts of its own IK only, and checks what it sends', async () => {
-    const own = await capacity('PUT', WALDSEE, { department: '0300', date: '2026-12-24', freeBeds: 2 });
+    const own = await capacity('PUT', WALDSEE, { department: '0300', date: OTHER_DATE, freeBeds: 2 });
     expect(own).toMatchObject({ status: 200, body: { department: '0300', specialty: 'cardiology', freeBeds: 2, available: 2 } });
     // The IK comes from the token: another clinic's list does not show it.
     const others = (await capacity('GET', BERGBLICK)).body as { items: BedCountView[] };
-    expect(others.items.some((item) => item.date === '2026-12-24')).toBe(false);
+    expect(others.items.some((item) => item.date === OTHER_DATE)).toBe(false);
 
     expect(await capacity('PUT', WALDSEE, { department: '3100', date: DATE, freeBeds: 1 })).toMatchObject({
       status: 400,
@@ -249,6 +252,20 @@ describe('routing and the clinic side, through the gateway', () => {
       status: 400,
       body: { error: 'invalid_request' },
     });
+    // A day gone, in the clinic's day (Europe/Berlin): refused with the date and today's date, by the API and the admin command.
+    const [yesterday, today] = [clinicDay(-1), clinicDay(0)];
+    expect(await capacity('PUT', WALDSEE, { department: '2300', date: yesterday, freeBeds: 1 })).toMatchObject({
+      status: 400,
+      body: {
+        error: 'invalid_request',
+        message: `date ${yesterday} is in the past: bed counts are published for today (${today}, Europe/Berlin) or later days`,
+      },
+    });
+    await expect(stack.admin('clinic', 'beds', '--ik', WALDSEE, '--department', '2300', '--date', yesterday, '--free', '1')).rejects.toThrow(
+      `date ${yesterday} is in the past`,
+    );
+    expect(((await capacity('GET', WALDSEE)).body as { items: BedCountView[] }).items.some((item) => item.date === yesterday)).toBe(false);
+    expect(await capacity('PUT', WALDSEE, { department: '2300', date: today, freeBeds: 1 })).toMatchObject({ status: 200 });
     expect(await capacity('PUT', WALDSEE, { department: '2300', date: DATE, freeBeds: -1 })).toMatchObject({
       status: 400,
       body: { message: 'freeBeds: must be a whole number from 0' },

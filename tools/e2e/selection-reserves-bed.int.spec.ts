@@ -4,6 +4,7 @@
 // gateway's capacity API. The whole stack in-process (tools/e2e/stack-harness.ts).
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
+import { clinicDay } from './clinic-day';
 import { startE2eStack, type E2eStack } from './e2e-stack';
 
 interface FhirTask {
@@ -19,7 +20,8 @@ interface BedCountView {
 }
 
 const CLINIC = '510000301';
-const DATE = '2026-12-01';
+/** A day to come: counts are published for today or later (docs/api.md, "Bed counts"). */
+const DATE = clinicDay(30);
 
 describe('a clinic that accepted by hand and was selected', () => {
   let stack: E2eStack;

@@ -7,10 +7,12 @@
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { OtlpReceiver, waitFor, WebhookReceiver, type ReceivedSpan } from '@bedrequest/testing';
 import { buildServices } from '@bedrequest/stack';
+import { clinicDay } from './clinic-day';
 import { startE2eStack, type E2eStack } from './e2e-stack';
 
 const CLINIC = '510000301';
-const DATE = '2026-12-02';
+/** A day to come: counts are published for today or later (docs/api.md, "Bed counts"). */
+const DATE = clinicDay(30);
 const SERVICES = ['gateway', 'intake', 'routing', 'notifier'].map((service) => `bedrequest-${service}`);
 
 // An empty variable is an unset one (tracingSettings; the OpenTelemetry specification's rule too): the

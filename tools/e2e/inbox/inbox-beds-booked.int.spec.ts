@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { waitFor } from '@bedrequest/testing';
+import { clinicDay } from '../clinic-day';
 import { describeInChromium, startInboxHarness, type InboxHarness } from './inbox-harness';
 
 /**
@@ -8,8 +9,9 @@ import { describeInChromium, startInboxHarness, type InboxHarness } from './inbo
  * reserves a bed of the day's count, free is what is left, and a day booked past its count says so.
  */
 const LINDENHOF = { ik: '513300041', name: 'Rehaklinik Lindenhof', departments: ['2300'] };
-const ROOMY_DAY = '2026-12-02';
-const FULL_DAY = '2026-12-03';
+// Days to come: counts are published for today or later (docs/api.md, "Bed counts").
+const ROOMY_DAY = clinicDay(31);
+const FULL_DAY = clinicDay(32);
 
 describeInChromium('booked beds on the beds page', () => {
   let inbox: InboxHarness;
@@ -55,7 +57,7 @@ describeInChromium('booked beds on the beds page', () => {
 
     const page = await inbox.newPage();
     await inbox.logIn(page, inbox.clinics[0]!);
-    await page.goto(`${inbox.baseUrl}/inbox/beds?from=2026-12-01&to=2026-12-07`);
+    await page.goto(`${inbox.baseUrl}/inbox/beds?from=${clinicDay(30)}&to=${clinicDay(36)}`);
 
     await expect(bookedOn(page, ROOMY_DAY)).resolves.toBe('vorgemerkt 0, reserviert 1, frei 1');
     await expect(bookedOn(page, FULL_DAY)).resolves.toBe('vorgemerkt 0, reserviert 2, frei 0, überbucht um 1');

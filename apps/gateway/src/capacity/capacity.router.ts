@@ -12,7 +12,8 @@ import type { CapacityCall, ClinicCapacityClient } from './capacity.client';
 /**
  * The body of `PUT /api/v1/clinic/capacity` (docs/parties.md, "Clinics and routing"): the free beds
  * of one of the clinic's departments on one admission date, and no other field. The shape is
- * checked here; routing checks the rest (a department the clinic offers, a calendar date).
+ * checked here; routing checks the rest (a department the clinic offers, a calendar date, today or
+ * later in Europe/Berlin).
  */
 const WHOLE_NUMBER = 'must be a whole number from 0';
 export const BedCount = z.strictObject({

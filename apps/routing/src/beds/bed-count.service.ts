@@ -2,7 +2,7 @@ import type { BedCountView } from '@bedrequest/contracts';
 import { DEPARTMENTS } from '@bedrequest/clinic-directory';
 import { IK_PATTERN, type ClinicRegistry } from '../registry/clinic-registry.service';
 import type { BedCapacityRepository } from './bed-capacity.repository';
-import { InvalidBedCountError, availableBeds, parseAdmissionDate, parseFreeBeds, type BedCount } from './bed-count';
+import { InvalidBedCountError, availableBeds, clinicToday, parseAdmissionDate, parsePublishableDate, parseFreeBeds, type BedCount } from './bed-count';
 
 /** No participating clinic has this IK. */
 export class UnknownClinicError extends Error {
@@ -14,9 +14,11 @@ export class BedCountService {
   constructor(
     private readonly registry: ClinicRegistry,
     private readonly beds: BedCapacityRepository,
+    /** Today in the clinic's time zone (a test passes a fixed day). */
+    private readonly today: () => string = () => clinicToday(),
   ) {}
 
-  /** Sets the count of free beds of one of the clinic's departments on one admission date. */
+  /** Sets the count of free beds of one of the clinic's departments on one admission date, today or later. */
   async publish(clinicIk: string, input: { department: unknown; date: unknown; freeBeds: unknown }): Promise<BedCountView> {
     const clinic = await this.registry.find(clinicIk);
     if (!clinic) throw new UnknownClinicError(`no participating clinic with IK ${clinicIk}`);
@@ -26,7 +28,7 @@ export class BedCountService {
       throw new InvalidBedCountError(`department must be a department key the clinic offers (${offered}), got ${JSON.stringify(input.department)}`);
     }
     const count = await this.beds.publish(
-      { clinicIk, departmentCode: department, admissionDate: parseAdmissionDate(input.date) },
+      { clinicIk, departmentCode: department, admissionDate: parsePublishableDate(input.date, this.today()) },
       parseFreeBeds(input.freeBeds),
     );
     return view(count);

@@ -1,4 +1,4 @@
-import { InvalidBedCountError, availableBeds, isCalendarDate, parseFreeBeds, sameBed } from './bed-count';
+import { InvalidBedCountError, availableBeds, clinicToday, isCalendarDate, parseFreeBeds, parsePublishableDate, sameBed } from './bed-count';
 
 describe('bed count rules', () => {
   it('counts held and reserved beds against the published free beds', () => {
@@ -27,5 +27,16 @@ describe('bed count rules', () => {
     expect(parseFreeBeds(0)).toBe(0);
     expect(parseFreeBeds('12')).toBe(12);
     for (const value of [-1, 1.5, '1.5', 'two', null, 10_001]) expect(() => parseFreeBeds(value)).toThrow(InvalidBedCountError);
+  });
+
+  it("takes bed counts for today and later days only, today being the clinic's day in Europe/Berlin", () => {
+    expect(parsePublishableDate('2026-12-06', '2026-12-06')).toBe('2026-12-06');
+    expect(parsePublishableDate('2027-01-01', '2026-12-06')).toBe('2027-01-01');
+    expect(() => parsePublishableDate('2026-12-05', '2026-12-06')).toThrow(
+      'date 2026-12-05 is in the past: bed counts are published for today (2026-12-06, Europe/Berlin)',
+    );
+    // 23:30 UTC on 6 December is already 7 December in Berlin.
+    expect(clinicToday(new Date('2026-12-06T23:30:00Z'))).toBe('2026-12-07');
+    expect(clinicToday(new Date('2026-06-30T21:59:00Z'))).toBe('2026-06-30');
   });
 });

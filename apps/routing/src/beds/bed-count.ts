@@ -60,6 +60,29 @@ export function parseAdmissionDate(value: unknown): string {
   return value;
 }
 
+/**
+ * A clinic's day: bed counts are published per admission date as the clinic's staff see the calendar,
+ * in Germany (docs/api.md, "Bed counts"), whatever time zone the server runs in.
+ */
+export const CLINIC_TIME_ZONE = 'Europe/Berlin';
+
+/** Today in the clinic's time zone, YYYY-MM-DD (en-CA formats dates that way). */
+export function clinicToday(now: Date = new Date()): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: CLINIC_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+/**
+ * An admission date a count may be published for: today or later in the clinic's time zone. A count
+ * for a day gone could book nothing (no request is admitted in the past) and would only mislead.
+ */
+export function parsePublishableDate(value: unknown, today: string): string {
+  const date = parseAdmissionDate(value);
+  if (date < today) {
+    throw new InvalidBedCountError(`date ${date} is in the past: bed counts are published for today (${today}, ${CLINIC_TIME_ZONE}) or later days`);
+  }
+  return date;
+}
+
 export function parseFreeBeds(value: unknown): number {
   const count = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_FREE_BEDS) {

@@ -13,6 +13,7 @@ import { BedCountService } from './bed-count.service';
 import { capacityRouter } from './capacity.router';
 
 const env = testEnvironment();
+const TODAY = '2026-11-30';
 
 describe('routing internal bed-count API against the real PostgreSQL', () => {
   let prisma: RoutingDatabase;
@@ -27,10 +28,12 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     prisma = await openRoutingDatabase({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
     const registry = new ClinicRegistry(new ClinicRepository(prisma));
     await registry.register({ ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: ['2300', '0300'] });
+    // A fixed clinic day, so that the dates below stay publishable whatever the date the test runs on.
+    const today = () => TODAY;
     const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE, serviceAudience: SERVICE_AUDIENCE });
     const app = express().use(
       '/internal/clinics/:ik/capacity',
-      capacityRouter(new BedCountService(registry, new BedCapacityRepository(prisma, schema)), verifier, silentLogger()),
+      capacityRouter(new BedCountService(registry, new BedCapacityRepository(prisma, schema), today), verifier, silentLogger()),
     );
     server = await listen(app, 0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -88,11 +91,17 @@ describe('routing internal bed-count API against the real PostgreSQL', () => {
     [{ department: '2300', date: '2026-12-01', freeBeds: 1.5 }, 'freeBeds must be a whole number'],
     [{ department: '2300', date: '2026-12-01' }, 'freeBeds must be a whole number'],
     ['{"department":', 'the body is not valid JSON'],
+    // A day gone, in the clinic's time zone: named with today's date.
+    [{ department: '2300', date: '2026-11-29', freeBeds: 1 }, 'date 2026-11-29 is in the past: bed counts are published for today (2026-11-30, Europe/Berlin)'],
   ])('answers 400 for %j', async (body, message) => {
     const response = await put('510000001', body);
 
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining(message) });
+  });
+
+  it("takes today's date, the clinic's day", async () => {
+    expect((await put('510000001', { department: '2300', date: TODAY, freeBeds: 1 })).status).toBe(200);
   });
 
   it('answers 404 for a clinic that is not registered', async () => {
