@@ -10,6 +10,7 @@ import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
 import { ClinicTaskReadsClient, clinicTasksRouter } from './clinic-api/clinic-tasks.router';
+import { ClinicWorkspaceClient, clinicWorkspaceRouter } from './clinic-api/clinic-workspace.router';
 import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
 import { auditEventRouter } from './fhir/audit-event.router';
@@ -111,6 +112,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const clinicTaskReads = new ClinicTaskReadsClient(config.INTAKE_URL);
     const erasure = new IntakeErasureClient(config.INTAKE_URL);
     const party = new PartyClient(config.AUTH_URL);
+    const clinicWorkspace = new ClinicWorkspaceClient(config.INTAKE_URL);
+    lifecycle.onStop('clinic workspace client', () => clinicWorkspace.close());
     lifecycle.onStop('service clients', () =>
       Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close(), party.close()]),
     );
@@ -131,6 +134,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       '/api/v1/clinic',
       ...clinics,
       clinicTasksRouter({ reads: clinicTaskReads, logger }),
+      clinicWorkspaceRouter({ workspace: clinicWorkspace, logger }),
       clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }),
     );
     app.post(

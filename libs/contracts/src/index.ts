@@ -19,3 +19,4 @@ export * from './auto-answer';
 export * from './token-revocation';
 export * from './revocation-list';
 export * from './party-members';
+export * from './clinic-workspace';
