@@ -168,6 +168,8 @@ export const ClinicTaskSummary = z.object({
   id: z.string(),
   status: TaskStatus,
   businessStatus: BusinessStatus.optional(),
+  /** Present (true) while the Task's latest answer is the one the service gave automatically on the clinic's behalf (docs/decisions.md, "Clinics answer"). */
+  answeredAutomatically: z.literal(true).optional(),
   /** When the request reached the clinic (the Task's creation). */
   authoredOn: z.string(),
   lastModified: z.string(),

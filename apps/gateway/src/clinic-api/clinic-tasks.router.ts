@@ -7,6 +7,9 @@ import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall
 import { passedQuery, RequestVersionPageQuery } from './clinic-pages';
 
 const LIST_STATE = `(${TaskListState.options.join('|')})`;
+/** The list's orders (intake's clinic-task-order.ts). */
+const LIST_SORTS = ['occurrence', '-occurrence', 'authored', '-authored', 'status'] as const;
+const searchMessage = "q: text of 1 to 100 characters on one line (a request number, a referrer's IK or name, a diagnosis code or text)";
 
 /**
  * `GET /api/v1/clinic/tasks`: the query parameters the gateway lets through (intake checks their
@@ -23,6 +26,21 @@ export const ClinicTaskListQuery = z.strictObject(
       .datetime({ offset: true, error: 'since: an instant with time zone, e.g. 2026-11-21T10:00:00Z' })
       .optional()
       .describe('Only Tasks changed after this instant (with time zone, e.g. 2026-11-21T10:00:00Z)'),
+    _sort: z
+      .enum(LIST_SORTS, { error: `_sort: one of ${LIST_SORTS.join(', ')}` })
+      .optional()
+      .describe(
+        'The order: `occurrence` / `-occurrence` by the desired admission date (earliest / latest first, requests without one last), `authored` / `-authored` by arrival (oldest / newest first), `status` by list state (new, answered, selected, cancelled; each the most recently changed first). Without it: open Tasks first, then the most recently changed',
+      ),
+    q: z
+      .string({ error: searchMessage })
+      .max(100, { error: searchMessage })
+      // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+      .regex(/^[^\u0000-\u001f\u007f]*\S[^\u0000-\u001f\u007f]*$/, { error: searchMessage })
+      .optional()
+      .describe(
+        "A search: a request number (the first 4 to 8 hex digits of the Task id with at least one digit, `3F9A-12C0`), exactly the referrer's IK (9 digits), or text matched against the main diagnosis (its code from the start, dots aside, or its text), the referrer's name and IK and the request number, case-insensitively. `total` then counts the matches. Sorted by `occurrence` or searched, a list reads at most 5000 of the clinic's Tasks (more: 400, narrow it with `state` or `since`) and pages by `_offset` alone",
+      ),
     _count: z
       .string()
       .regex(/^\d{1,4}$/, '_count: a whole number from 1 to 1000')
@@ -37,11 +55,11 @@ export const ClinicTaskListQuery = z.strictObject(
       .string()
       .regex(/^[A-Za-z0-9_-]{1,200}$/, '_cursor: as next writes it')
       .optional()
-      .describe('Where the page begins, as `next` writes it past _offset=10000 (opaque)'),
+      .describe('Where the page begins, as `next` writes it past _offset=10000 for the same `_sort` (opaque)'),
   },
   {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _count, _offset, _cursor)` : undefined,
+      issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')} (known: state, since, _sort, q, _count, _offset, _cursor)` : undefined,
   },
 );
 
@@ -75,9 +93,9 @@ export class ClinicTaskReadsClient {
  * The clinic's list and history reads (clinic tokens only; mount behind the clinic-role guard at
  * `/api/v1/clinic`), what the clinic inbox shows and integrators may use alike:
  *
- * - `GET /tasks?state=&since=&_count=&_offset=`: 200 `{total, counts, items}`; one summary per Task
- *   addressed to the clinic, open (`requested`) first, then the most recently changed; 400
- *   `invalid_request` for anything else.
+ * - `GET /tasks?state=&since=&_sort=&q=&_count=&_offset=&_cursor=`: 200 `{total, counts, items, next?}`;
+ *   one summary per Task addressed to the clinic, open (`requested`) first, then the most recently
+ *   changed, or in the order `_sort` names; `q` searches; 400 `invalid_request` for anything else.
  * - `GET /tasks/{taskId}/versions?_count=&_offset=&_sort=`: 200 `{total, items: [{version,
  *   receivedAt, bundle}], next?}`, a page of the AdmissionRequestBundle versions the clinic was sent
  *   (clinic-pages.ts: oldest first, or newest with `_sort=-version`; at most 16 MiB of bundles); 400

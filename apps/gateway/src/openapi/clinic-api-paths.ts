@@ -47,7 +47,8 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks',
-    summary: "The clinic's Tasks at a glance (no master data): open ones first, then the most recently changed, with the count of each list state",
+    summary:
+      "The clinic's Tasks at a glance (no master data): open ones first, then the most recently changed, or sorted by desired admission date, arrival or state (`_sort`), searched by request number, referrer or diagnosis (`q`), with the count of each list state",
     security: secured,
     request: { query: ClinicTaskListQuery },
     responses: {

@@ -3,11 +3,13 @@ import { taskAccess, type ClinicViewer } from '../access';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { intakeTable, sealedFor, type SealedFields } from '../persistence';
 import { bundleSummaryOf, type BundleSummary } from './bundle-summary';
-import type { ListKey } from './clinic-task-list-query';
+import { afterSql, keyColumnsSql, orderBySql, SQL_ORDERS, type OrderKey, type SqlSort } from './clinic-task-order';
+import type { ListSearch } from './clinic-task-search';
 import type { SummaryRow } from './clinic-task-summary';
+import { answeredAutomatically, type StoredNote } from './automatic-answers';
 
 /** The Task's and request's own columns of a list row (the rest is the version's summary). */
-type TaskOfRow = Omit<SummaryRow, keyof BundleSummary> & { request_id: string };
+type TaskOfRow = Omit<SummaryRow, keyof BundleSummary | 'answered_automatically'> & { request_id: string };
 
 export interface SummaryQuery {
   viewer: ClinicViewer;
@@ -15,15 +17,21 @@ export interface SummaryQuery {
   statuses?: readonly string[];
   /** Only Tasks changed at or after this instant (a poller's cursor). */
   modifiedSince?: Date;
+  /** A request number (a range of Task ids) or a referrer's IK (clinic-task-search.ts); text is searched in memory. */
+  search?: Exclude<ListSearch, { kind: 'text' }>;
+  /** The order of the Task's columns the page follows (clinic-task-order.ts); the default without. */
+  sort?: SqlSort;
   count: number;
   offset: number;
   /** The row after which the page begins (keyset), instead of an offset. */
-  after?: ListKey;
+  after?: OrderKey;
 }
 
 /** A list row's stored part: the version's summary (sealed), or the erased request's states. */
 interface ErasedOrStored {
   sealed_summary: Uint8Array | null;
+  /** The Task's notes, read for an answered Task alone: whether its answer was automatic. */
+  sealed_notes: Uint8Array | null;
   erased_request_status: string;
   erased_intent: string;
 }
@@ -80,23 +88,27 @@ export class ClinicTaskReadsRepository {
   }
 
   /**
-   * One page of the clinic's Tasks, open ones (`requested`) first, then the most recently changed,
-   * each with the fields of its list row from the version the clinic was sent. The page is chosen
-   * on the Task table alone (index `clinic_ik, last_modified`); each row's summary was computed
-   * when its version was stored (bundle-summary.ts) and is kept sealed beside it, so a row costs one
-   * small value to open, not a bundle to read. A Task of an erased request keeps its row as a
+   * One page of the clinic's Tasks in the order asked for (clinic-task-order.ts; by default open
+   * ones (`requested`) first, then the most recently changed), each with the fields of its list row
+   * from the version the clinic was sent. The page is chosen on the Task table alone (index
+   * `clinic_ik, last_modified`; the other orders sort the clinic's rows); each row's summary was
+   * computed when its version was stored (bundle-summary.ts) and is kept sealed beside it, so a row
+   * costs one small value to open, not a bundle to read, and an answered Task's notes, whether its
+   * answer was automatic (automatic-answers.ts). A Task of an erased request keeps its row as a
    * tombstone: its request's states, no summary (its versions are gone).
    */
   async summaries(query: SummaryQuery): Promise<SummaryRow[]> {
+    const order = SQL_ORDERS[query.sort ?? 'default'];
     const rows = await this.prisma.$queryRaw<(TaskOfRow & ErasedOrStored)[]>`
       WITH page AS (
-        SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version
+        SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version,
+               CASE WHEN t.status IN ('accepted', 'rejected') THEN t.sealed_notes END AS sealed_notes, ${keyColumnsSql(order)}
           FROM ${this.task} t
-         WHERE ${Prisma.join(this.conditions(query), ' AND ')}
-         ORDER BY (t.status = 'requested') DESC, t.last_modified DESC, t.id DESC
+         WHERE ${Prisma.join(this.conditions(query, order), ' AND ')}
+         ORDER BY ${orderBySql(order)}
          LIMIT ${query.count}::int OFFSET ${query.offset}::bigint
       )
-      SELECT p.id, p.request_id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik,
+      SELECT p.id, p.request_id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik, p.sealed_notes,
              r.referrer_ik, r.identifier AS request_identifier, r.referrer_party_id,
              e.erased_at, r.status AS erased_request_status, r.intent AS erased_intent,
              v.sealed_summary
@@ -105,12 +117,30 @@ export class ClinicTaskReadsRepository {
         LEFT JOIN ${this.version} v ON v.request_id = p.request_id AND v.version = p.sent_version
         LEFT JOIN ${this.erasure} e ON e.request_id = p.request_id
        WHERE v.request_id IS NOT NULL OR e.request_id IS NOT NULL
-       ORDER BY (p.status = 'requested') DESC, p.last_modified DESC, p.id DESC`;
+       ORDER BY ${orderBySql(order, 'p')}`;
     return Promise.all(
-      rows.map(async ({ request_id: requestId, sealed_summary: sealedSummary, erased_request_status: erasedStatus, erased_intent: erasedIntent, ...task }) => {
-        if (task.erased_at || !sealedSummary) return { ...task, ...erasedSummary(erasedStatus, erasedIntent) };
-        return { ...task, ...(await this.fields.open<BundleSummary>(sealedFor.summary(requestId, task.sent_version), sealedSummary)) };
-      }),
+      rows.map(
+        async ({
+          request_id: requestId,
+          sealed_summary: sealedSummary,
+          sealed_notes: sealedNotes,
+          erased_request_status: erasedStatus,
+          erased_intent: erasedIntent,
+          ...task
+        }) => {
+          const automatic =
+            sealedNotes && !task.erased_at
+              ? answeredAutomatically(await this.fields.open<StoredNote[]>(sealedFor.notes(task.id), sealedNotes), task.last_modified)
+              : false;
+          const own = task;
+          if (own.erased_at || !sealedSummary) return { ...own, ...erasedSummary(erasedStatus, erasedIntent), answered_automatically: false };
+          return {
+            ...own,
+            ...(await this.fields.open<BundleSummary>(sealedFor.summary(requestId, own.sent_version), sealedSummary)),
+            answered_automatically: automatic,
+          };
+        },
+      ),
     );
   }
 
@@ -189,14 +219,17 @@ export class ClinicTaskReadsRepository {
   }
 
   /** The list's conditions, the access policy's first (a clinic's names the Task table alone). */
-  private conditions(query: SummaryQuery): Prisma.Sql[] {
-    const after = query.after;
+  private conditions(query: SummaryQuery, order: (typeof SQL_ORDERS)[SqlSort]): Prisma.Sql[] {
+    const { after, search } = query;
     return [
       taskAccess.where(query.viewer),
       ...(query.statuses ? [Prisma.sql`t.status IN (${Prisma.join(query.statuses)})`] : []),
       ...(query.modifiedSince ? [Prisma.sql`t.last_modified >= ${query.modifiedSince.toISOString()}::timestamptz`] : []),
-      // After the cursor's row in the list's order, every column descending.
-      ...(after ? [Prisma.sql`((t.status = 'requested'), t.last_modified, t.id) < (${after[0]}::boolean, ${after[1]}::timestamptz, ${after[2]}::uuid)`] : []),
+      // A request number: a range of the primary key.
+      ...(search?.kind === 'number' ? [Prisma.sql`t.id BETWEEN ${search.low}::uuid AND ${search.high}::uuid`] : []),
+      ...(search?.kind === 'ik' ? [Prisma.sql`EXISTS (SELECT 1 FROM ${this.request} rs WHERE rs.id = t.request_id AND rs.referrer_ik = ${search.ik})`] : []),
+      // After the cursor's row in the list's order.
+      ...(after ? [afterSql(order, after)] : []),
     ];
   }
 }

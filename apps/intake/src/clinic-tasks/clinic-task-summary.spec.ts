@@ -25,6 +25,7 @@ const row: SummaryRow = {
   diagnosis_code: 'S72.01',
   diagnosis_display: null,
   erased_at: null,
+  answered_automatically: false,
 };
 
 describe('a Task list summary', () => {

@@ -33,6 +33,8 @@ export interface SummaryRow {
   diagnosis_display: string | null;
   /** Set for a Task of an erased request: the other fields of the version are null. */
   erased_at: Date | null;
+  /** Whether the Task's latest answer was the service's automatic one (automatic-answers.ts). */
+  answered_automatically: boolean;
 }
 
 /** A row of the clinic's list (libs/contracts `ClinicTaskSummary`) from what the list statement read. */
@@ -43,6 +45,7 @@ export function summaryOf(row: SummaryRow, systems: FhirSystems, today: Date): C
     id: row.id,
     status: row.status as TaskStatus,
     ...(row.business_status ? { businessStatus: row.business_status as BusinessStatus } : {}),
+    ...(row.answered_automatically ? { answeredAutomatically: true } : {}),
     authoredOn: row.authored_on.toISOString(),
     lastModified: row.last_modified.toISOString(),
     version: row.sent_version,
