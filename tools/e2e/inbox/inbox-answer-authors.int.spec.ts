@@ -65,6 +65,7 @@ describeInChromium('who of the clinic answered, in the inbox', () => {
     await page.getByRole('button', { name: 'Antwort jetzt senden' }).click();
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('Ihre Antwort „Zusage“ wurde gesendet.');
 
+    await page.goto(`${inbox.baseUrl}/inbox/tasks/${task.id}`);
     expect(await notesOn(page)).toEqual(['von Tom Becker: Röntgenbefund?', `von ${JANA_NAME}: Aufnahme ab Montag`]);
     await expect(page.locator('ol.notes b').count()).resolves.toBe(0);
 

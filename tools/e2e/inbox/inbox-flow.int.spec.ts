@@ -144,7 +144,7 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
       patient: 'complete',
     });
     await waitFor(async () => (await inbox.taskOf(identifier, WALDSEE.ik)).status === 'in-progress', { what: 'the selection' });
-    await page.reload();
+    await page.goto(`${inbox.baseUrl}/inbox/tasks/${task.id}`);
     await expect(page.locator('.selected .patient-name').innerText()).resolves.toBe('Erika Musterfrau');
     expect(await page.locator('.selected').innerText()).toContain('Invalidenstraße 117');
     await expect(page.locator('.meta .status').innerText()).resolves.toBe('Ausgewählt');

@@ -216,10 +216,10 @@ describeInChromium('the clinic inbox pages', () => {
     expect(await focused()).toMatch(/note$/);
     await keyboard.keyboard.type('Ist eine Begleitperson vorgesehen?');
     await keyboard.keyboard.press('Tab');
-    await Promise.all([keyboard.waitForURL(`${inbox.baseUrl}/inbox/tasks/${tasks.open}/answer`), keyboard.keyboard.press('Enter')]);
+    await Promise.all([keyboard.waitForURL(`${inbox.baseUrl}/inbox/tasks/${tasks.open}/confirm`), keyboard.keyboard.press('Enter')]);
     expect(await keyboard.locator('main').innerText()).toContain('Rückfrage');
     await tabTo((description) => description.startsWith('BUTTON Antwort jetzt senden'));
-    await Promise.all([keyboard.waitForURL(/answered=query$/), keyboard.keyboard.press('Enter')]);
+    await Promise.all([keyboard.waitForURL(`${inbox.baseUrl}/inbox/tasks`), keyboard.keyboard.press('Enter')]);
     expect(await keyboard.getByRole('status').first().innerText()).toContain('Ihre Antwort „Rückfrage“ wurde gesendet.');
   });
 

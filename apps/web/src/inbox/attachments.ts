@@ -10,6 +10,8 @@ export interface Attachment {
   size: number;
   /** The DocumentBundle's `timestamp`. */
   date?: string;
+  /** What the document is, as its DocumentReference names it (`type`, else `category`: "Arztbrief"). */
+  kind?: string;
 }
 
 /**
@@ -24,8 +26,11 @@ export function attachmentsOf(documentBundle: unknown): Attachment[] {
   return list(record(documentBundle)?.entry)
     .map((entry) => record(record(entry)?.resource))
     .filter((resource): resource is Json => resource?.resourceType === 'DocumentReference')
-    .flatMap((reference) => list(reference.content).map((content) => record(record(content)?.attachment)))
-    .flatMap((attachment) => {
+    .flatMap((reference) => {
+      const kind = kindOf(reference.type) ?? list(reference.category).map(kindOf).find(Boolean);
+      return list(reference.content).map((content) => ({ attachment: record(record(content)?.attachment), kind }));
+    })
+    .flatMap(({ attachment, kind }) => {
       const data = text(attachment?.data);
       if (!attachment || !data) return [];
       const title = text(attachment.title);
@@ -36,9 +41,20 @@ export function attachmentsOf(documentBundle: unknown): Attachment[] {
           size: decodedSize(data),
           ...(title ? { title } : {}),
           ...(date ? { date } : {}),
+          ...(kind ? { kind } : {}),
         },
       ];
     });
+}
+
+/** A CodeableConcept's words: its text, else its first coding's display. */
+function kindOf(concept: unknown): string | undefined {
+  return (
+    text(record(concept)?.text) ??
+    list(record(concept)?.coding)
+      .map((coding) => text(record(coding)?.display))
+      .find(Boolean)
+  );
 }
 
 /** base64: 3 bytes per 4 characters, less the padding. */

@@ -42,10 +42,13 @@ export async function pageContextOf(context: InboxContext, req: Request, res: Re
   const session = sessionOf(res);
   const ik = clinicIkOf(res);
   const clinic = await context.clinics.find(ik, apiCallOf(req, res));
+  // A message of the step before (task-routes.ts, answerSentNotice), for this page alone.
+  const notice = res.locals.inboxNotice as Html | undefined;
   return {
     texts: context.texts,
     assets: context.assets,
     signedIn: { clinic: context.texts.clinicOf(clinic?.name, ik), csrfToken: context.csrf.tokenOf(session.id) },
+    ...(notice ? { notice } : {}),
   };
 }
 

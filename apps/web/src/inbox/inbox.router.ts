@@ -4,6 +4,7 @@ import { classifyError, HttpError, logServerError, sendError } from '@bedrequest
 import { clientAddressOf } from '@bedrequest/observability';
 import { CsrfTokens, isSameOrigin } from '../session/csrf';
 import type { SessionStore } from '../session/session-store';
+import { sessionAnswerDrafts } from './answer-drafts';
 import { inboxAssets } from './assets/assets';
 import { bedsRoutes } from './beds-routes';
 import { Formats } from './format';
@@ -12,6 +13,7 @@ import { ClinicRecords, sendPage, type InboxContext } from './inbox-context';
 import { listRoutes } from './list-routes';
 import { errorPage } from './pages/error.page';
 import { loginPage } from './pages/login.page';
+import { answerSentNotice } from './answer-steps';
 import { COOKIES, cookiesOf, InboxSessions } from './session';
 import { taskRoutes } from './task-routes';
 import { de, type Texts } from './texts.de';
@@ -58,8 +60,10 @@ const CONTENT_SECURITY_POLICY = [
  *
  * - `GET /login`, `POST /login`, `POST /logout`: the session (session.ts), cookies only.
  * - `GET /tasks` (the list), `GET /tasks/updates` (JSON for the live list), `GET /tasks/{id}`,
- *   `POST /tasks/{id}/answer` (form, then confirmation), `GET /tasks/{id}/documents/{n}/attachments/{k}`
- *   (the k-th attachment of the request's n-th document, read with that document alone).
+ *   `GET /tasks/{id}/print`, `POST /tasks/{id}/answer` (the form, then `GET /tasks/{id}/confirm`, whose
+ *   post sends it and redirects to the list), `GET /tasks/next` (the next open request),
+ *   `GET /tasks/{id}/documents/{n}/attachments/{k}` (the k-th attachment of the request's n-th
+ *   document, read with that document alone).
  * - `GET /beds`, `POST /beds`: the bed counts.
  * - `GET /assets/inbox-<hash>.js|css`.
  *
@@ -161,9 +165,12 @@ export function inboxRouter(options: InboxOptions): Router {
     res.redirect(303, `${MOUNT}/login?loggedOut=1`);
   });
 
-  // Before the request's routes: /tasks/updates is the list's, not a request's.
+  // Before the request's routes: /tasks/updates is the list's, not a request's. The list says once
+  // that an answer was sent (post/redirect/get: docs/inbox.md, "Antworten").
+  const drafts = sessionAnswerDrafts(options.sessions);
+  router.use(answerSentNotice(context, drafts));
   router.use(listRoutes(context));
-  router.use(taskRoutes(context));
+  router.use(taskRoutes(context, drafts));
   router.use(bedsRoutes(context));
 
   router.use((req, res) => {

@@ -24,7 +24,7 @@ describe('a request version as a person reads it', () => {
       'patient.address': ['10115 Berlin'],
       'request.serviceType': 'Stationäre Rehabilitation',
       'request.specialty': 'Orthopädie',
-      'request.department': '2300 – Fachabteilung 2300',
+      'request.department': 'Orthopädie (2300)',
       'request.admission': '01.12.2026',
       'request.requester': 'Akutklinik Mitte (IK 260000001)',
       'request.deepLink': 'https://referrer.example/view/1',
@@ -38,6 +38,37 @@ describe('a request version as a person reads it', () => {
       notes: ['Einzelzimmer erwünscht'],
     });
     expect(JSON.stringify(view)).not.toContain('Musterfrau');
+  });
+
+  it("names the department by its specialty, the key alone by the specialties it maps to, an unknown key by the referrer's name", () => {
+    const departmentOf = (options: Parameters<typeof admissionRequestBundle>[0]) =>
+      fieldsOf(requestViewOf(admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A], ...options }), context))['request.department'];
+    expect(departmentOf({ specialty: 'cardiology' })).toBe('Kardiologie (0300)');
+    expect(departmentOf({ specialty: null, departmentCode: '2800' })).toBe('Neurologie Phase D / Neurologie (2800)');
+    expect(departmentOf({ specialty: null, departmentCode: '3700' })).toBe('Fachabteilung 3700');
+  });
+
+  it("takes the referrer's case number from the Encounter (the visit number first, never a URI) and mobility from the notes", () => {
+    const bundle = admissionRequestBundle({
+      requestIdentifier: identifier,
+      performerIks: [A],
+      notes: ['Einzelzimmer erwünscht', 'Mobil am Rollator, Treppensteigen mit Hilfe'],
+    });
+    const encounter = bundle.entry?.find((entry) => entry.resource?.resourceType === 'Encounter')?.resource as unknown as Record<string, unknown>;
+    encounter.identifier = [
+      { system: 'urn:ietf:rfc:3986', value: 'https://referrer.example/fhir/Encounter/1' },
+      { system: 'https://referrer.example/sid/auftrag', value: 'A-77' },
+      {
+        type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'VN' }] },
+        system: 'https://referrer.example/sid/fall',
+        value: 'F-2026-004711',
+      },
+    ];
+    const view = requestViewOf(bundle, context);
+    expect(fieldsOf(view)['request.caseNumber']).toBe('F-2026-004711');
+    expect(view.mobility).toEqual(['Mobil am Rollator, Treppensteigen mit Hilfe']);
+    encounter.identifier = [{ system: 'urn:ietf:rfc:3986', value: 'https://referrer.example/fhir/Encounter/1' }];
+    expect(fieldsOf(requestViewOf(bundle, context))['request.caseNumber']).toBeUndefined();
   });
 
   it('shows the complete patient of a selection', () => {

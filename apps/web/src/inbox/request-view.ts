@@ -13,6 +13,7 @@ import {
   URI_IDENTIFIER_SYSTEM,
 } from '@bedrequest/fhir-model';
 import type { Formats } from './format';
+import { caseNumberOf, departmentName, MOBILITY } from './request-details';
 import { list, record, text, type Json } from './json-reading';
 import type { Texts } from './texts.de';
 
@@ -40,6 +41,8 @@ export interface RequestView {
   patient: { masked: boolean; name?: string; gender?: string; age?: number };
   /** `proposal`, `order`, `revoked` or `withdrawn` (selection withdrawn). */
   stage: 'proposal' | 'order' | 'revoked' | 'withdrawn';
+  /** The referrer's notes that speak of the patient's mobility, for the summary at the top of the page. */
+  mobility: string[];
 }
 
 export function requestViewOf(bundle: unknown, context: { clinicIk: string; profileBase: string; texts: Texts; formats: Formats; today: Date }): RequestView {
@@ -119,11 +122,9 @@ export function requestViewOf(bundle: unknown, context: { clinicIk: string; prof
     field(
       'request.department',
       f.department,
-      department &&
-        [department.departmentCode, text(departmentCoding?.code) === department.departmentCode ? text(departmentCoding?.display) : undefined]
-          .filter(nonEmpty)
-          .join(' – '),
+      department && departmentName(department, text(departmentCoding?.code) === department.departmentCode ? text(departmentCoding?.display) : undefined, texts),
     ),
+    field('request.caseNumber', f.caseNumber, caseNumberOf(byType('Encounter')[0])),
     field('request.admission', f.admission, formats.day(text(serviceRequest.occurrenceDateTime))),
     field('request.requester', f.requester, requester && organizationName(requester, texts)),
     ...(typeof deepLink === 'string'
@@ -189,6 +190,7 @@ export function requestViewOf(bundle: unknown, context: { clinicIk: string; prof
     .map((note) => text(record(note)?.text))
     .filter(nonEmpty);
   const noteFields: RequestField[] = notes.length ? [{ key: 'notes', label: f.notes, value: notes }] : [];
+  const mobility = notes.filter((note) => MOBILITY.test(note));
 
   return {
     sections: [
@@ -202,6 +204,7 @@ export function requestViewOf(bundle: unknown, context: { clinicIk: string; prof
     ],
     patient: { masked, ...(name ? { name } : {}), ...(text(patient.gender) ? { gender: text(patient.gender) } : {}), ...(age !== undefined ? { age } : {}) },
     stage,
+    mobility,
   };
 }
 

@@ -6,6 +6,7 @@ import { jsonErrorHandler } from '@bedrequest/http';
 import { silentLogger } from '@bedrequest/testing';
 import { CsrfTokens } from '../session/csrf';
 import { Formats } from './format';
+import { memoryAnswerDrafts, type AnswerDrafts } from './answer-drafts';
 import type { AnswerResult, InboxApi } from './inbox-api';
 import { ClinicRecords, type InboxContext } from './inbox-context';
 import { taskRoutes } from './task-routes';
@@ -46,6 +47,9 @@ describe('a request in the inbox: its versions and documents a page at a time', 
   let etag: string;
   let answered: AnswerResult;
   let answers: { businessStatus: string; ifMatch: string | undefined }[];
+  /** The open requests the list answers, in its order. */
+  let open: string[];
+  const drafts: AnswerDrafts = memoryAnswerDrafts();
 
   const pageOf = <T>(all: T[], page: URLSearchParams) => {
     const offset = Number(page.get('_offset') ?? 0);
@@ -70,6 +74,10 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       return stored[n];
     },
     clinics: async () => ({ items: [] }),
+    tasks: async (query: URLSearchParams) => {
+      calls.push(`tasks?${query}`);
+      return { total: open.length, counts: {}, items: open.map((id) => ({ id })) };
+    },
   };
   const context: InboxContext = {
     api: api as unknown as InboxApi,
@@ -87,7 +95,8 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       res.locals.inboxSession = { id: 'session-1', accessToken: 'token', principal: { partyId: 'p', role: 'clinic', ikNumbers: [A] } };
       next();
     })
-    .use(taskRoutes(context))
+    .use((req, res, next) => drafts.takeSent('session-1').then((sent) => (req.path === '/tasks' ? res.json({ sent }) : next())))
+    .use(taskRoutes(context, drafts))
     .use(jsonErrorHandler(silentLogger()));
 
   beforeEach(() => {
@@ -99,6 +108,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     etag = 'W/"2-4-abc"';
     answered = { status: 200, task: fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'accepted' }) };
     answers = [];
+    open = [];
   });
   const versionsShown = (text: string) =>
     [...text.slice(text.indexOf('<ol class="history"')).matchAll(/<li data-version="(\d+)"/g)].map((match) => Number(match[1]));
@@ -230,6 +240,35 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     expect(downloaded.headers['content-disposition']).toMatch(/^attachment; filename="Befund eins"$/);
   });
 
+  it('opens with the request number, the summary and the answer beside it; the print view has neither navigation nor form', async () => {
+    documents = [document(['eins'])];
+    const page = await request(inbox).get(`/tasks/${TASK_ID}`);
+
+    expect(page.text).toContain('Anfrage-Nr. <strong id="request-number">5A0C-6F5E</strong>');
+    const top = page.text.slice(page.text.indexOf('<div class="task-top with-answer">'), page.text.indexOf('id="section-patient"'));
+    expect(top).toContain('id="answer-form"');
+    const summary = Object.fromEntries([...top.matchAll(/data-summary="(\w+)"><dt>[^<]*<\/dt><dd>(.*?)<\/dd><\/div>/g)].map((match) => [match[1], match[2]]));
+    expect(summary).toMatchObject({
+      patient: 'weiblich, 70 Jahre',
+      diagnosis: 'S72.01 Schenkelhalsfraktur: Intrakapsulär (18.11.2026)',
+      admission: '01.12.2026',
+      department: 'Orthopädie (2300)',
+      insurer: 'AOK Nordost (IK 109519005), gesetzlich (GKV)',
+      mobility: de.task.summaryMobilityNone,
+      requester: 'Akutklinik Mitte (IK 260000001)',
+    });
+    expect(summary['changed']).toMatch(/mit Version 2 vom .*: Hinweise$/);
+    // A document by its kind, not its MIME type.
+    expect(page.text).toContain('<span class="meta">(Text, 4 B');
+    expect(page.text).toContain(`href="/inbox/tasks/${TASK_ID}/print"`);
+
+    const print = await request(inbox).get(`/tasks/${TASK_ID}/print`);
+    expect(print.status).toBe(200);
+    expect(print.text).toContain('id="request-number">5A0C-6F5E');
+    expect(print.text).toContain('data-summary="diagnosis"');
+    expect(print.text).not.toMatch(/<nav|<form|site-header|Weiter zur Bestätigung/);
+  });
+
   describe('the answer, on the Task as the person saw it', () => {
     const hidden = (text: string, name: string) => text.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1];
     const post = (fields: Record<string, string>) => request(inbox).post(`/tasks/${TASK_ID}/answer`).type('form').send(fields);
@@ -240,9 +279,15 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       expect(hidden(page.text, 'tag')).toBe('W/&quot;2-4-abc&quot;');
       expect(hidden(page.text, 'version')).toBe('2');
 
-      const confirmation = await post({ ...seen, businessStatus: 'accepted', note: '' });
+      // Post/redirect/get: the answer waits in the session, the confirmation is a page of its own, its address names no answer.
+      const posted = await post({ ...seen, businessStatus: 'accepted', note: 'Zimmer 12 für Frau Muster' });
+      expect(posted.status).toBe(303);
+      expect(posted.headers.location).toBe(`/inbox/tasks/${TASK_ID}/confirm`);
+      const confirmation = await request(inbox).get(`/tasks/${TASK_ID}/confirm`);
 
       expect(confirmation.status).toBe(200);
+      expect(confirmation.text).toContain('Zimmer 12 für Frau Muster');
+      expect(confirmation.text).toMatch(/data-field="request-number"><dt>Anfrage-Nr\.<\/dt><dd>5A0C-6F5E<\/dd>/);
       expect(confirmation.text).toContain(de.answer.confirmTitle);
       expect(confirmation.text).toMatch(/data-field="request.admission"><dt>Gewünschtes Aufnahmedatum<\/dt><dd>01\.12\.2026<\/dd>/);
       expect(confirmation.text).toMatch(/data-field="answered-version"><dt>Beantwortet wird<\/dt><dd>Version 2 vom /);
@@ -250,11 +295,31 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       expect(answers).toEqual([]);
     });
 
-    it('sends the answer with the tag as If-Match', async () => {
+    it('sends the answer with the tag as If-Match, then goes to the list, which says so once; the confirmation is gone', async () => {
+      await post({ ...seen, businessStatus: 'accepted', note: '' });
       const sent = await post({ ...seen, businessStatus: 'accepted', note: '', step: 'confirm' });
 
       expect(sent.status).toBe(303);
+      expect(sent.headers.location).toBe('/inbox/tasks');
       expect(answers).toEqual([{ businessStatus: 'accepted', ifMatch: 'W/"2-4-abc"' }]);
+      expect((await request(inbox).get('/tasks')).body).toEqual({ sent: { taskId: TASK_ID, outcome: 'accepted' } });
+      expect((await request(inbox).get('/tasks')).body).toEqual({});
+      // The browser's Back reaches the confirmation's address: without its draft, the request's page.
+      const back = await request(inbox).get(`/tasks/${TASK_ID}/confirm`);
+      expect([back.status, back.headers.location]).toEqual([303, `/inbox/tasks/${TASK_ID}`]);
+    });
+
+    it('opens the next open request in the list, past the one just answered; the list when none is left', async () => {
+      const other = '7b1d7a6f-5d68-4f1b-8b62-1e3b2c7a2d22';
+      open = [TASK_ID, other];
+      const next = await request(inbox).get(`/tasks/next?after=${TASK_ID}`);
+      expect([next.status, next.headers.location]).toEqual([303, `/inbox/tasks/${other}`]);
+      expect(calls).toEqual(['tasks?state=new&_count=2']);
+
+      open = [TASK_ID];
+      const none = await request(inbox).get(`/tasks/next?after=${TASK_ID}`);
+      expect([none.status, none.headers.location]).toEqual([303, '/inbox/tasks']);
+      expect((await request(inbox).get('/tasks')).body).toEqual({ sent: { outcome: 'none-open' } });
     });
 
     it('shows, when the API refuses the answer as out of date (412), the new version with what changed and the answer now with who gave it', async () => {

@@ -1,22 +1,16 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { BusinessStatus, businessStatusOf, type RequestVersion } from '@bedrequest/contracts';
+import { BusinessStatus, type RequestVersion } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
+import type { AnswerDrafts } from './answer-drafts';
+import { admissionOf, answerErrors, changedSince, meanwhileOf } from './answer-steps';
 import { attachmentsOf, type Attachment } from './attachments';
-import { confirmAnswerPage } from './pages/answer-confirm.page';
 import { ERASED } from './inbox-api';
-import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';
-import {
-  ANSWER_CODES,
-  MAX_NOTE_LENGTH,
-  NOTE_REQUIRED,
-  taskViewPage,
-  type AnswerForm,
-  type AttachmentEntry,
-  type Meanwhile,
-  type TaskViewModel,
-  type VersionEntry,
-} from './pages/task-view.page';
+import { apiCallOf, clinicIkOf, pageContextOf, sendPage, sessionOf, type InboxContext } from './inbox-context';
+import { confirmAnswerPage } from './pages/answer-confirm.page';
+import { taskPrintPage } from './pages/task-print.page';
+import { taskViewPage, type AnswerForm, type AttachmentEntry, type TaskViewModel, type VersionEntry } from './pages/task-view.page';
+import { requestNumberOf } from './request-number';
 import { changesBetween, requestViewOf, type RequestView } from './request-view';
 
 /**
@@ -32,16 +26,67 @@ export const DOCUMENTS_SHOWN = 20;
 const TaskId = z.guid();
 const Page = z.coerce.number().int().min(1).max(1_000_000).catch(1);
 
-/** A request, the answer, and the request's attachments (the list: list-routes.ts). */
-export function taskRoutes(context: InboxContext): Router {
+/**
+ * A request, the answer, and the request's attachments (the list: list-routes.ts). The answer goes
+ * post/redirect/get (docs/inbox.md, "Antworten"): the form's post keeps the answer as a draft in the
+ * session and redirects to its confirmation, a page of its own; the confirmation's post sends it and
+ * redirects to the list, which says so once (answerSentNotice). The browser's Back from the list
+ * reaches the confirmation's address, which without its draft goes on to the request.
+ */
+export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router {
   const router = Router();
   const { texts, formats } = context;
   const notFound = () => new HttpError('not_found', texts.errors.notFound);
 
+  // The next open request in the list's order (open ones, most recently changed first), past the one
+  // just answered; the list when there is none. Asked when followed, so it is open then.
+  router.get('/tasks/next', async (req, res) => {
+    const after = TaskId.safeParse(req.query.after);
+    const open = await context.api.tasks(new URLSearchParams({ state: 'new', _count: '2' }), apiCallOf(req, res));
+    const next = open?.items.find((task) => !after.success || task.id !== after.data);
+    if (next) return res.redirect(303, `/inbox/tasks/${next.id}`);
+    await drafts.sent(sessionOf(res).id, { outcome: 'none-open' });
+    res.redirect(303, '/inbox/tasks');
+  });
+
   router.get('/tasks/:taskId', async (req, res) => {
     const taskId = taskIdOf(req);
-    const flash = flashOf(req.query.answered, texts);
-    sendPage(res, taskViewPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {}, ...(flash ? { flash } : {}) })));
+    sendPage(res, taskViewPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {} })));
+  });
+
+  // One request to print: the summary and the request, no navigation, no form (docs/inbox.md, "A request").
+  router.get('/tasks/:taskId/print', async (req, res) => {
+    const taskId = taskIdOf(req);
+    sendPage(res, taskPrintPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {} }), new Date()));
+  });
+
+  // The confirmation, as a page of its own: the answer from the session's draft, on the Task as the
+  // person saw it; without a draft (sent, or Back after sending) the request's page.
+  router.get('/tasks/:taskId/confirm', async (req, res) => {
+    const taskId = taskIdOf(req);
+    const draft = await drafts.load(sessionOf(res).id, taskId);
+    if (!draft) return res.redirect(303, `/inbox/tasks/${taskId}`);
+    const model = await viewModel(req, res, taskId, { form: { businessStatus: draft.businessStatus, note: draft.note } });
+    if (changedSince(model, draft)) {
+      return sendPage(res, taskViewPage(await pageContextOf(context, req, res), { ...model, meanwhile: meanwhileOf(model, draft.version) }), 409);
+    }
+    const latest = model.latest;
+    const patient = latest?.view.patient;
+    sendPage(
+      res,
+      confirmAnswerPage(await pageContextOf(context, req, res), {
+        taskId,
+        businessStatus: draft.businessStatus,
+        note: draft.note,
+        patient: texts.patientShort(patient?.gender, patient?.age),
+        requestNumber: requestNumberOf(taskId),
+        ...(model.etag ? { etag: model.etag } : {}),
+        ...(latest
+          ? { version: latest.version, versionLabel: texts.task.versionOf(latest.version, formats.instant(latest.receivedAt) ?? latest.receivedAt) }
+          : {}),
+        ...(latest ? { admission: admissionOf(latest.view) ?? texts.task.none } : {}),
+      }),
+    );
   });
 
   // Every step carries the Task's tag and the version the person saw (docs/inbox.md, "Antworten"):
@@ -62,29 +107,22 @@ export function taskRoutes(context: InboxContext): Router {
     const businessStatus = BusinessStatus.parse(form.businessStatus);
     const note = form.note ?? '';
     if (step !== 'confirm') {
-      // The confirmation step shows the answer once more, with the request as it was answered; nothing is sent yet.
-      const model = await viewModel(req, res, taskId, { form });
-      if (changedSince(model, seen)) return page({ ...model, meanwhile: meanwhileOf(model, seen.version) }, 409);
-      const latest = model.latest;
-      const patient = latest?.view.patient;
-      return sendPage(
-        res,
-        confirmAnswerPage(await pageContextOf(context, req, res), {
-          taskId,
-          businessStatus,
-          note,
-          patient: texts.patientShort(patient?.gender, patient?.age),
-          ...(model.etag ? { etag: model.etag } : {}),
-          ...(latest
-            ? { version: latest.version, versionLabel: texts.task.versionOf(latest.version, formats.instant(latest.receivedAt) ?? latest.receivedAt) }
-            : {}),
-          ...(latest ? { admission: admissionOf(latest.view) ?? texts.task.none } : {}),
-        }),
-      );
+      // On to the confirmation, nothing sent yet: the answer waits in the session, never in an address (it may name the patient).
+      const read = await context.api.task(taskId, apiCallOf(req, res));
+      if (!read) throw notFound();
+      if (read.etag !== undefined && read.etag !== seen.tag) {
+        const model = await viewModel(req, res, taskId, { form });
+        return page({ ...model, meanwhile: meanwhileOf(model, seen.version) }, 409);
+      }
+      await drafts.save(sessionOf(res).id, taskId, { businessStatus, note, ...seen });
+      return res.redirect(303, `/inbox/tasks/${taskId}/confirm`);
     }
     const result = await context.api.answer(taskId, { businessStatus, ...(note.trim() ? { note } : {}) }, seen.tag || undefined, apiCallOf(req, res));
     if (result.status === 200 || result.status === 202) {
-      return res.redirect(303, `/inbox/tasks/${taskId}?answered=${result.status === 200 ? businessStatus : 'queued'}`);
+      const session = sessionOf(res).id;
+      await drafts.remove(session, taskId);
+      await drafts.sent(session, { taskId, outcome: result.status === 200 ? businessStatus : 'queued' });
+      return res.redirect(303, '/inbox/tasks');
     }
     if (result.status === 404) throw notFound();
     if (result.status === 412) {
@@ -147,6 +185,7 @@ export function taskRoutes(context: InboxContext): Router {
         contentType: attachment.contentType,
         size: attachment.size,
         ...(attachment.title ? { title: attachment.title } : {}),
+        ...(attachment.kind ? { kind: attachment.kind } : {}),
         ...(attachment.date ? { receivedAt: attachment.date } : {}),
       })),
     );
@@ -199,53 +238,6 @@ function entriesOf(items: readonly RequestVersion[], shown: number, viewOf: (ver
       return { version: version.version, receivedAt: version.receivedAt, view, ...(previous ? { changes: changesBetween(previous.view, view) } : {}) };
     })
     .reverse();
-}
-
-/** Whether the Task is not the one the person saw: another tag, or none sent (a form of a page without one). */
-function changedSince(model: TaskViewModel, seen: { tag: string }): boolean {
-  return model.etag !== undefined && seen.tag !== model.etag;
-}
-
-/**
- * What changed since the person read the request at `seenVersion`: the referrer's new version with
- * what differs from the one seen (when it is among the versions read), and the Task's answer now,
- * with who gave it when that answer left a note naming them (docs/api.md, "Tasks").
- */
-function meanwhileOf(model: TaskViewModel, seenVersion: number): Meanwhile {
-  const { task, latest } = model;
-  const seen = model.versions.find((entry) => entry.version === seenVersion);
-  const code = businessStatusOf(task);
-  const newest = task.note?.at(-1);
-  // A note written by the Task's last change is its latest answer's: intake stamps both with one instant.
-  const byLatest = newest && Date.parse(newest.time) === Date.parse(task.lastModified) ? newest : undefined;
-  return {
-    ...(latest && seenVersion > 0 && latest.version !== seenVersion
-      ? { version: { from: seenVersion, to: latest.version, changes: seen ? changesBetween(seen.view, latest.view) : [] } }
-      : {}),
-    ...(code ? { answer: { businessStatus: code, at: task.lastModified, ...(byLatest ? { note: byLatest } : {}) } } : {}),
-  };
-}
-
-/** The desired admission date as the request view shows it. */
-function admissionOf(view: RequestView): string | undefined {
-  const field = view.sections.flatMap((section) => section.fields).find((entry) => entry.key === 'request.admission');
-  return typeof field?.value === 'string' ? field.value : undefined;
-}
-
-function answerErrors(form: AnswerForm, texts: InboxContext['texts']): NonNullable<AnswerForm['errors']> {
-  const errors: NonNullable<AnswerForm['errors']> = [];
-  const code = ANSWER_CODES.find((candidate) => candidate === form.businessStatus);
-  if (!code) errors.push({ field: 'businessStatus', message: texts.answer.chooseOne });
-  const note = form.note ?? '';
-  if (note.length > MAX_NOTE_LENGTH) errors.push({ field: 'note', message: texts.answer.noteTooLong });
-  else if (code && NOTE_REQUIRED.includes(code) && !note.trim()) errors.push({ field: 'note', message: texts.answer.noteRequired });
-  return errors;
-}
-
-function flashOf(answered: unknown, texts: InboxContext['texts']): TaskViewModel['flash'] {
-  if (answered === 'queued') return { kind: 'info', message: texts.task.answeredQueued };
-  const code = BusinessStatus.safeParse(answered);
-  return code.success ? { kind: 'success', message: texts.task.answeredOk(texts.businessStatus[code.data]) } : undefined;
 }
 
 /** A position in a URL (a document's, an attachment's), from 0; undefined for anything else. */

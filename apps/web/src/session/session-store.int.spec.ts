@@ -157,4 +157,19 @@ describe('the session store, against the real Redis', () => {
     expect(b).toBe(a);
     expect(await csrfSecretOf({ WEB_CSRF_SECRET: 'k'.repeat(32) }, one)).toBe('k'.repeat(32));
   });
+  it("keeps a value beside a session, sealed under its id, for its time; another session's id reads nothing", async () => {
+    const store = new SessionStore(one);
+    const id = store.newId();
+    await store.keep(id, 'answer-draft:task-1', { note: 'Frau Muster, Zimmer 12' }, 60);
+
+    expect(await new SessionStore(other).kept(id, 'answer-draft:task-1')).toEqual({ note: 'Frau Muster, Zimmer 12' });
+    expect(await store.kept(store.newId(), 'answer-draft:task-1')).toBeUndefined();
+    expect(await store.kept(id, 'answer-draft:task-2')).toBeUndefined();
+    const [key] = await raw.keys(`${keyOf(id)}:kept:*`);
+    expect(key).not.toContain('task-1');
+    expect((await raw.getBuffer(key!))!.toString('latin1')).not.toContain('Muster');
+    expect(await raw.ttl(key!)).toBeGreaterThan(50);
+    await store.forget(id, 'answer-draft:task-1');
+    expect(await store.kept(id, 'answer-draft:task-1')).toBeUndefined();
+  });
 });

@@ -150,6 +150,26 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Keeps `value` beside the session under `slot` (an answer between its form and its confirmation:
+   * docs/inbox.md, "Antworten"), sealed like the session under a key from its id, for `ttlSeconds`.
+   * A record of its own, so that it never races a renewal of the session's tokens.
+   */
+  async keep(id: string, slot: string, value: unknown, ttlSeconds: number): Promise<void> {
+    if (SESSION_ID.test(id)) await this.redis.set(keptKeyOf(id, slot), seal(id, value), 'EX', ttlSeconds);
+  }
+
+  /** What `keep` left under `slot`, or undefined (none, expired, or not this session's). */
+  async kept(id: string, slot: string): Promise<unknown> {
+    if (!SESSION_ID.test(id)) return undefined;
+    const sealed = await this.redis.getBuffer(keptKeyOf(id, slot));
+    return sealed ? openJson(id, sealed) : undefined;
+  }
+
+  async forget(id: string, slot: string): Promise<void> {
+    if (SESSION_ID.test(id)) await this.redis.del(keptKeyOf(id, slot));
+  }
+
   /** When the session ends: the earlier of its idle end and its lifetime's. */
   private endOf(record: SessionRecord): number {
     return Math.min(record.lastSeenAt + this.limits.idleSeconds * 1000, record.createdAt + this.limits.lifetimeSeconds * 1000);
@@ -160,12 +180,17 @@ function keyOf(id: string): string {
   return `web:session:${createHash('sha256').update(id).digest('base64url')}`;
 }
 
+/** The slot's name hashed too: Redis shows neither the session nor what it keeps. */
+function keptKeyOf(id: string, slot: string): string {
+  return `${keyOf(id)}:kept:${createHash('sha256').update(slot).digest('base64url')}`;
+}
+
 function keyFor(id: string): Buffer {
   return Buffer.from(hkdfSync('sha256', id, Buffer.alloc(0), 'bedrequest web session v1', 32));
 }
 
 /** iv (12 bytes) ‖ tag (16) ‖ AES-256-GCM ciphertext of the record's JSON. */
-function seal(id: string, record: SessionRecord): Buffer {
+function seal(id: string, record: unknown): Buffer {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyFor(id), iv);
   const body = Buffer.concat([cipher.update(JSON.stringify(record), 'utf8'), cipher.final()]);
@@ -173,12 +198,15 @@ function seal(id: string, record: SessionRecord): Buffer {
 }
 
 function open(id: string, sealed: Buffer): SessionRecord | undefined {
+  const parsed = SessionRecord.safeParse(openJson(id, sealed));
+  return parsed.success ? parsed.data : undefined;
+}
+
+function openJson(id: string, sealed: Buffer): unknown {
   try {
     const decipher = createDecipheriv('aes-256-gcm', keyFor(id), sealed.subarray(0, 12));
     decipher.setAuthTag(sealed.subarray(12, 28));
-    const json = Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8');
-    const parsed = SessionRecord.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : undefined;
+    return JSON.parse(Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8'));
   } catch {
     return undefined;
   }

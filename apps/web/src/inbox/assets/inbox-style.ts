@@ -34,6 +34,8 @@ const STYLE = String.raw`
   --warn: #7a4b00;
   --error: #a4161a;
   --mark: #fff1a8;
+  --focus: #1b1f24;
+  --focus-halo: #ffd34d;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
   font-size: 100%;
   line-height: 1.5;
@@ -44,7 +46,8 @@ const STYLE = String.raw`
 body { margin: 0; }
 a { color: var(--accent); }
 a:hover { color: var(--accent-dark); }
-:focus-visible { outline: 3px solid #f2a900; outline-offset: 2px; }
+/* The focus ring: dark on every background of the inbox (over 3:1: WCAG 1.4.11), a light halo inside it beside dark controls. */
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; box-shadow: 0 0 0 2px var(--focus-halo); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .skip-link { position: absolute; left: 0.5rem; top: -3rem; background: var(--surface); padding: 0.5rem 1rem; z-index: 10; }
 .skip-link:focus { top: 0.5rem; }
@@ -144,6 +147,37 @@ mark.changed { background: var(--mark); color: var(--text); font-size: 0.8rem; f
 .documents li { margin-bottom: 0.4rem; }
 .documents a { margin-left: 0.5rem; }
 .notes li { margin-bottom: 0.25rem; }
+
+/* A request: its number, then the summary with the answer beside it on a wide screen (80em at 1280 px; one column at 200 % zoom). */
+.page-actions { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
+.request-number { font-size: 1.25rem; margin: -0.5rem 0 0.5rem; }
+.request-number strong { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; letter-spacing: 0.05em; }
+.task-top { display: grid; gap: 0 1.5rem; align-items: start; }
+.task-top > section > h2 { margin-top: 1rem; }
+@media (min-width: 64em) { .task-top.with-answer { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); } }
+@media (min-width: 48.01em) { .summary .field-row { grid-template-columns: minmax(8rem, 12rem) 1fr; } }
+.print-actions { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 1.5rem; }
+/*
+ * Printed (the print view, or the request's page with the browser's print command): the request
+ * alone on one or two A4 pages, no navigation, no forms, no pagers, no history.
+ */
+@media print {
+  :root { font-size: 10pt; line-height: 1.3; background: #fff; }
+  @page { size: A4; margin: 14mm 14mm 16mm; }
+  .skip-link, .site-header, .page-actions, .print-actions, form, .answer, .pager, section[aria-labelledby="history-heading"], .legend { display: none !important; }
+  main { padding: 0; max-width: none; }
+  h1 { font-size: 1.4rem; margin: 0 0 0.25rem; }
+  h2 { font-size: 1.05rem; margin: 0.6rem 0 0.2rem; break-after: avoid; }
+  .request-number { margin: 0 0 0.25rem; }
+  .notice { margin: 0.4rem 0; padding: 0.3rem 0.6rem; }
+  .task-top { display: block; }
+  .field-row, .summary .field-row { grid-template-columns: 11rem 1fr; padding: 0.15rem 0.5rem; break-inside: avoid; }
+  .print-sections { columns: 2; column-gap: 1.5rem; }
+  .print-sections section { break-inside: avoid; }
+  .print-sections .field-row { grid-template-columns: 8.5rem 1fr; }
+  .field-row dt { hyphens: auto; overflow-wrap: anywhere; }
+  a { color: inherit; text-decoration: none; }
+}
 
 .table-scroll { overflow-x: auto; }
 .beds input[type="number"] { width: 5.5rem; }

@@ -13,8 +13,9 @@ export function seenFields(seen: SeenTask): Html {
 }
 
 /**
- * The confirmation step: the answer once more, with the request's desired admission date and the
- * version it answers, sent only with `confirm`.
+ * The confirmation step, a page of its own (`GET /inbox/tasks/{id}/confirm`, from the session's
+ * draft): the answer once more, with the request's number, desired admission date and the version it
+ * answers, sent only with `confirm`.
  */
 export function confirmAnswerPage(
   context: PageContext,
@@ -23,6 +24,8 @@ export function confirmAnswerPage(
     businessStatus: BusinessStatus;
     note: string;
     patient: string;
+    /** The short number to quote (request-number.ts). */
+    requestNumber?: string;
     etag?: string;
     version?: number;
     versionLabel?: string;
@@ -39,6 +42,7 @@ export function confirmAnswerPage(
 <p class="hint">${t.confirmStale}</p>
 <dl class="fields">
 <div class="field-row"><dt>${texts.task.title}</dt><dd>${view.patient}</dd></div>
+${view.requestNumber ? html`<div class="field-row" data-field="request-number"><dt>${texts.task.requestNumber}</dt><dd>${view.requestNumber}</dd></div>` : ''}
 ${view.admission !== undefined ? html`<div class="field-row" data-field="request.admission"><dt>${texts.task.fields.admission}</dt><dd>${view.admission}</dd></div>` : ''}
 ${view.versionLabel ? html`<div class="field-row" data-field="answered-version"><dt>${t.answeredVersion}</dt><dd>${view.versionLabel}</dd></div>` : ''}
 <div class="field-row"><dt>${t.chosen}</dt><dd><strong>${texts.businessStatus[view.businessStatus]}</strong></dd></div>

@@ -7,6 +7,8 @@ export interface PageContext {
   assets: { script: string; style: string };
   /** The signed-in clinic, absent on the login page. */
   signedIn?: { clinic: string; csrfToken: string };
+  /** A message of the step before, shown once at the top of the page (an answer sent: docs/inbox.md, "Antworten"). */
+  notice?: Html;
 }
 
 export type Section = 'tasks' | 'beds' | 'login' | 'error';
@@ -16,7 +18,7 @@ export type Section = 'tasks' | 'beds' | 'login' | 'error';
  * Content-Security-Policy allows only files of this origin), a skip link, the header with the
  * navigation and the logout button, and the page's `main`.
  */
-export function layout(context: PageContext, page: { title: string; section: Section; body: Interpolation }): Html {
+export function layout(context: PageContext, page: { title: string; section: Section; body: Interpolation; bare?: boolean }): Html {
   const { texts, signedIn } = context;
   const navLink = (section: Section, href: string, label: string) =>
     html`<li><a href="${href}"${section === page.section ? html` aria-current="page"` : ''}>${label}</a></li>`;
@@ -29,8 +31,12 @@ export function layout(context: PageContext, page: { title: string; section: Sec
 <link rel="stylesheet" href="${context.assets.style}">
 <script src="${context.assets.script}" defer></script>
 </head>
-<body>
-<a class="skip-link" href="#main">${texts.skipToContent}</a>
+<body${page.bare ? html` class="bare"` : ''}>
+${
+  // A page to print (pages/task-print.page.ts) has no header, navigation or logout.
+  page.bare
+    ? ''
+    : html`<a class="skip-link" href="#main">${texts.skipToContent}</a>
 <header class="site-header">
   <p class="brand">${texts.appName}</p>
   ${
@@ -40,9 +46,10 @@ export function layout(context: PageContext, page: { title: string; section: Sec
   <form class="logout" method="post" action="/inbox/logout">${csrfField(signedIn.csrfToken)}<button type="submit" class="button button-secondary">${texts.nav.logout}</button></form>`
       : ''
   }
-</header>
+</header>`
+}
 <main id="main" tabindex="-1">
-${page.body}
+${context.notice ?? ''}${page.body}
 </main>
 </body>
 </html>

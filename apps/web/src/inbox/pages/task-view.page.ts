@@ -9,6 +9,7 @@ import { answersOf, authorOf } from './task-answers';
 import { attachmentsOf } from './task-documents';
 import { changeItem, historyOf } from './task-history';
 import { statusText } from './task-list.page';
+import { requestNumberLine, summaryOf } from './task-summary';
 
 export { ANSWER_CODES, MAX_NOTE_LENGTH, NOTE_REQUIRED, type AnswerForm } from './answer-form';
 
@@ -27,6 +28,8 @@ export interface AttachmentEntry {
   index: number;
   title?: string;
   contentType: string;
+  /** As the referrer named it (DocumentReference type or category). */
+  kind?: string;
   size: number;
   receivedAt?: string;
 }
@@ -84,14 +87,24 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
   return layout(context, {
     title,
     section: 'tasks',
-    body: html`<p><a href="/inbox/tasks">← ${t.back}</a></p>
+    body: html`<p class="page-actions"><a href="/inbox/tasks">← ${t.back}</a>${latest ? html` <a href="/inbox/tasks/${task.id}/print" class="print-link">${t.print}</a>` : ''}</p>
 <h1 data-task-id="${task.id}" data-version="${latest?.version ?? 0}" id="task-title">${title}</h1>
+${requestNumberLine(task.id, texts)}
 <p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}">${statusText({ status: task.status, ...(businessStatusOf(task) ? { businessStatus: businessStatusOf(task) } : {}) }, texts)}</span></p>
 ${model.flash ? notice(model.flash.kind, model.flash.message) : ''}
 ${model.meanwhile ? meanwhileNotice(model.meanwhile, texts, formats) : ''}
 ${model.erased ? notice('info', t.erased) : cancelled ? notice('warning', t.cancelled) : ''}
 ${selected && latest ? selectedPatient(latest.view, texts) : ''}
 ${task.status === 'requested' && task.businessStatus && changed.size ? notice('info', t.supplemented) : ''}
+${
+  // The summary and the answer side by side on a wide screen, one above the other on a narrow one (inbox-style.ts).
+  latest
+    ? html`<div class="task-top${canAnswer && context.signedIn ? ' with-answer' : ''}">
+${summaryOf(latest, texts, formats)}
+${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken, { version: latest.version, ...(model.etag ? { etag: model.etag } : {}) }) : ''}
+</div>`
+    : ''
+}
 ${changed.size ? html`<p class="legend"><mark class="changed">${t.changed}</mark> ${t.changedLegend}</p>` : ''}
 ${latest ? latest.view.sections.map((section) => sectionOf(t.sections[section.name], section.fields, changed, texts, section.name === 'diagnoses' ? t.noDiagnoses : section.name === 'notes' ? t.noNotes : t.none)) : ''}
 <section aria-labelledby="answers-heading">
@@ -107,12 +120,11 @@ ${pagerOf(model.documents, (page) => pageHref(task.id, { ...pages, documents: pa
 <h2 id="history-heading">${t.sections.history}</h2>
 ${historyOf(versions, texts, formats)}
 ${pagerOf(model.history, (page) => pageHref(task.id, { ...pages, history: page }, 'history-heading'), { label: t.historyPager, previous: t.historyNewer, next: t.historyOlder }, texts)}
-</section>
-${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken, { version: latest?.version ?? 0, ...(model.etag ? { etag: model.etag } : {}) }) : ''}`,
+</section>`,
   });
 }
 
-function sectionOf(heading: string, fields: RequestField[], changed: ReadonlySet<string>, texts: Texts, empty: string): Html {
+export function sectionOf(heading: string, fields: RequestField[], changed: ReadonlySet<string>, texts: Texts, empty: string): Html {
   const id = `section-${heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   return html`<section aria-labelledby="${id}">
 <h2 id="${id}">${heading}</h2>

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { BusinessStatus } from '@bedrequest/contracts';
+import type { SessionStore } from '../session/session-store';
+
+/**
+ * An answer between its form and its confirmation (docs/inbox.md, "Antworten"): the confirmation is
+ * a page of its own (`GET /inbox/tasks/{id}/confirm`), so that the browser's Back never lands on the
+ * result of a form. Its note may hold patient data, so it stays in the session (Redis, sealed), never
+ * in an address.
+ */
+export const AnswerDraft = z.object({
+  businessStatus: BusinessStatus,
+  note: z.string(),
+  /** The Task's ETag and the request version the person saw (SeenTask). */
+  tag: z.string(),
+  version: z.number().int().min(0),
+});
+export type AnswerDraft = z.infer<typeof AnswerDraft>;
+
+/**
+ * What the list says once after an answer was sent: which request, and what happened to the answer
+ * (`queued`: taken, stored in a moment); `none-open` when "Nächste offene Anfrage" found none.
+ */
+export const AnswerSent = z.object({ taskId: z.string().optional(), outcome: z.union([BusinessStatus, z.literal('queued'), z.literal('none-open')]) });
+export type AnswerSent = z.infer<typeof AnswerSent>;
+
+/** A draft lasts this long: a confirmation is a matter of minutes; the page without it goes back to the request. */
+const DRAFT_SECONDS = 3600;
+/** The list's notice is shown on the page the answer redirects to, at once. */
+const SENT_SECONDS = 300;
+
+/** Where the inbox keeps a session's drafts and the notice of its last answer sent. */
+export interface AnswerDrafts {
+  save(sessionId: string, taskId: string, draft: AnswerDraft): Promise<void>;
+  load(sessionId: string, taskId: string): Promise<AnswerDraft | undefined>;
+  remove(sessionId: string, taskId: string): Promise<void>;
+  /** Notes an answer as sent, for the next page of the list. */
+  sent(sessionId: string, sent: AnswerSent): Promise<void>;
+  /** The answer sent last, once: the second call finds nothing. */
+  takeSent(sessionId: string): Promise<AnswerSent | undefined>;
+}
+
+/** The drafts beside the session in its store. */
+export function sessionAnswerDrafts(store: SessionStore): AnswerDrafts {
+  const slot = (taskId: string) => `answer-draft:${taskId}`;
+  const SENT = 'answer-sent';
+  return {
+    save: (sessionId, taskId, draft) => store.keep(sessionId, slot(taskId), draft, DRAFT_SECONDS),
+    load: async (sessionId, taskId) => {
+      const draft = AnswerDraft.safeParse(await store.kept(sessionId, slot(taskId)));
+      return draft.success ? draft.data : undefined;
+    },
+    remove: (sessionId, taskId) => store.forget(sessionId, slot(taskId)),
+    sent: (sessionId, sent) => store.keep(sessionId, SENT, sent, SENT_SECONDS),
+    takeSent: async (sessionId) => {
+      const sent = AnswerSent.safeParse(await store.kept(sessionId, SENT));
+      if (!sent.success) return undefined;
+      await store.forget(sessionId, SENT);
+      return sent.data;
+    },
+  };
+}
+
+/** The same in memory, for the routes' unit tests. */
+export function memoryAnswerDrafts(): AnswerDrafts {
+  const kept = new Map<string, unknown>();
+  return {
+    save: async (sessionId, taskId, draft) => void kept.set(`${sessionId} ${taskId}`, draft),
+    load: async (sessionId, taskId) => kept.get(`${sessionId} ${taskId}`) as AnswerDraft | undefined,
+    remove: async (sessionId, taskId) => void kept.delete(`${sessionId} ${taskId}`),
+    sent: async (sessionId, sent) => void kept.set(`${sessionId} sent`, sent),
+    takeSent: async (sessionId) => {
+      const sent = kept.get(`${sessionId} sent`) as AnswerSent | undefined;
+      kept.delete(`${sessionId} sent`);
+      return sent;
+    },
+  };
+}
