@@ -36,8 +36,9 @@ export interface AnswerDrafts {
   remove(sessionId: string, taskId: string): Promise<void>;
   /** Notes an answer as sent, for the next page of the list. */
   sent(sessionId: string, sent: AnswerSent): Promise<void>;
-  /** The answer sent last, once: the second call finds nothing. */
-  takeSent(sessionId: string): Promise<AnswerSent | undefined>;
+  /** The answer sent last, until `forgetSent`. */
+  peekSent(sessionId: string): Promise<AnswerSent | undefined>;
+  forgetSent(sessionId: string): Promise<void>;
 }
 
 /** The drafts beside the session in its store. */
@@ -52,12 +53,11 @@ export function sessionAnswerDrafts(store: SessionStore): AnswerDrafts {
     },
     remove: (sessionId, taskId) => store.forget(sessionId, slot(taskId)),
     sent: (sessionId, sent) => store.keep(sessionId, SENT, sent, SENT_SECONDS),
-    takeSent: async (sessionId) => {
+    peekSent: async (sessionId) => {
       const sent = AnswerSent.safeParse(await store.kept(sessionId, SENT));
-      if (!sent.success) return undefined;
-      await store.forget(sessionId, SENT);
-      return sent.data;
+      return sent.success ? sent.data : undefined;
     },
+    forgetSent: (sessionId) => store.forget(sessionId, SENT),
   };
 }
 
@@ -69,10 +69,7 @@ export function memoryAnswerDrafts(): AnswerDrafts {
     load: async (sessionId, taskId) => kept.get(`${sessionId} ${taskId}`) as AnswerDraft | undefined,
     remove: async (sessionId, taskId) => void kept.delete(`${sessionId} ${taskId}`),
     sent: async (sessionId, sent) => void kept.set(`${sessionId} sent`, sent),
-    takeSent: async (sessionId) => {
-      const sent = kept.get(`${sessionId} sent`) as AnswerSent | undefined;
-      kept.delete(`${sessionId} sent`);
-      return sent;
-    },
+    peekSent: async (sessionId) => kept.get(`${sessionId} sent`) as AnswerSent | undefined,
+    forgetSent: async (sessionId) => void kept.delete(`${sessionId} sent`),
   };
 }

@@ -55,13 +55,20 @@ export function answerErrors(form: AnswerForm, texts: InboxContext['texts']): No
 
 /**
  * The list's notice, once, after an answer was sent (docs/inbox.md, "Antworten"): what was sent, and
- * the way on to the next open request. Before the list's routes, for its page alone.
+ * the way on to the next open request. Before the list's routes, for its page alone; forgotten once a
+ * page showed it, not when the list answered with a redirect (to the list as the person left it).
  */
 export function answerSentNotice(context: InboxContext, drafts: AnswerDrafts): RequestHandler {
   return async (req, res, next) => {
     if (req.method !== 'GET' || req.path !== '/tasks') return next();
-    const sent = await drafts.takeSent(sessionOf(res).id);
-    if (sent) res.locals.inboxNotice = sentNoticeOf(sent, context.texts);
+    const session = sessionOf(res).id;
+    const sent = await drafts.peekSent(session);
+    if (sent) {
+      res.locals.inboxNotice = sentNoticeOf(sent, context.texts);
+      res.once('finish', () => {
+        if (res.statusCode === 200) drafts.forgetSent(session).catch(() => undefined);
+      });
+    }
     next();
   };
 }

@@ -7,6 +7,8 @@ import { silentLogger } from '@bedrequest/testing';
 import { CsrfTokens } from '../session/csrf';
 import { Formats } from './format';
 import { memoryAnswerDrafts, type AnswerDrafts } from './answer-drafts';
+import { answerSentNotice } from './answer-steps';
+import type { Html } from './html';
 import type { AnswerResult, InboxApi } from './inbox-api';
 import { ClinicRecords, type InboxContext } from './inbox-context';
 import { taskRoutes } from './task-routes';
@@ -95,7 +97,11 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       res.locals.inboxSession = { id: 'session-1', accessToken: 'token', principal: { partyId: 'p', role: 'clinic', ikNumbers: [A] } };
       next();
     })
-    .use((req, res, next) => drafts.takeSent('session-1').then((sent) => (req.path === '/tasks' ? res.json({ sent }) : next())))
+    // The list's stand-in: its page shows the notice of an answer sent; `?restore=1` redirects as the list does to where it was left.
+    .use(answerSentNotice(context, drafts))
+    .get('/tasks', (req, res) =>
+      req.query.restore ? res.redirect(303, '/inbox/tasks?filter=new') : res.type('html').send((res.locals.inboxNotice as Html | undefined)?.markup ?? ''),
+    )
     .use(taskRoutes(context, drafts))
     .use(jsonErrorHandler(silentLogger()));
 
@@ -302,8 +308,12 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       expect(sent.status).toBe(303);
       expect(sent.headers.location).toBe('/inbox/tasks');
       expect(answers).toEqual([{ businessStatus: 'accepted', ifMatch: 'W/"2-4-abc"' }]);
-      expect((await request(inbox).get('/tasks')).body).toEqual({ sent: { taskId: TASK_ID, outcome: 'accepted' } });
-      expect((await request(inbox).get('/tasks')).body).toEqual({});
+      // The list's redirect to where it was left keeps the notice for the page it redirects to; that page shows it once.
+      expect((await request(inbox).get('/tasks?restore=1')).status).toBe(303);
+      const list = await request(inbox).get('/tasks');
+      expect(list.text).toContain('Ihre Antwort „Zusage“ wurde gesendet.');
+      expect(list.text).toContain(`<a class="button" href="/inbox/tasks/next?after=${TASK_ID}" id="next-open">Nächste offene Anfrage</a>`);
+      expect((await request(inbox).get('/tasks')).text).toBe('');
       // The browser's Back reaches the confirmation's address: without its draft, the request's page.
       const back = await request(inbox).get(`/tasks/${TASK_ID}/confirm`);
       expect([back.status, back.headers.location]).toEqual([303, `/inbox/tasks/${TASK_ID}`]);
@@ -319,7 +329,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       open = [TASK_ID];
       const none = await request(inbox).get(`/tasks/next?after=${TASK_ID}`);
       expect([none.status, none.headers.location]).toEqual([303, '/inbox/tasks']);
-      expect((await request(inbox).get('/tasks')).body).toEqual({ sent: { outcome: 'none-open' } });
+      expect((await request(inbox).get('/tasks')).text).toContain('Keine weitere offene Anfrage.');
     });
 
     it('shows, when the API refuses the answer as out of date (412), the new version with what changed and the answer now with who gave it', async () => {
