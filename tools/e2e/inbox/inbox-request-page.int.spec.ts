@@ -220,6 +220,7 @@ describeInChromium('the request page of the clinic inbox', () => {
     await Promise.all([keyboard.waitForURL(`${inbox.baseUrl}/inbox/tasks`), keyboard.keyboard.press('Enter')]);
     await expect(keyboard.locator('#answer-sent').innerText()).resolves.toContain('Ihre Antwort „Zusage“ wurde gesendet.');
     expect(weak).toEqual([]);
+    expect(await violations(keyboard)).toEqual([]);
 
     // Back: the confirmation's address, its answer sent, goes on to the request's page; no resubmission, no error.
     const back = await keyboard.goBack();
