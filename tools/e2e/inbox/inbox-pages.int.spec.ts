@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import type { Bundle, Condition, Organization, Patient } from '@medplum/fhirtypes';
 import { waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle, documentBundle } from '@bedrequest/fhir-model/testing';
+import { clinicDay, germanDate } from '../clinic-day';
 import { describeInChromium, REFERRER_IK, startInboxHarness, type InboxHarness } from './inbox-harness';
 
 /**
@@ -238,39 +239,41 @@ describeInChromium('the clinic inbox pages', () => {
   });
 
   it('publishes bed counts per department and date and refuses what is not a count', async () => {
-    await page.goto(`${inbox.baseUrl}/inbox/beds?from=2026-12-01&to=2026-12-07`);
+    await page.goto(`${inbox.baseUrl}/inbox/beds?from=${clinicDay(1)}&to=${clinicDay(7)}`);
     await expect(page.locator('table.beds tbody tr').count()).resolves.toBe(7);
-    await page.getByLabel('Freie Betten Orthopädie (2300) am 02.12.2026').fill('3');
-    await page.getByLabel('Freie Betten Kardiologie (0300) am 05.12.2026').fill('1');
+    await page.getByLabel(`Freie Betten Orthopädie (2300) am ${germanDate(clinicDay(2))}`).fill('3');
+    await page.getByLabel(`Freie Betten Kardiologie (0300) am ${germanDate(clinicDay(5))}`).fill('1');
     await page.getByRole('button', { name: 'Bettenzahlen speichern' }).click();
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('2 Bettenzahlen gespeichert.');
     const counts = await inbox.stack.api<{ items: { department: string; date: string; freeBeds: number }[] }>(
       'GET',
-      '/api/v1/clinic/capacity?from=2026-12-01&to=2026-12-07',
+      `/api/v1/clinic/capacity?from=${clinicDay(1)}&to=${clinicDay(7)}`,
       { token: await inbox.stack.login(inbox.clinics[0]!.username) },
     );
     expect(counts.body.items.map(({ department, date, freeBeds }) => ({ department, date, freeBeds }))).toEqual([
-      { department: '2300', date: '2026-12-02', freeBeds: 3 },
-      { department: '0300', date: '2026-12-05', freeBeds: 1 },
+      { department: '2300', date: clinicDay(2), freeBeds: 3 },
+      { department: '0300', date: clinicDay(5), freeBeds: 1 },
     ]);
-    await expect(page.getByLabel('Freie Betten Orthopädie (2300) am 02.12.2026').inputValue()).resolves.toBe('3');
+    await expect(page.getByLabel(`Freie Betten Orthopädie (2300) am ${germanDate(clinicDay(2))}`).inputValue()).resolves.toBe('3');
 
     // The browser's own check (min 0, step 1) stops -2 before it is sent; without it the server refuses it.
-    await page.getByLabel('Freie Betten Orthopädie (2300) am 03.12.2026').fill('-2');
+    await page.getByLabel(`Freie Betten Orthopädie (2300) am ${germanDate(clinicDay(3))}`).fill('-2');
     await page.getByRole('button', { name: 'Bettenzahlen speichern' }).click();
-    expect(await page.getByLabel('Freie Betten Orthopädie (2300) am 03.12.2026').evaluate((input: HTMLInputElement) => input.validity.rangeUnderflow)).toBe(
-      true,
-    );
+    expect(
+      await page
+        .getByLabel(`Freie Betten Orthopädie (2300) am ${germanDate(clinicDay(3))}`)
+        .evaluate((input: HTMLInputElement) => input.validity.rangeUnderflow),
+    ).toBe(true);
     await page.locator('form:has(table.beds)').evaluate((form: HTMLFormElement) => (form.noValidate = true));
     await page.getByRole('button', { name: 'Bettenzahlen speichern' }).click();
     await expect(page.getByRole('alert').first().innerText()).resolves.toContain('Bitte geben Sie ganze Zahlen ab 0 ein.');
-    await page.goto(`${inbox.baseUrl}/inbox/beds?from=2026-12-01&to=2027-03-01`);
+    await page.goto(`${inbox.baseUrl}/inbox/beds?from=${clinicDay(1)}&to=${clinicDay(100)}`);
     await expect(page.getByRole('alert').first().innerText()).resolves.toContain('höchstens 31 Tagen');
   });
 
   it('switches the automatic answers on the beds page, with a confirmation, and refuses the switch without the CSRF token', async () => {
     const registered = async () => (await inbox.stack.admin('clinic', 'list')).split('\n').find((line) => line.startsWith(WALDSEE.ik)) ?? '';
-    await page.goto(`${inbox.baseUrl}/inbox/beds?from=2026-12-01&to=2026-12-07`);
+    await page.goto(`${inbox.baseUrl}/inbox/beds?from=${clinicDay(1)}&to=${clinicDay(7)}`);
     const on = page.getByLabel('Ein – der Dienst antwortet aus den Bettenzahlen');
     const off = page.getByLabel('Aus – Sie beantworten jede Anfrage selbst');
     await expect(off.isChecked()).resolves.toBe(true);
@@ -281,7 +284,7 @@ describeInChromium('the clinic inbox pages', () => {
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('Gespeichert: Automatische Antworten sind eingeschaltet.');
     await expect(page.getByLabel('Ein – der Dienst antwortet aus den Bettenzahlen').isChecked()).resolves.toBe(true);
     // The range shown stays the one chosen.
-    expect(new URL(page.url()).searchParams.get('from')).toBe('2026-12-01');
+    expect(new URL(page.url()).searchParams.get('from')).toBe(clinicDay(1));
     expect(await registered()).toContain('automatic answers');
 
     // The form of another origin, or one without the session's token, changes nothing.
