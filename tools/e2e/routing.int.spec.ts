@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type AdmissionRequestFixtureOptions } from '@bedrequest/fhir-model/testing';
 import { waitFor } from '@bedrequest/testing';
 import { startE2eStack, type ApiResponse, type E2eStack } from './e2e-stack';
-import { clinicDay } from './clinic-day';
+import { clinicDay, germanDate } from './clinic-day';
 
 interface FhirTask {
   id: string;
@@ -104,7 +104,9 @@ describe('routing and the clinic side, through the gateway', () => {
       const declined = await answeredTask(identifier, BERGBLICK, { timeoutMs: 30_000 });
       expect(businessStatusOf(declined)).toBe('declined');
       expect(declined.status).toBe('rejected');
-      expect(declined.note?.at(-1)?.text).toBe(`Automatische Antwort: Die Klinik ${BERGBLICK} bietet die Fachabteilung 2300 (orthopedics) nicht an.`);
+      expect(declined.note?.at(-1)?.text).toBe(
+        `Klinik mit IK ${BERGBLICK}: Absage für Orthopädie (2300) – automatisch, die Klinik bietet diese Fachabteilung nicht an.`,
+      );
       const delivery = await waitFor(() => webhooks.received.find((hook) => hook.taskId === declined.id), {
         timeoutMs: 30_000,
         what: 'the webhook of the decline',
@@ -190,7 +192,10 @@ describe('routing and the clinic side, through the gateway', () => {
     const declined = answers.filter((task) => businessStatusOf(task) === 'declined');
     expect([accepted.length, declined.length]).toEqual([1, 9]);
     expect(declined[0]?.note?.at(-1)?.text).toBe(
-      `Automatische Antwort: Die Klinik ${SEEUFER} hat in der Fachabteilung 2300 (orthopedics) am ${DATE} kein freies Bett.`,
+      `Rehazentrum Seeufer: Absage für Orthopädie (2300) zum ${germanDate(DATE)} – automatisch aus den veröffentlichten Bettenzahlen, kein Bett frei.`,
+    );
+    expect(accepted[0]?.note?.at(-1)?.text).toBe(
+      `Rehazentrum Seeufer: Zusage für Orthopädie (2300) zum ${germanDate(DATE)} – automatisch aus den veröffentlichten Bettenzahlen.`,
     );
     expect(await bedCount(SEEUFER)).toMatchObject({ freeBeds: 1, held: 1, reserved: 0, available: 0 });
   });

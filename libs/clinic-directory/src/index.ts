@@ -1,3 +1,3 @@
 export { ClinicDirectory, ClinicDirectoryUnavailableError, loadClinicsFrom, type BroadcastSubscriber, type ClinicDirectoryOptions } from './clinic-directory';
 export { DEPARTMENTS } from './departments';
-export { automaticAnswerNotes, declineNote, declineReason, departmentLabel, type DeclineReason } from './automatic-answers';
+export { automaticAnswerNotes, declineNote, declineReason, departmentLabel, type AnsweringClinic, type DeclineReason } from './automatic-answers';

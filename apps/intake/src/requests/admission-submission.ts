@@ -78,7 +78,7 @@ export function submitAdmissionRequest(batch: BatchState, command: Extract<Finge
     // at once, in this transaction, instead of asking routing and waiting for its answer.
     const reason = change.action === 'answer-requested' ? declineReason(batch.registered(task.clinicIk), submitted.departmentCode) : undefined;
     if (reason) {
-      batch.recordAnswer(state, task, 'declined', declineNote(reason, task.clinicIk, submitted), { source: 'automatic' });
+      batch.recordAnswer(state, task, 'declined', declineNote(reason, { ik: task.clinicIk }, submitted), { source: 'automatic' });
       responses.push(responseRecord(state.request, task, { systems, meta, source: 'automatic' }));
       batch.audit({
         interaction: 'update',

@@ -131,7 +131,9 @@ describe('IntakeService batches against the real PostgreSQL', () => {
         clinic_ik: B,
         status: 'rejected',
         business_status: 'declined',
-        notes: [expect.objectContaining({ text: `Automatische Antwort: Die Klinik ${B} bietet die Fachabteilung 2300 (orthopedics) nicht an.` })],
+        notes: [
+          expect.objectContaining({ text: `Klinik mit IK ${B}: Absage für Orthopädie (2300) – automatisch, die Klinik bietet diese Fachabteilung nicht an.` }),
+        ],
       },
     ]);
     const outbox = await outboxOf(identifier);

@@ -200,7 +200,7 @@ export class DispatchBatch {
     if ((plan.kind === 'notify' || plan.kind === 'answer' || plan.kind === 'hold') && plan.releaseBed) this.release(task.taskId);
     const settled: SettledPlan =
       plan.kind === 'hold'
-        ? afterHoldAttempt(request, plan.bed, this.hold(plan.bed, task.taskId, request.requestIdentifier))
+        ? afterHoldAttempt(request, plan.bed, this.hold(plan.bed, task.taskId, request.requestIdentifier), this.state.clinics.get(task.clinicIk))
         : plan.kind === 'reserve-new'
           ? afterReserveAttempt(this.reserveNew(plan.bed, task.taskId, request.requestIdentifier))
           : plan;

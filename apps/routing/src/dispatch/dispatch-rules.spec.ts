@@ -91,10 +91,10 @@ describe('the answer after an attempt to hold a bed', () => {
   });
 
   it('declines with the date in the note when no bed is free', () => {
-    expect(afterHoldAttempt(request(), bed, 'no-free-bed')).toMatchObject({
+    expect(afterHoldAttempt(request(), bed, 'no-free-bed', { ik: '510000001', name: 'Reha-Klinik Am Waldsee' })).toMatchObject({
       kind: 'answer',
       answer: 'declined',
-      note: 'Automatische Antwort: Die Klinik 510000001 hat in der Fachabteilung 2300 (orthopedics) am 2026-12-01 kein freies Bett.',
+      note: 'Reha-Klinik Am Waldsee: Absage für Orthopädie (2300) zum 01.12.2026 – automatisch aus den veröffentlichten Bettenzahlen, kein Bett frei.',
     });
   });
 

@@ -16,6 +16,8 @@ export type DispatchedTask = RequestDispatchedV1['tasks'][number];
 /** The registry's view of the clinic; undefined when its IK is no longer registered. */
 export interface RegisteredClinic {
   readonly ik: string;
+  /** Its name, for the notes of its automatic answers. */
+  readonly name?: string;
   readonly departments: readonly string[];
   readonly automaticAnswers: boolean;
 }
@@ -102,7 +104,7 @@ function planAnswer(request: DispatchedRequest, task: DispatchedTask, clinic: Re
       kind: 'answer',
       outcome: 'accepted-bed-kept',
       answer: 'accepted',
-      note: notes.bedHeld(clinic.ik, departmentLabel(request), wanted.admissionDate),
+      note: notes.bedHeld(clinic, departmentLabel(request), wanted.admissionDate),
       releaseBed,
     };
   }
@@ -126,8 +128,13 @@ export function afterReserveAttempt(result: 'reserved' | 'overbooked' | 'no-bed-
   return { kind: 'notify', outcome: outcome[result], releaseBed: false };
 }
 
-/** The answer once the attempt to hold `bed` is known. */
-export function afterHoldAttempt(request: DispatchedRequest, bed: BedKey, result: 'held' | 'no-free-bed' | 'no-bed-count'): SettledPlan {
+/** The answer once the attempt to hold `bed` is known; its note names `clinic` (docs/parties.md, "Automatic answers from bed counts"). */
+export function afterHoldAttempt(
+  request: DispatchedRequest,
+  bed: BedKey,
+  result: 'held' | 'no-free-bed' | 'no-bed-count',
+  clinic: { readonly ik: string; readonly name?: string | undefined } = { ik: bed.clinicIk },
+): SettledPlan {
   const label = departmentLabel(request);
   switch (result) {
     case 'held':
@@ -135,7 +142,7 @@ export function afterHoldAttempt(request: DispatchedRequest, bed: BedKey, result
         kind: 'answer',
         outcome: 'accepted-bed-held',
         answer: 'accepted',
-        note: notes.bedHeld(bed.clinicIk, label, bed.admissionDate),
+        note: notes.bedHeld(clinic, label, bed.admissionDate),
         releaseBed: false,
       };
     case 'no-free-bed':
@@ -143,7 +150,7 @@ export function afterHoldAttempt(request: DispatchedRequest, bed: BedKey, result
         kind: 'answer',
         outcome: 'declined-no-free-bed',
         answer: 'declined',
-        note: notes.noFreeBed(bed.clinicIk, label, bed.admissionDate),
+        note: notes.noFreeBed(clinic, label, bed.admissionDate),
         releaseBed: false,
       };
     case 'no-bed-count':

@@ -94,7 +94,7 @@ export class DispatchRepository {
         'routed', (SELECT coalesce(json_agg(routed), '[]') FROM routed),
         'holds', (SELECT coalesce(json_agg(holds), '[]') FROM holds),
         'beds', (SELECT coalesce(json_agg(beds), '[]') FROM beds),
-        'clinics', (SELECT coalesce(json_agg(c), '[]') FROM (SELECT ik, departments, auto_answer AS "automaticAnswers" FROM ${t.clinic} WHERE ik = ANY(${keys.clinicIks}::text[])) c),
+        'clinics', (SELECT coalesce(json_agg(c), '[]') FROM (SELECT ik, name, departments, auto_answer AS "automaticAnswers" FROM ${t.clinic} WHERE ik = ANY(${keys.clinicIks}::text[])) c),
         'erased', (SELECT coalesce(json_agg(request_identifier), '[]') FROM ${t.erasure} WHERE request_identifier = ANY(${keys.requestIdentifiers}::text[]))
       ) AS state`;
     if (!row) throw new Error('the state query returned no row');

@@ -140,7 +140,10 @@ describe('routing fans requests out to clinics', () => {
     await client.publishEnvelope(RequestDispatchedV1.routingKey, envelope);
 
     await waitFor(async () => (await acked()) >= before + 2, { what: 'both deliveries acknowledged' });
-    expect(await answerFor(taskId)).toMatchObject({ businessStatus: 'accepted' });
+    expect(await answerFor(taskId)).toMatchObject({
+      businessStatus: 'accepted',
+      note: `Testklinik ${ik}: Zusage für Orthopädie (2300) zum 01.12.2026 – automatisch aus den veröffentlichten Bettenzahlen.`,
+    });
     // A later answer, to a dispatch sent after both were handled: the outbox relay publishes in
     // commit order onto one queue, so once it is here a wrong second answer would be here too.
     const [laterTaskId, laterClinic] = [randomUUID(), await newClinic({ automaticAnswers: true, freeBeds: 1 })];
@@ -241,7 +244,7 @@ describe('routing fans requests out to clinics', () => {
 
     expect(await answerFor(taskId)).toMatchObject({
       businessStatus: 'declined',
-      note: `Automatische Antwort: Die Klinik ${ik} hat in der Fachabteilung 2300 (orthopedics) am ${DATE} kein freies Bett.`,
+      note: `Testklinik ${ik}: Absage für Orthopädie (2300) zum 01.12.2026 – automatisch aus den veröffentlichten Bettenzahlen, kein Bett frei.`,
     });
   });
 });
