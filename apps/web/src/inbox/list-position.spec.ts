@@ -1,4 +1,4 @@
-import { ListAddresses, listQuery, positionAfter } from './list-position';
+import { ListAddresses, listQuery, positionAfter, searchOf } from './list-position';
 
 /** An API cursor as intake writes it: base64url JSON of the last row's open flag, lastModified and id. */
 const CURSOR = Buffer.from(JSON.stringify([false, '2026-03-01T08:00:00.004Z', '5a0c6f5e-4c57-4e0a-9a51-0d2a1b6f1c11'])).toString('base64url');
@@ -42,5 +42,26 @@ describe('the addresses of the list pages', () => {
     bytes[bytes.length - 1]! ^= 1;
     expect(addresses.read({ page: 42, cursor: bytes.toString('base64url') })).toBeUndefined();
     for (const cursor of [CURSOR, '', 'not a position', ['a', 'b'], 'A'.repeat(401)]) expect(addresses.read({ page: 42, cursor })).toBeUndefined();
+  });
+
+  it('names the order in the address and asks the API for it, and the search only of the API', () => {
+    expect(addresses.href('new', { page: 2 }, '-occurrence')).toBe('/inbox/tasks?filter=new&sort=-occurrence&page=2');
+    expect(listQuery('all', 250, { page: 1 }, 'occurrence', 'M16').toString()).toBe('_count=250&_sort=occurrence&q=M16');
+  });
+
+  it('takes a search of one line up to 100 characters, blank as none', () => {
+    expect(searchOf('  M16.1 ')).toBe('M16.1');
+    expect(searchOf('   ')).toBeUndefined();
+    expect(searchOf(undefined)).toBeUndefined();
+    for (const typed of ['x'.repeat(101), 'a\nb', ['a']]) expect(searchOf(typed)).toBe(false);
+  });
+
+  it('remembers the list sealed under the session, the search never readable', () => {
+    const sealed = addresses.sealMemory({ address: '/inbox/tasks?filter=new', search: 'Koxarthrose', selectionsSeenAt: 1 });
+    expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toMatch(/Koxarthrose|filter/);
+    expect(addresses.readMemory(sealed)).toEqual({ address: '/inbox/tasks?filter=new', search: 'Koxarthrose', selectionsSeenAt: 1 });
+    expect(new ListAddresses('session-b').readMemory(sealed)).toEqual({});
+    expect(addresses.readMemory(undefined)).toEqual({});
+    expect(addresses.readMemory(addresses.sealMemory({ address: 'https://elsewhere.example/' } as never))).toEqual({});
   });
 });

@@ -1,5 +1,10 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import type { ListFilter } from './pages/task-list.page';
+
+/** The list's orders, as the API's `_sort` names them (docs/api.md, "Clinic API"); none is the API's default (open first, then the most recently changed). */
+export const LIST_SORTS = ['occurrence', '-occurrence', 'authored', '-authored', 'status'] as const;
+export type ListSort = (typeof LIST_SORTS)[number];
 
 /**
  * Where a page of the list begins, as its address names it (docs/inbox.md, "Anfragen"): its number,
@@ -39,13 +44,36 @@ export class ListAddresses {
     return after === undefined ? undefined : { page: query.page, after };
   }
 
-  /** The address of a page of a tab. */
-  href(filter: ListFilter, position: ListPosition = { page: 1 }): string {
+  /** The address of a page of a tab, in an order. */
+  href(filter: ListFilter, position: ListPosition = { page: 1 }, sort?: ListSort): string {
     const query = new URLSearchParams();
     if (filter !== 'all') query.set('filter', filter);
+    if (sort) query.set('sort', sort);
     if (position.page > 1) query.set('page', String(position.page));
     if (position.after !== undefined) query.set('cursor', this.seal(position.after));
     return `/inbox/tasks${query.size ? `?${query}` : ''}`;
+  }
+
+  /**
+   * What the list remembers in the browser between its pages, sealed like a cursor (docs/inbox.md,
+   * "Anfragen"): the address of the list last shown (request numbers and the tab, order and page:
+   * no patient data), the search typed (which may be a diagnosis: never in an address), and when the
+   * new selections were last shown. Undefined for a value this session did not seal.
+   */
+  readMemory(sealed: string | undefined): ListMemory {
+    if (sealed === undefined || !/^[A-Za-z0-9_-]{40,3000}$/.test(sealed)) return {};
+    const opened = this.open(sealed);
+    if (opened === undefined) return {};
+    try {
+      const parsed = ListMemory.safeParse(JSON.parse(opened));
+      return parsed.success ? parsed.data : {};
+    } catch {
+      return {};
+    }
+  }
+
+  sealMemory(memory: ListMemory): string {
+    return this.seal(JSON.stringify(memory));
   }
 
   /** iv ‖ tag ‖ ciphertext, base64url. */
@@ -68,12 +96,36 @@ export class ListAddresses {
   }
 }
 
-/** The API's query of a page of `size` rows at `position`: `_cursor` past the numbered pages, else `_offset`. */
-export function listQuery(filter: ListFilter, size: number, position: ListPosition): URLSearchParams {
+/** The longest search the list takes, as the API (docs/api.md, "Clinic API"). */
+export const MAX_SEARCH_LENGTH = 100;
+
+/** A search as typed, on one line; undefined for none (blank) — and `false` for one the API would refuse. */
+export function searchOf(typed: unknown): string | undefined | false {
+  if (typed === undefined || typed === '') return undefined;
+  if (typeof typed !== 'string') return false;
+  const text = typed.trim();
+  if (!text) return undefined;
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  return text.length <= MAX_SEARCH_LENGTH && !/[\u0000-\u001f\u007f]/.test(text) ? text : false;
+}
+
+export const ListMemory = z.object({
+  /** The list's address last shown (`/inbox/tasks?…`). */
+  address: z.string().startsWith('/inbox/tasks').max(1000).optional(),
+  search: z.string().max(MAX_SEARCH_LENGTH).optional(),
+  /** When the new selections were last shown, ms since the epoch. */
+  selectionsSeenAt: z.number().int().optional(),
+});
+export type ListMemory = z.infer<typeof ListMemory>;
+
+/** The API's query of a page of `size` rows at `position`: `_cursor` past the numbered pages, else `_offset`; in an order, searched. */
+export function listQuery(filter: ListFilter, size: number, position: ListPosition, sort?: ListSort, search?: string): URLSearchParams {
   const query = new URLSearchParams({ _count: String(size) });
   if (position.after !== undefined) query.set('_cursor', position.after);
   else if (position.page > 1) query.set('_offset', String((position.page - 1) * size));
   if (filter !== 'all') query.set('state', filter);
+  if (sort) query.set('_sort', sort);
+  if (search !== undefined) query.set('q', search);
   return query;
 }
 

@@ -1,3 +1,5 @@
+import { listWorkTexts } from './list.texts.de';
+
 /**
  * Every word the clinic inbox shows, in German (its users' language). A second language is a second
  * module of the same shape (`Texts`), chosen where the router is built.
@@ -58,6 +60,7 @@ export const de = {
     /** Read out when the live list brings rows; `{n}` is their number (the browser's script fills it in). */
     arrived: { one: '1 neue oder geänderte Anfrage.', many: '{n} neue oder geänderte Anfragen.' },
     openLabel: (patient: string) => `Anfrage öffnen: ${patient}`,
+    ...listWorkTexts,
   },
 
   task: {

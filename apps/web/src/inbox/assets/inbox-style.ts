@@ -126,6 +126,19 @@ thead th { font-size: 0.875rem; color: var(--muted); border-bottom: 2px solid va
 .status-rejected, .status-cancelled { color: var(--muted); }
 .status-on-hold { color: var(--warn); }
 .empty { color: var(--muted); }
+/* The list: sort links in the column headers, the search, new selections on top, automatic answers marked. */
+.sort-link { color: inherit; }
+th[aria-sort] .sort-link { color: var(--text); font-weight: 700; }
+.list-search { margin: 0 0 0.5rem; }
+.list-search label { font-weight: 600; }
+.list-search .hint { margin: 0 0 0.25rem; }
+.search-row { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.search-row input { flex: 1 1 14rem; min-width: 0; max-width: 30rem; }
+.search-result { font-weight: 600; }
+.task-row.is-new-selection { background: #eef8f0; }
+.selection-badge { display: inline-block; background: var(--ok); color: #fff; font-size: 0.75rem; font-weight: 700; padding: 0.05rem 0.45rem; border-radius: 0.75rem; margin-right: 0.25rem; }
+.auto-badge { display: inline-block; font-size: 0.75rem; font-weight: 600; color: var(--text); border: 1px solid var(--muted); padding: 0 0.35rem; border-radius: 0.2rem; }
+
 
 .fields { margin: 0; background: var(--surface); border: 1px solid var(--line); border-radius: 0.3rem; }
 .field-row { display: grid; grid-template-columns: minmax(10rem, 16rem) 1fr; gap: 0.25rem 1rem; padding: 0.45rem 0.75rem; border-bottom: 1px solid var(--line); }
@@ -189,8 +202,12 @@ mark.changed { background: var(--mark); color: var(--text); font-size: 0.8rem; f
   main { padding: 1rem; }
   .site-header { padding: 0.5rem 1rem; }
   .logout { margin-left: 0; }
-  .task-list thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   .task-list, .task-list tbody, .task-list tr, .task-list th, .task-list td { display: block; width: 100%; }
+  /* Stacked rows label their cells; the header row keeps only its sort links, as a row of links. */
+  .task-list thead { display: block; }
+  .task-list thead tr { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; border: 0; margin-bottom: 0.5rem; }
+  .task-list thead th { display: none; }
+  .task-list thead th.sortable { display: block; width: auto; border: 0; padding: 0.2rem 0; }
   .task-list tr { border: 1px solid var(--line); border-radius: 0.3rem; margin-bottom: 0.75rem; }
   .task-list td, .task-list th[scope="row"] { border: 0; padding: 0.2rem 0.75rem; }
   .task-list td::before { font-weight: 600; color: var(--muted); }
