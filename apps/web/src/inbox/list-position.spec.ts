@@ -56,12 +56,15 @@ describe('the addresses of the list pages', () => {
     for (const typed of ['x'.repeat(101), 'a\nb', ['a']]) expect(searchOf(typed)).toBe(false);
   });
 
-  it('remembers the list sealed under the session, the search never readable', () => {
-    const sealed = addresses.sealMemory({ address: '/inbox/tasks?filter=new', search: 'Koxarthrose', selectionsSeenAt: 1 });
+  it('remembers the list sealed under a secret of the session, the search never readable', () => {
+    const remembering = new ListAddresses('session-a', 'secret-a');
+    const sealed = remembering.sealMemory({ address: '/inbox/tasks?filter=new', search: 'Koxarthrose', selectionsSeenAt: 1 });
     expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toMatch(/Koxarthrose|filter/);
-    expect(addresses.readMemory(sealed)).toEqual({ address: '/inbox/tasks?filter=new', search: 'Koxarthrose', selectionsSeenAt: 1 });
-    expect(new ListAddresses('session-b').readMemory(sealed)).toEqual({});
-    expect(addresses.readMemory(undefined)).toEqual({});
-    expect(addresses.readMemory(addresses.sealMemory({ address: 'https://elsewhere.example/' } as never))).toEqual({});
+    expect(remembering.readMemory(sealed)).toEqual({ address: '/inbox/tasks?filter=new', search: 'Koxarthrose', selectionsSeenAt: 1 });
+    // The session id alone (the browser's cookie) opens nothing, nor does another session's secret.
+    expect(addresses.readMemory(sealed)).toEqual({});
+    expect(new ListAddresses('session-a', 'secret-b').readMemory(sealed)).toEqual({});
+    expect(remembering.readMemory(undefined)).toEqual({});
+    expect(remembering.readMemory(remembering.sealMemory({ address: 'https://elsewhere.example/' } as never))).toEqual({});
   });
 });

@@ -32,9 +32,16 @@ const TAG_BYTES = 16;
  */
 export class ListAddresses {
   private readonly key: Buffer;
+  private readonly memoryKey: Buffer;
 
-  constructor(sessionId: string) {
+  /**
+   * `memorySecret`: what the list's memory is sealed under, a value of the session the browser never
+   * holds (list-routes.ts derives it from the session id with the web app's key), so that the search
+   * it keeps opens neither with the cookies alone nor after the session.
+   */
+  constructor(sessionId: string, memorySecret: string = sessionId) {
     this.key = Buffer.from(hkdfSync('sha256', sessionId, Buffer.alloc(0), 'bedrequest web list position v1', 32));
+    this.memoryKey = Buffer.from(hkdfSync('sha256', memorySecret, Buffer.alloc(0), 'bedrequest web list memory v1', 32));
   }
 
   /** The position an address's query names (`page`, `cursor`); undefined for a cursor this session did not seal. */
@@ -55,14 +62,14 @@ export class ListAddresses {
   }
 
   /**
-   * What the list remembers in the browser between its pages, sealed like a cursor (docs/inbox.md,
-   * "Anfragen"): the address of the list last shown (request numbers and the tab, order and page:
+   * What the list remembers in the browser between its pages, sealed under the memory's key
+   * (docs/inbox.md, "Anfragen"): the address of the list last shown (request numbers and the tab, order and page:
    * no patient data), the search typed (which may be a diagnosis: never in an address), and when the
    * new selections were last shown. Undefined for a value this session did not seal.
    */
   readMemory(sealed: string | undefined): ListMemory {
     if (sealed === undefined || !/^[A-Za-z0-9_-]{40,3000}$/.test(sealed)) return {};
-    const opened = this.open(sealed);
+    const opened = this.open(sealed, this.memoryKey);
     if (opened === undefined) return {};
     try {
       const parsed = ListMemory.safeParse(JSON.parse(opened));
@@ -73,21 +80,21 @@ export class ListAddresses {
   }
 
   sealMemory(memory: ListMemory): string {
-    return this.seal(JSON.stringify(memory));
+    return this.seal(JSON.stringify(memory), this.memoryKey);
   }
 
   /** iv ‖ tag ‖ ciphertext, base64url. */
-  private seal(cursor: string): string {
+  private seal(cursor: string, key = this.key): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
     const body = Buffer.concat([cipher.update(cursor, 'utf8'), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
   }
 
-  private open(sealed: string): string | undefined {
+  private open(sealed: string, key = this.key): string | undefined {
     const bytes = Buffer.from(sealed, 'base64url');
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+      const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
       decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {

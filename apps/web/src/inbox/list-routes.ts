@@ -40,7 +40,7 @@ export function listRoutes(context: InboxContext): Router {
   const { texts, formats } = context;
 
   router.get('/tasks', async (req, res) => {
-    const addresses = new ListAddresses(sessionOf(res).id);
+    const addresses = addressesOf(res);
     const memory = addresses.readMemory(cookiesOf(req).get(MEMORY_COOKIE));
     // Back from a request (its back link, the navigation): the list as it was left (docs/inbox.md, "Anfragen").
     if (memory.address && memory.address !== '/inbox/tasks' && Object.keys(req.query).length === 0 && comesFromInboxPage(req)) {
@@ -113,7 +113,7 @@ export function listRoutes(context: InboxContext): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const filter = Filter.parse(body.filter);
     const sort = Sort.parse(body.sort);
-    const addresses = new ListAddresses(sessionOf(res).id);
+    const addresses = addressesOf(res);
     const memory = addresses.readMemory(cookiesOf(req).get(MEMORY_COOKIE));
     const search = body.clear === '1' ? undefined : searchOf(body.q);
     if (search === false) {
@@ -155,11 +155,24 @@ export function listRoutes(context: InboxContext): Router {
     });
   });
 
+  /**
+   * The list's addresses in this session, its memory sealed under the session id's HMAC with the web
+   * app's CSRF key: a value no page carries (the key's tokens of a login form are of 43-character
+   * ids without a colon), so the search the memory keeps opens with neither the cookies nor after the
+   * session.
+   */
+  function addressesOf(res: Response): ListAddresses {
+    const { id } = sessionOf(res);
+    return new ListAddresses(id, context.csrf.tokenOf(`${id}:list-memory`, 'login'));
+  }
+
   return router;
 }
 
+/** The memory's cookie, as the session's: httpOnly, SameSite=Strict, on /inbox, Secure in production (inbox.router.ts, secureCookies). */
 function remember(res: Response, addresses: ListAddresses, memory: ListMemory): void {
-  res.cookie(MEMORY_COOKIE, addresses.sealMemory(memory), { httpOnly: true, sameSite: 'strict', secure: res.req.secure, path: '/inbox' });
+  const secure = process.env.NODE_ENV === 'production' || res.req.secure;
+  res.cookie(MEMORY_COOKIE, addresses.sealMemory(memory), { httpOnly: true, sameSite: 'strict', secure, path: '/inbox' });
 }
 
 /**
