@@ -57,7 +57,10 @@ export function listRoutes(context: InboxContext): Router {
       // session), or a search or order over more requests than the API sorts in one go.
       const back = { href: addresses.href(filter), label: texts.list.first };
       if (position && (search !== undefined || sort)) {
-        remember(res, addresses, { ...memory, address: addresses.href(filter) });
+        // The search is dropped with it, or the link back would meet the same refusal.
+        const kept: ListMemory = { ...memory, address: addresses.href(filter) };
+        delete kept.search;
+        remember(res, addresses, kept);
         return sendPage(res, errorPage(await pageContextOf(context, req, res), texts.list.searchTooBroad, back), 400);
       }
       return sendPage(res, errorPage(await pageContextOf(context, req, res), texts.list.unavailable, back), 400);
