@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, type InboxContext } from './inbox-context';
-import { bedsPage, type BedsView } from './pages/beds.page';
+import { bedsPage, dayLabel, weekdayOf, type BedsView } from './pages/beds.page';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 14;
@@ -10,6 +10,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** What a render adds to the counts: refused input, a message, or the confirmation of the switch just saved. */
 interface RenderExtra {
   entered?: BedsView['entered'];
+  fill?: BedsView['fill'];
   flash?: BedsView['flash'];
   confirmSwitch?: boolean;
 }
@@ -21,33 +22,47 @@ export function bedsRoutes(context: InboxContext): Router {
 
   router.get('/beds', async (req, res) => {
     const range = rangeOf(req.query.from, req.query.to, texts.timeZone);
-    const saved = Number(req.query.saved);
+    const count = (value: unknown) => (typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : undefined);
+    const saved = count(req.query.saved);
+    const filled = count(req.query.filled);
+    // What the last save did, in one message: the numbers typed, the range filled (the setting's confirmation is added in render).
+    const parts = [
+      ...(filled !== undefined ? [filled > 0 ? texts.beds.fill.filled(filled) : texts.beds.fill.none] : []),
+      ...(saved !== undefined && saved > 0 ? [texts.beds.saved(saved)] : []),
+    ];
     const flash: BedsView['flash'] = !range
       ? { kind: 'error', message: texts.beds.rangeInvalid }
-      : Number.isInteger(saved) && saved > 0
-        ? { kind: 'success', message: texts.beds.saved(saved) }
-        : req.query.saved === '0'
+      : parts.length
+        ? { kind: 'success', message: parts.join(' ') }
+        : saved === 0 && req.query.switched !== '1'
           ? { kind: 'info', message: texts.beds.unchanged }
           : undefined;
     await render(req, res, range ?? defaultRange(texts.timeZone), { ...(flash ? { flash } : {}), confirmSwitch: req.query.switched === '1' });
   });
 
-  router.post('/beds/auto-answer', async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const range = rangeOf(body.from, body.to, texts.timeZone) ?? defaultRange(texts.timeZone);
-    const choice = body.automaticAnswers;
-    if (choice !== 'on' && choice !== 'off') return render(req, res, range, { flash: { kind: 'error', message: texts.beds.autoAnswer.choose } }, 400);
-    const result = await context.api.switchAutomaticAnswers(choice === 'on', apiCallOf(req, res));
-    if (!result.ok) return render(req, res, range, { flash: { kind: 'error', message: `${texts.beds.autoAnswer.refused} ${result.message}` } }, 400);
-    res.redirect(303, `/inbox/beds?${new URLSearchParams({ ...range, switched: '1' }).toString()}`);
-  });
+  // The grid, the range fill and the automatic-answer switch are one form (pages/beds.page.ts): each
+  // button saves the numbers typed in the grid first, so that none is lost, then does its own part.
+  router.post('/beds', (req, res) => save(req, res, 'counts'));
+  router.post('/beds/auto-answer', (req, res) => save(req, res, 'switch'));
+  router.post('/beds/fill', (req, res) => save(req, res, 'fill'));
 
-  router.post('/beds', async (req, res) => {
+  async function save(req: Request, res: Response, button: 'counts' | 'switch' | 'fill'): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const range = rangeOf(body.from, body.to, texts.timeZone) ?? defaultRange(texts.timeZone);
     const call = apiCallOf(req, res);
+    const fillEntered = Object.fromEntries(
+      Object.entries(body).filter((entry): entry is [string, string] => entry[0].startsWith('fill.') && typeof entry[1] === 'string'),
+    );
+    const choice = body.automaticAnswers;
+    if (button === 'switch' && choice !== 'on' && choice !== 'off') {
+      return render(req, res, range, { flash: { kind: 'error', message: texts.beds.autoAnswer.choose } }, 400);
+    }
     const clinic = await context.clinics.find(clinicIkOf(res), call);
-    const departments = new Set(clinic?.departments.map((department) => department.code));
+    const departments = new Map(clinic?.departments.map((department) => [department.code, department] as const));
+    const labelOf = (code: string) => {
+      const department = departments.get(code);
+      return department ? `${texts.specialty[department.specialty] ?? department.display} (${code})` : code;
+    };
     const changes: { name: string; department: string; date: string; value: string }[] = [];
     for (const [name, raw] of Object.entries(body)) {
       const [, department, date] = /^beds\.(\d{4})\.(\d{4}-\d{2}-\d{2})$/.exec(name) ?? [];
@@ -56,19 +71,61 @@ export function bedsRoutes(context: InboxContext): Router {
       if (value === '' || value === String(body[`was.${name}`] ?? '')) continue;
       changes.push({ name, department, date, value });
     }
+    changes.sort((a, b) => a.date.localeCompare(b.date) || a.department.localeCompare(b.department));
     const entered = Object.fromEntries(changes.map((change) => [change.name, change.value]));
     if (changes.some((change) => !/^\d{1,6}$/.test(change.value))) {
-      return render(req, res, range, { entered, flash: { kind: 'error', message: texts.beds.invalid } }, 400);
+      return render(req, res, range, { entered, fill: fillEntered, flash: { kind: 'error', message: texts.beds.invalid } }, 400);
     }
-    const results = await Promise.all(
-      changes.map((change) => context.api.publishCapacity({ department: change.department, date: change.date, freeBeds: Number(change.value) }, call)),
-    );
-    const refused = results.find((result) => !result.ok);
-    if (refused && !refused.ok) {
-      return render(req, res, range, { entered, flash: { kind: 'error', message: `${texts.beds.invalid} (${refused.message})` } }, 400);
+    const fill = button === 'fill' ? fillOf(body, departments) : undefined;
+    if (button === 'fill' && !fill) {
+      return render(req, res, range, { entered, fill: fillEntered, flash: { kind: 'error', message: texts.beds.fill.invalid } }, 400);
     }
-    res.redirect(303, `/inbox/beds?${new URLSearchParams({ ...range, saved: String(changes.length) }).toString()}`);
-  });
+
+    // The typed numbers, then the range, each day in date order; the first refusal stops, so a range
+    // beginning on a day gone saves nothing (the service refuses past days: docs/api.md, "Bed counts").
+    const writes = [
+      ...changes.map((change) => ({ department: change.department, date: change.date, freeBeds: Number(change.value), name: change.name })),
+      ...(fill ? fill.days.map((date) => ({ department: fill.department, date, freeBeds: fill.count, name: undefined })) : []),
+    ];
+    let saved = 0;
+    for (const write of writes) {
+      const result = await context.api.publishCapacity({ department: write.department, date: write.date, freeBeds: write.freeBeds }, call);
+      if (!result.ok) {
+        const cell = `${labelOf(write.department)} am ${dayLabel(texts, write.date)}${write.date.slice(0, 4)}`;
+        const left = Object.fromEntries(
+          changes.filter((change) => !writes.slice(0, saved).some((done) => done.name === change.name)).map((change) => [change.name, change.value]),
+        );
+        return render(
+          req,
+          res,
+          range,
+          { entered: left, fill: fillEntered, flash: { kind: 'error', message: texts.beds.refused(saved, cell, result.message) } },
+          400,
+        );
+      }
+      saved += 1;
+    }
+
+    let switched = false;
+    if ((choice === 'on' || choice === 'off') && (button === 'switch' || choice !== body['was.automaticAnswers'])) {
+      const result = await context.api.switchAutomaticAnswers(choice === 'on', call);
+      if (!result.ok) {
+        return render(
+          req,
+          res,
+          range,
+          { flash: { kind: 'error', message: `${saved ? `${texts.beds.saved(saved)} ` : ''}${texts.beds.autoAnswer.refused} ${result.message}` } },
+          400,
+        );
+      }
+      switched = true;
+    }
+    const outcome = new URLSearchParams(range);
+    if (fill) outcome.set('filled', String(fill.days.length));
+    outcome.set('saved', String(changes.length));
+    if (switched) outcome.set('switched', '1');
+    res.redirect(303, `/inbox/beds?${outcome.toString()}`);
+  }
 
   async function render(req: Request, res: Response, range: { from: string; to: string }, extra: RenderExtra, status = 200): Promise<void> {
     const call = apiCallOf(req, res);
@@ -78,11 +135,11 @@ export function bedsRoutes(context: InboxContext): Router {
       context.api.automaticAnswers(call),
     ]);
     // The confirmation states the setting as routing has it now, not as the address claims.
-    const flash =
-      extra.flash ??
-      (extra.confirmSwitch && automaticAnswers !== undefined
-        ? { kind: 'success' as const, message: texts.beds.autoAnswer.saved(automaticAnswers) }
-        : undefined);
+    const confirmation = extra.confirmSwitch && automaticAnswers !== undefined ? texts.beds.autoAnswer.saved(automaticAnswers) : undefined;
+    const flash: BedsView['flash'] =
+      extra.flash && confirmation && extra.flash.kind === 'success'
+        ? { kind: 'success', message: `${extra.flash.message} ${confirmation}` }
+        : (extra.flash ?? (confirmation ? { kind: 'success', message: confirmation } : undefined));
     const departments = (clinic?.departments ?? []).map((department) => ({
       code: department.code,
       label: `${texts.specialty[department.specialty] ?? department.display} (${department.code})`,
@@ -93,6 +150,7 @@ export function bedsRoutes(context: InboxContext): Router {
     const view: BedsView = {
       departments,
       dates: days,
+      today: todayIn(texts.timeZone),
       ...range,
       counts: counts?.items ?? [],
       ...(counts ? {} : { notParticipating: true }),
@@ -100,6 +158,7 @@ export function bedsRoutes(context: InboxContext): Router {
       previous: shifted(-span),
       next: shifted(span),
       ...(extra.entered ? { entered: extra.entered } : {}),
+      ...(extra.fill ? { fill: extra.fill } : {}),
       ...(flash ? { flash } : {}),
       ...(automaticAnswers === undefined ? {} : { automaticAnswers }),
     };
@@ -119,9 +178,13 @@ function rangeOf(from: unknown, to: unknown, timeZone: string): { from: string; 
   return { from, to };
 }
 
+/** Today in the clinic's time zone, the first day counts are published for (en-CA formats YYYY-MM-DD). */
+function todayIn(timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+}
+
 function defaultRange(timeZone: string): { from: string; to: string } {
-  // Today in the clinic's time zone, as the day the counts are published for (en-CA formats YYYY-MM-DD).
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
+  const today = todayIn(timeZone);
   return { from: today, to: isoDay(Date.parse(today) + (DEFAULT_DAYS - 1) * DAY_MS) };
 }
 
@@ -133,4 +196,18 @@ function daysBetween(from: string, to: string): string[] {
 
 function isoDay(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
+}
+
+/**
+ * The range form's fields: a department of the clinic, a first and a last day (at most 31 days),
+ * a whole number, and whether to skip Saturdays and Sundays; undefined when one is missing or wrong.
+ */
+function fillOf(body: Record<string, unknown>, departments: ReadonlyMap<string, unknown>): { department: string; days: string[]; count: number } | undefined {
+  const department = body['fill.department'];
+  const count = typeof body['fill.count'] === 'string' ? body['fill.count'].trim() : '';
+  const range = rangeOf(body['fill.from'], body['fill.to'], 'UTC');
+  if (typeof department !== 'string' || !departments.has(department) || !/^\d{1,6}$/.test(count) || !range || body['fill.from'] === undefined) return undefined;
+  const weekdaysOnly = body['fill.weekdaysOnly'] === '1';
+  const days = daysBetween(range.from, range.to).filter((day) => !weekdaysOnly || ![0, 6].includes(weekdayOf(day)));
+  return { department, days, count: Number(count) };
 }

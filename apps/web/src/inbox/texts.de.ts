@@ -1,3 +1,4 @@
+import { bedsTexts } from './beds.texts.de';
 import { listWorkTexts } from './list.texts.de';
 
 /**
@@ -217,42 +218,7 @@ export const de = {
     notFound: 'Diese Anfrage gibt es nicht oder sie ist nicht an Ihre Klinik gerichtet.',
   },
 
-  beds: {
-    title: 'Freie Betten',
-    intro:
-      'Melden Sie je Fachabteilung und Tag, wie viele Aufnahmen Sie über den Dienst anbieten. Vorgemerkte und reservierte Betten sind bereits vergeben, frei ist der Rest. Wählt ein Zuweiser Ihre Klinik nach Ihrer Zusage aus, reserviert der Dienst ein Bett, auch wenn keines mehr frei ist: Der Tag ist dann überbucht.',
-    range: 'Zeitraum',
-    from: 'von',
-    to: 'bis',
-    show: 'Anzeigen',
-    previous: 'Frühere Tage',
-    next: 'Spätere Tage',
-    date: 'Datum',
-    caption: 'Freie Betten je Tag und Fachabteilung',
-    free: (department: string, date: string) => `Freie Betten ${department} am ${date}`,
-    taken: (held: number, reserved: number, free: number) => `vorgemerkt ${held}, reserviert ${reserved}, frei ${free}`,
-    overbooked: (by: number) => `überbucht um ${by}`,
-    save: 'Bettenzahlen speichern',
-    saved: (count: number) => (count === 1 ? '1 Bettenzahl gespeichert.' : `${count} Bettenzahlen gespeichert.`),
-    unchanged: 'Keine Änderung.',
-    invalid: 'Bitte geben Sie ganze Zahlen ab 0 ein.',
-    noDepartments: 'Für Ihre Klinik sind keine Fachabteilungen hinterlegt.',
-    notParticipating: 'Ihre Klinik ist keine teilnehmende Klinik.',
-    rangeInvalid: 'Bitte wählen Sie einen Zeitraum von höchstens 31 Tagen.',
-    autoAnswer: {
-      title: 'Automatische Antworten',
-      intro:
-        'Eingeschaltet beantwortet der Dienst neue Anfragen an Ihre Klinik selbst aus den Bettenzahlen: Ist am gewünschten Aufnahmetag in der Fachabteilung ein Bett frei, sagt er zu und merkt es vor; ist keines frei, sagt er ab. Anfragen ohne Aufnahmedatum oder für Tage ohne gemeldete Bettenzahl beantworten Sie weiterhin selbst.',
-      legend: 'Anfragen automatisch aus den Bettenzahlen beantworten',
-      on: 'Ein – der Dienst antwortet aus den Bettenzahlen',
-      off: 'Aus – Sie beantworten jede Anfrage selbst',
-      save: 'Einstellung speichern',
-      saved: (enabled: boolean) =>
-        enabled ? 'Gespeichert: Automatische Antworten sind eingeschaltet.' : 'Gespeichert: Automatische Antworten sind ausgeschaltet.',
-      choose: 'Bitte wählen Sie „Ein“ oder „Aus“.',
-      refused: 'Die Einstellung wurde nicht gespeichert:',
-    },
-  },
+  beds: bedsTexts,
 
   errors: {
     title: 'Fehler',

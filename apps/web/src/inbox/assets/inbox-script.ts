@@ -8,7 +8,8 @@
  *   localStorage: no patient data, only Task ids and version numbers);
  * - keeps the "how long ago" times current;
  * - on the answer form, makes the note required for the answers that need one, and moves the focus
- *   to an error summary.
+ *   to an error summary;
+ * - on the beds page, warns before leaving with bed counts typed but not saved.
  *
  * Plain ES2020 in a string: the gateway is bundled for Node, and this is the browser's code.
  */
@@ -147,7 +148,30 @@ export const INBOX_SCRIPT = String.raw`(function () {
     update();
   }
 
+  // The beds page: numbers typed but not saved are not lost without a warning. Its buttons all save
+  // them (one form); leaving by a link, the range form or closing the tab asks first.
+  function startBedsForm(form) {
+    var submitting = false;
+    function unsaved() {
+      var inputs = form.querySelectorAll('table.beds input[type="number"]');
+      for (var i = 0; i < inputs.length; i++) {
+        if (inputs[i].value !== inputs[i].defaultValue || inputs[i].hasAttribute('data-unsaved')) return true;
+      }
+      return false;
+    }
+    form.addEventListener('submit', function () { submitting = true; });
+    window.addEventListener('beforeunload', function (event) {
+      if (submitting || !unsaved()) return;
+      event.preventDefault();
+      event.returnValue = form.getAttribute('data-unsaved') || '';
+    });
+    // Back from the browser's cache: the form was submitted before, and is a new page now.
+    window.addEventListener('pageshow', function () { submitting = false; });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    var beds = document.getElementById('beds-form');
+    if (beds) startBedsForm(beds);
     var table = document.getElementById('task-list');
     if (table) startList(table);
     var title = document.getElementById('task-title');

@@ -1,4 +1,5 @@
 import type { Texts } from '../texts.de';
+import { BEDS_STYLE } from './beds-style';
 
 /**
  * The inbox's one stylesheet, served as /inbox/assets/inbox-<hash>.css. Sizes in rem and em so
@@ -12,7 +13,7 @@ export function inboxStyle(texts: Texts): string {
   const labels = [columns.specialty, columns.admission, columns.diagnosis, columns.requester, columns.received, columns.status]
     .map((label, index) => `  .task-list td:nth-of-type(${index + 1})::before { content: "${cssString(label)}: "; }`)
     .join('\n');
-  return `${STYLE}\n@media (max-width: 48em) {\n${labels}\n}\n`;
+  return `${STYLE}\n@media (max-width: 48em) {\n${labels}\n}\n${BEDS_STYLE}`;
 }
 
 /** A CSS string's content: backslash and quote escaped, no line breaks. */
