@@ -10,6 +10,7 @@ import { WebhookReceiver, waitFor } from '@bedrequest/testing';
 import { openApiDocument, type OpenApiDocument } from '../../apps/gateway/src/openapi/openapi-document';
 import { fetchExchange, type ApiCallOptions } from './api-client';
 import { OpenApiContract, openApiContract } from './openapi-contract';
+import { clinicDay } from './clinic-day';
 import { passwordOf, startE2eStack, type E2eStack } from './e2e-stack';
 
 const CLINIC_IK = FIXTURE_PERFORMER_IKS[0];
@@ -169,7 +170,7 @@ describe('the OpenAPI document, replayed against the running service', () => {
 
     it('answers each documented GET, POST, PUT and DELETE with a success it declares', async () => {
       const eventId = receiver.accepted()[0]!.id;
-      const today = new Date().toISOString().slice(0, 10);
+      const today = clinicDay(0);
       const other = `replay-other-${suffix}`;
       await stack.createReferrer(other, [FIXTURE_REQUESTER_IK], 'https://other-hospital.example/fhir');
       const otherToken = await stack.login(other);

@@ -144,7 +144,9 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
         merged(
           base,
           jsonBodyRefusals('16 KiB'),
-          { 400: 'a field is missing, malformed or unknown, not a calendar date, or a department the clinic does not offer' },
+          {
+            400: 'a field is missing, malformed or unknown, not a calendar date, a date before today (Europe/Berlin), or a department the clinic does not offer',
+          },
           routing,
         ),
       ),
