@@ -224,6 +224,9 @@ describe('the OpenAPI document, replayed against the running service', () => {
         const { status } = await api(method, path, options);
         expect({ method, path, status: status >= 200 && status < 300 }).toEqual({ method, path, status: true });
       }
+      // Only a selected clinic withdraws its acceptance (tools/e2e/clinic-withdraws-acceptance.int.spec.ts); this Task's is refused.
+      const withdrawal = await api('POST', `/api/v1/clinic/tasks/${taskId}/withdraw-acceptance`, { token: clinic, body: { reason: 'Bett belegt' } });
+      expect([withdrawal.status, withdrawal.body.error]).toEqual([409, 'conflict']);
       const documents = await api('GET', `/api/v1/clinic/tasks/${taskId}/documents`, { token: clinic });
       expect([(documents.body.items as unknown[]).length, documents.body.total, documents.body.next]).toEqual([1, 1, undefined]);
       // A request of its own to erase, so that the others stay for the tests after this one (404

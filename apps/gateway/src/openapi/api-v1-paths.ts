@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ClinicList } from '@bedrequest/contracts';
+import { registerAcceptanceWithdrawalPath } from './acceptance-withdrawal-path';
 import { registerClinicApiPaths } from './clinic-api-paths';
 import { registerPartyPaths } from './party-paths';
 import { guarded, json, merged, refusals, type Secured } from './responses';
@@ -21,5 +22,6 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
   });
   registerSubscriptionPaths(registry, secured);
   registerClinicApiPaths(registry, secured);
+  registerAcceptanceWithdrawalPath(registry, secured);
   registerPartyPaths(registry, secured);
 }

@@ -2,7 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry } from '@ast
 import { type z } from 'zod';
 import * as contracts from '@bedrequest/contracts';
 import { BedCount } from '../capacity/capacity.router';
-import { ClinicAnswer } from '../clinic-api/clinic-api.router';
+import { AcceptanceWithdrawal, ClinicAnswer } from '../clinic-api/clinic-api.router';
 import { SERVICE_VERSION } from '../service-index';
 import { registerApiV1Paths } from './api-v1-paths';
 import { registerFhirPaths } from './fhir-paths';
@@ -59,6 +59,7 @@ const NAMED_SHAPES: readonly [z.ZodType, string][] = [
   [contracts.ClinicTaskList, 'ClinicTaskList'],
   [contracts.RequestVersionList, 'RequestVersionList'],
   [ClinicAnswer, 'ClinicAnswer'],
+  [AcceptanceWithdrawal, 'AcceptanceWithdrawal'],
   [contracts.ClinicAnswerQueued, 'ClinicAnswerQueued'],
   [BedCount, 'BedCount'],
   [contracts.AutoAnswerRequest, 'AutoAnswerRequest'],

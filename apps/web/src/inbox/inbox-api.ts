@@ -155,34 +155,25 @@ export class InboxApi {
 
   /** `ifMatch`: the ETag of the Task the person answers, so that the API refuses the answer (412) once the Task changed. */
   async answer(taskId: string, body: { businessStatus: string; note?: string }, ifMatch: string | undefined, call: ApiCall): Promise<AnswerResult> {
+    return this.submit(`${taskPath(taskId)}/answer`, body, ifMatch, call);
+  }
+
+  /** The selected clinic withdraws its acceptance, lifting the selection (docs/decisions.md, "Clinics answer"); 409 for a clinic not selected. */
+  async withdrawAcceptance(taskId: string, reason: string, ifMatch: string | undefined, call: ApiCall): Promise<AnswerResult> {
+    return this.submit(`${taskPath(taskId)}/withdraw-acceptance`, { reason }, ifMatch, call);
+  }
+
+  private async submit(path: string, json: object, ifMatch: string | undefined, call: ApiCall): Promise<AnswerResult> {
     const headers = { ...forwardedFor(call.clientAddress), ...(ifMatch ? { 'if-match': ifMatch } : {}) };
+    const refusal = ApiErrorBody;
     const answer = await this.client.json(
-      { method: 'POST', path: `/api/v1/clinic/tasks/${encodeURIComponent(taskId)}/answer`, json: body, ...this.credentials(call), headers },
-      {
-        200: FhirTask,
-        202: ClinicAnswerQueued,
-        400: ApiErrorBody,
-        401: ApiErrorBody,
-        404: ApiErrorBody,
-        409: ApiErrorBody,
-        412: ApiErrorBody,
-        429: ApiErrorBody,
-      },
+      { method: 'POST', path, json, ...this.credentials(call), headers },
+      { 200: FhirTask, 202: ClinicAnswerQueued, 400: refusal, 401: refusal, 404: refusal, 409: refusal, 412: refusal, 429: refusal },
     );
-    switch (answer.status) {
-      case 200:
-        return { status: 200, task: answer.body };
-      case 202:
-        return { status: 202 };
-      case 400:
-      case 404:
-      case 409:
-      case 412:
-        return { status: answer.status, message: answer.body.message };
-      case 401:
-      case 429:
-        throw refusalOf(answer.status);
-    }
+    if (answer.status === 401 || answer.status === 429) throw refusalOf(answer.status);
+    if (answer.status === 200) return { status: 200, task: answer.body };
+    if (answer.status === 202) return { status: 202 };
+    return { status: answer.status, message: answer.body.message };
   }
 
   async clinics(call: ApiCall): Promise<ClinicList> {
