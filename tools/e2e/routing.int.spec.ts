@@ -105,7 +105,7 @@ describe('routing and the clinic side, through the gateway', () => {
       expect(businessStatusOf(declined)).toBe('declined');
       expect(declined.status).toBe('rejected');
       expect(declined.note?.at(-1)?.text).toBe(
-        `Klinik mit IK ${BERGBLICK}: Absage für Orthopädie (2300) – automatisch, die Klinik bietet diese Fachabteilung nicht an.`,
+        'Fachklinik Bergblick: Absage für Orthopädie (2300) – automatisch, die Klinik bietet diese Fachabteilung nicht an.',
       );
       const delivery = await waitFor(() => webhooks.received.find((hook) => hook.taskId === declined.id), {
         timeoutMs: 30_000,

@@ -76,9 +76,10 @@ export function submitAdmissionRequest(batch: BatchState, command: Extract<Finge
     const task = batch.applyTaskChange(state, change, version);
     // docs/decisions.md: a requested clinic that does not offer the resolved department is declined
     // at once, in this transaction, instead of asking routing and waiting for its answer.
-    const reason = change.action === 'answer-requested' ? declineReason(batch.registered(task.clinicIk), submitted.departmentCode) : undefined;
+    const registered = batch.registered(task.clinicIk);
+    const reason = change.action === 'answer-requested' ? declineReason(registered, submitted.departmentCode) : undefined;
     if (reason) {
-      batch.recordAnswer(state, task, 'declined', declineNote(reason, { ik: task.clinicIk }, submitted), { source: 'automatic' });
+      batch.recordAnswer(state, task, 'declined', declineNote(reason, { ik: task.clinicIk, name: registered?.name }, submitted), { source: 'automatic' });
       responses.push(responseRecord(state.request, task, { systems, meta, source: 'automatic' }));
       batch.audit({
         interaction: 'update',

@@ -155,10 +155,10 @@ export class BatchState {
     this.changes.audit.push(...entriesOf([{ ...record, source: 'intake' }], this.context.now));
   }
 
-  /** The departments of a registered clinic, for the automatic decline. */
-  registered(ik: string): { departments: string[] } | undefined {
+  /** The name and departments of a registered clinic, for the automatic decline and its note. */
+  registered(ik: string): { name: string; departments: string[] } | undefined {
     const clinic = this.context.clinics.get(ik);
-    return clinic && { departments: clinic.departments.map((department) => department.code) };
+    return clinic && { name: clinic.name, departments: clinic.departments.map((department) => department.code) };
   }
 
   /** A stored Task's revision goes up once per batch, however often the batch changes it. */

@@ -131,9 +131,8 @@ describe('IntakeService batches against the real PostgreSQL', () => {
         clinic_ik: B,
         status: 'rejected',
         business_status: 'declined',
-        notes: [
-          expect.objectContaining({ text: `Klinik mit IK ${B}: Absage für Orthopädie (2300) – automatisch, die Klinik bietet diese Fachabteilung nicht an.` }),
-        ],
+        // The note begins with the clinic's name from the registry (here its IK).
+        notes: [expect.objectContaining({ text: `${B}: Absage für Orthopädie (2300) – automatisch, die Klinik bietet diese Fachabteilung nicht an.` })],
       },
     ]);
     const outbox = await outboxOf(identifier);
