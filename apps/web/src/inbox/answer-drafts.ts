@@ -17,6 +17,14 @@ export const AnswerDraft = z.object({
 });
 export type AnswerDraft = z.infer<typeof AnswerDraft>;
 
+/** The selected clinic's withdrawal of its acceptance between its form and its confirmation (docs/inbox.md, "Nach der Auswahl"). */
+export const WithdrawalDraft = z.object({ reason: z.string(), tag: z.string(), version: z.number().int().min(0) });
+export type WithdrawalDraft = z.infer<typeof WithdrawalDraft>;
+
+/** What the request's page says once after a withdrawal: done, or taken and stored in a moment. */
+export const Withdrawn = z.enum(['done', 'queued']);
+export type Withdrawn = z.infer<typeof Withdrawn>;
+
 /**
  * What the list says once after an answer was sent: which request, and what happened to the answer
  * (`queued`: taken, stored in a moment); `none-open` when "Nächste offene Anfrage" found none.
@@ -39,12 +47,20 @@ export interface AnswerDrafts {
   /** The answer sent last, until `forgetSent`. */
   peekSent(sessionId: string): Promise<AnswerSent | undefined>;
   forgetSent(sessionId: string): Promise<void>;
+  saveWithdrawal(sessionId: string, taskId: string, draft: WithdrawalDraft): Promise<void>;
+  loadWithdrawal(sessionId: string, taskId: string): Promise<WithdrawalDraft | undefined>;
+  /** Forgets the draft and notes the withdrawal as sent, for the request's next page. */
+  withdrawn(sessionId: string, taskId: string, outcome: Withdrawn): Promise<void>;
+  /** The withdrawal sent, once. */
+  takeWithdrawn(sessionId: string, taskId: string): Promise<Withdrawn | undefined>;
 }
 
 /** The drafts beside the session in its store. */
 export function sessionAnswerDrafts(store: SessionStore): AnswerDrafts {
   const slot = (taskId: string) => `answer-draft:${taskId}`;
   const SENT = 'answer-sent';
+  const withdrawal = (taskId: string) => `withdrawal-draft:${taskId}`;
+  const withdrawn = (taskId: string) => `withdrawn:${taskId}`;
   return {
     save: (sessionId, taskId, draft) => store.keep(sessionId, slot(taskId), draft, DRAFT_SECONDS),
     load: async (sessionId, taskId) => {
@@ -58,6 +74,21 @@ export function sessionAnswerDrafts(store: SessionStore): AnswerDrafts {
       return sent.success ? sent.data : undefined;
     },
     forgetSent: (sessionId) => store.forget(sessionId, SENT),
+    saveWithdrawal: (sessionId, taskId, draft) => store.keep(sessionId, withdrawal(taskId), draft, DRAFT_SECONDS),
+    loadWithdrawal: async (sessionId, taskId) => {
+      const draft = WithdrawalDraft.safeParse(await store.kept(sessionId, withdrawal(taskId)));
+      return draft.success ? draft.data : undefined;
+    },
+    withdrawn: async (sessionId, taskId, outcome) => {
+      await store.forget(sessionId, withdrawal(taskId));
+      await store.keep(sessionId, withdrawn(taskId), outcome, SENT_SECONDS);
+    },
+    takeWithdrawn: async (sessionId, taskId) => {
+      const kept = Withdrawn.safeParse(await store.kept(sessionId, withdrawn(taskId)));
+      if (!kept.success) return undefined;
+      await store.forget(sessionId, withdrawn(taskId));
+      return kept.data;
+    },
   };
 }
 
@@ -71,5 +102,16 @@ export function memoryAnswerDrafts(): AnswerDrafts {
     sent: async (sessionId, sent) => void kept.set(`${sessionId} sent`, sent),
     peekSent: async (sessionId) => kept.get(`${sessionId} sent`) as AnswerSent | undefined,
     forgetSent: async (sessionId) => void kept.delete(`${sessionId} sent`),
+    saveWithdrawal: async (sessionId, taskId, draft) => void kept.set(`${sessionId} withdrawal ${taskId}`, draft),
+    loadWithdrawal: async (sessionId, taskId) => kept.get(`${sessionId} withdrawal ${taskId}`) as WithdrawalDraft | undefined,
+    withdrawn: async (sessionId, taskId, outcome) => {
+      kept.delete(`${sessionId} withdrawal ${taskId}`);
+      kept.set(`${sessionId} withdrawn ${taskId}`, outcome);
+    },
+    takeWithdrawn: async (sessionId, taskId) => {
+      const outcome = kept.get(`${sessionId} withdrawn ${taskId}`) as Withdrawn | undefined;
+      kept.delete(`${sessionId} withdrawn ${taskId}`);
+      return outcome;
+    },
   };
 }

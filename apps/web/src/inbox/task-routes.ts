@@ -12,6 +12,7 @@ import { taskPrintPage } from './pages/task-print.page';
 import { taskViewPage, type AnswerForm, type AttachmentEntry, type TaskViewModel, type VersionEntry } from './pages/task-view.page';
 import { requestNumberOf } from './request-number';
 import { changesBetween, requestViewOf, type RequestView } from './request-view';
+import { withdrawRoutes } from './withdraw-routes';
 
 /**
  * What a request's page shows of what the API holds for it at a time (a request may hold 50
@@ -51,7 +52,13 @@ export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router 
 
   router.get('/tasks/:taskId', async (req, res) => {
     const taskId = taskIdOf(req);
-    sendPage(res, taskViewPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {} })));
+    // Once, after the selected clinic withdrew its acceptance (withdraw-routes.ts).
+    const withdrawn = await drafts.takeWithdrawn(sessionOf(res).id, taskId);
+    const flash: TaskViewModel['flash'] = withdrawn && {
+      kind: withdrawn === 'done' ? 'success' : 'info',
+      message: withdrawn === 'done' ? texts.withdraw.done : texts.withdraw.queued,
+    };
+    sendPage(res, taskViewPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {}, ...(flash ? { flash } : {}) })));
   });
 
   // One request to print: the summary and the request, no navigation, no form (docs/inbox.md, "A request").
@@ -150,7 +157,10 @@ export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router 
     return taskId;
   };
 
-  async function viewModel(req: Request, res: Response, taskId: string, extra: Pick<TaskViewModel, 'form' | 'flash'>): Promise<TaskViewModel> {
+  // The selected clinic's one action, in the answer's steps (docs/inbox.md, "Nach der Auswahl").
+  withdrawRoutes(router, context, drafts, { viewModel, taskIdOf, notFound });
+
+  async function viewModel(req: Request, res: Response, taskId: string, extra: Pick<TaskViewModel, 'form' | 'flash' | 'withdraw'>): Promise<TaskViewModel> {
     const call = apiCallOf(req, res);
     const historyPage = Page.parse(req.query.history);
     const documentsPage = Page.parse(req.query.documents);

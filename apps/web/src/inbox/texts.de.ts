@@ -1,4 +1,5 @@
 import { bedsTexts } from './beds.texts.de';
+import { withdrawTexts } from './withdraw.texts.de';
 import { listWorkTexts } from './list.texts.de';
 
 /**
@@ -185,6 +186,8 @@ export const de = {
     years: (age: number) => `${age} Jahre`,
     stage: { proposal: 'Anfrage (Kapazitätsanfrage)', order: 'Auswahl Ihrer Klinik', revoked: 'Zurückgezogen', withdrawn: 'Auswahl aufgehoben' },
   },
+
+  withdraw: withdrawTexts,
 
   answer: {
     legend: 'Ihre Antwort',

@@ -75,6 +75,9 @@ h3 { font-size: 1rem; margin: 0 0 0.25rem; }
 .button:hover { background: var(--accent-dark); border-color: var(--accent-dark); color: #fff; }
 .button-secondary { background: var(--surface); color: var(--accent); }
 .button-secondary:hover { background: #e8f0f9; color: var(--accent-dark); }
+/* The selected clinic's withdrawal of its acceptance (withdraw-form.ts): an action that cannot be undone. */
+.button-danger { background: var(--error); border-color: var(--error); }
+.button-danger:hover { background: #7d1013; border-color: #7d1013; }
 .inline-buttons { display: flex; flex-wrap: wrap; gap: 1rem; }
 
 .form .field { margin: 0 0 1rem; display: flex; flex-direction: column; gap: 0.25rem; }

@@ -10,6 +10,7 @@ import { attachmentsOf } from './task-documents';
 import { changeItem, historyOf } from './task-history';
 import { statusText } from './task-list.page';
 import { requestNumberLine, summaryOf } from './task-summary';
+import { withdrawForm, type WithdrawForm } from './withdraw-form';
 
 export { ANSWER_CODES, MAX_NOTE_LENGTH, NOTE_REQUIRED, type AnswerForm } from './answer-form';
 
@@ -46,6 +47,8 @@ export interface PagePosition {
  * clinic's answer now, with the note that names who gave it when there is one.
  */
 export interface Meanwhile {
+  /** What was refused: the answer (by default), or the selected clinic's withdrawal of its acceptance. */
+  action?: 'answer' | 'withdraw';
   version?: { from: number; to: number; changes: FieldChange[] };
   answer?: { businessStatus: BusinessStatus; at: string; note?: TaskNote };
 }
@@ -67,6 +70,8 @@ export interface TaskViewModel {
   attachments: AttachmentEntry[];
   documents: PagePosition;
   form: AnswerForm;
+  /** The withdrawal's form, for a selected Task (docs/inbox.md, "Nach der Auswahl"); empty when not given. */
+  withdraw?: WithdrawForm;
   flash?: { kind: 'success' | 'error' | 'info'; message: string };
   formats: Formats;
   /** The request's patient data was erased: only the Task is left, nothing to read or answer. */
@@ -80,7 +85,16 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
   const changed = new Set((latest?.changes ?? []).map((change) => change.key));
   const selected = task.status === 'in-progress';
   const cancelled = task.status === 'cancelled';
+  // A selected clinic's answer would keep the selection (docs/decisions.md, "Clinics answer"): its one
+  // action is the withdrawal of its acceptance, in the answer's place.
   const canAnswer = !cancelled && !model.erased && latest !== undefined;
+  const seen = { version: latest?.version ?? 0, ...(model.etag ? { etag: model.etag } : {}) };
+  const action =
+    !canAnswer || !context.signedIn
+      ? ''
+      : selected
+        ? withdrawForm(task.id, model.withdraw ?? {}, texts, context.signedIn.csrfToken, seen)
+        : answerForm(task.id, model.form, texts, context.signedIn.csrfToken, seen);
   const title = `${t.title}: ${texts.patientShort(latest?.view.patient.gender, latest?.view.patient.age)}`;
   const pages = { history: model.history.page, documents: model.documents.page };
 
@@ -99,9 +113,9 @@ ${task.status === 'requested' && task.businessStatus && changed.size ? notice('i
 ${
   // The summary and the answer side by side on a wide screen, one above the other on a narrow one (inbox-style.ts).
   latest
-    ? html`<div class="task-top${canAnswer && context.signedIn ? ' with-answer' : ''}">
+    ? html`<div class="task-top${action ? ' with-answer' : ''}">
 ${summaryOf(latest, texts, formats)}
-${canAnswer && context.signedIn ? answerForm(task.id, model.form, texts, context.signedIn.csrfToken, { version: latest.version, ...(model.etag ? { etag: model.etag } : {}) }) : ''}
+${action}
 </div>`
     : ''
 }
@@ -155,11 +169,12 @@ ${patient ? html`<dl class="fields">${patient.fields.filter((entry) => entry.key
 function meanwhileNotice(meanwhile: Meanwhile, texts: Texts, formats: Formats): Html {
   const t = texts.answer;
   const { version, answer } = meanwhile;
+  const withdrawal = meanwhile.action === 'withdraw';
   return notice(
     'error',
-    html`<p><strong>${t.staleTitle}</strong></p>
+    html`<p><strong>${withdrawal ? texts.withdraw.staleTitle : t.staleTitle}</strong></p>
 <ul class="meanwhile">${version ? html`<li data-meanwhile="version">${t.staleVersion(version.from, version.to)}${version.changes.length ? html`<ul class="changes">${version.changes.map((change) => changeItem(change, texts))}</ul>` : ''}</li>` : ''}${answer ? html`<li data-meanwhile="answer">${t.staleAnswer(texts.businessStatus[answer.businessStatus])}${answer.note ? authorOf(answer.note, texts) : ''} (<time datetime="${answer.at}">${formats.instant(answer.at)}</time>)</li>` : ''}</ul>
-<p>${t.staleRetry}</p>`,
+<p>${withdrawal ? texts.withdraw.staleRetry : t.staleRetry}</p>`,
     'answer-stale',
   );
 }
