@@ -136,6 +136,26 @@ describeInChromium('the beds grid for a clerk', () => {
     expect((await inbox.stack.api<{ enabled: boolean }>('GET', '/api/v1/clinic/capacity/auto-answer', { token: clinicToken })).body.enabled).toBe(true);
   });
 
+  it('says on every page while automatic answers are on, and on none once they are off', async () => {
+    const banner = page.locator('#automatic-answers-banner');
+    const switchTo = async (label: string) => {
+      await page.goto(`${inbox.baseUrl}/inbox/beds?${week}`);
+      await page.getByLabel(label).check();
+      await Promise.all([page.waitForURL(/switched=1$/), page.getByRole('button', { name: 'Einstellung speichern' }).click()]);
+    };
+    await switchTo('Ein – der Dienst antwortet aus den Bettenzahlen');
+    await expect(banner.innerText()).resolves.toContain('Automatische Antworten sind eingeschaltet');
+    await page.goto(`${inbox.baseUrl}/inbox/tasks`);
+    await expect(banner.innerText()).resolves.toContain('Automatische Antworten sind eingeschaltet');
+    await expect(banner.getByRole('link', { name: 'Einstellung ändern' }).getAttribute('href')).resolves.toBe('/inbox/beds#auto-heading');
+    await expect(violations(page)).resolves.toEqual([]);
+
+    await switchTo('Aus – Sie beantworten jede Anfrage selbst');
+    await expect(banner.count()).resolves.toBe(0);
+    await page.goto(`${inbox.baseUrl}/inbox/tasks`);
+    await expect(banner.count()).resolves.toBe(0);
+  });
+
   it('fills one number over a range of days, Monday to Friday only if asked, and refuses a range beginning on a day gone', async () => {
     const [from, to] = [clinicDay(7), clinicDay(20)];
     await page.goto(`${inbox.baseUrl}/inbox/beds`);

@@ -118,6 +118,7 @@ export function bedsRoutes(context: InboxContext): Router {
           400,
         );
       }
+      context.automaticAnswers?.remember(clinicIkOf(res), result.enabled);
       switched = true;
     }
     const outcome = new URLSearchParams(range);
@@ -134,6 +135,7 @@ export function bedsRoutes(context: InboxContext): Router {
       context.api.capacity(range, call),
       context.api.automaticAnswers(call),
     ]);
+    if (automaticAnswers !== undefined) context.automaticAnswers?.remember(clinicIkOf(res), automaticAnswers);
     // The confirmation states the setting as routing has it now, not as the address claims.
     const confirmation = extra.confirmSwitch && automaticAnswers !== undefined ? texts.beds.autoAnswer.saved(automaticAnswers) : undefined;
     const flash: BedsView['flash'] =

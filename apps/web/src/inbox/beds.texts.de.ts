@@ -65,5 +65,7 @@ export const bedsTexts = {
     choose: 'Bitte wählen Sie „Ein“ oder „Aus“.',
     refused: 'Die Einstellung wurde nicht gespeichert:',
     alsoSaves: 'Bettenzahlen, die Sie oben eingegeben haben, werden mit der Einstellung gespeichert.',
+    banner: 'Automatische Antworten sind eingeschaltet: Der Dienst beantwortet neue Anfragen aus Ihren Bettenzahlen.',
+    bannerLink: 'Einstellung ändern',
   },
 };

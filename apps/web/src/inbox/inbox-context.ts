@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ClinicRecord } from '@bedrequest/contracts';
 import { clientAddressOf } from '@bedrequest/observability';
 import type { CsrfTokens } from '../session/csrf';
+import type { AutomaticAnswersSetting } from './automatic-answers-setting';
 import type { Formats } from './format';
 import type { Html } from './html';
 import type { ApiCall, InboxApi } from './inbox-api';
@@ -20,6 +21,8 @@ export interface InboxContext {
   profileBase: string;
   logger: Logger;
   clinics: ClinicRecords;
+  /** For the banner while the clinic's automatic answers are on; without it no page shows one. */
+  automaticAnswers?: AutomaticAnswersSetting;
 }
 
 /** The session the guard let through. */
@@ -41,7 +44,8 @@ export function clinicIkOf(res: Response): string {
 export async function pageContextOf(context: InboxContext, req: Request, res: Response): Promise<PageContext> {
   const session = sessionOf(res);
   const ik = clinicIkOf(res);
-  const clinic = await context.clinics.find(ik, apiCallOf(req, res));
+  const call = apiCallOf(req, res);
+  const [clinic, automaticAnswers] = await Promise.all([context.clinics.find(ik, call), context.automaticAnswers?.enabled(ik, call)]);
   // A message of the step before (task-routes.ts, answerSentNotice), for this page alone.
   const notice = res.locals.inboxNotice as Html | undefined;
   return {
@@ -49,6 +53,7 @@ export async function pageContextOf(context: InboxContext, req: Request, res: Re
     assets: context.assets,
     signedIn: { clinic: context.texts.clinicOf(clinic?.name, ik), csrfToken: context.csrf.tokenOf(session.id) },
     ...(notice ? { notice } : {}),
+    ...(automaticAnswers ? { automaticAnswers } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { CsrfTokens, isSameOrigin } from '../session/csrf';
 import type { SessionStore } from '../session/session-store';
 import { sessionAnswerDrafts } from './answer-drafts';
 import { inboxAssets } from './assets/assets';
+import { AutomaticAnswersSetting } from './automatic-answers-setting';
 import { bedsRoutes } from './beds-routes';
 import { Formats } from './format';
 import { LoginRefusedError, SessionExpiredError, type ApiCaller, type InboxApi } from './inbox-api';
@@ -90,6 +91,7 @@ export function inboxRouter(options: InboxOptions): Router {
     profileBase: options.profileBase,
     logger: options.logger,
     clinics: new ClinicRecords(options.api),
+    automaticAnswers: new AutomaticAnswersSetting(options.api),
   };
   const bare = { texts, assets: context.assets };
 

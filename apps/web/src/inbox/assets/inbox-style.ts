@@ -99,6 +99,7 @@ legend { font-weight: 700; padding: 0 0.25rem; }
 .notice-success { border-color: var(--ok); }
 .notice-warning { border-color: var(--warn); }
 .notice-error { border-color: var(--error); }
+.banner-automatic { border-left: 0.35rem solid var(--warn); background: #fff4e0; padding: 0.5rem 1rem; margin: 0.5rem 0 1rem; }
 .notice p { margin: 0 0 0.25rem; }
 .notice ul { margin: 0; }
 

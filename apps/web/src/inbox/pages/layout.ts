@@ -9,6 +9,8 @@ export interface PageContext {
   signedIn?: { clinic: string; csrfToken: string };
   /** A message of the step before, shown once at the top of the page (an answer sent: docs/inbox.md, "Antworten"). */
   notice?: Html;
+  /** The clinic's automatic answers are on: every page says so (docs/inbox.md, "Betten"). */
+  automaticAnswers?: boolean;
 }
 
 export type Section = 'tasks' | 'beds' | 'login' | 'error';
@@ -49,11 +51,16 @@ ${
 </header>`
 }
 <main id="main" tabindex="-1">
-${context.notice ?? ''}${page.body}
+${signedIn && context.automaticAnswers && !page.bare ? automaticAnswersBanner(texts) : ''}${context.notice ?? ''}${page.body}
 </main>
 </body>
 </html>
 `;
+}
+
+function automaticAnswersBanner(texts: Texts): Html {
+  const t = texts.beds.autoAnswer;
+  return html`<p class="banner-automatic" id="automatic-answers-banner">${t.banner} <a href="/inbox/beds#auto-heading">${t.bannerLink}</a></p>`;
 }
 
 export function csrfField(token: string): Html {
