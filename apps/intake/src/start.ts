@@ -9,7 +9,8 @@ import { createServiceHttpApp, serveHttp, serveProbes, startService, type Starte
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
 import { AuditAnchorJob, AuditAnchors, AuditTrail, AuditTrailRepository } from './audit';
-import { ClinicTaskReadsRepository, ClinicTaskReadsService, clinicTasksRouter } from './clinic-tasks';
+import { ClinicTaskHistoryReads, clinicTaskHistoryRouter, ClinicTaskReadsRepository, ClinicTaskReadsService, clinicTasksRouter } from './clinic-tasks';
+import { ClinicWorkspaceRepository, ClinicWorkspaceService, clinicWorkspaceRouter } from './clinic-workspace';
 import type { IntakeConfig } from './config';
 import { intakeDeadLetters } from './dead-letters';
 import { RequestErasureRepository, RetentionJob, startDeadLetterSweep } from './erasure';
@@ -103,10 +104,14 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     );
     retention.start();
     lifecycle.onStop('retention', () => retention.stop());
+    // A Task's history for its clinic: its answers, documents and request changes.
+    app.use(clinicTaskHistoryRouter(new ClinicTaskHistoryReads(prisma, fields, audit), verifier, logger));
     // The clinic's list rows and request versions (the clinic inbox and any clinic software).
     app.use(
       clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger),
     );
+    // What the clinic's people share about its Tasks: who works on one, internal notes, what was seen.
+    app.use(clinicWorkspaceRouter(new ClinicWorkspaceService(new ClinicWorkspaceRepository(prisma, config.INTAKE_DB_SCHEMA, fields), audit), verifier, logger));
     // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
     // acked while the outbox relay (stopped after them) still publishes what they wrote.
     lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BusinessStatus, TaskStatus } from './codes';
+import { DispatchAction } from './messages/request-dispatched';
 
 /**
  * Bodies of the public /api/v1 endpoints that more than one app reads: declared once, for the
@@ -194,6 +195,11 @@ export const ClinicTaskSummary = z.object({
   patient: z.object({ dataLevel: z.enum(['masked', 'complete', 'erased']), gender: z.string().optional(), age: z.number().int().optional() }),
   /** The first ICD-10-GM coded Condition of the bundle. */
   mainDiagnosis: z.object({ code: z.string(), display: z.string().optional() }).optional(),
+  /**
+   * When the referrer's documents reopened the Task after the clinic answered `more-data-required`
+   * (docs/decisions.md, "Requests"); absent again once the clinic answers.
+   */
+  documentsSuppliedAt: z.string().optional(),
 });
 export type ClinicTaskSummary = z.infer<typeof ClinicTaskSummary>;
 
@@ -225,3 +231,42 @@ export const RequestVersionList = z.object(
 );
 export type RequestVersionList = z.infer<typeof RequestVersionList>;
 export type RequestVersion = RequestVersionList['items'][number];
+
+/** Who gave an answer or wrote a note: a person of the clinic by user id (with their display name then), or the clinic itself for an automatic answer. */
+const HistoryAuthor = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('Practitioner'), user: z.string(), display: z.string().optional() }),
+    z.object({ type: z.literal('Organization'), ik: z.string().describe("The clinic's IK: the service answered on its behalf") }),
+  ])
+  .describe('Who gave it, as the Task\'s note authorReference names them (docs/api.md, "Tasks")');
+
+/**
+ * One entry of a Task's history for its clinic (docs/api.md, "Clinic API"): an answer with its
+ * note, a note kept from before answers were kept (no code), a delivery of documents, or a change
+ * of the request that reached the Task.
+ */
+export const TaskHistoryEntry = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('answer'), at: z.string(), businessStatus: BusinessStatus, note: z.string().optional(), author: HistoryAuthor }),
+  z
+    .object({ kind: z.literal('note'), at: z.string(), note: z.string(), author: HistoryAuthor.optional() })
+    .describe('A note whose answer is not known (stored before answers were kept)'),
+  z.object({
+    kind: z.literal('documents'),
+    at: z.string(),
+    count: z.number().int().describe('How many documents (DocumentReference entries) the DocumentBundle carried'),
+    kinds: z.array(z.string()).optional().describe("The documents' kinds: each DocumentReference's type, else its attachment's title"),
+    reopened: z.boolean().describe('Whether they reopened the Task for an answer (the latest answer was `more-data-required`)'),
+  }),
+  z.object({
+    kind: z.literal('request'),
+    at: z.string(),
+    action: DispatchAction.describe('`answer-requested` (a new or supplemented request, or a Task reopened), `selected` or `cancelled`'),
+    status: TaskStatus.describe('The Task status it left'),
+    version: z.number().int().optional().describe('The request version the clinic was sent with it'),
+  }),
+]);
+export type TaskHistoryEntry = z.infer<typeof TaskHistoryEntry>;
+
+/** `GET /api/v1/clinic/tasks/{taskId}/history?_count=&_offset=`: a page of the Task's history, newest first. */
+export const TaskHistory = z.object(pageShape(z.array(TaskHistoryEntry).describe('The entries of the page, newest first')));
+export type TaskHistory = z.infer<typeof TaskHistory>;

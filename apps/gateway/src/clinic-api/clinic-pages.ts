@@ -31,6 +31,9 @@ const unknownParameter = (known: string) => (issue: { code: string; keys?: strin
 /** `GET /api/v1/clinic/tasks/{taskId}/documents?_count=&_offset=`. */
 export const ClinicDocumentPageQuery = z.strictObject(pageFields, { error: unknownParameter('_count, _offset') });
 
+/** `GET /api/v1/clinic/tasks/{taskId}/history?_count=&_offset=`: paged like the documents. */
+export const TaskHistoryPageQuery = z.strictObject(pageFields, { error: unknownParameter('_count, _offset') });
+
 /** `GET /api/v1/clinic/tasks/{taskId}/versions?_count=&_offset=&_sort=`. */
 export const RequestVersionPageQuery = z.strictObject(
   {

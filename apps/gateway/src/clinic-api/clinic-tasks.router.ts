@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { TaskListState } from '@bedrequest/contracts';
 import { HttpError, type InternalClient, jsonErrorHandler } from '@bedrequest/http';
 import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from '../fhir/intake.client';
-import { passedQuery, RequestVersionPageQuery } from './clinic-pages';
+import { passedQuery, RequestVersionPageQuery, TaskHistoryPageQuery } from './clinic-pages';
 
 const LIST_STATE = `(${TaskListState.options.join('|')})`;
 /** The list's orders (intake's clinic-task-order.ts). */
@@ -79,6 +79,10 @@ export class ClinicTaskReadsClient {
     return this.client.raw({ method: 'GET', path: `/internal/clinic-tasks/${encodeURIComponent(taskId)}/versions`, query, ...this.request(call) });
   }
 
+  history(taskId: string, query: URLSearchParams, call: ForwardedCall) {
+    return this.client.raw({ method: 'GET', path: `/internal/clinic-tasks/${encodeURIComponent(taskId)}/history`, query, ...this.request(call) });
+  }
+
   close(): Promise<void> {
     return this.client.close();
   }
@@ -101,8 +105,11 @@ export class ClinicTaskReadsClient {
  *   (clinic-pages.ts: oldest first, or newest with `_sort=-version`; at most 16 MiB of bundles); 400
  *   for another parameter; 404 for another clinic's Task, 410 once the request's patient data was
  *   erased (intake's message passed on).
+ * - `GET /tasks/{taskId}/history?_count=&_offset=`: 200 `{total, items, next?}`, a page of the Task's
+ *   answers (with their notes and authors), deliveries of documents and request changes, newest
+ *   first; 400, 404 and 410 as for the versions.
  *
- * Both carry patient data: `Cache-Control: no-store`. Intake's JSON goes back unread (like Task
+ * All carry patient data: `Cache-Control: no-store`. Intake's JSON goes back unread (like Task
  * reads: a page of versions may be 16 MiB); intake unavailable is 503 with Retry-After.
  */
 export function clinicTasksRouter(options: { reads: ClinicTaskReadsClient; logger: Logger }): Router {
@@ -120,6 +127,12 @@ export function clinicTasksRouter(options: { reads: ClinicTaskReadsClient; logge
     if (!z.guid().safeParse(req.params.taskId).success) throw new HttpError('not_found', 'no such Task');
     const query = passedQuery(RequestVersionPageQuery, req.query);
     pass(res, await options.reads.versions(String(req.params.taskId), query, forwardedCallOf(req, res)));
+  });
+
+  router.get('/tasks/:taskId/history', async (req: Request, res: Response) => {
+    if (!z.guid().safeParse(req.params.taskId).success) throw new HttpError('not_found', 'no such Task');
+    const query = passedQuery(TaskHistoryPageQuery, req.query);
+    pass(res, await options.reads.history(String(req.params.taskId), query, forwardedCallOf(req, res)));
   });
 
   router.use(jsonErrorHandler(options.logger));

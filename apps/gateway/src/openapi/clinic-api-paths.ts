@@ -16,12 +16,14 @@ import {
   IF_MATCH_MAX_TAGS,
   RequestVersionList,
   TASK_TAG_MAX_LENGTH,
+  TaskHistory,
 } from '@bedrequest/contracts';
 import { REQUEST_BOUNDS } from '@bedrequest/fhir-model';
 import { BedCount, DateQuery } from '../capacity/capacity.router';
 import { ClinicAnswer, MAX_NOTE_CHARACTERS, TaskId } from '../clinic-api/clinic-api.router';
-import { ClinicDocumentPageQuery, DocumentPosition, RequestVersionPageQuery } from '../clinic-api/clinic-pages';
+import { ClinicDocumentPageQuery, DocumentPosition, RequestVersionPageQuery, TaskHistoryPageQuery } from '../clinic-api/clinic-pages';
 import { ClinicTaskListQuery } from '../clinic-api/clinic-tasks.router';
+import { registerClinicWorkspacePaths } from './clinic-workspace-paths';
 import { fhir, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** RFC 9110 §13.1.1, compared weakly (docs/api.md, "Clinic API"). */
@@ -43,6 +45,8 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   const paged = (items: string) =>
     `A page of at most \`_count\` ${items} from \`_offset\`, with \`total\`, and \`next\` while more follow. Whatever the request holds, a page never carries more than ${CLINIC_PAGE.maxBytes / (1024 * 1024)} MiB of bundles: it stops before the one that would take it over (and always holds one), so it may hold fewer than \`_count\`; go on with \`next\`.`;
 
+  // Who works on a Task, internal notes, what was seen: clinic-workspace-paths.ts.
+  registerClinicWorkspacePaths(registry, secured);
   const noStore = { 'Cache-Control': header('NoStore') };
   registry.registerPath({
     method: 'get',
@@ -65,6 +69,20 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
     request: { ...task, query: RequestVersionPageQuery },
     responses: {
       200: { description: 'A page of the versions as received', headers: noStore, content: json(RequestVersionList) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, badParameter, notThisClinics, erased, taskStore)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/tasks/{taskId}/history',
+    summary:
+      "The Task's history for its clinic, newest first: each answer with its note and who gave it, each delivery of documents, each change of the request",
+    description:
+      'A page of at most `_count` entries from `_offset`, with `total`, and `next` while more follow. The newest 300 entries are kept; a note stored before answers were kept (by release 1.0) is an entry `note` of its own, without the answer it came with.',
+    security: secured,
+    request: { ...task, query: TaskHistoryPageQuery },
+    responses: {
+      200: { description: 'A page of the history', headers: noStore, content: json(TaskHistory) },
       ...refusals('v1', merged(base, UNDECODABLE_PATH, badParameter, notThisClinics, erased, taskStore)),
     },
   });

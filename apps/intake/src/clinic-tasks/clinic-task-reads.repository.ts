@@ -101,14 +101,14 @@ export class ClinicTaskReadsRepository {
     const order = SQL_ORDERS[query.sort ?? 'default'];
     const rows = await this.prisma.$queryRaw<(TaskOfRow & ErasedOrStored)[]>`
       WITH page AS (
-        SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version,
+        SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version, t.documents_supplied_at,
                CASE WHEN t.status IN ('accepted', 'rejected') THEN t.sealed_notes END AS sealed_notes, ${keyColumnsSql(order)}
           FROM ${this.task} t
          WHERE ${Prisma.join(this.conditions(query, order), ' AND ')}
          ORDER BY ${orderBySql(order)}
          LIMIT ${query.count}::int OFFSET ${query.offset}::bigint
       )
-      SELECT p.id, p.request_id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik, p.sealed_notes,
+      SELECT p.id, p.request_id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik, p.sealed_notes, p.documents_supplied_at,
              r.referrer_ik, r.identifier AS request_identifier, r.referrer_party_id,
              e.erased_at, r.status AS erased_request_status, r.intent AS erased_intent,
              v.sealed_summary

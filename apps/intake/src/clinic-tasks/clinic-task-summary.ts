@@ -35,6 +35,8 @@ export interface SummaryRow {
   erased_at: Date | null;
   /** Whether the Task's latest answer was the service's automatic one (automatic-answers.ts). */
   answered_automatically: boolean;
+  /** When documents reopened the Task after `more-data-required` (document-submission.ts). */
+  documents_supplied_at?: Date | null;
 }
 
 /** A row of the clinic's list (libs/contracts `ClinicTaskSummary`) from what the list statement read. */
@@ -67,6 +69,7 @@ export function summaryOf(row: SummaryRow, systems: FhirSystems, today: Date): C
       ...(age !== undefined ? { age } : {}),
     },
     ...(row.diagnosis_code ? { mainDiagnosis: { code: row.diagnosis_code, ...(row.diagnosis_display ? { display: row.diagnosis_display } : {}) } } : {}),
+    ...(row.documents_supplied_at ? { documentsSuppliedAt: row.documents_supplied_at.toISOString() } : {}),
   };
 }
 

@@ -99,16 +99,18 @@ export class RequestErasureRepository {
       await tx.$executeRaw`UPDATE ${t.inbox} SET sealed_verdict = NULL WHERE request_identifier = ${found.identifier}`;
       const documents = await tx.$executeRaw`DELETE FROM ${t.document} WHERE request_id = ${found.id}::uuid`;
       const versions = await tx.$executeRaw`DELETE FROM ${t.version} WHERE request_id = ${found.id}::uuid`;
-      // Every Task loses its notes; one still open (waiting for the clinic or for the referrer) is
+      // Every Task loses its notes and history; one still open (waiting for the clinic or for the referrer) is
       // cancelled, as a revocation cancels it: nothing more can be sent, answered or selected for an
       // erased request. A selected clinic's Task stays in progress (the admission was agreed).
       const tasks = await tx.$queryRaw<{ id: string; clinic_ik: string }[]>`
         UPDATE ${t.task}
-           SET sealed_notes = NULL, revision = revision + 1, last_modified = ${erasedAt},
+           SET sealed_notes = NULL, sealed_history = NULL, documents_supplied_at = NULL, revision = revision + 1, last_modified = ${erasedAt},
                status = CASE WHEN status IN ('in-progress', 'cancelled') THEN status ELSE 'cancelled' END,
                cancelled_at = CASE WHEN status IN ('in-progress', 'cancelled') THEN cancelled_at ELSE ${erasedAt} END
          WHERE request_id = ${found.id}::uuid
         RETURNING id::text AS id, clinic_ik`;
+      // The clinics' internal notes go with the Tasks' notes (clinic-workspace/).
+      await tx.$executeRaw`DELETE FROM ${t.internalNote} WHERE task_id IN (SELECT id FROM ${t.task} WHERE request_id = ${found.id}::uuid)`;
       // Answers not yet published (or published, not yet cleared by the relay) carry the Task with
       // its notes: they go out without them, like the notifier keeps its stored events.
       await tx.$executeRaw`

@@ -21,6 +21,7 @@ export function requestWriterTables(schema: string) {
     inbox: table('inbox_message'),
     outbox: table('outbox_message'),
     erasure: table('request_erasure'),
+    internalNote: table('clinic_internal_note'),
     expectRows: table('expect_rows'),
     appendAudit: table('append_audit_events'),
   };

@@ -8,6 +8,7 @@ export function sealedColumnsOf(sql: SqlClient, schema: string): (SealedColumn &
     new RequestVersionColumn(sql, schema, 'sealed_summary'),
     new SqlSealedColumn({ sql, schema, table: 'request_document', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_bundle', context: sealedFor.document }),
     new SqlSealedColumn({ sql, schema, table: 'clinic_task', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_notes', context: sealedFor.notes }),
+    new SqlSealedColumn({ sql, schema, table: 'clinic_task', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_history', context: sealedFor.history }),
     new SqlSealedColumn({
       sql,
       schema,
@@ -15,6 +16,14 @@ export function sealedColumnsOf(sql: SqlClient, schema: string): (SealedColumn &
       key: { column: 'message_id', type: 'uuid' },
       sealed: 'sealed_verdict',
       context: sealedFor.verdict,
+    }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'clinic_internal_note',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_note',
+      context: sealedFor.internalNote,
     }),
   ];
 }

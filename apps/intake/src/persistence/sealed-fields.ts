@@ -10,7 +10,9 @@ export const sealedFor = {
   summary: (requestId: string, version: number) => `request_version:summary:${requestId}:${version}`,
   document: (documentId: string) => `request_document:bundle:${documentId}`,
   notes: (taskId: string) => `clinic_task:notes:${taskId}`,
+  history: (taskId: string) => `clinic_task:history:${taskId}`,
   verdict: (messageId: string) => `inbox_message:verdict:${messageId}`,
+  internalNote: (noteId: string) => `clinic_internal_note:note:${noteId}`,
 };
 
 /**

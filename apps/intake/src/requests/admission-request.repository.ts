@@ -1,7 +1,7 @@
 import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import { Prisma } from '../generated/prisma/client';
 import { requestWriterTables, byteaOfJson, sealedFor, type SealedFields, type SqlRunner } from '../persistence';
-import type { TaskNote } from '../tasks';
+import type { StoredHistoryEntry, TaskNote } from '../tasks';
 import { bundleFingerprint, type BundleFingerprint } from './bundle-fingerprint';
 import { writeBatch } from './request-batch-write';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
@@ -85,7 +85,8 @@ export class AdmissionRequestRepository {
       SELECT
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
-           FROM (SELECT id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision
+           FROM (SELECT id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision,
+                        sealed_history, documents_supplied_at
                    FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT message_id, sealed_verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,
@@ -98,15 +99,16 @@ export class AdmissionRequestRepository {
       const sealed = byteaOfJson(json);
       return sealed ? this.fields.open<T>(context, sealed) : null;
     };
-    const [notes, verdicts] = await Promise.all([
+    const [notes, histories, verdicts] = await Promise.all([
       Promise.all(row.tasks.map((task) => open<TaskNote[]>(sealedFor.notes(task.id), task.sealed_notes))),
+      Promise.all(row.tasks.map((task) => open<StoredHistoryEntry[]>(sealedFor.history(task.id), task.sealed_history))),
       Promise.all(
         row.inbox.map(async (entry) => [entry.message_id, await open<IntakeVerdictV1>(sealedFor.verdict(entry.message_id), entry.sealed_verdict)] as const),
       ),
     ]);
     return {
       requests: row.requests.map(storedRequestOf),
-      tasks: row.tasks.map((task, index) => storedTaskOf(task, notes[index] ?? [])),
+      tasks: row.tasks.map((task, index) => storedTaskOf(task, notes[index] ?? [], histories[index] ?? [])),
       verdicts: new Map(verdicts),
       documents: row.documents.map((document) => ({ requestId: document.request_id, hash: document.canonical_hash })),
     };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionRequestSummary, BusinessStatus, ClinicRecord, Submitter } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import { entriesOf, type AuditRecord } from '../audit';
-import type { NoteAuthor } from '../tasks';
+import { appendedHistory, type NoteAuthor, type StoredHistoryEntry } from '../tasks';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
 import type { RequestLimits } from './request-limits';
 import { answerTask, type TaskChange } from './request-state-machine';
@@ -123,6 +123,8 @@ export class BatchState {
       lastModified: now,
       cancelledAt: null,
       revision: 0,
+      history: [],
+      documentsSuppliedAt: null,
     };
     if (!existing) {
       state.tasks.push(task);
@@ -134,6 +136,8 @@ export class BatchState {
     task.cancelledAt = change.status === 'cancelled' ? now : null;
     if (change.clearBusinessStatus) task.businessStatus = null;
     if (change.send) task.sentVersion = version;
+    if (change.status === 'cancelled') task.documentsSuppliedAt = null;
+    this.addHistory(task, { kind: 'request', at: now.toISOString(), action: change.action, status: change.status, ...(change.send ? { version } : {}) });
     this.markChanged(task);
     return task;
   }
@@ -146,8 +150,27 @@ export class BatchState {
     task.status = decision.status;
     task.businessStatus = businessStatus;
     if (note) task.notes = [...task.notes, { text: note, time: now.toISOString(), author }];
+    // Every answer is kept in the history, its note named by position (tasks/task-history.ts).
+    this.addHistory(task, { kind: 'answer', at: now.toISOString(), businessStatus, author, ...(note ? { note: task.notes.length - 1 } : {}) });
+    task.documentsSuppliedAt = null;
     task.lastModified = now;
     this.markChanged(task);
+  }
+
+  /** Documents delivered to a Task (document-submission.ts): its new status, the mark when they reopened it, and their history entry. */
+  recordDocuments(task: StoredTask, delivery: { status: StoredTask['status']; reopened: boolean; count: number; kinds: string[] }): void {
+    const { now } = this.context;
+    task.status = delivery.status;
+    if (delivery.reopened) task.documentsSuppliedAt = now;
+    const kinds = delivery.kinds.length ? { kinds: delivery.kinds } : {};
+    this.addHistory(task, { kind: 'documents', at: now.toISOString(), count: delivery.count, ...kinds, reopened: delivery.reopened });
+    task.lastModified = now;
+    this.markChanged(task);
+  }
+
+  /** An entry appended to the Task's history (tasks/task-history.ts), within its limit. */
+  addHistory(task: StoredTask, entry: StoredHistoryEntry): void {
+    task.history = appendedHistory(task.history ?? [], entry);
   }
 
   /** An audit entry of a change, recorded at the batch's instant, written with the batch. */

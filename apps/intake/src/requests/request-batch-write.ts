@@ -67,6 +67,8 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       last_modified: task.lastModified,
       cancelled_at: task.cancelledAt,
       revision: task.revision,
+      sealed_history: sealed(sealedFor.history(task.id), task.history ?? []),
+      documents_supplied_at: task.documentsSuppliedAt ?? null,
     })),
     documents: changes.documents.map((document) => ({
       id: document.id,
@@ -112,15 +114,18 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
                message_id uuid, received_at timestamptz, sent_to text[], submitted_by text)
         RETURNING 1),
       tasks AS (
-        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision)
+        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision,
+               sealed_history, documents_supplied_at)
         SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, decode(x.sealed_notes, 'base64'), x.sent_version, x.authored_on, x.last_modified,
-               x.cancelled_at, x.revision
+               x.cancelled_at, x.revision, decode(x.sealed_history, 'base64'), x.documents_supplied_at
           FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, sealed_notes text,
-               sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer)
+               sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer, sealed_history text,
+               documents_supplied_at timestamptz)
         ON CONFLICT (id) DO UPDATE
            SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, sealed_notes = EXCLUDED.sealed_notes,
                sent_version = EXCLUDED.sent_version,
-               last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision
+               last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision,
+               sealed_history = EXCLUDED.sealed_history, documents_supplied_at = EXCLUDED.documents_supplied_at
          -- A batch raises a Task's revision by one: it is still the Task it read only if it is one below.
          WHERE ${t.task}.revision = EXCLUDED.revision - 1
         RETURNING 1),

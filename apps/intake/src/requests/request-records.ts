@@ -1,7 +1,7 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import type { OutboxRecord } from '@bedrequest/messaging';
 import type { AuditEntry } from '../audit';
-import type { TaskNote } from '../tasks';
+import type { StoredHistoryEntry, TaskNote } from '../tasks';
 
 // What intake stores of a request, as a batch reads it (AdmissionRequestRepository.load) and what
 // a batch writes (AdmissionRequestRepository.write).
@@ -38,6 +38,10 @@ export interface StoredTask {
   cancelledAt: Date | null;
   /** Counts every change of the Task (its optimistic version). */
   revision: number;
+  /** Its answers, deliveries of documents and request changes, oldest first (tasks/task-history.ts); none when absent. */
+  history?: StoredHistoryEntry[];
+  /** When documents reopened it after `more-data-required` (document-submission.ts); null (or absent) once answered. */
+  documentsSuppliedAt?: Date | null;
 }
 
 /** What a batch changes, written by AdmissionRequestRepository.write in one statement. */

@@ -1,5 +1,5 @@
 import type { BusinessStatus, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
-import type { TaskNote } from '../tasks';
+import type { StoredHistoryEntry, TaskNote } from '../tasks';
 import type { StoredRequest, StoredTask } from './request-records';
 
 // Rows of intake's request and Task tables as its statements return them, and what a batch reads of them.
@@ -40,6 +40,9 @@ export interface TaskJson {
   last_modified: string;
   cancelled_at: string | null;
   revision: number;
+  /** Sealed like the notes; none before migration 0008 and once the request is erased. */
+  sealed_history: string | null;
+  documents_supplied_at: string | null;
 }
 
 export function storedRequestOf(request: RequestJson): StoredRequest {
@@ -61,8 +64,8 @@ export function storedRequestOf(request: RequestJson): StoredRequest {
   };
 }
 
-/** A Task row with its notes, opened (none once the request is erased). */
-export function storedTaskOf(task: TaskJson, notes: TaskNote[]): StoredTask {
+/** A Task row with its notes and history, opened (none once the request is erased). */
+export function storedTaskOf(task: TaskJson, notes: TaskNote[], history: StoredHistoryEntry[] = []): StoredTask {
   return {
     id: task.id,
     requestId: task.request_id,
@@ -75,5 +78,7 @@ export function storedTaskOf(task: TaskJson, notes: TaskNote[]): StoredTask {
     lastModified: new Date(task.last_modified),
     cancelledAt: task.cancelled_at ? new Date(task.cancelled_at) : null,
     revision: task.revision,
+    history,
+    documentsSuppliedAt: task.documents_supplied_at ? new Date(task.documents_supplied_at) : null,
   };
 }

@@ -2,3 +2,4 @@ export { TaskReadRepository, type SearchedTask, type StoredTask, type TaskPage }
 export { TaskReadService, type ClinicRead } from './task-read.service';
 export { toFhirTask, type ClinicTaskView, type NoteAuthor, type TaskNote } from './task-resource';
 export { etagOf, taskTagOf, type TaggedTask } from './task-tag';
+export { appendedHistory, HISTORY_LIMIT, historyOf, type StoredHistoryEntry } from './task-history';
