@@ -35,17 +35,13 @@ describeInChromium('who of the clinic answered, in the inbox', () => {
     await inbox?.stop();
   });
 
-  /** The notes of the answers on the page, each without its time. */
+  /** The answers on the page, newest first, each as who gave it and the note under it. */
   const notesOn = (page: Page) =>
-    page.locator('ol.notes li').evaluateAll((items) =>
-      items.map((item) =>
-        [...item.childNodes]
-          .filter((node) => node.nodeName !== 'TIME')
-          .map((node) => node.textContent)
-          .join('')
-          .trim(),
-      ),
-    );
+    page
+      .locator('.answer-history > li')
+      .evaluateAll((items) =>
+        items.map((item) => `${item.querySelector('.note-author')?.textContent ?? ''}: ${item.querySelector('.answer-note')?.textContent ?? ''}`),
+      );
 
   it('names by each answer of the clinic the person who gave it, the name as text, and nobody to the referrer', async () => {
     const { identifier } = await inbox.sendRequest();
@@ -66,8 +62,8 @@ describeInChromium('who of the clinic answered, in the inbox', () => {
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('Ihre Antwort „Zusage“ wurde gesendet.');
 
     await page.goto(`${inbox.baseUrl}/inbox/tasks/${task.id}`);
-    expect(await notesOn(page)).toEqual(['von Tom Becker: Röntgenbefund?', `von ${JANA_NAME}: Aufnahme ab Montag`]);
-    await expect(page.locator('ol.notes b').count()).resolves.toBe(0);
+    expect(await notesOn(page)).toEqual([`von ${JANA_NAME}: Aufnahme ab Montag`, 'von Tom Becker: Röntgenbefund?']);
+    await expect(page.locator('.answer-history b').count()).resolves.toBe(0);
 
     // The referrer reads the notes without the clinic's people, and so do its webhooks.
     const seen = await inbox.stack.api<Task>('GET', `/api/v2/fhir/Task/${task.id}`, { token: inbox.referrerToken });

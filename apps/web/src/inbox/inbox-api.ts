@@ -12,9 +12,11 @@ import {
   FhirTask,
   type LoginRequest,
   RequestVersionList,
+  TaskHistory,
   TokenResponse,
 } from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
+import { WorkspaceApi } from './workspace-api';
 
 /** The access token the API refused (expired, revoked keys): the person must log in again. */
 export class SessionExpiredError extends Error {
@@ -143,6 +145,11 @@ export class InboxApi {
     return this.readOrMissing({ path: `${taskPath(taskId)}/versions`, query: page }, RequestVersionList, ApiErrorBody, call);
   }
 
+  /** A page of the Task's history, newest first (`_count`, `_offset`: answers, documents, request changes); undefined and `erased` as the versions. */
+  async history(taskId: string, page: URLSearchParams, call: ApiCall): Promise<TaskHistory | undefined | typeof ERASED> {
+    return this.readOrMissing({ path: `${taskPath(taskId)}/history`, query: page }, TaskHistory, ApiErrorBody, call);
+  }
+
   /** A page of the request's DocumentBundles, oldest first (`_count`, `_offset`); undefined and `erased` as the versions. */
   async documents(taskId: string, page: URLSearchParams, call: ApiCall): Promise<ClinicDocumentList | undefined | typeof ERASED> {
     return this.readOrMissing({ path: `${taskPath(taskId)}/documents`, query: page }, ClinicDocumentList, ApiErrorBody, call);
@@ -174,6 +181,11 @@ export class InboxApi {
     if (answer.status === 200) return { status: 200, task: answer.body };
     if (answer.status === 202) return { status: 202 };
     return { status: answer.status, message: answer.body.message };
+  }
+
+  /** The clinic's shared workspace of its Tasks, asked with the person's token (workspace-api.ts). */
+  workspaceFor(call: ApiCall): WorkspaceApi {
+    return new WorkspaceApi(this.client, this.credentials(call), refusalOf);
   }
 
   async clinics(call: ApiCall): Promise<ClinicList> {

@@ -17,6 +17,7 @@ import { loginPage } from './pages/login.page';
 import { answerSentNotice } from './answer-steps';
 import { COOKIES, cookiesOf, InboxSessions } from './session';
 import { taskRoutes } from './task-routes';
+import { workspaceRoutes } from './workspace-routes';
 import { de, type Texts } from './texts.de';
 
 export interface InboxOptions {
@@ -174,6 +175,8 @@ export function inboxRouter(options: InboxOptions): Router {
   router.use(listRoutes(context));
   router.use(taskRoutes(context, drafts));
   router.use(bedsRoutes(context));
+  // Taking a request, internal notes (docs/inbox.md, "Gemeinsam bearbeiten").
+  router.use(workspaceRoutes(context));
 
   router.use((req, res) => {
     if (wantsJson(req)) return sendError(res, new HttpError('not_found', 'no such page'));

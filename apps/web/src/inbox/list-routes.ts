@@ -5,6 +5,7 @@ import { HttpError } from '@bedrequest/http';
 import { apiCallOf, pageContextOf, sendPage, sessionOf, type InboxContext } from './inbox-context';
 import { LIST_SORTS, ListAddresses, listQuery, positionAfter, searchOf, type ListMemory, type ListSort } from './list-position';
 import { cookiesOf } from './session';
+import { workspaceMarksFor } from './workspace-routes';
 import { errorPage } from './pages/error.page';
 import { isInFilter, LIST_FILTERS, MAX_SORTED_IN_MEMORY, taskListPage, taskRow, type ListFilter } from './pages/task-list.page';
 
@@ -70,6 +71,13 @@ export function listRoutes(context: InboxContext): Router {
     // New selections lead the first page of the tabs they belong on, in any order, outside a search.
     const showsSelections = first && search === undefined && (filter === 'all' || filter === 'selected');
     const newSelections = showsSelections ? await selectionsSince(memory.selectionsSeenAt ?? now - FIRST_LOOK_MS, req, res) : [];
+    // "Neu" and "In Bearbeitung" as the clinic shares them (docs/inbox.md, "Gemeinsam bearbeiten").
+    const { marks, unseen } = await workspaceMarksFor(
+      context,
+      req,
+      res,
+      [...newSelections, ...list.items].map((task) => task.id),
+    );
     const next = positionAfter(position, list.next);
     const pages = Math.max(1, Math.ceil(list.total / LIST_PAGE_SIZE));
     const self = addresses.href(filter, position, sort);
@@ -82,6 +90,8 @@ export function listRoutes(context: InboxContext): Router {
         ...(sort ? { sort } : {}),
         ...(search !== undefined ? { search } : {}),
         newSelections,
+        marks,
+        ...(unseen !== undefined ? { unseen } : {}),
         dateSortOffered: (filter === 'all' ? Object.values(list.counts).reduce((sum, count) => sum + count, 0) : list.counts[filter]) <= MAX_SORTED_IN_MEMORY,
         formats,
         cursor: cursorOf(list, now),
@@ -145,6 +155,12 @@ export function listRoutes(context: InboxContext): Router {
     const list = await context.api.tasks(query, apiCallOf(req, res));
     if (!list) throw new HttpError('invalid_request', 'the list refused the poll');
     const now = Date.now();
+    const { marks } = await workspaceMarksFor(
+      context,
+      req,
+      res,
+      list.items.map((task) => task.id),
+    );
     res.json({
       cursor: cursorOf(list, Date.parse(since.data)),
       counts: { all: Object.values(list.counts).reduce((sum, count) => sum + count, 0), ...list.counts },
@@ -153,7 +169,7 @@ export function listRoutes(context: InboxContext): Router {
         version: task.version,
         status: task.status,
         inFilter: isInFilter(task.status, filter),
-        html: taskRow(task, texts, formats, now).markup,
+        html: taskRow(task, texts, formats, now, false, marks.get(task.id)).markup,
       })),
     });
   });

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import type { ClinicDocumentList, DocumentBundle, FhirTask, RequestVersion, RequestVersionList } from '@bedrequest/contracts';
+import type { ClinicDocumentList, DocumentBundle, FhirTask, RequestVersion, RequestVersionList, TaskHistory } from '@bedrequest/contracts';
 import { admissionRequestBundle, documentBundle, fhirTask } from '@bedrequest/fhir-model/testing';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { silentLogger } from '@bedrequest/testing';
@@ -51,6 +51,8 @@ describe('a request in the inbox: its versions and documents a page at a time', 
   let answers: { businessStatus: string; ifMatch: string | undefined }[];
   /** The open requests the list answers, in its order. */
   let open: string[];
+  /** The clinic's history of the Task the stand-in answers; none read when undefined (a gateway without it). */
+  let timeline: TaskHistory | undefined;
   const drafts: AnswerDrafts = memoryAnswerDrafts();
 
   const pageOf = <T>(all: T[], page: URLSearchParams) => {
@@ -75,6 +77,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       calls.push(`document ${n}`);
       return stored[n];
     },
+    history: async () => timeline,
     clinics: async () => ({ items: [] }),
     tasks: async (query: URLSearchParams) => {
       calls.push(`tasks?${query}`);
@@ -115,6 +118,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     answered = { status: 200, task: fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'accepted' }) };
     answers = [];
     open = [];
+    timeline = undefined;
   });
   const versionsShown = (text: string) =>
     [...text.slice(text.indexOf('<ol class="history"')).matchAll(/<li data-version="(\d+)"/g)].map((match) => Number(match[1]));
@@ -163,6 +167,76 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       '<time>: Ohne Anzeigenamen',
     ]);
     expect(page.text).not.toContain('<img');
+  });
+
+  it("puts each answer's note under that answer with who gave it, from the clinic's history of the Task", async () => {
+    const tom = { type: 'Practitioner' as const, user: 'u-tom', display: 'Tom Becker' };
+    const bea = { type: 'Practitioner' as const, user: 'u-bea', display: 'Bea <b>Beispiel</b>' };
+    shownTask = { ...fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'declined' }) };
+    timeline = {
+      total: 4,
+      items: [
+        { kind: 'answer', at: '2026-11-03T09:00:00Z', businessStatus: 'declined', note: 'Kein Bett frei', author: bea },
+        { kind: 'answer', at: '2026-11-02T09:00:00Z', businessStatus: 'query', note: 'Röntgenbefund?', author: tom },
+        { kind: 'answer', at: '2026-11-01T09:00:00Z', businessStatus: 'accepted', author: { type: 'Organization', ik: A } },
+        { kind: 'request', at: '2026-11-01T08:00:00Z', action: 'answer-requested', status: 'requested', version: 1 },
+      ],
+    };
+
+    const page = await request(inbox).get(`/tasks/${TASK_ID}`);
+
+    const list = page.text.slice(page.text.indexOf('<ol class="answer-history"'), page.text.indexOf('</ol>', page.text.indexOf('<ol class="answer-history"')));
+    const entries = [...list.matchAll(/<li data-kind="answer" data-answer="([^"]+)">(.*?)<\/li>/gs)].map((match) => [
+      match[1],
+      match[2]!.replace(/<time[^>]*>.*?<\/time>/, '<time>'),
+    ]);
+    expect(entries).toEqual([
+      [
+        'declined',
+        '<p class="answer-head"><time>: <strong>Absage</strong> <span class="note-author">von Bea &lt;b&gt;Beispiel&lt;/b&gt;</span></p><p class="answer-note">Kein Bett frei</p>',
+      ],
+      [
+        'query',
+        '<p class="answer-head"><time>: <strong>Rückfrage</strong> <span class="note-author">von Tom Becker</span></p><p class="answer-note">Röntgenbefund?</p>',
+      ],
+      [
+        'accepted',
+        `<p class="answer-head"><time>: <strong>Zusage</strong> <span class="note-author">automatisch</span></p><p class="answer-note meta">${de.timeline.noNote}</p>`,
+      ],
+    ]);
+    expect(page.text).not.toContain('<ol class="notes">');
+  });
+
+  it('says the documents reopened the request after "Weitere Daten erforderlich", and lists the delivery among the versions', async () => {
+    shownTask = { ...fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'more-data-required' }), status: 'requested' };
+    timeline = {
+      total: 2,
+      items: [
+        { kind: 'documents', at: '2026-11-05T09:00:00Z', count: 2, kinds: ['Arztbrief', 'Röntgen'], reopened: true },
+        {
+          kind: 'answer',
+          at: '2026-11-04T09:00:00Z',
+          businessStatus: 'more-data-required',
+          note: 'Bitte Arztbrief',
+          author: { type: 'Practitioner', user: 'u' },
+        },
+      ],
+    };
+
+    const page = await request(inbox).get(`/tasks/${TASK_ID}`);
+
+    expect(page.text).toContain(`<span class="status status-requested status-reopened">${de.timeline.reopenedStatus}</span>`);
+    expect(page.text).toContain('id="documents-supplied"');
+    const history = page.text.slice(page.text.indexOf('<ol class="history"'));
+    // Newest first: the delivery (5 Nov) above version 2 (2 Nov) and version 1.
+    expect([...history.matchAll(/<li data-(version|kind)="([^"]+)"/g)].map((match) => match[2])).toEqual(['documents', '2', '1']);
+    expect(history).toContain('2 Dokumente: Arztbrief, Röntgen');
+    expect(history).toContain(de.timeline.documentsReopened);
+
+    // Once the clinic answered again, the request is no longer marked.
+    timeline.items.unshift({ kind: 'answer', at: '2026-11-06T09:00:00Z', businessStatus: 'accepted', author: { type: 'Practitioner', user: 'u' } });
+    shownTask = fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'accepted' });
+    expect((await request(inbox).get(`/tasks/${TASK_ID}`)).text).not.toContain(de.timeline.reopenedStatus);
   });
 
   it('pages through the history, newest first, while the request shown stays its newest version', async () => {

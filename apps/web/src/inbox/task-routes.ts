@@ -8,11 +8,13 @@ import { attachmentsOf, type Attachment } from './attachments';
 import { ERASED } from './inbox-api';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, sessionOf, type InboxContext } from './inbox-context';
 import { confirmAnswerPage } from './pages/answer-confirm.page';
+import { deliveriesBetween } from './pages/task-history';
 import { taskPrintPage } from './pages/task-print.page';
 import { taskViewPage, type AnswerForm, type AttachmentEntry, type TaskViewModel, type VersionEntry } from './pages/task-view.page';
 import { requestNumberOf } from './request-number';
 import { changesBetween, requestViewOf, type RequestView } from './request-view';
 import { withdrawRoutes } from './withdraw-routes';
+import { withWorkspace } from './workspace-routes';
 
 /**
  * What a request's page shows of what the API holds for it at a time (a request may hold 50
@@ -23,6 +25,8 @@ import { withdrawRoutes } from './withdraw-routes';
  */
 export const VERSIONS_SHOWN = 10;
 export const DOCUMENTS_SHOWN = 20;
+/** The newest entries of the clinic's history of the Task the page reads (the API's largest page). */
+export const TIMELINE_READ = 50;
 
 const TaskId = z.guid();
 const Page = z.coerce.number().int().min(1).max(1_000_000).catch(1);
@@ -58,7 +62,9 @@ export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router 
       kind: withdrawn === 'done' ? 'success' : 'info',
       message: withdrawn === 'done' ? texts.withdraw.done : texts.withdraw.queued,
     };
-    sendPage(res, taskViewPage(await pageContextOf(context, req, res), await viewModel(req, res, taskId, { form: {}, ...(flash ? { flash } : {}) })));
+    const model = await viewModel(req, res, taskId, { form: {}, ...(flash ? { flash } : {}) });
+    // The clinic's workspace beside the answer (docs/inbox.md, "Gemeinsam bearbeiten"); opening the page marks its version seen.
+    sendPage(res, taskViewPage(await pageContextOf(context, req, res), model.erased ? model : await withWorkspace(context, req, res, model)));
   });
 
   // One request to print: the summary and the request, no navigation, no form (docs/inbox.md, "A request").
@@ -170,16 +176,18 @@ export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router 
     const read = await context.api.task(taskId, call);
     if (!read) throw notFound();
     const { task, etag } = read;
-    const [newest, older, documents] = await Promise.all([
+    const [newest, older, documents, timeline] = await Promise.all([
       // On a later page of the history, the newest two alone: the request as shown, and what changed in it.
       context.api.versions(taskId, versionsQuery(0, historyOffset > 0 ? 2 : VERSIONS_SHOWN + 1), call),
       historyOffset > 0 ? context.api.versions(taskId, versionsQuery(historyOffset, VERSIONS_SHOWN + 1), call) : undefined,
       context.api.documents(taskId, pageQuery(DOCUMENTS_SHOWN, (documentsPage - 1) * DOCUMENTS_SHOWN), call),
+      // Answers with their authors, deliveries of documents (docs/api.md, "Clinic API"); undefined from a gateway without it.
+      context.api.history(taskId, pageQuery(TIMELINE_READ, 0), call),
     ]);
     if (!newest) throw notFound();
     const history = historyOffset > 0 ? older : newest;
     // The request's patient data was erased: the Task alone is left (its states and answer code).
-    if (newest === ERASED || history === ERASED || documents === ERASED) {
+    if (newest === ERASED || history === ERASED || documents === ERASED || timeline === ERASED) {
       return { task, versions: [], history: { page: 1, pages: 1 }, attachments: [], documents: { page: 1, pages: 1 }, formats, erased: true, ...extra };
     }
     if (!history) throw notFound();
@@ -200,9 +208,12 @@ export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router 
       })),
     );
     const versions = entriesOf(history.items, VERSIONS_SHOWN, viewOf);
+    // The deliveries of documents between the version before this page's oldest and, past the first page, its newest.
+    const deliveries = deliveriesBetween(timeline?.items ?? [], history.items[VERSIONS_SHOWN], historyOffset > 0 ? versions.at(-1) : undefined);
     return {
       task,
       ...(etag ? { etag } : {}),
+      ...(timeline ? { timeline: { items: timeline.items, total: timeline.total }, deliveries } : {}),
       // On the history's first page its newest entry is the request as shown: not read twice.
       latest: historyOffset > 0 ? entriesOf(newest.items, 1, viewOf).at(-1) : versions.at(-1),
       versions,

@@ -1,6 +1,8 @@
 import { bedsTexts } from './beds.texts.de';
-import { withdrawTexts } from './withdraw.texts.de';
+import { historyTexts } from './history.texts.de';
 import { listWorkTexts } from './list.texts.de';
+import { withdrawTexts } from './withdraw.texts.de';
+import { workspaceTexts } from './workspace.texts.de';
 
 /**
  * Every word the clinic inbox shows, in German (its users' language). A second language is a second
@@ -188,6 +190,7 @@ export const de = {
   },
 
   withdraw: withdrawTexts,
+  timeline: historyTexts,
 
   answer: {
     legend: 'Ihre Antwort',
@@ -222,6 +225,7 @@ export const de = {
   },
 
   beds: bedsTexts,
+  workspace: workspaceTexts,
 
   errors: {
     title: 'Fehler',

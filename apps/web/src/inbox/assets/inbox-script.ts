@@ -41,7 +41,9 @@ export const INBOX_SCRIPT = String.raw`(function () {
   }
 
   function markNew(row, opened) {
-    var isNew = row.getAttribute('data-status') !== 'cancelled' && opened[row.getAttribute('data-task-id')] !== Number(row.getAttribute('data-version'));
+    // A row the server marked (data-seen: what the clinic's people opened, docs/inbox.md) keeps its mark.
+    var seen = row.getAttribute('data-seen');
+    var isNew = row.getAttribute('data-status') !== 'cancelled' && (seen !== null ? seen !== 'true' : opened[row.getAttribute('data-task-id')] !== Number(row.getAttribute('data-version')));
     row.classList.toggle('is-new', isNew);
     var badge = row.querySelector('.new-badge');
     if (badge) badge.hidden = !isNew;

@@ -144,7 +144,6 @@ th[aria-sort] .sort-link { color: var(--text); font-weight: 700; }
 .selection-badge { display: inline-block; background: var(--ok); color: #fff; font-size: 0.75rem; font-weight: 700; padding: 0.05rem 0.45rem; border-radius: 0.75rem; margin-right: 0.25rem; }
 .auto-badge { display: inline-block; font-size: 0.75rem; font-weight: 600; color: var(--text); border: 1px solid var(--muted); padding: 0 0.35rem; border-radius: 0.2rem; }
 
-
 .fields { margin: 0; background: var(--surface); border: 1px solid var(--line); border-radius: 0.3rem; }
 .field-row { display: grid; grid-template-columns: minmax(10rem, 16rem) 1fr; gap: 0.25rem 1rem; padding: 0.45rem 0.75rem; border-bottom: 1px solid var(--line); }
 .field-row:last-child { border-bottom: 0; }
@@ -159,7 +158,19 @@ mark.changed { background: var(--mark); color: var(--text); font-size: 0.8rem; f
 .selected h2 { margin-top: 0.5rem; }
 .patient-name { font-size: 1.5rem; font-weight: 700; margin: 0.25rem 0 0.75rem; }
 .history > li { margin-bottom: 0.75rem; }
+/* The clinic's answers, one entry each with its note under it (task-answers.ts). */
+.answer-history > li { margin-bottom: 0.75rem; }
+.answer-history p { margin: 0; }
+.answer-note { padding-left: 0.75rem; border-left: 0.2rem solid var(--line); white-space: pre-wrap; overflow-wrap: anywhere; }
 .history p { margin: 0; }
+/* The clinic's own workspace of a request (pages/task-workspace.ts): who works on it, internal notes. */
+.workspace-assignee { font-weight: 600; }
+.workspace-action { margin: 0.5rem 0 1rem; }
+.internal-notes { list-style: none; padding: 0; }
+.internal-notes > li { margin-bottom: 0.75rem; border-left: 0.25rem solid var(--muted); padding-left: 0.5rem; }
+.internal-notes p { margin: 0; }
+.note-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.assignee-mark { display: block; color: var(--muted); font-size: 0.875rem; }
 .changes del { background: #fde8e8; }
 .changes ins { background: #e6f4ea; text-decoration: none; }
 .documents li { margin-bottom: 0.4rem; }
@@ -172,6 +183,10 @@ mark.changed { background: var(--mark); color: var(--text); font-size: 0.8rem; f
 .request-number strong { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; letter-spacing: 0.05em; }
 .task-top { display: grid; gap: 0 1.5rem; align-items: start; }
 .task-top > section > h2 { margin-top: 1rem; }
+/* The answer (or the withdrawal) and the clinic's workspace, one above the other beside the summary. */
+.task-side > section { display: flow-root; }
+.task-side > section > h2 { margin-top: 1rem; }
+@media print { .workspace { display: none !important; } }
 @media (min-width: 64em) { .task-top.with-answer { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); } }
 @media (min-width: 48.01em) { .summary .field-row { grid-template-columns: minmax(8rem, 12rem) 1fr; } }
 .print-actions { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 1.5rem; }

@@ -1,9 +1,10 @@
-import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type ClinicTaskSummary } from '@bedrequest/contracts';
+import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type ClinicTaskSummary, type TaskWorkspaceMarks } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, type Html } from '../html';
 import type { ListSort } from '../list-position';
 import type { Texts } from '../texts.de';
 import { csrfField, layout, type PageContext } from './layout';
+import { taskMarks, unseenLine } from './task-workspace';
 
 export type ListFilter = TaskListState | 'all';
 /** The inbox's tabs: every Task, then the list states in the contract's order. */
@@ -34,7 +35,7 @@ export function specialtyText(request: ClinicTaskSummary['request'], texts: Text
  * one page: no optional end tags, no per-cell attributes (the narrow layout's cell labels come from
  * the stylesheet, inbox-style.ts).
  */
-export function taskRow(task: ClinicTaskSummary, texts: Texts, formats: Formats, now: number, newSelection = false): Html {
+export function taskRow(task: ClinicTaskSummary, texts: Texts, formats: Formats, now: number, newSelection = false, marks?: TaskWorkspaceMarks): Html {
   const patient = task.patient.dataLevel === 'erased' ? texts.list.erased : texts.patientShort(task.patient.gender, task.patient.age);
   const diagnosis = task.mainDiagnosis ? [task.mainDiagnosis.code, task.mainDiagnosis.display].filter(Boolean).join(' ') : texts.task.none;
   const requester = task.request.requesterName ?? texts.ik(task.request.requesterIk);
@@ -42,7 +43,7 @@ export function taskRow(task: ClinicTaskSummary, texts: Texts, formats: Formats,
   // The new selections (list-routes.ts) lead the list with a badge of their own; an automatic answer says so by its status.
   const badge = newSelection ? html`<span class="selection-badge">${texts.list.newSelectionBadge}</span> ` : '';
   const automatic = task.answeredAutomatically ? html` <span class="auto-badge">${texts.list.automatic}</span>` : '';
-  return html`<tr class="task-row${open ? ' is-open' : ''}${newSelection ? ' is-new-selection' : ''}" data-task-id="${task.id}" data-version="${task.version}" data-status="${task.status}"><th scope="row">${badge}<span class="new-badge" hidden>${texts.list.newBadge}</span> <a href="/inbox/tasks/${task.id}">${patient}</a><td>${specialtyText(task.request, texts)}<td>${formats.day(task.request.occurrenceDate) ?? texts.task.none}<td>${diagnosis}<td>${requester}<td><time datetime="${task.authoredOn}">${formats.ago(task.authoredOn, now)}</time><td class="status status-${task.status}">${statusText(task, texts)}${automatic}
+  return html`<tr class="task-row${open ? ' is-open' : ''}${newSelection ? ' is-new-selection' : ''}" data-task-id="${task.id}" data-version="${task.version}" data-status="${task.status}"${marks ? html` data-seen="${String(marks.seen)}"` : ''}><th scope="row">${badge}${marks ? taskMarks(marks, texts, formats, task.status === 'cancelled') : html`<span class="new-badge" hidden>${texts.list.newBadge}</span>`} <a href="/inbox/tasks/${task.id}">${patient}</a><td>${specialtyText(task.request, texts)}<td>${formats.day(task.request.occurrenceDate) ?? texts.task.none}<td>${diagnosis}<td>${requester}<td><time datetime="${task.authoredOn}">${formats.ago(task.authoredOn, now)}</time><td class="status status-${task.status}">${statusText(task, texts)}${automatic}
 `;
 }
 
@@ -82,6 +83,9 @@ export interface ListView {
   searchError?: string;
   /** Whether the tab is small enough to sort by the admission date (the API sorts at most MAX_SORTED_IN_MEMORY by it). */
   dateSortOffered: boolean;
+  /** What the clinic shares of each row's Task (seen, who works on it), and how many of its Tasks are new to it (workspace-routes.ts). */
+  marks?: ReadonlyMap<string, TaskWorkspaceMarks>;
+  unseen?: number;
 }
 
 /** The most requests the API sorts by admission date or searches by text in one go (docs/api.md, "Clinic API"). */
@@ -95,8 +99,8 @@ export function taskListPage(context: PageContext, view: ListView): Html {
   const countOf = (candidate: ListFilter) => (candidate === 'all' ? all : list.counts[candidate]);
   const selected = new Set(view.newSelections.map((task) => task.id));
   const rows = [
-    ...view.newSelections.map((task) => taskRow(task, texts, view.formats, view.now, true)),
-    ...list.items.filter((task) => !selected.has(task.id)).map((task) => taskRow(task, texts, view.formats, view.now)),
+    ...view.newSelections.map((task) => taskRow(task, texts, view.formats, view.now, true, view.marks?.get(task.id))),
+    ...list.items.filter((task) => !selected.has(task.id)).map((task) => taskRow(task, texts, view.formats, view.now, false, view.marks?.get(task.id))),
   ];
 
   return layout(context, {
@@ -104,6 +108,7 @@ export function taskListPage(context: PageContext, view: ListView): Html {
     section: 'tasks',
     body: html`<div class="page-head">
 <h1>${t.title}</h1>
+${unseenLine(view.unseen, texts)}
 <a class="button button-secondary" href="${pager.self}">${t.refresh}</a>
 </div>
 ${view.newSelections.length ? html`<div class="notice notice-success new-selections" role="status"><p><strong>${t.newSelections(view.newSelections.length)}</strong></p></div>` : ''}

@@ -34,7 +34,7 @@ ${latest ? latest.view.sections.map((section) => sectionOf(t.sections[section.na
 </div>
 <section aria-labelledby="answers-heading">
 <h2 id="answers-heading">${t.sections.answers}</h2>
-${answersOf(task, texts, formats)}
+${answersOf(task, texts, formats, model.timeline)}
 </section>
 <section aria-labelledby="documents-heading">
 <h2 id="documents-heading">${t.sections.documents}</h2>

@@ -1,11 +1,11 @@
-import { businessStatusOf, type BusinessStatus, type FhirTask } from '@bedrequest/contracts';
+import { businessStatusOf, type BusinessStatus, type FhirTask, type TaskHistoryEntry } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, safeHttpUrl, type Html, type Interpolation } from '../html';
 import type { FieldChange, RequestField, RequestView } from '../request-view';
 import type { Texts } from '../texts.de';
 import { answerForm, type AnswerForm } from './answer-form';
 import { layout, notice, type PageContext } from './layout';
-import { answersOf, authorOf } from './task-answers';
+import { answersOf, authorOf, reopenedByDocuments } from './task-answers';
 import { attachmentsOf } from './task-documents';
 import { changeItem, historyOf } from './task-history';
 import { statusText } from './task-list.page';
@@ -66,6 +66,13 @@ export interface TaskViewModel {
   /** A page of the versions, oldest first. */
   versions: VersionEntry[];
   history: PagePosition;
+  /**
+   * The newest entries of the clinic's history of the Task (answers with their notes and authors,
+   * deliveries of documents: docs/api.md, "Clinic API"), newest first; undefined when not read.
+   */
+  timeline?: { items: TaskHistoryEntry[]; total: number };
+  /** The deliveries of documents in the span of the versions shown, for the "Verlauf". */
+  deliveries?: Extract<TaskHistoryEntry, { kind: 'documents' }>[];
   /** The attachments of a page of documents. */
   attachments: AttachmentEntry[];
   documents: PagePosition;
@@ -74,6 +81,8 @@ export interface TaskViewModel {
   withdraw?: WithdrawForm;
   flash?: { kind: 'success' | 'error' | 'info'; message: string };
   formats: Formats;
+  /** The clinic's workspace of the request (who works on it, internal notes: task-workspace.ts), beside the answer. */
+  workspace?: Html;
   /** The request's patient data was erased: only the Task is left, nothing to read or answer. */
   erased?: boolean;
 }
@@ -97,6 +106,11 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
         : answerForm(task.id, model.form, texts, context.signedIn.csrfToken, seen);
   const title = `${t.title}: ${texts.patientShort(latest?.view.patient.gender, latest?.view.patient.age)}`;
   const pages = { history: model.history.page, documents: model.documents.page };
+  // Documents reopened the request after "Weitere Daten erforderlich": say so until the clinic answers.
+  const reopened = reopenedByDocuments(task, model.timeline);
+  const status = reopened
+    ? texts.timeline.reopenedStatus
+    : statusText({ status: task.status, ...(businessStatusOf(task) ? { businessStatus: businessStatusOf(task) } : {}) }, texts);
 
   return layout(context, {
     title,
@@ -104,18 +118,19 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
     body: html`<p class="page-actions"><a href="/inbox/tasks">← ${t.back}</a>${latest ? html` <a href="/inbox/tasks/${task.id}/print" class="print-link">${t.print}</a>` : ''}</p>
 <h1 data-task-id="${task.id}" data-version="${latest?.version ?? 0}" id="task-title">${title}</h1>
 ${requestNumberLine(task.id, texts)}
-<p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}">${statusText({ status: task.status, ...(businessStatusOf(task) ? { businessStatus: businessStatusOf(task) } : {}) }, texts)}</span></p>
+<p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}${reopened ? ' status-reopened' : ''}">${status}</span></p>
 ${model.flash ? notice(model.flash.kind, model.flash.message) : ''}
 ${model.meanwhile ? meanwhileNotice(model.meanwhile, texts, formats) : ''}
 ${model.erased ? notice('info', t.erased) : cancelled ? notice('warning', t.cancelled) : ''}
 ${selected && latest ? selectedPatient(latest.view, texts) : ''}
 ${task.status === 'requested' && task.businessStatus && changed.size ? notice('info', t.supplemented) : ''}
+${reopened ? notice('info', html`<p>${texts.timeline.reopenedNotice(formats.instant(reopened) ?? reopened)} <a href="#documents-heading">${texts.timeline.reopenedLink}</a></p>`, 'documents-supplied') : ''}
 ${
   // The summary and the answer side by side on a wide screen, one above the other on a narrow one (inbox-style.ts).
   latest
-    ? html`<div class="task-top${action ? ' with-answer' : ''}">
+    ? html`<div class="task-top${action || model.workspace ? ' with-answer' : ''}">
 ${summaryOf(latest, texts, formats)}
-${action}
+${action || model.workspace ? html`<div class="task-side">${action}${model.workspace ?? ''}</div>` : ''}
 </div>`
     : ''
 }
@@ -123,7 +138,7 @@ ${changed.size ? html`<p class="legend"><mark class="changed">${t.changed}</mark
 ${latest ? latest.view.sections.map((section) => sectionOf(t.sections[section.name], section.fields, changed, texts, section.name === 'diagnoses' ? t.noDiagnoses : section.name === 'notes' ? t.noNotes : t.none)) : ''}
 <section aria-labelledby="answers-heading">
 <h2 id="answers-heading">${t.sections.answers}</h2>
-${answersOf(task, texts, formats)}
+${answersOf(task, texts, formats, model.timeline)}
 </section>
 <section aria-labelledby="documents-heading">
 <h2 id="documents-heading">${t.sections.documents}</h2>
@@ -132,7 +147,7 @@ ${pagerOf(model.documents, (page) => pageHref(task.id, { ...pages, documents: pa
 </section>
 <section aria-labelledby="history-heading">
 <h2 id="history-heading">${t.sections.history}</h2>
-${historyOf(versions, texts, formats)}
+${historyOf(versions, texts, formats, model.deliveries)}
 ${pagerOf(model.history, (page) => pageHref(task.id, { ...pages, history: page }, 'history-heading'), { label: t.historyPager, previous: t.historyNewer, next: t.historyOlder }, texts)}
 </section>`,
   });
