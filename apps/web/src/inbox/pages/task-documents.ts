@@ -1,7 +1,7 @@
 import type { Formats } from '../format';
 import { html, type Html } from '../html';
 import type { Texts } from '../texts.de';
-import type { AttachmentEntry } from './task-view.page';
+import type { AttachmentEntry } from './task-entries';
 
 export function attachmentsOf(taskId: string, attachments: AttachmentEntry[], texts: Texts, formats: Formats): Html {
   const t = texts.task;

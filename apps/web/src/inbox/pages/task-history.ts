@@ -3,7 +3,7 @@ import type { Formats } from '../format';
 import { html, type Html } from '../html';
 import type { FieldChange } from '../request-view';
 import type { Texts } from '../texts.de';
-import type { VersionEntry } from './task-view.page';
+import type { VersionEntry } from './task-entries';
 
 type Delivery = Extract<TaskHistoryEntry, { kind: 'documents' }>;
 

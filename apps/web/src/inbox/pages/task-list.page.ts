@@ -1,12 +1,12 @@
 import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type ClinicTaskSummary, type TaskWorkspaceMarks } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, type Html } from '../html';
-import type { ListSort } from '../list-position';
+import type { ListFilter, ListSort } from '../list-position';
 import type { Texts } from '../texts.de';
 import { csrfField, layout, type PageContext } from './layout';
 import { taskMarks, unseenLine } from './task-workspace';
 
-export type ListFilter = TaskListState | 'all';
+export type { ListFilter } from '../list-position';
 /** The inbox's tabs: every Task, then the list states in the contract's order. */
 export const LIST_FILTERS: readonly ListFilter[] = ['all', ...TaskListState.options];
 

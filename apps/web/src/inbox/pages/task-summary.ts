@@ -3,7 +3,7 @@ import { html, type Html } from '../html';
 import { requestNumberOf } from '../request-number';
 import type { RequestField } from '../request-view';
 import type { Texts } from '../texts.de';
-import type { VersionEntry } from './task-view.page';
+import type { VersionEntry } from './task-entries';
 
 /** The request's number to quote on the phone, shown large under the page's title. */
 export function requestNumberLine(taskId: string, texts: Texts): Html {

@@ -14,26 +14,9 @@ import { withdrawForm, type WithdrawForm } from './withdraw-form';
 
 export { ANSWER_CODES, MAX_NOTE_LENGTH, NOTE_REQUIRED, type AnswerForm } from './answer-form';
 
-export interface VersionEntry {
-  version: number;
-  receivedAt: string;
-  view: RequestView;
-  /** What changed against the version shown before; undefined for the first shown. */
-  changes?: FieldChange[];
-}
+import type { AttachmentEntry, VersionEntry } from './task-entries';
 
-export interface AttachmentEntry {
-  /** Its document's position among the request's documents, from 0. */
-  document: number;
-  /** Its position among that document's attachments, from 0. */
-  index: number;
-  title?: string;
-  contentType: string;
-  /** As the referrer named it (DocumentReference type or category). */
-  kind?: string;
-  size: number;
-  receivedAt?: string;
-}
+export type { AttachmentEntry, VersionEntry };
 
 /** Which page of a paged section is shown (from 1), and how many there are. */
 export interface PagePosition {
