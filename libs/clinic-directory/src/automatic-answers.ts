@@ -19,7 +19,7 @@ export function declineReason(clinic: { readonly departments: readonly string[] 
 }
 
 /** The specialties' German names, as the clinics' staff and the referrers' social services call them. */
-const SPECIALTY_NAMES: Readonly<Record<string, string>> = {
+export const SPECIALTY_NAMES: Readonly<Record<string, string>> = {
   addiction: 'Suchtbehandlung',
   angiology: 'Angiologie',
   cardiology: 'Kardiologie',

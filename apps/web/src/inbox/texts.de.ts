@@ -1,3 +1,4 @@
+import { SPECIALTY_NAMES } from '@bedrequest/clinic-directory';
 import { bedsTexts } from './beds.texts.de';
 import { historyTexts } from './history.texts.de';
 import { listWorkTexts } from './list.texts.de';
@@ -257,31 +258,8 @@ export const de = {
     'follow-up-rehabilitation': 'Anschlussrehabilitation (AHB)',
     'early-rehabilitation': 'Frührehabilitation',
   } as Record<string, string>,
-  specialty: {
-    addiction: 'Suchtbehandlung',
-    angiology: 'Angiologie',
-    cardiology: 'Kardiologie',
-    dermatology: 'Dermatologie',
-    endocrinology: 'Endokrinologie',
-    gastroenterology: 'Gastroenterologie',
-    geriatrics: 'Geriatrie',
-    gynaecology: 'Gynäkologie',
-    'internal-medicine': 'Innere Medizin',
-    nephrology: 'Nephrologie',
-    'neuro-pediatrics': 'Neuropädiatrie',
-    'neuro-phase-b': 'Neurologie Phase B',
-    'neuro-phase-c': 'Neurologie Phase C',
-    'neuro-phase-d': 'Neurologie Phase D',
-    neurology: 'Neurologie',
-    oncology: 'Onkologie',
-    orthopedics: 'Orthopädie',
-    'parents-and-child-rehab': 'Eltern-Kind-Rehabilitation',
-    pediatrics: 'Pädiatrie',
-    pneumology: 'Pneumologie',
-    psychosomatic: 'Psychosomatik/Psychotherapie',
-    rheumatology: 'Rheumatologie',
-    urology: 'Urologie',
-  } as Record<string, string>,
+  /** The specialties' German names, the same as the automatic answers' notes use. */
+  specialty: SPECIALTY_NAMES,
   department: (code: string) => `Fachabteilung ${code}`,
   departmentNamed: (name: string, code: string) => `${name} (${code})`,
   insuranceType: { GKV: 'gesetzlich (GKV)', PKV: 'privat (PKV)', BG: 'Berufsgenossenschaft (BG)', SEL: 'Selbstzahler' } as Record<string, string>,
