@@ -55,7 +55,8 @@ describeInChromium('the clinic inbox, end to end in Chromium', () => {
     expect(row).toContain('Neu');
     expect(row).toContain('weiblich');
     expect(row).toMatch(/\d+ Jahre/);
-    expect(row).toContain('Orthopädie · Fachabteilung 2300');
+    expect(row).toContain('Orthopädie (2300)');
+    expect(row).not.toContain('Fachabteilung');
     expect(row).toContain('07.12.2026');
     expect(row).toContain('S72.01 Schenkelhalsfraktur: Intrakapsulär');
     expect(row).toContain('Akutklinik Mitte');

@@ -2,6 +2,7 @@ import { TASK_STATUSES_OF_LIST_STATE, TaskListState, type ClinicTaskList, type C
 import type { Formats } from '../format';
 import { html, type Html } from '../html';
 import type { ListFilter, ListSort } from '../list-position';
+import { departmentName } from '../request-details';
 import type { Texts } from '../texts.de';
 import { csrfField, layout, type PageContext } from './layout';
 import { taskMarks, unseenLine } from './task-workspace';
@@ -24,10 +25,14 @@ export function statusText(task: Pick<ClinicTaskSummary, 'status' | 'businessSta
   return texts.status[task.status];
 }
 
+/** The department by name with its key, "Orthopädie (2300)", as the request's page names it (request-details.ts). */
 export function specialtyText(request: ClinicTaskSummary['request'], texts: Texts): string {
   const specialty = request.specialty ? (texts.specialty[request.specialty] ?? request.specialty) : undefined;
-  const department = request.departmentCode ? texts.department(request.departmentCode) : undefined;
-  return [specialty, department].filter(Boolean).join(' · ') || texts.task.none;
+  const code = request.departmentCode;
+  if (!code) return specialty ?? texts.task.none;
+  return specialty
+    ? texts.departmentNamed(specialty, code)
+    : departmentName({ departmentCode: code, specialty: undefined, source: 'department-key' }, undefined, texts);
 }
 
 /**
