@@ -58,9 +58,9 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
       ['clinic', 'remove'],
       'unknown command "clinic remove" (expected one of "clinic upsert", "clinic list", "clinic auto-answer", "clinic beds", "clinic notifications")',
     ],
-    [['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2026-12-01'], 'missing option --free'],
+    [['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2036-12-01'], 'missing option --free'],
     [
-      ['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--from', '2026-12-01'],
+      ['clinic', 'beds', '--ik', '510000022', '--department', '2300', '--from', '2036-12-01'],
       '--from and --to list counts; they do not go with --department, --date or --free',
     ],
     [['clinic', 'notifications', '--ik', '510000022', '--limit', '0'], '--limit must be a whole number from 1 to 500, got "0"'],
@@ -125,26 +125,26 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
   it('sets a bed count, replaces it on a second call, and lists the counts by date', async () => {
     await admin('clinic', 'upsert', '--ik', '510000022', '--name', 'Rehazentrum Seeufer', '--departments', '2300,0200');
 
-    const first = await admin('clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', '3');
-    expect(first).toEqual({ code: 0, out: 'clinic 510000022: 2026-12-01 department 2300 (orthopedics): 3 free, 0 held, 0 reserved, 3 available', err: '' });
-    await admin('clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', '2');
-    await admin('clinic', 'beds', '--ik', '510000022', '--department', '0200', '--date', '2026-11-30', '--free', '0');
+    const first = await admin('clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2036-12-01', '--free', '3');
+    expect(first).toEqual({ code: 0, out: 'clinic 510000022: 2036-12-01 department 2300 (orthopedics): 3 free, 0 held, 0 reserved, 3 available', err: '' });
+    await admin('clinic', 'beds', '--ik', '510000022', '--department', '2300', '--date', '2036-12-01', '--free', '2');
+    await admin('clinic', 'beds', '--ik', '510000022', '--department', '0200', '--date', '2036-11-30', '--free', '0');
 
     expect((await admin('clinic', 'beds', '--ik', '510000022')).out.split('\n')).toEqual([
-      '2026-11-30 department 0200 (geriatrics): 0 free, 0 held, 0 reserved, 0 available',
-      '2026-12-01 department 2300 (orthopedics): 2 free, 0 held, 0 reserved, 2 available',
+      '2036-11-30 department 0200 (geriatrics): 0 free, 0 held, 0 reserved, 0 available',
+      '2036-12-01 department 2300 (orthopedics): 2 free, 0 held, 0 reserved, 2 available',
     ]);
-    expect((await admin('clinic', 'beds', '--ik', '510000022', '--from', '2026-12-01')).out).not.toContain('2026-11-30');
+    expect((await admin('clinic', 'beds', '--ik', '510000022', '--from', '2036-12-01')).out).not.toContain('2036-11-30');
   });
 
   it.each([
     [
-      ['--ik', '510000022', '--department', '3100', '--date', '2026-12-01', '--free', '1'],
+      ['--ik', '510000022', '--department', '3100', '--date', '2036-12-01', '--free', '1'],
       'department must be a department key the clinic offers (2300, 0200)',
     ],
     [['--ik', '510000022', '--department', '2300', '--date', '2026-02-30', '--free', '1'], 'date must be a calendar date YYYY-MM-DD'],
-    [['--ik', '510000022', '--department', '2300', '--date', '2026-12-01', '--free', 'many'], 'freeBeds must be a whole number from 0 to 10000'],
-    [['--ik', '599999999', '--department', '2300', '--date', '2026-12-01', '--free', '1'], 'no participating clinic with IK 599999999'],
+    [['--ik', '510000022', '--department', '2300', '--date', '2036-12-01', '--free', 'many'], 'freeBeds must be a whole number from 0 to 10000'],
+    [['--ik', '599999999', '--department', '2300', '--date', '2036-12-01', '--free', '1'], 'no participating clinic with IK 599999999'],
   ])('refuses the bed count %j with a one-line reason', async (...args) => {
     const [options, reason] = args;
     await admin('clinic', 'upsert', '--ik', '510000022', '--name', 'Rehazentrum Seeufer', '--departments', '2300,0200');
