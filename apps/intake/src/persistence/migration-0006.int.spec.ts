@@ -49,7 +49,11 @@ describe('intake migration 0006_change_authors', () => {
       [REQUEST, OTHER_REQUEST],
     );
 
-    expect(await applyMigrations({ databaseUrl, schema, migrations })).toEqual({ applied: ['0006_change_authors'], alreadyApplied: before });
+    // This migration alone: later ones are tested on their own.
+    expect(await applyMigrations({ databaseUrl, schema, migrations: migrations.slice(0, before + 1) })).toEqual({
+      applied: ['0006_change_authors'],
+      alreadyApplied: before,
+    });
 
     const versions = await client.query(`SELECT request_id, version, submitted_by FROM "${schema}".request_version ORDER BY request_id, version`);
     expect(versions.rows).toEqual([
