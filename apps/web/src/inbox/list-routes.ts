@@ -4,7 +4,7 @@ import type { ClinicTaskList, ClinicTaskSummary } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { apiCallOf, pageContextOf, sendPage, sessionOf, type InboxContext } from './inbox-context';
 import { LIST_SORTS, ListAddresses, listQuery, positionAfter, searchOf, type ListMemory, type ListSort } from './list-position';
-import { cookiesOf } from './session';
+import { COOKIES, cookiesOf } from './session';
 import { workspaceMarksFor } from './workspace-routes';
 import { errorPage } from './pages/error.page';
 import { isInFilter, LIST_FILTERS, MAX_SORTED_IN_MEMORY, taskListPage, taskRow, type ListFilter } from './pages/task-list.page';
@@ -29,7 +29,7 @@ const Filter = z.enum(LIST_FILTERS as [ListFilter, ...ListFilter[]]).catch('all'
 const Page = z.coerce.number().int().min(1).max(1_000_000).catch(1);
 const Sort = z.enum(LIST_SORTS).optional().catch(undefined);
 /** The cookie of what the list remembers (list-position.ts ListMemory), sealed under the session's key, on /inbox only. */
-const MEMORY_COOKIE = 'inbox_list';
+const MEMORY_COOKIE = COOKIES.list;
 /** A session's first list: the selections of the last day count as new. */
 const FIRST_LOOK_MS = 24 * 3600_000;
 /** The most new selections put on top. */

@@ -15,6 +15,8 @@ export const COOKIES = {
   session: 'inbox_session',
   /** A random id of the login form, for its CSRF token before there is a session. */
   login: 'inbox_login',
+  /** Where the person left the list, sealed under a key of the session (list-routes.ts); ends with it. */
+  list: 'inbox_list',
 } as const;
 
 export interface InboxSession {
@@ -61,6 +63,7 @@ export class InboxSessions {
   /** Ends the session: gone from the store, its cookie cleared. Returns its refresh token, for revoking. */
   async end(req: Request, res: Response): Promise<string | undefined> {
     res.clearCookie(COOKIES.session, this.cookieOptions);
+    res.clearCookie(COOKIES.list, this.cookieOptions);
     const id = cookiesOf(req).get(COOKIES.session);
     if (!id) return undefined;
     const record = await this.options.store.load(id);
