@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
-import { describeInChromium, FHIR_BASE, REFERRER_IK, startInboxHarness, type InboxHarness } from './inbox-harness';
+import { describeInChromium, FHIR_BASE, REFERRER_IK, startInboxHarness, type InboxHarness, seriousViolations } from './inbox-harness';
 
 /**
  * What a selected clinic does on the request's page (docs/inbox.md, "Nach der Auswahl";
@@ -33,14 +32,6 @@ describeInChromium('the request page of a selected clinic', () => {
   afterAll(async () => {
     await inbox?.stop();
   });
-
-  const violations = async (target: Page) => {
-    await target.evaluate(axe.source);
-    const results = await target.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-    return results.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  };
 
   /** A request the clinic accepted and the referrer then selected it for. */
   const selectedRequest = async () => {
@@ -72,20 +63,20 @@ describeInChromium('the request page of a selected clinic', () => {
     expect(await page.locator('#withdraw-warning').innerText()).toContain('Auswahl Ihrer Klinik aufgehoben');
     // The form sits beside the summary, where the answer was.
     await expect(page.locator('.task-top #withdraw-form').count()).resolves.toBe(1);
-    expect(await violations(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // The reason is required.
     await page.getByRole('button', { name: 'Weiter zur Bestätigung' }).click();
     await expect(page.locator('#withdraw-errors').innerText()).resolves.toContain('Bitte schreiben Sie eine Begründung');
     await expect(page.getByLabel('Begründung für den Zuweiser').getAttribute('aria-invalid')).resolves.toBe('true');
-    expect(await violations(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // A colleague answers meanwhile (an answer keeps the selection, but the Task changed): refused, and the page says so.
     await page.getByLabel('Begründung für den Zuweiser').fill(REASON);
     await page.getByRole('button', { name: 'Weiter zur Bestätigung' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Zusage zurückziehen bestätigen');
     expect(await page.locator('main').innerText()).toContain(REASON);
-    expect(await violations(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     const query = await inbox.stack.api('POST', `/api/v1/clinic/tasks/${taskId}/answer`, {
       token: clinicToken,
       body: { businessStatus: 'query', note: 'Kommt die Patientin mit eigenem Rollstuhl?' },
@@ -113,7 +104,7 @@ describeInChromium('the request page of a selected clinic', () => {
     await expect(page.getByRole('status').first().innerText()).resolves.toContain('Ihre Zusage wurde zurückgezogen.');
     await expect(page.locator('.meta .status').innerText()).resolves.toBe('Abgesagt');
     await expect(page.locator('#withdraw-form').count()).resolves.toBe(0);
-    expect(await violations(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(await inbox.taskOf(identifier, WALDSEE.ik)).toEqual({ id: taskId, status: 'rejected', businessStatus: 'declined' });
     // The selection is lifted: the request is a proposal again, with no selection for the referrer to withdraw.
     const withdrawal = await inbox.stack.api('POST', '/api/v2/fhir/Bundle', {
@@ -145,7 +136,7 @@ describeInChromium('the request page of a selected clinic', () => {
     const [summary, form] = [(await zoomed.locator('section.summary').boundingBox())!, (await zoomed.locator('section.withdraw').boundingBox())!];
     expect(form.y).toBeGreaterThanOrEqual(summary.y + summary.height - 1);
     await expect(zoomed.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)).resolves.toBe(false);
-    expect(await violations(zoomed)).toEqual([]);
+    expect(await seriousViolations(zoomed)).toEqual([]);
   });
 
   (SCREENSHOTS ? it : it.skip)('writes the screenshot of docs/inbox/inbox-withdraw.png', async () => {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import axe from 'axe-core';
 import type { DocumentReference } from '@medplum/fhirtypes';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@bedrequest/testing';
 import { documentBundle } from '@bedrequest/fhir-model/testing';
-import { describeInChromium, FHIR_BASE, startInboxHarness, type InboxClinic, type InboxHarness } from './inbox-harness';
+import { describeInChromium, FHIR_BASE, startInboxHarness, type InboxClinic, type InboxHarness, seriousViolations } from './inbox-harness';
 
 /**
  * The clinic's answers and the referrer's documents on the request's page (docs/inbox.md, "A
@@ -36,14 +35,6 @@ describeInChromium("the clinic's answers and documents in the request's history"
   afterAll(async () => {
     await inbox?.stop();
   });
-
-  const violations = async (target: Page) => {
-    await target.evaluate(axe.source);
-    const results = await target.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-    return results.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  };
 
   const answer = async (who: InboxClinic, taskId: string, body: { businessStatus: string; note?: string }) => {
     const answered = await inbox.stack.api('POST', `/api/v1/clinic/tasks/${taskId}/answer`, { token: await inbox.stack.login(who.username), body });
@@ -77,7 +68,7 @@ describeInChromium("the clinic's answers and documents in the request's history"
       { answer: 'Zusage', by: 'von Tom Becker', note: 'ohne Notiz' },
     ]);
     for (const entry of answers) expect(entry.time).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
-    expect(await violations(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('marks the request reopened by the documents sent after "Weitere Daten erforderlich" and lists them in its history', async () => {
@@ -117,7 +108,7 @@ describeInChromium("the clinic's answers and documents in the request's history"
     ]);
     // The answer form is there for the new answer.
     await expect(page.locator('#answer-form').count()).resolves.toBe(1);
-    expect(await violations(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Answered again, the request is no longer marked.
     await answer(tom, task.id, { businessStatus: 'accepted' });
@@ -145,7 +136,7 @@ describeInChromium("the clinic's answers and documents in the request's history"
     expect(answerBox!.x).toBeGreaterThan(summary!.x + summary!.width - 1);
     expect(workspaceBox!.x).toBe(answerBox!.x);
     expect(workspaceBox!.y).toBeGreaterThanOrEqual(answerBox!.y + answerBox!.height - 1);
-    expect(await violations(page)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Keyboard alone: taking it over from Tom.
     await page.getByRole('button', { name: 'Von Tom Becker übernehmen' }).focus();

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import axe from 'axe-core';
 import type { Dialog, Page } from 'playwright-core';
 import { clinicDay, germanDate } from '../clinic-day';
-import { describeInChromium, startInboxHarness, type InboxHarness } from './inbox-harness';
+import { describeInChromium, startInboxHarness, type InboxHarness, seriousViolations } from './inbox-harness';
 
 /**
  * The beds grid as a clerk works with it, in Chromium against the whole stack (docs/inbox.md,
@@ -47,13 +46,6 @@ describeInChromium('the beds grid for a clerk', () => {
     ).body.items
       .filter((item) => !department || item.department === department)
       .map(({ date, freeBeds }) => [date, freeBeds]);
-  const violations = async (target: Page) => {
-    await target.evaluate(axe.source);
-    const results = await target.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-    return results.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  };
 
   it('shows each row with its weekday, marks today, keeps days gone read-only, and says what blank and 0 mean', async () => {
     await page.goto(`${inbox.baseUrl}/inbox/beds?${week}`);
@@ -148,7 +140,7 @@ describeInChromium('the beds grid for a clerk', () => {
     await page.goto(`${inbox.baseUrl}/inbox/tasks`);
     await expect(banner.innerText()).resolves.toContain('Automatische Antworten sind eingeschaltet');
     await expect(banner.getByRole('link', { name: 'Einstellung ändern' }).getAttribute('href')).resolves.toBe('/inbox/beds#auto-heading');
-    await expect(violations(page)).resolves.toEqual([]);
+    await expect(seriousViolations(page)).resolves.toEqual([]);
 
     await switchTo('Aus – Sie beantworten jede Anfrage selbst');
     await expect(banner.count()).resolves.toBe(0);
@@ -195,10 +187,10 @@ describeInChromium('the beds grid for a clerk', () => {
       }));
       expect({ width, ...sizes }).toEqual({ width, page: width, table: expect.any(Number), scroller: 0 });
       expect(sizes.table).toBeLessThanOrEqual(width);
-      await expect(violations(narrow)).resolves.toEqual([]);
+      await expect(seriousViolations(narrow)).resolves.toEqual([]);
     }
     await page.goto(`${inbox.baseUrl}/inbox/beds?${week}`);
-    await expect(violations(page)).resolves.toEqual([]);
+    await expect(seriousViolations(page)).resolves.toEqual([]);
   });
 
   it('is usable by keyboard only: type a number and save it', async () => {

@@ -2,6 +2,7 @@
 // whole stack started in-process (startE2eStack): a referrer, clinics with one user each, and
 // helpers to send requests through the API and to log a browser page in.
 import { existsSync } from 'node:fs';
+import axe from 'axe-core';
 import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Bundle } from '@medplum/fhirtypes';
@@ -13,6 +14,15 @@ import { passwordOf, startE2eStack, type E2eStack } from '../e2e-stack';
 import { CHROMIUM } from './chromium-path';
 
 export { CHROMIUM };
+
+/** The page's serious and critical axe-core violations as it is now, each with where it is: what the inbox's pages must not have (docs/inbox.md). */
+export async function seriousViolations(target: Page): Promise<string[]> {
+  await target.evaluate(axe.source);
+  const results = await target.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
 
 /**
  * `describe`, or `describe.skip` with the reason printed once, where Chromium is not installed

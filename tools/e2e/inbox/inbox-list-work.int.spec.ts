@@ -1,7 +1,6 @@
-import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@bedrequest/testing';
-import { describeInChromium, startInboxHarness, type InboxHarness } from './inbox-harness';
+import { describeInChromium, startInboxHarness, type InboxHarness, seriousViolations } from './inbox-harness';
 
 /**
  * The list built for a day's work, in Chromium against the whole stack (docs/inbox.md, "Anfragen"):
@@ -111,18 +110,11 @@ describeInChromium('the list of requests, built for the work', () => {
   });
 
   it('passes axe-core, works by keyboard and fits 640 px without scrolling sideways', async () => {
-    const violations = async (target: Page) => {
-      await target.evaluate(axe.source);
-      const results = await target.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-      return results.violations
-        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-        .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-    };
     const narrow = await inbox.newPage({ width: 640, height: 900 });
     await inbox.logIn(narrow, inbox.clinics[0]!);
     const found: Record<string, string[]> = {};
     await narrow.goto(`${inbox.baseUrl}/inbox/tasks?sort=occurrence`);
-    found.sorted = await violations(narrow);
+    found.sorted = await seriousViolations(narrow);
     const sideways = () => narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     await expect(sideways()).resolves.toBeLessThanOrEqual(0);
 
@@ -131,7 +123,7 @@ describeInChromium('the list of requests, built for the work', () => {
     await narrow.keyboard.type('Diabetes');
     await Promise.all([narrow.waitForURL(/\/inbox\/tasks/), narrow.keyboard.press('Enter')]);
     await expect(narrow.locator('.search-result').innerText()).resolves.toContain('Suche „Diabetes“');
-    found.searched = await violations(narrow);
+    found.searched = await seriousViolations(narrow);
     await expect(sideways()).resolves.toBeLessThanOrEqual(0);
     let reached = false;
     for (let step = 0; step < 40 && !reached; step += 1) {

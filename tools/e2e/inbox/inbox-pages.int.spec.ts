@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import type { Bundle, Condition, Organization, Patient } from '@medplum/fhirtypes';
 import { waitFor } from '@bedrequest/testing';
 import { admissionRequestBundle, documentBundle } from '@bedrequest/fhir-model/testing';
 import { clinicDay, germanDate } from '../clinic-day';
-import { describeInChromium, REFERRER_IK, startInboxHarness, type InboxHarness } from './inbox-harness';
+import { describeInChromium, REFERRER_IK, startInboxHarness, type InboxHarness, seriousViolations } from './inbox-harness';
 
 /**
  * Every page of the inbox for accessibility (axe-core: no serious or critical violation; fully
@@ -131,20 +130,12 @@ describeInChromium('the clinic inbox pages', () => {
     await inbox?.stop();
   });
 
-  const violations = async (target: Page) => {
-    await target.evaluate(axe.source);
-    const results = await target.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-    return results.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  };
-
   it('has no serious or critical axe-core violation on any page', async () => {
     const anonymous = await inbox.newPage();
     await anonymous.goto(`${inbox.baseUrl}/inbox/login`);
-    const found: Record<string, string[]> = { login: await violations(anonymous) };
+    const found: Record<string, string[]> = { login: await seriousViolations(anonymous) };
     await anonymous.getByRole('button', { name: 'Anmelden' }).click();
-    found['login with error'] = await violations(anonymous);
+    found['login with error'] = await seriousViolations(anonymous);
 
     const pages: [string, string][] = [
       ['list', '/inbox/tasks'],
@@ -162,14 +153,14 @@ describeInChromium('the clinic inbox pages', () => {
     ];
     for (const [name, path] of pages) {
       await page.goto(`${inbox.baseUrl}${path}`);
-      found[name] = await violations(page);
+      found[name] = await seriousViolations(page);
     }
     await page.goto(`${inbox.baseUrl}/inbox/tasks/${tasks.open}`);
     await page.getByRole('button', { name: 'Weiter zur Bestätigung' }).click();
-    found['answer with errors'] = await violations(page);
+    found['answer with errors'] = await seriousViolations(page);
     await page.getByLabel('Zusage').check();
     await page.getByRole('button', { name: 'Weiter zur Bestätigung' }).click();
-    found['confirmation'] = await violations(page);
+    found['confirmation'] = await seriousViolations(page);
 
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((name) => [name, []])));
   });
