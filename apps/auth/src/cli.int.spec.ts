@@ -305,6 +305,10 @@ describe('npm run admin -- user ... and party ...', () => {
         'https://nord.example/fhir',
         '--contact-email',
         'sozialdienst@nord.example',
+        '--contact-name',
+        'Sozialdienst, Frau Kaiser',
+        '--contact-phone',
+        '+49 40 1234-567',
       );
 
       const first = await person(id, 'Nord-Erika', '--display-name', 'Erika Muster', '--email', 'erika@nord.example', '--admin');
@@ -322,6 +326,8 @@ describe('npm run admin -- user ... and party ...', () => {
         ikNumbers: ['260000011', '260000012'],
         fhirBase: 'https://nord.example/fhir',
         contactEmail: 'sozialdienst@nord.example',
+        contactName: 'Sozialdienst, Frau Kaiser',
+        contactPhone: '+49 40 1234-567',
         disabledAt: null,
       });
       expect(await stored('nord-erika')).toMatchObject({
@@ -337,7 +343,7 @@ describe('npm run admin -- user ... and party ...', () => {
 
       const parties = await admin(['party', 'list']);
       expect(parties.out).toContain(
-        `referrer party ${id} "Klinikum Nord" ik 260000011,260000012 fhir-base https://nord.example/fhir contact sozialdienst@nord.example, active, 2 users`,
+        `referrer party ${id} "Klinikum Nord" ik 260000011,260000012 fhir-base https://nord.example/fhir contact "Sozialdienst, Frau Kaiser" +49 40 1234-567 sozialdienst@nord.example, active, 2 users`,
       );
       const users = await admin(['user', 'list']);
       expect(users.out).toContain(
@@ -363,6 +369,12 @@ describe('npm run admin -- user ... and party ...', () => {
       const moved = await admin(['party', 'update', '--id', referrer, '--ik', '260000021,260000022', '--fhir-base', 'https://sued.example/fhir/v2']);
 
       expect(renamed).toEqual({ code: 0, out: `updated clinic party ${clinic} "Waldsee" ik 510000001 contact info@waldsee.example, active`, err: '' });
+      // A blank contact option removes it.
+      expect(await admin(['party', 'update', '--id', clinic, '--contact-email', ''])).toEqual({
+        code: 0,
+        out: `updated clinic party ${clinic} "Waldsee" ik 510000001, active`,
+        err: '',
+      });
       expect(moved).toMatchObject({ code: 0, err: '' });
       expect(await storedParty(referrer)).toMatchObject({
         name: 'Klinikum Süd',
@@ -450,6 +462,7 @@ describe('npm run admin -- user ... and party ...', () => {
       ],
       ['an unknown role', ['party', 'create', '--role', 'admin', '--name', 'X', '--ik', '260000001'], 'unknown role "admin"'],
       ['a bad contact e-mail', [...referrerParty('X', 'https://x1.example/fhir'), '--contact-email', 'nobody'], 'bad --contact-email "nobody"'],
+      ['a bad contact telephone', [...referrerParty('X', 'https://x1.example/fhir'), '--contact-phone', 'ask the porter'], 'bad --contact-phone "ask the porter"'],
       // The first test's referrer (https://demo-hospital.example/fhir, a party of one) inside or around another party's base.
       [
         'a FHIR base inside another party’s',
@@ -513,7 +526,7 @@ describe('npm run admin -- user ... and party ...', () => {
 
       expect(result).toMatchObject({ code: 0, err: '' });
       expect(result.out).toContain(
-        '\n  party create --role referrer|clinic --name <name> --ik <IK>[,<IK>...] [--fhir-base <url>] [--contact-email <e-mail>]\n',
+        '\n  party create --role referrer|clinic --name <name> --ik <IK>[,<IK>...] [--fhir-base <url>] [--contact-email <e-mail>] [--contact-name <name>] [--contact-phone <telephone>]\n',
       );
       for (const command of ['update --id <party id>', 'list', 'disable --id <party id>']) expect(result.out).toContain(`\n  party ${command}`);
     });

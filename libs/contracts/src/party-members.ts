@@ -15,8 +15,24 @@ export const PartyView = z.object({
   ik: z.array(z.string()).describe('The IK numbers the party acts for: one or more for a referrer, exactly one for a clinic'),
   fhirBase: z.string().optional().describe("A referrer's registered FHIR base URL"),
   contactEmail: z.string().optional(),
+  contactName: z.string().optional().describe("Whom a clinic calls about the party's requests: a person or desk"),
+  contactPhone: z.string().optional().describe('Their telephone number, as written'),
 });
 export type PartyView = z.infer<typeof PartyView>;
+
+/**
+ * The referrer of a request as its clinics see it (docs/api.md, "Clinic API":
+ * `GET /api/v1/clinic/tasks/{taskId}/referrer`): the party's name and whom to call about the
+ * request, as the operator registered them (docs/parties.md, "Contact"); auth answers it from the
+ * party (`GET /internal/parties/{id}/contact`, service tokens only).
+ */
+export const ReferrerContact = z.object({
+  name: z.string().describe("The referrer party's name, e.g. the hospital's social service"),
+  contactName: z.string().optional().describe('A person or desk to call'),
+  contactPhone: z.string().optional().describe('Their telephone number, as written'),
+  contactEmail: z.string().optional(),
+});
+export type ReferrerContact = z.infer<typeof ReferrerContact>;
 
 /** A person of the party; never their password or its hash. */
 export const PartyMemberView = z.object({

@@ -1,4 +1,4 @@
-import { checkRoleBinding, InvalidUserError, parseEmail, parseIkNumbers, parseName, parseRole, type ClinicDirectory } from './party-input';
+import { checkRoleBinding, InvalidUserError, parseEmail, parseIkNumbers, parseName, parsePhone, parseRole, type ClinicDirectory } from './party-input';
 import type { Party } from './party';
 import { isUuid, type PartyChanges, type PartyRepository } from './party.repository';
 
@@ -9,14 +9,19 @@ export interface PartyInput {
   readonly ik: string;
   readonly fhirBase?: string;
   readonly contactEmail?: string;
+  readonly contactName?: string;
+  readonly contactPhone?: string;
 }
 
+/** A blank contact field removes it. */
 export interface PartyUpdate {
   readonly id: string;
   readonly name?: string;
   readonly ik?: string;
   readonly fhirBase?: string;
   readonly contactEmail?: string;
+  readonly contactName?: string;
+  readonly contactPhone?: string;
 }
 
 /** Creates, changes, lists and disables parties (the `party` commands of `npm run admin`; docs/parties.md). */
@@ -29,14 +34,18 @@ export class PartyAdministration {
     const ikNumbers = parseIkNumbers(input.ik);
     const fhirBase = await checkRoleBinding(this.bindingDeps(), { role, ikNumbers, fhirBase: input.fhirBase });
     const contactEmail = input.contactEmail === undefined ? undefined : parseEmail(input.contactEmail, '--contact-email');
-    return this.deps.parties.create({ role, name, ikNumbers, fhirBase, contactEmail });
+    const contactName = input.contactName === undefined ? undefined : parseName(input.contactName, '--contact-name');
+    const contactPhone = input.contactPhone === undefined ? undefined : parsePhone(input.contactPhone, '--contact-phone');
+    return this.deps.parties.create({ role, name, ikNumbers, fhirBase, contactEmail, contactName, contactPhone });
   }
 
   async update(input: PartyUpdate): Promise<Party> {
     const party = await this.find(input.id);
     const changes: PartyChanges = {
       name: input.name === undefined ? undefined : parseName(input.name, '--name'),
-      contactEmail: input.contactEmail === undefined ? undefined : parseEmail(input.contactEmail, '--contact-email'),
+      contactEmail: contactChange(input.contactEmail, (value) => parseEmail(value, '--contact-email')),
+      contactName: contactChange(input.contactName, (value) => parseName(value, '--contact-name')),
+      contactPhone: contactChange(input.contactPhone, (value) => parsePhone(value, '--contact-phone')),
     };
     if (input.ik === undefined && input.fhirBase === undefined) return this.deps.parties.update(party.id, changes);
     const ikNumbers = input.ik === undefined ? party.ikNumbers : parseIkNumbers(input.ik);
@@ -70,4 +79,10 @@ export class PartyAdministration {
   bindingDeps() {
     return { clinics: this.deps.clinics, parties: async () => (await this.deps.parties.list()).map(({ party }) => party) };
   }
+}
+
+/** Not given: unchanged (undefined); blank: removed (null); else checked by `parse`. */
+function contactChange(value: string | undefined, parse: (value: string) => string): string | null | undefined {
+  if (value === undefined) return undefined;
+  return value.trim() === '' ? null : parse(value);
 }

@@ -18,6 +18,7 @@ const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
 /** Control characters (line breaks, NUL, terminal escapes) and the Unicode line and paragraph separators. */
 const NOT_ONE_LINE = /[\p{Cc}\u2028\u2029]/u;
 const MAX_NAME_LENGTH = 200;
+const PHONE_PATTERN = /^\+?[0-9 ()/.-]{3,40}$/;
 
 export function parseRole(value: string): Role {
   if (!(ROLES as readonly string[]).includes(value)) throw new InvalidUserError(`unknown role "${value}" (expected "referrer" or "clinic")`);
@@ -73,6 +74,19 @@ export function parseEmail(value: string, flag: string): string {
     throw new InvalidUserError(`bad ${flag} ${JSON.stringify(value)}: an e-mail address is required`);
   }
   return email;
+}
+
+/**
+ * A telephone number as people write it ("+49 40 1234-567", "(040) 1234 567"): digits with spaces,
+ * `+`, `-`, `/`, `.` and brackets, 3 to 20 digits, so that the clinic's page can offer it to dial.
+ */
+export function parsePhone(value: string, flag: string): string {
+  const phone = value.trim();
+  const digits = phone.replace(/[^0-9]/g, '').length;
+  if (!PHONE_PATTERN.test(phone) || digits < 3 || digits > 20) {
+    throw new InvalidUserError(`bad ${flag} ${JSON.stringify(value)}: a telephone number of digits, spaces and + - / ( ) is required`);
+  }
+  return phone;
 }
 
 /** The IK numbers and FHIR base a party of `role` may have, checked as `party create` and `user create --role` do. */

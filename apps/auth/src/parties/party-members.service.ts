@@ -5,6 +5,7 @@ import type { Principal } from '@bedrequest/tokens';
 import type { Member } from '../users/user';
 import type { UserAdministration } from '../users/user-admin.service';
 import type { UserRepository } from '../users/user.repository';
+import type { Party } from './party';
 import type { PartyMember, PartyMemberRepository } from './party-members.repository';
 import { isUuid } from './party.repository';
 
@@ -66,7 +67,7 @@ export class PartyMembers {
       name: party.name,
       ik: [...party.ikNumbers],
       ...(party.fhirBase === undefined ? {} : { fhirBase: party.fhirBase }),
-      ...(party.contactEmail === null ? {} : { contactEmail: party.contactEmail }),
+      ...contactOf(party),
     };
   }
 
@@ -124,6 +125,15 @@ export class PartyMembers {
     }
     return person;
   }
+}
+
+/** The party's contact fields that are set. */
+export function contactOf(party: Pick<Party, 'contactEmail' | 'contactName' | 'contactPhone'>) {
+  return {
+    ...(party.contactName === null ? {} : { contactName: party.contactName }),
+    ...(party.contactPhone === null ? {} : { contactPhone: party.contactPhone }),
+    ...(party.contactEmail === null ? {} : { contactEmail: party.contactEmail }),
+  };
 }
 
 function viewOf(member: PartyMember): PartyMemberView {

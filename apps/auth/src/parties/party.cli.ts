@@ -21,6 +21,8 @@ export const PARTY_CLI = new CommandLine<AuthAdministration>({
         ik: option.string('<IK>[,<IK>...]'),
         'fhir-base': option.string('<url>').optional(),
         'contact-email': option.string('<e-mail>').optional(),
+        'contact-name': option.string('<name>').optional(),
+        'contact-phone': option.string('<telephone>').optional(),
       },
       async run(values, { services, out }: Context) {
         const { parties } = await services();
@@ -30,18 +32,22 @@ export const PARTY_CLI = new CommandLine<AuthAdministration>({
           ik: values.ik,
           fhirBase: values['fhir-base'],
           contactEmail: values['contact-email'],
+          contactName: values['contact-name'],
+          contactPhone: values['contact-phone'],
         });
         out(party.id);
       },
     }),
     update: command({
-      summary: "changes a party's name, IK numbers, FHIR base or contact e-mail",
+      summary: "changes a party's name, IK numbers, FHIR base or contact (a blank contact option removes it)",
       options: {
         id: option.string('<party id>'),
         name: option.string('<name>').optional(),
         ik: option.string('<IK>[,<IK>...]').optional(),
         'fhir-base': option.string('<url>').optional(),
         'contact-email': option.string('<e-mail>').optional(),
+        'contact-name': option.string('<name>').optional(),
+        'contact-phone': option.string('<telephone>').optional(),
       },
       async run(values, { services, out }: Context) {
         const { parties } = await services();
@@ -51,6 +57,8 @@ export const PARTY_CLI = new CommandLine<AuthAdministration>({
           ik: values.ik,
           fhirBase: values['fhir-base'],
           contactEmail: values['contact-email'],
+          contactName: values['contact-name'],
+          contactPhone: values['contact-phone'],
         });
         out(`updated ${describe(party)}`);
       },
@@ -77,7 +85,8 @@ export const PARTY_CLI = new CommandLine<AuthAdministration>({
 /** One line per party. */
 function describe(party: Party): string {
   const fhirBase = party.role === 'referrer' ? ` fhir-base ${party.fhirBase}` : '';
-  const email = party.contactEmail ? ` contact ${party.contactEmail}` : '';
+  const contact = [party.contactName && `"${party.contactName}"`, party.contactPhone, party.contactEmail].filter(Boolean);
+  const email = contact.length > 0 ? ` contact ${contact.join(' ')}` : '';
   const status = party.disabledAt ? `disabled since ${party.disabledAt.toISOString()}` : 'active';
   return `${party.role} party ${party.id} "${party.name}" ik ${party.ikNumbers.join(',')}${fhirBase}${email}, ${status}`;
 }

@@ -1,12 +1,14 @@
 import type { AuthDatabase } from '../persistence/database';
 import { partyColumns, toParty, type NewParty, type Party } from './party';
 
-/** What `party update` changes; absent fields stay. */
+/** What `party update` changes; absent fields stay, a contact field set to null is removed. */
 export interface PartyChanges {
   readonly name?: string;
   readonly ikNumbers?: readonly string[];
   readonly fhirBase?: string;
-  readonly contactEmail?: string;
+  readonly contactEmail?: string | null;
+  readonly contactName?: string | null;
+  readonly contactPhone?: string | null;
 }
 
 type Transaction = Parameters<Parameters<AuthDatabase['$transaction']>[0]>[0];
@@ -28,7 +30,17 @@ export class PartyRepository {
   }
 
   async create(party: NewParty): Promise<Party> {
-    return toParty(await this.prisma.party.create({ data: { ...partyColumns(party), name: party.name, contactEmail: party.contactEmail ?? null } }));
+    return toParty(
+      await this.prisma.party.create({
+        data: {
+          ...partyColumns(party),
+          name: party.name,
+          contactEmail: party.contactEmail ?? null,
+          contactName: party.contactName ?? null,
+          contactPhone: party.contactPhone ?? null,
+        },
+      }),
+    );
   }
 
   async update(id: string, changes: PartyChanges): Promise<Party> {
@@ -37,7 +49,13 @@ export class PartyRepository {
       const columns = partyColumns({ role: current.role, ikNumbers: changes.ikNumbers ?? current.ikNumbers, fhirBase: changes.fhirBase ?? current.fhirBase });
       const row = await tx.party.update({
         where: { id },
-        data: { ...columns, name: changes.name ?? current.name, contactEmail: changes.contactEmail ?? current.contactEmail },
+        data: {
+          ...columns,
+          name: changes.name ?? current.name,
+          contactEmail: changes.contactEmail === undefined ? current.contactEmail : changes.contactEmail,
+          contactName: changes.contactName === undefined ? current.contactName : changes.contactName,
+          contactPhone: changes.contactPhone === undefined ? current.contactPhone : changes.contactPhone,
+        },
       });
       await mirrorToOwnUser(tx, id, columns);
       return toParty(row);

@@ -6,6 +6,9 @@ interface PartyBase {
   readonly id: string;
   readonly name: string;
   readonly contactEmail: string | null;
+  /** Whom a clinic calls about the party's requests (docs/parties.md, "Contact"). */
+  readonly contactName: string | null;
+  readonly contactPhone: string | null;
   readonly disabledAt: Date | null;
   /** When its people's tokens were last revoked (party disable); those issued before stay refused. */
   readonly tokensRevokedAt: Date | null;
@@ -36,6 +39,8 @@ export interface NewParty {
   readonly ikNumbers: readonly string[];
   readonly fhirBase?: string;
   readonly contactEmail?: string;
+  readonly contactName?: string;
+  readonly contactPhone?: string;
 }
 
 export interface PartyRow {
@@ -43,6 +48,8 @@ export interface PartyRow {
   role: string;
   name: string;
   contactEmail: string | null;
+  contactName: string | null;
+  contactPhone: string | null;
   ikNumbers: string[];
   fhirBase: string | null;
   disabledAt: Date | null;
@@ -55,6 +62,8 @@ export function toParty(row: PartyRow): Party {
     id: row.id,
     name: row.name,
     contactEmail: row.contactEmail,
+    contactName: row.contactName,
+    contactPhone: row.contactPhone,
     disabledAt: row.disabledAt,
     tokensRevokedAt: row.tokensRevokedAt,
     createdAt: row.createdAt,
