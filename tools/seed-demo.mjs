@@ -113,6 +113,8 @@ for (const clinic of clinics) {
 const parties = partiesOfUsers();
 const referrerArgs = ['--role', 'referrer', '--ik', referrer.ik, '--fhir-base', referrer.fhirBase];
 colleagueOf(referrer.username, referrer.colleague, referrerArgs, parties);
+// Whom the clinics call about the demo hospital's requests (docs/parties.md, "Contact").
+run(['party', 'update', '--id', parties.get(referrer.username), '--contact-name', 'Sozialdienst, Max Demo', '--contact-phone', '+49 30 1234-5678']);
 for (const clinic of clinics.filter((each) => each.colleague)) colleagueOf(clinic.username, clinic.colleague, ['--role', 'clinic', '--ik', clinic.ik], parties);
 
 const rows = [

@@ -204,6 +204,7 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['GET', `/api/v1/clinic/tasks/${taskId}/documents?_count=20&_offset=0`, { token: clinic }],
         ['GET', `/api/v1/clinic/tasks/${taskId}/documents/0`, { token: clinic }],
         ['GET', `/api/v1/clinic/tasks/${taskId}/history?_count=5`, { token: clinic }],
+        ['GET', `/api/v1/clinic/tasks/${taskId}/referrer`, { token: clinic }],
         ['PUT', `/api/v1/clinic/tasks/${taskId}/assignee`, { token: clinic, body: {} }],
         ['GET', `/api/v1/clinic/tasks/${taskId}/workspace`, { token: clinic }],
         ['DELETE', `/api/v1/clinic/tasks/${taskId}/assignee`, { token: clinic }],

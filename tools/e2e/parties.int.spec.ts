@@ -4,7 +4,8 @@
 // trail names the person who sent a version or answered, and only to that person's own party
 // (docs/api.md, "Audit trail"); disabling one person ends their access tokens within about a second
 // and leaves the other working, disabling the party ends everyone's, the clinic inbox's session too
-// (docs/parties.md, "Disabling").
+// (docs/parties.md, "Disabling"). A clinic reads the hospital party's contact for the requests it
+// was sent (docs/parties.md, "Contact").
 import { randomUUID } from 'node:crypto';
 import type { AuditEvent, Bundle, Task } from '@medplum/fhirtypes';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
@@ -104,6 +105,34 @@ describe('two people, one hospital', () => {
     expect(created.status).toBe(201);
     const listed = await stack.api<{ items: { id: string; callbackUrl: string }[] }>('GET', '/api/v1/subscriptions', { token: token('erika') });
     expect(listed.body.items).toEqual([expect.objectContaining({ id: created.body.id, callbackUrl: 'https://klinikum-nord.example/hooks/admission' })]);
+  });
+
+  it("shows the clinic whom to call about a request: the hospital party's name and contact, as the operator changes them", async () => {
+    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+    const posted = await stack.api('POST', '/api/v2/fhir/Bundle', {
+      token: token('erika'),
+      body: admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A] }),
+    });
+    expect(posted.status).toBe(202);
+    const taskId = await waitFor(async () => (await tasksOf(identifier, 'jana')).entry?.[0]?.resource?.id, { what: "the clinic's Task" });
+    const referrerOf = (person: string, task = taskId) => stack.api(`GET`, `/api/v1/clinic/tasks/${task}/referrer`, { token: token(person) });
+
+    expect(await referrerOf('jana')).toMatchObject({ status: 200, body: { name: 'Klinikum Nord' } });
+    expect(Object.keys((await referrerOf('jana')).body as object)).toEqual(['name']);
+    await stack.admin('party', 'update', '--id', hospital, '--contact-name', 'Sozialdienst, Frau Kaiser', '--contact-phone', '+49 40 1234-567');
+    const answer = await referrerOf('tom');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(answer.body).toEqual({ name: 'Klinikum Nord', contactName: 'Sozialdienst, Frau Kaiser', contactPhone: '+49 40 1234-567' });
+
+    // Another clinic's people, the referrer itself, and a Task that is none: no contact.
+    const [, B] = FIXTURE_PERFORMER_IKS as unknown as [string, string];
+    await stack.registerClinic(B, 'Rehazentrum Am Hang', ['2300']);
+    await stack.createClinicUser(name('am-hang'), B);
+    session.hang = await stack.stack.login(name('am-hang'), passwordOf(name('am-hang')));
+    expect((await referrerOf('hang')).status).toBe(404);
+    expect((await referrerOf('erika')).status).toBe(403);
+    expect((await referrerOf('jana', randomUUID())).status).toBe(404);
   });
 
   it('names the person who sent a version or answered: to the referrer its own people, to the clinic its own', async () => {

@@ -11,6 +11,7 @@ import { capacityRouter } from './capacity/capacity.router';
 import { clinicApiRouter } from './clinic-api/clinic-api.router';
 import { ClinicTaskReadsClient, clinicTasksRouter } from './clinic-api/clinic-tasks.router';
 import { ClinicWorkspaceClient, clinicWorkspaceRouter } from './clinic-api/clinic-workspace.router';
+import { ReferrerContacts, referrerContactRouter } from './clinic-api/referrer-contact.router';
 import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
 import { auditEventRouter } from './fhir/audit-event.router';
@@ -114,6 +115,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const party = new PartyClient(config.AUTH_URL);
     const clinicWorkspace = new ClinicWorkspaceClient(config.INTAKE_URL);
     lifecycle.onStop('clinic workspace client', () => clinicWorkspace.close());
+    const referrerContacts = new ReferrerContacts({ intakeUrl: config.INTAKE_URL, authUrl: config.AUTH_URL }, serviceTokens);
+    lifecycle.onStop('referrer contacts', () => referrerContacts.close());
     lifecycle.onStop('service clients', () =>
       Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close(), party.close()]),
     );
@@ -135,6 +138,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       ...clinics,
       clinicTasksRouter({ reads: clinicTaskReads, logger }),
       clinicWorkspaceRouter({ workspace: clinicWorkspace, logger }),
+      referrerContactRouter({ contacts: referrerContacts, logger }),
       clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }),
     );
     app.post(

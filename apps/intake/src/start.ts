@@ -9,7 +9,15 @@ import { createServiceHttpApp, serveHttp, serveProbes, startService, type Starte
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
 import { AuditAnchorJob, AuditAnchors, AuditTrail, AuditTrailRepository } from './audit';
-import { ClinicTaskHistoryReads, clinicTaskHistoryRouter, ClinicTaskReadsRepository, ClinicTaskReadsService, clinicTasksRouter } from './clinic-tasks';
+import {
+  ClinicTaskHistoryReads,
+  clinicTaskHistoryRouter,
+  ClinicTaskReadsRepository,
+  ClinicTaskReadsService,
+  ClinicTaskReferrers,
+  clinicTaskReferrerRouter,
+  clinicTasksRouter,
+} from './clinic-tasks';
 import { ClinicWorkspaceRepository, ClinicWorkspaceService, clinicWorkspaceRouter } from './clinic-workspace';
 import type { IntakeConfig } from './config';
 import { intakeDeadLetters } from './dead-letters';
@@ -106,6 +114,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     lifecycle.onStop('retention', () => retention.stop());
     // A Task's history for its clinic: its answers, documents and request changes.
     app.use(clinicTaskHistoryRouter(new ClinicTaskHistoryReads(prisma, fields, audit), verifier, logger));
+    app.use(clinicTaskReferrerRouter(new ClinicTaskReferrers(prisma), verifier, logger));
     // The clinic's list rows and request versions (the clinic inbox and any clinic software).
     app.use(
       clinicTasksRouter(new ClinicTaskReadsService(new ClinicTaskReadsRepository(prisma, config.INTAKE_DB_SCHEMA, fields), systems, audit), verifier, logger),

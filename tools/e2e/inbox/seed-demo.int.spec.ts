@@ -49,6 +49,9 @@ describe('npm run seed:demo', () => {
     const declined = (await stack.api<{ items: { status: string; businessStatus?: string }[] }>('GET', '/api/v1/clinic/tasks', { token: bergblick })).body
       .items;
     expect(declined).toEqual([expect.objectContaining({ status: 'rejected', businessStatus: 'declined' })]);
+    // Whom Waldsee calls about the demo hospital's requests.
+    const contact = await stack.api('GET', `/api/v1/clinic/tasks/${before[0]!.id}/referrer`, { token });
+    expect(contact.body).toEqual({ name: 'demo-referrer', contactName: 'Sozialdienst, Max Demo', contactPhone: '+49 30 1234-5678' });
     await expectTeams();
 
     // Again with a blank NODE_ENV (`NODE_ENV= npm run seed:demo`), which counts as unset: development.

@@ -14,6 +14,7 @@ import {
   DocumentBundle,
   FhirTask,
   IF_MATCH_MAX_TAGS,
+  ReferrerContact,
   RequestVersionList,
   TASK_TAG_MAX_LENGTH,
   TaskHistory,
@@ -84,6 +85,19 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
     responses: {
       200: { description: 'A page of the history', headers: noStore, content: json(TaskHistory) },
       ...refusals('v1', merged(base, UNDECODABLE_PATH, badParameter, notThisClinics, erased, taskStore)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/tasks/{taskId}/referrer',
+    summary: "Whom to call about the Task's request: the referrer party's name, contact person or desk, telephone and e-mail",
+    description:
+      'As the operator registered them for the party that sent the request (`party create|update --contact-name --contact-phone --contact-email`), read when asked: a change shows at once. The contact fields are absent where none is registered. Not patient data: answered after an erasure too.',
+    security: secured,
+    request: task,
+    responses: {
+      200: { description: "The referrer's contact", headers: noStore, content: json(ReferrerContact) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, notThisClinics, { 503: 'the Task store or the parties are unavailable' })),
     },
   });
   registry.registerPath({

@@ -49,6 +49,7 @@ describe('OpenAPI document', () => {
         '/api/v1/clinic/tasks/{taskId}/documents/{n}',
         '/api/v1/clinic/tasks/{taskId}/history',
         '/api/v1/clinic/tasks/{taskId}/internal-notes',
+        '/api/v1/clinic/tasks/{taskId}/referrer',
         '/api/v1/clinic/tasks/{taskId}/seen',
         '/api/v1/clinic/tasks/{taskId}/versions',
         '/api/v1/clinic/tasks/{taskId}/withdraw-acceptance',

@@ -67,6 +67,7 @@ const NAMED_SHAPES: readonly [z.ZodType, string][] = [
   [contracts.BedCountView, 'BedCountView'],
   [contracts.BedCountList, 'BedCountList'],
   [contracts.PartyView, 'Party'],
+  [contracts.ReferrerContact, 'ReferrerContact'],
   [contracts.PartyMemberView, 'PartyMember'],
   [contracts.PartyMemberList, 'PartyMemberList'],
   [contracts.NewPartyMember, 'NewPartyMember'],
