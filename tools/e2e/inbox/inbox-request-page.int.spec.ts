@@ -12,7 +12,7 @@ import { describeInChromium, FHIR_BASE, REFERRER_IK, startInboxHarness, type Inb
 /**
  * The request's page built for the work (docs/inbox.md, "A request", "Antworten"), in Chromium
  * against the whole stack: the summary with the answer beside it, the request number and the
- * referrer's case number, departments and documents by name, the print view on at most two pages,
+ * referrer's case number and contact, departments and documents by name, the print view on at most two pages,
  * post/redirect/get (Back after sending shows a page, not an error) with "Nächste offene Anfrage",
  * and a focus ring of at least 3:1; axe-core, keyboard alone and 200 % zoom.
  */
@@ -62,6 +62,9 @@ describeInChromium('the request page of the clinic inbox', () => {
       const { identifier: other } = await inbox.sendRequest({ occurrenceDate });
       others.push((await inbox.taskOf(other, WALDSEE.ik)).id);
     }
+    // Whom the clinic calls: the referrer party's contact, as the operator registers it (docs/parties.md, "Contact").
+    const { sub } = JSON.parse(Buffer.from(inbox.referrerToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string };
+    await inbox.stack.admin('party', 'update', '--id', sub, '--contact-name', 'Sozialdienst, Frau Kaiser', '--contact-phone', '+49 40 1234-567');
     page = await inbox.newPage();
     await inbox.logIn(page, inbox.clinics[0]!);
   }, 240_000);
@@ -84,6 +87,8 @@ describeInChromium('the request page of the clinic inbox', () => {
     expect(await summary(page, 'insurer')).toBe('AOK Nordost (IK 109519005), gesetzlich (GKV)');
     expect(await summary(page, 'mobility')).toBe('Mobil an Unterarmgehstützen, Treppensteigen mit Hilfe');
     expect(await summary(page, 'caseNumber')).toBe(CASE_NUMBER);
+    expect(await summary(page, 'contact')).toMatch(/ · Sozialdienst, Frau Kaiser · Tel\. \+49 40 1234-567$/);
+    expect(await page.locator('[data-summary="contact"] a').getAttribute('href')).toBe('tel:+49401234567');
     const main = await page.locator('main').innerText();
     expect(main).not.toContain('Fachabteilung 2300');
     const documents = await page.locator('.documents').innerText();

@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import { list, record, text, type Json } from './json-reading';
 
 /** One attachment of a DocumentBundle (a DocumentReference's `content[].attachment`). */
@@ -61,4 +62,32 @@ function kindOf(concept: unknown): string | undefined {
 function decodedSize(base64: string): number {
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   return Math.floor((base64.length * 3) / 4) - padding;
+}
+
+/** Types a browser may show inline without running anything of the document's; the rest is downloaded. */
+const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'text/plain']);
+
+/**
+ * What is not shown inline goes out as application/octet-stream, whatever type the sender named: a
+ * browser that opens a download itself (or ignores the disposition) then has no type to render it
+ * by, an HTML or SVG document of a sender included (docs/inbox.md, "Dokumente").
+ */
+export function sendAttachment(res: Response, attachment: Attachment, download: boolean, fallbackName: string): void {
+  const named = attachment.contentType.toLowerCase();
+  const inline = !download && INLINE_TYPES.has(named);
+  const contentType = inline ? named : 'application/octet-stream';
+  res.attachment(attachment.title ?? fallbackName);
+  if (inline) res.set('content-disposition', String(res.get('content-disposition')).replace(/^attachment/, 'inline'));
+  res
+    .status(200)
+    .set({
+      'content-type': contentType === 'text/plain' ? 'text/plain; charset=utf-8' : contentType,
+      'x-content-type-options': 'nosniff',
+      // A document runs nothing: no script, no plugin, no form; a PDF viewer keeps its own sandbox.
+      'content-security-policy':
+        contentType === 'application/pdf'
+          ? "default-src 'none'; frame-ancestors 'none'"
+          : "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox",
+    })
+    .send(Buffer.from(attachment.data, 'base64'));
 }

@@ -18,7 +18,10 @@ export class AutomaticAnswersSetting {
     const known = this.byIk.get(ik);
     if (known && Date.now() - known.at <= this.maxAgeMs) return known.enabled;
     // Unknown (routing not answering) shows no banner rather than failing the page.
-    const enabled = await this.api.automaticAnswers(call).catch(() => undefined);
+    const enabled = await this.api
+      .capacityFor(call)
+      .automaticAnswers()
+      .catch(() => undefined);
     this.remember(ik, enabled);
     return enabled;
   }

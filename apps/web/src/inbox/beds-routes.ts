@@ -89,7 +89,7 @@ export function bedsRoutes(context: InboxContext): Router {
     ];
     let saved = 0;
     for (const write of writes) {
-      const result = await context.api.publishCapacity({ department: write.department, date: write.date, freeBeds: write.freeBeds }, call);
+      const result = await context.api.capacityFor(call).publish({ department: write.department, date: write.date, freeBeds: write.freeBeds });
       if (!result.ok) {
         const cell = `${labelOf(write.department)} am ${dayLabel(texts, write.date)}${write.date.slice(0, 4)}`;
         const left = Object.fromEntries(
@@ -108,7 +108,7 @@ export function bedsRoutes(context: InboxContext): Router {
 
     let switched = false;
     if ((choice === 'on' || choice === 'off') && (button === 'switch' || choice !== body['was.automaticAnswers'])) {
-      const result = await context.api.switchAutomaticAnswers(choice === 'on', call);
+      const result = await context.api.capacityFor(call).switchAutomaticAnswers(choice === 'on');
       if (!result.ok) {
         return render(
           req,
@@ -132,8 +132,8 @@ export function bedsRoutes(context: InboxContext): Router {
     const call = apiCallOf(req, res);
     const [clinic, counts, automaticAnswers] = await Promise.all([
       context.clinics.find(clinicIkOf(res), call),
-      context.api.capacity(range, call),
-      context.api.automaticAnswers(call),
+      context.api.capacityFor(call).read(range),
+      context.api.capacityFor(call).automaticAnswers(),
     ]);
     if (automaticAnswers !== undefined) context.automaticAnswers?.remember(clinicIkOf(res), automaticAnswers);
     // The confirmation states the setting as routing has it now, not as the address claims.

@@ -1,9 +1,6 @@
 import type { z } from 'zod';
 import {
   ApiErrorBody,
-  AutoAnswerSetting,
-  BedCountList,
-  BedCountView,
   ClinicAnswerQueued,
   ClinicDocumentList,
   ClinicList,
@@ -11,11 +8,13 @@ import {
   DocumentBundle,
   FhirTask,
   type LoginRequest,
+  ReferrerContact,
   RequestVersionList,
   TaskHistory,
   TokenResponse,
 } from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
+import { CapacityApi } from './capacity-api';
 import { WorkspaceApi } from './workspace-api';
 
 /** The access token the API refused (expired, revoked keys): the person must log in again. */
@@ -37,8 +36,6 @@ export class LoginRefusedError extends Error {
 
 /** What the API answers for the data of a request whose patient data was erased (410): its Task remains, the rest is gone. */
 export const ERASED = 'erased';
-
-const AUTO_ANSWER_PATH = '/api/v1/clinic/capacity/auto-answer';
 
 /**
  * Who asks: the person's access token, the correlation id of the page request, and the address the
@@ -188,49 +185,19 @@ export class InboxApi {
     return new WorkspaceApi(this.client, this.credentials(call), refusalOf);
   }
 
+  /** The clinic's bed counts and automatic answers, asked with the person's token (capacity-api.ts). */
+  capacityFor(call: ApiCall): CapacityApi {
+    return new CapacityApi(this.client, this.credentials(call), refusalOf);
+  }
+
+  /** The referrer party's name and contact (docs/api.md, "Clinic API"); undefined for a Task the clinic may not see. */
+  async referrer(taskId: string, call: ApiCall): Promise<ReferrerContact | undefined> {
+    const contact = await this.readOrMissing({ path: `${taskPath(taskId)}/referrer` }, ReferrerContact, ApiErrorBody, call);
+    return contact === ERASED ? undefined : contact;
+  }
+
   async clinics(call: ApiCall): Promise<ClinicList> {
     return this.read({ path: '/api/v1/kliniken' }, ClinicList, call);
-  }
-
-  async capacity(range: { from: string; to: string }, call: ApiCall): Promise<z.infer<typeof BedCountList> | undefined> {
-    const answer = await this.client.json(
-      { method: 'GET', path: '/api/v1/clinic/capacity', query: new URLSearchParams(range), ...this.credentials(call) },
-      { 200: BedCountList, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
-    );
-    if (answer.status === 404) return undefined;
-    if (answer.status === 200) return answer.body;
-    throw refusalOf(answer.status);
-  }
-
-  async publishCapacity(count: { department: string; date: string; freeBeds: number }, call: ApiCall): Promise<{ ok: true } | { ok: false; message: string }> {
-    const answer = await this.client.json(
-      { method: 'PUT', path: '/api/v1/clinic/capacity', json: count, ...this.credentials(call) },
-      { 200: BedCountView, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
-    );
-    if (answer.status === 400 || answer.status === 404) return { ok: false, message: answer.body.message };
-    if (answer.status === 200) return { ok: true };
-    throw refusalOf(answer.status);
-  }
-
-  /** Whether routing answers for the clinic from its bed counts; undefined for a clinic that is not participating (404). */
-  async automaticAnswers(call: ApiCall): Promise<boolean | undefined> {
-    const answer = await this.client.json(
-      { method: 'GET', path: AUTO_ANSWER_PATH, ...this.credentials(call) },
-      { 200: AutoAnswerSetting, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
-    );
-    if (answer.status === 404) return undefined;
-    if (answer.status === 200) return answer.body.enabled;
-    throw refusalOf(answer.status);
-  }
-
-  async switchAutomaticAnswers(enabled: boolean, call: ApiCall): Promise<{ ok: true; enabled: boolean } | { ok: false; message: string }> {
-    const answer = await this.client.json(
-      { method: 'PUT', path: AUTO_ANSWER_PATH, json: { enabled }, ...this.credentials(call) },
-      { 200: AutoAnswerSetting, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
-    );
-    if (answer.status === 400 || answer.status === 404) return { ok: false, message: answer.body.message };
-    if (answer.status === 200) return { ok: true, enabled: answer.body.enabled };
-    throw refusalOf(answer.status);
   }
 
   close(): Promise<void> {

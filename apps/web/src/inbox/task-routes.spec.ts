@@ -78,6 +78,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       return stored[n];
     },
     history: async () => timeline,
+    referrer: async () => ({ name: 'Klinikum <Nord>', contactName: 'Sozialdienst, Frau Kaiser', contactPhone: '+49 (40) 1234-567' }),
     clinics: async () => ({ items: [] }),
     tasks: async (query: URLSearchParams) => {
       calls.push(`tasks?${query}`);
@@ -336,6 +337,9 @@ describe('a request in the inbox: its versions and documents a page at a time', 
       insurer: 'AOK Nordost (IK 109519005), gesetzlich (GKV)',
       mobility: de.task.summaryMobilityNone,
       requester: 'Akutklinik Mitte (IK 260000001)',
+      // The referrer party's contact, escaped like every text, its number a link to dial.
+      contact:
+        '<span class="contact-party">Klinikum &lt;Nord&gt;</span> · <span class="contact-name">Sozialdienst, Frau Kaiser</span> · <span class="contact-phone">Tel. <a href="tel:+49401234567">+49 (40) 1234-567</a></span>',
     });
     expect(summary['changed']).toMatch(/mit Version 2 vom .*: Hinweise$/);
     // A document by its kind, not its MIME type.
@@ -346,6 +350,7 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     expect(print.status).toBe(200);
     expect(print.text).toContain('id="request-number">5A0C-6F5E');
     expect(print.text).toContain('data-summary="diagnosis"');
+    expect(print.text).toContain('Tel. <a href="tel:+49401234567">');
     expect(print.text).not.toMatch(/<nav|<form|site-header|Weiter zur Bestätigung/);
   });
 

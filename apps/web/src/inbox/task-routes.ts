@@ -4,7 +4,7 @@ import { BusinessStatus, type RequestVersion } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { AnswerDrafts } from './answer-drafts';
 import { admissionOf, answerErrors, changedSince, meanwhileOf } from './answer-steps';
-import { attachmentsOf, type Attachment } from './attachments';
+import { attachmentsOf, sendAttachment } from './attachments';
 import { ERASED } from './inbox-api';
 import { apiCallOf, clinicIkOf, pageContextOf, sendPage, sessionOf, type InboxContext } from './inbox-context';
 import { confirmAnswerPage } from './pages/answer-confirm.page';
@@ -176,13 +176,15 @@ export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router 
     const read = await context.api.task(taskId, call);
     if (!read) throw notFound();
     const { task, etag } = read;
-    const [newest, older, documents, timeline] = await Promise.all([
+    const [newest, older, documents, timeline, referrer] = await Promise.all([
       // On a later page of the history, the newest two alone: the request as shown, and what changed in it.
       context.api.versions(taskId, versionsQuery(0, historyOffset > 0 ? 2 : VERSIONS_SHOWN + 1), call),
       historyOffset > 0 ? context.api.versions(taskId, versionsQuery(historyOffset, VERSIONS_SHOWN + 1), call) : undefined,
       context.api.documents(taskId, pageQuery(DOCUMENTS_SHOWN, (documentsPage - 1) * DOCUMENTS_SHOWN), call),
       // Answers with their authors, deliveries of documents (docs/api.md, "Clinic API"); undefined from a gateway without it.
       context.api.history(taskId, pageQuery(TIMELINE_READ, 0), call),
+      // Whom to call at the referrer (docs/inbox.md, "A request"): the page is shown without it should it fail.
+      context.api.referrer(taskId, call).catch(() => undefined),
     ]);
     if (!newest) throw notFound();
     const history = historyOffset > 0 ? older : newest;
@@ -213,6 +215,7 @@ export function taskRoutes(context: InboxContext, drafts: AnswerDrafts): Router 
     return {
       task,
       ...(etag ? { etag } : {}),
+      ...(referrer ? { referrer } : {}),
       ...(timeline ? { timeline: { items: timeline.items, total: timeline.total }, deliveries } : {}),
       // On the history's first page its newest entry is the request as shown: not read twice.
       latest: historyOffset > 0 ? entriesOf(newest.items, 1, viewOf).at(-1) : versions.at(-1),
@@ -268,32 +271,4 @@ function positionOf(segment: string | undefined): number | undefined {
 
 function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-/** Types a browser may show inline without running anything of the document's; the rest is downloaded. */
-const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'text/plain']);
-
-/**
- * What is not shown inline goes out as application/octet-stream, whatever type the sender named: a
- * browser that opens a download itself (or ignores the disposition) then has no type to render it
- * by, an HTML or SVG document of a sender included (docs/inbox.md, "Dokumente").
- */
-function sendAttachment(res: Response, attachment: Attachment, download: boolean, fallbackName: string): void {
-  const named = attachment.contentType.toLowerCase();
-  const inline = !download && INLINE_TYPES.has(named);
-  const contentType = inline ? named : 'application/octet-stream';
-  res.attachment(attachment.title ?? fallbackName);
-  if (inline) res.set('content-disposition', String(res.get('content-disposition')).replace(/^attachment/, 'inline'));
-  res
-    .status(200)
-    .set({
-      'content-type': contentType === 'text/plain' ? 'text/plain; charset=utf-8' : contentType,
-      'x-content-type-options': 'nosniff',
-      // A document runs nothing: no script, no plugin, no form; a PDF viewer keeps its own sandbox.
-      'content-security-policy':
-        contentType === 'application/pdf'
-          ? "default-src 'none'; frame-ancestors 'none'"
-          : "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox",
-    })
-    .send(Buffer.from(attachment.data, 'base64'));
 }

@@ -38,6 +38,7 @@ describe('withdrawing the acceptance of a selected request', () => {
     versions: async () => ({ total: 1, items: [VERSION] }),
     documents: async () => ({ total: 0, items: [] }),
     history: async () => undefined,
+    referrer: async () => ({ name: 'Klinikum Nord' }),
     withdrawAcceptance: async (_taskId: string, reason: string, ifMatch: string | undefined) => {
       sent.push({ reason, ifMatch });
       return answered;

@@ -6,7 +6,7 @@ export type WorkspaceChange = { kind: 'take'; takeOver: boolean } | { kind: 'rel
 export type WorkspaceResult = { status: 200; workspace: TaskWorkspace } | { status: 400 | 404 | 409 | 410; message: string };
 
 /** The person's token, correlation id and address, as InboxApi sends them with every call. */
-interface Credentials {
+export interface Credentials {
   credential: string;
   correlationId: string;
   headers: Record<string, string>;

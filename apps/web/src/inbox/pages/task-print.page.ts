@@ -28,7 +28,7 @@ export function taskPrintPage(context: PageContext, model: TaskViewModel, now: D
 ${requestNumberLine(task.id, texts)}
 <p class="meta">${context.signedIn?.clinic ?? ''} · ${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · ${status} · ${t.printedAt(formats.instant(now.toISOString()) ?? '')}</p>
 ${model.erased ? notice('info', t.erased) : ''}
-${latest ? summaryOf(latest, texts, formats) : ''}
+${latest ? summaryOf(latest, texts, formats, model.referrer) : ''}
 <div class="print-sections">
 ${latest ? latest.view.sections.map((section) => sectionOf(t.sections[section.name], section.fields, new Set(), texts, section.name === 'diagnoses' ? t.noDiagnoses : section.name === 'notes' ? t.noNotes : t.none)) : ''}
 </div>

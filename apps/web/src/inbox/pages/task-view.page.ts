@@ -1,4 +1,4 @@
-import { businessStatusOf, type BusinessStatus, type FhirTask, type TaskHistoryEntry } from '@bedrequest/contracts';
+import { businessStatusOf, type BusinessStatus, type FhirTask, type ReferrerContact, type TaskHistoryEntry } from '@bedrequest/contracts';
 import type { Formats } from '../format';
 import { html, safeHttpUrl, type Html, type Interpolation } from '../html';
 import type { FieldChange, RequestField, RequestView } from '../request-view';
@@ -68,6 +68,8 @@ export interface TaskViewModel {
   workspace?: Html;
   /** The request's patient data was erased: only the Task is left, nothing to read or answer. */
   erased?: boolean;
+  /** The referrer party's name and contact (docs/api.md, "Clinic API"); undefined when it could not be read. */
+  referrer?: ReferrerContact;
 }
 
 export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
@@ -112,7 +114,7 @@ ${
   // The summary and the answer side by side on a wide screen, one above the other on a narrow one (inbox-style.ts).
   latest
     ? html`<div class="task-top${action || model.workspace ? ' with-answer' : ''}">
-${summaryOf(latest, texts, formats)}
+${summaryOf(latest, texts, formats, model.referrer)}
 ${action || model.workspace ? html`<div class="task-side">${action}${model.workspace ?? ''}</div>` : ''}
 </div>`
     : ''
