@@ -462,7 +462,11 @@ describe('npm run admin -- user ... and party ...', () => {
       ],
       ['an unknown role', ['party', 'create', '--role', 'admin', '--name', 'X', '--ik', '260000001'], 'unknown role "admin"'],
       ['a bad contact e-mail', [...referrerParty('X', 'https://x1.example/fhir'), '--contact-email', 'nobody'], 'bad --contact-email "nobody"'],
-      ['a bad contact telephone', [...referrerParty('X', 'https://x1.example/fhir'), '--contact-phone', 'ask the porter'], 'bad --contact-phone "ask the porter"'],
+      [
+        'a bad contact telephone',
+        [...referrerParty('X', 'https://x1.example/fhir'), '--contact-phone', 'ask the porter'],
+        'bad --contact-phone "ask the porter"',
+      ],
       // The first test's referrer (https://demo-hospital.example/fhir, a party of one) inside or around another party's base.
       [
         'a FHIR base inside another party’s',
