@@ -40,6 +40,8 @@ export function describeInChromium(name: string, body: () => void): void {
 
 export const FHIR_BASE = 'https://inbox-hospital.example/fhir';
 export const REFERRER_IK = '261300001';
+/** The referrer party's name and contact, which the request page's summary shows. */
+export const REFERRER_PARTY = { name: 'Akutklinik Mitte, Sozialdienst', contactName: 'Frau Kaiser', contactPhone: '+49 30 1234-567' };
 
 export interface InboxClinic {
   ik: string;
@@ -92,6 +94,20 @@ export async function startInboxHarness(
       registered.push({ ik: clinic.ik, name: clinic.name, username });
     }
     const referrerToken = await stack.login(referrer);
+    // A hospital's social service as the clinics see it (docs/parties.md, "Contact"): its name and whom to call.
+    const { sub } = JSON.parse(Buffer.from(referrerToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string };
+    await stack.admin(
+      'party',
+      'update',
+      '--id',
+      sub,
+      '--name',
+      REFERRER_PARTY.name,
+      '--contact-name',
+      REFERRER_PARTY.contactName,
+      '--contact-phone',
+      REFERRER_PARTY.contactPhone,
+    );
     const callbackUrl = await webhooks.start();
     const subscription = await stack.api<{ secret: string }>('POST', '/api/v1/subscriptions', {
       token: referrerToken,

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import type { Bundle, DocumentReference, Encounter } from '@medplum/fhirtypes';
 import { admissionRequestBundle, documentBundle } from '@bedrequest/fhir-model/testing';
 import { requestNumberOf } from '../../../apps/web/src/inbox/request-number';
-import { describeInChromium, FHIR_BASE, REFERRER_IK, startInboxHarness, type InboxHarness, seriousViolations } from './inbox-harness';
+import { describeInChromium, FHIR_BASE, REFERRER_IK, REFERRER_PARTY, startInboxHarness, type InboxHarness, seriousViolations } from './inbox-harness';
 
 /**
  * The request's page built for the work (docs/inbox.md, "A request", "Antworten"), in Chromium
@@ -62,9 +62,6 @@ describeInChromium('the request page of the clinic inbox', () => {
       const { identifier: other } = await inbox.sendRequest({ occurrenceDate });
       others.push((await inbox.taskOf(other, WALDSEE.ik)).id);
     }
-    // Whom the clinic calls: the referrer party's contact, as the operator registers it (docs/parties.md, "Contact").
-    const { sub } = JSON.parse(Buffer.from(inbox.referrerToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string };
-    await inbox.stack.admin('party', 'update', '--id', sub, '--contact-name', 'Sozialdienst, Frau Kaiser', '--contact-phone', '+49 40 1234-567');
     page = await inbox.newPage();
     await inbox.logIn(page, inbox.clinics[0]!);
   }, 240_000);
@@ -87,8 +84,9 @@ describeInChromium('the request page of the clinic inbox', () => {
     expect(await summary(page, 'insurer')).toBe('AOK Nordost (IK 109519005), gesetzlich (GKV)');
     expect(await summary(page, 'mobility')).toBe('Mobil an Unterarmgehstützen, Treppensteigen mit Hilfe');
     expect(await summary(page, 'caseNumber')).toBe(CASE_NUMBER);
-    expect(await summary(page, 'contact')).toMatch(/ · Sozialdienst, Frau Kaiser · Tel\. \+49 40 1234-567$/);
-    expect(await page.locator('[data-summary="contact"] a').getAttribute('href')).toBe('tel:+49401234567');
+    // Whom to call: the referrer party's name and contact, as the harness registered them with party update.
+    expect(await summary(page, 'contact')).toBe(`${REFERRER_PARTY.name} · ${REFERRER_PARTY.contactName} · Tel. ${REFERRER_PARTY.contactPhone}`);
+    expect(await page.locator('[data-summary="contact"] a').getAttribute('href')).toBe('tel:+49301234567');
     const main = await page.locator('main').innerText();
     expect(main).not.toContain('Fachabteilung 2300');
     const documents = await page.locator('.documents').innerText();

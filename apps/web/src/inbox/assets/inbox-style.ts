@@ -181,6 +181,8 @@ mark.changed { background: var(--mark); color: var(--text); font-size: 0.8rem; f
 .page-actions { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
 .request-number { font-size: 1.25rem; margin: -0.5rem 0 0.5rem; }
 .request-number strong { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; letter-spacing: 0.05em; }
+/* A telephone number reads and dials as one: never broken over two lines. */
+.contact-phone { white-space: nowrap; }
 .task-top { display: grid; gap: 0 1.5rem; align-items: start; }
 .task-top > section > h2 { margin-top: 1rem; }
 /* The answer (or the withdrawal) and the clinic's workspace, one above the other beside the summary. */
