@@ -8,6 +8,7 @@ import { tokenVerifierFor } from '@bedrequest/tokens';
 import { BedCapacityRepository } from './beds/bed-capacity.repository';
 import { BedCountService } from './beds/bed-count.service';
 import { capacityRouter } from './beds/capacity.router';
+import { freeBedsRouter } from './beds/free-beds.router';
 import type { RoutingConfig } from './config';
 import { ClinicDispatchService } from './dispatch/clinic-dispatch.service';
 import { DispatchRepository } from './dispatch/dispatch.repository';
@@ -16,6 +17,7 @@ import { openRoutingDatabase } from './persistence/database';
 import { ClinicRegistry } from './registry/clinic-registry.service';
 import { ClinicRepository } from './registry/clinic.repository';
 import { clinicsRouter } from './registry/clinics.router';
+import { freeBedsVisibilityRouter } from './registry/free-beds-visibility.router';
 
 export type RunningRouting = Started<{
   readonly server: Server;
@@ -45,7 +47,8 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     });
     lifecycle.onStop('outbox relay', stopRelay);
 
-    const clinics = new ClinicRegistry(new ClinicRepository(prisma));
+    const clinicRows = new ClinicRepository(prisma);
+    const clinics = new ClinicRegistry(clinicRows);
     const beds = new BedCapacityRepository(prisma, config.ROUTING_DB_SCHEMA);
     const dispatches = new DispatchRepository(prisma, config.ROUTING_DB_SCHEMA);
     // Dispatches, answers and erasures (request.erased.v1) share one batch handler: an erasure gives
@@ -53,10 +56,12 @@ export function startRouting(config: RoutingConfig): Promise<RunningRouting> {
     await broker.consume(topology.queues.routing.name, dispatchAndBedReleaseHandler(new ClinicDispatchService(dispatches), relay, logger));
 
     // The registry is read by services (service tokens); a clinic's bed counts by that clinic only
-    // (its token, forwarded by the gateway).
+    // (its token, forwarded by the gateway); the counts of clinics that show them by referrers (theirs).
     const verifier = tokenVerifierFor(config, { services: true });
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use('/internal/clinics/:ik/capacity', capacityRouter(new BedCountService(clinics, beds), verifier, logger));
+    app.use('/internal/clinics/:ik/free-beds-visibility', freeBedsVisibilityRouter(clinicRows, verifier, logger));
+    app.use('/internal/free-beds', freeBedsRouter(beds, verifier, logger));
     app.use('/internal/clinics', clinicsRouter(clinics, verifier, logger));
     // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
     // acked while the outbox relay (stopped after them) still publishes what they wrote.

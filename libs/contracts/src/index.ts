@@ -20,3 +20,4 @@ export * from './token-revocation';
 export * from './revocation-list';
 export * from './party-members';
 export * from './clinic-workspace';
+export * from './free-beds';

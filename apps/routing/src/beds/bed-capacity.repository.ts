@@ -22,7 +22,7 @@ export class BedCapacityRepository {
 
   constructor(
     private readonly prisma: RoutingDatabase,
-    schema: string,
+    private readonly schema: string,
   ) {
     this.capacity = routingTable(schema, 'bed_capacity');
   }
@@ -38,6 +38,25 @@ export class BedCapacityRepository {
     const [row] = rows;
     if (!row) throw new Error('INSERT ... RETURNING returned no row');
     return toBedCount(row);
+  }
+
+  /**
+   * The counts of one admission date, optionally of one department, of every clinic that shows its
+   * free beds to referrers (GET /api/v1/kliniken/free-beds), for departments the clinic still offers;
+   * by clinic and department. One query, found by the date's index.
+   */
+  async shownToReferrers(date: string, department?: string): Promise<BedCount[]> {
+    const clinic = routingTable(this.schema, 'clinic');
+    const rows = await this.prisma.$queryRaw<BedCountRow[]>`
+      SELECT b.clinic_ik, b.department_code, to_char(b.admission_date, 'YYYY-MM-DD') AS admission_date, b.free_beds, b.held, b.reserved
+        FROM ${this.capacity} b
+        JOIN ${clinic} c ON c.ik = b.clinic_ik
+       WHERE b.admission_date = ${date}::date
+         AND (${department ?? null}::text IS NULL OR b.department_code = ${department ?? null}::text)
+         AND c.shown_to_referrers
+         AND b.department_code = ANY (c.departments)
+       ORDER BY b.clinic_ik, b.department_code`;
+    return rows.map(toBedCount);
   }
 
   /** A clinic's counts by date and department, optionally from / up to a date (inclusive). */

@@ -54,6 +54,18 @@ export class ClinicRepository {
     const { count } = await this.prisma.clinic.updateMany({ where: { ik }, data: { autoAnswer: enabled } });
     return count === 1 ? this.find(ik) : undefined;
   }
+
+  /** Whether the clinic shows its free beds to referrers; undefined when there is no clinic with this IK. */
+  async freeBedsShown(ik: string): Promise<boolean | undefined> {
+    const row = await this.prisma.clinic.findUnique({ where: { ik }, select: { shownToReferrers: true } });
+    return row?.shownToReferrers;
+  }
+
+  /** Undefined when there is no clinic with this IK. */
+  async showFreeBeds(ik: string, shown: boolean): Promise<boolean | undefined> {
+    const { count } = await this.prisma.clinic.updateMany({ where: { ik }, data: { shownToReferrers: shown } });
+    return count === 1 ? shown : undefined;
+  }
 }
 
 function toRecord(row: { ik: string; name: string; departments: string[]; autoAnswer: boolean }): ClinicRecord {
