@@ -12,6 +12,7 @@ import { clinicApiRouter } from './clinic-api/clinic-api.router';
 import { ClinicTaskReadsClient, clinicTasksRouter } from './clinic-api/clinic-tasks.router';
 import { ClinicWorkspaceClient, clinicWorkspaceRouter } from './clinic-api/clinic-workspace.router';
 import { ReferrerContacts, referrerContactRouter } from './clinic-api/referrer-contact.router';
+import { freeBedsRouter } from './clinics/free-beds.router';
 import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
 import { auditEventRouter } from './fhir/audit-event.router';
@@ -129,6 +130,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     // The CapabilityStatement and the conformance resources: no token (FHIR clients read them first).
     app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: documents }));
     app.use('/api/v1/token', perAddress('token'), tokenProxyRouter(auth, logger));
+    // Before the clinics' list, whose guard lets every role in: the free beds are the referrers'.
+    app.use('/api/v1/kliniken/free-beds', ...referrers, freeBedsRouter({ capacity, logger }));
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
     app.use('/api/v1/party', ...anyone, partyRouter({ party, logger }));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));

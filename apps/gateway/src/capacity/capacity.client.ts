@@ -1,15 +1,29 @@
-import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, type AutoAnswerRequest } from '@bedrequest/contracts';
+import {
+  ApiErrorBody,
+  AutoAnswerSetting,
+  BedCountList,
+  BedCountView,
+  FreeBedsList,
+  FreeBedsVisibility,
+  type AutoAnswerRequest,
+  type FreeBedsVisibilityRequest,
+} from '@bedrequest/contracts';
 import { InternalClient } from '@bedrequest/http';
 
-/** The clinic's forwarded access token (routing checks that it is the clinic's own IK) and the correlation id. */
+/**
+ * The caller's forwarded access token and the correlation id: the clinic's (routing checks that it is
+ * the clinic's own IK), or for the free beds a referrer's (routing lets referrers' tokens only).
+ */
 export interface CapacityCall {
   readonly token: string;
   readonly correlationId: string;
 }
 
 /**
- * Routing's internal bed-count API (`/internal/clinics/{ik}/capacity`) and the clinic's automatic
- * answers from those counts (`/internal/clinics/{ik}/auto-answer`); routing owns both.
+ * Routing's internal bed-count API (`/internal/clinics/{ik}/capacity`), the clinic's automatic
+ * answers from those counts (`/internal/clinics/{ik}/auto-answer`), whether it shows them to
+ * referrers (`/internal/clinics/{ik}/free-beds-visibility`) and the referrers' read of them
+ * (`/internal/free-beds`); routing owns all of it.
  */
 export class ClinicCapacityClient {
   private readonly client: InternalClient;
@@ -55,6 +69,30 @@ export class ClinicCapacityClient {
     );
   }
 
+  freeBedsVisibility(ik: string, call: CapacityCall) {
+    return this.client.json(
+      { method: 'GET', path: visibilityPathOf(ik), credential: call.token, correlationId: call.correlationId },
+      { 200: FreeBedsVisibility, 404: ApiErrorBody },
+    );
+  }
+
+  showFreeBeds(ik: string, body: FreeBedsVisibilityRequest, call: CapacityCall) {
+    return this.client.json(
+      { method: 'PUT', path: visibilityPathOf(ik), json: body, credential: call.token, correlationId: call.correlationId },
+      { 200: FreeBedsVisibility, 400: ApiErrorBody, 404: ApiErrorBody },
+    );
+  }
+
+  /** One date, optionally one department, with the referrer's token. */
+  freeBeds(query: { date: string; department?: string | undefined }, call: CapacityCall) {
+    const search = new URLSearchParams({ date: query.date });
+    if (query.department) search.set('department', query.department);
+    return this.client.json(
+      { method: 'GET', path: '/internal/free-beds', query: search, credential: call.token, correlationId: call.correlationId },
+      { 200: FreeBedsList, 400: ApiErrorBody },
+    );
+  }
+
   close(): Promise<void> {
     return this.client.close();
   }
@@ -66,4 +104,8 @@ function pathOf(ik: string): string {
 
 function autoAnswerPathOf(ik: string): string {
   return `/internal/clinics/${encodeURIComponent(ik)}/auto-answer`;
+}
+
+function visibilityPathOf(ik: string): string {
+  return `/internal/clinics/${encodeURIComponent(ik)}/free-beds-visibility`;
 }

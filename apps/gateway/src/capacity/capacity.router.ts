@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AutoAnswerRequest } from '@bedrequest/contracts';
+import { AutoAnswerRequest, FreeBedsVisibilityRequest } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { accessTokenOf, principalOf } from '@bedrequest/tokens';
@@ -36,6 +36,8 @@ export const DateQuery = z
  * - `GET /?from=YYYY-MM-DD&to=YYYY-MM-DD`: 200 `{items: [...]}`, by date.
  * - `GET /auto-answer`: 200 `{enabled}`, whether routing answers for the clinic from these counts.
  * - `PUT /auto-answer` `{enabled: true|false}`: 200 `{enabled}` (the new setting); 400 `invalid_request`.
+ * - `GET /visibility`: 200 `{shownToReferrers}`, whether referrers read these counts (GET /api/v1/kliniken/free-beds).
+ * - `PUT /visibility` `{shownToReferrers: true|false}`: 200 `{shownToReferrers}` (the new setting); 400 `invalid_request`.
  * - 404 `not_found` from each when the clinic is not a participating clinic.
  *
  * Errors are `{"error", "message"}` (docs/decisions.md, "Errors"); 503 with `Retry-After` when routing is
@@ -63,6 +65,13 @@ export function capacityRouter(options: { capacity: ClinicCapacityClient; logger
   router.put('/auto-answer', ...jsonBody({ limit: 1024 }), async (req, res) => {
     const setting = HttpError.parseInput(AutoAnswerRequest, req.body);
     return forward(res, await options.capacity.switchAutomaticAnswers(clinicIkOf(res), setting, callOf(req, res)));
+  });
+
+  router.get('/visibility', async (req, res) => forward(res, await options.capacity.freeBedsVisibility(clinicIkOf(res), callOf(req, res))));
+
+  router.put('/visibility', ...jsonBody({ limit: 1024 }), async (req, res) => {
+    const setting = HttpError.parseInput(FreeBedsVisibilityRequest, req.body);
+    return forward(res, await options.capacity.showFreeBeds(clinicIkOf(res), setting, callOf(req, res)));
   });
 
   const forward = (res: Response, answer: { status: 200; body: unknown } | { status: 400 | 404; body: { message: string } }) => {

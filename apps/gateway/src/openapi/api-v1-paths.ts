@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { ClinicList } from '@bedrequest/contracts';
+import { ClinicList, FreeBedsList } from '@bedrequest/contracts';
+import { FreeBedsQuery } from '../clinics/free-beds.router';
 import { registerAcceptanceWithdrawalPath } from './acceptance-withdrawal-path';
 import { registerClinicApiPaths } from './clinic-api-paths';
 import { registerPartyPaths } from './party-paths';
@@ -18,6 +19,23 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
     responses: {
       200: { description: 'Every participating clinic', content: json(ClinicList) },
       ...refusals('v1', merged(guarded('any'), { 503: 'the clinic registry is unavailable' })),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/kliniken/free-beds',
+    summary: 'The free beds the clinics that show them to referrers published for one admission date (referrer tokens only)',
+    security: secured,
+    request: { query: FreeBedsQuery },
+    responses: {
+      200: { description: 'Per clinic and department with a count for the date; clinics that do not show theirs are absent', content: json(FreeBedsList) },
+      ...refusals(
+        'v1',
+        merged(guarded('referrer'), {
+          400: 'date missing, not a calendar date YYYY-MM-DD or before today (Europe/Berlin); department not a department key of 4 digits; an unknown parameter',
+          503: 'the bed counts are unavailable',
+        }),
+      ),
     },
   });
   registerSubscriptionPaths(registry, secured);

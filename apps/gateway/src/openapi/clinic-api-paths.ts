@@ -13,6 +13,8 @@ import {
   ClinicTaskList,
   DocumentBundle,
   FhirTask,
+  FreeBedsVisibility,
+  FreeBedsVisibilityRequest,
   IF_MATCH_MAX_TAGS,
   ReferrerContact,
   RequestVersionList,
@@ -211,6 +213,24 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
     responses: {
       200: { description: 'The new setting', content: json(AutoAnswerSetting) },
       ...refusals('v1', merged(base, jsonBodyRefusals('1 KiB'), { 400: 'not exactly {"enabled": true|false}' }, routing)),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/clinic/capacity/visibility',
+    summary: 'Whether referrers read the free beds the calling clinic published (GET /api/v1/kliniken/free-beds); off until switched on',
+    security: secured,
+    responses: { 200: { description: 'The setting', content: json(FreeBedsVisibility) }, ...refusals('v1', merged(base, routing)) },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/clinic/capacity/visibility',
+    summary: "Show the calling clinic's published free beds to referrers, or hide them again",
+    security: secured,
+    request: { body: { required: true, content: json(FreeBedsVisibilityRequest) } },
+    responses: {
+      200: { description: 'The new setting', content: json(FreeBedsVisibility) },
+      ...refusals('v1', merged(base, jsonBodyRefusals('1 KiB'), { 400: 'not exactly {"shownToReferrers": true|false}' }, routing)),
     },
   });
 }

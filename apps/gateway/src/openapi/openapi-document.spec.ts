@@ -41,6 +41,7 @@ describe('OpenAPI document', () => {
         '/api/openapi.json',
         '/api/v1/clinic/capacity',
         '/api/v1/clinic/capacity/auto-answer',
+        '/api/v1/clinic/capacity/visibility',
         '/api/v1/clinic/tasks',
         '/api/v1/clinic/tasks/{taskId}/answer',
         '/api/v1/clinic/tasks/{taskId}/assignee',
@@ -56,6 +57,7 @@ describe('OpenAPI document', () => {
         '/api/v1/clinic/tasks/{taskId}/workspace',
         '/api/v1/clinic/workspace',
         '/api/v1/kliniken',
+        '/api/v1/kliniken/free-beds',
         '/api/v1/party',
         '/api/v1/party/users',
         '/api/v1/party/users/{id}/disable',
@@ -203,6 +205,7 @@ describe('OpenAPI document', () => {
       ['/api/v1/clinic/tasks/{taskId}/withdraw-acceptance', 'post', 'AcceptanceWithdrawal'],
       ['/api/v1/clinic/capacity', 'put', 'BedCount'],
       ['/api/v1/clinic/capacity/auto-answer', 'put', 'AutoAnswerRequest'],
+      ['/api/v1/clinic/capacity/visibility', 'put', 'FreeBedsVisibilityRequest'],
       ['/api/v1/party/users', 'post', 'NewPartyMember'],
     ] as const) {
       expect({ path, body: requestOf(path, method) }).toEqual({ path, body: { $ref: `#/components/schemas/${name}` } });
