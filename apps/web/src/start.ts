@@ -6,6 +6,7 @@ import { closeRedis, openRedis } from '@bedrequest/persistence';
 import type { WebConfig } from './config';
 import { InboxApi } from './inbox/inbox-api';
 import { inboxRouter } from './inbox/inbox.router';
+import { workspaceRouter } from './workspace/workspace.router';
 import { csrfSecretOf } from './session/csrf';
 import { SessionStore } from './session/session-store';
 
@@ -51,8 +52,20 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
         logger,
       }),
     );
+    // The hospital's workspace: its social service's requests (docs/workspace.md).
+    app.use(
+      '/workspace',
+      workspaceRouter({
+        api,
+        sessions: new SessionStore(redis, { idleSeconds: config.WEB_SESSION_IDLE_SECONDS, lifetimeSeconds: config.WEB_SESSION_LIFETIME_SECONDS }),
+        refreshMarginMs: config.WEB_SESSION_REFRESH_MARGIN_SECONDS * 1000,
+        csrfSecret,
+        nodeEnv: config.NODE_ENV,
+        logger,
+      }),
+    );
     app.use((_req, res) => {
-      res.status(404).type('text/plain').send('Not found. The clinic inbox is at /inbox/.');
+      res.status(404).type('text/plain').send('Not found. The clinic inbox is at /inbox/, the hospital workspace at /workspace/.');
     });
 
     const internal = await serveProbes(context, {

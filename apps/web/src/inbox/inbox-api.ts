@@ -14,6 +14,7 @@ import {
   TokenResponse,
 } from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
+import { HospitalApi } from '../workspace/hospital-api';
 import { CapacityApi } from './capacity-api';
 import { WorkspaceApi } from './workspace-api';
 
@@ -188,6 +189,11 @@ export class InboxApi {
   /** The clinic's bed counts and automatic answers, asked with the person's token (capacity-api.ts). */
   capacityFor(call: ApiCall): CapacityApi {
     return new CapacityApi(this.client, this.credentials(call), refusalOf);
+  }
+
+  /** The hospital workspace's reads, asked with the person's token (workspace/hospital-api.ts). */
+  hospitalFor(call: ApiCall): HospitalApi {
+    return new HospitalApi(this.client, this.credentials(call), refusalOf);
   }
 
   /** The referrer party's name and contact (docs/api.md, "Clinic API"); undefined for a Task the clinic may not see. */

@@ -19,6 +19,19 @@ export const COOKIES = {
   list: 'inbox_list',
 } as const;
 
+/**
+ * Whose pages a set of sessions serves: the role whose logins it takes, the path its cookies are
+ * bound to, and their names. The clinic inbox's by default; the hospital's workspace has its own
+ * (apps/web/src/workspace), so that neither ever takes the other's session.
+ */
+export interface SessionScope {
+  readonly role: 'clinic' | 'referrer';
+  readonly path: string;
+  readonly cookies: { readonly session: string; readonly login: string; readonly list?: string };
+}
+
+export const INBOX_SCOPE: SessionScope = { role: 'clinic', path: '/inbox', cookies: COOKIES };
+
 export interface InboxSession {
   readonly id: string;
   readonly accessToken: string;
@@ -39,32 +52,39 @@ export class InboxSessions {
       /** Renew the access token when less than this is left of its lifetime (WEB_SESSION_REFRESH_MARGIN_SECONDS). */
       refreshMarginMs: number;
       logger: Logger;
+      /** The clinic inbox's when absent. */
+      scope?: SessionScope;
     },
   ) {}
 
+  get scope(): SessionScope {
+    return this.options.scope ?? INBOX_SCOPE;
+  }
+
   get cookieOptions(): CookieOptions {
-    return { httpOnly: true, sameSite: 'strict', secure: this.options.secureCookies, path: '/inbox' };
+    return { httpOnly: true, sameSite: 'strict', secure: this.options.secureCookies, path: this.scope.path };
   }
 
   /**
    * Starts a session after a successful login, under a new id (never one the browser brought).
-   * Undefined, and nothing stored, for tokens that are not a clinic's.
+   * Undefined, and nothing stored, for tokens that are not of the scope's role.
    */
   async start(res: Response, pair: TokenResponse): Promise<InboxSession | undefined> {
     const principal = principalOf(pair.accessToken);
-    if (principal?.role !== 'clinic') return undefined;
+    if (principal?.role !== this.scope.role) return undefined;
     const id = this.options.store.newId();
     await this.options.store.create(id, { accessToken: pair.accessToken, refreshToken: pair.refreshToken, principal });
-    res.cookie(COOKIES.session, id, this.cookieOptions);
-    res.clearCookie(COOKIES.login, this.cookieOptions);
+    res.cookie(this.scope.cookies.session, id, this.cookieOptions);
+    res.clearCookie(this.scope.cookies.login, this.cookieOptions);
     return { id, accessToken: pair.accessToken, principal };
   }
 
   /** Ends the session: gone from the store, its cookie cleared. Returns its refresh token, for revoking. */
   async end(req: Request, res: Response): Promise<string | undefined> {
-    res.clearCookie(COOKIES.session, this.cookieOptions);
-    res.clearCookie(COOKIES.list, this.cookieOptions);
-    const id = cookiesOf(req).get(COOKIES.session);
+    const { cookies } = this.scope;
+    res.clearCookie(cookies.session, this.cookieOptions);
+    if (cookies.list) res.clearCookie(cookies.list, this.cookieOptions);
+    const id = cookiesOf(req).get(cookies.session);
     if (!id) return undefined;
     const record = await this.options.store.load(id);
     await this.options.store.remove(id);
@@ -73,10 +93,10 @@ export class InboxSessions {
 
   /** The login form's pre-session id: the one the browser has, or a new one. */
   loginId(req: Request, res: Response): string {
-    const existing = cookiesOf(req).get(COOKIES.login);
+    const existing = cookiesOf(req).get(this.scope.cookies.login);
     if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
     const id = randomBytes(32).toString('base64url');
-    res.cookie(COOKIES.login, id, this.cookieOptions);
+    res.cookie(this.scope.cookies.login, id, this.cookieOptions);
     return id;
   }
 
@@ -87,14 +107,16 @@ export class InboxSessions {
    * time again (the live list's polling is not the person's doing and does not).
    */
   async resolve(req: Request, res: Response, { used = true }: { used?: boolean } = {}): Promise<InboxSession | undefined> {
-    const id = cookiesOf(req).get(COOKIES.session);
+    const id = cookiesOf(req).get(this.scope.cookies.session);
     if (!id) return undefined;
     let record = await this.options.store.load(id, { used });
+    // Another scope's session (its id put into this scope's cookie by hand) is none here.
+    if (record && record.principal.role !== this.scope.role) record = undefined;
     if (record && this.expiresSoon(record)) {
       record = await this.renewed(id, record, { correlationId: String(req.headers['x-correlation-id']), clientAddress: clientAddressOf(req) });
     }
     if (!record) {
-      res.clearCookie(COOKIES.session, this.cookieOptions);
+      res.clearCookie(this.scope.cookies.session, this.cookieOptions);
       return undefined;
     }
     return { id, accessToken: record.accessToken, principal: record.principal };

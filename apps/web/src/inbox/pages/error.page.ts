@@ -4,7 +4,7 @@ import { layout, notice, type PageContext } from './layout';
 /** `back`: where the page leads on, the list's first page unless said. */
 export function errorPage(context: PageContext, message: string, back?: { href: string; label: string }): Html {
   const { texts } = context;
-  const { href, label } = back ?? { href: '/inbox/tasks', label: texts.errors.backToList };
+  const { href, label } = back ?? { href: context.home ?? '/inbox/tasks', label: texts.errors.backToList };
   return layout(context, {
     title: texts.errors.title,
     section: 'error',

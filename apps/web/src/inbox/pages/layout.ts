@@ -11,9 +11,20 @@ export interface PageContext {
   notice?: Html;
   /** The clinic's automatic answers are on: every page says so (docs/inbox.md, "Betten"). */
   automaticAnswers?: boolean;
+  /** Where the pages are mounted (their login, logout and navigation), and their first page: the clinic inbox's when absent. */
+  mount?: string;
+  home?: string;
+  /** The navigation of the signed-in pages: the inbox's (requests, beds) when absent. */
+  nav?: readonly NavItem[];
 }
 
-export type Section = 'tasks' | 'beds' | 'login' | 'error';
+export type Section = 'tasks' | 'beds' | 'login' | 'error' | 'requests' | 'new-request';
+
+export interface NavItem {
+  readonly section: Section;
+  readonly href: string;
+  readonly label: string;
+}
 
 /**
  * The frame of every page: language, one stylesheet and one deferred script (nothing inline: the
@@ -22,7 +33,12 @@ export type Section = 'tasks' | 'beds' | 'login' | 'error';
  */
 export function layout(context: PageContext, page: { title: string; section: Section; body: Interpolation; bare?: boolean }): Html {
   const { texts, signedIn } = context;
-  const navLink = (section: Section, href: string, label: string) =>
+  const mount = context.mount ?? '/inbox';
+  const nav = context.nav ?? [
+    { section: 'tasks', href: '/inbox/tasks', label: texts.nav.tasks },
+    { section: 'beds', href: '/inbox/beds', label: texts.nav.beds },
+  ];
+  const navLink = ({ section, href, label }: NavItem) =>
     html`<li><a href="${href}"${section === page.section ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<!doctype html>
 <html lang="${texts.lang}">
@@ -44,8 +60,8 @@ ${
   ${
     signedIn
       ? html`<p class="clinic">${signedIn.clinic}</p>
-  <nav aria-label="${texts.mainNavigation}"><ul class="nav">${navLink('tasks', '/inbox/tasks', texts.nav.tasks)}${navLink('beds', '/inbox/beds', texts.nav.beds)}</ul></nav>
-  <form class="logout" method="post" action="/inbox/logout">${csrfField(signedIn.csrfToken)}<button type="submit" class="button button-secondary">${texts.nav.logout}</button></form>`
+  <nav aria-label="${texts.mainNavigation}"><ul class="nav">${nav.map(navLink)}</ul></nav>
+  <form class="logout" method="post" action="${mount}/logout">${csrfField(signedIn.csrfToken)}<button type="submit" class="button button-secondary">${texts.nav.logout}</button></form>`
       : ''
   }
 </header>`

@@ -11,7 +11,7 @@ export function loginPage(context: PageContext, form: { csrfToken: string; usern
 <p>${t.intro}</p>
 ${form.info ? notice('info', form.info) : ''}
 ${form.error ? notice('error', form.error, 'login-error') : ''}
-<form method="post" action="/inbox/login" class="form"${form.error ? html` aria-describedby="login-error"` : ''}>
+<form method="post" action="${context.mount ?? '/inbox'}/login" class="form"${form.error ? html` aria-describedby="login-error"` : ''}>
   ${csrfField(form.csrfToken)}
   <div class="field">
     <label for="username">${t.username}</label>

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { ApiErrorBody, FhirTask, PartyView } from '@bedrequest/contracts';
+import type { InternalClient } from '@bedrequest/http';
+import type { Credentials } from '../inbox/workspace-api';
+
+/** A page of `GET /api/v2/fhir/Task`: the Tasks, and whether more follow. */
+const TaskSearchSet = z.looseObject({
+  resourceType: z.literal('Bundle'),
+  total: z.number().int().optional(),
+  link: z.array(z.looseObject({ relation: z.string(), url: z.string() })).optional(),
+  entry: z.array(z.looseObject({ resource: FhirTask })).optional(),
+});
+
+/**
+ * The hospital workspace's calls of the public API (docs/api.md, "Tasks", "Party and people"), made
+ * with the web app's connection, the person's credentials and its refusals (401 ends the session,
+ * 429 asks to retry), exactly as any referrer's software makes them: `InboxApi.hospitalFor(call)`.
+ */
+export class HospitalApi {
+  constructor(
+    private readonly client: InternalClient,
+    private readonly credentials: Credentials,
+    private readonly refused: (status: 401 | 429) => Error,
+  ) {}
+
+  /** The Tasks of the party's requests the search names (`_count`, `_lastUpdated`, `based-on`, …), and whether more follow. */
+  async tasks(query: URLSearchParams): Promise<{ tasks: FhirTask[]; more: boolean }> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v2/fhir/Task', query, ...this.credentials },
+      { 200: TaskSearchSet, 401: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status !== 200) throw this.refused(answer.status);
+    const { entry = [], link = [] } = answer.body;
+    return { tasks: entry.map((each) => each.resource), more: link.some((each) => each.relation === 'next') };
+  }
+
+  /** One Task of the party's requests; undefined for one it may not see (another party's, or none). */
+  async task(taskId: string): Promise<FhirTask | undefined> {
+    const answer = await this.client.json(
+      { method: 'GET', path: `/api/v2/fhir/Task/${encodeURIComponent(taskId)}`, ...this.credentials },
+      { 200: FhirTask, 401: ApiErrorBody, 404: z.unknown(), 429: ApiErrorBody },
+    );
+    if (answer.status === 404) return undefined;
+    if (answer.status === 200) return answer.body;
+    throw this.refused(answer.status);
+  }
+
+  /** The person's party: its name for the header. */
+  async party(): Promise<PartyView> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v1/party', ...this.credentials },
+      { 200: PartyView, 401: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200) return answer.body;
+    throw this.refused(answer.status);
+  }
+}

@@ -1,0 +1,54 @@
+import { businessStatusOf, type ClinicRecord, type FhirTask } from '@bedrequest/contracts';
+import type { Formats } from '../../inbox/format';
+import { html, type Html } from '../../inbox/html';
+import { layout, notice, type PageContext } from '../../inbox/pages/layout';
+import { requestNumberOf } from '../../inbox/request-number';
+import { ikOf, type Placement } from '../placements';
+import type { WorkspaceTexts } from '../workspace.texts.de';
+import { hospitalStatusText } from './requests.page';
+
+/**
+ * One request of the hospital (docs/workspace.md, "Eine Anfrage"): every clinic it went to, with the
+ * Anfrage-Nr. the clinic quotes on the phone, the state of its answer, and its messages (what a
+ * query or a request for more data asks), newest first.
+ */
+export function requestPage(
+  context: PageContext,
+  texts: WorkspaceTexts,
+  placement: Placement,
+  clinics: ReadonlyMap<string, ClinicRecord>,
+  formats: Formats,
+): Html {
+  const t = texts.hospital.request;
+  const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
+  const asking = placement.tasks.filter((task) => task.status === 'on-hold' && task.note?.length);
+  return layout(context, {
+    title: `${t.title} vom ${sent}`,
+    section: 'requests',
+    body: html`<p class="page-actions"><a href="/workspace/requests">← ${t.back}</a></p>
+<h1 id="request-title">${t.title} vom ${sent}</h1>
+${asking.map((task) => notice('info', html`<p><strong>${clinicName(task, clinics, texts)}</strong> – ${businessStatusOf(task) === 'query' ? t.asks.query : t.asks['more-data-required']} ${task.note?.at(-1)?.text ?? ''}</p>`))}
+<section aria-labelledby="clinics-heading">
+<h2 id="clinics-heading">${t.clinics}</h2>
+<p class="hint">${t.clinicsIntro}</p>
+<table class="clinics">
+<thead><tr><th scope="col">${t.clinic}</th><th scope="col">${t.number}</th><th scope="col">${t.state}</th><th scope="col">${t.answeredAt}</th><th scope="col">${t.notes}</th></tr></thead>
+<tbody>${placement.tasks.map((task) => clinicRow(task, clinics, texts, formats))}</tbody>
+</table>
+</section>`,
+  });
+}
+
+function clinicRow(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats): Html {
+  const notes = [...(task.note ?? [])].reverse();
+  return html`<tr data-task-id="${task.id}" data-status="${task.status}"><th scope="row">${clinicName(task, clinics, texts)}</th><td class="request-number"><strong>${requestNumberOf(task.id)}</strong></td><td class="status status-${task.status}">${hospitalStatusText(task, texts)}</td><td><time datetime="${task.lastModified}">${formats.instant(task.lastModified) ?? task.lastModified}</time></td><td>${
+    notes.length
+      ? html`<ol class="plain notes">${notes.map((note) => html`<li><span class="meta">${formats.instant(note.time) ?? note.time}:</span> ${note.text}</li>`)}</ol>`
+      : html`<span class="meta">${texts.hospital.request.noNotes}</span>`
+  }</td></tr>`;
+}
+
+function clinicName(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts): string {
+  const ik = ikOf(task);
+  return texts.clinicOf(clinics.get(ik)?.name, ik);
+}

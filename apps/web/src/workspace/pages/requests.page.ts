@@ -1,0 +1,53 @@
+import { businessStatusOf, type ClinicRecord, type FhirTask } from '@bedrequest/contracts';
+import type { Formats } from '../../inbox/format';
+import { html, type Html } from '../../inbox/html';
+import { layout, notice, type PageContext } from '../../inbox/pages/layout';
+import { requestNumberOf } from '../../inbox/request-number';
+import { ikOf, type Placement } from '../placements';
+import type { WorkspaceTexts } from '../workspace.texts.de';
+
+export interface RequestsView {
+  placements: readonly Placement[];
+  clinics: ReadonlyMap<string, ClinicRecord>;
+  /** More Tasks matched than the page read: the oldest requests are not shown. */
+  truncated: boolean;
+  formats: Formats;
+}
+
+/** The hospital's requests (docs/workspace.md, "Anfragen"): each with every clinic's state of it. */
+export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: RequestsView): Html {
+  const t = texts.hospital.list;
+  const { formats } = view;
+  const rows = view.placements.map((placement) => {
+    const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
+    return html`<tr data-request="${placement.id}"><th scope="row"><a href="/workspace/requests/${placement.id}">${t.requestOf(sent)}</a></th><td><ul class="plain">${placement.tasks.map((task) => html`<li>${clinicLine(task, view.clinics, texts)}</li>`)}</ul></td><td><time datetime="${placement.changedAt}">${formats.instant(placement.changedAt) ?? placement.changedAt}</time></td></tr>`;
+  });
+  return layout(context, {
+    title: t.title,
+    section: 'requests',
+    body: html`<h1>${t.title}</h1>
+<p>${t.intro}</p>
+${view.truncated ? notice('info', t.truncated(view.placements.length)) : ''}
+${
+  rows.length
+    ? html`<table class="requests"><caption class="visually-hidden">${t.caption}</caption>
+<thead><tr><th scope="col">${t.columns.request}</th><th scope="col">${t.columns.clinics}</th><th scope="col">${t.columns.changed}</th></tr></thead>
+<tbody>${rows}</tbody></table>`
+    : html`<p class="empty">${t.empty}</p>`
+}`,
+  });
+}
+
+/** A clinic of the request: its name, the state of its Task, and the Anfrage-Nr. it quotes on the phone. */
+export function clinicLine(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts): Html {
+  const ik = ikOf(task);
+  return html`<span class="clinic-name">${texts.clinicOf(clinics.get(ik)?.name, ik)}</span>: <span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span> <span class="meta">(${texts.hospital.request.number} ${requestNumberOf(task.id)})</span>`;
+}
+
+/** The state of a clinic's Task in the hospital's words: the answer's kind for a query. */
+export function hospitalStatusText(task: FhirTask, texts: WorkspaceTexts): string {
+  const status = texts.hospital.status;
+  const answer = businessStatusOf(task);
+  if (task.status === 'on-hold' && (answer === 'query' || answer === 'more-data-required')) return status.onHold[answer];
+  return status[task.status];
+}

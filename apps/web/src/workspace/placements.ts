@@ -1,0 +1,45 @@
+import type { FhirTask } from '@bedrequest/contracts';
+
+/**
+ * One request of the hospital as its pages show it: the Tasks of every clinic it went to, grouped
+ * by the ServiceRequest identifier they are based on. The identifier never reaches a URL (a
+ * referrer's own system may write a case number into it): a request is addressed by the id of its
+ * first Task, which the Task read checks is the party's.
+ */
+export interface Placement {
+  /** The first Task's id (the oldest, then by id): the request's address in the pages. */
+  readonly id: string;
+  readonly tasks: readonly FhirTask[];
+  /** When the first clinic was asked. */
+  readonly sentAt: string;
+  /** The latest change of any of its Tasks. */
+  readonly changedAt: string;
+}
+
+/** The Tasks grouped into their requests, the most recently changed first; each request's Tasks by clinic IK. */
+export function placementsOf(tasks: readonly FhirTask[]): Placement[] {
+  const byRequest = new Map<string, FhirTask[]>();
+  for (const task of tasks) {
+    const key = requestOf(task);
+    byRequest.set(key, [...(byRequest.get(key) ?? []), task]);
+  }
+  return [...byRequest.values()]
+    .map((group) => {
+      const first = group.reduce((earliest, each) =>
+        each.authoredOn < earliest.authoredOn || (each.authoredOn === earliest.authoredOn && each.id < earliest.id) ? each : earliest,
+      );
+      const changedAt = group.map((task) => task.lastModified).reduce((latest, each) => (each > latest ? each : latest));
+      return { id: first.id, tasks: [...group].sort((a, b) => ikOf(a).localeCompare(ikOf(b))), sentAt: first.authoredOn, changedAt };
+    })
+    .sort((a, b) => b.changedAt.localeCompare(a.changedAt) || a.id.localeCompare(b.id));
+}
+
+/** The ServiceRequest identifier a Task is based on. */
+export function requestOf(task: FhirTask): string {
+  return task.basedOn[0]?.identifier.value ?? task.id;
+}
+
+/** The IK of the clinic a Task is addressed to. */
+export function ikOf(task: FhirTask): string {
+  return task.owner.identifier.value;
+}

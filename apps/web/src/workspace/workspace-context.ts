@@ -1,0 +1,59 @@
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { CsrfTokens } from '../session/csrf';
+import type { Formats } from '../inbox/format';
+import type { ApiCall, InboxApi } from '../inbox/inbox-api';
+import { apiCallOf, sessionOf } from '../inbox/inbox-context';
+import type { PageContext } from '../inbox/pages/layout';
+import type { HospitalApi } from './hospital-api';
+import type { WorkspaceTexts } from './workspace.texts.de';
+
+/** Where the hospital's workspace is mounted. */
+export const MOUNT = '/workspace';
+
+/** What the workspace's routes share. */
+export interface WorkspaceContext {
+  api: InboxApi;
+  csrf: CsrfTokens;
+  texts: WorkspaceTexts;
+  formats: Formats;
+  assets: { script: string; style: string };
+  logger: Logger;
+  parties: PartyNames;
+}
+
+export function hospitalApiOf(context: WorkspaceContext, req: Request, res: Response): HospitalApi {
+  return context.api.hospitalFor(apiCallOf(req, res));
+}
+
+/** The frame of a signed-in page: the hospital's name in the header, the workspace's navigation. */
+export async function workspacePageOf(context: WorkspaceContext, req: Request, res: Response): Promise<PageContext> {
+  const session = sessionOf(res);
+  const name = await context.parties.nameOf(session.principal.partyId, apiCallOf(req, res));
+  return {
+    texts: context.texts,
+    assets: context.assets,
+    mount: MOUNT,
+    home: `${MOUNT}/requests`,
+    nav: [{ section: 'requests', href: `${MOUNT}/requests`, label: context.texts.nav.tasks }],
+    signedIn: { clinic: name, csrfToken: context.csrf.tokenOf(session.id) },
+  };
+}
+
+/** The party's name for the header (`GET /api/v1/party`), kept for a minute per party. */
+export class PartyNames {
+  private readonly byParty = new Map<string, { at: number; name: string }>();
+
+  constructor(
+    private readonly api: InboxApi,
+    private readonly maxAgeMs = 60_000,
+  ) {}
+
+  async nameOf(partyId: string, call: ApiCall): Promise<string> {
+    const known = this.byParty.get(partyId);
+    if (known && Date.now() - known.at <= this.maxAgeMs) return known.name;
+    const { name } = await this.api.hospitalFor(call).party();
+    this.byParty.set(partyId, { at: Date.now(), name });
+    return name;
+  }
+}

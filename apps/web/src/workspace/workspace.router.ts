@@ -1,0 +1,79 @@
+import type { Router } from 'express';
+import type { Logger } from 'pino';
+import { CsrfTokens } from '../session/csrf';
+import type { SessionStore } from '../session/session-store';
+import { inboxAssets } from '../inbox/assets/assets';
+import { Formats } from '../inbox/format';
+import type { InboxApi } from '../inbox/inbox-api';
+import { InboxSessions, type SessionScope } from '../inbox/session';
+import { sessionPagesRouter } from '../inbox/session-pages';
+import { requestsRoutes } from './requests-routes';
+import { MOUNT, PartyNames, type WorkspaceContext } from './workspace-context';
+import { de } from '../inbox/texts.de';
+import { workspaceDe } from './workspace.texts.de';
+
+/** The workspace's sessions: referrers' logins only, their cookies on /workspace alone. */
+export const WORKSPACE_SCOPE: SessionScope = {
+  role: 'referrer',
+  path: MOUNT,
+  cookies: { session: 'workspace_session', login: 'workspace_login' },
+};
+
+export interface WorkspaceOptions {
+  /** The gateway's public API, asked with the person's token. */
+  api: InboxApi;
+  sessions: SessionStore;
+  refreshMarginMs: number;
+  logger: Logger;
+  nodeEnv: string;
+  csrfSecret: string;
+}
+
+/**
+ * The hospital's workspace (docs/workspace.md): server-rendered pages at /workspace where the
+ * people of a hospital's social service log in and follow their requests to rehabilitation clinics.
+ * It reads and writes only through the public API with the person's token, like the inbox and any
+ * referrer's software, with the inbox's session, CSRF and error rules (session-pages.ts).
+ *
+ * - `GET /login`, `POST /login`, `POST /logout`.
+ * - `GET /requests`: the hospital's requests, each with every clinic's state of it.
+ * - `GET /requests/{taskId}`: one request, addressed by the id of its first Task.
+ */
+export function workspaceRouter(options: WorkspaceOptions): Router {
+  const texts = workspaceDe;
+  // The inbox's stylesheet and script, served by the inbox's router at /inbox/assets.
+  const assets = inboxAssets('/inbox', de).urls;
+  const csrf = new CsrfTokens(options.csrfSecret);
+  const sessions = new InboxSessions({
+    api: options.api,
+    store: options.sessions,
+    secureCookies: options.nodeEnv === 'production',
+    refreshMarginMs: options.refreshMarginMs,
+    logger: options.logger,
+    scope: WORKSPACE_SCOPE,
+  });
+  const context: WorkspaceContext = {
+    api: options.api,
+    csrf,
+    texts,
+    formats: new Formats(texts),
+    assets,
+    logger: options.logger,
+    parties: new PartyNames(options.api),
+  };
+  return sessionPagesRouter({
+    api: options.api,
+    sessions,
+    csrf,
+    texts,
+    bare: { texts, assets, mount: MOUNT, home: `${MOUNT}/requests` },
+    mount: MOUNT,
+    home: '/requests',
+    wrongRole: texts.hospital.wrongRole,
+    isPoll: () => false,
+    logger: options.logger,
+    routes: (pages) => {
+      pages.use(requestsRoutes(context));
+    },
+  });
+}

@@ -1,0 +1,124 @@
+import type { Page } from 'playwright-core';
+import { passwordOf } from '../e2e-stack';
+import { describeInChromium, REFERRER_PARTY, startInboxHarness, type InboxHarness, seriousViolations } from '../inbox/inbox-harness';
+import { requestNumberOf } from '../../../apps/web/src/inbox/request-number';
+
+/**
+ * The hospital's workspace (docs/workspace.md) in Chromium against the whole stack, driven by its
+ * German labels: a person of the hospital's social service logs in at /workspace, finds the request
+ * the hospital sent to two clinics, and reads each clinic's state and message (a query, a decline)
+ * with the Anfrage-Nr. the clinic quotes on the phone. Another hospital sees none of it, by its list
+ * or by a guessed address; a clinic's login is refused here as a hospital's is in the inbox.
+ * axe-core, keyboard alone and 200 % zoom.
+ */
+const WALDSEE = { ik: '513300031', name: 'Reha-Klinik Am Waldsee' };
+const BERGBLICK = { ik: '513300032', name: 'Fachklinik Bergblick' };
+const OTHER_HOSPITAL = { username: 'workspace-other-hospital', ik: '261300099', fhirBase: 'https://other-hospital.example/fhir' };
+
+describeInChromium("the hospital's workspace", () => {
+  let harness: InboxHarness;
+  let page: Page;
+  let waldseeTask: string;
+  let bergblickTask: string;
+  let firstTask: string;
+
+  const url = (path: string) => `${harness.baseUrl}/workspace${path}`;
+  const logIn = async (target: Page, username: string) => {
+    await target.goto(url('/login'));
+    await target.getByLabel('Benutzername').fill(username);
+    await target.getByLabel('Passwort').fill(passwordOf(username));
+    await target.getByRole('button', { name: 'Anmelden' }).click();
+  };
+
+  beforeAll(async () => {
+    harness = await startInboxHarness([WALDSEE, BERGBLICK]);
+    await harness.stack.createReferrer(OTHER_HOSPITAL.username, [OTHER_HOSPITAL.ik], OTHER_HOSPITAL.fhirBase);
+    const { identifier } = await harness.sendRequest({ performerIks: [WALDSEE.ik, BERGBLICK.ik] });
+    [waldseeTask, bergblickTask] = [(await harness.taskOf(identifier, WALDSEE.ik)).id, (await harness.taskOf(identifier, BERGBLICK.ik)).id];
+    firstTask = [waldseeTask, bergblickTask].sort()[0]!;
+    const answer = async (clinic: (typeof harness.clinics)[number], taskId: string, body: object) => {
+      const token = await harness.stack.login(clinic.username);
+      const answered = await harness.stack.api('POST', `/api/v1/clinic/tasks/${taskId}/answer`, { token, body });
+      if (answered.status !== 200) throw new Error(`the answer was refused with ${answered.status}`);
+    };
+    await answer(harness.clinics[0]!, waldseeTask, { businessStatus: 'query', note: 'Ist die Patientin mit Rollator mobil?' });
+    await answer(harness.clinics[1]!, bergblickTask, { businessStatus: 'declined', note: 'Keine Kapazität im Dezember.' });
+    page = await harness.newPage();
+    await logIn(page, harness.referrer);
+    await page.waitForURL(url('/requests'));
+  }, 240_000);
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("lists the hospital's request with each clinic's state and Anfrage-Nr., under the hospital's name", async () => {
+    expect(await page.locator('header .clinic').innerText()).toBe(REFERRER_PARTY.name);
+    const rows = page.locator('table.requests tbody tr');
+    await expect(rows.count()).resolves.toBe(1);
+    const clinics = await rows.first().locator('td').first().innerText();
+    expect(clinics).toContain(`${WALDSEE.name} (IK ${WALDSEE.ik}): Rückfrage (Anfrage-Nr. ${requestNumberOf(waldseeTask)})`);
+    expect(clinics).toContain(`${BERGBLICK.name} (IK ${BERGBLICK.ik}): Absage (Anfrage-Nr. ${requestNumberOf(bergblickTask)})`);
+    // The request's address is its first Task's id: no identifier, no patient data in the URL.
+    expect(await rows.first().getByRole('link').getAttribute('href')).toBe(`/workspace/requests/${firstTask}`);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('opens a request by keyboard alone and shows what the query asks and the decline, each clinic with its messages', async () => {
+    await page.goto(url('/requests'));
+    await page.keyboard.press('Tab'); // the skip link
+    let focused = '';
+    for (let step = 0; step < 10 && !focused.startsWith('/workspace/requests/'); step += 1) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => document.activeElement?.getAttribute('href') ?? '');
+    }
+    await Promise.all([page.waitForURL(url(`/requests/${firstTask}`)), page.keyboard.press('Enter')]);
+
+    const notice = await page.getByRole('status').first().innerText();
+    expect(notice).toContain(`${WALDSEE.name} (IK ${WALDSEE.ik}) – Die Klinik hat eine Rückfrage gestellt: Ist die Patientin mit Rollator mobil?`);
+    const waldsee = page.locator(`tr[data-task-id="${waldseeTask}"]`);
+    expect(await waldsee.locator('.request-number').innerText()).toBe(requestNumberOf(waldseeTask));
+    expect(await waldsee.locator('.status').innerText()).toBe('Rückfrage');
+    expect(await waldsee.locator('.notes').innerText()).toContain('Ist die Patientin mit Rollator mobil?');
+    const bergblick = page.locator(`tr[data-task-id="${bergblickTask}"]`);
+    expect(await bergblick.locator('.status').innerText()).toBe('Absage');
+    expect(await bergblick.locator('.notes').innerText()).toContain('Keine Kapazität im Dezember.');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('fits 640 px (200 % zoom) without sideways scrolling', async () => {
+    const zoomed = await harness.newPage({ width: 640, height: 450 });
+    await logIn(zoomed, harness.referrer);
+    const overflow = () => zoomed.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+    await zoomed.goto(url('/requests'));
+    expect(await overflow()).toBe(false);
+    await zoomed.goto(url(`/requests/${firstTask}`));
+    expect(await overflow()).toBe(false);
+  });
+
+  it('shows another hospital none of it, by its list or a guessed address', async () => {
+    const other = await harness.newPage();
+    await logIn(other, OTHER_HOSPITAL.username);
+    await other.waitForURL(url('/requests'));
+    expect(await other.locator('table.requests').count()).toBe(0);
+    expect(await other.locator('main').innerText()).toContain('Ihr Krankenhaus hat noch keine Anfrage gesendet.');
+    for (const taskId of [waldseeTask, bergblickTask]) {
+      const answer = await other.goto(url(`/requests/${taskId}`));
+      expect(answer?.status()).toBe(404);
+      expect(await other.locator('main').innerText()).not.toContain(WALDSEE.name);
+    }
+  });
+
+  it("refuses a clinic's login here, and keeps each session to its own pages", async () => {
+    const clinic = await harness.newPage();
+    await logIn(clinic, harness.clinics[0]!.username);
+    expect(await clinic.getByRole('alert').innerText()).toContain('Dieser Zugang gehört keinem Krankenhaus.');
+    expect((await clinic.context().cookies()).map((cookie) => cookie.name)).not.toContain('workspace_session');
+
+    // The hospital's session is bound to /workspace: the inbox does not take it.
+    const cookies = await page.context().cookies();
+    expect(cookies.find((cookie) => cookie.name === 'workspace_session')).toMatchObject({ path: '/workspace', httpOnly: true, sameSite: 'Strict' });
+    await page.goto(`${harness.baseUrl}/inbox/tasks`);
+    expect(page.url()).toBe(`${harness.baseUrl}/inbox/login`);
+  });
+});
