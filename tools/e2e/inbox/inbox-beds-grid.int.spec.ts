@@ -8,8 +8,8 @@ import { describeInChromium, startInboxHarness, type InboxHarness, seriousViolat
  * The beds grid as a clerk works with it, in Chromium against the whole stack (docs/inbox.md,
  * "Betten"): weekdays and today on the rows, days gone shown but not edited and refused by the
  * service, what blank and 0 mean, a warning before numbers typed are lost, the automatic-answer
- * switch saving them too, one number over a range of days, 390 px without sideways scrolling,
- * 200 % zoom, keyboard only and axe-core. With INBOX_SCREENSHOTS=<dir> it also writes the beds page's
+ * switch saving them too, the switch showing the free beds to referrers, one number over a range of
+ * days, 390 px without sideways scrolling, 200 % zoom, keyboard only and axe-core. With INBOX_SCREENSHOTS=<dir> it also writes the beds page's
  * screenshot of docs/inbox/.
  */
 const SCREENSHOTS = process.env.INBOX_SCREENSHOTS;
@@ -208,6 +208,43 @@ describeInChromium('the beds grid for a clerk', () => {
     await Promise.all([keyboard.waitForURL(/saved=1/), keyboard.keyboard.press('Enter')]);
     expect(await keyboard.getByRole('status').first().innerText()).toContain('1 Bettenzahl gespeichert.');
     expect(await counts(clinicDay(4), clinicDay(4), '2300')).toEqual([[clinicDay(4), 6]]);
+  });
+
+  it('switches the free beds shown to referrers by keyboard alone, says what that means, and has no serious axe-core violation', async () => {
+    const keyboard = await inbox.newPage();
+    await inbox.logIn(keyboard, inbox.clinics[0]!);
+    await keyboard.goto(`${inbox.baseUrl}/inbox/beds?${week}`);
+    const section = keyboard.locator('section', { has: keyboard.getByRole('heading', { name: 'Freie Betten für Zuweiser sichtbar' }) });
+    await expect(section.innerText()).resolves.toContain('ausgeschaltet sieht sie niemand außer Ihnen');
+    await expect(keyboard.getByLabel('Aus – nur Ihre Klinik sieht sie').isChecked()).resolves.toBe(true);
+    const focused = () => keyboard.evaluate(() => document.activeElement?.id ?? '');
+    // Tab reaches the radio group at its checked button; an arrow key moves to and checks the other.
+    for (let presses = 0; presses < 150 && (await focused()) !== 'visibility-off'; presses += 1) await keyboard.keyboard.press('Tab');
+    expect(await focused()).toBe('visibility-off');
+    await keyboard.keyboard.press('ArrowUp');
+    expect(await focused()).toBe('visibility-on');
+    await keyboard.keyboard.press('Tab');
+    await expect(keyboard.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Sichtbarkeit speichern');
+    await Promise.all([keyboard.waitForURL(/shown=1$/), keyboard.keyboard.press('Enter')]);
+
+    expect(await keyboard.getByRole('status').first().innerText()).toContain('Gespeichert: Ihre freien Betten sind für Zuweiser sichtbar.');
+    await expect(keyboard.getByLabel('Ein – Zuweiser sehen Ihre freien Betten').isChecked()).resolves.toBe(true);
+    const setting = await inbox.stack.api<{ shownToReferrers: boolean }>('GET', '/api/v1/clinic/capacity/visibility', { token: clinicToken });
+    expect(setting.body.shownToReferrers).toBe(true);
+    // The referrer now reads the clinic's counts of a day it published (the keyboard test above: 6 in 2300).
+    const shown = await inbox.stack.api<{ items: { ik: string; department: string; published: number }[] }>(
+      'GET',
+      `/api/v1/kliniken/free-beds?date=${clinicDay(4)}&department=2300`,
+      { token: inbox.referrerToken },
+    );
+    expect(shown.body.items).toEqual([expect.objectContaining({ ik: SONNENHANG.ik, department: '2300', published: 6 })]);
+    await expect(seriousViolations(keyboard)).resolves.toEqual([]);
+
+    await keyboard.getByLabel('Aus – nur Ihre Klinik sieht sie').check();
+    await Promise.all([keyboard.waitForURL(/shown=1$/), keyboard.getByRole('button', { name: 'Sichtbarkeit speichern' }).click()]);
+    expect(await keyboard.getByRole('status').first().innerText()).toContain('Gespeichert: Ihre freien Betten sind für Zuweiser nicht sichtbar.');
+    const hidden = await inbox.stack.api<{ items: unknown[] }>('GET', `/api/v1/kliniken/free-beds?date=${clinicDay(4)}`, { token: inbox.referrerToken });
+    expect(hidden.body.items).toEqual([]);
   });
 
   (SCREENSHOTS ? it : it.skip)('writes the screenshot of docs/inbox/', async () => {

@@ -13,9 +13,13 @@ interface RenderExtra {
   fill?: BedsView['fill'];
   flash?: BedsView['flash'];
   confirmSwitch?: boolean;
+  confirmVisibility?: boolean;
 }
 
-/** The beds page: the clinic's bed counts per department and day and its automatic answers (the capacity API), editable. */
+/**
+ * The beds page: the clinic's bed counts per department and day, its automatic answers and whether
+ * referrers see its free beds (the capacity API), editable.
+ */
 export function bedsRoutes(context: InboxContext): Router {
   const router = Router();
   const { texts } = context;
@@ -34,19 +38,24 @@ export function bedsRoutes(context: InboxContext): Router {
       ? { kind: 'error', message: texts.beds.rangeInvalid }
       : parts.length
         ? { kind: 'success', message: parts.join(' ') }
-        : saved === 0 && req.query.switched !== '1'
+        : saved === 0 && req.query.switched !== '1' && req.query.shown !== '1'
           ? { kind: 'info', message: texts.beds.unchanged }
           : undefined;
-    await render(req, res, range ?? defaultRange(texts.timeZone), { ...(flash ? { flash } : {}), confirmSwitch: req.query.switched === '1' });
+    await render(req, res, range ?? defaultRange(texts.timeZone), {
+      ...(flash ? { flash } : {}),
+      confirmSwitch: req.query.switched === '1',
+      confirmVisibility: req.query.shown === '1',
+    });
   });
 
-  // The grid, the range fill and the automatic-answer switch are one form (pages/beds.page.ts): each
+  // The grid, the range fill and the two switches are one form (pages/beds.page.ts): each
   // button saves the numbers typed in the grid first, so that none is lost, then does its own part.
   router.post('/beds', (req, res) => save(req, res, 'counts'));
   router.post('/beds/auto-answer', (req, res) => save(req, res, 'switch'));
   router.post('/beds/fill', (req, res) => save(req, res, 'fill'));
+  router.post('/beds/visibility', (req, res) => save(req, res, 'visibility'));
 
-  async function save(req: Request, res: Response, button: 'counts' | 'switch' | 'fill'): Promise<void> {
+  async function save(req: Request, res: Response, button: 'counts' | 'switch' | 'fill' | 'visibility'): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const range = rangeOf(body.from, body.to, texts.timeZone) ?? defaultRange(texts.timeZone);
     const call = apiCallOf(req, res);
@@ -56,6 +65,10 @@ export function bedsRoutes(context: InboxContext): Router {
     const choice = body.automaticAnswers;
     if (button === 'switch' && choice !== 'on' && choice !== 'off') {
       return render(req, res, range, { flash: { kind: 'error', message: texts.beds.autoAnswer.choose } }, 400);
+    }
+    const shown = body.shownToReferrers;
+    if (button === 'visibility' && shown !== 'on' && shown !== 'off') {
+      return render(req, res, range, { flash: { kind: 'error', message: texts.beds.visibility.choose } }, 400);
     }
     const clinic = await context.clinics.find(clinicIkOf(res), call);
     const departments = new Map(clinic?.departments.map((department) => [department.code, department] as const));
@@ -121,23 +134,38 @@ export function bedsRoutes(context: InboxContext): Router {
       context.automaticAnswers?.remember(clinicIkOf(res), result.enabled);
       switched = true;
     }
+    let shownSwitched = false;
+    if ((shown === 'on' || shown === 'off') && (button === 'visibility' || shown !== body['was.shownToReferrers'])) {
+      const result = await context.api.capacityFor(call).showFreeBeds(shown === 'on');
+      if (!result.ok) {
+        const before = saved ? `${texts.beds.saved(saved)} ` : '';
+        return render(req, res, range, { flash: { kind: 'error', message: `${before}${texts.beds.visibility.refused} ${result.message}` } }, 400);
+      }
+      shownSwitched = true;
+    }
     const outcome = new URLSearchParams(range);
     if (fill) outcome.set('filled', String(fill.days.length));
     outcome.set('saved', String(changes.length));
     if (switched) outcome.set('switched', '1');
+    if (shownSwitched) outcome.set('shown', '1');
     res.redirect(303, `/inbox/beds?${outcome.toString()}`);
   }
 
   async function render(req: Request, res: Response, range: { from: string; to: string }, extra: RenderExtra, status = 200): Promise<void> {
     const call = apiCallOf(req, res);
-    const [clinic, counts, automaticAnswers] = await Promise.all([
+    const [clinic, counts, automaticAnswers, shownToReferrers] = await Promise.all([
       context.clinics.find(clinicIkOf(res), call),
       context.api.capacityFor(call).read(range),
       context.api.capacityFor(call).automaticAnswers(),
+      context.api.capacityFor(call).freeBedsVisibility(),
     ]);
     if (automaticAnswers !== undefined) context.automaticAnswers?.remember(clinicIkOf(res), automaticAnswers);
-    // The confirmation states the setting as routing has it now, not as the address claims.
-    const confirmation = extra.confirmSwitch && automaticAnswers !== undefined ? texts.beds.autoAnswer.saved(automaticAnswers) : undefined;
+    // The confirmations state the settings as routing has them now, not as the address claims.
+    const confirmations = [
+      extra.confirmSwitch && automaticAnswers !== undefined ? texts.beds.autoAnswer.saved(automaticAnswers) : undefined,
+      extra.confirmVisibility && shownToReferrers !== undefined ? texts.beds.visibility.saved(shownToReferrers) : undefined,
+    ].filter((text) => text !== undefined);
+    const confirmation = confirmations.length ? confirmations.join(' ') : undefined;
     const flash: BedsView['flash'] =
       extra.flash && confirmation && extra.flash.kind === 'success'
         ? { kind: 'success', message: `${extra.flash.message} ${confirmation}` }
@@ -163,6 +191,7 @@ export function bedsRoutes(context: InboxContext): Router {
       ...(extra.fill ? { fill: extra.fill } : {}),
       ...(flash ? { flash } : {}),
       ...(automaticAnswers === undefined ? {} : { automaticAnswers }),
+      ...(shownToReferrers === undefined ? {} : { shownToReferrers }),
     };
     sendPage(res, bedsPage(await pageContextOf(context, req, res), view), status);
   }

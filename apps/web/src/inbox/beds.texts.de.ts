@@ -68,4 +68,18 @@ export const bedsTexts = {
     banner: 'Automatische Antworten sind eingeschaltet: Der Dienst beantwortet neue Anfragen aus Ihren Bettenzahlen.',
     bannerLink: 'Einstellung ändern',
   },
+  visibility: {
+    title: 'Freie Betten für Zuweiser sichtbar',
+    intro:
+      'Eingeschaltet sehen Krankenhäuser, wenn sie Kliniken für eine Anfrage auswählen, Ihre gemeldeten, reservierten und freien Betten des gewünschten Aufnahmetags; ausgeschaltet sieht sie niemand außer Ihnen.',
+    legend: 'Freie Betten Zuweisern zeigen',
+    on: 'Ein – Zuweiser sehen Ihre freien Betten',
+    off: 'Aus – nur Ihre Klinik sieht sie',
+    save: 'Sichtbarkeit speichern',
+    saved: (shown: boolean) =>
+      shown ? 'Gespeichert: Ihre freien Betten sind für Zuweiser sichtbar.' : 'Gespeichert: Ihre freien Betten sind für Zuweiser nicht sichtbar.',
+    choose: 'Bitte wählen Sie „Ein“ oder „Aus“ für die Sichtbarkeit.',
+    refused: 'Die Sichtbarkeit wurde nicht gespeichert:',
+    alsoSaves: 'Bettenzahlen, die Sie oben eingegeben haben, werden mit der Einstellung gespeichert.',
+  },
 };

@@ -1,12 +1,14 @@
 import type { z } from 'zod';
-import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView } from '@bedrequest/contracts';
+import { ApiErrorBody, AutoAnswerSetting, BedCountList, BedCountView, FreeBedsVisibility } from '@bedrequest/contracts';
 import type { InternalClient } from '@bedrequest/http';
 import type { Credentials } from './workspace-api';
 
 const AUTO_ANSWER_PATH = '/api/v1/clinic/capacity/auto-answer';
+const VISIBILITY_PATH = '/api/v1/clinic/capacity/visibility';
 
 /**
- * The inbox's calls of the clinic's bed counts and automatic answers (docs/api.md, "Bed counts"),
+ * The inbox's calls of the clinic's bed counts, its automatic answers and whether referrers see its
+ * free beds (docs/api.md, "Bed counts", "Free beds for referrers"),
  * made with InboxApi's connection, the person's credentials and InboxApi's refusals (401 ends the
  * session, 429 asks to retry): `InboxApi.capacityFor(call)`.
  */
@@ -56,6 +58,27 @@ export class CapacityApi {
     );
     if (answer.status === 400 || answer.status === 404) return { ok: false, message: answer.body.message };
     if (answer.status === 200) return { ok: true, enabled: answer.body.enabled };
+    throw this.refused(answer.status);
+  }
+
+  /** Whether referrers read the clinic's free beds (GET /api/v1/kliniken/free-beds); undefined for a clinic that is not participating (404). */
+  async freeBedsVisibility(): Promise<boolean | undefined> {
+    const answer = await this.client.json(
+      { method: 'GET', path: VISIBILITY_PATH, ...this.credentials },
+      { 200: FreeBedsVisibility, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 404) return undefined;
+    if (answer.status === 200) return answer.body.shownToReferrers;
+    throw this.refused(answer.status);
+  }
+
+  async showFreeBeds(shownToReferrers: boolean): Promise<{ ok: true; shownToReferrers: boolean } | { ok: false; message: string }> {
+    const answer = await this.client.json(
+      { method: 'PUT', path: VISIBILITY_PATH, json: { shownToReferrers }, ...this.credentials },
+      { 200: FreeBedsVisibility, 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 400 || answer.status === 404) return { ok: false, message: answer.body.message };
+    if (answer.status === 200) return { ok: true, shownToReferrers: answer.body.shownToReferrers };
     throw this.refused(answer.status);
   }
 }

@@ -21,6 +21,8 @@ export interface BedsView {
   notParticipating?: boolean;
   /** Whether routing answers for the clinic from these counts (GET /api/v1/clinic/capacity/auto-answer); absent when not participating. */
   automaticAnswers?: boolean;
+  /** Whether referrers see these counts (GET /api/v1/clinic/capacity/visibility); absent when not participating. */
+  shownToReferrers?: boolean;
   formats: Formats;
   previous: { from: string; to: string };
   next: { from: string; to: string };
@@ -49,7 +51,7 @@ function weekdayName(texts: PageContext['texts'], date: string): string {
  * The clinic's published bed counts as a grid (a row per day with its weekday, today marked, a column
  * per department), each cell of today and later a number input with what is already held
  * (automatically accepted), reserved (selected) and still free; days gone are shown, not edited.
- * The grid, the range fill and the automatic-answer switch are one form with three buttons, so
+ * The grid, the range fill, the automatic-answer and the visibility switch are one form with four buttons, so
  * that no button loses numbers typed elsewhere on the page (docs/inbox.md, "Betten").
  */
 export function bedsPage(context: PageContext, view: BedsView): Html {
@@ -99,6 +101,7 @@ ${view.dates.map(row)}
 <button type="submit" class="button">${t.save}</button>
 ${fillSection(context, view)}
 ${view.automaticAnswers === undefined ? '' : autoAnswerSection(context, view.automaticAnswers)}
+${view.shownToReferrers === undefined ? '' : visibilitySection(context, view.shownToReferrers)}
 </form>`
     : html`<p>${t.noDepartments}</p>`;
 
@@ -167,5 +170,22 @@ ${choice('on', t.on, enabled)}
 ${choice('off', t.off, !enabled)}
 </fieldset>
 <button type="submit" class="button" formaction="/inbox/beds/auto-answer">${t.save}</button>
+</section>`;
+}
+
+/** Whether referrers see the free beds: two radio buttons (on, off) and its button, which saves typed numbers too. */
+function visibilitySection(context: PageContext, shown: boolean): Html {
+  const t = context.texts.beds.visibility;
+  const choice = (value: 'on' | 'off', label: string, checked: boolean) =>
+    html`<div class="choice"><input type="radio" id="visibility-${value}" name="shownToReferrers" value="${value}"${checked ? html` checked` : ''}><label for="visibility-${value}">${label}</label></div>`;
+  return html`<section aria-labelledby="visibility-heading">
+<h2 id="visibility-heading">${t.title}</h2>
+<p id="visibility-intro">${t.intro} ${t.alsoSaves}</p>
+<input type="hidden" name="was.shownToReferrers" value="${shown ? 'on' : 'off'}">
+<fieldset aria-describedby="visibility-intro"><legend>${t.legend}</legend>
+${choice('on', t.on, shown)}
+${choice('off', t.off, !shown)}
+</fieldset>
+<button type="submit" class="button" formaction="/inbox/beds/visibility">${t.save}</button>
 </section>`;
 }
