@@ -7,7 +7,7 @@ import { requestNumberOf } from '../../../apps/web/src/inbox/request-number';
  * The hospital's workspace (docs/workspace.md) in Chromium against the whole stack, driven by its
  * German labels: a person of the hospital's social service logs in at /workspace, finds the request
  * the hospital sent to two clinics, and reads each clinic's state and message (a query, a decline)
- * with the Anfrage-Nr. the clinic quotes on the phone. Another hospital sees none of it, by its list
+ * with the Anfrage-Nr. the clinic quotes on the phone, each answer as it arrives. Another hospital sees none of it, by its list
  * or by a guessed address; a clinic's login is refused here as a hospital's is in the inbox.
  * axe-core, keyboard alone and 200 % zoom.
  */
@@ -54,8 +54,8 @@ describeInChromium("the hospital's workspace", () => {
 
   it("lists the hospital's request with each clinic's state and Anfrage-Nr., under the hospital's name", async () => {
     expect(await page.locator('header .clinic').innerText()).toBe(REFERRER_PARTY.name);
-    const rows = page.locator('table.requests tbody tr');
-    await expect(rows.count()).resolves.toBe(1);
+    const rows = page.locator(`table.requests tbody tr[data-request="${firstTask}"]`);
+    await expect(page.locator('table.requests tbody tr').count()).resolves.toBe(1);
     const clinics = await rows.first().locator('td').first().innerText();
     expect(clinics).toContain(`${WALDSEE.name} (IK ${WALDSEE.ik}): Rückfrage (Anfrage-Nr. ${requestNumberOf(waldseeTask)})`);
     expect(clinics).toContain(`${BERGBLICK.name} (IK ${BERGBLICK.ik}): Absage (Anfrage-Nr. ${requestNumberOf(bergblickTask)})`);
@@ -74,7 +74,7 @@ describeInChromium("the hospital's workspace", () => {
     }
     await Promise.all([page.waitForURL(url(`/requests/${firstTask}`)), page.keyboard.press('Enter')]);
 
-    const notice = await page.getByRole('status').first().innerText();
+    const notice = await page.locator('#request-asks').getByRole('status').innerText();
     expect(notice).toContain(`${WALDSEE.name} (IK ${WALDSEE.ik}) – Die Klinik hat eine Rückfrage gestellt: Ist die Patientin mit Rollator mobil?`);
     const waldsee = page.locator(`tr[data-task-id="${waldseeTask}"]`);
     expect(await waldsee.locator('.request-number').innerText()).toBe(requestNumberOf(waldseeTask));
@@ -84,6 +84,31 @@ describeInChromium("the hospital's workspace", () => {
     expect(await bergblick.locator('.status').innerText()).toBe('Absage');
     expect(await bergblick.locator('.notes').innerText()).toContain('Keine Kapazität im Dezember.');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it("shows each clinic's answer as it arrives, on the request's page and the list, without a reload", async () => {
+    const { identifier } = await harness.sendRequest({ performerIks: [WALDSEE.ik, BERGBLICK.ik] });
+    const [waldsee, bergblick] = [(await harness.taskOf(identifier, WALDSEE.ik)).id, (await harness.taskOf(identifier, BERGBLICK.ik)).id];
+    const first = [waldsee, bergblick].sort()[0]!;
+    const list = await harness.newPage();
+    await logIn(list, harness.referrer);
+    await list.waitForURL(url('/requests'));
+    await page.goto(url(`/requests/${first}`));
+    // Marks of these documents: a reload would lose them.
+    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    await list.evaluate(() => Object.assign(window, { notReloaded: true }));
+    expect(await page.locator(`tr[data-task-id="${waldsee}"] .status`).innerText()).toBe('Angefragt – Antwort ausstehend');
+
+    const token = await harness.stack.login(harness.clinics[0]!.username);
+    const answered = await harness.stack.api('POST', `/api/v1/clinic/tasks/${waldsee}/answer`, { token, body: { businessStatus: 'accepted' } });
+    expect(answered.status).toBe(200);
+
+    await page.locator(`tr[data-task-id="${waldsee}"] .status`, { hasText: 'Zusage' }).waitFor({ timeout: 15_000 });
+    await list.locator(`tr[data-request="${first}"]`, { hasText: `${WALDSEE.name} (IK ${WALDSEE.ik}): Zusage` }).waitFor({ timeout: 15_000 });
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await list.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.locator('#live-changes').innerText()).toBe('Eine Klinik hat geantwortet; die Seite zeigt den neuen Stand.');
+    expect(await page.locator(`tr[data-task-id="${bergblick}"] .status`).innerText()).toBe('Angefragt – Antwort ausstehend');
   });
 
   it('fits 640 px (200 % zoom) without sideways scrolling', async () => {

@@ -1,10 +1,11 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { ClinicRecord } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
+import type { Html } from '../inbox/html';
 import { apiCallOf, sendPage } from '../inbox/inbox-context';
-import { requestPage } from './pages/request.page';
-import { requestsPage } from './pages/requests.page';
+import { requestPage, requestParts } from './pages/request.page';
+import { requestsPage, requestsParts } from './pages/requests.page';
 import { placementsOf, requestOf } from './placements';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
@@ -25,31 +26,50 @@ export function requestsRoutes(context: WorkspaceContext): Router {
   const { texts, formats } = context;
   const notFound = () => new HttpError('not_found', texts.errors.notFound);
 
-  router.get('/requests', async (req, res) => {
+  const listView = async (req: Request, res: Response) => {
     const since = new Date(Date.now() - LIST_DAYS * 86_400_000).toISOString().slice(0, 10);
     const query = new URLSearchParams({ _lastUpdated: `ge${since}`, _count: String(LIST_READ) });
-    const [{ tasks, more }, clinics, page] = await Promise.all([
-      hospitalApiOf(context, req, res).tasks(query),
-      clinicsOf(context, req, res),
-      workspacePageOf(context, req, res),
-    ]);
-    sendPage(res, requestsPage(page, texts, { placements: placementsOf(tasks), clinics, truncated: more, formats }));
-  });
-
-  router.get('/requests/:taskId', async (req, res) => {
+    const [{ tasks, more }, clinics] = await Promise.all([hospitalApiOf(context, req, res).tasks(query), clinicsOf(context, req, res)]);
+    return { placements: placementsOf(tasks), clinics, truncated: more, formats };
+  };
+  /** The request of a Task of the party, all its clinics' Tasks; not found for another party's. */
+  const placementOf = async (req: Request, res: Response) => {
     const taskId = String(req.params.taskId);
     if (!TaskId.safeParse(taskId).success) throw notFound();
     const api = hospitalApiOf(context, req, res);
     const task = await api.task(taskId);
     if (!task) throw notFound();
-    const [{ tasks }, clinics, page] = await Promise.all([
+    const [{ tasks }, clinics] = await Promise.all([
       api.tasks(new URLSearchParams({ 'based-on': requestOf(task), _count: String(LIST_READ) })),
       clinicsOf(context, req, res),
-      workspacePageOf(context, req, res),
     ]);
     const [placement] = placementsOf(tasks);
     if (!placement) throw notFound();
+    return { placement, clinics };
+  };
+  /** What the page's script asks every few seconds: the changed parts, once the latest change is past `since`. */
+  const updates = (res: Response, since: unknown, changedAt: string, parts: () => Record<string, Html>) => {
+    res.json(since === changedAt ? { changedAt } : { changedAt, parts: Object.fromEntries(Object.entries(parts()).map(([id, part]) => [id, part.markup])) });
+  };
+
+  router.get('/requests', async (req, res) => {
+    const [view, page] = await Promise.all([listView(req, res), workspacePageOf(context, req, res)]);
+    sendPage(res, requestsPage(page, texts, view));
+  });
+
+  router.get('/requests/updates', async (req, res) => {
+    const view = await listView(req, res);
+    updates(res, req.query.since, view.placements[0]?.changedAt ?? '', () => requestsParts(texts, view));
+  });
+
+  router.get('/requests/:taskId', async (req, res) => {
+    const [{ placement, clinics }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
     sendPage(res, requestPage(page, texts, placement, clinics, formats));
+  });
+
+  router.get('/requests/:taskId/updates', async (req, res) => {
+    const { placement, clinics } = await placementOf(req, res);
+    updates(res, req.query.since, placement.changedAt, () => requestParts(texts, placement, clinics, formats));
   });
 
   return router;

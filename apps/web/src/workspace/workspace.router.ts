@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Logger } from 'pino';
 import { CsrfTokens } from '../session/csrf';
 import type { SessionStore } from '../session/session-store';
@@ -70,7 +70,8 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
     mount: MOUNT,
     home: '/requests',
     wrongRole: texts.hospital.wrongRole,
-    isPoll: () => false,
+    // The pages' script asks for changes every few seconds (requests-routes.ts): JSON, not the person's use.
+    isPoll: (req: Request) => /^\/requests\/(?:[^/]+\/)?updates$/.test(req.path),
     logger: options.logger,
     routes: (pages) => {
       pages.use(requestsRoutes(context));

@@ -20,6 +20,7 @@ export const workspaceDe = {
     backToList: 'Zu den Anfragen',
   },
   hospital: {
+    changedNotice: 'Eine Klinik hat geantwortet; die Seite zeigt den neuen Stand.',
     wrongRole: 'Dieser Zugang gehört keinem Krankenhaus. Kliniken melden sich im Klinik-Posteingang an.',
     list: {
       title: 'Anfragen Ihres Krankenhauses',

@@ -9,7 +9,8 @@
  * - keeps the "how long ago" times current;
  * - on the answer form, makes the note required for the answers that need one, and moves the focus
  *   to an error summary;
- * - on the beds page, warns before leaving with bed counts typed but not saved.
+ * - on the beds page, warns before leaving with bed counts typed but not saved;
+ * - on the hospital's request pages, puts the clinics' new answers in place as they arrive.
  *
  * Plain ES2020 in a string: the gateway is bundled for Node, and this is the browser's code.
  */
@@ -171,7 +172,52 @@ export const INBOX_SCRIPT = String.raw`(function () {
     window.addEventListener('pageshow', function () { submitting = false; });
   }
 
+  // A page that follows a state (the hospital's requests: docs/workspace.md): asks every few seconds
+  // whether it changed, puts the changed parts (elements with data-live-part, by id) in place and
+  // says so to screen readers; the focus and the rest of the page stay.
+  function startLivePage(root) {
+    var url = root.getAttribute('data-updates');
+    var changedAt = root.getAttribute('data-changed-at') || '';
+    var status = document.getElementById('live-changes');
+    var busy = false;
+    function poll() {
+      if (busy || document.hidden) return;
+      busy = true;
+      fetch(url + '?since=' + encodeURIComponent(changedAt), { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+        .then(function (response) {
+          if (response.status === 401) {
+            window.location.assign(root.getAttribute('data-login') + '?expired=1');
+            return null;
+          }
+          return response.ok ? response.json() : null;
+        })
+        .then(function (update) {
+          if (!update || !update.parts) return;
+          changedAt = update.changedAt;
+          Object.keys(update.parts).forEach(function (id) {
+            var part = document.getElementById(id);
+            var template = document.createElement('template');
+            template.innerHTML = update.parts[id].trim();
+            if (part && template.content.firstElementChild) part.replaceWith(template.content.firstElementChild);
+          });
+          if (status) status.textContent = status.getAttribute('data-changed');
+        })
+        .catch(function () {
+          // offline or the gateway restarting: the next poll tries again
+        })
+        .then(function () {
+          busy = false;
+        });
+    }
+    window.setInterval(poll, POLL_MS);
+    document.addEventListener('visibilitychange', function () {
+      if (!document.hidden) poll();
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    var live = document.getElementById('live-page');
+    if (live) startLivePage(live);
     var beds = document.getElementById('beds-form');
     if (beds) startBedsForm(beds);
     var table = document.getElementById('task-list');

@@ -5,7 +5,7 @@ import { layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
 import { ikOf, type Placement } from '../placements';
 import type { WorkspaceTexts } from '../workspace.texts.de';
-import { hospitalStatusText } from './requests.page';
+import { hospitalStatusText, liveStatus } from './requests.page';
 
 /**
  * One request of the hospital (docs/workspace.md, "Eine Anfrage"): every clinic it went to, with the
@@ -21,22 +21,48 @@ export function requestPage(
 ): Html {
   const t = texts.hospital.request;
   const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
-  const asking = placement.tasks.filter((task) => task.status === 'on-hold' && task.note?.length);
+  const parts = requestParts(texts, placement, clinics, formats);
   return layout(context, {
     title: `${t.title} vom ${sent}`,
     section: 'requests',
-    body: html`<p class="page-actions"><a href="/workspace/requests">← ${t.back}</a></p>
+    body: html`<div id="live-page" data-updates="/workspace/requests/${placement.id}/updates" data-changed-at="${placement.changedAt}" data-login="/workspace/login">
+<p class="page-actions"><a href="/workspace/requests">← ${t.back}</a></p>
 <h1 id="request-title">${t.title} vom ${sent}</h1>
-${asking.map((task) => notice('info', html`<p><strong>${clinicName(task, clinics, texts)}</strong> – ${businessStatusOf(task) === 'query' ? t.asks.query : t.asks['more-data-required']} ${task.note?.at(-1)?.text ?? ''}</p>`))}
+${liveStatus(texts)}
+${parts['request-asks']}
 <section aria-labelledby="clinics-heading">
 <h2 id="clinics-heading">${t.clinics}</h2>
 <p class="hint">${t.clinicsIntro}</p>
-<table class="clinics">
+${parts['request-clinics']}
+</section>
+</div>`,
+  });
+}
+
+/**
+ * The parts of a request's page that change with the clinics' answers, by their element ids: the
+ * page's script puts them in place when they change (docs/workspace.md, "Eine Anfrage").
+ */
+export function requestParts(
+  texts: WorkspaceTexts,
+  placement: Placement,
+  clinics: ReadonlyMap<string, ClinicRecord>,
+  formats: Formats,
+): Record<'request-asks' | 'request-clinics', Html> {
+  const t = texts.hospital.request;
+  const asking = placement.tasks.filter((task) => task.status === 'on-hold' && task.note?.length);
+  return {
+    'request-asks': html`<div id="request-asks" data-live-part>${asking.map((task) =>
+      notice(
+        'info',
+        html`<p><strong>${clinicName(task, clinics, texts)}</strong> – ${businessStatusOf(task) === 'query' ? t.asks.query : t.asks['more-data-required']} ${task.note?.at(-1)?.text ?? ''}</p>`,
+      ),
+    )}</div>`,
+    'request-clinics': html`<table class="clinics" id="request-clinics" data-live-part>
 <thead><tr><th scope="col">${t.clinic}</th><th scope="col">${t.number}</th><th scope="col">${t.state}</th><th scope="col">${t.answeredAt}</th><th scope="col">${t.notes}</th></tr></thead>
 <tbody>${placement.tasks.map((task) => clinicRow(task, clinics, texts, formats))}</tbody>
-</table>
-</section>`,
-  });
+</table>`,
+  };
 }
 
 function clinicRow(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats): Html {
