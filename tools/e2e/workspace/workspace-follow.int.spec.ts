@@ -111,6 +111,24 @@ describeInChromium("the hospital's workspace", () => {
     expect(await page.locator(`tr[data-task-id="${bergblick}"] .status`).innerText()).toBe('Angefragt – Antwort ausstehend');
   });
 
+  it("erases a request's patient data after a confirmation that says what goes and what stays", async () => {
+    const { identifier } = await harness.sendRequest({ performerIks: [WALDSEE.ik] });
+    const task = (await harness.taskOf(identifier, WALDSEE.ik)).id;
+    await page.goto(url(`/requests/${task}`));
+    await Promise.all([page.waitForURL(url(`/requests/${task}/erase`)), page.getByRole('link', { name: 'Patientendaten löschen' }).click()]);
+    const main = await page.locator('main').innerText();
+    expect(main).toContain('alle nachgereichten Dokumente');
+    expect(main).toContain('Erhalten bleiben nur Zeitpunkte und Status je Klinik');
+    expect(await seriousViolations(page)).toEqual([]);
+    const clinicToken = await harness.stack.login(harness.clinics[0]!.username);
+    expect((await harness.stack.api('GET', `/api/v1/clinic/tasks/${task}/bundle`, { token: clinicToken })).status).toBe(200);
+
+    await Promise.all([page.waitForURL(url(`/requests/${task}?erased=1`)), page.getByRole('button', { name: 'Endgültig löschen' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toBe('Die Patientendaten dieser Anfrage wurden gelöscht.');
+    expect(await page.locator(`tr[data-task-id="${task}"] .status`).innerText()).toBe('Storniert');
+    expect((await harness.stack.api('GET', `/api/v1/clinic/tasks/${task}/bundle`, { token: clinicToken })).status).toBe(410);
+  });
+
   it('fits 640 px (200 % zoom) without sideways scrolling', async () => {
     const zoomed = await harness.newPage({ width: 640, height: 450 });
     await logIn(zoomed, harness.referrer);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiErrorBody, FhirTask, PartyView } from '@bedrequest/contracts';
-import type { InternalClient } from '@bedrequest/http';
+import { HttpError, type InternalClient } from '@bedrequest/http';
 import type { Credentials } from '../inbox/workspace-api';
 
 /** A page of `GET /api/v2/fhir/Task`: the Tasks, and whether more follow. */
@@ -43,6 +43,23 @@ export class HospitalApi {
     if (answer.status === 404) return undefined;
     if (answer.status === 200) return answer.body;
     throw this.refused(answer.status);
+  }
+
+  /**
+   * Erases the patient data of the party's request (docs/api.md, "Erasure"): true when done (202, also
+   * for one erased before), false for a request the party does not own or that is unknown (404).
+   */
+  async erase(identifier: string): Promise<boolean> {
+    const answer = await this.client.raw({
+      method: 'DELETE',
+      path: '/api/v2/fhir/ServiceRequest',
+      query: new URLSearchParams({ identifier }),
+      ...this.credentials,
+    });
+    if (answer.status === 202) return true;
+    if (answer.status === 404) return false;
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    throw new HttpError('unavailable', `the erasure answered HTTP ${answer.status}`, { retryAfterSeconds: 5 });
   }
 
   /** The person's party: its name for the header. */

@@ -4,6 +4,7 @@ import type { ClinicRecord } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { Html } from '../inbox/html';
 import { apiCallOf, sendPage } from '../inbox/inbox-context';
+import { erasePage } from './pages/erase.page';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
 import { placementsOf, requestOf } from './placements';
@@ -64,7 +65,21 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests/:taskId', async (req, res) => {
     const [{ placement, clinics }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
-    sendPage(res, requestPage(page, texts, placement, clinics, formats));
+    const flash = req.query.erased === '1' ? texts.hospital.erase.done : undefined;
+    sendPage(res, requestPage(page, texts, placement, clinics, formats, flash));
+  });
+
+  // Erasing the request's patient data (docs/workspace.md, "Patientendaten löschen"): a confirmation first.
+  router.get('/requests/:taskId/erase', async (req, res) => {
+    const [{ placement }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
+    sendPage(res, erasePage(page, texts, placement.id, page.signedIn?.csrfToken ?? ''));
+  });
+
+  router.post('/requests/:taskId/erase', async (req, res) => {
+    const { placement } = await placementOf(req, res);
+    const [task] = placement.tasks;
+    if (!task || !(await hospitalApiOf(context, req, res).erase(requestOf(task)))) throw notFound();
+    res.redirect(303, `/workspace/requests/${placement.id}?erased=1`);
   });
 
   router.get('/requests/:taskId/updates', async (req, res) => {

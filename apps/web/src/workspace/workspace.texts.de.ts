@@ -48,6 +48,22 @@ export const workspaceDe = {
         'more-data-required': 'Die Klinik benötigt weitere Daten:',
       },
     },
+    erase: {
+      action: 'Patientendaten löschen',
+      actionsHeading: 'Weitere Schritte',
+      title: 'Patientendaten löschen',
+      intro: 'Sie löschen die Patientendaten dieser Anfrage endgültig, bei uns und für alle Kliniken, an die sie ging:',
+      goes: [
+        'alle Versionen der Anfrage mit Patient, Diagnosen, Kostenträger und Hinweisen,',
+        'alle nachgereichten Dokumente,',
+        'die Nachrichten der Kliniken zu dieser Anfrage.',
+      ],
+      stays:
+        'Erhalten bleiben nur Zeitpunkte und Status je Klinik, als Nachweis ohne Patientendaten. Offene Anfragen werden für die Kliniken storniert; reservierte Betten werden freigegeben. Das lässt sich nicht rückgängig machen.',
+      confirm: 'Endgültig löschen',
+      cancel: 'Abbrechen',
+      done: 'Die Patientendaten dieser Anfrage wurden gelöscht.',
+    },
     /** The state of a clinic's Task as the hospital reads it. */
     status: {
       requested: 'Angefragt – Antwort ausstehend',

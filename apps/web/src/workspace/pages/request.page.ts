@@ -18,6 +18,7 @@ export function requestPage(
   placement: Placement,
   clinics: ReadonlyMap<string, ClinicRecord>,
   formats: Formats,
+  flash?: string,
 ): Html {
   const t = texts.hospital.request;
   const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
@@ -28,12 +29,17 @@ export function requestPage(
     body: html`<div id="live-page" data-updates="/workspace/requests/${placement.id}/updates" data-changed-at="${placement.changedAt}" data-login="/workspace/login">
 <p class="page-actions"><a href="/workspace/requests">← ${t.back}</a></p>
 <h1 id="request-title">${t.title} vom ${sent}</h1>
+${flash ? notice('success', flash) : ''}
 ${liveStatus(texts)}
 ${parts['request-asks']}
 <section aria-labelledby="clinics-heading">
 <h2 id="clinics-heading">${t.clinics}</h2>
 <p class="hint">${t.clinicsIntro}</p>
 ${parts['request-clinics']}
+</section>
+<section aria-labelledby="actions-heading">
+<h2 id="actions-heading">${texts.hospital.erase.actionsHeading}</h2>
+<p><a href="/workspace/requests/${placement.id}/erase">${texts.hospital.erase.action}</a></p>
 </section>
 </div>`,
   });
