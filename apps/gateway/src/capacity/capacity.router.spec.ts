@@ -217,6 +217,21 @@ describe('bed counts and automatic answers: /api/v1/clinic/capacity', () => {
     });
   });
 
+  it("reads and switches whether referrers see the counts, for the IK of the clinic's token, with exactly {shownToReferrers}", async () => {
+    answer = { status: 200, body: '{"shownToReferrers":true}' };
+
+    const switched = await request(gateway()).put('/api/v1/clinic/capacity/visibility').send({ shownToReferrers: true });
+    const read = await request(gateway()).get('/api/v1/clinic/capacity/visibility');
+    const refused = await request(gateway()).put('/api/v1/clinic/capacity/visibility').send({ shownToReferrers: 'yes' });
+
+    expect([switched.status, switched.body, read.status, read.body]).toEqual([200, { shownToReferrers: true }, 200, { shownToReferrers: true }]);
+    expect(refused.body).toEqual({ error: 'invalid_request', message: 'shownToReferrers: must be true or false' });
+    expect(calls.map(({ method, url, headers, body }) => [method, url, headers.authorization, body])).toEqual([
+      ['PUT', '/internal/clinics/510000001/free-beds-visibility', 'Bearer the-clinics-token', '{"shownToReferrers":true}'],
+      ['GET', '/internal/clinics/510000001/free-beds-visibility', 'Bearer the-clinics-token', ''],
+    ]);
+  });
+
   describe("routing's refusals and failures", () => {
     it("passes a 400 on with routing's message (e.g. a department the clinic does not offer)", async () => {
       answer = { status: 400, body: JSON.stringify({ error: 'invalid_request', message: 'the clinic offers no department 2300' }) };
