@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiErrorBody, FhirTask, PartyView } from '@bedrequest/contracts';
+import { ApiErrorBody, FhirTask, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
 import { HttpError, type InternalClient } from '@bedrequest/http';
 import type { Credentials } from '../inbox/workspace-api';
 
@@ -27,7 +27,8 @@ export class HospitalApi {
   async tasks(query: URLSearchParams): Promise<{ tasks: FhirTask[]; more: boolean }> {
     const answer = await this.client.json(
       { method: 'GET', path: '/api/v2/fhir/Task', query, ...this.credentials },
-      { 200: TaskSearchSet, 401: ApiErrorBody, 429: ApiErrorBody },
+      // FHIR endpoints refuse with an OperationOutcome: only the status counts.
+      { 200: TaskSearchSet, 401: z.unknown(), 429: z.unknown() },
     );
     if (answer.status !== 200) throw this.refused(answer.status);
     const { entry = [], link = [] } = answer.body;
@@ -38,7 +39,7 @@ export class HospitalApi {
   async task(taskId: string): Promise<FhirTask | undefined> {
     const answer = await this.client.json(
       { method: 'GET', path: `/api/v2/fhir/Task/${encodeURIComponent(taskId)}`, ...this.credentials },
-      { 200: FhirTask, 401: ApiErrorBody, 404: z.unknown(), 429: ApiErrorBody },
+      { 200: FhirTask, 401: z.unknown(), 404: z.unknown(), 429: z.unknown() },
     );
     if (answer.status === 404) return undefined;
     if (answer.status === 200) return answer.body;
@@ -70,5 +71,38 @@ export class HospitalApi {
     );
     if (answer.status === 200) return answer.body;
     throw this.refused(answer.status);
+  }
+
+  /** The party's people; undefined for a person who is not an administrator (403). */
+  async people(): Promise<PartyMemberView[] | undefined> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v1/party/users', ...this.credentials },
+      { 200: PartyMemberList, 401: ApiErrorBody, 403: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 403) return undefined;
+    if (answer.status === 200) return answer.body.items;
+    throw this.refused(answer.status);
+  }
+
+  /** Adds a person to the party: the person, or the API's refusal (400, 403, 409) with its message. */
+  async addPerson(person: NewPartyMember): Promise<{ ok: true; person: PartyMemberView } | { ok: false; status: 400 | 403 | 409; message: string }> {
+    const answer = await this.client.json(
+      { method: 'POST', path: '/api/v1/party/users', json: person, ...this.credentials },
+      { 201: PartyMemberView, 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 201) return { ok: true, person: answer.body };
+    if (answer.status === 400 || answer.status === 403 || answer.status === 409) return { ok: false, status: answer.status, message: answer.body.message };
+    throw this.refused(answer.status);
+  }
+
+  /** Disables a person of the party: the refusal's message (403, 404, 409), or undefined when done. */
+  async disablePerson(userId: string): Promise<string | undefined> {
+    const answer = await this.client.json(
+      { method: 'POST', path: `/api/v1/party/users/${encodeURIComponent(userId)}/disable`, ...this.credentials },
+      { 200: PartyMemberView, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200) return undefined;
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    return answer.body.message;
   }
 }

@@ -35,7 +35,10 @@ export async function workspacePageOf(context: WorkspaceContext, req: Request, r
     assets: context.assets,
     mount: MOUNT,
     home: `${MOUNT}/requests`,
-    nav: [{ section: 'requests', href: `${MOUNT}/requests`, label: context.texts.nav.tasks }],
+    nav: [
+      { section: 'requests', href: `${MOUNT}/requests`, label: context.texts.nav.tasks },
+      { section: 'people', href: `${MOUNT}/people`, label: context.texts.hospital.navPeople },
+    ],
     signedIn: { clinic: name, csrfToken: context.csrf.tokenOf(session.id) },
   };
 }

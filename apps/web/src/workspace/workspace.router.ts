@@ -7,6 +7,7 @@ import { Formats } from '../inbox/format';
 import type { InboxApi } from '../inbox/inbox-api';
 import { InboxSessions, type SessionScope } from '../inbox/session';
 import { sessionPagesRouter } from '../inbox/session-pages';
+import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
 import { MOUNT, PartyNames, type WorkspaceContext } from './workspace-context';
 import { de } from '../inbox/texts.de';
@@ -37,7 +38,9 @@ export interface WorkspaceOptions {
  *
  * - `GET /login`, `POST /login`, `POST /logout`.
  * - `GET /requests`: the hospital's requests, each with every clinic's state of it.
- * - `GET /requests/{taskId}`: one request, addressed by the id of its first Task.
+ * - `GET /requests/{taskId}`: one request, addressed by the id of its first Task; `GET|POST
+ *   /requests/{taskId}/erase`: its patient data erased after a confirmation.
+ * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  */
 export function workspaceRouter(options: WorkspaceOptions): Router {
   const texts = workspaceDe;
@@ -75,6 +78,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
     logger: options.logger,
     routes: (pages) => {
       pages.use(requestsRoutes(context));
+      pages.use(peopleRoutes(context));
     },
   });
 }

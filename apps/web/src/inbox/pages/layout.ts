@@ -18,7 +18,7 @@ export interface PageContext {
   nav?: readonly NavItem[];
 }
 
-export type Section = 'tasks' | 'beds' | 'login' | 'error' | 'requests' | 'new-request';
+export type Section = 'tasks' | 'beds' | 'login' | 'error' | 'requests' | 'new-request' | 'people';
 
 export interface NavItem {
   readonly section: Section;
