@@ -25,6 +25,7 @@ import { RequestErasureRepository, RetentionJob, startDeadLetterSweep } from './
 import { internalRouter } from './http';
 import { intakeHandler } from './messages';
 import { openIntakeDatabase, openSealedFields, prismaRunner, type SealedFields } from './persistence';
+import { requestReadRouter, RequestReadService } from './request-reads';
 import { AdmissionRequestRepository, IntakeService } from './requests';
 import { TaskReadRepository, TaskReadService } from './tasks';
 
@@ -104,6 +105,8 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     lifecycle.onStop('dead-letter sweep', () => deadLetterSweep.stop());
     const erasures = new RequestErasureRepository(prisma, config.INTAKE_DB_SCHEMA, { onErased: () => deadLetterSweep.wake() });
     app.use(internalRouter(tasks, audit, erasures, verifier, logger));
+    // A referrer reads back the latest version of a request it sent (docs/api.md, "Reading a request back").
+    app.use(requestReadRouter(new RequestReadService(prisma, fields, audit), verifier, logger));
     // Requests past their retention are erased (docs/data-protection.md, "Retention and erasure").
     const retention = new RetentionJob(
       erasures,

@@ -1,0 +1,2 @@
+export { requestReadRouter } from './request-read.router';
+export { RequestReadService, type RequestRead } from './request-read.service';
