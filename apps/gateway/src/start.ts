@@ -19,6 +19,7 @@ import { auditEventRouter } from './fhir/audit-event.router';
 import { bundleRoute } from './fhir/bundle.router';
 import { erasureRoute, IntakeErasureClient } from './fhir/erasure.router';
 import { IntakeClient } from './fhir/intake.client';
+import { IntakeRequestReadClient, serviceRequestSearchRoute } from './fhir/service-request.router';
 import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
@@ -155,6 +156,10 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       }),
     );
     app.delete('/api/v2/fhir/ServiceRequest', ...referrers, erasureRoute(erasure));
+    // A referrer reads back the latest version of a request it sent (docs/api.md, "Reading a request back").
+    const requestReads = new IntakeRequestReadClient(config.INTAKE_URL);
+    lifecycle.onStop('request reads client', () => requestReads.close());
+    app.get('/api/v2/fhir/ServiceRequest', ...referrers, serviceRequestSearchRoute(requestReads));
     app.use('/api/v2/fhir', ...anyone, taskRouter(intake), auditEventRouter(intake));
     // The clinic inbox is the web app's (apps/web); bookmarks of its old address here keep working.
     app.get(['/inbox', '/inbox/*path'], redirectToWeb(config.WEB_PUBLIC_URL));

@@ -23,6 +23,7 @@ import {
   TaskSearchSet,
   TaskSubset,
 } from './public-shapes';
+import { registerServiceRequestSearchPath } from './service-request-search-path';
 import { ADDRESS_LIMITED, fhir, guarded, header, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** `_format` (FHIR R4 http.html#mime-type): JSON is all that is served; anything else is 406. */
@@ -35,6 +36,7 @@ export function registerFhirPaths(registry: OpenAPIRegistry, secured: Secured): 
   registerTaskPaths(registry, secured);
   registerAuditEventPath(registry, secured);
   registerErasurePath(registry, secured);
+  registerServiceRequestSearchPath(registry, secured);
   registerConformancePaths(registry);
 }
 

@@ -20,6 +20,7 @@ import {
   TaskSubset,
 } from './public-shapes';
 import { ADDRESS_LIMITED, header, HEADERS, json, refusals, type Surface } from './responses';
+import { RequestSearchSet } from './service-request-search-path';
 import { registerWebhooks } from './webhooks';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -77,6 +78,7 @@ const NAMED_SHAPES: readonly [z.ZodType, string][] = [
   [contracts.NewPartyMember, 'NewPartyMember'],
   [AuditEvent, 'AuditEvent'],
   [AuditEventSearchSet, 'AuditEventSearchSet'],
+  [RequestSearchSet, 'RequestSearchSet'],
   [CapabilityStatement, 'CapabilityStatement'],
   [StructureDefinition, 'StructureDefinition'],
   [CodeSystem, 'CodeSystem'],

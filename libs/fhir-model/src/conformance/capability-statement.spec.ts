@@ -70,9 +70,12 @@ describe('the CapabilityStatement', () => {
     expect(interactions('Task')).toEqual(['read', 'search-type']);
   });
 
-  it('lists the erasure as a conditional delete of ServiceRequest by identifier', () => {
-    expect(interactions('ServiceRequest')).toEqual(['delete']);
-    expect(resource(statement, 'ServiceRequest')).toMatchObject({ conditionalDelete: 'single', searchParam: [{ name: 'identifier', type: 'token' }] });
+  it("lists the referrer's read of a request, a search by identifier, and the erasure, a conditional delete by it", () => {
+    expect(interactions('ServiceRequest')).toEqual(['delete', 'search-type']);
+    expect(resource(statement, 'ServiceRequest')).toMatchObject({
+      conditionalDelete: 'single',
+      searchParam: [{ name: 'identifier', type: 'token', definition: 'http://hl7.org/fhir/SearchParameter/ServiceRequest-identifier' }],
+    });
   });
 
   it('lists the AuditEvent search with every parameter the search declares, and _count', () => {

@@ -162,24 +162,35 @@ function taskResource(): CapabilityStatementRestResource {
 }
 
 /**
- * The referrer's erasure of a request's patient data: a conditional delete by the request's
- * identifier (http.html#cdelete). ServiceRequests are not read or searched on their own.
+ * The referrer's read of a request it sent, a search by the request's identifier, and the erasure
+ * of its patient data, a conditional delete by the same identifier (http.html#cdelete).
  */
 function serviceRequestResource(): CapabilityStatementRestResource {
   return {
     type: 'ServiceRequest',
     documentation:
-      'A request is sent inside an AdmissionRequestBundle and followed through its Tasks; the referrer that owns it may have its patient data erased. Afterwards its Tasks remain as the tombstone (identifier, dates, states; no notes), a clinic reading its bundle, versions or documents gets 410, and new bundles or answers for it are 409.',
+      'A request is sent inside an AdmissionRequestBundle and followed through its Tasks; the referrer that owns it reads back its latest version and may have its patient data erased. Afterwards its Tasks remain as the tombstone (identifier, dates, states; no notes), a clinic reading its bundle, versions or documents gets 410, and new bundles or answers for it are 409.',
     interaction: [
       {
         code: 'delete',
         documentation:
           "`DELETE [base]/ServiceRequest?identifier=<the ServiceRequest identifier URI>` (referrer tokens): 202 with an OperationOutcome (information) once intake erased the patient data; the other services follow asynchronously. Idempotent; another referrer's or an unknown request is 404, no identifier 400.",
       },
+      {
+        code: 'search-type',
+        documentation:
+          "`GET [base]/ServiceRequest?identifier=<the ServiceRequest identifier URI>` (referrer tokens): a searchset with the ServiceRequest of the request's latest version (search.mode match; meta.versionId the version, meta.lastUpdated when it was received, status as the service holds it) and that version's other resources (include), as sent. Another party's or an unknown request: an empty searchset; erased: 410. Recorded in the audit trail.",
+      },
     ],
     conditionalDelete: 'single',
     searchParam: [
-      { name: 'identifier', type: 'token', documentation: "The ServiceRequest identifier URI (the conditional delete's criterion, not a search)." },
+      {
+        name: 'identifier',
+        definition: 'http://hl7.org/fhir/SearchParameter/ServiceRequest-identifier',
+        type: 'token',
+        documentation:
+          'The ServiceRequest identifier URI, also as urn:ietf:rfc:3986|<uri>: the one search parameter of the read (with _format), and the criterion of the conditional delete.',
+      },
     ],
   };
 }
