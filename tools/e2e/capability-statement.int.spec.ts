@@ -132,9 +132,9 @@ describe('the CapabilityStatement, and what it promises, on the running service'
     }
   });
 
-  it('the ServiceRequest delete it lists erases a request of the referrer, by identifier', async () => {
+  it('the ServiceRequest search it lists reads back a request of the referrer, and the delete erases it, by identifier', async () => {
     const serviceRequest = resourceOf('ServiceRequest');
-    expect(serviceRequest.interaction?.map((interaction) => interaction.code)).toEqual(['delete']);
+    expect(serviceRequest.interaction?.map((interaction) => interaction.code)).toEqual(['delete', 'search-type']);
     expect(serviceRequest.conditionalDelete).toBe('single');
     const requestIdentifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
     expectFhirAnswer(
@@ -146,6 +146,9 @@ describe('the CapabilityStatement, and what it promises, on the running service'
       what: 'the Tasks of the request',
     });
 
+    const readBack = await fhir<Bundle>(`/ServiceRequest?${new URLSearchParams({ identifier: requestIdentifier })}`, referrer);
+    expectFhirAnswer(readBack, 200, 'GET /ServiceRequest?identifier=...');
+    expect(readBack.body.total).toBe(1);
     const erase = (identifier: string) =>
       stack.api<OperationOutcome>('DELETE', `/api/v2/fhir/ServiceRequest?${new URLSearchParams({ identifier })}`, { token: referrer });
     const erased = await erase(requestIdentifier);

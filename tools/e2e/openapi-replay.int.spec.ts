@@ -225,6 +225,7 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['POST', `/api/v1/party/users/${colleague}/disable`, { token: teamAdmin }],
         ['GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}&_count=1`, { token: clinic }],
         ['GET', `/api/v2/fhir/Task/${taskId}`, { token: referrer }],
+        ['GET', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(requestIdentifier)}`, { token: referrer }],
         ['GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(requestIdentifier)}&_count=5`, { token: referrer }],
         ['GET', '/api/v2/fhir/metadata', {}],
         ['GET', '/api/v2/fhir/StructureDefinition', {}],
