@@ -23,7 +23,9 @@ export class RequestFormReadError extends Error {
 }
 
 /**
- * The request form of a stored AdmissionRequestBundle, so that a supplement starts from the latest
+ * The request form of a stored AdmissionRequestBundle, or of the searchset that reads a request
+ * back (docs/api.md, "Reading a request back": it keeps the entries' fullUrls but has no transmission
+ * number, which a supplement needs anew anyway), so that a supplement starts from the latest
  * version: best effort, field by field. What the form does not have (other resources, extensions,
  * an ICD version, a telephone's use) is left out; a required field the bundle lacks is left empty
  * (`''`) or out, for `RequestForm` to report when the form is sent. A selection is read as a

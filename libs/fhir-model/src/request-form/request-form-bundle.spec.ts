@@ -207,6 +207,20 @@ describe('formOfBundle', () => {
     );
   });
 
+  it('reads the searchset of GET /api/v2/fhir/ServiceRequest?identifier= (docs/api.md, "Reading a request back"), which has no transmission number', () => {
+    const stored = build(selectionForm);
+    const entries = structuredClone(stored.entry ?? []).map((entry, index) => ({
+      ...entry,
+      search: { mode: index === 0 ? ('match' as const) : ('include' as const) },
+    }));
+    entries[0]!.resource!.meta = { versionId: '2', lastUpdated: '2026-11-21T12:00:01.000Z' };
+    const searchset: Bundle = { resourceType: 'Bundle', type: 'searchset', total: 1, entry: entries };
+    expect(formOfBundle(searchset, { profileBase: DEFAULT_PROFILE_BASE })).toEqual({
+      ...formOfBundle(stored, { profileBase: DEFAULT_PROFILE_BASE }),
+      transmissionNumber: '',
+    });
+  });
+
   it('refuses a bundle without a ServiceRequest or Patient', () => {
     expect(() => formOfBundle({ resourceType: 'Bundle', type: 'collection' }, { profileBase: DEFAULT_PROFILE_BASE })).toThrow(
       /no ServiceRequest or no Patient/,

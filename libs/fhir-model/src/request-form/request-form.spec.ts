@@ -149,6 +149,20 @@ describe('RequestForm', () => {
     expect(refusals((f) => (f.patient.birthDate = '2026-11-23'), proposalForm, lateAtNight)).toHaveLength(1);
   });
 
+  it.each<[string, unknown]>([
+    ['nothing', undefined],
+    ['an empty object', {}],
+    ['a list', [proposalForm]],
+    ['no patient', { ...proposalForm, patient: undefined }],
+    ['performers that are no list', { ...proposalForm, performers: 'IK 510000001' }],
+    ['a stay of null', { ...proposalForm, stay: null }],
+    ['diagnoses of null', { ...proposalForm, diagnoses: [null] }],
+  ])('reports %s without throwing', (_, input) => {
+    const result = schema.safeParse(input);
+    expect(result.success).toBe(false);
+    for (const issue of result.error?.issues ?? []) expect(issue.message.startsWith(fieldPath(issue.path))).toBe(true);
+  });
+
   it('says that a missing field is required', () => {
     expect(refusals((f) => delete (f.patient as Partial<RequestForm['patient']>).gender)).toEqual([
       { path: 'patient.gender', message: 'patient.gender is required' },
