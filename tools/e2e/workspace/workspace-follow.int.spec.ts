@@ -129,6 +129,30 @@ describeInChromium("the hospital's workspace", () => {
     expect((await harness.stack.api('GET', `/api/v1/clinic/tasks/${task}/bundle`, { token: clinicToken })).status).toBe(410);
   });
 
+  it('filters the list by where each request stands, each tab with its count', async () => {
+    await page.goto(url('/requests'));
+    const counts = Object.fromEntries(
+      await Promise.all(
+        ['all', 'open', 'answered', 'selected', 'closed'].map(async (state) => [state, Number(await page.locator(`[data-count="${state}"]`).innerText())]),
+      ),
+    );
+    // The first request (a query and a decline): answered; the second (an acceptance, a clinic still to answer): open; the erased one: closed.
+    expect(counts).toEqual({ all: 3, open: 1, answered: 1, selected: 0, closed: 1 });
+    for (const [name, state] of [
+      ['Offen', 'open'],
+      ['Beantwortet', 'answered'],
+      ['Abgeschlossen', 'closed'],
+    ] as const) {
+      await Promise.all([page.waitForURL(url(`/requests?filter=${state}`)), page.getByRole('link', { name: new RegExp(`^${name} `) }).click()]);
+      const states = await page.locator('table.requests tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')));
+      expect(states).toEqual([state]);
+      expect(await page.getByRole('link', { name: new RegExp(`^${name} `) }).getAttribute('aria-current')).toBe('page');
+    }
+    await page.getByRole('link', { name: /^Ausgewählt / }).click();
+    expect(await page.locator('main').innerText()).toContain('Keine Anfragen in dieser Ansicht.');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('fits 640 px (200 % zoom) without sideways scrolling', async () => {
     const zoomed = await harness.newPage({ width: 640, height: 450 });
     await logIn(zoomed, harness.referrer);

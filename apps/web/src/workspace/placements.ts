@@ -16,6 +16,21 @@ export interface Placement {
   readonly changedAt: string;
 }
 
+/** Where a request stands, for the list's filters (docs/workspace.md, "Anfragen"). */
+export const PLACEMENT_STATES = ['open', 'answered', 'selected', 'closed'] as const;
+export type PlacementState = (typeof PLACEMENT_STATES)[number];
+
+/**
+ * `selected`: a clinic is selected; `closed`: none is and none can still admit (every Task declined
+ * or cancelled); `answered`: every clinic answered; `open`: a clinic's answer is still awaited.
+ */
+export function stateOf(placement: Pick<Placement, 'tasks'>): PlacementState {
+  const { tasks } = placement;
+  if (tasks.some((task) => task.status === 'in-progress')) return 'selected';
+  if (tasks.every((task) => task.status === 'cancelled' || task.status === 'rejected')) return 'closed';
+  return tasks.some((task) => task.status === 'requested') ? 'open' : 'answered';
+}
+
 /** The Tasks grouped into their requests, the most recently changed first; each request's Tasks by clinic IK. */
 export function placementsOf(tasks: readonly FhirTask[]): Placement[] {
   const byRequest = new Map<string, FhirTask[]>();

@@ -7,7 +7,7 @@ import { apiCallOf, sendPage } from '../inbox/inbox-context';
 import { erasePage } from './pages/erase.page';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
-import { placementsOf, requestOf } from './placements';
+import { PLACEMENT_STATES, placementsOf, requestOf } from './placements';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
 /** The Tasks the list reads at most: with up to five clinics a request, the last hundred or so requests. */
@@ -16,6 +16,11 @@ export const LIST_READ = 500;
 export const LIST_DAYS = 90;
 
 const TaskId = z.guid();
+/** The list's filter (`?filter=`); anything else shows them all. */
+const Filter = z
+  .enum(PLACEMENT_STATES)
+  .catch('all' as never)
+  .or(z.literal('all'));
 
 /**
  * The hospital's requests and each one's page (docs/workspace.md), read with the person's token
@@ -31,7 +36,8 @@ export function requestsRoutes(context: WorkspaceContext): Router {
     const since = new Date(Date.now() - LIST_DAYS * 86_400_000).toISOString().slice(0, 10);
     const query = new URLSearchParams({ _lastUpdated: `ge${since}`, _count: String(LIST_READ) });
     const [{ tasks, more }, clinics] = await Promise.all([hospitalApiOf(context, req, res).tasks(query), clinicsOf(context, req, res)]);
-    return { placements: placementsOf(tasks), clinics, truncated: more, formats };
+    const filter = Filter.parse(req.query.filter);
+    return { placements: placementsOf(tasks), filter, clinics, truncated: more, formats };
   };
   /** The request of a Task of the party, all its clinics' Tasks; not found for another party's. */
   const placementOf = async (req: Request, res: Response) => {

@@ -183,7 +183,7 @@ export const INBOX_SCRIPT = String.raw`(function () {
     function poll() {
       if (busy || document.hidden) return;
       busy = true;
-      fetch(url + '?since=' + encodeURIComponent(changedAt), { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+      fetch(url + (url.indexOf('?') < 0 ? '?' : '&') + 'since=' + encodeURIComponent(changedAt), { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
         .then(function (response) {
           if (response.status === 401) {
             window.location.assign(root.getAttribute('data-login') + '?expired=1');

@@ -3,11 +3,13 @@ import type { Formats } from '../../inbox/format';
 import { html, type Html } from '../../inbox/html';
 import { layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
-import { ikOf, type Placement } from '../placements';
+import { ikOf, PLACEMENT_STATES, stateOf, type Placement, type PlacementState } from '../placements';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 
 export interface RequestsView {
+  /** Every request read, of all states: the filter's tabs count them. */
   placements: readonly Placement[];
+  filter: PlacementState | 'all';
   clinics: ReadonlyMap<string, ClinicRecord>;
   /** More Tasks matched than the page read: the oldest requests are not shown. */
   truncated: boolean;
@@ -18,10 +20,11 @@ export interface RequestsView {
 export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: RequestsView): Html {
   const t = texts.hospital.list;
   const changedAt = view.placements[0]?.changedAt ?? '';
+  const query = view.filter === 'all' ? '' : `?filter=${view.filter}`;
   return layout(context, {
     title: t.title,
     section: 'requests',
-    body: html`<div id="live-page" data-updates="/workspace/requests/updates" data-changed-at="${changedAt}" data-login="/workspace/login">
+    body: html`<div id="live-page" data-updates="/workspace/requests/updates${query}" data-changed-at="${changedAt}" data-login="/workspace/login">
 <h1>${t.title}</h1>
 <p>${t.intro}</p>
 ${liveStatus(texts)}
@@ -31,21 +34,27 @@ ${requestsParts(texts, view)['requests-table']}
   });
 }
 
-/** The list's part that changes with the clinics' answers (see requestParts). */
+/** The list's part that changes with the clinics' answers (see requestParts): the filter's tabs with their counts, and the table. */
 export function requestsParts(texts: WorkspaceTexts, view: RequestsView): Record<'requests-table', Html> {
   const t = texts.hospital.list;
   const { formats } = view;
-  const rows = view.placements.map((placement) => {
+  const states = view.placements.map((placement) => ({ placement, state: stateOf(placement) }));
+  const shown = states.filter(({ state }) => view.filter === 'all' || state === view.filter).map(({ placement }) => placement);
+  const countOf = (filter: PlacementState | 'all') => (filter === 'all' ? states.length : states.filter(({ state }) => state === filter).length);
+  const tabs = html`<nav aria-label="${t.filters}" class="filters"><ul>${(['all', ...PLACEMENT_STATES] as const).map(
+    (filter) =>
+      html`<li><a href="/workspace/requests${filter === 'all' ? '' : `?filter=${filter}`}"${filter === view.filter ? html` aria-current="page"` : ''}>${t.filter[filter]} <span class="count" data-count="${filter}">${countOf(filter)}</span></a></li>`,
+  )}</ul></nav>`;
+  const rows = shown.map((placement) => {
     const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
-    return html`<tr data-request="${placement.id}"><th scope="row"><a href="/workspace/requests/${placement.id}">${t.requestOf(sent)}</a></th><td><ul class="plain">${placement.tasks.map((task) => html`<li>${clinicLine(task, view.clinics, texts)}</li>`)}</ul></td><td><time datetime="${placement.changedAt}">${formats.instant(placement.changedAt) ?? placement.changedAt}</time></td></tr>`;
+    return html`<tr data-request="${placement.id}" data-state="${stateOf(placement)}"><th scope="row"><a href="/workspace/requests/${placement.id}">${t.requestOf(sent)}</a></th><td><ul class="plain">${placement.tasks.map((task) => html`<li>${clinicLine(task, view.clinics, texts)}</li>`)}</ul></td><td><time datetime="${placement.changedAt}">${formats.instant(placement.changedAt) ?? placement.changedAt}</time></td></tr>`;
   });
-  return {
-    'requests-table': rows.length
-      ? html`<table class="requests" id="requests-table" data-live-part><caption class="visually-hidden">${t.caption}</caption>
+  const table = rows.length
+    ? html`<table class="requests"><caption class="visually-hidden">${t.caption}</caption>
 <thead><tr><th scope="col">${t.columns.request}</th><th scope="col">${t.columns.clinics}</th><th scope="col">${t.columns.changed}</th></tr></thead>
 <tbody>${rows}</tbody></table>`
-      : html`<p class="empty" id="requests-table" data-live-part>${t.empty}</p>`,
-  };
+    : html`<p class="empty">${states.length ? t.emptyFilter : t.empty}</p>`;
+  return { 'requests-table': html`<div id="requests-table" data-live-part>${tabs}${table}</div>` };
 }
 
 /** A clinic of the request: its name, the state of its Task, and the Anfrage-Nr. it quotes on the phone. */
