@@ -106,6 +106,13 @@ describe('buildAdmissionRequestBundle', () => {
     expect(schema.safeParse({ ...selectionForm, patient: unnamed }).success).toBe(false);
   });
 
+  it('would be refused by the gateway with a birth year alone, which is why the form asks for the full date', () => {
+    const result = validateAdmissionRequestBundle(build({ ...proposalForm, patient: { ...proposalForm.patient, birthDate: '1956' } }), {
+      profileBase: DEFAULT_PROFILE_BASE,
+    });
+    expect(result.ok ? [] : result.issues.map((issue) => issue.expression)).toContain('Bundle.entry[1].resource.birthDate');
+  });
+
   it('gives the same form and time the same JSON, and a supplement the same resource ids', () => {
     expect(JSON.stringify(build(proposalForm))).toBe(JSON.stringify(build(structuredClone(proposalForm))));
     const first = build(proposalForm);
