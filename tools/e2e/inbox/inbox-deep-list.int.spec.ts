@@ -72,9 +72,11 @@ describeInChromium('the inbox list past 10,000 requests', () => {
 
   const url = (path: string) => `${inbox.baseUrl}${path}`;
   const rowsOf = (target: Page) => target.locator('tr.task-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task-id')!));
+  /** The href of the one link of that name, if there is one: one look-up of the page's roles (each takes a while on a page of 250 rows). */
   const hrefOf = async (target: Page, name: string) => {
-    const link = target.getByRole('link', { name, exact: true });
-    return (await link.count()) ? ((await link.getAttribute('href')) ?? undefined) : undefined;
+    const hrefs = await target.getByRole('link', { name, exact: true }).evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(hrefs.length).toBeLessThanOrEqual(1);
+    return hrefs[0] ?? undefined;
   };
   /** The address of the first page past the last one numbered (41: 40 pages of 250 before it), as page 41 links it. */
   const firstPastTheBound = async () => {
@@ -120,9 +122,10 @@ describeInChromium('the inbox list past 10,000 requests', () => {
       const addresses = visited.join(' ');
       expect(all.filter((id) => addresses.includes(id))).toEqual([]);
 
-      for (const link of [...offered].filter((href) => !visited.includes(href))) {
-        expect({ link, status: (await page.request.get(url(link))).status() }).toEqual({ link, status: 200 });
-      }
+      // All at once: each is one request of the same session, answered on its own.
+      const others = [...offered].filter((href) => !visited.includes(href));
+      const answers = await Promise.all(others.map(async (link) => ({ link, status: (await page.request.get(url(link))).status() })));
+      expect(answers).toEqual(others.map((link) => ({ link, status: 200 })));
     },
     WALK_TIMEOUT_MS,
   );
