@@ -61,6 +61,7 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
         refreshMarginMs: config.WEB_SESSION_REFRESH_MARGIN_SECONDS * 1000,
         csrfSecret,
         nodeEnv: config.NODE_ENV,
+        profileBase: config.PROFILE_BASE,
         logger,
       }),
     );

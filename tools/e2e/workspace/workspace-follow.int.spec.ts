@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { waitFor } from '@bedrequest/testing';
 import { passwordOf } from '../e2e-stack';
 import { describeInChromium, REFERRER_PARTY, startInboxHarness, type InboxHarness, seriousViolations } from '../inbox/inbox-harness';
 import { requestNumberOf } from '../../../apps/web/src/inbox/request-number';
@@ -68,7 +69,7 @@ describeInChromium("the hospital's workspace", () => {
     await page.goto(url('/requests'));
     await page.keyboard.press('Tab'); // the skip link
     let focused = '';
-    for (let step = 0; step < 10 && !focused.startsWith('/workspace/requests/'); step += 1) {
+    for (let step = 0; step < 10 && !/^\/workspace\/requests\/[0-9a-f-]{36}$/.test(focused); step += 1) {
       await page.keyboard.press('Tab');
       focused = await page.evaluate(() => document.activeElement?.getAttribute('href') ?? '');
     }
@@ -161,6 +162,8 @@ describeInChromium("the hospital's workspace", () => {
     expect(await overflow()).toBe(false);
     await zoomed.goto(url(`/requests/${firstTask}`));
     expect(await overflow()).toBe(false);
+    await zoomed.goto(url('/requests/new'));
+    expect(await overflow()).toBe(false);
   });
 
   it('shows another hospital none of it, by its list or a guessed address', async () => {
@@ -187,5 +190,52 @@ describeInChromium("the hospital's workspace", () => {
     expect(cookies.find((cookie) => cookie.name === 'workspace_session')).toMatchObject({ path: '/workspace', httpOnly: true, sameSite: 'Strict' });
     await page.goto(`${harness.baseUrl}/inbox/tasks`);
     expect(page.url()).toBe(`${harness.baseUrl}/inbox/login`);
+  });
+
+  it('creates a masked request to two clinics from the form: a refusal at its field first, then both clinics have it', async () => {
+    await page.goto(url('/requests'));
+    await Promise.all([page.waitForURL(url('/requests/new')), page.getByRole('link', { name: 'Neue Anfrage' }).click()]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Geschlecht *').selectOption('female');
+    await page.getByLabel('Geburtsdatum *').fill('1948-03-02');
+    await page.getByLabel('Postleitzahl *').fill('10115');
+    await page.getByLabel('Wohnort *').fill('Berlin');
+    await page.getByLabel('Gewünschtes Aufnahmedatum *').fill('2036-01-12');
+    await page.getByLabel('Leistungsart *').selectOption('follow-up-rehabilitation');
+    await page.getByLabel('Fachrichtung *').selectOption('orthopedics');
+    await page.getByLabel('Hauptdiagnose: ICD-10-GM-Code *').fill('S7201');
+    await page.getByLabel('Hauptdiagnose: Bezeichnung *').fill('Schenkelhalsfraktur');
+    await page.getByLabel('Hinweise (z. B. Mobilität, Isolation, Besonderheiten)').fill('Mobil am Rollator');
+    await Promise.all([page.waitForURL(url('/requests/new')), page.getByRole('button', { name: 'Kliniken für Fachrichtung und Datum anzeigen' }).click()]);
+    await page.getByLabel(new RegExp(`^${WALDSEE.name}`)).check();
+    await page.getByLabel(new RegExp(`^${BERGBLICK.name}`)).check();
+    await page.getByRole('button', { name: 'Anfrage senden' }).click();
+
+    // The code's form is refused at its field, in German; what was typed stays.
+    const code = page.getByLabel('Hauptdiagnose: ICD-10-GM-Code *');
+    expect(await code.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#f-diagnoses-0-code-error').innerText()).toBe('Bitte geben Sie einen ICD-10-GM-Code an, z. B. S72.01.');
+    expect(await page.getByLabel('Wohnort *').inputValue()).toBe('Berlin');
+    expect(await page.getByLabel(new RegExp(`^${WALDSEE.name}`)).isChecked()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await code.fill('S72.01');
+    await Promise.all([page.waitForURL(url('/requests?sent=1')), page.getByRole('button', { name: 'Anfrage senden' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toContain('Die Anfrage wurde gesendet.');
+    for (const clinic of harness.clinics) {
+      const token = await harness.stack.login(clinic.username);
+      const found = await waitFor(
+        async () => {
+          const list = await harness.stack.api<{ items: { id: string; mainDiagnosis?: { code: string }; patient: { dataLevel: string } }[] }>(
+            'GET',
+            '/api/v1/clinic/tasks?state=new',
+            { token },
+          );
+          return list.body.items.find((item) => item.mainDiagnosis?.code === 'S72.01' && item.patient.dataLevel === 'masked');
+        },
+        { what: `the new request at ${clinic.name}` },
+      );
+      expect(found).toBeDefined();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiErrorBody, FhirTask, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
+import { ApiErrorBody, FhirTask, FreeBedsList, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
 import { HttpError, type InternalClient } from '@bedrequest/http';
 import type { Credentials } from '../inbox/workspace-api';
 
@@ -105,4 +105,33 @@ export class HospitalApi {
     if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
     return answer.body.message;
   }
+
+  /**
+   * Sends an AdmissionRequestBundle (docs/api.md, "Sending a bundle"): accepted (202), or the
+   * refusal's status and the OperationOutcome's issues (diagnostics and FHIRPath expressions).
+   */
+  async send(bundle: object): Promise<{ ok: true } | { ok: false; status: number; issues: { diagnostics: string; expression: string[] }[] }> {
+    const answer = await this.client.raw({ method: 'POST', path: '/api/v2/fhir/Bundle', json: bundle, ...this.credentials });
+    if (answer.status === 202 || answer.status === 200 || answer.status === 201) return { ok: true };
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    if (answer.status >= 500) throw new HttpError('unavailable', `the bundle was answered with HTTP ${answer.status}`, { retryAfterSeconds: 5 });
+    const outcome = OutcomeIssues.safeParse(answer.body.length ? JSON.parse(answer.body.toString('utf8')) : {});
+    const issues = (outcome.success ? outcome.data.issue : []).map((issue) => ({ diagnostics: issue.diagnostics ?? '', expression: issue.expression ?? [] }));
+    return { ok: false, status: answer.status, issues };
+  }
+
+  /** The free beds of the clinics that show them to referrers, on a day (docs/api.md, "Free beds for referrers"); none when refused. */
+  async freeBeds(date: string): Promise<FreeBedsList['items']> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v1/kliniken/free-beds', query: new URLSearchParams({ date }), ...this.credentials },
+      { 200: FreeBedsList, 400: ApiErrorBody, 401: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200) return answer.body.items;
+    if (answer.status === 400) return [];
+    throw this.refused(answer.status);
+  }
 }
+
+const OutcomeIssues = z.looseObject({
+  issue: z.array(z.looseObject({ diagnostics: z.string().optional(), expression: z.array(z.string()).optional() })),
+});

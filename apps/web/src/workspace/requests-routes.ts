@@ -4,6 +4,7 @@ import type { ClinicRecord } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { Html } from '../inbox/html';
 import { apiCallOf, sendPage } from '../inbox/inbox-context';
+import { newRequestTexts } from './new-request.texts.de';
 import { erasePage } from './pages/erase.page';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
@@ -61,7 +62,7 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests', async (req, res) => {
     const [view, page] = await Promise.all([listView(req, res), workspacePageOf(context, req, res)]);
-    sendPage(res, requestsPage(page, texts, view));
+    sendPage(res, requestsPage(page, texts, view, req.query.sent === '1' ? newRequestTexts.sent : undefined));
   });
 
   router.get('/requests/updates', async (req, res) => {

@@ -6,6 +6,7 @@ import type { ApiCall, InboxApi } from '../inbox/inbox-api';
 import { apiCallOf, sessionOf } from '../inbox/inbox-context';
 import type { PageContext } from '../inbox/pages/layout';
 import type { HospitalApi } from './hospital-api';
+import { newRequestTexts } from './new-request.texts.de';
 import type { WorkspaceTexts } from './workspace.texts.de';
 
 /** Where the hospital's workspace is mounted. */
@@ -20,6 +21,8 @@ export interface WorkspaceContext {
   assets: { script: string; style: string };
   logger: Logger;
   parties: PartyNames;
+  /** `PROFILE_BASE`: the profiles and code systems of the bundles the pages build. */
+  profileBase: string;
 }
 
 export function hospitalApiOf(context: WorkspaceContext, req: Request, res: Response): HospitalApi {
@@ -37,6 +40,7 @@ export async function workspacePageOf(context: WorkspaceContext, req: Request, r
     home: `${MOUNT}/requests`,
     nav: [
       { section: 'requests', href: `${MOUNT}/requests`, label: context.texts.nav.tasks },
+      { section: 'new-request', href: `${MOUNT}/requests/new`, label: newRequestTexts.nav },
       { section: 'people', href: `${MOUNT}/people`, label: context.texts.hospital.navPeople },
     ],
     signedIn: { clinic: name, csrfToken: context.csrf.tokenOf(session.id) },

@@ -7,6 +7,7 @@ import { Formats } from '../inbox/format';
 import type { InboxApi } from '../inbox/inbox-api';
 import { InboxSessions, type SessionScope } from '../inbox/session';
 import { sessionPagesRouter } from '../inbox/session-pages';
+import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
 import { MOUNT, PartyNames, type WorkspaceContext } from './workspace-context';
@@ -28,6 +29,8 @@ export interface WorkspaceOptions {
   logger: Logger;
   nodeEnv: string;
   csrfSecret: string;
+  /** `PROFILE_BASE`: the profiles and code systems of the bundles the pages build. */
+  profileBase: string;
 }
 
 /**
@@ -38,6 +41,7 @@ export interface WorkspaceOptions {
  *
  * - `GET /login`, `POST /login`, `POST /logout`.
  * - `GET /requests`: the hospital's requests, each with every clinic's state of it.
+ * - `GET /requests/new`, `POST /requests/new`: a new request as a form, sent through the public API.
  * - `GET /requests/{taskId}`: one request, addressed by the id of its first Task; `GET|POST
  *   /requests/{taskId}/erase`: its patient data erased after a confirmation.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
@@ -63,6 +67,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
     assets,
     logger: options.logger,
     parties: new PartyNames(options.api),
+    profileBase: options.profileBase,
   };
   return sessionPagesRouter({
     api: options.api,
@@ -77,6 +82,8 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
     isPoll: (req: Request) => /^\/requests\/(?:[^/]+\/)?updates$/.test(req.path),
     logger: options.logger,
     routes: (pages) => {
+      // Before the request's page: /requests/new is no request.
+      pages.use(newRequestRoutes(context));
       pages.use(requestsRoutes(context));
       pages.use(peopleRoutes(context));
     },

@@ -17,7 +17,7 @@ export interface RequestsView {
 }
 
 /** The hospital's requests (docs/workspace.md, "Anfragen"): each with every clinic's state of it. */
-export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: RequestsView): Html {
+export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: RequestsView, flash?: string): Html {
   const t = texts.hospital.list;
   const changedAt = view.placements[0]?.changedAt ?? '';
   const query = view.filter === 'all' ? '' : `?filter=${view.filter}`;
@@ -27,6 +27,7 @@ export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: 
     body: html`<div id="live-page" data-updates="/workspace/requests/updates${query}" data-changed-at="${changedAt}" data-login="/workspace/login">
 <h1>${t.title}</h1>
 <p>${t.intro}</p>
+${flash ? notice('success', flash) : ''}
 ${liveStatus(texts)}
 ${view.truncated ? notice('info', t.truncated(view.placements.length)) : ''}
 ${requestsParts(texts, view)['requests-table']}

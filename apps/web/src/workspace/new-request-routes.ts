@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import type { ClinicRecord } from '@bedrequest/contracts';
+import { buildAdmissionRequestBundle, RequestForm, requestIdentifierFor } from '@bedrequest/fhir-model';
+import { apiCallOf, sendPage, sessionOf } from '../inbox/inbox-context';
+import { newRequestTexts as t } from './new-request.texts.de';
+import { DIAGNOSIS_ROWS, newRequestPage, type NewRequestInput, type NewRequestView } from './pages/new-request.page';
+import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
+
+/** The form's text fields, by name: all the page reads of a post. */
+const FIELDS = [
+  'patient.gender',
+  'patient.birthDate',
+  'patient.postalCode',
+  'patient.city',
+  'desiredAdmissionDate',
+  'serviceType',
+  'specialty',
+  ...Array.from({ length: DIAGNOSIS_ROWS }, (_, n) => [`diagnoses.${n}.code`, `diagnoses.${n}.text`]).flat(),
+  'weightKg',
+  'heightCm',
+  'coverage.payorIk',
+  'coverage.payorName',
+  'coverage.kind',
+  'stay.admissionDate',
+  'stay.status',
+  'stay.dischargeDate',
+  'stay.caseNumber',
+  'notes',
+] as const;
+
+/**
+ * The hospital's new request (docs/workspace.md, "Neue Anfrage"): the form, and its post, which
+ * builds the AdmissionRequestBundle (`@bedrequest/fhir-model`'s request form: the identifier under
+ * the party's FHIR base, the patient masked) and sends it through the public API like any referrer's
+ * software. What the form's schema refuses stands at its field; what the service refuses, in the
+ * summary. Nothing of the form goes into a URL.
+ */
+export function newRequestRoutes(context: WorkspaceContext): Router {
+  const router = Router();
+  const { texts } = context;
+
+  const render = async (req: Request, res: Response, input: NewRequestInput, refused: Pick<NewRequestView, 'errors' | 'summary'>, status = 200) => {
+    const api = hospitalApiOf(context, req, res);
+    const specialty = input.fields.specialty;
+    const date = input.fields.desiredAdmissionDate ?? '';
+    const [{ items }, page] = await Promise.all([context.api.clinics(apiCallOf(req, res)), workspacePageOf(context, req, res)]);
+    const clinics = items.filter((clinic) => !specialty || clinic.departments.some((department) => department.specialty === specialty));
+    const departments = new Set(
+      clinics.flatMap((clinic) =>
+        clinic.departments.filter((department) => !specialty || department.specialty === specialty).map((d) => `${clinic.ik}/${d.code}`),
+      ),
+    );
+    const freeBeds = /^\d{4}-\d{2}-\d{2}$/.test(date) ? (await api.freeBeds(date)).filter((item) => departments.has(`${item.ik}/${item.department}`)) : [];
+    sendPage(res, newRequestPage(page, texts, { input, ...refused, clinics, freeBeds, csrfToken: context.csrf.tokenOf(sessionOf(res).id) }), status);
+  };
+
+  router.get('/requests/new', async (req, res) => {
+    await render(req, res, { fields: {}, clinics: [] }, { errors: new Map(), summary: [] });
+  });
+
+  router.post('/requests/new', async (req, res) => {
+    const input = inputOf(req.body);
+    // "Kliniken … anzeigen": the form again, with the clinics of the specialty and their free beds.
+    if ((req.body as Record<string, unknown>).step === 'clinics') return render(req, res, input, { errors: new Map(), summary: [] });
+    const api = hospitalApiOf(context, req, res);
+    const [party, { items: registry }] = await Promise.all([api.party(), context.api.clinics(apiCallOf(req, res))]);
+    const form = formOf(input, { fhirBase: party.fhirBase ?? '', ik: party.ik[0] ?? '', name: party.name }, registry);
+    const parsed = RequestForm.safeParse(form);
+    const errors = new Map<string, string>();
+    if (!input.fields.specialty) errors.set('specialty', t.fieldErrors.specialty ?? t.otherError);
+    if (!parsed.success) for (const issue of parsed.error.issues) errors.set(fieldOf(issue.path), germanOf(issue.path));
+    if (!parsed.success || errors.size > 0) return render(req, res, input, { errors, summary: [...new Set(errors.values())] }, 400);
+    const sent = await api.send(buildAdmissionRequestBundle(parsed.data, { profileBase: context.profileBase }));
+    if (!sent.ok) {
+      const summary = sent.issues.map((issue) => `${t.refused} ${issue.diagnostics}`);
+      return render(req, res, input, { errors: new Map([['form', t.refused]]), summary }, sent.status === 409 ? 409 : 400);
+    }
+    res.redirect(303, '/workspace/requests?sent=1');
+  });
+
+  return router;
+}
+
+function inputOf(body: unknown): NewRequestInput {
+  const record = (body ?? {}) as Record<string, unknown>;
+  const fields = Object.fromEntries(
+    FIELDS.map((name) => [name, typeof record[name] === 'string' ? (record[name] as string).trim() : '']).filter(([, value]) => value !== ''),
+  );
+  const ticked = record.clinic;
+  const clinics = (Array.isArray(ticked) ? ticked : [ticked]).filter((ik): ik is string => typeof ik === 'string' && /^\d{9}$/.test(ik));
+  return { fields, clinics: [...new Set(clinics)] };
+}
+
+/** The form's fields as the request form's schema takes them; blank ones left out, so that it names what is missing. */
+function formOf(input: NewRequestInput, party: { fhirBase: string; ik: string; name: string }, registry: readonly ClinicRecord[]): unknown {
+  const f = input.fields;
+  const number = (name: string) => (f[name] === undefined ? undefined : Number(f[name]?.replace(',', '.')));
+  const group = <K extends string>(prefix: string, keys: readonly K[]) => {
+    const entries = keys.map((key) => [key, f[`${prefix}.${key}`]] as const).filter(([, value]) => value !== undefined);
+    return entries.length ? Object.fromEntries(entries) : undefined;
+  };
+  const diagnoses = Array.from({ length: DIAGNOSIS_ROWS }, (_, n) => group(`diagnoses.${n}`, ['code', 'text'] as const)).filter((row) => row !== undefined);
+  return {
+    requestIdentifier: requestIdentifierFor(party.fhirBase),
+    transmissionNumber: randomUUID(),
+    stage: 'proposal',
+    requester: { ik: party.ik, name: party.name },
+    performers: input.clinics.map((ik) => ({
+      ik,
+      ...(registry.find((clinic) => clinic.ik === ik) ? { name: registry.find((clinic) => clinic.ik === ik)?.name } : {}),
+    })),
+    patient: group('patient', ['gender', 'birthDate', 'postalCode', 'city'] as const) ?? {},
+    ...(f.desiredAdmissionDate ? { desiredAdmissionDate: f.desiredAdmissionDate } : {}),
+    ...(f.serviceType ? { serviceType: f.serviceType } : {}),
+    ...(f.specialty ? { specialty: f.specialty } : {}),
+    diagnoses,
+    ...(f.weightKg ? { weightKg: number('weightKg') } : {}),
+    ...(f.heightCm ? { heightCm: number('heightCm') } : {}),
+    ...(group('coverage', ['payorIk', 'payorName', 'kind'] as const) ? { coverage: group('coverage', ['payorIk', 'payorName', 'kind'] as const) } : {}),
+    ...(group('stay', ['admissionDate', 'status', 'dischargeDate', 'caseNumber'] as const)
+      ? { stay: group('stay', ['admissionDate', 'status', 'dischargeDate', 'caseNumber'] as const) }
+      : {}),
+    notes: f.notes ? [f.notes] : [],
+  };
+}
+
+/** The form field a schema issue stands at (`diagnoses.0.code`), or its group (`coverage`, `performers`), else the form. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  const name = path.map(String).join('.');
+  if ((FIELDS as readonly string[]).includes(name)) return name;
+  const top = String(path[0] ?? 'form');
+  if (top === 'diagnoses') return 'diagnoses.0.code';
+  return ['coverage', 'stay', 'performers', 'desiredAdmissionDate', 'serviceType', 'specialty', 'notes'].includes(top) ? top : 'form';
+}
+
+/** What a refused field needs, in German (new-request.texts.de.ts). */
+function germanOf(path: readonly PropertyKey[]): string {
+  const name = path
+    .filter((key) => typeof key !== 'number')
+    .map(String)
+    .join('.');
+  return t.fieldErrors[name] ?? t.fieldErrors[String(path[0])] ?? t.otherError;
+}

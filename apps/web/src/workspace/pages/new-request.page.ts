@@ -1,0 +1,137 @@
+import type { ClinicRecord, FreeBedsItem } from '@bedrequest/contracts';
+import { COVERAGE_KINDS, SERVICE_TYPE_CODES, SPECIALTIES, STAY_STATUSES } from '@bedrequest/fhir-model';
+import { html, type Html } from '../../inbox/html';
+import { csrfField, layout, notice, type PageContext } from '../../inbox/pages/layout';
+import { newRequestTexts as t } from '../new-request.texts.de';
+import type { WorkspaceTexts } from '../workspace.texts.de';
+
+/** How many diagnosis rows the form offers (the first is the main diagnosis). */
+export const DIAGNOSIS_ROWS = 3;
+
+/** What the person typed, by the form's field names (`patient.birthDate`, `diagnoses.0.code`), and the clinics ticked. */
+export interface NewRequestInput {
+  fields: Readonly<Record<string, string>>;
+  clinics: readonly string[];
+}
+
+export interface NewRequestView {
+  input: NewRequestInput;
+  /** A refusal by the form's field name it stands at; `form` for one that names none. */
+  errors: ReadonlyMap<string, string>;
+  /** The refusals in the service's own words, listed above the form. */
+  summary: readonly string[];
+  /** The registry's clinics offering the chosen specialty (all without one), with their free beds on the desired date where shown. */
+  clinics: readonly ClinicRecord[];
+  freeBeds: readonly FreeBedsItem[];
+  csrfToken: string;
+}
+
+/**
+ * The hospital's new request as a form (docs/workspace.md, "Neue Anfrage"): the patient masked, the
+ * request, diagnoses, measurements, insurer, the stay and notes, and the clinics to ask, each with
+ * its free beds for the desired date where it shows them. Works without the script: "Kliniken …
+ * anzeigen" posts the form and shows it again with the clinics of the specialty.
+ */
+export function newRequestPage(context: PageContext, texts: WorkspaceTexts, view: NewRequestView): Html {
+  const { fields } = view.input;
+  const value = (name: string) => fields[name] ?? '';
+  const idOf = (name: string) => `f-${name.replace(/\./g, '-')}`;
+  const errorOf = (name: string) => view.errors.get(name);
+  const aria = (name: string, hint?: string) => {
+    const error = errorOf(name);
+    const ids = [hint, error ? `${idOf(name)}-error` : ''].filter(Boolean).join(' ');
+    return html`${ids ? html` aria-describedby="${ids}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
+  };
+  const errorLine = (name: string) => (errorOf(name) ? html`<p class="field-error" id="${idOf(name)}-error">${errorOf(name)}</p>` : '');
+  const input = (name: string, label: string, type = 'text', extra: Html = html``, hint?: string) =>
+    html`<div class="field"><label for="${idOf(name)}">${label}</label>${errorLine(name)}<input id="${idOf(name)}" name="${name}" type="${type}" value="${value(name)}"${extra}${aria(name, hint)}></div>`;
+  const select = (name: string, label: string, options: readonly string[], names: Record<string, string>) =>
+    html`<div class="field"><label for="${idOf(name)}">${label}</label>${errorLine(name)}<select id="${idOf(name)}" name="${name}"${aria(name)}><option value="">${t.choose}</option>${options.map(
+      (option) => html`<option value="${option}"${value(name) === option ? html` selected` : ''}>${names[option] ?? option}</option>`,
+    )}</select></div>`;
+  const section = (name: keyof typeof t.sections, body: Html) => html`<fieldset class="form-section"><legend>${t.sections[name]}</legend>${body}</fieldset>`;
+  const specialtyNames = Object.fromEntries(SPECIALTIES.map((row) => [row.code, texts.specialty[row.code] ?? row.display]));
+
+  return layout(context, {
+    title: t.title,
+    section: 'new-request',
+    body: html`<h1>${t.title}</h1>
+<p>${t.intro}</p>
+<p class="hint">${t.required}</p>
+${
+  view.summary.length
+    ? html`<div class="notice notice-error error-summary" role="alert" tabindex="-1" id="request-errors"><p>${t.errorSummary}</p><ul>${view.summary.map((line) => html`<li>${line}</li>`)}</ul></div>`
+    : ''
+}
+${errorOf('form') ? notice('error', errorOf('form') ?? '') : ''}
+<form method="post" action="/workspace/requests/new" class="form new-request">
+${csrfField(view.csrfToken)}
+${section(
+  'patient',
+  html`${select('patient.gender', t.fields.gender, ['female', 'male', 'other', 'unknown'], t.genders)}${input('patient.birthDate', t.fields.birthDate, 'date')}${input('patient.postalCode', t.fields.postalCode, 'text', html` autocomplete="off" maxlength="10"`)}${input('patient.city', t.fields.city, 'text', html` autocomplete="off" maxlength="100"`)}`,
+)}
+${section(
+  'request',
+  html`${input('desiredAdmissionDate', t.fields.desiredAdmissionDate, 'date')}${select('serviceType', t.fields.serviceType, SERVICE_TYPE_CODES, texts.serviceType)}${select(
+    'specialty',
+    t.fields.specialty,
+    SPECIALTIES.map((row) => row.code),
+    specialtyNames,
+  )}`,
+)}
+${section(
+  'diagnoses',
+  html`<p class="hint" id="diagnosis-hint">${t.hints.diagnosisCode}</p>${Array.from(
+    { length: DIAGNOSIS_ROWS },
+    (_, n) =>
+      html`<div class="field-pair">${input(`diagnoses.${n}.code`, t.fields.diagnosisCode(n), 'text', html` autocomplete="off" maxlength="10" spellcheck="false"`, 'diagnosis-hint')}${input(
+        `diagnoses.${n}.text`,
+        t.fields.diagnosisText(n),
+        'text',
+        html` maxlength="500"`,
+      )}</div>`,
+  )}`,
+)}
+${section('measurements', html`${input('weightKg', t.fields.weightKg, 'number', html` min="0.3" max="500" step="0.1"`)}${input('heightCm', t.fields.heightCm, 'number', html` min="20" max="260" step="1"`)}`)}
+${section(
+  'coverage',
+  html`<p class="hint" id="coverage-hint">${t.hints.coverage}</p>${errorLine('coverage')}${input('coverage.payorIk', t.fields.payorIk, 'text', html` inputmode="numeric" maxlength="9"`, 'coverage-hint')}${input(
+    'coverage.payorName',
+    t.fields.payorName,
+  )}${select('coverage.kind', t.fields.kind, COVERAGE_KINDS, t.kinds)}`,
+)}
+${section(
+  'stay',
+  html`${errorLine('stay')}${input('stay.admissionDate', t.fields.admissionDate, 'date')}${select('stay.status', t.fields.stayStatus, STAY_STATUSES, t.stayStatuses)}${input(
+    'stay.dischargeDate',
+    t.fields.dischargeDate,
+    'date',
+  )}${input('stay.caseNumber', t.fields.caseNumber, 'text', html` autocomplete="off" maxlength="64"`)}`,
+)}
+${section(
+  'notes',
+  html`<div class="field"><label for="f-notes">${t.fields.notes}</label>${errorLine('notes')}<textarea id="f-notes" name="notes" rows="4" maxlength="4000"${aria('notes')}>${value('notes')}</textarea></div>`,
+)}
+${section('clinics', clinicChoices(view, texts))}
+<button type="submit" class="button">${t.send}</button>
+</form>`,
+  });
+}
+
+function clinicChoices(view: NewRequestView, texts: WorkspaceTexts): Html {
+  const error = view.errors.get('performers');
+  const free = (clinic: ClinicRecord) => {
+    const items = view.freeBeds.filter((item) => item.ik === clinic.ik);
+    return items.length ? t.freeBeds(items.reduce((sum, item) => sum + item.free, 0)) : t.noFreeBeds;
+  };
+  return html`<p class="hint" id="clinics-hint">${t.hints.clinics}</p>${error ? html`<p class="field-error" id="f-performers-error">${error}</p>` : ''}
+<button type="submit" name="step" value="clinics" class="button button-secondary" formnovalidate>${t.showClinics}</button>
+${
+  view.clinics.length
+    ? html`<ul class="plain clinic-choices">${view.clinics.map(
+        (clinic) =>
+          html`<li class="choice"><input type="checkbox" id="clinic-${clinic.ik}" name="clinic" value="${clinic.ik}"${view.input.clinics.includes(clinic.ik) ? html` checked` : ''}${error ? html` aria-describedby="f-performers-error"` : ''}><label for="clinic-${clinic.ik}">${texts.clinicOf(clinic.name, clinic.ik)} <span class="meta">(${free(clinic)})</span></label></li>`,
+      )}</ul>`
+    : html`<p class="empty">${t.noClinics}</p>`
+}`;
+}
