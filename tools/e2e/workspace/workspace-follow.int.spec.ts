@@ -22,6 +22,8 @@ describeInChromium("the hospital's workspace", () => {
   let waldseeTask: string;
   let bergblickTask: string;
   let firstTask: string;
+  /** The Tasks of the request the form created, by clinic IK. */
+  let createdTasks: Record<string, string> = {};
 
   const url = (path: string) => `${harness.baseUrl}/workspace${path}`;
   const logIn = async (target: Page, username: string) => {
@@ -222,6 +224,7 @@ describeInChromium("the hospital's workspace", () => {
     await code.fill('S72.01');
     await Promise.all([page.waitForURL(url('/requests?sent=1')), page.getByRole('button', { name: 'Anfrage senden' }).click()]);
     expect(await page.getByRole('status').first().innerText()).toContain('Die Anfrage wurde gesendet.');
+    const created: Record<string, string> = {};
     for (const clinic of harness.clinics) {
       const token = await harness.stack.login(clinic.username);
       const found = await waitFor(
@@ -236,6 +239,42 @@ describeInChromium("the hospital's workspace", () => {
         { what: `the new request at ${clinic.name}` },
       );
       expect(found).toBeDefined();
+      created[clinic.ik] = found!.id;
     }
+    createdTasks = created;
+  });
+
+  it('selects the clinic that accepted, asking for the complete master data then: the clinic receives them, the other is cancelled', async () => {
+    const [waldsee, bergblick] = [createdTasks[WALDSEE.ik]!, createdTasks[BERGBLICK.ik]!];
+    const clinicToken = await harness.stack.login(harness.clinics[0]!.username);
+    expect(
+      (await harness.stack.api('POST', `/api/v1/clinic/tasks/${waldsee}/answer`, { token: clinicToken, body: { businessStatus: 'accepted' } })).status,
+    ).toBe(200);
+    await page.goto(url(`/requests/${waldsee}`));
+    expect(await page.getByRole('link', { name: new RegExp(`^${BERGBLICK.name}.* auswählen$`) }).count()).toBe(0);
+    await page.getByRole('link', { name: `${WALDSEE.name} (IK ${WALDSEE.ik}) auswählen` }).click();
+    await page.waitForURL(/\/select\//);
+    expect(await page.locator('main').innerText()).toContain('Diese Klinik erhält jetzt die vollständigen Patientendaten');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Without the family name the selection is refused at its field.
+    await page.getByRole('button', { name: 'Klinik verbindlich auswählen' }).click();
+    expect(await page.getByLabel('Familienname *').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Familienname *').fill('Musterfrau');
+    await page.getByLabel('Vornamen').fill('Erika Maria');
+    await page.getByLabel('Straße und Hausnummer').fill('Hauptstraße 1');
+    await page.getByLabel('Telefon').fill('+49 30 1234567');
+    await Promise.all([page.waitForURL(/\?selected=1$/), page.getByRole('button', { name: 'Klinik verbindlich auswählen' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toContain('Die Klinik ist ausgewählt');
+    await page.locator(`tr[data-task-id="${waldsee}"] .status`, { hasText: 'Ausgewählt' }).waitFor({ timeout: 15_000 });
+    await page.locator(`tr[data-task-id="${bergblick}"] .status`, { hasText: 'Storniert' }).waitFor({ timeout: 15_000 });
+
+    const bundle = await harness.stack.api<{ entry: { resource: { resourceType: string; name?: { family?: string; given?: string[] }[] } }[] }>(
+      'GET',
+      `/api/v1/clinic/tasks/${waldsee}/bundle`,
+      { token: clinicToken },
+    );
+    const patient = bundle.body.entry.find((entry) => entry.resource.resourceType === 'Patient')?.resource;
+    expect(patient?.name?.[0]).toMatchObject({ family: 'Musterfrau', given: ['Erika', 'Maria'] });
   });
 });

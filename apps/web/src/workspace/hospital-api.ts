@@ -1,3 +1,4 @@
+import type { Bundle } from '@medplum/fhirtypes';
 import { z } from 'zod';
 import { ApiErrorBody, FhirTask, FreeBedsList, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
 import { HttpError, type InternalClient } from '@bedrequest/http';
@@ -130,8 +131,24 @@ export class HospitalApi {
     if (answer.status === 400) return [];
     throw this.refused(answer.status);
   }
+
+  /**
+   * The latest version of the party's request as sent (docs/api.md, "Reading a request back"): the
+   * searchset with the ServiceRequest and the resources it came with; undefined for none the party
+   * owns, `erased` once its patient data was erased (410).
+   */
+  async readBack(identifier: string): Promise<Bundle | undefined | 'erased'> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v2/fhir/ServiceRequest', query: new URLSearchParams({ identifier }), ...this.credentials },
+      { 200: SearchSet, 401: z.unknown(), 410: z.unknown(), 429: z.unknown() },
+    );
+    if (answer.status === 410) return 'erased';
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    return answer.body.total === 0 ? undefined : (answer.body as Bundle);
+  }
 }
 
 const OutcomeIssues = z.looseObject({
   issue: z.array(z.looseObject({ diagnostics: z.string().optional(), expression: z.array(z.string()).optional() })),
 });
+const SearchSet = z.looseObject({ resourceType: z.literal('Bundle'), type: z.literal('searchset'), total: z.number().int() });

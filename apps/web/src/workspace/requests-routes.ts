@@ -1,27 +1,22 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { ClinicRecord } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { Html } from '../inbox/html';
-import { apiCallOf, sendPage } from '../inbox/inbox-context';
+import { sendPage } from '../inbox/inbox-context';
 import { newRequestTexts } from './new-request.texts.de';
+import { selectTexts } from './select.texts.de';
 import { erasePage } from './pages/erase.page';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
+import { clinicsOf, LIST_READ, placementOfTask } from './placement-reads';
 import { PLACEMENT_STATES, placementsOf, requestOf } from './placements';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
-/** The Tasks the list reads at most: with up to five clinics a request, the last hundred or so requests. */
-export const LIST_READ = 500;
 /** The list shows the requests changed within this many days. */
 export const LIST_DAYS = 90;
 
-const TaskId = z.guid();
 /** The list's filter (`?filter=`); anything else shows them all. */
-const Filter = z
-  .enum(PLACEMENT_STATES)
-  .catch('all' as never)
-  .or(z.literal('all'));
+const Filter = z.enum(['all', ...PLACEMENT_STATES]).catch('all');
 
 /**
  * The hospital's requests and each one's page (docs/workspace.md), read with the person's token
@@ -40,21 +35,7 @@ export function requestsRoutes(context: WorkspaceContext): Router {
     const filter = Filter.parse(req.query.filter);
     return { placements: placementsOf(tasks), filter, clinics, truncated: more, formats };
   };
-  /** The request of a Task of the party, all its clinics' Tasks; not found for another party's. */
-  const placementOf = async (req: Request, res: Response) => {
-    const taskId = String(req.params.taskId);
-    if (!TaskId.safeParse(taskId).success) throw notFound();
-    const api = hospitalApiOf(context, req, res);
-    const task = await api.task(taskId);
-    if (!task) throw notFound();
-    const [{ tasks }, clinics] = await Promise.all([
-      api.tasks(new URLSearchParams({ 'based-on': requestOf(task), _count: String(LIST_READ) })),
-      clinicsOf(context, req, res),
-    ]);
-    const [placement] = placementsOf(tasks);
-    if (!placement) throw notFound();
-    return { placement, clinics };
-  };
+  const placementOf = (req: Request, res: Response) => placementOfTask(context, req, res);
   /** What the page's script asks every few seconds: the changed parts, once the latest change is past `since`. */
   const updates = (res: Response, since: unknown, changedAt: string, parts: () => Record<string, Html>) => {
     res.json(since === changedAt ? { changedAt } : { changedAt, parts: Object.fromEntries(Object.entries(parts()).map(([id, part]) => [id, part.markup])) });
@@ -72,7 +53,7 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests/:taskId', async (req, res) => {
     const [{ placement, clinics }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
-    const flash = req.query.erased === '1' ? texts.hospital.erase.done : undefined;
+    const flash = req.query.erased === '1' ? texts.hospital.erase.done : req.query.selected === '1' ? selectTexts.done : undefined;
     sendPage(res, requestPage(page, texts, placement, clinics, formats, flash));
   });
 
@@ -95,13 +76,4 @@ export function requestsRoutes(context: WorkspaceContext): Router {
   });
 
   return router;
-}
-
-async function clinicsOf(
-  context: WorkspaceContext,
-  req: Parameters<typeof apiCallOf>[0],
-  res: Parameters<typeof apiCallOf>[1],
-): Promise<ReadonlyMap<string, ClinicRecord>> {
-  const { items } = await context.api.clinics(apiCallOf(req, res));
-  return new Map(items.map((clinic) => [clinic.ik, clinic]));
 }

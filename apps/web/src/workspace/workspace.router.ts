@@ -10,6 +10,7 @@ import { sessionPagesRouter } from '../inbox/session-pages';
 import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
+import { selectRoutes } from './select-routes';
 import { MOUNT, PartyNames, type WorkspaceContext } from './workspace-context';
 import { de } from '../inbox/texts.de';
 import { workspaceDe } from './workspace.texts.de';
@@ -44,6 +45,7 @@ export interface WorkspaceOptions {
  * - `GET /requests/new`, `POST /requests/new`: a new request as a form, sent through the public API.
  * - `GET /requests/{taskId}`: one request, addressed by the id of its first Task; `GET|POST
  *   /requests/{taskId}/erase`: its patient data erased after a confirmation.
+ * - `GET|POST /requests/{taskId}/select/{clinicTaskId}`: selecting a clinic that accepted, with the complete master data.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  */
 export function workspaceRouter(options: WorkspaceOptions): Router {
@@ -85,6 +87,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       // Before the request's page: /requests/new is no request.
       pages.use(newRequestRoutes(context));
       pages.use(requestsRoutes(context));
+      pages.use(selectRoutes(context));
       pages.use(peopleRoutes(context));
     },
   });

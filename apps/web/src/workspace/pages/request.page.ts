@@ -5,6 +5,7 @@ import { layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
 import { ikOf, type Placement } from '../placements';
 import type { WorkspaceTexts } from '../workspace.texts.de';
+import { selectTexts } from '../select.texts.de';
 import { hospitalStatusText, liveStatus } from './requests.page';
 
 /**
@@ -57,6 +58,8 @@ export function requestParts(
 ): Record<'request-asks' | 'request-clinics', Html> {
   const t = texts.hospital.request;
   const asking = placement.tasks.filter((task) => task.status === 'on-hold' && task.note?.length);
+  // A clinic that accepted can be selected while none is (docs/workspace.md, "Klinik auswählen").
+  const selectable = !placement.tasks.some((task) => task.status === 'in-progress');
   return {
     'request-asks': html`<div id="request-asks" data-live-part>${asking.map((task) =>
       notice(
@@ -66,14 +69,16 @@ export function requestParts(
     )}</div>`,
     'request-clinics': html`<table class="clinics" id="request-clinics" data-live-part>
 <thead><tr><th scope="col">${t.clinic}</th><th scope="col">${t.number}</th><th scope="col">${t.state}</th><th scope="col">${t.answeredAt}</th><th scope="col">${t.notes}</th></tr></thead>
-<tbody>${placement.tasks.map((task) => clinicRow(task, clinics, texts, formats))}</tbody>
+<tbody>${placement.tasks.map((task) => clinicRow(task, clinics, texts, formats, selectable && task.status === 'accepted' ? `/workspace/requests/${placement.id}/select/${task.id}` : undefined))}</tbody>
 </table>`,
   };
 }
 
-function clinicRow(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats): Html {
+/** A clinic's row; `select`: where selecting it begins, for a clinic that accepted while none is selected. */
+function clinicRow(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats, select?: string): Html {
   const notes = [...(task.note ?? [])].reverse();
-  return html`<tr data-task-id="${task.id}" data-status="${task.status}"><th scope="row">${clinicName(task, clinics, texts)}</th><td class="request-number"><strong>${requestNumberOf(task.id)}</strong></td><td class="status status-${task.status}">${hospitalStatusText(task, texts)}</td><td><time datetime="${task.lastModified}">${formats.instant(task.lastModified) ?? task.lastModified}</time></td><td>${
+  const action = select ? html` <a class="select-clinic" href="${select}">${selectTexts.action(clinicName(task, clinics, texts))}</a>` : '';
+  return html`<tr data-task-id="${task.id}" data-status="${task.status}"><th scope="row">${clinicName(task, clinics, texts)}</th><td class="request-number"><strong>${requestNumberOf(task.id)}</strong></td><td><span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span>${action}</td><td><time datetime="${task.lastModified}">${formats.instant(task.lastModified) ?? task.lastModified}</time></td><td>${
     notes.length
       ? html`<ol class="plain notes">${notes.map((note) => html`<li><span class="meta">${formats.instant(note.time) ?? note.time}:</span> ${note.text}</li>`)}</ol>`
       : html`<span class="meta">${texts.hospital.request.noNotes}</span>`
