@@ -277,4 +277,36 @@ describeInChromium("the hospital's workspace", () => {
     const patient = bundle.body.entry.find((entry) => entry.resource.resourceType === 'Patient')?.resource;
     expect(patient?.name?.[0]).toMatchObject({ family: 'Musterfrau', given: ['Erika', 'Maria'] });
   });
+
+  it('withdraws the selection after a confirmation: the clinic is cancelled and the request open again', async () => {
+    const waldsee = createdTasks[WALDSEE.ik]!;
+    await page.goto(url(`/requests/${waldsee}`));
+    await page.getByRole('link', { name: 'Auswahl zurücknehmen' }).click();
+    await page.waitForURL(/\/withdraw$/);
+    expect(await page.locator('main').innerText()).toContain('die Anfrage ist wieder offen');
+    expect(await seriousViolations(page)).toEqual([]);
+    await Promise.all([page.waitForURL(/\?withdrawn=1$/), page.getByRole('button', { name: 'Auswahl zurücknehmen' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toBe('Die Auswahl wurde zurückgenommen. Die Anfrage ist wieder offen.');
+    await page.locator(`tr[data-task-id="${waldsee}"] .status`, { hasText: 'Storniert' }).waitFor({ timeout: 15_000 });
+  });
+
+  it('revokes a request after a confirmation: every clinic sees it cancelled, and nothing more can be sent for it', async () => {
+    const { identifier } = await harness.sendRequest({ performerIks: [WALDSEE.ik, BERGBLICK.ik] });
+    const task = (await harness.taskOf(identifier, WALDSEE.ik)).id;
+    await page.goto(url(`/requests/${task}`));
+    await page.getByRole('link', { name: 'Anfrage zurückziehen' }).click();
+    await page.waitForURL(/\/revoke$/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await Promise.all([page.waitForURL(/\?revoked=1$/), page.getByRole('button', { name: 'Anfrage endgültig zurückziehen' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toBe('Die Anfrage wurde zurückgezogen. Die Kliniken sehen sie als storniert.');
+    await waitFor(
+      async () =>
+        (await harness.taskOf(identifier, BERGBLICK.ik)).status === 'cancelled' && (await harness.taskOf(identifier, WALDSEE.ik)).status === 'cancelled',
+      {
+        what: 'both Tasks cancelled',
+      },
+    );
+    await page.reload();
+    expect(await page.getByRole('link', { name: 'Anfrage zurückziehen' }).count()).toBe(0);
+  });
 });

@@ -58,3 +58,12 @@ export function requestOf(task: FhirTask): string {
 export function ikOf(task: FhirTask): string {
   return task.owner.identifier.value;
 }
+
+/** A step the hospital takes on a whole request (docs/workspace.md). */
+export type Change = 'revoke' | 'withdraw';
+
+/** Whether the request's page offers the change. */
+export function applies(change: Change, placement: Pick<Placement, 'tasks'>): boolean {
+  if (change === 'withdraw') return placement.tasks.some((task) => task.status === 'in-progress');
+  return placement.tasks.some((task) => task.status !== 'cancelled');
+}

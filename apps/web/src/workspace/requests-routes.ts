@@ -4,7 +4,9 @@ import { HttpError } from '@bedrequest/http';
 import type { Html } from '../inbox/html';
 import { sendPage } from '../inbox/inbox-context';
 import { newRequestTexts } from './new-request.texts.de';
+import { changesTexts } from './changes.texts.de';
 import { selectTexts } from './select.texts.de';
+import { workspaceDe } from './workspace.texts.de';
 import { erasePage } from './pages/erase.page';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
@@ -14,6 +16,14 @@ import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspa
 
 /** The list shows the requests changed within this many days. */
 export const LIST_DAYS = 90;
+
+/** What a step done on a request says once on its page (post/redirect/get: `?erased=1` etc.). */
+const FLASHES: readonly [string, string][] = [
+  ['erased', workspaceDe.hospital.erase.done],
+  ['selected', selectTexts.done],
+  ['revoked', changesTexts.revoke.done],
+  ['withdrawn', changesTexts.withdraw.done],
+];
 
 /** The list's filter (`?filter=`); anything else shows them all. */
 const Filter = z.enum(['all', ...PLACEMENT_STATES]).catch('all');
@@ -53,7 +63,7 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests/:taskId', async (req, res) => {
     const [{ placement, clinics }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
-    const flash = req.query.erased === '1' ? texts.hospital.erase.done : req.query.selected === '1' ? selectTexts.done : undefined;
+    const flash = FLASHES.find(([name]) => req.query[name] === '1')?.[1];
     sendPage(res, requestPage(page, texts, placement, clinics, formats, flash));
   });
 

@@ -7,6 +7,7 @@ import { Formats } from '../inbox/format';
 import type { InboxApi } from '../inbox/inbox-api';
 import { InboxSessions, type SessionScope } from '../inbox/session';
 import { sessionPagesRouter } from '../inbox/session-pages';
+import { changesRoutes } from './changes-routes';
 import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
@@ -46,6 +47,7 @@ export interface WorkspaceOptions {
  * - `GET /requests/{taskId}`: one request, addressed by the id of its first Task; `GET|POST
  *   /requests/{taskId}/erase`: its patient data erased after a confirmation.
  * - `GET|POST /requests/{taskId}/select/{clinicTaskId}`: selecting a clinic that accepted, with the complete master data.
+ * - `GET|POST /requests/{taskId}/withdraw|revoke`: the selection withdrawn, the request revoked, each after a confirmation.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  */
 export function workspaceRouter(options: WorkspaceOptions): Router {
@@ -88,6 +90,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       pages.use(newRequestRoutes(context));
       pages.use(requestsRoutes(context));
       pages.use(selectRoutes(context));
+      pages.use(changesRoutes(context));
       pages.use(peopleRoutes(context));
     },
   });

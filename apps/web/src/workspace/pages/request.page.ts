@@ -3,8 +3,9 @@ import type { Formats } from '../../inbox/format';
 import { html, type Html } from '../../inbox/html';
 import { layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
-import { ikOf, type Placement } from '../placements';
+import { applies, ikOf, type Placement } from '../placements';
 import type { WorkspaceTexts } from '../workspace.texts.de';
+import { changesTexts } from '../changes.texts.de';
 import { selectTexts } from '../select.texts.de';
 import { hospitalStatusText, liveStatus } from './requests.page';
 
@@ -40,7 +41,7 @@ ${parts['request-clinics']}
 </section>
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">${texts.hospital.erase.actionsHeading}</h2>
-<p><a href="/workspace/requests/${placement.id}/erase">${texts.hospital.erase.action}</a></p>
+<ul class="plain actions">${applies('withdraw', placement) ? html`<li><a href="/workspace/requests/${placement.id}/withdraw">${changesTexts.withdraw.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/revoke">${changesTexts.revoke.action}</a></li>` : ''}<li><a href="/workspace/requests/${placement.id}/erase">${texts.hospital.erase.action}</a></li></ul>
 </section>
 </div>`,
   });
