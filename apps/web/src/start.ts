@@ -40,31 +40,19 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
     app.use(helmet());
     app.get('/', (_req, res) => res.redirect(303, '/inbox/'));
-    app.use(
-      '/inbox',
-      inboxRouter({
-        api,
-        sessions: new SessionStore(redis, { idleSeconds: config.WEB_SESSION_IDLE_SECONDS, lifetimeSeconds: config.WEB_SESSION_LIFETIME_SECONDS }),
-        refreshMarginMs: config.WEB_SESSION_REFRESH_MARGIN_SECONDS * 1000,
-        csrfSecret,
-        nodeEnv: config.NODE_ENV,
-        profileBase: config.PROFILE_BASE,
-        logger,
-      }),
-    );
+    // The clinic inbox and the hospital's workspace: the same API client, session store and keys.
+    const pages = {
+      api,
+      sessions: new SessionStore(redis, { idleSeconds: config.WEB_SESSION_IDLE_SECONDS, lifetimeSeconds: config.WEB_SESSION_LIFETIME_SECONDS }),
+      refreshMarginMs: config.WEB_SESSION_REFRESH_MARGIN_SECONDS * 1000,
+      csrfSecret,
+      nodeEnv: config.NODE_ENV,
+      profileBase: config.PROFILE_BASE,
+      logger,
+    };
+    app.use('/inbox', inboxRouter(pages));
     // The hospital's workspace: its social service's requests (docs/workspace.md).
-    app.use(
-      '/workspace',
-      workspaceRouter({
-        api,
-        sessions: new SessionStore(redis, { idleSeconds: config.WEB_SESSION_IDLE_SECONDS, lifetimeSeconds: config.WEB_SESSION_LIFETIME_SECONDS }),
-        refreshMarginMs: config.WEB_SESSION_REFRESH_MARGIN_SECONDS * 1000,
-        csrfSecret,
-        nodeEnv: config.NODE_ENV,
-        profileBase: config.PROFILE_BASE,
-        logger,
-      }),
-    );
+    app.use('/workspace', workspaceRouter(pages));
     app.use((_req, res) => {
       res.status(404).type('text/plain').send('Not found. The clinic inbox is at /inbox/, the hospital workspace at /workspace/.');
     });

@@ -11,7 +11,7 @@ import type { InboxApi } from './inbox-api';
 import { ClinicRecords, type InboxContext } from './inbox-context';
 import { listRoutes } from './list-routes';
 import { answerSentNotice } from './answer-steps';
-import { InboxSessions } from './session';
+import { InboxSessions, type SessionScope } from './session';
 import { sessionPagesRouter } from './session-pages';
 import { taskRoutes } from './task-routes';
 import { workspaceRoutes } from './workspace-routes';
@@ -57,13 +57,7 @@ const MOUNT = '/inbox';
 export function inboxRouter(options: InboxOptions): Router {
   const texts = options.texts ?? de;
   const csrf = new CsrfTokens(options.csrfSecret);
-  const sessions = new InboxSessions({
-    api: options.api,
-    store: options.sessions,
-    secureCookies: options.nodeEnv === 'production',
-    refreshMarginMs: options.refreshMarginMs,
-    logger: options.logger,
-  });
+  const sessions = sessionsOf(options);
   const assets = inboxAssets(MOUNT, texts);
   const context: InboxContext = {
     api: options.api,
@@ -106,6 +100,18 @@ export function inboxRouter(options: InboxOptions): Router {
     }),
   );
   return router;
+}
+
+/** The sessions of a set of pages (the inbox's scope unless one is given), in the store and with the settings the options name. */
+export function sessionsOf(options: Omit<InboxOptions, 'texts'>, scope?: SessionScope): InboxSessions {
+  return new InboxSessions({
+    api: options.api,
+    store: options.sessions,
+    secureCookies: options.nodeEnv === 'production',
+    refreshMarginMs: options.refreshMarginMs,
+    logger: options.logger,
+    ...(scope ? { scope } : {}),
+  });
 }
 
 /** The live list's polling, which the page's script makes every few seconds by itself. */

@@ -1,11 +1,9 @@
 import type { Request, Router } from 'express';
-import type { Logger } from 'pino';
 import { CsrfTokens } from '../session/csrf';
-import type { SessionStore } from '../session/session-store';
 import { inboxAssets } from '../inbox/assets/assets';
 import { Formats } from '../inbox/format';
-import type { InboxApi } from '../inbox/inbox-api';
-import { InboxSessions, type SessionScope } from '../inbox/session';
+import { sessionsOf, type InboxOptions } from '../inbox/inbox.router';
+import type { SessionScope } from '../inbox/session';
 import { sessionPagesRouter } from '../inbox/session-pages';
 import { changesRoutes } from './changes-routes';
 import { newRequestRoutes } from './new-request-routes';
@@ -23,17 +21,8 @@ export const WORKSPACE_SCOPE: SessionScope = {
   cookies: { session: 'workspace_session', login: 'workspace_login' },
 };
 
-export interface WorkspaceOptions {
-  /** The gateway's public API, asked with the person's token. */
-  api: InboxApi;
-  sessions: SessionStore;
-  refreshMarginMs: number;
-  logger: Logger;
-  nodeEnv: string;
-  csrfSecret: string;
-  /** `PROFILE_BASE`: the profiles and code systems of the bundles the pages build. */
-  profileBase: string;
-}
+/** What the workspace needs: what the inbox does (InboxOptions), the texts aside. */
+export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
 
 /**
  * The hospital's workspace (docs/workspace.md): server-rendered pages at /workspace where the
@@ -55,14 +44,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
   // The inbox's stylesheet and script, served by the inbox's router at /inbox/assets.
   const assets = inboxAssets('/inbox', de).urls;
   const csrf = new CsrfTokens(options.csrfSecret);
-  const sessions = new InboxSessions({
-    api: options.api,
-    store: options.sessions,
-    secureCookies: options.nodeEnv === 'production',
-    refreshMarginMs: options.refreshMarginMs,
-    logger: options.logger,
-    scope: WORKSPACE_SCOPE,
-  });
+  const sessions = sessionsOf(options, WORKSPACE_SCOPE);
   const context: WorkspaceContext = {
     api: options.api,
     csrf,

@@ -68,6 +68,18 @@ export const INBOX_SCRIPT = String.raw`(function () {
     });
   }
 
+  // A poll of the page's own JSON: null when there is nothing to show (an error: the next poll tries
+  // again), and the login when the session is over.
+  function pollJson(url, login) {
+    return fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' }).then(function (response) {
+      if (response.status === 401) {
+        window.location.assign(login + '?expired=1');
+        return null;
+      }
+      return response.ok ? response.json() : null;
+    });
+  }
+
   function placeRow(tbody, row) {
     if (row.classList.contains('is-open')) {
       tbody.insertBefore(row, tbody.firstElementChild);
@@ -93,14 +105,7 @@ export const INBOX_SCRIPT = String.raw`(function () {
       if (busy || document.hidden) return;
       busy = true;
       var query = '?filter=' + encodeURIComponent(filter) + '&since=' + encodeURIComponent(cursor);
-      fetch(url + query, { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
-        .then(function (response) {
-          if (response.status === 401) {
-            window.location.assign('/inbox/login?expired=1');
-            return null;
-          }
-          return response.ok ? response.json() : null;
-        })
+      pollJson(url + query, '/inbox/login')
         .then(function (update) {
           if (!update) return;
           cursor = update.cursor;
@@ -183,14 +188,7 @@ export const INBOX_SCRIPT = String.raw`(function () {
     function poll() {
       if (busy || document.hidden) return;
       busy = true;
-      fetch(url + (url.indexOf('?') < 0 ? '?' : '&') + 'since=' + encodeURIComponent(changedAt), { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
-        .then(function (response) {
-          if (response.status === 401) {
-            window.location.assign(root.getAttribute('data-login') + '?expired=1');
-            return null;
-          }
-          return response.ok ? response.json() : null;
-        })
+      pollJson(url + (url.indexOf('?') < 0 ? '?' : '&') + 'since=' + encodeURIComponent(changedAt), root.getAttribute('data-login'))
         .then(function (update) {
           if (!update || !update.parts) return;
           changedAt = update.changedAt;
