@@ -309,4 +309,26 @@ describeInChromium("the hospital's workspace", () => {
     await page.reload();
     expect(await page.getByRole('link', { name: 'Anfrage zurückziehen' }).count()).toBe(0);
   });
+
+  it('supplements a request after a query: the form filled with what was sent, the clinics answer the new version again', async () => {
+    await page.goto(url(`/requests/${waldseeTask}`));
+    await Promise.all([page.waitForURL(/\/supplement$/), page.getByRole('link', { name: 'Anfrage ergänzen' }).click()]);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Anfrage ergänzen');
+    expect(await page.getByLabel('Hauptdiagnose: ICD-10-GM-Code *').inputValue()).not.toBe('');
+    expect(await seriousViolations(page)).toEqual([]);
+    const notes = page.getByLabel('Hinweise (z. B. Mobilität, Isolation, Besonderheiten)');
+    await notes.fill(`${await notes.inputValue()}\n\nMobil am Rollator, Treppe mit Hilfe.`.trim());
+    await Promise.all([page.waitForURL(/\?supplemented=1$/), page.getByRole('button', { name: 'Ergänzung senden' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toBe('Die Ergänzung wurde gesendet. Die Kliniken beantworten die Anfrage erneut.');
+    await page.locator(`tr[data-task-id="${waldseeTask}"] .status`, { hasText: 'Angefragt' }).waitFor({ timeout: 15_000 });
+
+    const token = await harness.stack.login(harness.clinics[0]!.username);
+    const versions = await harness.stack.api<{
+      items: { version: number; bundle: { entry: { resource: { resourceType: string; note?: { text: string }[] } }[] } }[];
+    }>('GET', `/api/v1/clinic/tasks/${waldseeTask}/versions?_sort=-version&_count=1`, { token });
+    const latest = versions.body.items[0]!;
+    expect(latest.version).toBe(2);
+    const request = latest.bundle.entry.find((entry) => entry.resource.resourceType === 'ServiceRequest')?.resource;
+    expect(JSON.stringify(request?.note)).toContain('Mobil am Rollator, Treppe mit Hilfe.');
+  });
 });

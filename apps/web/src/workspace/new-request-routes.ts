@@ -38,22 +38,7 @@ const FIELDS = [
  */
 export function newRequestRoutes(context: WorkspaceContext): Router {
   const router = Router();
-  const { texts } = context;
-
-  const render = async (req: Request, res: Response, input: NewRequestInput, refused: Pick<NewRequestView, 'errors' | 'summary'>, status = 200) => {
-    const api = hospitalApiOf(context, req, res);
-    const specialty = input.fields.specialty;
-    const date = input.fields.desiredAdmissionDate ?? '';
-    const [{ items }, page] = await Promise.all([context.api.clinics(apiCallOf(req, res)), workspacePageOf(context, req, res)]);
-    const clinics = items.filter((clinic) => !specialty || clinic.departments.some((department) => department.specialty === specialty));
-    const departments = new Set(
-      clinics.flatMap((clinic) =>
-        clinic.departments.filter((department) => !specialty || department.specialty === specialty).map((d) => `${clinic.ik}/${d.code}`),
-      ),
-    );
-    const freeBeds = /^\d{4}-\d{2}-\d{2}$/.test(date) ? (await api.freeBeds(date)).filter((item) => departments.has(`${item.ik}/${item.department}`)) : [];
-    sendPage(res, newRequestPage(page, texts, { input, ...refused, clinics, freeBeds, csrfToken: context.csrf.tokenOf(sessionOf(res).id) }), status);
-  };
+  const render = renderForm(context);
 
   router.get('/requests/new', async (req, res) => {
     await render(req, res, { fields: {}, clinics: [] }, { errors: new Map(), summary: [] });
@@ -82,7 +67,7 @@ export function newRequestRoutes(context: WorkspaceContext): Router {
   return router;
 }
 
-function inputOf(body: unknown): NewRequestInput {
+export function inputOf(body: unknown): NewRequestInput {
   const record = (body ?? {}) as Record<string, unknown>;
   const fields = Object.fromEntries(
     FIELDS.map((name) => [name, typeof record[name] === 'string' ? (record[name] as string).trim() : '']).filter(([, value]) => value !== ''),
@@ -93,7 +78,7 @@ function inputOf(body: unknown): NewRequestInput {
 }
 
 /** The form's fields as the request form's schema takes them; blank ones left out, so that it names what is missing. */
-function formOf(input: NewRequestInput, party: { fhirBase: string; ik: string; name: string }, registry: readonly ClinicRecord[]): unknown {
+export function formOf(input: NewRequestInput, party: { fhirBase: string; ik: string; name: string }, registry: readonly ClinicRecord[]): unknown {
   const f = input.fields;
   const number = (name: string) => (f[name] === undefined ? undefined : Number(f[name]?.replace(',', '.')));
   const group = <K extends string>(prefix: string, keys: readonly K[]) => {
@@ -126,7 +111,7 @@ function formOf(input: NewRequestInput, party: { fhirBase: string; ik: string; n
 }
 
 /** The form field a schema issue stands at (`diagnoses.0.code`), or its group (`coverage`, `performers`), else the form. */
-function fieldOf(path: readonly PropertyKey[]): string {
+export function fieldOf(path: readonly PropertyKey[]): string {
   const name = path.map(String).join('.');
   if ((FIELDS as readonly string[]).includes(name)) return name;
   const top = String(path[0] ?? 'form');
@@ -135,10 +120,47 @@ function fieldOf(path: readonly PropertyKey[]): string {
 }
 
 /** What a refused field needs, in German (new-request.texts.de.ts). */
-function germanOf(path: readonly PropertyKey[]): string {
+export function germanOf(path: readonly PropertyKey[]): string {
   const name = path
     .filter((key) => typeof key !== 'number')
     .map(String)
     .join('.');
   return t.fieldErrors[name] ?? t.fieldErrors[String(path[0])] ?? t.otherError;
+}
+
+/** Shows the form with what was typed, its refusals, and the clinics of the specialty with their free beds on the desired date. */
+export function renderForm(context: WorkspaceContext) {
+  const { texts } = context;
+  return async (
+    req: Request,
+    res: Response,
+    input: NewRequestInput,
+    refused: Pick<NewRequestView, 'errors' | 'summary'>,
+    status = 200,
+    supplement?: NewRequestView['supplement'],
+  ) => {
+    const api = hospitalApiOf(context, req, res);
+    const specialty = input.fields.specialty;
+    const date = input.fields.desiredAdmissionDate ?? '';
+    const [{ items }, page] = await Promise.all([context.api.clinics(apiCallOf(req, res)), workspacePageOf(context, req, res)]);
+    const clinics = items.filter((clinic) => !specialty || clinic.departments.some((department) => department.specialty === specialty));
+    const departments = new Set(
+      clinics.flatMap((clinic) =>
+        clinic.departments.filter((department) => !specialty || department.specialty === specialty).map((d) => `${clinic.ik}/${d.code}`),
+      ),
+    );
+    const freeBeds = /^\d{4}-\d{2}-\d{2}$/.test(date) ? (await api.freeBeds(date)).filter((item) => departments.has(`${item.ik}/${item.department}`)) : [];
+    sendPage(
+      res,
+      newRequestPage(page, texts, {
+        input,
+        ...refused,
+        clinics,
+        freeBeds,
+        csrfToken: context.csrf.tokenOf(sessionOf(res).id),
+        ...(supplement ? { supplement } : {}),
+      }),
+      status,
+    );
+  };
 }

@@ -82,4 +82,12 @@ export const newRequestTexts = {
     performers: 'Bitte wählen Sie mindestens eine Klinik.',
   } as Record<string, string>,
   otherError: 'Bitte prüfen Sie diese Angabe.',
+  supplement: {
+    action: 'Anfrage ergänzen',
+    title: 'Anfrage ergänzen',
+    intro:
+      'Ändern Sie, was sich geändert hat oder was eine Klinik wissen möchte. Die Kliniken erhalten die neue Version mit den geänderten Angaben markiert und antworten erneut.',
+    send: 'Ergänzung senden',
+    done: 'Die Ergänzung wurde gesendet. Die Kliniken beantworten die Anfrage erneut.',
+  },
 };

@@ -23,6 +23,7 @@ const FLASHES: readonly [string, string][] = [
   ['selected', selectTexts.done],
   ['revoked', changesTexts.revoke.done],
   ['withdrawn', changesTexts.withdraw.done],
+  ['supplemented', newRequestTexts.supplement.done],
 ];
 
 /** The list's filter (`?filter=`); anything else shows them all. */

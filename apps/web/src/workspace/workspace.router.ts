@@ -10,6 +10,7 @@ import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
 import { selectRoutes } from './select-routes';
+import { supplementRoutes } from './supplement-routes';
 import { MOUNT, PartyNames, type WorkspaceContext } from './workspace-context';
 import { de } from '../inbox/texts.de';
 import { workspaceDe } from './workspace.texts.de';
@@ -37,6 +38,7 @@ export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
  *   /requests/{taskId}/erase`: its patient data erased after a confirmation.
  * - `GET|POST /requests/{taskId}/select/{clinicTaskId}`: selecting a clinic that accepted, with the complete master data.
  * - `GET|POST /requests/{taskId}/withdraw|revoke`: the selection withdrawn, the request revoked, each after a confirmation.
+ * - `GET|POST /requests/{taskId}/supplement`: the request's next version, its fields edited.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  */
 export function workspaceRouter(options: WorkspaceOptions): Router {
@@ -73,6 +75,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       pages.use(requestsRoutes(context));
       pages.use(selectRoutes(context));
       pages.use(changesRoutes(context));
+      pages.use(supplementRoutes(context));
       pages.use(peopleRoutes(context));
     },
   });

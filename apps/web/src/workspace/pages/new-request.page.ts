@@ -24,6 +24,8 @@ export interface NewRequestView {
   clinics: readonly ClinicRecord[];
   freeBeds: readonly FreeBedsItem[];
   csrfToken: string;
+  /** A supplement of a request sent before (docs/workspace.md, "Anfrage ergänzen"): its own address and words, its clinics fixed. */
+  supplement?: { action: string; clinics: readonly string[] };
 }
 
 /**
@@ -52,11 +54,12 @@ export function newRequestPage(context: PageContext, texts: WorkspaceTexts, view
   const section = (name: keyof typeof t.sections, body: Html) => html`<fieldset class="form-section"><legend>${t.sections[name]}</legend>${body}</fieldset>`;
   const specialtyNames = Object.fromEntries(SPECIALTIES.map((row) => [row.code, texts.specialty[row.code] ?? row.display]));
 
+  const supplement = view.supplement;
   return layout(context, {
-    title: t.title,
-    section: 'new-request',
-    body: html`<h1>${t.title}</h1>
-<p>${t.intro}</p>
+    title: supplement ? t.supplement.title : t.title,
+    section: supplement ? 'requests' : 'new-request',
+    body: html`<h1>${supplement ? t.supplement.title : t.title}</h1>
+<p>${supplement ? t.supplement.intro : t.intro}</p>
 <p class="hint">${t.required}</p>
 ${
   view.summary.length
@@ -64,7 +67,7 @@ ${
     : ''
 }
 ${errorOf('form') ? notice('error', errorOf('form') ?? '') : ''}
-<form method="post" action="/workspace/requests/new" class="form new-request">
+<form method="post" action="${supplement?.action ?? '/workspace/requests/new'}" class="form new-request">
 ${csrfField(view.csrfToken)}
 ${section(
   'patient',
@@ -112,8 +115,8 @@ ${section(
   'notes',
   html`<div class="field"><label for="f-notes">${t.fields.notes}</label>${errorLine('notes')}<textarea id="f-notes" name="notes" rows="4" maxlength="4000"${aria('notes')}>${value('notes')}</textarea></div>`,
 )}
-${section('clinics', clinicChoices(view, texts))}
-<button type="submit" class="button">${t.send}</button>
+${supplement ? section('clinics', html`<ul>${supplement.clinics.map((clinic) => html`<li>${clinic}</li>`)}</ul>`) : section('clinics', clinicChoices(view, texts))}
+<button type="submit" class="button">${supplement ? t.supplement.send : t.send}</button>
 </form>`,
   });
 }
