@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@bedrequest/testing';
 import { passwordOf } from '../e2e-stack';
@@ -12,6 +14,8 @@ import { requestNumberOf } from '../../../apps/web/src/inbox/request-number';
  * or by a guessed address; a clinic's login is refused here as a hospital's is in the inbox.
  * axe-core, keyboard alone and 200 % zoom.
  */
+/** With INBOX_SCREENSHOTS=<dir>, the pictures of docs/workspace.md are written there too. */
+const SCREENSHOTS = process.env.INBOX_SCREENSHOTS;
 const WALDSEE = { ik: '513300031', name: 'Reha-Klinik Am Waldsee' };
 const BERGBLICK = { ik: '513300032', name: 'Fachklinik Bergblick' };
 const OTHER_HOSPITAL = { username: 'workspace-other-hospital', ik: '261300099', fhirBase: 'https://other-hospital.example/fhir' };
@@ -330,5 +334,23 @@ describeInChromium("the hospital's workspace", () => {
     expect(latest.version).toBe(2);
     const request = latest.bundle.entry.find((entry) => entry.resource.resourceType === 'ServiceRequest')?.resource;
     expect(JSON.stringify(request?.note)).toContain('Mobil am Rollator, Treppe mit Hilfe.');
+  });
+
+  (SCREENSHOTS ? it : it.skip)('writes the screenshots of docs/workspace/', async () => {
+    const { identifier } = await harness.sendRequest({ performerIks: [WALDSEE.ik, BERGBLICK.ik] });
+    const [waldsee, bergblick] = [(await harness.taskOf(identifier, WALDSEE.ik)).id, (await harness.taskOf(identifier, BERGBLICK.ik)).id];
+    const answer = async (clinic: (typeof harness.clinics)[number], taskId: string, body: object) =>
+      harness.stack.api('POST', `/api/v1/clinic/tasks/${taskId}/answer`, { token: await harness.stack.login(clinic.username), body });
+    await answer(harness.clinics[0]!, waldsee, { businessStatus: 'accepted', note: 'Aufnahme am Wunschtermin möglich.' });
+    await answer(harness.clinics[1]!, bergblick, { businessStatus: 'query', note: 'Ist ein Einzelzimmer nötig?' });
+    mkdirSync(SCREENSHOTS!, { recursive: true });
+    const shots = await harness.newPage({ width: 1280, height: 800 });
+    await logIn(shots, harness.referrer);
+    await shots.waitForURL(url('/requests'));
+    await shots.screenshot({ path: join(SCREENSHOTS!, 'workspace-list.png') });
+    await shots.goto(url(`/requests/${waldsee}`));
+    await shots.screenshot({ path: join(SCREENSHOTS!, 'workspace-request.png'), fullPage: true });
+    await shots.goto(url('/requests/new'));
+    await shots.screenshot({ path: join(SCREENSHOTS!, 'workspace-new-request.png'), fullPage: true });
   });
 });
