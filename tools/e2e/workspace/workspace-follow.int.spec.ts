@@ -336,6 +336,27 @@ describeInChromium("the hospital's workspace", () => {
     expect(JSON.stringify(request?.note)).toContain('Mobil am Rollator, Treppe mit Hilfe.');
   });
 
+  it('lets a colleague of the same hospital see the request and act on it, and names them in its history', async () => {
+    const { sub } = JSON.parse(Buffer.from(harness.referrerToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string };
+    const username = `ws-kollegin-${Date.now()}`;
+    await harness.stack.createPerson(sub, username, 'Katrin Kollegin');
+    const colleague = await harness.newPage();
+    await logIn(colleague, username);
+    await colleague.waitForURL(url('/requests'));
+    expect(await colleague.locator(`table.requests tr[data-request="${firstTask}"]`).count()).toBe(1);
+    await colleague.goto(url(`/requests/${waldseeTask}/supplement`));
+    const notes = colleague.getByLabel('Hinweise (z. B. Mobilität, Isolation, Besonderheiten)');
+    await notes.fill(`${await notes.inputValue()}\n\nRückruf bitte an Katrin Kollegin.`);
+    await Promise.all([colleague.waitForURL(/\?supplemented=1$/), colleague.getByRole('button', { name: 'Ergänzung senden' }).click()]);
+
+    await page.goto(url(`/requests/${waldseeTask}`));
+    const history = await page.locator('#request-history').innerText();
+    expect(history).toContain('Neue Version gesendet (Ergänzung, Auswahl, Rücknahme oder Rückzug) von Katrin Kollegin');
+    expect(history).toContain(`Antwort der Klinik von ${WALDSEE.name} (IK ${WALDSEE.ik})`);
+    expect(history).toContain('Anfrage gesendet');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   (SCREENSHOTS ? it : it.skip)('writes the screenshots of docs/workspace/', async () => {
     const { identifier } = await harness.sendRequest({ performerIks: [WALDSEE.ik, BERGBLICK.ik] });
     const [waldsee, bergblick] = [(await harness.taskOf(identifier, WALDSEE.ik)).id, (await harness.taskOf(identifier, BERGBLICK.ik)).id];

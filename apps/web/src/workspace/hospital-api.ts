@@ -146,9 +146,45 @@ export class HospitalApi {
     if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
     return answer.body.total === 0 ? undefined : (answer.body as Bundle);
   }
+
+  /**
+   * The changes of the party's request in the audit trail, oldest first (docs/api.md, "Audit trail"):
+   * each with its time, its action (`C` sent, `U` changed, `D` erased) and who acted, the party's own
+   * people by name, a clinic by its IK. Reads and searches are left out; at most the first 200 entries.
+   */
+  async changes(identifier: string): Promise<{ at: string; action: string; ik?: string; name?: string }[]> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v2/fhir/AuditEvent', query: new URLSearchParams({ entity: identifier, _count: '200' }), ...this.credentials },
+      { 200: AuditSearchSet, 401: z.unknown(), 429: z.unknown() },
+    );
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    return (answer.body.entry ?? [])
+      .map((entry) => entry.resource)
+      .filter((event) => event.action === 'C' || event.action === 'U' || event.action === 'D')
+      .map((event) => {
+        const agent = event.agent[0];
+        const ik = agent?.who?.identifier?.value;
+        return { at: event.recorded, action: event.action ?? '', ...(ik ? { ik } : {}), ...(agent?.name ? { name: agent.name } : {}) };
+      });
+  }
 }
 
 const OutcomeIssues = z.looseObject({
   issue: z.array(z.looseObject({ diagnostics: z.string().optional(), expression: z.array(z.string()).optional() })),
 });
 const SearchSet = z.looseObject({ resourceType: z.literal('Bundle'), type: z.literal('searchset'), total: z.number().int() });
+const AuditSearchSet = z.looseObject({
+  entry: z
+    .array(
+      z.looseObject({
+        resource: z.looseObject({
+          recorded: z.string(),
+          action: z.string().optional(),
+          agent: z.array(
+            z.looseObject({ name: z.string().optional(), who: z.looseObject({ identifier: z.looseObject({ value: z.string() }).optional() }).optional() }),
+          ),
+        }),
+      }),
+    )
+    .optional(),
+});

@@ -2,12 +2,13 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { HttpError } from '@bedrequest/http';
 import type { Html } from '../inbox/html';
-import { sendPage } from '../inbox/inbox-context';
+import { sendPage, sessionOf } from '../inbox/inbox-context';
 import { newRequestTexts } from './new-request.texts.de';
 import { changesTexts } from './changes.texts.de';
 import { selectTexts } from './select.texts.de';
 import { workspaceDe } from './workspace.texts.de';
 import { erasePage } from './pages/erase.page';
+import { historySection } from './pages/request-history';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
 import { clinicsOf, LIST_READ, placementOfTask } from './placement-reads';
@@ -64,8 +65,16 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests/:taskId', async (req, res) => {
     const [{ placement, clinics }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
+    const [task] = placement.tasks;
+    // Who of the hospital sent or changed it, which clinic answered (the audit trail); the page shows without it should it fail.
+    const changes = task
+      ? await hospitalApiOf(context, req, res)
+          .changes(requestOf(task))
+          .catch(() => undefined)
+      : undefined;
+    const history = changes && historySection(changes, sessionOf(res).principal.ikNumbers, clinics, texts, formats);
     const flash = FLASHES.find(([name]) => req.query[name] === '1')?.[1];
-    sendPage(res, requestPage(page, texts, placement, clinics, formats, flash));
+    sendPage(res, requestPage(page, texts, placement, clinics, formats, flash, history));
   });
 
   // Erasing the request's patient data (docs/workspace.md, "Patientendaten löschen"): a confirmation first.

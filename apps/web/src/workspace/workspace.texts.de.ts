@@ -52,6 +52,15 @@ export const workspaceDe = {
         'more-data-required': 'Die Klinik benötigt weitere Daten:',
       },
     },
+    history: {
+      heading: 'Verlauf',
+      sent: 'Anfrage gesendet',
+      changed: 'Neue Version gesendet (Ergänzung, Auswahl, Rücknahme oder Rückzug)',
+      answered: 'Antwort der Klinik',
+      erased: 'Patientendaten gelöscht',
+      by: (who: string) => `von ${who}`,
+      empty: 'Noch keine Einträge.',
+    },
     erase: {
       action: 'Patientendaten löschen',
       actionsHeading: 'Weitere Schritte',

@@ -22,6 +22,7 @@ export function requestPage(
   clinics: ReadonlyMap<string, ClinicRecord>,
   formats: Formats,
   flash?: string,
+  history?: Html,
 ): Html {
   const t = texts.hospital.request;
   const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
@@ -44,6 +45,7 @@ ${parts['request-clinics']}
 <h2 id="actions-heading">${texts.hospital.erase.actionsHeading}</h2>
 <ul class="plain actions">${applies('withdraw', placement) ? html`<li><a href="/workspace/requests/${placement.id}/withdraw">${changesTexts.withdraw.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/supplement">${newRequestTexts.supplement.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/revoke">${changesTexts.revoke.action}</a></li>` : ''}<li><a href="/workspace/requests/${placement.id}/erase">${texts.hospital.erase.action}</a></li></ul>
 </section>
+${history ?? ''}
 </div>`,
   });
 }
