@@ -17,9 +17,8 @@ import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
 import { auditEventRouter } from './fhir/audit-event.router';
 import { bundleRoute } from './fhir/bundle.router';
-import { erasureRoute, IntakeErasureClient } from './fhir/erasure.router';
 import { IntakeClient } from './fhir/intake.client';
-import { IntakeRequestReadClient, serviceRequestSearchRoute } from './fhir/service-request.router';
+import { IntakeRequestsClient, intakeRequestsRoute } from './fhir/requests.router';
 import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
@@ -113,14 +112,15 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const capacity = new ClinicCapacityClient(config.ROUTING_URL);
     const auth = authTokenClient(config.AUTH_URL);
     const clinicTaskReads = new ClinicTaskReadsClient(config.INTAKE_URL);
-    const erasure = new IntakeErasureClient(config.INTAKE_URL);
+    // A referrer's requests by identifier: read back and erased (fhir/requests.router.ts).
+    const requests = new IntakeRequestsClient(config.INTAKE_URL);
     const party = new PartyClient(config.AUTH_URL);
     const clinicWorkspace = new ClinicWorkspaceClient(config.INTAKE_URL);
     lifecycle.onStop('clinic workspace client', () => clinicWorkspace.close());
     const referrerContacts = new ReferrerContacts({ intakeUrl: config.INTAKE_URL, authUrl: config.AUTH_URL }, serviceTokens);
     lifecycle.onStop('referrer contacts', () => referrerContacts.close());
     lifecycle.onStop('service clients', () =>
-      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), erasure.close(), party.close()]),
+      Promise.all([intake.close(), notifier.close(), capacity.close(), auth.close(), clinicTaskReads.close(), requests.close(), party.close()]),
     );
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
@@ -155,11 +155,9 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
         verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
       }),
     );
-    app.delete('/api/v2/fhir/ServiceRequest', ...referrers, erasureRoute(erasure));
+    app.delete('/api/v2/fhir/ServiceRequest', ...referrers, intakeRequestsRoute(requests, 'DELETE'));
     // A referrer reads back the latest version of a request it sent (docs/api.md, "Reading a request back").
-    const requestReads = new IntakeRequestReadClient(config.INTAKE_URL);
-    lifecycle.onStop('request reads client', () => requestReads.close());
-    app.get('/api/v2/fhir/ServiceRequest', ...referrers, serviceRequestSearchRoute(requestReads));
+    app.get('/api/v2/fhir/ServiceRequest', ...referrers, intakeRequestsRoute(requests, 'GET'));
     app.use('/api/v2/fhir', ...anyone, taskRouter(intake), auditEventRouter(intake));
     // The clinic inbox is the web app's (apps/web); bookmarks of its old address here keep working.
     app.get(['/inbox', '/inbox/*path'], redirectToWeb(config.WEB_PUBLIC_URL));

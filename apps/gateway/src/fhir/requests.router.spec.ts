@@ -5,7 +5,7 @@ import request from 'supertest';
 import { silentLogger } from '@bedrequest/testing';
 import type { Principal } from '@bedrequest/tokens';
 import { errorHandler } from '../http-errors';
-import { IntakeRequestReadClient, serviceRequestSearchRoute } from './service-request.router';
+import { IntakeRequestsClient, intakeRequestsRoute } from './requests.router';
 
 const principal: Principal = { partyId: 'referrer-1', userId: 'person-1', role: 'referrer', ikNumbers: ['260000001'] };
 const IDENTIFIER = 'https://hospital.example/fhir/ServiceRequest/1';
@@ -16,7 +16,7 @@ const IDENTIFIER = 'https://hospital.example/fhir/ServiceRequest/1';
  */
 describe('GET /api/v2/fhir/ServiceRequest through the request read client', () => {
   let intake: Server;
-  let client: IntakeRequestReadClient;
+  let client: IntakeRequestsClient;
   let answer: (res: ServerResponse) => void;
   const seen: { method: string; url: string; headers: IncomingHttpHeaders }[] = [];
 
@@ -26,7 +26,7 @@ describe('GET /api/v2/fhir/ServiceRequest through the request read client', () =
       answer(res);
     });
     await new Promise<void>((resolve) => intake.listen(0, '127.0.0.1', resolve));
-    client = new IntakeRequestReadClient(`http://127.0.0.1:${(intake.address() as AddressInfo).port}`);
+    client = new IntakeRequestsClient(`http://127.0.0.1:${(intake.address() as AddressInfo).port}`);
   });
   afterAll(async () => {
     await client.close();
@@ -34,14 +34,14 @@ describe('GET /api/v2/fhir/ServiceRequest through the request read client', () =
     await new Promise((resolve) => intake.close(resolve));
   });
 
-  const gatewayTo = (intakeClient: IntakeRequestReadClient) =>
+  const gatewayTo = (intakeClient: IntakeRequestsClient) =>
     express()
       .use((_req, res, next) => {
         res.locals.principal = principal;
         res.locals.accessToken = 'the-callers-token';
         next();
       })
-      .get('/api/v2/fhir/ServiceRequest', serviceRequestSearchRoute(intakeClient))
+      .get('/api/v2/fhir/ServiceRequest', intakeRequestsRoute(intakeClient, 'GET'))
       .use(errorHandler(silentLogger()));
   const fhirJson = (status: number, body: string) => (res: ServerResponse) =>
     res.writeHead(status, { 'content-type': 'application/fhir+json; charset=utf-8' }).end(body);
@@ -83,7 +83,7 @@ describe('GET /api/v2/fhir/ServiceRequest through the request read client', () =
   });
 
   it('answers 503 with Retry-After when intake is not reachable', async () => {
-    const unreachable = new IntakeRequestReadClient('http://127.0.0.1:1');
+    const unreachable = new IntakeRequestsClient('http://127.0.0.1:1');
 
     const response = await request(gatewayTo(unreachable)).get(`/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(IDENTIFIER)}`);
     await unreachable.close();
