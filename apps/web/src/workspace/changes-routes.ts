@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { Bundle, ServiceRequest } from '@medplum/fhirtypes';
-import { buildAdmissionRequestBundle, fhirSystems, formOfBundle, RequestForm } from '@bedrequest/fhir-model';
+import { buildAdmissionRequestBundle, fhirSystems, RequestForm } from '@bedrequest/fhir-model';
 import { HttpError } from '@bedrequest/http';
 import { sendPage, sessionOf } from '../inbox/inbox-context';
 import { changesTexts as t } from './changes.texts.de';
 import { confirmPage } from './pages/confirm.page';
-import { placementOfTask } from './placement-reads';
-import { applies, requestOf, type Change, type Placement } from './placements';
+import { placementOfTask, sentFormOf } from './placement-reads';
+import { applies, type Change, type Placement } from './placements';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
 /**
@@ -33,9 +33,7 @@ export function changesRoutes(context: WorkspaceContext): Router {
       const { placement } = await allowed(change, req, res);
       const [task] = placement.tasks;
       const api = hospitalApiOf(context, req, res);
-      const sent = task && (await api.readBack(requestOf(task)));
-      if (!sent || sent === 'erased') throw new HttpError('not_found', texts.errors.notFound);
-      const read = formOfBundle(sent as Bundle, { profileBase: context.profileBase });
+      const read = await sentFormOf(context, req, res, task);
       // After a withdrawal the latest version reads as a proposal with the complete patient: a proposal stays masked.
       const patient = read.stage === 'proposal' ? masked(read.patient) : read.patient;
       const form = RequestForm.parse({ ...read, patient, transmissionNumber: randomUUID() });

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { ClinicRecord } from '@bedrequest/contracts';
+import type { Bundle } from '@medplum/fhirtypes';
+import type { ClinicRecord, FhirTask } from '@bedrequest/contracts';
+import { formOfBundle, type RequestForm } from '@bedrequest/fhir-model';
 import { HttpError } from '@bedrequest/http';
 import { apiCallOf } from '../inbox/inbox-context';
 import { placementsOf, requestOf, type Placement } from './placements';
@@ -39,4 +41,14 @@ export async function placementOfTask(
 export async function clinicsOf(context: WorkspaceContext, req: Request, res: Response): Promise<ReadonlyMap<string, ClinicRecord>> {
   const { items } = await context.api.clinics(apiCallOf(req, res));
   return new Map(items.map((clinic) => [clinic.ik, clinic]));
+}
+
+/**
+ * The request of `task` as the party last sent it, read back (docs/api.md, "Reading a request back")
+ * into the request form; not found (404) once erased or for none the party owns.
+ */
+export async function sentFormOf(context: WorkspaceContext, req: Request, res: Response, task: FhirTask | undefined): Promise<RequestForm> {
+  const sent = task && (await hospitalApiOf(context, req, res).readBack(requestOf(task)));
+  if (!sent || sent === 'erased') throw new HttpError('not_found', context.texts.errors.notFound);
+  return formOfBundle(sent as Bundle, { profileBase: context.profileBase });
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import type { Bundle } from '@medplum/fhirtypes';
-import { buildAdmissionRequestBundle, formOfBundle, RequestForm } from '@bedrequest/fhir-model';
+import { buildAdmissionRequestBundle, RequestForm } from '@bedrequest/fhir-model';
 import { HttpError } from '@bedrequest/http';
 import { sendPage, sessionOf } from '../inbox/inbox-context';
 import { selectPage, type SelectView } from './pages/select.page';
-import { placementOfTask } from './placement-reads';
-import { ikOf, requestOf } from './placements';
+import { placementOfTask, sentFormOf } from './placement-reads';
+import { ikOf } from './placements';
 import { selectTexts as t } from './select.texts.de';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
@@ -46,9 +45,7 @@ export function selectRoutes(context: WorkspaceContext): Router {
     const fields = Object.fromEntries(FIELDS.map((name) => [name, typeof body[name] === 'string' ? (body[name] as string).trim() : '']));
     const view = { placementId: placement.id, clinicTaskId: task.id, clinic, fields };
     const api = hospitalApiOf(context, req, res);
-    const sent = await api.readBack(requestOf(task));
-    if (!sent || sent === 'erased') throw new HttpError('not_found', texts.errors.notFound);
-    const form = selectionOf(formOfBundle(sent as Bundle, { profileBase: context.profileBase }), ikOf(task), fields);
+    const form = selectionOf(await sentFormOf(context, req, res, task), ikOf(task), fields);
     const parsed = RequestForm.safeParse(form);
     if (!parsed.success) {
       const errors = new Map(parsed.error.issues.map((issue) => [fieldOf(issue.path), t.fieldErrors[fieldOf(issue.path)] ?? t.otherError]));

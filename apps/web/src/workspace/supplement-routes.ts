@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import type { Bundle } from '@medplum/fhirtypes';
-import { buildAdmissionRequestBundle, formOfBundle, RequestForm } from '@bedrequest/fhir-model';
+import { buildAdmissionRequestBundle, RequestForm } from '@bedrequest/fhir-model';
 import { HttpError } from '@bedrequest/http';
 import { apiCallOf } from '../inbox/inbox-context';
 import { fieldOf, formOf, germanOf, inputOf, renderForm } from './new-request-routes';
 import { newRequestTexts as t } from './new-request.texts.de';
 import { DIAGNOSIS_ROWS, type NewRequestInput } from './pages/new-request.page';
-import { placementOfTask } from './placement-reads';
-import { applies, requestOf } from './placements';
+import { placementOfTask, sentFormOf } from './placement-reads';
+import { applies } from './placements';
 import { hospitalApiOf, type WorkspaceContext } from './workspace-context';
 
 /**
@@ -27,9 +26,7 @@ export function supplementRoutes(context: WorkspaceContext): Router {
     const { placement, clinics } = await placementOfTask(context, req, res);
     if (!applies('revoke', placement)) throw new HttpError('conflict', texts.errors.badRequest);
     const [task] = placement.tasks;
-    const sent = task && (await hospitalApiOf(context, req, res).readBack(requestOf(task)));
-    if (!sent || sent === 'erased') throw new HttpError('not_found', texts.errors.notFound);
-    const read = formOfBundle(sent as Bundle, { profileBase: context.profileBase });
+    const read = await sentFormOf(context, req, res, task);
     const supplement = {
       action: `/workspace/requests/${placement.id}/supplement`,
       clinics: read.performers.map((performer) => texts.clinicOf(clinics.get(performer.ik)?.name ?? performer.name, performer.ik)),
