@@ -184,6 +184,10 @@ describe('the OpenAPI document, replayed against the running service', () => {
       await stack.admin('user', 'create', '--party', team, '--username', administrator, '--password', passwordOf(administrator), '--admin');
       const teamAdmin = await stack.login(administrator);
       const colleague = await stack.createPerson(team, `replay-colleague-${suffix}`);
+      // A draft of the hospital's own, for its routes by id (docs/api.md, "The hospital's own data").
+      const draft = await api('POST', '/api/v1/referrer/drafts', { token: referrer, body: { label: 'Entwurf', content: { patient: { family: 'Muster' } } } });
+      expect(draft.status).toBe(201);
+      const draftPath = `/api/v1/referrer/drafts/${String(draft.body.id)}`;
       const calls: [string, string, ApiCallOptions][] = [
         ['GET', '/', {}],
         ['GET', '/api/openapi.json', {}],
@@ -219,6 +223,12 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['PUT', '/api/v1/clinic/capacity/visibility', { token: clinic, body: { shownToReferrers: true } }],
         ['GET', '/api/v1/clinic/capacity/visibility', { token: clinic }],
         ['GET', `/api/v1/kliniken/free-beds?date=${today}`, { token: referrer }],
+        ['PUT', '/api/v1/referrer/case-numbers', { token: referrer, body: { identifier: requestIdentifier, caseNumber: 'FN-2026/0815' } }],
+        ['POST', '/api/v1/referrer/case-numbers/_search', { token: referrer, body: { caseNumber: 'fn-2026/0815' } }],
+        ['GET', '/api/v1/referrer/drafts', { token: referrer }],
+        ['GET', draftPath, { token: referrer }],
+        ['PUT', draftPath, { token: referrer, body: { content: { patient: { family: 'Musterfrau' } } } }],
+        ['DELETE', draftPath, { token: referrer }],
         ['GET', '/api/v1/party', { token: teamAdmin }],
         ['GET', '/api/v1/party/users', { token: teamAdmin }],
         ['POST', '/api/v1/party/users', { token: teamAdmin, body: { username: `replay-added-${suffix}`, password: passwordOf(`replay-added-${suffix}`) } }],

@@ -24,6 +24,7 @@ import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
 import { PartyClient } from './party/party.client';
 import { partyRouter } from './party/party.router';
+import { ReferrerWorkspaceClient, referrerWorkspaceRouter } from './referrer-api/referrer-workspace.router';
 import { errorHandler, unknownPath } from './http-errors';
 import { addressLimit, type AddressBucket } from './address-limits';
 import { invalidTokenLimit } from './invalid-token-limit';
@@ -117,6 +118,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     const party = new PartyClient(config.AUTH_URL);
     const clinicWorkspace = new ClinicWorkspaceClient(config.INTAKE_URL);
     lifecycle.onStop('clinic workspace client', () => clinicWorkspace.close());
+    const referrerWorkspace = new ReferrerWorkspaceClient(config.INTAKE_URL);
+    lifecycle.onStop('referrer workspace client', () => referrerWorkspace.close());
     const referrerContacts = new ReferrerContacts({ intakeUrl: config.INTAKE_URL, authUrl: config.AUTH_URL }, serviceTokens);
     lifecycle.onStop('referrer contacts', () => referrerContacts.close());
     lifecycle.onStop('service clients', () =>
@@ -136,6 +139,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
     app.use('/api/v1/party', ...anyone, partyRouter({ party, logger }));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
+    // The hospital's own data beside its requests, never sent to a clinic: case numbers and drafts.
+    app.use('/api/v1/referrer', ...referrers, referrerWorkspaceRouter({ workspace: referrerWorkspace, logger }));
     app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));
     app.use(
       '/api/v1/clinic',

@@ -30,6 +30,8 @@ export const IntakeConfig = configSchema({
    */
   RETENTION_SELECTED_DAYS: env.positiveInt(90),
   RETENTION_ERASURE_DELAY_DAYS: env.positiveInt(30),
+  /** A referrer's draft of a new request is deleted this long after it was last saved (docs/data-protection.md). */
+  REFERRER_DRAFT_RETENTION_DAYS: env.positiveInt(30),
   /**
    * What one request may hold (src/requests/request-limits.ts, docs/api.md "Limits per request"): a
    * supplement or a document over a limit is refused with 409 `too-long`; a selection, its withdrawal

@@ -25,6 +25,7 @@ import { RequestErasureRepository, RetentionJob, startDeadLetterSweep } from './
 import { internalRouter } from './http';
 import { intakeHandler } from './messages';
 import { openIntakeDatabase, openSealedFields, prismaRunner, type SealedFields } from './persistence';
+import { ReferrerWorkspaceRepository, ReferrerWorkspaceService, referrerWorkspaceRouter } from './referrer-workspace';
 import { requestReadRouter, RequestReadService } from './request-reads';
 import { AdmissionRequestRepository, IntakeService } from './requests';
 import { TaskReadRepository, TaskReadService } from './tasks';
@@ -107,11 +108,15 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     app.use(internalRouter(tasks, audit, erasures, verifier, logger));
     // A referrer reads back the latest version of a request it sent (docs/api.md, "Reading a request back").
     app.use(requestReadRouter(new RequestReadService(prisma, fields, audit), verifier, logger));
-    // Requests past their retention are erased (docs/data-protection.md, "Retention and erasure").
+    // The hospital's own data beside its requests: case numbers and drafts, never sent to a clinic.
+    const referrerWorkspace = new ReferrerWorkspaceRepository(prisma, config.INTAKE_DB_SCHEMA, fields);
+    app.use(referrerWorkspaceRouter(new ReferrerWorkspaceService(referrerWorkspace), verifier, logger));
+    // Requests past their retention are erased, and drafts past theirs deleted (docs/data-protection.md, "Retention and erasure").
     const retention = new RetentionJob(
       erasures,
       { selectedDays: config.RETENTION_SELECTED_DAYS, erasureDelayDays: config.RETENTION_ERASURE_DELAY_DAYS },
       logger,
+      { drafts: { days: config.REFERRER_DRAFT_RETENTION_DAYS, deleteSavedBefore: (before) => referrerWorkspace.deleteDraftsSavedBefore(before) } },
     );
     retention.start();
     lifecycle.onStop('retention', () => retention.stop());

@@ -21,3 +21,4 @@ export * from './revocation-list';
 export * from './party-members';
 export * from './clinic-workspace';
 export * from './free-beds';
+export * from './referrer-workspace';

@@ -4,11 +4,12 @@ import { FreeBedsQuery } from '../clinics/free-beds.router';
 import { registerAcceptanceWithdrawalPath } from './acceptance-withdrawal-path';
 import { registerClinicApiPaths } from './clinic-api-paths';
 import { registerPartyPaths } from './party-paths';
+import { registerReferrerWorkspacePaths } from './referrer-workspace-paths';
 import { guarded, json, merged, refusals, type Secured } from './responses';
 import { registerSubscriptionPaths } from './subscription-paths';
 import { registerTokenPaths } from './token-paths';
 
-/** `/api/v1`: the token endpoints (auth's, proxied), the clinics, subscriptions, the clinic API, and the caller's party. */
+/** `/api/v1`: the token endpoints (auth's, proxied), the clinics, subscriptions, the hospital's own data, the clinic API, and the caller's party. */
 export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured): void {
   registerTokenPaths(registry);
   registry.registerPath({
@@ -39,6 +40,7 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
     },
   });
   registerSubscriptionPaths(registry, secured);
+  registerReferrerWorkspacePaths(registry, secured);
   registerClinicApiPaths(registry, secured);
   registerAcceptanceWithdrawalPath(registry, secured);
   registerPartyPaths(registry, secured);

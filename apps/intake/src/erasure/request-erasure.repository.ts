@@ -3,7 +3,7 @@ import { AdmissionResponseV1, RequestErasedV1 } from '@bedrequest/contracts';
 import { outboxRecord, outboxRow } from '@bedrequest/messaging';
 import { ownsRequest, type ReferrerViewer } from '../access';
 import { appendPayload, entriesOf, type AuditAgent } from '../audit';
-import { requestWriterTables, type IntakeDatabase } from '../persistence';
+import { intakeTable, requestWriterTables, type IntakeDatabase } from '../persistence';
 import type { RequestRowBase } from '../requests';
 
 /** Why a request's patient data is erased. */
@@ -35,7 +35,7 @@ interface RequestRow extends RequestRowBase {
  * Erases the patient data of one request in one transaction (docs/data-protection.md, "Retention
  * and erasure"): deletes its versions (sealed bundles and list summaries) and documents, drops the
  * clinics' notes from its Tasks (cancelling those still open), from its answers still in the outbox
- * and the verdicts kept for its messages, marks it erased
+ * and the verdicts kept for its messages, deletes its referrer's case number, marks it erased
  * (`request_erasure`), and records the erasure in the audit trail and, for the notifier and
  * routing, in the outbox (`request.erased.v1`). The request row and its Tasks stay: the tombstone.
  * Its messages in the dead-letter queues are removed after the commit (`onErased`).
@@ -47,6 +47,7 @@ interface RequestRow extends RequestRowBase {
  */
 export class RequestErasureRepository {
   private readonly t: ReturnType<typeof requestWriterTables>;
+  private readonly caseNumbers: ReturnType<typeof intakeTable>;
   private readonly now: () => Date;
 
   constructor(
@@ -62,6 +63,7 @@ export class RequestErasureRepository {
     } = {},
   ) {
     this.t = requestWriterTables(schema);
+    this.caseNumbers = intakeTable(schema, 'referrer_case_number');
     this.now = options.now ?? (() => new Date());
   }
 
@@ -111,6 +113,8 @@ export class RequestErasureRepository {
         RETURNING id::text AS id, clinic_ik`;
       // The clinics' internal notes go with the Tasks' notes (clinic-workspace/).
       await tx.$executeRaw`DELETE FROM ${t.internalNote} WHERE task_id IN (SELECT id FROM ${t.task} WHERE request_id = ${found.id}::uuid)`;
+      // So does the referrer's case number of the request (referrer-workspace/).
+      await tx.$executeRaw`DELETE FROM ${this.caseNumbers} WHERE referrer_party_id = ${found.referrer_party_id} AND identifier = ${found.identifier}`;
       // Answers not yet published (or published, not yet cleared by the relay) carry the Task with
       // its notes: they go out without them, like the notifier keeps its stored events.
       await tx.$executeRaw`

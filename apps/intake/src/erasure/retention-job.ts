@@ -14,12 +14,19 @@ export interface RetentionPeriods {
   erasureDelayDays: number;
 }
 
+/** Referrers' drafts of new requests, deleted `days` after their last save (REFERRER_DRAFT_RETENTION_DAYS). */
+export interface DraftRetention {
+  days: number;
+  deleteSavedBefore(before: Date): Promise<number>;
+}
+
 /**
  * Erases the patient data of requests whose retention ended (docs/data-protection.md): revoked
  * more than the erasure delay ago, or selected more than the retention plus the delay ago. Each
  * request is erased like a referrer's erasure (its own transaction, audited as the service's,
  * told to the notifier), with reason `retention`. Every intake process runs it; two erasing the
- * same request meet at its row lock and the second finds it erased.
+ * same request meet at its row lock and the second finds it erased. Referrers' drafts saved last
+ * longer ago than their retention are deleted first, in one statement.
  */
 export class RetentionJob {
   private timer?: NodeJS.Timeout;
@@ -29,7 +36,7 @@ export class RetentionJob {
     private readonly erasures: RequestErasureRepository,
     private readonly periods: RetentionPeriods,
     private readonly logger: Logger,
-    private readonly now: () => Date = () => new Date(),
+    private readonly options: { now?: () => Date; drafts?: DraftRetention } = {},
   ) {}
 
   start(): void {
@@ -57,7 +64,12 @@ export class RetentionJob {
   }
 
   private async eraseDue(count: (erased: number) => void): Promise<void> {
-    const now = this.now().getTime();
+    const now = (this.options.now ?? (() => new Date()))().getTime();
+    const drafts = this.options.drafts;
+    if (drafts) {
+      const deleted = await drafts.deleteSavedBefore(new Date(now - drafts.days * DAY_MS));
+      if (deleted > 0) this.logger.info({ drafts: deleted }, 'drafts past their retention deleted');
+    }
     const delay = this.periods.erasureDelayDays * DAY_MS;
     const bounds = { revokedBefore: new Date(now - delay), selectedBefore: new Date(now - delay - this.periods.selectedDays * DAY_MS) };
     for (;;) {

@@ -25,6 +25,23 @@ export function sealedColumnsOf(sql: SqlClient, schema: string): (SealedColumn &
       sealed: 'sealed_note',
       context: sealedFor.internalNote,
     }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'referrer_case_number',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_case_number',
+      context: sealedFor.caseNumber,
+    }),
+    new SqlSealedColumn({ sql, schema, table: 'referrer_draft', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_label', context: sealedFor.draftLabel }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'referrer_draft',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_content',
+      context: sealedFor.draftContent,
+    }),
   ];
 }
 

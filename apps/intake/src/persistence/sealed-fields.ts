@@ -13,6 +13,9 @@ export const sealedFor = {
   history: (taskId: string) => `clinic_task:history:${taskId}`,
   verdict: (messageId: string) => `inbox_message:verdict:${messageId}`,
   internalNote: (noteId: string) => `clinic_internal_note:note:${noteId}`,
+  caseNumber: (id: string) => `referrer_case_number:case_number:${id}`,
+  draftLabel: (draftId: string) => `referrer_draft:label:${draftId}`,
+  draftContent: (draftId: string) => `referrer_draft:content:${draftId}`,
 };
 
 /**

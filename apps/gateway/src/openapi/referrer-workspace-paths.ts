@@ -1,0 +1,107 @@
+// The hospital's own data beside its requests: case numbers and drafts, never sent to a clinic.
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  CaseNumberInput,
+  CaseNumberList,
+  CaseNumberSearch,
+  CaseNumberView,
+  DraftInput,
+  DraftList,
+  DraftView,
+  MAX_DRAFT_CONTENT_BYTES,
+  MAX_REFERRER_DRAFTS,
+} from '@bedrequest/contracts';
+import { DraftId } from '../referrer-api/referrer-workspace.router';
+import { guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
+
+const NEVER_SENT =
+  'Kept by the service for the caller\'s party only and never sent to a clinic: not in a Task, bundle, event or webhook (docs/api.md, "The hospital\'s own data: case numbers and drafts").';
+
+export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secured: Secured): void {
+  const base = merged(guarded('referrer'), { 503: "the hospital's data store is unavailable" });
+  const body = (described: string) => merged(jsonBodyRefusals('512 KiB'), { 400: described });
+  const noStore = { 'Cache-Control': header('NoStore') };
+  const answer = (description: string, schema: z.ZodType) => ({ description, headers: noStore, content: json(schema) });
+  const draft = { params: z.object({ id: DraftId.describe('The draft id') }) };
+  const noSuchDraft: Refusals = { 404: "No draft of the caller's party with this id (also an id that is not a UUID)" };
+  const draftBody = `\`content\` missing, not an object or over ${MAX_DRAFT_CONTENT_BYTES / 1024} KiB as JSON; \`label\` over 200 characters; another field`;
+
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/referrer/case-numbers',
+    summary: 'Sets the hospital\'s case number ("Fallnummer") of a request, or removes it with `null`; also before the service stored the request',
+    description: `Keyed by the request's identifier: a bundle answered 202 is stored shortly after, and its case number may be set at once. Stored sealed; found by a keyed digest. ${NEVER_SENT}`,
+    security: secured,
+    request: { body: { required: true, content: json(CaseNumberInput) } },
+    responses: {
+      200: answer('The case number as stored (`caseNumber: null` once removed)', CaseNumberView),
+      ...refusals(
+        'v1',
+        merged(
+          base,
+          body(
+            'identifier missing or not a URI of 1–1024 characters; caseNumber missing, empty, over 64 characters or with other characters than letters, digits, space and `. - / _ :`',
+          ),
+          { 410: "The request's patient data was erased: it takes no case number" },
+        ),
+      ),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/referrer/case-numbers/_search',
+    summary: "The party's case numbers: of one case number (exact after trimming, ignoring case) or of up to 500 request identifiers",
+    description: `A POST, so that a case number, which names a patient's stay, never stands in a URL or an access log. ${NEVER_SENT}`,
+    security: secured,
+    request: { body: { required: true, content: json(CaseNumberSearch) } },
+    responses: {
+      200: answer("The case numbers found, by identifier: those of the caller's party only", CaseNumberList),
+      ...refusals('v1', merged(base, body('Not exactly one of `caseNumber` and `identifiers` (1–500), or either malformed'))),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/referrer/drafts',
+    summary: "The party's drafts of new requests, saved last first, without their content",
+    description: NEVER_SENT,
+    security: secured,
+    responses: { 200: answer('The drafts', DraftList), ...refusals('v1', base) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/referrer/drafts',
+    summary: `Saves a new draft: any JSON object the client owns, at most ${MAX_DRAFT_CONTENT_BYTES / 1024} KiB, and a label`,
+    description: `At most ${MAX_REFERRER_DRAFTS} per party; sealed at rest; deleted REFERRER_DRAFT_RETENTION_DAYS (30) after its last save. ${NEVER_SENT}`,
+    security: secured,
+    request: { body: { required: true, content: json(DraftInput) } },
+    responses: {
+      201: answer('The draft as saved', DraftView),
+      ...refusals('v1', merged(base, body(draftBody), { 409: `The party keeps ${MAX_REFERRER_DRAFTS} drafts already: delete one first` })),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/referrer/drafts/{id}',
+    summary: 'One draft with its content',
+    security: secured,
+    request: draft,
+    responses: { 200: answer('The draft', DraftView), ...refusals('v1', merged(base, UNDECODABLE_PATH, noSuchDraft)) },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/referrer/drafts/{id}',
+    summary: 'Replaces a draft (label and content), as saved now by the caller',
+    security: secured,
+    request: { ...draft, body: { required: true, content: json(DraftInput) } },
+    responses: { 200: answer('The draft as saved', DraftView), ...refusals('v1', merged(base, UNDECODABLE_PATH, body(draftBody), noSuchDraft)) },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/api/v1/referrer/drafts/{id}',
+    summary: 'Deletes a draft',
+    security: secured,
+    request: draft,
+    responses: { 204: { description: 'Deleted', headers: noStore }, ...refusals('v1', merged(base, UNDECODABLE_PATH, noSuchDraft)) },
+  });
+}
