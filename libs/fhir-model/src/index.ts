@@ -7,6 +7,7 @@ export * from './bundle-kind';
 export * from './admission-request-bundle';
 export * from './admission-request-summary';
 export * from './document-bundle';
+export * from './document-bundle-build';
 export * from './request-form';
 export { INCOMPLETE_PATIENT_AT_SELECTION } from './validation/request-rules';
 export { MAX_NESTING_DEPTH, MAX_STRING_LENGTH, UNSTORABLE_TEXT } from './validation/json-guard';

@@ -6,6 +6,7 @@ import { sessionsOf, type InboxOptions } from '../inbox/inbox.router';
 import type { SessionScope } from '../inbox/session';
 import { sessionPagesRouter } from '../inbox/session-pages';
 import { changesRoutes } from './changes-routes';
+import { documentsRoutes } from './documents-routes';
 import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
@@ -39,6 +40,7 @@ export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
  * - `GET|POST /requests/{taskId}/select/{clinicTaskId}`: selecting a clinic that accepted, with the complete master data.
  * - `GET|POST /requests/{taskId}/withdraw|revoke`: the selection withdrawn, the request revoked, each after a confirmation.
  * - `GET|POST /requests/{taskId}/supplement`: the request's next version, its fields edited.
+ * - `GET|POST /requests/{taskId}/documents`: documents (PDF, PNG, JPEG) sent for the request as one DocumentBundle.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  */
 export function workspaceRouter(options: WorkspaceOptions): Router {
@@ -76,6 +78,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       pages.use(selectRoutes(context));
       pages.use(changesRoutes(context));
       pages.use(supplementRoutes(context));
+      pages.use(documentsRoutes(context));
       pages.use(peopleRoutes(context));
     },
   });

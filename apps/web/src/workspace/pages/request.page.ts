@@ -6,6 +6,7 @@ import { requestNumberOf } from '../../inbox/request-number';
 import { applies, ikOf, type Placement } from '../placements';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 import { changesTexts } from '../changes.texts.de';
+import { documentsTexts } from '../documents.texts.de';
 import { newRequestTexts } from '../new-request.texts.de';
 import { selectTexts } from '../select.texts.de';
 import { hospitalStatusText, liveStatus } from './requests.page';
@@ -43,7 +44,7 @@ ${parts['request-clinics']}
 </section>
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">${texts.hospital.erase.actionsHeading}</h2>
-<ul class="plain actions">${applies('withdraw', placement) ? html`<li><a href="/workspace/requests/${placement.id}/withdraw">${changesTexts.withdraw.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/supplement">${newRequestTexts.supplement.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/revoke">${changesTexts.revoke.action}</a></li>` : ''}<li><a href="/workspace/requests/${placement.id}/erase">${texts.hospital.erase.action}</a></li></ul>
+<ul class="plain actions">${applies('withdraw', placement) ? html`<li><a href="/workspace/requests/${placement.id}/withdraw">${changesTexts.withdraw.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/supplement">${newRequestTexts.supplement.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/documents">${documentsTexts.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/revoke">${changesTexts.revoke.action}</a></li>` : ''}<li><a href="/workspace/requests/${placement.id}/erase">${texts.hospital.erase.action}</a></li></ul>
 </section>
 ${history ?? ''}
 </div>`,
