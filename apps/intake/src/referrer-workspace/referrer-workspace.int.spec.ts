@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import express from 'express';
 import { Pool } from 'pg';
+import request from 'supertest';
 import { CaseNumberInput, CaseNumberSearch, DraftInput, MAX_DRAFT_CONTENT_BYTES, MAX_REFERRER_DRAFTS, type ClinicRecord } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { HttpError } from '@bedrequest/http';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { createTokenVerifier } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey, referrerClaims } from '@bedrequest/tokens/testing';
 import { RequestErasureRepository, RetentionJob } from '../erasure';
 import { openIntakeDatabase, prismaRunner, type IntakeDatabase } from '../persistence';
 import { AdmissionRequestRepository, IntakeService } from '../requests';
 import { admissionCommand, testSealedFields } from '../testing';
 import { ReferrerWorkspaceRepository } from './referrer-workspace.repository';
+import { referrerWorkspaceRouter } from './referrer-workspace.router';
 import { ReferrerWorkspaceService, type ReferrerCaller } from './referrer-workspace.service';
 
 const env = testEnvironment();
@@ -245,6 +250,42 @@ describe("a hospital's case numbers and drafts", () => {
 
       expect((await workspace.listDrafts(party)).items.map((item) => item.id).sort()).toEqual([recent.id, resaved.id].sort());
       expect(await refusal(workspace.readDraft(old.id, party))).toBe('not_found');
+    });
+  });
+  describe("intake's internal API, with the forwarded token", () => {
+    const app = async () => {
+      const key = await newSigningKey();
+      const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
+      const tokens = {
+        anna: await accessToken(key, { sub: HOSPITAL.partyId, claims: { ...referrerClaims, act: { sub: 'anna', name: 'Anna Aufnahme' } } }),
+        clinic: await accessToken(key, { claims: clinicClaims }),
+      };
+      return { http: express().use(referrerWorkspaceRouter(workspace, verifier, silentLogger())), tokens };
+    };
+
+    it("stores for the token's party and names its person, and refuses a clinic's token and none", async () => {
+      const { http, tokens } = await app();
+      const identifier = newIdentifier();
+
+      const put = await request(http)
+        .put('/internal/referrer-workspace/case-numbers')
+        .set('authorization', `Bearer ${tokens.anna}`)
+        .send({ identifier, caseNumber: 'FN-HTTP-1' });
+      expect([put.status, put.body]).toEqual([200, { identifier, caseNumber: 'FN-HTTP-1', updatedAt: expect.any(String), updatedByName: 'Anna Aufnahme' }]);
+      expect((await search({ identifiers: [identifier] })).items.map((item) => item.caseNumber)).toEqual(['FN-HTTP-1']);
+
+      const created = await request(http).post('/internal/referrer-workspace/drafts').set('authorization', `Bearer ${tokens.anna}`).send({ content: {} });
+      expect([created.status, created.body.savedByName]).toEqual([201, 'Anna Aufnahme']);
+      const deleted = await request(http)
+        .delete(`/internal/referrer-workspace/drafts/${String(created.body.id)}`)
+        .set('authorization', `Bearer ${tokens.anna}`);
+      expect(deleted.status).toBe(204);
+      const bad = await request(http).put('/internal/referrer-workspace/case-numbers').set('authorization', `Bearer ${tokens.anna}`).send({ identifier });
+      expect([bad.status, bad.body]).toEqual([400, { error: 'invalid_request', message: 'caseNumber: is required' }]);
+
+      const clinicAnswer = await request(http).get('/internal/referrer-workspace/drafts').set('authorization', `Bearer ${tokens.clinic}`);
+      expect([clinicAnswer.status, clinicAnswer.body.error]).toEqual([403, 'forbidden']);
+      expect((await request(http).get('/internal/referrer-workspace/drafts')).status).toBe(401);
     });
   });
 });
