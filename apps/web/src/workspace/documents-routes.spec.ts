@@ -101,6 +101,19 @@ describe('sending documents for a request', () => {
     expect((await request(app).get(`${path}?sent=1`).expect(200)).text).toContain(t.sent);
   });
 
+  it('takes the whole form as a browser sends it: the token, and a kind and a file part for every row, chosen or not', async () => {
+    let form = request(app).post(path).field('_csrf', 'token');
+    for (let row = 1; row <= 5; row += 1) {
+      form = form.field(`kind-${row}`, row === 3 ? 'Medikationsplan' : '');
+      form =
+        row === 3
+          ? form.attach(`file-${row}`, PDF, 'plan.pdf')
+          : form.attach(`file-${row}`, Buffer.alloc(0), { filename: '', contentType: 'application/octet-stream' });
+    }
+    await form.expect(303);
+    expect(sent).toHaveLength(1);
+  });
+
   it('refuses a text file named .pdf beside its field and sends nothing', async () => {
     const page = await request(app)
       .post(path)

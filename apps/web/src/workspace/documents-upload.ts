@@ -67,7 +67,8 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
         fileSize: limits.fileBytes,
         files: UPLOAD_ROWS,
         fields: UPLOAD_ROWS + 1,
-        parts: 2 * UPLOAD_ROWS + 1,
+        // The token, a kind and a file per row; busboy reports the limit on the part that reaches it, so one more.
+        parts: 2 * UPLOAD_ROWS + 2,
         // A kind's characters take up to four bytes each.
         fieldSize: 4 * limits.kindLength + 1,
         fieldNameSize: 32,
