@@ -109,6 +109,7 @@ describeInChromium("the hospital's workspace: Unterlagen senden", () => {
 
   it('refuses a text file named .pdf beside its field, the focus on the summary, and sends nothing', async () => {
     await page.goto(url(`/requests/${taskId}/documents`));
+    const before = (await documents()).total;
     await page.locator('#d-file-1').setInputFiles({ name: 'brief.pdf', mimeType: 'application/pdf', buffer: Buffer.from('Nur Text, kein PDF.\n') });
     await page.getByLabel('Art des Dokuments').first().fill('Arztbrief');
     await page.getByRole('button', { name: 'Unterlagen senden' }).click();
@@ -118,12 +119,13 @@ describeInChromium("the hospital's workspace: Unterlagen senden", () => {
     expect(await page.locator('#d-kind-1').inputValue()).toBe('Arztbrief');
     expect(page.url()).toBe(url(`/requests/${taskId}/documents`));
     expect(await seriousViolations(page)).toEqual([]);
-    expect((await documents()).total).toBe(1);
+    expect((await documents()).total).toBe(before);
   });
 
-  it('refuses a file over the limit beside its field and sends nothing', async () => {
+  it('refuses a file over the limit beside its field and sends nothing, and sends one of the limit exactly (the service takes its bundle)', async () => {
     const capacity = documentBundleCapacity(harness.stack.env.PROFILE_BASE ?? DEFAULT_PROFILE_BASE);
     await page.goto(url(`/requests/${taskId}/documents`));
+    const before = (await documents()).total;
     const large = Buffer.concat([PDF, Buffer.alloc(capacity + 1 - PDF.length, 0x20)]);
     await page.locator('#d-file-1').setInputFiles({ name: 'gross.pdf', mimeType: 'application/pdf', buffer: large });
     await page.getByLabel('Art des Dokuments').first().fill('Befund');
@@ -131,6 +133,36 @@ describeInChromium("the hospital's workspace: Unterlagen senden", () => {
     await page.locator('#d-file-1-error').waitFor();
     expect(await page.locator('#d-file-1-error').innerText()).toBe(documentsTexts.errors.size(capacity));
     expect(await seriousViolations(page)).toEqual([]);
-    expect((await documents()).total).toBe(1);
+    expect((await documents()).total).toBe(before);
+
+    // A file of the limit exactly fits the service's 10 MiB as base64 in its bundle.
+    await page.locator('#d-file-1').setInputFiles({ name: 'genau.pdf', mimeType: 'application/pdf', buffer: large.subarray(0, capacity) });
+    await page.getByLabel('Art des Dokuments').first().fill('Befund');
+    await Promise.all([page.waitForURL(url(`/requests/${taskId}/documents?sent=1`)), page.getByRole('button', { name: 'Unterlagen senden' }).click()]);
+    await waitFor(async () => (await documents()).total === before + 1 || undefined, { what: 'the DocumentBundle of the limit for the clinic' });
+  });
+
+  it('says without JavaScript that the page needs it, and a form sent anyway is refused and sends nothing', async () => {
+    const context = await harness.browser.newContext({ javaScriptEnabled: false, locale: 'de-DE' });
+    try {
+      const bare = await context.newPage();
+      await bare.goto(url('/login'));
+      await bare.getByLabel('Benutzername').fill(harness.referrer);
+      await bare.getByLabel('Passwort').fill(passwordOf(harness.referrer));
+      await Promise.all([bare.waitForURL(url('/requests')), bare.getByRole('button', { name: 'Anmelden' }).click()]);
+      await bare.goto(url(`/requests/${taskId}/documents`));
+      const before = (await documents()).total;
+      expect(await bare.locator('main').innerText()).toContain(documentsTexts.noScript);
+      await bare.locator('#d-file-1').setInputFiles({ name: 'brief.pdf', mimeType: 'application/pdf', buffer: PDF });
+      await bare.getByLabel('Art des Dokuments').first().fill('Arztbrief');
+      const [answer] = await Promise.all([
+        bare.waitForResponse((response) => response.request().method() === 'POST'),
+        bare.getByRole('button', { name: 'Unterlagen senden' }).click(),
+      ]);
+      expect(answer.status()).toBe(403);
+      expect((await documents()).total).toBe(before);
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -142,6 +142,12 @@ describe('sending documents for a request', () => {
     expect(sent).toEqual([]);
   });
 
+  it('takes a file of the limit exactly', async () => {
+    const full = Buffer.concat([PDF, Buffer.alloc(CAPACITY - PDF.length)]);
+    await request(app).post(path).field('kind-1', 'Befund').attach('file-1', full, 'genau.pdf').expect(303);
+    expect(sent).toHaveLength(1);
+  });
+
   it('asks for a file, and for the kind of each file', async () => {
     const none = await request(app).post(path).field('kind-1', '').expect(400);
     expect(none.text).toContain(t.errors.none);

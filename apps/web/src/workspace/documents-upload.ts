@@ -64,7 +64,8 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
       headers: req.headers,
       defParamCharset: 'utf8',
       limits: {
-        fileSize: limits.fileBytes,
+        // busboy reports the limit on the byte that reaches it: a file of the limit exactly is taken.
+        fileSize: limits.fileBytes + 1,
         files: UPLOAD_ROWS,
         fields: UPLOAD_ROWS + 1,
         // The token, a kind and a file per row; busboy reports the limit on the part that reaches it, so one more.
