@@ -75,7 +75,7 @@ describeInChromium("the hospital's workspace", () => {
     await page.goto(url('/requests'));
     await page.keyboard.press('Tab'); // the skip link
     let focused = '';
-    for (let step = 0; step < 10 && !/^\/workspace\/requests\/[0-9a-f-]{36}$/.test(focused); step += 1) {
+    for (let step = 0; step < 20 && !/^\/workspace\/requests\/[0-9a-f-]{36}$/.test(focused); step += 1) {
       await page.keyboard.press('Tab');
       focused = await page.evaluate(() => document.activeElement?.getAttribute('href') ?? '');
     }
@@ -179,9 +179,11 @@ describeInChromium("the hospital's workspace", () => {
     expect(await other.locator('table.requests').count()).toBe(0);
     expect(await other.locator('main').innerText()).toContain('Ihr Krankenhaus hat noch keine Anfrage gesendet.');
     for (const taskId of [waldseeTask, bergblickTask]) {
-      const answer = await other.goto(url(`/requests/${taskId}`));
-      expect(answer?.status()).toBe(404);
-      expect(await other.locator('main').innerText()).not.toContain(WALDSEE.name);
+      for (const path of ['', '/supplement', '/documents', '/erase', '/withdraw', '/revoke', `/select/${taskId}`]) {
+        const answer = await other.goto(url(`/requests/${taskId}${path}`));
+        expect([path, answer?.status()]).toEqual([path, 404]);
+        expect(await other.locator('main').innerText()).not.toContain(WALDSEE.name);
+      }
     }
   });
 
@@ -246,6 +248,13 @@ describeInChromium("the hospital's workspace", () => {
       created[clinic.ik] = found!.id;
     }
     createdTasks = created;
+    // Each clinic's people see it in their inbox.
+    for (const clinic of harness.clinics) {
+      const inbox = await harness.newPage();
+      await harness.logIn(inbox, clinic);
+      expect(await inbox.locator(`a[href="/inbox/tasks/${created[clinic.ik]!}"]`).count()).toBeGreaterThan(0);
+      await inbox.context().close();
+    }
   });
 
   it('selects the clinic that accepted, asking for the complete master data then: the clinic receives them, the other is cancelled', async () => {
@@ -355,6 +364,109 @@ describeInChromium("the hospital's workspace", () => {
     expect(history).toContain(`Antwort der Klinik von ${WALDSEE.name} (IK ${WALDSEE.ik})`);
     expect(history).toContain('Anfrage gesendet');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it("keeps a draft for the hospital's people, sends the birth year alone, and finds the request by the internal case number the clinics never see", async () => {
+    await page.goto(url('/requests/new'));
+    await page.getByLabel('Geschlecht *').selectOption('male');
+    await page.getByLabel('Geburtsdatum *').fill('1951-07-09');
+    await page.getByLabel('Nur das Geburtsjahr senden (als 1. Januar des Jahres)').check();
+    await page.getByLabel('Fachrichtung *').selectOption('orthopedics');
+    await page.getByLabel('Gewünschtes Aufnahmedatum *').fill('2036-02-02');
+    await page.getByLabel('Interne Fallnummer').fill('FALL-2026-0815');
+    await Promise.all([page.waitForURL(/\/requests\/new\?draft=[0-9a-f-]{36}&saved=1$/), page.getByRole('button', { name: 'Als Entwurf speichern' }).click()]);
+    expect(await page.locator('main').innerText()).toContain('Der Entwurf wurde gespeichert.');
+    expect(await page.getByLabel('Geburtsdatum *').inputValue()).toBe('1951-07-09');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Another hospital neither lists nor opens it.
+    const other = await harness.newPage();
+    await logIn(other, OTHER_HOSPITAL.username);
+    await other.waitForURL(url('/requests'));
+    expect((await other.goto(page.url().replace('&saved=1', '')))?.status()).toBe(404);
+    expect(await other.locator('main').innerText()).toContain('Diesen Entwurf gibt es nicht mehr');
+    await other.goto(url('/drafts'));
+    expect(await other.locator('main').innerText()).toContain('Es gibt keine Entwürfe.');
+    await other.context().close();
+
+    // The drafts' list names it; opening it fills the form again.
+    await Promise.all([page.waitForURL(url('/drafts')), page.getByRole('link', { name: 'Entwürfe' }).click()]);
+    const draft = page.getByRole('link', { name: /geb\. 1951 · FALL-2026-0815$/ });
+    expect(await draft.count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await Promise.all([page.waitForURL(/\/requests\/new\?draft=/), draft.click()]);
+    expect(await page.getByLabel('Interne Fallnummer').inputValue()).toBe('FALL-2026-0815');
+    expect(await page.getByLabel('Nur das Geburtsjahr senden (als 1. Januar des Jahres)').isChecked()).toBe(true);
+    await page.getByLabel('Postleitzahl *').fill('14467');
+    await page.getByLabel('Wohnort *').fill('Potsdam');
+    await page.getByLabel('Leistungsart *').selectOption('follow-up-rehabilitation');
+    await page.getByLabel('Hauptdiagnose: ICD-10-GM-Code *').fill('M17.1');
+    await page.getByLabel('Hauptdiagnose: Bezeichnung *').fill('Gonarthrose');
+    await Promise.all([page.waitForURL(/\/requests\/new$/), page.getByRole('button', { name: 'Kliniken für Fachrichtung und Datum anzeigen' }).click()]);
+    await page.getByLabel(new RegExp(`^${WALDSEE.name}`)).check();
+    await Promise.all([page.waitForURL(url('/requests?sent=1')), page.getByRole('button', { name: 'Anfrage senden' }).click()]);
+
+    // Sent: the draft is gone; the clinic has the year alone and nothing of the internal case number.
+    await page.goto(url('/drafts'));
+    expect(await page.locator('main').innerText()).toContain('Es gibt keine Entwürfe.');
+    const clinicToken = await harness.stack.login(harness.clinics[0]!.username);
+    const task = await waitFor(
+      async () => {
+        const list = await harness.stack.api<{ items: { id: string; mainDiagnosis?: { code: string } }[] }>('GET', '/api/v1/clinic/tasks?state=new', {
+          token: clinicToken,
+        });
+        return list.body.items.find((item) => item.mainDiagnosis?.code === 'M17.1');
+      },
+      { what: 'the request at Waldsee' },
+    );
+    const bundle = await harness.stack.api<{ entry: { resource: { resourceType: string; birthDate?: string } }[] }>(
+      'GET',
+      `/api/v1/clinic/tasks/${task.id}/bundle`,
+      {
+        token: clinicToken,
+      },
+    );
+    expect(bundle.body.entry.find((entry) => entry.resource.resourceType === 'Patient')?.resource.birthDate).toBe('1951-01-01');
+    expect(JSON.stringify(bundle.body)).not.toContain('FALL-2026-0815');
+
+    // The list shows the number; the search finds the request whatever the letter case, by a post.
+    await page.goto(url('/requests'));
+    await page.locator(`tr[data-request="${task.id}"] .case-number`, { hasText: 'Interne Fallnr. FALL-2026-0815' }).waitFor({ timeout: 15_000 });
+    await page.getByLabel('Nach interner Fallnummer suchen').fill('fall-2026-0815');
+    await Promise.all([page.waitForURL(url('/requests/search')), page.getByRole('button', { name: 'Suchen' }).click()]);
+    expect(await page.locator('main').innerText()).toContain('1 Anfrage mit der internen Fallnummer fall-2026-0815.');
+    expect(await page.locator('table.requests tbody tr').count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Nach interner Fallnummer suchen').fill('FALL-0000');
+    await Promise.all([page.waitForURL(url('/requests/search')), page.getByRole('button', { name: 'Suchen' }).click()]);
+    expect(await page.locator('main').innerText()).toContain('Keine Anfrage hat die interne Fallnummer FALL-0000.');
+
+    // The request's page shows it and changes it; a refused one stands at its field.
+    await page.goto(url(`/requests/${task.id}`));
+    // What was sent, read back: the year alone, the diagnosis; not the internal case number.
+    const sent = await page.locator('#sent-request').innerText();
+    expect(sent).toContain('01.01.1951');
+    expect(sent).toContain('M17.1 Gonarthrose');
+    expect(sent).not.toContain('FALL-2026');
+    const own = page.getByRole('textbox', { name: 'Interne Fallnummer' });
+    expect(await own.inputValue()).toBe('FALL-2026-0815');
+    await own.fill('FALL#2');
+    await page.getByRole('button', { name: 'Fallnummer speichern' }).click();
+    expect(await page.getByRole('textbox', { name: 'Interne Fallnummer' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('textbox', { name: 'Interne Fallnummer' }).fill('FALL-2026-0816');
+    await Promise.all([page.waitForURL(/\?caseNumber=1$/), page.getByRole('button', { name: 'Fallnummer speichern' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toBe('Die interne Fallnummer wurde gespeichert.');
+    expect(await page.getByRole('textbox', { name: 'Interne Fallnummer' }).inputValue()).toBe('FALL-2026-0816');
+
+    // Another hospital's search finds nothing of it.
+    const otherToken = await harness.stack.login(OTHER_HOSPITAL.username);
+    const search = await harness.stack.api<{ items: unknown[] }>('POST', '/api/v1/referrer/case-numbers/_search', {
+      token: otherToken,
+      body: { caseNumber: 'FALL-2026-0816' },
+    });
+    expect(search.status).toBe(200);
+    expect(search.body.items).toEqual([]);
   });
 
   (SCREENSHOTS ? it : it.skip)('writes the screenshots of docs/workspace/', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiErrorBody, FhirTask, FreeBedsList, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
 import { HttpError, type InternalClient } from '@bedrequest/http';
 import type { Credentials } from '../inbox/workspace-api';
+import { ReferrerDataApi } from './referrer-data-api';
 
 /** A page of `GET /api/v2/fhir/Task`: the Tasks, and whether more follow. */
 const TaskSearchSet = z.looseObject({
@@ -62,6 +63,11 @@ export class HospitalApi {
     if (answer.status === 404) return false;
     if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
     throw new HttpError('unavailable', `the erasure answered HTTP ${answer.status}`, { retryAfterSeconds: 5 });
+  }
+
+  /** What the hospital keeps beside its requests, never sent to clinics: case numbers and drafts. */
+  referrerData(): ReferrerDataApi {
+    return new ReferrerDataApi(this.client, this.credentials, this.refused);
   }
 
   /** The person's party: its name for the header. */

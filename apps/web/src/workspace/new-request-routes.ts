@@ -3,14 +3,19 @@ import { Router, type Request, type Response } from 'express';
 import type { ClinicRecord } from '@bedrequest/contracts';
 import { buildAdmissionRequestBundle, RequestForm, requestIdentifierFor } from '@bedrequest/fhir-model';
 import { apiCallOf, sendPage, sessionOf } from '../inbox/inbox-context';
+import { draftLabelOf, draftOf, draftsRoutes } from './drafts-routes';
 import { newRequestTexts as t } from './new-request.texts.de';
+import { ownDataTexts } from './own-data.texts.de';
 import { DIAGNOSIS_ROWS, newRequestPage, type NewRequestInput, type NewRequestView } from './pages/new-request.page';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
+
+const drafts = ownDataTexts.drafts;
 
 /** The form's text fields, by name: all the page reads of a post. */
 const FIELDS = [
   'patient.gender',
   'patient.birthDate',
+  'patient.birthYearOnly',
   'patient.postalCode',
   'patient.city',
   'desiredAdmissionDate',
@@ -27,6 +32,7 @@ const FIELDS = [
   'stay.dischargeDate',
   'stay.caseNumber',
   'notes',
+  'ownCaseNumber',
 ] as const;
 
 /**
@@ -39,32 +45,63 @@ const FIELDS = [
 export function newRequestRoutes(context: WorkspaceContext): Router {
   const router = Router();
   const render = renderForm(context);
+  const blank = { errors: new Map<string, string>(), summary: [] };
+  router.use(draftsRoutes(context));
 
   router.get('/requests/new', async (req, res) => {
-    await render(req, res, { fields: {}, clinics: [] }, { errors: new Map(), summary: [] });
+    const id = typeof req.query.draft === 'string' ? req.query.draft : undefined;
+    if (!id) return render(req, res, { fields: {}, clinics: [] }, blank);
+    const draft = await draftOf(context, req, res, id);
+    if (!draft) return render(req, res, { fields: {}, clinics: [] }, { errors: new Map([['form', drafts.gone]]), summary: [] }, 404);
+    const notice = req.query.saved === '1' ? drafts.saved : drafts.opened(context.formats.instant(draft.savedAt) ?? draft.savedAt);
+    await render(req, res, draft.input, blank, 200, { draft: { id, notice } });
   });
 
   router.post('/requests/new', async (req, res) => {
     const input = inputOf(req.body);
+    const draftId = draftIdOf(req.body);
+    const draft = draftId ? { draft: { id: draftId } } : {};
+    const step = (req.body as Record<string, unknown>).step;
     // "Kliniken … anzeigen": the form again, with the clinics of the specialty and their free beds.
-    if ((req.body as Record<string, unknown>).step === 'clinics') return render(req, res, input, { errors: new Map(), summary: [] });
+    if (step === 'clinics') return render(req, res, input, blank, 200, draft);
     const api = hospitalApiOf(context, req, res);
+    if (step === 'draft') {
+      const saved = await api.referrerData().saveDraft({ label: draftLabelOf(input, context.texts), content: input }, draftId);
+      if (!saved.ok) {
+        const refused = { errors: new Map([['form', drafts.notSaved]]), summary: [`${drafts.notSaved} ${saved.message}`] };
+        return render(req, res, input, refused, 409, draft);
+      }
+      return res.redirect(303, `/workspace/requests/new?draft=${encodeURIComponent(saved.id)}&saved=1`);
+    }
     const [party, { items: registry }] = await Promise.all([api.party(), context.api.clinics(apiCallOf(req, res))]);
     const form = formOf(input, { fhirBase: party.fhirBase ?? '', ik: party.ik[0] ?? '', name: party.name }, registry);
     const parsed = RequestForm.safeParse(form);
     const errors = new Map<string, string>();
     if (!input.fields.specialty) errors.set('specialty', t.fieldErrors.specialty ?? t.otherError);
+    const caseNumber = input.fields.ownCaseNumber;
+    if (caseNumber !== undefined && !CASE_NUMBER.test(caseNumber)) errors.set('ownCaseNumber', ownDataTexts.caseNumber.invalid);
     if (!parsed.success) for (const issue of parsed.error.issues) errors.set(fieldOf(issue.path), germanOf(issue.path));
-    if (!parsed.success || errors.size > 0) return render(req, res, input, { errors, summary: [...new Set(errors.values())] }, 400);
+    if (!parsed.success || errors.size > 0) return render(req, res, input, { errors, summary: [...new Set(errors.values())] }, 400, draft);
     const sent = await api.send(buildAdmissionRequestBundle(parsed.data, { profileBase: context.profileBase }));
     if (!sent.ok) {
       const summary = sent.issues.map((issue) => `${t.refused} ${issue.diagnostics}`);
-      return render(req, res, input, { errors: new Map([['form', t.refused]]), summary }, sent.status === 409 ? 409 : 400);
+      return render(req, res, input, { errors: new Map([['form', t.refused]]), summary }, sent.status === 409 ? 409 : 400, draft);
     }
-    res.redirect(303, '/workspace/requests?sent=1');
+    // Kept beside the request, never in the bundle: the service stores it before the request exists too.
+    const kept = caseNumber === undefined || (await api.referrerData().setCaseNumber(parsed.data.requestIdentifier, caseNumber)) === undefined;
+    if (draftId) await api.referrerData().deleteDraft(draftId);
+    res.redirect(303, `/workspace/requests?sent=${kept ? '1' : 'without-case-number'}`);
   });
 
   return router;
+}
+
+/** The hospital's internal case number as the service keeps it (docs/api.md, "The hospital's own data"). */
+export const CASE_NUMBER = /^[A-Za-z0-9 ./_:-]{1,64}$/;
+
+function draftIdOf(body: unknown): string | undefined {
+  const id = (body as Record<string, unknown> | undefined)?.draftId;
+  return typeof id === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(id) ? id : undefined;
 }
 
 export function inputOf(body: unknown): NewRequestInput {
@@ -95,7 +132,7 @@ export function formOf(input: NewRequestInput, party: { fhirBase: string; ik: st
       ik,
       ...(registry.find((clinic) => clinic.ik === ik) ? { name: registry.find((clinic) => clinic.ik === ik)?.name } : {}),
     })),
-    patient: group('patient', ['gender', 'birthDate', 'postalCode', 'city'] as const) ?? {},
+    patient: maskedBirthDate(group('patient', ['gender', 'birthDate', 'postalCode', 'city'] as const) ?? {}, f['patient.birthYearOnly'] === 'yes'),
     ...(f.desiredAdmissionDate ? { desiredAdmissionDate: f.desiredAdmissionDate } : {}),
     ...(f.serviceType ? { serviceType: f.serviceType } : {}),
     ...(f.specialty ? { specialty: f.specialty } : {}),
@@ -108,6 +145,15 @@ export function formOf(input: NewRequestInput, party: { fhirBase: string; ik: st
       : {}),
     notes: f.notes ? [f.notes] : [],
   };
+}
+
+/**
+ * The birth date as the interface allows it for more pseudonymisation: 1 January of the year
+ * (docs/workspace.md, "Neue Anfrage"), when the person asks to send the year alone.
+ */
+function maskedBirthDate<P extends { birthDate?: string }>(patient: P, yearOnly: boolean): P {
+  const year = /^(\d{4})-\d{2}-\d{2}$/.exec(patient.birthDate ?? '')?.[1];
+  return yearOnly && year ? { ...patient, birthDate: `${year}-01-01` } : patient;
 }
 
 /** The form field a schema issue stands at (`diagnoses.0.code`), or its group (`coverage`, `performers`), else the form. */
@@ -137,7 +183,7 @@ export function renderForm(context: WorkspaceContext) {
     input: NewRequestInput,
     refused: Pick<NewRequestView, 'errors' | 'summary'>,
     status = 200,
-    supplement?: NewRequestView['supplement'],
+    extra: Pick<NewRequestView, 'supplement' | 'draft'> = {},
   ) => {
     const api = hospitalApiOf(context, req, res);
     const specialty = input.fields.specialty;
@@ -158,7 +204,7 @@ export function renderForm(context: WorkspaceContext) {
         clinics,
         freeBeds,
         csrfToken: context.csrf.tokenOf(sessionOf(res).id),
-        ...(supplement ? { supplement } : {}),
+        ...extra,
       }),
       status,
     );

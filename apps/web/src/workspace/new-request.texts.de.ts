@@ -18,6 +18,7 @@ export const newRequestTexts = {
   fields: {
     gender: 'Geschlecht *',
     birthDate: 'Geburtsdatum *',
+    birthYearOnly: 'Nur das Geburtsjahr senden (als 1. Januar des Jahres)',
     postalCode: 'Postleitzahl *',
     city: 'Wohnort *',
     desiredAdmissionDate: 'Gewünschtes Aufnahmedatum *',
@@ -50,6 +51,7 @@ export const newRequestTexts = {
   } as Record<string, string>,
   stayStatuses: { 'in-house': 'noch im Krankenhaus', discharged: 'entlassen' } as Record<string, string>,
   hints: {
+    birthYearOnly: 'Die Kliniken sehen dann nur das Jahr, zur weiteren Pseudonymisierung; die ausgewählte Klinik erhält das Datum wie gesendet.',
     diagnosisCode: 'z. B. S72.01 – Buchstabe, zwei Ziffern, optional Punkt und ein bis zwei Ziffern.',
     coverage: 'Optional; wenn angegeben, alle drei Felder.',
     clinics: 'Wählen Sie eine oder mehrere Kliniken. Freie Betten zeigen nur Kliniken, die sie für Zuweiser freigeben, für das gewünschte Aufnahmedatum.',

@@ -1,18 +1,25 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
+import type { FhirTask } from '@bedrequest/contracts';
+import { formOfBundle } from '@bedrequest/fhir-model';
+import type { HospitalApi } from './hospital-api';
 import { HttpError } from '@bedrequest/http';
-import type { Html } from '../inbox/html';
+import { html, type Html } from '../inbox/html';
 import { sendPage, sessionOf } from '../inbox/inbox-context';
 import { newRequestTexts } from './new-request.texts.de';
 import { changesTexts } from './changes.texts.de';
+import { ownDataTexts } from './own-data.texts.de';
 import { selectTexts } from './select.texts.de';
 import { workspaceDe } from './workspace.texts.de';
+import { caseNumberSection } from './pages/case-number';
+import { sentRequestSection } from './pages/sent-request';
 import { erasePage } from './pages/erase.page';
 import { historySection } from './pages/request-history';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
 import { clinicsOf, LIST_READ, placementOfTask } from './placement-reads';
-import { PLACEMENT_STATES, placementsOf, requestOf } from './placements';
+import { PLACEMENT_STATES, placementsOf, requestOf, type Placement } from './placements';
+import { CASE_NUMBER } from './new-request-routes';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
 /** The list shows the requests changed within this many days. */
@@ -25,7 +32,14 @@ const FLASHES: readonly [string, string][] = [
   ['revoked', changesTexts.revoke.done],
   ['withdrawn', changesTexts.withdraw.done],
   ['supplemented', newRequestTexts.supplement.done],
+  ['caseNumber', ownDataTexts.caseNumber.saved],
 ];
+
+/** What the list says once after a new request was sent (`?sent=`). */
+const SENT: Record<string, { kind: 'success' | 'error'; message: string }> = {
+  '1': { kind: 'success', message: newRequestTexts.sent },
+  'without-case-number': { kind: 'error', message: ownDataTexts.caseNumber.notSaved },
+};
 
 /** The list's filter (`?filter=`); anything else shows them all. */
 const Filter = z.enum(['all', ...PLACEMENT_STATES]).catch('all');
@@ -45,9 +59,25 @@ export function requestsRoutes(context: WorkspaceContext): Router {
     const query = new URLSearchParams({ _lastUpdated: `ge${since}`, _count: String(LIST_READ) });
     const [{ tasks, more }, clinics] = await Promise.all([hospitalApiOf(context, req, res).tasks(query), clinicsOf(context, req, res)]);
     const filter = Filter.parse(req.query.filter);
-    return { placements: placementsOf(tasks), filter, clinics, truncated: more, formats };
+    const placements = placementsOf(tasks);
+    const caseNumbers = await caseNumbersOf(req, res, placements);
+    return { placements, filter, clinics, truncated: more, formats, caseNumbers };
   };
+  const caseNumbersOf = (req: Request, res: Response, placements: readonly Placement[]) =>
+    hospitalApiOf(context, req, res)
+      .referrerData()
+      .caseNumbersOf(placements.map((placement) => requestOf(placement.tasks[0] as FhirTask)));
   const placementOf = (req: Request, res: Response) => placementOfTask(context, req, res);
+  /** What the hospital last sent, read back; none once erased, or should the read fail (the page shows without it). */
+  const sentOf = async (api: HospitalApi, identifier: string) => {
+    const bundle = await api.readBack(identifier).catch(() => undefined);
+    if (!bundle || bundle === 'erased') return undefined;
+    try {
+      return formOfBundle(bundle, { profileBase: context.profileBase });
+    } catch {
+      return undefined;
+    }
+  };
   /** What the page's script asks every few seconds: the changed parts, once the latest change is past `since`. */
   const updates = (res: Response, since: unknown, changedAt: string, parts: () => Record<string, Html>) => {
     res.json(since === changedAt ? { changedAt } : { changedAt, parts: Object.fromEntries(Object.entries(parts()).map(([id, part]) => [id, part.markup])) });
@@ -55,7 +85,26 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests', async (req, res) => {
     const [view, page] = await Promise.all([listView(req, res), workspacePageOf(context, req, res)]);
-    sendPage(res, requestsPage(page, texts, view, req.query.sent === '1' ? newRequestTexts.sent : undefined));
+    sendPage(res, requestsPage(page, texts, view, SENT[String(req.query.sent)]));
+  });
+
+  // The search by the hospital's internal case number: posted, so that the number never stands in a URL.
+  router.post('/requests/search', async (req, res) => {
+    const typed = (req.body as Record<string, unknown>).caseNumber;
+    const caseNumber = typeof typed === 'string' ? typed.trim() : '';
+    if (!caseNumber) return res.redirect(303, '/workspace/requests');
+    const api = hospitalApiOf(context, req, res);
+    const identifiers = CASE_NUMBER.test(caseNumber) ? await api.referrerData().requestsWithCaseNumber(caseNumber) : [];
+    const query = new URLSearchParams(identifiers.map((identifier): [string, string] => ['based-on', identifier]));
+    query.set('_count', String(LIST_READ));
+    const [{ tasks, more }, clinics, page] = await Promise.all([
+      identifiers.length ? api.tasks(query) : { tasks: [], more: false },
+      clinicsOf(context, req, res),
+      workspacePageOf(context, req, res),
+    ]);
+    const placements = placementsOf(tasks);
+    const view = { placements, filter: 'all' as const, clinics, truncated: more, formats, caseNumbers: await caseNumbersOf(req, res, placements) };
+    sendPage(res, requestsPage(page, texts, { ...view, search: { caseNumber } }));
   });
 
   router.get('/requests/updates', async (req, res) => {
@@ -63,18 +112,46 @@ export function requestsRoutes(context: WorkspaceContext): Router {
     updates(res, req.query.since, view.placements[0]?.changedAt ?? '', () => requestsParts(texts, view));
   });
 
-  router.get('/requests/:taskId', async (req, res) => {
+  /** A request's page; `typed`: an internal case number refused, shown at its field. */
+  const showRequest = async (req: Request, res: Response, typed?: string) => {
     const [{ placement, clinics }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
     const [task] = placement.tasks;
+    const api = hospitalApiOf(context, req, res);
     // Who of the hospital sent or changed it, which clinic answered (the audit trail); the page shows without it should it fail.
-    const changes = task
-      ? await hospitalApiOf(context, req, res)
-          .changes(requestOf(task))
-          .catch(() => undefined)
-      : undefined;
+    const [changes, caseNumbers, sent] = await Promise.all([
+      task ? api.changes(requestOf(task)).catch(() => undefined) : undefined,
+      caseNumbersOf(req, res, [placement]),
+      task ? sentOf(api, requestOf(task)) : undefined,
+    ]);
     const history = changes && historySection(changes, sessionOf(res).principal.ikNumbers, clinics, texts, formats);
+    const own = caseNumberSection({
+      placementId: placement.id,
+      caseNumber: caseNumbers.get(requestOf(task as FhirTask)),
+      ...(typed === undefined ? {} : { typed, error: ownDataTexts.caseNumber.invalid }),
+      csrfToken: page.signedIn?.csrfToken ?? '',
+    });
     const flash = FLASHES.find(([name]) => req.query[name] === '1')?.[1];
-    sendPage(res, requestPage(page, texts, placement, clinics, formats, flash, history));
+    const sentSection = sent && sentRequestSection(sent, texts, formats);
+    sendPage(
+      res,
+      requestPage(page, texts, placement, clinics, formats, flash, html`${own}${sentSection ?? ''}${history ?? ''}`),
+      typed === undefined ? 200 : 400,
+    );
+  };
+
+  router.get('/requests/:taskId', (req, res) => showRequest(req, res));
+
+  // The hospital's internal case number (docs/workspace.md, "Interne Fallnummer"): empty removes it.
+  router.post('/requests/:taskId/case-number', async (req, res) => {
+    const typed = (req.body as Record<string, unknown>).caseNumber;
+    const caseNumber = typeof typed === 'string' ? typed.trim() : '';
+    if (caseNumber && !CASE_NUMBER.test(caseNumber)) return showRequest(req, res, caseNumber);
+    const { placement } = await placementOf(req, res);
+    const refused = await hospitalApiOf(context, req, res)
+      .referrerData()
+      .setCaseNumber(requestOf(placement.tasks[0] as FhirTask), caseNumber || null);
+    if (refused) return showRequest(req, res, caseNumber);
+    res.redirect(303, `/workspace/requests/${placement.id}?caseNumber=1`);
   });
 
   // Erasing the request's patient data (docs/workspace.md, "Patientendaten löschen"): a confirmation first.

@@ -9,7 +9,7 @@ import { ikOf } from './placements';
 import { selectTexts as t } from './select.texts.de';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
-const FIELDS = ['familyName', 'givenNames', 'streetLine', 'phone'] as const;
+const FIELDS = ['familyName', 'givenNames', 'birthDate', 'streetLine', 'phone'] as const;
 
 /**
  * Selecting a clinic that accepted (docs/workspace.md, "Klinik auswählen"): the page asks for the
@@ -74,6 +74,8 @@ function selectionOf(sent: RequestForm, ik: string, fields: Record<string, strin
       ...sent.patient,
       ...(fields.familyName ? { familyName: fields.familyName } : {}),
       ...(given.length ? { givenNames: given } : {}),
+      // The full date, where the requests carried the year alone (docs/workspace.md, "Klinik auswählen").
+      ...(fields.birthDate ? { birthDate: fields.birthDate } : {}),
       ...(fields.streetLine ? { streetLine: fields.streetLine } : {}),
       ...(fields.phone ? { phone: fields.phone } : {}),
     },

@@ -7,6 +7,7 @@ export const selectTexts = {
   masterData: 'Vollständige Patientendaten',
   familyName: 'Familienname *',
   givenNames: 'Vornamen',
+  birthDate: 'Vollständiges Geburtsdatum (falls die Anfrage nur das Geburtsjahr enthielt)',
   streetLine: 'Straße und Hausnummer',
   phone: 'Telefon',
   confirm: 'Klinik verbindlich auswählen',
@@ -18,6 +19,7 @@ export const selectTexts = {
   fieldErrors: {
     familyName: 'Bitte geben Sie den Familiennamen an.',
     givenNames: 'Bitte prüfen Sie die Vornamen (höchstens 200 Zeichen je Name).',
+    birthDate: 'Bitte geben Sie ein Geburtsdatum an, nicht in der Zukunft.',
     streetLine: 'Bitte prüfen Sie die Anschrift (höchstens 200 Zeichen).',
     phone: 'Bitte geben Sie eine Telefonnummer aus Ziffern an, optional mit +, Leerzeichen, / oder -.',
   } as Record<string, string>,

@@ -36,7 +36,7 @@ export function supplementRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests/:taskId/supplement', async (req, res) => {
     const { read, supplement } = await latestOf(req, res);
-    await render(req, res, inputOfForm(read), { errors: new Map(), summary: [] }, 200, supplement);
+    await render(req, res, inputOfForm(read), { errors: new Map(), summary: [] }, 200, { supplement });
   });
 
   router.post('/requests/:taskId/supplement', async (req, res) => {
@@ -47,12 +47,12 @@ export function supplementRoutes(context: WorkspaceContext): Router {
     const parsed = RequestForm.safeParse(supplementOf(read, typed, input));
     if (!parsed.success) {
       const errors = new Map(parsed.error.issues.map((issue) => [fieldOf(issue.path), germanOf(issue.path)]));
-      return render(req, res, input, { errors, summary: [...new Set(errors.values())] }, 400, supplement);
+      return render(req, res, input, { errors, summary: [...new Set(errors.values())] }, 400, { supplement });
     }
     const sent = await hospitalApiOf(context, req, res).send(buildAdmissionRequestBundle(parsed.data, { profileBase: context.profileBase }));
     if (!sent.ok) {
       const summary = sent.issues.map((issue) => `${t.refused} ${issue.diagnostics}`);
-      return render(req, res, input, { errors: new Map([['form', t.refused]]), summary }, sent.status === 409 ? 409 : 400, supplement);
+      return render(req, res, input, { errors: new Map([['form', t.refused]]), summary }, sent.status === 409 ? 409 : 400, { supplement });
     }
     res.redirect(303, `/workspace/requests/${placement.id}?supplemented=1`);
   });

@@ -7,6 +7,7 @@ import { apiCallOf, sessionOf } from '../inbox/inbox-context';
 import type { PageContext } from '../inbox/pages/layout';
 import type { HospitalApi } from './hospital-api';
 import { newRequestTexts } from './new-request.texts.de';
+import { ownDataTexts } from './own-data.texts.de';
 import type { WorkspaceTexts } from './workspace.texts.de';
 
 /** Where the hospital's workspace is mounted. */
@@ -41,6 +42,7 @@ export async function workspacePageOf(context: WorkspaceContext, req: Request, r
     nav: [
       { section: 'requests', href: `${MOUNT}/requests`, label: context.texts.nav.tasks },
       { section: 'new-request', href: `${MOUNT}/requests/new`, label: newRequestTexts.nav },
+      { section: 'drafts', href: `${MOUNT}/drafts`, label: ownDataTexts.drafts.nav },
       { section: 'people', href: `${MOUNT}/people`, label: context.texts.hospital.navPeople },
     ],
     signedIn: { clinic: name, csrfToken: context.csrf.tokenOf(session.id) },

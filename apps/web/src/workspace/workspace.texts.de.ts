@@ -69,7 +69,8 @@ export const workspaceDe = {
       goes: [
         'alle Versionen der Anfrage mit Patient, Diagnosen, Kostenträger und Hinweisen,',
         'alle nachgereichten Dokumente,',
-        'die Nachrichten der Kliniken zu dieser Anfrage.',
+        'die Nachrichten der Kliniken zu dieser Anfrage,',
+        'die interne Fallnummer Ihres Krankenhauses zu dieser Anfrage.',
       ],
       stays:
         'Erhalten bleiben nur Zeitpunkte und Status je Klinik, als Nachweis ohne Patientendaten. Offene Anfragen werden für die Kliniken storniert; reservierte Betten werden freigegeben. Das lässt sich nicht rückgängig machen.',

@@ -60,7 +60,8 @@ export function pastDate(today: Today) {
 
 /**
  * Full date only: FHIR allows a year alone, but the service requires `Patient.birthDate` as
- * YYYY-MM-DD (docs/api.md, "Validation choices"), so the form cannot offer a year alone.
+ * YYYY-MM-DD (docs/api.md, "Validation choices"); a form that offers the year alone sends 1 January
+ * of it, as the interface allows for more pseudonymisation.
  */
 export function birthDate(today: Today) {
   return z

@@ -3,6 +3,7 @@ import { COVERAGE_KINDS, SERVICE_TYPE_CODES, SPECIALTIES, STAY_STATUSES } from '
 import { html, type Html } from '../../inbox/html';
 import { csrfField, layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { newRequestTexts as t } from '../new-request.texts.de';
+import { ownDataTexts } from '../own-data.texts.de';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 
 /** How many diagnosis rows the form offers (the first is the main diagnosis). */
@@ -26,6 +27,8 @@ export interface NewRequestView {
   csrfToken: string;
   /** A supplement of a request sent before (docs/workspace.md, "Anfrage ergänzen"): its own address and words, its clinics fixed. */
   supplement?: { action: string; clinics: readonly string[] };
+  /** The draft the form was opened from or saved as (docs/workspace.md, "Entwürfe"): sending it deletes it. */
+  draft?: { id: string; notice?: string };
 }
 
 /**
@@ -51,10 +54,13 @@ export function newRequestPage(context: PageContext, texts: WorkspaceTexts, view
     html`<div class="field"><label for="${idOf(name)}">${label}</label>${errorLine(name)}<select id="${idOf(name)}" name="${name}"${aria(name)}><option value="">${t.choose}</option>${options.map(
       (option) => html`<option value="${option}"${value(name) === option ? html` selected` : ''}>${names[option] ?? option}</option>`,
     )}</select></div>`;
+  const checkbox = (name: string, label: string, hint: string) =>
+    html`<div class="field choice"><input type="checkbox" id="${idOf(name)}" name="${name}" value="yes"${value(name) === 'yes' ? html` checked` : ''} aria-describedby="${idOf(name)}-hint"><label for="${idOf(name)}">${label}</label><p class="hint" id="${idOf(name)}-hint">${hint}</p></div>`;
   const section = (name: keyof typeof t.sections, body: Html) => html`<fieldset class="form-section"><legend>${t.sections[name]}</legend>${body}</fieldset>`;
   const specialtyNames = Object.fromEntries(SPECIALTIES.map((row) => [row.code, texts.specialty[row.code] ?? row.display]));
 
   const supplement = view.supplement;
+  const own = ownDataTexts.caseNumber;
   return layout(context, {
     title: supplement ? t.supplement.title : t.title,
     section: supplement ? 'requests' : 'new-request',
@@ -67,11 +73,12 @@ ${
     : ''
 }
 ${errorOf('form') ? notice('error', errorOf('form') ?? '') : ''}
+${view.draft?.notice ? notice('info', view.draft.notice) : ''}
 <form method="post" action="${supplement?.action ?? '/workspace/requests/new'}" class="form new-request">
-${csrfField(view.csrfToken)}
+${csrfField(view.csrfToken)}${view.draft ? html`<input type="hidden" name="draftId" value="${view.draft.id}">` : ''}
 ${section(
   'patient',
-  html`${select('patient.gender', t.fields.gender, ['female', 'male', 'other', 'unknown'], t.genders)}${input('patient.birthDate', t.fields.birthDate, 'date')}${input('patient.postalCode', t.fields.postalCode, 'text', html` autocomplete="off" maxlength="10"`)}${input('patient.city', t.fields.city, 'text', html` autocomplete="off" maxlength="100"`)}`,
+  html`${select('patient.gender', t.fields.gender, ['female', 'male', 'other', 'unknown'], t.genders)}${input('patient.birthDate', t.fields.birthDate, 'date')}${checkbox('patient.birthYearOnly', t.fields.birthYearOnly, t.hints.birthYearOnly)}${input('patient.postalCode', t.fields.postalCode, 'text', html` autocomplete="off" maxlength="10"`)}${input('patient.city', t.fields.city, 'text', html` autocomplete="off" maxlength="100"`)}`,
 )}
 ${section(
   'request',
@@ -116,7 +123,22 @@ ${section(
   html`<div class="field"><label for="f-notes">${t.fields.notes}</label>${errorLine('notes')}<textarea id="f-notes" name="notes" rows="4" maxlength="4000"${aria('notes')}>${value('notes')}</textarea></div>`,
 )}
 ${supplement ? section('clinics', html`<ul>${supplement.clinics.map((clinic) => html`<li>${clinic}</li>`)}</ul>`) : section('clinics', clinicChoices(view, texts))}
-<button type="submit" class="button">${supplement ? t.supplement.send : t.send}</button>
+${
+  supplement
+    ? ''
+    : html`<fieldset class="form-section"><legend>${own.section}</legend><p class="hint" id="own-case-number-hint">${own.hint}</p>${input(
+        'ownCaseNumber',
+        own.label,
+        'text',
+        html` autocomplete="off" maxlength="64" spellcheck="false"`,
+        'own-case-number-hint',
+      )}</fieldset>`
+}
+<button type="submit" class="button">${supplement ? t.supplement.send : t.send}</button>${
+      supplement
+        ? ''
+        : html` <button type="submit" name="step" value="draft" class="button button-secondary" formnovalidate>${ownDataTexts.drafts.save}</button>`
+    }
 </form>`,
   });
 }

@@ -1,9 +1,10 @@
 import { businessStatusOf, type ClinicRecord, type FhirTask } from '@bedrequest/contracts';
 import type { Formats } from '../../inbox/format';
 import { html, type Html } from '../../inbox/html';
-import { layout, notice, type PageContext } from '../../inbox/pages/layout';
+import { csrfField, layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
-import { ikOf, PLACEMENT_STATES, stateOf, type Placement, type PlacementState } from '../placements';
+import { ownDataTexts } from '../own-data.texts.de';
+import { ikOf, PLACEMENT_STATES, requestOf, stateOf, type Placement, type PlacementState } from '../placements';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 
 export interface RequestsView {
@@ -14,20 +15,29 @@ export interface RequestsView {
   /** More Tasks matched than the page read: the oldest requests are not shown. */
   truncated: boolean;
   formats: Formats;
+  /** The hospital's internal case numbers of the requests shown, by request identifier. */
+  caseNumbers: ReadonlyMap<string, string>;
+  /** The requests found by an internal case number, instead of the list. */
+  search?: { caseNumber: string };
 }
 
 /** The hospital's requests (docs/workspace.md, "Anfragen"): each with every clinic's state of it. */
-export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: RequestsView, flash?: string): Html {
+export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: RequestsView, flash?: { kind: 'success' | 'error'; message: string }): Html {
   const t = texts.hospital.list;
   const changedAt = view.placements[0]?.changedAt ?? '';
   const query = view.filter === 'all' ? '' : `?filter=${view.filter}`;
+  // Search results are not followed live: the list's updates would replace them.
+  const live = view.search
+    ? html`id="search-results"`
+    : html`id="live-page" data-updates="/workspace/requests/updates${query}" data-changed-at="${changedAt}" data-login="/workspace/login"`;
   return layout(context, {
     title: t.title,
     section: 'requests',
-    body: html`<div id="live-page" data-updates="/workspace/requests/updates${query}" data-changed-at="${changedAt}" data-login="/workspace/login">
+    body: html`<div ${live}>
 <h1>${t.title}</h1>
 <p>${t.intro}</p>
-${flash ? notice('success', flash) : ''}
+${flash ? notice(flash.kind, flash.message) : ''}
+${searchForm(context, view.search)}
 ${liveStatus(texts)}
 ${view.truncated ? notice('info', t.truncated(view.placements.length)) : ''}
 ${requestsParts(texts, view)['requests-table']}
@@ -42,20 +52,34 @@ export function requestsParts(texts: WorkspaceTexts, view: RequestsView): Record
   const states = view.placements.map((placement) => ({ placement, state: stateOf(placement) }));
   const shown = states.filter(({ state }) => view.filter === 'all' || state === view.filter).map(({ placement }) => placement);
   const countOf = (filter: PlacementState | 'all') => (filter === 'all' ? states.length : states.filter(({ state }) => state === filter).length);
-  const tabs = html`<nav aria-label="${t.filters}" class="filters"><ul>${(['all', ...PLACEMENT_STATES] as const).map(
-    (filter) =>
-      html`<li><a href="/workspace/requests${filter === 'all' ? '' : `?filter=${filter}`}"${filter === view.filter ? html` aria-current="page"` : ''}>${t.filter[filter]} <span class="count" data-count="${filter}">${countOf(filter)}</span></a></li>`,
-  )}</ul></nav>`;
+  const tabs = view.search
+    ? shown.length
+      ? html`<p role="status">${ownDataTexts.caseNumber.search.results(shown.length, view.search.caseNumber)}</p>`
+      : html``
+    : html`<nav aria-label="${t.filters}" class="filters"><ul>${(['all', ...PLACEMENT_STATES] as const).map(
+        (filter) =>
+          html`<li><a href="/workspace/requests${filter === 'all' ? '' : `?filter=${filter}`}"${filter === view.filter ? html` aria-current="page"` : ''}>${t.filter[filter]} <span class="count" data-count="${filter}">${countOf(filter)}</span></a></li>`,
+      )}</ul></nav>`;
   const rows = shown.map((placement) => {
     const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
-    return html`<tr data-request="${placement.id}" data-state="${stateOf(placement)}"><th scope="row"><a href="/workspace/requests/${placement.id}">${t.requestOf(sent)}</a></th><td><ul class="plain">${placement.tasks.map((task) => html`<li>${clinicLine(task, view.clinics, texts)}</li>`)}</ul></td><td><time datetime="${placement.changedAt}">${formats.instant(placement.changedAt) ?? placement.changedAt}</time></td></tr>`;
+    const caseNumber = view.caseNumbers.get(requestOf(placement.tasks[0] as FhirTask));
+    const own = caseNumber ? html`<br><span class="meta case-number">${ownDataTexts.caseNumber.inList} ${caseNumber}</span>` : '';
+    return html`<tr data-request="${placement.id}" data-state="${stateOf(placement)}"><th scope="row"><a href="/workspace/requests/${placement.id}">${t.requestOf(sent)}</a>${own}</th><td><ul class="plain">${placement.tasks.map((task) => html`<li>${clinicLine(task, view.clinics, texts)}</li>`)}</ul></td><td><time datetime="${placement.changedAt}">${formats.instant(placement.changedAt) ?? placement.changedAt}</time></td></tr>`;
   });
   const table = rows.length
     ? html`<table class="requests"><caption class="visually-hidden">${t.caption}</caption>
 <thead><tr><th scope="col">${t.columns.request}</th><th scope="col">${t.columns.clinics}</th><th scope="col">${t.columns.changed}</th></tr></thead>
 <tbody>${rows}</tbody></table>`
-    : html`<p class="empty">${states.length ? t.emptyFilter : t.empty}</p>`;
+    : html`<p class="empty">${view.search ? ownDataTexts.caseNumber.search.none(view.search.caseNumber) : states.length ? t.emptyFilter : t.empty}</p>`;
   return { 'requests-table': html`<div id="requests-table" data-live-part>${tabs}${table}</div>` };
+}
+
+/** The search by internal case number, posted (the number never stands in a URL), and what it found. */
+function searchForm(context: PageContext, search: RequestsView['search']): Html {
+  const s = ownDataTexts.caseNumber.search;
+  return html`<form method="post" action="/workspace/requests/search" class="form search-form" role="search">${csrfField(context.signedIn?.csrfToken ?? '')}<label for="case-number-search">${s.label}</label> <input id="case-number-search" name="caseNumber" type="search" autocomplete="off" maxlength="64" spellcheck="false" value="${search?.caseNumber ?? ''}"> <button type="submit" class="button button-secondary">${s.button}</button>${
+    search ? html` <a href="/workspace/requests">${s.all}</a>` : ''
+  }</form>`;
 }
 
 /** A clinic of the request: its name, the state of its Task, and the Anfrage-Nr. it quotes on the phone. */

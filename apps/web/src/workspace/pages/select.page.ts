@@ -15,9 +15,12 @@ export interface SelectView {
 const FIELDS = [
   ['familyName', t.familyName, 'family-name'],
   ['givenNames', t.givenNames, 'given-name'],
+  ['birthDate', t.birthDate, 'bday'],
   ['streetLine', t.streetLine, 'street-address'],
   ['phone', t.phone, 'tel'],
 ] as const;
+
+const TYPES: Record<string, string> = { phone: 'tel', birthDate: 'date' };
 
 /**
  * Selecting a clinic that accepted (docs/workspace.md, "Klinik auswählen"): the page asks for the
@@ -40,7 +43,7 @@ ${csrfField(view.csrfToken)}
 <fieldset class="form-section"><legend>${t.masterData}</legend>
 ${FIELDS.map(([name, label, autocomplete]) => {
   const error = view.errors.get(name);
-  return html`<div class="field"><label for="s-${name}">${label}</label>${error ? html`<p class="field-error" id="s-${name}-error">${error}</p>` : ''}<input id="s-${name}" name="${name}" type="${name === 'phone' ? 'tel' : 'text'}" autocomplete="${autocomplete}" maxlength="200" value="${view.fields[name] ?? ''}"${error ? html` aria-invalid="true" aria-describedby="s-${name}-error"` : ''}></div>`;
+  return html`<div class="field"><label for="s-${name}">${label}</label>${error ? html`<p class="field-error" id="s-${name}-error">${error}</p>` : ''}<input id="s-${name}" name="${name}" type="${TYPES[name] ?? 'text'}" autocomplete="${autocomplete}" maxlength="200" value="${view.fields[name] ?? ''}"${error ? html` aria-invalid="true" aria-describedby="s-${name}-error"` : ''}></div>`;
 })}
 </fieldset>
 <button type="submit" class="button">${t.confirm}</button>
