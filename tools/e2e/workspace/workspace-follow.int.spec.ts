@@ -277,18 +277,18 @@ describeInChromium("the hospital's workspace", () => {
     await page.getByLabel('Vornamen').fill('Erika Maria');
     await page.getByLabel('Straße und Hausnummer').fill('Hauptstraße 1');
     await page.getByLabel('Telefon').fill('+49 30 1234567');
+    await page.getByLabel('Vollständiges Geburtsdatum (falls die Anfrage nur das Geburtsjahr enthielt)').fill('1948-03-03');
     await Promise.all([page.waitForURL(/\?selected=1$/), page.getByRole('button', { name: 'Klinik verbindlich auswählen' }).click()]);
     expect(await page.getByRole('status').first().innerText()).toContain('Die Klinik ist ausgewählt');
     await page.locator(`tr[data-task-id="${waldsee}"] .status`, { hasText: 'Ausgewählt' }).waitFor({ timeout: 15_000 });
     await page.locator(`tr[data-task-id="${bergblick}"] .status`, { hasText: 'Storniert' }).waitFor({ timeout: 15_000 });
 
-    const bundle = await harness.stack.api<{ entry: { resource: { resourceType: string; name?: { family?: string; given?: string[] }[] } }[] }>(
-      'GET',
-      `/api/v1/clinic/tasks/${waldsee}/bundle`,
-      { token: clinicToken },
-    );
+    const bundle = await harness.stack.api<{
+      entry: { resource: { resourceType: string; birthDate?: string; name?: { family?: string; given?: string[] }[] } }[];
+    }>('GET', `/api/v1/clinic/tasks/${waldsee}/bundle`, { token: clinicToken });
     const patient = bundle.body.entry.find((entry) => entry.resource.resourceType === 'Patient')?.resource;
     expect(patient?.name?.[0]).toMatchObject({ family: 'Musterfrau', given: ['Erika', 'Maria'] });
+    expect(patient?.birthDate).toBe('1948-03-03');
   });
 
   it('withdraws the selection after a confirmation: the clinic is cancelled and the request open again', async () => {

@@ -43,6 +43,11 @@ export interface SessionPagesOptions {
   logger: Logger;
   /** The pages behind the session. */
   routes: (router: Router) => void;
+  /**
+   * Posts whose route reads the body itself and checks the CSRF token in it before acting (a
+   * multipart form, which this router does not parse): the guard checks only their origin.
+   */
+  checksOwnToken?: (req: Request) => boolean;
 }
 
 /**
@@ -107,7 +112,8 @@ export function sessionPagesRouter(options: SessionPagesOptions): Router {
       return res.redirect(303, `${mount}/login${req.method === 'GET' && cookiesOf(req).has(sessions.scope.cookies.session) ? '?expired=1' : ''}`);
     }
     res.locals.inboxSession = session;
-    if (req.method !== 'GET' && req.method !== 'HEAD' && (!isSameOrigin(req) || !csrf.verify(req, session.id))) return refuse(res);
+    const tokenChecked = options.checksOwnToken?.(req) || csrf.verify(req, session.id);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && (!isSameOrigin(req) || !tokenChecked)) return refuse(res);
     next();
   };
   router.use(guard);

@@ -27,7 +27,11 @@ export class CsrfTokens {
 
   /** Whether the request carries the token of `sessionId`. */
   verify(req: Request, sessionId: string, purpose: 'session' | 'login' = 'session'): boolean {
-    const sent = tokenSent(req);
+    return this.matches(tokenSent(req), sessionId, purpose);
+  }
+
+  /** Whether `sent` is the token of `sessionId`: for a body the page's route reads itself (a multipart form). */
+  matches(sent: string | undefined, sessionId: string, purpose: 'session' | 'login' = 'session'): boolean {
     if (!sent) return false;
     const expected = Buffer.from(this.tokenOf(sessionId, purpose));
     const actual = Buffer.from(sent);

@@ -59,6 +59,7 @@ describe('sending documents for a request', () => {
     .use(documentsRoutes(context))
     .use(jsonErrorHandler(silentLogger()));
   const path = `/requests/${TASK_ID}/documents`;
+  const TOKEN = context.csrf.tokenOf('session-1');
 
   beforeEach(() => {
     task = fhirTask({ id: TASK_ID, requestIdentifier: IDENTIFIER });
@@ -78,12 +79,13 @@ describe('sending documents for a request', () => {
   it('sends one DocumentBundle for the request with each file byte for byte under the kind typed, and says so', async () => {
     await request(app)
       .post(path)
+      .field('_csrf', TOKEN)
       .field('kind-1', 'Arztbrief')
       .attach('file-1', PDF, { filename: 'Mustermann Arztbrief.pdf', contentType: 'application/octet-stream' })
       .field('kind-2', ' Befund ')
       .attach('file-2', PNG, { filename: 'scan.png', contentType: 'image/png' })
       .expect(303)
-      .expect('location', `/workspace/requests/${TASK_ID}/documents?sent=1`);
+      .expect('location', `/workspace/requests/${TASK_ID}?documents=1`);
     expect(sent).toHaveLength(1);
     const bundle = sent[0]!;
     expect(validateDocumentBundle(bundle, { profileBase: DEFAULT_PROFILE_BASE })).toMatchObject({ ok: true, bundle: { requestIdentifier: IDENTIFIER } });
@@ -98,11 +100,16 @@ describe('sending documents for a request', () => {
     expect(Buffer.from(references[1]!.content[0]!.attachment.data ?? '', 'base64').equals(PNG)).toBe(true);
     // The file names may name the patient: they go nowhere.
     expect(JSON.stringify(bundle)).not.toContain('Mustermann');
-    expect((await request(app).get(`${path}?sent=1`).expect(200)).text).toContain(t.sent);
+  });
+
+  it("refuses a form without the session's token, sending nothing", async () => {
+    await request(app).post(path).field('_csrf', 'forged').field('kind-1', 'Arztbrief').attach('file-1', PDF, 'x.pdf').expect(403);
+    await request(app).post(path).field('kind-1', 'Arztbrief').attach('file-1', PDF, 'x.pdf').expect(403);
+    expect(sent).toEqual([]);
   });
 
   it('takes the whole form as a browser sends it: the token, and a kind and a file part for every row, chosen or not', async () => {
-    let form = request(app).post(path).field('_csrf', 'token');
+    let form = request(app).post(path).field('_csrf', TOKEN);
     for (let row = 1; row <= 5; row += 1) {
       form = form.field(`kind-${row}`, row === 3 ? 'Medikationsplan' : '');
       form =
@@ -117,6 +124,7 @@ describe('sending documents for a request', () => {
   it('refuses a text file named .pdf beside its field and sends nothing', async () => {
     const page = await request(app)
       .post(path)
+      .field('_csrf', TOKEN)
       .field('kind-1', 'Arztbrief')
       .attach('file-1', Buffer.from('Kein PDF, nur Text.'), { filename: 'brief.pdf', contentType: 'application/pdf' })
       .expect(400);
@@ -127,11 +135,12 @@ describe('sending documents for a request', () => {
 
   it('refuses a file over the limit while it streams in, and files over the limit together, and sends nothing', async () => {
     const over = Buffer.concat([PDF, Buffer.alloc(CAPACITY)]);
-    const one = await request(app).post(path).field('kind-1', 'Befund').attach('file-1', over, 'gross.pdf').expect(413);
+    const one = await request(app).post(path).field('_csrf', TOKEN).field('kind-1', 'Befund').attach('file-1', over, 'gross.pdf').expect(413);
     expect(one.text).toContain(`<p class="field-error" id="d-file-1-error">${t.errors.size(CAPACITY)}</p>`);
     const half = Buffer.concat([PDF, Buffer.alloc(Math.ceil(CAPACITY / 2))]);
     const two = await request(app)
       .post(path)
+      .field('_csrf', TOKEN)
       .field('kind-1', 'Befund')
       .attach('file-1', half, 'a.pdf')
       .field('kind-2', 'Befund')
@@ -144,21 +153,21 @@ describe('sending documents for a request', () => {
 
   it('takes a file of the limit exactly', async () => {
     const full = Buffer.concat([PDF, Buffer.alloc(CAPACITY - PDF.length)]);
-    await request(app).post(path).field('kind-1', 'Befund').attach('file-1', full, 'genau.pdf').expect(303);
+    await request(app).post(path).field('_csrf', TOKEN).field('kind-1', 'Befund').attach('file-1', full, 'genau.pdf').expect(303);
     expect(sent).toHaveLength(1);
   });
 
   it('asks for a file, and for the kind of each file', async () => {
-    const none = await request(app).post(path).field('kind-1', '').expect(400);
+    const none = await request(app).post(path).field('_csrf', TOKEN).field('kind-1', '').expect(400);
     expect(none.text).toContain(t.errors.none);
-    const untitled = await request(app).post(path).attach('file-1', PDF, 'x.pdf').expect(400);
+    const untitled = await request(app).post(path).field('_csrf', TOKEN).attach('file-1', PDF, 'x.pdf').expect(400);
     expect(untitled.text).toContain(`<p class="field-error" id="d-kind-1-error">${t.errors.kind}</p>`);
     expect(sent).toEqual([]);
   });
 
   it("shows the service's refusal in its words (a request over its limits: 409)", async () => {
     answer = { ok: false, status: 409, issues: [{ diagnostics: 'the request has 50 documents, the limit of 50', expression: [] }] };
-    const page = await request(app).post(path).field('kind-1', 'Arztbrief').attach('file-1', PDF, 'x.pdf').expect(409);
+    const page = await request(app).post(path).field('_csrf', TOKEN).field('kind-1', 'Arztbrief').attach('file-1', PDF, 'x.pdf').expect(409);
     expect(page.text).toContain(t.refusedStatus[409]);
     expect(page.text).toContain('the request has 50 documents, the limit of 50');
   });
@@ -166,7 +175,7 @@ describe('sending documents for a request', () => {
   it('offers nothing for a revoked or erased request (every Task cancelled), and nothing for another party’s', async () => {
     task = fhirTask({ id: TASK_ID, requestIdentifier: IDENTIFIER, status: 'cancelled' });
     await request(app).get(path).expect(409);
-    await request(app).post(path).field('kind-1', 'Arztbrief').attach('file-1', PDF, 'x.pdf').expect(409);
+    await request(app).post(path).field('_csrf', TOKEN).field('kind-1', 'Arztbrief').attach('file-1', PDF, 'x.pdf').expect(409);
     await request(app).get('/requests/7e0c7d36-8f3e-4a43-9d55-3f0f4d1a7c02/documents').expect(404);
     expect(sent).toEqual([]);
   });

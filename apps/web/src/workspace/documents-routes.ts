@@ -3,7 +3,6 @@ import { buildDocumentBundle, DOCUMENT_TITLE_MAX_LENGTH, documentBundleCapacity 
 import { HttpError } from '@bedrequest/http';
 import { apiCallOf, sendPage, sessionOf } from '../inbox/inbox-context';
 import { documentsTexts as t } from './documents.texts.de';
-import { DOCUMENTS_SCRIPT, DOCUMENTS_SCRIPT_PATH } from './documents-script';
 import { readUpload, UPLOAD_ROWS, type Upload, type UploadLimits } from './documents-upload';
 import { documentsPage, type DocumentsView } from './pages/documents.page';
 import { placementOfTask } from './placement-reads';
@@ -30,23 +29,24 @@ export function documentsRoutes(context: WorkspaceContext): Router {
     if (!task || !applies('revoke', placement)) throw new HttpError('conflict', t.closed);
     return { placement, requestIdentifier: requestOf(task) };
   };
-  const render = async (req: Request, res: Response, view: Omit<DocumentsView, 'csrfToken' | 'script' | 'limits'>, status = 200) => {
+  const render = async (req: Request, res: Response, view: Omit<DocumentsView, 'csrfToken' | 'limits'>, status = 200) => {
     const page = await workspacePageOf(context, req, res);
     const csrfToken = context.csrf.tokenOf(sessionOf(res).id);
-    sendPage(res, documentsPage(page, { ...view, csrfToken, script: `${MOUNT}${DOCUMENTS_SCRIPT_PATH}`, limits }), status);
+    sendPage(res, documentsPage(page, { ...view, csrfToken, limits }), status);
   };
-
-  router.get(DOCUMENTS_SCRIPT_PATH, (_req, res) => {
-    res.status(200).type('text/javascript; charset=utf-8').send(DOCUMENTS_SCRIPT);
-  });
 
   router.get('/requests/:taskId/documents', async (req, res) => {
     const { placement } = await openRequestOf(req, res);
-    await render(req, res, { placementId: placement.id, kinds: new Map(), errors: new Map(), sent: req.query.sent === '1' });
+    await render(req, res, { placementId: placement.id, kinds: new Map(), errors: new Map() });
   });
 
   router.post('/requests/:taskId/documents', async (req, res) => {
-    const [{ placement, requestIdentifier }, upload] = await Promise.all([openRequestOf(req, res), readUpload(req, limits)]);
+    const upload = await readUpload(req, limits);
+    // The session guard left the token to this route: it is in the multipart body.
+    if (!context.csrf.verify(req, sessionOf(res).id) && !context.csrf.matches(upload.csrfToken, sessionOf(res).id)) {
+      throw new HttpError('forbidden', context.texts.errors.forbidden);
+    }
+    const { placement, requestIdentifier } = await openRequestOf(req, res);
     const again = (errors: ReadonlyMap<string, string>, status: number, refusal?: string[]) =>
       render(req, res, { placementId: placement.id, kinds: upload.kinds, errors, ...(refusal ? { refusal } : {}) }, status);
     const errors = errorsOf(upload, limits);
@@ -63,7 +63,7 @@ export function documentsRoutes(context: WorkspaceContext): Router {
       const refusal = [...(t.refusedStatus[sent.status] ? [t.refusedStatus[sent.status] ?? ''] : []), ...words];
       return again(new Map(), sent.status === 409 || sent.status === 413 ? sent.status : 400, refusal.length ? refusal : [t.refused]);
     }
-    res.redirect(303, `${MOUNT}/requests/${placement.id}/documents?sent=1`);
+    res.redirect(303, `${MOUNT}/requests/${placement.id}?documents=1`);
   });
 
   return router;

@@ -41,6 +41,8 @@ export interface Upload {
   longKinds: ReadonlySet<number>;
   /** False when the form did not arrive whole (more parts than it has): nothing is taken. */
   complete: boolean;
+  /** The form's CSRF token (`_csrf`), which the route checks before acting. */
+  csrfToken?: string;
 }
 
 /**
@@ -54,7 +56,8 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
   const files = new Map<number, { contentType: DocumentType; content: Buffer }>();
   const refused = new Map<number, FileRefusal>();
   const longKinds = new Set<number>();
-  const done = (complete: boolean): Upload => ({ kinds, files, refused, longKinds, complete });
+  let csrfToken: string | undefined;
+  const done = (complete: boolean): Upload => ({ kinds, files, refused, longKinds, complete, ...(csrfToken ? { csrfToken } : {}) });
   if (!/^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) return Promise.resolve(done(false));
 
   return new Promise((resolve, reject) => {
@@ -89,6 +92,7 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
     req.on('data', count);
 
     parser.on('field', (name, value, info) => {
+      if (name === '_csrf') csrfToken = value;
       const row = rowOf(name, 'kind');
       if (!row) return;
       if (info.valueTruncated || [...value].length > limits.kindLength) longKinds.add(row);

@@ -14,7 +14,6 @@ export const documentsTexts = {
   limits: (perFile: number, total: number, files: number) =>
     `Erlaubt sind PDF-, PNG- und JPEG-Dateien, bis zu ${files} auf einmal: jede Datei höchstens ${megabytes(perFile)}, alle zusammen höchstens ${megabytes(total)}.`,
   limitsWhy: 'Der Dienst nimmt eine Sendung bis 10 MB an; beim Senden werden Dateien um ein Drittel größer. Eine Anfrage nimmt bis zu 50 Dokumente auf.',
-  noScript: 'Zum Senden von Dateien braucht diese Seite JavaScript. Bitte schalten Sie es für diese Seite ein.',
   document: (n: number) => `Dokument ${n}`,
   file: 'Datei (PDF, PNG oder JPEG)',
   kind: 'Art des Dokuments',
@@ -22,9 +21,7 @@ export const documentsTexts = {
   kinds: ['Arztbrief', 'Entlassungsbrief', 'Befund', 'Laborbefund', 'Röntgenbefund', 'Medikationsplan', 'Pflegebericht', 'Sozialbericht', 'Wundbericht'],
   send: 'Unterlagen senden',
   cancel: 'Abbrechen',
-  sending: 'Die Unterlagen werden gesendet …',
   sent: 'Die Unterlagen wurden gesendet. Die Kliniken dieser Anfrage sehen sie bei der Anfrage.',
-  failed: 'Die Unterlagen konnten nicht gesendet werden: keine Verbindung zum Dienst. Bitte versuchen Sie es noch einmal.',
   errorSummary: 'Die Unterlagen wurden nicht gesendet. Bitte prüfen Sie:',
   refused: 'Der Dienst hat die Unterlagen nicht angenommen:',
   refusedStatus: {

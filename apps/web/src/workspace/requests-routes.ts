@@ -8,6 +8,7 @@ import { html, type Html } from '../inbox/html';
 import { sendPage, sessionOf } from '../inbox/inbox-context';
 import { newRequestTexts } from './new-request.texts.de';
 import { changesTexts } from './changes.texts.de';
+import { documentsTexts } from './documents.texts.de';
 import { ownDataTexts } from './own-data.texts.de';
 import { selectTexts } from './select.texts.de';
 import { workspaceDe } from './workspace.texts.de';
@@ -33,6 +34,7 @@ const FLASHES: readonly [string, string][] = [
   ['withdrawn', changesTexts.withdraw.done],
   ['supplemented', newRequestTexts.supplement.done],
   ['caseNumber', ownDataTexts.caseNumber.saved],
+  ['documents', documentsTexts.sent],
 ];
 
 /** What the list says once after a new request was sent (`?sent=`). */

@@ -70,6 +70,8 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
     wrongRole: texts.hospital.wrongRole,
     // The pages' script asks for changes every few seconds (requests-routes.ts): JSON, not the person's use.
     isPoll: (req: Request) => /^\/requests\/(?:[^/]+\/)?updates$/.test(req.path),
+    // Documents come as multipart/form-data: their route checks the token of the form (documents-routes.ts).
+    checksOwnToken: (req: Request) => req.method === 'POST' && /^\/requests\/[^/]+\/documents$/.test(req.path),
     logger: options.logger,
     routes: (pages) => {
       // Before the request's page: /requests/new is no request.

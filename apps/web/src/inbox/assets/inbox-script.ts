@@ -224,7 +224,8 @@ export const INBOX_SCRIPT = String.raw`(function () {
     if (title && title.getAttribute('data-version') !== '0') rememberOpened(title.getAttribute('data-task-id'), Number(title.getAttribute('data-version')));
     var form = document.getElementById('answer-form');
     if (form) startAnswerForm(form);
-    var errors = document.getElementById('answer-errors');
+    // A refused form comes back with its summary of what to correct: the focus goes there first.
+    var errors = document.getElementById('answer-errors') || document.querySelector('.error-summary[tabindex]');
     if (errors) errors.focus();
   });
 })();

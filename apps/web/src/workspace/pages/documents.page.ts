@@ -1,13 +1,11 @@
 import { html, type Html } from '../../inbox/html';
-import { csrfField, layout, notice, type PageContext } from '../../inbox/pages/layout';
+import { csrfField, layout, type PageContext } from '../../inbox/pages/layout';
 import { documentsTexts as t } from '../documents.texts.de';
 import { UPLOAD_ROWS } from '../documents-upload';
 
 export interface DocumentsView {
   placementId: string;
   csrfToken: string;
-  /** The page's script, which sends the form (documents-script.ts). */
-  script: string;
   limits: { fileBytes: number; totalBytes: number; kindLength: number };
   /** The kinds typed, by row from 1: kept when the form comes back. */
   kinds: ReadonlyMap<number, string>;
@@ -15,7 +13,6 @@ export interface DocumentsView {
   errors: ReadonlyMap<string, string>;
   /** The service's refusal, in its words. */
   refusal?: readonly string[];
-  sent?: boolean;
 }
 
 /**
@@ -33,7 +30,6 @@ export function documentsPage(context: PageContext, view: DocumentsView): Html {
     body: html`<div class="narrow">
 <p class="page-actions"><a href="${back}">← ${t.back}</a></p>
 <h1>${t.title}</h1>
-${view.sent ? notice('success', t.sent) : ''}
 ${
   problems.length || view.refusal
     ? html`<div class="notice notice-error error-summary" role="alert" tabindex="-1"><p>${view.refusal ? t.refused : t.errorSummary}</p><ul>${
@@ -45,16 +41,13 @@ ${
 }
 <p>${t.intro}</p>
 <p id="documents-limits"><strong>${t.limits(view.limits.fileBytes, view.limits.totalBytes, UPLOAD_ROWS)}</strong> ${t.limitsWhy}</p>
-<noscript>${notice('warning', t.noScript)}</noscript>
-<form method="post" action="${action}" enctype="multipart/form-data" class="form" data-documents-upload data-sending="${t.sending}" data-failed="${t.failed}">
+<form method="post" action="${action}" enctype="multipart/form-data" class="form">
 ${csrfField(view.csrfToken)}
 ${Array.from({ length: UPLOAD_ROWS }, (_, index) => row(index + 1, view))}
 <datalist id="document-kinds">${t.kinds.map((kind) => html`<option value="${kind}"></option>`)}</datalist>
-<p class="form-status" role="status" aria-live="polite"></p>
 <button type="submit" class="button">${t.send}</button>
 <a href="${back}" class="button button-secondary">${t.cancel}</a>
 </form>
-<script src="${view.script}" defer></script>
 </div>`,
   });
 }
