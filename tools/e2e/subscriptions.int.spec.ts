@@ -25,7 +25,7 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
   const namespace = uniqueName('gwsubs');
   let notifier: ChildProcess;
   let app: express.Express;
-  let tokens: { alice: string; bob: string; clinic: string };
+  let tokens: { alice: string; bob: string; carol: string; clinic: string };
   let authority: TestAuthority;
   let notifierClient: NotifierClient;
 
@@ -58,6 +58,7 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
     tokens = {
       alice: await authority.referrer('referrer-alice'),
       bob: await authority.referrer('referrer-bob'),
+      carol: await authority.referrer('referrer-carol'),
       clinic: await authority.clinic('clinic-user', '510000001'),
     };
     notifierClient = new NotifierClient(notifierUrl);
@@ -148,6 +149,40 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
 
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+  });
+
+  it('names the event types a subscription can be for when refusing another', async () => {
+    const response = await as('alice').post({ eventType: 'TaskUpdated', callbackUrl: 'https://receiver.example.org/' });
+
+    expect([response.status, response.body]).toEqual([
+      400,
+      { error: 'invalid_request', message: 'eventType: must be one of AdmissionResponse, AdmissionOverdue' },
+    ]);
+  });
+
+  it('keeps an AdmissionOverdue subscription beside the AdmissionResponse one: its own id and secret, re-addressed by a second POST', async () => {
+    const responses = await as('carol').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/answers' });
+    const created = await as('carol').post({ eventType: 'AdmissionOverdue', callbackUrl: 'http://127.0.0.1:9/overdue' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ eventType: 'AdmissionOverdue', callbackUrl: 'http://127.0.0.1:9/overdue', status: 'active', disabledReason: null });
+    const overdue = created.body as { id: string; secret: string };
+    expect(overdue.id).not.toBe((responses.body as { id: string }).id);
+    expect(overdue.secret).not.toBe((responses.body as { secret: string }).secret);
+
+    const again = await as('carol').post({ eventType: 'AdmissionOverdue', callbackUrl: 'http://127.0.0.1:9/overdue-moved' });
+    expect([again.status, again.body]).toEqual([200, { ...created.body, callbackUrl: 'http://127.0.0.1:9/overdue-moved' }]);
+    expect(((await as('carol').get()).body as { items: { eventType: string }[] }).items.map((item) => item.eventType).sort()).toEqual([
+      'AdmissionOverdue',
+      'AdmissionResponse',
+    ]);
+    expect(await as('carol').get(`/${overdue.id}/events?since=0`)).toMatchObject({ status: 200, body: { items: [] } });
+    expect(await as('carol').get(`/${overdue.id}/deliveries`)).toMatchObject({ status: 200, body: { items: [] } });
+    expect((await as('carol').put(`/${overdue.id}`, { callbackUrl: 'http://127.0.0.1:9/overdue-put' })).body).toMatchObject({
+      id: overdue.id,
+      secret: overdue.secret,
+    });
+    expect((await as('carol').delete(`/${overdue.id}`)).status).toBe(204);
+    expect((await as('carol').get(`/${(responses.body as { id: string }).id}`)).status).toBe(200);
   });
 
   it('refuses unknown fields with 400 naming each of them, on POST and PUT, and changes nothing', async () => {

@@ -95,7 +95,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const broker = await connectServiceBroker(config, { logger, metrics: registry });
     // Stopped before the worker: no new events are taken in while the last attempts finish.
     lifecycle.onStop('broker', (remainingMs) => broker.stop(remainingMs));
-    // Events of AdmissionResponse messages, and the erasures intake tells of (request.erased.v1).
+    // Events of AdmissionResponse and AdmissionOverdue messages, and the erasures intake tells of (request.erased.v1).
     await broker.consume(topology.queues.notifier.name, notifierHandler(worker, new RequestErasureRepository(prisma, tables, stored), logger));
 
     const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {

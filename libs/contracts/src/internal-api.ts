@@ -31,7 +31,8 @@ export const BedCountList = z.object({ items: z.array(BedCountView) });
 /** The notifier, `/internal/subscriptions`: docs/decisions.md's `{id, eventType, callbackUrl, secret}`, plus whether deliveries run. */
 export const SubscriptionView = z.object({
   id: z.string(),
-  eventType: z.string(),
+  // A string, not the enum: a caller keeps working when the notifier learns an event type first.
+  eventType: z.string().describe('The event type subscribed to: AdmissionResponse or AdmissionOverdue (SubscribeRequest.eventType)'),
   callbackUrl: z.string(),
   secret: z.string(),
   status: z.enum(['active', 'disabled']),
@@ -59,16 +60,36 @@ export const DeliveryLog = z.object({ items: z.array(DeliveryLogView) });
 export const WebhookBody = z.object({ id: z.string(), type: z.string(), timestamp: z.string(), sequence: z.number().int(), data: z.unknown() });
 export type WebhookBody = z.infer<typeof WebhookBody>;
 
-/** The one event there is (spec, "Events"): a clinic's answer, `data` the Task after it. */
+const eventId = () => z.uuid().describe('The event id: the same on every attempt (and the webhook-id header); deduplicate by it');
+const sequenceNumber = () =>
+  z.number().int().min(1).describe("Counts the subscription's events from 1 without gaps: a jump means missed events (gap recovery: events?since=)");
+
+/** A clinic's answer (spec, "Events"): `data` the Task after it. */
 export const AdmissionResponseWebhook = WebhookBody.extend({
-  id: z.uuid().describe('The event id: the same on every attempt (and the webhook-id header); deduplicate by it'),
+  id: eventId(),
   type: z.literal('AdmissionResponse'),
   timestamp: z.iso.datetime().describe('When the answer was recorded'),
-  sequence: z.number().int().min(1).describe("Counts the subscription's events from 1 without gaps: a jump means missed events (gap recovery: events?since=)"),
+  sequence: sequenceNumber(),
   data: FhirTask,
 });
 export type AdmissionResponseWebhook = z.infer<typeof AdmissionResponseWebhook>;
-export const WebhookEventList = z.object({ items: z.array(AdmissionResponseWebhook) });
+
+/**
+ * A clinic's Task passed its answer deadline unanswered (intake's AdmissionOverdueV1): `data` the Task
+ * as marked, `restriction.period.end` the deadline. Numbered in the AdmissionOverdue subscription's
+ * own sequence, apart from the AdmissionResponse one.
+ */
+export const AdmissionOverdueWebhook = WebhookBody.extend({
+  id: eventId(),
+  type: z.literal('AdmissionOverdue'),
+  timestamp: z.iso.datetime().describe('When the service found the Task past its deadline (at or after restriction.period.end)'),
+  sequence: sequenceNumber(),
+  data: FhirTask,
+});
+export type AdmissionOverdueWebhook = z.infer<typeof AdmissionOverdueWebhook>;
+
+/** `events?since=`: a subscription's events, each of its subscription's one type. */
+export const WebhookEventList = z.object({ items: z.array(z.discriminatedUnion('type', [AdmissionResponseWebhook, AdmissionOverdueWebhook])) });
 
 /** `POST …/deliveries/{eventId}/retry`: the event is sent again now. */
 export const RedeliveryScheduled = z.object({ status: z.literal('scheduled'), message: z.string() });

@@ -34,8 +34,12 @@ export type TokenResponse = z.infer<typeof TokenResponse>;
 export const TokenServiceStatus = z.object({ status: z.literal('ok'), time: z.iso.datetime() });
 export type TokenServiceStatus = z.infer<typeof TokenServiceStatus>;
 
-/** The events a subscription can be for (spec, "Events"). */
-export const SubscriptionEventType = z.enum(['AdmissionResponse']);
+/**
+ * The events a subscription can be for (spec, "Events"): a clinic's answer, and a clinic's Task past
+ * its answer deadline unanswered (docs/webhooks.md). Each type is a subscription of its own, with its
+ * own sequence numbers.
+ */
+export const SubscriptionEventType = z.enum(['AdmissionResponse', 'AdmissionOverdue']);
 export type SubscriptionEventType = z.infer<typeof SubscriptionEventType>;
 
 export const MAX_CALLBACK_URL_LENGTH = 2048;

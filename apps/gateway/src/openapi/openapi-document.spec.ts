@@ -253,8 +253,10 @@ describe('OpenAPI document', () => {
     expect(parametersOf('/api/v1/subscriptions/{id}/deliveries')).toEqual(['limit']);
     expect(parametersOf('/api/v1/subscriptions/{id}/events')).toEqual(['since', 'limit']);
     expect(bodyOf(paths['/api/v1/subscriptions/{id}/deliveries']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/DeliveryLog' });
-    expect(bodyOf(paths['/api/v1/subscriptions/{id}/events']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/AdmissionResponseEventList' });
-    expect(schemas['AdmissionResponseEventList']?.properties?.['items']?.items).toEqual({ $ref: '#/components/schemas/AdmissionResponseEvent' });
+    expect(bodyOf(paths['/api/v1/subscriptions/{id}/events']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/WebhookEventList' });
+    expect(schemas['WebhookEventList']?.properties?.['items']?.items).toMatchObject({
+      oneOf: [{ $ref: '#/components/schemas/AdmissionResponseEvent' }, { $ref: '#/components/schemas/AdmissionOverdueEvent' }],
+    });
   });
 
   it("gives the clinic's reads of versions and documents their page parameters, total and next, and one document by its position", () => {
@@ -280,17 +282,25 @@ describe('OpenAPI document', () => {
     expect(Object.keys(one?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '405', '410', '429', '503']);
   });
 
-  it('describes the AdmissionResponse webhook: its Standard Webhooks headers and the body with the Task', () => {
-    const webhook = (document.webhooks as Record<string, PathItem>)['AdmissionResponse']?.post;
+  it.each([
+    ['AdmissionResponse', 'AdmissionResponseEvent'],
+    ['AdmissionOverdue', 'AdmissionOverdueEvent'],
+  ])('describes the %s webhook: its Standard Webhooks headers and the body with the Task', (type, schema) => {
+    const webhook = (document.webhooks as Record<string, PathItem>)[type]?.post;
     expect(webhook?.parameters?.map(({ name, in: where, required }) => [name, where, required])).toEqual([
       ['webhook-id', 'header', true],
       ['webhook-timestamp', 'header', true],
       ['webhook-signature', 'header', true],
     ]);
-    expect(webhook?.requestBody?.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/AdmissionResponseEvent' });
-    const event = schemas['AdmissionResponseEvent'];
+    expect(webhook?.requestBody?.content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${schema}` });
+    const event = schemas[schema];
     expect(event?.required?.sort()).toEqual(['data', 'id', 'sequence', 'timestamp', 'type']);
+    expect(event?.properties?.['type']).toMatchObject({ enum: [type] });
     expect(event?.properties?.['data']).toEqual({ $ref: '#/components/schemas/Task' });
+  });
+
+  it('offers both event types to a subscription', () => {
+    expect(schemas['SubscribeRequest']?.properties?.['eventType']).toMatchObject({ enum: ['AdmissionResponse', 'AdmissionOverdue'] });
   });
 
   it('composes no schema with allOf (the end-to-end check closes objects one by one)', () => {

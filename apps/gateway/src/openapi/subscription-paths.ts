@@ -25,13 +25,19 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'post',
     path: '/api/v1/subscriptions',
-    summary: 'Subscribe to an event type; a second POST for the same type changes the address and keeps id and secret',
+    summary:
+      'Subscribe to an event type (AdmissionResponse or AdmissionOverdue, each a subscription of its own); a second POST for the same type changes the address and keeps id and secret',
     security: secured,
     request: { body: { required: true, content: json(SubscribeRequest) } },
     responses: {
       201: { description: 'Created, with its signing secret', content: json(SubscriptionView) },
       200: { description: 'The existing subscription of this event type, its address changed (same id and secret)', content: json(SubscriptionView) },
-      ...refusals('v1', merged(base, jsonBodyRefusals('16 KiB'), { 400: `an eventType other than AdmissionResponse, ${addressRefused}, or an unknown field` })),
+      ...refusals(
+        'v1',
+        merged(base, jsonBodyRefusals('16 KiB'), {
+          400: `an eventType other than AdmissionResponse and AdmissionOverdue, ${addressRefused}, or an unknown field`,
+        }),
+      ),
     },
   });
   registry.registerPath({
@@ -99,7 +105,8 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'get',
     path: '/api/v1/subscriptions/{id}/events',
-    summary: 'Gap recovery: the events after a sequence number, oldest first, each in the webhook body’s shape (kept at least 7 days)',
+    summary:
+      'Gap recovery: the subscription’s events after a sequence number, oldest first, each in the webhook body’s shape of its event type (kept at least 7 days)',
     security: secured,
     request: { ...subscription, query: WebhookEventQuery },
     responses: {

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
+import { fhirTask } from '@bedrequest/fhir-model/testing';
 import { silentLogger } from '@bedrequest/testing';
 import type { Principal } from '@bedrequest/tokens';
 import { NotifierClient } from './notifier.client';
@@ -86,6 +87,18 @@ describe('subscriptionsRouter', () => {
 
     expect(calls[0]?.url).toBe('/internal/subscriptions/a%2Fb/events?since=3&limit=10');
     expect(calls[0]?.headers.authorization).toBe('Bearer token-of-referrer-1');
+  });
+
+  it("passes an AdmissionOverdue subscription's replayed events back, and refuses an event the list does not describe", async () => {
+    const task = fhirTask();
+    const overdue = { id: '0b7f6f0e-3c55-4d0b-8f5e-8f1f7c0d2a61', type: 'AdmissionOverdue', timestamp: '2026-12-07T10:00:05.000Z', sequence: 1, data: task };
+    answer = { status: 200, body: JSON.stringify({ items: [overdue] }) };
+    const replayed = await request(gateway(referrer)).get('/api/v1/subscriptions/s2/events?since=0');
+    answer = { status: 200, body: JSON.stringify({ items: [{ ...overdue, type: 'TaskUpdated' }] }) };
+    const unknown = await request(gateway(referrer)).get('/api/v1/subscriptions/s2/events?since=0');
+
+    expect([replayed.status, replayed.body]).toEqual([200, { items: [overdue] }]);
+    expect(unknown.status).toBe(503);
   });
 
   it('answers 204 without a body for a deletion', async () => {

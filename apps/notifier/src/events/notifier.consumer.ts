@@ -1,33 +1,51 @@
 import type { Logger } from 'pino';
-import { AdmissionResponseV1, RequestErasedV1 } from '@bedrequest/contracts';
-import { handleByType, type BatchHandler, type ConsumedMessage, type MessageHandlers } from '@bedrequest/messaging';
+import { AdmissionOverdueV1, AdmissionResponseV1, RequestErasedV1, type SubscriptionEventType } from '@bedrequest/contracts';
+import { handleByType, type BatchHandler, type ConsumedMessage, type MessageHandlers, type ReceivedMessage } from '@bedrequest/messaging';
 import type { DeliveryWorker } from '../delivery/delivery-worker';
 import type { RequestErasureRepository } from '../erasure/request-erasure.repository';
 import type { IncomingEvent, RecordOutcome } from './event.repository';
 
 /** The webhook event type of an AdmissionResponseV1 message (spec, "Events"). */
-export const ADMISSION_RESPONSE_EVENT = 'AdmissionResponse';
+export const ADMISSION_RESPONSE_EVENT = 'AdmissionResponse' satisfies SubscriptionEventType;
+/** The webhook event type of an AdmissionOverdueV1 message (docs/webhooks.md): a subscription of its own. */
+export const ADMISSION_OVERDUE_EVENT = 'AdmissionOverdue' satisfies SubscriptionEventType;
 
 type ErasedRequest = Parameters<RequestErasureRepository['erase']>[0];
 
 /** What the notifier does with each message of its queue. */
 type NotifierWork = { kind: 'event'; event: IncomingEvent } | { kind: 'erasure'; request: ErasedRequest };
 
-const notifierWork: MessageHandlers<NotifierWork> = {
-  [AdmissionResponseV1.routingKey]: (payload, { envelope, definition, traceContext }) => ({
+/** The fields every event message carries, whatever its type. */
+interface EventPayload {
+  eventId: string;
+  referrerPartyId: string;
+  requestIdentifier: string;
+  task: unknown;
+}
+
+/** An event message as the work item of its party's subscription to `eventType`. */
+const eventOf =
+  (eventType: SubscriptionEventType) =>
+  (payload: EventPayload, { envelope, definition, traceContext }: ReceivedMessage): NotifierWork => ({
     kind: 'event',
     event: {
       messageId: envelope.id,
       messageType: definition.routingKey,
       eventId: payload.eventId,
-      eventType: ADMISSION_RESPONSE_EVENT,
+      eventType,
       partyId: payload.referrerPartyId,
       requestIdentifier: payload.requestIdentifier,
       occurredAt: new Date(envelope.occurredAt),
       data: payload.task,
       ...(traceContext ? { traceContext } : {}),
     },
-  }),
+  });
+
+const notifierWork: MessageHandlers<NotifierWork> = {
+  [AdmissionResponseV1.routingKey]: eventOf(ADMISSION_RESPONSE_EVENT),
+  // The Task past its deadline, to the AdmissionOverdue subscription: its own sequence numbers, so
+  // the AdmissionResponse stream a receiver already follows stays as it was.
+  [AdmissionOverdueV1.routingKey]: eventOf(ADMISSION_OVERDUE_EVENT),
   [RequestErasedV1.routingKey]: ({ requestIdentifier, referrerPartyId, erasedAt }) => ({
     kind: 'erasure',
     request: { requestIdentifier, referrerPartyId, erasedAt: new Date(erasedAt) },
@@ -35,8 +53,8 @@ const notifierWork: MessageHandlers<NotifierWork> = {
 };
 
 /**
- * The notifier queue's handler. AdmissionResponse messages become events for the referrers'
- * AdmissionResponse subscriptions: a batch's events are stored in one statement, which also hands
+ * The notifier queue's handler. AdmissionResponse and AdmissionOverdue messages become events for the
+ * referrers' subscriptions to that event type: a batch's events are stored in one statement, which also hands
  * those that can go out at once to the delivery worker (DeliveryWorker.storeAndHandOver; the worker
  * sends the others later). An event for a party without a subscription is not kept: sequence
  * numbers belong to a subscription, the referrer can read its Tasks instead, and no Task content is
@@ -93,11 +111,11 @@ async function storeEvents(
   logger.info({ messages: events.length, ...counts }, 'events stored for delivery');
 }
 
-function logOutcome(message: ConsumedMessage, { eventId, partyId }: IncomingEvent, outcome: RecordOutcome): void {
+function logOutcome(message: ConsumedMessage, { eventId, eventType, partyId }: IncomingEvent, outcome: RecordOutcome): void {
   if (outcome.kind === 'stored') {
     message.logger.debug({ eventId, subscriptionId: outcome.subscriptionId, sequence: outcome.sequence }, 'event stored for delivery');
   } else if (outcome.kind === 'no-subscription') {
-    message.logger.debug({ eventId, partyId }, 'event dropped: the party has no AdmissionResponse subscription');
+    message.logger.debug({ eventId, eventType, partyId }, 'event dropped: the party has no subscription to its event type');
   } else if (outcome.kind === 'erased') {
     message.logger.info({ eventId, partyId }, "event dropped: the request's patient data was erased before it arrived");
   } else {

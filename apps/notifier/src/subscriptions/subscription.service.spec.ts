@@ -26,9 +26,9 @@ describe('SubscriptionService request validation', () => {
   };
 
   it.each([
-    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType: must be one of AdmissionResponse'],
+    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType: must be one of AdmissionResponse, AdmissionOverdue'],
     [{ callbackUrl: 'https://hooks.example.org/' }, 'eventType: is required'],
-    [{ eventType: 'TaskUpdated' }, 'eventType: must be one of AdmissionResponse; callbackUrl: is required'],
+    [{ eventType: 'TaskUpdated' }, 'eventType: must be one of AdmissionResponse, AdmissionOverdue; callbackUrl: is required'],
     [{ eventType: 'AdmissionResponse' }, 'callbackUrl: is required'],
     [{ eventType: 'AdmissionResponse', callbackUrl: '   ' }, 'callbackUrl: must not be empty'],
     [{ eventType: 'AdmissionResponse', callbackUrl: 42 }, 'callbackUrl: must be a string'],

@@ -143,7 +143,7 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
   });
 
   it.each([
-    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType: must be one of AdmissionResponse'],
+    [{ eventType: 'TaskUpdated', callbackUrl: 'https://hooks.example.org/' }, 'eventType: must be one of AdmissionResponse, AdmissionOverdue'],
     [{ callbackUrl: 'https://hooks.example.org/' }, 'eventType: is required'],
     [{ eventType: 'AdmissionResponse' }, 'callbackUrl: is required'],
     [{ eventType: 'AdmissionResponse', callbackUrl: '/relative/path' }, 'callbackUrl: must be an absolute http or https URL'],

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { AdmissionResponseV1, createEnvelope, type Topology } from '@bedrequest/contracts';
+import { AdmissionOverdueV1, AdmissionResponseV1, createEnvelope, type SubscriptionEventType, type Topology } from '@bedrequest/contracts';
 import { fhirTask } from '@bedrequest/fhir-model/testing';
 import type { Broker } from '@bedrequest/messaging';
 import { bundleScript, deleteBrokerTopology, testEnvironment } from '@bedrequest/testing';
@@ -85,8 +85,8 @@ export class SubscriptionsApi {
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   }
 
-  async subscribe(party: string, callbackUrl: string): Promise<SubscriptionView> {
-    const { status, body } = await this.call<SubscriptionView>(party, 'POST', '', { eventType: 'AdmissionResponse', callbackUrl });
+  async subscribe(party: string, callbackUrl: string, eventType: SubscriptionEventType = 'AdmissionResponse'): Promise<SubscriptionView> {
+    const { status, body } = await this.call<SubscriptionView>(party, 'POST', '', { eventType, callbackUrl });
     if (status !== 201 && status !== 200) throw new Error(`subscribing answered ${status}`);
     return body;
   }
@@ -122,6 +122,28 @@ export async function publishResponse(
     { correlationId: 'notifier-test', ...(options.occurredAt ? { occurredAt: options.occurredAt } : {}) },
   );
   await broker.publishEnvelope(AdmissionResponseV1.routingKey, envelope);
+  return eventId;
+}
+
+/** Publishes an AdmissionOverdueV1 as intake would once the Task's deadline passed; returns the event id. */
+export async function publishOverdue(
+  broker: Broker,
+  options: { partyId: string; requestIdentifier: string; deadline: Date; occurredAt?: Date; eventId?: string; notes?: readonly string[] },
+): Promise<string> {
+  const eventId = options.eventId ?? randomUUID();
+  const task = fhirTask({ requestIdentifier: options.requestIdentifier, ...(options.notes ? { notes: options.notes } : {}) });
+  const envelope = createEnvelope(
+    AdmissionOverdueV1,
+    {
+      eventId,
+      referrerPartyId: options.partyId,
+      requestIdentifier: options.requestIdentifier,
+      task: { ...task, restriction: { period: { end: options.deadline.toISOString() } } },
+      deadline: options.deadline.toISOString(),
+    },
+    { correlationId: 'notifier-test', ...(options.occurredAt ? { occurredAt: options.occurredAt } : {}) },
+  );
+  await broker.publishEnvelope(AdmissionOverdueV1.routingKey, envelope);
   return eventId;
 }
 

@@ -4,7 +4,7 @@ import { Broker, declareBrokerTopology } from '@bedrequest/messaging';
 import { silentLogger, testEnvironment, uniqueName, type WebhookReceiver } from '@bedrequest/testing';
 import { TestAuthority } from '@bedrequest/tokens/testing';
 import { startNotifier, type NotifierOverrides, type RunningNotifier } from '../start';
-import { SubscriptionsApi, notifierConfig, notifierEnvironment, publishResponse, removeTopology } from './notifier-test-kit';
+import { SubscriptionsApi, notifierConfig, notifierEnvironment, publishOverdue, publishResponse, removeTopology } from './notifier-test-kit';
 
 /**
  * A notifier of the describe block's own (its namespace and schema, `settings` over the test
@@ -71,6 +71,11 @@ export class NotifierUnderTest {
   /** Publishes an AdmissionResponse as routing/intake would; resolves with the event id. */
   publish(event: Parameters<typeof publishResponse>[1]): Promise<string> {
     return publishResponse(this.client, event);
+  }
+
+  /** Publishes an AdmissionOverdue as intake would; resolves with the event id. */
+  publishOverdue(event: Parameters<typeof publishOverdue>[1]): Promise<string> {
+    return publishOverdue(this.client, event);
   }
 
   /** Publishes intake's `request.erased.v1` for the party's request, `times` times (a redelivery). */
