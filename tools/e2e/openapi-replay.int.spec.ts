@@ -178,6 +178,14 @@ describe('the OpenAPI document, replayed against the running service', () => {
         token: otherToken,
         body: { eventType: 'AdmissionResponse', callbackUrl: receiver.url },
       });
+      // The caller's second subscription, to the other event type (docs/webhooks.md, "AdmissionOverdue"):
+      // its answers and its replay checked against the document like the first one's.
+      const overdueSubscription = await api('POST', '/api/v1/subscriptions', {
+        token: referrer,
+        body: { eventType: 'AdmissionOverdue', callbackUrl: 'http://127.0.0.1:9/overdue' },
+      });
+      expect([overdueSubscription.status, overdueSubscription.body.eventType]).toEqual([201, 'AdmissionOverdue']);
+      const overduePath = `/api/v1/subscriptions/${String(overdueSubscription.body.id)}`;
       // A party with an administrator, for its people's routes (docs/api.md, "Party and people").
       const team = await stack.createParty('clinic', 'Replay Team', [CLINIC_IK]);
       const administrator = `replay-admin-${suffix}`;
@@ -201,6 +209,8 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['GET', `/api/v1/subscriptions/${subscriptionId}/deliveries?limit=10`, { token: referrer }],
         ['POST', `/api/v1/subscriptions/${subscriptionId}/deliveries/${eventId}/retry`, { token: referrer }],
         ['GET', `/api/v1/subscriptions/${subscriptionId}/events?since=0&limit=10`, { token: referrer }],
+        ['GET', `${overduePath}/events?since=0`, { token: referrer }],
+        ['POST', '/api/v1/subscriptions', { token: referrer, body: { eventType: 'AdmissionOverdue', callbackUrl: 'http://127.0.0.1:9/overdue' } }],
         ['DELETE', `/api/v1/subscriptions/${String(otherSubscription.body.id)}`, { token: otherToken }],
         ['GET', '/api/v1/clinic/tasks?state=new,answered&_count=5', { token: clinic }],
         ['GET', `/api/v1/clinic/tasks/${taskId}/versions?_sort=-version&_count=1`, { token: clinic }],
@@ -287,6 +297,16 @@ describe('the OpenAPI document, replayed against the running service', () => {
       expect(webhook?.verified).toBe(true);
       expect(() => openApiContract().checkWebhook('AdmissionResponse', webhook!.headers, webhook!.body)).not.toThrow();
       expect(webhook!.body).toMatchObject({ type: 'AdmissionResponse', sequence: 1, data: { resourceType: 'Task', id: taskId, status: 'on-hold' } });
+    });
+
+    it('matches the AdmissionOverdue webhook’s description too, with its own type only (its body differs in type alone)', () => {
+      const [webhook] = receiver.accepted();
+      const overdue = { ...webhook!.body, type: 'AdmissionOverdue' };
+
+      expect(() => openApiContract().checkWebhook('AdmissionOverdue', webhook!.headers, overdue)).not.toThrow();
+      expect(() => openApiContract().checkWebhook('AdmissionOverdue', webhook!.headers, webhook!.body)).toThrow(
+        /\/type must be equal to one of the allowed values/,
+      );
     });
 
     it('fails the check without a signature, or with a Task that is not one', () => {
