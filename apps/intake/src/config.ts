@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { amqpEnv, baseServiceEnv, configSchema, dataKeyEnv, databaseEnv, env, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { HolidayRegion } from '@bedrequest/contracts';
 import { DEFAULT_REQUEST_LIMITS } from './requests/request-limits';
 
 export const IntakeConfig = configSchema({
@@ -42,6 +43,15 @@ export const IntakeConfig = configSchema({
   REQUEST_MAX_BYTES: env.positiveInt(DEFAULT_REQUEST_LIMITS.bytes),
   /** The clinic's notes one Task keeps: an answer with a note over it is refused (409 `too-long`), one without a note is not. */
   TASK_MAX_NOTES: env.positiveInt(DEFAULT_REQUEST_LIMITS.notes),
+  /**
+   * The service's default answer deadline for a party that set none (docs/api.md, "Answer deadlines"):
+   * this many working days (1 to 10) after receipt in Europe/Berlin, the public holidays of
+   * ANSWER_DEADLINE_HOLIDAYS (`DE`: the nationwide ones; `DE-BW` …: a state's) no working days.
+   */
+  ANSWER_DEADLINE_WORKING_DAYS: z.coerce.number().int().min(1).max(10).default(2),
+  ANSWER_DEADLINE_HOLIDAYS: HolidayRegion.default('DE'),
+  /** How often each intake looks for Tasks past their deadline to mark overdue. */
+  OVERDUE_SWEEP_SECONDS: env.positiveInt(30),
 });
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 

@@ -26,6 +26,7 @@ import { internalRouter } from './http';
 import { intakeHandler } from './messages';
 import { openIntakeDatabase, openSealedFields, prismaRunner, type SealedFields } from './persistence';
 import { ReferrerWorkspaceRepository, ReferrerWorkspaceService, referrerWorkspaceRouter } from './referrer-workspace';
+import { OverdueSweep, ReferrerSettingsRepository, referrerSettingsRouter } from './deadlines';
 import { requestReadRouter, RequestReadService } from './request-reads';
 import { AdmissionRequestRepository, IntakeService } from './requests';
 import { TaskReadRepository, TaskReadService } from './tasks';
@@ -81,8 +82,14 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     await clinics.start(broker);
     lifecycle.onStop('clinic directory', async () => clinics.stop());
 
+    // The parties' default answer deadlines, the service's from the environment (docs/api.md, "Answer deadlines").
+    const referrerSettings = new ReferrerSettingsRepository(prisma, config.INTAKE_DB_SCHEMA, {
+      workingDays: config.ANSWER_DEADLINE_WORKING_DAYS,
+      holidays: config.ANSWER_DEADLINE_HOLIDAYS,
+    });
     const service = new IntakeService(new AdmissionRequestRepository(prismaRunner(prisma), config.INTAKE_DB_SCHEMA, fields), clinics, systems, {
       limits: { versions: config.REQUEST_MAX_VERSIONS, documents: config.REQUEST_MAX_DOCUMENTS, bytes: config.REQUEST_MAX_BYTES, notes: config.TASK_MAX_NOTES },
+      answerDeadlineRules: (partyIds) => referrerSettings.rulesOf(partyIds),
     });
     await broker.consume(topology.queues.intake.name, intakeHandler(service, relay, logger));
 
@@ -109,6 +116,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     // A referrer reads back the latest version of a request it sent (docs/api.md, "Reading a request back").
     app.use(requestReadRouter(new RequestReadService(prisma, fields, audit), verifier, logger));
     // The hospital's own data beside its requests: case numbers and drafts, never sent to a clinic.
+    app.use(referrerSettingsRouter(referrerSettings, verifier, logger));
     const referrerWorkspace = new ReferrerWorkspaceRepository(prisma, config.INTAKE_DB_SCHEMA, fields);
     app.use(referrerWorkspaceRouter(new ReferrerWorkspaceService(referrerWorkspace), verifier, logger));
     // Requests past their retention are erased, and drafts past theirs deleted (docs/data-protection.md, "Retention and erasure").
@@ -120,6 +128,14 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     );
     retention.start();
     lifecycle.onStop('retention', () => retention.stop());
+    // Tasks past their answer deadline are marked overdue, once across every replica (deadlines/overdue-sweep.ts).
+    const overdue = new OverdueSweep(prisma, config.INTAKE_DB_SCHEMA, fields, systems, {
+      logger,
+      intervalMs: config.OVERDUE_SWEEP_SECONDS * 1000,
+      onMarked: () => relay.nudge(),
+    });
+    overdue.start();
+    lifecycle.onStop('overdue sweep', () => overdue.stop());
     // A Task's history for its clinic: its answers, documents and request changes.
     app.use(clinicTaskHistoryRouter(new ClinicTaskHistoryReads(prisma, fields, audit), verifier, logger));
     app.use(clinicTaskReferrerRouter(new ClinicTaskReferrers(prisma), verifier, logger));

@@ -112,3 +112,40 @@ export type DraftView = z.infer<typeof DraftView>;
 /** `GET /api/v1/referrer/drafts`: the party's drafts, saved last first. */
 export const DraftList = z.object({ items: z.array(DraftSummary) });
 export type DraftList = z.infer<typeof DraftList>;
+
+/** Where the answer deadline's public holidays are those of: Germany's nationwide ones (`DE`), or a state's (ISO 3166-2). */
+export const HOLIDAY_REGIONS = [
+  'DE',
+  'DE-BB',
+  'DE-BE',
+  'DE-BW',
+  'DE-BY',
+  'DE-HB',
+  'DE-HE',
+  'DE-HH',
+  'DE-MV',
+  'DE-NI',
+  'DE-NW',
+  'DE-RP',
+  'DE-SH',
+  'DE-SL',
+  'DE-SN',
+  'DE-ST',
+  'DE-TH',
+] as const;
+export const HolidayRegion = z.enum(HOLIDAY_REGIONS);
+export type HolidayRegion = z.infer<typeof HolidayRegion>;
+
+/**
+ * `GET|PUT /api/v1/referrer/settings` (docs/api.md, "Answer deadlines"): the party's default answer
+ * deadline, `workingDays` working days after intake received a new request that names none.
+ */
+export const ReferrerSettings = z.strictObject({
+  answerDeadline: z.strictObject({
+    workingDays: z.number().int().min(1).max(10).describe('Working days in Europe/Berlin after receipt, at the same clock time'),
+    holidays: HolidayRegion.describe(
+      'Whose public holidays are no working days besides Saturdays and Sundays: `DE` the nationwide ones, `DE-BW` … those of a German state (ISO 3166-2)',
+    ),
+  }),
+});
+export type ReferrerSettings = z.infer<typeof ReferrerSettings>;

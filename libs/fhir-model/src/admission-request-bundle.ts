@@ -21,6 +21,7 @@ import type { ParsedPatient } from './validation/patient.schema';
 import { isRecord } from './validation/raw';
 import { checkReferences } from './validation/references';
 import { inspectR4Structure } from './validation/r4-structure';
+import { answerDeadlineOf, checkAnswerDeadline } from './validation/answer-deadline';
 import { checkDistinctPerformers, checkRequestStage } from './validation/request-rules';
 import type { ParsedServiceRequest } from './validation/service-request.schema';
 import { capIssues, notReportedYet, type ValidationOptions, type ValidationResult } from './validation/result';
@@ -59,6 +60,8 @@ export interface AdmissionRequestBundle {
   specialty: SpecialtyCode | undefined;
   /** The desired admission date at the clinic (`occurrenceDateTime`, YYYY-MM-DD). */
   occurrenceDate: string | undefined;
+  /** The answer-deadline extension's dateTime, as sent (docs/api.md, "Answer deadlines"). */
+  answerDeadline: string | undefined;
   /** The bundle as received. */
   bundle: Bundle;
 }
@@ -69,7 +72,7 @@ export interface AdmissionRequestBundle {
  */
 export function validateAdmissionRequestBundle(input: unknown, options: ValidationOptions): ValidationResult<AdmissionRequestBundle> {
   try {
-    return validate(input, admissionRequestSchemas(options.profileBase));
+    return validate(input, admissionRequestSchemas(options.profileBase), options.now?.() ?? new Date());
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, issues: [issue('exception', `the bundle could not be validated: ${reason}`)] };
@@ -82,7 +85,7 @@ interface ParsedResources {
   organizations: Map<string, ParsedOrganization>;
 }
 
-function validate(input: unknown, schemas: AdmissionRequestSchemas): ValidationResult<AdmissionRequestBundle> {
+function validate(input: unknown, schemas: AdmissionRequestSchemas, now: Date): ValidationResult<AdmissionRequestBundle> {
   if (!isRecord(input)) {
     return { ok: false, issues: [issue('structure', 'an AdmissionRequestBundle must be a JSON object')] };
   }
@@ -95,7 +98,7 @@ function validate(input: unknown, schemas: AdmissionRequestSchemas): ValidationR
 
   const parsed: ParsedResources = { organizations: new Map() };
   // Without an entry array, counting resources would only repeat the bundle schema's issue.
-  if (Array.isArray(input['entry'])) issues.push(...checkEntries(entriesOf(input), schemas, parsed));
+  if (Array.isArray(input['entry'])) issues.push(...checkEntries(entriesOf(input), schemas, parsed, now));
   issues.push(...notReportedYet(structure.issues, issues));
   if (issues.length > 0 || !envelope.success) return { ok: false, issues: capIssues(issues, omitted + structure.omitted) };
 
@@ -104,7 +107,7 @@ function validate(input: unknown, schemas: AdmissionRequestSchemas): ValidationR
 }
 
 /** The resources one by one, then the rules across them: counts, references, request stage. */
-function checkEntries(entries: readonly EntryView[], schemas: AdmissionRequestSchemas, parsed: ParsedResources): Issue[] {
+function checkEntries(entries: readonly EntryView[], schemas: AdmissionRequestSchemas, parsed: ParsedResources, now: Date): Issue[] {
   const byFullUrl = entriesByFullUrl(entries);
   const issues = entries.flatMap((entry) => parseResource(entry, schemas, parsed));
   issues.push(...checkUniqueFullUrls(entries), ...checkResourceCounts(entries, ADMISSION_REQUEST_CARDINALITY), ...checkReferences(entries, byFullUrl));
@@ -112,7 +115,7 @@ function checkEntries(entries: readonly EntryView[], schemas: AdmissionRequestSc
   if (serviceRequest) {
     const patient = entries.find((entry) => entry.resourceType === 'Patient');
     const context = { serviceRequest, patient, byFullUrl, systems: schemas.systems };
-    issues.push(...checkRequestStage(context), ...checkDistinctPerformers(context));
+    issues.push(...checkRequestStage(context), ...checkDistinctPerformers(context), ...checkAnswerDeadline(serviceRequest, schemas.systems, now));
   }
   return issues;
 }
@@ -156,6 +159,7 @@ function summarize(
   const patientLevel = patientDataLevel(patient);
   const serviceType = serviceRequest?.code.coding.find((coding) => coding.system === systems.serviceTypeSystem)?.code;
   const requestIdentifier = serviceRequest?.identifier[0]?.value;
+  const serviceRequestEntry = entriesOf(bundle).find((entry) => entry.resourceType === 'ServiceRequest');
   const requesterIk = requester && ikNumberOf(requester);
   const patientIdentifier = patient?.identifier.find((id) => id.system === URI_IDENTIFIER_SYSTEM)?.value;
   if (!serviceRequest || !department || !patientLevel || !isServiceType(serviceType)) return undefined;
@@ -179,6 +183,7 @@ function summarize(
     departmentCode: department.departmentCode,
     specialty: department.specialty?.code,
     occurrenceDate: serviceRequest.occurrenceDateTime,
+    answerDeadline: answerDeadlineOf(serviceRequestEntry?.resource, systems),
     bundle: bundle as unknown as Bundle,
   };
 }

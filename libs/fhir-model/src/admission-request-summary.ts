@@ -18,5 +18,6 @@ export function admissionRequestSummary(bundle: AdmissionRequestBundle): Admissi
     departmentCode: bundle.departmentCode,
     ...(bundle.specialty ? { specialty: bundle.specialty } : {}),
     ...(bundle.occurrenceDate ? { occurrenceDate: bundle.occurrenceDate } : {}),
+    ...(bundle.answerDeadline ? { answerDeadline: bundle.answerDeadline } : {}),
   };
 }

@@ -13,6 +13,7 @@ export { INCOMPLETE_PATIENT_AT_SELECTION } from './validation/request-rules';
 export { MAX_NESTING_DEPTH, MAX_STRING_LENGTH, UNSTORABLE_TEXT } from './validation/json-guard';
 export { MAX_ISSUES, type ValidationOptions, type ValidationResult } from './validation/result';
 export { ITEM_BOUNDS, REQUEST_BOUNDS } from './validation/bounds';
+export { MAX_ANSWER_DEADLINE_DAYS } from './validation/answer-deadline';
 export { excerpt, MAX_EXCERPT_LENGTH, quoted } from './validation/excerpt';
 export * from './task-search-parameters';
 export * from './audit-event-search-parameters';

@@ -14,6 +14,8 @@ describe('fhirSystems', () => {
       admissionResponseStatusSystem: 'https://bedrequest.example.org/fhir/CodeSystem/admission-response-status',
       performerDeepLinkSystem: 'https://bedrequest.example.org/fhir/sid/performer-deep-link',
       userSystem: 'https://bedrequest.example.org/fhir/sid/user',
+      answerDeadlineExtension: 'https://bedrequest.example.org/fhir/StructureDefinition/answer-deadline',
+      answerOverdueExtension: 'https://bedrequest.example.org/fhir/StructureDefinition/answer-overdue',
     });
   });
 

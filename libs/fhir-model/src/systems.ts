@@ -37,6 +37,10 @@ export interface FhirSystems {
   performerDeepLinkSystem: string;
   /** The user ids of the parties' people (auth's accounts, the access token's `act.sub`): who of a clinic wrote a Task's note. */
   userSystem: string;
+  /** ServiceRequest extension: by when the referrer needs the clinics' answers (docs/api.md, "Answer deadlines"). */
+  answerDeadlineExtension: string;
+  /** Task extension: when the service marked the Task overdue, its deadline passed unanswered (docs/api.md, "Answer deadlines"). */
+  answerOverdueExtension: string;
 }
 
 export function fhirSystems(profileBase: string = DEFAULT_PROFILE_BASE): FhirSystems {
@@ -53,5 +57,7 @@ export function fhirSystems(profileBase: string = DEFAULT_PROFILE_BASE): FhirSys
     admissionResponseStatusSystem: `${base}/CodeSystem/admission-response-status`,
     performerDeepLinkSystem: `${base}/sid/performer-deep-link`,
     userSystem: `${base}/sid/user`,
+    answerDeadlineExtension: `${base}/StructureDefinition/answer-deadline`,
+    answerOverdueExtension: `${base}/StructureDefinition/answer-overdue`,
   };
 }

@@ -47,6 +47,12 @@ export const TASK_SEARCH_PARAMETERS = [
     documentation:
       'meta.lastUpdated, with FHIR prefixes (eq, ne, gt, ge, lt, le, sa, eb) and precision-based matching: a date without a time is the whole day. Repeatable (all must hold).',
   },
+  {
+    name: 'overdue',
+    type: 'token',
+    documentation:
+      'true: the Tasks marked overdue (waiting for their clinic past restriction.period.end, carrying the answer-overdue extension); false: all others. A parameter of this service (docs/api.md, "Answer deadlines").',
+  },
 ] as const satisfies readonly TaskSearchParameter[];
 
 export type TaskSearchParameterName = (typeof TASK_SEARCH_PARAMETERS)[number]['name'];

@@ -67,11 +67,13 @@ export class AdmissionRequestRepository {
     }>(Prisma.sql`
       WITH found AS (
         -- Two index look-ups (an OR of the two conditions would read the whole table).
-        SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
+        SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at,
+               answer_deadline
           FROM ${t.request}
          WHERE identifier = ANY(${keys.identifiers}::text[])
         UNION
-        SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at
+        SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at,
+               answer_deadline
           FROM ${t.request}
          WHERE id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[]))),
       requests AS (
@@ -86,7 +88,7 @@ export class AdmissionRequestRepository {
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
            FROM (SELECT id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision,
-                        sealed_history, documents_supplied_at
+                        sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline
                    FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT message_id, sealed_verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,

@@ -2,6 +2,7 @@ import { declineNote, declineReason } from '@bedrequest/clinic-directory';
 import type { IntakeVerdictV1, RequestDispatchedV1 } from '@bedrequest/contracts';
 import type { OutboxRecord } from '@bedrequest/messaging';
 import { ownsRequest } from '../access';
+import { answerDeadlineExpression, decideAnswerDeadline, SERVICE_DEADLINE_RULE } from '../deadlines';
 import type { BatchState } from './batch-state';
 import type { FingerprintedCommand } from './intake-commands';
 import { auditedRequest, referrerAgent, senderOf } from './request-audit';
@@ -43,7 +44,24 @@ export function submitAdmissionRequest(batch: BatchState, command: Extract<Finge
   }
 
   const { now, systems } = batch.context;
+  const deadline = decideAnswerDeadline({
+    held: existing?.request.answerDeadline,
+    isNew: !existing,
+    given: submitted.answerDeadline,
+    revoked: submitted.status === 'revoked',
+    now,
+    rule: () => batch.context.answerDeadlineRule?.(submitter.partyId) ?? SERVICE_DEADLINE_RULE,
+  });
+  if (deadline.kind === 'refuse') {
+    const expression = answerDeadlineExpression(command.bundle, systems);
+    return {
+      ...rejected('invalid', 'value', deadline.diagnostics),
+      issues: [{ code: 'value', diagnostics: deadline.diagnostics, ...(expression ? { expression } : {}) }],
+    };
+  }
   const state = existing ?? batch.createRequest(submitted, submitter);
+  // Before the Tasks change: a Task created by this version carries the deadline too.
+  if (deadline.kind === 'set') batch.moveAnswerDeadline(state, deadline.deadline);
   const version = state.request.currentVersion + 1;
   const hash = command.fingerprint.value;
   Object.assign(state.request, {

@@ -4,6 +4,7 @@ import type { FhirSystems } from '@bedrequest/fhir-model';
 import { entriesOf, type AuditRecord } from '../audit';
 import { appendedHistory, type NoteAuthor, type StoredHistoryEntry } from '../tasks';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
+import type { AnswerDeadlineRule } from '../deadlines';
 import type { RequestLimits } from './request-limits';
 import { answerTask, type TaskChange } from './request-state-machine';
 
@@ -23,6 +24,8 @@ export interface BatchContext {
   systems: FhirSystems;
   now: Date;
   limits?: RequestLimits;
+  /** The default answer deadline of a party's new request (docs/api.md, "Answer deadlines"): its settings, or the service's. */
+  answerDeadlineRule?: (partyId: string) => AnswerDeadlineRule | undefined;
 }
 
 /**
@@ -125,6 +128,9 @@ export class BatchState {
       revision: 0,
       history: [],
       documentsSuppliedAt: null,
+      answerDeadline: state.request.answerDeadline ?? null,
+      overdueSince: null,
+      overdueDeadline: null,
     };
     if (!existing) {
       state.tasks.push(task);
@@ -137,6 +143,7 @@ export class BatchState {
     if (change.clearBusinessStatus) task.businessStatus = null;
     if (change.send) task.sentVersion = version;
     if (change.status === 'cancelled') task.documentsSuppliedAt = null;
+    if (change.status !== 'requested') task.overdueSince = null;
     this.addHistory(task, { kind: 'request', at: now.toISOString(), action: change.action, status: change.status, ...(change.send ? { version } : {}) });
     this.markChanged(task);
     return task;
@@ -153,8 +160,26 @@ export class BatchState {
     // Every answer is kept in the history, its note named by position (tasks/task-history.ts).
     this.addHistory(task, { kind: 'answer', at: now.toISOString(), businessStatus, author, ...(note ? { note: task.notes.length - 1 } : {}) });
     task.documentsSuppliedAt = null;
+    // Answered: no longer waiting, so no longer overdue (docs/api.md, "Answer deadlines").
+    task.overdueSince = null;
     task.lastModified = now;
     this.markChanged(task);
+  }
+
+  /**
+   * The request's answer deadline moved (docs/api.md, "Answer deadlines"): every Task carries the new
+   * one, and one marked overdue loses the mark when the new deadline lies ahead.
+   */
+  moveAnswerDeadline(state: RequestState, deadline: Date): void {
+    const { now } = this.context;
+    state.request.answerDeadline = deadline;
+    for (const task of state.tasks) {
+      if (task.answerDeadline?.getTime() === deadline.getTime()) continue;
+      task.answerDeadline = deadline;
+      if (task.overdueSince && deadline > now) task.overdueSince = null;
+      task.lastModified = now;
+      this.markChanged(task);
+    }
   }
 
   /** Documents delivered to a Task (document-submission.ts): its new status, the mark when they reopened it, and their history entry. */
@@ -162,6 +187,7 @@ export class BatchState {
     const { now } = this.context;
     task.status = delivery.status;
     if (delivery.reopened) task.documentsSuppliedAt = now;
+    if (delivery.status !== 'requested') task.overdueSince = null;
     const kinds = delivery.kinds.length ? { kinds: delivery.kinds } : {};
     this.addHistory(task, { kind: 'documents', at: now.toISOString(), count: delivery.count, ...kinds, reopened: delivery.reopened });
     task.lastModified = now;

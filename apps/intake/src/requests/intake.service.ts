@@ -1,6 +1,7 @@
 import type { ClinicDirectory } from '@bedrequest/clinic-directory';
 import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
+import type { AnswerDeadlineRule } from '../deadlines';
 import type { AdmissionRequestRepository } from './admission-request.repository';
 import type { FingerprintedCommand, IntakeCommand } from './intake-commands';
 import { RequestBatch } from './request-batch';
@@ -17,7 +18,12 @@ export class IntakeService {
     private readonly repository: AdmissionRequestRepository,
     private readonly clinics: Pick<ClinicDirectory, 'lookup'>,
     private readonly systems: FhirSystems,
-    private readonly options: { limits?: RequestLimits; now?: () => Date } = {},
+    private readonly options: {
+      limits?: RequestLimits;
+      now?: () => Date;
+      /** The parties' default answer deadlines (deadlines/referrer-settings.repository.ts); the service's built-in default without. */
+      answerDeadlineRules?: (partyIds: string[]) => Promise<ReadonlyMap<string, AnswerDeadlineRule>>;
+    } = {},
   ) {}
 
   /**
@@ -39,7 +45,12 @@ export class IntakeService {
       messageIds: commands.map((command) => command.meta.messageId),
       documentHashes: commands.flatMap((command) => (command.kind === 'document' ? [command.fingerprint.value] : [])),
     });
+    // A new request without a deadline gets its party's default: read only where one may be needed.
+    const undated = commands.flatMap((command) => (command.kind === 'admission' && !command.request.answerDeadline ? [command.submitter.partyId] : []));
+    const rules =
+      undated.length > 0 && this.options.answerDeadlineRules ? await this.options.answerDeadlineRules(undated) : new Map<string, AnswerDeadlineRule>();
     const batch = new RequestBatch(loaded, {
+      answerDeadlineRule: (partyId) => rules.get(partyId) ?? undefined,
       clinics,
       systems: this.systems,
       now: (this.options.now ?? (() => new Date()))(),

@@ -34,6 +34,7 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
     latest_hash: request.latestHash,
     created_at: request.createdAt,
     updated_at: request.updatedAt,
+    answer_deadline: request.answerDeadline ?? null,
   });
   const payload = JSON.stringify({
     inbox: changes.inbox.map((entry) => ({
@@ -69,6 +70,10 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       revision: task.revision,
       sealed_history: sealed(sealedFor.history(task.id), task.history ?? []),
       documents_supplied_at: task.documentsSuppliedAt ?? null,
+      answer_deadline: task.answerDeadline ?? null,
+      // Overdue only while it waits for its clinic (docs/api.md, "Answer deadlines").
+      overdue_at: task.status === 'requested' ? (task.overdueSince ?? null) : null,
+      overdue_deadline: task.overdueDeadline ?? null,
     })),
     documents: changes.documents.map((document) => ({
       id: document.id,
@@ -91,17 +96,19 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
           FROM changes, jsonb_to_recordset(c -> 'inbox') AS x(message_id uuid, message_type text, sealed_verdict text, request_identifier text)
         RETURNING 1),
       created AS (
-        INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at)
-        SELECT x.id, x.identifier, x.referrer_party_id, x.referrer_ik, x.status, x.intent, x.selected_clinic_ik, x.current_version, x.latest_hash, x.created_at, x.updated_at
+        INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at,
+               answer_deadline)
+        SELECT x.id, x.identifier, x.referrer_party_id, x.referrer_ik, x.status, x.intent, x.selected_clinic_ik, x.current_version, x.latest_hash, x.created_at, x.updated_at,
+               x.answer_deadline
           FROM changes, jsonb_to_recordset(c -> 'created') AS x(id uuid, identifier text, referrer_party_id text, referrer_ik text, status text, intent text,
-               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz)
+               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz, answer_deadline timestamptz)
         RETURNING 1),
       changed AS (
         UPDATE ${t.request} AS r
            SET status = x.status, intent = x.intent, selected_clinic_ik = x.selected_clinic_ik, current_version = x.current_version,
-               latest_hash = x.latest_hash, updated_at = x.updated_at
+               latest_hash = x.latest_hash, updated_at = x.updated_at, answer_deadline = x.answer_deadline
           FROM changes, jsonb_to_recordset(c -> 'changed') AS x(id uuid, status text, intent text, selected_clinic_ik text, current_version integer,
-               latest_hash text, updated_at timestamptz, expected_version integer)
+               latest_hash text, updated_at timestamptz, expected_version integer, answer_deadline timestamptz)
          WHERE r.id = x.id AND r.current_version = x.expected_version
            -- A request erased since the batch read it (RequestErasureRepository) takes no new version.
            AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)
@@ -115,17 +122,18 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
         RETURNING 1),
       tasks AS (
         INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision,
-               sealed_history, documents_supplied_at)
+               sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline)
         SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, decode(x.sealed_notes, 'base64'), x.sent_version, x.authored_on, x.last_modified,
-               x.cancelled_at, x.revision, decode(x.sealed_history, 'base64'), x.documents_supplied_at
+               x.cancelled_at, x.revision, decode(x.sealed_history, 'base64'), x.documents_supplied_at, x.answer_deadline, x.overdue_at, x.overdue_deadline
           FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, sealed_notes text,
                sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer, sealed_history text,
-               documents_supplied_at timestamptz)
+               documents_supplied_at timestamptz, answer_deadline timestamptz, overdue_at timestamptz, overdue_deadline timestamptz)
         ON CONFLICT (id) DO UPDATE
            SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, sealed_notes = EXCLUDED.sealed_notes,
                sent_version = EXCLUDED.sent_version,
                last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision,
-               sealed_history = EXCLUDED.sealed_history, documents_supplied_at = EXCLUDED.documents_supplied_at
+               sealed_history = EXCLUDED.sealed_history, documents_supplied_at = EXCLUDED.documents_supplied_at,
+               answer_deadline = EXCLUDED.answer_deadline, overdue_at = EXCLUDED.overdue_at, overdue_deadline = EXCLUDED.overdue_deadline
          -- A batch raises a Task's revision by one: it is still the Task it read only if it is one below.
          WHERE ${t.task}.revision = EXCLUDED.revision - 1
         RETURNING 1),

@@ -23,6 +23,8 @@ export interface StoredRequest {
   /** How many documents it holds, and the bytes of its versions and documents (request-limits.ts). */
   documentCount: number;
   storedBytes: number;
+  /** By when the referrer needs the clinics' answers (docs/api.md, "Answer deadlines"); none for a request stored before them. */
+  answerDeadline?: Date | null;
 }
 
 export interface StoredTask {
@@ -42,6 +44,12 @@ export interface StoredTask {
   history?: StoredHistoryEntry[];
   /** When documents reopened it after `more-data-required` (document-submission.ts); null (or absent) once answered. */
   documentsSuppliedAt?: Date | null;
+  /** Its request's answer deadline (restriction.period.end). */
+  answerDeadline?: Date | null;
+  /** When the overdue sweep marked it (deadlines/overdue-sweep.ts); null once answered or the deadline moved ahead. */
+  overdueSince?: Date | null;
+  /** The deadline the last AdmissionOverdueV1 of the Task was published for. */
+  overdueDeadline?: Date | null;
 }
 
 /** What a batch changes, written by AdmissionRequestRepository.write in one statement. */

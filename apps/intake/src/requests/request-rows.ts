@@ -25,6 +25,7 @@ export interface RequestJson extends RequestRowBase {
   document_count: number;
   /** bigint as json_agg writes it: a number. */
   stored_bytes: number;
+  answer_deadline: string | null;
 }
 
 export interface TaskJson {
@@ -43,6 +44,9 @@ export interface TaskJson {
   /** Sealed like the notes; none before migration 0008 and once the request is erased. */
   sealed_history: string | null;
   documents_supplied_at: string | null;
+  answer_deadline: string | null;
+  overdue_at: string | null;
+  overdue_deadline: string | null;
 }
 
 export function storedRequestOf(request: RequestJson): StoredRequest {
@@ -61,6 +65,7 @@ export function storedRequestOf(request: RequestJson): StoredRequest {
     ...(request.erased ? { erased: true } : {}),
     documentCount: request.document_count,
     storedBytes: Number(request.stored_bytes),
+    answerDeadline: dateOrNull(request.answer_deadline),
   };
 }
 
@@ -80,5 +85,12 @@ export function storedTaskOf(task: TaskJson, notes: TaskNote[], history: StoredH
     revision: task.revision,
     history,
     documentsSuppliedAt: task.documents_supplied_at ? new Date(task.documents_supplied_at) : null,
+    answerDeadline: dateOrNull(task.answer_deadline),
+    overdueSince: dateOrNull(task.overdue_at),
+    overdueDeadline: dateOrNull(task.overdue_deadline),
   };
+}
+
+function dateOrNull(text: string | null | undefined): Date | null {
+  return text ? new Date(text) : null;
 }

@@ -10,7 +10,9 @@ import type { NoteAuthor, TaskNote } from './task-resource';
 export type StoredHistoryEntry =
   | { kind: 'answer'; at: string; businessStatus: BusinessStatus; author: NoteAuthor; note?: number }
   | { kind: 'documents'; at: string; count: number; kinds?: string[]; reopened: boolean }
-  | { kind: 'request'; at: string; action: DispatchAction; status: TaskStatus; version?: number };
+  | { kind: 'request'; at: string; action: DispatchAction; status: TaskStatus; version?: number }
+  /** The service marked the Task overdue, its `deadline` passed unanswered (docs/api.md, "Answer deadlines"); kept, not yet shown in the clinic's history. */
+  | { kind: 'overdue'; at: string; deadline: string };
 
 /** The newest entries kept: about 60 kB sealed, read and written with the Task by every batch that touches its request. */
 export const HISTORY_LIMIT = 300;
@@ -30,7 +32,8 @@ export function historyOf(notes: readonly TaskNote[], history: readonly StoredHi
   const alone: TaskHistoryEntry[] = notes.flatMap((note, index) =>
     named.has(index) ? [] : [{ kind: 'note' as const, at: note.time, note: note.text, ...(note.author ? { author: authorOf(note.author, clinicIk) } : {}) }],
   );
-  const kept = history.map((entry): TaskHistoryEntry => {
+  const shown = history.filter((entry): entry is Exclude<StoredHistoryEntry, { kind: 'overdue' }> => entry.kind !== 'overdue');
+  const kept = shown.map((entry): TaskHistoryEntry => {
     if (entry.kind !== 'answer') return entry;
     const note = entry.note === undefined ? undefined : notes[entry.note]?.text;
     return {

@@ -29,10 +29,12 @@ interface TaskRow {
   identifier: string;
   referrer_ik: string;
   referrer_party_id: string;
+  answer_deadline: Date | null;
+  overdue_at: Date | null;
 }
 
 const TASK_COLUMNS = Prisma.raw(
-  't.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id',
+  't.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id, t.answer_deadline, t.overdue_at',
 );
 
 /** A Task a search found, with the referrer owning its request (whom the read's audit entry concerns). */
@@ -165,6 +167,8 @@ export class TaskReadRepository {
       revision: row.revision,
       cancelledAt: row.cancelledAt,
       erasedAt: row.request.erasure?.erasedAt ?? null,
+      answerDeadline: row.answerDeadline,
+      overdueSince: row.overdueAt,
     };
   }
 
@@ -220,6 +224,8 @@ export class TaskReadRepository {
       ...(search.businessStatuses ? [Prisma.sql`t.business_status IN (${Prisma.join(search.businessStatuses)})`] : []),
       ...(search.statuses ? [Prisma.sql`t.status IN (${Prisma.join(search.statuses)})`] : []),
       ...search.lastModified.map((range) => instantIn(Prisma.raw('t.last_modified'), range)),
+      // `overdue` (docs/api.md, "Answer deadlines"): true is served by the partial index of the overdue ones.
+      ...(search.overdue === undefined ? [] : [search.overdue ? Prisma.sql`t.overdue_at IS NOT NULL` : Prisma.sql`t.overdue_at IS NULL`]),
     ];
   }
 }
@@ -248,5 +254,7 @@ function toTaskView(row: TaskRow, notes: TaskNote[]): SearchedTask {
     lastModified: row.last_modified,
     requestIdentifier: row.identifier,
     referrerIk: row.referrer_ik,
+    answerDeadline: row.answer_deadline,
+    overdueSince: row.overdue_at,
   };
 }

@@ -25,6 +25,10 @@ export interface ClinicTaskView {
   lastModified: Date;
   requestIdentifier: string;
   referrerIk: string;
+  /** Its request's answer deadline: `restriction.period.end` (docs/api.md, "Answer deadlines"). */
+  answerDeadline?: Date | null;
+  /** When the service marked it overdue: the answer-overdue extension. */
+  overdueSince?: Date | null;
 }
 
 /**
@@ -40,6 +44,7 @@ export function toFhirTask(task: ClinicTaskView, systems: FhirSystems, view: { a
     resourceType: 'Task',
     id: task.id,
     meta: { lastUpdated: lastModified },
+    ...(task.overdueSince ? { extension: [{ url: systems.answerOverdueExtension, valueDateTime: task.overdueSince.toISOString() }] } : {}),
     status: task.status,
     intent: 'order',
     basedOn: [{ identifier: { system: URI_IDENTIFIER_SYSTEM, value: task.requestIdentifier } }],
@@ -61,6 +66,7 @@ export function toFhirTask(task: ClinicTaskView, systems: FhirSystems, view: { a
         }
       : {}),
     ...(task.notes.length ? { note: task.notes.map((note) => annotationOf(note, task.clinicIk, view.authors ? systems : undefined)) } : {}),
+    ...(task.answerDeadline ? { restriction: { period: { end: task.answerDeadline.toISOString() } } } : {}),
   };
 }
 

@@ -90,6 +90,7 @@ describe('parseTaskSearch (docs/api.md, "Tasks")', () => {
       'business-status': 'accepted',
       status: 'requested',
       _lastUpdated: '2026',
+      overdue: 'true',
     };
     for (const { name } of TASK_SEARCH_PARAMETERS) expect(parseTaskSearch({ [name]: samples[name] }, referrer).ok).toBe(true);
   });
@@ -104,6 +105,8 @@ describe('parseTaskSearch (docs/api.md, "Tasks")', () => {
     [{ owner: ['510000001', '510000002'] }, 'owner'],
     [{ status: 'requested,done' }, 'status'],
     [{ 'business-status': 'maybe' }, 'business-status'],
+    [{ overdue: 'yes' }, 'overdue'],
+    [{ overdue: ['true', 'false'] }, 'overdue'],
     [{ _lastUpdated: 'xx2026-01-01' }, '_lastUpdated'],
     [{ _lastUpdated: ['ge2026-01-01', '2026-02-30'] }, '_lastUpdated'],
     [{ _count: '-1' }, '_count'],
@@ -132,7 +135,9 @@ describe('parseTaskSearch (docs/api.md, "Tasks")', () => {
   it('names an unknown parameter and the parameters it knows', () => {
     const [issue] = refusalOf(parseTaskSearch({ lastUpdated: '2026' }, referrer)).issues;
 
-    expect(issue!.diagnostics).toMatch(/^lastUpdated: unknown parameter \(known: based-on, owner, business-status, status, _lastUpdated, _count, .*_format\)$/);
+    expect(issue!.diagnostics).toMatch(
+      /^lastUpdated: unknown parameter \(known: based-on, owner, business-status, status, _lastUpdated, overdue, _count, .*_format\)$/,
+    );
   });
 
   it('names a malformed _lastUpdated and quotes at most 64 characters of its value', () => {

@@ -44,6 +44,8 @@ export interface TaskSearch extends TaskShape, Paging<TaskKey> {
   /** `business-status`: absent when not searched; a Task without business status never matches. */
   businessStatuses?: string[];
   statuses?: string[];
+  /** `overdue`: true, the Tasks marked overdue; false, the others (docs/api.md, "Answer deadlines"). */
+  overdue?: boolean;
   /** `_lastUpdated`: the instants each condition admits (FHIR's precision-based date matching). */
   lastModified: InstantRange[];
   /** `_total`: `none` neither counts nor answers a total (`estimate` is answered as `accurate`). */
@@ -116,6 +118,13 @@ const SEARCH_PARAMETERS: Record<TaskSearchParameterName, ParameterHandler<TaskSe
     },
   },
   _lastUpdated: dateParameter((search) => search.lastModified),
+  overdue: {
+    parse: (parameter, search) => {
+      const value = parameter.single();
+      if (value !== 'true' && value !== 'false') parameter.invalid('expected true or false');
+      search.overdue = value === 'true';
+    },
+  },
 };
 
 const DECLARED = new Set<string>(TASK_SEARCH_PARAMETERS.map((parameter) => parameter.name));

@@ -27,6 +27,12 @@ export const AdmissionRequestSummary = z.object({
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/)
     .optional(),
+  /**
+   * The ServiceRequest's answer-deadline extension (a date-time with seconds and an offset) when
+   * given (docs/api.md, "Answer deadlines"); absent: the party's default on a new request, unchanged
+   * on an update.
+   */
+  answerDeadline: z.iso.datetime({ offset: true }).optional(),
 });
 export type AdmissionRequestSummary = z.infer<typeof AdmissionRequestSummary>;
 

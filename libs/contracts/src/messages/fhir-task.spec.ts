@@ -34,6 +34,21 @@ describe('FhirTask', () => {
     expect(JSON.stringify(FhirTask.parse(written))).toBe(JSON.stringify(written));
   });
 
+  it('reads the overdue extension and the deadline in the order intake writes them, giving back the same JSON text', () => {
+    const { resourceType, id, meta, ...rest } = task;
+    const written = {
+      resourceType,
+      id,
+      meta,
+      extension: [{ url: 'https://bedrequest.example.org/fhir/StructureDefinition/answer-overdue', valueDateTime: time }],
+      ...rest,
+      note: [{ text: 'Bitte Befund nachreichen', time }],
+      restriction: { period: { end: '2026-03-04T15:00:00.000Z' } },
+    };
+    expect(JSON.stringify(FhirTask.parse(written))).toBe(JSON.stringify(written));
+    expect(FhirTask.safeParse({ ...written, restriction: { period: { end: '2026-03-04' } } }).success).toBe(false);
+  });
+
   it("reads the referrer's notes, of text and time alone", () => {
     const written = { ...task, note: [{ text: 'Bitte Befund nachreichen', time }] };
     expect(FhirTask.parse(written)).toEqual(written);

@@ -26,10 +26,15 @@ const NoteAuthorReference = z
 
 const Note = z.looseObject({ text: z.string(), time: Instant });
 
+/** An extension of the Task: `answer-overdue` with `valueDateTime` (docs/api.md, "Answer deadlines"). */
+const Extension = z.looseObject({ url: z.string() });
+
 const taskElements = {
   resourceType: z.literal('Task'),
   id: z.guid(),
   meta: z.looseObject({ lastUpdated: Instant }),
+  /** `{profile_base}/fhir/StructureDefinition/answer-overdue` once the service marked the Task overdue; absent otherwise. */
+  extension: z.array(Extension).optional(),
   status: TaskStatus,
   intent: z.literal('order'),
   /** The ServiceRequest identifier (`urn:ietf:rfc:3986`). */
@@ -44,6 +49,8 @@ const taskElements = {
   businessStatus: z.looseObject({ coding: z.array(z.looseObject({ system: z.string(), code: BusinessStatus, display: z.string() })).min(1) }).optional(),
   /** The answers' notes, oldest first; absent when there are none. */
   note: z.array(Note).optional(),
+  /** The request's answer deadline as `period.end` (an instant); absent for a request without one. */
+  restriction: z.looseObject({ period: z.looseObject({ end: Instant }) }).optional(),
 };
 
 /**

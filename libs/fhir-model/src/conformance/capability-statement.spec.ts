@@ -64,7 +64,11 @@ describe('the CapabilityStatement', () => {
   it('lists every Task search parameter the search declares, with its type and definition, and only the result parameters besides', () => {
     const listed = resource(statement, 'Task').searchParam ?? [];
     expect(listed.map(({ name, type, definition }) => ({ name, type, definition }))).toEqual([
-      ...TASK_SEARCH_PARAMETERS.map(({ name, type, definition }) => ({ name, type, definition })),
+      ...TASK_SEARCH_PARAMETERS.map((parameter) => ({
+        name: parameter.name,
+        type: parameter.type,
+        definition: 'definition' in parameter ? parameter.definition : undefined,
+      })),
       ...TASK_RESULT_PARAMETERS.map(({ name, type }) => ({ name, type, definition: undefined })),
     ]);
     expect(interactions('Task')).toEqual(['read', 'search-type']);
@@ -110,7 +114,17 @@ describe('the CapabilityStatement', () => {
       for (const { url } of resources[type]) expect(resource(statement, type).documentation).toContain(url);
     }
     const served = resources.StructureDefinition.map((profile) => profile.url);
-    expect(served).toEqual(resource(statement, 'Bundle').supportedProfile);
+    expect(served).toEqual(expect.arrayContaining(resource(statement, 'Bundle').supportedProfile ?? []));
+    // The extensions are served beside the profiles, and are no profile of a Bundle.
+    expect(served.filter((url) => !resource(statement, 'Bundle').supportedProfile?.includes(url))).toEqual([
+      'https://bedrequest.example.org/fhir/StructureDefinition/answer-deadline',
+      'https://bedrequest.example.org/fhir/StructureDefinition/answer-overdue',
+    ]);
+    expect(resources.StructureDefinition.find((definition) => definition.id === 'answer-deadline')).toMatchObject({
+      type: 'Extension',
+      context: [{ type: 'element', expression: 'ServiceRequest' }],
+      differential: { element: expect.arrayContaining([expect.objectContaining({ path: 'Extension.value[x]', type: [{ code: 'dateTime' }] })]) },
+    });
   });
 
   it('follows the profile base', () => {

@@ -9,6 +9,7 @@ import { AUDIT_EVENT_SEARCH_PARAMETERS } from '../audit-event-search-parameters'
 import { TASK_SEARCH_PARAMETERS, type TaskSearchParameter } from '../task-search-parameters';
 import type { ConformanceOptions } from './canonical';
 import { codeSystems } from './code-systems';
+import { extensionDefinitions } from './extension-definitions';
 import { bundleProfiles } from './structure-definitions';
 
 /** The conformance resources the service serves without a token, by resource type. */
@@ -20,7 +21,7 @@ export type ConformanceResourceType = keyof ConformanceResources;
 export const CONFORMANCE_RESOURCE_TYPES = ['StructureDefinition', 'CodeSystem'] as const satisfies readonly ConformanceResourceType[];
 
 export function conformanceResources(options: ConformanceOptions): ConformanceResources {
-  return { StructureDefinition: bundleProfiles(options), CodeSystem: codeSystems(options) };
+  return { StructureDefinition: [...bundleProfiles(options), ...extensionDefinitions(options)], CodeSystem: codeSystems(options) };
 }
 
 export interface CapabilityStatementOptions extends ConformanceOptions {
@@ -124,7 +125,7 @@ export function capabilityStatement(options: CapabilityStatementOptions): Capabi
 function bundleResource(resources: ConformanceResources): CapabilityStatementRestResource {
   return {
     type: 'Bundle',
-    supportedProfile: resources.StructureDefinition.map((profile) => profile.url),
+    supportedProfile: resources.StructureDefinition.filter((profile) => profile.type === 'Bundle').map((profile) => profile.url),
     documentation:
       'Referrers send AdmissionRequestBundles (a new request, or the next version of one: supplement, selection, withdrawal, revocation) and DocumentBundles; meta.profile tells them apart.',
     interaction: [
@@ -220,7 +221,8 @@ function auditEventResource(): CapabilityStatementRestResource {
 }
 
 const CONFORMANCE_DOCUMENTATION: Record<ConformanceResourceType, string> = {
-  StructureDefinition: 'The profiles of the bundles, each at its canonical id.',
+  StructureDefinition:
+    'The profiles of the bundles and the extensions (answer-deadline on the ServiceRequest, answer-overdue on the Task), each at its canonical id.',
   CodeSystem: 'The code systems of the interface, each at its canonical id, with every code and its display.',
 };
 

@@ -1,6 +1,7 @@
 export { idOfCanonical, type ConformanceOptions } from './canonical';
 export { codeSystems } from './code-systems';
 export { bundleProfiles, DOCUMENT_BUNDLE_CARDINALITY } from './structure-definitions';
+export { extensionDefinitions } from './extension-definitions';
 export {
   capabilityStatement,
   conformanceResources,

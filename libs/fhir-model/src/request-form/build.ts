@@ -99,6 +99,7 @@ function serviceRequest(form: RequestForm, systems: FhirSystems, ids: RequestIds
   return {
     resourceType: 'ServiceRequest',
     id: ids.serviceRequest,
+    ...(form.answerDeadline ? { extension: [{ url: systems.answerDeadlineExtension, valueDateTime: form.answerDeadline }] } : {}),
     identifier: [{ system: URI_IDENTIFIER_SYSTEM, value: form.requestIdentifier }],
     status: 'active',
     intent: form.stage === 'selection' ? 'order' : 'proposal',

@@ -12,6 +12,7 @@ import {
   LOINC_SYSTEM,
   URI_IDENTIFIER_SYSTEM,
 } from '../systems';
+import { answerDeadlineOf } from '../validation/answer-deadline';
 import { arrayField, field, stringField } from '../validation/raw';
 import { COVERAGE_KINDS, type CoverageKind } from './fields';
 import { MEASUREMENTS, unnamed, VISIT_NUMBER_TYPE } from './resources';
@@ -57,6 +58,7 @@ export function formOfBundle(bundle: Bundle, options: { profileBase: string }): 
     }),
     patient: patientOf(person),
     desiredAdmissionDate: stringField(request, 'occurrenceDateTime') ?? '',
+    ...optionalDeadline(answerDeadlineOf(request, systems)),
     serviceType: codeOf(field(request, 'code'), systems.serviceTypeSystem, SERVICE_TYPE_CODES) ?? ('' as ServiceTypeCode),
     ...departmentOf(field(request, 'performerType'), systems),
     diagnoses: ofType('Condition').map(diagnosisOf),
@@ -65,6 +67,10 @@ export function formOfBundle(bundle: Bundle, options: { profileBase: string }): 
     ...(stay ? { stay: stayOf(stay) } : {}),
     notes: arrayField(request, 'note').flatMap((note) => optional(stringField(note, 'text'))),
   };
+}
+
+function optionalDeadline(answerDeadline: string | undefined): Pick<RequestForm, 'answerDeadline'> {
+  return answerDeadline === undefined ? {} : { answerDeadline };
 }
 
 function intentOf(request: unknown, systems: FhirSystems): RequestForm['stage'] {

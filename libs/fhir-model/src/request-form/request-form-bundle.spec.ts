@@ -88,6 +88,20 @@ describe('buildAdmissionRequestBundle', () => {
     });
   });
 
+  it('sends an answer deadline as the ServiceRequest extension, and reads it back', () => {
+    const form = { ...proposalForm, answerDeadline: '2027-01-02T16:00:00+01:00' };
+    expect(schema.parse(form)).toEqual(form);
+    const bundle = build(form);
+    expect(resourceOf(bundle, 'ServiceRequest').extension).toEqual([
+      { url: `${DEFAULT_PROFILE_BASE}/fhir/StructureDefinition/answer-deadline`, valueDateTime: '2027-01-02T16:00:00+01:00' },
+    ]);
+    const result = validateAdmissionRequestBundle(bundle, { profileBase: DEFAULT_PROFILE_BASE, now: () => NOW });
+    expect(result.ok && result.bundle.answerDeadline).toBe('2027-01-02T16:00:00+01:00');
+    expect(formOfBundle(bundle, { profileBase: DEFAULT_PROFILE_BASE }).answerDeadline).toBe('2027-01-02T16:00:00+01:00');
+    expect('answerDeadline' in formOfBundle(build(proposalForm), { profileBase: DEFAULT_PROFILE_BASE })).toBe(false);
+    expect(schema.safeParse({ ...proposalForm, answerDeadline: '2027-01-02' }).success).toBe(false);
+  });
+
   it('builds a form with only the required fields, and for another profile base', () => {
     const bundle = build(schema.parse(minimalForm), OTHER_PROFILE_BASE);
     expect(accepted(bundle, OTHER_PROFILE_BASE)).toMatchObject({ departmentCode: '2800', specialty: undefined, patient: 'masked' });

@@ -56,6 +56,15 @@ export function requestFormSchema({ now = () => new Date() }: RequestFormSchemaO
           .max(REQUEST_FORM_BOUNDS.performers, says(`must name at most ${REQUEST_FORM_BOUNDS.performers} clinics`)),
         patient: patient(today),
         desiredAdmissionDate: calendarDate,
+        /**
+         * By when the clinics' answers are needed (docs/api.md, "Answer deadlines"): a date-time with
+         * seconds and an offset, sent as the ServiceRequest's answer-deadline extension; absent, the
+         * service sets the party's default on a new request and keeps the deadline on an update.
+         */
+        answerDeadline: z
+          .string(says('must be text'))
+          .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/, says('must be a date-time with seconds and a time-zone offset'))
+          .optional(),
         serviceType: z.enum(SERVICE_TYPE_CODES, says(`must be one of ${SERVICE_TYPE_CODES.join(', ')}`)),
         specialty: z.enum(SPECIALTY_CODES, says(`must be one of ${SPECIALTY_CODES.join(', ')}`)).optional(),
         departmentKey: z

@@ -3,6 +3,8 @@ import type { Issue } from '../outcome';
 export interface ValidationOptions {
   /** `{profile_base}` of the profile, code system and naming system URIs (docs/decisions.md: `PROFILE_BASE`). */
   profileBase: string;
+  /** The clock the answer deadline's bound is measured from (docs/api.md, "Answer deadlines"); the system clock by default. */
+  now?: () => Date;
 }
 
 export type ValidationResult<T> = { ok: true; bundle: T } | { ok: false; issues: Issue[] };
