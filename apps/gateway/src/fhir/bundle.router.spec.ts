@@ -231,6 +231,35 @@ describe('POST /api/v2/fhir/Bundle', () => {
       expect(published).toEqual([]);
     });
 
+    it.each([
+      ['a date without a time', '2026-12-09'],
+      ['a time without an offset', '2026-12-09T16:00:00'],
+      ['more than 90 days ahead', new Date(Date.now() + 91 * 86_400_000).toISOString()],
+    ])('an answer deadline that is %s: 400 naming its valueDateTime, nothing published', async (_, valueDateTime) => {
+      const bundle = admissionRequestBundle({ requestIdentifier: REQUEST });
+      const serviceRequest = bundle.entry?.find((entry) => entry.resource?.resourceType === 'ServiceRequest')?.resource as { extension?: unknown[] };
+      serviceRequest.extension = [{ url: `${DEFAULT_PROFILE_BASE}/fhir/StructureDefinition/answer-deadline`, valueDateTime }];
+
+      const response = await post(bundle);
+
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({
+        resourceType: 'OperationOutcome',
+        issue: [{ code: 'value', expression: ['Bundle.entry[0].resource.extension[0].valueDateTime'] }],
+      });
+      expect(published).toEqual([]);
+    });
+
+    it('a valid answer deadline is sent to intake with the request', async () => {
+      const bundle = admissionRequestBundle({ requestIdentifier: REQUEST });
+      const serviceRequest = bundle.entry?.find((entry) => entry.resource?.resourceType === 'ServiceRequest')?.resource as { extension?: unknown[] };
+      const valueDateTime = new Date(Date.now() + 2 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+      serviceRequest.extension = [{ url: `${DEFAULT_PROFILE_BASE}/fhir/StructureDefinition/answer-deadline`, valueDateTime }];
+
+      expect((await post(bundle)).status).toBe(202);
+      expect(published[0]?.payload).toMatchObject({ request: { answerDeadline: valueDateTime } });
+    });
+
     it('an invalid bundle: 400 with every issue and its FHIRPath expression', async () => {
       const bundle = admissionRequestBundle({ requestIdentifier: REQUEST });
       bundle.timestamp = 'yesterday';

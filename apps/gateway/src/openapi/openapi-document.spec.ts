@@ -65,6 +65,7 @@ describe('OpenAPI document', () => {
         '/api/v1/referrer/case-numbers/_search',
         '/api/v1/referrer/drafts',
         '/api/v1/referrer/drafts/{id}',
+        '/api/v1/referrer/settings',
         '/api/v1/subscriptions',
         '/api/v1/subscriptions/{id}',
         '/api/v1/subscriptions/{id}/deliveries',

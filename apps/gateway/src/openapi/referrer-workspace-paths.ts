@@ -11,6 +11,7 @@ import {
   DraftView,
   MAX_DRAFT_CONTENT_BYTES,
   MAX_REFERRER_DRAFTS,
+  ReferrerSettings,
 } from '@bedrequest/contracts';
 import { DraftId } from '../referrer-api/referrer-workspace.router';
 import { guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
@@ -103,5 +104,30 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
     security: secured,
     request: draft,
     responses: { 204: { description: 'Deleted', headers: noStore }, ...refusals('v1', merged(base, UNDECODABLE_PATH, noSuchDraft)) },
+  });
+  const settingsDescription =
+    'The default answer deadline of a new request whose ServiceRequest names none: `workingDays` working days after the service received it, at the same clock time in Europe/Berlin; Saturdays, Sundays and the public holidays of `holidays` (`DE`: the nationwide ones; `DE-BW` …: those of a German state) are no working days, 24 and 31 December are working days. Without a setting of its own a party has the service default (ANSWER_DEADLINE_WORKING_DAYS, default 2; ANSWER_DEADLINE_HOLIDAYS, default `DE`). docs/api.md, "Answer deadlines".';
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/referrer/settings',
+    summary: "The party's settings: its default answer deadline",
+    description: settingsDescription,
+    security: secured,
+    responses: { 200: answer("The party's settings, or the service's default", ReferrerSettings), ...refusals('v1', base) },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/referrer/settings',
+    summary: "Sets the party's default answer deadline; requests already received keep theirs",
+    description: settingsDescription,
+    security: secured,
+    request: { body: { required: true, content: json(ReferrerSettings) } },
+    responses: {
+      200: answer('The settings as stored', ReferrerSettings),
+      ...refusals(
+        'v1',
+        merged(base, body('`answerDeadline.workingDays` not a whole number from 1 to 10, `holidays` not `DE` or `DE-` and a state code, another field')),
+      ),
+    },
   });
 }

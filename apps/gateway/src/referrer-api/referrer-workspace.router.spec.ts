@@ -141,6 +141,10 @@ describe("the hospital's own data: /api/v1/referrer", () => {
       as(clinic).post('/drafts').send({ content: {} }),
       as(clinic).get(`/drafts/${DRAFT_ID}`),
       as(clinic).delete(`/drafts/${DRAFT_ID}`),
+      as(clinic).get('/settings'),
+      as(clinic)
+        .put('/settings')
+        .send({ answerDeadline: { workingDays: 2, holidays: 'DE' } }),
     ];
     for (const response of await Promise.all(clinicCalls)) {
       expect([response.status, response.body.error]).toEqual([403, 'forbidden']);
@@ -182,6 +186,32 @@ describe("the hospital's own data: /api/v1/referrer", () => {
     const response = await as(referrer).post(path).send(body);
 
     expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
+    expect(calls).toEqual([]);
+  });
+
+  it("reads and sets the party's default answer deadline through intake, and refuses a malformed one without asking it", async () => {
+    const settings = { answerDeadline: { workingDays: 3, holidays: 'DE-BW' } };
+    answer = { status: 200, body: JSON.stringify(settings) };
+
+    const read = await as(referrer).get('/settings');
+    const written = await as(referrer).put('/settings').send(settings);
+
+    expect([read.status, read.body, written.status, written.body]).toEqual([200, settings, 200, settings]);
+    expect(calls.map((call) => [call.method, call.url, call.body])).toEqual([
+      ['GET', '/internal/referrer-workspace/settings', ''],
+      ['PUT', '/internal/referrer-workspace/settings', JSON.stringify(settings)],
+    ]);
+    expect(calls[0]?.headers.authorization).toBe(`Bearer ${referrer}`);
+    calls = [];
+    for (const body of [
+      { answerDeadline: { workingDays: 0, holidays: 'DE' } },
+      { answerDeadline: { workingDays: 11, holidays: 'DE' } },
+      { answerDeadline: { workingDays: 2, holidays: 'AT' } },
+      { answerDeadline: { workingDays: 2 } },
+    ]) {
+      const response = await as(referrer).put('/settings').send(body);
+      expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
+    }
     expect(calls).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { CaseNumberInput, CaseNumberSearch, DraftInput } from '@bedrequest/contracts';
+import { CaseNumberInput, CaseNumberSearch, DraftInput, ReferrerSettings } from '@bedrequest/contracts';
 import { HttpError, type InternalClient, type RawAnswer } from '@bedrequest/http';
 import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from '../fhir/intake.client';
 import { errorHandler } from '../http-errors';
@@ -46,6 +46,7 @@ export class ReferrerWorkspaceClient {
  *   intake stored the request) or removed; `POST /case-numbers/_search` `{caseNumber}` or
  *   `{identifiers}`: `{items}`. A POST, so that no case number stands in a URL or an access log.
  * - `GET|POST /drafts`, `GET|PUT|DELETE /drafts/{id}`: drafts of new requests, at most 100 per party.
+ * - `GET|PUT /settings`: the party's default answer deadline (docs/api.md, "Answer deadlines").
  *
  * The bodies are checked here and again by intake, which answers; the party is the token's, and
  * another party's data is never found (404). `Cache-Control: no-store` on every answer.
@@ -94,6 +95,13 @@ export function referrerWorkspaceRouter(options: { workspace: ReferrerWorkspaceC
   });
   router.delete('/drafts/:id', async (req, res) => {
     pass(res, await workspace.call('DELETE', draftPath(req), forwardedCallOf(req, res)));
+  });
+  router.get('/settings', async (req, res) => {
+    pass(res, await workspace.call('GET', '/settings', forwardedCallOf(req, res)));
+  });
+  router.put('/settings', ...body, async (req, res) => {
+    const input = HttpError.parseInput(ReferrerSettings, req.body);
+    pass(res, await workspace.call('PUT', '/settings', forwardedCallOf(req, res), input));
   });
 
   router.use(errorHandler(options.logger));
