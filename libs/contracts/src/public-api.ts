@@ -204,6 +204,14 @@ export const ClinicTaskSummary = z.object({
    * (docs/decisions.md, "Requests"); absent again once the clinic answers.
    */
   documentsSuppliedAt: z.string().optional(),
+  deadline: z
+    .string()
+    .optional()
+    .describe("The request's answer deadline (an instant in UTC), the Task's restriction.period.end; absent for a request received before deadlines existed"),
+  overdueSince: z
+    .string()
+    .optional()
+    .describe("When the service marked the Task overdue: it waits for the clinic's answer past its deadline; absent otherwise"),
 });
 export type ClinicTaskSummary = z.infer<typeof ClinicTaskSummary>;
 

@@ -8,7 +8,7 @@ describe("the clinic list's query as the gateway lets it through", () => {
   });
 
   it.each([
-    [{ _sort: 'patient' }, /_sort: one of occurrence, -occurrence, authored, -authored, status/],
+    [{ _sort: 'patient' }, /_sort: one of occurrence, -occurrence, authored, -authored, status, deadline, -deadline/],
     [{ q: '' }, /^q: /],
     [{ q: '   ' }, /^q: /],
     [{ q: 'x'.repeat(101) }, /^q: /],

@@ -8,7 +8,7 @@ import { passedQuery, RequestVersionPageQuery, TaskHistoryPageQuery } from './cl
 
 const LIST_STATE = `(${TaskListState.options.join('|')})`;
 /** The list's orders (intake's clinic-task-order.ts). */
-const LIST_SORTS = ['occurrence', '-occurrence', 'authored', '-authored', 'status'] as const;
+const LIST_SORTS = ['occurrence', '-occurrence', 'authored', '-authored', 'status', 'deadline', '-deadline'] as const;
 const searchMessage = "q: text of 1 to 100 characters on one line (a request number, a referrer's IK or name, a diagnosis code or text)";
 
 /**
@@ -30,7 +30,7 @@ export const ClinicTaskListQuery = z.strictObject(
       .enum(LIST_SORTS, { error: `_sort: one of ${LIST_SORTS.join(', ')}` })
       .optional()
       .describe(
-        'The order: `occurrence` / `-occurrence` by the desired admission date (earliest / latest first, requests without one last), `authored` / `-authored` by arrival (oldest / newest first), `status` by list state (new, answered, selected, cancelled; each the most recently changed first). Without it: open Tasks first, then the most recently changed',
+        'The order: `occurrence` / `-occurrence` by the desired admission date (earliest / latest first, requests without one last), `authored` / `-authored` by arrival (oldest / newest first), `status` by list state (new, answered, selected, cancelled; each the most recently changed first), `deadline` / `-deadline` by answer deadline (earliest / latest first, Tasks without one last; pages by `_cursor` too). Without it: open Tasks first, then the most recently changed',
       ),
     q: z
       .string({ error: searchMessage })

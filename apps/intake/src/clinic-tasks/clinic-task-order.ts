@@ -6,9 +6,10 @@ import type { SummaryRow } from './clinic-task-summary';
 
 /**
  * The list's orders (`_sort`, docs/api.md "Clinic API"): by the desired admission date, by arrival
- * (the Task's authoredOn), by list state; without `_sort`, open first, then the most recently changed.
+ * (the Task's authoredOn), by list state, by answer deadline (docs/api.md, "Answer deadlines": Tasks
+ * without one last both ways); without `_sort`, open first, then the most recently changed.
  */
-export const LIST_SORTS = ['occurrence', '-occurrence', 'authored', '-authored', 'status'] as const;
+export const LIST_SORTS = ['occurrence', '-occurrence', 'authored', '-authored', 'status', 'deadline', '-deadline'] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 
 /** The orders SQL can follow on the Task's own columns; the admission date is sealed (docs/data-protection.md). */
@@ -41,6 +42,8 @@ const rankSql = Prisma.sql`(CASE ${Prisma.join(
   ' ',
 )} ELSE ${TaskListState.options.length}::int END)`;
 const LAST_RANK = TaskListState.options.length;
+/** What the deadline orders' second column holds for a Task without a deadline (their first column already placed it). */
+const NO_DEADLINE = '1970-01-01T00:00:00.000Z';
 
 export const SQL_ORDERS: Record<SqlSort, SqlOrder> = {
   default: {
@@ -71,6 +74,22 @@ export const SQL_ORDERS: Record<SqlSort, SqlOrder> = {
     descending: true,
     keys: new Keyset<OrderKey>(z.tuple([z.literal('-authored'), CursorInstant, z.guid()])),
     keyOf: (row) => ['-authored', row.authored_on.toISOString(), row.id],
+  },
+  // Tasks without a deadline last both ways: the first column puts them there (false before true
+  // ascending, true before false descending), the second, never null, orders the others.
+  deadline: {
+    columns: [Prisma.sql`(t.answer_deadline IS NULL)`, Prisma.sql`coalesce(t.answer_deadline, ${NO_DEADLINE}::timestamptz)`],
+    casts: ['boolean', 'timestamptz'],
+    descending: false,
+    keys: new Keyset<OrderKey>(z.tuple([z.literal('deadline'), z.boolean(), CursorInstant, z.guid()])),
+    keyOf: (row) => ['deadline', !row.answer_deadline, (row.answer_deadline ?? new Date(NO_DEADLINE)).toISOString(), row.id],
+  },
+  '-deadline': {
+    columns: [Prisma.sql`(t.answer_deadline IS NOT NULL)`, Prisma.sql`coalesce(t.answer_deadline, ${NO_DEADLINE}::timestamptz)`],
+    casts: ['boolean', 'timestamptz'],
+    descending: true,
+    keys: new Keyset<OrderKey>(z.tuple([z.literal('-deadline'), z.boolean(), CursorInstant, z.guid()])),
+    keyOf: (row) => ['-deadline', !!row.answer_deadline, (row.answer_deadline ?? new Date(NO_DEADLINE)).toISOString(), row.id],
   },
 };
 
@@ -126,6 +145,15 @@ export function compareRows(sort: ListSort | undefined): (a: SummaryRow, b: Summ
       return (a, b) => byTime(a.authored_on, b.authored_on) || byId(a, b);
     case '-authored':
       return (a, b) => byTime(b.authored_on, a.authored_on) || byId(b, a);
+    case 'deadline':
+    case '-deadline': {
+      const sign = sort === 'deadline' ? 1 : -1;
+      return (a, b) => {
+        const [x, y] = [a.answer_deadline?.getTime(), b.answer_deadline?.getTime()];
+        if (x !== y) return x === undefined ? 1 : y === undefined ? -1 : sign * (x - y);
+        return sign * byId(a, b);
+      };
+    }
     case 'status':
       return (a, b) => stateRankOf(a.status) - stateRankOf(b.status) || byTime(b.last_modified, a.last_modified) || byId(b, a);
     default:

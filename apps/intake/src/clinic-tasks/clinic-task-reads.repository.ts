@@ -102,6 +102,7 @@ export class ClinicTaskReadsRepository {
     const rows = await this.prisma.$queryRaw<(TaskOfRow & ErasedOrStored)[]>`
       WITH page AS (
         SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.authored_on, t.last_modified, t.sent_version, t.documents_supplied_at,
+               t.answer_deadline, t.overdue_at,
                CASE WHEN t.status IN ('accepted', 'rejected') THEN t.sealed_notes END AS sealed_notes, ${keyColumnsSql(order)}
           FROM ${this.task} t
          WHERE ${Prisma.join(this.conditions(query, order), ' AND ')}
@@ -109,6 +110,7 @@ export class ClinicTaskReadsRepository {
          LIMIT ${query.count}::int OFFSET ${query.offset}::bigint
       )
       SELECT p.id, p.request_id, p.status, p.business_status, p.authored_on, p.last_modified, p.sent_version, p.clinic_ik, p.sealed_notes, p.documents_supplied_at,
+             p.answer_deadline, p.overdue_at,
              r.referrer_ik, r.identifier AS request_identifier, r.referrer_party_id,
              e.erased_at, r.status AS erased_request_status, r.intent AS erased_intent,
              v.sealed_summary

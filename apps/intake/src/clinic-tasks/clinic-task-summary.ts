@@ -37,6 +37,9 @@ export interface SummaryRow {
   answered_automatically: boolean;
   /** When documents reopened the Task after `more-data-required` (document-submission.ts). */
   documents_supplied_at?: Date | null;
+  /** The answer deadline, and when the Task was marked overdue (docs/api.md, "Answer deadlines"). */
+  answer_deadline?: Date | null;
+  overdue_at?: Date | null;
 }
 
 /** A row of the clinic's list (libs/contracts `ClinicTaskSummary`) from what the list statement read. */
@@ -70,6 +73,8 @@ export function summaryOf(row: SummaryRow, systems: FhirSystems, today: Date): C
     },
     ...(row.diagnosis_code ? { mainDiagnosis: { code: row.diagnosis_code, ...(row.diagnosis_display ? { display: row.diagnosis_display } : {}) } } : {}),
     ...(row.documents_supplied_at ? { documentsSuppliedAt: row.documents_supplied_at.toISOString() } : {}),
+    ...(row.answer_deadline ? { deadline: row.answer_deadline.toISOString() } : {}),
+    ...(row.overdue_at ? { overdueSince: row.overdue_at.toISOString() } : {}),
   };
 }
 
