@@ -1,5 +1,6 @@
 import type { MessageDefinition } from './envelope';
 import { AdmissionBundleSubmittedV1 } from './messages/admission-bundle-submitted';
+import { AdmissionOverdueV1 } from './messages/admission-overdue';
 import { AdmissionResponseV1 } from './messages/admission-response';
 import { ClinicAnswerSubmittedV1 } from './messages/clinic-answer-submitted';
 import { ClinicRegistryChangedV1 } from './messages/clinic-registry-changed';
@@ -15,6 +16,7 @@ const definitions = [
   IntakeVerdictV1,
   RequestDispatchedV1,
   AdmissionResponseV1,
+  AdmissionOverdueV1,
   ClinicRegistryChangedV1,
   RequestErasedV1,
 ] as const;

@@ -11,6 +11,7 @@ export * from './messages/clinic-answer-submitted';
 export * from './messages/intake-verdict';
 export * from './messages/request-dispatched';
 export * from './messages/admission-response';
+export * from './messages/admission-overdue';
 export * from './messages/clinic-registry-changed';
 export * from './messages/request-erased';
 export * from './internal-api';

@@ -1,4 +1,5 @@
 import { AdmissionBundleSubmittedV1 } from './messages/admission-bundle-submitted';
+import { AdmissionOverdueV1 } from './messages/admission-overdue';
 import { AdmissionResponseV1 } from './messages/admission-response';
 import { ClinicAnswerSubmittedV1 } from './messages/clinic-answer-submitted';
 import { DocumentBundleSubmittedV1 } from './messages/document-bundle-submitted';
@@ -53,8 +54,9 @@ export function declareTopology(namespace: string): Topology {
       // Routing also hears every answer (a clinic's own decline releases the bed held for it) and
       // of erasures (it releases the request's held beds and drops its department and date).
       routing: queue('routing', [RequestDispatchedV1.routingKey, AdmissionResponseV1.routingKey, RequestErasedV1.routingKey]),
-      // The notifier also hears of erasures: it drops the request's pending webhook events and data.
-      notifier: queue('notifier', [AdmissionResponseV1.routingKey, RequestErasedV1.routingKey]),
+      // The notifier also hears of erasures (it drops the request's pending webhook events and data)
+      // and of Tasks past their answer deadline (the AdmissionOverdue events).
+      notifier: queue('notifier', [AdmissionResponseV1.routingKey, AdmissionOverdueV1.routingKey, RequestErasedV1.routingKey]),
     },
   };
 }
