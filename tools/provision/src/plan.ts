@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { env as configEnv } from '@bedrequest/config';
 import {
   AdmissionBundleSubmittedV1,
+  AdmissionOverdueV1,
   AdmissionResponseV1,
   ClinicAnswerSubmittedV1,
   ClinicRegistryChangedV1,
@@ -30,7 +31,7 @@ export const PRINCIPALS = {
       consumes: 'intake',
       // Its clinic directory (libs/clinic-directory), as the gateway's.
       listens: [ClinicRegistryChangedV1],
-      publishes: [RequestDispatchedV1, AdmissionResponseV1, RequestErasedV1],
+      publishes: [RequestDispatchedV1, AdmissionResponseV1, AdmissionOverdueV1, RequestErasedV1],
       replies: true,
       deadLetters: ['intake', 'routing', 'notifier'],
     },
