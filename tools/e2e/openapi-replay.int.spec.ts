@@ -236,6 +236,8 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['PUT', '/api/v1/referrer/case-numbers', { token: referrer, body: { identifier: requestIdentifier, caseNumber: 'FN-2026/0815' } }],
         ['POST', '/api/v1/referrer/case-numbers/_search', { token: referrer, body: { caseNumber: 'fn-2026/0815' } }],
         ['GET', '/api/v1/referrer/drafts', { token: referrer }],
+        ['GET', '/api/v1/referrer/settings', { token: referrer }],
+        ['PUT', '/api/v1/referrer/settings', { token: referrer, body: { answerDeadline: { workingDays: 2, holidays: 'DE-BW' } } }],
         ['GET', draftPath, { token: referrer }],
         ['PUT', draftPath, { token: referrer, body: { content: { patient: { family: 'Musterfrau' } } } }],
         ['DELETE', draftPath, { token: referrer }],

@@ -111,8 +111,16 @@ export const CapabilityStatement = z
     'What this server does: FHIR 4.0.1 in JSON, the Bundle intake and its profiles, the Task read and search with their parameters, the security section naming the token endpoints, the conformance resources',
   );
 export const StructureDefinition = z
-  .looseObject({ resourceType: z.literal('StructureDefinition'), id: z.string(), url: z.url(), type: z.literal('Bundle'), derivation: z.literal('constraint') })
-  .describe('A profile of the interface, at its canonical id');
+  .looseObject({
+    resourceType: z.literal('StructureDefinition'),
+    id: z.string(),
+    url: z.url(),
+    type: z.enum(['Bundle', 'Extension']),
+    derivation: z.literal('constraint'),
+  })
+  .describe(
+    'A profile of the interface (of a Bundle) or one of its extensions (answer-deadline on the ServiceRequest, answer-overdue on the Task: docs/api.md, "Answer deadlines"), at its canonical id',
+  );
 export const CodeSystem = z
   .looseObject({
     resourceType: z.literal('CodeSystem'),
