@@ -92,6 +92,8 @@ describe('the clinic list and version API', () => {
       status: 'requested',
       authoredOn: expect.any(String),
       lastModified: expect.any(String),
+      // The party's default answer deadline (docs/api.md, "Answer deadlines").
+      deadline: expect.any(String),
       version: 1,
       request: {
         status: 'active',

@@ -81,8 +81,10 @@ describeInChromium("the hospital's workspace", () => {
     }
     await Promise.all([page.waitForURL(url(`/requests/${firstTask}`)), page.keyboard.press('Enter')]);
 
-    const notice = await page.locator('#request-asks').getByRole('status').innerText();
+    const notice = await page.locator('#request-asks').innerText();
     expect(notice).toContain(`${WALDSEE.name} (IK ${WALDSEE.ik}) – Die Klinik hat eine Rückfrage gestellt: Ist die Patientin mit Rollator mobil?`);
+    // After the decline, the way on.
+    expect(notice).toContain(`${BERGBLICK.name} (IK ${BERGBLICK.ik}) hat abgesagt. Weitere Kliniken anfragen`);
     const waldsee = page.locator(`tr[data-task-id="${waldseeTask}"]`);
     expect(await waldsee.locator('.request-number').innerText()).toBe(requestNumberOf(waldseeTask));
     expect(await waldsee.locator('.status').innerText()).toBe('Rückfrage');

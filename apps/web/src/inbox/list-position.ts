@@ -3,7 +3,7 @@ import type { TaskListState } from '@bedrequest/contracts';
 import { z } from 'zod';
 
 /** The list's orders, as the API's `_sort` names them (docs/api.md, "Clinic API"); none is the API's default (open first, then the most recently changed). */
-export const LIST_SORTS = ['occurrence', '-occurrence', 'authored', '-authored', 'status'] as const;
+export const LIST_SORTS = ['occurrence', '-occurrence', 'deadline', '-deadline', 'authored', '-authored', 'status'] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 /** A tab of the list: one state of the API's, or all of them. */
 export type ListFilter = TaskListState | 'all';

@@ -7,6 +7,8 @@ export const listWorkTexts = {
   sortedBy: {
     occurrence: 'sortiert nach gewünschter Aufnahme, früheste zuerst',
     '-occurrence': 'sortiert nach gewünschter Aufnahme, späteste zuerst',
+    deadline: 'sortiert nach Antwortfrist, früheste zuerst',
+    '-deadline': 'sortiert nach Antwortfrist, späteste zuerst',
     authored: 'sortiert nach Eingang, älteste zuerst',
     '-authored': 'sortiert nach Eingang, neueste zuerst',
     status: 'sortiert nach Status: neu, beantwortet, ausgewählt, storniert',

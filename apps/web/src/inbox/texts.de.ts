@@ -43,6 +43,7 @@ export const de = {
       patient: 'Patient',
       specialty: 'Fachrichtung',
       admission: 'Aufnahme gewünscht',
+      deadline: 'Antwort bis',
       diagnosis: 'Hauptdiagnose',
       requester: 'Zuweiser',
       received: 'Eingang',
@@ -50,6 +51,7 @@ export const de = {
     },
     empty: 'Keine Anfragen in dieser Ansicht.',
     newBadge: 'Neu',
+    overdue: 'Frist überschritten',
     /** The patient cell of a request whose patient data was erased. */
     erased: 'Daten gelöscht',
     more: 'Ältere Anfragen anzeigen',
@@ -72,6 +74,8 @@ export const de = {
     title: 'Anfrage',
     back: 'Zurück zur Liste',
     receivedAt: (when: string) => `Eingegangen am ${when}`,
+    deadline: (when: string) => `Antwort erbeten bis ${when}`,
+    overdue: (when: string) => `Frist überschritten: Antwort war erbeten bis ${when}`,
     versionOf: (version: number, when: string) => (version === 1 ? `Erstanfrage vom ${when}` : `Version ${version} vom ${when}`),
     selected: 'Ihre Klinik wurde ausgewählt. Die vollständigen Patientendaten:',
     cancelled:

@@ -174,6 +174,19 @@ export function germanOf(path: readonly PropertyKey[]): string {
   return t.fieldErrors[name] ?? t.fieldErrors[String(path[0])] ?? t.otherError;
 }
 
+/** The registry's clinics offering the specialty (all without one), with their free beds on the date where they show them. */
+export async function clinicsOffering(context: WorkspaceContext, req: Request, res: Response, specialty: string | undefined, date = '') {
+  const { items } = await context.api.clinics(apiCallOf(req, res));
+  const clinics = items.filter((clinic) => !specialty || clinic.departments.some((department) => department.specialty === specialty));
+  const departments = new Set(
+    clinics.flatMap((clinic) =>
+      clinic.departments.filter((department) => !specialty || department.specialty === specialty).map((d) => `${clinic.ik}/${d.code}`),
+    ),
+  );
+  const shown = /^\d{4}-\d{2}-\d{2}$/.test(date) ? await hospitalApiOf(context, req, res).freeBeds(date) : [];
+  return { clinics, freeBeds: shown.filter((item) => departments.has(`${item.ik}/${item.department}`)) };
+}
+
 /** Shows the form with what was typed, its refusals, and the clinics of the specialty with their free beds on the desired date. */
 export function renderForm(context: WorkspaceContext) {
   const { texts } = context;
@@ -185,17 +198,10 @@ export function renderForm(context: WorkspaceContext) {
     status = 200,
     extra: Pick<NewRequestView, 'supplement' | 'draft'> = {},
   ) => {
-    const api = hospitalApiOf(context, req, res);
-    const specialty = input.fields.specialty;
-    const date = input.fields.desiredAdmissionDate ?? '';
-    const [{ items }, page] = await Promise.all([context.api.clinics(apiCallOf(req, res)), workspacePageOf(context, req, res)]);
-    const clinics = items.filter((clinic) => !specialty || clinic.departments.some((department) => department.specialty === specialty));
-    const departments = new Set(
-      clinics.flatMap((clinic) =>
-        clinic.departments.filter((department) => !specialty || department.specialty === specialty).map((d) => `${clinic.ik}/${d.code}`),
-      ),
-    );
-    const freeBeds = /^\d{4}-\d{2}-\d{2}$/.test(date) ? (await api.freeBeds(date)).filter((item) => departments.has(`${item.ik}/${item.department}`)) : [];
+    const [{ clinics, freeBeds }, page] = await Promise.all([
+      clinicsOffering(context, req, res, input.fields.specialty, input.fields.desiredAdmissionDate),
+      workspacePageOf(context, req, res),
+    ]);
     sendPage(
       res,
       newRequestPage(page, texts, {

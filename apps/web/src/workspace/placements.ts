@@ -38,15 +38,54 @@ export function placementsOf(tasks: readonly FhirTask[]): Placement[] {
     const key = requestOf(task);
     byRequest.set(key, [...(byRequest.get(key) ?? []), task]);
   }
-  return [...byRequest.values()]
-    .map((group) => {
-      const first = group.reduce((earliest, each) =>
-        each.authoredOn < earliest.authoredOn || (each.authoredOn === earliest.authoredOn && each.id < earliest.id) ? each : earliest,
-      );
-      const changedAt = group.map((task) => task.lastModified).reduce((latest, each) => (each > latest ? each : latest));
-      return { id: first.id, tasks: [...group].sort((a, b) => ikOf(a).localeCompare(ikOf(b))), sentAt: first.authoredOn, changedAt };
-    })
-    .sort((a, b) => b.changedAt.localeCompare(a.changedAt) || a.id.localeCompare(b.id));
+  return (
+    [...byRequest.values()]
+      .map((group) => {
+        const first = group.reduce((earliest, each) =>
+          each.authoredOn < earliest.authoredOn || (each.authoredOn === earliest.authoredOn && each.id < earliest.id) ? each : earliest,
+        );
+        const changedAt = group.map((task) => task.lastModified).reduce((latest, each) => (each > latest ? each : latest));
+        return { id: first.id, tasks: [...group].sort(byOverdueThenIk), sentAt: first.authoredOn, changedAt };
+      })
+      // Requests with an overdue clinic first: they need the hospital now.
+      .sort((a, b) => Number(isOverdue(b)) - Number(isOverdue(a)) || b.changedAt.localeCompare(a.changedAt) || a.id.localeCompare(b.id))
+  );
+}
+
+/** A Task as the deadline's elements read (docs/api.md, "Answer deadlines"), whatever the contract's version names. */
+interface WithDeadline {
+  restriction?: { period?: { end?: string } };
+  extension?: readonly { url?: string; valueDateTime?: string }[];
+}
+
+/** When the clinic's answer is due: the Task's `restriction.period.end`. */
+export function deadlineOf(task: FhirTask): string | undefined {
+  return (task as WithDeadline).restriction?.period?.end;
+}
+
+/** Since when the clinic's answer is overdue: the Task's answer-overdue extension, while it has one. */
+export function overdueSinceOf(task: FhirTask): string | undefined {
+  return (task as WithDeadline).extension?.find((each) => each.url?.endsWith('/fhir/StructureDefinition/answer-overdue'))?.valueDateTime;
+}
+
+/** Overdue clinics first (docs/workspace.md, "Antwortfristen"), then by IK. */
+function byOverdueThenIk(a: FhirTask, b: FhirTask): number {
+  return Number(overdueSinceOf(b) !== undefined) - Number(overdueSinceOf(a) !== undefined) || ikOf(a).localeCompare(ikOf(b));
+}
+
+/**
+ * What the pages' script compares to see whether anything changed: the latest change of any Task,
+ * and how many are overdue (a mark the service sets when a deadline passes).
+ */
+export function versionOf(placements: readonly Pick<Placement, 'tasks' | 'changedAt'>[]): string {
+  const latest = placements.map((placement) => placement.changedAt).reduce((max, each) => (each > max ? each : max), '');
+  const overdue = placements.flatMap((placement) => placement.tasks).filter((task) => overdueSinceOf(task) !== undefined).length;
+  return latest ? `${latest}|${overdue}` : '';
+}
+
+/** Whether a clinic of the request is overdue. */
+export function isOverdue(placement: Pick<Placement, 'tasks'>): boolean {
+  return placement.tasks.some((task) => overdueSinceOf(task) !== undefined);
 }
 
 /** The ServiceRequest identifier a Task is based on. */
@@ -61,6 +100,11 @@ export function ikOf(task: FhirTask): string {
 
 /** A step the hospital takes on a whole request (docs/workspace.md). */
 export type Change = 'revoke' | 'withdraw';
+
+/** Whether further clinics can be asked: the request is open for some clinic and none is selected. */
+export function canAskMoreClinics(placement: Pick<Placement, 'tasks'>): boolean {
+  return applies('revoke', placement) && !applies('withdraw', placement);
+}
 
 /** Whether the request's page offers the change. */
 export function applies(change: Change, placement: Pick<Placement, 'tasks'>): boolean {

@@ -9,6 +9,7 @@ import { sendPage, sessionOf } from '../inbox/inbox-context';
 import { newRequestTexts } from './new-request.texts.de';
 import { changesTexts } from './changes.texts.de';
 import { documentsTexts } from './documents.texts.de';
+import { moreClinicsTexts } from './more-clinics.texts.de';
 import { ownDataTexts } from './own-data.texts.de';
 import { selectTexts } from './select.texts.de';
 import { workspaceDe } from './workspace.texts.de';
@@ -19,7 +20,7 @@ import { historySection } from './pages/request-history';
 import { requestPage, requestParts } from './pages/request.page';
 import { requestsPage, requestsParts } from './pages/requests.page';
 import { clinicsOf, LIST_READ, placementOfTask } from './placement-reads';
-import { PLACEMENT_STATES, placementsOf, requestOf, type Placement } from './placements';
+import { PLACEMENT_STATES, placementsOf, requestOf, versionOf, type Placement } from './placements';
 import { CASE_NUMBER } from './new-request-routes';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
@@ -35,6 +36,7 @@ const FLASHES: readonly [string, string][] = [
   ['supplemented', newRequestTexts.supplement.done],
   ['caseNumber', ownDataTexts.caseNumber.saved],
   ['documents', documentsTexts.sent],
+  ['moreClinics', moreClinicsTexts.done],
 ];
 
 /** What the list says once after a new request was sent (`?sent=`). */
@@ -111,7 +113,7 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests/updates', async (req, res) => {
     const view = await listView(req, res);
-    updates(res, req.query.since, view.placements[0]?.changedAt ?? '', () => requestsParts(texts, view));
+    updates(res, req.query.since, versionOf(view.placements), () => requestsParts(texts, view));
   });
 
   /** A request's page; `typed`: an internal case number refused, shown at its field. */
@@ -133,7 +135,7 @@ export function requestsRoutes(context: WorkspaceContext): Router {
       csrfToken: page.signedIn?.csrfToken ?? '',
     });
     const flash = FLASHES.find(([name]) => req.query[name] === '1')?.[1];
-    const sentSection = sent && sentRequestSection(sent, texts, formats);
+    const sentSection = sent && sentRequestSection(sent, clinics, texts, formats);
     sendPage(
       res,
       requestPage(page, texts, placement, clinics, formats, flash, html`${own}${sentSection ?? ''}${history ?? ''}`),
@@ -171,7 +173,7 @@ export function requestsRoutes(context: WorkspaceContext): Router {
 
   router.get('/requests/:taskId/updates', async (req, res) => {
     const { placement, clinics } = await placementOf(req, res);
-    updates(res, req.query.since, placement.changedAt, () => requestParts(texts, placement, clinics, formats));
+    updates(res, req.query.since, versionOf([placement]), () => requestParts(texts, placement, clinics, formats));
   });
 
   return router;

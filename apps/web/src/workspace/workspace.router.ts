@@ -7,6 +7,7 @@ import type { SessionScope } from '../inbox/session';
 import { sessionPagesRouter } from '../inbox/session-pages';
 import { changesRoutes } from './changes-routes';
 import { documentsRoutes } from './documents-routes';
+import { moreClinicsRoutes } from './more-clinics-routes';
 import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
@@ -40,6 +41,7 @@ export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
  * - `GET|POST /requests/{taskId}/select/{clinicTaskId}`: selecting a clinic that accepted, with the complete master data.
  * - `GET|POST /requests/{taskId}/withdraw|revoke`: the selection withdrawn, the request revoked, each after a confirmation.
  * - `GET|POST /requests/{taskId}/supplement`: the request's next version, its fields edited.
+ * - `GET|POST /requests/{taskId}/more-clinics`: the request's next version, with further clinics asked.
  * - `GET|POST /requests/{taskId}/documents`: documents (PDF, PNG, JPEG) sent for the request as one DocumentBundle.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  */
@@ -80,6 +82,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       pages.use(selectRoutes(context));
       pages.use(changesRoutes(context));
       pages.use(supplementRoutes(context));
+      pages.use(moreClinicsRoutes(context));
       pages.use(documentsRoutes(context));
       pages.use(peopleRoutes(context));
     },

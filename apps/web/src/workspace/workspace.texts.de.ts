@@ -106,6 +106,10 @@ export const workspaceDe = {
       refused: 'Die Aktion wurde abgelehnt:',
     },
     /** The state of a clinic's Task as the hospital reads it. */
+    deadline: {
+      due: (when: string) => `Antwort bis ${when}`,
+      overdue: (deadline: string) => `Frist überschritten (Antwort war fällig bis ${deadline})`,
+    },
     status: {
       requested: 'Angefragt – Antwort ausstehend',
       accepted: 'Zusage',

@@ -10,7 +10,7 @@ import { BEDS_STYLE } from './beds-style';
  */
 export function inboxStyle(texts: Texts): string {
   const { columns } = texts.list;
-  const labels = [columns.specialty, columns.admission, columns.diagnosis, columns.requester, columns.received, columns.status]
+  const labels = [columns.specialty, columns.admission, columns.deadline, columns.diagnosis, columns.requester, columns.received, columns.status]
     .map((label, index) => `  .task-list td:nth-of-type(${index + 1})::before { content: "${cssString(label)}: "; }`)
     .join('\n');
   return `${STYLE}\n@media (max-width: 48em) {\n${labels}\n}\n${BEDS_STYLE}`;
@@ -111,13 +111,14 @@ legend { font-weight: 700; padding: 0 0.25rem; }
 table { border-collapse: collapse; width: 100%; background: var(--surface); }
 /* Column widths from the header row, not from 1,000 rows' content: laying out the list stays cheap. */
 .task-list { table-layout: fixed; }
-.task-list thead th:nth-child(1) { width: 13%; }
-.task-list thead th:nth-child(2) { width: 15%; }
+.task-list thead th:nth-child(1) { width: 12%; }
+.task-list thead th:nth-child(2) { width: 13%; }
 .task-list thead th:nth-child(3) { width: 10%; }
-.task-list thead th:nth-child(4) { width: 22%; }
-.task-list thead th:nth-child(5) { width: 14%; }
-.task-list thead th:nth-child(6) { width: 11%; }
-.task-list thead th:nth-child(7) { width: 15%; }
+.task-list thead th:nth-child(4) { width: 11%; }
+.task-list thead th:nth-child(5) { width: 19%; }
+.task-list thead th:nth-child(6) { width: 12%; }
+.task-list thead th:nth-child(7) { width: 10%; }
+.task-list thead th:nth-child(8) { width: 13%; }
 th, td { text-align: left; vertical-align: top; padding: 0.5rem 0.6rem; border-bottom: 1px solid var(--line); }
 thead th { font-size: 0.875rem; color: var(--muted); border-bottom: 2px solid var(--line); }
 .task-row.is-open th[scope="row"] { border-left: 0.3rem solid var(--accent); }
@@ -125,6 +126,8 @@ thead th { font-size: 0.875rem; color: var(--muted); border-bottom: 2px solid va
 .task-row.is-new a { font-weight: 700; }
 .new-badge { display: inline-block; background: var(--new); color: #fff; font-size: 0.75rem; font-weight: 700; padding: 0.05rem 0.45rem; border-radius: 0.75rem; margin-right: 0.25rem; }
 .new-badge[hidden] { display: none; }
+.overdue { color: var(--error); }
+.deadline { color: var(--muted); }
 .status { font-weight: 600; }
 .status-requested { color: var(--accent-dark); }
 .status-accepted, .status-in-progress { color: var(--ok); }

@@ -48,8 +48,18 @@ export function taskRow(task: ClinicTaskSummary, texts: Texts, formats: Formats,
   // The new selections (list-routes.ts) lead the list with a badge of their own; an automatic answer says so by its status.
   const badge = newSelection ? html`<span class="selection-badge">${texts.list.newSelectionBadge}</span> ` : '';
   const automatic = task.answeredAutomatically ? html` <span class="auto-badge">${texts.list.automatic}</span>` : '';
-  return html`<tr class="task-row${open ? ' is-open' : ''}${newSelection ? ' is-new-selection' : ''}" data-task-id="${task.id}" data-version="${task.version}" data-status="${task.status}"${marks ? html` data-seen="${String(marks.seen)}"` : ''}><th scope="row">${badge}${marks ? taskMarks(marks, texts, formats, task.status === 'cancelled') : html`<span class="new-badge" hidden>${texts.list.newBadge}</span>`} <a href="/inbox/tasks/${task.id}">${patient}</a><td>${specialtyText(task.request, texts)}<td>${formats.day(task.request.occurrenceDate) ?? texts.task.none}<td>${diagnosis}<td>${requester}<td><time datetime="${task.authoredOn}">${formats.ago(task.authoredOn, now)}</time><td class="status status-${task.status}">${statusText(task, texts)}${automatic}
+  return html`<tr class="task-row${open ? ' is-open' : ''}${newSelection ? ' is-new-selection' : ''}" data-task-id="${task.id}" data-version="${task.version}" data-status="${task.status}"${marks ? html` data-seen="${String(marks.seen)}"` : ''}><th scope="row">${badge}${marks ? taskMarks(marks, texts, formats, task.status === 'cancelled') : html`<span class="new-badge" hidden>${texts.list.newBadge}</span>`} <a href="/inbox/tasks/${task.id}">${patient}</a><td>${specialtyText(task.request, texts)}<td>${formats.day(task.request.occurrenceDate) ?? texts.task.none}<td>${deadlineCell(task, texts, formats)}<td>${diagnosis}<td>${requester}<td><time datetime="${task.authoredOn}">${formats.ago(task.authoredOn, now)}</time><td class="status status-${task.status}">${statusText(task, texts)}${automatic}
 `;
+}
+
+/**
+ * When the referrer needs the clinic's answer (docs/inbox.md, "Antwortfristen"): the deadline while the
+ * Task waits for it, marked once it passed; nothing once answered.
+ */
+function deadlineCell(task: ClinicTaskSummary, texts: Texts, formats: Formats): Html | string {
+  if (task.overdueSince) return html`<strong class="overdue">${texts.list.overdue}</strong> ${formats.instant(task.deadline) ?? ''}`;
+  if (task.status !== 'requested' || !task.deadline) return texts.task.none;
+  return formats.instant(task.deadline) ?? task.deadline;
 }
 
 /**
@@ -129,7 +139,7 @@ ${searchForm(context, view)}
 <table class="task-list" id="task-list" data-filter="${filter}" data-cursor="${view.cursor}"${view.live ? html` data-updates="/inbox/tasks/updates"` : ''}>
 <caption class="visually-hidden">${view.sort ? `${t.title}, ${t.sortedBy[view.sort]}` : t.caption}</caption>
 <thead><tr>
-<th scope="col">${t.columns.patient}</th><th scope="col">${t.columns.specialty}</th>${sortableHeader(t.columns.admission, 'occurrence', view, texts)}<th scope="col">${t.columns.diagnosis}</th><th scope="col">${t.columns.requester}</th>${sortableHeader(t.columns.received, '-authored', view, texts)}${sortableHeader(t.columns.status, 'status', view, texts)}
+<th scope="col">${t.columns.patient}</th><th scope="col">${t.columns.specialty}</th>${sortableHeader(t.columns.admission, 'occurrence', view, texts)}${sortableHeader(t.columns.deadline, 'deadline', view, texts)}<th scope="col">${t.columns.diagnosis}</th><th scope="col">${t.columns.requester}</th>${sortableHeader(t.columns.received, '-authored', view, texts)}${sortableHeader(t.columns.status, 'status', view, texts)}
 </tr></thead>
 <tbody>
 ${rows}
@@ -157,7 +167,7 @@ function sortableHeader(label: string, first: ListSort, view: ListView, texts: T
   const order =
     column === 'status'
       ? t.sortOrders.status
-      : column === 'occurrence'
+      : column === 'occurrence' || column === 'deadline'
         ? next.startsWith('-')
           ? t.sortOrders.descending
           : t.sortOrders.ascending

@@ -24,6 +24,15 @@ export interface PagePosition {
   pages: number;
 }
 
+/** When the referrer needs the answer, while the Task waits for it (docs/inbox.md, "Antwortfristen"); marked once it passed. */
+function deadlineLine(task: FhirTask, texts: Texts, formats: Formats): Html {
+  const deadline = task.restriction?.period.end;
+  if (task.status !== 'requested' || !deadline) return html``;
+  const when = formats.instant(deadline) ?? deadline;
+  const overdue = task.extension?.some((each) => each.url.endsWith('/fhir/StructureDefinition/answer-overdue'));
+  return overdue ? html` · <strong class="overdue">${texts.task.overdue(when)}</strong>` : html` · <span class="deadline">${texts.task.deadline(when)}</span>`;
+}
+
 /**
  * What changed since the person read the request, when their answer was refused for it (docs/inbox.md,
  * "Antworten"): the referrer's newer version with what differs from the one they saw, and the
@@ -103,7 +112,7 @@ export function taskViewPage(context: PageContext, model: TaskViewModel): Html {
     body: html`<p class="page-actions"><a href="/inbox/tasks">← ${t.back}</a>${latest ? html` <a href="/inbox/tasks/${task.id}/print" class="print-link">${t.print}</a>` : ''}</p>
 <h1 data-task-id="${task.id}" data-version="${latest?.version ?? 0}" id="task-title">${title}</h1>
 ${requestNumberLine(task.id, texts)}
-<p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}${reopened ? ' status-reopened' : ''}">${status}</span></p>
+<p class="meta">${t.receivedAt(formats.instant(task.authoredOn) ?? '')} · <span class="status status-${task.status}${reopened ? ' status-reopened' : ''}">${status}</span>${deadlineLine(task, texts, formats)}</p>
 ${model.flash ? notice(model.flash.kind, model.flash.message) : ''}
 ${model.meanwhile ? meanwhileNotice(model.meanwhile, texts, formats) : ''}
 ${model.erased ? notice('info', t.erased) : cancelled ? notice('warning', t.cancelled) : ''}

@@ -145,18 +145,24 @@ ${
 
 function clinicChoices(view: NewRequestView, texts: WorkspaceTexts): Html {
   const error = view.errors.get('performers');
+  return html`<p class="hint" id="clinics-hint">${t.hints.clinics}</p>${error ? html`<p class="field-error" id="f-performers-error">${error}</p>` : ''}
+<button type="submit" name="step" value="clinics" class="button button-secondary" formnovalidate>${t.showClinics}</button>
+${clinicCheckboxes({ clinics: view.clinics, freeBeds: view.freeBeds, ticked: view.input.clinics, ...(error ? { error } : {}) }, texts)}`;
+}
+
+/** The clinics to tick, each with its free beds where it shows them; `error` names the field's refusal. */
+export function clinicCheckboxes(
+  view: { clinics: readonly ClinicRecord[]; freeBeds: readonly FreeBedsItem[]; ticked: readonly string[]; error?: string },
+  texts: WorkspaceTexts,
+  empty: string = t.noClinics,
+): Html {
   const free = (clinic: ClinicRecord) => {
     const items = view.freeBeds.filter((item) => item.ik === clinic.ik);
     return items.length ? t.freeBeds(items.reduce((sum, item) => sum + item.free, 0)) : t.noFreeBeds;
   };
-  return html`<p class="hint" id="clinics-hint">${t.hints.clinics}</p>${error ? html`<p class="field-error" id="f-performers-error">${error}</p>` : ''}
-<button type="submit" name="step" value="clinics" class="button button-secondary" formnovalidate>${t.showClinics}</button>
-${
-  view.clinics.length
-    ? html`<ul class="plain clinic-choices">${view.clinics.map(
-        (clinic) =>
-          html`<li class="choice"><input type="checkbox" id="clinic-${clinic.ik}" name="clinic" value="${clinic.ik}"${view.input.clinics.includes(clinic.ik) ? html` checked` : ''}${error ? html` aria-describedby="f-performers-error"` : ''}><label for="clinic-${clinic.ik}">${texts.clinicOf(clinic.name, clinic.ik)} <span class="meta">(${free(clinic)})</span></label></li>`,
-      )}</ul>`
-    : html`<p class="empty">${t.noClinics}</p>`
-}`;
+  if (!view.clinics.length) return html`<p class="empty">${empty}</p>`;
+  return html`<ul class="plain clinic-choices">${view.clinics.map(
+    (clinic) =>
+      html`<li class="choice"><input type="checkbox" id="clinic-${clinic.ik}" name="clinic" value="${clinic.ik}"${view.ticked.includes(clinic.ik) ? html` checked` : ''}${view.error ? html` aria-describedby="f-performers-error"` : ''}><label for="clinic-${clinic.ik}">${texts.clinicOf(clinic.name, clinic.ik)} <span class="meta">(${free(clinic)})</span></label></li>`,
+  )}</ul>`;
 }

@@ -3,13 +3,14 @@ import type { Formats } from '../../inbox/format';
 import { html, type Html } from '../../inbox/html';
 import { layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
-import { applies, ikOf, type Placement } from '../placements';
+import { applies, canAskMoreClinics, ikOf, overdueSinceOf, versionOf, type Placement } from '../placements';
+import { moreClinicsTexts } from '../more-clinics.texts.de';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 import { changesTexts } from '../changes.texts.de';
 import { documentsTexts } from '../documents.texts.de';
 import { newRequestTexts } from '../new-request.texts.de';
 import { selectTexts } from '../select.texts.de';
-import { hospitalStatusText, liveStatus } from './requests.page';
+import { deadlineMark, hospitalStatusText, liveStatus } from './requests.page';
 
 /**
  * One request of the hospital (docs/workspace.md, "Eine Anfrage"): every clinic it went to, with the
@@ -31,7 +32,7 @@ export function requestPage(
   return layout(context, {
     title: `${t.title} vom ${sent}`,
     section: 'requests',
-    body: html`<div id="live-page" data-updates="/workspace/requests/${placement.id}/updates" data-changed-at="${placement.changedAt}" data-login="/workspace/login">
+    body: html`<div id="live-page" data-updates="/workspace/requests/${placement.id}/updates" data-changed-at="${versionOf([placement])}" data-login="/workspace/login">
 <p class="page-actions"><a href="/workspace/requests">← ${t.back}</a></p>
 <h1 id="request-title">${t.title} vom ${sent}</h1>
 ${flash ? notice('success', flash) : ''}
@@ -44,11 +45,25 @@ ${parts['request-clinics']}
 </section>
 <section aria-labelledby="actions-heading">
 <h2 id="actions-heading">${texts.hospital.erase.actionsHeading}</h2>
-<ul class="plain actions">${applies('withdraw', placement) ? html`<li><a href="/workspace/requests/${placement.id}/withdraw">${changesTexts.withdraw.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/supplement">${newRequestTexts.supplement.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/documents">${documentsTexts.action}</a></li>` : ''}${applies('revoke', placement) ? html`<li><a href="/workspace/requests/${placement.id}/revoke">${changesTexts.revoke.action}</a></li>` : ''}<li><a href="/workspace/requests/${placement.id}/erase">${texts.hospital.erase.action}</a></li></ul>
+<ul class="plain actions">${actionsOf(placement, texts).map(([path, label]) => html`<li><a href="/workspace/requests/${placement.id}/${path}">${label}</a></li>`)}</ul>
 </section>
 ${history ?? ''}
 </div>`,
   });
+}
+
+/** The further steps the request's state allows, each a page of its own below the request's address. */
+function actionsOf(placement: Placement, texts: WorkspaceTexts): [string, string][] {
+  const open = applies('revoke', placement);
+  const steps: [string, string, boolean][] = [
+    ['withdraw', changesTexts.withdraw.action, applies('withdraw', placement)],
+    ['supplement', newRequestTexts.supplement.action, open],
+    ['more-clinics', moreClinicsTexts.action, canAskMoreClinics(placement)],
+    ['documents', documentsTexts.action, open],
+    ['revoke', changesTexts.revoke.action, open],
+    ['erase', texts.hospital.erase.action, true],
+  ];
+  return steps.filter(([, , offered]) => offered).map(([path, label]) => [path, label]);
 }
 
 /**
@@ -71,7 +86,7 @@ export function requestParts(
         'info',
         html`<p><strong>${clinicName(task, clinics, texts)}</strong> – ${businessStatusOf(task) === 'query' ? t.asks.query : t.asks['more-data-required']} ${task.note?.at(-1)?.text ?? ''}</p>`,
       ),
-    )}</div>`,
+    )}${morePrompt(placement, clinics, texts)}</div>`,
     'request-clinics': html`<table class="clinics" id="request-clinics" data-live-part>
 <thead><tr><th scope="col">${t.clinic}</th><th scope="col">${t.number}</th><th scope="col">${t.state}</th><th scope="col">${t.answeredAt}</th><th scope="col">${t.notes}</th></tr></thead>
 <tbody>${placement.tasks.map((task) => clinicRow(task, clinics, texts, formats, selectable && task.status === 'accepted' ? `/workspace/requests/${placement.id}/select/${task.id}` : undefined))}</tbody>
@@ -83,11 +98,22 @@ export function requestParts(
 function clinicRow(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats, select?: string): Html {
   const notes = [...(task.note ?? [])].reverse();
   const action = select ? html` <a class="select-clinic" href="${select}">${selectTexts.action(clinicName(task, clinics, texts))}</a>` : '';
-  return html`<tr data-task-id="${task.id}" data-status="${task.status}"><th scope="row">${clinicName(task, clinics, texts)}</th><td class="request-number"><strong>${requestNumberOf(task.id)}</strong></td><td><span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span>${action}</td><td><time datetime="${task.lastModified}">${formats.instant(task.lastModified) ?? task.lastModified}</time></td><td>${
+  return html`<tr data-task-id="${task.id}" data-status="${task.status}"><th scope="row">${clinicName(task, clinics, texts)}</th><td class="request-number"><strong>${requestNumberOf(task.id)}</strong></td><td><span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span>${deadlineMark(task, texts, formats)}${action}</td><td><time datetime="${task.lastModified}">${formats.instant(task.lastModified) ?? task.lastModified}</time></td><td>${
     notes.length
       ? html`<ol class="plain notes">${notes.map((note) => html`<li><span class="meta">${formats.instant(note.time) ?? note.time}:</span> ${note.text}</li>`)}</ol>`
       : html`<span class="meta">${texts.hospital.request.noNotes}</span>`
   }</td></tr>`;
+}
+
+/** After a decline or a deadline passed, the way on: asking further clinics (docs/workspace.md, "Weitere Kliniken anfragen"). */
+function morePrompt(placement: Placement, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts): Html {
+  if (!canAskMoreClinics(placement)) return html``;
+  const lines = placement.tasks.flatMap((task) => {
+    if (overdueSinceOf(task)) return [moreClinicsTexts.prompt(clinicName(task, clinics, texts), 'overdue')];
+    return task.status === 'rejected' ? [moreClinicsTexts.prompt(clinicName(task, clinics, texts), 'declined')] : [];
+  });
+  if (!lines.length) return html``;
+  return notice('info', html`<p>${lines.join(' ')} <a href="/workspace/requests/${placement.id}/more-clinics">${moreClinicsTexts.action}</a></p>`);
 }
 
 function clinicName(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts): string {

@@ -4,7 +4,7 @@ import { html, type Html } from '../../inbox/html';
 import { csrfField, layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
 import { ownDataTexts } from '../own-data.texts.de';
-import { ikOf, PLACEMENT_STATES, requestOf, stateOf, type Placement, type PlacementState } from '../placements';
+import { deadlineOf, ikOf, overdueSinceOf, PLACEMENT_STATES, requestOf, stateOf, versionOf, type Placement, type PlacementState } from '../placements';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 
 export interface RequestsView {
@@ -24,7 +24,7 @@ export interface RequestsView {
 /** The hospital's requests (docs/workspace.md, "Anfragen"): each with every clinic's state of it. */
 export function requestsPage(context: PageContext, texts: WorkspaceTexts, view: RequestsView, flash?: { kind: 'success' | 'error'; message: string }): Html {
   const t = texts.hospital.list;
-  const changedAt = view.placements[0]?.changedAt ?? '';
+  const changedAt = versionOf(view.placements);
   const query = view.filter === 'all' ? '' : `?filter=${view.filter}`;
   // Search results are not followed live: the list's updates would replace them.
   const live = view.search
@@ -64,7 +64,7 @@ export function requestsParts(texts: WorkspaceTexts, view: RequestsView): Record
     const sent = formats.instant(placement.sentAt) ?? placement.sentAt;
     const caseNumber = view.caseNumbers.get(requestOf(placement.tasks[0] as FhirTask));
     const own = caseNumber ? html`<br><span class="meta case-number">${ownDataTexts.caseNumber.inList} ${caseNumber}</span>` : '';
-    return html`<tr data-request="${placement.id}" data-state="${stateOf(placement)}"><th scope="row"><a href="/workspace/requests/${placement.id}">${t.requestOf(sent)}</a>${own}</th><td><ul class="plain">${placement.tasks.map((task) => html`<li>${clinicLine(task, view.clinics, texts)}</li>`)}</ul></td><td><time datetime="${placement.changedAt}">${formats.instant(placement.changedAt) ?? placement.changedAt}</time></td></tr>`;
+    return html`<tr data-request="${placement.id}" data-state="${stateOf(placement)}"><th scope="row"><a href="/workspace/requests/${placement.id}">${t.requestOf(sent)}</a>${own}</th><td><ul class="plain">${placement.tasks.map((task) => html`<li>${clinicLine(task, view.clinics, texts, formats)}</li>`)}</ul></td><td><time datetime="${placement.changedAt}">${formats.instant(placement.changedAt) ?? placement.changedAt}</time></td></tr>`;
   });
   const table = rows.length
     ? html`<table class="requests"><caption class="visually-hidden">${t.caption}</caption>
@@ -83,9 +83,22 @@ function searchForm(context: PageContext, search: RequestsView['search']): Html 
 }
 
 /** A clinic of the request: its name, the state of its Task, and the Anfrage-Nr. it quotes on the phone. */
-export function clinicLine(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts): Html {
+export function clinicLine(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats): Html {
   const ik = ikOf(task);
-  return html`<span class="clinic-name">${texts.clinicOf(clinics.get(ik)?.name, ik)}</span>: <span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span> <span class="meta">(${texts.hospital.request.number} ${requestNumberOf(task.id)})</span>`;
+  return html`<span class="clinic-name">${texts.clinicOf(clinics.get(ik)?.name, ik)}</span>: <span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span>${deadlineMark(task, texts, formats)} <span class="meta">(${texts.hospital.request.number} ${requestNumberOf(task.id)})</span>`;
+}
+
+/**
+ * The clinic's answer deadline while its answer is awaited (docs/workspace.md, "Antwortfristen"):
+ * when it is due, or that it is overdue and since when.
+ */
+export function deadlineMark(task: FhirTask, texts: WorkspaceTexts, formats: Formats): Html {
+  const t = texts.hospital.deadline;
+  const overdue = overdueSinceOf(task);
+  const deadline = deadlineOf(task);
+  if (overdue) return html` <strong class="overdue">${t.overdue(formats.instant(deadline ?? overdue) ?? overdue)}</strong>`;
+  if (!deadline || task.status !== 'requested') return html``;
+  return html` <span class="deadline">${t.due(formats.instant(deadline) ?? deadline)}</span>`;
 }
 
 /** The state of a clinic's Task in the hospital's words: the answer's kind for a query. */

@@ -1,3 +1,4 @@
+import type { ClinicRecord } from '@bedrequest/contracts';
 import type { RequestForm } from '@bedrequest/fhir-model';
 import type { Formats } from '../../inbox/format';
 import { html, type Html } from '../../inbox/html';
@@ -22,7 +23,7 @@ export const sentTexts = {
  * the public API (docs/api.md, "Reading a request back"): the patient as the clinics see it (the
  * name only after a selection), the request, diagnoses, measurements, insurer, stay and notes.
  */
-export function sentRequestSection(form: RequestForm, texts: WorkspaceTexts, formats: Formats): Html {
+export function sentRequestSection(form: RequestForm, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats): Html {
   const day = (date: string | undefined) => formats.day(date) ?? date ?? '';
   const { patient, stay, coverage } = form;
   const name = [patient.givenNames?.join(' '), patient.familyName].filter(Boolean).join(' ');
@@ -61,7 +62,7 @@ export function sentRequestSection(form: RequestForm, texts: WorkspaceTexts, for
         ]
       : []),
     ...(form.notes?.length ? [[t.sections.notes, html`${form.notes.map((note) => html`<p class="note-text">${note}</p>`)}`] as [string, Html]] : []),
-    [sentTexts.clinics, form.performers.map((performer) => texts.clinicOf(performer.name, performer.ik)).join(', ')],
+    [sentTexts.clinics, form.performers.map((performer) => texts.clinicOf(clinics.get(performer.ik)?.name ?? performer.name, performer.ik)).join(', ')],
   ];
   return html`<section aria-labelledby="sent-heading" id="sent-request">
 <h2 id="sent-heading">${sentTexts.heading}</h2>
