@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import express from 'express';
 import pino from 'pino';
+import request from 'supertest';
 import { Pool } from 'pg';
 import { AdmissionBundleSubmittedV1, AdmissionOverdueV1, createEnvelope, type ClinicRecord, type FhirTask } from '@bedrequest/contracts';
 import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { workOf } from '@bedrequest/messaging';
-import { testEnvironment, uniqueName } from '@bedrequest/testing';
+import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
+import { createTokenVerifier } from '@bedrequest/tokens';
+import { AUDIENCE, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey, referrerClaims } from '@bedrequest/tokens/testing';
 import { openIntakeDatabase, prismaRunner, type IntakeDatabase, type SealedFields } from '../persistence';
 import { AdmissionRequestRepository, intakeCommands, IntakeService, type IntakeCommand } from '../requests';
 import { clinicAnswerCommand, testSealedFields } from '../testing';
@@ -13,6 +17,7 @@ import { TaskReadRepository, toFhirTask } from '../tasks';
 import { parseTaskSearch } from '../tasks/task-search';
 import { OverdueSweep } from './overdue-sweep';
 import { ReferrerSettingsRepository } from './referrer-settings.repository';
+import { referrerSettingsRouter } from './referrer-settings.router';
 
 const env = testEnvironment();
 const systems = fhirSystems();
@@ -98,6 +103,28 @@ describe('answer deadlines and overdue Tasks', () => {
       [AdmissionOverdueV1.routingKey, identifier],
     );
   const sweep = (database: IntakeDatabase) => new OverdueSweep(database, schema, fields, systems, { logger, intervalMs: 1000 });
+
+  it("reads and sets the party's settings through intake's internal API with the forwarded token: the service's default first, 400 naming a field, 403 for a clinic, 401 without a token", async () => {
+    const key = await newSigningKey();
+    const verifier = createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE });
+    const own = await accessToken(key, { sub: `party-${randomUUID()}`, claims: referrerClaims });
+    const clinic = await accessToken(key, { claims: clinicClaims });
+    const http = express().use(referrerSettingsRouter(settings, verifier, silentLogger()));
+    const path = '/internal/referrer-workspace/settings';
+
+    expect((await request(http).get(path).set('authorization', `Bearer ${own}`)).body).toEqual({ answerDeadline: { workingDays: 2, holidays: 'DE' } });
+    const body = { answerDeadline: { workingDays: 5, holidays: 'DE-NW' } };
+    const put = await request(http).put(path).set('authorization', `Bearer ${own}`).send(body);
+    expect([put.status, put.body]).toEqual([200, body]);
+    expect((await request(http).get(path).set('authorization', `Bearer ${own}`)).body).toEqual(body);
+    const bad = await request(http)
+      .put(path)
+      .set('authorization', `Bearer ${own}`)
+      .send({ answerDeadline: { workingDays: 11, holidays: 'DE' } });
+    expect([bad.status, bad.body.error, bad.body.message]).toEqual([400, 'invalid_request', expect.stringContaining('answerDeadline.workingDays')]);
+    expect((await request(http).get(path).set('authorization', `Bearer ${clinic}`)).status).toBe(403);
+    expect((await request(http).get(path)).status).toBe(401);
+  });
 
   it("gives a new request without a deadline the party's default: received Thursday 24 December 10:00 with DE-BW and two working days, Tuesday 29 December 10:00", async () => {
     await settings.write(referrer.partyId, { answerDeadline: { workingDays: 2, holidays: 'DE-BW' } }, clock);
