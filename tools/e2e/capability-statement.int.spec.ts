@@ -22,6 +22,7 @@ const EXAMPLE_VALUES: Record<string, string> = {
   'business-status': 'accepted',
   status: 'requested',
   _lastUpdated: 'ge2026-01-01',
+  overdue: 'true',
   _count: '10',
   _total: 'none',
   _summary: 'count',
@@ -181,7 +182,15 @@ describe('the CapabilityStatement, and what it promises, on the running service'
 
     const structureDefinitions = await fhir<Bundle>('/StructureDefinition');
     expectFhirAnswer(structureDefinitions, 200, 'GET /StructureDefinition');
-    expect((structureDefinitions.body.entry ?? []).map((entry) => (entry.resource as StructureDefinition).url)).toEqual(profiles);
+    // Beside the profiles, the extensions of "Answer deadlines" (docs/api.md), each at its canonical id too.
+    const extensions = ['answer-deadline', 'answer-overdue'].map((id) => `${PROFILE_BASE}/fhir/StructureDefinition/${id}`);
+    expect((structureDefinitions.body.entry ?? []).map((entry) => (entry.resource as StructureDefinition).url)).toEqual([...profiles, ...extensions]);
+    expect(resourceOf('StructureDefinition').documentation).toContain(extensions[0]);
+    for (const url of extensions) {
+      const res = await fhir<StructureDefinition>(`/StructureDefinition/${lastSegment(url)}`);
+      expectFhirAnswer(res, 200, `GET /StructureDefinition/${lastSegment(url)}`);
+      expect(res.body).toMatchObject({ url, type: 'Extension', derivation: 'constraint' });
+    }
   });
 
   it('an unknown conformance resource is 404 with an OperationOutcome', async () => {
