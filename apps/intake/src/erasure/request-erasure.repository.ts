@@ -122,7 +122,7 @@ export class RequestErasureRepository {
          WHERE routing_key = ${AdmissionResponseV1.routingKey} AND envelope->'payload'->>'requestIdentifier' = ${found.identifier}`;
       // The latest bundle's fingerprint goes with the bundles (the versions' and documents' went
       // with their rows): whoever had the fingerprint key could confirm a guessed bundle with it.
-      await tx.$executeRaw`UPDATE ${t.request} SET latest_hash = '' WHERE id = ${found.id}::uuid`;
+      await tx.$executeRaw`UPDATE ${t.request} SET latest_hash = '', latest_content_hash = NULL WHERE id = ${found.id}::uuid`;
       await tx.$executeRaw`
         INSERT INTO ${t.erasure} (request_id, erased_at, reason, versions, documents)
         VALUES (${found.id}::uuid, ${erasedAt}, ${by.reason}, ${versions}, ${documents})`;

@@ -68,6 +68,7 @@ export function submitAdmissionRequest(batch: BatchState, command: Extract<Finge
     ...decision.next,
     currentVersion: version,
     latestHash: hash,
+    latestContentHash: command.fingerprint.content ?? null,
     updatedAt: now,
     storedBytes: state.request.storedBytes + command.fingerprint.bytes,
   });

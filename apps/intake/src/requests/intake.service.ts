@@ -3,6 +3,7 @@ import type { IntakeVerdictV1 } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import type { AnswerDeadlineRule } from '../deadlines';
 import type { AdmissionRequestRepository } from './admission-request.repository';
+import { withoutClinics } from './bundle-fingerprint';
 import type { FingerprintedCommand, IntakeCommand } from './intake-commands';
 import { RequestBatch } from './request-batch';
 import type { RequestLimits } from './request-limits';
@@ -77,6 +78,13 @@ export class IntakeService {
   async fingerprinted(commands: readonly IntakeCommand[]): Promise<FingerprintedCommand[]> {
     if (!commands.some((command) => 'bundle' in command)) return [...commands] as FingerprintedCommand[];
     const fingerprintOf = await this.repository.fingerprinter();
-    return commands.map((command) => ('bundle' in command ? { ...command, fingerprint: fingerprintOf(command.bundle) } : command));
+    return commands.map((command) => {
+      if (!('bundle' in command)) return command;
+      const fingerprint = fingerprintOf(command.bundle);
+      return {
+        ...command,
+        fingerprint: command.kind === 'admission' ? { ...fingerprint, content: fingerprintOf(withoutClinics(command.bundle)).value } : fingerprint,
+      };
+    });
   }
 }

@@ -35,6 +35,7 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
     created_at: request.createdAt,
     updated_at: request.updatedAt,
     answer_deadline: request.answerDeadline ?? null,
+    latest_content_hash: request.latestContentHash ?? null,
   });
   const payload = JSON.stringify({
     inbox: changes.inbox.map((entry) => ({
@@ -97,18 +98,19 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
         RETURNING 1),
       created AS (
         INSERT INTO ${t.request} (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at,
-               answer_deadline)
+               answer_deadline, latest_content_hash)
         SELECT x.id, x.identifier, x.referrer_party_id, x.referrer_ik, x.status, x.intent, x.selected_clinic_ik, x.current_version, x.latest_hash, x.created_at, x.updated_at,
-               x.answer_deadline
+               x.answer_deadline, x.latest_content_hash
           FROM changes, jsonb_to_recordset(c -> 'created') AS x(id uuid, identifier text, referrer_party_id text, referrer_ik text, status text, intent text,
-               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz, answer_deadline timestamptz)
+               selected_clinic_ik text, current_version integer, latest_hash text, created_at timestamptz, updated_at timestamptz, answer_deadline timestamptz,
+               latest_content_hash text)
         RETURNING 1),
       changed AS (
         UPDATE ${t.request} AS r
            SET status = x.status, intent = x.intent, selected_clinic_ik = x.selected_clinic_ik, current_version = x.current_version,
-               latest_hash = x.latest_hash, updated_at = x.updated_at, answer_deadline = x.answer_deadline
+               latest_hash = x.latest_hash, updated_at = x.updated_at, answer_deadline = x.answer_deadline, latest_content_hash = x.latest_content_hash
           FROM changes, jsonb_to_recordset(c -> 'changed') AS x(id uuid, status text, intent text, selected_clinic_ik text, current_version integer,
-               latest_hash text, updated_at timestamptz, expected_version integer, answer_deadline timestamptz)
+               latest_hash text, updated_at timestamptz, expected_version integer, answer_deadline timestamptz, latest_content_hash text)
          WHERE r.id = x.id AND r.current_version = x.expected_version
            -- A request erased since the batch read it (RequestErasureRepository) takes no new version.
            AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)

@@ -25,6 +25,11 @@ export interface StoredRequest {
   storedBytes: number;
   /** By when the referrer needs the clinics' answers (docs/api.md, "Answer deadlines"); none for a request stored before them. */
   answerDeadline?: Date | null;
+  /**
+   * The fingerprint of the latest version without its clinics and envelope (bundle-fingerprint.ts):
+   * a version that only adds clinics leaves the others' Tasks as they are. None before migration 0011.
+   */
+  latestContentHash?: string | null;
 }
 
 export interface StoredTask {

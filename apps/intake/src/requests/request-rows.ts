@@ -26,6 +26,7 @@ export interface RequestJson extends RequestRowBase {
   /** bigint as json_agg writes it: a number. */
   stored_bytes: number;
   answer_deadline: string | null;
+  latest_content_hash: string | null;
 }
 
 export interface TaskJson {
@@ -66,6 +67,7 @@ export function storedRequestOf(request: RequestJson): StoredRequest {
     documentCount: request.document_count,
     storedBytes: Number(request.stored_bytes),
     answerDeadline: dateOrNull(request.answer_deadline),
+    latestContentHash: request.latest_content_hash,
   };
 }
 

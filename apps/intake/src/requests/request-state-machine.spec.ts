@@ -112,6 +112,33 @@ describe('decide: supplemented data (active/proposal)', () => {
     expect(decision.kind === 'apply' && decision.tasks.map((change) => change.clinicIk)).toEqual([A]);
   });
 
+  it('only adds the new clinics of a version that changes nothing else: the Tasks of the clinics asked before stay as they are', () => {
+    const current = {
+      ...proposal([task(A, { status: 'rejected', businessStatus: 'declined' }), task(B, { status: 'accepted', businessStatus: 'accepted' })]),
+      latestContentHash: 'content',
+    };
+    const decision = decide(current, submission({ fingerprint: { ...hashed('new-hash'), content: 'content' }, performerIks: [A, B, C] }));
+    expect(decision).toMatchObject({ kind: 'apply', change: 'supplemented', next: { status: 'active', intent: 'proposal' } });
+    expect(decision.kind === 'apply' && decision.tasks).toEqual([
+      { clinicIk: C, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' },
+    ]);
+  });
+
+  it('supplements as before when the content changed too, a clinic asked before is left out, or no clinic is new', () => {
+    const current = { ...proposal(), latestContentHash: 'content' };
+    const reopened = (fingerprint: Submission['fingerprint'], performerIks: string[]) => {
+      const decision = decide(current, submission({ fingerprint, performerIks }));
+      return decision.kind === 'apply' ? decision.tasks.map((change) => change.clinicIk) : [];
+    };
+    expect(reopened({ ...hashed('new-hash'), content: 'other content' }, [A, B, C])).toEqual([A, B, C]);
+    expect(reopened({ ...hashed('new-hash'), content: 'content' }, [A, C])).toEqual([A, B, C]);
+    expect(reopened({ ...hashed('new-hash'), content: 'content' }, [A, B])).toEqual([A, B]);
+    // A version stored before its content was fingerprinted.
+    expect(decide(proposal(), submission({ fingerprint: { ...hashed('new-hash'), content: 'content' }, performerIks: [A, B, C] }))).toMatchObject({
+      tasks: [{ clinicIk: A }, { clinicIk: B }, { clinicIk: C }],
+    });
+  });
+
   it('treats a bundle identical to the latest version as a retry: nothing changes', () => {
     expect(decide(proposal(), submission({ fingerprint: hashed('old-hash') }))).toEqual({ kind: 'unchanged' });
   });

@@ -29,6 +29,8 @@ export interface RequestState {
   intent: ServiceRequestIntent;
   selectedClinicIk: string | null;
   latestHash: string;
+  /** The latest version's fingerprint without its clinics (bundle-fingerprint.ts); none before it was kept. */
+  latestContentHash?: string | null;
   tasks: readonly TaskState[];
 }
 
@@ -198,6 +200,11 @@ function supplement(current: RequestState, submission: Submission): Decision {
     return conflict(`clinic ${current.selectedClinicIk} is selected; withdraw the selection before sending supplemented data`);
   }
   const named = unique(submission.performerIks);
+  const added = onlyAddedClinics(current, submission, named);
+  if (added) {
+    const tasks: TaskChange[] = added.map((clinicIk) => ({ clinicIk, status: 'requested', clearBusinessStatus: true, send: true, action: 'answer-requested' }));
+    return { kind: 'apply', change: 'supplemented', next: { status: 'active', intent: 'proposal', selectedClinicIk: null }, tasks };
+  }
   const changes: TaskChange[] = current.tasks
     .filter((task) => task.status !== 'cancelled' || named.includes(task.clinicIk))
     .map((task) => ({
@@ -214,6 +221,19 @@ function supplement(current: RequestState, submission: Submission): Decision {
     }
   }
   return { kind: 'apply', change: 'supplemented', next: { status: 'active', intent: 'proposal', selectedClinicIk: null }, tasks: changes };
+}
+
+/**
+ * The clinics a version only adds (docs/api.md, "Answer deadlines": asking further clinics): the same
+ * content as the latest version but for its clinics, every clinic with a Task named again, and at
+ * least one clinic new to the request. Those get Tasks; every other Task stays as it is, and its
+ * clinic is not sent the version. Undefined for any other version, a supplement.
+ */
+function onlyAddedClinics(current: RequestState, submission: Submission, named: readonly string[]): string[] | undefined {
+  if (!current.latestContentHash || submission.fingerprint.content !== current.latestContentHash) return undefined;
+  if (!current.tasks.every((task) => named.includes(task.clinicIk))) return undefined;
+  const added = named.filter((clinicIk) => !current.tasks.some((task) => task.clinicIk === clinicIk));
+  return added.length ? added : undefined;
 }
 
 function unique(values: readonly string[]): string[] {
