@@ -6,6 +6,7 @@ import { apiCallOf, sendPage, sessionOf } from '../inbox/inbox-context';
 import { draftLabelOf, draftOf, draftsRoutes } from './drafts-routes';
 import { newRequestTexts as t } from './new-request.texts.de';
 import { ownDataTexts } from './own-data.texts.de';
+import { berlinDateTime } from './berlin-time';
 import { DIAGNOSIS_ROWS, newRequestPage, type NewRequestInput, type NewRequestView } from './pages/new-request.page';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
@@ -19,6 +20,7 @@ const FIELDS = [
   'patient.postalCode',
   'patient.city',
   'desiredAdmissionDate',
+  'answerDeadline',
   'serviceType',
   'specialty',
   ...Array.from({ length: DIAGNOSIS_ROWS }, (_, n) => [`diagnoses.${n}.code`, `diagnoses.${n}.text`]).flat(),
@@ -134,6 +136,8 @@ export function formOf(input: NewRequestInput, party: { fhirBase: string; ik: st
     })),
     patient: maskedBirthDate(group('patient', ['gender', 'birthDate', 'postalCode', 'city'] as const) ?? {}, f['patient.birthYearOnly'] === 'yes'),
     ...(f.desiredAdmissionDate ? { desiredAdmissionDate: f.desiredAdmissionDate } : {}),
+    // The field's Berlin wall clock as the dateTime the service takes; a malformed one goes as typed, for the schema to refuse at its field.
+    ...(f.answerDeadline ? { answerDeadline: berlinDateTime(f.answerDeadline) ?? f.answerDeadline } : {}),
     ...(f.serviceType ? { serviceType: f.serviceType } : {}),
     ...(f.specialty ? { specialty: f.specialty } : {}),
     diagnoses,
@@ -198,9 +202,10 @@ export function renderForm(context: WorkspaceContext) {
     status = 200,
     extra: Pick<NewRequestView, 'supplement' | 'draft'> = {},
   ) => {
-    const [{ clinics, freeBeds }, page] = await Promise.all([
+    const [{ clinics, freeBeds }, page, settings] = await Promise.all([
       clinicsOffering(context, req, res, input.fields.specialty, input.fields.desiredAdmissionDate),
       workspacePageOf(context, req, res),
+      hospitalApiOf(context, req, res).referrerData().settings(),
     ]);
     sendPage(
       res,
@@ -209,6 +214,7 @@ export function renderForm(context: WorkspaceContext) {
         ...refused,
         clinics,
         freeBeds,
+        deadlineDefault: settings.answerDeadline,
         csrfToken: context.csrf.tokenOf(sessionOf(res).id),
         ...extra,
       }),

@@ -1,3 +1,24 @@
+/** Whose public holidays count as no working days (docs/api.md, "Answer deadlines"), by region. */
+const HOLIDAYS: Record<string, string> = {
+  DE: 'bundesweite Feiertage',
+  'DE-BB': 'Feiertage in Brandenburg',
+  'DE-BE': 'Feiertage in Berlin',
+  'DE-BW': 'Feiertage in Baden-Württemberg',
+  'DE-BY': 'Feiertage in Bayern',
+  'DE-HB': 'Feiertage in Bremen',
+  'DE-HE': 'Feiertage in Hessen',
+  'DE-HH': 'Feiertage in Hamburg',
+  'DE-MV': 'Feiertage in Mecklenburg-Vorpommern',
+  'DE-NI': 'Feiertage in Niedersachsen',
+  'DE-NW': 'Feiertage in Nordrhein-Westfalen',
+  'DE-RP': 'Feiertage in Rheinland-Pfalz',
+  'DE-SH': 'Feiertage in Schleswig-Holstein',
+  'DE-SL': 'Feiertage im Saarland',
+  'DE-SN': 'Feiertage in Sachsen',
+  'DE-ST': 'Feiertage in Sachsen-Anhalt',
+  'DE-TH': 'Feiertage in Thüringen',
+};
+
 /** The words of the hospital's new-request form (docs/workspace.md, "Neue Anfrage"). */
 export const newRequestTexts = {
   nav: 'Neue Anfrage',
@@ -22,6 +43,7 @@ export const newRequestTexts = {
     postalCode: 'Postleitzahl *',
     city: 'Wohnort *',
     desiredAdmissionDate: 'Gewünschtes Aufnahmedatum *',
+    answerDeadline: 'Antworten benötigt bis',
     serviceType: 'Leistungsart *',
     specialty: 'Fachrichtung *',
     diagnosisCode: (n: number) => (n === 0 ? 'Hauptdiagnose: ICD-10-GM-Code *' : `${n + 1}. Diagnose: ICD-10-GM-Code`),
@@ -54,6 +76,8 @@ export const newRequestTexts = {
     birthYearOnly: 'Die Kliniken sehen dann nur das Jahr, zur weiteren Pseudonymisierung; die ausgewählte Klinik erhält das Datum wie gesendet.',
     diagnosisCode: 'z. B. S72.01 – Buchstabe, zwei Ziffern, optional Punkt und ein bis zwei Ziffern.',
     coverage: 'Optional; wenn angegeben, alle drei Felder.',
+    answerDeadline: (workingDays: number, region: string) =>
+      `Leer lassen für die Voreinstellung Ihres Krankenhauses: ${workingDays === 1 ? 'ein Arbeitstag' : `${workingDays} Arbeitstage`} nach dem Senden, ohne Wochenenden und ${HOLIDAYS[region] ?? 'Feiertage'}. Danach sehen Sie, welche Klinik nicht geantwortet hat.`,
     clinics: 'Wählen Sie eine oder mehrere Kliniken. Freie Betten zeigen nur Kliniken, die sie für Zuweiser freigeben, für das gewünschte Aufnahmedatum.',
   },
   showClinics: 'Kliniken für Fachrichtung und Datum anzeigen',
@@ -71,6 +95,7 @@ export const newRequestTexts = {
     'patient.postalCode': 'Bitte geben Sie eine Postleitzahl an (3 bis 10 Zeichen).',
     'patient.city': 'Bitte geben Sie den Wohnort an.',
     desiredAdmissionDate: 'Bitte geben Sie das gewünschte Aufnahmedatum an.',
+    answerDeadline: 'Bitte geben Sie eine Antwortfrist in der Zukunft an, höchstens 90 Tage voraus.',
     serviceType: 'Bitte wählen Sie die Leistungsart.',
     specialty: 'Bitte wählen Sie die Fachrichtung.',
     'diagnoses.code': 'Bitte geben Sie einen ICD-10-GM-Code an, z. B. S72.01.',

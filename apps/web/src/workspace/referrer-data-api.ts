@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiErrorBody } from '@bedrequest/contracts';
+import { ApiErrorBody, ReferrerSettings } from '@bedrequest/contracts';
 import type { InternalClient } from '@bedrequest/http';
 import type { Credentials } from '../inbox/workspace-api';
 
@@ -62,6 +62,16 @@ export class ReferrerDataApi {
     );
     if (answer.status === 200) return answer.body.items;
     if (answer.status === 400) return [];
+    throw this.refused(answer.status);
+  }
+
+  /** The party's settings: its default answer deadline (docs/api.md, "Answer deadlines"). */
+  async settings(): Promise<ReferrerSettings> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v1/referrer/settings', ...this.credentials },
+      { 200: ReferrerSettings, 401: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200) return answer.body;
     throw this.refused(answer.status);
   }
 

@@ -8,6 +8,7 @@ import { newRequestTexts as t } from './new-request.texts.de';
 import { DIAGNOSIS_ROWS, type NewRequestInput } from './pages/new-request.page';
 import { placementOfTask, sentFormOf } from './placement-reads';
 import { applies } from './placements';
+import { berlinLocal } from './berlin-time';
 import { hospitalApiOf, type WorkspaceContext } from './workspace-context';
 
 /**
@@ -69,6 +70,7 @@ function inputOfForm(form: RequestForm): NewRequestInput {
     ['patient.postalCode', form.patient.postalCode],
     ['patient.city', form.patient.city],
     ['desiredAdmissionDate', form.desiredAdmissionDate],
+    ['answerDeadline', berlinLocal(form.answerDeadline)],
     ['serviceType', form.serviceType],
     ['specialty', form.specialty],
     ...form.diagnoses.slice(0, DIAGNOSIS_ROWS).flatMap((diagnosis, n): [string, string][] => [
@@ -97,8 +99,13 @@ function supplementOf(read: RequestForm, typed: Record<string, unknown>, input: 
   });
   const { familyName, givenNames, streetLine, phone } = read.patient;
   const unchangedNotes = (input.fields.notes ?? '') === (read.notes ?? []).join('\n\n');
+  // The field shows the deadline to the minute: left as shown, it stays exactly as sent (a deadline
+  // passed already is no change, which the service would refuse as in the past).
+  const unchangedDeadline = input.fields.answerDeadline === berlinLocal(read.answerDeadline);
+  const answerDeadline = unchangedDeadline ? read.answerDeadline : (typed.answerDeadline as string | undefined);
   return {
     ...typed,
+    ...(answerDeadline ? { answerDeadline } : {}),
     requestIdentifier: read.requestIdentifier,
     transmissionNumber: randomUUID(),
     stage: read.stage,

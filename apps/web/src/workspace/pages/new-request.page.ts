@@ -25,6 +25,8 @@ export interface NewRequestView {
   clinics: readonly ClinicRecord[];
   freeBeds: readonly FreeBedsItem[];
   csrfToken: string;
+  /** The party's default answer deadline, which an empty field leaves to the service. */
+  deadlineDefault: { workingDays: number; holidays: string };
   /** A supplement of a request sent before (docs/workspace.md, "Anfrage ergänzen"): its own address and words, its clinics fixed. */
   supplement?: { action: string; clinics: readonly string[] };
   /** The draft the form was opened from or saved as (docs/workspace.md, "Entwürfe"): sending it deletes it. */
@@ -82,7 +84,7 @@ ${section(
 )}
 ${section(
   'request',
-  html`${input('desiredAdmissionDate', t.fields.desiredAdmissionDate, 'date')}${select('serviceType', t.fields.serviceType, SERVICE_TYPE_CODES, texts.serviceType)}${select(
+  html`${input('desiredAdmissionDate', t.fields.desiredAdmissionDate, 'date')}<p class="hint" id="deadline-hint">${t.hints.answerDeadline(view.deadlineDefault.workingDays, view.deadlineDefault.holidays)}</p>${input('answerDeadline', t.fields.answerDeadline, 'datetime-local', html``, 'deadline-hint')}${select('serviceType', t.fields.serviceType, SERVICE_TYPE_CODES, texts.serviceType)}${select(
     'specialty',
     t.fields.specialty,
     SPECIALTIES.map((row) => row.code),
