@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { Pool } from 'pg';
-import { AdmissionBundleSubmittedV1, createEnvelope, type ClinicRecord } from '@bedrequest/contracts';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { workOf } from '@bedrequest/messaging';
+import type { ClinicRecord } from '@bedrequest/contracts';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { testEnvironment, uniqueName } from '@bedrequest/testing';
 import type { Caller } from '../access';
 import { AuditTrail, AuditTrailRepository } from '../audit';
 import { OverdueSweep } from '../deadlines';
 import { openIntakeDatabase, prismaRunner, type IntakeDatabase } from '../persistence';
-import { AdmissionRequestRepository, intakeCommands, IntakeService, type IntakeCommand } from '../requests';
-import { testSealedFields } from '../testing';
+import { AdmissionRequestRepository, IntakeService, type IntakeCommand } from '../requests';
+import { admissionCommand, testSealedFields } from '../testing';
 import { ClinicTaskListQuery } from './clinic-task-list-query';
 import { ClinicTaskReadsRepository } from './clinic-task-reads.repository';
 import { ClinicTaskReadsService } from './clinic-task-reads.service';
@@ -29,22 +28,7 @@ const caller: Caller & { viewer: { role: 'clinic'; ikNumbers: string[] } } = {
 };
 
 function submission(identifier: string, deadline: string): IntakeCommand {
-  const bundle = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A] }) as unknown as { entry: { resource: Record<string, unknown> }[] };
-  const serviceRequest = bundle.entry.find((entry) => entry.resource['resourceType'] === 'ServiceRequest');
-  if (serviceRequest) serviceRequest.resource['extension'] = [{ url: systems.answerDeadlineExtension, valueDateTime: deadline }];
-  const validation = validateAdmissionRequestBundle(bundle, { profileBase: systems.profileBase });
-  if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-  const envelope = createEnvelope(
-    AdmissionBundleSubmittedV1,
-    {
-      submitter: referrer,
-      receivedAt: new Date().toISOString(),
-      bundle: bundle as unknown as Record<string, unknown>,
-      request: admissionRequestSummary(validation.bundle),
-    },
-    { correlationId: 'test' },
-  );
-  return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
+  return admissionCommand({ requestIdentifier: identifier, performerIks: [A] }, referrer, deadline);
 }
 
 /** The clinic's list with each Task's deadline and overdue mark, sorted by deadline both ways and paged by offset and by cursor (docs/api.md, "Answer deadlines"). */

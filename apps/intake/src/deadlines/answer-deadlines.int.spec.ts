@@ -3,16 +3,15 @@ import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { Pool } from 'pg';
-import { AdmissionBundleSubmittedV1, AdmissionOverdueV1, createEnvelope, type ClinicRecord, type FhirTask } from '@bedrequest/contracts';
-import { admissionRequestSummary, fhirSystems, validateAdmissionRequestBundle } from '@bedrequest/fhir-model';
-import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
-import { workOf } from '@bedrequest/messaging';
+import { AdmissionOverdueV1, type ClinicRecord, type FhirTask } from '@bedrequest/contracts';
+import { fhirSystems } from '@bedrequest/fhir-model';
+import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK, type admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, accessToken, clinicClaims, localKeys, newSigningKey, referrerClaims } from '@bedrequest/tokens/testing';
 import { openIntakeDatabase, prismaRunner, type IntakeDatabase, type SealedFields } from '../persistence';
-import { AdmissionRequestRepository, intakeCommands, IntakeService, type IntakeCommand } from '../requests';
-import { clinicAnswerCommand, testSealedFields } from '../testing';
+import { AdmissionRequestRepository, IntakeService, type IntakeCommand } from '../requests';
+import { admissionCommand, clinicAnswerCommand, testSealedFields } from '../testing';
 import { TaskReadRepository, toFhirTask } from '../tasks';
 import { parseTaskSearch } from '../tasks/task-search';
 import { OverdueSweep } from './overdue-sweep';
@@ -29,24 +28,7 @@ const logger = pino({ level: 'silent' });
 
 /** A bundle of the fixture with the answer-deadline extension when `deadline` is given, as the gateway sends it. */
 function submission(identifier: string, deadline?: string, options: Parameters<typeof admissionRequestBundle>[0] = {}): IntakeCommand {
-  const bundle = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [A, B], ...options }) as unknown as {
-    entry: { resource: Record<string, unknown> }[];
-  };
-  const serviceRequest = bundle.entry.find((entry) => entry.resource['resourceType'] === 'ServiceRequest');
-  if (deadline && serviceRequest) serviceRequest.resource['extension'] = [{ url: systems.answerDeadlineExtension, valueDateTime: deadline }];
-  const validation = validateAdmissionRequestBundle(bundle, { profileBase: systems.profileBase });
-  if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
-  const envelope = createEnvelope(
-    AdmissionBundleSubmittedV1,
-    {
-      submitter: referrer,
-      receivedAt: new Date().toISOString(),
-      bundle: bundle as unknown as Record<string, unknown>,
-      request: admissionRequestSummary(validation.bundle),
-    },
-    { correlationId: 'test' },
-  );
-  return workOf(intakeCommands, { envelope, definition: AdmissionBundleSubmittedV1 });
+  return admissionCommand({ requestIdentifier: identifier, performerIks: [A, B], ...options }, referrer, deadline);
 }
 
 /**

@@ -7,8 +7,11 @@ import { intakeCommands, type IntakeCommand } from '../requests';
 // Intake's commands as the gateway's messages bring them, for tests that drive IntakeService.
 
 /** An AdmissionRequestBundle of the fixture, validated and summarised as the gateway does. */
-export function admissionCommand(options: Parameters<typeof admissionRequestBundle>[0], submitter: Submitter): IntakeCommand {
-  const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown>;
+export function admissionCommand(options: Parameters<typeof admissionRequestBundle>[0], submitter: Submitter, answerDeadline?: string): IntakeCommand {
+  const bundle = admissionRequestBundle(options) as unknown as Record<string, unknown> & { entry: { resource: Record<string, unknown> }[] };
+  // The answer-deadline extension (docs/api.md, "Answer deadlines"), which the fixture does not write.
+  const serviceRequest = bundle.entry.find((entry) => entry.resource['resourceType'] === 'ServiceRequest');
+  if (answerDeadline && serviceRequest) serviceRequest.resource['extension'] = [{ url: fhirSystems().answerDeadlineExtension, valueDateTime: answerDeadline }];
   const validation = validateAdmissionRequestBundle(bundle, { profileBase: fhirSystems().profileBase });
   if (!validation.ok) throw new Error(JSON.stringify(validation.issues));
   const envelope = createEnvelope(
