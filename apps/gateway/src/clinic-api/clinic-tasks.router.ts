@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { TaskListState } from '@bedrequest/contracts';
-import { HttpError, type InternalClient, jsonErrorHandler } from '@bedrequest/http';
-import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from '../fhir/intake.client';
+import { HttpError, jsonErrorHandler } from '@bedrequest/http';
+import { forwardedCallOf, ForwardingIntakeClient, type ForwardedCall } from '../fhir/intake.client';
 import { passedQuery, RequestVersionPageQuery, TaskHistoryPageQuery } from './clinic-pages';
 
 const LIST_STATE = `(${TaskListState.options.join('|')})`;
@@ -64,32 +64,21 @@ export const ClinicTaskListQuery = z.strictObject(
 );
 
 /** Intake's internal list and version reads (`/internal/clinic-tasks…`), with the clinic's forwarded token. */
-export class ClinicTaskReadsClient {
-  private readonly client: InternalClient;
-
+export class ClinicTaskReadsClient extends ForwardingIntakeClient {
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = intakeConnection(intakeUrl, 'the Task store is unavailable; please retry', { timeoutMs, connections: 8 });
+    super(intakeUrl, '/internal/clinic-tasks', 'the Task store is unavailable; please retry', { timeoutMs, connections: 8 });
   }
 
   list(query: URLSearchParams, call: ForwardedCall) {
-    return this.client.raw({ method: 'GET', path: '/internal/clinic-tasks', query, ...this.request(call) });
+    return this.call('GET', '', call, { query });
   }
 
   versions(taskId: string, query: URLSearchParams, call: ForwardedCall) {
-    return this.client.raw({ method: 'GET', path: `/internal/clinic-tasks/${encodeURIComponent(taskId)}/versions`, query, ...this.request(call) });
+    return this.call('GET', `/${encodeURIComponent(taskId)}/versions`, call, { query });
   }
 
   history(taskId: string, query: URLSearchParams, call: ForwardedCall) {
-    return this.client.raw({ method: 'GET', path: `/internal/clinic-tasks/${encodeURIComponent(taskId)}/history`, query, ...this.request(call) });
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
-  }
-
-  private request(call: ForwardedCall) {
-    // With the caller's address, for the audit trail of what the clinic reads.
-    return { credential: call.token, correlationId: call.correlationId, headers: forwardedHeaders(call) };
+    return this.call('GET', `/${encodeURIComponent(taskId)}/history`, call, { query });
   }
 }
 

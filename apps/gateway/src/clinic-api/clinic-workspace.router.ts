@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AssigneeInput, InternalNoteInput, MAX_WORKSPACE_TASKS, SeenInput } from '@bedrequest/contracts';
-import { HttpError, type InternalClient, type RawAnswer, jsonErrorHandler } from '@bedrequest/http';
-import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from '../fhir/intake.client';
+import { HttpError, type RawAnswer, jsonErrorHandler } from '@bedrequest/http';
+import { forwardedCallOf, ForwardingIntakeClient } from '../fhir/intake.client';
 import { jsonBody } from '../json-body';
 
 /** `GET /api/v1/clinic/workspace?tasks=`: the Tasks whose marks are asked for. */
@@ -15,33 +15,9 @@ export const WorkspaceMarksQuery = z.strictObject({
 });
 
 /** Intake's clinic workspace (`/internal/clinic-workspace…`), with the clinic's forwarded token. */
-export class ClinicWorkspaceClient {
-  private readonly client: InternalClient;
-
+export class ClinicWorkspaceClient extends ForwardingIntakeClient {
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = intakeConnection(intakeUrl, 'the Task store is unavailable; please retry', { timeoutMs, connections: 4 });
-  }
-
-  call(
-    method: 'GET' | 'PUT' | 'DELETE' | 'POST',
-    path: string,
-    call: ForwardedCall,
-    options: { json?: unknown; query?: URLSearchParams } = {},
-  ): Promise<RawAnswer> {
-    return this.client.raw({
-      method,
-      path: `/internal/clinic-workspace${path}`,
-      ...(options.query ? { query: options.query } : {}),
-      ...(options.json === undefined ? {} : { json: options.json }),
-      // With the caller's address, for the audit trail.
-      credential: call.token,
-      correlationId: call.correlationId,
-      headers: forwardedHeaders(call),
-    });
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
+    super(intakeUrl, '/internal/clinic-workspace', 'the Task store is unavailable; please retry', { timeoutMs, connections: 4 });
   }
 }
 

@@ -45,6 +45,49 @@ export function intakeConnection(intakeUrl: string, unavailableMessage: string, 
   return new InternalClient({ service: 'intake', baseUrl: intakeUrl, unavailableMessage, ...options });
 }
 
+/**
+ * Calls below one of intake's internal paths (`prefix`) with the caller's forwarded token and
+ * address: intake checks what the caller's party may see and records it in the audit trail. The
+ * gateway's passing routes (the clinic's lists and workspace, the hospital's own data, read-back
+ * and erasure) each hold one, with a pool of their own.
+ */
+export class ForwardingIntakeClient {
+  private readonly client: InternalClient;
+
+  constructor(
+    intakeUrl: string,
+    private readonly prefix: string,
+    unavailableMessage: string,
+    options: { timeoutMs?: number; connections?: number } = {},
+  ) {
+    this.client = intakeConnection(intakeUrl, unavailableMessage, {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      ...(options.connections ? { connections: options.connections } : {}),
+    });
+  }
+
+  call(
+    method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+    path: string,
+    call: ForwardedCall,
+    options: { json?: unknown; query?: URLSearchParams } = {},
+  ): Promise<RawAnswer> {
+    return this.client.raw({
+      method,
+      path: `${this.prefix}${path}`,
+      ...(options.query ? { query: options.query } : {}),
+      ...(options.json === undefined ? {} : { json: options.json }),
+      credential: call.token,
+      correlationId: call.correlationId,
+      headers: forwardedHeaders(call),
+    });
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
 const UNAVAILABLE = 'the Task store is unavailable; please retry';
 
 /**

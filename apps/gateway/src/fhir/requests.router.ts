@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
-import type { InternalClient, RawAnswer } from '@bedrequest/http';
+import type { RawAnswer } from '@bedrequest/http';
 import { FHIR_JSON } from './fhir-response';
-import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from './intake.client';
+import { forwardedCallOf, ForwardingIntakeClient, type ForwardedCall } from './intake.client';
 
 /** What `sendFhir` sends for a string body; a Buffer body gets no charset from express. */
 const FHIR_JSON_UTF8 = `${FHIR_JSON}; charset=utf-8`;
@@ -11,25 +11,13 @@ const FHIR_JSON_UTF8 = `${FHIR_JSON}; charset=utf-8`;
  * referrer's forwarded token: intake finds the request, checks that it is the caller's party's, and
  * reads it back (`GET`, recorded in the audit trail) or erases its patient data (`DELETE`).
  */
-export class IntakeRequestsClient {
-  private readonly client: InternalClient;
-
+export class IntakeRequestsClient extends ForwardingIntakeClient {
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = intakeConnection(intakeUrl, 'the request store is unavailable; please retry', { timeoutMs });
+    super(intakeUrl, '/internal/requests', 'the request store is unavailable; please retry', { timeoutMs });
   }
 
   forward(method: 'GET' | 'DELETE', search: string, call: ForwardedCall): Promise<RawAnswer> {
-    return this.client.raw({
-      method,
-      path: `/internal/requests${search}`,
-      credential: call.token,
-      correlationId: call.correlationId,
-      headers: forwardedHeaders(call),
-    });
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
+    return this.call(method, search, call);
   }
 }
 

@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { CaseNumberInput, CaseNumberSearch, DraftInput, ReferrerSettings } from '@bedrequest/contracts';
-import { HttpError, type InternalClient, type RawAnswer } from '@bedrequest/http';
-import { forwardedCallOf, forwardedHeaders, intakeConnection, type ForwardedCall } from '../fhir/intake.client';
+import { HttpError, type RawAnswer } from '@bedrequest/http';
+import { forwardedCallOf, ForwardingIntakeClient } from '../fhir/intake.client';
 import { errorHandler } from '../http-errors';
 import { jsonBody } from '../json-body';
 
@@ -14,26 +14,9 @@ export const DraftId = z.uuid();
 export const REFERRER_BODY_LIMIT = 512 * 1024;
 
 /** Intake's store of the hospital's own data (`/internal/referrer-workspace…`), with the referrer's forwarded token. */
-export class ReferrerWorkspaceClient {
-  private readonly client: InternalClient;
-
+export class ReferrerWorkspaceClient extends ForwardingIntakeClient {
   constructor(intakeUrl: string, timeoutMs = 10_000) {
-    this.client = intakeConnection(intakeUrl, "the hospital's data store is unavailable; please retry", { timeoutMs, connections: 4 });
-  }
-
-  call(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, call: ForwardedCall, json?: unknown): Promise<RawAnswer> {
-    return this.client.raw({
-      method,
-      path: `/internal/referrer-workspace${path}`,
-      ...(json === undefined ? {} : { json }),
-      credential: call.token,
-      correlationId: call.correlationId,
-      headers: forwardedHeaders(call),
-    });
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
+    super(intakeUrl, '/internal/referrer-workspace', "the hospital's data store is unavailable; please retry", { timeoutMs, connections: 4 });
   }
 }
 
@@ -72,18 +55,18 @@ export function referrerWorkspaceRouter(options: { workspace: ReferrerWorkspaceC
 
   router.put('/case-numbers', ...body, async (req, res) => {
     const input = HttpError.parseInput(CaseNumberInput, req.body);
-    pass(res, await workspace.call('PUT', '/case-numbers', forwardedCallOf(req, res), input));
+    pass(res, await workspace.call('PUT', '/case-numbers', forwardedCallOf(req, res), { json: input }));
   });
   router.post('/case-numbers/_search', ...body, async (req, res) => {
     const search = HttpError.parseInput(CaseNumberSearch, req.body);
-    pass(res, await workspace.call('POST', '/case-numbers/_search', forwardedCallOf(req, res), search));
+    pass(res, await workspace.call('POST', '/case-numbers/_search', forwardedCallOf(req, res), { json: search }));
   });
   router.get('/drafts', async (req, res) => {
     pass(res, await workspace.call('GET', '/drafts', forwardedCallOf(req, res)));
   });
   router.post('/drafts', ...body, async (req, res) => {
     const input = HttpError.parseInput(DraftInput, req.body);
-    pass(res, await workspace.call('POST', '/drafts', forwardedCallOf(req, res), input));
+    pass(res, await workspace.call('POST', '/drafts', forwardedCallOf(req, res), { json: input }));
   });
   router.get('/drafts/:id', async (req, res) => {
     pass(res, await workspace.call('GET', draftPath(req), forwardedCallOf(req, res)));
@@ -91,7 +74,7 @@ export function referrerWorkspaceRouter(options: { workspace: ReferrerWorkspaceC
   router.put('/drafts/:id', ...body, async (req, res) => {
     const path = draftPath(req);
     const input = HttpError.parseInput(DraftInput, req.body);
-    pass(res, await workspace.call('PUT', path, forwardedCallOf(req, res), input));
+    pass(res, await workspace.call('PUT', path, forwardedCallOf(req, res), { json: input }));
   });
   router.delete('/drafts/:id', async (req, res) => {
     pass(res, await workspace.call('DELETE', draftPath(req), forwardedCallOf(req, res)));
@@ -101,7 +84,7 @@ export function referrerWorkspaceRouter(options: { workspace: ReferrerWorkspaceC
   });
   router.put('/settings', ...body, async (req, res) => {
     const input = HttpError.parseInput(ReferrerSettings, req.body);
-    pass(res, await workspace.call('PUT', '/settings', forwardedCallOf(req, res), input));
+    pass(res, await workspace.call('PUT', '/settings', forwardedCallOf(req, res), { json: input }));
   });
 
   router.use(errorHandler(options.logger));
