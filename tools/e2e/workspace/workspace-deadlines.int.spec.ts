@@ -186,4 +186,19 @@ describeInChromium("the hospital's workspace: answer deadlines", () => {
     expect(asked?.restriction?.period.end).toBe(before?.restriction?.period.end);
     await page.locator(`tr[data-task-id="${asked?.id}"]`).waitFor({ timeout: 15_000 });
   });
+
+  it("sets the hospital's default deadline on Einstellungen, which the form then states", async () => {
+    await page.goto(url('/requests'));
+    await Promise.all([page.waitForURL(url('/settings')), page.getByRole('link', { name: 'Einstellungen' }).click()]);
+    expect(await page.getByLabel('Arbeitstage bis zur Antwort').inputValue()).toBe('2');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Arbeitstage bis zur Antwort').selectOption('3');
+    await page.getByLabel('Feiertage').selectOption('DE-BY');
+    await Promise.all([page.waitForURL(url('/settings?saved=1')), page.getByRole('button', { name: 'Speichern' }).click()]);
+    expect(await page.getByRole('status').first().innerText()).toBe('Die Einstellungen wurden gespeichert. Sie gelten für neue Anfragen.');
+    const read = await harness.stack.api<{ answerDeadline: object }>('GET', '/api/v1/referrer/settings', { token: harness.referrerToken });
+    expect(read.body).toEqual({ answerDeadline: { workingDays: 3, holidays: 'DE-BY' } });
+    await page.goto(url('/requests/new'));
+    expect(await page.locator('#deadline-hint').innerText()).toContain('3 Arbeitstage nach dem Senden, ohne Wochenenden und Feiertage in Bayern');
+  });
 });

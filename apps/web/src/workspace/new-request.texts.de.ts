@@ -1,5 +1,5 @@
 /** Whose public holidays count as no working days (docs/api.md, "Answer deadlines"), by region. */
-const HOLIDAYS: Record<string, string> = {
+export const HOLIDAY_NAMES: Record<string, string> = {
   DE: 'bundesweite Feiertage',
   'DE-BB': 'Feiertage in Brandenburg',
   'DE-BE': 'Feiertage in Berlin',
@@ -77,7 +77,7 @@ export const newRequestTexts = {
     diagnosisCode: 'z. B. S72.01 – Buchstabe, zwei Ziffern, optional Punkt und ein bis zwei Ziffern.',
     coverage: 'Optional; wenn angegeben, alle drei Felder.',
     answerDeadline: (workingDays: number, region: string) =>
-      `Leer lassen für die Voreinstellung Ihres Krankenhauses: ${workingDays === 1 ? 'ein Arbeitstag' : `${workingDays} Arbeitstage`} nach dem Senden, ohne Wochenenden und ${HOLIDAYS[region] ?? 'Feiertage'}. Danach sehen Sie, welche Klinik nicht geantwortet hat.`,
+      `Leer lassen für die Voreinstellung Ihres Krankenhauses: ${workingDays === 1 ? 'ein Arbeitstag' : `${workingDays} Arbeitstage`} nach dem Senden, ohne Wochenenden und ${HOLIDAY_NAMES[region] ?? 'Feiertage'}. Danach sehen Sie, welche Klinik nicht geantwortet hat.`,
     clinics: 'Wählen Sie eine oder mehrere Kliniken. Freie Betten zeigen nur Kliniken, die sie für Zuweiser freigeben, für das gewünschte Aufnahmedatum.',
   },
   showClinics: 'Kliniken für Fachrichtung und Datum anzeigen',

@@ -75,6 +75,17 @@ export class ReferrerDataApi {
     throw this.refused(answer.status);
   }
 
+  /** Sets the party's settings for everyone of it; the refusal's message when refused. */
+  async saveSettings(settings: ReferrerSettings): Promise<string | undefined> {
+    const answer = await this.client.json(
+      { method: 'PUT', path: '/api/v1/referrer/settings', json: settings, ...this.credentials },
+      { 200: ReferrerSettings, 400: ApiErrorBody, 401: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200) return undefined;
+    if (answer.status === 400) return answer.body.message;
+    throw this.refused(answer.status);
+  }
+
   /** The party's drafts, the most recently saved first. */
   async drafts(): Promise<DraftSummary[]> {
     const answer = await this.client.json(

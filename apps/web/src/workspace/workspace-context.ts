@@ -8,6 +8,7 @@ import type { PageContext } from '../inbox/pages/layout';
 import type { HospitalApi } from './hospital-api';
 import { newRequestTexts } from './new-request.texts.de';
 import { ownDataTexts } from './own-data.texts.de';
+import { settingsTexts } from './settings.texts.de';
 import type { WorkspaceTexts } from './workspace.texts.de';
 
 /** Where the hospital's workspace is mounted. */
@@ -44,6 +45,7 @@ export async function workspacePageOf(context: WorkspaceContext, req: Request, r
       { section: 'new-request', href: `${MOUNT}/requests/new`, label: newRequestTexts.nav },
       { section: 'drafts', href: `${MOUNT}/drafts`, label: ownDataTexts.drafts.nav },
       { section: 'people', href: `${MOUNT}/people`, label: context.texts.hospital.navPeople },
+      { section: 'settings', href: `${MOUNT}/settings`, label: settingsTexts.nav },
     ],
     signedIn: { clinic: name, csrfToken: context.csrf.tokenOf(session.id) },
   };

@@ -12,6 +12,7 @@ import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
 import { requestsRoutes } from './requests-routes';
 import { selectRoutes } from './select-routes';
+import { settingsRoutes } from './settings-routes';
 import { supplementRoutes } from './supplement-routes';
 import { MOUNT, PartyNames, type WorkspaceContext } from './workspace-context';
 import { de } from '../inbox/texts.de';
@@ -44,6 +45,7 @@ export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
  * - `GET|POST /requests/{taskId}/more-clinics`: the request's next version, with further clinics asked.
  * - `GET|POST /requests/{taskId}/documents`: documents (PDF, PNG, JPEG) sent for the request as one DocumentBundle.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
+ * - `GET|POST /settings`: the hospital's default answer deadline.
  */
 export function workspaceRouter(options: WorkspaceOptions): Router {
   const texts = workspaceDe;
@@ -85,6 +87,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       pages.use(moreClinicsRoutes(context));
       pages.use(documentsRoutes(context));
       pages.use(peopleRoutes(context));
+      pages.use(settingsRoutes(context));
     },
   });
 }

@@ -18,7 +18,7 @@ export interface PageContext {
   nav?: readonly NavItem[];
 }
 
-export type Section = 'tasks' | 'beds' | 'login' | 'error' | 'requests' | 'new-request' | 'drafts' | 'people';
+export type Section = 'tasks' | 'beds' | 'login' | 'error' | 'requests' | 'new-request' | 'drafts' | 'people' | 'settings';
 
 export interface NavItem {
   readonly section: Section;
