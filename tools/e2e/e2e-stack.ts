@@ -43,7 +43,12 @@ export interface E2eStackOptions {
   prepare?: (env: Readonly<Record<string, string>>) => Promise<void>;
 }
 
-/** The whole stack for a test file, with `overrides` on top of the defaults (silent logs, private webhooks allowed). */
+/**
+ * The whole stack for a test file, with `overrides` on top of the defaults: silent logs, private
+ * webhooks allowed, and the gateway waiting up to 10 s for intake's verdict (not 1 s), so that a
+ * clinic's answer on a loaded CI machine is still answered 200 rather than 202 queued, which no
+ * test here is about (tools/faults tests that).
+ */
 export async function startE2eStack(
   overrides: Record<string, string> = {},
   mode: StackMode = 'in-process',
@@ -52,7 +57,14 @@ export async function startE2eStack(
 ): Promise<E2eStack> {
   // Named here rather than by the launcher when `prepare` must know them first; the same names either way.
   const isolation = setup.prepare ? isolatedEnvironment(uniqueName('e2e'), process.env.REDIS_KEY_PREFIX ?? '') : {};
-  const env = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_POOL_SIZE: '4', WEBHOOK_ALLOW_PRIVATE: 'true', ...isolation, ...overrides };
+  const env = {
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DATABASE_POOL_SIZE: '4',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    INTAKE_VERDICT_TIMEOUT_MS: '10000',
+    ...isolation,
+    ...overrides,
+  };
   if (setup.prepare) await setup.prepare({ ...definedOnly(process.env), ...env });
   const stack = await launchStack({ mode, ...(output ? { output } : {}), isolate: 'e2e', env });
   const admin = (...argv: string[]) => stack.admin(...argv);
