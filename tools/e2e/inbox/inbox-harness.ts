@@ -68,6 +68,8 @@ export interface InboxHarness {
   newPage(options?: { width?: number; height?: number }): Promise<Page>;
   /** Logs the page in through the login form. */
   logIn(page: Page, clinic: InboxClinic): Promise<void>;
+  /** Fills and sends the hospital workspace's login form (docs/workspace.md); where it leads is the caller's to check. */
+  logInToWorkspace(page: Page, username: string, password?: string): Promise<void>;
   /** What the web app keeps of the page's session in Redis (its tokens), read with the page's session cookie. */
   sessionOf(page: Page): Promise<SessionRecord | undefined>;
   stop(): Promise<void>;
@@ -166,6 +168,12 @@ export async function startInboxHarness(
         await page.getByLabel('Benutzername').fill(clinic.username);
         await page.getByLabel('Passwort').fill(passwordOf(clinic.username));
         await Promise.all([page.waitForURL(`${baseUrl}/inbox/tasks`), page.getByRole('button', { name: 'Anmelden' }).click()]);
+      },
+      logInToWorkspace: async (page, username, password = passwordOf(username)) => {
+        await page.goto(`${baseUrl}/workspace/login`);
+        await page.getByLabel('Benutzername').fill(username);
+        await page.getByLabel('Passwort').fill(password);
+        await page.getByRole('button', { name: 'Anmelden' }).click();
       },
       sessionOf: async (page) => {
         const id = (await page.context().cookies()).find((cookie) => cookie.name === 'inbox_session')?.value;

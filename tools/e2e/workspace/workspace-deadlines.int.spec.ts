@@ -4,7 +4,6 @@ import { DEFAULT_PROFILE_BASE } from '@bedrequest/fhir-model';
 import { admissionRequestBundle } from '@bedrequest/fhir-model/testing';
 import { waitFor, WebhookReceiver } from '@bedrequest/testing';
 import { berlinLocal } from '../../../apps/web/src/workspace/berlin-time';
-import { passwordOf } from '../e2e-stack';
 import { describeInChromium, FHIR_BASE, REFERRER_IK, startInboxHarness, type InboxHarness, seriousViolations } from '../inbox/inbox-harness';
 
 /**
@@ -62,10 +61,8 @@ describeInChromium("the hospital's workspace: answer deadlines", () => {
     expect(answered.status).toBe(200);
 
     page = await harness.newPage();
-    await page.goto(url('/login'));
-    await page.getByLabel('Benutzername').fill(harness.referrer);
-    await page.getByLabel('Passwort').fill(passwordOf(harness.referrer));
-    await Promise.all([page.waitForURL(url('/requests')), page.getByRole('button', { name: 'Anmelden' }).click()]);
+    await harness.logInToWorkspace(page, harness.referrer);
+    await page.waitForURL(url('/requests'));
   }, 240_000);
 
   afterAll(async () => {

@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import { waitFor } from '@bedrequest/testing';
 import { DEFAULT_PROFILE_BASE, documentBundleCapacity } from '@bedrequest/fhir-model';
-import { passwordOf } from '../e2e-stack';
 import { describeInChromium, startInboxHarness, type InboxHarness, seriousViolations } from '../inbox/inbox-harness';
 import { documentsTexts, megabytes } from '../../../apps/web/src/workspace/documents.texts.de';
 
@@ -49,10 +48,8 @@ describeInChromium("the hospital's workspace: Unterlagen senden", () => {
     taskId = (await harness.taskOf(identifier, WALDSEE.ik)).id;
     clinicToken = await harness.stack.login(harness.clinics[0]!.username);
     page = await harness.newPage();
-    await page.goto(url('/login'));
-    await page.getByLabel('Benutzername').fill(harness.referrer);
-    await page.getByLabel('Passwort').fill(passwordOf(harness.referrer));
-    await Promise.all([page.waitForURL(url('/requests')), page.getByRole('button', { name: 'Anmelden' }).click()]);
+    await harness.logInToWorkspace(page, harness.referrer);
+    await page.waitForURL(url('/requests'));
   }, 240_000);
 
   afterAll(async () => {
@@ -146,10 +143,8 @@ describeInChromium("the hospital's workspace: Unterlagen senden", () => {
     const context = await harness.browser.newContext({ javaScriptEnabled: false, locale: 'de-DE' });
     try {
       const bare = await context.newPage();
-      await bare.goto(url('/login'));
-      await bare.getByLabel('Benutzername').fill(harness.referrer);
-      await bare.getByLabel('Passwort').fill(passwordOf(harness.referrer));
-      await Promise.all([bare.waitForURL(url('/requests')), bare.getByRole('button', { name: 'Anmelden' }).click()]);
+      await harness.logInToWorkspace(bare, harness.referrer);
+      await bare.waitForURL(url('/requests'));
       await bare.goto(url(`/requests/${taskId}/documents`));
       const before = (await documents()).total;
       await bare.locator('#d-file-1').setInputFiles({ name: 'brief.pdf', mimeType: 'application/pdf', buffer: PDF });

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@bedrequest/testing';
-import { passwordOf } from '../e2e-stack';
 import { describeInChromium, REFERRER_PARTY, startInboxHarness, type InboxHarness, seriousViolations } from '../inbox/inbox-harness';
 import { requestNumberOf } from '../../../apps/web/src/inbox/request-number';
 
@@ -30,12 +29,7 @@ describeInChromium("the hospital's workspace", () => {
   let createdTasks: Record<string, string> = {};
 
   const url = (path: string) => `${harness.baseUrl}/workspace${path}`;
-  const logIn = async (target: Page, username: string) => {
-    await target.goto(url('/login'));
-    await target.getByLabel('Benutzername').fill(username);
-    await target.getByLabel('Passwort').fill(passwordOf(username));
-    await target.getByRole('button', { name: 'Anmelden' }).click();
-  };
+  const logIn = (target: Page, username: string) => harness.logInToWorkspace(target, username);
 
   beforeAll(async () => {
     harness = await startInboxHarness([WALDSEE, BERGBLICK]);

@@ -17,10 +17,8 @@ describeInChromium("the hospital workspace's people", () => {
 
   const url = (path: string) => `${harness.baseUrl}/workspace${path}`;
   const logIn = async (target: Page, username: string, password = passwordOf(username)) => {
-    await target.goto(url('/login'));
-    await target.getByLabel('Benutzername').fill(username);
-    await target.getByLabel('Passwort').fill(password);
-    await Promise.all([target.waitForURL(url('/requests')), target.getByRole('button', { name: 'Anmelden' }).click()]);
+    await harness.logInToWorkspace(target, username, password);
+    await target.waitForURL(url('/requests'));
   };
   const add = async (fields: { username: string; password: string; name: string; administrator?: boolean }) => {
     await admin.getByLabel('Benutzername').fill(fields.username);
