@@ -254,8 +254,8 @@ const HistoryAuthor = z
 
 /**
  * One entry of a Task's history for its clinic (docs/api.md, "Clinic API"): an answer with its
- * note, a note kept from before answers were kept (no code), a delivery of documents, or a change
- * of the request that reached the Task.
+ * note, a note kept from before answers were kept (no code), a delivery of documents, a change
+ * of the request that reached the Task, or the service's overdue mark.
  */
 export const TaskHistoryEntry = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('answer'), at: z.string(), businessStatus: BusinessStatus, note: z.string().optional(), author: HistoryAuthor }),
@@ -276,6 +276,13 @@ export const TaskHistoryEntry = z.discriminatedUnion('kind', [
     status: TaskStatus.describe('The Task status it left'),
     version: z.number().int().optional().describe('The request version the clinic was sent with it'),
   }),
+  z
+    .object({
+      kind: z.literal('overdue'),
+      at: z.string().describe('When the service marked the Task overdue'),
+      deadline: z.string().describe('The answer deadline that passed unanswered (`restriction.period.end` then)'),
+    })
+    .describe('The service marked the Task overdue (docs/api.md, "Answer deadlines")'),
 ]);
 export type TaskHistoryEntry = z.infer<typeof TaskHistoryEntry>;
 

@@ -56,6 +56,24 @@ describe('historyOf', () => {
     const later: StoredHistoryEntry[] = [{ kind: 'documents', at: '2026-11-03T10:00:00.000Z', count: 2, reopened: false }];
     expect(historyOf(notes, later, IK).map((entry) => entry.kind)).toEqual(['documents', 'note', 'note']);
   });
+
+  it('shows the overdue mark with the deadline that passed, where it came among the answers', () => {
+    const stored: StoredHistoryEntry[] = [
+      { kind: 'request', at: '2026-11-22T09:00:00.000Z', action: 'answer-requested', status: 'requested', version: 1 },
+      { kind: 'overdue', at: '2026-11-24T09:00:30.000Z', deadline: '2026-11-24T09:00:00.000Z' },
+      { kind: 'answer', at: '2026-11-24T10:00:00.000Z', businessStatus: 'declined', author: anna },
+    ];
+    expect(historyOf([], stored, IK)).toEqual([
+      {
+        kind: 'answer',
+        at: '2026-11-24T10:00:00.000Z',
+        businessStatus: 'declined',
+        author: { type: 'Practitioner', user: 'u-anna', display: 'Anna Aufnahme' },
+      },
+      { kind: 'overdue', at: '2026-11-24T09:00:30.000Z', deadline: '2026-11-24T09:00:00.000Z' },
+      { kind: 'request', at: '2026-11-22T09:00:00.000Z', action: 'answer-requested', status: 'requested', version: 1 },
+    ]);
+  });
 });
 
 describe('appendedHistory', () => {

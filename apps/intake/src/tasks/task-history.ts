@@ -11,7 +11,7 @@ export type StoredHistoryEntry =
   | { kind: 'answer'; at: string; businessStatus: BusinessStatus; author: NoteAuthor; note?: number }
   | { kind: 'documents'; at: string; count: number; kinds?: string[]; reopened: boolean }
   | { kind: 'request'; at: string; action: DispatchAction; status: TaskStatus; version?: number }
-  /** The service marked the Task overdue, its `deadline` passed unanswered (docs/api.md, "Answer deadlines"); kept, not yet shown in the clinic's history. */
+  /** The service marked the Task overdue, its `deadline` passed unanswered (docs/api.md, "Answer deadlines"). */
   | { kind: 'overdue'; at: string; deadline: string };
 
 /** The newest entries kept: about 60 kB sealed, read and written with the Task by every batch that touches its request. */
@@ -32,8 +32,7 @@ export function historyOf(notes: readonly TaskNote[], history: readonly StoredHi
   const alone: TaskHistoryEntry[] = notes.flatMap((note, index) =>
     named.has(index) ? [] : [{ kind: 'note' as const, at: note.time, note: note.text, ...(note.author ? { author: authorOf(note.author, clinicIk) } : {}) }],
   );
-  const shown = history.filter((entry): entry is Exclude<StoredHistoryEntry, { kind: 'overdue' }> => entry.kind !== 'overdue');
-  const kept = shown.map((entry): TaskHistoryEntry => {
+  const kept = history.map((entry): TaskHistoryEntry => {
     if (entry.kind !== 'answer') return entry;
     const note = entry.note === undefined ? undefined : notes[entry.note]?.text;
     return {

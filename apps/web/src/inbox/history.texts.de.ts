@@ -17,6 +17,9 @@ export const historyTexts = {
   reopenedNotice: (when: string) =>
     `Der Zuweiser hat am ${when} Dokumente nachgereicht, nachdem Ihre Klinik „Weitere Daten erforderlich“ geantwortet hatte. Bitte beantworten Sie die Anfrage erneut.`,
   reopenedLink: 'Zu den Dokumenten',
+  /** The service's overdue mark: the deadline passed without an answer (docs/inbox.md, "A request"). */
+  overdue: 'Antwortfrist verstrichen',
+  overdueDeadline: (deadline: string) => `Die Antwort war erbeten bis ${deadline}.`,
   /** More entries than the page reads (the newest are shown). */
   older: (shown: number, total: number) => `Die neuesten ${shown} von ${total} Einträgen.`,
 };

@@ -175,9 +175,10 @@ describe('a request in the inbox: its versions and documents a page at a time', 
     const bea = { type: 'Practitioner' as const, user: 'u-bea', display: 'Bea <b>Beispiel</b>' };
     shownTask = { ...fhirTask({ id: TASK_ID, clinicIk: A, businessStatus: 'declined' }) };
     timeline = {
-      total: 4,
+      total: 5,
       items: [
         { kind: 'answer', at: '2026-11-03T09:00:00Z', businessStatus: 'declined', note: 'Kein Bett frei', author: bea },
+        { kind: 'overdue', at: '2026-11-02T12:00:30Z', deadline: '2026-11-02T12:00:00Z' },
         { kind: 'answer', at: '2026-11-02T09:00:00Z', businessStatus: 'query', note: 'Röntgenbefund?', author: tom },
         { kind: 'answer', at: '2026-11-01T09:00:00Z', businessStatus: 'accepted', author: { type: 'Organization', ik: A } },
         { kind: 'request', at: '2026-11-01T08:00:00Z', action: 'answer-requested', status: 'requested', version: 1 },
@@ -205,6 +206,9 @@ describe('a request in the inbox: its versions and documents a page at a time', 
         `<p class="answer-head"><time>: <strong>Zusage</strong> <span class="note-author">automatisch</span></p><p class="answer-note meta">${de.timeline.noNote}</p>`,
       ],
     ]);
+    // The overdue mark stands between the answers it came between, with the deadline that passed.
+    expect([...list.matchAll(/<li data-kind="([a-z]+)"/g)].map((match) => match[1])).toEqual(['answer', 'overdue', 'answer', 'answer']);
+    expect(list).toMatch(/<li data-kind="overdue">.*<strong>Antwortfrist verstrichen<\/strong>.*Die Antwort war erbeten bis 02\.11\.2026, 13:00/s);
     expect(page.text).not.toContain('<ol class="notes">');
   });
 
