@@ -7,7 +7,9 @@ import { jwksRouter } from './keys/jwks.router';
 import { ownKeysVerifier } from './keys/own-keys-verifier';
 import { signingKeysOf } from './keys/signing-key.repository';
 import { PasswordHasher } from './passwords/password-hasher';
+import { mailRecipientsRouter } from './parties/mail-recipients.router';
 import { partyContactRouter } from './parties/party-contact.router';
+import { PartyMemberRepository } from './parties/party-members.repository';
 import { partyMembersApi } from './parties/party-members.router';
 import { PartyRepository } from './parties/party.repository';
 import { openAuthDatabase } from './persistence/database';
@@ -78,6 +80,8 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     const services = ownKeysVerifier(keys.jwks, { ...tokenNames, serviceAudience: config.SERVICE_TOKEN_AUDIENCE });
     app.use('/internal', revocationRouter(new RevocationRepository(prisma, now), services));
     app.use('/internal', partyContactRouter({ parties: new PartyRepository(prisma), services }));
+    // Whom intake's e-mail about a party's requests goes to (docs/operations.md, "E-mail").
+    app.use('/internal', mailRecipientsRouter({ members: new PartyMemberRepository(prisma), services }));
     // The party administrator's API, behind the gateway's /api/v1/party (docs/parties.md, "Party administrators").
     app.use('/internal/party', partyMembersApi({ prisma, verifier: ownKeysVerifier(keys.jwks, tokenNames), passwords, now, logger }));
     app.use(jsonErrorHandler(logger));

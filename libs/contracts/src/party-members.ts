@@ -41,6 +41,7 @@ export const PartyMemberView = z.object({
   displayName: z.string(),
   email: z.string().optional(),
   administrator: z.boolean().describe("Manages the party's people through this API"),
+  emailNotifications: z.boolean().describe("Gets e-mail about the party's requests: set by the person themself, false until they do"),
   disabled: z.boolean().describe('Can no longer log in or refresh'),
   createdAt: z.iso.datetime().describe('When the user was created'),
 });
@@ -85,3 +86,25 @@ export const NewPartyMember = z.strictObject({
   administrator: z.boolean().optional().describe("Whether they manage the party's people too; false when absent"),
 });
 export type NewPartyMember = z.infer<typeof NewPartyMember>;
+
+/**
+ * `GET|PUT /api/v1/party/users/me/notifications`: whether the calling person gets e-mail about the
+ * party's requests (docs/api.md, "Party and people"). Any person of the party sets their own, never
+ * another's; turning it on needs an address, which their administrator sets.
+ */
+export const NotificationSettingsInput = z.strictObject({
+  email: z.boolean().describe('true: e-mail to the address the person has; false: none'),
+});
+export type NotificationSettingsInput = z.infer<typeof NotificationSettingsInput>;
+
+export const NotificationSettings = NotificationSettingsInput.extend({
+  address: z.string().optional().describe("The address mail goes to: the person's own, as their administrator set it"),
+});
+export type NotificationSettings = z.infer<typeof NotificationSettings>;
+
+/**
+ * `GET /internal/mail-recipients?party={id}` or `?ik={ik}` of auth (service tokens only): the
+ * addresses of a party's people who want e-mail, read by intake when it sends one (docs/operations.md, "E-mail").
+ */
+export const MailRecipients = z.object({ addresses: z.array(z.string()) });
+export type MailRecipients = z.infer<typeof MailRecipients>;

@@ -194,6 +194,7 @@ describe("auth's party administrator API (/internal/party), against the real Pos
               username: 'list-admin',
               displayName: 'Erika Muster',
               administrator: true,
+              emailNotifications: false,
               disabled: false,
               createdAt: admin.createdAt.toISOString(),
             },
@@ -203,6 +204,7 @@ describe("auth's party administrator API (/internal/party), against the real Pos
               displayName: 'Max Beispiel',
               email: 'max@list.example',
               administrator: false,
+              emailNotifications: false,
               disabled: true,
               createdAt: max.createdAt.toISOString(),
             },
@@ -231,6 +233,7 @@ describe("auth's party administrator API (/internal/party), against the real Pos
           displayName: 'Jana Schulz',
           email: 'jana.schulz@adds.example',
           administrator: false,
+          emailNotifications: false,
           disabled: false,
           createdAt: expect.any(String),
         },
@@ -336,7 +339,15 @@ describe("auth's party administrator API (/internal/party), against the real Pos
 
       expect(answer).toEqual({
         status: 200,
-        body: { id: max.id, username: 'off-max', displayName: 'Max Beispiel', administrator: false, disabled: true, createdAt: max.createdAt.toISOString() },
+        body: {
+          id: max.id,
+          username: 'off-max',
+          displayName: 'Max Beispiel',
+          administrator: false,
+          emailNotifications: false,
+          disabled: true,
+          createdAt: max.createdAt.toISOString(),
+        },
       });
       expect((await login(sut.url, 'off-max', 'off-max-password', from())).status).toBe(401);
       expect((await refresh(sut.url, session.refreshToken)).status).toBe(401);

@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
 import type { Logger } from 'pino';
-import { NewPartyMember } from '@bedrequest/contracts';
+import { NewPartyMember, NotificationSettingsInput } from '@bedrequest/contracts';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { ANY_ROLE, principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { PasswordHasher } from '../passwords/password-hasher';
@@ -29,6 +29,8 @@ const memberErrors: DomainErrors = (error) => {
  * - `GET /users`: 200 `{items}`, the party's people (administrators only).
  * - `POST /users` `{username, password, displayName?, email?, administrator?}`: 201 the person; 400, 409 (a taken username).
  * - `POST /users/:id/disable`: 200 the person; 404 for anyone not of the caller's party, 409 for themself.
+ * - `GET /users/me/notifications`: 200 `{email, address?}`, the caller's own choice of e-mail (any person).
+ * - `PUT /users/me/notifications` `{email}`: 200 as GET; 409 turning it on without an address.
  *
  * 401 for a token whose person or party is disabled, 403 for a person who is not an administrator.
  */
@@ -45,6 +47,13 @@ export function partyMembersRouter(options: { members: PartyMembers; verifier: T
   router.post('/users', express.json({ limit: '16kb' }), async (req, res) => {
     const input = HttpError.parseInput(NewPartyMember, req.body);
     res.status(201).json(await members.create(principalOf(res), input));
+  });
+  router.get('/users/me/notifications', async (_req, res) => {
+    res.json(await members.notifications(principalOf(res)));
+  });
+  router.put('/users/me/notifications', express.json({ limit: '1kb' }), async (req, res) => {
+    const input = HttpError.parseInput(NotificationSettingsInput, req.body);
+    res.json(await members.setNotifications(principalOf(res), input.email));
   });
   router.post('/users/:id/disable', async (req, res) => {
     res.json(await members.disable(principalOf(res), String(req.params.id)));

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { NewPartyMember, PartyMemberView, PartyView } from '@bedrequest/contracts';
+import type { NewPartyMember, NotificationSettings, PartyMemberView, PartyView } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import type { Principal } from '@bedrequest/tokens';
 import type { Member } from '../users/user';
@@ -38,6 +38,14 @@ export class SelfDisableError extends HttpError {
   override name = 'SelfDisableError';
   constructor() {
     super('conflict', 'you cannot disable yourself: another administrator of your party, or the operator, can');
+  }
+}
+
+/** A person turning e-mail on who has no address to send it to (409): their administrator sets one. */
+export class NoEmailAddressError extends HttpError {
+  override name = 'NoEmailAddressError';
+  constructor() {
+    super('conflict', 'email: you have no e-mail address; an administrator of your party sets it');
   }
 }
 
@@ -91,7 +99,8 @@ export class PartyMembers {
       { partyId: administrator.partyId, userId: administrator.id, targetUserId: created.id, administrator: created.administrator },
       'party member created',
     );
-    return viewOf(created);
+    // A new person gets no e-mail until they ask for it themself.
+    return viewOf({ ...created, emailNotifications: false });
   }
 
   /**
@@ -109,6 +118,23 @@ export class PartyMembers {
     const disabled = await this.deps.members.find(administrator.partyId, target.id);
     if (!disabled) throw new Error(`user ${target.id} left party ${administrator.partyId} while being disabled`);
     return viewOf(disabled);
+  }
+
+  /** The caller's own choice of e-mail (any person of the party, for themself only). */
+  async notifications(principal: Principal): Promise<NotificationSettings> {
+    const person = await this.personOf(principal);
+    const member = await this.deps.members.find(person.partyId, person.id);
+    return settingsOf(member ?? { email: person.email, emailNotifications: false });
+  }
+
+  /** Sets the caller's own choice; turning it on needs an address. */
+  async setNotifications(principal: Principal, email: boolean): Promise<NotificationSettings> {
+    const person = await this.personOf(principal);
+    if (email && person.email === null) throw new NoEmailAddressError();
+    const changed = await this.deps.members.setEmailNotifications(person.partyId, person.id, email);
+    if (!changed) throw new RevokedPersonError();
+    this.deps.logger.info({ partyId: person.partyId, userId: person.id, emailNotifications: email }, 'party member notifications set');
+    return settingsOf(changed);
   }
 
   private async administratorOf(principal: Principal): Promise<Member> {
@@ -143,7 +169,12 @@ function viewOf(member: PartyMember): PartyMemberView {
     displayName: member.displayName,
     ...(member.email === null ? {} : { email: member.email }),
     administrator: member.administrator,
+    emailNotifications: member.emailNotifications,
     disabled: member.disabledAt !== null,
     createdAt: member.createdAt.toISOString(),
   };
+}
+
+function settingsOf(member: Pick<PartyMember, 'email' | 'emailNotifications'>): NotificationSettings {
+  return { email: member.emailNotifications, ...(member.email === null ? {} : { address: member.email }) };
 }
