@@ -67,7 +67,8 @@ describe('answer deadlines and overdue Tasks', () => {
 
   it('marks the Task its clinic left unanswered past the deadline, once, finds it with overdue=true, lists it, and drops the mark with the answer', async () => {
     const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${crypto.randomUUID()}`;
-    const deadline = new Date(Date.now() + 4000);
+    // Room for the prompt clinic to answer first on a loaded machine: a Task still `requested` at the deadline is rightly marked.
+    const deadline = new Date(Date.now() + 8000);
     deadline.setUTCMilliseconds(0);
     const bundle = admissionRequestBundle({ requestIdentifier: identifier, performerIks: [LATE, PROMPT] });
     const serviceRequest = bundle.entry?.find((entry) => entry.resource?.resourceType === 'ServiceRequest')?.resource as { extension?: unknown[] };
@@ -122,5 +123,10 @@ describe('answer deadlines and overdue Tasks', () => {
     expect(lateAnswer.status).toBe(200);
     expect(lateAnswer.body.extension).toBeUndefined();
     expect((await search('overdue=true')).body.total).toBe(0);
+
+    // The clinic's history keeps the mark between the request and the answer, with the deadline that passed.
+    const history = await stack.api<{ items: { kind: string; deadline?: string }[] }>('GET', `/api/v1/clinic/tasks/${lateTask?.id}/history`, { token: late });
+    expect(history.body.items.map((entry) => entry.kind)).toEqual(['answer', 'overdue', 'request']);
+    expect(history.body.items[1]).toEqual({ kind: 'overdue', at: list.body.items.find((item) => item.id === lateTask?.id)?.overdueSince, deadline: deadline.toISOString() });
   });
 });
