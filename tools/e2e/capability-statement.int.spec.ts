@@ -183,7 +183,7 @@ describe('the CapabilityStatement, and what it promises, on the running service'
     const structureDefinitions = await fhir<Bundle>('/StructureDefinition');
     expectFhirAnswer(structureDefinitions, 200, 'GET /StructureDefinition');
     // Beside the profiles, the extensions of "Answer deadlines" (docs/api.md), each at its canonical id too.
-    const extensions = ['answer-deadline', 'answer-overdue'].map((id) => `${PROFILE_BASE}/fhir/StructureDefinition/${id}`);
+    const extensions = ['answer-deadline', 'answer-overdue', 'asked-by-rule'].map((id) => `${PROFILE_BASE}/fhir/StructureDefinition/${id}`);
     expect((structureDefinitions.body.entry ?? []).map((entry) => (entry.resource as StructureDefinition).url)).toEqual([...profiles, ...extensions]);
     expect(resourceOf('StructureDefinition').documentation).toContain(extensions[0]);
     for (const url of extensions) {

@@ -26,7 +26,7 @@ import { internalRouter } from './http';
 import { intakeHandler } from './messages';
 import { openIntakeDatabase, openSealedFields, prismaRunner, type SealedFields } from './persistence';
 import { ReferrerWorkspaceRepository, ReferrerWorkspaceService, referrerWorkspaceRouter } from './referrer-workspace';
-import { OverdueSweep, ReferrerSettingsRepository, referrerSettingsRouter } from './deadlines';
+import { EscalationSweep, OverdueSweep, ReferrerSettingsRepository, referrerSettingsRouter } from './deadlines';
 import { requestReadRouter, RequestReadService } from './request-reads';
 import { AdmissionRequestRepository, IntakeService } from './requests';
 import { TaskReadRepository, TaskReadService } from './tasks';
@@ -136,6 +136,17 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     });
     overdue.start();
     lifecycle.onStop('overdue sweep', () => overdue.stop());
+    // After the deadline the party's rule asks further clinics, each once across every replica (deadlines/escalation-sweep.ts).
+    const escalation = new EscalationSweep(
+      prisma,
+      config.INTAKE_DB_SCHEMA,
+      fields,
+      systems,
+      { clinics, deadlineRule: (partyId) => referrerSettings.ruleOf(partyId) },
+      { logger, intervalMs: config.OVERDUE_SWEEP_SECONDS * 1000, onAsked: () => relay.nudge() },
+    );
+    escalation.start();
+    lifecycle.onStop('escalation sweep', () => escalation.stop());
     // A Task's history for its clinic: its answers, documents and request changes.
     app.use(clinicTaskHistoryRouter(new ClinicTaskHistoryReads(prisma, fields, audit), verifier, logger));
     app.use(clinicTaskReferrerRouter(new ClinicTaskReferrers(prisma), verifier, logger));

@@ -35,9 +35,47 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
     expect((await admin('clinic', 'list')).out).toContain('510000001  Reha-Klinik Am Waldsee  [2300, 0300, 2800]');
   });
 
+  it('stores a postal code and coordinates, keeps them on an upsert without them, and announces them to the services', async () => {
+    const located = await admin(
+      ...['clinic', 'upsert', '--ik', '510000031', '--name', 'Reha Mitte', '--departments', '2300'],
+      ...['--postal-code', '10115', '--latitude', '52.532', '--longitude', '13.384'],
+    );
+    expect(located).toEqual({ code: 0, out: expect.stringContaining('location: 10115 52.532, 13.384'), err: '' });
+    await admin('clinic', 'upsert', '--ik', '510000031', '--name', 'Reha Mitte am Park', '--departments', '2300,0300');
+
+    const prisma = await openRoutingDatabase({ databaseUrl: env.databaseUrl, schema: config.ROUTING_DB_SCHEMA, poolSize: 1 });
+    try {
+      expect(await prisma.clinic.findUnique({ where: { ik: '510000031' }, select: { postalCode: true, latitude: true, longitude: true } })).toEqual({
+        postalCode: '10115',
+        latitude: 52.532,
+        longitude: 13.384,
+      });
+      const [announced] = await prisma.outboxMessage.findMany({
+        where: { routingKey: { startsWith: 'clinic.registry.changed' } },
+        orderBy: { id: 'desc' },
+        take: 1,
+      });
+      expect(announced?.envelope).toMatchObject({
+        payload: { clinic: { ik: '510000031', name: 'Reha Mitte am Park', postalCode: '10115', coordinates: { latitude: 52.532, longitude: 13.384 } } },
+      });
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
   it.each([
     [['clinic', 'upsert', '--ik', '51000001', '--name', 'X', '--departments', '2300'], 'malformed IK number "51000001"'],
     [['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300,9999'], 'unknown department key "9999"'],
+    [['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--postal-code', '1011'], 'malformed postal code "1011"'],
+    [['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--latitude', '52.5'], '--latitude and --longitude go together'],
+    [
+      ['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--latitude', '95', '--longitude', '13.4'],
+      'malformed latitude "95": decimal degrees from -90 to 90',
+    ],
+    [
+      ['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--latitude', '52.5', '--longitude', 'east'],
+      'malformed longitude "east"',
+    ],
   ])('refuses %j with exit code 1 and a one-line reason', async (argv, reason) => {
     const result = await admin(...argv);
 
@@ -52,7 +90,7 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
     [['clinic', 'upsert', '--ik', '510000009', '--name', 'X'], 'missing option --departments'],
     [
       ['clinic', 'upsert', '--ik', '510000009', '--name', 'X', '--departments', '2300', '--colour', 'red'],
-      'unknown option --colour (clinic upsert takes --ik, --name, --departments)',
+      'unknown option --colour (clinic upsert takes --ik, --name, --departments, --postal-code, --latitude, --longitude)',
     ],
     [
       ['clinic', 'remove'],
@@ -80,7 +118,7 @@ describe('npm run admin -- clinic ... against the real PostgreSQL', () => {
     expect(result.out.split('\n')).toEqual(
       expect.arrayContaining([
         'usage: npm run admin -- clinic <command> [options]',
-        '  clinic upsert --ik <IK> --name "<name>" --departments <key>[,<key>...]',
+        '  clinic upsert --ik <IK> --name "<name>" --departments <key>[,<key>...] [--postal-code <5 digits>] [--latitude <degrees>] [--longitude <degrees>]',
         '  clinic list',
         '  clinic auto-answer --ik <IK> --enabled true|false',
         '  clinic beds --ik <IK> [--department <key>] [--date YYYY-MM-DD] [--free <n>] [--from YYYY-MM-DD] [--to YYYY-MM-DD]',

@@ -6,7 +6,7 @@ import { BedCountService } from './beds/bed-count.service';
 import type { RoutingCliConfig } from './config';
 import { DispatchRepository } from './dispatch/dispatch.repository';
 import { openRoutingDatabase } from './persistence/database';
-import { ClinicRegistry, parseDepartments, parseIk } from './registry/clinic-registry.service';
+import { ClinicRegistry, parseCoordinates, parseDepartments, parseIk, parsePostalCode } from './registry/clinic-registry.service';
 import { ClinicRepository } from './registry/clinic.repository';
 
 interface RoutingServices {
@@ -28,14 +28,32 @@ export const CLINIC_CLI = new CommandLine<RoutingServices>({
   summary: 'The clinic registry (routing). Reads DATABASE_URL and ROUTING_DB_SCHEMA from the environment.',
   commands: {
     upsert: command({
-      summary: 'registers a participating clinic, or updates its name and departments',
-      options: { ik: option.string('<IK>'), name: option.string('"<name>"'), departments: option.string('<key>[,<key>...]') },
+      summary: 'registers a participating clinic, or updates its name, departments and, where given, its postal code and coordinates',
+      options: {
+        ik: option.string('<IK>'),
+        name: option.string('"<name>"'),
+        departments: option.string('<key>[,<key>...]'),
+        'postal-code': option.string('<5 digits>').optional(),
+        latitude: option.string('<degrees>').optional(),
+        longitude: option.string('<degrees>').optional(),
+      },
       async run(values, { services, out }: Context) {
-        const input = { ik: parseIk(values.ik), name: values.name, departments: parseDepartments(values.departments.split(',')) };
+        const postalCode = values['postal-code'] === undefined ? undefined : parsePostalCode(values['postal-code']);
+        const coordinates = parseCoordinates(values.latitude, values.longitude);
+        const input = {
+          ik: parseIk(values.ik),
+          name: values.name,
+          departments: parseDepartments(values.departments.split(',')),
+          ...(postalCode ? { postalCode } : {}),
+          ...(coordinates ? { coordinates } : {}),
+        };
         const { registry } = await services();
         const { clinic, created } = await registry.register(input);
         const departments = clinic.departments.map((department) => `${department.code} (${department.specialty})`).join(', ');
-        out(`clinic ${clinic.ik} "${clinic.name}" ${created ? 'registered' : 'updated'}; departments: ${departments}`);
+        const location = [clinic.postalCode, clinic.coordinates && `${clinic.coordinates.latitude}, ${clinic.coordinates.longitude}`].filter(Boolean).join(' ');
+        out(
+          `clinic ${clinic.ik} "${clinic.name}" ${created ? 'registered' : 'updated'}; departments: ${departments}${location ? `; location: ${location}` : ''}`,
+        );
       },
     }),
     list: command({

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { PostalCode } from './messages/clinic-registry-changed';
+import { IkNumber } from './messages/ik-number';
 
 /**
  * The hospital's own data about its requests, kept by intake beside them and never sent to a clinic
@@ -136,6 +138,33 @@ export const HOLIDAY_REGIONS = [
 export const HolidayRegion = z.enum(HOLIDAY_REGIONS);
 export type HolidayRegion = z.infer<typeof HolidayRegion>;
 
+/** At most this many clinics in a party's own list: more than a region has rehabilitation clinics of one department. */
+export const MAX_ESCALATION_CLINICS = 50;
+
+/**
+ * The party's rule for asking further clinics after a request's deadline (docs/api.md, "Answer
+ * deadlines", "Asking by rule"): when fewer than `whenOpenBelow` clinics are still open, the next
+ * `askNext` clinics are asked, from `clinics` in its order, else from the registry nearest to `origin`.
+ */
+export const EscalationRule = z.strictObject({
+  whenOpenBelow: z.number().int().min(1).max(10).describe('Asks when fewer than this many clinics are still open'),
+  askNext: z.number().int().min(1).max(10).describe('How many clinics one step asks'),
+  clinics: z
+    .array(IkNumber)
+    .max(MAX_ESCALATION_CLINICS)
+    .refine((iks) => new Set(iks).size === iks.length, 'each IK number at most once')
+    .optional()
+    .describe("The party's own clinics in order of preference, asked before the registry's"),
+  origin: z
+    .strictObject({
+      postalCode: PostalCode.describe("The patients' postal code area"),
+      latitude: z.number().min(-90).max(90),
+      longitude: z.number().min(-180).max(180),
+    })
+    .describe('The point of that area (WGS 84) that "nearest" is measured from; the service has no geocoding, the rule gives it'),
+});
+export type EscalationRule = z.infer<typeof EscalationRule>;
+
 /**
  * `GET|PUT /api/v1/referrer/settings` (docs/api.md, "Answer deadlines"): the party's default answer
  * deadline, `workingDays` working days after intake received a new request that names none.
@@ -147,5 +176,8 @@ export const ReferrerSettings = z.strictObject({
       'Whose public holidays are no working days besides Saturdays and Sundays: `DE` the nationwide ones, `DE-BW` … those of a German state (ISO 3166-2)',
     ),
   }),
+  escalation: EscalationRule.nullable()
+    .optional()
+    .describe('The rule that asks further clinics after the deadline; `null`: none. Absent on PUT: the stored rule stays'),
 });
 export type ReferrerSettings = z.infer<typeof ReferrerSettings>;

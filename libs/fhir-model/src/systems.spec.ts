@@ -16,6 +16,7 @@ describe('fhirSystems', () => {
       userSystem: 'https://bedrequest.example.org/fhir/sid/user',
       answerDeadlineExtension: 'https://bedrequest.example.org/fhir/StructureDefinition/answer-deadline',
       answerOverdueExtension: 'https://bedrequest.example.org/fhir/StructureDefinition/answer-overdue',
+      askedByRuleExtension: 'https://bedrequest.example.org/fhir/StructureDefinition/asked-by-rule',
     });
   });
 

@@ -41,6 +41,8 @@ export interface FhirSystems {
   answerDeadlineExtension: string;
   /** Task extension: when the service marked the Task overdue, its deadline passed unanswered (docs/api.md, "Answer deadlines"). */
   answerOverdueExtension: string;
+  /** Task extension: the referrer's rule asked the clinic after the deadline, from its list or the registry (docs/api.md, "Asking by rule"). */
+  askedByRuleExtension: string;
 }
 
 export function fhirSystems(profileBase: string = DEFAULT_PROFILE_BASE): FhirSystems {
@@ -59,5 +61,6 @@ export function fhirSystems(profileBase: string = DEFAULT_PROFILE_BASE): FhirSys
     userSystem: `${base}/sid/user`,
     answerDeadlineExtension: `${base}/StructureDefinition/answer-deadline`,
     answerOverdueExtension: `${base}/StructureDefinition/answer-overdue`,
+    askedByRuleExtension: `${base}/StructureDefinition/asked-by-rule`,
   };
 }

@@ -12,7 +12,8 @@ export function klinikenRouter(directory: Pick<ClinicDirectory, 'list'>, logger:
   const router = Router();
   router.get('/', async (_req, res) => {
     try {
-      res.json({ items: await directory.list() });
+      // docs/decisions.md's clinic record has these three fields: a clinic's location stays with the services.
+      res.json({ items: (await directory.list()).map(({ ik, name, departments }) => ({ ik, name, departments })) });
     } catch (error) {
       if (!(error instanceof ClinicDirectoryUnavailableError)) throw error;
       throw new HttpError('unavailable', 'the clinic registry is temporarily unavailable', { retryAfterSeconds: 5, cause: error.cause, detail: error.message });

@@ -110,7 +110,8 @@ describe('the conformance resources the statement lists', () => {
     const bundle = res.body as Bundle;
     expectValidFhir(bundle, `GET /${type}`);
     const base = `${new URL(res.request.url).origin}/api/v2/fhir`;
-    expect(bundle).toMatchObject({ type: 'searchset', total: 4, link: [{ relation: 'self', url: `${base}/${type}` }] });
+    const total = { StructureDefinition: 5, CodeSystem: 4 }[type];
+    expect(bundle).toMatchObject({ type: 'searchset', total, link: [{ relation: 'self', url: `${base}/${type}` }] });
     for (const entry of bundle.entry ?? []) {
       expect(entry.fullUrl).toBe(`${base}/${type}/${entry.resource?.id}`);
       expect(entry.resource?.resourceType).toBe(type);
@@ -123,7 +124,7 @@ describe('the conformance resources the statement lists', () => {
     expectValidFhir(res.body, 'GET /StructureDefinition/<unknown>');
     expect(res.body.issue[0]).toMatchObject({
       code: 'not-found',
-      diagnostics: 'no StructureDefinition with this id; there are: AdmissionRequestBundle, DocumentBundle, answer-deadline, answer-overdue',
+      diagnostics: 'no StructureDefinition with this id; there are: AdmissionRequestBundle, DocumentBundle, answer-deadline, answer-overdue, asked-by-rule',
     });
   });
 

@@ -119,7 +119,7 @@ export const StructureDefinition = z
     derivation: z.literal('constraint'),
   })
   .describe(
-    'A profile of the interface (of a Bundle) or one of its extensions (answer-deadline on the ServiceRequest, answer-overdue on the Task: docs/api.md, "Answer deadlines"), at its canonical id',
+    'A profile of the interface (of a Bundle) or one of its extensions (answer-deadline on the ServiceRequest, answer-overdue and asked-by-rule on the Task: docs/api.md, "Answer deadlines"), at its canonical id',
   );
 export const CodeSystem = z
   .looseObject({

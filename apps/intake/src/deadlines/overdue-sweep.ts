@@ -4,7 +4,7 @@ import { AdmissionOverdueV1 } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
 import { outboxRecord, outboxRow } from '@bedrequest/messaging';
 import { intakeTable, sealedFor, type IntakeDatabase, type SealedFields } from '../persistence';
-import { appendedHistory, toFhirTask, type StoredHistoryEntry, type TaskNote } from '../tasks';
+import { appendedHistory, askedByRuleOf, toFhirTask, type StoredHistoryEntry, type TaskNote } from '../tasks';
 import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 
 /** Tasks marked per transaction; a run goes on until none is due. */
@@ -23,6 +23,7 @@ interface DueRow {
   identifier: string;
   referrer_ik: string;
   referrer_party_id: string;
+  asked_by_rule: unknown;
 }
 
 /**
@@ -93,7 +94,7 @@ export class OverdueSweep {
     const now = (this.options.now ?? (() => new Date()))();
     return this.prisma.$transaction(async (tx) => {
       const due = await tx.$queryRaw<DueRow[]>`
-        SELECT t.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.sealed_history, t.authored_on, t.answer_deadline, t.overdue_deadline,
+        SELECT t.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.sealed_history, t.authored_on, t.answer_deadline, t.overdue_deadline, t.asked_by_rule,
                r.identifier, r.referrer_ik, r.referrer_party_id
           FROM ${this.task} t JOIN ${this.request} r ON r.id = t.request_id
          WHERE t.status = 'requested' AND t.overdue_at IS NULL AND t.answer_deadline IS NOT NULL AND t.answer_deadline <= ${now}
@@ -133,6 +134,7 @@ export class OverdueSweep {
             referrerIk: row.referrer_ik,
             answerDeadline: deadline,
             overdueSince: now,
+            askedByRule: askedByRuleOf(row.asked_by_rule),
           },
           this.systems,
           { authors: false },

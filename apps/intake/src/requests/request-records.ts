@@ -1,7 +1,7 @@
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import type { OutboxRecord } from '@bedrequest/messaging';
 import type { AuditEntry } from '../audit';
-import type { StoredHistoryEntry, TaskNote } from '../tasks';
+import type { AskedByRule, StoredHistoryEntry, TaskNote } from '../tasks';
 
 // What intake stores of a request, as a batch reads it (AdmissionRequestRepository.load) and what
 // a batch writes (AdmissionRequestRepository.write).
@@ -55,6 +55,8 @@ export interface StoredTask {
   overdueSince?: Date | null;
   /** The deadline the last AdmissionOverdueV1 of the Task was published for. */
   overdueDeadline?: Date | null;
+  /** The party's rule that asked its clinic (deadlines/escalation.ts); none when a version named it. */
+  askedByRule?: AskedByRule | null;
 }
 
 /** What a batch changes, written by AdmissionRequestRepository.write in one statement. */

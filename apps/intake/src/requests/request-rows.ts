@@ -1,5 +1,5 @@
 import type { BusinessStatus, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
-import type { StoredHistoryEntry, TaskNote } from '../tasks';
+import { askedByRuleOf, type StoredHistoryEntry, type TaskNote } from '../tasks';
 import type { StoredRequest, StoredTask } from './request-records';
 
 // Rows of intake's request and Task tables as its statements return them, and what a batch reads of them.
@@ -48,6 +48,7 @@ export interface TaskJson {
   answer_deadline: string | null;
   overdue_at: string | null;
   overdue_deadline: string | null;
+  asked_by_rule?: unknown;
 }
 
 export function storedRequestOf(request: RequestJson): StoredRequest {
@@ -90,6 +91,7 @@ export function storedTaskOf(task: TaskJson, notes: TaskNote[], history: StoredH
     answerDeadline: dateOrNull(task.answer_deadline),
     overdueSince: dateOrNull(task.overdue_at),
     overdueDeadline: dateOrNull(task.overdue_deadline),
+    askedByRule: askedByRuleOf(task.asked_by_rule),
   };
 }
 

@@ -139,6 +139,17 @@ describe('decide: supplemented data (active/proposal)', () => {
     });
   });
 
+  it("only adds clinics though the version does not name the clinics the party's rule asked, and a supplement reaches them", () => {
+    const current = { ...proposal([task(A), task(B), { ...task(C), askedByRule: { source: 'list' } }]), latestContentHash: 'content' };
+    const D = '510000004';
+    const added = decide(current, submission({ fingerprint: { ...hashed('new-hash'), content: 'content' }, performerIks: [A, B, D] }));
+    expect(added.kind === 'apply' && added.tasks.map((change) => change.clinicIk)).toEqual([D]);
+    const supplemented = decide(current, submission({ fingerprint: { ...hashed('new-hash'), content: 'other content' }, performerIks: [A, B] }));
+    expect(supplemented.kind === 'apply' && supplemented.tasks.map((change) => change.clinicIk)).toEqual([A, B, C]);
+    // The version the rule left as it was is still recognised when the hospital sends it again.
+    expect(decide(current, submission({ fingerprint: hashed('old-hash'), performerIks: [A, B] }))).toEqual({ kind: 'unchanged' });
+  });
+
   it('treats a bundle identical to the latest version as a retry: nothing changes', () => {
     expect(decide(proposal(), submission({ fingerprint: hashed('old-hash') }))).toEqual({ kind: 'unchanged' });
   });

@@ -22,6 +22,8 @@ export interface TaskState {
   clinicIk: string;
   status: TaskStatus;
   businessStatus: BusinessStatus | null;
+  /** Set when the party's rule asked the clinic (deadlines/escalation.ts): no version named it. */
+  askedByRule?: object | null;
 }
 
 export interface RequestState {
@@ -225,13 +227,13 @@ function supplement(current: RequestState, submission: Submission): Decision {
 
 /**
  * The clinics a version only adds (docs/api.md, "Answer deadlines": asking further clinics): the same
- * content as the latest version but for its clinics, every clinic with a Task named again, and at
- * least one clinic new to the request. Those get Tasks; every other Task stays as it is, and its
+ * content as the latest version but for its clinics, every clinic with a Task named again (but those
+ * the party's rule asked, which no version named), and at least one clinic new to the request. Those get Tasks; every other Task stays as it is, and its
  * clinic is not sent the version. Undefined for any other version, a supplement.
  */
 function onlyAddedClinics(current: RequestState, submission: Submission, named: readonly string[]): string[] | undefined {
   if (!current.latestContentHash || submission.fingerprint.content !== current.latestContentHash) return undefined;
-  if (!current.tasks.every((task) => named.includes(task.clinicIk))) return undefined;
+  if (!current.tasks.every((task) => task.askedByRule || named.includes(task.clinicIk))) return undefined;
   const added = named.filter((clinicIk) => !current.tasks.some((task) => task.clinicIk === clinicIk));
   return added.length ? added : undefined;
 }

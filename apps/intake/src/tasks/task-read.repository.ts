@@ -3,7 +3,7 @@ import { taskAccess } from '../access';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { intakeTable, sealedFor, type SealedFields } from '../persistence';
 import { instantIn } from '../search';
-import type { ClinicTaskView, TaskNote } from './task-resource';
+import { askedByRuleOf, type ClinicTaskView, type TaskNote } from './task-resource';
 import { answerParts, type TaskKey, type TaskSearch } from './task-search';
 
 /** A Task with what only intake needs to decide what its clinic may read. */
@@ -31,10 +31,11 @@ interface TaskRow {
   referrer_party_id: string;
   answer_deadline: Date | null;
   overdue_at: Date | null;
+  asked_by_rule: unknown;
 }
 
 const TASK_COLUMNS = Prisma.raw(
-  't.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id, t.answer_deadline, t.overdue_at',
+  't.id, t.clinic_ik, t.status, t.business_status, t.sealed_notes, t.authored_on, t.last_modified, r.identifier, r.referrer_ik, r.referrer_party_id, t.answer_deadline, t.overdue_at, t.asked_by_rule',
 );
 
 /** A Task a search found, with the referrer owning its request (whom the read's audit entry concerns). */
@@ -169,6 +170,7 @@ export class TaskReadRepository {
       erasedAt: row.request.erasure?.erasedAt ?? null,
       answerDeadline: row.answerDeadline,
       overdueSince: row.overdueAt,
+      askedByRule: askedByRuleOf(row.askedByRule),
     };
   }
 
@@ -256,5 +258,6 @@ function toTaskView(row: TaskRow, notes: TaskNote[]): SearchedTask {
     referrerIk: row.referrer_ik,
     answerDeadline: row.answer_deadline,
     overdueSince: row.overdue_at,
+    askedByRule: askedByRuleOf(row.asked_by_rule),
   };
 }

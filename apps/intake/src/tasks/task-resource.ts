@@ -29,6 +29,24 @@ export interface ClinicTaskView {
   answerDeadline?: Date | null;
   /** When the service marked it overdue: the answer-overdue extension. */
   overdueSince?: Date | null;
+  /** The party's rule asked its clinic (asking by rule), from its list or the registry: the asked-by-rule extension. */
+  askedByRule?: AskedByRule | null;
+}
+
+/** What a Task keeps of the rule that asked its clinic (clinic_task.asked_by_rule, migration 0012). */
+export interface AskedByRule {
+  /** `list`: the party's own list; `registry`: the registry's clinics with the department, nearest first. */
+  source: 'list' | 'registry';
+  whenOpenBelow: number;
+  askNext: number;
+  /** How many clinics were still open when the rule asked. */
+  openBefore: number;
+}
+
+/** A stored asked_by_rule value, or null (none, or not one this release wrote). */
+export function askedByRuleOf(stored: unknown): AskedByRule | null {
+  const value = stored as Partial<AskedByRule> | null | undefined;
+  return value && (value.source === 'list' || value.source === 'registry') ? (value as AskedByRule) : null;
 }
 
 /**
@@ -44,7 +62,7 @@ export function toFhirTask(task: ClinicTaskView, systems: FhirSystems, view: { a
     resourceType: 'Task',
     id: task.id,
     meta: { lastUpdated: lastModified },
-    ...(task.overdueSince ? { extension: [{ url: systems.answerOverdueExtension, valueDateTime: task.overdueSince.toISOString() }] } : {}),
+    ...extensionsOf(task, systems),
     status: task.status,
     intent: 'order',
     basedOn: [{ identifier: { system: URI_IDENTIFIER_SYSTEM, value: task.requestIdentifier } }],
@@ -68,6 +86,15 @@ export function toFhirTask(task: ClinicTaskView, systems: FhirSystems, view: { a
     ...(task.notes.length ? { note: task.notes.map((note) => annotationOf(note, task.clinicIk, view.authors ? systems : undefined)) } : {}),
     ...(task.answerDeadline ? { restriction: { period: { end: task.answerDeadline.toISOString() } } } : {}),
   };
+}
+
+/** The Task's extensions: asked-by-rule (its source as `valueCode`), answer-overdue; none: no `extension`. */
+function extensionsOf(task: ClinicTaskView, systems: FhirSystems): { extension?: NonNullable<FhirTask['extension']> } {
+  const extension = [
+    ...(task.askedByRule ? [{ url: systems.askedByRuleExtension, valueCode: task.askedByRule.source }] : []),
+    ...(task.overdueSince ? [{ url: systems.answerOverdueExtension, valueDateTime: task.overdueSince.toISOString() }] : []),
+  ];
+  return extension.length ? { extension } : {};
 }
 
 /** A note as FHIR's Annotation (R4 datatypes.html#Annotation), with its author (`authorReference`) when `systems` is given and the note names one. */

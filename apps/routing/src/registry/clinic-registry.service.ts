@@ -1,6 +1,6 @@
 import { ClinicRegistryChangedV1, type ClinicRecord as ClinicRecordMessage } from '@bedrequest/contracts';
 import { outboxRecord } from '@bedrequest/messaging';
-import type { ClinicRecord, ClinicRepository } from './clinic.repository';
+import type { ClinicLocation, ClinicRecord, ClinicRepository } from './clinic.repository';
 import { DEPARTMENTS } from '@bedrequest/clinic-directory';
 
 /** Input the registry refuses, with a one-line reason for the admin command line. */
@@ -15,7 +15,7 @@ export interface ClinicDepartment {
   readonly display: string;
 }
 
-export interface Clinic {
+export interface Clinic extends ClinicLocation {
   readonly ik: string;
   readonly name: string;
   readonly departments: readonly ClinicDepartment[];
@@ -44,21 +44,45 @@ export function parseDepartments(values: readonly string[]): string[] {
   return keys;
 }
 
+/** A German postal code: 5 digits (what `clinic upsert --postal-code` takes). */
+export function parsePostalCode(value: string): string {
+  const postalCode = value.trim();
+  if (!/^[0-9]{5}$/.test(postalCode)) throw new InvalidClinicError(`malformed postal code "${value}": a German postal code is 5 digits`);
+  return postalCode;
+}
+
+/** A point from `--latitude` and `--longitude`, both or neither, in decimal WGS 84 degrees. */
+export function parseCoordinates(latitude: string | undefined, longitude: string | undefined): ClinicLocation['coordinates'] {
+  if (latitude === undefined && longitude === undefined) return undefined;
+  if (latitude === undefined || longitude === undefined) throw new InvalidClinicError('--latitude and --longitude go together');
+  return { latitude: degrees(latitude, 'latitude', 90), longitude: degrees(longitude, 'longitude', 180) };
+}
+
+function degrees(value: string, what: string, limit: number): number {
+  const number = /^-?[0-9]{1,3}(\.[0-9]+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!(Math.abs(number) <= limit)) throw new InvalidClinicError(`malformed ${what} "${value}": decimal degrees from -${limit} to ${limit}`);
+  return number;
+}
+
 /** The participating clinics and their departments; routing owns this registry. */
 export class ClinicRegistry {
   constructor(private readonly clinics: ClinicRepository) {}
 
-  async register(input: { ik: string; name: string; departments: readonly string[] }): Promise<{ clinic: Clinic; created: boolean }> {
+  /** Registers or updates a clinic; a location part not given stays as stored. */
+  async register(input: { ik: string; name: string; departments: readonly string[] } & ClinicLocation): Promise<{ clinic: Clinic; created: boolean }> {
     const name = input.name.trim();
     if (name === '') throw new InvalidClinicError('the clinic name must not be empty');
-    const clinic = { ik: parseIk(input.ik), name, departments: parseDepartments(input.departments) };
+    const clinic = {
+      ik: parseIk(input.ik),
+      name,
+      departments: parseDepartments(input.departments),
+      ...(input.postalCode === undefined ? {} : { postalCode: parsePostalCode(input.postalCode) }),
+      ...(input.coordinates ? { coordinates: input.coordinates } : {}),
+    };
     // Every process that keeps the registry in memory hears of the change (gateway, intake).
-    const announcement = outboxRecord(
-      ClinicRegistryChangedV1,
-      { clinic: clinicRecord(describe({ ...clinic, automaticAnswers: false })) },
-      { correlationId: `clinic-registry:${clinic.ik}` },
-    );
-    const { record, created } = await this.clinics.upsert(clinic, announcement);
+    const announce = (stored: ClinicRecord) =>
+      outboxRecord(ClinicRegistryChangedV1, { clinic: clinicRecord(describe(stored)) }, { correlationId: `clinic-registry:${clinic.ik}` });
+    const { record, created } = await this.clinics.upsert(clinic, announce);
     return { clinic: describe(record), created };
   }
 
@@ -81,9 +105,18 @@ export class ClinicRegistry {
   }
 }
 
-/** The clinic record of docs/decisions.md: `{ik, name, departments: [{code, specialty, display}]}`. */
-export function clinicRecord({ ik, name, departments }: Clinic): ClinicRecordMessage {
-  return { ik, name, departments: departments.map(({ code, specialty, display }) => ({ code, specialty, display })) };
+/**
+ * The clinic record of docs/decisions.md, `{ik, name, departments: [{code, specialty, display}]}`,
+ * with its postal code and coordinates where set, for the services (the gateway's public list leaves them out).
+ */
+export function clinicRecord({ ik, name, departments, postalCode, coordinates }: Clinic): ClinicRecordMessage {
+  return {
+    ik,
+    name,
+    departments: departments.map(({ code, specialty, display }) => ({ code, specialty, display })),
+    ...(postalCode === undefined ? {} : { postalCode }),
+    ...(coordinates ? { coordinates: { latitude: coordinates.latitude, longitude: coordinates.longitude } } : {}),
+  };
 }
 
 function describe(record: ClinicRecord): Clinic {
@@ -91,6 +124,8 @@ function describe(record: ClinicRecord): Clinic {
     ik: record.ik,
     name: record.name,
     automaticAnswers: record.automaticAnswers,
+    ...(record.postalCode === undefined ? {} : { postalCode: record.postalCode }),
+    ...(record.coordinates ? { coordinates: record.coordinates } : {}),
     departments: record.departments.map((code) => {
       // A key stored by an older table version is still listed, with the key as its display.
       const specialty = DEPARTMENTS.get(code);

@@ -26,14 +26,14 @@ const NoteAuthorReference = z
 
 const Note = z.looseObject({ text: z.string(), time: Instant });
 
-/** An extension of the Task: `answer-overdue` with `valueDateTime` (docs/api.md, "Answer deadlines"). */
+/** An extension of the Task: `answer-overdue` with `valueDateTime`, `asked-by-rule` with `valueCode` (docs/api.md, "Answer deadlines"). */
 const Extension = z.looseObject({ url: z.string() });
 
 const taskElements = {
   resourceType: z.literal('Task'),
   id: z.guid(),
   meta: z.looseObject({ lastUpdated: Instant }),
-  /** `{profile_base}/fhir/StructureDefinition/answer-overdue` once the service marked the Task overdue; absent otherwise. */
+  /** `{profile_base}/fhir/StructureDefinition/asked-by-rule` when the referrer's rule asked the clinic, then `…/answer-overdue` once the service marked the Task overdue; absent when neither. */
   extension: z.array(Extension).optional(),
   status: TaskStatus,
   intent: z.literal('order'),

@@ -119,6 +119,7 @@ describe('the CapabilityStatement', () => {
     expect(served.filter((url) => !resource(statement, 'Bundle').supportedProfile?.includes(url))).toEqual([
       'https://bedrequest.example.org/fhir/StructureDefinition/answer-deadline',
       'https://bedrequest.example.org/fhir/StructureDefinition/answer-overdue',
+      'https://bedrequest.example.org/fhir/StructureDefinition/asked-by-rule',
     ]);
     expect(resources.StructureDefinition.find((definition) => definition.id === 'answer-deadline')).toMatchObject({
       type: 'Extension',

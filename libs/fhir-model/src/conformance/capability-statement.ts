@@ -222,7 +222,7 @@ function auditEventResource(): CapabilityStatementRestResource {
 
 const CONFORMANCE_DOCUMENTATION: Record<ConformanceResourceType, string> = {
   StructureDefinition:
-    'The profiles of the bundles and the extensions (answer-deadline on the ServiceRequest, answer-overdue on the Task), each at its canonical id.',
+    'The profiles of the bundles and the extensions (answer-deadline on the ServiceRequest, answer-overdue and asked-by-rule on the Task), each at its canonical id.',
   CodeSystem: 'The code systems of the interface, each at its canonical id, with every code and its display.',
 };
 

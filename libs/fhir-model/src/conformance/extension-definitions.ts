@@ -7,7 +7,7 @@ const EXTENSION_BASE_DEFINITION = 'http://hl7.org/fhir/StructureDefinition/Exten
 
 /**
  * The extensions of the interface (docs/api.md, "Answer deadlines") as FHIR R4 extension
- * definitions: a simple extension each, a `valueDateTime` on one context element.
+ * definitions: a simple extension each, a `valueDateTime` (or `valueCode`) on one context element.
  */
 export function extensionDefinitions(options: ConformanceOptions): StructureDefinition[] {
   const systems = fhirSystems(options.profileBase);
@@ -16,12 +16,13 @@ export function extensionDefinitions(options: ConformanceOptions): StructureDefi
     names: { name: string; title: string; description: string },
     context: string,
     value: { short: string; definition: string },
+    type: 'dateTime' | 'code' = 'dateTime',
   ): StructureDefinition => {
     const element: ElementDefinition[] = [
       { id: 'Extension', path: 'Extension', short: names.title, definition: names.description, min: 0, max: '1' },
       { id: 'Extension.extension', path: 'Extension.extension', max: '0' },
       { id: 'Extension.url', path: 'Extension.url', fixedUri: url },
-      { id: 'Extension.value[x]', path: 'Extension.value[x]', min: 1, type: [{ code: 'dateTime' }], ...value },
+      { id: 'Extension.value[x]', path: 'Extension.value[x]', min: 1, type: [{ code: type }], ...value },
     ];
     return {
       resourceType: 'StructureDefinition',
@@ -61,6 +62,22 @@ export function extensionDefinitions(options: ConformanceOptions): StructureDefi
       },
       'Task',
       { short: 'When the service marked the Task overdue (an instant in UTC)', definition: 'When the service marked the Task overdue.' },
+    ),
+    extension(
+      systems.askedByRuleExtension,
+      {
+        name: 'AskedByRule',
+        title: 'Asked by rule',
+        description:
+          "The referrer's rule asked this clinic after the request's deadline, when fewer clinics than the rule says were still open: no version of the request named it. Its own deadline (restriction.period.end) is the referrer's default from that moment.",
+      },
+      'Task',
+      {
+        short: 'list | registry',
+        definition:
+          "`list`: from the referrer's own list of clinics, in its order; `registry`: from the registry's clinics with the request's department, nearest first.",
+      },
+      'code',
     ),
   ];
 }
