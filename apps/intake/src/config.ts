@@ -52,6 +52,27 @@ export const IntakeConfig = configSchema({
   ANSWER_DEADLINE_HOLIDAYS: HolidayRegion.default('DE'),
   /** How often each intake looks for Tasks past their deadline to mark overdue. */
   OVERDUE_SWEEP_SECONDS: env.positiveInt(30),
+  /**
+   * E-mail to the people who asked for it (docs/operations.md, "E-mail"): through the relay at
+   * SMTP_URL (`smtp://user:password@relay:587`, `smtps://…`; a secret), from MAIL_FROM. Unset: no
+   * mail is sent (and none older than MAIL_GIVE_UP_HOURS once it is set).
+   */
+  SMTP_URL: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || undefined)
+    .refine((value) => value === undefined || /^smtps?:\/\/[^/]/.test(value), 'must be an smtp:// or smtps:// URL'),
+  MAIL_FROM: z.string().trim().min(3).default('Bettenanfrage <noreply@bedrequest.example.org>'),
+  /** The web app's public address (apps/web): a mail's only content is a link to its page there. */
+  WEB_PUBLIC_URL: env.url('http://127.0.0.1:8085', ['http:', 'https:']),
+  /** A clinic still to answer is reminded this long before its deadline (fractions allowed: 0.1 is 6 s). */
+  MAIL_REMINDER_BEFORE_MINUTES: z.coerce.number().positive().default(240),
+  /** How often each intake looks for mail to send and clinics to remind. */
+  MAIL_POLL_SECONDS: env.positiveInt(10),
+  /** The first retry after the relay failed; each further one waits twice as long, up to an hour. */
+  MAIL_RETRY_BASE_SECONDS: env.positiveInt(30),
+  /** A mail not sent within this long is given up (logged): news that late is no news. */
+  MAIL_GIVE_UP_HOURS: env.positiveInt(72),
 });
 export type IntakeConfig = z.infer<typeof IntakeConfig>;
 

@@ -23,6 +23,7 @@ import type { IntakeConfig } from './config';
 import { intakeDeadLetters } from './dead-letters';
 import { RequestErasureRepository, RetentionJob, startDeadLetterSweep } from './erasure';
 import { internalRouter } from './http';
+import { AuthRecipientDirectory, MailOutboxRepository, MailSender, smtpTransport } from './mail';
 import { intakeHandler } from './messages';
 import { openIntakeDatabase, openSealedFields, prismaRunner, type SealedFields } from './persistence';
 import { ReferrerWorkspaceRepository, ReferrerWorkspaceService, referrerWorkspaceRouter } from './referrer-workspace';
@@ -136,6 +137,26 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     });
     overdue.start();
     lifecycle.onStop('overdue sweep', () => overdue.stop());
+    // E-mail to the people who asked for it, once per event across every replica (mail/mail-sender.ts); none without SMTP_URL.
+    const recipients = new AuthRecipientDirectory(config.AUTH_URL, serviceTokens);
+    lifecycle.onStop('mail recipients', () => recipients.close());
+    const mail = new MailSender(
+      new MailOutboxRepository(prisma, config.INTAKE_DB_SCHEMA),
+      recipients,
+      config.SMTP_URL ? smtpTransport(config.SMTP_URL, config.MAIL_FROM) : undefined,
+      {
+        logger,
+        registry,
+        from: config.MAIL_FROM,
+        webPublicUrl: config.WEB_PUBLIC_URL,
+        intervalMs: config.MAIL_POLL_SECONDS * 1000,
+        reminderBeforeMs: config.MAIL_REMINDER_BEFORE_MINUTES * 60_000,
+        retryBaseMs: config.MAIL_RETRY_BASE_SECONDS * 1000,
+        giveUpMs: config.MAIL_GIVE_UP_HOURS * 3600_000,
+      },
+    );
+    mail.start();
+    lifecycle.onStop('mail', () => mail.stop());
     // After the deadline the party's rule asks further clinics, each once across every replica (deadlines/escalation-sweep.ts).
     const escalation = new EscalationSweep(
       prisma,

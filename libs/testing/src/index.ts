@@ -15,3 +15,4 @@ export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 export { dumpDatabase, dumpSchemas, formsOf } from './schema-dump';
 export { ownDatabase, type OwnDatabase } from './own-database';
 export { describeFhirIssues, expectValidFhir, fhirValidationIssues } from './fhir-validator';
+export { SmtpCapture, type CapturedMail } from './smtp-capture';
