@@ -243,6 +243,8 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['DELETE', draftPath, { token: referrer }],
         ['GET', '/api/v1/party', { token: teamAdmin }],
         ['GET', '/api/v1/party/users', { token: teamAdmin }],
+        ['PUT', '/api/v1/party/users/me/notifications', { token: teamAdmin, body: { email: false } }],
+        ['GET', '/api/v1/party/users/me/notifications', { token: teamAdmin }],
         ['POST', '/api/v1/party/users', { token: teamAdmin, body: { username: `replay-added-${suffix}`, password: passwordOf(`replay-added-${suffix}`) } }],
         ['POST', `/api/v1/party/users/${colleague}/disable`, { token: teamAdmin }],
         ['GET', `/api/v2/fhir/Task?based-on=${encodeURIComponent(requestIdentifier)}&_count=1`, { token: clinic }],

@@ -60,6 +60,7 @@ describe('OpenAPI document', () => {
         '/api/v1/kliniken/free-beds',
         '/api/v1/party',
         '/api/v1/party/users',
+        '/api/v1/party/users/me/notifications',
         '/api/v1/party/users/{id}/disable',
         '/api/v1/referrer/case-numbers',
         '/api/v1/referrer/case-numbers/_search',

@@ -1,7 +1,7 @@
 // The /api/v1/party paths: the caller's party, and its people for the party's administrators.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { NewPartyMember, PartyMemberList, PartyMemberView, PartyView } from '@bedrequest/contracts';
+import { NewPartyMember, NotificationSettings, NotificationSettingsInput, PartyMemberList, PartyMemberView, PartyView } from '@bedrequest/contracts';
 import { guarded, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
 
 /** `/api/v1/party` (either role), answered by auth through the gateway (docs/api.md, "Party and people"). */
@@ -56,6 +56,30 @@ export function registerPartyPaths(registry: OpenAPIRegistry, secured: Secured):
         merged(administrators, UNDECODABLE_PATH, {
           404: 'No such person in the caller’s party (an unknown id and another party’s person are alike)',
           409: 'An administrator cannot disable themself',
+        }),
+      ),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/party/users/me/notifications',
+    summary: "Whether the caller gets e-mail about the party's requests, and at which address (any person, for themself)",
+    security: secured,
+    responses: { 200: { description: "The caller's choice", content: json(NotificationSettings) }, ...refusals('v1', base) },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/api/v1/party/users/me/notifications',
+    summary: "Turn the caller's e-mail about the party's requests on or off (any person, for themself; off until they turn it on)",
+    security: secured,
+    request: { body: { required: true, content: json(NotificationSettingsInput) } },
+    responses: {
+      200: { description: "The caller's choice as stored", content: json(NotificationSettings) },
+      ...refusals(
+        'v1',
+        merged(base, jsonBodyRefusals('1 KiB'), {
+          400: 'the body is not `{"email": true|false}`',
+          409: 'The person has no e-mail address: an administrator of the party sets it',
         }),
       ),
     },

@@ -1,4 +1,4 @@
-import { ApiErrorBody, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
+import { ApiErrorBody, NotificationSettings, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
 import { InternalClient } from '@bedrequest/http';
 
 /** The person's forwarded access token (auth verifies it and reads who they are) and the correlation id. */
@@ -43,6 +43,19 @@ export class PartyClient {
     return this.client.json(
       { method: 'POST', path: `/internal/party/users/${encodeURIComponent(userId)}/disable`, ...sent(call) },
       { 200: PartyMemberView, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody },
+    );
+  }
+
+  /** The caller's own choice of e-mail: read (`email` undefined) or set. */
+  notifications(call: PartyCall, email?: boolean) {
+    return this.client.json(
+      {
+        method: email === undefined ? 'GET' : 'PUT',
+        path: '/internal/party/users/me/notifications',
+        ...(email === undefined ? {} : { json: { email } }),
+        ...sent(call),
+      },
+      { 200: NotificationSettings, 400: ApiErrorBody, 401: ApiErrorBody, 409: ApiErrorBody },
     );
   }
 

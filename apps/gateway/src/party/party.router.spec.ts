@@ -20,6 +20,7 @@ const max = {
   username: 'max.beispiel',
   displayName: 'Max Beispiel',
   administrator: false,
+  emailNotifications: false,
   disabled: false,
   createdAt: '2026-12-01T08:00:00.000Z',
 };
@@ -110,6 +111,40 @@ describe('the party and its people: /api/v1/party', () => {
       'Bearer realm="bedrequest", error="invalid_token", error_description="the person of this access token or their party is disabled; log in again"',
     );
     expect(response.body).toEqual({ error: 'unauthorized', message: 'the person of this access token or their party is disabled; log in again' });
+  });
+
+  describe('/users/me/notifications', () => {
+    it("reads and sets the caller's own choice of e-mail with their token, the body as checked", async () => {
+      answer = { status: 200, body: JSON.stringify({ email: true, address: 'max@nord.example' }) };
+
+      const read = await request(gateway()).get('/api/v1/party/users/me/notifications');
+      const set = await request(gateway()).put('/api/v1/party/users/me/notifications').send({ email: true });
+
+      expect([read.status, read.body, set.status, set.body]).toEqual([
+        200,
+        { email: true, address: 'max@nord.example' },
+        200,
+        { email: true, address: 'max@nord.example' },
+      ]);
+      expect(calls.map((call) => [call.method, call.url, call.body, call.headers.authorization])).toEqual([
+        ['GET', '/internal/party/users/me/notifications', '', 'Bearer the-persons-token'],
+        ['PUT', '/internal/party/users/me/notifications', '{"email":true}', 'Bearer the-persons-token'],
+      ]);
+    });
+
+    it("refuses a body that is not {email: boolean} without asking auth, and passes auth's 409 for a person without an address on", async () => {
+      const refused = await Promise.all(
+        [{ email: 'yes' }, { email: true, address: 'other@example.org' }, {}].map((body) =>
+          request(gateway()).put('/api/v1/party/users/me/notifications').send(body),
+        ),
+      );
+      expect(refused.map((response) => response.status)).toEqual([400, 400, 400]);
+      expect(calls).toEqual([]);
+
+      answer = refusal(409, 'conflict', 'email: you have no e-mail address; an administrator of your party sets it');
+      const conflict = await request(gateway()).put('/api/v1/party/users/me/notifications').send({ email: true });
+      expect([conflict.status, conflict.body.error]).toEqual([409, 'conflict']);
+    });
   });
 
   describe('POST /users', () => {

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { NewPartyMember, type ApiErrorBody } from '@bedrequest/contracts';
+import { NewPartyMember, NotificationSettingsInput, type ApiErrorBody } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { accessTokenOf } from '@bedrequest/tokens';
@@ -21,6 +21,8 @@ const REFUSALS = { 400: 'invalid_request', 403: 'forbidden', 404: 'not_found', 4
  * - `GET /users`: 200 `{items}`, the party's people; 403 for a person who is not its administrator.
  * - `POST /users` `{username, password, displayName?, email?, administrator?}`: 201 the person; 400; 409 a taken username.
  * - `POST /users/{id}/disable`: 200 the person; 404 for an id not of the caller's party; 409 for the caller themself.
+ * - `GET /users/me/notifications`: 200 `{email, address?}`, whether the caller gets e-mail (any person).
+ * - `PUT /users/me/notifications` `{email}`: 200 as GET; 409 turning it on without an address.
  *
  * 401 also when auth finds the token's person or party disabled; 503 with Retry-After when auth
  * cannot be reached or answers outside its contract.
@@ -35,6 +37,11 @@ export function partyRouter(options: { party: PartyClient; logger: Logger }): Ro
   router.post('/users', ...jsonBody({ limit: 16 * 1024 }), async (req, res) => {
     const member = HttpError.parseInput(NewPartyMember, req.body);
     return answer(res, await party.add(member, callOf(req, res)));
+  });
+  router.get('/users/me/notifications', async (req, res) => answer(res, await party.notifications(callOf(req, res))));
+  router.put('/users/me/notifications', ...jsonBody({ limit: 1024 }), async (req, res) => {
+    const { email } = HttpError.parseInput(NotificationSettingsInput, req.body);
+    return answer(res, await party.notifications(callOf(req, res), email));
   });
   router.post('/users/:id/disable', async (req, res) => answer(res, await party.disable(String(req.params.id), callOf(req, res))));
 
