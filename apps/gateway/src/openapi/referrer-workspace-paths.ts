@@ -106,7 +106,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
     responses: { 204: { description: 'Deleted', headers: noStore }, ...refusals('v1', merged(base, UNDECODABLE_PATH, noSuchDraft)) },
   });
   const settingsDescription =
-    'The default answer deadline of a new request whose ServiceRequest names none: `workingDays` working days after the service received it, at the same clock time in Europe/Berlin; Saturdays, Sundays and the public holidays of `holidays` (`DE`: the nationwide ones; `DE-BW` …: those of a German state) are no working days, 24 and 31 December are working days. Without a setting of its own a party has the service default (ANSWER_DEADLINE_WORKING_DAYS, default 2; ANSWER_DEADLINE_HOLIDAYS, default `DE`). docs/api.md, "Answer deadlines".';
+    'The default answer deadline of a new request whose ServiceRequest names none: `workingDays` working days after the service received it, at the same clock time in Europe/Berlin; Saturdays, Sundays and the public holidays of `holidays` (`DE`: the nationwide ones; `DE-BW` …: those of a German state) are no working days, 24 and 31 December are working days. Without a setting of its own a party has the service default (ANSWER_DEADLINE_WORKING_DAYS, default 2; ANSWER_DEADLINE_HOLIDAYS, default `DE`). `escalation`, the party\'s rule for asking further clinics after a request\'s deadline: when fewer than `whenOpenBelow` of its clinics are still open (not declined, cancelled or overdue), the next `askNext` participating clinics with the request\'s department are asked, first from `clinics` in order, then from the registry nearest to `origin` (a point the rule gives: the service has no geocoding). Absent from GET when none is set; absent on PUT the stored rule stays, `null` removes it. docs/api.md, "Answer deadlines" and "Asking by rule".';
   registry.registerPath({
     method: 'get',
     path: '/api/v1/referrer/settings',
@@ -118,7 +118,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'put',
     path: '/api/v1/referrer/settings',
-    summary: "Sets the party's default answer deadline; requests already received keep theirs",
+    summary: "Sets the party's default answer deadline (requests already received keep theirs) and its rule for asking further clinics",
     description: settingsDescription,
     security: secured,
     request: { body: { required: true, content: json(ReferrerSettings) } },
@@ -126,7 +126,12 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
       200: answer('The settings as stored', ReferrerSettings),
       ...refusals(
         'v1',
-        merged(base, body('`answerDeadline.workingDays` not a whole number from 1 to 10, `holidays` not `DE` or `DE-` and a state code, another field')),
+        merged(
+          base,
+          body(
+            '`answerDeadline.workingDays` not a whole number from 1 to 10, `holidays` not `DE` or `DE-` and a state code, `escalation.whenOpenBelow` or `askNext` not from 1 to 10, more than 50 `clinics` or one twice or not 9 digits, `origin.postalCode` not 5 digits, `latitude`/`longitude` out of range, another field',
+          ),
+        ),
       ),
     },
   });

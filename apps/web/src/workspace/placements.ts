@@ -55,12 +55,18 @@ export function placementsOf(tasks: readonly FhirTask[]): Placement[] {
 /** A Task as the deadline's elements read (docs/api.md, "Answer deadlines"), whatever the contract's version names. */
 interface WithDeadline {
   restriction?: { period?: { end?: string } };
-  extension?: readonly { url?: string; valueDateTime?: string }[];
+  extension?: readonly { url?: string; valueDateTime?: string; valueCode?: string }[];
 }
 
 /** When the clinic's answer is due: the Task's `restriction.period.end`. */
 export function deadlineOf(task: FhirTask): string | undefined {
   return (task as WithDeadline).restriction?.period?.end;
+}
+
+/** Whether the party's rule asked the clinic, from its list or the registry: the Task's asked-by-rule extension (docs/api.md, "Asking by rule"). */
+export function askedByRuleOf(task: FhirTask): 'list' | 'registry' | undefined {
+  const code = (task as WithDeadline).extension?.find((each) => each.url?.endsWith('/fhir/StructureDefinition/asked-by-rule'))?.valueCode;
+  return code === 'list' || code === 'registry' ? code : undefined;
 }
 
 /** Since when the clinic's answer is overdue: the Task's answer-overdue extension, while it has one. */

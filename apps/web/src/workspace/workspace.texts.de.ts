@@ -47,6 +47,11 @@ export const workspaceDe = {
       answeredAt: 'Letzte Änderung',
       notes: 'Nachrichten der Klinik',
       noNotes: 'Noch keine Nachricht.',
+      /** Beside a clinic your rule asked after the deadline (Einstellungen). */
+      askedByRule: {
+        list: 'Nach Ihrer Regel angefragt (aus Ihrer Klinikliste)',
+        registry: 'Nach Ihrer Regel angefragt (nächstgelegene Klinik mit der Fachabteilung)',
+      },
       asks: {
         query: 'Die Klinik hat eine Rückfrage gestellt:',
         'more-data-required': 'Die Klinik benötigt weitere Daten:',

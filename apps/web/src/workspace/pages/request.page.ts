@@ -3,7 +3,7 @@ import type { Formats } from '../../inbox/format';
 import { html, type Html } from '../../inbox/html';
 import { layout, notice, type PageContext } from '../../inbox/pages/layout';
 import { requestNumberOf } from '../../inbox/request-number';
-import { applies, canAskMoreClinics, ikOf, overdueSinceOf, versionOf, type Placement } from '../placements';
+import { applies, askedByRuleOf, canAskMoreClinics, ikOf, overdueSinceOf, versionOf, type Placement } from '../placements';
 import { moreClinicsTexts } from '../more-clinics.texts.de';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 import { changesTexts } from '../changes.texts.de';
@@ -98,7 +98,9 @@ export function requestParts(
 function clinicRow(task: FhirTask, clinics: ReadonlyMap<string, ClinicRecord>, texts: WorkspaceTexts, formats: Formats, select?: string): Html {
   const notes = [...(task.note ?? [])].reverse();
   const action = select ? html` <a class="select-clinic" href="${select}">${selectTexts.action(clinicName(task, clinics, texts))}</a>` : '';
-  return html`<tr data-task-id="${task.id}" data-status="${task.status}"><th scope="row">${clinicName(task, clinics, texts)}</th><td class="request-number"><strong>${requestNumberOf(task.id)}</strong></td><td><span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span>${deadlineMark(task, texts, formats)}${action}</td><td><time datetime="${task.lastModified}">${formats.instant(task.lastModified) ?? task.lastModified}</time></td><td>${
+  const byRule = askedByRuleOf(task);
+  const ruleMark = byRule ? html`<br><span class="meta asked-by-rule">${texts.hospital.request.askedByRule[byRule]}</span>` : '';
+  return html`<tr data-task-id="${task.id}" data-status="${task.status}"${byRule ? html` data-asked-by-rule="${byRule}"` : ''}><th scope="row">${clinicName(task, clinics, texts)}${ruleMark}</th><td class="request-number"><strong>${requestNumberOf(task.id)}</strong></td><td><span class="status status-${task.status}">${hospitalStatusText(task, texts)}</span>${deadlineMark(task, texts, formats)}${action}</td><td><time datetime="${task.lastModified}">${formats.instant(task.lastModified) ?? task.lastModified}</time></td><td>${
     notes.length
       ? html`<ol class="plain notes">${notes.map((note) => html`<li><span class="meta">${formats.instant(note.time) ?? note.time}:</span> ${note.text}</li>`)}</ol>`
       : html`<span class="meta">${texts.hospital.request.noNotes}</span>`
