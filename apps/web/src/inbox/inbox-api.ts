@@ -16,6 +16,7 @@ import {
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
 import { HospitalApi } from '../workspace/hospital-api';
 import { CapacityApi } from './capacity-api';
+import { NotificationsApi } from './notifications-api';
 import { WorkspaceApi } from './workspace-api';
 
 /** The access token the API refused (expired, revoked keys): the person must log in again. */
@@ -189,6 +190,11 @@ export class InboxApi {
   /** The clinic's bed counts and automatic answers, asked with the person's token (capacity-api.ts). */
   capacityFor(call: ApiCall): CapacityApi {
     return new CapacityApi(this.client, this.credentials(call), refusalOf);
+  }
+
+  /** The person's own choice of e-mail, asked with their token (notifications-api.ts). */
+  notificationsFor(call: ApiCall): NotificationsApi {
+    return new NotificationsApi(this.client, this.credentials(call), refusalOf);
   }
 
   /** The hospital workspace's reads, asked with the person's token (workspace/hospital-api.ts). */

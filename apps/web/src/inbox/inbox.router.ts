@@ -6,6 +6,7 @@ import { sessionAnswerDrafts } from './answer-drafts';
 import { inboxAssets } from './assets/assets';
 import { AutomaticAnswersSetting } from './automatic-answers-setting';
 import { bedsRoutes } from './beds-routes';
+import { notificationsRoutes } from './notifications-routes';
 import { Formats } from './format';
 import type { InboxApi } from './inbox-api';
 import { ClinicRecords, type InboxContext } from './inbox-context';
@@ -94,6 +95,8 @@ export function inboxRouter(options: InboxOptions): Router {
         pages.use(listRoutes(context));
         pages.use(taskRoutes(context, drafts));
         pages.use(bedsRoutes(context));
+        // The person's own e-mail about new requests and deadlines (docs/inbox.md, "Benachrichtigungen").
+        pages.use(notificationsRoutes(context));
         // Taking a request, internal notes (docs/inbox.md, "Gemeinsam bearbeiten").
         pages.use(workspaceRoutes(context));
       },

@@ -3,7 +3,9 @@ import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { NewPartyMember } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
-import { sendPage, sessionOf } from '../inbox/inbox-context';
+import { apiCallOf, sendPage, sessionOf } from '../inbox/inbox-context';
+import { emailChoiceOf, savedFlashOf } from '../inbox/notifications-section';
+import { notificationTexts } from '../inbox/notifications.texts.de';
 import { peoplePage, type PeopleView, type PersonForm } from './pages/people.page';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from './workspace-context';
 
@@ -24,12 +26,17 @@ export function peopleRoutes(context: WorkspaceContext): Router {
   const t = texts.hospital.people;
 
   const render = async (req: Request, res: Response, view: Partial<PeopleView>, status = 200) => {
-    const [people, page] = await Promise.all([hospitalApiOf(context, req, res).people(), workspacePageOf(context, req, res)]);
+    const [people, page, notifications] = await Promise.all([
+      hospitalApiOf(context, req, res).people(),
+      workspacePageOf(context, req, res),
+      context.api.notificationsFor(apiCallOf(req, res)).read(),
+    ]);
     const session = sessionOf(res);
     const full: PeopleView = {
       form: { values: {}, errors: [] },
       ...view,
       ...(people ? { people } : {}),
+      notifications,
       self: userIdOf(session.accessToken),
       csrfToken: context.csrf.tokenOf(session.id),
     };
@@ -41,7 +48,15 @@ export function peopleRoutes(context: WorkspaceContext): Router {
     const people = done && (await hospitalApiOf(context, req, res).people());
     const name = people?.find((person) => person.id === req.query[done ?? ''])?.displayName;
     const flash = done && name ? { kind: 'success' as const, message: done === 'added' ? t.added(name) : t.disabledNotice(name) } : undefined;
-    await render(req, res, flash ? { flash } : {});
+    const notificationsFlash = savedFlashOf(req.query);
+    await render(req, res, { ...(flash ? { flash } : {}), ...(notificationsFlash ? { notificationsFlash } : {}) });
+  });
+
+  // Each person's own e-mail about answers and overdue clinics (docs/workspace.md, "Personen"), administrator or not.
+  router.post('/people/notifications', async (req, res) => {
+    const saved = await context.api.notificationsFor(apiCallOf(req, res)).set(emailChoiceOf(req.body));
+    if (!saved.ok) return render(req, res, { notificationsFlash: { kind: 'error', message: `${notificationTexts.refused} ${saved.message}` } }, 409);
+    res.redirect(303, `/workspace/people?notifications=${saved.settings.email ? 'on' : 'off'}`);
   });
 
   router.post('/people', async (req, res) => {

@@ -1,5 +1,7 @@
-import type { PartyMemberView } from '@bedrequest/contracts';
+import type { NotificationSettings, PartyMemberView } from '@bedrequest/contracts';
 import { html, type Html } from '../../inbox/html';
+import { notificationsSection, type NotificationsView } from '../../inbox/notifications-section';
+import { notificationTexts } from '../../inbox/notifications.texts.de';
 import { csrfField, layout, notice, type PageContext } from '../../inbox/pages/layout';
 import type { WorkspaceTexts } from '../workspace.texts.de';
 
@@ -16,6 +18,9 @@ export interface PeopleView {
   self: string;
   form: PersonForm;
   flash?: { kind: 'success' | 'error'; message: string };
+  /** The signed-in person's own choice of e-mail, and what saving it did. */
+  notifications: NotificationSettings;
+  notificationsFlash?: NotificationsView['flash'];
   csrfToken: string;
 }
 
@@ -28,6 +33,13 @@ export function peoplePage(context: PageContext, texts: WorkspaceTexts, view: Pe
     body: html`<h1>${t.title}</h1>
 <p>${t.intro}</p>
 ${view.flash ? notice(view.flash.kind, view.flash.message) : ''}
+${notificationsSection({
+  settings: view.notifications,
+  action: '/workspace/people/notifications',
+  csrfToken: view.csrfToken,
+  intro: notificationTexts.hospitalIntro,
+  ...(view.notificationsFlash ? { flash: view.notificationsFlash } : {}),
+})}
 ${view.people ? html`${peopleTable(texts, view.people, view.self, view.csrfToken)}${addForm(texts, view.form, view.csrfToken)}` : notice('info', t.notAdministrator)}`,
   });
 }
@@ -36,14 +48,14 @@ function peopleTable(texts: WorkspaceTexts, people: readonly PartyMemberView[], 
   const t = texts.hospital.people;
   const row = (person: PartyMemberView) => {
     const canDisable = !person.disabled && person.id !== self;
-    return html`<tr data-user="${person.username}"><th scope="row">${person.displayName}${person.id === self ? html` <span class="meta">${t.you}</span>` : ''}</th><td>${person.username}</td><td>${person.email ?? ''}</td><td>${person.administrator ? t.administrator : t.member}</td><td>${person.disabled ? t.disabled : t.active}</td><td>${
+    return html`<tr data-user="${person.username}"><th scope="row">${person.displayName}${person.id === self ? html` <span class="meta">${t.you}</span>` : ''}</th><td>${person.username}</td><td>${person.email ?? ''}</td><td>${person.administrator ? t.administrator : t.member}</td><td>${person.emailNotifications ? notificationTexts.columnOn : notificationTexts.columnOff}</td><td>${person.disabled ? t.disabled : t.active}</td><td>${
       canDisable
         ? html`<form method="post" action="/workspace/people/${person.id}/disable">${csrfField(csrfToken)}<button type="submit" class="button button-secondary">${t.disable(person.displayName)}</button></form>`
         : ''
     }</td></tr>`;
   };
   return html`<table class="people"><caption class="visually-hidden">${t.caption}</caption>
-<thead><tr><th scope="col">${t.columns.name}</th><th scope="col">${t.columns.username}</th><th scope="col">${t.columns.email}</th><th scope="col">${t.columns.role}</th><th scope="col">${t.columns.state}</th><th scope="col">${t.columns.action}</th></tr></thead>
+<thead><tr><th scope="col">${t.columns.name}</th><th scope="col">${t.columns.username}</th><th scope="col">${t.columns.email}</th><th scope="col">${t.columns.role}</th><th scope="col">${notificationTexts.column}</th><th scope="col">${t.columns.state}</th><th scope="col">${t.columns.action}</th></tr></thead>
 <tbody>${people.map(row)}</tbody></table>`;
 }
 
