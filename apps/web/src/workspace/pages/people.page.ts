@@ -48,14 +48,14 @@ function peopleTable(texts: WorkspaceTexts, people: readonly PartyMemberView[], 
   const t = texts.hospital.people;
   const row = (person: PartyMemberView) => {
     const canDisable = !person.disabled && person.id !== self;
-    return html`<tr data-user="${person.username}"><th scope="row">${person.displayName}${person.id === self ? html` <span class="meta">${t.you}</span>` : ''}</th><td>${person.username}</td><td>${person.email ?? ''}</td><td>${person.administrator ? t.administrator : t.member}</td><td>${person.emailNotifications ? notificationTexts.columnOn : notificationTexts.columnOff}</td><td>${person.disabled ? t.disabled : t.active}</td><td>${
+    return html`<tr data-user="${person.username}"><th scope="row">${person.displayName}${person.id === self ? html` <span class="meta">${t.you}</span>` : ''}</th><td>${person.username}</td><td>${person.email ?? ''}</td><td>${person.administrator ? t.administrator : t.member}</td><td>${person.disabled ? t.disabled : t.active}</td><td>${person.emailNotifications ? notificationTexts.columnOn : notificationTexts.columnOff}</td><td>${
       canDisable
         ? html`<form method="post" action="/workspace/people/${person.id}/disable">${csrfField(csrfToken)}<button type="submit" class="button button-secondary">${t.disable(person.displayName)}</button></form>`
         : ''
     }</td></tr>`;
   };
   return html`<table class="people"><caption class="visually-hidden">${t.caption}</caption>
-<thead><tr><th scope="col">${t.columns.name}</th><th scope="col">${t.columns.username}</th><th scope="col">${t.columns.email}</th><th scope="col">${t.columns.role}</th><th scope="col">${notificationTexts.column}</th><th scope="col">${t.columns.state}</th><th scope="col">${t.columns.action}</th></tr></thead>
+<thead><tr><th scope="col">${t.columns.name}</th><th scope="col">${t.columns.username}</th><th scope="col">${t.columns.email}</th><th scope="col">${t.columns.role}</th><th scope="col">${t.columns.state}</th><th scope="col">${notificationTexts.column}</th><th scope="col">${t.columns.action}</th></tr></thead>
 <tbody>${people.map(row)}</tbody></table>`;
 }
 
