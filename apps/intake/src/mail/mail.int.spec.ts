@@ -95,8 +95,9 @@ describe('mail to the people who asked for it', () => {
     );
   const mailsOf = (...taskIds: string[]): CapturedMail[] => smtp.mails.filter((mail) => taskIds.some((id) => mail.text.includes(id)));
   const expectNoPatientData = (mails: CapturedMail[]) => {
-    for (const mail of mails)
+    for (const mail of mails) {
       for (const datum of PATIENT_DATA) expect(mail.raw.includes(datum) || mail.text.includes(datum) || mail.subject.includes(datum)).toBe(false);
+    }
   };
   const reference = (taskId: string) => `${taskId.slice(0, 4)}-${taskId.slice(4, 8)}`.toUpperCase();
 
