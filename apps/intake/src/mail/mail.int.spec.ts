@@ -118,6 +118,27 @@ describe('mail to the people who asked for it', () => {
     ]);
   });
 
+  it('writes none for a clinic intake declined at once (not participating), neither to it nor to the hospital', async () => {
+    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+    const outsider = '510000099';
+    const command = admissionCommand(
+      { requestIdentifier: identifier, performerIks: [A, outsider] },
+      referrer,
+      new Date(clock.getTime() + 2 * HOUR).toISOString(),
+    );
+    expect((await service.handle([command]))[0]).toMatchObject({ outcome: 'accepted' });
+    const tasks = await query<{ id: string; clinic_ik: string; status: string }>(
+      'SELECT t.id, t.clinic_ik, t.status FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 ORDER BY t.clinic_ik',
+      [identifier],
+    );
+    expect(tasks.map((task) => [task.clinic_ik, task.status])).toEqual([
+      [A, 'requested'],
+      [outsider, 'rejected'],
+    ]);
+
+    expect((await rowsOf(...tasks.map((task) => task.id))).map((row) => [row.kind, row.task_id])).toEqual([['answer-requested', tasks[0]!.id]]);
+  });
+
   it('sends every mail once when two senders race, to the right people, with the link and the short reference only', async () => {
     const { a, b } = await sendRequest(new Date(clock.getTime() + 2 * HOUR));
     await service.handle([clinicAnswerCommand({ taskId: b, clinicIk: B, businessStatus: 'declined', note: 'Kein Bett frei für Frau Musterfrau' })]);

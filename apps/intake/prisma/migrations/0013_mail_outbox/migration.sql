@@ -25,9 +25,9 @@ CREATE INDEX mail_outbox_due_idx ON mail_outbox (next_attempt_at) WHERE done_at 
 
 -- The mail an event causes, written by the transaction that writes the event to outbox_message,
 -- whichever code path that is: a clinic asked (request.dispatched.v1, answer-requested, not declined
--- at once), an answer of the clinic's own or from its bed counts (admission.response.v1; intake's
--- immediate declines for a clinic that is not participating or lacks the department are no news
--- worth a mail), a clinic overdue (admission.overdue.v1). The envelope is the message as published
+-- at once), an answer of the clinic's own or an acceptance from its bed counts (admission.response.v1;
+-- an automatic decline, for a clinic not participating, without the department or without a free
+-- bed by its counts, is no news worth a mail), a clinic overdue (admission.overdue.v1). The envelope is the message as published
 -- (libs/contracts); `search_path` is this schema's, as at migration time.
 CREATE FUNCTION mail_from_outbox() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
