@@ -28,7 +28,7 @@ export const settingsTexts = {
     postalCode: 'Postleitzahl',
     latitude: 'Breitengrad',
     longitude: 'Längengrad',
-    save: 'Regel speichern',
+    save: 'Regel übernehmen',
     remove: 'Regel entfernen',
     saved: 'Die Regel wurde gespeichert. Sie gilt für alles, was ab jetzt mit Ihren Anfragen geschieht.',
     removed: 'Die Regel wurde entfernt.',
