@@ -88,15 +88,16 @@ export class MailSender {
     if (!this.transport) return 0;
     await this.outbox.addReminders(this.now(), this.options.reminderBeforeMs);
     let sent = 0;
+    // After a failure the run ends: the relay (or auth) is likely down for the next mail too.
     let failed = false;
-    while (!failed && (await this.outbox.withNextDue(this.now(), (mail) => this.handle(mail).then(count), { timeoutMs: CLAIM_TIMEOUT_MS })));
-    return sent;
-
-    function count(result: MailResult): MailResult {
+    const sendOne = async (mail: DueMail): Promise<MailResult> => {
+      const result = await this.handle(mail);
       if ('retryAt' in result) failed = true;
       else if (result.outcome === 'sent') sent += 1;
       return result;
-    }
+    };
+    while (!failed && (await this.outbox.withNextDue(this.now(), sendOne, { timeoutMs: CLAIM_TIMEOUT_MS })));
+    return sent;
   }
 
   private async handle(mail: DueMail): Promise<MailResult> {
