@@ -247,4 +247,38 @@ describe('asking further clinics by rule', () => {
       [POTSDAM, 2],
     ]);
   });
+
+  it("refuses a hospital's version decided before the rule asked a clinic, so that its retry reaches that clinic too", async () => {
+    const party = newParty();
+    await settings.write(
+      party.partyId,
+      { answerDeadline: { workingDays: 2, holidays: 'DE' }, escalation: rule({ whenOpenBelow: 1, askNext: 1, clinics: [] }) },
+      clock,
+    );
+    const identifier = newIdentifier();
+    await pastDeadline(party, identifier);
+    // The batch reads the request, then the rule asks before the batch writes.
+    const repository = new AdmissionRequestRepository(prismaRunner(prisma), schema, fields);
+    const racing = Object.assign(Object.create(repository) as AdmissionRequestRepository, {
+      load: async (keys: Parameters<AdmissionRequestRepository['load']>[0]) => {
+        const loaded = await repository.load(keys);
+        await escalation(otherPrisma).run();
+        expect((await tasksOf(identifier)).map((task) => task.clinic_ik)).toEqual([A, B, POTSDAM]);
+        return loaded;
+      },
+    });
+    const byIk = new Map(registry.map((entry) => [entry.ik, entry]));
+    const raced = new IntakeService(racing, { lookup: async (iks: readonly string[]) => new Map(iks.map((ik) => [ik, byIk.get(ik)!] as const)) }, systems, {
+      now: () => clock,
+    });
+    const supplement = admissionCommand({ requestIdentifier: identifier, performerIks: [A, B], notes: ['Befund ergänzt'] }, party);
+    await expect(raced.handle([supplement])).rejects.toThrow(/concurrent change: requests/);
+
+    await service.handle([supplement]);
+    expect((await tasksOf(identifier)).map((task) => [task.clinic_ik, task.sent_version])).toEqual([
+      [A, 2],
+      [B, 2],
+      [POTSDAM, 2],
+    ]);
+  });
 });

@@ -68,12 +68,12 @@ export class AdmissionRequestRepository {
       WITH found AS (
         -- Two index look-ups (an OR of the two conditions would read the whole table).
         SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at,
-               answer_deadline, latest_content_hash
+               answer_deadline, latest_content_hash, escalation_seen_changes
           FROM ${t.request}
          WHERE identifier = ANY(${keys.identifiers}::text[])
         UNION
         SELECT id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash, created_at, updated_at,
-               answer_deadline, latest_content_hash
+               answer_deadline, latest_content_hash, escalation_seen_changes
           FROM ${t.request}
          WHERE id IN (SELECT request_id FROM ${t.task} WHERE id = ANY(${keys.taskIds}::uuid[]))),
       requests AS (

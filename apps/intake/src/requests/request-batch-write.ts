@@ -45,7 +45,11 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       request_identifier: entry.verdict.requestIdentifier ?? null,
     })),
     created: changes.createdRequests.map(requestRow),
-    changed: changes.changedRequests.map((request) => ({ ...requestRow(request), expected_version: request.expectedVersion })),
+    changed: changes.changedRequests.map((request) => ({
+      ...requestRow(request),
+      expected_version: request.expectedVersion,
+      expected_escalation: request.escalationSeenChanges ?? null,
+    })),
     versions: changes.versions.map((version) => ({
       request_id: version.requestId,
       version: version.version,
@@ -110,8 +114,11 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
            SET status = x.status, intent = x.intent, selected_clinic_ik = x.selected_clinic_ik, current_version = x.current_version,
                latest_hash = x.latest_hash, updated_at = x.updated_at, answer_deadline = x.answer_deadline, latest_content_hash = x.latest_content_hash
           FROM changes, jsonb_to_recordset(c -> 'changed') AS x(id uuid, status text, intent text, selected_clinic_ik text, current_version integer,
-               latest_hash text, updated_at timestamptz, expected_version integer, answer_deadline timestamptz, latest_content_hash text)
+               latest_hash text, updated_at timestamptz, expected_version integer, answer_deadline timestamptz, latest_content_hash text,
+               expected_escalation bigint)
          WHERE r.id = x.id AND r.current_version = x.expected_version
+           -- The party's rule asked clinics meanwhile (deadlines/escalation-sweep.ts): the new version must reach them too.
+           AND r.escalation_seen_changes IS NOT DISTINCT FROM x.expected_escalation
            -- A request erased since the batch read it (RequestErasureRepository) takes no new version.
            AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)
         RETURNING 1),

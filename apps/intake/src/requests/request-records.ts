@@ -30,6 +30,8 @@ export interface StoredRequest {
    * a version that only adds clinics leaves the others' Tasks as they are. None before migration 0011.
    */
   latestContentHash?: string | null;
+  /** What the party's rule saw when it last looked (deadlines/escalation-sweep.ts): a batch that read another value lost a race with it. */
+  escalationSeenChanges?: number | null;
 }
 
 export interface StoredTask {

@@ -27,6 +27,7 @@ export interface RequestJson extends RequestRowBase {
   stored_bytes: number;
   answer_deadline: string | null;
   latest_content_hash: string | null;
+  escalation_seen_changes?: number | null;
 }
 
 export interface TaskJson {
@@ -69,6 +70,7 @@ export function storedRequestOf(request: RequestJson): StoredRequest {
     storedBytes: Number(request.stored_bytes),
     answerDeadline: dateOrNull(request.answer_deadline),
     latestContentHash: request.latest_content_hash,
+    escalationSeenChanges: request.escalation_seen_changes ?? null,
   };
 }
 
