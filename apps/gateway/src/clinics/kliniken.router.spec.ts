@@ -35,9 +35,10 @@ describe('GET /api/v1/kliniken', () => {
       klinikenRouter(new ClinicDirectory({ load: loadClinicsFrom(url, serviceToken), logger: silentLogger() }), silentLogger()),
     );
 
-  it("answers with routing's clinic list in the documented shape", async () => {
+  it("answers with routing's clinic list in the documented shape, without the clinics' location", async () => {
     const clinic = { ik: '510000001', name: 'Reha-Klinik Am Waldsee', departments: [{ code: '2300', specialty: 'orthopedics', display: 'orthopaedics' }] };
-    answer = { status: 200, body: { items: [{ ...clinic, createdAt: 'internal detail' }] } };
+    const location = { postalCode: '14467', coordinates: { latitude: 52.39, longitude: 13.065 } };
+    answer = { status: 200, body: { items: [{ ...clinic, ...location, createdAt: 'internal detail' }] } };
 
     const response = await request(gateway(routingUrl)).get('/api/v1/kliniken');
 
