@@ -6,10 +6,11 @@
 // One rule is stricter than JSON Schema's default: an object the document declares without saying
 // whether other properties may come (a zod `z.object`, as opposed to a `looseObject`) must carry
 // only its declared properties, so that a field a route adds without documenting it fails too.
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import { join } from 'node:path';
+import type { ErrorObject } from 'ajv';
 import { openApiDocument, type OpenApiDocument } from '../../apps/gateway/src/openapi/openapi-document';
 import { closed, METHODS, type Answer, type Method, type PathItem } from './openapi-document-parts';
+import type * as OpenApiSchemas from './openapi-schemas.cjs';
 
 /** One call as the client saw it. */
 export interface Exchange {
@@ -37,9 +38,9 @@ export class ContractViolation extends Error {
 export class OpenApiContract {
   /** `GET /api/v2/fhir/Task/{id} → 404`: every declared answer a checked call was matched to. */
   readonly exercised = new Set<string>();
-  private readonly ajv: Ajv2020;
-  /** By the schema's JSON text: the many answers that declare the same schema (ApiError, OperationOutcome) share one. */
-  private readonly validators = new Map<string, ValidateFunction>();
+  /** The document's schemas compiled (openapi-schemas.cjs), and the key it has there. */
+  private readonly schemas = compiledSchemas();
+  private readonly documentKey: string;
   private readonly templates: { template: string; pattern: RegExp; parameters: number }[];
 
   /** `precompile`: compile every answer's schema now rather than at the first answer that needs it. */
@@ -47,9 +48,7 @@ export class OpenApiContract {
     private readonly document: OpenApiDocument,
     options: { precompile?: boolean } = {},
   ) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(this.ajv);
-    this.ajv.addSchema({ ...(closed(structuredClone(document)) as object), $id: DOCUMENT_ID }, undefined, undefined, false);
+    this.documentKey = this.schemas.register(JSON.stringify({ ...(closed(structuredClone(document)) as object), $id: DOCUMENT_ID }));
     this.templates = Object.keys(document.paths ?? {})
       .map((template) => ({
         template,
@@ -169,9 +168,10 @@ export class OpenApiContract {
   }
 
   /**
-   * Every body schema of every answer, compiled now (about half a second), rather than one by one
-   * as answers come: a test that times its calls (a burst against the rate limit) must not have its
-   * event loop, which an in-process stack shares, stopped by a compilation between them.
+   * Every body schema of every answer, compiled now (about half a second, once per jest worker),
+   * rather than one by one as answers come: a test that times its calls (a burst against the rate
+   * limit) must not have its event loop, which an in-process stack shares, stopped by a compilation
+   * between them.
    */
   private compileAnswerSchemas(): void {
     for (const [template, item] of Object.entries(this.document.paths ?? {})) {
@@ -179,27 +179,23 @@ export class OpenApiContract {
         for (const [status, answer] of Object.entries((item as PathItem)[method]?.responses ?? {})) {
           for (const mediaType of Object.keys(this.resolve(answer).content ?? {})) {
             const answerPointer = answer.$ref ?? `#/paths/${escaped(template)}/${method}/responses/${escaped(status)}`;
-            this.validatorOf(`${answerPointer}/content/${escaped(mediaType)}/schema`);
+            this.compileSchema(`${answerPointer}/content/${escaped(mediaType)}/schema`);
           }
         }
       }
     }
   }
 
-  private validatorOf(pointer: string): ValidateFunction {
-    const key = JSON.stringify(this.at(pointer));
-    let validator = this.validators.get(key);
-    if (!validator) {
-      validator = this.ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-      this.validators.set(key, validator);
-    }
-    return validator;
+  private compileSchema(pointer: string): void {
+    this.at(pointer);
+    this.schemas.compile(this.documentKey, pointer);
   }
 
   private validate(pointer: string, value: unknown, what: string): void {
-    const validator = this.validatorOf(pointer);
-    if (validator(value)) return;
-    const errors = (validator.errors ?? [])
+    this.at(pointer);
+    const found = this.schemas.validate(this.documentKey, pointer, value);
+    if (found === null) return;
+    const errors = (JSON.parse(found) as ErrorObject[])
       .slice(0, 5)
       .map(
         (error) =>
@@ -221,6 +217,15 @@ export class OpenApiContract {
   private resolve<T extends { $ref?: string }>(node: T): T {
     return node.$ref ? this.at<T>(node.$ref) : node;
   }
+}
+
+/**
+ * openapi-schemas.cjs as the worker process loaded it, where the test environment offers its require
+ * (tools/jest/node-environment.cjs): compiled once per worker, not once per test file. Else this file's own.
+ */
+function compiledSchemas(): typeof OpenApiSchemas {
+  const workerRequire = (globalThis as { __workerRequire?: (id: string) => unknown }).__workerRequire;
+  return (workerRequire ? workerRequire(join(__dirname, 'openapi-schemas.cjs')) : require('./openapi-schemas.cjs')) as typeof OpenApiSchemas;
 }
 
 let contract: OpenApiContract | undefined;
