@@ -92,7 +92,10 @@ function provisionTarget(env: Record<string, string | undefined>): ProvisionTarg
 
 /** Removes what an isolated stack left behind: its broker objects, its services' schemas, roles and users (its Redis keys go with the test run's prefix). */
 export async function removeNamespace(env: Record<string, string | undefined>, provisioned?: ProvisionedStack): Promise<void> {
-  if (provisioned) await removeProvisioned(provisioned.plan, provisionTarget(env)).catch(() => undefined);
+  if (provisioned) {
+    const plan = brokerUsersLeftToTestRun(env) ? { ...provisioned.plan, broker: [] } : provisioned.plan;
+    await removeProvisioned(plan, provisionTarget(env)).catch(() => undefined);
+  }
   await deleteBrokerTopology(env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', declareTopology(env.AMQP_NAMESPACE ?? 'bedrequest')).catch(() => undefined);
   const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
   pool.on('error', () => undefined);
@@ -103,4 +106,23 @@ export async function removeNamespace(env: Record<string, string | undefined>, p
   } finally {
     await pool.end();
   }
+}
+
+/**
+ * Whether the stack's broker users are the test run's to delete: a stack of a jest run (TEST_RUN_ID)
+ * on the run's broker, provisioned through the local rabbitmqctl, whose users are named after the
+ * run's namespace. The run's teardown deletes all of those in one call (tools/jest/global-teardown.cjs),
+ * so each stack's stop spares its own call: a rabbitmqctl starts an Erlang VM, about a second.
+ */
+function brokerUsersLeftToTestRun(env: Record<string, string | undefined>): boolean {
+  const run = process.env;
+  return (
+    run.TEST_RUN_ID !== undefined &&
+    run.AMQP_NAMESPACE !== undefined &&
+    env.AMQP_URL === run.AMQP_URL &&
+    env.RABBITMQCTL === undefined &&
+    env.PROVISION_AMQP_URL === undefined &&
+    env.PROVISION_RABBITMQ_API_URL === undefined &&
+    (env.AMQP_NAMESPACE ?? '').startsWith(`${run.AMQP_NAMESPACE}_`)
+  );
 }
