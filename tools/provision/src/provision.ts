@@ -36,21 +36,27 @@ export function provisionTargetOf(env: Readonly<Record<string, string | undefine
 /**
  * Sets up everything `plan` names with the administrator's connections (docs/operations.md,
  * "Provisioning"): PostgreSQL roles, schemas and migrations, the broker's topology and users, the
- * Redis users. Idempotent; returns one line per change, never a password.
+ * Redis users. The three servers at once, as nothing of one depends on another: the broker's users
+ * go in through a rabbitmqctl, whose Erlang VM takes about a second to start, while the migrations
+ * run. Idempotent; returns one line per change, never a password, in that order; a failure of any
+ * is thrown once all three have ended.
  */
 export async function provision(plan: ProvisionPlan, target: ProvisionTarget): Promise<string[]> {
-  return [
-    ...(await provisionDatabase(target.database, plan.database, (service) => target.migrationsDirOf(service))),
-    ...(await provisionBroker(
+  const results = await Promise.allSettled([
+    provisionDatabase(target.database, plan.database, (service) => target.migrationsDirOf(service)),
+    provisionBroker(
       { amqpUrl: target.amqp, rabbitmqctl: target.rabbitmqctl },
       {
         namespace: plan.namespace,
         deliveryLimit: target.deliveryLimit,
         principals: plan.broker,
       },
-    )),
-    ...(await provisionRedis(target.redis, plan.redis)),
-  ];
+    ),
+    provisionRedis(target.redis, plan.redis),
+  ]);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
 }
 
 /** Removes the roles, schemas and users of `plan` (the broker's topology is the caller's). */
