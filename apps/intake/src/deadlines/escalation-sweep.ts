@@ -139,7 +139,11 @@ export class EscalationSweep {
       SELECT clinic_ik, status, overdue_at IS NOT NULL AS overdue FROM ${t.task} WHERE request_id = ${request.id}::uuid`;
     const open = stillOpen(tasks.map((task) => ({ clinicIk: task.clinic_ik, status: task.status as TaskStatus, overdue: task.overdue })));
     if (open >= rule.whenOpenBelow) return 0;
-    const summary = await this.fields.open<BundleSummary>(sealedFor.summary(request.id, request.current_version), request.sealed_summary);
+    // A version that cannot be opened (its data key gone) must not hold up the other requests: this look is skipped.
+    const summary = await this.fields
+      .open<BundleSummary>(sealedFor.summary(request.id, request.current_version), request.sealed_summary)
+      .catch((error: unknown) => this.options.logger.warn({ err: String(error), request: request.id }, 'the rule cannot read the request; skipped'));
+    if (!summary) return 0;
     const department = resolveDepartment({ coding: (summary.performer_type ?? []) as Coding[] }, this.systems.profileBase);
     if (!department) return 0;
     const chosen = clinicsToAsk({ rule, departmentCode: department.departmentCode, registry, asked: new Set(tasks.map((task) => task.clinic_ik)) });
