@@ -11,6 +11,8 @@ export interface DueMail {
   referrerPartyId: string | null;
   attempts: number;
   createdAt: Date;
+  /** For a clinic asked: whether this is the first time its Task is sent (the first such row of the Task), not a supplement. */
+  newToClinic: boolean;
   /** For a reminder: whether its Task still waits for its clinic with the deadline it reminds of. */
   stillDue: boolean;
 }
@@ -27,6 +29,7 @@ interface DueRow {
   referrer_party_id: string | null;
   attempts: number;
   created_at: Date;
+  new_to_clinic: boolean;
   still_due: boolean;
 }
 
@@ -80,7 +83,8 @@ export class MailOutboxRepository {
         const [row] = await tx.$queryRaw<DueRow[]>`
           SELECT m.id::text, m.kind, m.task_id::text, m.occasion, m.clinic_ik, m.referrer_party_id, m.attempts, m.created_at,
                  (t.status = 'requested' AND t.overdue_at IS NULL
-                  AND to_char(t.answer_deadline AT TIME ZONE 'UTC', ${ISO_INSTANT}) = m.occasion) IS TRUE AS still_due
+                  AND to_char(t.answer_deadline AT TIME ZONE 'UTC', ${ISO_INSTANT}) = m.occasion) IS TRUE AS still_due,
+                 NOT EXISTS (SELECT 1 FROM ${this.mail} e WHERE e.kind = 'answer-requested' AND e.task_id = m.task_id AND e.id < m.id) AS new_to_clinic
             FROM ${this.mail} m LEFT JOIN ${this.task} t ON t.id = m.task_id
            WHERE m.done_at IS NULL AND m.next_attempt_at <= ${now}
            ORDER BY m.next_attempt_at
@@ -97,6 +101,7 @@ export class MailOutboxRepository {
           attempts: row.attempts,
           createdAt: row.created_at,
           stillDue: row.still_due,
+          newToClinic: row.new_to_clinic,
         });
         if ('retryAt' in result) {
           await tx.$executeRaw`UPDATE ${this.mail} SET attempts = attempts + 1, next_attempt_at = ${result.retryAt} WHERE id = ${row.id}::bigint`;

@@ -118,7 +118,7 @@ export class MailSender {
     try {
       const addresses = await this.recipients.addressesOf(mail.clinicIk ? { clinicIk: mail.clinicIk } : { partyId: mail.referrerPartyId ?? '' });
       if (addresses.length === 0) return { outcome: 'no-recipients' };
-      const text = mailTextOf(mail.kind, mail.occasion, mail.taskId, this.options.webPublicUrl);
+      const text = mailTextOf(mail.kind, mail.taskId, this.options.webPublicUrl, { newToClinic: mail.newToClinic });
       await this.transport?.send({ ...text, recipients: addresses, messageId: this.messageIdOf(mail) });
       return { outcome: 'sent' };
     } catch (error) {

@@ -17,18 +17,17 @@ describe('what a mail says', () => {
   });
 
   it.each([
-    ['answer-requested', '1', 'Neue Aufnahmeanfrage 3F9A-12C0'],
-    ['answer-requested', '2', 'Aufnahmeanfrage 3F9A-12C0: neue Version'],
-    ['reminder', '2026-12-08T15:00:00.000Z', 'Erinnerung: Aufnahmeanfrage 3F9A-12C0 wartet auf Ihre Antwort'],
-    ['answer', 'a6f1c1d2-0000-4000-8000-000000000001', 'Antwort auf Ihre Anfrage 3F9A-12C0'],
-    ['overdue', '2026-12-08T15:00:00.000Z', 'Frist abgelaufen: Anfrage 3F9A-12C0'],
-  ] as const)('%s (%s): subject "%s", a body of the number, the link and fixed sentences only', (kind, occasion, subject) => {
-    const mail = mailTextOf(kind, occasion, TASK, WEB);
+    ['answer-requested', true, 'Neue Aufnahmeanfrage 3F9A-12C0'],
+    ['answer-requested', false, 'Aufnahmeanfrage 3F9A-12C0: neue Version'],
+    ['reminder', false, 'Erinnerung: Aufnahmeanfrage 3F9A-12C0 wartet auf Ihre Antwort'],
+    ['answer', false, 'Antwort auf Ihre Anfrage 3F9A-12C0'],
+    ['overdue', false, 'Frist abgelaufen: Anfrage 3F9A-12C0'],
+  ] as const)('%s (new to the clinic: %s): subject "%s", a body of the number, the link and fixed sentences only', (kind, newToClinic, subject) => {
+    const mail = mailTextOf(kind, TASK, WEB, { newToClinic });
 
     expect(mail.subject).toBe(subject);
     expect(mail.text).toContain(pageOf(kind, TASK, WEB));
-    // Neither the occasion (an event id, a deadline; a version is a digit the Task id has too) nor anything else of the row stands in it.
-    if (occasion.length > 1) expect(mail.text).not.toContain(occasion);
+    // Nothing of the row but the number and the link stands in it.
     expect(mail.text.split('\n').filter((line) => /\d/.test(line) && !line.includes('3F9A-12C0') && !line.includes(TASK))).toEqual([]);
   });
 

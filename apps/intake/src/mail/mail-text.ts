@@ -33,15 +33,15 @@ const FOOTER = [
  * The mail's subject and body in German: the request's short reference and the link, nothing else
  * (docs/data-protection.md, "E-mail"), so that neither the relay nor a mailbox holds patient data.
  */
-export function mailTextOf(kind: MailKind, occasion: string, taskId: string, webPublicUrl: string): MailText {
+export function mailTextOf(kind: MailKind, taskId: string, webPublicUrl: string, options: { newToClinic?: boolean } = {}): MailText {
   const reference = shortReferenceOf(taskId);
   const link = pageOf(kind, taskId, webPublicUrl);
   const texts: Record<MailKind, [string, string]> = {
     'answer-requested':
-      occasion === '1'
+      // New to the clinic whichever version it was first sent (asked later by hand or by rule: docs/api.md, "Answer deadlines"); else a supplement.
+      options.newToClinic
         ? [`Neue Aufnahmeanfrage ${reference}`, `Ihre Klinik hat eine neue Aufnahmeanfrage erhalten (Anfrage ${reference}).`]
-        : // A later version: a supplement, or the first this clinic gets when it was asked later (docs/api.md, "Answer deadlines").
-          [
+        : [
             `Aufnahmeanfrage ${reference}: neue Version`,
             `Die Aufnahmeanfrage ${reference} an Ihre Klinik liegt in einer neuen Version vor und wartet auf Ihre Antwort.`,
           ],

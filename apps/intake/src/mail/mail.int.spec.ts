@@ -162,6 +162,27 @@ describe('mail to the people who asked for it', () => {
     expect((await rowsOf(a, b)).map((row) => row.outcome)).toEqual(['sent', 'sent', 'sent']);
   });
 
+  it('tells a clinic first asked by a later version that the request is new to it, and a clinic asked before that it changed', async () => {
+    await sender(prisma).run();
+    const identifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
+    const deadline = new Date(clock.getTime() + 2 * HOUR).toISOString();
+    await service.handle([admissionCommand({ requestIdentifier: identifier, performerIks: [A] }, referrer, deadline)]);
+    await service.handle([admissionCommand({ requestIdentifier: identifier, performerIks: [A, B], notes: ['Mobilisation im Rollstuhl'] }, referrer, deadline)]);
+    const tasks = await query<{ id: string; clinic_ik: string }>(
+      'SELECT t.id, t.clinic_ik FROM $schema.clinic_task t JOIN $schema.admission_request r ON r.id = t.request_id WHERE r.identifier = $1 ORDER BY t.clinic_ik',
+      [identifier],
+    );
+    const [a, b] = [tasks[0]!.id, tasks[1]!.id];
+
+    await sender(prisma).run();
+
+    expect(mailsOf(a, b).map((mail) => [mail.recipients[0], mail.subject])).toEqual([
+      [`aufnahme-${A}@reha.example`, `Neue Aufnahmeanfrage ${reference(a)}`],
+      [`aufnahme-${A}@reha.example`, `Aufnahmeanfrage ${reference(a)}: neue Version`],
+      [`aufnahme-${B}@reha.example`, `Neue Aufnahmeanfrage ${reference(b)}`],
+    ]);
+  });
+
   it('keeps a mail while the relay is down, tries it again later, and sends it once the relay is back', async () => {
     // Whatever earlier cases left due is sent first, so that the outage meets this case's mail alone.
     await sender(prisma).run();
