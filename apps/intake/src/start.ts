@@ -19,6 +19,7 @@ import {
   clinicTasksRouter,
 } from './clinic-tasks';
 import { ClinicWorkspaceRepository, ClinicWorkspaceService, clinicWorkspaceRouter } from './clinic-workspace';
+import { AnswerStatisticsRepository, AnswerStatisticsService, answerStatisticsRouter } from './answer-statistics';
 import type { IntakeConfig } from './config';
 import { intakeDeadLetters } from './dead-letters';
 import { RequestErasureRepository, RetentionJob, startDeadLetterSweep } from './erasure';
@@ -177,6 +178,8 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     );
     // What the clinic's people share about its Tasks: who works on one, internal notes, what was seen.
     app.use(clinicWorkspaceRouter(new ClinicWorkspaceService(new ClinicWorkspaceRepository(prisma, config.INTAKE_DB_SCHEMA, fields), audit), verifier, logger));
+    // Answer times and acceptances per clinic and department, from the rows the first answers wrote.
+    app.use(answerStatisticsRouter(new AnswerStatisticsService(new AnswerStatisticsRepository(prisma, config.INTAKE_DB_SCHEMA)), verifier, logger));
     // Stopped first after the HTTP server: no new deliveries, the batches taken are written and
     // acked while the outbox relay (stopped after them) still publishes what they wrote.
     lifecycle.onStop('consumers', (remainingMs) => broker.stopConsuming(remainingMs));

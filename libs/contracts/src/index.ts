@@ -23,3 +23,4 @@ export * from './party-members';
 export * from './clinic-workspace';
 export * from './free-beds';
 export * from './referrer-workspace';
+export * from './answer-statistics';

@@ -158,9 +158,9 @@ export class EscalationSweep {
       const history: StoredHistoryEntry[] = [{ kind: 'request', at: now.toISOString(), action: 'answer-requested', status: 'requested', version }];
       const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, revision,
-                               sealed_history, answer_deadline, asked_by_rule)
+                               sealed_history, answer_deadline, asked_by_rule, department_code)
         VALUES (${id}::uuid, ${request.id}::uuid, ${clinic.ik}, 'requested', NULL, ${this.fields.seal(sealedFor.notes(id), [])}, ${version}, ${now}, ${now}, 0,
-                ${this.fields.seal(sealedFor.history(id), history)}, ${deadline}, ${JSON.stringify(askedByRule)}::jsonb)
+                ${this.fields.seal(sealedFor.history(id), history)}, ${deadline}, ${JSON.stringify(askedByRule)}::jsonb, ${department.departmentCode})
         ON CONFLICT (request_id, clinic_ik) DO NOTHING
         RETURNING id`;
       if (inserted.length) created.push({ taskId: id, clinicIk: clinic.ik });

@@ -22,6 +22,7 @@ export function requestWriterTables(schema: string) {
     outbox: table('outbox_message'),
     erasure: table('request_erasure'),
     internalNote: table('clinic_internal_note'),
+    answerStatistic: table('answer_statistic'),
     expectRows: table('expect_rows'),
     appendAudit: table('append_audit_events'),
   };

@@ -88,7 +88,7 @@ export class AdmissionRequestRepository {
         (SELECT coalesce(json_agg(r), '[]') FROM requests r) AS requests,
         (SELECT coalesce(json_agg(x ORDER BY x.authored_on, x.id), '[]')
            FROM (SELECT id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision,
-                        sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline, asked_by_rule
+                        sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline, asked_by_rule, department_code
                    FROM ${t.task} WHERE request_id IN (SELECT id FROM requests)) x) AS tasks,
         (SELECT coalesce(json_agg(x), '[]')
            FROM (SELECT message_id, sealed_verdict FROM ${t.inbox} WHERE message_id = ANY(${keys.messageIds}::uuid[])) x) AS inbox,

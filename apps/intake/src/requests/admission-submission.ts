@@ -93,6 +93,8 @@ export function submitAdmissionRequest(batch: BatchState, command: Extract<Finge
   const responses: OutboxRecord[] = [];
   for (const change of decision.tasks) {
     const task = batch.applyTaskChange(state, change, version);
+    // For the answer statistics, which count per department (docs/architecture.md, "Answer statistics").
+    if (submitted.departmentCode) task.departmentCode = submitted.departmentCode;
     // docs/decisions.md: a requested clinic that does not offer the resolved department is declined
     // at once, in this transaction, instead of asking routing and waiting for its answer.
     const registered = batch.registered(task.clinicIk);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmissionRequestSummary, BusinessStatus, ClinicRecord, Submitter } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
+import { answerStatisticOf } from '../answer-statistics/answer-statistic';
 import { entriesOf, type AuditRecord } from '../audit';
 import { appendedHistory, type NoteAuthor, type StoredHistoryEntry } from '../tasks';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';
@@ -154,6 +155,9 @@ export class BatchState {
     const decision = answerTask(state.request, task, businessStatus);
     if (decision.kind === 'reject') return;
     const { now } = this.context;
+    // Before the history takes this answer: only a Task's first answer counts (docs/architecture.md, "Answer statistics").
+    const statistic = answerStatisticOf(task, businessStatus, author, now);
+    if (statistic) (this.changes.answerStatistics ??= []).push(statistic);
     task.status = decision.status;
     task.businessStatus = businessStatus;
     if (note) task.notes = [...task.notes, { text: note, time: now.toISOString(), author }];

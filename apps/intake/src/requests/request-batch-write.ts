@@ -79,6 +79,7 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       // Overdue only while it waits for its clinic (docs/api.md, "Answer deadlines").
       overdue_at: task.status === 'requested' ? (task.overdueSince ?? null) : null,
       overdue_deadline: task.overdueDeadline ?? null,
+      department_code: task.departmentCode ?? null,
     })),
     documents: changes.documents.map((document) => ({
       id: document.id,
@@ -91,6 +92,14 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
       submitted_by: document.submittedBy,
     })),
     outbox: changes.outbox.map(outboxRow),
+    answers: (changes.answerStatistics ?? []).map((row) => ({
+      task_id: row.taskId,
+      clinic_ik: row.clinicIk,
+      department_code: row.departmentCode,
+      answered_at: row.answeredAt,
+      seconds: row.seconds,
+      accepted: row.accepted,
+    })),
   });
   const audit = appendPayload(changes.audit);
   await run.rows(Prisma.sql`
@@ -131,18 +140,20 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
         RETURNING 1),
       tasks AS (
         INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision,
-               sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline)
+               sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline, department_code)
         SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, decode(x.sealed_notes, 'base64'), x.sent_version, x.authored_on, x.last_modified,
-               x.cancelled_at, x.revision, decode(x.sealed_history, 'base64'), x.documents_supplied_at, x.answer_deadline, x.overdue_at, x.overdue_deadline
+               x.cancelled_at, x.revision, decode(x.sealed_history, 'base64'), x.documents_supplied_at, x.answer_deadline, x.overdue_at, x.overdue_deadline,
+               x.department_code
           FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, sealed_notes text,
                sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer, sealed_history text,
-               documents_supplied_at timestamptz, answer_deadline timestamptz, overdue_at timestamptz, overdue_deadline timestamptz)
+               documents_supplied_at timestamptz, answer_deadline timestamptz, overdue_at timestamptz, overdue_deadline timestamptz, department_code text)
         ON CONFLICT (id) DO UPDATE
            SET status = EXCLUDED.status, business_status = EXCLUDED.business_status, sealed_notes = EXCLUDED.sealed_notes,
                sent_version = EXCLUDED.sent_version,
                last_modified = EXCLUDED.last_modified, cancelled_at = EXCLUDED.cancelled_at, revision = EXCLUDED.revision,
                sealed_history = EXCLUDED.sealed_history, documents_supplied_at = EXCLUDED.documents_supplied_at,
-               answer_deadline = EXCLUDED.answer_deadline, overdue_at = EXCLUDED.overdue_at, overdue_deadline = EXCLUDED.overdue_deadline
+               answer_deadline = EXCLUDED.answer_deadline, overdue_at = EXCLUDED.overdue_at, overdue_deadline = EXCLUDED.overdue_deadline,
+               department_code = coalesce(EXCLUDED.department_code, ${t.task}.department_code)
          -- A batch raises a Task's revision by one: it is still the Task it read only if it is one below.
          WHERE ${t.task}.revision = EXCLUDED.revision - 1
         RETURNING 1),
@@ -165,10 +176,19 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
           FROM changes, ROWS FROM (jsonb_to_recordset(c -> 'outbox') AS (routing_key text, envelope jsonb, trace_context jsonb))
                WITH ORDINALITY AS x(routing_key, envelope, trace_context, n)
          ORDER BY x.n
+        RETURNING 1),
+      -- A Task's first answer by its clinic (answer-statistics/answer-statistic.ts); a retried batch finds its row.
+      answers AS (
+        INSERT INTO ${t.answerStatistic} (task_id, clinic_ik, department_code, answered_at, seconds, accepted)
+        SELECT x.task_id, x.clinic_ik, x.department_code, x.answered_at, x.seconds, x.accepted
+          FROM changes, jsonb_to_recordset(c -> 'answers') AS x(task_id uuid, clinic_ik text, department_code text, answered_at timestamptz, seconds integer,
+               accepted boolean)
+        ON CONFLICT (task_id) DO NOTHING
         RETURNING 1)
       SELECT ${t.expectRows}(${changes.changedRequests.length}, (SELECT count(*) FROM changed), 'requests')
          AND ${t.expectRows}(${changes.tasks.length}, (SELECT count(*) FROM tasks), 'Tasks')
          AND ${t.expectRows}(${changes.documents.length}, (SELECT count(*) FROM documents), 'documents')
-         AND (SELECT count(*) FROM inbox) + (SELECT count(*) FROM created) + (SELECT count(*) FROM versions) + (SELECT count(*) FROM outbox) >= 0
+         AND (SELECT count(*) FROM inbox) + (SELECT count(*) FROM created) + (SELECT count(*) FROM versions) + (SELECT count(*) FROM outbox)
+             + (SELECT count(*) FROM answers) >= 0
          AND ${t.appendAudit}(${audit}::jsonb) >= 0 AS written`);
 }

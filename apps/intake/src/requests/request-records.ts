@@ -1,3 +1,4 @@
+import type { AnswerStatisticRow } from '../answer-statistics/answer-statistic';
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import type { OutboxRecord } from '@bedrequest/messaging';
 import type { AuditEntry } from '../audit';
@@ -59,6 +60,8 @@ export interface StoredTask {
   overdueDeadline?: Date | null;
   /** The party's rule that asked its clinic (deadlines/escalation.ts); none when a version named it. */
   askedByRule?: AskedByRule | null;
+  /** The department its request asks for, as of the latest version sent (migration 0015); none before it. */
+  departmentCode?: string | null;
 }
 
 /** What a batch changes, written by AdmissionRequestRepository.write in one statement. */
@@ -81,6 +84,8 @@ export interface BatchChanges {
   }[];
   /** Every Task created or changed, in its final state; a changed one's revision is one above the one read. */
   tasks: StoredTask[];
+  /** The first answers by their clinics (answer-statistics/answer-statistic.ts), for the statistics. */
+  answerStatistics?: AnswerStatisticRow[];
   /** `expectedVersion`: the request's version as read, or null for a request this batch created. */
   documents: {
     id: string;

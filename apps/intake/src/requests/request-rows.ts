@@ -50,6 +50,7 @@ export interface TaskJson {
   overdue_at: string | null;
   overdue_deadline: string | null;
   asked_by_rule?: unknown;
+  department_code?: string | null;
 }
 
 export function storedRequestOf(request: RequestJson): StoredRequest {
@@ -94,6 +95,7 @@ export function storedTaskOf(task: TaskJson, notes: TaskNote[], history: StoredH
     overdueSince: dateOrNull(task.overdue_at),
     overdueDeadline: dateOrNull(task.overdue_deadline),
     askedByRule: askedByRuleOf(task.asked_by_rule),
+    departmentCode: task.department_code ?? null,
   };
 }
 
