@@ -12,6 +12,7 @@ import { clinicApiRouter } from './clinic-api/clinic-api.router';
 import { ClinicTaskReadsClient, clinicTasksRouter } from './clinic-api/clinic-tasks.router';
 import { ClinicWorkspaceClient, clinicWorkspaceRouter } from './clinic-api/clinic-workspace.router';
 import { ReferrerContacts, referrerContactRouter } from './clinic-api/referrer-contact.router';
+import { AnswerStatisticsClient, clinicAnswerStatisticsRouter, referrerAnswerStatisticsRouter } from './clinics/answer-statistics.router';
 import { freeBedsRouter } from './clinics/free-beds.router';
 import { klinikenRouter } from './clinics/kliniken.router';
 import type { GatewayConfig } from './config';
@@ -120,6 +121,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     lifecycle.onStop('clinic workspace client', () => clinicWorkspace.close());
     const referrerWorkspace = new ReferrerWorkspaceClient(config.INTAKE_URL);
     lifecycle.onStop('referrer workspace client', () => referrerWorkspace.close());
+    const answerStatistics = new AnswerStatisticsClient(config.INTAKE_URL);
+    lifecycle.onStop('answer statistics client', () => answerStatistics.close());
     const referrerContacts = new ReferrerContacts({ intakeUrl: config.INTAKE_URL, authUrl: config.AUTH_URL }, serviceTokens);
     lifecycle.onStop('referrer contacts', () => referrerContacts.close());
     lifecycle.onStop('service clients', () =>
@@ -136,6 +139,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use('/api/v1/token', perAddress('token'), tokenProxyRouter(auth, logger));
     // Before the clinics' list, whose guard lets every role in: the free beds are the referrers'.
     app.use('/api/v1/kliniken/free-beds', ...referrers, freeBedsRouter({ capacity, logger }));
+    // Every clinic's answer times are the referrers': a clinic's token gets 403 (its own are under /api/v1/clinic).
+    app.use('/api/v1/kliniken/answer-statistics', ...referrers, referrerAnswerStatisticsRouter({ statistics: answerStatistics, logger }));
     app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
     app.use('/api/v1/party', ...anyone, partyRouter({ party, logger }));
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
@@ -147,6 +152,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       ...clinics,
       clinicTasksRouter({ reads: clinicTaskReads, logger }),
       clinicWorkspaceRouter({ workspace: clinicWorkspace, logger }),
+      clinicAnswerStatisticsRouter({ statistics: answerStatistics }),
       referrerContactRouter({ contacts: referrerContacts, logger }),
       clinicApiRouter({ intake, broker, answerTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS, logger }),
     );

@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ClinicList, FreeBedsList } from '@bedrequest/contracts';
 import { FreeBedsQuery } from '../clinics/free-beds.router';
 import { registerAcceptanceWithdrawalPath } from './acceptance-withdrawal-path';
+import { registerAnswerStatisticsPaths } from './answer-statistics-paths';
 import { registerClinicApiPaths } from './clinic-api-paths';
 import { registerPartyPaths } from './party-paths';
 import { registerReferrerWorkspacePaths } from './referrer-workspace-paths';
@@ -39,6 +40,7 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
       ),
     },
   });
+  registerAnswerStatisticsPaths(registry, secured);
   registerSubscriptionPaths(registry, secured);
   registerReferrerWorkspacePaths(registry, secured);
   registerClinicApiPaths(registry, secured);

@@ -39,6 +39,7 @@ describe('OpenAPI document', () => {
       [
         '/',
         '/api/openapi.json',
+        '/api/v1/clinic/answer-statistics',
         '/api/v1/clinic/capacity',
         '/api/v1/clinic/capacity/auto-answer',
         '/api/v1/clinic/capacity/visibility',
@@ -57,6 +58,7 @@ describe('OpenAPI document', () => {
         '/api/v1/clinic/tasks/{taskId}/workspace',
         '/api/v1/clinic/workspace',
         '/api/v1/kliniken',
+        '/api/v1/kliniken/answer-statistics',
         '/api/v1/kliniken/free-beds',
         '/api/v1/party',
         '/api/v1/party/users',
