@@ -44,7 +44,7 @@ describe('deploy/overlays/production, in transit', () => {
       const plain = urls.filter(([variable, value]) => {
         const url = new URL(value);
         if (variable === 'DATABASE_URL') return url.searchParams.get('sslmode') !== 'verify-full';
-        return !['amqps:', 'rediss:', 'https:'].includes(url.protocol);
+        return !['amqps:', 'rediss:', 'https:', 'smtps:'].includes(url.protocol);
       });
       expect(plain).toEqual([]);
       expect({

@@ -15,12 +15,20 @@ export interface MailTransport {
 }
 
 /**
- * The configured relay through nodemailer (SMTP_URL: `smtp://…` with STARTTLS where offered,
- * `smtps://…` TLS from the start). Timeouts of seconds, not nodemailer's minutes: a relay that does
- * not answer is down, and the mail is tried again later.
+ * The configured relay through nodemailer (SMTP_URL: `smtp://…` with STARTTLS, `smtps://…` TLS from
+ * the start). `requireTls` (production, docs/operations.md "Encryption in transit"): an `smtp://`
+ * relay that does not offer STARTTLS is refused rather than sent the mail in the clear; elsewhere
+ * STARTTLS where offered. Timeouts of seconds, not nodemailer's minutes: a relay that does not
+ * answer is down, and the mail is tried again later.
  */
-export function smtpTransport(smtpUrl: string, from: string): MailTransport {
-  const transport = createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+export function smtpTransport(smtpUrl: string, from: string, options: { requireTls?: boolean } = {}): MailTransport {
+  const transport = createTransport({
+    url: smtpUrl,
+    requireTLS: options.requireTls ?? false,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
   return {
     async send(mail) {
       await transport.sendMail({
