@@ -15,6 +15,7 @@ import {
 } from '@bedrequest/contracts';
 import { HttpError, InternalClient, type RawAnswer } from '@bedrequest/http';
 import { HospitalApi } from '../workspace/hospital-api';
+import { AnswerStatisticsApi } from './answer-statistics-api';
 import { CapacityApi } from './capacity-api';
 import { NotificationsApi } from './notifications-api';
 import { WorkspaceApi } from './workspace-api';
@@ -190,6 +191,11 @@ export class InboxApi {
   /** The clinic's bed counts and automatic answers, asked with the person's token (capacity-api.ts). */
   capacityFor(call: ApiCall): CapacityApi {
     return new CapacityApi(this.client, this.credentials(call), refusalOf);
+  }
+
+  /** The clinic's own answer statistics beside its peers', asked with the person's token (answer-statistics-api.ts). */
+  answerStatisticsFor(call: ApiCall): AnswerStatisticsApi {
+    return new AnswerStatisticsApi(this.client, this.credentials(call), refusalOf);
   }
 
   /** The person's own choice of e-mail, asked with their token (notifications-api.ts). */

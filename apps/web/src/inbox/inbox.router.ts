@@ -5,6 +5,7 @@ import type { SessionStore } from '../session/session-store';
 import { sessionAnswerDrafts } from './answer-drafts';
 import { inboxAssets } from './assets/assets';
 import { AutomaticAnswersSetting } from './automatic-answers-setting';
+import { answerStatisticsRoutes } from './answer-statistics-routes';
 import { bedsRoutes } from './beds-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { Formats } from './format';
@@ -95,6 +96,8 @@ export function inboxRouter(options: InboxOptions): Router {
         pages.use(listRoutes(context));
         pages.use(taskRoutes(context, drafts));
         pages.use(bedsRoutes(context));
+        // The clinic's answer times beside its peers' (docs/inbox.md, "Statistik").
+        pages.use(answerStatisticsRoutes(context));
         // The person's own e-mail about new requests and deadlines (docs/inbox.md, "Benachrichtigungen").
         pages.use(notificationsRoutes(context));
         // Taking a request, internal notes (docs/inbox.md, "Gemeinsam bearbeiten").

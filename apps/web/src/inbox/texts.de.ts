@@ -17,7 +17,7 @@ export const de = {
   appName: 'Klinik-Posteingang',
   skipToContent: 'Zum Inhalt springen',
   mainNavigation: 'Hauptnavigation',
-  nav: { tasks: 'Anfragen', beds: 'Betten', notifications: 'Benachrichtigungen', logout: 'Abmelden' },
+  nav: { tasks: 'Anfragen', beds: 'Betten', statistics: 'Statistik', notifications: 'Benachrichtigungen', logout: 'Abmelden' },
   clinicOf: (name: string | undefined, ik: string) => (name ? `${name} (IK ${ik})` : `IK ${ik}`),
 
   login: {

@@ -1,6 +1,15 @@
 import type { Bundle } from '@medplum/fhirtypes';
 import { z } from 'zod';
-import { ApiErrorBody, FhirTask, FreeBedsList, PartyMemberList, PartyMemberView, PartyView, type NewPartyMember } from '@bedrequest/contracts';
+import {
+  AnswerStatisticsList,
+  ApiErrorBody,
+  FhirTask,
+  FreeBedsList,
+  PartyMemberList,
+  PartyMemberView,
+  PartyView,
+  type NewPartyMember,
+} from '@bedrequest/contracts';
 import { HttpError, type InternalClient } from '@bedrequest/http';
 import type { Credentials } from '../inbox/workspace-api';
 import { ReferrerDataApi } from './referrer-data-api';
@@ -125,6 +134,16 @@ export class HospitalApi {
     const outcome = OutcomeIssues.safeParse(answer.body.length ? JSON.parse(answer.body.toString('utf8')) : {});
     const issues = (outcome.success ? outcome.data.issue : []).map((issue) => ({ diagnostics: issue.diagnostics ?? '', expression: issue.expression ?? [] }));
     return { ok: false, status: answer.status, issues };
+  }
+
+  /** Every clinic's answer figures of the last 90 days (docs/api.md, "Answer statistics"). */
+  async answerStatistics(): Promise<AnswerStatisticsList> {
+    const answer = await this.client.json(
+      { method: 'GET', path: '/api/v1/kliniken/answer-statistics', ...this.credentials },
+      { 200: AnswerStatisticsList, 401: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200) return answer.body;
+    throw this.refused(answer.status);
   }
 
   /** The free beds of the clinics that show them to referrers, on a day (docs/api.md, "Free beds for referrers"); none when refused. */

@@ -34,6 +34,7 @@ export function moreClinicsRoutes(context: WorkspaceContext): Router {
       asked: [...asked].map((ik) => texts.clinicOf(clinics.get(ik)?.name, ik)),
       clinics: offering.clinics.filter((clinic) => !asked.has(clinic.ik)),
       freeBeds: offering.freeBeds,
+      answerFigures: offering.answerFigures,
     };
   };
   const render = async (req: Request, res: Response, view: Omit<MoreClinicsView, 'csrfToken'>, status = 200) => {
@@ -41,16 +42,16 @@ export function moreClinicsRoutes(context: WorkspaceContext): Router {
   };
 
   router.get('/requests/:taskId/more-clinics', async (req, res) => {
-    const { placement, asked, clinics, freeBeds } = await choiceOf(req, res);
-    await render(req, res, { placementId: placement.id, asked, clinics, freeBeds, ticked: [] });
+    const { placement, asked, clinics, freeBeds, answerFigures } = await choiceOf(req, res);
+    await render(req, res, { placementId: placement.id, asked, clinics, freeBeds, answerFigures, ticked: [] });
   });
 
   router.post('/requests/:taskId/more-clinics', async (req, res) => {
-    const { placement, sent, asked, clinics, freeBeds } = await choiceOf(req, res);
+    const { placement, sent, asked, clinics, freeBeds, answerFigures } = await choiceOf(req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const named = (Array.isArray(body.clinic) ? body.clinic : [body.clinic]).filter((ik): ik is string => typeof ik === 'string');
     const ticked = clinics.filter((clinic) => named.includes(clinic.ik));
-    const view = { placementId: placement.id, asked, clinics, freeBeds, ticked: ticked.map((clinic) => clinic.ik) };
+    const view = { placementId: placement.id, asked, clinics, freeBeds, answerFigures, ticked: ticked.map((clinic) => clinic.ik) };
     if (!ticked.length) return render(req, res, { ...view, error: t.noneTicked }, 400);
     const form = RequestForm.safeParse({
       ...sent,

@@ -187,8 +187,13 @@ export async function clinicsOffering(context: WorkspaceContext, req: Request, r
       clinic.departments.filter((department) => !specialty || department.specialty === specialty).map((d) => `${clinic.ik}/${d.code}`),
     ),
   );
-  const shown = /^\d{4}-\d{2}-\d{2}$/.test(date) ? await hospitalApiOf(context, req, res).freeBeds(date) : [];
-  return { clinics, freeBeds: shown.filter((item) => departments.has(`${item.ik}/${item.department}`)) };
+  const hospital = hospitalApiOf(context, req, res);
+  const [shown, statistics] = await Promise.all([/^\d{4}-\d{2}-\d{2}$/.test(date) ? hospital.freeBeds(date) : [], hospital.answerStatistics()]);
+  return {
+    clinics,
+    freeBeds: shown.filter((item) => departments.has(`${item.ik}/${item.department}`)),
+    answerFigures: { windowDays: statistics.windowDays, items: statistics.items.filter((item) => departments.has(`${item.clinicIk}/${item.departmentCode}`)) },
+  };
 }
 
 /** Shows the form with what was typed, its refusals, and the clinics of the specialty with their free beds on the desired date. */
@@ -202,7 +207,7 @@ export function renderForm(context: WorkspaceContext) {
     status = 200,
     extra: Pick<NewRequestView, 'supplement' | 'draft'> = {},
   ) => {
-    const [{ clinics, freeBeds }, page, settings] = await Promise.all([
+    const [{ clinics, freeBeds, answerFigures }, page, settings] = await Promise.all([
       clinicsOffering(context, req, res, input.fields.specialty, input.fields.desiredAdmissionDate),
       workspacePageOf(context, req, res),
       hospitalApiOf(context, req, res).referrerData().settings(),
@@ -214,6 +219,7 @@ export function renderForm(context: WorkspaceContext) {
         ...refused,
         clinics,
         freeBeds,
+        answerFigures,
         deadlineDefault: settings.answerDeadline,
         csrfToken: context.csrf.tokenOf(sessionOf(res).id),
         ...extra,

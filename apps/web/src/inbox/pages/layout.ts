@@ -18,7 +18,7 @@ export interface PageContext {
   nav?: readonly NavItem[];
 }
 
-export type Section = 'tasks' | 'beds' | 'login' | 'error' | 'requests' | 'new-request' | 'drafts' | 'people' | 'settings' | 'notifications';
+export type Section = 'tasks' | 'beds' | 'statistics' | 'login' | 'error' | 'requests' | 'new-request' | 'drafts' | 'people' | 'settings' | 'notifications';
 
 export interface NavItem {
   readonly section: Section;
@@ -37,6 +37,7 @@ export function layout(context: PageContext, page: { title: string; section: Sec
   const nav = context.nav ?? [
     { section: 'tasks', href: '/inbox/tasks', label: texts.nav.tasks },
     { section: 'beds', href: '/inbox/beds', label: texts.nav.beds },
+    { section: 'statistics', href: '/inbox/statistics', label: texts.nav.statistics },
     { section: 'notifications', href: '/inbox/notifications', label: texts.nav.notifications },
   ];
   const navLink = ({ section, href, label }: NavItem) =>

@@ -3,7 +3,7 @@ import { html, type Html } from '../../inbox/html';
 import { csrfField, layout, type PageContext } from '../../inbox/pages/layout';
 import { moreClinicsTexts as t } from '../more-clinics.texts.de';
 import type { WorkspaceTexts } from '../workspace.texts.de';
-import { clinicCheckboxes } from './new-request.page';
+import { clinicCheckboxes, type AnswerFiguresOfChoice } from './new-request.page';
 
 export interface MoreClinicsView {
   placementId: string;
@@ -12,6 +12,8 @@ export interface MoreClinicsView {
   /** The registry's clinics offering the request's specialty that it did not go to yet. */
   clinics: readonly ClinicRecord[];
   freeBeds: readonly FreeBedsItem[];
+  /** Their answer figures (docs/workspace.md, "Antwortzeiten der Kliniken"). */
+  answerFigures?: AnswerFiguresOfChoice;
   ticked: readonly string[];
   error?: string;
   refusal?: readonly string[];
@@ -41,7 +43,17 @@ ${csrfField(view.csrfToken)}
 <fieldset class="form-section"><legend>${t.choose}</legend>
 <p class="hint">${t.hint}</p>
 ${view.error ? html`<p class="field-error" id="f-performers-error">${view.error}</p>` : ''}
-${clinicCheckboxes({ clinics: view.clinics, freeBeds: view.freeBeds, ticked: view.ticked, ...(view.error ? { error: view.error } : {}) }, texts, t.none)}
+${clinicCheckboxes(
+  {
+    clinics: view.clinics,
+    freeBeds: view.freeBeds,
+    ticked: view.ticked,
+    ...(view.error ? { error: view.error } : {}),
+    ...(view.answerFigures ? { answerFigures: view.answerFigures } : {}),
+  },
+  texts,
+  t.none,
+)}
 </fieldset>
 ${view.clinics.length ? html`<button type="submit" class="button">${t.send}</button>` : ''}
 <a href="${back}" class="button button-secondary">${t.cancel}</a>

@@ -1,4 +1,5 @@
-import type { ClinicRecord, FreeBedsItem } from '@bedrequest/contracts';
+import type { ClinicAnswerStatistics, ClinicRecord, FreeBedsItem } from '@bedrequest/contracts';
+import { answerStatisticsTexts } from '../../inbox/answer-statistics.texts.de';
 import { COVERAGE_KINDS, SERVICE_TYPE_CODES, SPECIALTIES, STAY_STATUSES } from '@bedrequest/fhir-model';
 import { html, type Html } from '../../inbox/html';
 import { csrfField, layout, notice, type PageContext } from '../../inbox/pages/layout';
@@ -24,6 +25,8 @@ export interface NewRequestView {
   /** The registry's clinics offering the chosen specialty (all without one), with their free beds on the desired date where shown. */
   clinics: readonly ClinicRecord[];
   freeBeds: readonly FreeBedsItem[];
+  /** The clinics' answer figures in the departments shown (docs/workspace.md, "Antwortzeiten der Kliniken"). */
+  answerFigures?: AnswerFiguresOfChoice;
   csrfToken: string;
   /** The party's default answer deadline, which an empty field leaves to the service. */
   deadlineDefault: { workingDays: number; holidays: string };
@@ -149,12 +152,37 @@ function clinicChoices(view: NewRequestView, texts: WorkspaceTexts): Html {
   const error = view.errors.get('performers');
   return html`<p class="hint" id="clinics-hint">${t.hints.clinics}</p>${error ? html`<p class="field-error" id="f-performers-error">${error}</p>` : ''}
 <button type="submit" name="step" value="clinics" class="button button-secondary" formnovalidate>${t.showClinics}</button>
-${clinicCheckboxes({ clinics: view.clinics, freeBeds: view.freeBeds, ticked: view.input.clinics, ...(error ? { error } : {}) }, texts)}`;
+${clinicCheckboxes(
+  {
+    clinics: view.clinics,
+    freeBeds: view.freeBeds,
+    ticked: view.input.clinics,
+    ...(error ? { error } : {}),
+    ...(view.answerFigures ? { answerFigures: view.answerFigures } : {}),
+  },
+  texts,
+)}`;
 }
 
-/** The clinics to tick, each with its free beds where it shows them; `error` names the field's refusal. */
+/** The answer figures beside the clinics to choose: the window, and each clinic's per department shown. */
+export interface AnswerFiguresOfChoice {
+  windowDays: number;
+  items: readonly ClinicAnswerStatistics[];
+}
+
+/**
+ * The clinics to tick, each with its free beds where it shows them and its answer figures where
+ * given (of its department with the most answers, when the specialty has several); `error` names
+ * the field's refusal.
+ */
 export function clinicCheckboxes(
-  view: { clinics: readonly ClinicRecord[]; freeBeds: readonly FreeBedsItem[]; ticked: readonly string[]; error?: string },
+  view: {
+    clinics: readonly ClinicRecord[];
+    freeBeds: readonly FreeBedsItem[];
+    ticked: readonly string[];
+    error?: string;
+    answerFigures?: AnswerFiguresOfChoice;
+  },
   texts: WorkspaceTexts,
   empty: string = t.noClinics,
 ): Html {
@@ -162,9 +190,14 @@ export function clinicCheckboxes(
     const items = view.freeBeds.filter((item) => item.ik === clinic.ik);
     return items.length ? t.freeBeds(items.reduce((sum, item) => sum + item.free, 0)) : t.noFreeBeds;
   };
+  const figures = (clinic: ClinicRecord) => {
+    if (!view.answerFigures) return '';
+    const mostAnswers = view.answerFigures.items.filter((item) => item.clinicIk === clinic.ik).sort((a, b) => b.answers - a.answers)[0];
+    return html`<span class="meta answer-figures">${answerStatisticsTexts.choice(mostAnswers, view.answerFigures.windowDays)}</span>`;
+  };
   if (!view.clinics.length) return html`<p class="empty">${empty}</p>`;
   return html`<ul class="plain clinic-choices">${view.clinics.map(
     (clinic) =>
-      html`<li class="choice"><input type="checkbox" id="clinic-${clinic.ik}" name="clinic" value="${clinic.ik}"${view.ticked.includes(clinic.ik) ? html` checked` : ''}${view.error ? html` aria-describedby="f-performers-error"` : ''}><label for="clinic-${clinic.ik}">${texts.clinicOf(clinic.name, clinic.ik)} <span class="meta">(${free(clinic)})</span></label></li>`,
+      html`<li class="choice"><input type="checkbox" id="clinic-${clinic.ik}" name="clinic" value="${clinic.ik}"${view.ticked.includes(clinic.ik) ? html` checked` : ''}${view.error ? html` aria-describedby="f-performers-error"` : ''}><label for="clinic-${clinic.ik}">${texts.clinicOf(clinic.name, clinic.ik)} <span class="meta">(${free(clinic)})</span> ${figures(clinic)}</label></li>`,
   )}</ul>`;
 }
