@@ -33,6 +33,8 @@ export const IntakeConfig = configSchema({
   RETENTION_ERASURE_DELAY_DAYS: env.positiveInt(30),
   /** A referrer's draft of a new request is deleted this long after it was last saved (docs/data-protection.md). */
   REFERRER_DRAFT_RETENTION_DAYS: env.positiveInt(30),
+  /** The payer's records are signed with a key of the service's, replaced once it is this old (docs/operations.md, "Record signing keys"). */
+  RECORD_SIGNING_KEY_MAX_AGE_DAYS: env.positiveInt(90),
   /**
    * What one request may hold (src/requests/request-limits.ts, docs/api.md "Limits per request"): a
    * supplement or a document over a limit is refused with 409 `too-long`; a selection, its withdrawal

@@ -27,6 +27,7 @@ import { internalRouter } from './http';
 import { AuthRecipientDirectory, MailOutboxRepository, MailSender, smtpTransport } from './mail';
 import { intakeHandler } from './messages';
 import { openIntakeDatabase, openSealedFields, prismaRunner, type SealedFields } from './persistence';
+import { PayerRecordRepository, PayerRecordService, payerRecordRouter, RecordSigningKeys } from './payer-record';
 import { ReferrerWorkspaceRepository, ReferrerWorkspaceService, referrerWorkspaceRouter } from './referrer-workspace';
 import { EscalationSweep, OverdueSweep, ReferrerSettingsRepository, referrerSettingsRouter } from './deadlines';
 import { requestReadRouter, RequestReadService } from './request-reads';
@@ -121,6 +122,10 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     app.use(referrerSettingsRouter(referrerSettings, verifier, logger));
     const referrerWorkspace = new ReferrerWorkspaceRepository(prisma, config.INTAKE_DB_SCHEMA, fields);
     app.use(referrerWorkspaceRouter(new ReferrerWorkspaceService(referrerWorkspace), verifier, logger));
+    // The record for the payer, signed with the service's own key (docs/api.md, "The record for the payer").
+    const recordKeys = new RecordSigningKeys(prisma, config.INTAKE_DB_SCHEMA, fields, { maxAgeDays: config.RECORD_SIGNING_KEY_MAX_AGE_DAYS });
+    const payerRecords = new PayerRecordService(new PayerRecordRepository(prisma, config.INTAKE_DB_SCHEMA, fields), recordKeys, audit);
+    app.use(payerRecordRouter(payerRecords, recordKeys, verifier, logger));
     // Requests past their retention are erased, and drafts past theirs deleted (docs/data-protection.md, "Retention and erasure").
     const retention = new RetentionJob(
       erasures,

@@ -48,6 +48,7 @@ interface RequestRow extends RequestRowBase {
 export class RequestErasureRepository {
   private readonly t: ReturnType<typeof requestWriterTables>;
   private readonly caseNumbers: ReturnType<typeof intakeTable>;
+  private readonly readyForTransfer: ReturnType<typeof intakeTable>;
   private readonly now: () => Date;
 
   constructor(
@@ -64,6 +65,7 @@ export class RequestErasureRepository {
   ) {
     this.t = requestWriterTables(schema);
     this.caseNumbers = intakeTable(schema, 'referrer_case_number');
+    this.readyForTransfer = intakeTable(schema, 'referrer_ready_for_transfer');
     this.now = options.now ?? (() => new Date());
   }
 
@@ -115,6 +117,8 @@ export class RequestErasureRepository {
       await tx.$executeRaw`DELETE FROM ${t.internalNote} WHERE task_id IN (SELECT id FROM ${t.task} WHERE request_id = ${found.id}::uuid)`;
       // So does the referrer's case number of the request (referrer-workspace/).
       await tx.$executeRaw`DELETE FROM ${this.caseNumbers} WHERE referrer_party_id = ${found.referrer_party_id} AND identifier = ${found.identifier}`;
+      // And when it declared the patient ready for transfer (payer-record/).
+      await tx.$executeRaw`DELETE FROM ${this.readyForTransfer} WHERE referrer_party_id = ${found.referrer_party_id} AND identifier = ${found.identifier}`;
       // Answers not yet published (or published, not yet cleared by the relay) carry the Task with
       // its notes: they go out without them, like the notifier keeps its stored events.
       await tx.$executeRaw`

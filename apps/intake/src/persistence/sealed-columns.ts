@@ -42,6 +42,22 @@ export function sealedColumnsOf(sql: SqlClient, schema: string): (SealedColumn &
       sealed: 'sealed_content',
       context: sealedFor.draftContent,
     }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'record_signing_key',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_private_key',
+      context: sealedFor.recordSigningKey,
+    }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'referrer_ready_for_transfer',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_ready',
+      context: sealedFor.readyForTransfer,
+    }),
   ];
 }
 

@@ -16,6 +16,8 @@ export const sealedFor = {
   caseNumber: (id: string) => `referrer_case_number:case_number:${id}`,
   draftLabel: (draftId: string) => `referrer_draft:label:${draftId}`,
   draftContent: (draftId: string) => `referrer_draft:content:${draftId}`,
+  recordSigningKey: (id: string) => `record_signing_key:private_key:${id}`,
+  readyForTransfer: (id: string) => `referrer_ready_for_transfer:ready:${id}`,
 };
 
 /**
