@@ -28,8 +28,9 @@ export function answerStatisticsRouter(statistics: AnswerStatisticsService, veri
   const viewerOf = (req: Request, res: Response) => callerOf(req, res).viewer;
 
   router.get(`${base}/referrer`, async (req, res) => {
-    if (viewerOf(req, res).role !== 'referrer')
+    if (viewerOf(req, res).role !== 'referrer') {
       throw new HttpError('forbidden', "a clinic sees its own figures only (GET /api/v1/clinic/answer-statistics), never another clinic's");
+    }
     const query = ReferrerQuery.safeParse(req.query);
     if (!query.success) throw new HttpError('invalid_request', query.error.issues[0]?.message ?? 'invalid query');
     res.json(await statistics.forReferrer(query.data.department));

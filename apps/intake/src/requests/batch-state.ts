@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmissionRequestSummary, BusinessStatus, ClinicRecord, Submitter } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import { answerStatisticOf } from '../answer-statistics/answer-statistic';
+import { answerStatisticOf } from '../answer-statistics';
 import { entriesOf, type AuditRecord } from '../audit';
 import { appendedHistory, type NoteAuthor, type StoredHistoryEntry } from '../tasks';
 import type { BatchChanges, StoredDocumentHash, StoredRequest, StoredTask } from './request-records';

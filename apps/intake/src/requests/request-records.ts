@@ -1,4 +1,4 @@
-import type { AnswerStatisticRow } from '../answer-statistics/answer-statistic';
+import type { AnswerStatisticRow } from '../answer-statistics';
 import type { BusinessStatus, IntakeVerdictV1, ServiceRequestIntent, ServiceRequestStatus, TaskStatus } from '@bedrequest/contracts';
 import type { OutboxRecord } from '@bedrequest/messaging';
 import type { AuditEntry } from '../audit';
