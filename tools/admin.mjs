@@ -33,6 +33,7 @@ const serviceOf = {
   request: 'intake',
   'dead-letters': 'intake',
   intake: 'intake',
+  record: 'intake',
   notifier: 'notifier',
 };
 const USAGE_ERROR = 2;

@@ -18,6 +18,8 @@ import {
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import type { IntakeCliBrokerConfig, IntakeCliConfig } from './config';
 import { openIntakeDatabase, type IntakeDatabase } from './persistence/database';
+import { RECORD_CLI, type RecordCliServices } from './payer-record/record-cli';
+import { RecordSigningKeys } from './payer-record/record-signing-keys';
 import { sealedColumnsOf } from './persistence/sealed-columns';
 import { openSealedFields, sqlClientOf } from './persistence/sealed-fields';
 import { prismaRunner } from './persistence/sql-runner';
@@ -195,7 +197,7 @@ export const INTAKE_KEYS_CLI = new CommandLine<ServiceDataKeys>({
 export { AUDIT_CLI };
 
 /** The command lines of intake, by their group (the first argument). */
-export const INTAKE_CLIS = { audit: AUDIT_CLI, request: REQUEST_CLI, 'dead-letters': DEAD_LETTERS_CLI, intake: INTAKE_KEYS_CLI } as const;
+export const INTAKE_CLIS = { audit: AUDIT_CLI, request: REQUEST_CLI, 'dead-letters': DEAD_LETTERS_CLI, intake: INTAKE_KEYS_CLI, record: RECORD_CLI } as const;
 
 /**
  * Intake's schema (migrated first, so that the CLI works before the stack's first start), and with
@@ -232,6 +234,22 @@ function operatorOf(adminOperator: string | undefined, login: string, sudoUser: 
   const sudo = sudoUser?.trim() && sudoUser.trim() !== login ? `sudo by ${sudoUser.trim()}` : undefined;
   if (adminOperator === undefined) return sudo ? `${login} (${sudo})` : login;
   return `${adminOperator} (${[`os user ${login}`, sudo].filter(Boolean).join(', ')})`;
+}
+
+/** The record signing keys in intake's schema (migrated first), their private keys sealed under the KEKs of `config`. */
+export async function openRecordServices(config: IntakeCliConfig): Promise<Session<RecordCliServices>> {
+  const prisma = await openDatabase(config);
+  try {
+    const { fields } = await openSealedFields(config, prisma);
+    // The age limit is the service's (RECORD_SIGNING_KEY_MAX_AGE_DAYS): the CLI rotates only when told.
+    return {
+      services: { keys: new RecordSigningKeys(prisma, config.INTAKE_DB_SCHEMA, fields, { maxAgeDays: Number.POSITIVE_INFINITY }) },
+      close: () => prisma.$disconnect(),
+    };
+  } catch (error) {
+    await prisma.$disconnect();
+    throw error;
+  }
 }
 
 /**

@@ -3,3 +3,4 @@ export { PayerRecordService, ReadyForTransferInput } from './payer-record.servic
 export { MAX_VERIFIED_RECORD_BYTES, payerRecordRouter } from './payer-record.router';
 export { RecordSigningKeys } from './record-signing-keys';
 export { verifyRecord, type RecordVerification } from './record-signature';
+export { RECORD_CLI, type RecordCliServices } from './record-cli';

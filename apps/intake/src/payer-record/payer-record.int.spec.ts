@@ -23,6 +23,7 @@ import { AdmissionRequestRepository, IntakeService } from '../requests';
 import { historyOf, type StoredHistoryEntry, type TaskNote } from '../tasks';
 import { admissionCommand, clinicAnswerCommand, testSealedFields } from '../testing';
 import { PayerRecordRepository } from './payer-record.repository';
+import { RECORD_CLI } from './record-cli';
 import { payerRecordRouter } from './payer-record.router';
 import { PayerRecordService } from './payer-record.service';
 import { signRecord, verifyRecord } from './record-signature';
@@ -230,6 +231,32 @@ describe("the payer's record", () => {
     expect((await keys.publicJwks()).map((jwk) => jwk.kid)).toEqual([rotated, secondKid, firstKid.kid]);
     const { rows } = await pool.query<{ sealed: Buffer; x: string }>(`SELECT sealed_private_key AS sealed, public_x AS x FROM "${schema}".record_signing_key`);
     expect(rows.every((row) => !row.sealed.toString('latin1').includes(row.x))).toBe(true);
+  });
+
+  it('is checked by `npm run admin -- record verify FILE`: valid with what was signed, refused with exit 1 for a changed byte', async () => {
+    const { file } = await records.record(taskIds[A]!, 'pdf', ANNA);
+    const dir = mkdtempSync(join(tmpdir(), 'record-cli-'));
+    const changed = Buffer.from(file);
+    changed[100] = changed[100]! ^ 0x01;
+    writeFileSync(join(dir, 'record.pdf'), file);
+    writeFileSync(join(dir, 'changed.pdf'), changed);
+    const run = async (path: string) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await RECORD_CLI.run(['record', 'verify', '--file', path], {
+        open: async () => ({ services: { keys }, close: async () => undefined }),
+        out: (line) => out.push(line),
+        err: (line) => err.push(line),
+      });
+      return { code, out, err };
+    };
+    const valid = await run(join(dir, 'record.pdf'));
+    expect(valid.code).toBe(0);
+    expect(valid.out[0]).toMatch(/^valid: the PDF record of the request \S+, signed at \d{4}-\S+Z with the key [A-Za-z0-9_-]{43}$/);
+    expect(valid.out[0]).toContain(identifier);
+    const refused = await run(join(dir, 'changed.pdf'));
+    expect(refused.code).toBe(1);
+    expect(refused.err.join('\n')).toContain('not valid (changed)');
   });
 
   it('answers not found to another party and for a Task that is none, and gone once the patient data was erased', async () => {
