@@ -25,6 +25,7 @@ import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
 import { PartyClient } from './party/party.client';
 import { partyRouter } from './party/party.router';
+import { PayerRecordClient, publicRecordRouter, referrerRecordRouter } from './referrer-api/payer-record.router';
 import { ReferrerWorkspaceClient, referrerWorkspaceRouter } from './referrer-api/referrer-workspace.router';
 import { errorHandler, unknownPath } from './http-errors';
 import { addressLimit, type AddressBucket } from './address-limits';
@@ -121,6 +122,8 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     lifecycle.onStop('clinic workspace client', () => clinicWorkspace.close());
     const referrerWorkspace = new ReferrerWorkspaceClient(config.INTAKE_URL);
     lifecycle.onStop('referrer workspace client', () => referrerWorkspace.close());
+    const payerRecords = new PayerRecordClient(config.INTAKE_URL);
+    lifecycle.onStop('payer record client', () => payerRecords.close());
     const answerStatistics = new AnswerStatisticsClient(config.INTAKE_URL);
     lifecycle.onStop('answer statistics client', () => answerStatistics.close());
     const referrerContacts = new ReferrerContacts({ intakeUrl: config.INTAKE_URL, authUrl: config.AUTH_URL }, serviceTokens);
@@ -146,6 +149,9 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
     // The hospital's own data beside its requests, never sent to a clinic: case numbers and drafts.
     app.use('/api/v1/referrer', ...referrers, referrerWorkspaceRouter({ workspace: referrerWorkspace, logger }));
+    // The record for the payer: the hospital's download, and its verification by anyone without a token.
+    app.use('/api/v1/referrer', ...referrers, referrerRecordRouter({ records: payerRecords, logger }));
+    app.use('/api/v1/records', documents, publicRecordRouter({ records: payerRecords, logger }));
     app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));
     app.use(
       '/api/v1/clinic',

@@ -22,7 +22,8 @@ const CONTENT_TYPES = { pdf: 'application/pdf', csv: 'text/csv; charset=utf-8; h
  * payer"). Errors are `{"error", "message"}`, which the gateway passes on.
  *
  * - `GET /internal/payer-records/{taskId}?format=pdf|csv` (referrer token): the signed record of the
- *   request of that Task, `Cache-Control: no-store`; 404 for another party's, 410 once erased.
+ *   request of that Task as `{kind, fileName, contentType, content}` (base64), `Cache-Control:
+ *   no-store`; 404 for another party's, 410 once erased.
  * - `PUT /internal/payer-records/ready-for-transfer` `{identifier, readyAt|null}` (referrer token), and
  *   its read `POST …/ready-for-transfer/_read` `{identifier}`: a POST, so that no identifier stands in a URL.
  * - `POST /internal/payer-records/verify` (no token, the file as body): what was signed, or why not.
@@ -56,7 +57,8 @@ export function payerRecordRouter(records: PayerRecordService, keys: RecordSigni
   router.get(`${base}/:taskId`, referrerOnly, async (req, res) => {
     const format = HttpError.parseInput(z.strictObject({ format: Format }), req.query).format;
     const record = await records.record(String(req.params.taskId), format, callerOf(req, res));
-    res.status(200).set('content-type', CONTENT_TYPES[format]).set('content-disposition', `attachment; filename="${record.fileName}"`).send(record.file);
+    // JSON, as every internal answer (the gateway's internal client reads JSON only): the gateway serves the file.
+    res.json({ kind: record.kind, fileName: record.fileName, contentType: CONTENT_TYPES[format], content: record.file.toString('base64') });
   });
 
   router.use(base, jsonErrorHandler(logger));
