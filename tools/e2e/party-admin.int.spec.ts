@@ -116,6 +116,8 @@ describe("the party administrator's API, end to end", () => {
       username: name('lena'),
       displayName: 'Lena Koch',
       email: 'lena.koch@nord.example',
+      // Off for everyone added: each person turns e-mail on for themself (docs/api.md, "Party and people").
+      emailNotifications: false,
       administrator: false,
       disabled: false,
       createdAt: expect.any(String),
