@@ -5,6 +5,7 @@ import { registerAcceptanceWithdrawalPath } from './acceptance-withdrawal-path';
 import { registerAnswerStatisticsPaths } from './answer-statistics-paths';
 import { registerClinicApiPaths } from './clinic-api-paths';
 import { registerPartyPaths } from './party-paths';
+import { registerPayerRecordPaths } from './payer-record-paths';
 import { registerReferrerWorkspacePaths } from './referrer-workspace-paths';
 import { guarded, json, merged, refusals, type Secured } from './responses';
 import { registerSubscriptionPaths } from './subscription-paths';
@@ -43,6 +44,7 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
   registerAnswerStatisticsPaths(registry, secured);
   registerSubscriptionPaths(registry, secured);
   registerReferrerWorkspacePaths(registry, secured);
+  registerPayerRecordPaths(registry, secured);
   registerClinicApiPaths(registry, secured);
   registerAcceptanceWithdrawalPath(registry, secured);
   registerPartyPaths(registry, secured);
