@@ -76,7 +76,7 @@ describeInChromium("the hospital's workspace: asking by rule", () => {
     const named = await harness.taskOf(request.identifier?.[0]?.value ?? '', NAMED.ik);
     const asked = await waitFor(async () => harness.taskOf(request.identifier?.[0]?.value ?? '', NEAR.ik).catch(() => undefined), {
       what: 'the clinic the rule asked',
-      timeoutMs: 30_000,
+      timeoutMs: 60_000,
     });
 
     await page.goto(url(`/requests/${named.id}`));
@@ -92,5 +92,5 @@ describeInChromium("the hospital's workspace: asking by rule", () => {
     expect((await harness.stack.api('GET', '/api/v1/referrer/settings', { token: harness.referrerToken })).body).toEqual({
       answerDeadline: { workingDays: 2, holidays: 'DE' },
     });
-  });
+  }, 120_000);
 });
