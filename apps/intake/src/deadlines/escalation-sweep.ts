@@ -123,9 +123,13 @@ export class EscalationSweep {
          LIMIT 1
            FOR UPDATE OF r SKIP LOCKED`;
       if (!request) return undefined;
+      // What this look has seen is read before it reads the Tasks: a change another transaction
+      // commits meanwhile (an overdue mark) leaves the sum different, so the next look is not
+      // skipped. The Tasks it adds itself (revision 0) count as seen.
+      const [before] = await changes(request.id);
       const asked = await this.askFor(tx, request, clinics, now);
-      const [seen] = await changes(request.id);
-      await tx.$executeRaw`UPDATE ${t.request} SET escalation_seen_changes = ${seen?.sum ?? 0n} WHERE id = ${request.id}::uuid`;
+      const seen = (before?.sum ?? 0n) + BigInt(asked);
+      await tx.$executeRaw`UPDATE ${t.request} SET escalation_seen_changes = ${seen} WHERE id = ${request.id}::uuid`;
       return asked;
     });
   }
