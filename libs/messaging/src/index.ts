@@ -8,6 +8,7 @@ export { contextFrom, traceContextOf, type TraceContext } from './trace-context'
 export { assertTopology, declareBrokerTopology, type BrokerTopology } from './topology';
 export { connectServiceBroker } from './service-broker';
 export { WakeUpLoop, type WakeUpLoopOptions } from './wake-up-loop';
+export { PeriodicRun, type PeriodicRunOptions } from './periodic-run';
 export {
   DeadLetterQueues,
   firstDeathOf,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { RequestDispatchedV1, type ClinicRecord, type TaskStatus } from '@bedrequest/contracts';
 import type { Coding } from '@medplum/fhirtypes';
 import { resolveDepartment, type FhirSystems } from '@bedrequest/fhir-model';
-import { outboxRecord, outboxRow } from '@bedrequest/messaging';
+import { outboxRecord, outboxRow, PeriodicRun } from '@bedrequest/messaging';
 import { appendPayload, entriesOf, type AuditRecord } from '../audit';
 import type { BundleSummary } from '../clinic-tasks';
 import type { Prisma } from '../generated/prisma/client';
@@ -50,8 +50,7 @@ export interface EscalationSources {
 export class EscalationSweep {
   private readonly t;
   private readonly settings;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly job: PeriodicRun<number>;
 
   constructor(
     private readonly prisma: IntakeDatabase,
@@ -63,31 +62,26 @@ export class EscalationSweep {
   ) {
     this.t = requestWriterTables(schema);
     this.settings = intakeTable(schema, 'referrer_settings');
+    this.job = new PeriodicRun({
+      work: () => this.askAllDue(),
+      idle: 0,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      failureMessage: 'asking clinics by rule failed; will retry',
+    });
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.run(), this.options.intervalMs);
-    this.timer.unref();
+    this.job.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.job.stop();
   }
 
   /** One run: looks at every request due and resolves with how many clinics this process asked (never rejects). */
   run(): Promise<number> {
-    if (this.running) return this.running.then(() => 0);
-    const work = this.askAllDue()
-      .catch((error: unknown) => {
-        this.options.logger.warn({ err: String(error) }, 'asking clinics by rule failed; will retry');
-        return 0;
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    this.running = work;
-    return work;
+    return this.job.run();
   }
 
   private async askAllDue(): Promise<number> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AdmissionOverdueV1 } from '@bedrequest/contracts';
 import type { FhirSystems } from '@bedrequest/fhir-model';
-import { outboxRecord, outboxRow } from '@bedrequest/messaging';
+import { outboxRecord, outboxRow, PeriodicRun } from '@bedrequest/messaging';
 import { intakeTable, sealedFor, type IntakeDatabase, type SealedFields } from '../persistence';
 import { appendedHistory, askedByRuleOf, toFhirTask, type StoredHistoryEntry, type TaskNote } from '../tasks';
 import type { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
@@ -39,8 +39,7 @@ export class OverdueSweep {
   private readonly task;
   private readonly request;
   private readonly outbox;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly job: PeriodicRun<number>;
 
   constructor(
     private readonly prisma: IntakeDatabase,
@@ -52,31 +51,26 @@ export class OverdueSweep {
     this.task = intakeTable(schema, 'clinic_task');
     this.request = intakeTable(schema, 'admission_request');
     this.outbox = intakeTable(schema, 'outbox_message');
+    this.job = new PeriodicRun({
+      work: () => this.markAllDue(),
+      idle: 0,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      failureMessage: 'marking overdue Tasks failed; will retry',
+    });
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.run(), this.options.intervalMs);
-    this.timer.unref();
+    this.job.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.job.stop();
   }
 
   /** One run: marks every Task due and resolves with how many this process marked (never rejects). */
   run(): Promise<number> {
-    if (this.running) return this.running.then(() => 0);
-    const work = this.markAllDue()
-      .catch((error: unknown) => {
-        this.options.logger.warn({ err: String(error) }, 'marking overdue Tasks failed; will retry');
-        return 0;
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    this.running = work;
-    return work;
+    return this.job.run();
   }
 
   private async markAllDue(): Promise<number> {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
+import { PeriodicRun } from '@bedrequest/messaging';
 import type { MailOutboxRepository, DueMail, MailResult } from './mail-outbox.repository';
 import type { RecipientDirectory } from './mail-recipients';
 import { mailTextOf } from './mail-text';
@@ -35,8 +36,7 @@ export interface MailSenderOptions {
 export class MailSender {
   private readonly outcomes;
   private readonly messageIdDomain;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly job: PeriodicRun<number>;
 
   constructor(
     private readonly outbox: MailOutboxRepository,
@@ -51,32 +51,27 @@ export class MailSender {
       labelNames: ['kind', 'outcome'],
       registers: [options.registry],
     });
+    this.job = new PeriodicRun({
+      work: () => this.sendAllDue(),
+      idle: 0,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      failureMessage: 'sending mail failed; will retry',
+    });
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.run(), this.options.intervalMs);
-    this.timer.unref();
+    this.job.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.job.stop();
     this.transport?.close();
   }
 
   /** One run; resolves with how many mails this process sent (never rejects). */
   run(): Promise<number> {
-    if (this.running) return this.running.then(() => 0);
-    const work = this.sendAllDue()
-      .catch((error: unknown) => {
-        this.options.logger.warn({ err: String(error) }, 'sending mail failed; will retry');
-        return 0;
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    this.running = work;
-    return work;
+    return this.job.run();
   }
 
   private now(): Date {
