@@ -8,7 +8,7 @@ import { IntakeCliBrokerConfig, IntakeCliConfig } from './config';
 const argv = process.argv.slice(2);
 const group = argv[0] === 'request' || argv[0] === 'dead-letters' ? argv[0] : 'audit';
 // `record verify FILE`: the file as the one argument, as --file (the command lines take options only).
-if (argv[0] === 'record' && argv[1] === 'verify' && argv.length === 3 && !argv[2]!.startsWith('-')) argv.splice(2, 0, '--file');
+if (argv[0] === 'record' && argv[1] === 'verify' && argv.length === 3 && !argv[2]?.startsWith('-')) argv.splice(2, 0, '--file');
 const run =
   argv[0] === 'intake'
     ? INTAKE_CLIS.intake.run(argv, { open: () => openIntakeKeys(loadConfig(IntakeCliConfig)) })

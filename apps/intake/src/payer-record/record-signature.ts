@@ -111,7 +111,7 @@ function signatureLineOf(file: Buffer): { content: Buffer; encoded: string; sign
   const line = file.subarray(start, end).toString('latin1');
   const prefix = Object.values(SIGNATURE_PREFIX).find((candidate) => line.startsWith(candidate));
   if (!prefix) return undefined;
-  const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(line.slice(prefix.length));
-  if (!match) return undefined;
-  return { content: file.subarray(0, start), encoded: match[1]!, signature: match[2]! };
+  const [encoded, signature, ...rest] = line.slice(prefix.length).split('.');
+  if (!encoded || !signature || rest.length > 0 || !/^[A-Za-z0-9_-]+$/.test(encoded + signature)) return undefined;
+  return { content: file.subarray(0, start), encoded, signature };
 }
