@@ -149,7 +149,7 @@ export function startIntake(config: IntakeConfig, overrides: IntakeOverrides = {
     const mail = new MailSender(
       new MailOutboxRepository(prisma, config.INTAKE_DB_SCHEMA),
       recipients,
-      config.SMTP_URL ? smtpTransport(config.SMTP_URL, config.MAIL_FROM) : undefined,
+      config.SMTP_URL ? smtpTransport(config.SMTP_URL, config.MAIL_FROM, { requireTls: config.NODE_ENV === 'production' }) : undefined,
       {
         logger,
         registry,
