@@ -127,6 +127,10 @@ describe('answer deadlines and overdue Tasks', () => {
     // The clinic's history keeps the mark between the request and the answer, with the deadline that passed.
     const history = await stack.api<{ items: { kind: string; deadline?: string }[] }>('GET', `/api/v1/clinic/tasks/${lateTask?.id}/history`, { token: late });
     expect(history.body.items.map((entry) => entry.kind)).toEqual(['answer', 'overdue', 'request']);
-    expect(history.body.items[1]).toEqual({ kind: 'overdue', at: list.body.items.find((item) => item.id === lateTask?.id)?.overdueSince, deadline: deadline.toISOString() });
+    expect(history.body.items[1]).toEqual({
+      kind: 'overdue',
+      at: list.body.items.find((item) => item.id === lateTask?.id)?.overdueSince,
+      deadline: deadline.toISOString(),
+    });
   });
 });
