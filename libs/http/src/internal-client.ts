@@ -117,18 +117,27 @@ export class InternalClient {
     return this.send(request, keepHeaders);
   }
 
+  /**
+   * A file's bytes, passed on unread: a 200 answer may carry one of `fileTypes` (media types, lower
+   * case); any other answer is read as `raw` reads it, JSON or nothing, so an error's body is never
+   * taken for the file.
+   */
+  async file(request: InternalRequest, fileTypes: readonly string[], keepHeaders: readonly string[] = []): Promise<RawAnswer> {
+    return this.send(request, keepHeaders, fileTypes);
+  }
+
   /** Closes the idle connections (they do not keep the process alive meanwhile: undici unrefs them). */
   close(): Promise<void> {
     return this.pool.close();
   }
 
-  private async send(request: InternalRequest, keepHeaders: readonly string[]): Promise<RawAnswer> {
+  private async send(request: InternalRequest, keepHeaders: readonly string[], fileTypes: readonly string[] = []): Promise<RawAnswer> {
     const token = await this.tokenOf(request.credential);
-    const answer = await this.exchange(request, token, keepHeaders);
+    const answer = await this.exchange(request, token, keepHeaders, fileTypes);
     if (answer.status !== 401 || typeof request.credential !== 'object' || token === undefined) return answer;
     // A service token refused: expired early, or signed with a key the other side does not know yet.
     request.credential.refused(token);
-    return this.exchange(request, await this.tokenOf(request.credential), keepHeaders);
+    return this.exchange(request, await this.tokenOf(request.credential), keepHeaders, fileTypes);
   }
 
   private async tokenOf(credential: Credential | undefined): Promise<string | undefined> {
@@ -140,7 +149,12 @@ export class InternalClient {
     }
   }
 
-  private async exchange(request: InternalRequest, token: string | undefined, keepHeaders: readonly string[]): Promise<RawAnswer> {
+  private async exchange(
+    request: InternalRequest,
+    token: string | undefined,
+    keepHeaders: readonly string[],
+    fileTypes: readonly string[],
+  ): Promise<RawAnswer> {
     const { timeoutMs } = this.options;
     // A timer cleared on the answer rather than AbortSignal.timeout, whose timer would stay armed
     // for the whole deadline after every call.
@@ -166,7 +180,8 @@ export class InternalClient {
       });
       const contentType = String(headers['content-type'] ?? '');
       const bytes = Buffer.from(await answer.arrayBuffer());
-      if (bytes.length > 0 && !/\bjson\b/.test(contentType)) throw new Error(`answered HTTP ${statusCode} with ${contentType || 'no content type'}`);
+      const isFile = statusCode === 200 && fileTypes.includes(contentType.split(';')[0]?.trim().toLowerCase() ?? '');
+      if (bytes.length > 0 && !isFile && !/\bjson\b/.test(contentType)) throw new Error(`answered HTTP ${statusCode} with ${contentType || 'no content type'}`);
       const kept: Record<string, string> = {};
       for (const name of keepHeaders) {
         const value = headers[name];

@@ -8,6 +8,18 @@ const CaseNumberList = z.looseObject({ items: z.array(CaseNumberView) });
 const DraftSummary = z.looseObject({ id: z.string(), label: z.string().optional(), savedAt: z.string(), savedByName: z.string().optional() });
 const DraftView = DraftSummary.extend({ content: z.record(z.string(), z.unknown()) });
 const DraftList = z.looseObject({ items: z.array(DraftSummary) });
+const ReadyForTransferView = z.looseObject({ readyAt: z.string().nullable().optional() });
+
+/** The record's formats and the media types the gateway answers them with (docs/api.md, "The record for the payer"). */
+export const RECORD_TYPES = { pdf: 'application/pdf', csv: 'text/csv' } as const;
+export type RecordFormat = keyof typeof RECORD_TYPES;
+
+/** A record for the payer as the gateway sent it: its bytes and the headers a download passes on. */
+export interface RecordFile {
+  content: Buffer;
+  contentType: string;
+  contentDisposition: string;
+}
 
 export type DraftSummary = z.infer<typeof DraftSummary>;
 export type DraftView = z.infer<typeof DraftView>;
@@ -63,6 +75,48 @@ export class ReferrerDataApi {
     if (answer.status === 200) return answer.body.items;
     if (answer.status === 400) return [];
     throw this.refused(answer.status);
+  }
+
+  /**
+   * The signed record for the payer of the request of a Task (docs/api.md, "The record for the
+   * payer"): the file, or 404/410 (not the party's request, its patient data erased).
+   */
+  async record(taskId: string, format: RecordFormat): Promise<RecordFile | 404 | 410> {
+    const answer = await this.client.file(
+      { method: 'GET', path: `/api/v1/referrer/records/${encodeURIComponent(taskId)}`, query: new URLSearchParams({ format }), ...this.credentials },
+      [RECORD_TYPES[format]],
+      ['content-type', 'content-disposition'],
+    );
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    if (answer.status === 404 || answer.status === 410) return answer.status;
+    const contentType = answer.headers['content-type'] ?? '';
+    const contentDisposition = answer.headers['content-disposition'] ?? '';
+    if (answer.status !== 200 || !contentType.startsWith(RECORD_TYPES[format]) || !contentDisposition.startsWith('attachment')) {
+      throw new Error(`the record was answered with HTTP ${answer.status} (${contentType || 'no content type'})`);
+    }
+    return { content: answer.body, contentType, contentDisposition };
+  }
+
+  /** When the request's patient was ready for transfer, as the hospital recorded it; undefined for not recorded, or erased. */
+  async readyForTransfer(identifier: string): Promise<string | undefined> {
+    const answer = await this.client.json(
+      { method: 'POST', path: '/api/v1/referrer/ready-for-transfer/_read', json: { identifier }, ...this.credentials },
+      { 200: ReadyForTransferView, 401: ApiErrorBody, 404: ApiErrorBody, 410: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200) return answer.body.readyAt ?? undefined;
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    return undefined;
+  }
+
+  /** Records when the patient was ready for transfer (null removes it); the refusal's status when refused (400, 404, 410). */
+  async setReadyForTransfer(identifier: string, readyAt: string | null): Promise<400 | 404 | 410 | undefined> {
+    const answer = await this.client.json(
+      { method: 'PUT', path: '/api/v1/referrer/ready-for-transfer', json: { identifier, readyAt }, ...this.credentials },
+      { 200: ReadyForTransferView, 204: z.undefined(), 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 410: ApiErrorBody, 429: ApiErrorBody },
+    );
+    if (answer.status === 200 || answer.status === 204) return undefined;
+    if (answer.status === 401 || answer.status === 429) throw this.refused(answer.status);
+    return answer.status;
   }
 
   /** The party's settings: its default answer deadline (docs/api.md, "Answer deadlines"). */

@@ -14,6 +14,9 @@ import { ownDataTexts } from './own-data.texts.de';
 import { selectTexts } from './select.texts.de';
 import { workspaceDe } from './workspace.texts.de';
 import { caseNumberSection } from './pages/case-number';
+import { payerRecordSection } from './pages/payer-record';
+import { payerRecordTexts } from './payer-record.texts.de';
+import { berlinDateTime, berlinLocal } from './berlin-time';
 import { sentRequestSection } from './pages/sent-request';
 import { erasePage } from './pages/erase.page';
 import { historySection } from './pages/request-history';
@@ -37,6 +40,7 @@ const FLASHES: readonly [string, string][] = [
   ['caseNumber', ownDataTexts.caseNumber.saved],
   ['documents', documentsTexts.sent],
   ['moreClinics', moreClinicsTexts.done],
+  ['readyForTransfer', payerRecordTexts.ready.saved],
 ];
 
 /** What the list says once after a new request was sent (`?sent=`). */
@@ -116,16 +120,18 @@ export function requestsRoutes(context: WorkspaceContext): Router {
     updates(res, req.query.since, versionOf(view.placements), () => requestsParts(texts, view));
   });
 
-  /** A request's page; `typed`: an internal case number refused, shown at its field. */
-  const showRequest = async (req: Request, res: Response, typed?: string) => {
+  /** A request's page; `refused`: an internal case number or a ready-for-transfer time refused, shown at its field. */
+  const showRequest = async (req: Request, res: Response, refused?: { caseNumber?: string; readyAt?: string; message?: string }) => {
+    const typed = refused?.caseNumber;
     const [{ placement, clinics }, page] = await Promise.all([placementOf(req, res), workspacePageOf(context, req, res)]);
     const [task] = placement.tasks;
     const api = hospitalApiOf(context, req, res);
     // Who of the hospital sent or changed it, which clinic answered (the audit trail); the page shows without it should it fail.
-    const [changes, caseNumbers, sent] = await Promise.all([
+    const [changes, caseNumbers, sent, readyAt] = await Promise.all([
       task ? api.changes(requestOf(task)).catch(() => undefined) : undefined,
       caseNumbersOf(req, res, [placement]),
       task ? sentOf(api, requestOf(task)) : undefined,
+      task ? api.referrerData().readyForTransfer(requestOf(task)) : undefined,
     ]);
     const history = changes && historySection(changes, sessionOf(res).principal.ikNumbers, clinics, texts, formats);
     const own = caseNumberSection({
@@ -134,12 +140,19 @@ export function requestsRoutes(context: WorkspaceContext): Router {
       ...(typed === undefined ? {} : { typed, error: ownDataTexts.caseNumber.invalid }),
       csrfToken: page.signedIn?.csrfToken ?? '',
     });
+    const record = payerRecordSection({
+      placementId: placement.id,
+      readyAt: berlinLocal(readyAt),
+      readyAtText: formats.instant(readyAt),
+      ...(refused?.readyAt === undefined ? {} : { typed: refused.readyAt, error: refused.message ?? payerRecordTexts.ready.invalid }),
+      csrfToken: page.signedIn?.csrfToken ?? '',
+    });
     const flash = FLASHES.find(([name]) => req.query[name] === '1')?.[1];
     const sentSection = sent && sentRequestSection(sent, clinics, texts, formats);
     sendPage(
       res,
-      requestPage(page, texts, placement, clinics, formats, flash, html`${own}${sentSection ?? ''}${history ?? ''}`),
-      typed === undefined ? 200 : 400,
+      requestPage(page, texts, placement, clinics, formats, flash, html`${own}${record}${sentSection ?? ''}${history ?? ''}`),
+      refused === undefined ? 200 : 400,
     );
   };
 
@@ -149,13 +162,28 @@ export function requestsRoutes(context: WorkspaceContext): Router {
   router.post('/requests/:taskId/case-number', async (req, res) => {
     const typed = (req.body as Record<string, unknown>).caseNumber;
     const caseNumber = typeof typed === 'string' ? typed.trim() : '';
-    if (caseNumber && !CASE_NUMBER.test(caseNumber)) return showRequest(req, res, caseNumber);
+    if (caseNumber && !CASE_NUMBER.test(caseNumber)) return showRequest(req, res, { caseNumber });
     const { placement } = await placementOf(req, res);
     const refused = await hospitalApiOf(context, req, res)
       .referrerData()
       .setCaseNumber(requestOf(placement.tasks[0] as FhirTask), caseNumber || null);
-    if (refused) return showRequest(req, res, caseNumber);
+    if (refused) return showRequest(req, res, { caseNumber });
     res.redirect(303, `/workspace/requests/${placement.id}?caseNumber=1`);
+  });
+
+  // When the patient was ready for transfer (docs/workspace.md, "Verlegungsbereit seit"): Berlin time, empty removes it.
+  router.post('/requests/:taskId/ready-for-transfer', async (req, res) => {
+    const typed = (req.body as Record<string, unknown>).readyAt;
+    const local = typeof typed === 'string' ? typed.trim() : '';
+    const readyAt = local ? berlinDateTime(local) : null;
+    if (readyAt === undefined) return showRequest(req, res, { readyAt: local });
+    const { placement } = await placementOf(req, res);
+    const refused = await hospitalApiOf(context, req, res)
+      .referrerData()
+      .setReadyForTransfer(requestOf(placement.tasks[0] as FhirTask), readyAt);
+    if (refused === 404) throw notFound();
+    if (refused) return showRequest(req, res, { readyAt: local, ...(refused === 410 ? { message: payerRecordTexts.record.gone } : {}) });
+    res.redirect(303, `/workspace/requests/${placement.id}?readyForTransfer=1`);
   });
 
   // Erasing the request's patient data (docs/workspace.md, "Patientendaten löschen"): a confirmation first.

@@ -10,6 +10,7 @@ import { documentsRoutes } from './documents-routes';
 import { moreClinicsRoutes } from './more-clinics-routes';
 import { newRequestRoutes } from './new-request-routes';
 import { peopleRoutes } from './people-routes';
+import { recordRoutes } from './record-routes';
 import { requestsRoutes } from './requests-routes';
 import { selectRoutes } from './select-routes';
 import { settingsRoutes } from './settings-routes';
@@ -44,6 +45,8 @@ export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
  * - `GET|POST /requests/{taskId}/supplement`: the request's next version, its fields edited.
  * - `GET|POST /requests/{taskId}/more-clinics`: the request's next version, with further clinics asked.
  * - `GET|POST /requests/{taskId}/documents`: documents (PDF, PNG, JPEG) sent for the request as one DocumentBundle.
+ * - `GET /requests/{taskId}/record.pdf|csv`: the signed record for the payer; `POST
+ *   /requests/{taskId}/ready-for-transfer`: when the patient was ready for transfer.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  * - `GET|POST /settings`: the hospital's default answer deadline.
  */
@@ -81,6 +84,7 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       // Before the request's page: /requests/new is no request.
       pages.use(newRequestRoutes(context));
       pages.use(requestsRoutes(context));
+      pages.use(recordRoutes(context));
       pages.use(selectRoutes(context));
       pages.use(changesRoutes(context));
       pages.use(supplementRoutes(context));
