@@ -161,6 +161,11 @@ export class OpenApiContract {
     if (!answer.content[mediaType]) {
       throw new ContractViolation(`${what}: the content type ${mediaType || '(none)'} is not declared (${Object.keys(answer.content).join(', ')} is)`);
     }
+    // A text type the document declares (the record's CSV) is checked as the text it is; any other body must be JSON.
+    if (mediaType.startsWith('text/')) {
+      this.validate(`#${answerPointer}/content/${escaped(mediaType)}/schema`, exchange.text, `${what}: the body`);
+      return;
+    }
     if (typeof exchange.body === 'string' || exchange.body === undefined) {
       throw new ContractViolation(`${what}: the body is not JSON: ${shortened(exchange.text, QUOTED_BODY_LENGTH)}`);
     }

@@ -235,6 +235,8 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['GET', `/api/v1/kliniken/free-beds?date=${today}`, { token: referrer }],
         ['PUT', '/api/v1/referrer/case-numbers', { token: referrer, body: { identifier: requestIdentifier, caseNumber: 'FN-2026/0815' } }],
         ['POST', '/api/v1/referrer/case-numbers/_search', { token: referrer, body: { caseNumber: 'fn-2026/0815' } }],
+        ['PUT', '/api/v1/referrer/ready-for-transfer', { token: referrer, body: { identifier: requestIdentifier, readyAt: '2026-12-01T09:15:00+01:00' } }],
+        ['POST', '/api/v1/referrer/ready-for-transfer/_read', { token: referrer, body: { identifier: requestIdentifier } }],
         ['GET', '/api/v1/referrer/drafts', { token: referrer }],
         ['GET', '/api/v1/referrer/settings', { token: referrer }],
         ['PUT', '/api/v1/referrer/settings', { token: referrer, body: { answerDeadline: { workingDays: 2, holidays: 'DE-BW' } } }],
@@ -261,6 +263,11 @@ describe('the OpenAPI document, replayed against the running service', () => {
         const { status } = await api(method, path, options);
         expect({ method, path, status: status >= 200 && status < 300 }).toEqual({ method, path, status: true });
       }
+      // The record for the payer, verified without a token (docs/api.md, "The record for the payer"): the CSV is text, sent back as it came.
+      const record = await api('GET', `/api/v1/referrer/records/${taskId}?format=csv`, { token: referrer });
+      expect([record.status, typeof record.body]).toEqual([200, 'string']);
+      const verified = await api('POST', '/api/v1/records/verify', { body: String(record.body), contentType: 'application/octet-stream' });
+      expect([verified.status, verified.body.valid]).toEqual([200, true]);
       // Only a selected clinic withdraws its acceptance (tools/e2e/clinic-withdraws-acceptance.int.spec.ts); this Task's is refused.
       const withdrawal = await api('POST', `/api/v1/clinic/tasks/${taskId}/withdraw-acceptance`, { token: clinic, body: { reason: 'Bett belegt' } });
       expect([withdrawal.status, withdrawal.body.error]).toEqual([409, 'conflict']);
