@@ -57,7 +57,7 @@ a:hover { color: var(--accent-dark); }
 .site-header p { margin: 0; }
 .brand { font-weight: 700; font-size: 1.125rem; }
 .clinic { color: var(--muted); }
-.nav { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
+.nav { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; margin: 0; padding: 0; }
 .nav a { text-decoration: none; padding: 0.25rem 0; }
 .nav a[aria-current="page"] { font-weight: 700; border-bottom: 3px solid var(--accent); }
 .logout { margin-left: auto; }
