@@ -53,3 +53,21 @@ describe('accessClaimsOf: the claims auth signs for a person of a party', () => 
     });
   });
 });
+
+describe("a system client's token read as a Principal", () => {
+  it('carries the permissions of its scope claim and its client id; a person has neither', () => {
+    const claims = PartyClaims.parse({
+      sub: 'party-1',
+      role: 'clinic',
+      ik: ['510000001'],
+      act: { sub: 'client:c-1', name: 'KIS Anbindung' },
+      scope: 'system/Task.rs api:clinic',
+      client_id: 'c-1',
+    });
+    const principal = principalOfClaims(claims);
+    expect(principal.userId).toBe('client:c-1');
+    expect(principal.clientId).toBe('c-1');
+    expect([...(principal.scopes ?? [])]).toEqual(['Task.r', 'Task.s', 'api:clinic']);
+    expect(principalOfClaims(PartyClaims.parse({ sub: 'p', role: 'clinic', ik: ['510000001'] })).scopes).toBeUndefined();
+  });
+});

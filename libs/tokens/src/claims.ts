@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { grantedPermissions, type Permission } from './scopes';
 
 /** The one algorithm tokens are signed with (the auth service's Ed25519 keys); `none` and HS* never pass. */
 export const TOKEN_ALGORITHM = 'EdDSA';
@@ -30,6 +31,13 @@ export interface Principal {
   readonly ikNumbers: readonly string[];
   /** A referrer's registered FHIR base URL (spec, Authentication 10); absent for clinics. */
   readonly fhirBase?: string;
+  /**
+   * What a system client's token was granted (its `scope` claim; docs/parties.md, "System clients
+   * and scopes"). Absent for a person's token, which keeps every right of its role.
+   */
+  readonly scopes?: ReadonlySet<Permission>;
+  /** The system client a token was issued to (`client_id`, RFC 9068 2.2); absent for a person's. */
+  readonly clientId?: string;
 }
 
 /** The role claim of a service token: a service of the stack calling another without a party behind it. */
@@ -44,13 +52,24 @@ const IkNumber = z.string().regex(/^[0-9]{9}$/);
 export const ActorClaim = z.object({ sub: z.string().min(1), name: z.string().min(1).max(200).optional() });
 export type ActorClaim = z.infer<typeof ActorClaim>;
 
+/** A system client's grant: RFC 9068's `scope` (space-separated) and `client_id`; a person's token has neither. */
+const ClientClaims = { scope: z.string().max(2000).optional(), client_id: z.string().min(1).max(200).optional() };
+
 /**
  * The claims of a party's access token besides the registered ones (`iss`, `aud`, `jti`, `iat`,
- * `exp`): `sub` is the party, `act` the person. `act` is optional: tokens of an earlier auth have none.
+ * `exp`): `sub` is the party, `act` the person (or the system client, `client:<id>`). `act` is
+ * optional: tokens of an earlier auth have none.
  */
 export const PartyClaims = z.discriminatedUnion('role', [
-  z.object({ sub: z.string().min(1), role: z.literal('referrer'), ik: z.array(IkNumber).min(1), fhirBase: z.string().min(1), act: ActorClaim.optional() }),
-  z.object({ sub: z.string().min(1), role: z.literal('clinic'), ik: z.array(IkNumber).length(1), act: ActorClaim.optional() }),
+  z.object({
+    sub: z.string().min(1),
+    role: z.literal('referrer'),
+    ik: z.array(IkNumber).min(1),
+    fhirBase: z.string().min(1),
+    act: ActorClaim.optional(),
+    ...ClientClaims,
+  }),
+  z.object({ sub: z.string().min(1), role: z.literal('clinic'), ik: z.array(IkNumber).length(1), act: ActorClaim.optional(), ...ClientClaims }),
 ]);
 export type PartyClaims = z.infer<typeof PartyClaims>;
 
@@ -73,7 +92,12 @@ export function accessClaimsOf(
 
 export function principalOfClaims(claims: PartyClaims): Principal {
   // A token without `act`: read as its party's only user until release 1.2 (docs/compatibility.md).
-  const person = { userId: claims.act?.sub ?? claims.sub, ...(claims.act?.name === undefined ? {} : { userName: claims.act.name }) };
+  const person = {
+    userId: claims.act?.sub ?? claims.sub,
+    ...(claims.act?.name === undefined ? {} : { userName: claims.act.name }),
+    ...(claims.scope === undefined ? {} : { scopes: grantedPermissions(claims.scope) }),
+    ...(claims.client_id === undefined ? {} : { clientId: claims.client_id }),
+  };
   return claims.role === 'referrer'
     ? { partyId: claims.sub, ...person, role: claims.role, ikNumbers: claims.ik, fhirBase: claims.fhirBase }
     : { partyId: claims.sub, ...person, role: claims.role, ikNumbers: claims.ik };

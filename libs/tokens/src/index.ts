@@ -14,6 +14,16 @@ export {
   type Principal,
   type Role,
 } from './claims';
+export {
+  SCOPE_CATALOGUE,
+  grantedPermissions,
+  permissionsOf,
+  permissionsOfRole,
+  scopeRefusal,
+  scopesOfRole,
+  type CatalogueScope,
+  type Permission,
+} from './scopes';
 export { fhirBasesOverlap, isUnderFhirBase } from './fhir-base';
 export {
   InvalidAccessTokenError,
