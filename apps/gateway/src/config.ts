@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseServiceEnv, configSchema, env, redisEnv, serviceClientEnv, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, configSchema, env, redisEnv, requiredInProduction, serviceClientEnv, tokenEnv } from '@bedrequest/config';
 
 export const GatewayConfig = configSchema({
   ...baseServiceEnv,
@@ -11,6 +11,15 @@ export const GatewayConfig = configSchema({
    * neither). Reachable only from inside the deployment.
    */
   INTERNAL_PORT: env.port(9080),
+  /**
+   * The public API's address as its callers reach it (behind the Ingress or proxy): the SMART
+   * discovery document names the token endpoint under it, and auth, configured with the same
+   * value, takes it as the audience of system clients' assertions (docs/parties.md).
+   */
+  PUBLIC_API_URL: requiredInProduction(
+    env.url('http://127.0.0.1:8080', ['http:', 'https:']),
+    "the public API's address as callers reach it (https://bedrequest.example.org), the same as auth's",
+  ),
   /** The auth service: the token endpoints behind /api/v1/token, and the keys tokens are verified with. */
   ...tokenEnv,
   /** For the service token the gateway reads routing's clinic registry with. */

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { createTokenVerifier, principalOf, remoteSigningKeys, requireToken, type Role, type TokenVerifier } from '@bedrequest/tokens';
+import { createTokenVerifier, principalOf, remoteSigningKeys, requireScope, requireToken, type Role, type TokenVerifier } from '@bedrequest/tokens';
 import {
   AUDIENCE,
   ISSUER,
@@ -9,6 +9,7 @@ import {
   clinicClaims,
   localKeys,
   newSigningKey,
+  referrerClaims,
   serviceToken,
   type TestSigningKey,
 } from '@bedrequest/tokens/testing';
@@ -28,6 +29,12 @@ function appWith(verifier: TokenVerifier) {
   app.post('/api/v2/fhir/Bundle', ...route(['referrer']));
   app.get('/api/v1/clinic/tasks', ...route(['clinic']));
   app.get('/api/v1/kliniken', ...route(['referrer', 'clinic']));
+  app.get('/api/v2/fhir/Task', requireToken({ verifier, roles: ['referrer', 'clinic'] }), requireScope('Task.s'), (_req, res) => {
+    res.json({ searched: true });
+  });
+  app.get('/api/v1/party/users', requireToken({ verifier, roles: ['referrer', 'clinic'] }), requireScope('api:party'), (_req, res) => {
+    res.json({ listed: true });
+  });
   app.use(errorHandler(silentLogger()));
   return app;
 }
@@ -152,5 +159,44 @@ describe("the gateway's token guard (requireToken with the gateway's error answe
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('5');
     expect(response.body).toMatchObject({ error: 'unavailable' });
+  });
+});
+
+describe("a system client's scopes (requireScope after requireToken)", () => {
+  let key: TestSigningKey;
+  let app: express.Express;
+  const clientToken = (scope: string) =>
+    accessToken(key, { sub: 'referrer-1', claims: { ...referrerClaims, act: { sub: 'client:c-1', name: 'KIS' }, scope, client_id: 'c-1' } });
+
+  beforeAll(async () => {
+    key = await newSigningKey();
+    app = appWith(createTokenVerifier({ keys: localKeys(key), issuer: ISSUER, audience: AUDIENCE }));
+  });
+
+  it("lets a token through with the scope that grants the route, and a person's token (no scope) always", async () => {
+    const withScope = await request(app)
+      .get('/api/v2/fhir/Task')
+      .set('Authorization', `Bearer ${await clientToken('system/Task.rs')}`);
+    expect(withScope.status).toBe(200);
+    const person = await request(app)
+      .get('/api/v2/fhir/Task')
+      .set('Authorization', `Bearer ${await accessToken(key, { sub: 'referrer-1' })}`);
+    expect(person.status).toBe(200);
+  });
+
+  it('refuses a token without it: 403 insufficient_scope, an OperationOutcome on FHIR paths, {error} on /api/v1, WWW-Authenticate naming the scope', async () => {
+    const readOnly = await clientToken('system/Task.r api:kliniken');
+    const fhir = await request(app).get('/api/v2/fhir/Task').set('Authorization', `Bearer ${readOnly}`);
+    expect(fhir.status).toBe(403);
+    expect(fhir.headers['www-authenticate']).toBe('Bearer realm="bedrequest", error="insufficient_scope", scope="system/Task.s"');
+    expect(fhir.body).toMatchObject({
+      resourceType: 'OperationOutcome',
+      issue: [{ code: 'forbidden', diagnostics: 'insufficient_scope: this token was not granted system/Task.s' }],
+    });
+
+    const api = await request(app).get('/api/v1/party/users').set('Authorization', `Bearer ${readOnly}`);
+    expect(api.status).toBe(403);
+    expect(api.body).toEqual({ error: 'insufficient_scope', message: 'insufficient_scope: this token was not granted api:party' });
+    expect(api.headers['www-authenticate']).toContain('scope="api:party"');
   });
 });

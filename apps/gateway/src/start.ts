@@ -4,7 +4,7 @@ import { ClinicDirectory, loadClinicsFrom } from '@bedrequest/clinic-directory';
 import { connectServiceBroker, type Broker } from '@bedrequest/messaging';
 import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { closeRedis, openRedis } from '@bedrequest/persistence';
-import { ANY_ROLE, requireToken, revocationListFor, serviceTokensFor, tokenVerifierFor, type Role } from '@bedrequest/tokens';
+import { ANY_ROLE, requireScope, requireToken, revocationListFor, serviceTokensFor, tokenVerifierFor, type Permission, type Role } from '@bedrequest/tokens';
 import { allowedMethods } from './allowed-methods';
 import { ClinicCapacityClient } from './capacity/capacity.client';
 import { capacityRouter } from './capacity/capacity.router';
@@ -20,6 +20,7 @@ import { auditEventRouter } from './fhir/audit-event.router';
 import { bundleRoute } from './fhir/bundle.router';
 import { IntakeClient } from './fhir/intake.client';
 import { IntakeRequestsClient, intakeRequestsRoute } from './fhir/requests.router';
+import { fhirReadScopes } from './fhir/fhir-read-scopes';
 import { taskRouter } from './fhir/task.router';
 import { metadataRouter } from './metadata/metadata.router';
 import { openApiRoute } from './openapi/openapi-route';
@@ -91,7 +92,11 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
       exempt: config.RATE_LIMIT_EXEMPT_ADDRESSES,
       refusalHoldMs: config.RATE_LIMIT_REFUSAL_HOLD_MS,
     });
-    const guarded = (roles: readonly Role[]) => [unlessInvalidTokens(requireToken({ verifier, roles })), perParty];
+    // A system client's token passes a route only with the route's scope; a person's keeps every
+    // right of its role (docs/parties.md, "System clients and scopes").
+    const guarded =
+      (roles: readonly Role[]) =>
+      (...permissions: Permission[]) => [unlessInvalidTokens(requireToken({ verifier, roles })), perParty, ...permissions.map(requireScope)];
     const referrers = guarded(['referrer']);
     const clinics = guarded(['clinic']);
     const anyone = guarded(ANY_ROLE);
@@ -138,24 +143,27 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     app.get('/', documents, serviceIndex);
     app.get('/api/openapi.json', documents, openApiRoute({ fallbackHost: `127.0.0.1:${config.PORT}` }));
     // The CapabilityStatement and the conformance resources: no token (FHIR clients read them first).
-    app.use('/api/v2/fhir', metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: documents }));
+    app.use(
+      '/api/v2/fhir',
+      metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: documents, publicApiUrl: config.PUBLIC_API_URL }),
+    );
     app.use('/api/v1/token', perAddress('token'), tokenProxyRouter(auth, logger));
     // Before the clinics' list, whose guard lets every role in: the free beds are the referrers'.
-    app.use('/api/v1/kliniken/free-beds', ...referrers, freeBedsRouter({ capacity, logger }));
+    app.use('/api/v1/kliniken/free-beds', ...referrers('api:kliniken'), freeBedsRouter({ capacity, logger }));
     // Every clinic's answer times are the referrers': a clinic's token gets 403 (its own are under /api/v1/clinic).
-    app.use('/api/v1/kliniken/answer-statistics', ...referrers, referrerAnswerStatisticsRouter({ statistics: answerStatistics, logger }));
-    app.use('/api/v1/kliniken', ...anyone, klinikenRouter(clinicDirectory, logger));
-    app.use('/api/v1/party', ...anyone, partyRouter({ party, logger }));
-    app.use('/api/v1/subscriptions', ...referrers, subscriptionsRouter({ notifier, logger }));
+    app.use('/api/v1/kliniken/answer-statistics', ...referrers('api:kliniken'), referrerAnswerStatisticsRouter({ statistics: answerStatistics, logger }));
+    app.use('/api/v1/kliniken', ...anyone('api:kliniken'), klinikenRouter(clinicDirectory, logger));
+    app.use('/api/v1/party', ...anyone('api:party'), partyRouter({ party, logger }));
+    app.use('/api/v1/subscriptions', ...referrers('api:subscriptions'), subscriptionsRouter({ notifier, logger }));
     // The hospital's own data beside its requests, never sent to a clinic: case numbers and drafts.
-    app.use('/api/v1/referrer', ...referrers, referrerWorkspaceRouter({ workspace: referrerWorkspace, logger }));
+    app.use('/api/v1/referrer', ...referrers('api:referrer'), referrerWorkspaceRouter({ workspace: referrerWorkspace, logger }));
     // The record for the payer: the hospital's download, and its verification by anyone without a token.
-    app.use('/api/v1/referrer', ...referrers, referrerRecordRouter({ records: payerRecords, logger }));
+    app.use('/api/v1/referrer', ...referrers('api:referrer'), referrerRecordRouter({ records: payerRecords, logger }));
     app.use('/api/v1/records', documents, publicRecordRouter({ records: payerRecords, logger }));
-    app.use('/api/v1/clinic/capacity', ...clinics, capacityRouter({ capacity, logger }));
+    app.use('/api/v1/clinic/capacity', ...clinics('api:clinic'), capacityRouter({ capacity, logger }));
     app.use(
       '/api/v1/clinic',
-      ...clinics,
+      ...clinics('api:clinic'),
       clinicTasksRouter({ reads: clinicTaskReads, logger }),
       clinicWorkspaceRouter({ workspace: clinicWorkspace, logger }),
       clinicAnswerStatisticsRouter({ statistics: answerStatistics }),
@@ -164,7 +172,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     );
     app.post(
       '/api/v2/fhir/Bundle',
-      ...referrers,
+      ...referrers('Bundle.c'),
       ...bundleRoute({
         broker,
         clinics: clinicDirectory,
@@ -172,10 +180,10 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
         verdictTimeoutMs: config.INTAKE_VERDICT_TIMEOUT_MS,
       }),
     );
-    app.delete('/api/v2/fhir/ServiceRequest', ...referrers, intakeRequestsRoute(requests, 'DELETE'));
+    app.delete('/api/v2/fhir/ServiceRequest', ...referrers('ServiceRequest.d'), intakeRequestsRoute(requests, 'DELETE'));
     // A referrer reads back the latest version of a request it sent (docs/api.md, "Reading a request back").
-    app.get('/api/v2/fhir/ServiceRequest', ...referrers, intakeRequestsRoute(requests, 'GET'));
-    app.use('/api/v2/fhir', ...anyone, taskRouter(intake), auditEventRouter(intake));
+    app.get('/api/v2/fhir/ServiceRequest', ...referrers('ServiceRequest.s'), intakeRequestsRoute(requests, 'GET'));
+    app.use('/api/v2/fhir', ...anyone(), fhirReadScopes(), taskRouter(intake), auditEventRouter(intake));
     // The clinic inbox is the web app's (apps/web); bookmarks of its old address here keep working.
     app.get(['/inbox', '/inbox/*path'], redirectToWeb(config.WEB_PUBLIC_URL));
     app.use(unknownPath);

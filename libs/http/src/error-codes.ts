@@ -16,6 +16,11 @@ export const errorCodes = {
   invalid_credentials: { status: 401, issue: 'login', meaning: 'login failed: unknown user, wrong password or disabled user' },
   invalid_refresh_token: { status: 401, issue: 'login', meaning: 'unknown, expired, already used or revoked refresh token' },
   forbidden: { status: 403, issue: 'forbidden', meaning: 'a token of the wrong role for this endpoint' },
+  insufficient_scope: {
+    status: 403,
+    issue: 'forbidden',
+    meaning: "a system client's token without the scope this endpoint needs; `WWW-Authenticate` names the scope (RFC 6750 3.1)",
+  },
   not_found: { status: 404, issue: 'not-found', meaning: 'unknown endpoint or id, or one the caller may not see' },
   method_not_allowed: { status: 405, issue: 'not-supported', meaning: 'the path exists, but not with this method; `Allow` lists the methods it takes' },
   conflict: { status: 409, issue: 'conflict', meaning: 'the state does not allow it (e.g. an answer to a cancelled Task)' },

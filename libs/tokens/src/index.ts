@@ -24,6 +24,14 @@ export {
   type CatalogueScope,
   type Permission,
 } from './scopes';
+export {
+  CLIENT_ASSERTION_ALGORITHMS,
+  CLIENT_ASSERTION_TYPE,
+  CLIENT_AUTH_METHOD,
+  CLIENT_GRANT_TYPE,
+  CLIENT_TOKEN_PATH,
+  clientTokenEndpoint,
+} from './client-credentials';
 export { fhirBasesOverlap, isUnderFhirBase } from './fhir-base';
 export {
   InvalidAccessTokenError,
@@ -35,7 +43,7 @@ export {
   type TokenVerifier,
   type TokenVerifierOptions,
 } from './verifier';
-export { accessTokenOf, bearerTokenOf, principalOf, requireToken, type RequireTokenOptions } from './require-token';
+export { accessTokenOf, bearerTokenOf, principalOf, requireScope, requireToken, type RequireTokenOptions } from './require-token';
 export { ServiceTokenSource } from './service-token-source';
 export { revocationListFor, serviceTokensFor, tokenVerifierFor, type TokenConfig } from './from-config';
 export { RevocationList, loadRevocationsFrom, type RevocationListOptions, type Revocations } from './revocation-list';

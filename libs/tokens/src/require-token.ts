@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { HttpError } from '@bedrequest/http';
 import type { Principal, Role } from './claims';
+import type { Permission } from './scopes';
 import { InvalidAccessTokenError, SigningKeysUnavailableError, type TokenVerifier } from './verifier';
 
 const REALM = 'bedrequest';
@@ -65,6 +66,27 @@ export function requireToken(options: RequireTokenOptions): RequestHandler {
       next(error);
     }
   };
+}
+
+/**
+ * Lets a system client's token through only when its scopes grant `permission` (docs/parties.md,
+ * "System clients and scopes"); a person's token carries no scope and keeps every right of its
+ * role. Else 403 `insufficient_scope`, with RFC 6750 3.1's `WWW-Authenticate` naming the scope
+ * that grants it. Runs after requireToken.
+ */
+export function requireScope(permission: Permission): RequestHandler {
+  const scope = scopeGranting(permission);
+  return (_req, res, next) => {
+    const granted = principalOf(res).scopes;
+    if (granted === undefined || granted.has(permission)) return next();
+    res.setHeader('WWW-Authenticate', `Bearer realm="${REALM}", error="insufficient_scope", scope="${scope}"`);
+    next(new HttpError('insufficient_scope', `insufficient_scope: this token was not granted ${scope}`));
+  };
+}
+
+/** The narrowest scope that grants a permission: `Task.s` → `system/Task.s`; a named scope is its own. */
+function scopeGranting(permission: Permission): string {
+  return permission.startsWith('api:') ? permission : `system/${permission}`;
 }
 
 /** The party requireToken let through; throws when a route forgot the guard. */

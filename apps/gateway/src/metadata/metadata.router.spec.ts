@@ -13,7 +13,7 @@ const systems = fhirSystems(PROFILE_BASE);
  * answers 401 to whatever reaches it.
  */
 const app = express()
-  .use('/api/v2/fhir', metadataRouter({ profileBase: PROFILE_BASE, version: '4.5.6' }))
+  .use('/api/v2/fhir', metadataRouter({ profileBase: PROFILE_BASE, version: '4.5.6', publicApiUrl: 'https://api.example.org/' }))
   .use('/api/v2/fhir', (_req, res) => {
     res.status(401).json({ guarded: true });
   });
@@ -147,5 +147,30 @@ describe('everything else under /api/v2/fhir', () => {
     const res = await request(app)[method.toLowerCase() as 'get' | 'post' | 'put'](`/api/v2/fhir${path}`);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ guarded: true });
+  });
+});
+
+describe('GET /api/v2/fhir/.well-known/smart-configuration', () => {
+  it('announces, without a token, the token endpoint under the public address, private_key_jwt with RS384 and ES384, the grant and the scopes', async () => {
+    const res = await get('/.well-known/smart-configuration');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({
+      token_endpoint: 'https://api.example.org/api/v1/token/oauth2',
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['private_key_jwt'],
+      token_endpoint_auth_signing_alg_values_supported: ['RS384', 'ES384'],
+      scopes_supported: expect.arrayContaining(['system/Bundle.c', 'system/Task.rs', 'system/AuditEvent.rs', 'api:subscriptions', 'api:clinic']),
+      capabilities: ['client-confidential-asymmetric', 'permission-v2'],
+    });
+  });
+
+  it("is said in the CapabilityStatement's security section too: SMART-on-FHIR, the token endpoint in oauth-uris, the method, algorithms and scopes", async () => {
+    const security = ((await get('/metadata')).body as CapabilityStatement).rest?.[0]?.security;
+    expect(security?.service?.flatMap((service) => service.coding?.map((coding) => coding.code))).toEqual(['OAuth', 'SMART-on-FHIR']);
+    expect(security?.extension?.[0]?.extension).toEqual([{ url: 'token', valueUri: 'https://api.example.org/api/v1/token/oauth2' }]);
+    expect(security?.description).toContain('`private_key_jwt`');
+    expect(security?.description).toContain('RS384 or ES384');
+    expect(security?.description).toContain('`system/Task.rs`');
   });
 });

@@ -4,6 +4,7 @@ import { capabilityStatement, conformanceResources, CONFORMANCE_RESOURCE_TYPES, 
 import { HttpError } from '@bedrequest/http';
 import { sendFhir, sendOutcome } from '../fhir/fhir-response';
 import { answerError } from '../http-errors';
+import { smartConfigurationRoute, systemClientSecurity } from './smart-configuration';
 
 export interface MetadataRouterOptions {
   /** `{profile_base}` (config `PROFILE_BASE`): the canonical URLs of the profiles and code systems. */
@@ -12,6 +13,8 @@ export interface MetadataRouterOptions {
   version: string;
   /** Runs before each of its routes: the gateway's limit per client address (served without a token). */
   limit?: RequestHandler;
+  /** The public API's address (config `PUBLIC_API_URL`): where system clients get their tokens. */
+  publicApiUrl: string;
 }
 
 /** Where parties get and renew their tokens: the gateway's token proxy, mounted at `/api/v1/token`. */
@@ -20,22 +23,24 @@ const TOKEN_ENDPOINTS = { login: '/api/v1/token/login', refresh: '/api/v1/token/
 /**
  * What a FHIR client reads before anything else, before it has a token, so served without one (as
  * FHIR servers commonly do): `GET [base]/metadata`, the CapabilityStatement (R4
- * http.html#capabilities), and the conformance resources it refers to, each at the id its
+ * http.html#capabilities), SMART's discovery document `GET [base]/.well-known/smart-configuration`, and the conformance resources it refers to, each at the id its
  * canonical URL ends in (`GET [base]/StructureDefinition/AdmissionRequestBundle`,
  * `GET [base]/CodeSystem/specialty`, and the searches without parameters). Mount it at
  * `/api/v2/fhir` before the token guard; every other request passes on untouched.
  */
-export function metadataRouter({ profileBase, version, limit }: MetadataRouterOptions): Router {
+export function metadataRouter({ profileBase, version, limit, publicApiUrl }: MetadataRouterOptions): Router {
   // kind "instance": the statement describes this running server, published when it started.
   const date = new Date().toISOString();
   const resources = conformanceResources({ profileBase, version, date });
   const router = Router();
   const limited: RequestHandler[] = limit ? [limit] : [];
 
+  const systemClients = systemClientSecurity(publicApiUrl);
+  router.get('/.well-known/smart-configuration', ...limited, smartConfigurationRoute(systemClients));
   router.get('/metadata', ...limited, (req, res) => {
     const refused = refusedParameters(req);
     if (refused) return sendOutcome(res, refused.outcome, refused.status);
-    const statement = capabilityStatement({ profileBase, version, date, tokenEndpoints: TOKEN_ENDPOINTS, fhirBaseUrl: fhirBaseOf(req) });
+    const statement = capabilityStatement({ profileBase, version, date, tokenEndpoints: TOKEN_ENDPOINTS, systemClients, fhirBaseUrl: fhirBaseOf(req) });
     sendFhir(res, 200, statement);
   });
 

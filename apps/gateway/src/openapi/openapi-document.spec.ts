@@ -14,6 +14,7 @@ interface JsonSchema {
 }
 interface Answer {
   $ref?: string;
+  description?: string;
   headers?: Record<string, { $ref?: string }>;
   content?: Record<string, { schema: JsonSchema }>;
 }
@@ -80,9 +81,11 @@ describe('OpenAPI document', () => {
         '/api/v1/subscriptions/{id}/deliveries/{eventId}/retry',
         '/api/v1/subscriptions/{id}/events',
         '/api/v1/token/login',
+        '/api/v1/token/oauth2',
         '/api/v1/token/refresh',
         '/api/v1/token/revoke',
         '/api/v1/token/status',
+        '/api/v2/fhir/.well-known/smart-configuration',
         '/api/v2/fhir/AuditEvent',
         '/api/v2/fhir/Bundle',
         '/api/v2/fhir/CodeSystem',
@@ -139,10 +142,10 @@ describe('OpenAPI document', () => {
         });
       }
     }
-    // 403 only where a role is required: the clinics and the Task reads take either role.
-    expect(paths['/api/v1/kliniken']?.get?.responses['403']).toBeUndefined();
-    expect(paths['/api/v2/fhir/Task']?.get?.responses['403']).toBeUndefined();
-    expect(paths['/api/v1/subscriptions']?.post?.responses['403']).toBeDefined();
+    // 403 for a system client's token without the route's scope everywhere, and for the other role where one is required.
+    expect(paths['/api/v1/kliniken']?.get?.responses['403']?.description).toMatch(/^a system client's token without the scope/);
+    expect(paths['/api/v2/fhir/Task']?.get?.responses['403']?.description).toMatch(/^a system client's token without the scope/);
+    expect(paths['/api/v1/subscriptions']?.post?.responses['403']?.description).toMatch(/^Not a referrer token; or a system client's token/);
   });
 
   it('gives every answer the correlation id', () => {
@@ -226,8 +229,8 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it("gives the party's people their administrator's 403 and the party itself none, a person added 201 or 409, a person disabled 404 or 409", () => {
-    expect(paths['/api/v1/party']?.get?.responses['403']).toBeUndefined();
+  it("gives the party's people their administrator's 403 and the party itself only the scope's, a person added 201 or 409, a person disabled 404 or 409", () => {
+    expect(paths['/api/v1/party']?.get?.responses['403']?.description).toMatch(/^a system client's token without the scope/);
     expect(bodyOf(paths['/api/v1/party']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/Party' });
     expect(bodyOf(paths['/api/v1/party/users']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/PartyMemberList' });
     expect(Object.keys(paths['/api/v1/party/users']?.post?.responses ?? {}).sort()).toEqual([

@@ -5,6 +5,7 @@ import { BedCount } from '../capacity/capacity.router';
 import { AcceptanceWithdrawal, ClinicAnswer } from '../clinic-api/clinic-api.router';
 import { SERVICE_VERSION } from '../service-index';
 import { registerApiV1Paths } from './api-v1-paths';
+import { registerClientCredentialsPaths, registerSystemClientScheme } from './client-credentials-paths';
 import { registerFhirPaths } from './fhir-paths';
 import {
   ApiError,
@@ -135,7 +136,9 @@ export function openApiDocument(options: { serverUrl: string }): OpenApiDocument
     summary: 'This document',
     responses: { 200: { description: 'The OpenAPI 3.1 document', content: json(OpenApiDocumentShape) }, ...refusals('v1', ADDRESS_LIMITED) },
   });
+  registerSystemClientScheme(registry);
   registerApiV1Paths(registry, secured);
+  registerClientCredentialsPaths(registry);
   registerFhirPaths(registry, secured);
   registerWebhooks(registry);
 

@@ -98,14 +98,15 @@ export const ADDRESS_LIMITED: Refusals = {
 
 /**
  * What the token guard and the limits in front of a route answer (start.ts: invalidTokenLimit,
- * requireToken, partyLimits): 401 without a valid party token, 403 for a token of the other role,
+ * requireToken, partyLimits, requireScope): 401 without a valid party token,
  * 429 over the party's rate or its requests or bytes in flight, or from an address over its budget
- * of invalid tokens, 503 while the signing keys cannot be fetched. A route for both roles has no 403.
+ * of invalid tokens, 503 while the signing keys cannot be fetched. 403 for a token of the other role,
+ * or a system client's token without the route's scope (requireScope).
  */
 export function guarded(role: 'referrer' | 'clinic' | 'any'): Refusals {
   return {
     401: 'No valid access token: missing, malformed, expired, or not a party token',
-    ...(role === 'any' ? {} : { 403: `Not a ${role} token` }),
+    403: `${role === 'any' ? '' : `Not a ${role} token; or `}a system client's token without the scope of this route (\`insufficient_scope\`, WWW-Authenticate names the scope)`,
     429: "Over the party's limits: requests per second (RATE_LIMIT_PER_SECOND, 200 by default, over all gateway processes), requests or request bytes at once (RATE_LIMIT_CONCURRENT_PER_PARTY, RATE_LIMIT_BYTES_IN_FLIGHT_PER_PARTY), request body bytes per second (RATE_LIMIT_BYTES_PER_SECOND, 2 MiB by default, over all gateway processes); or, for a token the gateway has not verified before, more invalid tokens per second from this client address than RATE_LIMIT_PER_ADDRESS_PER_SECOND (20 by default): it is refused without verification until the second ends. Held until the caller could be served again, at most RATE_LIMIT_REFUSAL_HOLD_MS (1 s), then Retry-After says what is left of the wait (at least 1)",
     503: 'The access token cannot be checked right now (the signing keys are unavailable)',
   };

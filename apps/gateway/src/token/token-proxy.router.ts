@@ -9,7 +9,7 @@ import { requireJsonBody } from '../json-body';
 const PASSED_HEADERS = ['content-type', 'retry-after', 'www-authenticate', 'cache-control', 'pragma'];
 
 /**
- * The token endpoints (login, refresh, revoke, status) are served by the auth service; the gateway
+ * The token endpoints (login, refresh, revoke, status, and oauth2 for system clients) are served by the auth service; the gateway
  * forwards them unchanged, so callers see one base address. The request body goes on unread once it
  * is there and JSON by its content type (auth parses it and answers malformed JSON and wrong fields
  * itself), the forwarded headers are an allow-list each way, and auth unavailable is 503 with
@@ -39,6 +39,9 @@ export function tokenProxyRouter(auth: InternalClient, logger: Logger): Router {
   };
   router.get('/status', forward);
   router.post(['/login', '/refresh', '/revoke'], requireJsonBody(), express.raw({ type: () => true, limit: '16kb' }), forward);
+  // A system client's token request (RFC 6749 4.4, form-encoded): auth checks the form and answers
+  // its errors in RFC 6749 5.2's form (docs/parties.md, "System clients and scopes").
+  router.post('/oauth2', express.raw({ type: () => true, limit: '16kb' }), forward);
   router.use(errorHandler(logger));
   return router;
 }

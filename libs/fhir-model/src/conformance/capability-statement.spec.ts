@@ -58,7 +58,7 @@ describe('the CapabilityStatement', () => {
     expect(security?.description).toContain('POST /api/v1/token/login');
     expect(security?.description).toContain('POST /api/v1/token/refresh');
     expect(security?.description).toContain('Authorization: Bearer');
-    expect(security?.description).toContain('except `GET [base]/metadata` and the conformance resources');
+    expect(security?.description).toContain('except `GET [base]/metadata`, `GET [base]/.well-known/smart-configuration` and the conformance resources');
   });
 
   it('lists every Task search parameter the search declares, with its type and definition, and only the result parameters besides', () => {

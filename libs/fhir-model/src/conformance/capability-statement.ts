@@ -2,6 +2,7 @@ import type {
   CapabilityStatement,
   CapabilityStatementRestResource,
   CapabilityStatementRestResourceSearchParam,
+  CapabilityStatementRestSecurity,
   CodeSystem,
   StructureDefinition,
 } from '@medplum/fhirtypes';
@@ -29,7 +30,21 @@ export interface CapabilityStatementOptions extends ConformanceOptions {
   fhirBaseUrl?: string;
   /** Where parties get and renew their bearer tokens (paths on the server). */
   tokenEndpoints: { login: string; refresh: string };
+  /** SMART Backend Services: where system clients get their tokens, how they sign, which scopes they may ask for. */
+  systemClients?: SystemClientSecurity;
 }
+
+export interface SystemClientSecurity {
+  /** The token endpoint as callers reach it (absolute). */
+  tokenEndpoint: string;
+  grantType: string;
+  authMethod: string;
+  algorithms: readonly string[];
+  scopes: readonly string[];
+}
+
+/** SMART's extension naming the OAuth endpoints in `rest.security` (App Launch 1.0; 2.x reads .well-known first). */
+const OAUTH_URIS = 'http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris';
 
 /** http://terminology.hl7.org/CodeSystem/restful-security-service */
 const RESTFUL_SECURITY_SERVICE = 'http://terminology.hl7.org/CodeSystem/restful-security-service';
@@ -108,17 +123,34 @@ export function capabilityStatement(options: CapabilityStatementOptions): Capabi
         mode: 'server',
         documentation:
           'Every error is an OperationOutcome whose issues carry severity, code and diagnostics, and for invalid content the FHIRPath of the element in expression.',
-        security: {
-          service: [{ coding: [{ system: RESTFUL_SECURITY_SERVICE, code: 'OAuth', display: 'OAuth' }], text: 'Bearer access token' }],
-          description: [
-            `Every FHIR endpoint except \`GET [base]/metadata\` and the conformance resources (StructureDefinition, CodeSystem) requires \`Authorization: Bearer <access token>\`; without a valid one the answer is 401 with an OperationOutcome.`,
-            `Get the token with \`POST ${login}\` (JSON \`{"username", "password"}\`) and renew it without the password with \`POST ${refresh}\` (JSON \`{"refreshToken"}\`); both answer \`{"tokenType": "Bearer", "accessToken", "expiresIn", "refreshToken"}\`.`,
-            'Referrers send bundles, referrers and clinics read Tasks and the AuditEvents of their own data; a token of the other role is 403.',
-          ].join(' '),
-        },
+        security: securityOf(options, [
+          `Every FHIR endpoint except \`GET [base]/metadata\`, \`GET [base]/.well-known/smart-configuration\` and the conformance resources (StructureDefinition, CodeSystem) requires \`Authorization: Bearer <access token>\`; without a valid one the answer is 401 with an OperationOutcome.`,
+          `People get the token with \`POST ${login}\` (JSON \`{"username", "password"}\`) and renew it without the password with \`POST ${refresh}\` (JSON \`{"refreshToken"}\`); both answer \`{"tokenType": "Bearer", "accessToken", "expiresIn", "refreshToken"}\`.`,
+          'Referrers send bundles, referrers and clinics read Tasks and the AuditEvents of their own data; a token of the other role is 403.',
+        ]),
         resource: [bundleResource(resources), taskResource(), serviceRequestResource(), auditEventResource(), ...conformanceResourceEntries(resources)],
       },
     ],
+  };
+}
+
+/**
+ * `rest.security`: bearer tokens for everyone and, where the server takes system clients, SMART
+ * Backend Services beside them (the token endpoint in SMART's oauth-uris extension, the rest in words;
+ * the discovery document at `[base]/.well-known/smart-configuration` says it as data).
+ */
+function securityOf(options: CapabilityStatementOptions, sentences: string[]): CapabilityStatementRestSecurity {
+  const oauth = { coding: [{ system: RESTFUL_SECURITY_SERVICE, code: 'OAuth', display: 'OAuth' }], text: 'Bearer access token' };
+  const clients = options.systemClients;
+  if (!clients) return { service: [oauth], description: sentences.join(' ') };
+  return {
+    extension: [{ url: OAUTH_URIS, extension: [{ url: 'token', valueUri: clients.tokenEndpoint }] }],
+    service: [oauth, { coding: [{ system: RESTFUL_SECURITY_SERVICE, code: 'SMART-on-FHIR', display: 'SMART-on-FHIR' }] }],
+    description: [
+      ...sentences,
+      `Systems (SMART Backend Services) get a token with \`POST ${clients.tokenEndpoint}\`: grant \`${clients.grantType}\`, client authentication \`${clients.authMethod}\` (a JWT assertion signed with ${clients.algorithms.join(' or ')} by a key of the client's registered JWKS, its \`aud\` this endpoint).`,
+      `Scopes: ${clients.scopes.map((scope) => `\`${scope}\``).join(', ')}; each within the party's role, and each route refuses a system token without its scope (403, insufficient_scope).`,
+    ].join(' '),
   };
 }
 

@@ -9,6 +9,7 @@ export {
   AUDIT_EVENT_RESULT_PARAMETERS,
   TASK_RESULT_PARAMETERS,
   type CapabilityStatementOptions,
+  type SystemClientSecurity,
   type ConformanceResources,
   type ConformanceResourceType,
 } from './capability-statement';
