@@ -49,6 +49,7 @@ function csvRows(text: string): Record<string, string>[] {
 describe("the payer's record through the stack", () => {
   let stack: E2eStack;
   let hospital: string;
+  let annaId: string;
   let stranger: string;
   const clinic: Record<string, string> = {};
   const task: Record<string, string> = {};
@@ -57,7 +58,9 @@ describe("the payer's record through the stack", () => {
 
   beforeAll(async () => {
     stack = await startE2eStack();
-    await stack.createReferrer('hospital', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
+    const hospitalParty = await stack.createParty('referrer', 'Klinikum Nord', [FIXTURE_REQUESTER_IK], FIXTURE_FHIR_BASE);
+    // A display name unlike the login, so that the record shows the name, not the username.
+    annaId = await stack.createPerson(hospitalParty, 'hospital', 'Anna Aufnahme');
     await stack.createReferrer('stranger', ['260000099'], 'https://stranger.example/fhir');
     for (const [index, ik] of [A, B].entries()) {
       await stack.registerClinic(ik, `Rehaklinik ${index + 1}`, ['2300']);
@@ -165,6 +168,16 @@ describe("the payer's record through the stack", () => {
         .sort(),
     ).toEqual([A, B]);
     expect(rows.some((row) => row.event === 'selected' && row.clinic_ik === A)).toBe(true);
+    // Who sent each version and asked each clinic: the person with the display name of their login.
+    const anna = `user:${annaId} (Anna Aufnahme)`;
+    expect(rows.filter((row) => ['request-sent', 'supplement', 'asked'].includes(row.event!)).map((row) => [row.event, row.clinic_ik, row.by])).toEqual(
+      expect.arrayContaining([
+        ['request-sent', '', anna],
+        ['supplement', '', anna],
+        ['asked', A, anna],
+        ['asked', B, anna],
+      ]),
+    );
   });
 
   it('serves a PDF pdftotext reads, with every time of the Task histories in UTC', async () => {
@@ -173,6 +186,7 @@ describe("the payer's record through the stack", () => {
     writeFileSync(join(dir, 'record.pdf'), pdf.bytes);
     const text = execFileSync('pdftotext', ['-layout', join(dir, 'record.pdf'), '-'], { encoding: 'utf8' });
     for (const at of await historyTimes()) expect(text).toContain(at);
+    expect(text).toContain(`Durch: user:${annaId} (Anna Aufnahme)`);
   });
 
   it('is accepted by `record verify` and the public endpoint, and refused by both with one changed byte', async () => {

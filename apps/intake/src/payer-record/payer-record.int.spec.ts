@@ -7,7 +7,7 @@ import express from 'express';
 import { Pool } from 'pg';
 import pino from 'pino';
 import request from 'supertest';
-import type { ClinicRecord } from '@bedrequest/contracts';
+import type { ClinicRecord, Submitter } from '@bedrequest/contracts';
 import { fhirSystems } from '@bedrequest/fhir-model';
 import { FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { HttpError } from '@bedrequest/http';
@@ -125,10 +125,12 @@ describe("the payer's record", () => {
       if (outcome?.outcome !== 'accepted') throw new Error(JSON.stringify(outcome));
     };
     await step(clinicAnswerCommand({ taskId: taskIds[A]!, clinicIk: A, businessStatus: 'accepted', note: 'Bett frei ab Montag, "Zimmer 3"', user: 'c1' }));
-    const order = (orderDetail: 'selected-provider' | 'selected-provider-cancelled') =>
-      admissionCommand({ requestIdentifier: identifier, intent: 'order', orderDetail, performerIks: [A], patient: 'complete' }, submitter);
-    await step(order('selected-provider'));
-    await step(order('selected-provider-cancelled'));
+    const order = (orderDetail: 'selected-provider' | 'selected-provider-cancelled', by: Submitter) =>
+      admissionCommand({ requestIdentifier: identifier, intent: 'order', orderDetail, performerIks: [A], patient: 'complete' }, by);
+    // A colleague selects; the withdrawal comes with a token that names no display name.
+    await step(order('selected-provider', { ...HOSPITAL, userId: 'ben', userName: 'Ben Belegung' }));
+    const { partyId, ikNumbers, fhirBase } = HOSPITAL;
+    await step(order('selected-provider-cancelled', { partyId, ikNumbers, fhirBase, userId: 'carl' }));
     clock = new Date(clock.getTime() + 60_000);
     await records.setReadyForTransfer({ identifier, readyAt: '2026-12-01T07:30:00+01:00' }, ANNA);
   });
@@ -164,10 +166,16 @@ describe("the payer's record", () => {
     expect(text).toContain('# Patient: ');
     const rows = parseCsv(text);
     expect(rows.map((row) => row.at_utc).sort()).toEqual(await storedTimes());
+    // Who sent each version, with the display name its AuditEvent recorded; none recorded, the user id alone.
+    expect(rows.filter((row) => row.event === 'request-sent' || row.event === 'supplement').map((row) => [row.event, row.version, row.by])).toEqual([
+      ['request-sent', '1', 'user:anna (Anna Aufnahme)'],
+      ['supplement', '2', 'user:ben (Ben Belegung)'],
+      ['supplement', '3', 'user:carl'],
+    ]);
     expect(rows.filter((row) => row.event === 'asked').map((row) => [row.clinic_ik, row.by])).toEqual(
       expect.arrayContaining([
-        [A, 'user:anna'],
-        [B, 'user:anna'],
+        [A, 'user:anna (Anna Aufnahme)'],
+        [B, 'user:anna (Anna Aufnahme)'],
       ]),
     );
     expect(

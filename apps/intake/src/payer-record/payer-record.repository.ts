@@ -43,6 +43,7 @@ export class PayerRecordRepository {
       task: table('clinic_task'),
       erasure: table('request_erasure'),
       ready: table('referrer_ready_for_transfer'),
+      audit: table('audit_events'),
     };
   }
 
@@ -67,7 +68,7 @@ export class PayerRecordRepository {
 
   /** The versions, Tasks (histories and notes opened) and ready-for-transfer time of a request not erased. */
   async sourcesOf(request: RecordRequest): Promise<RecordSources> {
-    const [versions, tasks, readyForTransfer] = await Promise.all([
+    const [versions, tasks, readyForTransfer, senders] = await Promise.all([
       this.prisma.$queryRaw<{ version: number; received_at: Date; submitted_by: string | null }[]>`
         SELECT version, received_at, submitted_by FROM ${this.t.version} WHERE request_id = ${request.id}::uuid ORDER BY version`,
       this.prisma.$queryRaw<
@@ -83,9 +84,13 @@ export class PayerRecordRepository {
         SELECT id::text AS id, clinic_ik, sealed_history, sealed_notes, asked_by_rule, answer_deadline
           FROM ${this.t.task} WHERE request_id = ${request.id}::uuid ORDER BY authored_on, clinic_ik`,
       this.readyForTransfer(request.referrerPartyId, request.identifier),
+      this.senderNames(request),
     ]);
     return {
-      versions: versions.map((row) => ({ version: row.version, receivedAt: row.received_at, submittedBy: row.submitted_by })),
+      versions: versions.map((row) => {
+        const name = row.submitted_by === null ? undefined : senders.get(senderKey(row.version, row.submitted_by));
+        return { version: row.version, receivedAt: row.received_at, submittedBy: row.submitted_by, ...(name ? { submitterName: name } : {}) };
+      }),
       tasks: await Promise.all(
         tasks.map(async (row) => ({
           clinicIk: row.clinic_ik,
@@ -97,6 +102,29 @@ export class PayerRecordRepository {
       ),
       ...(readyForTransfer ? { readyForTransfer } : {}),
     };
+  }
+
+  /**
+   * The display names of who sent each version, by version and user id: a version is stored with
+   * the sender's user id alone, and its `create`/`update` AuditEvent, written by the same statement,
+   * names the person with their display name at the time (docs/data-protection.md, "Audit trail").
+   * A token without a display name left none: that version's sender stays `user:<id>`.
+   */
+  private async senderNames(request: RecordRequest): Promise<Map<string, string>> {
+    const rows = await this.prisma.$queryRaw<{ version: string; user: string; name: string }[]>`
+      SELECT d->>'valueString' AS version, a.agent_user AS user, a.resource->'agent'->0->>'name' AS name
+        FROM ${this.t.audit} a, jsonb_array_elements(a.resource->'entity') e, jsonb_array_elements(e->'detail') d
+       WHERE a.request_identifier = ${request.identifier} AND a.owner_party_id = ${request.referrerPartyId}
+         AND a.resource->>'action' IN ('C', 'U') AND a.resource->'agent'->0->'role'->0->>'text' = 'referrer'
+         AND a.agent_user IS NOT NULL AND a.resource->'agent'->0->>'name' IS NOT NULL
+         AND e->'what'->>'type' = 'ServiceRequest' AND d->>'type' = 'version'
+       ORDER BY a.recorded`;
+    const names = new Map<string, string>();
+    for (const row of rows) {
+      const key = senderKey(Number(row.version), row.user);
+      if (!names.has(key)) names.set(key, row.name);
+    }
+    return names;
   }
 
   /** The request's latest bundle, opened: whose stay the record is about. */
@@ -136,6 +164,10 @@ export class PayerRecordRepository {
   async removeReadyForTransfer(partyId: string, identifier: string): Promise<void> {
     await this.prisma.$executeRaw`DELETE FROM ${this.t.ready} WHERE referrer_party_id = ${partyId} AND identifier = ${identifier}`;
   }
+}
+
+function senderKey(version: number, user: string): string {
+  return `${version}\u0000${user}`;
 }
 
 /** A row id that follows from (party, identifier): a UUID-shaped SHA-256 prefix. */

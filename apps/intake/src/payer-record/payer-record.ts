@@ -39,7 +39,8 @@ export interface PayerRecord {
 
 /** What the record is made of, as intake stores it (payer-record.repository.ts). */
 export interface RecordSources {
-  versions: { version: number; receivedAt: Date; submittedBy: string | null }[];
+  /** `submitterName`: the sender's display name at the time, as the audit trail recorded it with the version. */
+  versions: { version: number; receivedAt: Date; submittedBy: string | null; submitterName?: string }[];
   tasks: {
     clinicIk: string;
     history: StoredHistoryEntry[];
@@ -59,12 +60,12 @@ export interface RecordSources {
  * Every time is the stored one, so that the record equals the Task history the API shows.
  */
 export function recordEventsOf(sources: RecordSources): RecordEvent[] {
-  const submitter = new Map(sources.versions.map((version) => [version.version, version.submittedBy]));
+  const submitter = new Map(sources.versions.map((version) => [version.version, byUser(version.submittedBy, version.submitterName)]));
   const events: RecordEvent[] = sources.versions.map((version) => ({
     at: version.receivedAt.toISOString(),
     event: version.version === 1 ? 'request-sent' : 'supplement',
     version: version.version,
-    ...byUser(version.submittedBy),
+    ...submitter.get(version.version),
   }));
   for (const task of sources.tasks) {
     let asked = false;
@@ -82,7 +83,7 @@ export function recordEventsOf(sources: RecordSources): RecordEvent[] {
           const by =
             first && task.askedByRule
               ? { by: `rule:${task.askedByRule.source}` }
-              : byUser(entry.version === undefined ? null : (submitter.get(entry.version) ?? null));
+              : ((entry.version === undefined ? undefined : submitter.get(entry.version)) ?? {});
           return { at: entry.at, event: first ? 'asked' : 'version-sent', clinic, ...version(entry.version), ...by };
         }
         case 'answer': {
@@ -100,14 +101,15 @@ export function recordEventsOf(sources: RecordSources): RecordEvent[] {
   }
   if (sources.readyForTransfer) {
     const { readyAt, user, name } = sources.readyForTransfer;
-    events.push({ at: readyAt.toISOString(), event: 'ready-for-transfer', by: `user:${user}${name ? ` (${name})` : ''}` });
+    events.push({ at: readyAt.toISOString(), event: 'ready-for-transfer', ...byUser(user, name) });
   }
   // A stable sort: events of one instant keep the order they were listed in.
   return events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-function byUser(user: string | null): { by?: string } {
-  return user ? { by: `user:${user}` } : {};
+/** A person of the hospital: `user:<id>`, with their display name where it was kept. */
+function byUser(user: string | null, name?: string): { by?: string } {
+  return user ? { by: `user:${user}${name ? ` (${name})` : ''}` } : {};
 }
 
 function version(value: number | undefined): { version?: number } {
