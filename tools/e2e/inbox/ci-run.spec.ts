@@ -15,9 +15,17 @@ describe('.ci/run', () => {
     expect(checks[1]).toMatch(/exit 1; }$/);
   });
 
-  it('runs the README test command and the fault suite after format and lint', () => {
-    const steps = ciRun.split('\n').filter((line) => /^npm (ci|run|test)/.test(line));
-    expect(steps).toEqual(['npm ci --no-audit --no-fund', 'npm run format:check', 'npm run lint', 'npm test', 'npm run test:faults']);
+  it('runs the README test command and the fault suite, with format and lint beside them in the idle scheduling class', () => {
+    const lines = ciRun.split('\n');
+    const steps = lines.filter((line) => /^npm (ci|run|test)/.test(line));
+    expect(steps).toEqual(['npm ci --no-audit --no-fund', 'npm run pretest', 'npm test', 'npm run test:faults']);
+    const checks = lines.findIndex((line) => line.startsWith(`chrt --idle 0 bash -c 'npm run format:check && npm run lint' `) && line.endsWith(' &'));
+    expect(checks).toBeGreaterThan(lines.indexOf('npm run pretest'));
+    expect(checks).toBeLessThan(lines.indexOf('npm test'));
+    // Their verdict is the run's: waited for after the fault suite, and the script's exit status.
+    const waited = lines.findIndex((line) => line.startsWith('wait "$checks"'));
+    expect(waited).toBeGreaterThan(lines.indexOf('npm run test:faults'));
+    expect(lines.slice(waited).filter((line) => line.startsWith('exit '))).toEqual(['exit "$checks_status"']);
   });
 
   describe("installs Debian's prometheus (for promtool) without letting the package start its server", () => {
