@@ -1,9 +1,9 @@
-// `npm run admin -- <clinic|party|user|audit|request|dead-letters|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
+// `npm run admin -- <clinic|party|user|client|audit|request|dead-letters|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
 // and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
-// apps/routing/src/cli.ts (the clinic registry), `party ...` and `user ...` are apps/auth/src/cli.ts
-// (parties and the logins of their people, docs/parties.md),
+// apps/routing/src/cli.ts (the clinic registry), `party ...`, `user ...` and `client ...` are apps/auth/src/cli.ts
+// (parties, the logins of their people and their system clients, docs/parties.md),
 // `audit ...` (the audit trail's verification and its anchors' export), `request ...` (an audited
 // export of a request),
 // `dead-letters ...` (every service's dead-letter queues, audited) and `intake ...` (its keys for data
@@ -29,6 +29,7 @@ const serviceOf = {
   clinic: 'routing',
   party: 'auth',
   user: 'auth',
+  client: 'auth',
   audit: 'intake',
   request: 'intake',
   'dead-letters': 'intake',

@@ -1,7 +1,9 @@
 import { CommandLine, UsageError, command, option, type CommandContext, type OptionValues, type Session } from '@bedrequest/cli';
 import { describeDatabase } from '@bedrequest/persistence';
+import { ClientAdministration } from './clients/client-admin.service';
+import { ClientRepository } from './clients/client.repository';
 import { RoutingClinicDirectory, commandLineServiceTokens } from './clinics/routing-clinic-directory';
-import type { AuthCliConfig } from './config';
+import { allowsPrivateClientJwks, type AuthCliConfig } from './config';
 import { PartyAdministration } from './parties/party-admin.service';
 import { PartyRepository } from './parties/party.repository';
 import { PasswordHasher } from './passwords/password-hasher';
@@ -10,10 +12,11 @@ import type { Member } from './users/user';
 import { UserAdministration, normalizeUsername, type ClinicDirectory, type UserInput } from './users/user-admin.service';
 import { UserRepository } from './users/user.repository';
 
-/** What the `user` and `party` commands work with. */
+/** What the `user`, `party` and `client` commands work with. */
 export interface AuthAdministration {
   readonly users: UserAdministration;
   readonly parties: PartyAdministration;
+  readonly clients: ClientAdministration;
 }
 
 type Context = CommandContext<AuthAdministration>;
@@ -151,11 +154,18 @@ export async function openUserAdministration(deps: { config: AuthCliConfig; clin
   const prisma = await openAuthDatabase({ databaseUrl: deps.config.DATABASE_URL, schema: deps.config.AUTH_DB_SCHEMA, poolSize: 2 }).catch((error: unknown) => {
     throw new Error(`cannot open the database at ${describeDatabase(deps.config.DATABASE_URL)}: ${error instanceof Error ? error.message : String(error)}`);
   });
+  const partyRepository = new PartyRepository(prisma);
   const parties = new PartyAdministration({
-    parties: new PartyRepository(prisma),
+    parties: partyRepository,
     clinics: deps.clinics ?? new RoutingClinicDirectory(deps.config.ROUTING_URL, commandLineServiceTokens(deps.config, prisma)),
     now: Date.now,
   });
   const users = new UserAdministration({ users: new UserRepository(prisma), parties, passwords, now: Date.now });
-  return { services: { users, parties }, close: () => prisma.$disconnect() };
+  const clients = new ClientAdministration({
+    clients: new ClientRepository(prisma),
+    parties: partyRepository,
+    jwksUrls: { production: deps.config.NODE_ENV === 'production', allowPrivate: allowsPrivateClientJwks(deps.config) },
+    now: Date.now,
+  });
+  return { services: { users, parties, clients }, close: () => prisma.$disconnect() };
 }

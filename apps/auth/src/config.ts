@@ -29,6 +29,35 @@ const signing = {
   AUTH_PREVIOUS_PUBLIC_KEYS: optional,
 };
 
+/**
+ * System clients' keys by URL (docs/parties.md, "System clients and scopes"): the auth service
+ * fetches them, the admin command line checks the URL when a client is registered.
+ */
+const clientKeys = {
+  /**
+   * Whether a client's jwks_url may name or resolve to a loopback, private or otherwise reserved
+   * address (the notifier's SSRF guard). Default: true in development and test; refused in production,
+   * where keys are never fetched from inside the network.
+   */
+  CLIENT_JWKS_ALLOW_PRIVATE: env.optionalBool,
+};
+
+/** Production fetches keys only from public https URLs: CLIENT_JWKS_ALLOW_PRIVATE=true does not start. */
+function refusePrivateKeysInProduction(config: { NODE_ENV: string; CLIENT_JWKS_ALLOW_PRIVATE?: boolean | undefined }, context: z.RefinementCtx): void {
+  if (config.NODE_ENV === 'production' && config.CLIENT_JWKS_ALLOW_PRIVATE === true) {
+    context.addIssue({
+      code: 'custom',
+      path: ['CLIENT_JWKS_ALLOW_PRIVATE'],
+      message: "must not be true in production: system clients' keys are never fetched from private addresses",
+    });
+  }
+}
+
+/** docs/parties.md: private JWKS addresses only when CLIENT_JWKS_ALLOW_PRIVATE=true, the default outside production. */
+export function allowsPrivateClientJwks(config: { NODE_ENV: string; CLIENT_JWKS_ALLOW_PRIVATE?: boolean | undefined }): boolean {
+  return config.NODE_ENV !== 'production' && (config.CLIENT_JWKS_ALLOW_PRIVATE ?? true);
+}
+
 export const AuthConfig = configSchema({
   ...processEnv,
   HOST: z.string().default('127.0.0.1'),
@@ -81,7 +110,16 @@ export const AuthConfig = configSchema({
    */
   AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(100),
   AUTH_LOGIN_FAILURE_WINDOW_SECONDS: env.positiveInt(15 * 60),
-});
+  /**
+   * The public API's address as callers reach it, the gateway's PUBLIC_API_URL: a client assertion's
+   * `aud` must be its token endpoint, `${PUBLIC_API_URL}/api/v1/token/oauth2` (RFC 7523 3).
+   */
+  PUBLIC_API_URL: requiredInProduction(
+    env.url('http://127.0.0.1:8080', ['http:', 'https:']),
+    "the public API's address as callers reach it (https://bedrequest.example.org), the same as the gateway's",
+  ),
+  ...clientKeys,
+}).superRefine(refusePrivateKeysInProduction);
 export type AuthConfig = z.infer<typeof AuthConfig>;
 
 /**
@@ -93,5 +131,6 @@ export const AuthCliConfig = configSchema({
   ...database,
   ...signing,
   ROUTING_URL: env.url('http://127.0.0.1:8083', ['http:', 'https:']),
-});
+  ...clientKeys,
+}).superRefine(refusePrivateKeysInProduction);
 export type AuthCliConfig = z.infer<typeof AuthCliConfig>;

@@ -2,7 +2,12 @@ import type { Server } from 'node:http';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { closeRedis, databaseIsReachable, openRedis } from '@bedrequest/persistence';
-import type { AuthConfig } from './config';
+import { ClientAuthenticator } from './clients/client-assertion';
+import { ClientKeys, type JwksCacheTimes } from './clients/client-keys';
+import { ClientRepository } from './clients/client.repository';
+import { GuardedJwksFetch } from './clients/jwks-url';
+import { oauth2TokenRouter } from './clients/oauth2-token.router';
+import { allowsPrivateClientJwks, type AuthConfig } from './config';
 import { jwksRouter } from './keys/jwks.router';
 import { ownKeysVerifier } from './keys/own-keys-verifier';
 import { signingKeysOf } from './keys/signing-key.repository';
@@ -34,6 +39,13 @@ export type RunningAuth = Started<{
 export interface AuthDependencies {
   /** The clock tokens are issued by; tests move it. */
   readonly now?: Clock;
+  /** How long system clients' keys fetched by URL are kept; tests shorten it. */
+  readonly clientJwks?: JwksCacheTimes;
+}
+
+/** The token endpoint's public URL: the `aud` of client assertions (docs/parties.md, "System clients and scopes"). */
+export function tokenEndpointOf(config: Pick<AuthConfig, 'PUBLIC_API_URL'>): string {
+  return `${config.PUBLIC_API_URL.replace(/\/+$/, '')}/api/v1/token/oauth2`;
 }
 
 export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {}): Promise<RunningAuth> {
@@ -54,6 +66,7 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     lifecycle.onStop('redis', () => closeRedis(redis));
 
     const passwords = await PasswordHasher.create();
+    const accessTokens = new AccessTokenIssuer({ keys, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now });
     const tokens = new TokenService({
       users: new UserRepository(prisma),
       passwords,
@@ -65,13 +78,25 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
         // Known as long as a login's refresh tokens can last: a party that keeps refreshing logs in again within it.
         knownAddressSeconds: config.AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS,
       }),
-      accessTokens: new AccessTokenIssuer({ keys, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, now }),
+      accessTokens,
       refreshTokens: new RefreshTokenRepository(redis, config.AUTH_REFRESH_TOKEN_TTL_SECONDS, config.AUTH_REFRESH_FAMILY_MAX_AGE_SECONDS),
       logger,
     });
 
     // The gateway reads the revocation list every second: its polls are counted, not logged.
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES, polledPaths: ['/internal/revocations'] });
+    const jwksFetch = new GuardedJwksFetch({ production: config.NODE_ENV === 'production', allowPrivate: allowsPrivateClientJwks(config) });
+    lifecycle.onStop('client-jwks', () => jwksFetch.close());
+    const authenticator = new ClientAuthenticator({
+      clients: new ClientRepository(prisma),
+      keys: new ClientKeys(jwksFetch, dependencies.clientJwks),
+      redis,
+      tokenEndpoint: tokenEndpointOf(config),
+      now,
+      logger,
+    });
+    // System clients (SMART Backend Services), before the JSON token endpoints: its body is form-encoded.
+    app.use('/api/v1/token/oauth2', oauth2TokenRouter({ authenticator, issuer: accessTokens, logger }));
     app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });

@@ -7,7 +7,7 @@ import { createServiceHttpApp, serveHttp, serveProbes, startService, type Starte
 import { databaseIsReachable } from '@bedrequest/persistence';
 import { tokenVerifierFor } from '@bedrequest/tokens';
 import { allowsPrivateCallbacks, requiresHttpsCallbacks, type NotifierConfig } from './config';
-import type { Resolve } from './delivery/address-guard';
+import type { Resolve } from '@bedrequest/http';
 import { deliveryMetrics } from './delivery/delivery-metrics';
 import { DeliveryRepository } from './delivery/delivery.repository';
 import { DeliveryWorker } from './delivery/delivery-worker';

@@ -14,3 +14,12 @@ export {
   type RawAnswer,
   type TokenSource,
 } from './internal-client';
+export {
+  CallbackAddressRefusedError,
+  assertPublicHost,
+  forbiddenAddressReason,
+  guardedLookup,
+  systemResolve,
+  type GuardOptions,
+  type Resolve,
+} from './address-guard';

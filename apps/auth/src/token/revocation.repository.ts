@@ -8,7 +8,10 @@ import type { AuthDatabase } from '../persistence/database';
  */
 export const REVOCATION_WINDOW_SECONDS = ACCESS_TOKEN_LIFETIME_SECONDS + 300;
 
-/** The recent revocations of access tokens: each disable of a person or a party (`tokens_revoked_at`). */
+/**
+ * The recent revocations of access tokens: each disable of a person or a party (`tokens_revoked_at`),
+ * and of a system client (`disabled_at`), listed with the people as `client:<id>`, its tokens' `act.sub`.
+ */
 export class RevocationRepository {
   constructor(
     private readonly prisma: AuthDatabase,
@@ -17,12 +20,18 @@ export class RevocationRepository {
 
   async recent(): Promise<RevocationListAnswer> {
     const asOf = new Date(this.now());
+    const since = new Date(asOf.getTime() - REVOCATION_WINDOW_SECONDS * 1000);
     const recent = {
-      where: { tokensRevokedAt: { gte: new Date(asOf.getTime() - REVOCATION_WINDOW_SECONDS * 1000) } },
+      where: { tokensRevokedAt: { gte: since } },
       select: { id: true, tokensRevokedAt: true },
     };
-    const [users, parties] = await Promise.all([this.prisma.userAccount.findMany(recent), this.prisma.party.findMany(recent)]);
-    return { users: subjectsOf(users), parties: subjectsOf(parties), asOf: asOf.toISOString() };
+    const [users, parties, clients] = await Promise.all([
+      this.prisma.userAccount.findMany(recent),
+      this.prisma.party.findMany(recent),
+      this.prisma.systemClient.findMany({ where: { disabledAt: { gte: since } }, select: { id: true, disabledAt: true } }),
+    ]);
+    const disabledClients = clients.map((client) => ({ id: `client:${client.id}`, tokensRevokedAt: client.disabledAt }));
+    return { users: [...subjectsOf(users), ...subjectsOf(disabledClients)], parties: subjectsOf(parties), asOf: asOf.toISOString() };
   }
 }
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Resolve } from './address-guard';
+import type { Resolve } from '@bedrequest/http';
 import { WebhookSender, type WebhookSenderOptions } from './webhook-sender';
 
 describe('WebhookSender against a local receiver', () => {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Agent } from 'undici';
-import { CallbackAddressRefusedError, forbiddenAddressReason, guardedLookup, systemResolve, type Resolve } from './address-guard';
+import { CallbackAddressRefusedError, forbiddenAddressReason, guardedLookup, systemResolve, type Resolve } from '@bedrequest/http';
 import type { AttemptOutcome } from './retry-policy';
 
 const USER_AGENT = 'bedrequest-webhooks/1';

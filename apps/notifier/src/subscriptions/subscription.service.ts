@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ChangeAddressRequest, SubscribeRequest, type DeliveryLogView, type SubscriptionView, type WebhookBody } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
-import { CallbackAddressRefusedError, assertPublicHost, systemResolve, type Resolve } from '../delivery/address-guard';
+import { CallbackAddressRefusedError, assertPublicHost, systemResolve, type Resolve } from '@bedrequest/http';
 import { webhookBody } from '../delivery/webhook-message';
 import type { StoredSubscription, SubscriptionRepository } from './subscription.repository';
 

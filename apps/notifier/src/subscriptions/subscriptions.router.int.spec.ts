@@ -6,7 +6,7 @@ import { listen } from '@bedrequest/observability';
 import { silentLogger, testEnvironment, uniqueName } from '@bedrequest/testing';
 import { createTokenVerifier } from '@bedrequest/tokens';
 import { AUDIENCE, ISSUER, TestAuthority, localKeys } from '@bedrequest/tokens/testing';
-import type { Resolve } from '../delivery/address-guard';
+import type { Resolve } from '@bedrequest/http';
 import { RequestErasureRepository } from '../erasure/request-erasure.repository';
 import { EventRepository, type IncomingEvent } from '../events/event.repository';
 import { notifierTables, openNotifierDatabase, type NotifierDatabase } from '../persistence/database';

@@ -3,16 +3,22 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The SSRF guard of webhook delivery (docs/decisions.md, "Subscriptions and webhooks": callback URLs on
- * loopback or private networks are refused in production mode). A callback URL is checked when
- * the subscription is saved and again at every connection, after DNS resolution, so that a name
- * re-pointed at an internal address later (DNS rebinding) is still refused: the connection goes
- * only to the address that was checked.
+ * The SSRF guard of the services that connect to URLs a party registered: the notifier's webhook
+ * delivery (docs/decisions.md, "Subscriptions and webhooks": callback URLs on loopback or private
+ * networks are refused in production mode) and auth's fetch of a system client's JWKS
+ * (docs/parties.md, "System clients and scopes"). A URL is checked when it is registered and again
+ * at every connection, after DNS resolution, so that a name re-pointed at an internal address later
+ * (DNS rebinding) is still refused: the connection goes only to the address that was checked.
  */
 
-/** The address of a callback URL is not a public one. */
+/** The address of a registered URL (a webhook's callback, a client's JWKS) is not a public one. */
 export class CallbackAddressRefusedError extends Error {
   override name = 'CallbackAddressRefusedError';
+}
+
+/** What the refusals call the address checked: "the callback address" unless told otherwise. */
+export interface GuardOptions {
+  readonly subject?: string;
 }
 
 /** Resolves a host name to all its addresses (dns.lookup by default; tests pass their own). */
@@ -99,7 +105,7 @@ const IPV6_RULES: readonly Rule[] = [
 ];
 
 /**
- * Why `address` (an IP literal) must not receive webhooks, or undefined for a public unicast
+ * Why `address` (an IP literal) must not be connected to, or undefined for a public unicast
  * address. Anything that is not a valid IP address is refused as well.
  */
 export function forbiddenAddressReason(address: string): string | undefined {
@@ -124,13 +130,13 @@ function firstMatch(address: string, family: Family, rules: readonly Rule[]): st
  * addresses is refused when any of them is forbidden: a public webhook receiver has no reason to
  * also point into a private network.
  */
-export async function assertPublicHost(hostname: string, resolve: Resolve): Promise<LookupAddress[]> {
+export async function assertPublicHost(hostname: string, resolve: Resolve, options: GuardOptions = {}): Promise<LookupAddress[]> {
   const host = unbracket(hostname);
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
   if (addresses.length === 0) throw new CallbackAddressRefusedError(`${host} has no address`);
   for (const { address } of addresses) {
     const reason = forbiddenAddressReason(address);
-    if (reason) throw new CallbackAddressRefusedError(`the callback address resolves to a ${reason}`);
+    if (reason) throw new CallbackAddressRefusedError(`${options.subject ?? 'the callback address'} resolves to a ${reason}`);
   }
   return addresses;
 }
@@ -138,14 +144,16 @@ export async function assertPublicHost(hostname: string, resolve: Resolve): Prom
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * A `lookup` for the sockets of webhook delivery: resolves with `resolve`, refuses forbidden
+ * A `lookup` for the sockets of webhook delivery and JWKS fetches: resolves with `resolve`, refuses forbidden
  * addresses (unless `allowPrivate`, development and tests), and hands the checked addresses to the
  * socket, which connects to nothing else. It runs once per new connection: a pooled connection was
  * checked when it opened. (Node skips `lookup` for an IP literal host; the sender checks those
  * itself before every request.)
  */
-export function guardedLookup(resolve: Resolve, options: { allowPrivate?: boolean } = {}) {
-  const addressesOf = options.allowPrivate ? (hostname: string) => resolveAny(hostname, resolve) : (hostname: string) => assertPublicHost(hostname, resolve);
+export function guardedLookup(resolve: Resolve, options: GuardOptions & { allowPrivate?: boolean } = {}) {
+  const addressesOf = options.allowPrivate
+    ? (hostname: string) => resolveAny(hostname, resolve)
+    : (hostname: string) => assertPublicHost(hostname, resolve, options);
   return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
     addressesOf(hostname).then(
       (addresses) => {
