@@ -7,7 +7,7 @@ import type { Party } from '../parties/party';
 import { ASSERTION_ALGORITHMS, type SystemClient } from './client';
 import { ClientKeysUnavailableError, type ClientKeys } from './client-keys';
 import type { ClientRepository } from './client.repository';
-import { invalidClient } from './oauth-error';
+import { OAuthError, invalidClient } from './oauth-error';
 
 /** RFC 7523 2.2: the one client assertion type. */
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -54,6 +54,19 @@ export class ClientAuthenticator {
     }
     const clientId = payload.iss;
     if (typeof clientId !== 'string' || clientId === '') throw invalidClient('the client_assertion has no iss (the client id)');
+    try {
+      return await this.authenticateAs(clientId, assertion, { payload, kid: header.kid, clientIdParameter });
+    } catch (error) {
+      if (error instanceof OAuthError) error.clientId = clientId.slice(0, 100);
+      throw error;
+    }
+  }
+
+  private async authenticateAs(
+    clientId: string,
+    assertion: string,
+    { payload, kid, clientIdParameter }: { payload: JWTPayload; kid: string; clientIdParameter: string | undefined },
+  ): Promise<{ client: SystemClient; party: Party }> {
     if (payload.sub !== clientId) throw invalidClient("the client_assertion's iss and sub must both be the client id");
     if (clientIdParameter !== undefined && clientIdParameter !== clientId) throw invalidClient("client_id is not the client_assertion's iss");
 
@@ -62,7 +75,7 @@ export class ClientAuthenticator {
     if (found.client.disabledAt) throw invalidClient('the client is disabled');
     if (found.party.disabledAt) throw invalidClient("the client's party is disabled");
 
-    const verified = await this.verify(assertion, found.client, header.kid);
+    const verified = await this.verify(assertion, found.client, kid);
     await this.refuseReplay(clientId, verified);
     return found;
   }

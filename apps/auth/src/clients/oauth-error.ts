@@ -4,6 +4,8 @@
  */
 export class OAuthError extends Error {
   override name = 'OAuthError';
+  /** The client the request named (the assertion's `iss`), for the log line; never in the answer. */
+  clientId?: string;
 
   constructor(
     readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope',

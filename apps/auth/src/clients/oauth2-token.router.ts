@@ -23,8 +23,7 @@ export function oauth2TokenRouter(deps: { authenticator: ClientAuthenticator; is
     const issuedAtMs = deps.issuer.now();
     const parameters = parametersOf(req);
     const { client, party } = await deps.authenticator.authenticate(parameters.client_assertion, parameters.client_id);
-    const allowed = allowedScopesOf(client, party.role);
-    const scopes = grantedScopes(parameters.scope, allowed);
+    const scopes = grantedScopes(parameters.scope, allowedScopesOf(client, party.role), client.id);
     const accessToken = await deps.issuer.issueForClient(party, client, scopes, issuedAtMs);
     deps.logger.info({ clientId: client.id, partyId: party.id, role: party.role, scope: scopes.join(' ') }, 'client token issued');
     noStore(res).json({ access_token: accessToken, token_type: 'Bearer', expires_in: CLIENT_TOKEN_LIFETIME_SECONDS, scope: scopes.join(' ') });
@@ -32,7 +31,7 @@ export function oauth2TokenRouter(deps: { authenticator: ClientAuthenticator; is
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const refusal = oauthErrorOf(error);
     if (!refusal) return next(error);
-    deps.logger.info({ error: refusal.error, description: refusal.description }, 'client token refused');
+    deps.logger.info({ clientId: refusal.clientId, error: refusal.error, description: refusal.description }, 'client token refused');
     noStore(res).status(refusal.status).json({ error: refusal.error, error_description: refusal.description });
   });
   return router;
@@ -66,14 +65,14 @@ function parametersOf(req: Request): Parameters & { client_assertion: string } {
  * The scopes granted: those asked for, each one the client may hold (a subset of a registered scope
  * passes, `system/Task.r` of `system/Task.rs`), or all it may hold when it asks for none.
  */
-function grantedScopes(requested: string | undefined, allowed: readonly string[]): string[] {
+function grantedScopes(requested: string | undefined, allowed: readonly string[], clientId: string): string[] {
   if (requested === undefined) return [...allowed];
   const scopes = [...new Set(requested.split(' ').filter(Boolean))];
   if (scopes.length === 0) return [...allowed];
   const permissions = permissionsOfScopes(allowed);
   for (const scope of scopes) {
     const refusal = scopeRefusal(scope, permissions);
-    if (refusal) throw new OAuthError('invalid_scope', refusal);
+    if (refusal) throw Object.assign(new OAuthError('invalid_scope', refusal), { clientId });
   }
   return scopes;
 }
