@@ -425,19 +425,22 @@ describe('deploy/overlays/production network policies', () => {
     expect(reached).toEqual(expected);
   });
 
-  it('lets the notifier alone reach the internet, on 443 and 80, and never a private, loopback or link-local address', () => {
+  it('lets the notifier (webhooks, 443 and 80) and auth (JWKS URLs, 443) alone reach the internet, and never a private, loopback or link-local address', () => {
     const reachingAddresses = ofKind<NetworkPolicy>(production, 'NetworkPolicy').flatMap((policy) =>
       (policy.spec.egress ?? []).filter((rule) => rule.to?.some((peer) => peer.ipBlock)).map((rule) => ({ policy: policy.metadata.name, rule })),
     );
-    expect(reachingAddresses.map(({ policy }) => policy)).toEqual(['notifier']);
-    const [{ rule }] = reachingAddresses as [(typeof reachingAddresses)[number]];
-    expect(rule.to).toEqual([
+    expect(reachingAddresses.map(({ policy }) => policy).sort()).toEqual(['auth', 'notifier']);
+    const publicOnly = [
       { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10'] } },
-    ]);
-    expect(rule.ports).toEqual([
+    ];
+    const ruleOf = (name: string) => reachingAddresses.find(({ policy }) => policy === name)!.rule;
+    expect(ruleOf('notifier').to).toEqual(publicOnly);
+    expect(ruleOf('notifier').ports).toEqual([
       { protocol: 'TCP', port: 443 },
       { protocol: 'TCP', port: 80 },
     ]);
+    expect(ruleOf('auth').to).toEqual(publicOnly);
+    expect(ruleOf('auth').ports).toEqual([{ protocol: 'TCP', port: 443 }]);
   });
 });
 

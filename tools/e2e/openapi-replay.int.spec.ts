@@ -5,11 +5,15 @@
 // checks a delivered webhook against the document's `webhooks` section. End-to-end tests live
 // outside the apps, so no app imports another.
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { admissionRequestBundle, documentBundle, FIXTURE_FHIR_BASE, FIXTURE_PERFORMER_IKS, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { WebhookReceiver, waitFor } from '@bedrequest/testing';
 import { openApiDocument, type OpenApiDocument } from '../../apps/gateway/src/openapi/openapi-document';
 import { fetchExchange, type ApiCallOptions } from './api-client';
 import { OpenApiContract, openApiContract } from './openapi-contract';
+import { clientAssertion, clientTokenForm, testClientKey } from './client-assertion';
 import { clinicDay } from './clinic-day';
 import { passwordOf, startE2eStack, type E2eStack } from './e2e-stack';
 
@@ -89,7 +93,7 @@ describe('the OpenAPI document, replayed against the running service', () => {
 
       expect(unknownTask.status).toBe(404);
       expect(() => new OpenApiContract(document).check(unknownTask)).toThrow(
-        /declares no 404 for GET \/api\/v2\/fhir\/Task\/\{id\} \(it declares 200, 400, 401, 405, 406, 429, 503\)/,
+        /declares no 404 for GET \/api\/v2\/fhir\/Task\/\{id\} \(it declares 200, 400, 401, 403, 405, 406, 429, 503\)/,
       );
       expect(() => openApiContract().check(unknownTask)).not.toThrow();
     });
@@ -192,6 +196,13 @@ describe('the OpenAPI document, replayed against the running service', () => {
       await stack.admin('user', 'create', '--party', team, '--username', administrator, '--password', passwordOf(administrator), '--admin');
       const teamAdmin = await stack.login(administrator);
       const colleague = await stack.createPerson(team, `replay-colleague-${suffix}`);
+      // A system client of the team, for the token endpoint of SMART Backend Services (docs/parties.md).
+      const clientKey = testClientKey('ES384');
+      const jwksFile = join(tmpdir(), `replay-jwks-${suffix}.json`);
+      await writeFile(jwksFile, JSON.stringify({ keys: [clientKey.jwk] }));
+      const clientId = (await stack.admin('client', 'create', '--party', team, '--name', 'Replay KIS', '--jwks-file', jwksFile)).split('\n')[0]!.trim();
+      const discovery = await api('GET', '/api/v2/fhir/.well-known/smart-configuration', {});
+      const tokenEndpoint = String(discovery.body.token_endpoint);
       // A draft of the hospital's own, for its routes by id (docs/api.md, "The hospital's own data").
       const draft = await api('POST', '/api/v1/referrer/drafts', { token: referrer, body: { label: 'Entwurf', content: { patient: { family: 'Muster' } } } });
       expect(draft.status).toBe(201);
@@ -254,6 +265,11 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['GET', `/api/v2/fhir/ServiceRequest?identifier=${encodeURIComponent(requestIdentifier)}`, { token: referrer }],
         ['GET', `/api/v2/fhir/AuditEvent?entity=${encodeURIComponent(requestIdentifier)}&_count=5`, { token: referrer }],
         ['GET', '/api/v2/fhir/metadata', {}],
+        [
+          'POST',
+          '/api/v1/token/oauth2',
+          { body: clientTokenForm(clientAssertion(clientId, tokenEndpoint, clientKey), 'system/Task.rs'), contentType: 'application/x-www-form-urlencoded' },
+        ],
         ['GET', '/api/v2/fhir/StructureDefinition', {}],
         ['GET', '/api/v2/fhir/StructureDefinition/DocumentBundle', {}],
         ['GET', '/api/v2/fhir/CodeSystem', {}],

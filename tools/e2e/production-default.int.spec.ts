@@ -8,11 +8,11 @@ import { SERVICES, buildServices, root, type ServiceName } from '@bedrequest/sta
 
 /** What production must be given, per service, in the order the service reports it (its config.ts). */
 const REQUIRED: Record<ServiceName, readonly string[]> = {
-  auth: ['REDIS_URL', 'DATABASE_URL', 'AUTH_SIGNING_KEY', 'SERVICE_CLIENT_SECRET'],
+  auth: ['REDIS_URL', 'DATABASE_URL', 'AUTH_SIGNING_KEY', 'SERVICE_CLIENT_SECRET', 'API_PUBLIC_URL'],
   routing: ['AMQP_URL', 'DATABASE_URL'],
   intake: ['AMQP_URL', 'DATABASE_URL', 'DATA_KEK', 'SERVICE_CLIENT_SECRET'],
   notifier: ['AMQP_URL', 'DATABASE_URL', 'DATA_KEK'],
-  gateway: ['AMQP_URL', 'SERVICE_CLIENT_SECRET', 'REDIS_URL'],
+  gateway: ['AMQP_URL', 'API_PUBLIC_URL', 'SERVICE_CLIENT_SECRET', 'REDIS_URL'],
   web: ['REDIS_URL', 'WEB_CSRF_SECRET'],
 };
 

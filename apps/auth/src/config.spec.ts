@@ -14,7 +14,7 @@ describe('the auth configuration', () => {
           '  DATABASE_URL: required in production: [^\\n]*',
           '  AUTH_SIGNING_KEY: required in production: the Ed25519 private key tokens are signed with [^\\n]*',
           '  SERVICE_CLIENT_SECRET: required: [^\\n]*',
-          "  PUBLIC_API_URL: required in production: the public API's address [^\\n]*$",
+          "  API_PUBLIC_URL: required in production: the public API's address [^\\n]*$",
         ].join('\\n'),
       ),
     );
@@ -23,7 +23,7 @@ describe('the auth configuration', () => {
       REDIS_URL: 'rediss://auth:pw@redis:6379',
       AUTH_SIGNING_KEY,
       SERVICE_CLIENT_SECRET,
-      PUBLIC_API_URL: 'https://bedrequest.example.org',
+      API_PUBLIC_URL: 'https://bedrequest.example.org',
     };
     expect(loadConfig(AuthConfig, production)).toMatchObject({ NODE_ENV: 'production', ...production });
   });
@@ -34,7 +34,7 @@ describe('the auth configuration', () => {
       REDIS_URL: 'rediss://auth:pw@redis:6379',
       AUTH_SIGNING_KEY,
       SERVICE_CLIENT_SECRET,
-      PUBLIC_API_URL: 'https://bedrequest.example.org',
+      API_PUBLIC_URL: 'https://bedrequest.example.org',
     };
     expect(() => loadConfig(AuthConfig, { ...production, CLIENT_JWKS_ALLOW_PRIVATE: 'true' })).toThrow(
       /^invalid configuration:\n {2}CLIENT_JWKS_ALLOW_PRIVATE: must not be true in production: [^\n]*$/,
@@ -43,7 +43,7 @@ describe('the auth configuration', () => {
     expect(allowsPrivateClientJwks(loadConfig(AuthConfig, { ...production, CLIENT_JWKS_ALLOW_PRIVATE: 'false' }))).toBe(false);
     expect(allowsPrivateClientJwks(loadConfig(AuthConfig, { NODE_ENV: 'development', SERVICE_CLIENT_SECRET }))).toBe(true);
     expect(allowsPrivateClientJwks(loadConfig(AuthConfig, { NODE_ENV: 'test', SERVICE_CLIENT_SECRET, CLIENT_JWKS_ALLOW_PRIVATE: 'no' }))).toBe(false);
-    expect(loadConfig(AuthConfig, { NODE_ENV: 'development', SERVICE_CLIENT_SECRET }).PUBLIC_API_URL).toBe('http://127.0.0.1:8080');
+    expect(loadConfig(AuthConfig, { NODE_ENV: 'development', SERVICE_CLIENT_SECRET }).API_PUBLIC_URL).toBe('http://127.0.0.1:8080');
   });
 
   it('keeps the local services and the development signing key in development', () => {

@@ -42,6 +42,12 @@ const clientKeys = {
   CLIENT_JWKS_ALLOW_PRIVATE: env.optionalBool,
 };
 
+/** How long keys fetched by URL are used, and the least time between two fetches for an unknown kid. */
+const clientKeyCache = {
+  CLIENT_JWKS_CACHE_MAX_AGE_SECONDS: env.positiveInt(300),
+  CLIENT_JWKS_COOLDOWN_SECONDS: env.positiveInt(30),
+};
+
 /** Production fetches keys only from public https URLs: CLIENT_JWKS_ALLOW_PRIVATE=true does not start. */
 function refusePrivateKeysInProduction(config: { NODE_ENV: string; CLIENT_JWKS_ALLOW_PRIVATE?: boolean | undefined }, context: z.RefinementCtx): void {
   if (config.NODE_ENV === 'production' && config.CLIENT_JWKS_ALLOW_PRIVATE === true) {
@@ -111,14 +117,15 @@ export const AuthConfig = configSchema({
   AUTH_LOGIN_MAX_FAILURES_PER_USERNAME: env.positiveInt(100),
   AUTH_LOGIN_FAILURE_WINDOW_SECONDS: env.positiveInt(15 * 60),
   /**
-   * The public API's address as callers reach it, the gateway's PUBLIC_API_URL: a client assertion's
-   * `aud` must be its token endpoint, `${PUBLIC_API_URL}/api/v1/token/oauth2` (RFC 7523 3).
+   * The public API's address as callers reach it, the gateway's API_PUBLIC_URL: a client assertion's
+   * `aud` must be its token endpoint, `${API_PUBLIC_URL}/api/v1/token/oauth2` (RFC 7523 3).
    */
-  PUBLIC_API_URL: requiredInProduction(
+  API_PUBLIC_URL: requiredInProduction(
     env.url('http://127.0.0.1:8080', ['http:', 'https:']),
     "the public API's address as callers reach it (https://bedrequest.example.org), the same as the gateway's",
   ),
   ...clientKeys,
+  ...clientKeyCache,
 }).superRefine(refusePrivateKeysInProduction);
 export type AuthConfig = z.infer<typeof AuthConfig>;
 

@@ -27,6 +27,7 @@ import { serviceTokenRouter } from './token/service-token.router';
 import { tokenRouter } from './token/token.router';
 import { TokenService } from './token/token.service';
 import { UserRepository } from './users/user.repository';
+import { clientTokenEndpoint } from '@bedrequest/tokens';
 
 export type RunningAuth = Started<{
   readonly server: Server;
@@ -44,8 +45,8 @@ export interface AuthDependencies {
 }
 
 /** The token endpoint's public URL: the `aud` of client assertions (docs/parties.md, "System clients and scopes"). */
-export function tokenEndpointOf(config: Pick<AuthConfig, 'PUBLIC_API_URL'>): string {
-  return `${config.PUBLIC_API_URL.replace(/\/+$/, '')}/api/v1/token/oauth2`;
+export function tokenEndpointOf(config: Pick<AuthConfig, 'API_PUBLIC_URL'>): string {
+  return clientTokenEndpoint(config.API_PUBLIC_URL);
 }
 
 export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {}): Promise<RunningAuth> {
@@ -89,7 +90,10 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
     lifecycle.onStop('client-jwks', () => jwksFetch.close());
     const authenticator = new ClientAuthenticator({
       clients: new ClientRepository(prisma),
-      keys: new ClientKeys(jwksFetch, dependencies.clientJwks),
+      keys: new ClientKeys(
+        jwksFetch,
+        dependencies.clientJwks ?? { cacheMaxAgeMs: config.CLIENT_JWKS_CACHE_MAX_AGE_SECONDS * 1000, cooldownMs: config.CLIENT_JWKS_COOLDOWN_SECONDS * 1000 },
+      ),
       redis,
       tokenEndpoint: tokenEndpointOf(config),
       now,

@@ -16,7 +16,7 @@ export const GatewayConfig = configSchema({
    * discovery document names the token endpoint under it, and auth, configured with the same
    * value, takes it as the audience of system clients' assertions (docs/parties.md).
    */
-  PUBLIC_API_URL: requiredInProduction(
+  API_PUBLIC_URL: requiredInProduction(
     env.url('http://127.0.0.1:8080', ['http:', 'https:']),
     "the public API's address as callers reach it (https://bedrequest.example.org), the same as auth's",
   ),

@@ -145,7 +145,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     // The CapabilityStatement and the conformance resources: no token (FHIR clients read them first).
     app.use(
       '/api/v2/fhir',
-      metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: documents, publicApiUrl: config.PUBLIC_API_URL }),
+      metadataRouter({ profileBase: config.PROFILE_BASE, version: SERVICE_VERSION, limit: documents, publicApiUrl: config.API_PUBLIC_URL }),
     );
     app.use('/api/v1/token', perAddress('token'), tokenProxyRouter(auth, logger));
     // Before the clinics' list, whose guard lets every role in: the free beds are the referrers'.

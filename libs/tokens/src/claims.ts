@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ANY_ROLE, type Role } from './roles';
 import { grantedPermissions, type Permission } from './scopes';
 
 /** The one algorithm tokens are signed with (the auth service's Ed25519 keys); `none` and HS* never pass. */
@@ -13,10 +14,7 @@ export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 /** A service token lives minutes: it is fetched again by the service itself, never handed to a person. */
 export const SERVICE_TOKEN_LIFETIME_SECONDS = 300;
 
-/** docs/decisions.md, "Parties and credentials": the two roles that log in. */
-export type Role = 'referrer' | 'clinic';
-
-export const ANY_ROLE: readonly Role[] = ['referrer', 'clinic'];
+export { ANY_ROLE, type Role };
 
 /** Who is calling, taken from a verified access token (docs/parties.md, "Tokens"). */
 export interface Principal {

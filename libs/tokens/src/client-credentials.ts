@@ -15,7 +15,7 @@ export const CLIENT_AUTH_METHOD = 'private_key_jwt';
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /**
- * The token endpoint as callers reach it, `PUBLIC_API_URL` with the path: announced by discovery
+ * The token endpoint as callers reach it, `API_PUBLIC_URL` with the path: announced by discovery
  * and required as the `aud` of every client assertion. A trailing slash of the address is dropped,
  * a path prefix (an API behind `/bedrequest`) kept.
  */

@@ -1,4 +1,4 @@
-import type { Role } from './claims';
+import type { Role } from './roles';
 
 /**
  * The scopes a system client (SMART Backend Services, docs/parties.md, "System clients and scopes")

@@ -6,6 +6,7 @@ import { CLINIC_CLI, openRoutingServices } from '../../../apps/routing/src/cli';
 import { RoutingCliConfig, RoutingConfig } from '../../../apps/routing/src/config';
 import { startRouting } from '../../../apps/routing/src/start';
 import { USER_CLI, openUserAdministration } from '../../../apps/auth/src/cli';
+import { CLIENT_CLI } from '../../../apps/auth/src/clients/client.cli';
 import { PARTY_CLI } from '../../../apps/auth/src/parties/party.cli';
 import { AuthCliConfig, AuthConfig } from '../../../apps/auth/src/config';
 import { startAuth } from '../../../apps/auth/src/start';
@@ -54,7 +55,7 @@ async function startInProcess(service: ServiceName, env: Record<string, string>)
 }
 
 /**
- * `npm run admin -- clinic …`, `… party …` and `… user …` in this process, with the CLI modules of routing and
+ * `npm run admin -- clinic …`, `… party …`, `… user …` and `… client …` in this process, with the CLI modules of routing and
  * auth; the exit code and the lines the command wrote.
  */
 async function adminInProcess(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -63,9 +64,12 @@ async function adminInProcess(argv: readonly string[], env: Record<string, strin
   const io = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
   let code: number;
   if (argv[0] === 'clinic') code = await CLINIC_CLI.run([...argv], { open: () => openRoutingServices(loadConfig(RoutingCliConfig, env)), ...io });
-  else if (argv[0] === 'user' || argv[0] === 'party') {
-    const cli = argv[0] === 'party' ? PARTY_CLI : USER_CLI;
+  else if (argv[0] === 'user' || argv[0] === 'party' || argv[0] === 'client') {
+    const cli = argv[0] === 'party' ? PARTY_CLI : argv[0] === 'client' ? CLIENT_CLI : USER_CLI;
     code = await cli.run([...argv], { open: () => openUserAdministration({ config: loadConfig(AuthCliConfig, env) }), ...io });
-  } else throw new Error(`admin ${argv[0] ?? ''}: only "clinic", "party" and "user" run in-process; launch the stack with mode 'processes' for the others`);
+  } else
+    throw new Error(
+      `admin ${argv[0] ?? ''}: only "clinic", "party", "user" and "client" run in-process; launch the stack with mode 'processes' for the others`,
+    );
   return { code, out, err };
 }

@@ -28,8 +28,8 @@ import { ClientRepository } from './client.repository';
  * other services use.
  */
 describe('the client credentials token endpoint of auth (SMART Backend Services)', () => {
-  const PUBLIC_API_URL = 'https://api.test.example';
-  const AUDIENCE = `${PUBLIC_API_URL}/api/v1/token/oauth2`;
+  const API_PUBLIC_URL = 'https://api.test.example';
+  const AUDIENCE = `${API_PUBLIC_URL}/api/v1/token/oauth2`;
   let sut: TestAuth;
   let clients: ClientRepository;
   let clinic: Party;
@@ -40,8 +40,8 @@ describe('the client credentials token endpoint of auth (SMART Backend Services)
   let referrerClient: SystemClient;
 
   beforeAll(async () => {
-    // A trailing slash on PUBLIC_API_URL does not change the audience.
-    sut = await startTestAuth({ PUBLIC_API_URL: `${PUBLIC_API_URL}/` }, { clientJwks: { cacheMaxAgeMs: 60_000, cooldownMs: 0 } });
+    // A trailing slash on API_PUBLIC_URL does not change the audience.
+    sut = await startTestAuth({ API_PUBLIC_URL: `${API_PUBLIC_URL}/` }, { clientJwks: { cacheMaxAgeMs: 60_000, cooldownMs: 0 } });
     clients = new ClientRepository(sut.prisma);
     const parties = new PartyRepository(sut.prisma);
     clinic = await parties.create({ role: 'clinic', name: 'Rehaklinik Waldsee', ikNumbers: ['510000001'] });
@@ -156,7 +156,7 @@ describe('the client credentials token endpoint of auth (SMART Backend Services)
 
     it('a replayed assertion, also at another auth sharing Redis and the database', async () => {
       const other = await startTestAuth({
-        PUBLIC_API_URL,
+        API_PUBLIC_URL,
         AUTH_DB_SCHEMA: sut.config.AUTH_DB_SCHEMA,
         REDIS_KEY_PREFIX: sut.config.REDIS_KEY_PREFIX,
       });
@@ -313,7 +313,7 @@ describe('the client credentials token endpoint of auth (SMART Backend Services)
       served = { status: 200, body: jwksOf(key) };
       const client = await clients.create({ partyId: clinic.id, name: 'Loopback', keys: { jwksUrl }, scopes: null });
       const guarded = await startTestAuth({
-        PUBLIC_API_URL,
+        API_PUBLIC_URL,
         AUTH_DB_SCHEMA: sut.config.AUTH_DB_SCHEMA,
         REDIS_KEY_PREFIX: sut.config.REDIS_KEY_PREFIX,
         CLIENT_JWKS_ALLOW_PRIVATE: 'false',

@@ -13,7 +13,7 @@ export interface MetadataRouterOptions {
   version: string;
   /** Runs before each of its routes: the gateway's limit per client address (served without a token). */
   limit?: RequestHandler;
-  /** The public API's address (config `PUBLIC_API_URL`): where system clients get their tokens. */
+  /** The public API's address (config `API_PUBLIC_URL`): where system clients get their tokens. */
   publicApiUrl: string;
 }
 

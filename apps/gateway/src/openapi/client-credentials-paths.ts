@@ -7,7 +7,7 @@ import { ADDRESS_LIMITED, header, json, merged, refusals } from './responses';
 
 export const SmartConfiguration = z
   .object({
-    token_endpoint: z.url().describe("The token endpoint under the public API's address (PUBLIC_API_URL), which is also the assertions' `aud`"),
+    token_endpoint: z.url().describe("The token endpoint under the public API's address (API_PUBLIC_URL), which is also the assertions' `aud`"),
     grant_types_supported: z.array(z.literal(CLIENT_GRANT_TYPE)),
     token_endpoint_auth_methods_supported: z.array(z.literal('private_key_jwt')),
     token_endpoint_auth_signing_alg_values_supported: z.array(z.enum(CLIENT_ASSERTION_ALGORITHMS)),
