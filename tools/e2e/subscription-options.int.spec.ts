@@ -59,7 +59,10 @@ describe('subscription options through the whole stack', () => {
   /** A request to the clinic, answered `query` with NOTE; resolves with the Task's id. */
   async function answeredRequest(): Promise<string> {
     const requestIdentifier = `${FIXTURE_FHIR_BASE}/ServiceRequest/${randomUUID()}`;
-    expect((await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier }) })).status).toBe(202);
+    expect(
+      (await stack.api('POST', '/api/v2/fhir/Bundle', { token: referrer, body: admissionRequestBundle({ requestIdentifier, performerIks: [CLINIC_IK] }) }))
+        .status,
+    ).toBe(202);
     const taskId = await waitFor(
       async () =>
         (
