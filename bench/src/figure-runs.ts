@@ -117,7 +117,16 @@ export async function measureFigures(runs: FigureRuns): Promise<void> {
     );
     try {
       await measure('webhooks', () =>
-        webhookFigure({ stack, broker, receiver, referrerPartyId: referrer.partyId, count: quick ? 500 : 2_000, requests: 200, runs: 3 }),
+        webhookFigure({
+          stack,
+          broker,
+          receiver,
+          referrerPartyId: referrer.partyId,
+          token: referrer.token,
+          count: quick ? 500 : 2_000,
+          requests: 200,
+          runs: 3,
+        }),
       );
     } finally {
       await broker.stop();

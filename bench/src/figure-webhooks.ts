@@ -43,19 +43,43 @@ export async function deliver(options: {
   return options.count / ((performance.now() - started) / 1000);
 }
 
-/** Figure 3: webhook deliveries per second to a local receiver with one notifier process, then two. */
+/**
+ * The subscription's body form (docs/webhooks.md, "Subscription options"): a second POST for its
+ * event type changes the options it names and keeps the rest.
+ */
+async function setPayload(gatewayUrl: string, token: string, callbackUrl: string, payload: 'full' | 'id-only'): Promise<void> {
+  const answer = await fetch(`${gatewayUrl}/api/v1/subscriptions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ eventType: 'AdmissionResponse', callbackUrl, payload }),
+  });
+  if (answer.status !== 200) throw new Error(`setting payload ${payload} answered ${answer.status}`);
+}
+
+/**
+ * Figure 3: webhook deliveries per second to a local receiver with one notifier process, then (one
+ * process, same stack) with the subscription's payload `id-only`, then two processes (`full`).
+ */
 export async function webhookFigure(options: {
   stack: Stack;
   broker: Broker;
   receiver: WebhookReceiver;
   referrerPartyId: string;
+  token: string;
   count: number;
   requests: number;
   runs: number;
 }) {
   const one: number[] = [];
+  const idOnly: number[] = [];
   const two: number[] = [];
   for (let run = 0; run < options.runs; run++) one.push(await deliver(options));
+  await setPayload(options.stack.gatewayUrl, options.token, options.receiver.url, 'id-only');
+  try {
+    for (let run = 0; run < options.runs; run++) idOnly.push(await deliver(options));
+  } finally {
+    await setPayload(options.stack.gatewayUrl, options.token, options.receiver.url, 'full');
+  }
   await options.stack.start('notifier-2', 'notifier');
   try {
     for (let run = 0; run < options.runs; run++) two.push(await deliver(options));
@@ -66,6 +90,7 @@ export async function webhookFigure(options: {
     eventsPerRun: options.count,
     distinctRequests: options.requests,
     oneNotifierPerSecond: summarize(one),
+    oneNotifierIdOnlyPerSecond: summarize(idOnly),
     twoNotifiersPerSecond: summarize(two),
     target: 3000,
   };

@@ -9,6 +9,8 @@ export function webhookLines(w: any): string[] {
     `| notifier processes | deliveries/s |`,
     '|---|---|',
     `| 1 | ${spread(w.oneNotifierPerSecond)} |`,
+    // Older results have no id-only runs.
+    ...(w.oneNotifierIdOnlyPerSecond ? [`| 1, payload \`id-only\` | ${spread(w.oneNotifierIdOnlyPerSecond)} |`] : []),
     `| 2 | ${spread(w.twoNotifiersPerSecond)} |`,
     '',
     `Target ${w.target}/s with one: ${verdict(w.oneNotifierPerSecond.median >= w.target)}. Two ÷ one: ${fmt(w.twoNotifiersPerSecond.median / w.oneNotifierPerSecond.median, 2)}; target ≥ 1.0: ${verdict(w.twoNotifiersPerSecond.median >= w.oneNotifierPerSecond.median)}.`,

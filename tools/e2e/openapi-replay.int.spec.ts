@@ -221,6 +221,8 @@ describe('the OpenAPI document, replayed against the running service', () => {
         ['POST', `/api/v1/subscriptions/${subscriptionId}/deliveries/${eventId}/retry`, { token: referrer }],
         ['GET', `/api/v1/subscriptions/${subscriptionId}/events?since=0&limit=10`, { token: referrer }],
         ['GET', `${overduePath}/events?since=0`, { token: referrer }],
+        // The other subscription's secret: the receiver above keeps verifying with its own.
+        ['POST', `${overduePath}/rotate-secret`, { token: referrer }],
         ['POST', '/api/v1/subscriptions', { token: referrer, body: { eventType: 'AdmissionOverdue', callbackUrl: 'http://127.0.0.1:9/overdue' } }],
         ['DELETE', `/api/v1/subscriptions/${String(otherSubscription.body.id)}`, { token: otherToken }],
         ['GET', '/api/v1/clinic/tasks?state=new,answered&_count=5', { token: clinic }],

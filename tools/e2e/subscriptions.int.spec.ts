@@ -102,6 +102,10 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/),
       status: 'active',
       disabledReason: null,
+      // The options' defaults (docs/webhooks.md, "Subscription options").
+      payload: 'full',
+      heartbeatSeconds: null,
+      previousSecretExpiresAt: null,
     });
     const { id, secret } = created.body as { id: string; secret: string };
 
@@ -220,6 +224,38 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
       .post(`/api/v1/subscriptions/${id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)
       .set('Authorization', `Bearer ${tokens.bob}`);
     expect(retry.status).toBe(404);
+  });
+
+  it('takes payload and heartbeatSeconds on POST and PUT (one left out keeps its setting), and rotates the secret for its owner only', async () => {
+    const created = await as('carol').post({
+      eventType: 'AdmissionResponse',
+      callbackUrl: 'http://127.0.0.1:9/options',
+      payload: 'id-only',
+      heartbeatSeconds: 3600,
+    });
+    expect(created.body).toMatchObject({ payload: 'id-only', heartbeatSeconds: 3600, previousSecretExpiresAt: null });
+    const { id, secret } = created.body as { id: string; secret: string };
+
+    expect((await as('carol').put(`/${id}`, { callbackUrl: 'http://127.0.0.1:9/options' })).body).toMatchObject({ payload: 'id-only', heartbeatSeconds: 3600 });
+    expect((await as('carol').put(`/${id}`, { callbackUrl: 'http://127.0.0.1:9/options', heartbeatSeconds: null, payload: 'full' })).body).toMatchObject({
+      payload: 'full',
+      heartbeatSeconds: null,
+    });
+    for (const refused of [{ payload: 'ids' }, { heartbeatSeconds: 59 }, { heartbeatSeconds: 86_401 }]) {
+      const response = await as('carol').put(`/${id}`, { callbackUrl: 'http://127.0.0.1:9/options', ...refused });
+      expect([response.status, (response.body as { error: string }).error]).toEqual([400, 'invalid_request']);
+    }
+
+    const rotate = (who: keyof typeof tokens) => request(app).post(`/api/v1/subscriptions/${id}/rotate-secret`).set('Authorization', `Bearer ${tokens[who]}`);
+    expect((await rotate('bob')).status).toBe(404);
+    const rotated = await rotate('carol');
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({ id, secret: expect.stringMatching(/^whsec_/), previousSecretExpiresAt: expect.any(String) });
+    expect((rotated.body as { secret: string }).secret).not.toBe(secret);
+    // The default overlap: 24 hours.
+    expect(Date.parse((rotated.body as { previousSecretExpiresAt: string }).previousSecretExpiresAt) - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+    expect((await as('carol').get(`/${id}`)).body).toEqual(rotated.body);
+    expect((await as('carol').delete(`/${id}`)).status).toBe(204);
   });
 
   it('refuses clinic tokens with 403 and missing tokens with 401', async () => {

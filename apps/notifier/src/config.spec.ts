@@ -17,6 +17,13 @@ describe('NotifierConfig', () => {
     expect(config.NOTIFIER_DB_SCHEMA).toBe('notifier');
   });
 
+  it('defaults to heartbeats of at least 60 s looked for every 10 s, and a 24 h overlap of a rotated secret (docs/webhooks.md, "Subscription options")', () => {
+    const config = loadConfig(NotifierConfig, PRODUCTION);
+    expect([config.WEBHOOK_HEARTBEAT_MIN, config.WEBHOOK_HEARTBEAT_CHECK_INTERVAL, config.WEBHOOK_SECRET_OVERLAP]).toEqual([60_000, 10_000, 86_400_000]);
+    expect(loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_SECRET_OVERLAP: '0s' }).WEBHOOK_SECRET_OVERLAP).toBe(0);
+    expect(() => loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_SECRET_OVERLAP: '24' })).toThrow(/WEBHOOK_SECRET_OVERLAP/);
+  });
+
   it('defaults to 64 attempts in flight per process (the slots 3,000 deliveries/s need)', () => {
     expect(loadConfig(NotifierConfig, PRODUCTION).WEBHOOK_CONCURRENCY).toBe(64);
   });

@@ -94,6 +94,15 @@ export const NotifierConfig = configSchema({
    * the worker when they are stored, so this does not delay first attempts (docs/decisions.md, "Timing").
    */
   WEBHOOK_POLL_INTERVAL_MS: env.positiveInt(1_000),
+  /**
+   * The shortest `heartbeatSeconds` a subscription may set (docs/webhooks.md, "Heartbeats"); the
+   * longest is a day. Lower only for tests: a heartbeat a minute is plenty to notice a broken link.
+   */
+  WEBHOOK_HEARTBEAT_MIN: duration('60s'),
+  /** How often each notifier looks for heartbeats due and expired previous secrets: a heartbeat goes out at most this late. */
+  WEBHOOK_HEARTBEAT_CHECK_INTERVAL: duration('10s'),
+  /** How long a rotated-out signing secret still signs beside the new one (docs/webhooks.md, "Rotating the secret"); 0: not at all. */
+  WEBHOOK_SECRET_OVERLAP: duration('24h'),
 });
 export type NotifierConfig = z.infer<typeof NotifierConfig>;
 

@@ -53,6 +53,8 @@ describe("the notifier's data at rest", () => {
   const keysInUse = async () => {
     const { rows } = await pool.query<{ key: string; rows: number }>(
       `SELECT encode(substring(sealed_secret FROM 2 FOR 16), 'hex') AS key, count(*)::int AS rows FROM "${schema}".subscription GROUP BY 1
+       UNION ALL SELECT encode(substring(sealed_previous_secret FROM 2 FOR 16), 'hex'), count(*)::int FROM "${schema}".subscription
+                  WHERE sealed_previous_secret IS NOT NULL GROUP BY 1
        UNION ALL SELECT encode(substring(sealed_data FROM 2 FOR 16), 'hex'), count(*)::int FROM "${schema}".delivery GROUP BY 1`,
     );
     return new Set(rows.map((row) => row.key.replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-')));
@@ -95,19 +97,28 @@ describe("the notifier's data at rest", () => {
   let subscriptionId = '';
   let firstEvent = '';
 
-  it('keeps neither the webhook secret nor anything of the Task in clear: a pg_dump of the schema holds neither', async () => {
+  it('keeps neither the webhook secret (nor the one a rotation replaced) nor anything of the Task in clear: a pg_dump of the schema holds none', async () => {
     const api = await start({ DATA_KEK: keks.a, DATA_KEK_ID: 'kek-a' });
     const subscription = await api.subscribe(party, receiver.url);
     ({ id: subscriptionId } = subscription);
-    receiver.secret = subscription.secret;
+    // The first secret is kept, sealed, as the previous one for the overlap (docs/webhooks.md, "Rotating the secret").
+    const rotated = await api.call<{ secret: string }>(party, 'POST', `/${subscriptionId}/rotate-secret`);
+    receiver.secret = rotated.body.secret;
     firstEvent = await deliver(party, firstNote);
+    expect(String(receiver.accepted().at(-1)!.headers['webhook-signature']).split(' ')).toHaveLength(2);
 
     const dump = await dumpSchemas(env.databaseUrl, [schema]);
     // The rows are there, with their ids in clear ...
     expect(dump).toContain(firstEvent);
     expect(dump).toContain(subscriptionId);
     // ... but not the secret (nor its key bytes), nor the note, in any form a dump could show them in.
-    for (const secret of [subscription.secret, subscription.secret.slice('whsec_'.length), firstNote, 'Penicillin']) {
+    for (const secret of [
+      subscription.secret,
+      subscription.secret.slice('whsec_'.length),
+      rotated.body.secret.slice('whsec_'.length),
+      firstNote,
+      'Penicillin',
+    ]) {
       for (const form of formsOf(secret)) expect({ form, found: dump.includes(form) }).toEqual({ form, found: false });
     }
     // The search could find them: values are in the dump, text as it is and bytea as hex (here the
@@ -143,6 +154,9 @@ describe("the notifier's data at rest", () => {
       `subscription.sealed_secret: 1 row to seal under data key ${newKey!.id}`,
       'subscription.sealed_secret: 1 of 1 (100 %), 1 re-encrypted',
       'subscription.sealed_secret: done, 1 re-encrypted',
+      `subscription.sealed_previous_secret: 1 row to seal under data key ${newKey!.id}`,
+      'subscription.sealed_previous_secret: 1 of 1 (100 %), 1 re-encrypted',
+      'subscription.sealed_previous_secret: done, 1 re-encrypted',
       `delivery.sealed_data: 1 row to seal under data key ${newKey!.id}`,
       'delivery.sealed_data: 1 of 1 (100 %), 1 re-encrypted',
       'delivery.sealed_data: done, 1 re-encrypted',
@@ -159,7 +173,9 @@ describe("the notifier's data at rest", () => {
       'key-encryption keys: kek-b (current)',
       expect.stringMatching(new RegExp(`^data key ${oldKey!.id}  wrapped by kek-b  created \\S+  rows: none$`)),
       expect.stringMatching(
-        new RegExp(`^data key ${newKey!.id}  wrapped by kek-b  created \\S+  \\(current\\)  rows: subscription.sealed_secret 1, delivery.sealed_data 2$`),
+        new RegExp(
+          `^data key ${newKey!.id}  wrapped by kek-b  created \\S+  \\(current\\)  rows: subscription.sealed_secret 1, subscription.sealed_previous_secret 1, delivery.sealed_data 2$`,
+        ),
       ),
     ]);
   });

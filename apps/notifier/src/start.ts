@@ -20,6 +20,7 @@ import { EventRepository } from './events/event.repository';
 import { notifierTables, openNotifierDatabase } from './persistence/database';
 import { openSealedFields, type ProtectedFields } from './persistence/sealed-fields';
 import { SubscriptionRepository } from './subscriptions/subscription.repository';
+import { SubscriptionUpkeep } from './subscriptions/subscription-upkeep';
 import { SubscriptionService } from './subscriptions/subscription.service';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
 
@@ -98,9 +99,24 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     // Events of AdmissionResponse and AdmissionOverdue messages, and the erasures intake tells of (request.erased.v1).
     await broker.consume(topology.queues.notifier.name, notifierHandler(worker, new RequestErasureRepository(prisma, tables, stored), logger));
 
-    const subscriptions = new SubscriptionService(new SubscriptionRepository(prisma, tables, stored), {
+    const subscriptionRepository = new SubscriptionRepository(prisma, tables, stored);
+    const upkeep = new SubscriptionUpkeep({
+      prisma,
+      tables,
+      fields: stored,
+      subscriptions: subscriptionRepository,
+      sender,
+      registry,
+      logger,
+      intervalMs: config.WEBHOOK_HEARTBEAT_CHECK_INTERVAL,
+    });
+    upkeep.start();
+    lifecycle.onStop('heartbeats', () => upkeep.stop());
+    const subscriptions = new SubscriptionService(subscriptionRepository, {
       allowPrivate,
       requireHttps,
+      heartbeatMinSeconds: Math.ceil(config.WEBHOOK_HEARTBEAT_MIN / 1000),
+      secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
       ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
       onDeliveriesDue: () => worker.wake(),
     });

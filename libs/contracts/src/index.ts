@@ -16,6 +16,7 @@ export * from './messages/clinic-registry-changed';
 export * from './messages/request-erased';
 export * from './internal-api';
 export * from './public-api';
+export * from './subscription-options';
 export * from './auto-answer';
 export * from './token-revocation';
 export * from './revocation-list';

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { FhirTask } from './messages/fhir-task';
+import { HeartbeatSeconds, IdOnlyTask, PayloadForm } from './subscription-options';
+
+/** An event's Task: whole for a `full` subscription, ids and state only for an `id-only` one. */
+const TaskOfEvent = z.union([FhirTask, IdOnlyTask]);
 
 /**
  * The answers of the services' internal HTTP APIs, as the callers parse them (@bedrequest/http
@@ -37,6 +41,14 @@ export const SubscriptionView = z.object({
   secret: z.string(),
   status: z.enum(['active', 'disabled']),
   disabledReason: z.string().nullable(),
+  // Optional, as every field added to an internal answer: the notifier always sends them.
+  payload: PayloadForm.optional(),
+  heartbeatSeconds: HeartbeatSeconds.optional(),
+  previousSecretExpiresAt: z.iso
+    .datetime()
+    .nullable()
+    .optional()
+    .describe('While a rotated-out secret still signs (beside `secret`): until when; null when none does'),
 });
 export type SubscriptionView = z.infer<typeof SubscriptionView>;
 export const SubscriptionList = z.object({ items: z.array(SubscriptionView) });
@@ -70,7 +82,7 @@ export const AdmissionResponseWebhook = WebhookBody.extend({
   type: z.literal('AdmissionResponse'),
   timestamp: z.iso.datetime().describe('When the answer was recorded'),
   sequence: sequenceNumber(),
-  data: FhirTask,
+  data: TaskOfEvent,
 });
 export type AdmissionResponseWebhook = z.infer<typeof AdmissionResponseWebhook>;
 
@@ -84,7 +96,7 @@ export const AdmissionOverdueWebhook = WebhookBody.extend({
   type: z.literal('AdmissionOverdue'),
   timestamp: z.iso.datetime().describe('When the service found the Task past its deadline (at or after restriction.period.end)'),
   sequence: sequenceNumber(),
-  data: FhirTask,
+  data: TaskOfEvent,
 });
 export type AdmissionOverdueWebhook = z.infer<typeof AdmissionOverdueWebhook>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HeartbeatSeconds, PayloadForm } from './subscription-options';
 import { BusinessStatus, TaskStatus } from './codes';
 import { DispatchAction } from './messages/request-dispatched';
 
@@ -66,12 +67,15 @@ export const CallbackUrl = z
     `An absolute http or https URL without user or password, at most ${MAX_CALLBACK_URL_LENGTH} characters; in production it must be https (unless the deployment sets WEBHOOK_REQUIRE_HTTPS=false) and its host must resolve to public addresses only`,
   );
 
-/** `POST /api/v1/subscriptions`: one subscription per event type and party (a second POST changes its address). */
-export const SubscribeRequest = z.strictObject({ eventType: SubscriptionEventType, callbackUrl: CallbackUrl });
+/** Options a POST or PUT may set; one left out keeps its setting (a new subscription: `full`, no heartbeats). */
+const subscriptionOptions = { payload: PayloadForm.optional(), heartbeatSeconds: HeartbeatSeconds.optional() };
+
+/** `POST /api/v1/subscriptions`: one subscription per event type and party (a second POST changes its address and the options given). */
+export const SubscribeRequest = z.strictObject({ eventType: SubscriptionEventType, callbackUrl: CallbackUrl, ...subscriptionOptions });
 export type SubscribeRequest = z.infer<typeof SubscribeRequest>;
 
-/** `PUT /api/v1/subscriptions/{id}`: a new address (also re-enables a disabled subscription). */
-export const ChangeAddressRequest = z.strictObject({ callbackUrl: CallbackUrl });
+/** `PUT /api/v1/subscriptions/{id}`: a new address and the options given (also re-enables a disabled subscription). */
+export const ChangeAddressRequest = z.strictObject({ callbackUrl: CallbackUrl, ...subscriptionOptions });
 export type ChangeAddressRequest = z.infer<typeof ChangeAddressRequest>;
 
 /** The page size of the delivery log and of `events?since=` (`?limit=`); a client pages on with the last sequence. */

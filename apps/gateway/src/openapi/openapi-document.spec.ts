@@ -80,6 +80,7 @@ describe('OpenAPI document', () => {
         '/api/v1/subscriptions/{id}/deliveries',
         '/api/v1/subscriptions/{id}/deliveries/{eventId}/retry',
         '/api/v1/subscriptions/{id}/events',
+        '/api/v1/subscriptions/{id}/rotate-secret',
         '/api/v1/token/login',
         '/api/v1/token/oauth2',
         '/api/v1/token/refresh',
@@ -308,7 +309,18 @@ describe('OpenAPI document', () => {
     const event = schemas[schema];
     expect(event?.required?.sort()).toEqual(['data', 'id', 'sequence', 'timestamp', 'type']);
     expect(event?.properties?.['type']).toMatchObject({ enum: [type] });
-    expect(event?.properties?.['data']).toEqual({ $ref: '#/components/schemas/Task' });
+    // The whole Task (payload `full`) or its ids and state (payload `id-only`).
+    expect(event?.properties?.['data']).toEqual({ anyOf: [{ $ref: '#/components/schemas/Task' }, { $ref: '#/components/schemas/IdOnlyTask' }] });
+    expect(schemas['IdOnlyTask']?.required?.sort()).toEqual(['basedOn', 'id', 'lastModified', 'owner', 'resourceType']);
+    expect(Object.keys(schemas['IdOnlyTask']?.properties ?? {})).not.toContain('note');
+  });
+
+  it('describes the Heartbeat webhook: no sequence of its own, the latest one in data; its signature header names the rotation', () => {
+    const webhook = (document.webhooks as Record<string, PathItem>)['Heartbeat']?.post;
+    expect(webhook?.requestBody?.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/HeartbeatEvent' });
+    expect(schemas['HeartbeatEvent']?.required?.sort()).toEqual(['data', 'id', 'timestamp', 'type']);
+    expect(JSON.stringify(schemas['HeartbeatEvent']?.properties?.['data'])).toContain('lastSequence');
+    expect(JSON.stringify(webhook?.parameters)).toContain('rotate-secret');
   });
 
   it('offers both event types to a subscription', () => {

@@ -51,6 +51,8 @@ const NAMED_SHAPES: readonly [z.ZodType, string][] = [
   [contracts.DeliveryLog, 'DeliveryLog'],
   [contracts.AdmissionResponseWebhook, 'AdmissionResponseEvent'],
   [contracts.AdmissionOverdueWebhook, 'AdmissionOverdueEvent'],
+  [contracts.HeartbeatWebhook, 'HeartbeatEvent'],
+  [contracts.IdOnlyTask, 'IdOnlyTask'],
   [contracts.WebhookEventList, 'WebhookEventList'],
   [contracts.FhirTask, 'Task'],
   [TaskSubset, 'TaskSubset'],

@@ -20,13 +20,15 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   const unknown: Refusals = { 404: 'No such subscription of the caller (an unknown id and another party’s are alike)' };
   const addressRefused =
     'a callbackUrl that is not an absolute http(s) URL, carries credentials, is longer than 2048 characters or (in production) is http rather than https or resolves to a private address';
+  const optionsRefused =
+    'a payload other than full and id-only, a heartbeatSeconds that is not a whole number from 60 (or the deployment’s minimum) to 86400 or null';
   const subscription = { params: z.object({ id: z.uuid() }) };
 
   registry.registerPath({
     method: 'post',
     path: '/api/v1/subscriptions',
     summary:
-      'Subscribe to an event type (AdmissionResponse or AdmissionOverdue, each a subscription of its own); a second POST for the same type changes the address and keeps id and secret',
+      'Subscribe to an event type (AdmissionResponse or AdmissionOverdue, each a subscription of its own), optionally with the body form (payload) and heartbeats; a second POST for the same type changes the address and the options given, and keeps id and secret',
     security: secured,
     request: { body: { required: true, content: json(SubscribeRequest) } },
     responses: {
@@ -35,7 +37,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
       ...refusals(
         'v1',
         merged(base, jsonBodyRefusals('16 KiB'), {
-          400: `an eventType other than AdmissionResponse and AdmissionOverdue, ${addressRefused}, or an unknown field`,
+          400: `an eventType other than AdmissionResponse and AdmissionOverdue, ${addressRefused}, ${optionsRefused}, or an unknown field`,
         }),
       ),
     },
@@ -58,12 +60,28 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'put',
     path: '/api/v1/subscriptions/{id}',
-    summary: 'Change the address: pending events go to the new one at once; re-enables a disabled subscription',
+    summary:
+      'Change the address (and the options given; one left out keeps its setting): pending events go to the new one at once; re-enables a disabled subscription',
     security: secured,
     request: { ...subscription, body: { required: true, content: json(ChangeAddressRequest) } },
     responses: {
       200: { description: 'The subscription (same id and secret)', content: json(SubscriptionView) },
-      ...refusals('v1', merged(base, jsonBodyRefusals('16 KiB'), UNDECODABLE_PATH, { 400: `${addressRefused}, or an unknown field` }, unknown)),
+      ...refusals(
+        'v1',
+        merged(base, jsonBodyRefusals('16 KiB'), UNDECODABLE_PATH, { 400: `${addressRefused}, ${optionsRefused}, or an unknown field` }, unknown),
+      ),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/subscriptions/{id}/rotate-secret',
+    summary:
+      'A new signing secret, answered here: webhooks carry a signature with it and one with the previous secret until previousSecretExpiresAt (the overlap, 24 h unless the deployment sets another), then the previous secret is deleted',
+    security: secured,
+    request: subscription,
+    responses: {
+      200: { description: 'The subscription with its new secret and previousSecretExpiresAt', content: json(SubscriptionView) },
+      ...refusals('v1', merged(base, UNDECODABLE_PATH, unknown)),
     },
   });
   registry.registerPath({
@@ -106,7 +124,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
     method: 'get',
     path: '/api/v1/subscriptions/{id}/events',
     summary:
-      'Gap recovery: the subscription’s events after a sequence number, oldest first, each in the webhook body’s shape of its event type (kept at least 7 days)',
+      'Gap recovery: the subscription’s events after a sequence number, oldest first, each in the webhook body’s shape of its event type and in the subscription’s payload form (kept at least 7 days); heartbeats are not events and are not listed',
     security: secured,
     request: { ...subscription, query: WebhookEventQuery },
     responses: {

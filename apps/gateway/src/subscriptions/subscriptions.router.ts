@@ -23,6 +23,7 @@ const FORWARDED_QUERY = ['since', 'limit'];
  *   POST /                                   201 created | 200 address updated (same id, secret)
  *   GET  /                                   {"items": [...]}
  *   GET|PUT|DELETE /{id}                     200 | 200 | 204, 404 for unknown or foreign ids
+ *   POST /{id}/rotate-secret                 200 with the new secret; the old one signs beside it for the overlap
  *   GET  /{id}/deliveries                    the delivery log: events with their attempts
  *   POST /{id}/deliveries/{eventId}/retry    202, the event is sent again now; 409 if its request was erased
  *   GET  /{id}/events?since=<n>              {"items": [...]} the events after sequence n
@@ -63,6 +64,10 @@ export function subscriptionsRouter(options: { notifier: NotifierClient; logger:
   );
   router.get('/:id', forward('GET', id, { 200: SubscriptionView, ...refused }));
   router.put('/:id', ...body, forward('PUT', id, { 200: SubscriptionView, ...refused }));
+  router.post(
+    '/:id/rotate-secret',
+    forward('POST', (req) => `${id(req)}/rotate-secret`, { 200: SubscriptionView, ...refused }),
+  );
   router.delete('/:id', forward('DELETE', id, { 204: z.undefined(), ...refused }));
   router.get(
     '/:id/deliveries',

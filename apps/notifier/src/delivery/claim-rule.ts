@@ -110,3 +110,13 @@ export function mayBeClaimed(row: string, context: { subscriptionStatus: Prisma.
 export function newLease(leaseMs: number): { until: Prisma.Sql; token: Prisma.Sql } {
   return { until: Prisma.sql`now() + ${leaseMs} * interval '1 millisecond'`, token: Prisma.sql`gen_random_uuid()` };
 }
+
+/**
+ * The subscription's previous secret while its rotation's overlap runs, else NULL: a claim signs
+ * with it beside the current one (docs/webhooks.md, "Rotating the secret"). An expired one is never
+ * used, even before the maintenance run deletes it.
+ */
+export function previousSecretOf(subscription: string): Prisma.Sql {
+  const s = Prisma.raw(subscription);
+  return Prisma.sql`CASE WHEN ${s}.previous_secret_expires_at > now() THEN ${s}.sealed_previous_secret END`;
+}

@@ -1,3 +1,4 @@
+import type { PayloadForm } from '@bedrequest/contracts';
 import type { TraceContext } from '@bedrequest/messaging';
 import type { ProtectedFields, StoredValue } from '../persistence/sealed-fields';
 
@@ -16,14 +17,19 @@ export interface ClaimedDelivery {
   leaseToken: string;
   callbackUrl: string;
   secret: string;
+  /** The secret before a rotation, while its overlap runs: the webhook is signed with both. */
+  previousSecret?: string;
+  /** The subscription's body form: `id-only` sends the Task reduced at attempt time (IdOnlyTask). */
+  payload: PayloadForm;
   /** The trace the event's message continued: each attempt is a span in it. */
   traceContext?: TraceContext;
 }
 
 /** A claimed delivery as read: its Task and its subscription's secret still as stored. */
-export interface SealedClaim extends Omit<ClaimedDelivery, 'data' | 'secret'> {
+export interface SealedClaim extends Omit<ClaimedDelivery, 'data' | 'secret' | 'previousSecret'> {
   data: StoredValue<unknown>;
   secret: Uint8Array | null;
+  previousSecret: Uint8Array | null;
 }
 
 /**
@@ -47,8 +53,13 @@ export async function openClaims(claims: readonly SealedClaim[], fields: Protect
   const opened = await Promise.all(
     claims.map(async (claim): Promise<ClaimedDelivery | UnreadableDelivery> => {
       try {
-        const [data, secret] = await Promise.all([fields.openData(claim.eventId, claim.data), fields.openSecret(claim.subscriptionId, claim.secret)]);
-        return { ...claim, data, secret };
+        const { previousSecret: sealedPrevious, ...rest } = claim;
+        const [data, secret, previousSecret] = await Promise.all([
+          fields.openData(claim.eventId, claim.data),
+          fields.openSecret(claim.subscriptionId, claim.secret),
+          sealedPrevious ? fields.openPreviousSecret(claim.subscriptionId, sealedPrevious) : undefined,
+        ]);
+        return { ...rest, data, secret, ...(previousSecret === undefined ? {} : { previousSecret }) };
       } catch (error) {
         return { eventId: claim.eventId, subscriptionId: claim.subscriptionId, reason: error instanceof Error ? error.message : String(error) };
       }

@@ -31,6 +31,7 @@ const delivery = (n: number, requestIdentifier = `request-${n}`): ClaimedDeliver
   leaseToken: `lease-${n}`,
   callbackUrl: 'http://127.0.0.1:9/hook',
   secret: 'whsec_c2VjcmV0',
+  payload: 'full',
 });
 
 const event = (n: number, requestIdentifier = `request-${n}`): IncomingEvent => ({

@@ -1,8 +1,9 @@
+import type { PayloadForm } from '@bedrequest/contracts';
 import type { TraceContext } from '@bedrequest/messaging';
 import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
 import type { ProtectedFields } from '../persistence/sealed-fields';
-import { claimTurn, inFlight, isDue, mayBeClaimed, newLease, originOf, UNCAPPED, withinCaps, type InFlightCaps } from './claim-rule';
+import { claimTurn, inFlight, isDue, mayBeClaimed, newLease, originOf, previousSecretOf, UNCAPPED, withinCaps, type InFlightCaps } from './claim-rule';
 import { openClaims, type ClaimResult, type ClaimedDelivery } from './claimed-delivery';
 import type { NextStep } from './retry-policy';
 
@@ -56,8 +57,7 @@ export class DeliveryRepository {
    * stale statistics (the pending rows of a moment ago), may check the order rule for every due row
    * before sorting: 4-6 ms instead of 0.5 ms with 2,000 due events (measured here), on every claim.
    *
-   * The Tasks and secrets are opened here (SealedFields); a claim whose values do not open is
-   * returned as unreadable.
+   * The Tasks and secrets are opened here (SealedFields); a claim whose values do not open is returned as unreadable.
    */
   async claimDue(limit: number, leaseMs: number, caps: InFlightCaps = UNCAPPED): Promise<ClaimResult> {
     const t = this.tables;
@@ -77,6 +77,8 @@ export class DeliveryRepository {
           lease_token: string;
           callback_url: string;
           sealed_secret: Uint8Array | null;
+          sealed_previous_secret: Uint8Array | null;
+          payload: PayloadForm;
           trace_context: TraceContext | null;
         }[]
       >`
@@ -111,7 +113,7 @@ export class DeliveryRepository {
          -- committed, so SKIP LOCKED does not pass over it, but this does.
          AND ${isDue('d')}
       RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.sealed_data, d.attempt_count,
-                d.lease_token, s.callback_url, s.sealed_secret, d.trace_context`,
+                d.lease_token, s.callback_url, s.sealed_secret, ${previousSecretOf('s')} AS sealed_previous_secret, s.payload, d.trace_context`,
     ]);
     const claims = rows.map((row) => ({
       eventId: row.event_id,
@@ -125,6 +127,8 @@ export class DeliveryRepository {
       leaseToken: row.lease_token,
       callbackUrl: row.callback_url,
       secret: row.sealed_secret,
+      previousSecret: row.sealed_previous_secret,
+      payload: row.payload,
       ...(row.trace_context ? { traceContext: row.trace_context } : {}),
     }));
     return openClaims(claims, this.fields);

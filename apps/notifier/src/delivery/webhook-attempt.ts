@@ -1,4 +1,5 @@
 import { context, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
+import { idOnlyTask } from '@bedrequest/contracts';
 import { contextFrom } from '@bedrequest/messaging';
 import type { ClaimedDelivery } from './claimed-delivery';
 import type { DeliveryMetrics } from './delivery-metrics';
@@ -15,9 +16,11 @@ export type AttemptResult = SendResult & { attemptedAt: Date; span: SpanContext 
  */
 export async function attemptDelivery(delivery: ClaimedDelivery, sender: Pick<WebhookSender, 'send'>, metrics: DeliveryMetrics): Promise<AttemptResult> {
   const attemptedAt = new Date();
+  // The stored event is the full one; an id-only subscription gets it reduced here, and the signature is over what is sent.
+  const data = delivery.payload === 'id-only' ? idOnlyTask(delivery.data) : delivery.data;
   const request = signedWebhook(
-    { id: delivery.eventId, type: delivery.eventType, occurredAt: delivery.occurredAt, sequence: delivery.sequence, data: delivery.data },
-    delivery.secret,
+    { id: delivery.eventId, type: delivery.eventType, occurredAt: delivery.occurredAt, sequence: delivery.sequence, data },
+    delivery.previousSecret === undefined ? delivery.secret : [delivery.secret, delivery.previousSecret],
     attemptedAt,
   );
   metrics.attempted.inc();

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { IdOnlyTask, idOnlyTask } from '@bedrequest/contracts';
 import { signedWebhook } from './webhook-message';
 
 const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
@@ -37,5 +38,53 @@ describe('signedWebhook', () => {
   it('fails verification with another secret or a changed body', () => {
     expect(() => new Webhook(`whsec_${Buffer.from('another secret of 24 bytes!').toString('base64')}`).verify(body, headers)).toThrow();
     expect(() => new Webhook(secret).verify(body.replace('task-1', 'task-2'), headers)).toThrow();
+  });
+});
+
+describe('signedWebhook during a rotation overlap', () => {
+  const previous = `whsec_${Buffer.from('fedcba9876543210fedcba9876543210').toString('base64')}`;
+  const stranger = `whsec_${Buffer.from('another secret of 24 bytes!').toString('base64')}`;
+  const attemptTime = new Date();
+  const { body, headers } = signedWebhook(event, [secret, previous], attemptTime);
+
+  it('carries one signature per secret, space-separated, the current one first', () => {
+    const one = (key: string) => signedWebhook(event, key, attemptTime).headers['webhook-signature'];
+    expect(headers['webhook-signature']).toBe(`${one(secret)} ${one(previous)}`);
+  });
+
+  it('verifies with either secret (standardwebhooks accepts any one signature), not with another', () => {
+    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(previous).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(stranger).verify(body, headers)).toThrow();
+  });
+});
+
+describe('idOnlyTask', () => {
+  it('keeps id, basedOn, owner, businessStatus and lastModified of the Task, nothing of its notes or other content', () => {
+    const task = {
+      resourceType: 'Task',
+      id: '0e6f3a52-41c9-4d7b-a0f8-5d2c9e1b7a33',
+      meta: { lastUpdated: '2025-03-06T12:00:00.100Z' },
+      status: 'on-hold',
+      intent: 'order',
+      basedOn: [{ identifier: { system: 'urn:ietf:rfc:3986', value: 'https://hospital.example/fhir/ServiceRequest/1' }, display: 'x' }],
+      owner: { identifier: { system: 'http://fhir.de/sid/arge-ik/iknr', value: '510000001' } },
+      requester: { identifier: { system: 'http://fhir.de/sid/arge-ik/iknr', value: '260000001' } },
+      authoredOn: '2025-03-06T11:00:00.000Z',
+      lastModified: '2025-03-06T12:00:00.100Z',
+      businessStatus: { coding: [{ system: 'https://bedrequest.example.org/fhir/CodeSystem/admission-response-status', code: 'query', display: 'Rückfrage' }] },
+      note: [{ text: 'Allergie gegen Penicillin', time: '2025-03-06T12:00:00.100Z' }],
+      restriction: { period: { end: '2025-03-07T10:00:00.000Z' } },
+    };
+
+    expect(IdOnlyTask.parse(idOnlyTask(task))).toEqual({
+      resourceType: 'Task',
+      id: task.id,
+      basedOn: [{ identifier: task.basedOn[0]!.identifier }],
+      owner: task.owner,
+      businessStatus: task.businessStatus,
+      lastModified: task.lastModified,
+    });
+    expect(Object.keys(idOnlyTask({ ...task, businessStatus: undefined }))).not.toContain('businessStatus');
   });
 });

@@ -18,17 +18,28 @@ export function webhookBody(event: WebhookEvent): WebhookBody {
  * One attempt's request (Standard Webhooks): `webhook-id` is the event id on every attempt, so a
  * receiver can deduplicate; `webhook-timestamp` is the attempt's time, signed together with id and
  * body (`v1,` + base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" keyed with the secret's bytes), so
- * a receiver can refuse replays of old attempts.
+ * a receiver can refuse replays of old attempts. With several secrets (the current one first, then
+ * one rotated out whose overlap runs) `webhook-signature` holds one signature each, space-separated.
  */
-export function signedWebhook(event: WebhookEvent, secret: string, attemptTime: Date): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify(webhookBody(event));
+export function signedWebhook(event: WebhookEvent, secrets: string | readonly string[], attemptTime: Date): { body: string; headers: Record<string, string> } {
+  return signedBody(event.id, JSON.stringify(webhookBody(event)), secrets, attemptTime);
+}
+
+/** The headers of a signed POST of `body` (an event's or a heartbeat's), signed with each of `secrets` in turn. */
+export function signedBody(
+  id: string,
+  body: string,
+  secrets: string | readonly string[],
+  attemptTime: Date,
+): { body: string; headers: Record<string, string> } {
+  const keys = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     body,
     headers: {
       'content-type': 'application/json',
-      'webhook-id': event.id,
+      'webhook-id': id,
       'webhook-timestamp': String(Math.floor(attemptTime.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(event.id, attemptTime, body),
+      'webhook-signature': keys.map((secret) => new Webhook(secret).sign(id, attemptTime, body)).join(' '),
     },
   };
 }

@@ -1,5 +1,6 @@
+import type { PayloadForm } from '@bedrequest/contracts';
 import type { TraceContext } from '@bedrequest/messaging';
-import { claimTurn, inFlight, mayBeClaimed, newLease, originOf, UNCAPPED, withinCaps, type InFlightCaps } from '../delivery/claim-rule';
+import { claimTurn, inFlight, mayBeClaimed, newLease, originOf, previousSecretOf, UNCAPPED, withinCaps, type InFlightCaps } from '../delivery/claim-rule';
 import { openClaims, type ClaimResult, type SealedClaim } from '../delivery/claimed-delivery';
 import { Prisma } from '../generated/prisma/client';
 import type { NotifierDatabase, NotifierTables } from '../persistence/database';
@@ -98,6 +99,8 @@ export class EventRepository {
           occurred_at: Date;
           callback_url: string | null;
           sealed_secret: Uint8Array | null;
+          sealed_previous_secret: Uint8Array | null;
+          payload: PayloadForm | null;
           waits_for_earlier: boolean;
           erased: boolean;
         }[]
@@ -124,7 +127,8 @@ export class EventRepository {
          ORDER BY i.event_id, i.ord
       ),
       locked AS (
-        SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.sealed_secret
+        SELECT s.id, s.party_id, s.event_type, s.status, s.callback_url, s.sealed_secret,
+               ${previousSecretOf('s')} AS sealed_previous_secret, s.payload
           FROM ${t.subscription} s
          WHERE (s.party_id, s.event_type) IN (SELECT party_id, event_type FROM fresh)
          ORDER BY s.id
@@ -146,13 +150,14 @@ export class EventRepository {
            SET last_sequence = s.last_sequence + w.n
           FROM locked l JOIN wanted w ON w.party_id = l.party_id AND w.event_type = l.event_type
          WHERE s.id = l.id
-        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.sealed_secret
+        RETURNING s.id, l.party_id, l.event_type, s.last_sequence - w.n AS before, l.status, l.callback_url, l.sealed_secret,
+                  l.sealed_previous_secret, l.payload
       ),
       placed AS (
         -- Each event as its delivery row will be stored: pending, due now, not leased.
         SELECT f.*, n.id AS subscription_id, (n.before + row_number() OVER (PARTITION BY n.id ORDER BY f.ord))::int AS sequence,
                'pending' AS status, now() AS next_attempt_at, NULL::timestamptz AS leased_until,
-               n.status AS subscription_status, n.callback_url, n.sealed_secret
+               n.status AS subscription_status, n.callback_url, n.sealed_secret, n.sealed_previous_secret, n.payload
           FROM kept f JOIN numbered n ON n.party_id = f.party_id AND n.event_type = f.event_type
       ),
       judged AS (
@@ -181,7 +186,7 @@ export class EventRepository {
         RETURNING event_id, subscription_id, sequence, lease_token
       )
       SELECT (f.ord - 1)::int AS position, s.subscription_id::text AS subscription_id, s.sequence, s.lease_token::text AS lease_token,
-             f.event_type, f.occurred_at, p.callback_url, p.sealed_secret, NOT coalesce(j.claimable, false) AS waits_for_earlier,
+             f.event_type, f.occurred_at, p.callback_url, p.sealed_secret, p.sealed_previous_secret, p.payload, NOT coalesce(j.claimable, false) AS waits_for_earlier,
              l.id IS NOT NULL AND k.event_id IS NULL AS erased
         FROM fresh f LEFT JOIN stored s ON s.event_id = f.event_id LEFT JOIN placed p ON p.event_id = f.event_id
              LEFT JOIN judged j ON j.event_id = f.event_id
@@ -219,6 +224,8 @@ export class EventRepository {
           leaseToken,
           callbackUrl,
           secret: row.sealed_secret,
+          previousSecret: row.sealed_previous_secret,
+          payload: row.payload ?? 'full',
           ...(event.traceContext ? { traceContext: event.traceContext } : {}),
         });
       }

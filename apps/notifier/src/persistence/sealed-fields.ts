@@ -7,6 +7,8 @@ import type { NotifierDatabase } from './database';
  */
 export const sealedFor = {
   secret: (subscriptionId: string) => `subscription:secret:${subscriptionId}`,
+  /** The secret before a rotation, during its overlap (docs/webhooks.md, "Rotating the secret"). */
+  previousSecret: (subscriptionId: string) => `subscription:previous-secret:${subscriptionId}`,
   data: (eventId: string) => `delivery:data:${eventId}`,
 };
 
@@ -29,6 +31,8 @@ export interface StoredValue<Clear> {
 export interface ProtectedFields {
   sealSecret(subscriptionId: string, secret: string): Uint8Array<ArrayBuffer>;
   openSecret(subscriptionId: string, sealed: Uint8Array | null): Promise<string>;
+  sealPreviousSecret(subscriptionId: string, secret: string): Uint8Array<ArrayBuffer>;
+  openPreviousSecret(subscriptionId: string, sealed: Uint8Array): Promise<string>;
   sealData(eventId: string, data: unknown): Uint8Array<ArrayBuffer>;
   openData(eventId: string, stored: StoredValue<unknown>): Promise<unknown>;
 }
@@ -52,15 +56,15 @@ export class SealedFields implements ProtectedFields {
 
   async openSecret(subscriptionId: string, stored: Uint8Array | null): Promise<string> {
     if (!stored) throw new Error(`subscription ${subscriptionId} has no secret`);
-    const sealed = Buffer.from(stored);
-    const known = this.openedSecrets.get(subscriptionId);
-    if (known?.sealed.equals(sealed)) return known.secret;
-    const secret = await this.keyring.openText(sealed, sealedFor.secret(subscriptionId));
-    this.openedSecrets.delete(subscriptionId);
-    const oldest = this.openedSecrets.keys().next();
-    if (this.openedSecrets.size >= OPENED_SECRETS && !oldest.done) this.openedSecrets.delete(oldest.value);
-    this.openedSecrets.set(subscriptionId, { sealed, secret });
-    return secret;
+    return this.openCached(sealedFor.secret(subscriptionId), stored);
+  }
+
+  sealPreviousSecret(subscriptionId: string, secret: string): Buffer<ArrayBuffer> {
+    return this.keyring.seal(secret, sealedFor.previousSecret(subscriptionId));
+  }
+
+  openPreviousSecret(subscriptionId: string, stored: Uint8Array): Promise<string> {
+    return this.openCached(sealedFor.previousSecret(subscriptionId), stored);
   }
 
   sealData(eventId: string, data: unknown): Buffer<ArrayBuffer> {
@@ -71,6 +75,19 @@ export class SealedFields implements ProtectedFields {
     if (stored.sealed) return this.keyring.openJson(stored.sealed, sealedFor.data(eventId));
     if (stored.clear !== null) return stored.clear;
     throw new Error(`event ${eventId} has no data`);
+  }
+
+  /** Keyed by what the value is sealed for: a subscription's secret and its previous one are two entries. */
+  private async openCached(context: string, stored: Uint8Array): Promise<string> {
+    const sealed = Buffer.from(stored);
+    const known = this.openedSecrets.get(context);
+    if (known?.sealed.equals(sealed)) return known.secret;
+    const secret = await this.keyring.openText(sealed, context);
+    this.openedSecrets.delete(context);
+    const oldest = this.openedSecrets.keys().next();
+    if (this.openedSecrets.size >= OPENED_SECRETS && !oldest.done) this.openedSecrets.delete(oldest.value);
+    this.openedSecrets.set(context, { sealed, secret });
+    return secret;
   }
 }
 
@@ -97,6 +114,14 @@ export async function openSealedFields(
 export function sealedColumnsOf(sql: SqlClient, schema: string): SqlSealedColumn[] {
   return [
     new SqlSealedColumn({ sql, schema, table: 'subscription', key: { column: 'id', type: 'uuid' }, sealed: 'sealed_secret', context: sealedFor.secret }),
+    new SqlSealedColumn({
+      sql,
+      schema,
+      table: 'subscription',
+      key: { column: 'id', type: 'uuid' },
+      sealed: 'sealed_previous_secret',
+      context: sealedFor.previousSecret,
+    }),
     new SqlSealedColumn({ sql, schema, table: 'delivery', key: { column: 'event_id', type: 'uuid' }, sealed: 'sealed_data', context: sealedFor.data }),
   ];
 }

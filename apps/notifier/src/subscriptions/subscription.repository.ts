@@ -1,4 +1,5 @@
-import type { NotifierDatabase, NotifierTables } from '../persistence/database';
+import type { PayloadForm } from '@bedrequest/contracts';
+import type { NotifierDatabase, NotifierTables, Tx } from '../persistence/database';
 import type { ProtectedFields } from '../persistence/sealed-fields';
 
 export type SubscriptionStatus = 'active' | 'disabled';
@@ -11,6 +12,16 @@ export interface StoredSubscription {
   secret: string;
   status: SubscriptionStatus;
   disabledReason: string | null;
+  payload: PayloadForm;
+  heartbeatSeconds: number | null;
+  /** Until when the secret before the latest rotation still signs; null when none does. */
+  previousSecretExpiresAt: Date | null;
+}
+
+/** What a POST or PUT sets besides the address; a field left out keeps its setting. */
+export interface SubscriptionOptions {
+  payload?: PayloadForm;
+  heartbeatSeconds?: number | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -42,11 +53,15 @@ const subscriptionFields = {
   sealedSecret: true,
   status: true,
   disabledReason: true,
+  payload: true,
+  heartbeatSeconds: true,
+  previousSecretExpiresAt: true,
 } as const;
 
 /** A subscription row as read, its secret still sealed. */
-interface SubscriptionRow extends Omit<StoredSubscription, 'secret' | 'status'> {
+interface SubscriptionRow extends Omit<StoredSubscription, 'secret' | 'status' | 'payload'> {
   status: string;
+  payload: string;
   sealedSecret: Uint8Array;
 }
 
@@ -63,25 +78,48 @@ export class SubscriptionRepository {
   ) {}
 
   /** Creates the subscription unless the party has one for that event type (then: undefined). */
-  async createIfAbsent(subscription: Omit<StoredSubscription, 'status' | 'disabledReason'>): Promise<StoredSubscription | undefined> {
+  async createIfAbsent(
+    subscription: Pick<StoredSubscription, 'id' | 'partyId' | 'eventType' | 'callbackUrl' | 'secret'>,
+    options: SubscriptionOptions = {},
+  ): Promise<StoredSubscription | undefined> {
     const { secret, ...clear } = subscription;
     const sealedSecret = this.fields.sealSecret(subscription.id, secret);
-    const { count } = await this.prisma.subscription.createMany({ data: [{ ...clear, sealedSecret, status: 'active' }], skipDuplicates: true });
-    if (count === 0) return undefined;
-    return this.find(subscription.partyId, subscription.id);
+    const created = await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.subscription.createMany({
+        data: [{ ...clear, sealedSecret, status: 'active', payload: options.payload ?? 'full' }],
+        skipDuplicates: true,
+      });
+      if (count === 1) await this.setHeartbeat(tx, subscription.id, options.heartbeatSeconds);
+      return count === 1;
+    });
+    return created ? this.find(subscription.partyId, subscription.id) : undefined;
   }
 
   /**
    * Sets a new address and re-enables the subscription. Its pending events become due at once,
    * with a fresh retry schedule: the new (or repaired) receiver gets them now.
    */
-  async changeAddress(where: { partyId: string } & ({ id: string } | { eventType: string }), callbackUrl: string): Promise<StoredSubscription | undefined> {
+  async changeAddress(
+    where: { partyId: string } & ({ id: string } | { eventType: string }),
+    callbackUrl: string,
+    options: SubscriptionOptions = {},
+  ): Promise<StoredSubscription | undefined> {
     const updated = await this.prisma.$transaction(async (tx) => {
       const { count } = await tx.subscription.updateMany({
         where,
-        data: { callbackUrl, status: 'active', disabledReason: null, failingSince: null, updatedAt: new Date() },
+        data: {
+          callbackUrl,
+          status: 'active',
+          disabledReason: null,
+          failingSince: null,
+          updatedAt: new Date(),
+          ...(options.payload ? { payload: options.payload } : {}),
+        },
       });
       if (count === 0) return undefined;
+      const found = await tx.subscription.findFirst({ where, select: { id: true } });
+      if (!found) return undefined;
+      await this.setHeartbeat(tx, found.id, options.heartbeatSeconds);
       const subscription = await tx.subscription.findFirst({ where, select: subscriptionFields });
       if (!subscription) return undefined;
       await tx.$executeRaw`
@@ -165,7 +203,54 @@ export class SubscriptionRepository {
     });
   }
 
+  /**
+   * A new signing secret; the current one becomes the previous, signing beside it for `overlapMs`
+   * (sealed for its own column), and any earlier previous one is gone. No overlap: none is kept.
+   */
+  async rotateSecret(partyId: string, id: string, secret: string, overlapMs: number): Promise<StoredSubscription | undefined> {
+    const t = this.tables;
+    const rotated = await this.prisma.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ sealed_secret: Uint8Array }[]>`
+        SELECT sealed_secret FROM ${t.subscription} WHERE id = ${id}::uuid AND party_id = ${partyId} FOR NO KEY UPDATE`;
+      if (!row) return false;
+      const previous = overlapMs > 0 ? this.fields.sealPreviousSecret(id, await this.fields.openSecret(id, row.sealed_secret)) : null;
+      await tx.$executeRaw`
+        UPDATE ${t.subscription}
+           SET sealed_secret = ${this.fields.sealSecret(id, secret)}, sealed_previous_secret = ${previous},
+               previous_secret_expires_at = CASE WHEN ${previous}::bytea IS NULL THEN NULL ELSE now() + ${overlapMs} * interval '1 millisecond' END,
+               updated_at = now()
+         WHERE id = ${id}::uuid`;
+      return true;
+    });
+    return rotated ? this.find(partyId, id) : undefined;
+  }
+
+  /** Deletes the previous secrets whose overlap has ended (the columns are emptied, not just ignored). */
+  async deleteExpiredPreviousSecrets(): Promise<number> {
+    return this.prisma.$executeRaw`
+      UPDATE ${this.tables.subscription} SET sealed_previous_secret = NULL, previous_secret_expires_at = NULL
+       WHERE previous_secret_expires_at <= now()`;
+  }
+
+  /** Heartbeats every `seconds` (the first due that long from now), none for null; unchanged when undefined. */
+  private async setHeartbeat(tx: Tx, id: string, seconds: number | null | undefined): Promise<void> {
+    if (seconds === undefined) return;
+    await tx.$executeRaw`
+      UPDATE ${this.tables.subscription}
+         SET heartbeat_seconds = ${seconds}::int,
+             heartbeat_due_at = CASE WHEN ${seconds}::int IS NULL THEN NULL ELSE now() + ${seconds}::int * interval '1 second' END
+       WHERE id = ${id}::uuid`;
+  }
+
   private async opened({ sealedSecret, ...row }: SubscriptionRow): Promise<StoredSubscription> {
-    return { ...row, status: row.status as SubscriptionStatus, secret: await this.fields.openSecret(row.id, sealedSecret) };
+    // Expired but not yet deleted (the maintenance run does that) is shown as none.
+    const previousSecretExpiresAt = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
+    return {
+      ...row,
+      status: row.status as SubscriptionStatus,
+      payload: row.payload as PayloadForm,
+      previousSecretExpiresAt,
+      secret: await this.fields.openSecret(row.id, sealedSecret),
+    };
   }
 }

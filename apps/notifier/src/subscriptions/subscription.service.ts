@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ChangeAddressRequest, SubscribeRequest, type DeliveryLogView, type SubscriptionView, type WebhookBody } from '@bedrequest/contracts';
+import { ChangeAddressRequest, idOnlyTask, SubscribeRequest, type DeliveryLogView, type SubscriptionView, type WebhookBody } from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { CallbackAddressRefusedError, assertPublicHost, systemResolve, type Resolve } from '@bedrequest/http';
 import { webhookBody } from '../delivery/webhook-message';
-import type { StoredSubscription, SubscriptionRepository } from './subscription.repository';
+import type { StoredSubscription, SubscriptionOptions, SubscriptionRepository } from './subscription.repository';
 
 export type { DeliveryLogView, SubscriptionView };
 
@@ -43,19 +43,24 @@ export class SubscriptionService {
       resolve?: Resolve;
       /** Called when deliveries became due now (address changed, re-enabled, manual retry). */
       onDeliveriesDue?: () => void;
+      /** WEBHOOK_HEARTBEAT_MIN in seconds (default 60): a shorter heartbeatSeconds is refused (400). */
+      heartbeatMinSeconds?: number;
+      /** WEBHOOK_SECRET_OVERLAP (default 24 h): how long a rotated-out secret still signs. */
+      secretOverlapMs?: number;
     },
   ) {
     this.resolve = options.resolve ?? systemResolve;
   }
 
   async subscribe(partyId: string, body: unknown): Promise<{ created: boolean; subscription: SubscriptionView }> {
-    const { eventType, callbackUrl } = HttpError.parseInput(SubscribeRequest, body);
+    const { eventType, callbackUrl, ...options } = HttpError.parseInput(SubscribeRequest, body);
+    this.assertAllowedOptions(options);
     await this.assertAllowedCallback(callbackUrl);
     // Two attempts: a concurrent DELETE may remove the subscription between the two steps.
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      const created = await this.repository.createIfAbsent({ id: randomUUID(), partyId, eventType, callbackUrl, secret: newSecret() });
+      const created = await this.repository.createIfAbsent({ id: randomUUID(), partyId, eventType, callbackUrl, secret: newSecret() }, options);
       if (created) return { created: true, subscription: view(created) };
-      const updated = await this.repository.changeAddress({ partyId, eventType }, callbackUrl);
+      const updated = await this.repository.changeAddress({ partyId, eventType }, callbackUrl, options);
       if (updated) {
         this.options.onDeliveriesDue?.();
         return { created: false, subscription: view(updated) };
@@ -76,11 +81,22 @@ export class SubscriptionService {
   /** PUT: a new address; also re-enables a disabled subscription. */
   async changeAddress(partyId: string, id: string, body: unknown): Promise<SubscriptionView | undefined> {
     if (!isId(id)) return undefined;
-    const { callbackUrl } = HttpError.parseInput(ChangeAddressRequest, body);
+    const { callbackUrl, ...options } = HttpError.parseInput(ChangeAddressRequest, body);
+    this.assertAllowedOptions(options);
     await this.assertAllowedCallback(callbackUrl);
-    const updated = await this.repository.changeAddress({ partyId, id }, callbackUrl);
+    const updated = await this.repository.changeAddress({ partyId, id }, callbackUrl, options);
     if (updated) this.options.onDeliveriesDue?.();
     return updated && view(updated);
+  }
+
+  /**
+   * A new signing secret, answered once here; the one before signs beside it for the overlap
+   * (docs/webhooks.md, "Rotating the secret"), then it is deleted.
+   */
+  async rotateSecret(partyId: string, id: string): Promise<SubscriptionView | undefined> {
+    if (!isId(id)) return undefined;
+    const rotated = await this.repository.rotateSecret(partyId, id, newSecret(), this.options.secretOverlapMs ?? 24 * 3600_000);
+    return rotated && view(rotated);
   }
 
   async remove(partyId: string, id: string): Promise<boolean> {
@@ -120,13 +136,23 @@ export class SubscriptionService {
     const subscription = await this.owned(partyId, id);
     if (!subscription) return undefined;
     const events = await this.repository.eventsSince(subscription.id, since, limit);
+    // In the form the subscription's webhooks have now.
+    const form = subscription.payload === 'id-only' ? idOnlyTask : (data: unknown) => data;
     return events.map((event) =>
-      webhookBody({ id: event.eventId, type: event.eventType, occurredAt: event.occurredAt, sequence: event.sequence, data: event.data }),
+      webhookBody({ id: event.eventId, type: event.eventType, occurredAt: event.occurredAt, sequence: event.sequence, data: form(event.data) }),
     );
   }
 
   private async owned(partyId: string, id: string): Promise<StoredSubscription | undefined> {
     return isId(id) ? this.repository.find(partyId, id) : undefined;
+  }
+
+  private assertAllowedOptions(options: SubscriptionOptions): void {
+    const { heartbeatSeconds } = options;
+    const min = this.options.heartbeatMinSeconds ?? 60;
+    if (typeof heartbeatSeconds === 'number' && heartbeatSeconds < min) {
+      throw new SubscriptionRequestError(`heartbeatSeconds: must be at least ${min} (or null: no heartbeats)`);
+    }
   }
 
   /**
@@ -154,6 +180,16 @@ function newSecret(): string {
 }
 
 function view(subscription: StoredSubscription): SubscriptionView {
-  const { id, eventType, callbackUrl, secret, status, disabledReason } = subscription;
-  return { id, eventType, callbackUrl, secret, status, disabledReason };
+  const { id, eventType, callbackUrl, secret, status, disabledReason, payload, heartbeatSeconds, previousSecretExpiresAt } = subscription;
+  return {
+    id,
+    eventType,
+    callbackUrl,
+    secret,
+    status,
+    disabledReason,
+    payload,
+    heartbeatSeconds,
+    previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null,
+  };
 }

@@ -79,6 +79,10 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
       status: 'active',
       disabledReason: null,
+      // The options' defaults (docs/webhooks.md, "Subscription options").
+      payload: 'full',
+      heartbeatSeconds: null,
+      previousSecretExpiresAt: null,
     });
     expect(Buffer.from(created.body.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
   });

@@ -47,6 +47,12 @@ export function subscriptionsRouter(service: SubscriptionService, verifier: Toke
     res.json(subscription);
   });
 
+  router.post('/:id/rotate-secret', async (req, res) => {
+    const subscription = await service.rotateSecret(party(res), id(req));
+    if (!subscription) throw noSuchSubscription();
+    res.json(subscription);
+  });
+
   router.delete('/:id', async (req, res) => {
     if (!(await service.remove(party(res), id(req)))) throw noSuchSubscription();
     res.status(204).end();

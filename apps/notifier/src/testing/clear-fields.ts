@@ -14,6 +14,14 @@ export class ClearFields implements ProtectedFields {
     return stored ? Buffer.from(stored).toString('utf8') : '';
   }
 
+  sealPreviousSecret(subscriptionId: string, secret: string): Uint8Array<ArrayBuffer> {
+    return this.sealSecret(subscriptionId, secret);
+  }
+
+  async openPreviousSecret(subscriptionId: string, stored: Uint8Array): Promise<string> {
+    return this.openSecret(subscriptionId, stored);
+  }
+
   sealData(_eventId: string, data: unknown): Uint8Array<ArrayBuffer> {
     return new TextEncoder().encode(JSON.stringify(data));
   }
