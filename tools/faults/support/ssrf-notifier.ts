@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { loadConfig } from '@bedrequest/config';
 import { NotifierConfig } from '../../../apps/notifier/src/config';
-import type { Resolve } from '../../../apps/notifier/src/delivery/address-guard';
+import type { Resolve } from '@bedrequest/http';
 import { startNotifier } from '../../../apps/notifier/src/start';
 
 const resolveFromTable: Resolve = async (hostname) => {
