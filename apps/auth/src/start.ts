@@ -70,8 +70,13 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
       logger,
     });
 
-    // The gateway reads the revocation list every second: its polls are counted, not logged.
-    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES, polledPaths: ['/internal/revocations'] });
+    // The gateway reads the revocation list every second, the notifiers the disabled parties: their polls are counted, not logged.
+    const app = createServiceHttpApp({
+      logger,
+      registry,
+      trustedProxies: config.TRUSTED_PROXIES,
+      polledPaths: ['/internal/revocations', '/internal/disabled-parties'],
+    });
     app.use('/api/v1/token', tokenRouter(tokens));
     app.use('/internal', jwksRouter(keys.jwks));
     const serviceTokens = new ServiceTokenIssuer({ keys, issuer: config.AUTH_ISSUER, serviceAudience: config.SERVICE_TOKEN_AUDIENCE, now });
