@@ -100,7 +100,12 @@ export const NotifierConfig = configSchema({
    * unset in development and test, webhooks go out unchecked (a warning at start says so).
    */
   SERVICE_CLIENT_SECRET: requiredInProduction(
-    z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)').optional(),
+    // Optional before the transform, as DATA_KEK's: a plain `.optional()` field lets production skip it.
+    z
+      .string()
+      .optional()
+      .transform((value) => (value?.trim() ? value.trim() : undefined))
+      .refine((value) => value === undefined || value.length >= 32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)'),
     'the service client secret shared by the services and auth (at least 32 characters, e.g. `openssl rand -hex 32`)',
   ),
   /** How often the list of disabled parties is read from auth (100 to 60000): a disabled party's webhooks stop within about this long. */
