@@ -282,7 +282,7 @@ describe('docker-compose.prod.yml', () => {
     auth: { SERVICE_CLIENT_SECRET: 'SERVICE_CLIENT_SECRET', AUTH_SIGNING_KEY: 'AUTH_SIGNING_KEY' },
     intake: { SERVICE_CLIENT_SECRET: 'SERVICE_CLIENT_SECRET', DATA_KEK: 'INTAKE_DATA_KEK' },
     gateway: { SERVICE_CLIENT_SECRET: 'SERVICE_CLIENT_SECRET' },
-    notifier: { DATA_KEK: 'NOTIFIER_DATA_KEK' },
+    notifier: { DATA_KEK: 'NOTIFIER_DATA_KEK', SERVICE_CLIENT_SECRET: 'SERVICE_CLIENT_SECRET' },
     web: { WEB_CSRF_SECRET: 'WEB_CSRF_SECRET' },
   };
   const override = parseCompose(productionText) as ComposeFile;

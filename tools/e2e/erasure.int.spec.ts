@@ -104,7 +104,14 @@ describe('erasure at the referrer’s demand, through the gateway', () => {
       `SELECT status, next_attempt_at, leased_until FROM "${stack.env.NOTIFIER_DB_SCHEMA!}".delivery WHERE event_id = $1`,
       [refused!.id],
     );
-    expect(delivery).toEqual([{ status: 'failed', next_attempt_at: null, leased_until: null }]);
+    expect(delivery).toEqual([{ status: 'withheld', next_attempt_at: null, leased_until: null }]);
+    // The delivery log says why it was not sent.
+    const withheld = await stack.api<{ items: { eventId: string; withheld: { reason: string } | null }[] }>(
+      'GET',
+      `/api/v1/subscriptions/${subscription.id}/deliveries?status=withheld`,
+      { token: referrer },
+    );
+    expect(withheld.body.items.map((item) => [item.eventId, item.withheld?.reason])).toEqual([[refused!.id, 'request-erased']]);
     expect(receiver.accepted().filter((webhook) => webhook.id === refused!.id)).toEqual([]);
     // Routing follows too: it records the erasure, keeps no bed held for the request, and its
     // notification log keeps neither department nor date of it.

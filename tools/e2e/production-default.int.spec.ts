@@ -11,7 +11,7 @@ const REQUIRED: Record<ServiceName, readonly string[]> = {
   auth: ['REDIS_URL', 'DATABASE_URL', 'AUTH_SIGNING_KEY', 'SERVICE_CLIENT_SECRET', 'API_PUBLIC_URL'],
   routing: ['AMQP_URL', 'DATABASE_URL'],
   intake: ['AMQP_URL', 'DATABASE_URL', 'DATA_KEK', 'SERVICE_CLIENT_SECRET'],
-  notifier: ['AMQP_URL', 'DATABASE_URL', 'DATA_KEK'],
+  notifier: ['AMQP_URL', 'DATABASE_URL', 'DATA_KEK', 'SERVICE_CLIENT_SECRET'],
   gateway: ['AMQP_URL', 'API_PUBLIC_URL', 'SERVICE_CLIENT_SECRET', 'REDIS_URL'],
   web: ['REDIS_URL', 'WEB_CSRF_SECRET'],
 };

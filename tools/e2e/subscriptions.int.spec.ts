@@ -106,6 +106,7 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
       payload: 'full',
       heartbeatSeconds: null,
       previousSecretExpiresAt: null,
+      lastError: null,
     });
     const { id, secret } = created.body as { id: string; secret: string };
 
@@ -256,6 +257,28 @@ describe('/api/v1/subscriptions through the gateway router and a real notifier',
     expect(Date.parse((rotated.body as { previousSecretExpiresAt: string }).previousSecretExpiresAt) - Date.now()).toBeGreaterThan(23.9 * 3600_000);
     expect((await as('carol').get(`/${id}`)).body).toEqual(rotated.body);
     expect((await as('carol').delete(`/${id}`)).status).toBe(204);
+  });
+
+  it('passes the delivery log’s cursor, status and since on, and refuses a bad one with 400 naming it, before asking the notifier', async () => {
+    const { body } = await as('carol').post({ eventType: 'AdmissionResponse', callbackUrl: 'http://127.0.0.1:9/carol-log' });
+    const id = (body as { id: string }).id;
+    const cursor = Buffer.from('seq:7').toString('base64url');
+
+    expect(await as('carol').get(`/${id}/deliveries?limit=2&status=failed,withheld&since=2026-12-07T08:00:00Z&cursor=${cursor}`)).toMatchObject({
+      status: 200,
+      body: { items: [] },
+    });
+    for (const [query, message] of [
+      ['cursor=not-one', "cursor must be a cursor as the log's next writes it"],
+      ['status=gone', 'status must be one or more of pending, delivered, failed, withheld, comma-separated'],
+      ['since=2026-12-07', 'since must be an ISO 8601 time with Z or an offset (e.g. 2026-12-07T08:00:00Z)'],
+      ['limit=1001', 'limit must be a number from 1 to 1000'],
+    ]) {
+      expect(await as('carol').get(`/${id}/deliveries?${query}`)).toMatchObject({ status: 400, body: { error: 'invalid_request', message } });
+    }
+    // The gateway refuses before the notifier looks: even another party's subscription gets the 400.
+    expect((await as('alice').get(`/${id}/deliveries?status=gone`)).status).toBe(400);
+    expect((await as('alice').get(`/${id}/deliveries?status=failed`)).status).toBe(404);
   });
 
   it('refuses clinic tokens with 403 and missing tokens with 401', async () => {

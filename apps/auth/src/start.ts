@@ -84,8 +84,13 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
       logger,
     });
 
-    // The gateway reads the revocation list every second: its polls are counted, not logged.
-    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES, polledPaths: ['/internal/revocations'] });
+    // The gateway reads the revocation list every second, the notifiers the disabled parties: their polls are counted, not logged.
+    const app = createServiceHttpApp({
+      logger,
+      registry,
+      trustedProxies: config.TRUSTED_PROXIES,
+      polledPaths: ['/internal/revocations', '/internal/disabled-parties'],
+    });
     const jwksFetch = new GuardedJwksFetch({ production: config.NODE_ENV === 'production', allowPrivate: allowsPrivateClientJwks(config) });
     lifecycle.onStop('client-jwks', () => jwksFetch.close());
     const authenticator = new ClientAuthenticator({

@@ -163,7 +163,7 @@ describe('AdmissionOverdue webhooks with the real RabbitMQ, PostgreSQL and local
     await waitFor(() => overdue.received.length >= 1, { what: 'the first attempt' });
 
     await notifier.publishErasure({ partyId: party, requestIdentifier: identifier, erasedAt: new Date('2026-12-07T12:00:00.000Z') });
-    await waitFor(async () => (await notifier.api.deliveries(party, overdues.id))[0]?.status === 'failed', { what: 'the erasure' });
+    await waitFor(async () => (await notifier.api.deliveries(party, overdues.id))[0]?.status === 'withheld', { what: 'the erasure' });
     const late = await notifier.publishOverdue({ partyId: party, requestIdentifier: identifier, deadline: new Date() });
     // Stored after the late one (one queue, in order): once it is there, the late one was handled.
     const later = await notifier.publishOverdue({ partyId: party, requestIdentifier: requestIdentifier(), deadline: new Date() });
@@ -171,7 +171,7 @@ describe('AdmissionOverdue webhooks with the real RabbitMQ, PostgreSQL and local
 
     expect((await notifier.api.deliveries(party, overdues.id)).map((entry) => [entry.eventId, entry.sequence, entry.status])).toEqual([
       [later, 2, 'pending'],
-      [pending, 1, 'failed'],
+      [pending, 1, 'withheld'],
     ]);
     const kept = (await notifier.api.eventsSince(party, overdues.id, 0)).body.items;
     expect(kept.map((event) => [event.id, 'note' in (event.data as object)])).toEqual([

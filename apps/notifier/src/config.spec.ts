@@ -4,7 +4,12 @@ import { parseDuration } from './delivery/durations';
 
 const DATA_KEK = Buffer.alloc(32, 1).toString('base64');
 /** What production must be given (docs/webhooks.md, "Configuration"). */
-const PRODUCTION = { DATA_KEK, DATABASE_URL: 'postgresql://notifier:pw@db:5432/bedrequest', AMQP_URL: 'amqps://notifier:pw@broker:5671' };
+const PRODUCTION = {
+  DATA_KEK,
+  DATABASE_URL: 'postgresql://notifier:pw@db:5432/bedrequest',
+  AMQP_URL: 'amqps://notifier:pw@broker:5671',
+  SERVICE_CLIENT_SECRET: 's'.repeat(32),
+};
 const DEVELOPMENT = { NODE_ENV: 'development' };
 
 describe('NotifierConfig', () => {
@@ -22,6 +27,16 @@ describe('NotifierConfig', () => {
     expect([config.WEBHOOK_HEARTBEAT_MIN, config.WEBHOOK_HEARTBEAT_CHECK_INTERVAL, config.WEBHOOK_SECRET_OVERLAP]).toEqual([60_000, 10_000, 86_400_000]);
     expect(loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_SECRET_OVERLAP: '0s' }).WEBHOOK_SECRET_OVERLAP).toBe(0);
     expect(() => loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_SECRET_OVERLAP: '24' })).toThrow(/WEBHOOK_SECRET_OVERLAP/);
+  });
+
+  it('requires SERVICE_CLIENT_SECRET in production only (the disabled parties are read with it), and polls them every second', () => {
+    expect(() => loadConfig(NotifierConfig, { ...PRODUCTION, SERVICE_CLIENT_SECRET: '' })).toThrow(/SERVICE_CLIENT_SECRET: required in production/);
+    expect(() => loadConfig(NotifierConfig, { ...PRODUCTION, SERVICE_CLIENT_SECRET: 'short' })).toThrow(
+      /SERVICE_CLIENT_SECRET: must be at least 32 characters/,
+    );
+    expect(loadConfig(NotifierConfig, DEVELOPMENT).SERVICE_CLIENT_SECRET).toBeUndefined();
+    expect(loadConfig(NotifierConfig, PRODUCTION).WEBHOOK_PARTY_POLL_MS).toBe(1_000);
+    expect(() => loadConfig(NotifierConfig, { ...DEVELOPMENT, WEBHOOK_PARTY_POLL_MS: '10' })).toThrow(/WEBHOOK_PARTY_POLL_MS/);
   });
 
   it('defaults to 64 attempts in flight per process (the slots 3,000 deliveries/s need)', () => {
@@ -66,7 +81,7 @@ describe('NotifierConfig', () => {
 
   it('refuses to start in production without its key and connection URLs, one line naming each', () => {
     expect(() => loadConfig(NotifierConfig, {})).toThrow(
-      /^invalid configuration:\n {2}AMQP_URL: required in production: [^\n]*\n {2}DATABASE_URL: required in production: [^\n]*\n {2}DATA_KEK: required in production: base64 of 32 random bytes[^\n]*$/,
+      /^invalid configuration:\n {2}AMQP_URL: required in production: [^\n]*\n {2}DATABASE_URL: required in production: [^\n]*\n {2}DATA_KEK: required in production: base64 of 32 random bytes[^\n]*\n {2}SERVICE_CLIENT_SECRET: required in production: [^\n]*$/,
     );
     expect(() => loadConfig(NotifierConfig, { ...PRODUCTION, DATA_KEK: '' })).toThrow(/^invalid configuration:\n {2}DATA_KEK: required in production: [^\n]*$/);
     expect(loadConfig(NotifierConfig, PRODUCTION)).toMatchObject({ NODE_ENV: 'production', ...PRODUCTION });

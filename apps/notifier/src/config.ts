@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseServiceEnv, configSchema, dataKeyEnv, databaseEnv, env, tokenEnv } from '@bedrequest/config';
+import { baseServiceEnv, configSchema, dataKeyEnv, databaseEnv, env, requiredInProduction, tokenEnv } from '@bedrequest/config';
 import { parseDuration, parseDurationList } from './delivery/durations';
 
 const duration = (fallback: string) =>
@@ -103,6 +103,22 @@ export const NotifierConfig = configSchema({
   WEBHOOK_HEARTBEAT_CHECK_INTERVAL: duration('10s'),
   /** How long a rotated-out signing secret still signs beside the new one (docs/webhooks.md, "Rotating the secret"); 0: not at all. */
   WEBHOOK_SECRET_OVERLAP: duration('24h'),
+  /**
+   * The notifier's service tokens, with which it reads the disabled parties from auth and withholds
+   * their webhooks (docs/webhooks.md, "Authorization at delivery time"). Required in production;
+   * unset in development and test, webhooks go out unchecked (a warning at start says so).
+   */
+  SERVICE_CLIENT_SECRET: requiredInProduction(
+    // Optional before the transform, as DATA_KEK's: a plain `.optional()` field lets production skip it.
+    z
+      .string()
+      .optional()
+      .transform((value) => (value?.trim() ? value.trim() : undefined))
+      .refine((value) => value === undefined || value.length >= 32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)'),
+    'the service client secret shared by the services and auth (at least 32 characters, e.g. `openssl rand -hex 32`)',
+  ),
+  /** How often the list of disabled parties is read from auth (100 to 60000): a disabled party's webhooks stop within about this long. */
+  WEBHOOK_PARTY_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
 });
 export type NotifierConfig = z.infer<typeof NotifierConfig>;
 

@@ -127,7 +127,7 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
 
     const erasedAt = new Date('2026-11-20T09:30:00.000Z');
     await notifier.publishErasure({ partyId: party, requestIdentifier: identifier, erasedAt }, 2);
-    await waitFor(async () => (await notifier.api.deliveries(party, subscription.id))[0]?.status === 'failed', { what: 'the erasure' });
+    await waitFor(async () => (await notifier.api.deliveries(party, subscription.id))[0]?.status === 'withheld', { what: 'the erasure' });
     const late = await notifier.publish({ partyId: party, requestIdentifier: identifier });
     // Stored after the late one (one queue, in order): once it is there, the late one was handled.
     const later = await notifier.publish({ partyId: party, requestIdentifier: requestIdentifier() });
@@ -135,7 +135,7 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
 
     expect((await notifier.api.deliveries(party, subscription.id)).map((entry) => [entry.eventId, entry.sequence, entry.status])).toEqual([
       [later, 2, 'pending'],
-      [pending, 1, 'failed'],
+      [pending, 1, 'withheld'],
     ]);
     expect((await notifier.api.eventsSince(party, subscription.id, 0)).body.items.map((event) => [event.id, 'note' in (event.data as object)])).toEqual([
       [pending, false],

@@ -5,15 +5,17 @@ import { jsonErrorHandler } from '@bedrequest/http';
 import { connectServiceBroker } from '@bedrequest/messaging';
 import { createServiceHttpApp, serveHttp, serveProbes, startService, type Started } from '@bedrequest/observability';
 import { databaseIsReachable } from '@bedrequest/persistence';
-import { tokenVerifierFor } from '@bedrequest/tokens';
+import { serviceTokensFor, tokenVerifierFor } from '@bedrequest/tokens';
 import { allowsPrivateCallbacks, requiresHttpsCallbacks, type NotifierConfig } from './config';
 import type { Resolve } from '@bedrequest/http';
 import { deliveryMetrics } from './delivery/delivery-metrics';
 import { DeliveryRepository } from './delivery/delivery.repository';
 import { DeliveryWorker } from './delivery/delivery-worker';
+import { DisabledParties, loadDisabledPartiesFrom } from './delivery/disabled-parties';
 import { RetentionCleanup } from './delivery/retention-cleanup';
 import { RetryPolicy } from './delivery/retry-policy';
 import { WebhookSender } from './delivery/webhook-sender';
+import { WithheldDeliveries } from './delivery/withheld-deliveries';
 import { RequestErasureRepository } from './erasure/request-erasure.repository';
 import { notifierHandler } from './events/notifier.consumer';
 import { EventRepository } from './events/event.repository';
@@ -73,6 +75,7 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     });
     // Closed after the worker (stop runs in reverse order): its last attempts still use the pool.
     lifecycle.onStop('webhook connections', () => sender.close());
+    const disabledParties = await watchDisabledParties(config, context);
     const worker = new DeliveryWorker({
       repository: deliveries,
       events: new EventRepository(prisma, tables, stored),
@@ -85,6 +88,14 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
       caps: { perSubscription: config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION, perOrigin: config.WEBHOOK_MAX_IN_FLIGHT_PER_ORIGIN },
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
+      ...(disabledParties
+        ? {
+            withholding: {
+              reasonFor: (delivery) => (disabledParties.isDisabled(delivery.partyId) ? 'party-disabled' : undefined),
+              deliveries: new WithheldDeliveries(prisma, tables),
+            },
+          }
+        : {}),
     });
     worker.start();
     lifecycle.onStop('delivery worker', (remainingMs) => worker.stop(remainingMs));
@@ -135,4 +146,30 @@ export function startNotifier(config: NotifierConfig, overrides: NotifierOverrid
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.NOTIFIER_PORT });
     return { server, url, internalUrl: internal.url };
   });
+}
+
+/**
+ * The parties disabled now, read from auth with the notifier's service tokens (docs/webhooks.md,
+ * "Authorization at delivery time"), started before the worker so that its first claims are checked;
+ * none without SERVICE_CLIENT_SECRET (development and test only: production requires it).
+ */
+async function watchDisabledParties(
+  config: NotifierConfig,
+  { logger, registry, lifecycle }: Pick<Parameters<Parameters<typeof startService>[2]>[0], 'logger' | 'registry' | 'lifecycle'>,
+): Promise<DisabledParties | undefined> {
+  if (!config.SERVICE_CLIENT_SECRET) {
+    logger.warn('SERVICE_CLIENT_SECRET is unset: webhooks of disabled parties are not withheld (development and test only)');
+    return undefined;
+  }
+  const serviceTokens = serviceTokensFor({ ...config, SERVICE_CLIENT_SECRET: config.SERVICE_CLIENT_SECRET }, 'notifier');
+  lifecycle.onStop('service tokens', () => serviceTokens.close());
+  const parties = new DisabledParties({
+    ...loadDisabledPartiesFrom(config.AUTH_URL, serviceTokens),
+    pollIntervalMs: config.WEBHOOK_PARTY_POLL_MS,
+    logger,
+    registry,
+  });
+  await parties.start();
+  lifecycle.onStop('disabled parties', () => parties.stop());
+  return parties;
 }

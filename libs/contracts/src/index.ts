@@ -14,6 +14,7 @@ export * from './messages/admission-response';
 export * from './messages/admission-overdue';
 export * from './messages/clinic-registry-changed';
 export * from './messages/request-erased';
+export * from './delivery-log';
 export * from './internal-api';
 export * from './public-api';
 export * from './subscription-options';

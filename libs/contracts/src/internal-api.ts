@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeliveryStatus, WithheldReason } from './delivery-log';
 import { FhirTask } from './messages/fhir-task';
 import { HeartbeatSeconds, IdOnlyTask, PayloadForm } from './subscription-options';
 
@@ -49,6 +50,16 @@ export const SubscriptionView = z.object({
     .nullable()
     .optional()
     .describe('While a rotated-out secret still signs (beside `secret`): until when; null when none does'),
+  /** The last failed attempt of any of its deliveries (kept after later successes); null when none failed. Optional: a caller keeps working with a notifier that does not say. */
+  lastError: z
+    .object({
+      at: z.string().describe('When the failed attempt was made'),
+      statusCode: z.number().int().nullable().describe("The receiver's HTTP status; null when no answer came"),
+      error: z.string().nullable().describe('Why it failed, e.g. "the receiver answered HTTP 503" or "no answer within 10000 ms"'),
+    })
+    .nullable()
+    .optional()
+    .describe('The last failed delivery attempt (null when none failed): see the delivery log'),
 });
 export type SubscriptionView = z.infer<typeof SubscriptionView>;
 export const SubscriptionList = z.object({ items: z.array(SubscriptionView) });
@@ -58,15 +69,32 @@ export const DeliveryLogView = z.object({
   eventId: z.string(),
   sequence: z.number().int(),
   type: z.string(),
-  /** `pending` (waiting for its next attempt at `nextAttemptAt`), `delivered`, or `failed` (the schedule is exhausted). */
-  status: z.enum(['pending', 'delivered', 'failed']),
+  /**
+   * `pending` (waiting for its next attempt at `nextAttemptAt`), `delivered`, `failed` (the schedule
+   * is exhausted) or `withheld` (not sent: the subscriber may no longer see the Task; `withheld` says why).
+   */
+  status: DeliveryStatus,
   createdAt: z.string(),
   deliveredAt: z.string().nullable(),
   nextAttemptAt: z.string().nullable(),
+  /** Only with status `withheld`: when and why it was not sent. Optional: a caller keeps working with a notifier that does not say. */
+  withheld: z
+    .object({ at: z.string(), reason: WithheldReason.describe('party-disabled: the subscriber party is disabled; request-erased: the request was erased') })
+    .nullable()
+    .optional(),
   attempts: z.array(z.object({ attemptedAt: z.string(), statusCode: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number() })),
 });
 export type DeliveryLogView = z.infer<typeof DeliveryLogView>;
-export const DeliveryLog = z.object({ items: z.array(DeliveryLogView) });
+export const DeliveryLog = z.object({
+  items: z.array(DeliveryLogView),
+  next: z
+    .string()
+    .optional()
+    .describe(
+      "Only while more follow: the query of the next page (`?limit=…&cursor=…`, repeating every other parameter), a relative reference to resolve against this page's URL",
+    ),
+});
+export type DeliveryLog = z.infer<typeof DeliveryLog>;
 
 /** A webhook's body (docs/decisions.md, "Subscriptions and webhooks"), as sent and as `events?since=` lists it, of any event type. */
 export const WebhookBody = z.object({ id: z.string(), type: z.string(), timestamp: z.string(), sequence: z.number().int(), data: z.unknown() });

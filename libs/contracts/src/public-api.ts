@@ -95,8 +95,6 @@ export const SequenceNumber = z
   .transform(Number)
   .describe('The last sequence number seen: the events after it are listed, oldest first (default 0: from the first)');
 
-/** `GET /api/v1/subscriptions/{id}/deliveries`. */
-export const DeliveryLogQuery = z.object({ limit: PageLimit.optional() });
 /** `GET /api/v1/subscriptions/{id}/events` (gap recovery). */
 export const WebhookEventQuery = z.object({ since: SequenceNumber.optional(), limit: PageLimit.optional() });
 

@@ -16,3 +16,16 @@ export const RevocationListAnswer = z.object({
   asOf: z.iso.datetime(),
 });
 export type RevocationListAnswer = z.infer<typeof RevocationListAnswer>;
+
+/** One party disabled now (docs/parties.md, "Disabling"): its id and since when. */
+export const DisabledParty = z.object({ id: z.string().min(1), disabledAt: z.iso.datetime() });
+export type DisabledParty = z.infer<typeof DisabledParty>;
+
+/**
+ * Auth, `GET /internal/disabled-parties` (a service token): every party disabled now, however long
+ * ago (unlike the revocation list, which holds an access token's lifetime of revocations and keeps a
+ * party enabled again within it). The notifier withholds their webhooks (docs/webhooks.md,
+ * "Authorization at delivery time"). `asOf`: when auth read them. Opaque ids and times only.
+ */
+export const DisabledPartiesAnswer = z.object({ parties: z.array(DisabledParty), asOf: z.iso.datetime() });
+export type DisabledPartiesAnswer = z.infer<typeof DisabledPartiesAnswer>;

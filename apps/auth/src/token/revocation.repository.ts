@@ -1,4 +1,4 @@
-import type { RevocationListAnswer } from '@bedrequest/contracts';
+import type { DisabledPartiesAnswer, RevocationListAnswer } from '@bedrequest/contracts';
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from '@bedrequest/tokens';
 import type { AuthDatabase } from '../persistence/database';
 
@@ -32,6 +32,13 @@ export class RevocationRepository {
     ]);
     const disabledClients = clients.map((client) => ({ id: `client:${client.id}`, tokensRevokedAt: client.disabledAt }));
     return { users: [...subjectsOf(users), ...subjectsOf(disabledClients)], parties: subjectsOf(parties), asOf: asOf.toISOString() };
+  }
+
+  /** Every party disabled now, whenever it was (the notifier's check at delivery time). */
+  async disabledParties(): Promise<DisabledPartiesAnswer> {
+    const asOf = new Date(this.now());
+    const rows = await this.prisma.party.findMany({ where: { disabledAt: { not: null } }, select: { id: true, disabledAt: true }, orderBy: { id: 'asc' } });
+    return { parties: rows.flatMap((row) => (row.disabledAt ? [{ id: row.id, disabledAt: row.disabledAt.toISOString() }] : [])), asOf: asOf.toISOString() };
   }
 }
 

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { RevocationListAnswer } from '@bedrequest/contracts';
+import type { DisabledPartiesAnswer, RevocationListAnswer } from '@bedrequest/contracts';
 import { requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import type { RevocationRepository } from './revocation.repository';
 
@@ -14,6 +14,11 @@ export function revocationRouter(revocations: RevocationRepository, services: To
   const router = Router();
   router.get('/revocations', requireToken({ verifier: services, services: true }), async (_req, res) => {
     res.json((await revocations.recent()) satisfies RevocationListAnswer);
+  });
+  // `GET /internal/disabled-parties`: the parties disabled now, for the notifier, which withholds their
+  // webhooks (docs/webhooks.md, "Authorization at delivery time"); the same service tokens only.
+  router.get('/disabled-parties', requireToken({ verifier: services, services: true }), async (_req, res) => {
+    res.json((await revocations.disabledParties()) satisfies DisabledPartiesAnswer);
   });
   return router;
 }

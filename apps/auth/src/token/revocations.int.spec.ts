@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { RevocationListAnswer } from '@bedrequest/contracts';
+import { DisabledPartiesAnswer, RevocationListAnswer } from '@bedrequest/contracts';
 import { PartyRepository } from '../parties/party.repository';
 import { TEST_SERVICE_CLIENT_SECRET, clinicUser, login, startTestAuth, type TestAuth } from '../testing/auth-harness';
 import { UserRepository } from '../users/user.repository';
@@ -104,6 +104,29 @@ describe('the revocation list of auth, against the real PostgreSQL', () => {
 
     expect(revokedAtOf(answer.users, first.id)).toBeUndefined();
     expect(revokedAtOf(answer.users, second.id)).toBe(new Date(now - 3_600_000).toISOString());
+  });
+
+  it('lists every party disabled now, however long ago, and no enabled one (GET /internal/disabled-parties)', async () => {
+    const { party: recent } = await team('disabled-now');
+    const { party: longAgo } = await team('disabled-long-ago');
+    const { party: enabled } = await team('never-disabled');
+    const at = new Date();
+    expect(await parties.disable(recent.id, at)).toBe('disabled');
+    const then = new Date(Date.now() - REVOCATION_WINDOW_SECONDS * 1000 - 86_400_000);
+    await sut.prisma.party.update({ where: { id: longAgo.id }, data: { disabledAt: then, tokensRevokedAt: then } });
+
+    const response = await fetch(`${sut.url}/internal/disabled-parties`, { headers: { authorization: `Bearer ${serviceToken}` } });
+    const answer = DisabledPartiesAnswer.parse(await response.json());
+
+    expect(answer.parties).toEqual(
+      expect.arrayContaining([
+        { id: recent.id, disabledAt: at.toISOString() },
+        { id: longAgo.id, disabledAt: then.toISOString() },
+      ]),
+    );
+    expect(answer.parties.map((party) => party.id)).not.toContain(enabled.id);
+    expect(revokedAtOf((await list()).parties, longAgo.id)).toBeUndefined();
+    expect((await fetch(`${sut.url}/internal/disabled-parties`)).status).toBe(401);
   });
 
   it('answers only a service: 401 without a token, 403 for a party', async () => {

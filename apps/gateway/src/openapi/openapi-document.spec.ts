@@ -263,10 +263,15 @@ describe('OpenAPI document', () => {
 
   it('gives the delivery log and the event list their page parameters and answers', () => {
     const parametersOf = (path: string) => paths[path]?.get?.parameters?.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
-    expect(parametersOf('/api/v1/subscriptions/{id}/deliveries')).toEqual(['limit']);
+    expect(parametersOf('/api/v1/subscriptions/{id}/deliveries')).toEqual(['limit', 'cursor', 'status', 'since']);
     expect(parametersOf('/api/v1/subscriptions/{id}/events')).toEqual(['since', 'limit']);
     expect(bodyOf(paths['/api/v1/subscriptions/{id}/deliveries']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/DeliveryLog' });
     expect(bodyOf(paths['/api/v1/subscriptions/{id}/events']?.get?.responses['200'])).toEqual({ $ref: '#/components/schemas/WebhookEventList' });
+    expect({ required: schemas['DeliveryLog']?.required, next: schemas['DeliveryLog']?.properties?.['next']?.type }).toEqual({
+      required: ['items'],
+      next: 'string',
+    });
+    expect(schemas['Delivery']?.properties?.['status']?.enum).toEqual(['pending', 'delivered', 'failed', 'withheld']);
     expect(schemas['WebhookEventList']?.properties?.['items']?.items).toMatchObject({
       oneOf: [{ $ref: '#/components/schemas/AdmissionResponseEvent' }, { $ref: '#/components/schemas/AdmissionOverdueEvent' }],
     });

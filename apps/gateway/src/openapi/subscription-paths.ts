@@ -95,12 +95,23 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'get',
     path: '/api/v1/subscriptions/{id}/deliveries',
-    summary: 'The delivery log: the newest events first, each with its attempts, status codes and next attempt',
+    summary:
+      'The delivery log: the newest events first, each with its attempts (time, status code or error, duration), next attempt, and why it was withheld; paged by an opaque cursor (`next`), filtered by status and time. No body or Task',
     security: secured,
     request: { ...subscription, query: DeliveryLogQuery },
     responses: {
-      200: { description: 'The delivery log', content: json(DeliveryLog) },
-      ...refusals('v1', merged(base, UNDECODABLE_PATH, { 400: 'limit is not a whole number from 1 to 1000' }, unknown)),
+      200: { description: 'A page of the delivery log; `next` while more follow', content: json(DeliveryLog) },
+      ...refusals(
+        'v1',
+        merged(
+          base,
+          UNDECODABLE_PATH,
+          {
+            400: 'limit is not a whole number from 1 to 1000, cursor not one the log’s next wrote, status not pending, delivered, failed or withheld (comma-separated), or since not an ISO 8601 time with Z or an offset; the message names the parameter',
+          },
+          unknown,
+        ),
+      ),
     },
   });
   registry.registerPath({

@@ -1,7 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ApiErrorBody, DeliveryLog, RedeliveryScheduled, SubscriptionList, SubscriptionView, WebhookEventList } from '@bedrequest/contracts';
+import {
+  ApiErrorBody,
+  DeliveryLog,
+  parseDeliveryLogQuery,
+  RedeliveryScheduled,
+  SubscriptionList,
+  SubscriptionView,
+  WebhookEventList,
+} from '@bedrequest/contracts';
 import { HttpError, type Answers } from '@bedrequest/http';
 import { CORRELATION_HEADER } from '@bedrequest/observability';
 import { accessTokenOf, principalOf } from '@bedrequest/tokens';
@@ -12,7 +20,7 @@ import type { NotifierClient } from './notifier.client';
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Query parameters the notifier understands; nothing else is passed on. */
-const FORWARDED_QUERY = ['since', 'limit'];
+const FORWARDED_QUERY = ['since', 'limit', 'cursor', 'status'];
 
 /**
  * `/api/v1/subscriptions` (spec, "Subscriptions"; docs/decisions.md, "Subscriptions and webhooks"), for
@@ -24,7 +32,7 @@ const FORWARDED_QUERY = ['since', 'limit'];
  *   GET  /                                   {"items": [...]}
  *   GET|PUT|DELETE /{id}                     200 | 200 | 204, 404 for unknown or foreign ids
  *   POST /{id}/rotate-secret                 200 with the new secret; the old one signs beside it for the overlap
- *   GET  /{id}/deliveries                    the delivery log: events with their attempts
+ *   GET  /{id}/deliveries?limit&cursor&status&since  a page of the delivery log: events with their attempts, next
  *   POST /{id}/deliveries/{eventId}/retry    202, the event is sent again now; 409 if its request was erased
  *   GET  /{id}/events?since=<n>              {"items": [...]} the events after sequence n
  */
@@ -71,6 +79,11 @@ export function subscriptionsRouter(options: { notifier: NotifierClient; logger:
   router.delete('/:id', forward('DELETE', id, { 204: z.undefined(), ...refused }));
   router.get(
     '/:id/deliveries',
+    // Refused here already, with the notifier's message: a bad query costs the notifier nothing.
+    (req, _res, next) => {
+      const query = parseDeliveryLogQuery(req.query);
+      next('refusal' in query ? new HttpError('invalid_request', query.refusal) : undefined);
+    },
     forward('GET', (req) => `${id(req)}/deliveries`, { 200: DeliveryLog, ...refused }),
   );
   router.post(

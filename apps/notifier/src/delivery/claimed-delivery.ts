@@ -6,6 +6,8 @@ import type { ProtectedFields, StoredValue } from '../persistence/sealed-fields'
 export interface ClaimedDelivery {
   eventId: string;
   subscriptionId: string;
+  /** The subscriber: checked against the disabled parties before the attempt. */
+  partyId: string;
   /** The request the event is about: its next event is not due before this one is delivered. */
   requestIdentifier: string;
   sequence: number;

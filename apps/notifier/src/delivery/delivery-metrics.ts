@@ -5,6 +5,7 @@ export interface DeliveryMetrics {
   succeeded: Counter;
   failed: Counter<'reason'>;
   subscriptionsDisabled: Counter;
+  withheld: Counter<'reason'>;
 }
 
 /**
@@ -37,6 +38,12 @@ export function deliveryMetrics(registry: Registry, countDue?: () => Promise<num
     subscriptionsDisabled: new Counter({
       name: 'webhook_subscriptions_disabled_total',
       help: 'Subscriptions disabled by a 410 answer or by failing for WEBHOOK_DISABLE_AFTER',
+      registers,
+    }),
+    withheld: new Counter({
+      name: 'webhook_deliveries_withheld_total',
+      help: 'Claimed webhook deliveries not sent because the subscriber may no longer see the Task, by reason (party-disabled)',
+      labelNames: ['reason'],
       registers,
     }),
   };

@@ -22,6 +22,7 @@ function pending<T>(): Pending<T> {
 const delivery = (n: number, requestIdentifier = `request-${n}`): ClaimedDelivery => ({
   eventId: `event-${n}`,
   subscriptionId: 'subscription-1',
+  partyId: 'party-1',
   requestIdentifier,
   sequence: n,
   eventType: 'AdmissionResponse',
@@ -59,13 +60,14 @@ const DELIVERED: SendResult = { outcome: { kind: 'answered', statusCode: 204 }, 
  * A worker whose statements and attempts the test settles: every claim, store and attempt waits
  * until the test resolves it, so the test decides how they interleave.
  */
-function workerUnderTest(concurrency: number) {
+function workerUnderTest(concurrency: number, disabledParties: readonly string[] = []) {
   const claims: { limit: number; result: Pending<ClaimResult> }[] = [];
   const stores: { limit: number; result: Pending<{ outcomes: RecordOutcome[] } & ClaimResult> }[] = [];
   const attempts: { eventId: string; result: Pending<SendResult> }[] = [];
   /** The event ids of every attempt recorded, and of every claim given back. */
   const recorded: string[] = [];
   const released: string[] = [];
+  const withheld: string[] = [];
   const sut = new DeliveryWorker({
     repository: {
       claimDue: (limit) => {
@@ -102,6 +104,15 @@ function workerUnderTest(concurrency: number) {
     concurrency,
     pollIntervalMs: 600_000,
     disableAfterMs: 86_400_000,
+    withholding: {
+      reasonFor: (claimed) => (disabledParties.includes(claimed.partyId) ? 'party-disabled' : undefined),
+      deliveries: {
+        withhold: async (claim, reason) => {
+          withheld.push(`${claim.eventId} ${reason}`);
+          return true;
+        },
+      },
+    },
   });
   /** Lets wake-ups and settled statements run (the worker wakes on the next turn of the event loop). */
   const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -111,11 +122,29 @@ function workerUnderTest(concurrency: number) {
     for (const claim of claims) claim.result.resolve({ claimed: [], unreadable: [] });
     await sut.stop();
   };
-  return { sut, claims, stores, attempts, recorded, released, settle, finish };
+  return { sut, claims, stores, attempts, recorded, released, withheld, settle, finish };
 }
 
 describe('DeliveryWorker', () => {
   afterEach(() => jest.useRealTimers());
+
+  it('withholds a claimed delivery of a disabled party without an attempt, and frees its slot at once', async () => {
+    const { sut, claims, attempts, recorded, withheld, settle, finish } = workerUnderTest(2, ['party-gone']);
+    sut.start();
+    await settle();
+    claims[0]!.result.resolve({ claimed: [{ ...delivery(1), partyId: 'party-gone' }, delivery(2)], unreadable: [] });
+    await settle();
+    await settle();
+
+    expect({ attempts: attempts.map((attempt) => attempt.eventId), withheld, recorded }).toEqual({
+      attempts: ['event-2'],
+      withheld: ['event-1 party-disabled'],
+      recorded: [],
+    });
+    // The withheld one's slot is free again: the worker claims with it (one slot; the other is event-2's).
+    expect(claims.at(-1)!.limit).toBe(1);
+    await finish();
+  });
 
   it('stops by waiting for the attempts under way, and hands back those still under way when its time is up', async () => {
     // A fake clock for the stop's budget and the recorder's window; the turns of the event loop the

@@ -1,5 +1,6 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import type { WithheldReason } from '@bedrequest/contracts';
 import { WakeUpLoop } from '@bedrequest/messaging';
 import type { EventRepository, IncomingEvent, RecordOutcome } from '../events/event.repository';
 import { AttemptRecorder } from './attempt-recorder';
@@ -8,6 +9,7 @@ import type { ClaimResult, ClaimedDelivery, UnreadableDelivery } from './claimed
 import type { DeliveryRepository } from './delivery.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
 import type { RetryPolicy } from './retry-policy';
+import type { WithheldDeliveries } from './withheld-deliveries';
 import { attemptDelivery } from './webhook-attempt';
 import type { WebhookSender } from './webhook-sender';
 
@@ -32,6 +34,12 @@ export interface DeliveryWorkerOptions {
   caps?: InFlightCaps;
   pollIntervalMs: number;
   disableAfterMs: number;
+  /**
+   * Why a claimed delivery must not be sent now (docs/webhooks.md, "Authorization at delivery time"),
+   * asked right before each attempt, retries included; none: every one is sent. The request's erasure
+   * needs no check here: it withholds the pending events itself (RequestErasureRepository).
+   */
+  withholding?: { reasonFor: (delivery: ClaimedDelivery) => WithheldReason | undefined; deliveries: Pick<WithheldDeliveries, 'withhold'> };
 }
 
 /**
@@ -216,7 +224,14 @@ export class DeliveryWorker {
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
-    const { sender, policy, metrics } = this.options;
+    const { sender, policy, metrics, withholding, logger } = this.options;
+    const reason = withholding?.reasonFor(delivery);
+    if (withholding && reason) {
+      // Not sent, not an attempt: the log says why; the claim ends and the next event of its request is due.
+      if (await withholding.deliveries.withhold(delivery, reason)) metrics.withheld.inc({ reason });
+      logger.info({ eventId: delivery.eventId, subscriptionId: delivery.subscriptionId, reason }, 'webhook withheld');
+      return;
+    }
     const { attemptedAt, outcome, durationMs, span } = await attemptDelivery(delivery, sender, metrics);
     if (this.handedBack.has(delivery.eventId)) return;
     const step = policy.nextStep(outcome, delivery.attemptCount + 1);

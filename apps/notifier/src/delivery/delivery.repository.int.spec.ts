@@ -142,6 +142,29 @@ describe('DeliveryRepository against the real PostgreSQL', () => {
     await finish(restarted.subscriptionId);
   });
 
+  it("keeps the subscription's last failed attempt, the batch's last one, through later successes; none before the first failure", async () => {
+    const { partyId, subscriptionId } = await subscribedParty();
+    await store(partyId, ['a', 'b', 'c']);
+    const lastError = async () => (await subscriptions.find(partyId, subscriptionId))!.lastError;
+    expect(await lastError()).toBeNull();
+    const [a, b, c] = await claim(subscriptionId);
+    const at = new Date(Date.now() - 1_000);
+    const timedOut: FinishedAttempt = {
+      claim: b!,
+      attempt: { attemptedAt: at, statusCode: null, error: 'no answer within 10000 ms', durationMs: 10_001 },
+      step: RETRY,
+    };
+
+    await deliveries.recordAttempts([failure(a!), timedOut, finished(c!, DELIVERED)], DAY_MS);
+
+    expect(await lastError()).toEqual({ at, statusCode: null, error: 'no answer within 10000 ms' });
+    await pool.query(`UPDATE "${schema}".delivery SET next_attempt_at = now() WHERE subscription_id = $1 AND status = 'pending'`, [subscriptionId]);
+    const [again] = await claim(subscriptionId);
+    await deliveries.recordAttempts([finished(again!, DELIVERED)], DAY_MS);
+    expect(await lastError()).toEqual({ at, statusCode: null, error: 'no answer within 10000 ms' });
+    await finish(subscriptionId);
+  });
+
   it('disables a subscription whose failures have lasted WEBHOOK_DISABLE_AFTER, unless a success in the same batch came first', async () => {
     const failing = await subscribedParty();
     const saved = await subscribedParty();

@@ -5,6 +5,7 @@ import type { NotifierDatabase, NotifierTables } from '../persistence/database';
 import type { ProtectedFields } from '../persistence/sealed-fields';
 import { claimTurn, inFlight, isDue, mayBeClaimed, newLease, originOf, previousSecretOf, UNCAPPED, withinCaps, type InFlightCaps } from './claim-rule';
 import { openClaims, type ClaimResult, type ClaimedDelivery } from './claimed-delivery';
+import { describeDuration } from './durations';
 import type { NextStep } from './retry-policy';
 
 export interface AttemptRecord {
@@ -68,6 +69,7 @@ export class DeliveryRepository {
         {
           event_id: string;
           subscription_id: string;
+          party_id: string;
           request_identifier: string;
           sequence: number;
           event_type: string;
@@ -113,11 +115,12 @@ export class DeliveryRepository {
          -- committed, so SKIP LOCKED does not pass over it, but this does.
          AND ${isDue('d')}
       RETURNING d.event_id, d.subscription_id, d.request_identifier, d.sequence, d.event_type, d.occurred_at, d.sealed_data, d.attempt_count,
-                d.lease_token, s.callback_url, s.sealed_secret, ${previousSecretOf('s')} AS sealed_previous_secret, s.payload, d.trace_context`,
+                d.lease_token, s.callback_url, s.sealed_secret, ${previousSecretOf('s')} AS sealed_previous_secret, s.payload, d.trace_context, s.party_id`,
     ]);
     const claims = rows.map((row) => ({
       eventId: row.event_id,
       subscriptionId: row.subscription_id,
+      partyId: row.party_id,
       requestIdentifier: row.request_identifier,
       sequence: row.sequence,
       eventType: row.event_type,
@@ -234,11 +237,15 @@ export class DeliveryRepository {
                min(i.ord) FILTER (WHERE i.step IN ('retry', 'exhausted')) AS first_failure,
                max(i.ord) FILTER (WHERE i.step IN ('retry', 'exhausted')) AS last_failure,
                min(i.ord) FILTER (WHERE i.step = 'disable-subscription') AS first_gone,
-               (array_agg(i.reason ORDER BY i.ord) FILTER (WHERE i.step = 'disable-subscription'))[1] AS gone_reason
+               (array_agg(i.reason ORDER BY i.ord) FILTER (WHERE i.step = 'disable-subscription'))[1] AS gone_reason,
+               -- The batch's last failed attempt: the subscription's last error (shown beside its status).
+               (array_agg(i.attempted_at ORDER BY i.ord DESC) FILTER (WHERE i.step <> 'delivered'))[1] AS last_error_at,
+               (array_agg(i.status_code ORDER BY i.ord DESC) FILTER (WHERE i.step <> 'delivered'))[1] AS last_error_status_code,
+               (array_agg(i.error ORDER BY i.ord DESC) FILTER (WHERE i.step <> 'delivered'))[1] AS last_error
           FROM input i GROUP BY i.subscription_id
       ),
       judged AS (
-        SELECT l.id, l.status AS status_before, o.first_failure, o.first_gone, o.gone_reason,
+        SELECT l.id, l.status AS status_before, o.first_failure, o.first_gone, o.gone_reason, o.last_error_at, o.last_error_status_code, o.last_error,
                -- The first failure of the batch, before any success in it, finds a run that has lasted too long.
                (l.status = 'active' AND l.failing_since IS NOT NULL AND now() - l.failing_since >= ${ms(disableAfterMs)}
                 AND o.first_failure IS NOT NULL AND (o.first_success IS NULL OR o.first_failure < o.first_success)) AS too_long,
@@ -251,7 +258,7 @@ export class DeliveryRepository {
           FROM locked l JOIN outcomes o ON o.id = l.id
       ),
       next AS (
-        SELECT id, status_before, failing_since,
+        SELECT id, status_before, failing_since, last_error_at, last_error_status_code, last_error,
                CASE WHEN too_long OR (status_before = 'active' AND first_gone IS NOT NULL) THEN 'disabled' ELSE status_before END AS status,
                CASE WHEN too_long AND (first_gone IS NULL OR first_failure < first_gone) THEN ${failingTooLong}
                     WHEN status_before = 'active' AND first_gone IS NOT NULL THEN gone_reason
@@ -263,9 +270,12 @@ export class DeliveryRepository {
            SET failing_since = n.failing_since,
                status = n.status,
                disabled_reason = CASE WHEN n.status <> n.status_before THEN n.disabled_reason ELSE s.disabled_reason END,
+               last_error_at = coalesce(n.last_error_at, s.last_error_at),
+               last_error_status_code = CASE WHEN n.last_error_at IS NULL THEN s.last_error_status_code ELSE n.last_error_status_code END,
+               last_error = CASE WHEN n.last_error_at IS NULL THEN s.last_error ELSE n.last_error END,
                updated_at = now()
           FROM next n
-         WHERE s.id = n.id AND (s.failing_since IS DISTINCT FROM n.failing_since OR s.status <> n.status)
+         WHERE s.id = n.id AND (s.failing_since IS DISTINCT FROM n.failing_since OR s.status <> n.status OR n.last_error_at IS NOT NULL)
         RETURNING s.id, s.status, s.disabled_reason, n.status_before
       )
       SELECT id::text AS subscription_id, disabled_reason FROM changed WHERE status = 'disabled' AND status_before = 'active'`;
@@ -280,21 +290,8 @@ export class DeliveryRepository {
   async purgeOlderThan(retentionMs: number): Promise<{ deliveries: number }> {
     const t = this.tables;
     const deliveries = await this.prisma.$executeRaw`
-      DELETE FROM ${t.delivery} WHERE status IN ('delivered', 'failed') AND created_at < now() - ${ms(retentionMs)}`;
+      DELETE FROM ${t.delivery} WHERE status IN ('delivered', 'failed', 'withheld') AND created_at < now() - ${ms(retentionMs)}`;
     await this.prisma.$executeRaw`DELETE FROM ${t.inbox} WHERE processed_at < now() - ${ms(retentionMs)}`;
     return { deliveries };
   }
-}
-
-function describeDuration(value: number): string {
-  const units: [number, string][] = [
-    [86_400_000, 'day'],
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-    [1_000, 'second'],
-  ];
-  for (const [size, unit] of units) {
-    if (value >= size && value % size === 0) return `${value / size} ${unit}${value / size === 1 ? '' : 's'}`;
-  }
-  return `${value} ms`;
 }

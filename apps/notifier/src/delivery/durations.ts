@@ -17,3 +17,17 @@ export function parseDuration(text: string): number {
 export function parseDurationList(text: string): number[] {
   return text.trim() === '' ? [] : text.split(',').map(parseDuration);
 }
+
+/** A duration in words for messages (`5 days`), in the largest unit it is a whole number of. */
+export function describeDuration(value: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1_000, 'second'],
+  ];
+  for (const [size, unit] of units) {
+    if (value >= size && value % size === 0) return `${value / size} ${unit}${value / size === 1 ? '' : 's'}`;
+  }
+  return `${value} ms`;
+}

@@ -74,7 +74,7 @@ describe("the notifier's share of an erasure, against the real PostgreSQL", () =
 
     expect(await deliveries([delivered.eventId, pending.eventId, otherRequest.eventId, othersParty.eventId])).toEqual([
       { status: 'delivered', due: false, notes: false },
-      { status: 'failed', due: false, notes: false },
+      { status: 'withheld', due: false, notes: false },
       { status: 'pending', due: true, notes: true },
       { status: 'pending', due: true, notes: true },
     ]);
@@ -82,7 +82,7 @@ describe("the notifier's share of an erasure, against the real PostgreSQL", () =
     // Told again (a redelivery): nothing more to discard, and the first erasure's time is kept.
     expect(await erasure.erase({ requestIdentifier: request, referrerPartyId: partyId, erasedAt: new Date() })).toEqual({ discarded: 0, erased: 2 });
     expect(await marks(request)).toEqual([{ party_id: partyId, erased_at: ERASED_AT }]);
-    expect((await deliveries([pending.eventId]))[0]).toEqual({ status: 'failed', due: false, notes: false });
+    expect((await deliveries([pending.eventId]))[0]).toEqual({ status: 'withheld', due: false, notes: false });
   });
 
   it("keeps no event of the request that arrives after the erasure (redelivered or late), and numbers the subscription's next event on without a gap", async () => {

@@ -9,7 +9,8 @@ export interface ErasureCounts {
 
 /**
  * The notifier's share of a request's erasure (intake's `request.erased.v1`, docs/data-protection.md):
- * the request's webhook events that are still pending are discarded (`failed`, no next attempt,
+ * the request's webhook events that are still pending are discarded (`withheld` with the reason
+ * `request-erased`, shown in the delivery log; no next attempt,
  * their lease withdrawn, so that a worker sending one right now cannot mark it delivered), and the
  * Task every event of the request carries is sealed again without its notes, so that the events
  * feed still answers the tombstone (the Task's states). Only the referrer's own subscriptions.
@@ -53,7 +54,9 @@ export class RequestErasureRepository {
         await tx.$executeRaw`
           UPDATE ${t.delivery}
              SET sealed_data = ${sealed},
-                 status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END,
+                 status = CASE WHEN status = 'pending' THEN 'withheld' ELSE status END,
+                 withheld_reason = CASE WHEN status = 'pending' THEN 'request-erased' ELSE withheld_reason END,
+                 withheld_at = CASE WHEN status = 'pending' THEN now() ELSE withheld_at END,
                  next_attempt_at = CASE WHEN status = 'pending' THEN NULL ELSE next_attempt_at END,
                  leased_until = NULL, lease_token = NULL
            WHERE event_id = ${row.event_id}::uuid`;

@@ -214,6 +214,7 @@ export class EventRepository {
         handedOver.push({
           eventId: event.eventId,
           subscriptionId: row.subscription_id,
+          partyId: event.partyId,
           requestIdentifier: event.requestIdentifier,
           sequence: row.sequence,
           eventType: row.event_type,

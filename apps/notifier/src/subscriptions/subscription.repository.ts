@@ -16,6 +16,8 @@ export interface StoredSubscription {
   heartbeatSeconds: number | null;
   /** Until when the secret before the latest rotation still signs; null when none does. */
   previousSecretExpiresAt: Date | null;
+  /** The last failed attempt of any of its deliveries; null when none failed yet. */
+  lastError: { at: Date; statusCode: number | null; error: string | null } | null;
 }
 
 /** What a POST or PUT sets besides the address; a field left out keeps its setting. */
@@ -24,7 +26,19 @@ export interface SubscriptionOptions {
   heartbeatSeconds?: number | null;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'withheld';
+
+/** Why a delivery was withheld (docs/webhooks.md, "Authorization at delivery time"). */
+export type WithheldReason = 'party-disabled' | 'request-erased';
+
+/** One page of the delivery log: newest first, after the cursor's sequence number, of the statuses and from the time asked for. */
+export interface DeliveryLogPage {
+  limit: number;
+  /** The sequence number of the last entry of the page before: this page lists older ones. */
+  before?: number;
+  statuses?: readonly DeliveryStatus[];
+  since?: Date;
+}
 
 export interface DeliveryLogEntry {
   eventId: string;
@@ -34,6 +48,7 @@ export interface DeliveryLogEntry {
   createdAt: Date;
   deliveredAt: Date | null;
   nextAttemptAt: Date | null;
+  withheld: { at: Date; reason: WithheldReason } | null;
   attempts: { attemptedAt: Date; statusCode: number | null; error: string | null; durationMs: number }[];
 }
 
@@ -56,13 +71,19 @@ const subscriptionFields = {
   payload: true,
   heartbeatSeconds: true,
   previousSecretExpiresAt: true,
+  lastErrorAt: true,
+  lastErrorStatusCode: true,
+  lastError: true,
 } as const;
 
 /** A subscription row as read, its secret still sealed. */
-interface SubscriptionRow extends Omit<StoredSubscription, 'secret' | 'status' | 'payload'> {
+interface SubscriptionRow extends Omit<StoredSubscription, 'secret' | 'status' | 'payload' | 'lastError'> {
   status: string;
   payload: string;
   sealedSecret: Uint8Array;
+  lastErrorAt: Date | null;
+  lastErrorStatusCode: number | null;
+  lastError: string | null;
 }
 
 /**
@@ -146,12 +167,22 @@ export class SubscriptionRepository {
     return count === 1;
   }
 
-  /** The newest `limit` deliveries with all their attempts. */
-  async deliveries(subscriptionId: string, limit: number): Promise<DeliveryLogEntry[]> {
+  /**
+   * A page of the delivery log with all its entries' attempts: newest first by sequence number (the
+   * subscription's own order of its events, given under its row lock, so an event stored while a
+   * client pages is numbered above every page it has read and never shifts a later page), `limit`
+   * at most. Keyset on (subscription, sequence): the unique index, as cheap at any depth.
+   */
+  async deliveries(subscriptionId: string, page: DeliveryLogPage): Promise<DeliveryLogEntry[]> {
     const rows = await this.prisma.delivery.findMany({
-      where: { subscriptionId },
+      where: {
+        subscriptionId,
+        ...(page.before === undefined ? {} : { sequence: { lt: page.before } }),
+        ...(page.statuses ? { status: { in: [...page.statuses] } } : {}),
+        ...(page.since ? { createdAt: { gte: page.since } } : {}),
+      },
       orderBy: { sequence: 'desc' },
-      take: limit,
+      take: page.limit,
       select: {
         eventId: true,
         sequence: true,
@@ -160,12 +191,18 @@ export class SubscriptionRepository {
         createdAt: true,
         deliveredAt: true,
         nextAttemptAt: true,
+        withheldAt: true,
+        withheldReason: true,
         attempts: { orderBy: { attemptedAt: 'asc' }, select: { attemptedAt: true, statusCode: true, error: true, durationMs: true } },
       },
     });
-    return rows.map((row) => ({ ...row, status: row.status as DeliveryStatus, nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt : null }));
+    return rows.map(({ withheldAt, withheldReason, ...row }) => ({
+      ...row,
+      status: row.status as DeliveryStatus,
+      nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt : null,
+      withheld: row.status === 'withheld' && withheldAt && withheldReason ? { at: withheldAt, reason: withheldReason as WithheldReason } : null,
+    }));
   }
-
   /** Events with a sequence number above `since`, oldest first. */
   async eventsSince(subscriptionId: string, since: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.prisma.delivery.findMany({
@@ -197,7 +234,7 @@ export class SubscriptionRepository {
       if (!event) return { kind: 'not-found' };
       if (event.erased_at) return { kind: 'erased', erasedAt: event.erased_at };
       const count = await tx.$executeRaw`
-        UPDATE ${t.delivery} SET status = 'pending', next_attempt_at = now(), attempt_count = 0, delivered_at = NULL
+        UPDATE ${t.delivery} SET status = 'pending', next_attempt_at = now(), attempt_count = 0, delivered_at = NULL, withheld_reason = NULL, withheld_at = NULL
          WHERE event_id = ${eventId}::uuid AND subscription_id = ${subscriptionId}::uuid`;
       return count === 1 ? { kind: 'scheduled' } : { kind: 'not-found' };
     });
@@ -242,7 +279,7 @@ export class SubscriptionRepository {
        WHERE id = ${id}::uuid`;
   }
 
-  private async opened({ sealedSecret, ...row }: SubscriptionRow): Promise<StoredSubscription> {
+  private async opened({ sealedSecret, lastErrorAt, lastErrorStatusCode, lastError, ...row }: SubscriptionRow): Promise<StoredSubscription> {
     // Expired but not yet deleted (the maintenance run does that) is shown as none.
     const previousSecretExpiresAt = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
     return {
@@ -251,6 +288,7 @@ export class SubscriptionRepository {
       payload: row.payload as PayloadForm,
       previousSecretExpiresAt,
       secret: await this.fields.openSecret(row.id, sealedSecret),
+      lastError: lastErrorAt ? { at: lastErrorAt, statusCode: lastErrorStatusCode, error: lastError } : null,
     };
   }
 }

@@ -1,6 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ChangeAddressRequest, idOnlyTask, SubscribeRequest, type DeliveryLogView, type SubscriptionView, type WebhookBody } from '@bedrequest/contracts';
+import {
+  ChangeAddressRequest,
+  idOnlyTask,
+  nextDeliveryLogPage,
+  SubscribeRequest,
+  type DeliveryLog,
+  type DeliveryLogParameters,
+  type DeliveryLogView,
+  type SubscriptionView,
+  type WebhookBody,
+} from '@bedrequest/contracts';
 import { HttpError } from '@bedrequest/http';
 import { CallbackAddressRefusedError, assertPublicHost, systemResolve, type Resolve } from '@bedrequest/http';
 import { webhookBody } from '../delivery/webhook-message';
@@ -103,10 +113,23 @@ export class SubscriptionService {
     return isId(id) && this.repository.delete(partyId, id);
   }
 
-  async deliveryLog(partyId: string, id: string, limit: number): Promise<DeliveryLogView[] | undefined> {
+  /**
+   * A page of the delivery log (docs/webhooks.md, "Delivery log and manual retry"): ids, times,
+   * status codes and errors, never a body or Task. `next` while more follow.
+   */
+  async deliveryLog(partyId: string, id: string, parameters: DeliveryLogParameters): Promise<DeliveryLog | undefined> {
     const subscription = await this.owned(partyId, id);
     if (!subscription) return undefined;
-    return (await this.repository.deliveries(subscription.id, limit)).map((entry) => ({
+    const { limit, before, statuses, since } = parameters;
+    // One more than the page: whether another follows, without counting.
+    const entries = await this.repository.deliveries(subscription.id, {
+      limit: limit + 1,
+      ...(before === undefined ? {} : { before }),
+      ...(statuses ? { statuses } : {}),
+      ...(since ? { since } : {}),
+    });
+    const page = entries.slice(0, limit);
+    const items = page.map((entry) => ({
       eventId: entry.eventId,
       sequence: entry.sequence,
       type: entry.eventType,
@@ -114,10 +137,12 @@ export class SubscriptionService {
       createdAt: entry.createdAt.toISOString(),
       deliveredAt: entry.deliveredAt?.toISOString() ?? null,
       nextAttemptAt: entry.nextAttemptAt?.toISOString() ?? null,
+      withheld: entry.withheld && { at: entry.withheld.at.toISOString(), reason: entry.withheld.reason },
       attempts: entry.attempts.map((attempt) => ({ ...attempt, attemptedAt: attempt.attemptedAt.toISOString() })),
     }));
+    const last = page.at(-1);
+    return entries.length > limit && last ? { items, next: nextDeliveryLogPage(parameters, last.sequence) } : { items };
   }
-
   /**
    * Manual redelivery of one event, now, even of a delivered or given-up one; never of a request
    * whose patient data was erased (docs/data-protection.md): ErasedEventError.
@@ -180,7 +205,7 @@ function newSecret(): string {
 }
 
 function view(subscription: StoredSubscription): SubscriptionView {
-  const { id, eventType, callbackUrl, secret, status, disabledReason, payload, heartbeatSeconds, previousSecretExpiresAt } = subscription;
+  const { id, eventType, callbackUrl, secret, status, disabledReason, payload, heartbeatSeconds, previousSecretExpiresAt, lastError } = subscription;
   return {
     id,
     eventType,
@@ -191,5 +216,6 @@ function view(subscription: StoredSubscription): SubscriptionView {
     payload,
     heartbeatSeconds,
     previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null,
+    lastError: lastError && { ...lastError, at: lastError.at.toISOString() },
   };
 }

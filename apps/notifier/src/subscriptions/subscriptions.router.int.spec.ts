@@ -83,6 +83,7 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
       payload: 'full',
       heartbeatSeconds: null,
       previousSecretExpiresAt: null,
+      lastError: null,
     });
     expect(Buffer.from(created.body.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
   });
@@ -214,6 +215,76 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
     expect(await api.call('party-pages', 'GET', `/${body.id}/events?since=7&limit=1000`)).toEqual({ status: 200, body: { items: [] } });
   });
 
+  describe('the delivery log, paged', () => {
+    type Log = { items: { eventId: string; sequence: number; status: string; withheld: unknown }[]; next?: string };
+    /** A subscription of `party` with `count` stored events (sequence 1..count), the odd ones given up, the even ones delivered. */
+    const withEvents = async (party: string, count: number) => {
+      const { body } = await post(party, { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/log' });
+      const events = Array.from({ length: count }, () => incomingEvent(party, `https://referrer.example/fhir/ServiceRequest/${randomUUID()}`));
+      await new EventRepository(prisma, notifierTables(schema), fields).recordAll(events);
+      for (const [index, event] of events.entries()) {
+        await prisma.delivery.update({ where: { eventId: event.eventId }, data: { status: index % 2 === 0 ? 'failed' : 'delivered', nextAttemptAt: null } });
+      }
+      return { id: body.id, events };
+    };
+    const page = (party: string, id: string, query: string) => api.call<Log>(party, 'GET', `/${id}/deliveries${query}`);
+
+    it('pages newest first by an opaque cursor, every entry once, an event stored meanwhile on the first page only', async () => {
+      const { id, events } = await withEvents('party-log-pages', 5);
+      const first = await page('party-log-pages', id, '?limit=2&status=failed,delivered');
+      expect(first.body.items.map((item) => item.sequence)).toEqual([5, 4]);
+      expect(first.body.next).toMatch(/^\?limit=2&status=failed%2Cdelivered&cursor=[A-Za-z0-9_-]+$/);
+
+      // Stored between two pages: above the cursor, so the pages that follow are unchanged.
+      const late = incomingEvent('party-log-pages', 'https://referrer.example/fhir/ServiceRequest/late');
+      await new EventRepository(prisma, notifierTables(schema), fields).recordAll([late]);
+      await prisma.delivery.update({ where: { eventId: late.eventId }, data: { status: 'failed', nextAttemptAt: null } });
+      const second = await page('party-log-pages', id, first.body.next!);
+      const third = await page('party-log-pages', id, second.body.next!);
+      expect([second.body.items.map((item) => item.sequence), third.body.items.map((item) => item.sequence), third.body.next]).toEqual([
+        [3, 2],
+        [1],
+        undefined,
+      ]);
+      expect(third.body.items[0]).toMatchObject({ eventId: events[0]!.eventId, status: 'failed', withheld: null });
+      expect((await page('party-log-pages', id, '?limit=2')).body.items.map((item) => item.sequence)).toEqual([6, 5]);
+      // Without parameters: as before, up to 100, no next.
+      expect((await page('party-log-pages', id, '')).body).toEqual({ items: expect.any(Array) });
+    });
+
+    it('filters by status and by the time the event was stored', async () => {
+      const { id, events } = await withEvents('party-log-filters', 4);
+      const failed = await page('party-log-filters', id, '?status=failed');
+      expect(failed.body.items.map((item) => [item.sequence, item.status])).toEqual([
+        [3, 'failed'],
+        [1, 'failed'],
+      ]);
+      await prisma.delivery.updateMany({
+        where: { eventId: { in: [events[0]!.eventId, events[1]!.eventId] } },
+        data: { createdAt: new Date('2026-01-01T00:00:00Z') },
+      });
+      const since = await page('party-log-filters', id, `?since=${encodeURIComponent('2026-06-01T00:00:00+02:00')}`);
+      expect(since.body.items.map((item) => item.sequence)).toEqual([4, 3]);
+      expect((await page('party-log-filters', id, '?status=withheld')).body).toEqual({ items: [] });
+    });
+
+    it.each([
+      ['cursor=abc', "cursor must be a cursor as the log's next writes it"],
+      ['cursor=c2VxOjA', "cursor must be a cursor as the log's next writes it"],
+      ['status=lost', 'status must be one or more of pending, delivered, failed, withheld, comma-separated'],
+      ['status=failed,', 'status must be one or more of pending, delivered, failed, withheld, comma-separated'],
+      ['since=yesterday', 'since must be an ISO 8601 time with Z or an offset (e.g. 2026-12-07T08:00:00Z)'],
+      ['since=2026-12-07T08:00:00', 'since must be an ISO 8601 time with Z or an offset (e.g. 2026-12-07T08:00:00Z)'],
+      ['limit=0&status=failed', 'limit must be a number from 1 to 1000'],
+    ])('refuses deliveries?%s with 400 naming the parameter', async (query, message) => {
+      const { body } = await post(`party-log-${query}`, { eventType: 'AdmissionResponse', callbackUrl: 'http://hooks.example.org/p' });
+      expect(await api.call(`party-log-${query}`, 'GET', `/${body.id}/deliveries?${query}`)).toEqual({
+        status: 400,
+        body: { error: 'invalid_request', message },
+      });
+    });
+  });
+
   describe("after a request's patient data was erased", () => {
     const erasedAt = new Date('2026-11-20T09:30:00.000Z');
     const event = (partyId: string, requestIdentifier: string): IncomingEvent =>
@@ -248,7 +319,7 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
         body: { status: 'scheduled', message: 'the event is sent again now' },
       });
       expect(await deliveries([ofErased, ofOther])).toEqual([
-        { eventId: ofErased, status: 'failed', nextAttemptAt: null, attemptCount: 0 },
+        { eventId: ofErased, status: 'withheld', nextAttemptAt: null, attemptCount: 0 },
         { eventId: ofOther, status: 'pending', nextAttemptAt: expect.any(Date), attemptCount: 0 },
       ]);
       // Another party's subscription still answers 404, whatever the event.
@@ -264,7 +335,7 @@ describe("the notifier's internal subscription API against the real PostgreSQL",
       expect((await api.call('party-erased-put', 'PUT', `/${subscription.id}`, { callbackUrl: 'http://hooks.example.org/repaired' })).status).toBe(200);
 
       const [erased, other] = await deliveries([ofErased, ofOther]);
-      expect(erased).toEqual({ eventId: ofErased, status: 'failed', nextAttemptAt: null, attemptCount: 0 });
+      expect(erased).toEqual({ eventId: ofErased, status: 'withheld', nextAttemptAt: null, attemptCount: 0 });
       expect(other).toMatchObject({ status: 'pending', attemptCount: 0 });
       expect(other!.nextAttemptAt!.getTime()).toBeLessThan(later.getTime());
     });

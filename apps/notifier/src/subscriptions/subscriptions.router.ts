@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, PageLimit, SequenceNumber } from '@bedrequest/contracts';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, PageLimit, parseDeliveryLogQuery, SequenceNumber } from '@bedrequest/contracts';
 import { HttpError, jsonErrorHandler, type DomainErrors } from '@bedrequest/http';
 import { principalOf, requireToken, type TokenVerifier } from '@bedrequest/tokens';
 import { ErasedEventError, SubscriptionRequestError, type SubscriptionService } from './subscription.service';
@@ -59,9 +59,11 @@ export function subscriptionsRouter(service: SubscriptionService, verifier: Toke
   });
 
   router.get('/:id/deliveries', async (req, res) => {
-    const items = await service.deliveryLog(party(res), id(req), limitOf(req));
-    if (!items) throw noSuchSubscription();
-    res.json({ items });
+    const query = parseDeliveryLogQuery(req.query);
+    if ('refusal' in query) throw new HttpError('invalid_request', query.refusal);
+    const log = await service.deliveryLog(party(res), id(req), query.parameters);
+    if (!log) throw noSuchSubscription();
+    res.json(log);
   });
 
   router.post('/:id/deliveries/:eventId/retry', async (req, res) => {
