@@ -67,9 +67,10 @@ async function adminInProcess(argv: readonly string[], env: Record<string, strin
   else if (argv[0] === 'user' || argv[0] === 'party' || argv[0] === 'client') {
     const cli = argv[0] === 'party' ? PARTY_CLI : argv[0] === 'client' ? CLIENT_CLI : USER_CLI;
     code = await cli.run([...argv], { open: () => openUserAdministration({ config: loadConfig(AuthCliConfig, env) }), ...io });
-  } else
+  } else {
     throw new Error(
       `admin ${argv[0] ?? ''}: only "clinic", "party", "user" and "client" run in-process; launch the stack with mode 'processes' for the others`,
     );
+  }
   return { code, out, err };
 }
