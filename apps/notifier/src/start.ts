@@ -166,6 +166,7 @@ async function watchDisabledParties(
   const parties = new DisabledParties({
     ...loadDisabledPartiesFrom(config.AUTH_URL, serviceTokens),
     pollIntervalMs: config.WEBHOOK_PARTY_POLL_MS,
+    startGraceMs: config.STARTUP_TIMEOUT_MS,
     logger,
     registry,
   });

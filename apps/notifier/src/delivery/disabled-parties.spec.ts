@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { DisabledPartiesAnswer } from '@bedrequest/contracts';
 import { silentLogger } from '@bedrequest/testing';
@@ -35,5 +36,29 @@ describe('DisabledParties', () => {
     await sut.start();
     expect(sut.isDisabled('party-a')).toBe(false);
     await sut.stop();
+  });
+
+  it('polls quietly while auth starts beside it, and warns once only when it has not answered within the grace', async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger(), warn: (message: unknown) => void warnings.push(String(message)), info: () => undefined } as unknown as Logger;
+    let up = false;
+    const load = async () => {
+      if (!up) throw new Error('auth unreachable');
+      return answer('party-a');
+    };
+    const starting = new DisabledParties({ load, pollIntervalMs: 10, logger, startTimeoutMs: 20, startGraceMs: 200 });
+    await starting.start();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    up = true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect([starting.isDisabled('party-a'), warnings]).toEqual([true, []]);
+    await starting.stop();
+
+    up = false;
+    const never = new DisabledParties({ load, pollIntervalMs: 10, logger, startTimeoutMs: 20, startGraceMs: 100 });
+    await never.start();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(warnings).toEqual(['started without the list of disabled parties: auth has not answered yet; webhooks go out unchecked until it does']);
+    await never.stop();
   });
 });

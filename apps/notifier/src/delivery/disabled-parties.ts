@@ -11,6 +11,11 @@ export interface DisabledPartiesOptions {
   logger: Logger;
   /** How long `start` waits for the first list (default 2 s). */
   startTimeoutMs?: number;
+  /**
+   * How long after the start a failed read is expected rather than warned about (default 60 s,
+   * STARTUP_TIMEOUT_MS): auth may start beside the notifier (`npm start`, a rollout).
+   */
+  startGraceMs?: number;
   registry?: Registry;
   /** Called by `stop`: closes what `load` reads with. */
   close?: () => Promise<void>;
@@ -32,6 +37,7 @@ export class DisabledParties {
   private readonly createdAtMs = Date.now();
   private failing = false;
   private timer?: NodeJS.Timeout;
+  private graceTimer?: NodeJS.Timeout;
   private polling = false;
 
   constructor(private readonly options: DisabledPartiesOptions) {
@@ -64,14 +70,20 @@ export class DisabledParties {
     });
     await Promise.race([first, waited]);
     clearTimeout(timeout);
-    if (this.readAtMs === undefined) {
+    if (this.readAtMs !== undefined) return;
+    // Until auth answers, the polls go on quietly; a warning only if it has not within the grace.
+    this.graceTimer = setTimeout(() => {
+      if (this.readAtMs !== undefined || !this.polling) return;
+      this.failing = true;
       this.options.logger.warn('started without the list of disabled parties: auth has not answered yet; webhooks go out unchecked until it does');
-    }
+    }, this.graceMs());
+    this.graceTimer.unref();
   }
 
   stop(): Promise<void> {
     this.polling = false;
     clearTimeout(this.timer);
+    clearTimeout(this.graceTimer);
     return this.options.close?.() ?? Promise.resolve();
   }
 
@@ -84,7 +96,8 @@ export class DisabledParties {
       if (this.failing) this.options.logger.info('the list of disabled parties is read from auth again');
       this.failing = false;
     } catch (error) {
-      if (!this.failing) {
+      const starting = this.readAtMs === undefined && Date.now() - this.createdAtMs < this.graceMs();
+      if (!this.failing && !starting) {
         this.options.logger.warn(
           { reason: error instanceof Error ? error.message : String(error) },
           'the list of disabled parties cannot be read from auth: the last one read stays in force until it can',
@@ -92,6 +105,10 @@ export class DisabledParties {
       }
       this.failing = true;
     }
+  }
+
+  private graceMs(): number {
+    return this.options.startGraceMs ?? 60_000;
   }
 
   ageMs(): number {
