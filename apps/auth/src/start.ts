@@ -44,11 +44,6 @@ export interface AuthDependencies {
   readonly clientJwks?: JwksCacheTimes;
 }
 
-/** The token endpoint's public URL: the `aud` of client assertions (docs/parties.md, "System clients and scopes"). */
-export function tokenEndpointOf(config: Pick<AuthConfig, 'API_PUBLIC_URL'>): string {
-  return clientTokenEndpoint(config.API_PUBLIC_URL);
-}
-
 export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {}): Promise<RunningAuth> {
   const now = dependencies.now ?? Date.now;
   return startService('auth', { logLevel: config.LOG_LEVEL, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, async (context) => {
@@ -100,7 +95,7 @@ export function startAuth(config: AuthConfig, dependencies: AuthDependencies = {
         dependencies.clientJwks ?? { cacheMaxAgeMs: config.CLIENT_JWKS_CACHE_MAX_AGE_SECONDS * 1000, cooldownMs: config.CLIENT_JWKS_COOLDOWN_SECONDS * 1000 },
       ),
       redis,
-      tokenEndpoint: tokenEndpointOf(config),
+      tokenEndpoint: clientTokenEndpoint(config.API_PUBLIC_URL),
       now,
       logger,
     });

@@ -2,15 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
+import { CLIENT_ASSERTION_ALGORITHMS } from '@bedrequest/tokens';
 import { StoreUnavailableError } from '../errors';
 import type { Party } from '../parties/party';
-import { ASSERTION_ALGORITHMS, type SystemClient } from './client';
+import type { SystemClient } from './client';
 import { ClientKeysUnavailableError, type ClientKeys } from './client-keys';
 import type { ClientRepository } from './client.repository';
 import { OAuthError, invalidClient } from './oauth-error';
-
-/** RFC 7523 2.2: the one client assertion type. */
-export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** SMART Backend Services: an assertion expires at most five minutes after it is made. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
@@ -46,7 +44,7 @@ export class ClientAuthenticator {
   async authenticate(assertion: string, clientIdParameter: string | undefined): Promise<{ client: SystemClient; party: Party }> {
     const { header, payload } = unverifiedParts(assertion);
     const alg = String(header.alg);
-    if (!(ASSERTION_ALGORITHMS as readonly string[]).includes(alg)) {
+    if (!(CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg)) {
       throw invalidClient(`the client_assertion must be signed with RS384 or ES384, not "${alg.slice(0, 20)}"`);
     }
     if (typeof header.kid !== 'string' || header.kid === '') {
@@ -84,7 +82,7 @@ export class ClientAuthenticator {
     const now = this.options.now();
     try {
       const { payload } = await jwtVerify(assertion, this.options.keys.of(client), {
-        algorithms: [...ASSERTION_ALGORITHMS],
+        algorithms: [...CLIENT_ASSERTION_ALGORITHMS],
         issuer: client.id,
         subject: client.id,
         audience: this.options.tokenEndpoint,

@@ -19,9 +19,6 @@ export interface SystemClient {
   readonly disabledAt: Date | null;
 }
 
-/** The algorithms a client assertion may be signed with (SMART Backend Services: RS384 and ES384). */
-export const ASSERTION_ALGORITHMS = ['RS384', 'ES384'] as const;
-
 /** Most keys one client's JWKS may hold: room for a rotation or two, not a key store. */
 export const MAX_CLIENT_KEYS = 10;
 

@@ -1,9 +1,10 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { scopeRefusal } from '@bedrequest/tokens';
+import { CLIENT_ASSERTION_TYPE, CLIENT_GRANT_TYPE, scopeRefusal } from '@bedrequest/tokens';
 import { CLIENT_TOKEN_LIFETIME_SECONDS, type AccessTokenIssuer } from '../token/access-token.service';
+import { noStore } from '../token/token.router';
 import { allowedScopesOf, permissionsOfScopes } from './client';
-import { JWT_BEARER_ASSERTION, type ClientAuthenticator } from './client-assertion';
+import type { ClientAuthenticator } from './client-assertion';
 import { OAuthError } from './oauth-error';
 
 /** The parameters the endpoint reads; each may be given once (RFC 6749 3.2). */
@@ -49,12 +50,12 @@ function parametersOf(req: Request): Parameters & { client_assertion: string } {
     if (values[0] !== undefined) parameters[name] = values[0];
   }
   if (parameters.grant_type === undefined) throw new OAuthError('invalid_request', 'missing parameter grant_type');
-  if (parameters.grant_type !== 'client_credentials') {
+  if (parameters.grant_type !== CLIENT_GRANT_TYPE) {
     throw new OAuthError('unsupported_grant_type', `grant_type "${parameters.grant_type.slice(0, 60)}" is not supported here (client_credentials only)`);
   }
   if (parameters.client_assertion_type === undefined) throw new OAuthError('invalid_request', 'missing parameter client_assertion_type');
-  if (parameters.client_assertion_type !== JWT_BEARER_ASSERTION) {
-    throw new OAuthError('invalid_request', `client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
+  if (parameters.client_assertion_type !== CLIENT_ASSERTION_TYPE) {
+    throw new OAuthError('invalid_request', `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
   }
   const assertion = parameters.client_assertion;
   if (assertion === undefined) throw new OAuthError('invalid_request', 'missing parameter client_assertion');
@@ -86,9 +87,4 @@ function oauthErrorOf(error: unknown): OAuthError | undefined {
     return new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded in UTF-8');
   }
   return undefined;
-}
-
-/** RFC 6749 5.1: token responses must not be cached. */
-function noStore(res: Response): Response {
-  return res.setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache');
 }

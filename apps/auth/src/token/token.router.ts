@@ -37,6 +37,6 @@ export function tokenRouter(tokens: TokenService): Router {
 }
 
 /** RFC 6749 5.1: token responses must not be cached (nor, RFC 7009 2.2, a revocation's answer). */
-function noStore(res: express.Response): express.Response {
+export function noStore(res: express.Response): express.Response {
   return res.setHeader('Cache-Control', 'no-store').setHeader('Pragma', 'no-cache');
 }
