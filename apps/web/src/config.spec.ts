@@ -28,4 +28,16 @@ describe('the web app configuration', () => {
     expect(() => loadConfig(WebConfig, { ...DEVELOPMENT, WEB_CSRF_SECRET: 'short' })).toThrow(/WEB_CSRF_SECRET: must be at least 32 characters/);
     expect(loadConfig(WebConfig, { ...DEVELOPMENT, WEB_CSRF_SECRET: '  ' }).WEB_CSRF_SECRET).toBeUndefined();
   });
+
+  it('is no sandbox unless SANDBOX says so, and takes WEB_PUBLIC_URL without its trailing slash or refuses one that is no http(s) URL', () => {
+    const defaults = loadConfig(WebConfig, DEVELOPMENT);
+    expect(defaults.SANDBOX).toBe(false);
+    expect(defaults.WEB_PUBLIC_URL).toBeUndefined();
+    expect(loadConfig(WebConfig, { ...DEVELOPMENT, SANDBOX: 'true', WEB_PUBLIC_URL: 'https://sandbox.example/' })).toMatchObject({
+      SANDBOX: true,
+      WEB_PUBLIC_URL: 'https://sandbox.example',
+    });
+    expect(() => loadConfig(WebConfig, { ...DEVELOPMENT, SANDBOX: 'maybe' })).toThrow(/SANDBOX/);
+    expect(() => loadConfig(WebConfig, { ...DEVELOPMENT, WEB_PUBLIC_URL: 'sandbox.example' })).toThrow(/WEB_PUBLIC_URL: must be an absolute http or https URL/);
+  });
 });

@@ -46,5 +46,28 @@ export const WebConfig = configSchema({
   WEB_SESSION_REFRESH_MARGIN_SECONDS: env.positiveInt(300),
   /** `{profile_base}` of the code systems the bundles are read with (docs/decisions.md). */
   PROFILE_BASE: env.url('https://bedrequest.example.org', ['http:', 'https:']),
+  /**
+   * A test environment without real patient data (`npm run sandbox`): every page says so, every
+   * answer carries `Bedrequest-Environment: sandbox`, and the workspace offers the webhook
+   * inspector (docs/workspace.md, "Webhook-Inspektor (nur Sandbox)"). Off, none of it exists.
+   */
+  SANDBOX: env.bool(false),
+  /**
+   * Where the notifier reaches this web app: the inspector's receiver addresses begin with it. Unset,
+   * they begin with the origin the browser used for the page.
+   */
+  WEB_PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim().replace(/\/+$/, '') : undefined))
+    .refine((value) => value === undefined || isHttpUrl(value), 'must be an absolute http or https URL'),
 });
 export type WebConfig = z.infer<typeof WebConfig>;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}

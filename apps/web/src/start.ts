@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { jsonErrorHandler } from '@bedrequest/http';
 import { createServiceHttpApp, serveHttp, serveProbes, startService, waitForDependency, type Started } from '@bedrequest/observability';
@@ -9,6 +10,9 @@ import { inboxRouter } from './inbox/inbox.router';
 import { workspaceRouter } from './workspace/workspace.router';
 import { csrfSecretOf } from './session/csrf';
 import { SessionStore } from './session/session-store';
+import { HeldAnswers } from './sandbox/held-answers';
+import { ReceiverStore } from './sandbox/receiver-store';
+import { receiverRouter } from './sandbox/receiver.router';
 
 export type RunningWeb = Started<{
   readonly server: Server;
@@ -37,7 +41,14 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
     const api = new InboxApi(config.GATEWAY_URL);
     lifecycle.onStop('api client', () => api.close());
 
-    const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
+    // The inspector's list polls every 1.5 s: its answered polls are not logged.
+    const app = createServiceHttpApp({
+      logger,
+      registry,
+      trustedProxies: config.TRUSTED_PROXIES,
+      polledPaths: config.SANDBOX ? ['/workspace/sandbox/webhooks/updates'] : [],
+    });
+    if (config.SANDBOX) app.use(sandboxEnvironmentHeader);
     app.use(helmet());
     app.get('/', (_req, res) => res.redirect(303, '/inbox/'));
     // The clinic inbox and the hospital's workspace: the same API client, session store and keys.
@@ -48,11 +59,16 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
       csrfSecret,
       nodeEnv: config.NODE_ENV,
       profileBase: config.PROFILE_BASE,
+      sandbox: config.SANDBOX,
       logger,
     };
     app.use('/inbox', inboxRouter(pages));
+    // The webhook inspector's receivers and pages, in a sandbox only (docs/workspace.md, "Webhook-Inspektor (nur Sandbox)").
+    const receivers = config.SANDBOX ? new ReceiverStore(redis) : undefined;
+    const held = new HeldAnswers();
+    if (receivers) app.use(receiverRouter({ store: receivers, held, logger }));
     // The hospital's workspace: its social service's requests (docs/workspace.md).
-    app.use('/workspace', workspaceRouter(pages));
+    app.use('/workspace', workspaceRouter({ ...pages, ...(receivers ? { inspector: { store: receivers, publicUrl: config.WEB_PUBLIC_URL } } : {}) }));
     app.use((_req, res) => {
       res.status(404).type('text/plain').send('Not found. The clinic inbox is at /inbox/, the hospital workspace at /workspace/.');
     });
@@ -64,6 +80,14 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
       after: [jsonErrorHandler(logger)],
     });
     const { server, url } = await serveHttp(context, app, { host: config.HOST, port: config.WEB_PORT });
+    // Stopped before the server (closers run in reverse): the answers held on purpose must not keep it open.
+    lifecycle.onStop('held webhook answers', async () => held.releaseAll());
     return { server, url, internalUrl: internal.url };
   });
 }
+
+/** Every answer of a sandbox's web app says so, as the gateway's do (docs/workspace.md, "Webhook-Inspektor (nur Sandbox)"). */
+const sandboxEnvironmentHeader: RequestHandler = (_req, res, next) => {
+  res.setHeader('Bedrequest-Environment', 'sandbox');
+  next();
+};

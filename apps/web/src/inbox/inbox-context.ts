@@ -23,6 +23,8 @@ export interface InboxContext {
   clinics: ClinicRecords;
   /** For the banner while the clinic's automatic answers are on; without it no page shows one. */
   automaticAnswers?: AutomaticAnswersSetting;
+  /** `SANDBOX`: every page shows the sandbox's banner. */
+  sandbox?: boolean;
 }
 
 /** The session the guard let through. */
@@ -54,6 +56,7 @@ export async function pageContextOf(context: InboxContext, req: Request, res: Re
     signedIn: { clinic: context.texts.clinicOf(clinic?.name, ik), csrfToken: context.csrf.tokenOf(session.id) },
     ...(notice ? { notice } : {}),
     ...(automaticAnswers ? { automaticAnswers } : {}),
+    sandbox: context.sandbox === true,
   };
 }
 

@@ -33,6 +33,8 @@ export interface InboxOptions {
   csrfSecret: string;
   /** `PROFILE_BASE`: the code systems the bundles are read with. */
   profileBase: string;
+  /** `SANDBOX`: every page shows the sandbox's banner. */
+  sandbox?: boolean;
   texts?: Texts;
 }
 
@@ -71,8 +73,9 @@ export function inboxRouter(options: InboxOptions): Router {
     logger: options.logger,
     clinics: new ClinicRecords(options.api),
     automaticAnswers: new AutomaticAnswersSetting(options.api),
+    sandbox: options.sandbox === true,
   };
-  const bare = { texts, assets: context.assets };
+  const bare = { texts, assets: context.assets, sandbox: context.sandbox };
 
   const router = Router();
   router.use(assets.router);

@@ -17,6 +17,7 @@ export const de = {
   appName: 'Klinik-Posteingang',
   skipToContent: 'Zum Inhalt springen',
   mainNavigation: 'Hauptnavigation',
+  sandbox: { label: 'Testumgebung', banner: 'Sandbox – Testumgebung, keine echten Patientendaten' },
   nav: { tasks: 'Anfragen', beds: 'Betten', statistics: 'Statistik', notifications: 'Benachrichtigungen', logout: 'Abmelden' },
   clinicOf: (name: string | undefined, ik: string) => (name ? `${name} (IK ${ik})` : `IK ${ik}`),
 

@@ -12,6 +12,7 @@ import {
 } from '@bedrequest/contracts';
 import { HttpError, type InternalClient } from '@bedrequest/http';
 import type { Credentials } from '../inbox/workspace-api';
+import { SubscriptionsApi } from '../sandbox/subscriptions-api';
 import { ReferrerDataApi } from './referrer-data-api';
 
 /** A page of `GET /api/v2/fhir/Task`: the Tasks, and whether more follow. */
@@ -77,6 +78,11 @@ export class HospitalApi {
   /** What the hospital keeps beside its requests, never sent to clinics: case numbers and drafts. */
   referrerData(): ReferrerDataApi {
     return new ReferrerDataApi(this.client, this.credentials, this.refused);
+  }
+
+  /** The party's webhook subscriptions, for the sandbox's inspector (sandbox/subscriptions-api.ts). */
+  subscriptions(): SubscriptionsApi {
+    return new SubscriptionsApi(this.client, this.credentials, this.refused);
   }
 
   /** The person's party: its name for the header. */

@@ -5,6 +5,8 @@ import type { Formats } from '../inbox/format';
 import type { ApiCall, InboxApi } from '../inbox/inbox-api';
 import { apiCallOf, sessionOf } from '../inbox/inbox-context';
 import type { PageContext } from '../inbox/pages/layout';
+import { inspectorTexts } from '../sandbox/inspector.texts.de';
+import { INSPECTOR_PATH } from '../sandbox/pages/inspector.page';
 import type { HospitalApi } from './hospital-api';
 import { newRequestTexts } from './new-request.texts.de';
 import { ownDataTexts } from './own-data.texts.de';
@@ -25,6 +27,8 @@ export interface WorkspaceContext {
   parties: PartyNames;
   /** `PROFILE_BASE`: the profiles and code systems of the bundles the pages build. */
   profileBase: string;
+  /** `SANDBOX`: every page shows the sandbox's banner, and the navigation leads to the webhook inspector. */
+  sandbox?: boolean;
 }
 
 export function hospitalApiOf(context: WorkspaceContext, req: Request, res: Response): HospitalApi {
@@ -46,8 +50,10 @@ export async function workspacePageOf(context: WorkspaceContext, req: Request, r
       { section: 'drafts', href: `${MOUNT}/drafts`, label: ownDataTexts.drafts.nav },
       { section: 'people', href: `${MOUNT}/people`, label: context.texts.hospital.navPeople },
       { section: 'settings', href: `${MOUNT}/settings`, label: settingsTexts.nav },
+      ...(context.sandbox ? [{ section: 'webhooks' as const, href: INSPECTOR_PATH, label: inspectorTexts.nav }] : []),
     ],
     signedIn: { clinic: name, csrfToken: context.csrf.tokenOf(session.id) },
+    sandbox: context.sandbox === true,
   };
 }
 

@@ -16,6 +16,7 @@ import { selectRoutes } from './select-routes';
 import { settingsRoutes } from './settings-routes';
 import { supplementRoutes } from './supplement-routes';
 import { MOUNT, PartyNames, type WorkspaceContext } from './workspace-context';
+import { inspectorRoutes, type InspectorOptions } from '../sandbox/inspector-routes';
 import { de } from '../inbox/texts.de';
 import { workspaceDe } from './workspace.texts.de';
 
@@ -26,8 +27,8 @@ export const WORKSPACE_SCOPE: SessionScope = {
   cookies: { session: 'workspace_session', login: 'workspace_login' },
 };
 
-/** What the workspace needs: what the inbox does (InboxOptions), the texts aside. */
-export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
+/** What the workspace needs: what the inbox does (InboxOptions), the texts aside, and in a sandbox the webhook inspector's receivers. */
+export type WorkspaceOptions = Omit<InboxOptions, 'texts'> & { inspector?: InspectorOptions };
 
 /**
  * The hospital's workspace (docs/workspace.md): server-rendered pages at /workspace where the
@@ -49,6 +50,7 @@ export type WorkspaceOptions = Omit<InboxOptions, 'texts'>;
  *   /requests/{taskId}/ready-for-transfer`: when the patient was ready for transfer.
  * - `GET /people`, `POST /people`, `POST /people/{userId}/disable`: the party's people, for its administrators.
  * - `GET|POST /settings`: the hospital's default answer deadline.
+ * - `GET|POST /sandbox/webhooks…`: the webhook inspector, in a sandbox only (sandbox/inspector-routes.ts).
  */
 export function workspaceRouter(options: WorkspaceOptions): Router {
   const texts = workspaceDe;
@@ -65,18 +67,20 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
     logger: options.logger,
     parties: new PartyNames(options.api),
     profileBase: options.profileBase,
+    sandbox: options.sandbox === true,
   };
   return sessionPagesRouter({
     api: options.api,
     sessions,
     csrf,
     texts,
-    bare: { texts, assets, mount: MOUNT, home: `${MOUNT}/requests` },
+    bare: { texts, assets, mount: MOUNT, home: `${MOUNT}/requests`, sandbox: context.sandbox },
     mount: MOUNT,
     home: '/requests',
     wrongRole: texts.hospital.wrongRole,
     // The pages' script asks for changes every few seconds (requests-routes.ts): JSON, not the person's use.
-    isPoll: (req: Request) => /^\/requests\/(?:[^/]+\/)?updates$/.test(req.path),
+    // So does the webhook inspector's list (sandbox/inspector-routes.ts).
+    isPoll: (req: Request) => /^\/requests\/(?:[^/]+\/)?updates$/.test(req.path) || req.path === '/sandbox/webhooks/updates',
     // Documents come as multipart/form-data: their route checks the token of the form (documents-routes.ts).
     checksOwnToken: (req: Request) => req.method === 'POST' && /^\/requests\/[^/]+\/documents$/.test(req.path),
     logger: options.logger,
@@ -92,6 +96,8 @@ export function workspaceRouter(options: WorkspaceOptions): Router {
       pages.use(documentsRoutes(context));
       pages.use(peopleRoutes(context));
       pages.use(settingsRoutes(context));
+      // Only in a sandbox (SANDBOX): elsewhere its pages are not found like any other unknown page.
+      if (options.inspector) pages.use(inspectorRoutes(context, options.inspector));
     },
   });
 }

@@ -10,7 +10,8 @@
  * - on the answer form, makes the note required for the answers that need one, and moves the focus
  *   to an error summary;
  * - on the beds page, warns before leaving with bed counts typed but not saved;
- * - on the hospital's request pages, puts the clinics' new answers in place as they arrive.
+ * - on the hospital's request pages, puts the clinics' new answers in place as they arrive;
+ * - on the sandbox's webhook inspector, puts new deliveries on top of the list as they arrive.
  *
  * Plain ES2020 in a string: the gateway is bundled for Node, and this is the browser's code.
  */
@@ -213,7 +214,53 @@ export const INBOX_SCRIPT = String.raw`(function () {
     });
   }
 
+  // The webhook inspector (a sandbox's: docs/workspace.md): every 1.5 s the deliveries after the
+  // newest shown, put on top (opened ones stay open), and the failures left.
+  function startDeliveryLog(list) {
+    var url = list.getAttribute('data-updates');
+    var cursor = list.getAttribute('data-cursor') || '0';
+    var status = document.getElementById('delivery-status');
+    var empty = document.getElementById('no-deliveries');
+    var busy = false;
+    function poll() {
+      if (busy || document.hidden) return;
+      busy = true;
+      pollJson(url + '?since=' + encodeURIComponent(cursor), list.getAttribute('data-login'))
+        .then(function (update) {
+          if (!update) return;
+          cursor = String(update.cursor);
+          update.rows.slice().reverse().forEach(function (entry) {
+            if (document.getElementById('delivery-' + entry.id)) return;
+            var template = document.createElement('template');
+            template.innerHTML = entry.html.trim();
+            if (template.content.firstElementChild) list.insertBefore(template.content.firstElementChild, list.firstElementChild);
+          });
+          while (list.children.length > Number(list.getAttribute('data-kept') || 200)) list.removeChild(list.lastElementChild);
+          var fail = document.getElementById('fail-state');
+          var template = document.createElement('template');
+          template.innerHTML = update.failState.trim();
+          var next = template.content.firstElementChild;
+          if (fail && next && fail.outerHTML !== next.outerHTML) fail.replaceWith(next);
+          if (empty) empty.hidden = list.children.length > 0;
+          var arrived = update.rows.length;
+          if (arrived > 0 && status) status.textContent = arrived === 1 ? status.getAttribute('data-one') : status.getAttribute('data-many').replace('{n}', String(arrived));
+        })
+        .catch(function () {
+          // offline or the web app restarting: the next poll tries again
+        })
+        .then(function () {
+          busy = false;
+        });
+    }
+    window.setInterval(poll, 1500);
+    document.addEventListener('visibilitychange', function () {
+      if (!document.hidden) poll();
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    var deliveries = document.getElementById('delivery-log');
+    if (deliveries) startDeliveryLog(deliveries);
     var live = document.getElementById('live-page');
     if (live) startLivePage(live);
     var beds = document.getElementById('beds-form');

@@ -1,5 +1,6 @@
 import type { Texts } from '../texts.de';
 import { BEDS_STYLE } from './beds-style';
+import { SANDBOX_STYLE } from './sandbox-style';
 
 /**
  * The inbox's one stylesheet, served as /inbox/assets/inbox-<hash>.css. Sizes in rem and em so
@@ -13,7 +14,7 @@ export function inboxStyle(texts: Texts): string {
   const labels = [columns.specialty, columns.admission, columns.deadline, columns.diagnosis, columns.requester, columns.received, columns.status]
     .map((label, index) => `  .task-list td:nth-of-type(${index + 1})::before { content: "${cssString(label)}: "; }`)
     .join('\n');
-  return `${STYLE}\n@media (max-width: 48em) {\n${labels}\n}\n${BEDS_STYLE}`;
+  return `${STYLE}\n@media (max-width: 48em) {\n${labels}\n}\n${BEDS_STYLE}${SANDBOX_STYLE}`;
 }
 
 /** A CSS string's content: backslash and quote escaped, no line breaks. */

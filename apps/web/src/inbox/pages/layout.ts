@@ -16,9 +16,12 @@ export interface PageContext {
   home?: string;
   /** The navigation of the signed-in pages: the inbox's (requests, beds) when absent. */
   nav?: readonly NavItem[];
+  /** A sandbox (SANDBOX): every page, the login, error and print pages too, says it is no real service. */
+  sandbox?: boolean;
 }
 
-export type Section = 'tasks' | 'beds' | 'statistics' | 'login' | 'error' | 'requests' | 'new-request' | 'drafts' | 'people' | 'settings' | 'notifications';
+export type Section =
+  'tasks' | 'beds' | 'statistics' | 'login' | 'error' | 'requests' | 'new-request' | 'drafts' | 'people' | 'settings' | 'notifications' | 'webhooks';
 
 export interface NavItem {
   readonly section: Section;
@@ -52,11 +55,11 @@ export function layout(context: PageContext, page: { title: string; section: Sec
 <script src="${context.assets.script}" defer></script>
 </head>
 <body${page.bare ? html` class="bare"` : ''}>
-${
-  // A page to print (pages/task-print.page.ts) has no header, navigation or logout.
-  page.bare
-    ? ''
-    : html`<a class="skip-link" href="#main">${texts.skipToContent}</a>
+${context.sandbox ? sandboxBanner(texts) : ''}${
+    // A page to print (pages/task-print.page.ts) has no header, navigation or logout.
+    page.bare
+      ? ''
+      : html`<a class="skip-link" href="#main">${texts.skipToContent}</a>
 <header class="site-header">
   <p class="brand">${texts.appName}</p>
   ${
@@ -67,12 +70,18 @@ ${
       : ''
   }
 </header>`
-}
+  }
 <main id="main" tabindex="-1">
 ${signedIn && context.automaticAnswers && !page.bare ? automaticAnswersBanner(texts) : ''}${context.notice ?? ''}${page.body}
 </main>
 </body>
 </html>
+`;
+}
+
+/** Before the header, in a landmark of its own: what a person sees first, on every page (docs/workspace.md, "Webhook-Inspektor (nur Sandbox)"). */
+function sandboxBanner(texts: Texts): Html {
+  return html`<aside class="banner-sandbox" id="sandbox-banner" aria-label="${texts.sandbox.label}"><p>${texts.sandbox.banner}</p></aside>
 `;
 }
 
