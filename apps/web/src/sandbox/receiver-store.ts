@@ -99,17 +99,21 @@ export class ReceiverStore {
     else await this.redis.set(secretKey(token, label), secret, 'EX', RECEIVER_TTL_SECONDS);
   }
 
-  /** Records a delivery as the newest, and drops the one KEPT_DELIVERIES before it. */
-  async record(token: string, delivery: Omit<RecordedDelivery, 'id'>): Promise<RecordedDelivery> {
+  /**
+   * Records a delivery to the party's receiver as the newest, and drops the one KEPT_DELIVERIES
+   * before it. A delivery keeps the receiver (its address and secrets) as opening the page does.
+   */
+  async record(token: string, partyId: string, delivery: Omit<RecordedDelivery, 'id'>): Promise<RecordedDelivery> {
     const id = await this.redis.incr(lastIdKey(token));
     const recorded = { id, ...delivery };
-    await this.redis
+    const transaction = this.redis
       .multi()
       .set(deliveryKey(token, id), JSON.stringify(recorded), 'EX', DELIVERIES_TTL_SECONDS)
-      .del(deliveryKey(token, id - KEPT_DELIVERIES))
-      .expire(lastIdKey(token), RECEIVER_TTL_SECONDS)
-      .expire(receiverKey(token), RECEIVER_TTL_SECONDS)
-      .exec();
+      .del(deliveryKey(token, id - KEPT_DELIVERIES));
+    for (const key of [lastIdKey(token), receiverKey(token), partyKey(partyId), ...SECRET_LABELS.map((label) => secretKey(token, label))]) {
+      transaction.expire(key, RECEIVER_TTL_SECONDS);
+    }
+    await transaction.exec();
     return recorded;
   }
 

@@ -51,6 +51,7 @@ describe("the sandbox's web app", () => {
   let redis: Redis;
   let store: ReceiverStore;
   let token: string;
+  const party = `party-${randomBytes(4).toString('hex')}`;
   const post = (web: RunningWeb, body: string, headers: Record<string, string> = signedHeaders(body), signal?: AbortSignal) =>
     fetch(`${web.url}/sandbox/hooks/${token}`, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
 
@@ -58,7 +59,7 @@ describe("the sandbox's web app", () => {
     [sandbox, second, plain] = await Promise.all([webWith({ SANDBOX: 'true' }), webWith({ SANDBOX: 'true' }), webWith({})]);
     redis = new Redis(env.redisUrl, { keyPrefix: prefix });
     store = new ReceiverStore(redis);
-    token = await store.receiverOf(`party-${randomBytes(4).toString('hex')}`);
+    token = await store.receiverOf(party);
   });
 
   afterAll(async () => {
@@ -188,7 +189,7 @@ describe("the sandbox's web app", () => {
       failedOnPurpose: false,
     };
     const ids: number[] = [];
-    for (let index = 0; index < 205; index += 1) ids.push((await store.record(token, recorded)).id);
+    for (let index = 0; index < 205; index += 1) ids.push((await store.record(token, party, recorded)).id);
     const kept = await store.deliveries(token, { limit: 1_000 });
     expect(kept.map((delivery) => delivery.id)).toEqual(ids.slice(5).reverse());
     expect(await redis.exists(`web:sandbox:receiver:${token}:delivery:${ids[4]}`)).toBe(0);

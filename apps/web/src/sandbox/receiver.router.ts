@@ -23,7 +23,8 @@ export function receiverRouter(options: { store: ReceiverStore; held: HeldAnswer
 
   router.post('/sandbox/hooks/:token', async (req: Request, res: Response) => {
     const token = String(req.params.token);
-    if (!(await store.partyOf(token))) {
+    const party = await store.partyOf(token);
+    if (!party) {
       req.resume();
       return res.status(404).type('text/plain').send('No such receiver.');
     }
@@ -31,7 +32,7 @@ export function receiverRouter(options: { store: ReceiverStore; held: HeldAnswer
     const { body, bytes } = await readBounded(req, MAX_BODY_BYTES);
     const headers = headerPairs(req.rawHeaders);
     if (!body) {
-      await store.record(token, {
+      await store.record(token, party, {
         receivedAt,
         headers,
         bodyBytes: bytes,
@@ -44,7 +45,15 @@ export function receiverRouter(options: { store: ReceiverStore; held: HeldAnswer
     const check: SignatureCheck = checkSignature(body, singleHeaders(req), await store.secrets(token));
     const failure = await store.takeFailure(token);
     const answer: ReceiverAnswer = failure ? answerOf(failure) : { kind: 'status', status: 204 };
-    await store.record(token, { receivedAt, headers, body: body.toString('utf8'), bodyBytes: bytes, check, answer, failedOnPurpose: failure !== undefined });
+    await store.record(token, party, {
+      receivedAt,
+      headers,
+      body: body.toString('utf8'),
+      bodyBytes: bytes,
+      check,
+      answer,
+      failedOnPurpose: failure !== undefined,
+    });
     if (answer.kind === 'timeout') {
       const end = await held.hold(res, HOLD_MS);
       options.logger.debug({ end }, 'sandbox receiver: a held answer ended');
