@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 /**
  * Who may import whom, by the Nx tags in each project.json. Every library has a layer, lowest first:
  *   layer:domain   contracts, fhir-model: the message catalog and the FHIR vocabulary, no I/O
- *   layer:infra    config, observability, persistence, messaging, http, cli, tokens, crypto: process, I/O, protocols
+ *   layer:infra    config, observability, persistence, messaging, http, cli, tokens, crypto, webhook-check: process, I/O, protocols
  *   layer:feature  clinic-directory: what several services share, built on the two below
  *   layer:testing  testing: the test environment, harnesses and stubs
  * and the apps (type:app, no layer) stand on all of them. A project imports from its own layer and

@@ -1,4 +1,4 @@
-// `npm run admin -- <clinic|party|user|client|audit|request|dead-letters|intake|notifier|provision> ...`: the admin command line (docs/decisions.md, "Parties
+// `npm run admin -- <clinic|party|user|client|audit|request|dead-letters|intake|notifier|receiver|provision> ...`: the admin command line (docs/decisions.md, "Parties
 // and credentials"), run from the repository root against the running stack's database.
 //
 // Each service owns its part, and its usage text (`npm run admin -- clinic --help`): `clinic ...` is
@@ -8,7 +8,8 @@
 // export of a request),
 // `dead-letters ...` (every service's dead-letter queues, audited) and `intake ...` (its keys for data
 // at rest) are apps/intake/src/cli.ts, `notifier ...` (its keys for data at rest, docs/data-protection.md)
-// is apps/notifier/src/cli.ts, all on @bedrequest/cli. This script generates the service's Prisma
+// is apps/notifier/src/cli.ts and `receiver ...` (the check of a webhook receiver, docs/webhooks.md;
+// no database) apps/notifier/src/receiver-check.cli.ts, all on @bedrequest/cli. This script generates the service's Prisma
 // client if it is missing or older than its schema, bundles the CLI (libs/testing/src/bundle-entry.mjs), copies
 // its SQL migrations beside the bundle (the CLI migrates first, so it works before the stack's first
 // start), and runs it with this Node. Configuration comes from the environment: DATABASE_URL, AUTH_DB_SCHEMA /
@@ -36,6 +37,7 @@ const serviceOf = {
   intake: 'intake',
   record: 'intake',
   notifier: 'notifier',
+  receiver: 'notifier',
 };
 const USAGE_ERROR = 2;
 

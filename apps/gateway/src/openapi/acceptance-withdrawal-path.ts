@@ -20,6 +20,7 @@ export function registerAcceptanceWithdrawalPath(registry: OpenAPIRegistry, secu
   registry.registerPath({
     method: 'post',
     path: '/api/v1/clinic/tasks/{taskId}/withdraw-acceptance',
+    operationId: 'withdrawAcceptance',
     summary:
       "The selected clinic withdraws its acceptance, with a reason: the selection is lifted and the referrer gets one AdmissionResponse event (webhook 'AdmissionResponse')",
     security: secured,

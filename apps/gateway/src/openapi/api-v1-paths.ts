@@ -7,18 +7,19 @@ import { registerClinicApiPaths } from './clinic-api-paths';
 import { registerPartyPaths } from './party-paths';
 import { registerPayerRecordPaths } from './payer-record-paths';
 import { registerReferrerWorkspacePaths } from './referrer-workspace-paths';
-import { guarded, json, merged, refusals, type Secured } from './responses';
+import { guarded, json, merged, refusals, type SecuredBy } from './responses';
 import { registerSubscriptionPaths } from './subscription-paths';
 import { registerTokenPaths } from './token-paths';
 
 /** `/api/v1`: the token endpoints (auth's, proxied), the clinics, subscriptions, the hospital's own data, the clinic API, and the caller's party. */
-export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured): void {
+export function registerApiV1Paths(registry: OpenAPIRegistry, secured: SecuredBy): void {
   registerTokenPaths(registry);
   registry.registerPath({
     method: 'get',
     path: '/api/v1/kliniken',
+    operationId: 'listClinics',
     summary: 'The participating clinics and their departments (either role)',
-    security: secured,
+    security: secured('api:kliniken'),
     responses: {
       200: { description: 'Every participating clinic', content: json(ClinicList) },
       ...refusals('v1', merged(guarded('any'), { 503: 'the clinic registry is unavailable' })),
@@ -27,8 +28,9 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
   registry.registerPath({
     method: 'get',
     path: '/api/v1/kliniken/free-beds',
+    operationId: 'listFreeBeds',
     summary: 'The free beds the clinics that show them to referrers published for one admission date (referrer tokens only)',
-    security: secured,
+    security: secured('api:kliniken'),
     request: { query: FreeBedsQuery },
     responses: {
       200: { description: 'Per clinic and department with a count for the date; clinics that do not show theirs are absent', content: json(FreeBedsList) },
@@ -42,10 +44,10 @@ export function registerApiV1Paths(registry: OpenAPIRegistry, secured: Secured):
     },
   });
   registerAnswerStatisticsPaths(registry, secured);
-  registerSubscriptionPaths(registry, secured);
-  registerReferrerWorkspacePaths(registry, secured);
-  registerPayerRecordPaths(registry, secured);
-  registerClinicApiPaths(registry, secured);
-  registerAcceptanceWithdrawalPath(registry, secured);
-  registerPartyPaths(registry, secured);
+  registerSubscriptionPaths(registry, secured('api:subscriptions'));
+  registerReferrerWorkspacePaths(registry, secured('api:referrer'));
+  registerPayerRecordPaths(registry, secured('api:referrer'));
+  registerClinicApiPaths(registry, secured('api:clinic'));
+  registerAcceptanceWithdrawalPath(registry, secured('api:clinic'));
+  registerPartyPaths(registry, secured('api:party'));
 }

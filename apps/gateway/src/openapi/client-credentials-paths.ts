@@ -3,7 +3,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { CLIENT_ASSERTION_ALGORITHMS, CLIENT_ASSERTION_TYPE, CLIENT_GRANT_TYPE, CLIENT_TOKEN_PATH, SCOPE_CATALOGUE } from '@bedrequest/tokens';
-import { ADDRESS_LIMITED, header, json, merged, refusals } from './responses';
+import { ADDRESS_LIMITED, header, json, merged, NO_TOKEN, refusals } from './responses';
 
 export const SmartConfiguration = z
   .object({
@@ -46,9 +46,9 @@ export const OAuthError = z
   .strict()
   .describe('RFC 6749 5.2');
 
-/** The scheme system clients' tokens belong to: OAuth 2.0 client credentials with the catalogue's scopes. */
-export function registerSystemClientScheme(registry: OpenAPIRegistry): void {
-  registry.registerComponent('securitySchemes', 'systemClient', {
+/** The scheme system clients' tokens belong to: OAuth 2.0 client credentials with the catalogue's scopes; its name. */
+export function registerSystemClientScheme(registry: OpenAPIRegistry): string {
+  return registry.registerComponent('securitySchemes', 'systemClient', {
     type: 'oauth2',
     description:
       "SMART Backend Services: a registered client authenticates with `private_key_jwt` and gets an access token with the scopes it asked for; each route lets a client's token through only with its scope (else 403 `insufficient_scope`). People's tokens (bearer) carry no scope and keep every right of their role.",
@@ -58,14 +58,16 @@ export function registerSystemClientScheme(registry: OpenAPIRegistry): void {
         scopes: Object.fromEntries(Object.entries(SCOPE_CATALOGUE).map(([scope, entry]) => [scope, `${entry.grants} (${entry.roles.join(', ')})`])),
       },
     },
-  });
+  }).name;
 }
 
 export function registerClientCredentialsPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/api/v2/fhir/.well-known/smart-configuration',
+    operationId: 'readSmartConfiguration',
     summary: "SMART's discovery document (App Launch 2, Backend Services), without a token",
+    security: NO_TOKEN,
     responses: {
       200: { description: 'Where and how system clients get tokens, and the scopes', content: json(SmartConfiguration) },
       ...refusals('fhir', ADDRESS_LIMITED),
@@ -75,7 +77,9 @@ export function registerClientCredentialsPaths(registry: OpenAPIRegistry): void 
   registry.registerPath({
     method: 'post',
     path: CLIENT_TOKEN_PATH,
+    operationId: 'requestClientToken',
     summary: "A system client's access token (OAuth 2.0 client credentials, RFC 6749 4.4, with a JWT assertion, RFC 7523)",
+    security: NO_TOKEN,
     request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ClientTokenRequest } } } },
     responses: {
       200: { description: 'The token; no refresh token (a client asks again with a new assertion)', headers: noStore, content: json(ClientTokenResponse) },

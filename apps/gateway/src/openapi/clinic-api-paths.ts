@@ -54,6 +54,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks',
+    operationId: 'listClinicTasks',
     summary:
       "The clinic's Tasks at a glance (no master data): open ones first, then the most recently changed, or sorted by desired admission date, arrival or state (`_sort`), searched by request number, referrer or diagnosis (`q`), with the count of each list state",
     security: secured,
@@ -66,6 +67,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/versions',
+    operationId: 'listClinicTaskVersions',
     summary: 'The AdmissionRequestBundle versions this clinic was sent for the Task, a page at a time, oldest first (or newest first)',
     description: paged('versions'),
     security: secured,
@@ -78,6 +80,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/history',
+    operationId: 'readClinicTaskHistory',
     summary:
       "The Task's history for its clinic, newest first: each answer with its note and who gave it, each delivery of documents, each change of the request",
     description:
@@ -92,6 +95,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/referrer',
+    operationId: 'readClinicTaskReferrer',
     summary: "Whom to call about the Task's request: the referrer party's name, contact person or desk, telephone and e-mail",
     description:
       'As the operator registered them for the party that sent the request (`party create|update --contact-name --contact-phone --contact-email`), read when asked: a change shows at once. The contact fields are absent where none is registered. Not patient data: answered after an erasure too.',
@@ -105,6 +109,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/bundle',
+    operationId: 'readClinicTaskBundle',
     summary: 'The latest AdmissionRequestBundle version this clinic was sent, as received (only the selected clinic ever receives full master data)',
     security: secured,
     request: task,
@@ -116,6 +121,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/documents',
+    operationId: 'listClinicTaskDocuments',
     summary: 'The DocumentBundles sent for the request of the Task, a page at a time, oldest first',
     description: paged('DocumentBundles'),
     security: secured,
@@ -128,6 +134,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/documents/{n}',
+    operationId: 'readClinicTaskDocument',
     summary: 'One DocumentBundle of the request of the Task, by its position in the pages of documents (from 0), read without the others',
     security: secured,
     request: { params: z.object({ taskId: TaskId.describe('The Task id'), n: DocumentPosition }) },
@@ -142,6 +149,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'post',
     path: '/api/v1/clinic/tasks/{taskId}/answer',
+    operationId: 'answerClinicTask',
     summary: "Answer a Task; the referrer gets one AdmissionResponse event (webhook 'AdmissionResponse')",
     security: secured,
     description:
@@ -168,6 +176,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'put',
     path: '/api/v1/clinic/capacity',
+    operationId: 'setBedCount',
     summary: 'Publish the free beds of the calling clinic for one of its departments and an admission date (used by automatic answers)',
     security: secured,
     request: { body: { required: true, content: json(BedCount) } },
@@ -189,6 +198,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/capacity',
+    operationId: 'listBedCounts',
     summary: 'The bed counts of the calling clinic, by date',
     security: secured,
     request: { query: z.object({ from: DateQuery.describe('First admission date, YYYY-MM-DD'), to: DateQuery.describe('Last admission date, YYYY-MM-DD') }) },
@@ -200,6 +210,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/capacity/auto-answer',
+    operationId: 'readAutoAnswer',
     summary: 'Whether the service answers requests for the calling clinic from its bed counts',
     security: secured,
     responses: { 200: { description: 'The setting', content: json(AutoAnswerSetting) }, ...refusals('v1', merged(base, routing)) },
@@ -207,6 +218,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'put',
     path: '/api/v1/clinic/capacity/auto-answer',
+    operationId: 'setAutoAnswer',
     summary: 'Switch the automatic answers from the bed counts on or off (accepted while a bed is free for the department and date, declined when none is)',
     security: secured,
     request: { body: { required: true, content: json(AutoAnswerRequest) } },
@@ -218,6 +230,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/capacity/visibility',
+    operationId: 'readFreeBedsVisibility',
     summary: 'Whether referrers read the free beds the calling clinic published (GET /api/v1/kliniken/free-beds); off until switched on',
     security: secured,
     responses: { 200: { description: 'The setting', content: json(FreeBedsVisibility) }, ...refusals('v1', merged(base, routing)) },
@@ -225,6 +238,7 @@ export function registerClinicApiPaths(registry: OpenAPIRegistry, secured: Secur
   registry.registerPath({
     method: 'put',
     path: '/api/v1/clinic/capacity/visibility',
+    operationId: 'setFreeBedsVisibility',
     summary: "Show the calling clinic's published free beds to referrers, or hide them again",
     security: secured,
     request: { body: { required: true, content: json(FreeBedsVisibilityRequest) } },

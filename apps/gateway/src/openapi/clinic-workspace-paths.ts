@@ -30,6 +30,7 @@ export function registerClinicWorkspacePaths(registry: OpenAPIRegistry, secured:
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/workspace',
+    operationId: 'readClinicTaskWorkspace',
     summary: "What the clinic's people share about the Task: who has taken it, whether one of them opened its current version, its internal notes",
     description: NEVER_SENT,
     security: secured,
@@ -39,6 +40,7 @@ export function registerClinicWorkspacePaths(registry: OpenAPIRegistry, secured:
   registry.registerPath({
     method: 'put',
     path: '/api/v1/clinic/tasks/{taskId}/assignee',
+    operationId: 'assignClinicTask',
     summary: 'The caller takes the request ("in Bearbeitung"): a visible marker for colleagues, not a lock on answering',
     description: `\`{}\` takes a request nobody has (taking it again changes nothing); \`{"takeOver": true}\` takes it from the colleague who has it. ${NEVER_SENT}`,
     security: secured,
@@ -54,6 +56,7 @@ export function registerClinicWorkspacePaths(registry: OpenAPIRegistry, secured:
   registry.registerPath({
     method: 'delete',
     path: '/api/v1/clinic/tasks/{taskId}/assignee',
+    operationId: 'releaseClinicTask',
     summary: 'The caller releases the request they took (nothing to release: unchanged)',
     security: secured,
     request: task,
@@ -65,6 +68,7 @@ export function registerClinicWorkspacePaths(registry: OpenAPIRegistry, secured:
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/tasks/{taskId}/internal-notes',
+    operationId: 'listInternalNotes',
     summary: "The clinic's internal notes on the Task, oldest first",
     description: NEVER_SENT,
     security: secured,
@@ -77,6 +81,7 @@ export function registerClinicWorkspacePaths(registry: OpenAPIRegistry, secured:
   registry.registerPath({
     method: 'post',
     path: '/api/v1/clinic/tasks/{taskId}/internal-notes',
+    operationId: 'addInternalNote',
     summary: `Adds a note internal to the clinic (1–${MAX_INTERNAL_NOTE_CHARACTERS} characters), naming its author`,
     description: `At most ${MAX_INTERNAL_NOTES} per Task; stored sealed like the Task's notes. ${NEVER_SENT}`,
     security: secured,
@@ -92,6 +97,7 @@ export function registerClinicWorkspacePaths(registry: OpenAPIRegistry, secured:
   registry.registerPath({
     method: 'post',
     path: '/api/v1/clinic/tasks/{taskId}/seen',
+    operationId: 'markClinicTaskSeen',
     summary: 'A person of the clinic opened this version of the Task: it is no longer new to any of them (until a newer version comes)',
     security: secured,
     request: { ...task, body: { required: true, content: json(SeenInput) } },
@@ -103,6 +109,7 @@ export function registerClinicWorkspacePaths(registry: OpenAPIRegistry, secured:
   registry.registerPath({
     method: 'get',
     path: '/api/v1/clinic/workspace',
+    operationId: 'readClinicWorkspace',
     summary: "The marks of up to 100 of the clinic's Tasks (assignee, seen), and how many of its Tasks none of its people opened yet",
     security: secured,
     request: { query: WorkspaceMarksQuery },

@@ -24,19 +24,19 @@ import {
   TaskSubset,
 } from './public-shapes';
 import { registerServiceRequestSearchPath } from './service-request-search-path';
-import { ADDRESS_LIMITED, fhir, guarded, header, merged, refusals, UNDECODABLE_PATH, type Refusals, type Secured } from './responses';
+import { ADDRESS_LIMITED, fhir, guarded, header, merged, NO_TOKEN, refusals, UNDECODABLE_PATH, type Refusals, type Secured, type SecuredBy } from './responses';
 
 /** `_format` (FHIR R4 http.html#mime-type): JSON is all that is served; anything else is 406. */
 const Format = z.string().optional().describe('`json`, `application/json` or `application/fhir+json` (the only format served); any other is 406');
 const notAcceptable: Refusals = { 406: '`_format` asks for a format other than JSON' };
 
 /** `/api/v2/fhir`: the Bundle intake, the Task read and search, and the conformance resources. */
-export function registerFhirPaths(registry: OpenAPIRegistry, secured: Secured): void {
-  registerBundlePath(registry, secured);
-  registerTaskPaths(registry, secured);
-  registerAuditEventPath(registry, secured);
-  registerErasurePath(registry, secured);
-  registerServiceRequestSearchPath(registry, secured);
+export function registerFhirPaths(registry: OpenAPIRegistry, secured: SecuredBy): void {
+  registerBundlePath(registry, secured('system/Bundle.c'));
+  registerTaskPaths(registry, secured('system/Task.rs'));
+  registerAuditEventPath(registry, secured('system/AuditEvent.rs'));
+  registerErasurePath(registry, secured('system/ServiceRequest.d'));
+  registerServiceRequestSearchPath(registry, secured('system/ServiceRequest.rs'));
   registerConformancePaths(registry);
 }
 
@@ -45,6 +45,7 @@ function registerBundlePath(registry: OpenAPIRegistry, secured: Secured): void {
   registry.registerPath({
     method: 'post',
     path: '/api/v2/fhir/Bundle',
+    operationId: 'createBundle',
     summary: 'Send an admission request (new, supplement, selection, withdrawal, revocation) or a document',
     description: [
       'meta.profile tells the two profiles apart. The gateway validates the bundle, checks the referrer’s rights and the performers, publishes it durably and answers with intake’s verdict;',
@@ -104,6 +105,7 @@ function registerTaskPaths(registry: OpenAPIRegistry, secured: Secured): void {
   registry.registerPath({
     method: 'get',
     path: '/api/v2/fhir/Task',
+    operationId: 'searchTask',
     summary: 'Search Tasks: a referrer sees the Tasks of its own requests, a clinic those addressed to it',
     security: secured,
     request: { query: taskSearchQuery() },
@@ -122,6 +124,7 @@ function registerTaskPaths(registry: OpenAPIRegistry, secured: Secured): void {
   registry.registerPath({
     method: 'get',
     path: '/api/v2/fhir/Task/{id}',
+    operationId: 'readTask',
     summary: 'Read a Task',
     security: secured,
     request: {
@@ -153,6 +156,7 @@ function registerAuditEventPath(registry: OpenAPIRegistry, secured: Secured): vo
   registry.registerPath({
     method: 'get',
     path: '/api/v2/fhir/AuditEvent',
+    operationId: 'searchAuditEvent',
     summary: 'Search the audit trail: a referrer sees the entries about its own requests, a clinic those of its own access',
     security: secured,
     request: {
@@ -184,6 +188,7 @@ function registerErasurePath(registry: OpenAPIRegistry, secured: Secured): void 
   registry.registerPath({
     method: 'delete',
     path: '/api/v2/fhir/ServiceRequest',
+    operationId: 'eraseServiceRequest',
     summary: 'Erase the patient data of one of the referrer’s requests',
     description: [
       'Intake erases its copy (versions, documents, the clinics’ notes) before it answers and records the erasure in the audit trail; the notifier and routing follow asynchronously.',
@@ -216,7 +221,9 @@ function registerConformancePaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/api/v2/fhir/metadata',
+    operationId: 'readCapabilityStatement',
     summary: 'The CapabilityStatement (FHIR R4 http.html#capabilities), without a token',
+    security: NO_TOKEN,
     request: query,
     responses: { 200: { description: 'The CapabilityStatement', content: fhir(CapabilityStatement) }, ...refusals('fhir', onlyFormat) },
   });
@@ -229,14 +236,18 @@ function registerConformancePaths(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'get',
       path: `/api/v2/fhir/${type}`,
+      operationId: `search${type}`,
       summary: `Every ${type} of the interface, without a token`,
+      security: NO_TOKEN,
       request: query,
       responses: { 200: { description: 'A searchset of all of them', content: fhir(conformanceSearchSet(schemas[type])) }, ...refusals('fhir', onlyFormat) },
     });
     registry.registerPath({
       method: 'get',
       path: `/api/v2/fhir/${type}/{id}`,
+      operationId: `read${type}`,
       summary: `One ${type} at its canonical id, without a token`,
+      security: NO_TOKEN,
       request: { params: z.object({ id: z.enum(ids).describe('The last segment of its canonical URL') }), ...query },
       responses: {
         200: { description: `The ${type}`, content: fhir(schemas[type]) },

@@ -1,5 +1,6 @@
 import { BusinessStatus, TaskStatus } from '@bedrequest/contracts';
 import { TASK_RESULT_PARAMETERS, TASK_SEARCH_PARAMETERS } from '@bedrequest/fhir-model';
+import { SCOPE_CATALOGUE, type CatalogueScope } from '@bedrequest/tokens';
 import { FHIR_CONTENT_TYPES } from '../fhir/fhir-body';
 import { openApiDocument } from './openapi-document';
 
@@ -19,7 +20,8 @@ interface Answer {
   content?: Record<string, { schema: JsonSchema }>;
 }
 interface Operation {
-  security?: unknown[];
+  operationId?: string;
+  security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[];
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, Answer>;
@@ -105,12 +107,78 @@ describe('OpenAPI document', () => {
     expect(openApiDocument({ serverUrl: 'http://127.0.0.1:8080' })).toEqual(document);
   });
 
+  it('names every operation, the webhooks included, with an operationId of its own in camelCase', () => {
+    const webhooks = Object.entries(document.webhooks as Record<string, PathItem>).flatMap(([name, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path: `webhook ${name}`, method, operation: operation as Operation })),
+    );
+    const named = [...operations, ...webhooks].map(({ path, method, operation }) => ({
+      operation: `${method.toUpperCase()} ${path}`,
+      id: operation.operationId,
+    }));
+    expect(named.filter(({ id }) => !id || !/^[a-z][a-zA-Z0-9]*$/.test(id))).toEqual([]);
+    const seen = new Map<string, string>();
+    const twice = named.flatMap(({ operation, id = '' }) => {
+      const first = seen.get(id);
+      seen.set(id, operation);
+      return first ? [`${id}: ${first} and ${operation}`] : [];
+    });
+    expect(twice).toEqual([]);
+    // The names integrators' generated clients call.
+    expect(paths['/api/v2/fhir/Task']?.get?.operationId).toBe('searchTask');
+    expect(paths['/api/v2/fhir/Task']?.head?.operationId).toBe('headSearchTask');
+    expect(paths['/api/v2/fhir/Task/{id}']?.options?.operationId).toBe('optionsFhirTaskById');
+  });
+
+  it('declares `security: []` on exactly the operations served without a token, and a person or a scoped system client on the rest', () => {
+    const open = operations
+      .filter(({ method, operation }) => method !== 'options' && method !== 'head' && operation.security?.length === 0)
+      .map(({ path, method }) => `${method.toUpperCase()} ${path}`);
+    expect(open.sort()).toEqual(
+      [
+        'GET /',
+        'GET /api/openapi.json',
+        'POST /api/v1/token/login',
+        'POST /api/v1/token/refresh',
+        'POST /api/v1/token/revoke',
+        'GET /api/v1/token/status',
+        'POST /api/v1/token/oauth2',
+        'POST /api/v1/records/verify',
+        'GET /api/v1/records/jwks',
+        'GET /api/v2/fhir/.well-known/smart-configuration',
+        'GET /api/v2/fhir/metadata',
+        'GET /api/v2/fhir/StructureDefinition',
+        'GET /api/v2/fhir/StructureDefinition/{id}',
+        'GET /api/v2/fhir/CodeSystem',
+        'GET /api/v2/fhir/CodeSystem/{id}',
+      ].sort(),
+    );
+    for (const { path, method, operation } of operations.filter(({ operation }) => operation.security?.length !== 0)) {
+      expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ bearer: [] }, { systemClient: [expect.any(String)] }] });
+      // The catalogue says what each scope grants: `GET /api/v2/fhir/Task and Task/{id}`, `/api/v1/party: …`.
+      const scope = operation.security?.[1]?.['systemClient']?.[0] as CatalogueScope;
+      const [, grantedMethod, grantedPath = '-'] = /^(?:([A-Z]+) )?(\/[^\s:]+)/.exec(SCOPE_CATALOGUE[scope]?.grants ?? '') ?? [];
+      const asked = method === 'head' ? 'GET' : method.toUpperCase();
+      expect({ path, method, scope, grants: path.startsWith(grantedPath) && (!grantedMethod || grantedMethod === asked) }).toEqual({
+        path,
+        method,
+        scope,
+        grants: true,
+      });
+    }
+    const scopes = (document.components?.securitySchemes?.['systemClient'] as { flows: { clientCredentials: { scopes: Record<string, string> } } }).flows
+      .clientCredentials.scopes;
+    const required = new Set(operations.flatMap(({ operation }) => operation.security?.flatMap((requirement) => requirement['systemClient'] ?? []) ?? []));
+    expect([...required].sort()).toEqual(Object.keys(scopes).sort());
+    expect(paths['/api/v2/fhir/Bundle']?.post?.security).toEqual([{ bearer: [] }, { systemClient: ['system/Bundle.c'] }]);
+    expect(paths['/api/v1/kliniken/free-beds']?.get?.security).toEqual([{ bearer: [] }, { systemClient: ['api:kliniken'] }]);
+  });
+
   it('gives every path OPTIONS (204 with Allow, no token) and HEAD beside GET, and every other operation a 405 with Allow in the form of its surface', () => {
     for (const [path, item] of Object.entries(paths)) {
       expect({ path, options: item.options?.responses['204']?.headers?.['Allow'], security: item.options?.security }).toEqual({
         path,
         options: { $ref: '#/components/headers/Allow' },
-        security: undefined,
+        security: [],
       });
       expect({ path, head: Boolean(item.head) }).toEqual({ path, head: Boolean(item.get) });
     }
@@ -181,7 +249,7 @@ describe('OpenAPI document', () => {
       });
       // A failed login or refresh is auth's answer, not the token guard's: no challenge.
       expect(paths[path]?.post?.responses['401']?.headers?.['WWW-Authenticate']).toBeUndefined();
-      expect(paths[path]?.post?.security).toBeUndefined();
+      expect(paths[path]?.post?.security).toEqual([]);
     }
   });
 

@@ -20,7 +20,7 @@ import {
   TaskSearchSet,
   TaskSubset,
 } from './public-shapes';
-import { ADDRESS_LIMITED, header, HEADERS, json, refusals, type Surface } from './responses';
+import { ADDRESS_LIMITED, header, HEADERS, json, NO_TOKEN, refusals, type SecuredBy, type Surface } from './responses';
 import { RequestSearchSet } from './service-request-search-path';
 import { registerWebhooks } from './webhooks';
 
@@ -119,7 +119,8 @@ export function openApiDocument(options: { serverUrl: string }): OpenApiDocument
     bearerFormat: 'JWT',
     description: 'The access token of POST /api/v1/token/login or /refresh (EdDSA-signed, 3600 s)',
   });
-  const secured = [{ [bearer.name]: [] }];
+  const systemClient = registerSystemClientScheme(registry);
+  const secured: SecuredBy = (scope) => [{ [bearer.name]: [] }, { [systemClient]: [scope] }];
   for (const [name, object] of Object.entries(HEADERS)) registry.registerComponent('headers', name, object);
   const methodNotAllowed = {
     v1: registry.registerComponent('responses', 'MethodNotAllowed', methodNotAllowedAnswer('application/json', 'ApiError')).ref,
@@ -129,16 +130,19 @@ export function openApiDocument(options: { serverUrl: string }): OpenApiDocument
   registry.registerPath({
     method: 'get',
     path: '/',
+    operationId: 'readServiceIndex',
     summary: 'What answers here: the service, its version, and where to begin',
+    security: NO_TOKEN,
     responses: { 200: { description: 'The service index', content: json(ServiceIndex) }, ...refusals('v1', ADDRESS_LIMITED) },
   });
   registry.registerPath({
     method: 'get',
     path: '/api/openapi.json',
+    operationId: 'readOpenApiDocument',
     summary: 'This document',
+    security: NO_TOKEN,
     responses: { 200: { description: 'The OpenAPI 3.1 document', content: json(OpenApiDocumentShape) }, ...refusals('v1', ADDRESS_LIMITED) },
   });
-  registerSystemClientScheme(registry);
   registerApiV1Paths(registry, secured);
   registerClientCredentialsPaths(registry);
   registerFhirPaths(registry, secured);
@@ -177,7 +181,9 @@ function withEveryMethod(document: OpenApiDocument, methodNotAllowed: Record<Sur
       ...(put ? { put } : {}),
       ...(remove ? { delete: remove } : {}),
       options: {
+        operationId: `options${pathName(path)}`,
         summary: 'The methods this path takes (no token needed)',
+        security: NO_TOKEN,
         ...(pathParameters?.length ? { parameters: pathParameters } : {}),
         responses: { 204: { description: 'No content; `Allow` lists the methods', headers: { Allow: header('Allow') } } },
       },
@@ -193,7 +199,25 @@ function withEveryMethod(document: OpenApiDocument, methodNotAllowed: Record<Sur
   return completedDocument;
 }
 
-/** HEAD: GET's answers without their bodies. */
+/**
+ * The path in an operationId: its segments after `/api` and the version, each capitalized, a
+ * parameter as `By<Name>`, FHIR's under `Fhir` (`/api/v2/fhir/Task/{id}` → `FhirTaskById`).
+ */
+function pathName(path: string): string {
+  const segments = path.replace(/^\/api(\/v1|\/v2(?=\/fhir))?\//, '').split('/');
+  if (segments[0] === '') return 'ServiceIndex';
+  return segments.map((segment) => (segment.startsWith('{') ? `By${capitalized(segment.slice(1, -1))}` : words(segment))).join('');
+}
+
+/** `smart-configuration` → `SmartConfiguration`, `.well-known` → `WellKnown`. */
+const words = (segment: string) =>
+  segment
+    .split(/[^A-Za-z0-9]+/)
+    .map(capitalized)
+    .join('');
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** HEAD: GET's answers without their bodies, named after GET (`readTask` → `headReadTask`). */
 function headOf(get: Operation): Operation {
   const responses = Object.fromEntries(
     Object.entries(get.responses ?? {}).map(([status, answer]) => {
@@ -202,7 +226,12 @@ function headOf(get: Operation): Operation {
       return [status, withoutBody];
     }),
   );
-  return { ...get, summary: `${get.summary ?? ''} (the headers of GET, without the body)`.trim(), responses };
+  return {
+    ...get,
+    ...(get.operationId ? { operationId: `head${capitalized(get.operationId)}` } : {}),
+    summary: `${get.summary ?? ''} (the headers of GET, without the body)`.trim(),
+    responses,
+  };
 }
 
 /** `x-correlation-id` on every answer of the paths and on the shared answers (components/responses). */

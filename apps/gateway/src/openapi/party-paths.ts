@@ -15,6 +15,7 @@ export function registerPartyPaths(registry: OpenAPIRegistry, secured: Secured):
   registry.registerPath({
     method: 'get',
     path: '/api/v1/party',
+    operationId: 'readParty',
     summary: "The caller's party: id (the tokens' sub), role, name, IK numbers, FHIR base, contact e-mail",
     security: secured,
     responses: { 200: { description: 'The party', content: json(PartyView) }, ...refusals('v1', base) },
@@ -22,6 +23,7 @@ export function registerPartyPaths(registry: OpenAPIRegistry, secured: Secured):
   registry.registerPath({
     method: 'get',
     path: '/api/v1/party/users',
+    operationId: 'listPartyMembers',
     summary: "The party's people, disabled ones included, by username (the party's administrators only)",
     security: secured,
     responses: { 200: { description: 'The people of the party', content: json(PartyMemberList) }, ...refusals('v1', administrators) },
@@ -29,6 +31,7 @@ export function registerPartyPaths(registry: OpenAPIRegistry, secured: Secured):
   registry.registerPath({
     method: 'post',
     path: '/api/v1/party/users',
+    operationId: 'createPartyMember',
     summary: "Add a person to the party, who then logs in with this username and password (the party's administrators only)",
     security: secured,
     request: { body: { required: true, content: json(NewPartyMember) } },
@@ -46,6 +49,7 @@ export function registerPartyPaths(registry: OpenAPIRegistry, secured: Secured):
   registry.registerPath({
     method: 'post',
     path: '/api/v1/party/users/{id}/disable',
+    operationId: 'disablePartyMember',
     summary: "Disable a person of the party: their logins and refresh tokens are refused from now on (the party's administrators only)",
     security: secured,
     request: { params: z.object({ id: z.string().describe('The user id of the person') }) },
@@ -63,6 +67,7 @@ export function registerPartyPaths(registry: OpenAPIRegistry, secured: Secured):
   registry.registerPath({
     method: 'get',
     path: '/api/v1/party/users/me/notifications',
+    operationId: 'readOwnNotifications',
     summary: "Whether the caller gets e-mail about the party's requests, and at which address (any person, for themself)",
     security: secured,
     responses: { 200: { description: "The caller's choice", content: json(NotificationSettings) }, ...refusals('v1', base) },
@@ -70,6 +75,7 @@ export function registerPartyPaths(registry: OpenAPIRegistry, secured: Secured):
   registry.registerPath({
     method: 'put',
     path: '/api/v1/party/users/me/notifications',
+    operationId: 'setOwnNotifications',
     summary: "Turn the caller's e-mail about the party's requests on or off (any person, for themself; off until they turn it on)",
     security: secured,
     request: { body: { required: true, content: json(NotificationSettingsInput) } },

@@ -2,7 +2,7 @@
 // ready-for-transfer time, and the verification anyone may call without a token.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { ADDRESS_LIMITED, guarded, header, json, jsonBodyRefusals, merged, refusals, UNDECODABLE_PATH, type Secured } from './responses';
+import { ADDRESS_LIMITED, guarded, header, json, jsonBodyRefusals, merged, NO_TOKEN, refusals, UNDECODABLE_PATH, type Secured } from './responses';
 
 const ReadyForTransferInput = z.strictObject({
   identifier: z.string().min(1).max(1024).describe("The request's ServiceRequest identifier URI"),
@@ -36,6 +36,7 @@ export function registerPayerRecordPaths(registry: OpenAPIRegistry, secured: Sec
   registry.registerPath({
     method: 'get',
     path: '/api/v1/referrer/records/{taskId}',
+    operationId: 'readPayerRecord',
     summary: 'The signed record for the payer of the request of this Task, as PDF or CSV (referrer tokens only)',
     description:
       'Every step with its time in UTC ISO 8601: versions, each clinic asked (by whom or by which rule), answers with code and note, deadlines, overdue marks, the selection and its withdrawal, ready for transfer. Signed by the service in its last line; check it at POST /api/v1/records/verify.',
@@ -66,6 +67,7 @@ export function registerPayerRecordPaths(registry: OpenAPIRegistry, secured: Sec
   registry.registerPath({
     method: 'put',
     path: '/api/v1/referrer/ready-for-transfer',
+    operationId: 'setReadyForTransfer',
     summary: 'Records when the patient of a request was ready for transfer, or removes it with `null` (referrer tokens only)',
     description:
       "Kept with the hospital's own data, sealed, never sent to a clinic; listed in the record for the payer and erased with the request's patient data.",
@@ -86,6 +88,7 @@ export function registerPayerRecordPaths(registry: OpenAPIRegistry, secured: Sec
   registry.registerPath({
     method: 'post',
     path: '/api/v1/referrer/ready-for-transfer/_read',
+    operationId: 'readReadyForTransfer',
     summary: 'When the patient of a request was ready for transfer, if the hospital recorded it (referrer tokens only)',
     description: 'A POST, so that no identifier stands in a URL.',
     security: secured,
@@ -98,7 +101,9 @@ export function registerPayerRecordPaths(registry: OpenAPIRegistry, secured: Sec
   registry.registerPath({
     method: 'post',
     path: '/api/v1/records/verify',
+    operationId: 'verifyPayerRecord',
     summary: 'Checks the signature of a record for the payer, without a token',
+    security: NO_TOKEN,
     description: 'The file as the body, any content type. Answers what was signed (the request, the kind, the SHA-256), when and with which key, or why not.',
     request: { body: { required: true, content: { 'application/octet-stream': { schema: z.string().describe('The PDF or CSV file') } } } },
     responses: {
@@ -109,7 +114,9 @@ export function registerPayerRecordPaths(registry: OpenAPIRegistry, secured: Sec
   registry.registerPath({
     method: 'get',
     path: '/api/v1/records/jwks',
+    operationId: 'readRecordSigningKeys',
     summary: "The public keys that verify the service's records, newest first, without a token",
+    security: NO_TOKEN,
     responses: {
       200: { description: 'A JWKS of Ed25519 keys', headers: noStore, content: json(RecordJwks) },
       ...refusals('v1', merged(ADDRESS_LIMITED, { 503: 'the record service is unavailable' })),

@@ -31,6 +31,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'put',
     path: '/api/v1/referrer/case-numbers',
+    operationId: 'setCaseNumber',
     summary: 'Sets the hospital\'s case number ("Fallnummer") of a request, or removes it with `null`; also before the service stored the request',
     description: `Keyed by the request's identifier: a bundle answered 202 is stored shortly after, and its case number may be set at once. Stored sealed; found by a keyed digest. ${NEVER_SENT}`,
     security: secured,
@@ -52,6 +53,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'post',
     path: '/api/v1/referrer/case-numbers/_search',
+    operationId: 'searchCaseNumbers',
     summary: "The party's case numbers: of one case number (exact after trimming, ignoring case) or of up to 500 request identifiers",
     description: `A POST, so that a case number, which names a patient's stay, never stands in a URL or an access log. ${NEVER_SENT}`,
     security: secured,
@@ -64,6 +66,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'get',
     path: '/api/v1/referrer/drafts',
+    operationId: 'listDrafts',
     summary: "The party's drafts of new requests, saved last first, without their content",
     description: NEVER_SENT,
     security: secured,
@@ -72,6 +75,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'post',
     path: '/api/v1/referrer/drafts',
+    operationId: 'createDraft',
     summary: `Saves a new draft: any JSON object the client owns, at most ${MAX_DRAFT_CONTENT_BYTES / 1024} KiB, and a label`,
     description: `At most ${MAX_REFERRER_DRAFTS} per party; sealed at rest; deleted REFERRER_DRAFT_RETENTION_DAYS (30) after its last save. ${NEVER_SENT}`,
     security: secured,
@@ -84,6 +88,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'get',
     path: '/api/v1/referrer/drafts/{id}',
+    operationId: 'readDraft',
     summary: 'One draft with its content',
     security: secured,
     request: draft,
@@ -92,6 +97,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'put',
     path: '/api/v1/referrer/drafts/{id}',
+    operationId: 'updateDraft',
     summary: 'Replaces a draft (label and content), as saved now by the caller',
     security: secured,
     request: { ...draft, body: { required: true, content: json(DraftInput) } },
@@ -100,6 +106,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'delete',
     path: '/api/v1/referrer/drafts/{id}',
+    operationId: 'deleteDraft',
     summary: 'Deletes a draft',
     security: secured,
     request: draft,
@@ -110,6 +117,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'get',
     path: '/api/v1/referrer/settings',
+    operationId: 'readReferrerSettings',
     summary: "The party's settings: its default answer deadline",
     description: settingsDescription,
     security: secured,
@@ -118,6 +126,7 @@ export function registerReferrerWorkspacePaths(registry: OpenAPIRegistry, secure
   registry.registerPath({
     method: 'put',
     path: '/api/v1/referrer/settings',
+    operationId: 'updateReferrerSettings',
     summary: "Sets the party's default answer deadline (requests already received keep theirs) and its rule for asking further clinics",
     description: settingsDescription,
     security: secured,

@@ -1,5 +1,6 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
+import type { CatalogueScope } from '@bedrequest/tokens';
 import { FHIR_JSON } from '../fhir/fhir-response';
 import { ApiError, OperationOutcome } from './public-shapes';
 
@@ -13,6 +14,16 @@ export type Surface = 'v1' | 'fhir';
 export type Responses = RouteConfig['responses'];
 /** The security requirement of a route behind the token guard. */
 export type Secured = Record<string, string[]>[];
+/**
+ * A route's requirement behind the token guard: a person's token, or a system client's with the
+ * scope the route asks for (start.ts, requireScope; docs/parties.md, "System clients and scopes").
+ */
+export type SecuredBy = (scope: CatalogueScope) => Secured;
+/**
+ * The security of a route that needs no token: an empty requirement, written out rather than left
+ * to a default, so that a route that names none fails the document's lint (openapi-lint.spec.ts).
+ */
+export const NO_TOKEN: Secured = [];
 export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 410 | 412 | 413 | 415 | 429 | 503;
 /** Why a route answers each error status it can answer. */
 export type Refusals = Partial<Record<ErrorStatus, string>>;

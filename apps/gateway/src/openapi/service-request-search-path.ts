@@ -44,6 +44,7 @@ export function registerServiceRequestSearchPath(registry: OpenAPIRegistry, secu
   registry.registerPath({
     method: 'get',
     path: '/api/v2/fhir/ServiceRequest',
+    operationId: 'searchServiceRequest',
     summary: 'Read back a request the referrer sent: its latest version, found by the ServiceRequest identifier',
     description: [
       'A request of another party is not told apart from an unknown one: both are an empty searchset (total 0).',

@@ -27,6 +27,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'post',
     path: '/api/v1/subscriptions',
+    operationId: 'createSubscription',
     summary:
       'Subscribe to an event type (AdmissionResponse or AdmissionOverdue, each a subscription of its own), optionally with the body form (payload) and heartbeats; a second POST for the same type changes the address and the options given, and keeps id and secret',
     security: secured,
@@ -45,6 +46,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'get',
     path: '/api/v1/subscriptions',
+    operationId: 'listSubscriptions',
     summary: "The caller's subscriptions",
     security: secured,
     responses: { 200: { description: 'The subscriptions', content: json(SubscriptionList) }, ...refusals('v1', base) },
@@ -52,6 +54,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'get',
     path: '/api/v1/subscriptions/{id}',
+    operationId: 'readSubscription',
     summary: 'One subscription',
     security: secured,
     request: subscription,
@@ -60,6 +63,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'put',
     path: '/api/v1/subscriptions/{id}',
+    operationId: 'updateSubscription',
     summary:
       'Change the address (and the options given; one left out keeps its setting): pending events go to the new one at once; re-enables a disabled subscription',
     security: secured,
@@ -75,6 +79,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'post',
     path: '/api/v1/subscriptions/{id}/rotate-secret',
+    operationId: 'rotateSubscriptionSecret',
     summary:
       'A new signing secret, answered here: webhooks carry a signature with it and one with the previous secret until previousSecretExpiresAt (the overlap, 24 h unless the deployment sets another), then the previous secret is deleted',
     security: secured,
@@ -87,6 +92,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'delete',
     path: '/api/v1/subscriptions/{id}',
+    operationId: 'deleteSubscription',
     summary: 'Remove it and discard its undelivered events',
     security: secured,
     request: subscription,
@@ -95,6 +101,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'get',
     path: '/api/v1/subscriptions/{id}/deliveries',
+    operationId: 'listDeliveries',
     summary:
       'The delivery log: the newest events first, each with its attempts (time, status code or error, duration), next attempt, and why it was withheld; paged by an opaque cursor (`next`), filtered by status and time. No body or Task',
     security: secured,
@@ -117,6 +124,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'post',
     path: '/api/v1/subscriptions/{id}/deliveries/{eventId}/retry',
+    operationId: 'retryDelivery',
     summary: 'Deliver an event again now, also a delivered or given-up one, with a fresh schedule',
     security: secured,
     request: { params: z.object({ id: z.uuid(), eventId: z.uuid().describe('The event id (the webhook-id)') }) },
@@ -134,6 +142,7 @@ export function registerSubscriptionPaths(registry: OpenAPIRegistry, secured: Se
   registry.registerPath({
     method: 'get',
     path: '/api/v1/subscriptions/{id}/events',
+    operationId: 'listSubscriptionEvents',
     summary:
       'Gap recovery: the subscription’s events after a sequence number, oldest first, each in the webhook body’s shape of its event type and in the subscription’s payload form (kept at least 7 days); heartbeats are not events and are not listed',
     security: secured,

@@ -1,7 +1,7 @@
 // The /api/v1/token paths: the auth service's token endpoints, as the gateway passes them on.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { LoginRequest, RefreshRequest, RevokeRequest, TokenResponse, TokenServiceStatus } from '@bedrequest/contracts';
-import { ADDRESS_LIMITED, header, json, jsonBodyRefusals, merged, refusals } from './responses';
+import { ADDRESS_LIMITED, header, json, jsonBodyRefusals, merged, NO_TOKEN, refusals } from './responses';
 
 /** Served by the auth service; the gateway passes them on unchanged, with Cache-Control and Pragma. */
 export function registerTokenPaths(registry: OpenAPIRegistry): void {
@@ -10,7 +10,9 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/api/v1/token/login',
+    operationId: 'loginWithPassword',
     summary: 'Exchange username and password for a token pair',
+    security: NO_TOKEN,
     request: { body: { required: true, content: json(LoginRequest) } },
     responses: {
       200: tokens,
@@ -29,7 +31,9 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/api/v1/token/refresh',
+    operationId: 'refreshTokens',
     summary: 'Rotate the refresh token: a fresh pair; the used refresh token is dead (reusing it revokes the family)',
+    security: NO_TOKEN,
     request: { body: { required: true, content: json(RefreshRequest) } },
     responses: {
       200: tokens,
@@ -47,7 +51,9 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/api/v1/token/revoke',
+    operationId: 'revokeRefreshToken',
     summary: "Revoke a refresh token (RFC 7009): the token's whole family never refreshes again",
+    security: NO_TOKEN,
     request: { body: { required: true, content: json(RevokeRequest) } },
     responses: {
       200: { description: 'Revoked, or not live anyway: no body', headers: { 'Cache-Control': header('NoStore'), Pragma: header('NoCache') } },
@@ -63,7 +69,9 @@ export function registerTokenPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/api/v1/token/status',
+    operationId: 'readTokenServiceStatus',
     summary: 'Reachability check, without authentication',
+    security: NO_TOKEN,
     responses: { 200: { description: 'The service answers', content: json(TokenServiceStatus) }, ...refusals('v1', merged(ADDRESS_LIMITED, authUnavailable)) },
   });
 }

@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AdmissionOverdueWebhook, AdmissionResponseWebhook, HeartbeatWebhook } from '@bedrequest/contracts';
-import { json } from './responses';
+import { json, NO_TOKEN } from './responses';
 
 /** The event types a subscription can be for, each with what it tells and the body it is sent with. */
 const EVENTS = [
@@ -39,7 +39,10 @@ function registerWebhook(registry: OpenAPIRegistry, event: (typeof EVENTS)[numbe
   registry.registerWebhook({
     method: 'post',
     path: event.type,
+    operationId: `receive${event.type}`,
     summary: event.summary,
+    // The service presents no token to the receiver: the signature headers below authenticate it.
+    security: NO_TOKEN,
     description: [
       'At least once: deduplicate by webhook-id. Events of one request arrive in the order they happened; `sequence` counts the subscription’s events without gaps (a jump: ask GET /api/v1/subscriptions/{id}/events?since=<last>).',
       'Verify the signature over the raw body and refuse a webhook-timestamp more than 5 minutes off. Redirects are not followed; an attempt without an answer within 10 s failed.',

@@ -1,0 +1,1 @@
+export { startTestReceiver, type ReceiverMistake, type TestReceiver, type TestReceiverOptions } from './test-receiver';
