@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { jsonErrorHandler } from '@bedrequest/http';
-import { createServiceHttpApp, serveHttp, serveProbes, startService, waitForDependency, type Started } from '@bedrequest/observability';
+import type { Redis } from 'ioredis';
+import { createServiceHttpApp, serveHttp, serveProbes, startService, waitForDependency, type ServiceContext, type Started } from '@bedrequest/observability';
 import { closeRedis, openRedis } from '@bedrequest/persistence';
 import type { WebConfig } from './config';
 import { InboxApi } from './inbox/inbox-api';
@@ -10,9 +11,11 @@ import { inboxRouter } from './inbox/inbox.router';
 import { workspaceRouter } from './workspace/workspace.router';
 import { csrfSecretOf } from './session/csrf';
 import { SessionStore } from './session/session-store';
+import { GuardedFetch } from './sandbox/guarded-fetch';
 import { HeldAnswers } from './sandbox/held-answers';
 import { ReceiverStore } from './sandbox/receiver-store';
 import { receiverRouter } from './sandbox/receiver.router';
+import type { InspectorOptions } from './sandbox/inspector-routes';
 
 export type RunningWeb = Started<{
   readonly server: Server;
@@ -64,11 +67,11 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
     };
     app.use('/inbox', inboxRouter(pages));
     // The webhook inspector's receivers and pages, in a sandbox only (docs/workspace.md, "Webhook-Inspektor (nur Sandbox)").
-    const receivers = config.SANDBOX ? new ReceiverStore(redis) : undefined;
     const held = new HeldAnswers();
-    if (receivers) app.use(receiverRouter({ store: receivers, held, logger }));
+    const inspector = config.SANDBOX ? sandboxInspector(config, redis, context) : undefined;
+    if (inspector) app.use(receiverRouter({ store: inspector.store, held, logger }));
     // The hospital's workspace: its social service's requests (docs/workspace.md).
-    app.use('/workspace', workspaceRouter({ ...pages, ...(receivers ? { inspector: { store: receivers, publicUrl: config.WEB_PUBLIC_URL } } : {}) }));
+    app.use('/workspace', workspaceRouter({ ...pages, ...(inspector ? { inspector } : {}) }));
     app.use((_req, res) => {
       res.status(404).type('text/plain').send('Not found. The clinic inbox is at /inbox/, the hospital workspace at /workspace/.');
     });
@@ -84,6 +87,14 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
     lifecycle.onStop('held webhook answers', async () => held.releaseAll());
     return { server, url, internalUrl: internal.url };
   });
+}
+
+/** The inspector's receivers in the web app's Redis, and what its receiver check sends with. */
+function sandboxInspector(config: WebConfig, redis: Redis, context: ServiceContext): InspectorOptions {
+  // Private receiver addresses are for a sandbox on a developer's machine, as the notifier's WEBHOOK_ALLOW_PRIVATE default.
+  const checks = new GuardedFetch(config.NODE_ENV !== 'production');
+  context.lifecycle.onStop('receiver checks', () => checks.close());
+  return { store: new ReceiverStore(redis), publicUrl: config.WEB_PUBLIC_URL, fetchImpl: checks.fetch };
 }
 
 /** Every answer of a sandbox's web app says so, as the gateway's do (docs/workspace.md, "Webhook-Inspektor (nur Sandbox)"). */

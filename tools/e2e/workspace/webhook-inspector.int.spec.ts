@@ -3,6 +3,7 @@ import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from '@bedrequest/testing';
+import { startTestReceiver } from '@bedrequest/webhook-check/testing';
 import { passwordOf } from '../e2e-stack';
 import { describeInChromium, startInboxHarness, type InboxHarness } from '../inbox/inbox-harness';
 
@@ -12,7 +13,8 @@ import { describeInChromium, startInboxHarness, type InboxHarness } from '../inb
  * the inbox's and the workspace's pages (and neither on a web app without SANDBOX, whose inspector
  * is not found); the subscription made with the page's button, a clinic's answer delivered by the
  * notifier and shown live with a valid signature; failures on purpose (503 twice, a timeout) as the
- * notifier's delivery log and the page show them; a forged and an oversized POST; CSRF on the forms.
+ * notifier's delivery log and the page show them; a forged and an oversized POST; the receiver check
+ * (libs/webhook-check) of a correct receiver and of the inspector's own; CSRF on the forms.
  * WEBHOOK_TIMEOUT 1 s and retries 1 s apart keep the failure cases short.
  */
 const CLINIC = { ik: '513300043', name: 'Reha-Klinik Sandstrand' };
@@ -201,6 +203,57 @@ describeInChromium('the webhook inspector of a sandbox', () => {
     await refused.locator('summary').click();
     expect(await refused.innerText()).toContain('Nicht aufgezeichnet: größer als 1.048.576 Bytes (Antwort HTTP 413).');
     expect(await violations(page)).toEqual([]);
+  });
+
+  it("checks the integrator's receiver with the subscription's secret and shows each line: a correct one passes, the inspector's own does not refuse", async () => {
+    const { body } = await harness.stack.api<{ items: { eventType: string; secret: string }[] }>('GET', '/api/v1/subscriptions', {
+      token: harness.referrerToken,
+    });
+    const secret = body.items.find((item) => item.eventType === 'AdmissionResponse')!.secret;
+    const receiver = await startTestReceiver({ secret });
+    try {
+      await page.goto(inspector());
+      await page.getByLabel('Adresse Ihres Empfängers').fill(receiver.url);
+      // The secret left empty: the subscription's, which the receiver verifies with.
+      await page.getByRole('button', { name: 'Empfänger prüfen' }).click();
+      await page.locator('#check-summary').waitFor({ timeout: 60_000 });
+      expect(await page.locator('#check-summary').innerText()).toBe('Ihr Empfänger besteht alle Prüfungen.');
+      expect(
+        await page
+          .locator('[data-check-line]')
+          .evaluateAll((lines) => lines.map((line) => [line.getAttribute('data-check-line'), line.getAttribute('data-ok')])),
+      ).toEqual([
+        ['answers-2xx-in-time', 'true'],
+        ['refuses-bad-signature', 'true'],
+        ['refuses-stale-timestamp', 'true'],
+        ['handles-duplicate-once', 'true'],
+      ]);
+      expect(receiver.handled).toHaveLength(2);
+      expect(await page.getByLabel('Adresse Ihres Empfängers').inputValue()).toBe(receiver.url);
+      expect(await page.getByLabel('Geheimnis des Abonnements (whsec_…)').inputValue()).toBe('');
+      expect(await violations(page)).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+
+    // The inspector's own receiver takes everything: the check says it refuses neither a bad signature nor a stale timestamp,
+    // and the inspector records the test events with what its own check found.
+    await page.getByLabel('Adresse Ihres Empfängers').fill(address);
+    await page.getByRole('button', { name: 'Empfänger prüfen' }).click();
+    await page.locator('#check-summary').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#check-summary').innerText()).toBe('2 von 4 Prüfungen nicht bestanden: der Empfänger ist noch nicht bereit für Webhooks.');
+    expect(await page.locator('[data-check-line="refuses-bad-signature"]').innerText()).toContain(
+      'nicht bestanden Lehnt eine falsche Signatur ab (refuses-bad-signature): answered 204',
+    );
+    await page.goto(inspector());
+    const checks = await page.locator('#delivery-log > li.delivery').evaluateAll((items) => items.slice(0, 5).map((item) => item.getAttribute('data-check')));
+    expect(checks.sort()).toEqual(['invalid', 'stale', 'valid', 'valid', 'valid']);
+
+    await page.getByLabel('Adresse Ihres Empfängers').fill('ftp://receiver.example/hooks');
+    await page.getByRole('button', { name: 'Empfänger prüfen' }).click();
+    await page.waitForLoadState();
+    expect(await page.locator('#check-url-error').innerText()).toBe('Nicht geprüft: must be an absolute http or https URL');
+    expect(await page.getByLabel('Adresse Ihres Empfängers').getAttribute('aria-invalid')).toBe('true');
   });
 
   it('refuses a form posted without the CSRF token and changes nothing; the list works without script by reloading', async () => {

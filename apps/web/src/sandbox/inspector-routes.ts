@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { PayloadForm, SubscriptionEventType, type SubscriptionView } from '@bedrequest/contracts';
+import { checkReceiver, ReceiverCheckOptionsError } from '@bedrequest/webhook-check';
 import { SessionExpiredError } from '../inbox/inbox-api';
 import { sendPage, sessionOf } from '../inbox/inbox-context';
 import { hospitalApiOf, workspacePageOf, type WorkspaceContext } from '../workspace/workspace-context';
@@ -13,6 +14,8 @@ export interface InspectorOptions {
   store: ReceiverStore;
   /** WEB_PUBLIC_URL: where the notifier reaches the web app; unset, the origin the browser used. */
   publicUrl?: string | undefined;
+  /** What the receiver check sends with: through the address guard (guarded-fetch.ts). */
+  fetchImpl: typeof fetch;
 }
 
 type Flash = NonNullable<InspectorView['flash']>;
@@ -32,7 +35,8 @@ const FLASHES: Record<string, Flash> = {
  * a refusal shows the page again with what was entered.
  *
  * - `GET /sandbox/webhooks`, `GET /sandbox/webhooks/updates?since=<id>` (JSON for the live list);
- * - `POST /sandbox/webhooks/subscribe|secret|fail|fail/cancel|clear`.
+ * - `POST /sandbox/webhooks/subscribe|secret|fail|fail/cancel|clear`;
+ * - `POST /sandbox/webhooks/check`: the person's own receiver checked (libs/webhook-check), the result on the page.
  */
 export function inspectorRoutes(context: WorkspaceContext, options: InspectorOptions): Router {
   const { store } = options;
@@ -133,6 +137,20 @@ export function inspectorRoutes(context: WorkspaceContext, options: InspectorOpt
     if (count === undefined || (form.mode === 'status' && status === undefined)) return render(req, res, { failForm: form }, 400);
     await store.failNext(await receiverOf(res), count, form.mode === 'timeout' ? { kind: 'timeout' } : { kind: 'status', status: status as number });
     done(res, 'fail');
+  });
+
+  // The check's result is shown at once rather than redirected to: it is this request's, not the receiver's state.
+  router.post(`${path}/check`, async (req, res) => {
+    const url = field(req, 'url');
+    const secret = field(req, 'secret') || (await store.secrets(await receiverOf(res))).find((known) => known.label !== 'entered')?.secret;
+    if (!secret) return render(req, res, { check: { url, error: { field: 'secret', message: t.check.noSecret } } }, 400);
+    try {
+      const result = await checkReceiver({ url, secret, fetchImpl: options.fetchImpl });
+      await render(req, res, { check: { url, result } });
+    } catch (error) {
+      if (!(error instanceof ReceiverCheckOptionsError) || error.field === 'timeoutMs') throw error;
+      await render(req, res, { check: { url, error: { field: error.field === 'countUrl' ? 'url' : error.field, message: error.problem } } }, 400);
+    }
   });
 
   router.post(`${path}/fail/cancel`, async (_req, res) => {

@@ -61,6 +61,28 @@ export const inspectorTexts = {
     modeTimeout: 'Zeitüberschreitung',
     noneLeft: 'Alle Zustellungen werden angenommen (HTTP 204).',
   },
+  check: {
+    heading: 'Empfänger prüfen',
+    intro:
+      'Sendet Ihrem eigenen Empfänger fünf signierte Test-Ereignisse (keine Patientendaten) und sagt zu jeder Prüfung, ob er sich verhält, wie ein Empfänger es muss (docs/webhooks.md, „Checking your receiver“). Jede Antwort darf bis zu 10 Sekunden dauern; die Prüfung kann also etwas dauern.',
+    url: 'Adresse Ihres Empfängers',
+    secret: 'Geheimnis des Abonnements (whsec_…)',
+    secretHint: 'Leer: das Geheimnis des Abonnements, das an diesen Empfänger zustellt.',
+    noSecret: 'Bitte geben Sie das Geheimnis ein: dieser Empfänger kennt noch keines.',
+    submit: 'Empfänger prüfen',
+    refused: 'Nicht geprüft:',
+    resultHeading: 'Ergebnis',
+    passed: 'Ihr Empfänger besteht alle Prüfungen.',
+    failed: (count: number, total: number) => `${count} von ${total} Prüfungen nicht bestanden: der Empfänger ist noch nicht bereit für Webhooks.`,
+    ok: 'bestanden',
+    fail: 'nicht bestanden',
+    lines: {
+      'answers-2xx-in-time': 'Antwortet rechtzeitig mit 2xx',
+      'refuses-bad-signature': 'Lehnt eine falsche Signatur ab',
+      'refuses-stale-timestamp': 'Lehnt einen veralteten Zeitstempel ab',
+      'handles-duplicate-once': 'Bestätigt eine doppelte Zustellung',
+    },
+  },
   deliveries: {
     heading: 'Empfangene Zustellungen',
     intro: (kept: number) =>

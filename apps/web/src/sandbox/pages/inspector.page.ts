@@ -6,6 +6,7 @@ import { inspectorTexts as t } from '../inspector.texts.de';
 import { KEPT_DELIVERIES, type FailureMode, type RecordedDelivery } from '../receiver-store';
 import type { KnownSecret } from '../signature-check';
 import { deliveryEntry, secretName } from './delivery-entry';
+import { receiverCheckSection, type ReceiverCheckView } from './receiver-check';
 
 /** The fail-next form as entered, and what was refused in it. */
 export interface FailForm {
@@ -29,6 +30,8 @@ export interface InspectorView {
   flash?: { kind: 'success' | 'error'; message: string };
   secretForm?: { value: string; error: string };
   failForm?: FailForm;
+  /** The receiver check's form and, once run, its result. */
+  check?: ReceiverCheckView;
 }
 
 /** Where the inspector is, below the workspace. */
@@ -50,6 +53,7 @@ ${view.flash ? notice(view.flash.kind, view.flash.message) : ''}
 ${subscriptionSection(view)}
 ${secretSection(view)}
 ${failSection(view)}
+${receiverCheckSection(`${INSPECTOR_PATH}/check`, view.csrfToken, view.check)}
 ${deliveriesSection(view)}
 </div>`,
   });
