@@ -4,7 +4,7 @@
 // of rule the shipped file uses, a change of the file taking effect without a restart (a new clinic
 // registered on the way), and a file with a problem leaving the rules in force with one line.
 import { createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { admissionRequestBundle, documentBundle } from '@bedrequest/fhir-model/testing';
 import { ClinicAgents, registerClinics, registerReferrer, root, SANDBOX_REFERRER, type SandboxClinic } from '@bedrequest/stack';
@@ -101,6 +101,7 @@ describe("the sandbox's demo parties and clinics", () => {
   afterAll(async () => {
     await agents?.stop();
     await stack?.stop();
+    rmSync(directory, { recursive: true, force: true });
   });
 
   it('registers the referrer and its SMART client once, with an RS384 key pair kept in its directory', async () => {

@@ -5,7 +5,7 @@
 // everything registered, and `--reset` removes it. Refusals come before anything starts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Client } from 'pg';
 import { buildServices, removeKeptNamespace, root } from '@bedrequest/stack';
@@ -94,6 +94,7 @@ describe('npm run sandbox', () => {
       clearTimeout(force);
     }
     await removeKeptNamespace({ ...process.env, AMQP_NAMESPACE: namespace, ...schemasOf(namespace), REDIS_KEY_PREFIX: `${run.redisKeyPrefix}${namespace}:` });
+    rmSync(directory, { recursive: true, force: true });
   }, 60_000);
 
   it('refuses NODE_ENV=production and an unknown option before anything starts', async () => {
