@@ -85,5 +85,10 @@ export const GatewayConfig = configSchema({
    * it became its own app, is redirected there so that bookmarks keep working.
    */
   WEB_PUBLIC_URL: env.url('http://127.0.0.1:8085', ['http:', 'https:']),
+  /**
+   * A sandbox's gateway (`npm run sandbox`, docs/sandbox.md): every answer of the public port says
+   * so in `Bedrequest-Environment: sandbox`, so that no client takes it for production.
+   */
+  SANDBOX: env.bool(false),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -33,6 +33,7 @@ import { addressLimit, type AddressBucket } from './address-limits';
 import { invalidTokenLimit } from './invalid-token-limit';
 import { partyLimits } from './rate-limit';
 import { redirectToWeb } from './web-redirect';
+import { markSandbox } from './sandbox-marker';
 import { SERVICE_VERSION, serviceIndex } from './service-index';
 import { NotifierClient } from './subscriptions/notifier.client';
 import { subscriptionsRouter } from './subscriptions/subscriptions.router';
@@ -138,6 +139,7 @@ export function startGateway(config: GatewayConfig): Promise<RunningGateway> {
     );
 
     const app = createServiceHttpApp({ logger, registry, trustedProxies: config.TRUSTED_PROXIES });
+    if (config.SANDBOX) app.use(markSandbox());
     app.use(helmet());
     app.use(allowedMethods(app));
     app.get('/', documents, serviceIndex);

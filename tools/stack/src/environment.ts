@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
 import {
@@ -91,7 +92,7 @@ function provisionTarget(env: Record<string, string | undefined>): ProvisionTarg
 }
 
 /** Removes what an isolated stack left behind: its broker objects, its services' schemas, roles and users (its Redis keys go with the test run's prefix). */
-export async function removeNamespace(env: Record<string, string | undefined>, provisioned?: ProvisionedStack): Promise<void> {
+export async function removeNamespace(env: Record<string, string | undefined>, provisioned?: Pick<ProvisionedStack, 'plan'>): Promise<void> {
   if (provisioned) {
     const plan = brokerUsersLeftToTestRun(env) ? { ...provisioned.plan, broker: [] } : provisioned.plan;
     await removeProvisioned(plan, provisionTarget(env)).catch(() => undefined);
@@ -125,4 +126,39 @@ function brokerUsersLeftToTestRun(env: Record<string, string | undefined>): bool
     env.PROVISION_RABBITMQ_API_URL === undefined &&
     (env.AMQP_NAMESPACE ?? '').startsWith(`${run.AMQP_NAMESPACE}_`)
   );
+}
+
+/**
+ * Removes a namespace a stack kept on purpose (`npm run sandbox -- --reset`): what removeNamespace
+ * removes, with the principals provisioning names after the namespace (their passwords do not
+ * matter to their removal), and the Redis keys under REDIS_KEY_PREFIX.
+ */
+export async function removeKeptNamespace(given: Record<string, string | undefined>): Promise<void> {
+  // The services' defaults (libs/config), for a caller that names none.
+  const env: Record<string, string> = {
+    DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/bedrequest',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    ...definedOnly(given),
+  };
+  await removeNamespace(env, { plan: provisionPlan(env, { generatePasswords: true }) });
+  const prefix = env.REDIS_KEY_PREFIX;
+  if (!prefix) return;
+  const redis = new Redis(env.REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    for (let cursor = '0'; ;) {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+      if (cursor === '0') break;
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

@@ -12,3 +12,8 @@ export { buildServices, root, type OutputHandling } from './child-process';
 export function launchStack(options: LaunchOptions): Promise<Stack> {
   return Stack.launch(options, inProcessRunner);
 }
+export { removeKeptNamespace } from './environment';
+export { ClinicAgents } from './sandbox/clinic-agents';
+export { sandboxPassword } from './sandbox/clinic-agent';
+export { SANDBOX_REFERRER, registerClinics, registerReferrer, type SandboxReferrer } from './sandbox/parties';
+export type { SandboxClinic } from './sandbox/rules';
