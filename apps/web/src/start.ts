@@ -69,7 +69,7 @@ export function startWeb(config: WebConfig): Promise<RunningWeb> {
     // The webhook inspector's receivers and pages, in a sandbox only (docs/workspace.md, "Webhook-Inspektor (nur Sandbox)").
     const held = new HeldAnswers();
     const inspector = config.SANDBOX ? sandboxInspector(config, redis, context) : undefined;
-    if (inspector) app.use(receiverRouter({ store: inspector.store, held, logger }));
+    if (inspector) app.use(receiverRouter({ store: inspector.store, held, logger, api, publicUrl: inspector.publicUrl }));
     // The hospital's workspace: its social service's requests (docs/workspace.md).
     app.use('/workspace', workspaceRouter({ ...pages, ...(inspector ? { inspector } : {}) }));
     app.use((_req, res) => {

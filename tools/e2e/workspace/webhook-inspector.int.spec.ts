@@ -139,6 +139,19 @@ describeInChromium('the webhook inspector of a sandbox', () => {
     expect(await violations(page)).toEqual([]);
   });
 
+  it("answers a script its party's receiver address for an API token: the page's address; 401 without a valid token, 403 for a clinic's", async () => {
+    const receiver = (token?: string) =>
+      fetch(`${harness.baseUrl}/sandbox/receiver`, { headers: token ? { authorization: `Bearer ${token}` } : {} }).then(async (answer) => ({
+        status: answer.status,
+        body: (await answer.json()) as { url?: string; error?: string },
+      }));
+    expect(await receiver(harness.referrerToken)).toEqual({ status: 200, body: { url: address } });
+    expect((await receiver()).status).toBe(401);
+    expect((await receiver('not-a-token')).status).toBe(401);
+    expect(await receiver(await harness.stack.login(harness.clinics[0]!.username))).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect((await fetch(`${plainUrl}/sandbox/receiver`, { headers: { authorization: `Bearer ${harness.referrerToken}` } })).status).toBe(404);
+  });
+
   it('fails the next two deliveries with 503: the delivery log shows both attempts and the third delivered, the page each marked', async () => {
     await page.getByLabel('Anzahl der Zustellungen (1 bis 100)').fill('2');
     await page.getByLabel('mit HTTP-Status antworten').check();

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { clientAddressOf } from '@bedrequest/observability';
+import { SessionExpiredError, type InboxApi } from '../inbox/inbox-api';
 import type { HeldAnswers } from './held-answers';
 import { MAX_BODY_BYTES, type FailureMode, type ReceiverAnswer, type ReceiverStore } from './receiver-store';
 import { checkSignature, type SignatureCheck } from './signature-check';
@@ -16,10 +18,40 @@ export const HOLD_MS = 30_000;
  * /sandbox/hooks/{token}` takes any POST without a session (the notifier posts there), records it
  * with its signature check, and answers 204, or the failure the fail-next setting asks for. A token
  * never made is 404 and recorded nowhere. Bodies are recorded for the inspector's page, never logged.
+ *
+ * `GET /sandbox/receiver` with an API access token (`Authorization: Bearer …`) answers the address
+ * of the token's party's receiver, `{"url": …}`, made on first use as the page makes it: so that an
+ * integrator's script, which has a token and no browser session, subscribes to the inspector
+ * (docs/integration.md). The token is the gateway's to judge: the web app asks it for the party.
  */
-export function receiverRouter(options: { store: ReceiverStore; held: HeldAnswers; logger: Logger }): Router {
+export function receiverRouter(options: {
+  store: ReceiverStore;
+  held: HeldAnswers;
+  logger: Logger;
+  api: InboxApi;
+  /** WEB_PUBLIC_URL: where the notifier reaches the web app; unset, the origin the caller used. */
+  publicUrl?: string | undefined;
+}): Router {
   const { store, held } = options;
   const router = Router();
+
+  router.get('/sandbox/receiver', async (req: Request, res: Response) => {
+    res.setHeader('cache-control', 'no-store');
+    const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(req.get('authorization') ?? '')?.[1];
+    if (!token) return res.status(401).json({ error: 'invalid_token', message: 'an API access token is needed: Authorization: Bearer <token>' });
+    let party;
+    try {
+      party = await options.api.hospitalFor({ token, correlationId: String(req.headers['x-correlation-id']), clientAddress: clientAddressOf(req) }).party();
+    } catch (error) {
+      if (error instanceof SessionExpiredError) return res.status(401).json({ error: 'invalid_token', message: 'the access token is not valid (expired?)' });
+      throw error;
+    }
+    if (party.role !== 'referrer') {
+      return res.status(403).json({ error: 'forbidden', message: 'the inspector receives a referrer’s webhooks: log in as a hospital' });
+    }
+    const receiver = await store.receiverOf(party.id);
+    res.json({ url: `${options.publicUrl ?? `${req.protocol}://${req.get('host') ?? ''}`}/sandbox/hooks/${receiver}` });
+  });
 
   router.post('/sandbox/hooks/:token', async (req: Request, res: Response) => {
     const token = String(req.params.token);
