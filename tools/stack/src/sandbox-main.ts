@@ -2,7 +2,8 @@
 // built everything (this file's bundle is dist/tools/stack/sandbox-main.cjs): the six services in
 // the foreground (foreground.ts) in the sandbox's own namespace and ports, its demo parties, and its
 // demo clinics answering by the rules file (docs/sandbox.md). `--reset` removes the sandbox instead.
-import { relative } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { root } from './child-process';
 import { removeKeptNamespace } from './environment';
 import { paint, printLine, runInForeground, sayAs } from './foreground';
@@ -45,10 +46,28 @@ async function main(): Promise<void> {
           log: (line) => printLine('clinics', line),
         }),
       ]);
+      writeClientFile(settings, referrer);
       printReady(stack, settings, referrer, agents.clinics, say);
       return () => agents.stop();
     },
   });
+}
+
+/**
+ * The SMART client as a file beside its key pair, for an integrator's scripts to read instead of the
+ * printed lines (docs/integration.md): its id, the key's kid and the token endpoint.
+ */
+function writeClientFile(settings: SandboxSettings, referrer: SandboxReferrer): void {
+  const { client } = referrer;
+  const description = {
+    clientId: client.id,
+    kid: client.kid,
+    algorithm: 'RS384',
+    tokenEndpoint: `${settings.apiUrl}/api/v1/token/oauth2`,
+    privateKeyFile: client.privateKeyFile,
+    jwksFile: client.jwksFile,
+  };
+  writeFileSync(join(settings.directory, 'referrer-client.json'), `${JSON.stringify(description, null, 2)}\n`);
 }
 
 /** What an integrator needs to begin: addresses, logins, the SMART client, and where the rules are. */
@@ -58,7 +77,9 @@ function printReady(stack: Stack, settings: SandboxSettings, referrer: SandboxRe
   say(`  web app        ${stack.webUrl}/inbox/`);
   say(`  referrer       username ${referrer.username}   password ${referrer.password}   (POST ${stack.gatewayUrl}/api/v1/token/login)`);
   say(`  SMART client   client id ${referrer.client.id}   RS384, kid ${referrer.client.kid}`);
-  say(`  private key    ${shown(referrer.client.privateKeyFile)}   (public JWKS ${shown(referrer.client.jwksFile)})`);
+  say(
+    `  private key    ${shown(referrer.client.privateKeyFile)}   (public JWKS ${shown(referrer.client.jwksFile)}; client id and kid in ${shown(join(settings.directory, 'referrer-client.json'))})`,
+  );
   say(`  token endpoint ${settings.apiUrl}/api/v1/token/oauth2`);
   say(`  rules file     ${shown(settings.rulesFile)}   (reloaded when it changes; docs/sandbox.md)`);
   for (const clinic of clinics) {
