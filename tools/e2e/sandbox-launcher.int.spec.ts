@@ -118,7 +118,18 @@ describe('npm run sandbox', () => {
     const clientId = /^client id (\S+) {3}RS384, kid (\S+)$/.exec(printed(output, 'SMART client') ?? '');
     expect(clientId?.[1]).toMatch(/^[0-9a-f-]{36}$/);
     const kept = relative(root, directory);
-    expect(printed(output, 'private key')).toBe(`${kept}/referrer-client.key.pem   (public JWKS ${kept}/referrer-client.jwks.json)`);
+    expect(printed(output, 'private key')).toBe(
+      `${kept}/referrer-client.key.pem   (public JWKS ${kept}/referrer-client.jwks.json; client id and kid in ${kept}/referrer-client.json)`,
+    );
+    // The same for scripts (docs/integration.md reads it).
+    expect(JSON.parse(readFileSync(join(directory, 'referrer-client.json'), 'utf8'))).toEqual({
+      clientId: clientId?.[1],
+      kid: clientId?.[2],
+      algorithm: 'RS384',
+      tokenEndpoint: `${gatewayUrl}/api/v1/token/oauth2`,
+      privateKeyFile: join(directory, 'referrer-client.key.pem'),
+      jwksFile: join(directory, 'referrer-client.jwks.json'),
+    });
     expect(printed(output, 'token endpoint')).toBe(`${gatewayUrl}/api/v1/token/oauth2`);
     expect(printed(output, 'rules file')).toMatch(/^tools\/sandbox\/clinics\.json {3}/);
     expect(output.match(/^\[sandbox\] {4}clinic 51000000\d /gm)).toHaveLength(5);
