@@ -7,8 +7,8 @@ import { WEBHOOK_RETRY_SCHEDULE, webhookOutage } from './scenarios/webhook-outag
 import { FaultFixture } from './support/fault-fixture';
 
 /**
- * The faults that disturb only processes and queues the test owns, none of the machine's shared
- * services: a webhook receiver, a killed intake of its own stack, messages on its own queues, a
+ * The faults that disturb only processes and queues the test owns, none of the run's PostgreSQL,
+ * Redis and RabbitMQ: a webhook receiver, a killed intake of its own stack, messages on its own queues, a
  * production-mode notifier, hostile bundles; what each proves is said in its scenario's file
  * (scenarios/). They run side by side (it.concurrent), so that the two minutes the webhook receiver
  * must stay down do not add up with the rest; each one asserts only about its own requests, parties
@@ -36,8 +36,8 @@ describe('faults on the test’s own processes, side by side', () => {
   let killable: FaultFixture | undefined;
 
   beforeAll(async () => {
-    // Six database connections per pool: two stacks and the tests of other developers share
-    // PostgreSQL's 100. One in-process try again per delivery: see poison-message.ts. Warnings
+    // Six database connections per pool: two stacks of six services share the run's PostgreSQL
+    // and its 100. One in-process try again per delivery: see poison-message.ts. Warnings
     // too (a lost connection, a failed handler), for a failure's message (explainingFailure).
     const logLevel = process.env.FAULTS_LOG_LEVEL ?? 'warn';
     const started = await Promise.allSettled([
