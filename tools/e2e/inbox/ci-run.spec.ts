@@ -28,7 +28,7 @@ describe('.ci/run', () => {
     expect(run).toBeGreaterThan(skip);
     expect(lines[run]).toBe(`side_by_side 'npm run format:check && npm run lint' 'npm test' 'npm run test:faults' \\`);
     expect(lines[run + 1]).toBe("  'node tools/node24.cjs node tools/faults/support/private-services.cjs reap'");
-    expect(sideBySide).toContain('chrt --idle 0 bash -c "$1" >"$checks_log" 2>&1 &');
+    expect(sideBySide).toContain('chrt --idle 0 bash -c "$1" </dev/null >"$checks_log" 2>&1 &');
     // Its verdict is the run's: side_by_side ends the script.
     expect(lines.slice(run + 2).filter((line) => line.trim() !== '')).toEqual([]);
   });
