@@ -1,14 +1,13 @@
-// Stopping and starting the machine's own PostgreSQL, Redis and RabbitMQ (the fault suite runs as
-// root on CI and on the development machine, with the three services local). Every disturbance
-// goes through `whileDown`, which starts the service again in `finally` and waits until it really
-// answers, so a failing test never leaves the machine without it.
+// Stopping and starting the fault run's own PostgreSQL, Redis and RabbitMQ (private-services.cjs:
+// started by the suite's global set-up on ports of their own; the machine's services are never
+// touched). Every disturbance goes through `whileDown`, which starts the service again in `finally`
+// and waits until it really answers, so a failing test never leaves the run without it.
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { connect as connectAmqp } from 'amqplib';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { redisServerArgs } from './redis-server.cjs';
+import { pgCtlCommand, rabbitmqctlCommand, redisServerCommand, servicesOfRun, urlsOf, type Command } from './private-services.cjs';
 
 const execute = promisify(execFile);
 
@@ -22,7 +21,7 @@ export interface Dependency {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function command(file: string, args: string[]): Promise<void> {
+async function command([file, args]: Command): Promise<void> {
   try {
     await execute(file, args, { timeout: 120_000 });
   } catch (error) {
@@ -31,24 +30,16 @@ async function command(file: string, args: string[]): Promise<void> {
   }
 }
 
-const urls = () => ({
-  postgres: process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
-  redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  amqp: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
-});
+const urls = () => urlsOf(servicesOfRun());
 
-/** The cluster `main` of the one PostgreSQL version installed (`ls /etc/postgresql`). */
-function pgCtlCluster(action: 'stop' | 'start' | 'restart'): Promise<void> {
-  const [version] = readdirSync('/etc/postgresql');
-  if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql');
-  return command('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', action]);
-}
+/** `pg_ctl` of the run's cluster: `restart` cuts every connection, as `pg_ctlcluster restart` does (fast shutdown). */
+const pgCtl = (action: 'stop' | 'start' | 'restart') => command(pgCtlCommand(servicesOfRun(), action));
 
 export const postgres: Dependency & { restart(): Promise<void> } = {
   name: 'PostgreSQL',
-  stop: () => pgCtlCluster('stop'),
-  start: () => pgCtlCluster('start'),
-  restart: () => pgCtlCluster('restart'),
+  stop: () => pgCtl('stop'),
+  start: () => pgCtl('start'),
+  restart: () => pgCtl('restart'),
   async isUp() {
     const client = new Client({ connectionString: urls().postgres, connectionTimeoutMillis: 1_000 });
     client.on('error', () => undefined);
@@ -68,10 +59,10 @@ export const redis: Dependency = {
   name: 'Redis',
   async stop() {
     // The connection closes under redis-cli, which may then exit non-zero: judge by isUp instead.
-    await command('redis-cli', ['-u', urls().redis, 'shutdown', 'nosave']).catch(() => undefined);
+    await command(['redis-cli', ['-u', urls().redis, 'shutdown', 'nosave']]).catch(() => undefined);
     await waitUntil(async () => !(await redis.isUp()), 'Redis to stop', 10_000);
   },
-  start: () => command('redis-server', redisServerArgs(new URL(urls().redis).port || 6379)),
+  start: () => command(redisServerCommand(servicesOfRun())),
   async isUp() {
     const client = new Redis(urls().redis, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
     client.on('error', () => undefined);
@@ -88,8 +79,8 @@ export const redis: Dependency = {
 
 export const rabbitmq: Dependency = {
   name: 'RabbitMQ',
-  stop: () => command('rabbitmqctl', ['stop_app']),
-  start: () => command('rabbitmqctl', ['start_app']),
+  stop: () => command(rabbitmqctlCommand(servicesOfRun(), 'stop_app')),
+  start: () => command(rabbitmqctlCommand(servicesOfRun(), 'start_app')),
   async isUp() {
     try {
       const connection = await connectAmqp(urls().amqp, { timeout: 2_000 });
