@@ -7,7 +7,7 @@ import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/l
 /**
  * PostgreSQL restarted during load: consumers retry, nothing acknowledged is lost
  * (docs/architecture.md, "Message backbone": failing handlers are tried again in-process). The
- * run's PostgreSQL restarts (`pg_ctl restart`, fast shutdown: every connection is cut) while
+ * machine's PostgreSQL restarts (`pg_ctlcluster ... restart`: every connection is cut) while
  * bundles arrive; intake's and routing's consumers fail on their deliveries meanwhile and must
  * retry them rather than drop them. Every bundle answered 202 must end up stored, exactly once,
  * and nothing may be dead-lettered.

@@ -8,8 +8,8 @@ import { BundleLoad, accepted, bundleSource, type PostRecord } from './support/l
  * RabbitMQ stopped and started during load (`rabbitmqctl stop_app` / `start_app`). Proved: every
  * POST sent and answered while it is down is answered 503 with `Retry-After`, never 202
  * (docs/architecture.md, "Message backbone": 202 only after the broker's confirm); bundles are
- * answered 202 before and after it, and every 202 is stored exactly once. The run's broker (its own
- * node, support/private-services.cjs) goes down for a few seconds.
+ * answered 202 before and after it, and every 202 is stored exactly once. The broker of the whole
+ * machine goes down for a few seconds.
  */
 const DOWN_MS = 3_000;
 

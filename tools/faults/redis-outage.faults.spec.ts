@@ -8,8 +8,8 @@ import { accepted, bundleSource, postBundle, type PostRecord } from './support/l
  * Redis stopped. Proved: access tokens still verify and bundles are taken (each answered 202 and
  * stored); login and refresh answer 503 with Retry-After, and work again once Redis is back. Redis
  * holds only refresh tokens and login throttling (docs/architecture.md); the gateway checks access tokens
- * itself with auth's public keys. The run's Redis is shut down for a few seconds (without
- * saving: it runs without persistence, like the machine's on CI).
+ * itself with auth's public keys. The machine's Redis is shut down for a few seconds (without
+ * saving: it runs without persistence here, like on CI).
  */
 const DOWN_AT_LEAST_MS = 3_000;
 

@@ -7,8 +7,8 @@ import { WEBHOOK_RETRY_SCHEDULE, webhookOutage } from './scenarios/webhook-outag
 import { FaultFixture } from './support/fault-fixture';
 
 /**
- * The faults that disturb only processes and queues the test owns, none of the run's PostgreSQL,
- * Redis and RabbitMQ: a webhook receiver, a killed intake of its own stack, messages on its own queues, a
+ * The faults that disturb only processes and queues the test owns, none of the machine's shared
+ * services: a webhook receiver, a killed intake of its own stack, messages on its own queues, a
  * production-mode notifier, hostile bundles; what each proves is said in its scenario's file
  * (scenarios/). They run side by side (it.concurrent), so that the two minutes the webhook receiver
  * must stay down do not add up with the rest; each one asserts only about its own requests, parties
@@ -19,13 +19,6 @@ import { FaultFixture } from './support/fault-fixture';
  * load two cores fully; at the same time they would only slow each other down and blur their
  * figures). Two stacks: the kill -9 fault has its own (its intake dies), the others share one.
  */
-
-/**
- * The bound of each fault in the lane below, one that only catches a hang: jest times every
- * it.concurrent from when they all start, so the last one's time is the whole lane's, which on a
- * machine busy with other tests can pass the suite's testTimeout.
- */
-const LANE_TIMEOUT_MS = 600_000;
 
 /** Runs each call's work after the work of every earlier call has finished. */
 function lane() {
@@ -43,8 +36,8 @@ describe('faults on the test’s own processes, side by side', () => {
   let killable: FaultFixture | undefined;
 
   beforeAll(async () => {
-    // Six database connections per pool: two stacks of six services share the run's PostgreSQL
-    // and its 100. One in-process try again per delivery: see poison-message.ts. Warnings
+    // Six database connections per pool: two stacks and the tests of other developers share
+    // PostgreSQL's 100. One in-process try again per delivery: see poison-message.ts. Warnings
     // too (a lost connection, a failed handler), for a failure's message (explainingFailure).
     const logLevel = process.env.FAULTS_LOG_LEVEL ?? 'warn';
     const started = await Promise.allSettled([
@@ -71,35 +64,24 @@ describe('faults on the test’s own processes, side by side', () => {
   const onShared = (label: string, scenario: (stack: FaultFixture) => Promise<void>) => () => shared.explainingFailure(label, () => scenario(shared));
 
   it.concurrent('webhook receiver down for 2 minutes, then up: every event arrives, same ids, order per request', onShared('outage', webhookOutage));
-  it.concurrent(
-    'kill -9 of intake during 5,000 POSTs: 202s before, while it is gone and once it is back, each stored exactly once, none lost',
-    () =>
-      oneAtATime(async () => {
-        try {
-          await killable!.explainingFailure('kill', () => intakeKill(killable!));
-        } finally {
-          // Its stack is not needed any more: its processes would only take memory and connections.
-          const stack = killable;
-          killable = undefined;
-          await stack?.stop();
-        }
-      }),
-    LANE_TIMEOUT_MS,
+  it.concurrent('kill -9 of intake during 5,000 POSTs: 202s before, while it is gone and once it is back, each stored exactly once, none lost', () =>
+    oneAtATime(async () => {
+      try {
+        await killable!.explainingFailure('kill', () => intakeKill(killable!));
+      } finally {
+        // Its stack is not needed any more: its processes would only take memory and connections.
+        const stack = killable;
+        killable = undefined;
+        await stack?.stop();
+      }
+    }),
   );
-  it.concurrent(
-    'a poison message is dead-lettered after exactly the delivery limit while other traffic flows',
-    () => oneAtATime(onShared('poison', poisonMessage)),
-    LANE_TIMEOUT_MS,
+  it.concurrent('a poison message is dead-lettered after exactly the delivery limit while other traffic flows', () =>
+    oneAtATime(onShared('poison', poisonMessage)),
   );
-  it.concurrent(
-    '1,000 messages each delivered twice: exactly 1,000 stored versions and 1,000 clinic notifications',
-    () => oneAtATime(onShared('duplicates', duplicateDelivery)),
-    LANE_TIMEOUT_MS,
+  it.concurrent('1,000 messages each delivered twice: exactly 1,000 stored versions and 1,000 clinic notifications', () =>
+    oneAtATime(onShared('duplicates', duplicateDelivery)),
   );
-  it.concurrent('SSRF in production mode: no connection reaches a loopback canary', () => oneAtATime(onShared('ssrf', ssrf)), LANE_TIMEOUT_MS);
-  it.concurrent(
-    '10,000 fuzzed bundles: only 4xx (or 202 and stored), no 5xx, every service still up',
-    () => oneAtATime(onShared('fuzz', fuzz)),
-    LANE_TIMEOUT_MS,
-  );
+  it.concurrent('SSRF in production mode: no connection reaches a loopback canary', () => oneAtATime(onShared('ssrf', ssrf)));
+  it.concurrent('10,000 fuzzed bundles: only 4xx (or 202 and stored), no 5xx, every service still up', () => oneAtATime(onShared('fuzz', fuzz)));
 });

@@ -6,8 +6,6 @@
 // them.
 const net = require('node:net');
 const { randomBytes } = require('node:crypto');
-const { mkdirSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
 const { Client } = require('pg');
 
 const defaults = {
@@ -88,13 +86,4 @@ module.exports = async function globalSetup() {
     LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
     WEBHOOK_ALLOW_PRIVATE: 'true',
   });
-
-  // TEST_SKIP_BUILD: the caller built dist before the run (.ci/run, which runs the fault suite
-  // beside the tests: a build replaces dist while the other run starts services from it). The run's
-  // mark that its build is done (tools/stack buildServices; the teardown removes it).
-  if (process.env.TEST_SKIP_BUILD) {
-    const dist = join(__dirname, '..', '..', 'dist');
-    mkdirSync(dist, { recursive: true });
-    writeFileSync(join(dist, `.built-${runId}`), '');
-  }
 };

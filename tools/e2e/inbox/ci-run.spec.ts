@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { CHROMIUM } from './chromium-path';
 
 const ciRun = readFileSync(join(__dirname, '..', '..', '..', '.ci', 'run'), 'utf8');
-/** .ci/run's side_by_side and the functions after it, up to its call. */
-const sideBySide = /^side_by_side\(\) \{[^\n]*\n[\s\S]*?\n(?=side_by_side )/m.exec(ciRun)?.[0] ?? '';
 
 describe('.ci/run', () => {
   it('makes sure Chromium is at the path the browser tests launch, and stops when it is not', () => {
@@ -17,84 +15,17 @@ describe('.ci/run', () => {
     expect(checks[1]).toMatch(/exit 1; }$/);
   });
 
-  it('builds once, then runs the README test command with the fault suite and format and lint beside it, the checks in the idle scheduling class', () => {
+  it('runs the README test command and the fault suite, with format and lint beside them in the idle scheduling class', () => {
     const lines = ciRun.split('\n');
-    expect(lines.filter((line) => /^npm (ci|run|test)/.test(line))).toEqual(['npm ci --no-audit --no-fund']);
-    const build = lines.findIndex((line) => line.includes('nx run-many -t build '));
-    const skip = lines.indexOf('export TEST_SKIP_BUILD=1');
-    const run = lines.findIndex((line) => line.startsWith('side_by_side '));
-    expect(build).toBeGreaterThan(lines.indexOf('npm ci --no-audit --no-fund'));
-    expect(skip).toBeGreaterThan(build);
-    expect(run).toBeGreaterThan(skip);
-    expect(lines[run]).toBe(`side_by_side 'npm run format:check && npm run lint' 'npm test' 'npm run test:faults' \\`);
-    expect(lines[run + 1]).toBe("  'node tools/node24.cjs node tools/faults/support/private-services.cjs reap'");
-    expect(sideBySide).toContain('chrt --idle 0 bash -c "$1" </dev/null >"$checks_log" 2>&1 &');
-    // Its verdict is the run's: side_by_side ends the script.
-    expect(lines.slice(run + 2).filter((line) => line.trim() !== '')).toEqual([]);
-  });
-
-  describe('side by side: the tests, the fault suite and the checks', () => {
-    let folder: string;
-    beforeEach(() => {
-      folder = mkdtempSync(join(tmpdir(), 'ci-run-'));
-    });
-    afterEach(() => rmSync(folder, { recursive: true, force: true }));
-
-    /** A stand-in run: notes its process id, says it started, takes `seconds`, says it ended, exits with `exit`. */
-    const standIn = (name: string, seconds: number, exit = 0) =>
-      `echo $$ > ${join(folder, `${name}.pid`)}; echo ${name} started; sleep ${seconds}; echo ${name} ended; exit ${exit}`;
-    const run = (checks: string, tests: string, faults: string) =>
-      spawnSync('bash', ['-c', `set -euo pipefail\n${sideBySide}\nside_by_side "$@"`, 'ci', checks, tests, faults, `touch ${join(folder, 'reaped')}`], {
-        encoding: 'utf8',
-        timeout: 30_000,
-      });
-    /** Whether the stand-in still runs once the script has ended (a zombie runs no more). */
-    const running = (name: string) => {
-      const status = `/proc/${readFileSync(join(folder, `${name}.pid`), 'utf8').trim()}/status`;
-      return existsSync(status) && !/^State:\s+Z/m.test(readFileSync(status, 'utf8'));
-    };
-    const reaped = () => existsSync(join(folder, 'reaped'));
-
-    it('waits for all three, the fault suite’s output after the tests’, the checks’ last, and exits 0', () => {
-      const result = run(standIn('checks', 0.2), standIn('tests', 1), standIn('faults', 0.5));
-      expect(result.stderr).toBe('');
-      expect(result.stdout.split('\n')).toEqual([
-        'tests started',
-        'tests ended',
-        'ci: the fault suite, run beside the tests:',
-        'faults started',
-        'faults ended',
-        'ci: format:check and lint, run beside the tests:',
-        'checks started',
-        'checks ended',
-        '',
-      ]);
-      expect(result.status).toBe(0);
-      expect(reaped()).toBe(false);
-    });
-
-    it('stops the fault suite when the tests fail, shows what it wrote so far and removes its services', () => {
-      const result = run(standIn('checks', 20), standIn('tests', 0.5, 3), standIn('faults', 20));
-      expect(result.status).toBe(3);
-      expect(result.stderr).toContain('ci: npm test failed (exit 3)\nci: the fault suite stopped unfinished; its output so far:\nfaults started\n');
-      expect(result.stderr).toContain('ci: format:check and lint stopped unfinished; their output so far:\nchecks started\n');
-      expect([running('faults'), running('checks'), reaped()]).toEqual([false, false, true]);
-    });
-
-    it('stops the tests when the fault suite fails first, and shows its output', () => {
-      const result = run(standIn('checks', 20), standIn('tests', 20), standIn('faults', 0.5, 4));
-      expect(result.status).toBe(4);
-      expect(result.stdout).toContain('faults started\nfaults ended\n');
-      expect(result.stderr).toContain('ci: npm run test:faults failed (exit 4)\nci: npm test stopped unfinished\n');
-      expect([running('tests'), running('checks'), reaped()]).toEqual([false, false, false]);
-    });
-
-    it('fails when the one that ends second fails, and with the checks’ status when only they fail', () => {
-      expect(run(standIn('checks', 0), standIn('tests', 1, 5), standIn('faults', 0.2)).status).toBe(5);
-      const checksFailed = run(standIn('checks', 0.2, 6), standIn('tests', 0.2), standIn('faults', 0.5));
-      expect(checksFailed.status).toBe(6);
-      expect(checksFailed.stderr).toBe('ci: format:check or lint failed (exit 6)\n');
-    });
+    const steps = lines.filter((line) => /^npm (ci|run|test)/.test(line));
+    expect(steps).toEqual(['npm ci --no-audit --no-fund', 'npm run pretest', 'npm test', 'npm run test:faults']);
+    const checks = lines.findIndex((line) => line.startsWith(`chrt --idle 0 bash -c 'npm run format:check && npm run lint' `) && line.endsWith(' &'));
+    expect(checks).toBeGreaterThan(lines.indexOf('npm run pretest'));
+    expect(checks).toBeLessThan(lines.indexOf('npm test'));
+    // Their verdict is the run's: waited for after the fault suite, and the script's exit status.
+    const waited = lines.findIndex((line) => line.startsWith('wait "$checks"'));
+    expect(waited).toBeGreaterThan(lines.indexOf('npm run test:faults'));
+    expect(lines.slice(waited).filter((line) => line.startsWith('exit '))).toEqual(['exit "$checks_status"']);
   });
 
   describe("installs Debian's prometheus (for promtool) without letting the package start its server", () => {

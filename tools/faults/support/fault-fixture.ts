@@ -178,7 +178,7 @@ export class FaultFixture {
 
   /**
    * Messages of a queue that are ready or delivered and not yet settled, as the broker counts them
-   * (RABBITMQCTL of the stack, else `rabbitmqctl` of the run's node; see unsettledMessages).
+   * (RABBITMQCTL of the stack or the machine's `rabbitmqctl`; see unsettledMessages).
    */
   async unsettled(key: QueueKey): Promise<number> {
     return unsettledMessages(this.stack.env.RABBITMQCTL ?? 'rabbitmqctl', this.amqpUrl, this.queue(key));

@@ -1,13 +1,14 @@
-// Stopping and starting the fault run's own PostgreSQL, Redis and RabbitMQ (private-services.cjs:
-// started by the suite's global set-up on ports of their own; the machine's services are never
-// touched). Every disturbance goes through `whileDown`, which starts the service again in `finally`
-// and waits until it really answers, so a failing test never leaves the run without it.
+// Stopping and starting the machine's own PostgreSQL, Redis and RabbitMQ (the fault suite runs as
+// root on CI and on the development machine, with the three services local). Every disturbance
+// goes through `whileDown`, which starts the service again in `finally` and waits until it really
+// answers, so a failing test never leaves the machine without it.
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { connect as connectAmqp } from 'amqplib';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { pgCtlCommand, rabbitmqctlCommand, redisServerCommand, servicesOfRun, urlsOf, type Command } from './private-services.cjs';
+import { redisServerArgs } from './redis-server.cjs';
 
 const execute = promisify(execFile);
 
@@ -21,7 +22,7 @@ export interface Dependency {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function command([file, args]: Command): Promise<void> {
+async function command(file: string, args: string[]): Promise<void> {
   try {
     await execute(file, args, { timeout: 120_000 });
   } catch (error) {
@@ -30,16 +31,24 @@ async function command([file, args]: Command): Promise<void> {
   }
 }
 
-const urls = () => urlsOf(servicesOfRun());
+const urls = () => ({
+  postgres: process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+  redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  amqp: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+});
 
-/** `pg_ctl` of the run's cluster: `restart` cuts every connection, as `pg_ctlcluster restart` does (fast shutdown). */
-const pgCtl = (action: 'stop' | 'start' | 'restart') => command(pgCtlCommand(servicesOfRun(), action));
+/** The cluster `main` of the one PostgreSQL version installed (`ls /etc/postgresql`). */
+function pgCtlCluster(action: 'stop' | 'start' | 'restart'): Promise<void> {
+  const [version] = readdirSync('/etc/postgresql');
+  if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql');
+  return command('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', action]);
+}
 
 export const postgres: Dependency & { restart(): Promise<void> } = {
   name: 'PostgreSQL',
-  stop: () => pgCtl('stop'),
-  start: () => pgCtl('start'),
-  restart: () => pgCtl('restart'),
+  stop: () => pgCtlCluster('stop'),
+  start: () => pgCtlCluster('start'),
+  restart: () => pgCtlCluster('restart'),
   async isUp() {
     const client = new Client({ connectionString: urls().postgres, connectionTimeoutMillis: 1_000 });
     client.on('error', () => undefined);
@@ -59,10 +68,10 @@ export const redis: Dependency = {
   name: 'Redis',
   async stop() {
     // The connection closes under redis-cli, which may then exit non-zero: judge by isUp instead.
-    await command(['redis-cli', ['-u', urls().redis, 'shutdown', 'nosave']]).catch(() => undefined);
+    await command('redis-cli', ['-u', urls().redis, 'shutdown', 'nosave']).catch(() => undefined);
     await waitUntil(async () => !(await redis.isUp()), 'Redis to stop', 10_000);
   },
-  start: () => command(redisServerCommand(servicesOfRun())),
+  start: () => command('redis-server', redisServerArgs(new URL(urls().redis).port || 6379)),
   async isUp() {
     const client = new Redis(urls().redis, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
     client.on('error', () => undefined);
@@ -79,8 +88,8 @@ export const redis: Dependency = {
 
 export const rabbitmq: Dependency = {
   name: 'RabbitMQ',
-  stop: () => command(rabbitmqctlCommand(servicesOfRun(), 'stop_app')),
-  start: () => command(rabbitmqctlCommand(servicesOfRun(), 'start_app')),
+  stop: () => command('rabbitmqctl', ['stop_app']),
+  start: () => command('rabbitmqctl', ['start_app']),
   async isUp() {
     try {
       const connection = await connectAmqp(urls().amqp, { timeout: 2_000 });
