@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServices, root } from '@bedrequest/stack';
-import { freePort, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { freeServicePorts } from './service-ports';
 import { guideAddresses, guideCommands, guideScript, readGuide } from './integration-guide/guide-script';
 
 /**
@@ -43,12 +44,10 @@ describe('docs/integration.md, run as written against the sandbox', () => {
     expect(written).toEqual({ api: 'http://127.0.0.1:8180', web: 'http://127.0.0.1:8185' });
 
     buildServices();
-    const ports = await Promise.all(Array.from({ length: 12 }, freePort));
-    const variables = ['PORT', 'INTERNAL_PORT', 'WEB_PORT', 'WEB_INTERNAL_PORT', 'AUTH_PORT', 'AUTH_INTERNAL_PORT', 'INTAKE_PORT', 'INTAKE_INTERNAL_PORT'];
-    variables.push('ROUTING_PORT', 'ROUTING_INTERNAL_PORT', 'NOTIFIER_PORT', 'NOTIFIER_INTERNAL_PORT');
+    const ports = await freeServicePorts();
     env = {
       ...process.env,
-      ...Object.fromEntries(variables.map((name, index) => [name, String(ports[index])])),
+      ...ports,
       SANDBOX_NAMESPACE: namespace,
       SANDBOX_DIR: sandboxDir,
       REDIS_KEY_PREFIX: run.redisKeyPrefix,
@@ -66,8 +65,8 @@ describe('docs/integration.md, run as written against the sandbox', () => {
     });
     if (sandbox.exitCode !== null) throw new Error(`npm run sandbox exited ${sandbox.exitCode}:\n${sandboxOutput}`);
 
-    const api = `http://127.0.0.1:${ports[0]}`;
-    const web = `http://127.0.0.1:${ports[2]}`;
+    const api = `http://127.0.0.1:${ports.PORT}`;
+    const web = `http://127.0.0.1:${ports.WEB_PORT}`;
     // What the guide reads besides the service: the examples in docs/, the sandbox's key files in tmp/sandbox.
     symlinkSync(join(root, 'docs'), join(work, 'docs'));
     mkdirSync(join(work, 'tmp'), { recursive: true });

@@ -9,23 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Client } from 'pg';
 import { buildServices, removeKeptNamespace, root } from '@bedrequest/stack';
-import { freePort, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { freeServicePorts } from './service-ports';
 import { clientAssertion, clientTokenForm, type TestClientKey } from './client-assertion';
-
-const PORT_VARIABLES = [
-  'PORT',
-  'INTERNAL_PORT',
-  'WEB_PORT',
-  'WEB_INTERNAL_PORT',
-  'AUTH_PORT',
-  'AUTH_INTERNAL_PORT',
-  'INTAKE_PORT',
-  'INTAKE_INTERNAL_PORT',
-  'ROUTING_PORT',
-  'ROUTING_INTERNAL_PORT',
-  'NOTIFIER_PORT',
-  'NOTIFIER_INTERNAL_PORT',
-];
 
 interface Run {
   readonly child: ChildProcess;
@@ -72,17 +58,16 @@ describe('npm run sandbox', () => {
 
   beforeAll(async () => {
     buildServices();
-    const ports = await Promise.all(PORT_VARIABLES.map(() => freePort()));
     env = {
       ...process.env,
-      ...Object.fromEntries(PORT_VARIABLES.map((variable, index) => [variable, String(ports[index])])),
+      ...(await freeServicePorts()),
       SANDBOX_NAMESPACE: namespace,
       SANDBOX_DIR: directory,
       SKIP_BUILD: '1',
       NO_COLOR: '1',
       LOG_LEVEL: 'warn',
     };
-    gatewayUrl = `http://127.0.0.1:${ports[0]}`;
+    gatewayUrl = `http://127.0.0.1:${env.PORT}`;
   }, 300_000);
 
   afterAll(async () => {
