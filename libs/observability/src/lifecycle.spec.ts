@@ -1,10 +1,10 @@
 import { Agent, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import express, { type Response } from 'express';
 import { Registry } from 'prom-client';
 import { silentLogger } from '@bedrequest/testing';
 import { listen, probeRouter } from './http';
-import { closeServer, IDLE_LINGER_MS, Lifecycle, trackResponses } from './lifecycle';
+import { closeServer, FIRST_REQUEST_LINGER_MS, IDLE_LINGER_MS, Lifecycle, trackResponses } from './lifecycle';
 
 /** A GET over `agent`: its status, its Connection header and its body. */
 function get(port: number, path: string, agent: Agent): Promise<{ status: number; connection: string | undefined; body: string }> {
@@ -206,6 +206,62 @@ describe('closeServer', () => {
       await closed;
     } finally {
       agent.destroy();
+    }
+  });
+
+  it('answers a request that comes on a connection older than IDLE_LINGER_MS which had sent none yet, as the server closes', async () => {
+    const server = await listen(
+      express().get('/fast', (_req, res) => void res.send('done')),
+      0,
+      '127.0.0.1',
+    );
+    trackResponses(server);
+    const accepted = signal();
+    server.once('connection', () => accepted.resolve());
+    const { port } = server.address() as AddressInfo;
+    const client = connect(port, '127.0.0.1');
+    try {
+      let answer = '';
+      client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const ended = new Promise((resolve) => client.once('end', resolve));
+      await accepted.promise;
+      // A busy process reads the request a while after it accepted the connection.
+      await elapse(IDLE_LINGER_MS);
+      const closed = closeServer(server, 5_000);
+      await elapse(FIRST_REQUEST_LINGER_MS - IDLE_LINGER_MS - 1);
+      client.write('GET /fast HTTP/1.1\r\nHost: test\r\n\r\n');
+      await ended;
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+      await closed;
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('closes a connection that has sent no request once it has been open FIRST_REQUEST_LINGER_MS', async () => {
+    const server = await listen(
+      express().get('/fast', (_req, res) => void res.send('done')),
+      0,
+      '127.0.0.1',
+    );
+    trackResponses(server);
+    const connections = connectionsOf(server);
+    const accepted = signal();
+    server.once('connection', () => accepted.resolve());
+    const { port } = server.address() as AddressInfo;
+    const client = connect(port, '127.0.0.1');
+    client.on('error', () => undefined);
+    try {
+      await accepted.promise;
+      const closed = closeServer(server, 5_000);
+      await elapse(FIRST_REQUEST_LINGER_MS - 1);
+      expect(connections.map((socket) => socket.destroyed)).toEqual([false]);
+      await elapse(50);
+      expect(connections.map((socket) => socket.destroyed)).toEqual([true]);
+      await closed;
+    } finally {
+      client.destroy();
     }
   });
 

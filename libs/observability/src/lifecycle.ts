@@ -60,6 +60,8 @@ export class Lifecycle {
 interface ServerState {
   readonly responses: Set<ServerResponse>;
   readonly idleSince: Map<Socket, number>;
+  /** Connections that have not sent a request yet. */
+  readonly unused: Set<Socket>;
   closing: boolean;
 }
 
@@ -71,17 +73,22 @@ const trackedServers = new WeakMap<Server, ServerState>();
  * before the server takes connections.
  */
 export function trackResponses(server: Server): void {
-  const state: ServerState = { responses: new Set(), idleSince: new Map(), closing: false };
+  const state: ServerState = { responses: new Set(), idleSince: new Map(), unused: new Set(), closing: false };
   trackedServers.set(server, state);
   server.on('connection', (socket: Socket) => {
     state.idleSince.set(socket, Date.now());
-    socket.once('close', () => state.idleSince.delete(socket));
+    state.unused.add(socket);
+    socket.once('close', () => {
+      state.idleSince.delete(socket);
+      state.unused.delete(socket);
+    });
   });
   // Before the app's own listener, so that the header is set before the app could answer.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     state.responses.add(res);
     state.idleSince.delete(socket);
+    state.unused.delete(socket);
     res.once('close', () => {
       state.responses.delete(res);
       if (!socket.destroyed) state.idleSince.set(socket, Date.now());
@@ -99,11 +106,20 @@ export function trackResponses(server: Server): void {
 export const IDLE_LINGER_MS = 250;
 
 /**
+ * How long a connection that has not sent a request yet may stay when the server closes. Its client
+ * connected to have a request answered, usually sent with the connection: a busy process may take
+ * longer than IDLE_LINGER_MS from accepting the connection to reading that request, which must be
+ * answered, not reset. A client that connects and sends nothing is closed after this.
+ */
+export const FIRST_REQUEST_LINGER_MS = 2_000;
+
+/**
  * Stops accepting connections, answers the requests under way, and resolves once every connection
  * has closed. A keep-alive client would otherwise keep sending on its open connection (Node answers
  * requests there after `close()`, and waits for the connection's keep-alive timeout): every answer
  * from now on says `Connection: close`, and a connection is closed once it has been idle for
- * IDLE_LINGER_MS. What is still open after `timeoutMs` is cut.
+ * IDLE_LINGER_MS (FIRST_REQUEST_LINGER_MS while it has sent no request). What is still open after
+ * `timeoutMs` is cut.
  */
 export function closeServer(server: Server, timeoutMs = 10_000): Promise<void> {
   const state = trackedServers.get(server);
@@ -111,7 +127,9 @@ export function closeServer(server: Server, timeoutMs = 10_000): Promise<void> {
     const closeIdle = () => {
       if (!state) return server.closeIdleConnections();
       const now = Date.now();
-      for (const [socket, since] of state.idleSince) if (now - since >= IDLE_LINGER_MS) socket.destroy();
+      for (const [socket, since] of state.idleSince) {
+        if (now - since >= (state.unused.has(socket) ? FIRST_REQUEST_LINGER_MS : IDLE_LINGER_MS)) socket.destroy();
+      }
     };
     const sweep = setInterval(closeIdle, 50);
     const cut = setTimeout(() => server.closeAllConnections(), timeoutMs);
