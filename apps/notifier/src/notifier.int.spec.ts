@@ -286,7 +286,9 @@ describe('notifier with the real RabbitMQ, PostgreSQL and a local webhook receiv
 });
 
 describe('a notifier whose subscription keeps failing', () => {
-  const notifier = notifierUnderTest({ WEBHOOK_RETRY_SCHEDULE: Array(20).fill('150ms').join(','), WEBHOOK_DISABLE_AFTER: '1s' });
+  // Long enough that the later event of pastThisPoint, refused three times on a subscription of its
+  // own, is not disabled itself on a busy machine; retries enough to fail for that long.
+  const notifier = notifierUnderTest({ WEBHOOK_RETRY_SCHEDULE: Array(60).fill('150ms').join(','), WEBHOOK_DISABLE_AFTER: '3s' });
   const pastThisPoint = pastThisPointOf(notifier);
   const receiver = new WebhookReceiver();
   beforeAll(() => receiver.start());
@@ -305,12 +307,12 @@ describe('a notifier whose subscription keeps failing', () => {
       { timeoutMs: 30_000, what: 'the subscription to be disabled' },
     );
     const seenDisabledAt = performance.now();
-    expect(disabled.disabledReason).toBe('every delivery attempt has failed for 1 second');
-    // Not before a second of failures: they began when the first attempt's answer was recorded, after
+    expect(disabled.disabledReason).toBe('every delivery attempt has failed for 3 seconds');
+    // Not before three seconds of failures: they began when the first attempt's answer was recorded, after
     // it arrived (a busy machine only makes the disabling later; the margin: the database keeps
     // milliseconds). It took a later failure to see that: at least two attempts.
     const attempts = receiver.received.length;
-    expect(seenDisabledAt - receiver.received[0]!.receivedAt).toBeGreaterThanOrEqual(1_000 - 5);
+    expect(seenDisabledAt - receiver.received[0]!.receivedAt).toBeGreaterThanOrEqual(3_000 - 5);
     expect(attempts).toBeGreaterThanOrEqual(2);
     await pastThisPoint();
     expect(receiver.received.length).toBe(attempts);
