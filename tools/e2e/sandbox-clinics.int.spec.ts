@@ -4,7 +4,7 @@
 // of rule the shipped file uses, a change of the file taking effect without a restart (a new clinic
 // registered on the way), and a file with a problem leaving the rules in force with one line.
 import { createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { admissionRequestBundle, documentBundle } from '@bedrequest/fhir-model/testing';
 import { ClinicAgents, registerClinics, registerReferrer, root, SANDBOX_REFERRER, type SandboxClinic } from '@bedrequest/stack';
@@ -50,6 +50,8 @@ const RULES = {
 const daysAhead = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 describe("the sandbox's demo parties and clinics", () => {
+  // A fresh clone has no tmp/ until something makes it.
+  mkdirSync(join(root, 'tmp'), { recursive: true });
   const directory = mkdtempSync(join(root, 'tmp', 'sandbox-clinics-'));
   const rulesFile = join(directory, 'clinics.json');
   const lines: string[] = [];

@@ -5,7 +5,7 @@
 // everything registered, and `--reset` removes it. Refusals come before anything starts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Client } from 'pg';
 import { buildServices, removeKeptNamespace, root } from '@bedrequest/stack';
@@ -22,6 +22,8 @@ interface Run {
 describe('npm run sandbox', () => {
   const run = testEnvironment();
   const namespace = uniqueName('sandbox');
+  // A fresh clone has no tmp/ until something makes it.
+  mkdirSync(join(root, 'tmp'), { recursive: true });
   const directory = mkdtempSync(join(root, 'tmp', 'sandbox-launcher-'));
   let env: NodeJS.ProcessEnv;
   let gatewayUrl: string;
