@@ -3,7 +3,7 @@ export { type BatchHandler } from './batch-consumer';
 export { type ConsumedMessage, type HandlerOutcome } from './consumed-message';
 export { handleByType, metaOf, workOf, type MessageHandlers, type MessageMeta, type ReceivedMessage } from './message-handlers';
 export { BrokerUnavailableError, PublishRejectedError } from './errors';
-export { OutboxRelay, outboxRecord, outboxRow, startOutboxRelay, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
+export { OutboxRelay, outboxRecord, outboxRow, oldestMessageAgeSql, relayBatchSql, startOutboxRelay, OUTBOX_TABLE_SQL, type OutboxRecord } from './outbox';
 export { contextFrom, traceContextOf, type TraceContext } from './trace-context';
 export { assertTopology, declareBrokerTopology, type BrokerTopology } from './topology';
 export { connectServiceBroker } from './service-broker';

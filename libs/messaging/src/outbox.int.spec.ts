@@ -1,8 +1,9 @@
 import { connect, type ChannelModel } from 'amqplib';
 import { Pool } from 'pg';
-import { TcpProxy, deleteBrokerTopology, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
+import { Registry } from 'prom-client';
+import { TcpProxy, deleteBrokerTopology, metricSum, silentLogger, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 import { Broker } from './broker';
-import { OUTBOX_TABLE_SQL, OutboxRelay, outboxRecord } from './outbox';
+import { OUTBOX_TABLE_SQL, OutboxRelay, oldestMessageAgeSql, outboxRecord, startOutboxRelay } from './outbox';
 import { TestJobV1, takeQueuedNumbers, testCatalog, testTopology } from './testing/fixtures';
 
 const env = testEnvironment();
@@ -104,5 +105,27 @@ describe('the outbox relay against the real RabbitMQ and PostgreSQL', () => {
       for (const relay of relays) await relay.stop();
       await broker.stop(1_000);
     }
+  });
+
+  it('reports the age of the oldest waiting message through the primary key, however many deleted rows VACUUM has not removed yet', async () => {
+    const table = `"${schema}".outbox_message`;
+    await pool.query(`INSERT INTO ${table} (routing_key, envelope) SELECT $1, '{}'::jsonb FROM generate_series(1, 20000)`, [TestJobV1.routingKey]);
+    await pool.query(`DELETE FROM ${table}`);
+    await pool.query(`INSERT INTO ${table} (routing_key, envelope, created_at) VALUES ($1, '{}', now() - interval '90 seconds'), ($1, '{}', now())`, [
+      TestJobV1.routingKey,
+    ]);
+    // A broker never started: the relay leaves the messages where they are.
+    const metrics = new Registry();
+    const relay = startOutboxRelay({ databaseUrl: env.databaseUrl, schema, broker: newBroker(), logger: silentLogger(), pollIntervalMs: 50, metrics });
+    try {
+      const age = metricSum(await metrics.metrics(), 'outbox_oldest_message_age_seconds');
+      expect(age).toBeGreaterThanOrEqual(90);
+      expect(age).toBeLessThan(150);
+    } finally {
+      await relay.stop();
+    }
+    const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${oldestMessageAgeSql(schema)}`);
+    expect(JSON.stringify(rows[0]!['QUERY PLAN'])).not.toContain('Seq Scan');
+    await pool.query(`DELETE FROM ${table}`);
   });
 });

@@ -50,6 +50,25 @@ export const OUTBOX_TABLE_SQL = `CREATE TABLE outbox_message (
 );`;
 
 /**
+ * The relay's one statement per run: deletes the messages confirmed before (`$1`, ids) and reads the
+ * next `$2` in id order. The confirmed ones go; the rest are still there (deleted rows are invisible
+ * to the SELECT of the same statement only by the exclusion: both see one snapshot).
+ */
+export function relayBatchSql(schema: string): string {
+  return `WITH confirmed AS (DELETE FROM "${schema}".outbox_message WHERE id = ANY($1::bigint[]))
+         SELECT id, routing_key, envelope, trace_context FROM "${schema}".outbox_message WHERE id <> ALL($1::bigint[]) ORDER BY id LIMIT $2`;
+}
+
+/**
+ * Seconds since the message the relay publishes next (the lowest id) was written, 0 when the outbox
+ * is empty. Read through the primary key: `min(created_at)` would read the whole table, and a table
+ * whose deleted rows VACUUM has not yet removed is much larger than what waits in it.
+ */
+export function oldestMessageAgeSql(schema: string): string {
+  return `SELECT coalesce(extract(epoch FROM now() - (SELECT created_at FROM "${schema}".outbox_message ORDER BY id LIMIT 1)), 0)::float8 AS age`;
+}
+
+/**
  * The transactional outbox's relay. A service commits its state change and the messages it causes
  * in one transaction (table `outbox_message`); the relay publishes them with publisher confirms,
  * in commit order, in batches. A crash between commit and publish therefore loses nothing: the next
@@ -120,13 +139,10 @@ export class OutboxRelay {
     const { schema, broker } = this.options;
     let rows: { id: string; routing_key: string; envelope: Envelope; trace_context: TraceContext | null }[];
     try {
-      // The confirmed ones go; the rest are still there (deleted rows are invisible to the SELECT of
-      // the same statement only by the exclusion: both see one snapshot).
-      ({ rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope; trace_context: TraceContext | null }>(
-        `WITH confirmed AS (DELETE FROM "${schema}".outbox_message WHERE id = ANY($1::bigint[]))
-         SELECT id, routing_key, envelope, trace_context FROM "${schema}".outbox_message WHERE id <> ALL($1::bigint[]) ORDER BY id LIMIT $2`,
-        [this.confirmed, batchSize],
-      ));
+      ({ rows } = await client.query<{ id: string; routing_key: string; envelope: Envelope; trace_context: TraceContext | null }>(relayBatchSql(schema), [
+        this.confirmed,
+        batchSize,
+      ]));
     } catch (error) {
       this.drop(client);
       throw error;
@@ -179,8 +195,8 @@ export class OutboxRelay {
 
 /**
  * The outbox relay of a service, started. `stop` stops it and gives its lock back. With `metrics`,
- * the age of the oldest message still in the outbox is a gauge (`outbox_oldest_message_age_seconds`,
- * 0 when empty), read when scraped: a relay that cannot publish lets it grow (deploy/monitoring).
+ * the age of the oldest message still in the outbox (the next to go, oldestMessageAgeSql) is a gauge
+ * (`outbox_oldest_message_age_seconds`, 0 when empty), read when scraped: a relay that cannot publish lets it grow (deploy/monitoring).
  */
 export function startOutboxRelay(options: {
   databaseUrl: string;
@@ -206,9 +222,7 @@ export function startOutboxRelay(options: {
         client.on('error', () => undefined);
         try {
           await client.connect();
-          const { rows } = await client.query<{ age: number }>(
-            `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM "${schema}".outbox_message`,
-          );
+          const { rows } = await client.query<{ age: number }>(oldestMessageAgeSql(schema));
           this.set(rows[0]?.age ?? 0);
         } catch (error) {
           logger.warn({ err: (error as Error).message }, 'outbox age could not be read for the metrics');

@@ -42,9 +42,15 @@ export function originOf(callbackUrl: Prisma.Sql): Prisma.Sql {
  * The statement's turn to claim: a transaction-level advisory lock per notifier schema, taken first in
  * the claiming transaction, so that its statement counts what the others have in flight (its
  * snapshot is taken after the lock) and none claims past a cap beside it.
+ *
+ * It also has the claiming statement read the pending deliveries with plain index scans (for this
+ * transaction only). Every delivery leaves its pending versions in the indexes until VACUUM removes
+ * them; a bitmap scan visits each of them in the table on every claim, so claims slow down as long
+ * as VACUUM does not come (autovacuum lagging or off). A plain index scan marks the dead entries it
+ * passes, skips them after, and the index drops them when new deliveries need their page.
  */
 export function claimTurn(schema: string): Prisma.Sql {
-  return Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`bedrequest-delivery-claims:${schema}`}, 0))`;
+  return Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`bedrequest-delivery-claims:${schema}`}, 0)), set_config('enable_bitmapscan', 'off', true)`;
 }
 
 /**
@@ -93,12 +99,16 @@ export function isDue(row: string): Prisma.Sql {
  */
 export function mayBeClaimed(row: string, context: { subscriptionStatus: Prisma.Sql; among: readonly Prisma.Sql[] }): Prisma.Sql {
   const r = Prisma.raw(row);
+  // OFFSET 0 keeps the look-up a subplan run per delivery with its request as the index key
+  // (delivery_pending_by_request_idx). As an anti-join the planner may instead, from statistics
+  // taken while nothing was pending, read every pending entry once per due delivery.
   const noEarlierPending = context.among.map(
     (deliveries) => Prisma.sql`
       AND NOT EXISTS (
             SELECT 1 FROM ${deliveries} earlier
              WHERE earlier.status = 'pending' AND earlier.subscription_id = ${r}.subscription_id AND earlier.request_identifier = ${r}.request_identifier
-               AND (earlier.occurred_at, earlier.sequence) < (${r}.occurred_at, ${r}.sequence))`,
+               AND (earlier.occurred_at, earlier.sequence) < (${r}.occurred_at, ${r}.sequence)
+            OFFSET 0)`,
   );
   return Prisma.sql`${isDue(row)} AND ${context.subscriptionStatus} = 'active' ${Prisma.join(noEarlierPending, ' ')}`;
 }

@@ -12,11 +12,12 @@ import { SubscriptionRepository } from '../subscriptions/subscription.repository
 /**
  * A notifier schema of its own (migrated) with its repositories, for tests of the repositories
  * against the real PostgreSQL; `pool` reads and changes its rows directly. Values are sealed under
- * the schema's development key unless `keys` names a DATA_KEK. `close` when done.
+ * the schema's development key unless `keys` names a DATA_KEK. `close` when done. `migrationsDir`:
+ * where the notifier's migrations are, for a bundle that does not find them from its own path (the bench).
  */
-export async function openNotifierStore(databaseUrl: string, keys: Omit<DataKeyConfig, 'NODE_ENV'> = {}) {
+export async function openNotifierStore(databaseUrl: string, keys: Omit<DataKeyConfig, 'NODE_ENV'> = {}, migrationsDir?: string) {
   const schema = uniqueName('notifier');
-  const prisma = await openNotifierDatabase({ databaseUrl, schema, poolSize: 4 });
+  const prisma = await openNotifierDatabase({ databaseUrl, schema, poolSize: 4, ...(migrationsDir ? { migrationsDir } : {}) });
   const tables = notifierTables(schema);
   const { fields } = await openSealedFields({ NODE_ENV: 'test', NOTIFIER_DB_SCHEMA: schema, ...keys }, prisma);
   const subscriptions = new SubscriptionRepository(prisma, tables, fields);
