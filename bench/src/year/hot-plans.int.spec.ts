@@ -36,11 +36,14 @@ import { DispatchRepository } from '../../../apps/routing/src/dispatch/dispatch.
 import { PrismaClient as RoutingPrisma } from '../../../apps/routing/src/generated/prisma/client';
 import { ClinicRepository } from '../../../apps/routing/src/registry/clinic.repository';
 import { BENCH_PARTY, benchBundle } from './bench-party';
-import { capturePgQueries, explainable, planOf, planScans, sequentialScans, type CapturedStatement, type Scan } from './statement-capture';
-import type { YearSchemas } from './year-profile';
+import { capturePgQueries, explainable, planOf, planScans, sequentialScans, unboundedReads, type CapturedStatement, type Scan } from './statement-capture';
+import { DEFAULT_SCHEMAS, type YearSchemas } from './year-profile';
 import { seedYear } from './year-seed';
 
 const env = testEnvironment();
+/** A copy of the year's template at scale 1 (year-template.ts, cloneYearTemplate) to judge instead of a seed of the test's own: its plans as chosen are the verdict. */
+const wholeYear = process.env.YEAR_PLANS_DATABASE_URL;
+const databaseUrl = wholeYear ?? env.databaseUrl;
 
 /**
  * The tables that grow with the service's history (a year of data; docs/data-protection.md,
@@ -94,46 +97,73 @@ const FIXED = new Map([
   ['signing_key', "auth's token keys: one per rotation"],
 ]);
 
+/**
+ * Reads no index bounds, known and left to whom they belong (each is reported, and the test fails
+ * when one no longer happens, so that the list only shrinks): the statement's path and the table.
+ */
+const KNOWN_UNBOUNDED = new Map([
+  [
+    'intake: retention (erasure of what is due, drafts) outbox_message',
+    "an erasure strips the notes from its request's answers still in the outbox, found by the envelope's request identifier, " +
+      "which no index holds: the outbox is near empty while the relay keeps up, and its dead rows are the outbox remedies' (vacuum, keyset reads)",
+  ],
+]);
+
 /** A year at this scale seeds in seconds, with every growing table large enough for the planner to choose as it does at scale 1 (its selectivity is the year's: year-profile.ts). */
 const SCALE = 0.01;
 
 /** Every hot statement of the services, run by their own code on a seeded year, planned by PostgreSQL: none may read a growing table whole. */
 describe('the hot statements on a year of data', () => {
-  const schemas: YearSchemas = {
-    auth: uniqueName('y_auth'),
-    intake: uniqueName('y_intake'),
-    routing: uniqueName('y_routing'),
-    notifier: uniqueName('y_notifier'),
-  };
+  const schemas: YearSchemas = wholeYear
+    ? DEFAULT_SCHEMAS
+    : { auth: uniqueName('y_auth'), intake: uniqueName('y_intake'), routing: uniqueName('y_routing'), notifier: uniqueName('y_notifier') };
   const namespace = uniqueName('y_plans');
   const topology = declareTopology(namespace);
   const captured: CapturedStatement[] = [];
-  const adapter = (schema: string) => createPrismaAdapter({ databaseUrl: env.databaseUrl, schema, poolSize: 2 });
+  const adapter = (schema: string) => createPrismaAdapter({ databaseUrl, schema, poolSize: 2 });
   const intake = new IntakePrisma({ adapter: adapter(schemas.intake) });
   const routing = new RoutingPrisma({ adapter: adapter(schemas.routing) });
   const notifier = new NotifierPrisma({ adapter: adapter(schemas.notifier) });
   const auth = new AuthPrisma({ adapter: adapter(schemas.auth) });
-  const admin = new Client({ connectionString: env.databaseUrl });
+  const admin = new Client({ connectionString: databaseUrl });
   let broker: Broker;
   let seededAt: Date;
   let seededTables: string[];
 
-  const path = <T>(name: string, work: () => Promise<T>) => capturePgQueries(name, captured, work);
+  /**
+   * Runs a hot path, capturing what it sends. A path that opens a value the seed wrote as bytes that
+   * do not open (year-sealing.ts: case numbers, drafts, internal notes, bundles) has sent its
+   * statement by then: it ends there.
+   */
+  const path = <T>(name: string, work: () => Promise<T>) =>
+    capturePgQueries(name, captured, work).catch((error: unknown) => {
+      if ((error as Error).name !== 'SealedValueRejectedError') throw error;
+    });
   const one = async <T>(sql: string, values: unknown[] = []) => (await admin.query(sql, values)).rows[0] as T;
 
   beforeAll(async () => {
     await admin.connect();
-    seededAt = new Date();
-    const seed = await seedYear({
-      databaseUrl: env.databaseUrl,
-      schemas,
-      scale: SCALE,
-      bench: BENCH_PARTY,
-      nodeEnv: 'test',
-      bundle: benchBundle(),
-      now: seededAt,
-    });
-    seededTables = seed.tables.map((table) => table.table);
+    if (wholeYear) {
+      seededAt = new Date();
+      const { rows } = await admin.query<{ table: string }>('SELECT relname AS table FROM pg_stat_user_tables WHERE schemaname = ANY($1::text[])', [
+        Object.values(schemas),
+      ]);
+      seededTables = rows.map((row) => row.table);
+    } else {
+      seededAt = new Date();
+      const seed = await seedYear({
+        databaseUrl,
+        schemas,
+        scale: SCALE,
+        bench: BENCH_PARTY,
+        nodeEnv: 'test',
+        bundle: benchBundle(),
+        now: seededAt,
+        chunkDays: 92,
+        ...(process.env.YEAR_PLANS_REPORT ? { log: (line: string) => console.log(line) } : {}),
+      });
+      seededTables = seed.tables.map((table) => table.table);
+    }
     await declareBrokerTopology(env.amqpUrl, topology, 5);
     broker = new Broker({ url: env.amqpUrl, topology, catalog: messageCatalog, logger: silentLogger(), prefetch: 8, deliveryLimit: 5 });
     await broker.start();
@@ -215,7 +245,7 @@ describe('the hot statements on a year of data', () => {
     );
     const referrerWorkspace = new ReferrerWorkspaceRepository(intake, schemas.intake, fields);
     await path("intake: the referrer's case numbers", () => referrerWorkspace.findByIdentifiers(BENCH_PARTY.partyId, [benchRequest.identifier]));
-    await path("intake: the referrer's drafts", () => referrerWorkspace.listDrafts(BENCH_PARTY.partyId).catch(() => []));
+    await path("intake: the referrer's drafts", () => referrerWorkspace.listDrafts(BENCH_PARTY.partyId));
     await path('intake: AuditEvent search of a request', () =>
       new AuditTrailRepository(prismaRunner(intake), schemas.intake).search({
         viewer: referrer.viewer,
@@ -261,7 +291,7 @@ describe('the hot statements on a year of data', () => {
       await mail.prune(seededAt);
     });
     await path('intake: the outbox relay', async () => {
-      const relay = new OutboxRelay({ databaseUrl: env.databaseUrl, schema: schemas.intake, broker, logger, pollIntervalMs: 60_000 });
+      const relay = new OutboxRelay({ databaseUrl, schema: schemas.intake, broker, logger, pollIntervalMs: 60_000 });
       relay.start();
       relay.nudge();
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -286,7 +316,7 @@ describe('the hot statements on a year of data', () => {
     await path('routing: free beds shown to referrers', () => beds.shownToReferrers(seededAt.toISOString().slice(0, 10), '2300'));
     await path("routing: a clinic's bed counts", () => beds.list(benchRequest.clinic_ik, { from: seededAt.toISOString().slice(0, 10) }));
     await path('routing: the outbox relay', async () => {
-      const relay = new OutboxRelay({ databaseUrl: env.databaseUrl, schema: schemas.routing, broker, logger, pollIntervalMs: 60_000 });
+      const relay = new OutboxRelay({ databaseUrl, schema: schemas.routing, broker, logger, pollIntervalMs: 60_000 });
       relay.start();
       relay.nudge();
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -341,7 +371,11 @@ describe('the hot statements on a year of data', () => {
     await broker?.stop(2_000);
     await deleteBrokerTopology(env.amqpUrl, topology).catch(() => undefined);
     await Promise.all([intake, routing, notifier, auth].map((client) => client.$disconnect()));
-    for (const schema of Object.values(schemas)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    if (!wholeYear) {
+      for (const schema of Object.values(schemas)) {
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      }
+    }
     await admin.end();
   });
 
@@ -353,27 +387,81 @@ describe('the hot statements on a year of data', () => {
   it('every hot path was captured', () => {
     const paths = new Set(captured.map((statement) => statement.path));
     expect([...paths].length).toBeGreaterThanOrEqual(30);
-    for (const statement of captured.filter((s) => s.path.startsWith('intake: Task polling'))) expect(statement.query).toMatch(/identifier/);
+    expect(captured.filter((statement) => statement.path.startsWith('intake: Task polling')).map((statement) => statement.query)).toContainEqual(
+      expect.stringMatching(/r\.identifier = \$/),
+    );
   });
 
+  it('a statement no index serves fails the judgement', async () => {
+    const statement = { query: `DELETE FROM "${schemas.intake}".mail_outbox WHERE outcome = $1`, params: ['given-up'] };
+    const whole = sequentialScans(planScans(await planOf(admin, statement)), GROWING, new Set(Object.values(schemas)));
+    expect(unboundedReads(whole, planScans(await planOf(admin, statement, { forced: true })))).toEqual(['mail_outbox']);
+  });
+
+  /** The statements inside the SQL functions the hot paths call (EXPLAIN of the call shows none of them), each checked to be in the function as migrated. */
+  it('nor does a statement inside the functions they call', async () => {
+    const inside = [
+      {
+        schema: schemas.intake,
+        fn: 'append_audit_events',
+        source: 'SELECT a.seq, a.hash INTO head_seq, head_hash FROM audit_events a WHERE a.day = entry.day ORDER BY a.seq DESC LIMIT 1',
+        query: `SELECT a.seq, a.hash FROM "${schemas.intake}".audit_events a WHERE a.day = $1::date ORDER BY a.seq DESC LIMIT 1`,
+        params: [seededAt.toISOString().slice(0, 10)],
+      },
+      {
+        schema: schemas.notifier,
+        fn: 'request_erased',
+        source: 'SELECT 1 FROM request_erasure WHERE request_identifier = request AND party_id = referrer',
+        query: `SELECT 1 FROM "${schemas.notifier}".request_erasure WHERE request_identifier = $1 AND party_id = $2`,
+        params: [`${BENCH_PARTY.fhirBase}/ServiceRequest/seed-42`, BENCH_PARTY.partyId],
+      },
+    ];
+    for (const statement of inside) {
+      const { prosrc } = await one<{ prosrc: string }>(
+        'SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = $2',
+        [statement.schema, statement.fn],
+      );
+      expect(prosrc.replace(/\s+/g, ' ')).toContain(statement.source);
+      const scans = planScans(await planOf(admin, { query: statement.query, params: statement.params }));
+      expect(sequentialScans(scans, GROWING, new Set(Object.values(schemas)))).toEqual([]);
+    }
+  });
+
+  /**
+   * The verdict is the plan PostgreSQL chooses. On the seed's hundredth of a year a table of a few
+   * thousand rows is cheaper read whole than through its index, which no year leaves it: such a
+   * sequential scan passes when PostgreSQL, asked for that statement alone with sequential scans
+   * discouraged, reads the table through an index condition (statement-capture.ts, unboundedReads).
+   * A read no index bounds fails either way. On a whole year (YEAR_PLANS_DATABASE_URL) the plan as
+   * chosen is the verdict alone.
+   */
   it('no hot statement reads a growing table whole', async () => {
     const seen = new Set<string>();
     const report: string[] = [];
     const violations: string[] = [];
+    const known = new Set<string>();
     const schemaSet = new Set(Object.values(schemas));
     for (const statement of captured) {
       if (!explainable(statement.query) || seen.has(statement.query)) continue;
       seen.add(statement.query);
       const scans: Scan[] = planScans(await planOf(admin, statement));
       const whole = sequentialScans(scans, GROWING, schemaSet);
+      const forced = whole.length === 0 || wholeYear ? [] : planScans(await planOf(admin, statement, { forced: true }));
+      const unbounded = whole.length === 0 ? [] : wholeYear ? whole.map((scan) => scan.relation!) : unboundedReads(whole, forced);
       report.push(`${statement.path}: ${scans.map((scan) => `${scan.node} ${scan.relation ?? ''}${scan.index ? ` (${scan.index})` : ''}`.trim()).join(', ')}`);
-      if (whole.length > 0) {
+      for (const relation of unbounded.filter((relation) => KNOWN_UNBOUNDED.has(`${statement.path} ${relation}`))) {
+        known.add(`${statement.path} ${relation}`);
+      }
+      const unknown = unbounded.filter((relation) => !KNOWN_UNBOUNDED.has(`${statement.path} ${relation}`));
+      if (unknown.length > 0) {
+        const readsOf = forced.filter((scan) => unknown.includes(scan.relation ?? '')).map((scan) => `${scan.node}${scan.index ? ` (${scan.index})` : ''}`);
         violations.push(
-          `${statement.path}: Seq Scan of ${whole.map((scan) => scan.relation).join(', ')}\n  ${statement.query.replace(/\s+/g, ' ').slice(0, 400)}`,
+          `${statement.path}: no index bounds the read of ${unknown.join(', ')} (${readsOf.join(', ') || 'as chosen'})\n  ${statement.query.replace(/\s+/g, ' ').slice(0, 300)}`,
         );
       }
     }
     if (process.env.YEAR_PLANS_REPORT) console.log(report.join('\n'));
     expect(violations).toEqual([]);
+    expect([...KNOWN_UNBOUNDED.keys()].filter((key) => !known.has(key))).toEqual([]);
   });
 });

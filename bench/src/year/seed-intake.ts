@@ -95,40 +95,45 @@ export function intakeChunkSql(schema: string, w: Window, clock: SeedClock, size
   ];
 }
 
-/** The audit trail's entries recorded in the window (one chain a UTC day; the window holds whole days), from the lives of the requests of the 135 days before. */
+/**
+ * The audit trail's entries recorded in the window (one chain a UTC day; the window holds whole
+ * days). Each kind is looked for among the requests that can have one in the window: those stored
+ * up to as many days before as the kind can follow the request's arrival (a version 10, a document
+ * or poll 2, an answer 30; an erasure is found by its own time).
+ */
 export function auditChunkSql(schema: string, w: Window, clock: SeedClock, templates: AuditTemplates): string[] {
   const s = `"${schema}"`;
-  const recent = `r.created >= ${w.from}::timestamptz - interval '135 days' AND r.created < ${w.to}`;
+  const since = (alias: string, days: number) => `${alias}.created >= ${w.from}::timestamptz - interval '${days} days' AND ${alias}.created < ${w.to}`;
   const tpl = (kind: keyof AuditTemplates) => lit(templates[kind]);
   return [
     `INSERT INTO ${s}.audit_events (day, seq, id, recorded, request_identifier, owner_party_id, agent_user, agent_ik, resource, previous_hash, hash)
      WITH events AS (
        SELECT r.created AS recorded, r.g * 64 AS key, ${tpl('create')} AS tpl, r.identifier, r.referrer_party_id AS owner, r.submitter AS agent_user,
               r.referrer_ik AS agent_ik, pg_temp.uid(r.g * 8 + 1, 23) AS task
-         FROM year_request r WHERE ${recent}
+         FROM year_request r WHERE ${since('r', 0)}
        UNION ALL
        SELECT v.at, r.g * 64 + v.v, ${tpl('update')}, r.identifier, r.referrer_party_id, r.submitter, r.referrer_ik, pg_temp.uid(r.g * 8 + 1, 23)
          FROM year_request r CROSS JOIN LATERAL (
            SELECT 2 AS v, r.supplemented_at AS at WHERE r.supplemented_at IS NOT NULL
            UNION ALL SELECT 3, coalesce(r.selected_at, r.revoked_at) WHERE r.outcome <> 'open') v
-        WHERE ${recent}
+        WHERE ${since('r', 10)}
        UNION ALL
        SELECT r.created + interval '1 day' + d * interval '1 minute', r.g * 64 + 4 + d, ${tpl('document')}, r.identifier, r.referrer_party_id, r.submitter,
               r.referrer_ik, pg_temp.uid(r.g * 4 + d, 25)
-         FROM year_request r CROSS JOIN LATERAL generate_series(1, r.documents) d WHERE ${recent}
+         FROM year_request r CROSS JOIN LATERAL generate_series(1, r.documents) d WHERE ${since('r', 2)}
        UNION ALL
-       SELECT r.created + p * interval '25 hours' - interval '24 hours', r.g * 64 + 7 + p, ${tpl('poll')}, r.identifier, r.referrer_party_id, r.submitter,
+       SELECT r.created + interval '26 hours', r.g * 64 + 8, ${tpl('poll')}, r.identifier, r.referrer_party_id, r.submitter,
               r.referrer_ik, pg_temp.uid(r.g * 8 + 1, 23)
-         FROM year_request r CROSS JOIN generate_series(1, 2) p WHERE ${recent}
+         FROM year_request r WHERE ${since('r', 2)}
        UNION ALL
        SELECT r.erased_at, r.g * 64 + 10, ${tpl('erase')}, r.identifier, r.referrer_party_id, NULL, NULL, pg_temp.uid(r.g * 8 + 1, 23)
-         FROM year_request r WHERE ${recent} AND r.erased_at IS NOT NULL
+         FROM year_request r WHERE ${inWindow('r.erased_at', w)}
        UNION ALL
        SELECT t.answered_at - a.before, t.g * 64 + 16 + t.k * 2 + a.n, CASE a.n WHEN 0 THEN ${tpl('read')} ELSE ${tpl('answer')} END, t.identifier,
               r.referrer_party_id, t.clinic_user, t.clinic_ik, t.id
          FROM year_task t JOIN year_request r ON r.g = t.g
         CROSS JOIN (VALUES (0, interval '15 minutes'), (1, interval '0 minutes')) AS a(n, before)
-        WHERE ${recent} AND t.answered_at IS NOT NULL AND NOT t.auto_answer),
+        WHERE ${since('t', 30)} AND t.answered_at IS NOT NULL AND NOT t.auto_answer),
      ordered AS (
        SELECT (e.recorded AT TIME ZONE 'UTC')::date AS day, e.*,
               row_number() OVER (PARTITION BY (e.recorded AT TIME ZONE 'UTC')::date ORDER BY e.recorded, e.key) AS seq
