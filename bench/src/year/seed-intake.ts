@@ -30,11 +30,13 @@ export function intakeChunkSql(schema: string, w: Window, clock: SeedClock, size
   const arrived = (alias: string) => inWindow(`${alias}.created`, w);
   return [
     `INSERT INTO ${s}.admission_request (id, identifier, referrer_party_id, referrer_ik, status, intent, selected_clinic_ik, current_version, latest_hash,
-            created_at, updated_at, answer_deadline, latest_content_hash)
+            created_at, updated_at, answer_deadline, latest_content_hash, escalation_seen_changes)
      SELECT r.id, r.identifier, r.referrer_party_id, r.referrer_ik, CASE WHEN r.outcome = 'revoked' THEN 'revoked' ELSE 'active' END,
             CASE WHEN r.outcome = 'selected' THEN 'order' ELSE 'proposal' END, c.chosen_ik, r.current_version,
             CASE WHEN r.erased_at IS NULL THEN 'hmac-sha256:' || pg_temp.hex64(r.g, 40) ELSE '' END, r.created, r.updated_at, r.answer_deadline,
-            CASE WHEN r.erased_at IS NULL THEN 'hmac-sha256:' || pg_temp.hex64(r.g, 42) END
+            CASE WHEN r.erased_at IS NULL THEN 'hmac-sha256:' || pg_temp.hex64(r.g, 42) END,
+            -- The rule of a party that has one (referrerSettingsSql) has looked at its requests as they are: the escalation sweep finds nothing new in them.
+            CASE WHEN r.party % 30 = 1 THEN c.seen_changes END
        FROM year_request r JOIN year_request_clinics c ON c.g = r.g
       WHERE ${arrived('r')} ORDER BY r.g`,
     // Notes and histories are sealed by the seal step (year-sealing.ts) for the Tasks still holding them.

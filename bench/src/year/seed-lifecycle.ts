@@ -202,7 +202,9 @@ export function tasksSql(profile: YearProfile, { now }: SeedClock): string[] {
     `CREATE INDEX ON year_task (created)`,
     `CREATE INDEX ON year_task (erased_at)`,
     `CREATE TEMP TABLE year_request_clinics AS
-     SELECT g, array_agg(clinic_ik ORDER BY k) AS clinics, max(clinic_ik) FILTER (WHERE chosen) AS chosen_ik FROM year_task GROUP BY g`,
+     SELECT g, array_agg(clinic_ik ORDER BY k) AS clinics, max(clinic_ik) FILTER (WHERE chosen) AS chosen_ik,
+            sum(revision) + count(*) AS seen_changes
+       FROM year_task GROUP BY g`,
     `ALTER TABLE year_request_clinics ADD PRIMARY KEY (g)`,
   ];
 }
