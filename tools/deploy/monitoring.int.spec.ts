@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { launchStack, type Stack } from '@bedrequest/stack';
-import { waitFor } from '@bedrequest/testing';
+import { ownDatabase, waitFor } from '@bedrequest/testing';
 import { parse, stringify } from 'yaml';
 import { dashboardExpressions, metricFamilyOf, metricNamesIn, ruleExpressions } from './monitoring-expressions';
 
@@ -16,6 +17,8 @@ import { dashboardExpressions, metricFamilyOf, metricNamesIn, ruleExpressions } 
  */
 const root = join(__dirname, '..', '..');
 const monitoring = join(root, 'deploy', 'monitoring');
+/** The rules' tests: minute by minute, and those whose windows span days, hour by hour. */
+const RULE_TESTS = ['alerts.test.yml', 'alerts.days.test.yml'];
 
 /** Made by Prometheus itself for each scrape, not exported by anyone. */
 const MADE_BY_PROMETHEUS = ['up'];
@@ -26,6 +29,23 @@ const MADE_BY_PROMETHEUS = ['up'];
  * what waits in their queues; the broker does (alerts.yml says how to scrape it).
  */
 const EXPORTED_BY_RABBITMQ = ['rabbitmq_queue_messages', 'rabbitmq_queue_messages_ready', 'rabbitmq_queue_messages_unacked', 'rabbitmq_queue_consumers'];
+
+/**
+ * The queries CloudNativePG's exporter runs besides its defaults, in the infrastructure example: the
+ * tables' rows, vacuums and sizes for the bloat alerts. It names each column that is not a label
+ * `cnpg_<query>_<column>`.
+ */
+const POSTGRES_MONITORING = join(root, 'deploy', 'overlays', 'infrastructure-example', 'postgres-monitoring.yaml');
+type MonitoringQueries = Record<string, { query: string; primary?: boolean; metrics: Record<string, { usage: string }>[] }>;
+const postgresQueries = parse((parse(readFileSync(POSTGRES_MONITORING, 'utf8')) as { data: { queries: string } }).data.queries) as MonitoringQueries;
+const columnsOf = (query: string) => postgresQueries[query]!.metrics.map((metric) => Object.keys(metric)[0]!);
+const EXPORTED_BY_CLOUDNATIVEPG = Object.entries(postgresQueries).flatMap(([query, { metrics }]) =>
+  metrics.flatMap((metric) =>
+    Object.entries(metric)
+      .filter(([, { usage }]) => usage !== 'LABEL')
+      .map(([column]) => `cnpg_${query}_${column}`),
+  ),
+);
 
 function promtool(...args: string[]): string {
   try {
@@ -55,16 +75,18 @@ describe('deploy/monitoring', () => {
 
   it('alerts.yml passes promtool: valid, and each alert fires in its firing case and stays silent in its silent one', () => {
     expect(promtool('check', 'rules', 'alerts.yml')).toContain('SUCCESS');
-    expect(promtool('test', 'rules', 'alerts.test.yml')).toContain('SUCCESS');
+    for (const tests of RULE_TESTS) expect(promtool('test', 'rules', tests)).toContain('SUCCESS');
   });
 
-  it('alerts.test.yml has a firing and a silent case for every alert', () => {
-    const { tests } = parse(readFileSync(join(monitoring, 'alerts.test.yml'), 'utf8')) as {
-      tests: { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[];
-    };
-    const cases = tests.flatMap((test) =>
-      (test.alert_rule_test ?? []).map(({ alertname, exp_alerts }) => `${alertname} ${exp_alerts?.length ? 'fires' : 'silent'}`),
-    );
+  it('its tests have a firing and a silent case for every alert', () => {
+    const cases = RULE_TESTS.flatMap((file) => {
+      const { tests } = parse(readFileSync(join(monitoring, file), 'utf8')) as {
+        tests: { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[];
+      };
+      return tests.flatMap((test) =>
+        (test.alert_rule_test ?? []).map(({ alertname, exp_alerts }) => `${alertname} ${exp_alerts?.length ? 'fires' : 'silent'}`),
+      );
+    });
     expect([...new Set(cases)].sort()).toEqual(alerts.flatMap(({ name }) => [`${name} fires`, `${name} silent`]).sort());
   });
 
@@ -86,6 +108,56 @@ describe('deploy/monitoring', () => {
   it('names every RabbitMQ metric it relies on in the list of those RabbitMQ exports, and no other', () => {
     expect(EXPORTED_BY_RABBITMQ.filter((family) => !named.has(family))).toEqual([]);
     expect([...named.keys()].filter((family) => family.startsWith('rabbitmq_') && !EXPORTED_BY_RABBITMQ.includes(family))).toEqual([]);
+  });
+
+  it("names only PostgreSQL metrics that the infrastructure example's exporter queries make", () => {
+    const cloudNativePg = [...named.keys()].filter((family) => family.startsWith('cnpg_'));
+    expect(cloudNativePg.length).toBeGreaterThan(0);
+    expect(cloudNativePg.filter((family) => !EXPORTED_BY_CLOUDNATIVEPG.includes(family))).toEqual([]);
+  });
+
+  describe("the exporter's queries of postgres-monitoring.yaml", () => {
+    let database: Awaited<ReturnType<typeof ownDatabase>> | undefined;
+
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it("run as CloudNativePG runs them (a pg_monitor role, its search_path) and count a table's rows and dead rows", async () => {
+      database = await ownDatabase('monitoring');
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        // Left alone by autovacuum, so that its dead rows stay to be counted.
+        await client.query('CREATE SCHEMA watched');
+        await client.query('CREATE TABLE watched.churn (id int PRIMARY KEY, note text) WITH (autovacuum_enabled = false)');
+        await client.query("INSERT INTO watched.churn SELECT g, 'note' FROM generate_series(1, 20000) g");
+        await client.query('DELETE FROM watched.churn WHERE id <= 5000');
+        await client.query('SELECT pg_stat_force_next_flush()');
+        // The role and its rights exist only inside this transaction.
+        await client.query('BEGIN');
+        await client.query('CREATE ROLE monitoring_probe NOLOGIN IN ROLE pg_monitor');
+        await client.query('SET LOCAL ROLE monitoring_probe');
+        await client.query('SET LOCAL search_path = pg_catalog, public, pg_temp');
+        const { rows, fields } = await client.query<Record<string, string | number>>(postgresQueries.pg_stat_user_tables!.query);
+        await client.query('ROLLBACK');
+        expect(fields.map((field) => field.name)).toEqual(columnsOf('pg_stat_user_tables'));
+        const churn = rows.find((row) => row.schemaname === 'watched' && row.relname === 'churn');
+        expect(churn).toMatchObject({ datname: new URL(database.url).pathname.slice(1) });
+        const number = (column: string) => Number(churn?.[column]);
+        expect({
+          live: number('n_live_tup'),
+          dead: number('n_dead_tup'),
+          inserted: number('n_tup_ins'),
+          deleted: number('n_tup_del'),
+          autovacuumed: number('last_autovacuum'),
+        }).toEqual({ live: 15000, dead: 5000, inserted: 20000, deleted: 5000, autovacuumed: 0 });
+        expect(number('table_size_bytes')).toBeGreaterThan(8192);
+        expect(number('index_size_bytes')).toBeGreaterThan(8192);
+      } finally {
+        await client.end();
+      }
+    });
   });
 
   describe('against a running stack that has taken a bundle', () => {
@@ -143,7 +215,13 @@ describe('deploy/monitoring', () => {
     it('exports every metric family the alerts and the dashboard name', () => {
       const exported = new Set([...scrapes.values()].flatMap((text) => [...text.matchAll(/^# TYPE (\S+) \S+$/gm)].map((match) => match[1]!)));
       const missing = [...named]
-        .filter(([family]) => !exported.has(family) && !MADE_BY_PROMETHEUS.includes(family) && !EXPORTED_BY_RABBITMQ.includes(family))
+        .filter(
+          ([family]) =>
+            !exported.has(family) &&
+            !MADE_BY_PROMETHEUS.includes(family) &&
+            !EXPORTED_BY_RABBITMQ.includes(family) &&
+            !EXPORTED_BY_CLOUDNATIVEPG.includes(family),
+        )
         .map(([family, where]) => `${family}, named in ${[...new Set(where)].join(', ')}`);
       expect(missing).toEqual([]);
       expect(EXPORTED_BY_RABBITMQ.filter((family) => exported.has(family))).toEqual([]);
