@@ -1,5 +1,4 @@
-// `npm test` runs every project (tools/jest/lanes.mjs: `browser` in a jest run of its own beside the
-// other two); `npm run test:unit` and `npm run test:integration` run one tier (jest
+// `npm test` runs both tiers; `npm run test:unit` and `npm run test:integration` run one (jest
 // --selectProjects; the `--config` after it in package.json ends its list of project names, so that
 // `npm run test:unit -- <path pattern>` is read as a path pattern, not as a second project).
 //
@@ -9,8 +8,6 @@
 // - integration: the *.int.spec.ts, against the real PostgreSQL, Redis and RabbitMQ, each run with
 //   its own database, broker namespace and Redis key prefix (tools/jest/global-setup.cjs). Jest
 //   runs a project's global set-up only when one of its tests is selected.
-// - browser: the integration tier's files under tools/e2e/inbox and tools/e2e/workspace (the pages in
-//   Chromium), a project of their own so that `npm test` runs them one at a time beside the rest.
 const { compilerOptions } = require('./tsconfig.base.json');
 
 const moduleNameMapper = Object.fromEntries(Object.entries(compilerOptions.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]));
@@ -31,9 +28,6 @@ const compilation = {
 const roots = ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools', '<rootDir>/bench'];
 // The fault-injection suite stops shared services: only `npm run test:faults` runs it.
 const ignored = ['/node_modules/', '\\.faults\\.spec\\.ts$'];
-// The browser project's files, as a path pattern (the other tiers ignore them) and as a glob.
-const browserPages = '/tools/e2e/(inbox|workspace)/';
-const browserPagesGlob = '**/tools/e2e/{inbox,workspace}/**/*.int.spec.ts';
 
 module.exports = {
   ...compilation,
@@ -50,15 +44,6 @@ module.exports = {
       displayName: 'integration',
       roots,
       testMatch: ['**/*.int.spec.ts'],
-      testPathIgnorePatterns: [...ignored, browserPages],
-      globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
-      globalTeardown: '<rootDir>/tools/jest/global-teardown.cjs',
-    },
-    {
-      ...compilation,
-      displayName: 'browser',
-      roots: ['<rootDir>/tools/e2e'],
-      testMatch: [browserPagesGlob],
       testPathIgnorePatterns: ignored,
       globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
       globalTeardown: '<rootDir>/tools/jest/global-teardown.cjs',

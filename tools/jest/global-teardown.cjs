@@ -7,9 +7,8 @@ const { join } = require('node:path');
 const { Client } = require('pg');
 
 module.exports = async function globalTeardown() {
-  // The mark of this run's build (tools/stack buildServices); runs side by side share theirs, which
-  // tools/jest/lanes.mjs removes once both have ended.
-  if (!process.env.TEST_BUILD_MARK) rmSync(join(__dirname, '..', '..', 'dist', `.built-${process.env.TEST_RUN_ID}`), { force: true });
+  // The mark of this run's build (tools/stack buildServices).
+  rmSync(join(__dirname, '..', '..', 'dist', `.built-${process.env.TEST_RUN_ID}`), { force: true });
   const database = `bedrequest_test_${process.env.TEST_RUN_ID}`;
   const admin = new Client({ connectionString: process.env.TEST_POSTGRES_URL });
   await admin.connect();

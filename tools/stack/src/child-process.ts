@@ -28,11 +28,10 @@ const SERVICE_NODE_OPTIONS: readonly string[] = (
  * test files of one run (TEST_RUN_ID, tools/jest/global-setup.cjs) run in parallel workers and many
  * need the build: two builds at once delete each other's output (`deleteOutputPath`), so within a
  * run the first caller builds under a lock (a directory, created atomically) and the others wait
- * for it and find the build done. Runs side by side (tools/jest/lanes.mjs) share one mark of it,
- * TEST_BUILD_MARK.
+ * for it and find the build done.
  */
 export function buildServices(): void {
-  const runId = process.env.TEST_BUILD_MARK ?? process.env.TEST_RUN_ID;
+  const runId = process.env.TEST_RUN_ID;
   if (!runId) return build();
   const done = join(root, 'dist', `.built-${runId}`);
   const lock = join(root, 'tmp', 'build.lock');
