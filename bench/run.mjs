@@ -18,8 +18,11 @@ bundleEntry(root, {
     main: join(root, 'bench', 'src', 'main.ts'),
     'baseline-server': join(root, 'bench', 'src', 'baseline-server.ts'),
     abuser: join(root, 'bench', 'src', 'abuser.ts'),
+    year: join(root, 'bench', 'src', 'year', 'main.ts'),
   },
   outdir,
 });
-const result = spawnSync(process.execPath, [join(outdir, 'main.cjs'), ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+// `npm run bench -- year-seed …`: the year's template alone (bench/src/year/main.ts), no stack.
+const [entry, args] = process.argv[2] === 'year-seed' ? ['year.cjs', process.argv.slice(3)] : ['main.cjs', process.argv.slice(2)];
+const result = spawnSync(process.execPath, [join(outdir, entry), ...args], { cwd: root, stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -166,6 +166,8 @@ export class RequestErasureRepository {
    * Identifiers of requests whose retention ended, oldest first, at most `limit`: revoked before
    * `revokedBefore`, or selected (a clinic chosen) with no change since `selectedBefore` (the last
    * change of a selected request is its selection or later, so none is erased early). Not erased yet.
+   * `latest_hash <> ''` (an erasure empties it) lets the two partial indexes of migration 0016 serve
+   * each kind up to its bound, so the job reads what is due and not the year's tombstones.
    */
   async dueForRetention(bounds: { revokedBefore: Date; selectedBefore: Date }, limit: number): Promise<string[]> {
     const t = this.t;
@@ -173,6 +175,7 @@ export class RequestErasureRepository {
       SELECT r.identifier FROM ${t.request} r
        WHERE ((r.status = 'revoked' AND r.updated_at < ${bounds.revokedBefore})
               OR (r.selected_clinic_ik IS NOT NULL AND r.updated_at < ${bounds.selectedBefore}))
+         AND r.latest_hash <> ''
          AND NOT EXISTS (SELECT 1 FROM ${t.erasure} e WHERE e.request_id = r.id)
        ORDER BY r.updated_at
        LIMIT ${limit}`;
