@@ -2,6 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type Prisma } from '../generated/prisma/client';
 import { intakeTable, sealedFor, type IntakeDatabase, type SealedFields } from '../persistence';
 
+/** How long a draft's save may wait for a connection and for its party's lock, each. */
+const DRAFT_SAVE_WAIT_MS = 15_000;
+
 /** The person of the party who changed a value: their user id (`act.sub`) and display name, sealed with it. */
 export interface ReferrerPerson {
   user: string;
@@ -133,18 +136,23 @@ export class ReferrerWorkspaceRepository {
     max: number,
     now: Date,
   ): Promise<StoredDraft | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`referrer_draft:${partyId}`}, 0))::text AS locked`;
-      const [count] = await tx.$queryRaw<{ drafts: number }[]>`
+    // A party's saves queue at its lock, each holding a connection: Prisma's defaults (2 s for a
+    // connection, 5 s in all) would fail a burst of them on a busy machine, not only those over the cap.
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`referrer_draft:${partyId}`}, 0))::text AS locked`;
+        const [count] = await tx.$queryRaw<{ drafts: number }[]>`
         SELECT count(*)::int AS drafts FROM ${this.t.draft} WHERE referrer_party_id = ${partyId}`;
-      if ((count?.drafts ?? 0) >= max) return undefined;
-      const id = randomUUID();
-      const { label, content } = this.sealedDraft(id, draft, by);
-      await tx.$executeRaw`
+        if ((count?.drafts ?? 0) >= max) return undefined;
+        const id = randomUUID();
+        const { label, content } = this.sealedDraft(id, draft, by);
+        await tx.$executeRaw`
         INSERT INTO ${this.t.draft} (id, referrer_party_id, sealed_label, sealed_content, saved_at)
         VALUES (${id}::uuid, ${partyId}, ${label}, ${content}, ${now})`;
-      return { id, ...labelOf(draft), savedAt: now, by };
-    });
+        return { id, ...labelOf(draft), savedAt: now, by };
+      },
+      { maxWait: DRAFT_SAVE_WAIT_MS, timeout: DRAFT_SAVE_WAIT_MS },
+    );
   }
 
   /** Replaces the party's draft `id`; undefined when the party has none of that id. */
