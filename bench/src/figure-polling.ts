@@ -43,10 +43,10 @@ export async function seedRequests(options: {
       [`${FHIR_BASE}/ServiceRequest/seed-`, options.partyId, REFERRER_IK, options.count],
     );
     await client.query(
-      `INSERT INTO ${s}.clinic_task (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified)
-       SELECT ${id("'800' || c.n")}, ${id("'8000'")}, c.ik, 'requested', 1, now(), now()
+      `INSERT INTO ${s}.clinic_task (id, request_id, referrer_party_id, clinic_ik, status, sent_version, authored_on, last_modified)
+       SELECT ${id("'800' || c.n")}, ${id("'8000'")}, $4, c.ik, 'requested', 1, now(), now()
          FROM generate_series(1, $1::int) g CROSS JOIN (VALUES (1, $2), (2, $3)) AS c(n, ik)`,
-      [options.count, options.clinicIks[0], options.clinicIks[1]],
+      [options.count, options.clinicIks[0], options.clinicIks[1], options.partyId],
     );
     await client.query('COMMIT');
     await client.query(`VACUUM ANALYZE ${s}.admission_request`);

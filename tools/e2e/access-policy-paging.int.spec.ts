@@ -46,8 +46,8 @@ describe('deep pages through the public API', () => {
         [IDENTIFIER, subOf(referrer)],
       );
       await pool.query(
-        `INSERT INTO ${t('clinic_task')} (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified)
-         SELECT gen_random_uuid(), r.id, (518300000 + n)::text, 'requested', 1, now(), now() FROM ${t('admission_request')} r, generate_series(1, $1::int) n WHERE r.identifier = $2`,
+        `INSERT INTO ${t('clinic_task')} (id, request_id, referrer_party_id, clinic_ik, status, sent_version, authored_on, last_modified)
+         SELECT gen_random_uuid(), r.id, r.referrer_party_id, (518300000 + n)::text, 'requested', 1, now(), now() FROM ${t('admission_request')} r, generate_series(1, $1::int) n WHERE r.identifier = $2`,
         [ROWS, IDENTIFIER],
       );
       await pool.query(
@@ -56,8 +56,8 @@ describe('deep pages through the public API', () => {
            SELECT gen_random_uuid(), 'https://other.example/fhir/ServiceRequest/' || n, 'other-referrer', '261820002', 'revoked', 'proposal', 1, 'hash', now()
              FROM generate_series(1, $1::int) n RETURNING id),
          erased AS (INSERT INTO ${t('request_erasure')} (request_id, erased_at, reason, versions, documents) SELECT id, now(), 'retention', 1, 0 FROM requests)
-         INSERT INTO ${t('clinic_task')} (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified)
-         SELECT gen_random_uuid(), id, $2, 'cancelled', 1, now(), now() FROM requests`,
+         INSERT INTO ${t('clinic_task')} (id, request_id, referrer_party_id, clinic_ik, status, sent_version, authored_on, last_modified)
+         SELECT gen_random_uuid(), id, 'other-referrer', $2, 'cancelled', 1, now(), now() FROM requests`,
         [ROWS, CLINIC],
       );
     } finally {

@@ -40,11 +40,11 @@ export function intakeChunkSql(schema: string, w: Window, clock: SeedClock, size
        FROM year_request r JOIN year_request_clinics c ON c.g = r.g
       WHERE ${arrived('r')} ORDER BY r.g`,
     // Notes and histories are sealed by the seal step (year-sealing.ts) for the Tasks still holding them.
-    `INSERT INTO ${s}.clinic_task (id, request_id, clinic_ik, status, business_status, sent_version, authored_on, last_modified, cancelled_at, revision,
-            answer_deadline, overdue_at, overdue_deadline, department_code)
-     SELECT t.id, t.request_id, t.clinic_ik, t.status, t.business_status, t.sent_version, t.created, t.last_modified, t.cancelled_at, t.revision,
-            t.answer_deadline, t.overdue_at, t.overdue_deadline, t.department
-       FROM year_task t WHERE ${arrived('t')} ORDER BY t.g, t.k`,
+    `INSERT INTO ${s}.clinic_task (id, request_id, referrer_party_id, clinic_ik, status, business_status, sent_version, authored_on, last_modified, cancelled_at,
+            revision, answer_deadline, overdue_at, overdue_deadline, department_code)
+     SELECT t.id, t.request_id, r.referrer_party_id, t.clinic_ik, t.status, t.business_status, t.sent_version, t.created, t.last_modified, t.cancelled_at,
+            t.revision, t.answer_deadline, t.overdue_at, t.overdue_deadline, t.department
+       FROM year_task t JOIN year_request r ON r.g = t.g WHERE ${arrived('t')} ORDER BY t.g, t.k`,
     // The list summary is sealed by the seal step; an erased request's versions are deleted later and keep small stand-ins meanwhile.
     `INSERT INTO ${s}.request_version (request_id, version, sealed_bundle, sealed_summary, canonical_hash, message_id, received_at, sent_to, submitted_by)
      SELECT r.id, v.v, pg_temp.noise(r.g * 8 + v.v, CASE WHEN r.erased_at IS NULL THEN ${sizes.bundle} ELSE 64 END), pg_temp.noise(r.g * 8 + v.v + 3, 64),

@@ -44,8 +44,8 @@ describeInChromium('the inbox list past 10,000 requests', () => {
            SELECT gen_random_uuid(), 'https://deep-list.example/fhir/ServiceRequest/' || n, 'deep-list-referrer', '261850001', 'revoked', 'proposal', 1, 'hash', now()
              FROM generate_series(1, $1::int) n RETURNING id, identifier),
          erased AS (INSERT INTO ${t('request_erasure')} (request_id, erased_at, reason, versions, documents) SELECT id, now(), 'retention', 1, 0 FROM requests)
-         INSERT INTO ${t('clinic_task')} (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified)
-         SELECT gen_random_uuid(), id, $2, CASE WHEN n % $3 = 0 THEN 'requested' ELSE 'cancelled' END, 1, now(),
+         INSERT INTO ${t('clinic_task')} (id, request_id, referrer_party_id, clinic_ik, status, sent_version, authored_on, last_modified)
+         SELECT gen_random_uuid(), id, 'deep-list-referrer', $2, CASE WHEN n % $3 = 0 THEN 'requested' ELSE 'cancelled' END, 1, now(),
                 timestamp with time zone '2026-03-01T08:00:00Z' + (n % 7) * interval '1 millisecond'
            FROM (SELECT id, split_part(identifier, '/', 6)::int AS n FROM requests) numbered`,
         [ROWS, CLINIC.ik, OPEN_EVERY],

@@ -84,8 +84,8 @@ describe('the access policy', () => {
           [requestId, `https://hospital.example/fhir/ServiceRequest/${task.name}`, task.referrerPartyId],
         );
         await client.query(
-          `INSERT INTO "${schema}".clinic_task (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified, cancelled_at)
-           VALUES ($1, $2, $3, $4, $5, now(), now(), $6)`,
+          `INSERT INTO "${schema}".clinic_task (id, request_id, referrer_party_id, clinic_ik, status, sent_version, authored_on, last_modified, cancelled_at)
+           SELECT $1, $2, r.referrer_party_id, $3, $4, $5, now(), now(), $6 FROM "${schema}".admission_request r WHERE r.id = $2`,
           [taskId, requestId, task.clinicIk, task.cancelledAt ? 'cancelled' : 'requested', task.sentVersion, task.cancelledAt],
         );
         taskIds.set(taskId, task.name);

@@ -56,8 +56,8 @@ export function ownsRequest(partyId: string, request: { referrerPartyId: string 
 
 /**
  * Tasks: every relation but `none` sees the Task (a cancelled clinic sees it cancelled). `where`
- * is the SQL over the Task `t` joined with its request `r`; a clinic's names `t` alone, so that a
- * clinic's list can page on the Task table without the join.
+ * is the SQL over the Task `t` alone (the Task carries its request's referrer), so that either
+ * party's list pages on one index of the Task table without the join.
  */
 export const taskAccess = {
   allows: (viewer: Viewer, task: Pick<TaskFacts, 'referrerPartyId' | 'clinicIk'>): boolean => relationOf(viewer, { ...task, cancelledAt: null }) !== 'none',
@@ -69,7 +69,7 @@ export const taskAccess = {
   showsAuthors: (viewer: Viewer, task: Pick<TaskFacts, 'referrerPartyId' | 'clinicIk'>): boolean =>
     viewer.role === 'clinic' && relationOf(viewer, { ...task, cancelledAt: null }) === 'addressed',
   where(viewer: Viewer): Prisma.Sql {
-    if (viewer.role === 'referrer') return Prisma.sql`r.referrer_party_id = ${viewer.partyId}`;
+    if (viewer.role === 'referrer') return Prisma.sql`t.referrer_party_id = ${viewer.partyId}`;
     return clinicIkIn(viewer, Prisma.raw('t.clinic_ik'));
   },
 };

@@ -155,9 +155,9 @@ export class EscalationSweep {
       const askedByRule: AskedByRule = { source: clinic.source, whenOpenBelow: rule.whenOpenBelow, askNext: rule.askNext, openBefore: open };
       const history: StoredHistoryEntry[] = [{ kind: 'request', at: now.toISOString(), action: 'answer-requested', status: 'requested', version }];
       const inserted = await tx.$queryRaw<{ id: string }[]>`
-        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, revision,
-                               sealed_history, answer_deadline, asked_by_rule, department_code)
-        VALUES (${id}::uuid, ${request.id}::uuid, ${clinic.ik}, 'requested', NULL, ${this.fields.seal(sealedFor.notes(id), [])}, ${version}, ${now}, ${now}, 0,
+        INSERT INTO ${t.task} (id, request_id, referrer_party_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified,
+                               revision, sealed_history, answer_deadline, asked_by_rule, department_code)
+        VALUES (${id}::uuid, ${request.id}::uuid, ${request.referrer_party_id}, ${clinic.ik}, 'requested', NULL, ${this.fields.seal(sealedFor.notes(id), [])}, ${version}, ${now}, ${now}, 0,
                 ${this.fields.seal(sealedFor.history(id), history)}, ${deadline}, ${JSON.stringify(askedByRule)}::jsonb, ${department.departmentCode})
         ON CONFLICT (request_id, clinic_ik) DO NOTHING
         RETURNING id`;

@@ -45,8 +45,8 @@ describe('intake internal Task API', () => {
       for (const [n, clinicIk] of CLINICS.entries()) {
         const id = crypto.randomUUID();
         await client.query(
-          `INSERT INTO "${schema}".clinic_task (id, request_id, clinic_ik, status, sent_version, authored_on, last_modified)
-           VALUES ($1, $2, $3, 'requested', 1, now(), $4)`,
+          `INSERT INTO "${schema}".clinic_task (id, request_id, referrer_party_id, clinic_ik, status, sent_version, authored_on, last_modified)
+           SELECT $1, $2, r.referrer_party_id, $3, 'requested', 1, now(), $4 FROM "${schema}".admission_request r WHERE r.id = $2`,
           [id, requestId, clinicIk, new Date(Date.UTC(2026, 2, 1, 8, n))],
         );
         taskIds.push(id);

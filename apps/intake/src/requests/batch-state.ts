@@ -85,7 +85,7 @@ export class BatchState {
       ...this.changes,
       createdRequests: states.filter((state) => state.isNew).map((state) => state.request),
       changedRequests: states.filter((state) => !state.isNew && state.changed).map((state) => ({ ...state.request, expectedVersion: state.readVersion })),
-      tasks: [...this.changedTasks],
+      tasks: [...this.changedTasks].map((task) => ({ ...task, referrerPartyId: this.taskById.get(task.id)!.state.request.referrerPartyId })),
     };
   }
 

@@ -64,6 +64,7 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
     tasks: changes.tasks.map((task) => ({
       id: task.id,
       request_id: task.requestId,
+      referrer_party_id: task.referrerPartyId,
       clinic_ik: task.clinicIk,
       status: task.status,
       business_status: task.businessStatus,
@@ -139,12 +140,12 @@ export async function writeBatch(run: SqlRunner, t: ReturnType<typeof requestWri
                message_id uuid, received_at timestamptz, sent_to text[], submitted_by text)
         RETURNING 1),
       tasks AS (
-        INSERT INTO ${t.task} (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at, revision,
-               sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline, department_code)
-        SELECT x.id, x.request_id, x.clinic_ik, x.status, x.business_status, decode(x.sealed_notes, 'base64'), x.sent_version, x.authored_on, x.last_modified,
+        INSERT INTO ${t.task} (id, request_id, referrer_party_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified, cancelled_at,
+               revision, sealed_history, documents_supplied_at, answer_deadline, overdue_at, overdue_deadline, department_code)
+        SELECT x.id, x.request_id, x.referrer_party_id, x.clinic_ik, x.status, x.business_status, decode(x.sealed_notes, 'base64'), x.sent_version, x.authored_on, x.last_modified,
                x.cancelled_at, x.revision, decode(x.sealed_history, 'base64'), x.documents_supplied_at, x.answer_deadline, x.overdue_at, x.overdue_deadline,
                x.department_code
-          FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, clinic_ik text, status text, business_status text, sealed_notes text,
+          FROM changes, jsonb_to_recordset(c -> 'tasks') AS x(id uuid, request_id uuid, referrer_party_id text, clinic_ik text, status text, business_status text, sealed_notes text,
                sent_version integer, authored_on timestamptz, last_modified timestamptz, cancelled_at timestamptz, revision integer, sealed_history text,
                documents_supplied_at timestamptz, answer_deadline timestamptz, overdue_at timestamptz, overdue_deadline timestamptz, department_code text)
         ON CONFLICT (id) DO UPDATE

@@ -82,8 +82,8 @@ export interface BatchChanges {
     sentTo: string[];
     submittedBy: string;
   }[];
-  /** Every Task created or changed, in its final state; a changed one's revision is one above the one read. */
-  tasks: StoredTask[];
+  /** Every Task created or changed, in its final state, with its request's referrer; a changed one's revision is one above the one read. */
+  tasks: (StoredTask & { referrerPartyId: string })[];
   /** The first answers by their clinics (answer-statistics/answer-statistic.ts), for the statistics. */
   answerStatistics?: AnswerStatisticRow[];
   /** `expectedVersion`: the request's version as read, or null for a request this batch created. */

@@ -142,8 +142,8 @@ describe('Task search and read against the real PostgreSQL', () => {
           };
           const notes = task.businessStatus ? [{ text: `answer ${task.businessStatus}`, time: task.lastModified }] : [];
           await client.query(
-            `INSERT INTO "${schema}".clinic_task (id, request_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified)
-             VALUES ($1, $2, $3, $4, $5, $6, 1, '2026-02-28T00:00:00Z', $7)`,
+            `INSERT INTO "${schema}".clinic_task (id, request_id, referrer_party_id, clinic_ik, status, business_status, sealed_notes, sent_version, authored_on, last_modified)
+             SELECT $1, $2, r.referrer_party_id, $3, $4, $5, $6, 1, '2026-02-28T00:00:00Z', $7 FROM "${schema}".admission_request r WHERE r.id = $2`,
             [task.id, requestId, clinicIk, task.status, task.businessStatus, fields.seal(sealedFor.notes(task.id), notes), task.lastModified],
           );
           stored.push(task);

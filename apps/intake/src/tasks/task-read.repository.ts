@@ -54,6 +54,11 @@ export interface TaskPage {
 export class TaskReadRepository {
   /** The Tasks joined with their requests, as every search reads them. */
   private readonly from: Prisma.Sql;
+  /**
+   * The Tasks alone: a count needs nothing of the request (every search condition but `based-on`
+   * is the Task's own, and the referrer's too), so it reads one index of the Task table only.
+   */
+  private readonly task: Prisma.Sql;
   private readonly document: Prisma.Sql;
 
   constructor(
@@ -62,7 +67,8 @@ export class TaskReadRepository {
     /** Notes, bundles and documents are stored sealed (docs/data-protection.md). */
     private readonly fields: SealedFields,
   ) {
-    this.from = Prisma.sql`${intakeTable(schema, 'clinic_task')} t JOIN ${intakeTable(schema, 'admission_request')} r ON r.id = t.request_id`;
+    this.task = Prisma.sql`${intakeTable(schema, 'clinic_task')} t`;
+    this.from = Prisma.sql`${this.task} JOIN ${intakeTable(schema, 'admission_request')} r ON r.id = t.request_id`;
     this.document = intakeTable(schema, 'request_document');
   }
 
@@ -120,7 +126,7 @@ export class TaskReadRepository {
          LIMIT ${search.count + 1}::int OFFSET ${search.offset}::bigint
       )
       SELECT matched.total, page.*
-        FROM (SELECT count(*)::int AS total FROM ${this.from} WHERE ${matching}) matched
+        FROM (SELECT count(*)::int AS total FROM ${this.task} WHERE ${matching}) matched
         LEFT JOIN page ON true
        -- A join promises no order: the page (at most _count rows) is sorted again.
        ORDER BY page.last_modified, page.id`;
@@ -141,7 +147,7 @@ export class TaskReadRepository {
 
   /** `_summary=count` and `_count=0`: the number of matches alone. */
   private async count(matching: Prisma.Sql): Promise<number> {
-    const [row] = await this.prisma.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM ${this.from} WHERE ${matching}`;
+    const [row] = await this.prisma.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM ${this.task} WHERE ${matching}`;
     return row?.total ?? 0;
   }
 
