@@ -14,6 +14,7 @@ import { intakeEncryptionFigure } from './figure-intake-encryption';
 import { persistenceFigure } from './figure-persistence';
 import { pollingFigure, seedRequests } from './figure-polling';
 import { tracingFigure } from './figure-tracing';
+import { HEAVY, NATIONAL_DAY, vacuumLagFigure } from './figure-vacuum-lag';
 import { abuseFigure } from './figure-abuse';
 import { heapOf } from './heap';
 import { intakeHandOverFigure } from './figure-intake-handover';
@@ -203,6 +204,20 @@ export async function measureFigures(runs: FigureRuns): Promise<void> {
         count: quick ? 320 : 3_200,
         concurrency: 4,
         batchSize: 16,
+      }),
+    );
+  }
+  if (wanted('vacuum-lag')) {
+    console.log('[bench] 5b vacuum lag: the outbox relay and the delivery claims on tables VACUUM has not reached, then vacuumed');
+    await measure('vacuumLag', () =>
+      vacuumLagFigure({
+        databaseUrl,
+        amqpUrl: amqpUrl(),
+        namespace,
+        histories: quick ? [NATIONAL_DAY] : [NATIONAL_DAY, HEAVY],
+        messages: quick ? 480 : 4_800,
+        deliveries: quick ? 640 : 6_400,
+        runs: quick ? 1 : 3,
       }),
     );
   }

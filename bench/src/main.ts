@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,scale-out,abuse,tracing]`
+// `npm run bench [-- --quick] [-- --only=cpu,intake,end-to-end,rates,webhooks,encryption,intake-encryption,polling,persistence,vacuum-lag,scale-out,abuse,tracing]`
 // or `npm run bench -- --report` (latest.md again from latest.json, nothing measured).
 // Starts the stack from dist against the local PostgreSQL, Redis and RabbitMQ (its own database
 // `bedrequest_bench`, broker namespace and Redis prefix; bench-stack.ts), loads it from this process

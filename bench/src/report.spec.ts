@@ -131,3 +131,38 @@ describe('the report', () => {
     expect(section(markdown({ endToEndRates: rates(11_000) }), '2b')).toContain('every webhook arrived: 400/s; target ≥ 600/s: **missed**.');
   });
 });
+
+describe('the vacuum-lag figure', () => {
+  const runs = (median: number) => ({ median, min: median, max: median, runs: [median] });
+  const cost = (ms: number) => ({ executionMs: runs(ms), buffers: runs(ms * 10) });
+  const state = (rate: number) => ({
+    relayedPerSecond: runs(rate),
+    claimedPerSecond: runs(rate),
+    handedOverPerSecond: runs(rate),
+    relay: cost(1),
+    claim: cost(2),
+  });
+  const figure = (laggingClaims: number) => ({
+    clusterAutovacuum: 'off',
+    messagesPerRun: 4_800,
+    deliveriesPerRun: 6_400,
+    runs: 1,
+    histories: {
+      heavy: {
+        outbox: { history: 150_000, lagging: state(1_000), vacuumed: state(1_000) },
+        deliveries: { history: 150_000, lagging: { ...state(1_000), claimedPerSecond: runs(laggingClaims) }, vacuumed: state(1_000) },
+      },
+    },
+    measuredAt: '2026-12-02T10:06:00.000Z',
+    run: latestRun,
+  });
+
+  it('shows lagging against vacuumed per rate, and misses when one keeps less than half its speed', () => {
+    const kept = section(markdown({ vacuumLag: figure(600) }), '5b');
+    expect(kept).toContain('| heavy (150,000) | deliveries claimed/s | 600 (600–600) | 1,000 (1,000–1,000) | 0.6 |');
+    expect(kept).toContain('keeps at least half of its speed while VACUUM lags: met.');
+    const slowed = section(markdown({ vacuumLag: figure(400) }), '5b');
+    expect(slowed).toContain('| 0.4 |');
+    expect(slowed).toContain('keeps at least half of its speed while VACUUM lags: **missed**.');
+  });
+});

@@ -7,6 +7,7 @@ import { cpuLines, endToEndLines, intakeLines, pollingLines, ratesLines } from '
 import { intakeHandOverLines, notifierScaleOutLines } from './report-scale-out';
 import { encryptionLines, intakeEncryptionLines, memoryLines, persistenceLines, webhookLines } from './report-services';
 import { tracingLines } from './report-tracing';
+import { vacuumLagLines } from './report-vacuum-lag';
 
 /** The figures of latest.json in the order latest.md shows them: key, heading, and the lines of a measured one. */
 const FIGURES: readonly [key: string, heading: string, lines: (figure: any) => string[]][] = [
@@ -19,6 +20,7 @@ const FIGURES: readonly [key: string, heading: string, lines: (figure: any) => s
   ['intakeEncryption', '3c. The cost of encryption at rest: intake', intakeEncryptionLines],
   ['polling', '4. Task polling: `GET /api/v2/fhir/Task?based-on=...`', pollingLines],
   ['persistence', '5. Persistence: Prisma against raw pg', persistenceLines],
+  ['vacuumLag', '5b. Vacuum lag: the outbox relay and the delivery claims', vacuumLagLines],
   ['memoryMiB', '6. Memory (resident, MiB)', memoryLines],
   ['notifierScaleOut', '7a. Scale out and in: notifier processes, slow receivers', notifierScaleOutLines],
   ['intakeHandOver', '7b. Intake: hand-over to the standby process', intakeHandOverLines],
