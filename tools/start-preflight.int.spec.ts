@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@bedrequest/testing';
 
@@ -53,5 +55,28 @@ describe('npm start without PostgreSQL, Redis or RabbitMQ', () => {
       `[start]    RabbitMQ at 127.0.0.1:${broker} is not reachable (connect ECONNREFUSED 127.0.0.1:${broker}): start it (\`docker compose up -d rabbitmq\`) or point AMQP_URL at a running one`,
       '[start]    nothing was started',
     ]);
+  }, 40_000);
+});
+
+describe('npm start with PostgreSQL, Redis and RabbitMQ up', () => {
+  // npm-start.int.spec.ts starts the stack built beforehand (SKIP_BUILD): a real build in the middle
+  // of a test run would copy the cached outputs again under the other test files. Here the `nx` on the
+  // PATH records how it was called and fails, which shows that npm start builds, how, and that a
+  // failed build starts nothing.
+  it('builds with `nx run-many -t build` before it starts anything, and starts nothing when the build fails', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'start-build-'));
+    const calls = join(bin, 'calls');
+    writeFileSync(join(bin, 'nx'), `#!/bin/sh\necho "$@ NX_DAEMON=$NX_DAEMON" >> '${calls}'\nexit 3\n`, { mode: 0o755 });
+    try {
+      const result = await npmStart({ PATH: `${bin}:${process.env.PATH}` });
+      expect(result.code).toBe(1);
+      expect(result.output.trimEnd().split('\n')).toEqual([
+        '[start]    building the services (nx run-many -t build)...',
+        '[start]    the build failed; nothing was started',
+      ]);
+      expect(readFileSync(calls, 'utf8')).toBe('run-many -t build --outputStyle=static NX_DAEMON=false\n');
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   }, 40_000);
 });

@@ -5,13 +5,16 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { declareTopology } from '@bedrequest/contracts';
+import { buildServices } from '@bedrequest/stack';
 import { admissionRequestBundle, FIXTURE_FHIR_BASE, FIXTURE_REQUESTER_IK } from '@bedrequest/fhir-model/testing';
 import { deleteBrokerTopology, freePort, testEnvironment, uniqueName, waitFor } from '@bedrequest/testing';
 
 /**
  * `npm start` as a user runs it: `node tools/start.mjs` in a child process, on ports of its own and in
  * a broker namespace, schemas and Redis prefix of its own; everything it and the services write is
- * collected, to check what reaches the terminal.
+ * collected, to check what reaches the terminal. Built beforehand (the test run's one build) and
+ * started with SKIP_BUILD: Nx without its daemon copies a cached build's outputs again (dist/ and
+ * the generated Prisma clients, deleted first), under the other test files that read them.
  */
 /** The clinic of the restart check: it offers orthopaedics (2300), what the fixture bundle asks for. */
 const CLINIC = '510000252';
@@ -35,7 +38,7 @@ describe('npm start', () => {
     await deleteBrokerTopology(run.amqpUrl, declareTopology(namespace)).catch(() => undefined);
   }, 40_000);
 
-  it('builds and starts all six services, prints the API and the inbox, answers, restarts a service that dies while the rest answers, and stops cleanly on Ctrl-C', async () => {
+  it('starts all six services, prints the API and the inbox, answers, restarts a service that dies while the rest answers, and stops cleanly on Ctrl-C', async () => {
     const [gateway, gatewayInternal, web, webInternal, auth, intake, routing, notifier, authInternal, intakeInternal, routingInternal, notifierInternal] =
       await Promise.all(Array.from({ length: 12 }, freePort));
     const env: NodeJS.ProcessEnv = {
@@ -60,7 +63,9 @@ describe('npm start', () => {
       REDIS_KEY_PREFIX: `${run.redisKeyPrefix}${namespace}:`,
       LOG_LEVEL: 'info',
       NO_COLOR: '1',
+      SKIP_BUILD: '1',
     };
+    buildServices();
     child = spawn(process.execPath, [join(__dirname, '..', 'start.mjs')], { cwd: join(__dirname, '..', '..'), env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
