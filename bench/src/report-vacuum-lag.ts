@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the figures are read back from their JSON, each of its own shape: typing every one would only restate the figures */
-import { spread, verdict } from './report-format';
+import { fmt, spread, verdict } from './report-format';
 
 /** Lagging ÷ vacuumed of two medians, the share of its speed a rate keeps while VACUUM lags. */
 const kept = (lagging: number, vacuumed: number) => (vacuumed > 0 ? Math.round((lagging / vacuumed) * 100) / 100 : 0);
@@ -11,7 +11,7 @@ const kept = (lagging: number, vacuumed: number) => (vacuumed > 0 ? Math.round((
  */
 export function vacuumLagLines(v: any): string[] {
   const lines = [
-    `Tables with autovacuum off for them (the cluster's own: \`${v.clusterAutovacuum}\`), after a history passed through them; per run ${v.messagesPerRun} outbox messages relayed and ${v.deliveriesPerRun} deliveries claimed, and as many stored with the hand-over; ${v.runs} runs per state.`,
+    `Tables with autovacuum off for them (the cluster's own: \`${v.clusterAutovacuum}\`), after a history passed through them; per run ${fmt(v.messagesPerRun)} outbox messages relayed and ${fmt(v.deliveriesPerRun)} deliveries claimed, and as many stored with the hand-over; ${v.runs} runs per state.`,
     '',
     '| history | rate | lagging | vacuumed | lagging ÷ vacuumed | statement ms lagging / vacuumed (pages) |',
     '|---|---|---|---|---|---|',
