@@ -23,7 +23,7 @@ export function vacuumLagLines(v: any): string[] {
       ratios.push(ratio);
       const cost = (state: string) => `${part[state][statement].executionMs.median} (${part[state][statement].buffers.median})`;
       lines.push(
-        `| ${name} (${part.history.toLocaleString('en')}) | ${label} | ${spread(part.lagging[rate])} | ${spread(part.vacuumed[rate])} | ${ratio} | ${cost('lagging')} / ${cost('vacuumed')} |`,
+        `| ${name} (${fmt(part.history)}) | ${label} | ${spread(part.lagging[rate])} | ${spread(part.vacuumed[rate])} | ${ratio} | ${cost('lagging')} / ${cost('vacuumed')} |`,
       );
     };
     row('outbox relayed/s', history.outbox, 'relayedPerSecond', 'relay');
